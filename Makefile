@@ -1,0 +1,47 @@
+# mintlify_exporter build, test and benchmark targets.
+GO       ?= go
+PKG      := github.com/mintlify-exporter/mintlify_exporter
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+BRANCH   ?= $(shell git rev-parse --abbrev-ref HEAD 2>/dev/null || echo unknown)
+VPKG     := github.com/prometheus/common/version
+LDFLAGS  := -s -w -X $(VPKG).Version=$(VERSION) -X $(VPKG).Revision=$(REVISION) \
+            -X $(VPKG).Branch=$(BRANCH) -X $(VPKG).BuildUser=$(shell id -un)@$(shell hostname) \
+            -X $(VPKG).BuildDate=$(shell date -u +%Y%m%d-%H:%M:%S)
+FUZZTIME ?= 10s
+
+.PHONY: all build test tools unit lint fuzz bench run-demo clean
+
+all: lint build test
+
+build:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o mintlify_exporter .
+
+## test: the whole suite (lint, unit and end-to-end tests with the race detector, short fuzzing).
+test: tools lint unit fuzz
+
+## tools: make sure prometheus, promtool, amtool and alertmanager are installed (Debian packages).
+tools:
+	@./scripts/ensure-tools.sh
+
+unit:
+	$(GO) test -race -count=1 ./...
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+## fuzz: run every fuzz target for FUZZTIME each.
+fuzz:
+	@./scripts/fuzz.sh $(FUZZTIME)
+
+## bench: the performance benchmarks (see BENCHMARKS in README.md).
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -count 5 -timeout 30m ./collector/ ./metricshandler/ ./client/ | tee bench.txt
+
+run-demo:
+	$(GO) run . --demo
+
+clean:
+	rm -f mintlify_exporter bench.txt

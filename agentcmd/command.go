@@ -1,0 +1,142 @@
+package agentcmd
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/alecthomas/kingpin/v2"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+)
+
+// Exit codes of the agent commands.
+const (
+	// ExitOK: the job was printed; for message, the message was sent and,
+	// with --wait, the job ended completed or archived.
+	ExitOK = 0
+	// ExitError: a usage error or an API error.
+	ExitError = 1
+	// ExitJobFailed: with --wait, the job ended failed.
+	ExitJobFailed = 2
+	// ExitTimeout: with --wait, --wait.timeout passed before the job ended.
+	ExitTimeout = 3
+	// ExitInterrupted: the context was cancelled (Ctrl-C), for example while
+	// waiting.
+	ExitInterrupted = 130
+)
+
+// The full names kingpin gives the commands once selected.
+const (
+	cmdMessage = "agent message"
+	cmdGet     = "agent get"
+)
+
+// DefaultWaitTimeout is the default of --wait.timeout.
+const DefaultWaitTimeout = 30 * time.Minute
+
+// Command holds the flags of the agent subcommands.
+type Command struct {
+	messageJob  *string
+	prompt      *string
+	wait        *bool
+	waitTimeout *time.Duration
+	getJob      *string
+}
+
+// Register adds the "agent" command, with its "message" and "get"
+// subcommands and their flags, to app.
+func Register(app *kingpin.Application) *Command {
+	c := &Command{}
+	agent := app.Command("agent", "Work with Mintlify agent jobs (needs exactly one --mintlify.project-id).")
+
+	msg := agent.Command("message", "Send a follow-up message to an agent job and print the job as JSON.")
+	c.messageJob = msg.Flag("job", "Id of the agent job.").Required().PlaceHolder("ID").String()
+	c.prompt = msg.Flag("prompt", "The follow-up instruction; - reads it from standard input (one trailing newline removed).").
+		Required().PlaceHolder("TEXT").String()
+	c.wait = msg.Flag("wait", "Wait until the job is completed, archived or failed, showing progress on standard error, then print the final job.").Bool()
+	c.waitTimeout = msg.Flag("wait.timeout", "Stop waiting after this long (exit code 3).").
+		Default(DefaultWaitTimeout.String()).Duration()
+
+	get := agent.Command("get", "Print an agent job as JSON.")
+	c.getJob = get.Flag("job", "Id of the agent job.").Required().PlaceHolder("ID").String()
+	return c
+}
+
+// Selected reports whether cmd, the command kingpin selected, is one of
+// the agent commands.
+func (c *Command) Selected(cmd string) bool {
+	return cmd == cmdMessage || cmd == cmdGet
+}
+
+// Env is what the agent commands run with.
+type Env struct {
+	// Client talks to the API.
+	Client *client.Client
+	// ProjectIDs are the configured --mintlify.project-id values; the
+	// commands need exactly one.
+	ProjectIDs []string
+	// Stdin is read for --prompt=-.
+	Stdin io.Reader
+	// Stdout receives the job as JSON; Stderr progress and errors.
+	Stdout, Stderr io.Writer
+	// StderrIsTerminal selects progress as one updating line instead of one
+	// line per status change.
+	StderrIsTerminal bool
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+	// Sleep waits d or until ctx is done, returning ctx's error then; a
+	// timer when nil.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// Run runs the selected agent command cmd and returns its exit code.
+func (c *Command) Run(ctx context.Context, cmd string, env Env) int {
+	env = env.withDefaults()
+	if len(env.ProjectIDs) != 1 {
+		fmt.Fprintf(env.Stderr, "agent commands need exactly one --mintlify.project-id (got %d)\n", len(env.ProjectIDs))
+		return ExitError
+	}
+	if env.Client == nil {
+		fmt.Fprintln(env.Stderr, "agent commands need an API client")
+		return ExitError
+	}
+	r := &run{ctx: ctx, env: env, project: env.ProjectIDs[0]}
+	switch cmd {
+	case cmdMessage:
+		return r.message(*c.messageJob, *c.prompt, *c.wait, *c.waitTimeout)
+	case cmdGet:
+		return r.get(*c.getJob)
+	}
+	fmt.Fprintf(env.Stderr, "not an agent command: %q\n", cmd)
+	return ExitError
+}
+
+func (env Env) withDefaults() Env {
+	if env.Stdout == nil {
+		env.Stdout = io.Discard
+	}
+	if env.Stderr == nil {
+		env.Stderr = io.Discard
+	}
+	if env.Now == nil {
+		env.Now = time.Now
+	}
+	if env.Sleep == nil {
+		env.Sleep = sleepTimer
+	}
+	return env
+}
+
+// sleepTimer waits d or until ctx is done.
+func sleepTimer(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

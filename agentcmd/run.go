@@ -1,0 +1,166 @@
+package agentcmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+)
+
+// maxStdinPrompt caps a prompt read from standard input, so a runaway pipe
+// is refused instead of read into memory.
+const maxStdinPrompt = 1 << 20
+
+// run is one execution of an agent command.
+type run struct {
+	ctx     context.Context
+	env     Env
+	project string
+}
+
+// get prints one job.
+func (r *run) get(jobID string) int {
+	jobID = strings.TrimSpace(jobID)
+	if jobID == "" {
+		return r.usage("--job must not be empty")
+	}
+	job, err := r.env.Client.GetJob(r.ctx, r.project, jobID)
+	if err != nil {
+		return r.apiError(err, jobID, client.EndpointGetJob)
+	}
+	return r.print(job, ExitOK)
+}
+
+// message sends a follow-up message and, with wait, follows the job until
+// it ends or timeout passes.
+func (r *run) message(jobID, prompt string, wait bool, timeout time.Duration) int {
+	jobID = strings.TrimSpace(jobID)
+	if jobID == "" {
+		return r.usage("--job must not be empty")
+	}
+	if wait && timeout <= 0 {
+		return r.usage(fmt.Sprintf("--wait.timeout must be positive (got %s)", timeout))
+	}
+	if prompt == "-" {
+		var err error
+		if prompt, err = r.readPrompt(); err != nil {
+			return r.usage(err.Error())
+		}
+	}
+	if prompt == "" {
+		return r.usage("the prompt is empty; nothing was sent")
+	}
+	if !utf8.ValidString(prompt) {
+		return r.usage("the prompt is not valid UTF-8; nothing was sent")
+	}
+	start := r.env.Now()
+	job, err := r.env.Client.SendMessage(r.ctx, r.project, jobID, prompt)
+	if err != nil {
+		return r.apiError(err, jobID, client.EndpointSendMessage)
+	}
+	if !wait {
+		return r.print(job, ExitOK)
+	}
+	w := &waiter{run: r, jobID: jobID, start: start, timeout: timeout,
+		progress: progress{w: r.env.Stderr, tty: r.env.StderrIsTerminal, jobID: jobID, now: r.env.Now, start: start}}
+	last, code := w.wait(job)
+	return r.print(last, code)
+}
+
+// readPrompt reads the whole of standard input and removes one trailing
+// newline ("\n" or "\r\n"), the one a shell or an editor adds.
+func (r *run) readPrompt() (string, error) {
+	if r.env.Stdin == nil {
+		return "", errors.New("--prompt=-: no standard input")
+	}
+	data, err := io.ReadAll(io.LimitReader(r.env.Stdin, maxStdinPrompt+1))
+	if err != nil {
+		return "", fmt.Errorf("--prompt=-: reading standard input: %w", err)
+	}
+	if len(data) > maxStdinPrompt {
+		return "", fmt.Errorf("--prompt=-: the prompt on standard input is larger than %d bytes", maxStdinPrompt)
+	}
+	s := string(data)
+	if t, ok := strings.CutSuffix(s, "\n"); ok {
+		s = strings.TrimSuffix(t, "\r")
+	}
+	return s, nil
+}
+
+// usage reports a usage error.
+func (r *run) usage(msg string) int {
+	fmt.Fprintln(r.env.Stderr, msg)
+	return ExitError
+}
+
+// apiError reports a failed request in one line and returns the exit code.
+func (r *run) apiError(err error, jobID string, e client.Endpoint) int {
+	if r.ctx.Err() != nil {
+		fmt.Fprintln(r.env.Stderr, "interrupted")
+		return ExitInterrupted
+	}
+	fmt.Fprintln(r.env.Stderr, r.describe(err, jobID, e))
+	return ExitError
+}
+
+// describe turns an API error into one clear line.
+func (r *run) describe(err error, jobID string, e client.Endpoint) string {
+	var ae *client.APIError
+	switch {
+	case client.IsNotFound(err):
+		return fmt.Sprintf("job %s not found in project %s", jobID, r.project)
+	case client.IsUnauthorized(err) && errors.As(err, &ae):
+		msg := fmt.Sprintf("HTTP %d", ae.StatusCode)
+		if ae.Message != "" {
+			msg += ": " + ae.Message
+		}
+		return "the admin API key was refused: " + msg + " (check --mintlify.api-key-file or MINTLIFY_API_KEY; keys can expire)"
+	case errors.Is(err, client.ErrEmptyPrompt):
+		return "the prompt is empty; nothing was sent"
+	}
+	if retryAfter, has, ok := client.IsRateLimited(err); ok {
+		when := "later"
+		if has {
+			when = "after " + retryAfter.Round(time.Second).String()
+		}
+		if e == client.EndpointSendMessage {
+			return "rate limited: 100 messages per project per hour; retry " + when
+		}
+		return "rate limited by the API; retry " + when
+	}
+	return err.Error()
+}
+
+// print writes the job as the API sent it, indented by two spaces, and
+// returns code, or ExitError when the job cannot be printed.
+func (r *run) print(job *client.Job, code int) int {
+	if job == nil {
+		return code
+	}
+	var buf bytes.Buffer
+	var err error
+	if len(job.Raw) > 0 {
+		err = json.Indent(&buf, job.Raw, "", "  ")
+	} else {
+		var b []byte
+		b, err = json.MarshalIndent(job, "", "  ")
+		buf.Write(b)
+	}
+	if err != nil {
+		fmt.Fprintf(r.env.Stderr, "cannot print the job: %v\n", err)
+		return ExitError
+	}
+	buf.WriteByte('\n')
+	if _, err := r.env.Stdout.Write(buf.Bytes()); err != nil {
+		fmt.Fprintf(r.env.Stderr, "cannot print the job: %v\n", err)
+		return ExitError
+	}
+	return code
+}

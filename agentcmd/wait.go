@@ -1,0 +1,113 @@
+package agentcmd
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+)
+
+// Delays between reads of the job while waiting: the first is
+// waitFirstDelay, each next one waitGrowth times longer, up to
+// waitMaxDelay.
+const (
+	waitFirstDelay = 2 * time.Second
+	waitMaxDelay   = 30 * time.Second
+	waitGrowth     = 1.5
+)
+
+// waiter follows a job after a message until it ends.
+type waiter struct {
+	*run
+	jobID    string
+	start    time.Time // when the message was sent
+	timeout  time.Duration
+	progress progress
+}
+
+// wait polls the job until it is completed, archived or failed, timeout
+// passes, the context is cancelled or an error that retrying cannot fix
+// happens. It returns the last job known and the exit code. The job the
+// send-message call returned is never taken as the end, since the message
+// is processed asynchronously: the job is read at least once.
+func (w *waiter) wait(job *client.Job) (*client.Job, int) {
+	w.progress.show(job, false)
+	delay := waitFirstDelay
+	for read := false; ; {
+		if read && job.Status.Terminal() {
+			w.progress.done()
+			if job.Status == client.StatusFailed {
+				return job, ExitJobFailed
+			}
+			return job, ExitOK
+		}
+		elapsed := w.env.Now().Sub(w.start)
+		if elapsed >= w.timeout {
+			w.progress.done()
+			fmt.Fprintf(w.env.Stderr, "gave up waiting after %s: job %s is still %s\n", w.timeout, w.jobID, job.Status)
+			return job, ExitTimeout
+		}
+		if err := w.sleep(min(delay, w.timeout-elapsed)); err != nil {
+			return job, w.interrupted(job)
+		}
+		delay = min(time.Duration(float64(delay)*waitGrowth), waitMaxDelay)
+		j, err := w.env.Client.GetJob(w.ctx, w.project, w.jobID)
+		if err != nil {
+			if w.ctx.Err() != nil {
+				return job, w.interrupted(job)
+			}
+			if !retryable(err) {
+				w.progress.done()
+				fmt.Fprintln(w.env.Stderr, w.describe(err, w.jobID, client.EndpointGetJob))
+				return job, ExitError
+			}
+			if retryAfter, _, ok := client.IsRateLimited(err); ok {
+				delay = max(delay, retryAfter)
+			}
+			w.progress.note(fmt.Sprintf("reading job %s failed, trying again: %v", w.jobID, err))
+			continue
+		}
+		job, read = j, true
+		w.progress.show(job, true)
+	}
+}
+
+// sleep waits d; on a terminal it redraws the status line every second so
+// the elapsed time moves.
+func (w *waiter) sleep(d time.Duration) error {
+	if !w.progress.tty {
+		return w.env.Sleep(w.ctx, d)
+	}
+	for d > 0 {
+		step := min(d, time.Second)
+		if err := w.env.Sleep(w.ctx, step); err != nil {
+			return err
+		}
+		d -= step
+		w.progress.redraw()
+	}
+	return nil
+}
+
+// interrupted reports that waiting was stopped by the context.
+func (w *waiter) interrupted(job *client.Job) int {
+	w.progress.done()
+	fmt.Fprintf(w.env.Stderr, "interrupted: stopped waiting; the message was sent and job %s was last seen %s\n", w.jobID, job.Status)
+	return ExitInterrupted
+}
+
+// retryable reports whether a failed read while waiting is worth retrying:
+// rate limits, server errors and transport failures are; an unknown job, a
+// refused key, another 4xx or a malformed answer are not.
+func retryable(err error) bool {
+	if _, _, ok := client.IsRateLimited(err); ok {
+		return true
+	}
+	var ae *client.APIError
+	if errors.As(err, &ae) {
+		return ae.StatusCode >= 500
+	}
+	var de *client.DecodeError
+	return !errors.As(err, &de) && !errors.Is(err, client.ErrBodyTooLarge)
+}

@@ -1,0 +1,206 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Defaults applied by New to zero Config and RetryPolicy fields.
+const (
+	DefaultTimeout      = 30 * time.Second
+	DefaultMaxBodyBytes = 64 << 20
+	DefaultUserAgent    = "mintlify_exporter"
+	DefaultMaxAttempts  = 4
+	DefaultBaseDelay    = 500 * time.Millisecond
+	DefaultMaxDelay     = 10 * time.Second
+)
+
+// Config configures a Client. Only Key is required.
+type Config struct {
+	// BaseURL is the API's base address; DefaultBaseURL when empty. A path
+	// prefix is kept, a trailing slash is tolerated.
+	BaseURL string
+	// Key supplies the API key before every attempt.
+	Key KeySource
+	// HTTPClient sends the requests. When nil, the client uses its own
+	// transport, which does not follow redirects (a 3xx is an APIError).
+	HTTPClient *http.Client
+	// Timeout bounds each attempt, reading the body included; DefaultTimeout
+	// when zero.
+	Timeout time.Duration
+	// UserAgent is sent as User-Agent, for example
+	// "mintlify_exporter/1.2.3"; DefaultUserAgent when empty.
+	UserAgent string
+	// Retry says how transient failures are retried.
+	Retry RetryPolicy
+	// Hooks are called around every attempt. They may be called from several
+	// goroutines at once (WalkVisitors fetches pages concurrently).
+	Hooks Hooks
+	// MaxBodyBytes caps a response body; DefaultMaxBodyBytes when zero. A
+	// larger body is an error (ErrBodyTooLarge), never silently cut.
+	MaxBodyBytes int64
+}
+
+// RetryPolicy says how transient failures are retried. Zero fields take
+// their defaults.
+type RetryPolicy struct {
+	// MaxAttempts is the total number of attempts, the first included;
+	// DefaultMaxAttempts when zero, 1 disables retries.
+	MaxAttempts int
+	// BaseDelay is the delay before the first retry; it doubles for each
+	// further retry. DefaultBaseDelay when zero.
+	BaseDelay time.Duration
+	// MaxDelay caps the delay between attempts; DefaultMaxDelay when zero.
+	MaxDelay time.Duration
+	// Sleep waits d or until ctx is done, returning ctx's error then.
+	// Defaults to a timer; tests inject their own.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Jitter randomizes a delay. The default picks uniformly in [d/2, d].
+	Jitter func(d time.Duration) time.Duration
+}
+
+// Client calls the Mintlify API. It is safe for concurrent use.
+type Client struct {
+	base      string // scheme://host[/prefix], no trailing slash
+	key       KeySource
+	http      *http.Client
+	timeout   time.Duration
+	userAgent string
+	retry     RetryPolicy
+	hooks     Hooks
+	maxBody   int64
+	now       func() time.Time // reference for HTTP-date Retry-After
+}
+
+// New checks cfg, applies defaults and returns a Client.
+func New(cfg Config) (*Client, error) {
+	if cfg.Key == nil {
+		return nil, fmt.Errorf("client: Config.Key is required: %w", ErrNoKey)
+	}
+	base, err := parseBaseURL(cfg.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{
+		base:      base,
+		key:       cfg.Key,
+		http:      cfg.HTTPClient,
+		timeout:   cfg.Timeout,
+		userAgent: cfg.UserAgent,
+		retry:     cfg.Retry,
+		hooks:     cfg.Hooks,
+		maxBody:   cfg.MaxBodyBytes,
+		now:       time.Now,
+	}
+	switch {
+	case c.timeout < 0:
+		return nil, fmt.Errorf("client: negative Timeout %s", c.timeout)
+	case c.maxBody < 0:
+		return nil, fmt.Errorf("client: negative MaxBodyBytes %d", c.maxBody)
+	case c.retry.MaxAttempts < 0:
+		return nil, fmt.Errorf("client: negative Retry.MaxAttempts %d", c.retry.MaxAttempts)
+	case c.retry.BaseDelay < 0 || c.retry.MaxDelay < 0:
+		return nil, errors.New("client: negative Retry delay")
+	}
+	if c.http == nil {
+		c.http = defaultHTTPClient()
+	}
+	if c.timeout == 0 {
+		c.timeout = DefaultTimeout
+	}
+	if c.userAgent == "" {
+		c.userAgent = DefaultUserAgent
+	}
+	if c.maxBody == 0 {
+		c.maxBody = DefaultMaxBodyBytes
+	}
+	if c.retry.MaxAttempts == 0 {
+		c.retry.MaxAttempts = DefaultMaxAttempts
+	}
+	if c.retry.BaseDelay == 0 {
+		c.retry.BaseDelay = DefaultBaseDelay
+	}
+	if c.retry.MaxDelay == 0 {
+		c.retry.MaxDelay = DefaultMaxDelay
+	}
+	if c.retry.Sleep == nil {
+		c.retry.Sleep = sleepContext
+	}
+	if c.retry.Jitter == nil {
+		c.retry.Jitter = halfJitter
+	}
+	return c, nil
+}
+
+// parseBaseURL checks an http(s) base URL and returns it without a trailing
+// slash.
+func parseBaseURL(s string) (string, error) {
+	if s == "" {
+		s = DefaultBaseURL
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return "", fmt.Errorf("client: invalid base URL: %w", err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("client: invalid base URL %q: want http(s)://host[/prefix]", s)
+	}
+	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return "", fmt.Errorf("client: invalid base URL %q: no user info, query or fragment allowed", u.Redacted())
+	}
+	return strings.TrimRight(u.String(), "/"), nil
+}
+
+// defaultHTTPClient returns a client with bounded connection set-up that
+// does not follow redirects. Per-attempt timeouts come from contexts.
+func defaultHTTPClient() *http.Client {
+	t := &http.Transport{
+		Proxy: http.ProxyFromEnvironment,
+		DialContext: (&net.Dialer{
+			Timeout:   10 * time.Second,
+			KeepAlive: 30 * time.Second,
+		}).DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          16,
+		MaxIdleConnsPerHost:   8,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: time.Second,
+	}
+	return &http.Client{
+		Transport: t,
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		},
+	}
+}
+
+// sleepContext waits d or until ctx is done.
+func sleepContext(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// halfJitter picks a delay uniformly in [d/2, d].
+func halfJitter(d time.Duration) time.Duration {
+	if d <= 0 {
+		return 0
+	}
+	return d/2 + rand.N(d-d/2+1)
+}

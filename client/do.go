@@ -1,0 +1,293 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// call describes one API operation.
+type call struct {
+	endpoint Endpoint
+	method   string
+	path     string // escaped, starting with "/"
+	query    url.Values
+	body     []byte // JSON request body, nil for none
+}
+
+// idempotent reports whether the call may be repeated after it possibly
+// reached the server.
+func (r *call) idempotent() bool { return r.method == http.MethodGet }
+
+// response is a successful (2xx) answer.
+type response struct {
+	body []byte
+	key  string // the key the request carried, to redact it from errors
+}
+
+// outcome is the result of one attempt.
+type outcome struct {
+	resp *response
+	err  error
+	// retryable: a later attempt may succeed.
+	retryable bool
+	// retryAfter is a Retry-After that came with a retryable answer.
+	retryAfter    time.Duration
+	hasRetryAfter bool
+}
+
+// do performs the call, retrying transient failures per the RetryPolicy.
+func (c *Client) do(ctx context.Context, r *call) (*response, error) {
+	var last error
+	for attempt := 1; ; attempt++ {
+		if err := ctx.Err(); err != nil {
+			if last != nil {
+				return nil, fmt.Errorf("%w; stopped retrying: %w", last, err)
+			}
+			return nil, fmt.Errorf("%s: %w", r.endpoint, err)
+		}
+		key, err := c.key.Key()
+		if err == nil {
+			err = CheckKey(key)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: API key: %w", r.endpoint, err)
+		}
+		if c.hooks.Allow != nil {
+			if err := c.hooks.Allow(r.endpoint); err != nil {
+				if last != nil {
+					return nil, fmt.Errorf("%w; retry not allowed: %w", last, err)
+				}
+				return nil, fmt.Errorf("%s: request not allowed: %w", r.endpoint, err)
+			}
+		}
+		o := c.attempt(ctx, r, key)
+		if o.err == nil {
+			return o.resp, nil
+		}
+		last = o.err
+		if !o.retryable || ctx.Err() != nil {
+			return nil, o.err
+		}
+		if attempt >= c.retry.MaxAttempts {
+			if attempt == 1 {
+				return nil, o.err
+			}
+			return nil, fmt.Errorf("%w (gave up after %d attempts)", o.err, attempt)
+		}
+		delay := c.retry.Jitter(c.backoff(attempt))
+		if o.hasRetryAfter && o.retryAfter > delay {
+			delay = min(o.retryAfter, c.retry.MaxDelay)
+		}
+		if err := c.retry.Sleep(ctx, delay); err != nil {
+			return nil, fmt.Errorf("%w; stopped retrying: %w", last, err)
+		}
+	}
+}
+
+// backoff is the delay before retry number n (1 for the first retry):
+// BaseDelay doubled n-1 times, capped at MaxDelay.
+func (c *Client) backoff(n int) time.Duration {
+	d := c.retry.BaseDelay
+	for i := 1; i < n && d < c.retry.MaxDelay; i++ {
+		d *= 2
+	}
+	return min(d, c.retry.MaxDelay)
+}
+
+// attempt sends the request once and reads the answer within the
+// per-attempt timeout.
+func (c *Client) attempt(ctx context.Context, r *call, key string) outcome {
+	actx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+
+	target := c.base + r.path
+	if len(r.query) > 0 {
+		target += "?" + r.query.Encode()
+	}
+	var body io.Reader
+	if r.body != nil {
+		body = bytes.NewReader(r.body)
+	}
+	req, err := http.NewRequestWithContext(actx, r.method, target, body)
+	if err != nil {
+		return outcome{err: fmt.Errorf("%s: building request: %w", r.endpoint, err)}
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", c.userAgent)
+	if r.body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+
+	start := time.Now()
+	res, err := c.http.Do(req)
+	if err != nil {
+		c.observe(Attempt{Endpoint: r.endpoint, Err: err, Duration: time.Since(start)})
+		return c.transportFailure(ctx, actx, r, err)
+	}
+	defer res.Body.Close()
+
+	ok := res.StatusCode >= 200 && res.StatusCode < 300
+	limit := c.maxBody
+	if !ok {
+		limit = min(limit, maxErrorBodyBytes)
+	}
+	b, readErr := io.ReadAll(io.LimitReader(res.Body, limit+1))
+	tooLarge := readErr == nil && int64(len(b)) > limit
+	c.observe(Attempt{Endpoint: r.endpoint, StatusCode: res.StatusCode, Err: readErr, Duration: time.Since(start)})
+
+	if readErr != nil {
+		if ctx.Err() != nil {
+			return outcome{err: fmt.Errorf("%s: reading response: %w", r.endpoint, ctx.Err())}
+		}
+		reason := "reading body: " + readErr.Error()
+		if actx.Err() != nil {
+			reason = fmt.Sprintf("reading body: no complete answer within %s", c.timeout)
+		}
+		// The server answered, so a POST reached it: only GETs are repeated.
+		return outcome{
+			err:       &DecodeError{Endpoint: r.endpoint, Reason: reason},
+			retryable: r.idempotent(),
+		}
+	}
+	if ok {
+		if tooLarge {
+			return outcome{err: fmt.Errorf("%s: HTTP %d: body exceeds %d bytes: %w", r.endpoint, res.StatusCode, limit, ErrBodyTooLarge)}
+		}
+		return outcome{resp: &response{body: b, key: key}}
+	}
+	if tooLarge {
+		b = b[:limit]
+	}
+	ae := c.apiError(r.endpoint, res, b, key)
+	o := outcome{err: ae}
+	switch res.StatusCode {
+	case http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		o.retryable = r.idempotent()
+		o.retryAfter, o.hasRetryAfter = ae.RetryAfter, ae.HasRetryAfter
+	}
+	return o
+}
+
+// maxErrorBodyBytes bounds how much of an error answer is read.
+const maxErrorBodyBytes = 64 << 10
+
+// transportFailure classifies an attempt that got no answer.
+func (c *Client) transportFailure(ctx, actx context.Context, r *call, err error) outcome {
+	if ctx.Err() != nil {
+		// The caller gave up: never retried.
+		return outcome{err: fmt.Errorf("%s: %w", r.endpoint, err)}
+	}
+	if actx.Err() != nil {
+		// The per-attempt timeout: the request may have reached the
+		// server, so only GETs are repeated.
+		return outcome{
+			err:       fmt.Errorf("%s: no answer within %s: %w", r.endpoint, c.timeout, err),
+			retryable: r.idempotent(),
+		}
+	}
+	return outcome{
+		err:       fmt.Errorf("%s: %w", r.endpoint, err),
+		retryable: r.idempotent() || neverSent(err),
+	}
+}
+
+// neverSent reports whether err certainly happened before any byte of the
+// request reached the server: the connection could not be made.
+func neverSent(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
+}
+
+// observe calls Hooks.Observe when set.
+func (c *Client) observe(a Attempt) {
+	if c.hooks.Observe != nil {
+		c.hooks.Observe(a)
+	}
+}
+
+// apiError builds the APIError of a non-2xx answer.
+func (c *Client) apiError(ep Endpoint, res *http.Response, body []byte, key string) *APIError {
+	ae := &APIError{Endpoint: ep, StatusCode: res.StatusCode}
+	if v := res.Header.Get("Retry-After"); v != "" {
+		ae.RetryAfter, ae.HasRetryAfter = ParseRetryAfter(v, c.now())
+	}
+	var shape struct {
+		Error   *string `json:"error"`
+		Message *string `json:"message"`
+		Details []struct {
+			Message string `json:"message"`
+		} `json:"details"`
+	}
+	switch {
+	case json.Unmarshal(body, &shape) == nil && (shape.Error != nil || shape.Message != nil):
+		if shape.Error != nil {
+			ae.Message = *shape.Error
+		} else {
+			ae.Message = *shape.Message
+		}
+		for _, d := range shape.Details {
+			if d.Message != "" {
+				ae.Details = append(ae.Details, excerpt(d.Message, key))
+			}
+		}
+		ae.Message = excerpt(ae.Message, key)
+	case len(bytes.TrimSpace(body)) > 0:
+		ae.Message = excerpt(string(body), key)
+	}
+	if ae.Message == "" {
+		ae.Message = http.StatusText(res.StatusCode)
+	}
+	return ae
+}
+
+// maxExcerptRunes bounds a message taken from a response body.
+const maxExcerptRunes = 200
+
+// excerpt makes s fit for an error message: the key removed, white space
+// collapsed, invalid UTF-8 and control characters replaced, length bounded.
+func excerpt(s, key string) string {
+	s = redact(s, key)
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Map(func(r rune) rune {
+		if r < ' ' || r == 0x7f {
+			return '\uFFFD'
+		}
+		return r
+	}, s)
+	if utf8.RuneCountInString(s) > maxExcerptRunes {
+		s = string([]rune(s)[:maxExcerptRunes]) + "…"
+	}
+	return s
+}
+
+// redact removes key from s.
+func redact(s, key string) string {
+	if key == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, key, "[redacted]")
+}
+
+// segment escapes one path segment. Empty, "." and ".." are refused: they
+// would silently address another route.
+func segment(what, v string) (string, error) {
+	switch v {
+	case "":
+		return "", fmt.Errorf("empty %s", what)
+	case ".", "..":
+		return "", fmt.Errorf("invalid %s %q", what, v)
+	}
+	return url.PathEscape(v), nil
+}

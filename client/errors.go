@@ -1,0 +1,110 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Errors returned (wrapped) by the client; test for them with errors.Is.
+var (
+	// ErrEmptyPrompt is returned by SendMessage for an empty prompt; nothing
+	// is sent.
+	ErrEmptyPrompt = errors.New("empty prompt: the API requires at least one character")
+	// ErrTooManyPages ends a visitors walk that still had more pages after
+	// WalkOptions.MaxPages pages.
+	ErrTooManyPages = errors.New("too many pages")
+	// ErrEmptyPageWithMore ends a visitors walk when a page has no rows but
+	// claims that more exist, which would otherwise loop forever.
+	ErrEmptyPageWithMore = errors.New("empty page with hasMore true")
+	// ErrBodyTooLarge is returned when a response body exceeds
+	// Config.MaxBodyBytes. The body is never silently cut.
+	ErrBodyTooLarge = errors.New("response body too large")
+)
+
+// APIError is an HTTP answer other than 2xx.
+type APIError struct {
+	Endpoint   Endpoint
+	StatusCode int
+	// Message is the API's "error" field, or a short excerpt of a body that
+	// is not the API's JSON error shape, or the HTTP status text when the
+	// body is empty.
+	Message string
+	// Details holds the messages of the API's "details" array, if any.
+	Details []string
+	// RetryAfter is the parsed Retry-After header (delta-seconds or
+	// HTTP-date), 0 when absent or unparsable; HasRetryAfter tells which.
+	RetryAfter    time.Duration
+	HasRetryAfter bool
+}
+
+// Error formats the error as `endpoint: HTTP code: message (details)`.
+func (e *APIError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: HTTP %d", e.Endpoint, e.StatusCode)
+	if e.Message != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Message)
+	}
+	if len(e.Details) > 0 {
+		b.WriteString(" (")
+		b.WriteString(strings.Join(e.Details, "; "))
+		b.WriteString(")")
+	}
+	if e.HasRetryAfter {
+		fmt.Fprintf(&b, " (retry after %s)", e.RetryAfter)
+	}
+	return b.String()
+}
+
+// DecodeError is a response that does not have the documented shape:
+// malformed or truncated JSON, a missing required field, a wrong type or an
+// invalid value.
+type DecodeError struct {
+	Endpoint Endpoint
+	// Field is the offending field as a path, for example
+	// "visitors[3].human" or "source.ref"; "" means the body as a whole.
+	Field string
+	// Reason says what is wrong, for example "negative count -1".
+	Reason string
+}
+
+// Error formats the error as `endpoint: invalid response: field: reason`.
+func (e *DecodeError) Error() string {
+	if e.Field == "" {
+		return fmt.Sprintf("%s: invalid response body: %s", e.Endpoint, e.Reason)
+	}
+	return fmt.Sprintf("%s: invalid response: %s: %s", e.Endpoint, e.Field, e.Reason)
+}
+
+// statusOf returns the StatusCode of the APIError in err's chain, or 0.
+func statusOf(err error) int {
+	var ae *APIError
+	if errors.As(err, &ae) {
+		return ae.StatusCode
+	}
+	return 0
+}
+
+// IsNotFound reports whether err is an HTTP 404 answer, for example an
+// unknown job or project.
+func IsNotFound(err error) bool { return statusOf(err) == http.StatusNotFound }
+
+// IsUnauthorized reports whether err is an HTTP 401 or 403 answer: a
+// missing, wrong, revoked or expired key.
+func IsUnauthorized(err error) bool {
+	s := statusOf(err)
+	return s == http.StatusUnauthorized || s == http.StatusForbidden
+}
+
+// IsRateLimited reports whether err is an HTTP 429 answer (ok) and, if so,
+// the Retry-After it carried.
+func IsRateLimited(err error) (retryAfter time.Duration, hasRetryAfter bool, ok bool) {
+	var ae *APIError
+	if !errors.As(err, &ae) || ae.StatusCode != http.StatusTooManyRequests {
+		return 0, false, false
+	}
+	return ae.RetryAfter, ae.HasRetryAfter, true
+}

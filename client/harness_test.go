@@ -1,0 +1,134 @@
+package client_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+)
+
+// The fake's data ends on testEnd; its clock stands a little later, so
+// "today" is fixed.
+var (
+	testEnd   = time.Date(2025, 6, 30, 0, 0, 0, 0, time.UTC)
+	testClock = func() time.Time { return testEnd.Add(10 * time.Hour) }
+)
+
+const testProject = "proj-docs"
+
+// harness is a fake API and a client pointed at it, with recorded retry
+// sleeps and attempts.
+type harness struct {
+	t   *testing.T
+	srv *mintlifytest.Server
+	c   *client.Client
+
+	mu       sync.Mutex
+	sleeps   []time.Duration
+	attempts []client.Attempt
+}
+
+// newHarness starts a fake with opts and a client whose retries do not
+// sleep. edit may change the client's config before New.
+func newHarness(t *testing.T, edit func(*client.Config), opts ...mintlifytest.Option) *harness {
+	t.Helper()
+	h := &harness{t: t}
+	h.srv = mintlifytest.NewServer(append([]mintlifytest.Option{mintlifytest.WithClock(testClock)}, opts...)...)
+	t.Cleanup(h.srv.Close)
+	key, err := client.StaticKey(mintlifytest.DefaultKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := client.Config{
+		BaseURL:   h.srv.URL(),
+		Key:       key,
+		UserAgent: "mintlify_exporter/test",
+		Timeout:   5 * time.Second,
+		Retry: client.RetryPolicy{
+			Sleep: func(ctx context.Context, d time.Duration) error {
+				h.mu.Lock()
+				h.sleeps = append(h.sleeps, d)
+				h.mu.Unlock()
+				return ctx.Err()
+			},
+			Jitter: func(d time.Duration) time.Duration { return d },
+		},
+		Hooks: client.Hooks{Observe: func(a client.Attempt) {
+			h.mu.Lock()
+			h.attempts = append(h.attempts, a)
+			h.mu.Unlock()
+		}},
+	}
+	if edit != nil {
+		edit(&cfg)
+	}
+	h.c, err = client.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// codes returns the Code of every observed attempt, in order.
+func (h *harness) codes() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]string, len(h.attempts))
+	for i, a := range h.attempts {
+		out[i] = a.Code()
+	}
+	return out
+}
+
+// recordedSleeps returns the retry delays asked for so far.
+func (h *harness) recordedSleeps() []time.Duration {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]time.Duration(nil), h.sleeps...)
+}
+
+// reset forgets recorded attempts, sleeps and the fake's request log.
+func (h *harness) reset() {
+	h.mu.Lock()
+	h.attempts, h.sleeps = nil, nil
+	h.mu.Unlock()
+	h.srv.ResetRequests()
+}
+
+// waitRequests waits until the fake logged n requests to endpoint and
+// returns the count, failing if more arrive. The fake logs a request when
+// its handler returns, which for an abandoned request can be shortly after
+// the client gave up.
+func (h *harness) waitRequests(endpoint string, n int) {
+	h.t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for h.srv.CountRequests(endpoint) < n && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if got := h.srv.CountRequests(endpoint); got != n {
+		h.t.Fatalf("fake logged %d %s requests, want %d", got, endpoint, n)
+	}
+}
+
+// generated returns a dataset with exactly paths rows over the 30 days
+// ending with testEnd, and the range that covers it all.
+func generated(paths int) (*mintlifytest.Dataset, client.DateRange) {
+	r := client.DateRange{From: client.DateOf(testEnd).AddDays(-29), To: client.DateOf(testEnd).AddDays(1)}
+	if paths == 0 {
+		return mintlifytest.NewDataset(), r
+	}
+	return mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: int64(paths), Paths: paths, Days: 30, End: testEnd}), r
+}
+
+// expected is the fake's own answer for r, in the client's types.
+func expected(srv *mintlifytest.Server, project string, r client.DateRange) (client.Counts, []client.PathVisitors) {
+	totals, rows := srv.Visitors(project, r.From.Time(), r.To.Time())
+	out := make([]client.PathVisitors, len(rows))
+	for i, row := range rows {
+		out[i] = client.PathVisitors{Path: row.Path, Counts: client.Counts{Human: row.Human, AI: row.AI, Total: row.Total}}
+	}
+	return client.Counts{Human: totals.Human, AI: totals.AI, Total: totals.Total}, out
+}

@@ -1,0 +1,123 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+)
+
+// GetJob reads an agent job: GET /v2/agent/{projectId}/job/{id}. An unknown
+// job is an APIError for which IsNotFound is true.
+func (c *Client) GetJob(ctx context.Context, projectID, jobID string) (*Job, error) {
+	path, err := jobPath(EndpointGetJob, projectID, jobID)
+	if err != nil {
+		return nil, err
+	}
+	res, err := c.do(ctx, &call{endpoint: EndpointGetJob, method: http.MethodGet, path: path})
+	if err != nil {
+		return nil, err
+	}
+	job, err := decodeJob(EndpointGetJob, res.body)
+	return job, redactDecodeError(err, res.key)
+}
+
+// SendMessage sends a follow-up prompt to an agent job:
+// POST /v2/agent/{projectId}/job/{id}/message with {"prompt": prompt}. It
+// returns the job as the API answered; the message is processed
+// asynchronously, so poll GetJob to follow it. An empty prompt is refused
+// with ErrEmptyPrompt and nothing is sent. Bytes of prompt that are not
+// valid UTF-8 are sent as U+FFFD, since JSON cannot carry them.
+//
+// The request is repeated only when it certainly never reached the server;
+// after a timeout, a lost connection or a 5xx answer it is not, so a
+// message is never sent twice by the client.
+func (c *Client) SendMessage(ctx context.Context, projectID, jobID, prompt string) (*Job, error) {
+	if prompt == "" {
+		return nil, fmt.Errorf("%s: %w", EndpointSendMessage, ErrEmptyPrompt)
+	}
+	path, err := jobPath(EndpointSendMessage, projectID, jobID)
+	if err != nil {
+		return nil, err
+	}
+	var body bytes.Buffer
+	enc := json.NewEncoder(&body)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(struct {
+		Prompt string `json:"prompt"`
+	}{prompt}); err != nil {
+		return nil, fmt.Errorf("%s: encoding prompt: %w", EndpointSendMessage, err)
+	}
+	res, err := c.do(ctx, &call{
+		endpoint: EndpointSendMessage,
+		method:   http.MethodPost,
+		path:     path + "/message",
+		body:     bytes.TrimSuffix(body.Bytes(), []byte("\n")),
+	})
+	if err != nil {
+		return nil, err
+	}
+	job, err := decodeJob(EndpointSendMessage, res.body)
+	return job, redactDecodeError(err, res.key)
+}
+
+// jobPath returns /v2/agent/{projectId}/job/{id}, escaped.
+func jobPath(ep Endpoint, projectID, jobID string) (string, error) {
+	p, err := segment("project id", projectID)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", ep, err)
+	}
+	j, err := segment("job id", jobID)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", ep, err)
+	}
+	return "/v2/agent/" + p + "/job/" + j, nil
+}
+
+// decodeJob decodes and validates an agent job object. id, status and
+// createdAt are required; source and model may be absent but must have
+// their types when present; prLink, archivedAt and source.ref may be null or
+// absent (nil either way). A status outside the documented four is kept.
+func decodeJob(ep Endpoint, body []byte) (*Job, error) {
+	o, err := parseBody(ep, body)
+	if err != nil {
+		return nil, err
+	}
+	j := &Job{Raw: json.RawMessage(bytes.Clone(bytes.TrimSpace(body)))}
+	if j.ID, err = o.requiredString("id", true); err != nil {
+		return nil, err
+	}
+	status, err := o.requiredString("status", true)
+	if err != nil {
+		return nil, err
+	}
+	j.Status = JobStatus(status)
+	if raw, ok, err := o.optional("source", "object"); err != nil {
+		return nil, err
+	} else if ok {
+		src, err := asObject(ep, "source", raw)
+		if err != nil {
+			return nil, err
+		}
+		if j.Source.Repository, err = src.optionalString("repository"); err != nil {
+			return nil, err
+		}
+		if j.Source.Ref, err = src.nullableString("ref"); err != nil {
+			return nil, err
+		}
+	}
+	if j.Model, err = o.optionalString("model"); err != nil {
+		return nil, err
+	}
+	if j.PRLink, err = o.nullableString("prLink"); err != nil {
+		return nil, err
+	}
+	if j.CreatedAt, err = o.requiredTime("createdAt"); err != nil {
+		return nil, err
+	}
+	if j.ArchivedAt, err = o.nullableTime("archivedAt"); err != nil {
+		return nil, err
+	}
+	return j, nil
+}

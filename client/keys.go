@@ -1,0 +1,172 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+	"sync"
+)
+
+// ErrNoKey is returned when no API key was configured.
+var ErrNoKey = errors.New("no API key: set --mintlify.api-key-file or MINTLIFY_API_KEY")
+
+// Key prefixes of the three kinds of Mintlify API keys. Only admin keys work
+// for the endpoints this package calls.
+const (
+	adminKeyPrefix     = "mint_"
+	assistantKeyPrefix = "mint_dsc_"
+	indexKeyPrefix     = "mint_us_"
+)
+
+// KeySource supplies the API key. The client calls Key before every attempt,
+// so a source may change its answer at any time (key rotation).
+// Implementations must be safe for concurrent use.
+type KeySource interface {
+	Key() (string, error)
+}
+
+// CheckKey reports whether key looks like a Mintlify admin API key. The
+// error explains which kind of key it is instead, and never includes the key.
+func CheckKey(key string) error {
+	const wantAdmin = "the exporter needs an admin API key (starts with mint_) from the dashboard's API keys page"
+	switch {
+	case key == "":
+		return ErrNoKey
+	case strings.HasPrefix(key, assistantKeyPrefix):
+		return errors.New("the API key is an assistant API key (mint_dsc_); " + wantAdmin)
+	case strings.HasPrefix(key, indexKeyPrefix):
+		return errors.New("the API key is an index API key (mint_us_); " + wantAdmin)
+	case !strings.HasPrefix(key, adminKeyPrefix):
+		return errors.New("not a Mintlify admin API key: admin keys start with mint_")
+	case key == adminKeyPrefix:
+		return errors.New("not a Mintlify admin API key: nothing follows the mint_ prefix")
+	}
+	for i := 0; i < len(key); i++ {
+		if c := key[i]; c <= ' ' || c >= 0x7f {
+			return fmt.Errorf("not a Mintlify admin API key: byte %d is a space, control or non-ASCII character", i)
+		}
+	}
+	return nil
+}
+
+// staticKey is a KeySource that never changes.
+type staticKey string
+
+func (k staticKey) Key() (string, error) { return string(k), nil }
+
+// StaticKey returns a KeySource for a fixed key, for example one taken from
+// the environment. Surrounding white space is removed and the key is checked
+// with CheckKey.
+func StaticKey(key string) (KeySource, error) {
+	key = strings.TrimSpace(key)
+	if err := CheckKey(key); err != nil {
+		return nil, err
+	}
+	return staticKey(key), nil
+}
+
+// FileKey is a KeySource that reads the key from a file and reads it again
+// whenever the file changes (its size, modification time or identity, as
+// after an atomic rename), so a key can be rotated without a restart.
+//
+// When the file cannot be read, or holds no valid key, after a good key was
+// read, Key keeps returning the last good key and LastError reports why the
+// file was not used. FileKey is safe for concurrent use.
+type FileKey struct {
+	path string
+
+	mu      sync.Mutex
+	key     string
+	info    fs.FileInfo // of the file the key was last read from
+	lastErr error
+}
+
+// NewFileKey reads and checks the key in the file at path now. Errors name
+// the path, never the file's content.
+func NewFileKey(path string) (*FileKey, error) {
+	k := &FileKey{path: path}
+	key, info, err := k.read()
+	if err != nil {
+		return nil, err
+	}
+	k.key, k.info = key, info
+	return k, nil
+}
+
+// Path returns the file's path.
+func (k *FileKey) Path() string { return k.path }
+
+// Key returns the key, re-reading the file first when it changed.
+func (k *FileKey) Key() (string, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	info, err := os.Stat(k.path)
+	if err != nil {
+		k.lastErr = fmt.Errorf("API key file: %w", err)
+		return k.key, nil
+	}
+	if os.SameFile(info, k.info) && info.Size() == k.info.Size() && info.ModTime().Equal(k.info.ModTime()) {
+		return k.key, nil
+	}
+	key, newInfo, err := k.read()
+	if err != nil {
+		k.lastErr = err
+		return k.key, nil
+	}
+	k.key, k.info, k.lastErr = key, newInfo, nil
+	return k.key, nil
+}
+
+// LastError returns why the last attempt to re-read the file failed, or nil
+// when the key in use is the file's current content.
+func (k *FileKey) LastError() error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.lastErr
+}
+
+// WorldReadable reports whether the key file, as last read, may be read by
+// any user of the system.
+func (k *FileKey) WorldReadable() bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.info != nil && k.info.Mode().Perm()&0o004 != 0
+}
+
+// read reads and checks the key file. The FileInfo is taken from the open
+// file, so it describes exactly the file that was read.
+func (k *FileKey) read() (string, fs.FileInfo, error) {
+	f, err := os.Open(k.path)
+	if err != nil {
+		return "", nil, fmt.Errorf("API key file: %w", err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return "", nil, fmt.Errorf("API key file: %w", err)
+	}
+	if !info.Mode().IsRegular() {
+		return "", nil, fmt.Errorf("API key file %s: not a regular file", k.path)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxKeyFileBytes+1))
+	if err != nil {
+		return "", nil, fmt.Errorf("API key file: %w", err)
+	}
+	if len(b) > maxKeyFileBytes {
+		return "", nil, fmt.Errorf("API key file %s: more than %d bytes, too large for an API key", k.path, maxKeyFileBytes)
+	}
+	key := strings.TrimSpace(string(b))
+	if err := CheckKey(key); err != nil {
+		if errors.Is(err, ErrNoKey) {
+			return "", nil, fmt.Errorf("API key file %s is empty", k.path)
+		}
+		return "", nil, fmt.Errorf("API key file %s: %w", k.path, err)
+	}
+	return key, info, nil
+}
+
+// maxKeyFileBytes bounds the key file: keys are a few dozen bytes.
+const maxKeyFileBytes = 4096

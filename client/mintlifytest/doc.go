@@ -1,0 +1,86 @@
+// Package mintlifytest is an in-process fake of Mintlify's REST API, in the
+// spirit of net/http/httptest. Tests, benchmarks and the exporter's --demo
+// mode use it in place of https://api.mintlify.com.
+//
+// It serves, strictly and with the API's own JSON:
+//
+//	GET  /v1/analytics/{projectId}/visitors      unique visitors export (paged)
+//	GET  /v2/agent/{projectId}/job/{id}          get agent job
+//	POST /v2/agent/{projectId}/job/{id}/message  send a follow-up message
+//	GET  /v1/agent/{projectId}/jobs              deprecated job listing
+//	POST /v2/agent/{projectId}/job               create a job
+//
+// Requests need "Authorization: Bearer <key>" with an accepted admin key
+// (DefaultKey unless WithKeys says otherwise); a missing, malformed,
+// unknown or revoked key gets 401 {"error": "..."}. Query parameters are
+// validated as the API validates them (limit 1..250, offset >= 0, dates as
+// YYYY-MM-DD or RFC 3339, dateFrom not after dateTo) and refused with 400
+// {"error": "Invalid query parameters", "details": [{"message": ...}]}.
+// Every answer is application/json, unknown routes included (404, or 405
+// for a wrong method).
+//
+// # Use in a test
+//
+//	now := time.Date(2025, 3, 10, 12, 0, 0, 0, time.UTC)
+//	srv := mintlifytest.NewServer(
+//		mintlifytest.WithClock(func() time.Time { return now }),
+//		mintlifytest.WithProject("proj", mintlifytest.Generate(mintlifytest.GenerateOptions{
+//			Seed: 1, Paths: 1000, Days: 30, End: now,
+//		})),
+//	)
+//	defer srv.Close()
+//	// point the code under test at srv.URL() with mintlifytest.DefaultKey, then
+//	// compare what it got with the expected answer:
+//	totals, rows := srv.Visitors("proj", from, to)
+//
+// Data is programmed with a Dataset (Set per day and path, or Generate for
+// synthetic traffic) and SetProject; jobs with AddJob, whose status follows
+// the clock (JobSpec.RunFor). Misbehaviour is programmed with AddFault:
+// error statuses, 429 with Retry-After, raw bodies, delays, truncated
+// bodies, reset connections, endless or empty pages, duplicated rows and
+// arbitrary edits of the JSON. WithRateLimit enables the organization-wide
+// analytics limit. Requests returns the log of what the server received.
+//
+// # Deviations from the real API
+//
+// The real API's behaviour is only partly published; where it is not, the
+// fake chooses, and these choices are part of its contract:
+//
+//   - Per-path counts of a date range are the sums of the path's daily
+//     counts. Site totals are not the sum over paths: each of human, ai and
+//     total is floor(3/5 of the sum over paths) but at least the largest
+//     path's value, and total is then clamped into [max(human, ai),
+//     human+ai]. With two or more paths with visitors every site figure is
+//     smaller than the sum over paths.
+//   - Dates given as RFC 3339 date-times are reduced to their UTC date, for
+//     dateTo too (data is kept per UTC day). A missing dateFrom means from
+//     the first day of data; a missing dateTo means up to and including
+//     today by the server's clock.
+//   - Paths without visitors in the range are left out. Rows are sorted by
+//     total descending, then path ascending, which keeps pages stable.
+//   - Prompts are limited to 10,000 Unicode code points (the real limit is
+//     not published) and the message body must be sent as
+//     application/json.
+//   - The analytics limiter (off unless enabled) counts authorized requests
+//     to the analytics endpoint, whatever their answer, in a sliding hour of
+//     the server's clock; refused requests, and requests answered by a
+//     fault's Status or Body, do not count. Create and
+//     send-message are always limited to 100 accepted uses per project per
+//     hour. Retry-After is the number of seconds, rounded up, until the
+//     oldest counted request leaves the window.
+//   - Keys with the assistant (mint_dsc_) or index (mint_us_) prefix are
+//     answered 403 even when accepted; no other check is made on a key's
+//     form. Only the exact scheme "Bearer " is accepted.
+//   - Job times are sent as RFC 3339 in UTC with milliseconds; ref, prLink
+//     and archivedAt are sent as null when unset. A message moves a job of
+//     any status back to active (prLink and archivedAt null again). Pull
+//     request links are numbered by the server from 1.
+//   - The deprecated v1 listing leaves out archived jobs; active jobs are
+//     not haulted (haultReason null), completed ones have haultReason
+//     "completed", failed ones "error", and any other status is sent as the
+//     haultReason; todos is always [].
+//   - An unknown project is answered 404 {"error": "project not found"} by
+//     the analytics endpoint and the listing; the job endpoints answer 404
+//     {"error": "Job not found"}. A project exists once WithProject,
+//     SetProject or AddJob named it.
+package mintlifytest

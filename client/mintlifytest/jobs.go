@@ -1,0 +1,220 @@
+package mintlifytest
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Job statuses the API documents.
+const (
+	statusActive    = "active"
+	statusCompleted = "completed"
+	statusArchived  = "archived"
+	statusFailed    = "failed"
+)
+
+// Defaults of a JobSpec.
+const (
+	defaultRepository = "https://github.com/acme/docs"
+	defaultModel      = "claude-sonnet-4"
+)
+
+// JobSpec describes an agent job for AddJob. The job's status follows the
+// clock: an active job turns into Outcome RunFor after it became active.
+type JobSpec struct {
+	// ID is required.
+	ID string
+	// Repository is the repository URL; "org/repo" is taken as a GitHub
+	// repository. Default https://github.com/acme/docs.
+	Repository string
+	// Ref is the branch; "" is sent as null.
+	Ref string
+	// Model defaults to "claude-sonnet-4".
+	Model string
+	// Status is the initial status, default "active". Any string is
+	// accepted and sent as it is.
+	Status string
+	// RunFor is how long an active job runs before it reaches Outcome; 0
+	// keeps it active until SetJobStatus or a message changes it.
+	RunFor time.Duration
+	// Outcome is "completed" (default) or "failed".
+	Outcome string
+	// NoChanges makes a completed job have no pull request (prLink null).
+	NoChanges bool
+	// CreatedAt defaults to the clock's now.
+	CreatedAt time.Time
+}
+
+// job is an agent job's state.
+type job struct {
+	spec        JobSpec
+	repository  string
+	status      string
+	activeSince time.Time
+	prLink      *string
+	archivedAt  *time.Time
+	messages    []string
+}
+
+// AddJob adds (or replaces) a job in a project, registering the project if
+// needed. It panics when the spec is invalid.
+func (s *Server) AddJob(projectID string, j JobSpec) {
+	if j.ID == "" {
+		panic("mintlifytest: AddJob: empty job ID")
+	}
+	switch j.Outcome {
+	case "":
+		j.Outcome = statusCompleted
+	case statusCompleted, statusFailed:
+	default:
+		panic(fmt.Sprintf("mintlifytest: AddJob(%q): Outcome %q is neither completed nor failed", j.ID, j.Outcome))
+	}
+	if j.Status == "" {
+		j.Status = statusActive
+	}
+	if j.Model == "" {
+		j.Model = defaultModel
+	}
+	now := s.now()
+	if j.CreatedAt.IsZero() {
+		j.CreatedAt = now
+	}
+	jb := &job{spec: j, repository: repositoryURL(j.Repository), activeSince: now}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.project(projectID).jobs[j.ID] = jb
+	s.setStatus(jb, j.Status, now)
+}
+
+// repositoryURL turns a JobSpec.Repository into the full URL the API sends.
+func repositoryURL(r string) string {
+	switch {
+	case r == "":
+		return defaultRepository
+	case strings.Contains(r, "://"):
+		return r
+	default:
+		return "https://github.com/" + strings.Trim(r, "/")
+	}
+}
+
+// SetJobStatus changes a job's status at once. "active" restarts the run
+// (prLink null, RunFor counted from now); "completed" gives the job a pull
+// request unless NoChanges; "failed" clears prLink; "archived" sets
+// archivedAt. Any other string is stored and sent as it is. It panics for an
+// unknown job.
+func (s *Server) SetJobStatus(projectID, id, status string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.setStatus(s.mustJob(projectID, id), status, s.now())
+}
+
+// RemoveJob deletes a job: GET then answers 404.
+func (s *Server) RemoveJob(projectID, id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p := s.projects[projectID]; p != nil {
+		delete(p.jobs, id)
+	}
+}
+
+// Messages returns the prompts a job received through send-message (and
+// create), in order; nil for an unknown job.
+func (s *Server) Messages(projectID, id string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.projects[projectID]
+	if p == nil || p.jobs[id] == nil {
+		return nil
+	}
+	return append([]string(nil), p.jobs[id].messages...)
+}
+
+// mustJob returns a job or panics. The caller holds s.mu.
+func (s *Server) mustJob(projectID, id string) *job {
+	if p := s.projects[projectID]; p != nil && p.jobs[id] != nil {
+		return p.jobs[id]
+	}
+	panic(fmt.Sprintf("mintlifytest: no job %q in project %q", id, projectID))
+}
+
+// findJob returns the job brought up to date with the clock, or nil. The
+// caller holds s.mu.
+func (s *Server) findJob(projectID, id string, now time.Time) *job {
+	p := s.projects[projectID]
+	if p == nil || p.jobs[id] == nil {
+		return nil
+	}
+	j := p.jobs[id]
+	s.advance(j, now)
+	return j
+}
+
+// advance moves an active job to its outcome once it has run for RunFor.
+// The caller holds s.mu.
+func (s *Server) advance(j *job, now time.Time) {
+	if j.status == statusActive && j.spec.RunFor > 0 && !now.Before(j.activeSince.Add(j.spec.RunFor)) {
+		s.setStatus(j, j.spec.Outcome, j.activeSince.Add(j.spec.RunFor))
+	}
+}
+
+// setStatus applies a status change at time at. The caller holds s.mu.
+func (s *Server) setStatus(j *job, status string, at time.Time) {
+	j.status = status
+	switch status {
+	case statusActive:
+		j.activeSince = at
+		j.prLink = nil
+		j.archivedAt = nil
+	case statusCompleted:
+		if !j.spec.NoChanges && j.prLink == nil {
+			s.prSeq++
+			link := strings.TrimSuffix(strings.TrimSuffix(j.repository, "/"), ".git") + "/pull/" + strconv.Itoa(s.prSeq)
+			j.prLink = &link
+		}
+		if j.spec.NoChanges {
+			j.prLink = nil
+		}
+	case statusFailed:
+		j.prLink = nil
+	case statusArchived:
+		if j.archivedAt == nil {
+			t := at
+			j.archivedAt = &t
+		}
+	}
+}
+
+// apiTime formats a time as the API does: RFC 3339 in UTC with milliseconds.
+func apiTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z07:00") }
+
+// appendJob appends the job object of the v2 API.
+func appendJob(b []byte, j *job) []byte {
+	b = append(b, `{"id":`...)
+	b = appendString(b, j.spec.ID)
+	b = append(b, `,"status":`...)
+	b = appendString(b, j.status)
+	b = append(b, `,"source":{"repository":`...)
+	b = appendString(b, j.repository)
+	b = append(b, `,"ref":`...)
+	if j.spec.Ref == "" {
+		b = append(b, "null"...)
+	} else {
+		b = appendString(b, j.spec.Ref)
+	}
+	b = append(b, `},"model":`...)
+	b = appendString(b, j.spec.Model)
+	b = append(b, `,"prLink":`...)
+	b = appendNullableString(b, j.prLink)
+	b = append(b, `,"createdAt":`...)
+	b = appendString(b, apiTime(j.spec.CreatedAt))
+	b = append(b, `,"archivedAt":`...)
+	if j.archivedAt == nil {
+		b = append(b, "null"...)
+	} else {
+		b = appendString(b, apiTime(*j.archivedAt))
+	}
+	return append(b, '}')
+}

@@ -1,0 +1,44 @@
+package mintlifytest
+
+import "time"
+
+// Option configures a Server at construction.
+type Option func(*Server)
+
+// WithClock sets the clock that decides "today", drives the job state
+// machine and the rate limiters. The default is time.Now. Latency and fault
+// delays are real time and do not use this clock.
+func WithClock(now func() time.Time) Option {
+	return func(s *Server) {
+		if now != nil {
+			s.now = now
+		}
+	}
+}
+
+// WithKeys replaces the set of accepted admin keys (default {DefaultKey}).
+// An accepted key that has the prefix of an assistant key (mint_dsc_) or an
+// index key (mint_us_) is answered 403: those kinds cannot use these
+// endpoints.
+func WithKeys(keys ...string) Option {
+	return func(s *Server) { s.setKeys(keys) }
+}
+
+// WithRateLimit enables the organization-wide analytics rate limiter:
+// perHour authorized analytics requests in any sliding hour of the clock.
+// 0 turns it off (the default).
+func WithRateLimit(perHour int) Option {
+	return func(s *Server) { s.enableRateLimit(perHour) }
+}
+
+// WithLatency adds d of real time before every request is answered. A
+// request whose context ends first is abandoned without an answer.
+func WithLatency(d time.Duration) Option {
+	return func(s *Server) { s.latency = d }
+}
+
+// WithProject registers a project and its analytics data. d may be nil for a
+// project without analytics data (every range is then empty).
+func WithProject(projectID string, d *Dataset) Option {
+	return func(s *Server) { s.project(projectID).data = d }
+}

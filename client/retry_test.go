@@ -1,0 +1,762 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+)
+
+// jobHarness is a harness with one project holding 30 rows and one job.
+func jobHarness(t *testing.T, edit func(*client.Config), opts ...mintlifytest.Option) *harness {
+	t.Helper()
+	ds, _ := generated(30)
+	h := newHarness(t, edit, append([]mintlifytest.Option{mintlifytest.WithProject(testProject, ds)}, opts...)...)
+	h.srv.AddJob(testProject, mintlifytest.JobSpec{ID: "job-1", Ref: "main"})
+	return h
+}
+
+// op is one client operation against the harness's project.
+type op struct {
+	name     string
+	endpoint string
+	run      func(h *harness, ctx context.Context) error
+}
+
+var (
+	opVisitors = op{"visitors", mintlifytest.EndpointVisitors, func(h *harness, ctx context.Context) error {
+		_, err := h.c.Visitors(ctx, testProject, client.VisitorsQuery{Limit: 10})
+		return err
+	}}
+	opGetJob = op{"get_job", mintlifytest.EndpointGetJob, func(h *harness, ctx context.Context) error {
+		_, err := h.c.GetJob(ctx, testProject, "job-1")
+		return err
+	}}
+	opListJobs = op{"list_jobs", mintlifytest.EndpointListJobs, func(h *harness, ctx context.Context) error {
+		_, err := h.c.ListJobsV1(ctx, testProject)
+		return err
+	}}
+	opSendMessage = op{"send_message", mintlifytest.EndpointSendMessage, func(h *harness, ctx context.Context) error {
+		_, err := h.c.SendMessage(ctx, testProject, "job-1", "please fix the typo")
+		return err
+	}}
+	getOps = []op{opVisitors, opGetJob, opListJobs}
+	allOps = []op{opVisitors, opGetJob, opListJobs, opSendMessage}
+)
+
+func repeat(s string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = s
+	}
+	return out
+}
+
+func TestServerErrorsRetried(t *testing.T) {
+	for _, status := range []int{500, 502, 503, 504} {
+		for _, o := range getOps {
+			t.Run(o.name+"/"+http.StatusText(status), func(t *testing.T) {
+				h := jobHarness(t, nil)
+				h.srv.AddFault(mintlifytest.Fault{Endpoint: o.endpoint, Offset: mintlifytest.AnyOffset, Status: status, Times: 2})
+				if err := o.run(h, context.Background()); err != nil {
+					t.Fatalf("error after retries: %v", err)
+				}
+				code := http.StatusText(status)
+				_ = code
+				want := []string{itoa(status), itoa(status), "200"}
+				if got := h.codes(); !slices.Equal(got, want) {
+					t.Errorf("attempts %v, want %v", got, want)
+				}
+				if got := h.srv.CountRequests(o.endpoint); got != 3 {
+					t.Errorf("fake saw %d requests, want 3", got)
+				}
+				if got := h.recordedSleeps(); !slices.Equal(got, []time.Duration{500 * time.Millisecond, time.Second}) {
+					t.Errorf("sleeps %v, want 500ms, 1s", got)
+				}
+			})
+		}
+	}
+}
+
+func itoa(n int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + http.StatusText(0) + formatInt(n)) }
+
+func formatInt(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; n > 0; n /= 10 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+	}
+	return string(b)
+}
+
+func TestServerErrorsGiveUp(t *testing.T) {
+	for _, max := range []int{1, 2, 4, 6} {
+		h := jobHarness(t, func(c *client.Config) { c.Retry.MaxAttempts = max })
+		h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, Offset: mintlifytest.AnyOffset, Status: 503})
+		err := opVisitors.run(h, context.Background())
+		var ae *client.APIError
+		if !errors.As(err, &ae) || ae.StatusCode != 503 || ae.Endpoint != client.EndpointVisitors {
+			t.Fatalf("MaxAttempts %d: error %v, want an HTTP 503 APIError", max, err)
+		}
+		if got := h.codes(); !slices.Equal(got, repeat("503", max)) {
+			t.Errorf("MaxAttempts %d: attempts %v", max, got)
+		}
+		if got := h.srv.CountRequests(mintlifytest.EndpointVisitors); got != max {
+			t.Errorf("MaxAttempts %d: fake saw %d requests", max, got)
+		}
+		if max > 1 && !strings.Contains(err.Error(), "gave up after "+formatInt(max)+" attempts") {
+			t.Errorf("error %q does not say how many attempts", err)
+		}
+	}
+}
+
+func TestBackoffSchedule(t *testing.T) {
+	h := jobHarness(t, func(c *client.Config) {
+		c.Retry.MaxAttempts = 6
+		c.Retry.BaseDelay = 100 * time.Millisecond
+		c.Retry.MaxDelay = 500 * time.Millisecond
+	})
+	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointGetJob, Status: 500})
+	if err := opGetJob.run(h, context.Background()); err == nil {
+		t.Fatal("no error")
+	}
+	want := []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, 500 * time.Millisecond, 500 * time.Millisecond}
+	if got := h.recordedSleeps(); !slices.Equal(got, want) {
+		t.Errorf("sleeps %v, want %v", got, want)
+	}
+
+	// Jitter sees the capped delay; a 503's Retry-After lengthens the wait,
+	// within MaxDelay.
+	var jittered []time.Duration
+	h = jobHarness(t, func(c *client.Config) {
+		c.Retry.MaxAttempts = 4
+		c.Retry.MaxDelay = 3 * time.Second
+		c.Retry.Jitter = func(d time.Duration) time.Duration { jittered = append(jittered, d); return d / 2 }
+	})
+	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointGetJob, Status: 503, RetryAfter: "2", Times: 1})
+	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointGetJob, Status: 503, RetryAfter: "60", Times: 1})
+	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointGetJob, Status: 503, Times: 1})
+	if err := opGetJob.run(h, context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if want := []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second}; !slices.Equal(jittered, want) {
+		t.Errorf("jitter saw %v, want %v", jittered, want)
+	}
+	if got, want := h.recordedSleeps(), []time.Duration{2 * time.Second, 3 * time.Second, time.Second}; !slices.Equal(got, want) {
+		t.Errorf("sleeps %v, want %v", got, want)
+	}
+}
+
+func TestClientErrorsNotRetried(t *testing.T) {
+	for _, status := range []int{400, 401, 403, 404, 405, 409, 422, 429, 501, 302} {
+		for _, o := range allOps {
+			h := jobHarness(t, nil)
+			h.srv.AddFault(mintlifytest.Fault{Endpoint: o.endpoint, Offset: mintlifytest.AnyOffset, Status: status})
+			err := o.run(h, context.Background())
+			var ae *client.APIError
+			if !errors.As(err, &ae) || ae.StatusCode != status {
+				t.Errorf("%s %d: error %v", o.name, status, err)
+				continue
+			}
+			if got := h.codes(); !slices.Equal(got, []string{formatInt(status)}) {
+				t.Errorf("%s %d: attempts %v, want one", o.name, status, got)
+			}
+			if len(h.recordedSleeps()) != 0 {
+				t.Errorf("%s %d: slept", o.name, status)
+			}
+		}
+	}
+}
+
+func TestPostNotRetriedAfterServerError(t *testing.T) {
+	h := jobHarness(t, nil)
+	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointSendMessage, Status: 503, Times: 1})
+	err := opSendMessage.run(h, context.Background())
+	if statusOf(err) != 503 {
+		t.Fatalf("error %v, want HTTP 503", err)
+	}
+	if got := h.codes(); !slices.Equal(got, []string{"503"}) {
+		t.Errorf("attempts %v, want one", got)
+	}
+}
+
+func statusOf(err error) int {
+	var ae *client.APIError
+	if errors.As(err, &ae) {
+		return ae.StatusCode
+	}
+	return 0
+}
+
+func TestAPIErrorKinds(t *testing.T) {
+	t.Run("400 with details", func(t *testing.T) {
+		h := jobHarness(t, nil)
+		bad := client.DateRange{From: client.DateOf(testEnd), To: client.DateOf(testEnd).AddDays(-3)}
+		_, err := h.c.Visitors(context.Background(), testProject, client.VisitorsQuery{Range: bad})
+		var ae *client.APIError
+		if !errors.As(err, &ae) {
+			t.Fatalf("error %v, want APIError", err)
+		}
+		if ae.StatusCode != 400 || ae.Message != "Invalid query parameters" || !slices.Equal(ae.Details, []string{"dateFrom must not be after dateTo"}) {
+			t.Errorf("APIError %+v", ae)
+		}
+		if want := "visitors: HTTP 400: Invalid query parameters (dateFrom must not be after dateTo)"; err.Error() != want {
+			t.Errorf("Error() = %q, want %q", err, want)
+		}
+		if IsAny(err) {
+			t.Error("a 400 classified as not found, unauthorized or rate limited")
+		}
+	})
+	t.Run("400 with several details", func(t *testing.T) {
+		h := jobHarness(t, nil)
+		h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, Offset: mintlifytest.AnyOffset, Status: 400, Mutate: func(b map[string]any) {
+			b["details"] = []any{map[string]any{"message": "limit: too big"}, map[string]any{"message": "offset:\n negative"}, map[string]any{"other": 1}}
+		}})
+		err := opVisitors.run(h, context.Background())
+		if want := "visitors: HTTP 400: Bad Request (limit: too big; offset: negative)"; err == nil || err.Error() != want {
+			t.Errorf("Error() = %v, want %q", err, want)
+		}
+	})
+	t.Run("401 unknown key", func(t *testing.T) {
+		h := jobHarness(t, nil, mintlifytest.WithKeys("mint_someotherkey000000000000000000"))
+		for _, o := range allOps {
+			err := o.run(h, context.Background())
+			if !client.IsUnauthorized(err) || statusOf(err) != 401 {
+				t.Errorf("%s: error %v, want 401", o.name, err)
+			}
+		}
+		if got := h.codes(); !slices.Equal(got, repeat("401", len(allOps))) {
+			t.Errorf("attempts %v", got)
+		}
+	})
+	t.Run("401 revoked key", func(t *testing.T) {
+		h := jobHarness(t, nil)
+		h.srv.RevokeKey(mintlifytest.DefaultKey)
+		if err := opGetJob.run(h, context.Background()); !client.IsUnauthorized(err) {
+			t.Errorf("error %v, want unauthorized", err)
+		}
+	})
+	t.Run("403", func(t *testing.T) {
+		h := jobHarness(t, nil)
+		h.srv.AddFault(mintlifytest.Fault{Status: 403, Offset: mintlifytest.AnyOffset})
+		for _, o := range allOps {
+			err := o.run(h, context.Background())
+			if !client.IsUnauthorized(err) || client.IsNotFound(err) {
+				t.Errorf("%s: error %v, want unauthorized", o.name, err)
+			}
+		}
+	})
+	t.Run("404", func(t *testing.T) {
+		h := jobHarness(t, nil)
+		_, err := h.c.GetJob(context.Background(), testProject, "no-such-job")
+		if !client.IsNotFound(err) || err.Error() != "get_job: HTTP 404: Job not found" {
+			t.Errorf("unknown job: %v", err)
+		}
+		h.srv.RemoveJob(testProject, "job-1")
+		if err := opGetJob.run(h, context.Background()); !client.IsNotFound(err) {
+			t.Errorf("removed job: %v", err)
+		}
+		_, err = h.c.Visitors(context.Background(), "no-such-project", client.VisitorsQuery{})
+		if !client.IsNotFound(err) || client.IsUnauthorized(err) {
+			t.Errorf("unknown project: %v", err)
+		}
+		if got := h.codes(); !slices.Equal(got, []string{"404", "404", "404"}) {
+			t.Errorf("attempts %v", got)
+		}
+	})
+	t.Run("non-JSON body", func(t *testing.T) {
+		h := jobHarness(t, func(c *client.Config) { c.Retry.MaxAttempts = 1 })
+		h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointGetJob, Status: 502, Body: "<html>\n<body>Bad   gateway</body>\x01</html>" + strings.Repeat("x", 500)})
+		err := opGetJob.run(h, context.Background())
+		var ae *client.APIError
+		if !errors.As(err, &ae) {
+			t.Fatalf("error %v", err)
+		}
+		if !strings.HasPrefix(ae.Message, "<html> <body>Bad gateway</body>\uFFFD</html>xxx") || !strings.HasSuffix(ae.Message, "x…") || len([]rune(ae.Message)) != 201 {
+			t.Errorf("message %q: want a cleaned excerpt of 200 runes", ae.Message)
+		}
+	})
+	t.Run("empty body", func(t *testing.T) {
+		h := jobHarness(t, nil)
+		h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointGetJob, Status: 418, Body: " "})
+		if err := opGetJob.run(h, context.Background()); err == nil || err.Error() != "get_job: HTTP 418: I'm a teapot" {
+			t.Errorf("error %v", err)
+		}
+	})
+}
+
+// IsAny reports whether err is classified as any of the special kinds.
+func IsAny(err error) bool {
+	_, _, limited := client.IsRateLimited(err)
+	return limited || client.IsNotFound(err) || client.IsUnauthorized(err)
+}
+
+func TestRateLimited(t *testing.T) {
+	now := time.Date(2025, 6, 30, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name, header string
+		want         time.Duration
+		has          bool
+	}{
+		{"seconds", "120", 2 * time.Minute, true},
+		{"HTTP date", now.Add(45 * time.Minute).Format(http.TimeFormat), 45 * time.Minute, true},
+		{"past date", now.Add(-time.Minute).Format(http.TimeFormat), 0, true},
+		{"absent", "", 0, false},
+		{"garbage", "later", 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, o := range allOps {
+				h := jobHarness(t, nil)
+				client.SetNow(h.c, func() time.Time { return now })
+				h.srv.AddFault(mintlifytest.Fault{Endpoint: o.endpoint, Offset: mintlifytest.AnyOffset, Status: 429, RetryAfter: tc.header})
+				err := o.run(h, context.Background())
+				d, has, ok := client.IsRateLimited(err)
+				if !ok || d != tc.want || has != tc.has {
+					t.Errorf("%s: IsRateLimited = %v, %v, %v; want %v, %v, true (error %v)", o.name, d, has, ok, tc.want, tc.has, err)
+				}
+				if client.IsUnauthorized(err) || client.IsNotFound(err) {
+					t.Errorf("%s: 429 misclassified", o.name)
+				}
+				if got := h.codes(); !slices.Equal(got, []string{"429"}) {
+					t.Errorf("%s: attempts %v, want one", o.name, got)
+				}
+			}
+		})
+	}
+	t.Run("fake limiter", func(t *testing.T) {
+		h := jobHarness(t, nil, mintlifytest.WithRateLimit(2))
+		for i := 0; i < 2; i++ {
+			if err := opVisitors.run(h, context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		err := opVisitors.run(h, context.Background())
+		d, has, ok := client.IsRateLimited(err)
+		if !ok || !has || d != time.Hour {
+			t.Errorf("IsRateLimited = %v, %v, %v; want 1h (fixed clock), true, true; error %v", d, has, ok, err)
+		}
+		if !strings.Contains(err.Error(), "visitors: HTTP 429: Rate limit exceeded (retry after 1h0m0s)") {
+			t.Errorf("Error() = %q", err)
+		}
+	})
+	if _, _, ok := client.IsRateLimited(errors.New("x")); ok {
+		t.Error("a plain error is rate limited")
+	}
+}
+
+func TestConnectionReset(t *testing.T) {
+	for _, o := range getOps {
+		h := jobHarness(t, nil)
+		h.srv.AddFault(mintlifytest.Fault{Endpoint: o.endpoint, Offset: mintlifytest.AnyOffset, Reset: true, Times: 1})
+		if err := o.run(h, context.Background()); err != nil {
+			t.Fatalf("%s: %v", o.name, err)
+		}
+		if got := h.codes(); !slices.Equal(got, []string{"error", "200"}) {
+			t.Errorf("%s: attempts %v", o.name, got)
+		}
+	}
+	h := jobHarness(t, nil)
+	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointSendMessage, Reset: true})
+	err := opSendMessage.run(h, context.Background())
+	if err == nil || !strings.HasPrefix(err.Error(), "send_message: ") {
+		t.Fatalf("error %v", err)
+	}
+	if got := h.codes(); !slices.Equal(got, []string{"error"}) {
+		t.Errorf("POST after a reset: attempts %v, want one", got)
+	}
+	h.attemptErrs(t)
+}
+
+// attemptErrs checks that transport failures carry their error.
+func (h *harness) attemptErrs(t *testing.T) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, a := range h.attempts {
+		if (a.StatusCode == 0) != (a.Err != nil) {
+			t.Errorf("attempt %+v: Err must be set exactly when no status arrived", a)
+		}
+		if a.Duration <= 0 {
+			t.Errorf("attempt %+v without a duration", a)
+		}
+	}
+}
+
+func TestTruncatedBody(t *testing.T) {
+	for _, o := range getOps {
+		h := jobHarness(t, nil)
+		h.srv.AddFault(mintlifytest.Fault{Endpoint: o.endpoint, Offset: mintlifytest.AnyOffset, Truncate: true, Times: 1})
+		if err := o.run(h, context.Background()); err != nil {
+			t.Fatalf("%s: %v", o.name, err)
+		}
+		if got := h.codes(); !slices.Equal(got, []string{"200", "200"}) {
+			t.Errorf("%s: attempts %v", o.name, got)
+		}
+	}
+	// Always truncated: a DecodeError after every attempt.
+	h := jobHarness(t, func(c *client.Config) { c.Retry.MaxAttempts = 3 })
+	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointGetJob, Truncate: true})
+	err := opGetJob.run(h, context.Background())
+	var de *client.DecodeError
+	if !errors.As(err, &de) || de.Field != "" || !strings.Contains(de.Reason, "reading body") {
+		t.Fatalf("error %v, want a DecodeError about the body", err)
+	}
+	if got := h.srv.CountRequests(mintlifytest.EndpointGetJob); got != 3 {
+		t.Errorf("%d requests, want 3", got)
+	}
+	// A POST whose answer was cut reached the server: not repeated.
+	h = jobHarness(t, nil)
+	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointSendMessage, Truncate: true})
+	err = opSendMessage.run(h, context.Background())
+	if !errors.As(err, &de) {
+		t.Fatalf("error %v, want DecodeError", err)
+	}
+	if got := h.srv.Messages(testProject, "job-1"); len(got) != 1 {
+		t.Errorf("messages %q, want exactly one", got)
+	}
+	if got := h.codes(); !slices.Equal(got, []string{"200"}) {
+		t.Errorf("attempts %v", got)
+	}
+}
+
+func TestTimeout(t *testing.T) {
+	short := func(c *client.Config) { c.Timeout = 50 * time.Millisecond }
+	for _, o := range getOps {
+		h := jobHarness(t, short)
+		h.srv.AddFault(mintlifytest.Fault{Endpoint: o.endpoint, Offset: mintlifytest.AnyOffset, Delay: time.Minute, Times: 1})
+		if err := o.run(h, context.Background()); err != nil {
+			t.Fatalf("%s: %v", o.name, err)
+		}
+		if got := h.codes(); !slices.Equal(got, []string{"error", "200"}) {
+			t.Errorf("%s: attempts %v", o.name, got)
+		}
+		h.waitRequests(o.endpoint, 2)
+	}
+
+	h := jobHarness(t, func(c *client.Config) { short(c); c.Retry.MaxAttempts = 2 })
+	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointGetJob, Delay: time.Minute})
+	err := opGetJob.run(h, context.Background())
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "no answer within 50ms") {
+		t.Errorf("error %v, want a timeout", err)
+	}
+	h.waitRequests(mintlifytest.EndpointGetJob, 2)
+
+	// A POST that timed out may have been delivered: never repeated.
+	h = jobHarness(t, short)
+	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointSendMessage, Delay: time.Minute})
+	err = opSendMessage.run(h, context.Background())
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("error %v, want a timeout", err)
+	}
+	if got := h.codes(); !slices.Equal(got, []string{"error"}) {
+		t.Errorf("POST: attempts %v, want one", got)
+	}
+	h.waitRequests(mintlifytest.EndpointSendMessage, 1)
+	h.attemptErrs(t)
+}
+
+// closedPort returns the address of a loopback port nobody listens on.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return "http://" + addr
+}
+
+func TestConnectionRefused(t *testing.T) {
+	base := closedPort(t)
+	for _, o := range allOps {
+		h := jobHarness(t, func(c *client.Config) { c.BaseURL = base; c.Retry.MaxAttempts = 3 })
+		err := o.run(h, context.Background())
+		if err == nil || !strings.Contains(err.Error(), "refused") || !strings.Contains(err.Error(), "gave up after 3 attempts") {
+			t.Errorf("%s: error %v", o.name, err)
+		}
+		// The POST is retried too: it certainly never reached a server.
+		if got := h.codes(); !slices.Equal(got, repeat("error", 3)) {
+			t.Errorf("%s: attempts %v", o.name, got)
+		}
+	}
+}
+
+func TestContextCancelStopsRetries(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h := jobHarness(t, func(c *client.Config) {
+		c.Retry.MaxAttempts = 10
+		c.Retry.Sleep = func(ctx context.Context, d time.Duration) error {
+			cancel()
+			return ctx.Err()
+		}
+	})
+	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointGetJob, Status: 500})
+	err := opGetJob.run(h, ctx)
+	if !errors.Is(err, context.Canceled) || statusOf(err) != 500 {
+		t.Errorf("error %v, want cancellation wrapping the HTTP 500", err)
+	}
+	if got := h.codes(); !slices.Equal(got, []string{"500"}) {
+		t.Errorf("attempts %v, want one", got)
+	}
+
+	// Cancelled while an attempt is in flight: no retry either.
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	h = jobHarness(t, nil)
+	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointGetJob, Delay: time.Minute})
+	h.c, _ = client.New(client.Config{
+		BaseURL: h.srv.URL(),
+		Key:     mustStatic(t, mintlifytest.DefaultKey),
+		Hooks: client.Hooks{Allow: func(client.Endpoint) error {
+			time.AfterFunc(20*time.Millisecond, cancel2)
+			return nil
+		}},
+	})
+	start := time.Now()
+	err = opGetJob.run(h, ctx2)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("error %v, want context.Canceled", err)
+	}
+	if time.Since(start) > 10*time.Second {
+		t.Errorf("cancellation took %v", time.Since(start))
+	}
+	h.waitRequests(mintlifytest.EndpointGetJob, 1)
+
+	// The default sleep honours the context.
+	ctx3, cancel3 := context.WithCancel(context.Background())
+	cancel3()
+	h = jobHarness(t, nil)
+	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointGetJob, Status: 500})
+	if err := opGetJob.run(h, ctx3); !errors.Is(err, context.Canceled) {
+		t.Errorf("error %v", err)
+	}
+	if n := len(h.srv.Requests()); n != 0 {
+		t.Errorf("%d requests with a cancelled context", n)
+	}
+}
+
+func TestDefaultSleepHonoursContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ds, _ := generated(1)
+	srv := mintlifytest.NewServer(mintlifytest.WithProject(testProject, ds))
+	defer srv.Close()
+	srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, Offset: mintlifytest.AnyOffset, Status: 502})
+	c, err := client.New(client.Config{
+		BaseURL: srv.URL(),
+		Key:     mustStatic(t, mintlifytest.DefaultKey),
+		Retry:   client.RetryPolicy{BaseDelay: time.Hour, MaxDelay: time.Hour},
+		Hooks:   client.Hooks{Observe: func(client.Attempt) { cancel() }},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Visitors(ctx, testProject, client.VisitorsQuery{})
+	if !errors.Is(err, context.Canceled) || statusOf(err) != 502 {
+		t.Errorf("error %v", err)
+	}
+}
+
+func mustStatic(t *testing.T, key string) client.KeySource {
+	t.Helper()
+	k, err := client.StaticKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+func TestHooks(t *testing.T) {
+	refusal := errors.New("budget exhausted")
+	for _, o := range allOps {
+		h := jobHarness(t, func(c *client.Config) {
+			c.Hooks.Allow = func(e client.Endpoint) error {
+				if string(e) != o.endpoint {
+					t.Errorf("Allow(%q) for %s", e, o.name)
+				}
+				return refusal
+			}
+		})
+		err := o.run(h, context.Background())
+		if !errors.Is(err, refusal) || !strings.HasPrefix(err.Error(), o.endpoint+": request not allowed") {
+			t.Errorf("%s: error %v", o.name, err)
+		}
+		if n := len(h.srv.Requests()); n != 0 {
+			t.Errorf("%s: %d requests sent after a refusal", o.name, n)
+		}
+		if n := len(h.codes()); n != 0 {
+			t.Errorf("%s: Observe called %d times for nothing sent", o.name, n)
+		}
+	}
+
+	// Allow is asked before every retry; a refusal there stops the call.
+	var asked int
+	h := jobHarness(t, func(c *client.Config) {
+		c.Hooks.Allow = func(client.Endpoint) error {
+			asked++
+			if asked > 2 {
+				return refusal
+			}
+			return nil
+		}
+	})
+	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, Offset: mintlifytest.AnyOffset, Status: 500})
+	err := opVisitors.run(h, context.Background())
+	if !errors.Is(err, refusal) || statusOf(err) != 500 {
+		t.Errorf("error %v, want the refusal and the last HTTP 500", err)
+	}
+	if asked != 3 || h.srv.CountRequests(mintlifytest.EndpointVisitors) != 2 {
+		t.Errorf("Allow asked %d times, %d requests; want 3 and 2", asked, h.srv.CountRequests(mintlifytest.EndpointVisitors))
+	}
+
+	// Observe: one call per attempt, with endpoint, code and duration.
+	h = jobHarness(t, nil)
+	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointListJobs, Status: 502, Times: 1})
+	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointListJobs, Reset: true, Times: 1})
+	if err := opListJobs.run(h, context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.codes(); !slices.Equal(got, []string{"502", "error", "200"}) {
+		t.Errorf("attempts %v", got)
+	}
+	for _, a := range h.attempts {
+		if a.Endpoint != client.EndpointListJobs {
+			t.Errorf("attempt endpoint %q", a.Endpoint)
+		}
+	}
+	h.attemptErrs(t)
+}
+
+// headerRecorder is a transport that remembers the headers of every request
+// it passes on.
+type headerRecorder struct {
+	mu      chan struct{}
+	headers []http.Header
+}
+
+func (r *headerRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	r.mu <- struct{}{}
+	r.headers = append(r.headers, req.Header.Clone())
+	<-r.mu
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+func TestHeaders(t *testing.T) {
+	rec := &headerRecorder{mu: make(chan struct{}, 1)}
+	h := jobHarness(t, func(c *client.Config) {
+		c.HTTPClient = &http.Client{Transport: rec}
+		c.UserAgent = "mintlify_exporter/1.2.3"
+	})
+	for _, o := range allOps {
+		if err := o.run(h, context.Background()); err != nil {
+			t.Fatalf("%s: %v", o.name, err)
+		}
+	}
+	for i, hd := range rec.headers {
+		if got := hd.Get("User-Agent"); got != "mintlify_exporter/1.2.3" {
+			t.Errorf("request %d: User-Agent %q", i, got)
+		}
+		if got := hd.Get("Accept"); got != "application/json" {
+			t.Errorf("request %d: Accept %q", i, got)
+		}
+		if got, want := hd.Get("Content-Type"), map[bool]string{true: "application/json"}[i == 3]; got != want {
+			t.Errorf("request %d: Content-Type %q, want %q", i, got, want)
+		}
+	}
+	for _, r := range h.srv.Requests() {
+		if r.AuthHeader != "Bearer "+mintlifytest.DefaultKey || !r.Authorized {
+			t.Errorf("%s: Authorization header not the bearer key", r.Endpoint)
+		}
+	}
+	if len(rec.headers) != 4 {
+		t.Errorf("%d requests", len(rec.headers))
+	}
+
+	// The default User-Agent.
+	h = jobHarness(t, func(c *client.Config) { c.UserAgent = ""; c.HTTPClient = &http.Client{Transport: rec} })
+	rec.headers = nil
+	if err := opGetJob.run(h, context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.headers[0].Get("User-Agent"); got != client.DefaultUserAgent {
+		t.Errorf("default User-Agent %q", got)
+	}
+}
+
+func TestBodyTooLarge(t *testing.T) {
+	for _, o := range getOps {
+		h := jobHarness(t, func(c *client.Config) { c.MaxBodyBytes = 64 })
+		err := o.run(h, context.Background())
+		if !errors.Is(err, client.ErrBodyTooLarge) || !strings.Contains(err.Error(), "exceeds 64 bytes") {
+			t.Errorf("%s: error %v", o.name, err)
+		}
+		if got := h.codes(); !slices.Equal(got, []string{"200"}) {
+			t.Errorf("%s: attempts %v, want one", o.name, got)
+		}
+	}
+	// Exactly at the cap is fine.
+	h := jobHarness(t, nil)
+	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointListJobs, Body: `{"allSessions":[]}`})
+	h2 := jobHarness(t, func(c *client.Config) { c.MaxBodyBytes = int64(len(`{"allSessions":[]}`)); c.BaseURL = h.srv.URL() })
+	if _, err := h2.c.ListJobsV1(context.Background(), testProject); err != nil {
+		t.Errorf("body at the cap: %v", err)
+	}
+}
+
+func TestNewConfig(t *testing.T) {
+	key := mustStatic(t, mintlifytest.DefaultKey)
+	for _, tc := range []struct {
+		name string
+		cfg  client.Config
+		ok   bool
+	}{
+		{"defaults", client.Config{Key: key}, true},
+		{"no key", client.Config{}, false},
+		{"trailing slash", client.Config{Key: key, BaseURL: "http://127.0.0.1:9/"}, true},
+		{"prefix", client.Config{Key: key, BaseURL: "https://example.invalid/api/"}, true},
+		{"no scheme", client.Config{Key: key, BaseURL: "api.mintlify.com"}, false},
+		{"ftp", client.Config{Key: key, BaseURL: "ftp://api.mintlify.com"}, false},
+		{"query", client.Config{Key: key, BaseURL: "https://api.mintlify.com/?a=b"}, false},
+		{"user info", client.Config{Key: key, BaseURL: "https://u:p@api.mintlify.com"}, false},
+		{"unparsable", client.Config{Key: key, BaseURL: "http://[::1"}, false},
+		{"negative timeout", client.Config{Key: key, Timeout: -1}, false},
+		{"negative body cap", client.Config{Key: key, MaxBodyBytes: -1}, false},
+		{"negative attempts", client.Config{Key: key, Retry: client.RetryPolicy{MaxAttempts: -1}}, false},
+		{"negative delay", client.Config{Key: key, Retry: client.RetryPolicy{BaseDelay: -1}}, false},
+	} {
+		c, err := client.New(tc.cfg)
+		if (err == nil) != tc.ok || (c != nil) != tc.ok {
+			t.Errorf("%s: New = %v, %v", tc.name, c, err)
+		}
+		if tc.name == "user info" && err != nil && strings.Contains(err.Error(), ":p@") {
+			t.Errorf("error %q shows the password", err)
+		}
+	}
+	if _, err := client.New(client.Config{}); !errors.Is(err, client.ErrNoKey) {
+		t.Errorf("no key: %v, want ErrNoKey", err)
+	}
+}
+
+func TestBaseURLPrefix(t *testing.T) {
+	ds, _ := generated(3)
+	srv := mintlifytest.NewUnstartedServer(mintlifytest.WithProject(testProject, ds))
+	mux := http.NewServeMux()
+	mux.Handle("/prefix/", http.StripPrefix("/prefix", srv.Handler()))
+	hs := newLoopbackServer(t, mux)
+	c, err := client.New(client.Config{BaseURL: hs + "/prefix/", Key: mustStatic(t, mintlifytest.DefaultKey)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := c.Visitors(context.Background(), testProject, client.VisitorsQuery{})
+	if err != nil || len(page.Visitors) != 3 {
+		t.Fatalf("through a prefix: %v, %v", page, err)
+	}
+}

@@ -1,0 +1,254 @@
+package client
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// DefaultBaseURL is the address of Mintlify's public REST API.
+const DefaultBaseURL = "https://api.mintlify.com"
+
+// Endpoint names one upstream operation. The names are fixed and short so
+// they can be used as Prometheus label values; they are never URLs.
+type Endpoint string
+
+// The upstream operations the client knows.
+const (
+	// EndpointVisitors is GET /v1/analytics/{projectId}/visitors.
+	EndpointVisitors Endpoint = "visitors"
+	// EndpointGetJob is GET /v2/agent/{projectId}/job/{id}.
+	EndpointGetJob Endpoint = "get_job"
+	// EndpointSendMessage is POST /v2/agent/{projectId}/job/{id}/message.
+	EndpointSendMessage Endpoint = "send_message"
+	// EndpointListJobs is the deprecated GET /v1/agent/{projectId}/jobs.
+	EndpointListJobs Endpoint = "list_jobs"
+)
+
+// Endpoints lists every endpoint, in a stable order.
+var Endpoints = []Endpoint{EndpointVisitors, EndpointGetJob, EndpointSendMessage, EndpointListJobs}
+
+// Analytics reports whether the endpoint spends the organization's shared
+// analytics rate limit (100 requests per hour upstream).
+func (e Endpoint) Analytics() bool { return e == EndpointVisitors }
+
+// Attempt describes one HTTP attempt against the upstream API, successful or
+// not. Retries are separate attempts.
+type Attempt struct {
+	Endpoint Endpoint
+	// StatusCode is the HTTP status received, or 0 when no response arrived.
+	StatusCode int
+	// Err is the transport error when no response arrived.
+	Err      error
+	Duration time.Duration
+}
+
+// Code is the attempt's outcome as a label value: the HTTP status code, or
+// "error" when no response arrived.
+func (a Attempt) Code() string {
+	if a.StatusCode == 0 {
+		return "error"
+	}
+	return strconv.Itoa(a.StatusCode)
+}
+
+// Hooks lets the caller account for and observe every attempt without the
+// client depending on Prometheus.
+type Hooks struct {
+	// Allow, when set, is called before every attempt, retries included. A
+	// non-nil error stops the call before anything is sent; the client
+	// returns that error (wrapped) to its caller.
+	Allow func(e Endpoint) error
+	// Observe, when set, is called after every attempt that was sent.
+	Observe func(Attempt)
+}
+
+// Date is a calendar day in UTC, sent upstream as YYYY-MM-DD.
+type Date struct {
+	Year  int
+	Month time.Month
+	Day   int
+}
+
+// DateOf returns the UTC calendar day of t.
+func DateOf(t time.Time) Date {
+	y, m, d := t.UTC().Date()
+	return Date{Year: y, Month: m, Day: d}
+}
+
+// ParseDate parses a YYYY-MM-DD date.
+func ParseDate(s string) (Date, error) {
+	t, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		return Date{}, fmt.Errorf("invalid date %q: want YYYY-MM-DD", s)
+	}
+	return DateOf(t), nil
+}
+
+// Time returns midnight UTC at the start of the day.
+func (d Date) Time() time.Time { return time.Date(d.Year, d.Month, d.Day, 0, 0, 0, 0, time.UTC) }
+
+// AddDays returns the day n days after d (before it when n is negative).
+func (d Date) AddDays(n int) Date { return DateOf(d.Time().AddDate(0, 0, n)) }
+
+// IsZero reports whether d is the zero Date.
+func (d Date) IsZero() bool { return d == Date{} }
+
+// String formats the day as YYYY-MM-DD, the form the API takes.
+func (d Date) String() string { return fmt.Sprintf("%04d-%02d-%02d", d.Year, d.Month, d.Day) }
+
+// DateRange is a half-open range of days: From is included, To is not,
+// exactly as the API's dateFrom and dateTo parameters.
+type DateRange struct {
+	From Date
+	To   Date
+}
+
+// LastNDays returns the n calendar days in UTC ending with the day of now,
+// today included: From is today-(n-1) days and To is tomorrow (exclusive).
+func LastNDays(now time.Time, n int) DateRange {
+	today := DateOf(now)
+	return DateRange{From: today.AddDays(-(n - 1)), To: today.AddDays(1)}
+}
+
+// Days is the number of days in the range.
+func (r DateRange) Days() int { return int(r.To.Time().Sub(r.From.Time()).Hours() / 24) }
+
+// String formats the range as "[from, to)".
+func (r DateRange) String() string { return "[" + r.From.String() + ", " + r.To.String() + ")" }
+
+// Counts holds unique visitor counts split by traffic. Total is deduplicated
+// across human and AI traffic, so it is not Human+AI. Unique counts are not
+// additive across pages or days.
+type Counts struct {
+	Human int64 `json:"human"`
+	AI    int64 `json:"ai"`
+	Total int64 `json:"total"`
+}
+
+// PathVisitors is one element of the API's visitors array.
+type PathVisitors struct {
+	Path string `json:"path"`
+	Counts
+}
+
+// VisitorsPage is one page of the unique visitors export.
+type VisitorsPage struct {
+	Totals   Counts         `json:"totals"`
+	Visitors []PathVisitors `json:"visitors"`
+	HasMore  bool           `json:"hasMore"`
+}
+
+// VisitorsQuery holds the query parameters of the unique visitors export.
+// A zero Range sends neither dateFrom nor dateTo; a zero Limit sends none
+// (the API's default is 50).
+type VisitorsQuery struct {
+	Range  DateRange
+	Limit  int
+	Offset int
+}
+
+// VisitorsResult is a complete walk of every page for one date range.
+type VisitorsResult struct {
+	Range DateRange
+	// Totals are the site-wide totals of the first page.
+	Totals Counts
+	// Visitors holds each path once, in the order the API first returned it.
+	Visitors []PathVisitors
+	// Pages is the number of pages fetched (requests that returned a page).
+	Pages int
+	// Duplicates counts rows dropped because their path was already seen on
+	// an earlier page.
+	Duplicates int
+}
+
+// JobStatus is an agent job's status. Values outside the four documented
+// ones are kept as they came so they can be reported, never dropped.
+type JobStatus string
+
+// The documented agent job statuses.
+const (
+	StatusActive    JobStatus = "active"
+	StatusCompleted JobStatus = "completed"
+	StatusArchived  JobStatus = "archived"
+	StatusFailed    JobStatus = "failed"
+)
+
+// JobStatuses lists the documented statuses in a stable order.
+var JobStatuses = []JobStatus{StatusActive, StatusCompleted, StatusArchived, StatusFailed}
+
+// Known reports whether s is one of the four documented statuses.
+func (s JobStatus) Known() bool {
+	switch s {
+	case StatusActive, StatusCompleted, StatusArchived, StatusFailed:
+		return true
+	}
+	return false
+}
+
+// Terminal reports whether a job in this status will not progress by itself:
+// completed, archived or failed. Unknown statuses are not terminal, so a
+// client keeps polling them.
+func (s JobStatus) Terminal() bool {
+	return s == StatusCompleted || s == StatusArchived || s == StatusFailed
+}
+
+// JobSource is the repository an agent job works on.
+type JobSource struct {
+	// Repository is the full URL of the repository.
+	Repository string `json:"repository"`
+	// Ref is the branch or other reference; nil when the API sent null or
+	// nothing.
+	Ref *string `json:"ref"`
+}
+
+// Job is an agent job as returned by get-agent-job and send-message.
+type Job struct {
+	ID     string    `json:"id"`
+	Status JobStatus `json:"status"`
+	Source JobSource `json:"source"`
+	Model  string    `json:"model"`
+	// PRLink is the pull request URL, nil while the job is active or when no
+	// files changed.
+	PRLink     *string    `json:"prLink"`
+	CreatedAt  time.Time  `json:"createdAt"`
+	ArchivedAt *time.Time `json:"archivedAt"`
+	// Raw is the job object exactly as the API sent it.
+	Raw json.RawMessage `json:"-"`
+}
+
+// LegacySession is one element of the deprecated v1 job listing's
+// allSessions array. Field names (including the API's spellings haulted and
+// haultReason) are the API's own.
+type LegacySession struct {
+	SessionID       string          `json:"sessionId"`
+	Subdomain       string          `json:"subdomain"`
+	Branch          string          `json:"branch"`
+	Haulted         bool            `json:"haulted"`
+	HaultReason     string          `json:"haultReason"`
+	PullRequestLink *string         `json:"pullRequestLink"`
+	MessageToUser   string          `json:"messageToUser"`
+	Todos           json.RawMessage `json:"todos"`
+	CreatedAt       time.Time       `json:"createdAt"`
+}
+
+// Status maps a v1 session onto the four job statuses: a session that is not
+// haulted is active; haultReason "completed" is completed;
+// "github_missconfigured" and "error" are failed. Any other haultReason is
+// returned as it came (an unknown status to be reported). The v1 listing
+// cannot express archived.
+func (s LegacySession) Status() JobStatus {
+	if !s.Haulted {
+		return StatusActive
+	}
+	switch s.HaultReason {
+	case "completed":
+		return StatusCompleted
+	case "github_missconfigured", "error":
+		return StatusFailed
+	case "":
+		return StatusFailed
+	}
+	return JobStatus(s.HaultReason)
+}

@@ -1,0 +1,225 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+)
+
+// Defaults of WalkOptions.
+const (
+	DefaultPageSize    = MaxPageSize
+	DefaultMaxPages    = 1000
+	DefaultConcurrency = 4
+)
+
+// WalkOptions tunes WalkVisitors. Zero fields take their defaults.
+type WalkOptions struct {
+	// PageSize is the limit sent upstream, 1..250; DefaultPageSize when 0.
+	PageSize int
+	// MaxPages bounds the walk; a site still claiming more rows after
+	// MaxPages pages ends it with ErrTooManyPages. DefaultMaxPages when 0.
+	MaxPages int
+	// KnownPages is how many pages the previous walk of the same range
+	// needed (VisitorsResult.Pages). When it is above 1, the first
+	// KnownPages pages are fetched concurrently.
+	KnownPages int
+	// Concurrency bounds the concurrent requests; DefaultConcurrency when 0.
+	Concurrency int
+}
+
+// withDefaults checks o and fills in defaults.
+func (o WalkOptions) withDefaults() (WalkOptions, error) {
+	switch {
+	case o.PageSize < 0 || o.PageSize > MaxPageSize:
+		return o, fmt.Errorf("page size %d outside 1..%d", o.PageSize, MaxPageSize)
+	case o.MaxPages < 0:
+		return o, fmt.Errorf("negative MaxPages %d", o.MaxPages)
+	case o.Concurrency < 0:
+		return o, fmt.Errorf("negative Concurrency %d", o.Concurrency)
+	}
+	if o.PageSize == 0 {
+		o.PageSize = DefaultPageSize
+	}
+	if o.MaxPages == 0 {
+		o.MaxPages = DefaultMaxPages
+	}
+	if o.Concurrency == 0 {
+		o.Concurrency = DefaultConcurrency
+	}
+	o.KnownPages = min(max(o.KnownPages, 0), o.MaxPages)
+	return o, nil
+}
+
+// WalkVisitors fetches every page of the unique visitors export for range
+// r, following the API's pagination: offset grows by the page size while
+// hasMore is true. In the steady state it sends exactly one request per
+// page: ceil(rows/PageSize), at least 1.
+//
+// The walk is all or nothing: when any page fails, the result is nil and
+// the error names the page's offset. It also ends with an error when a page
+// claims more rows but has none (ErrEmptyPageWithMore), or when more than
+// MaxPages pages would be needed (ErrTooManyPages). A path seen on an
+// earlier page is dropped and counted in Duplicates.
+//
+// With KnownPages K > 1, pages 0..K-1 are fetched concurrently (at most
+// Concurrency at a time); the first failure cancels the others. When a page
+// says hasMore is false, pages after it are not started, and the rows of
+// those already fetched are ignored (the site shrank). When page K-1 still
+// has more, the walk goes on one page at a time. The result is assembled in
+// offset order either way; Totals come from the offset-0 page, and Pages
+// counts the pages used, up to the first without more.
+func (c *Client) WalkVisitors(ctx context.Context, projectID string, r DateRange, o WalkOptions) (*VisitorsResult, error) {
+	w := &walk{c: c, project: projectID, r: r, seen: make(map[string]struct{})}
+	var err error
+	if w.o, err = o.withDefaults(); err != nil {
+		return nil, w.fail(-1, err)
+	}
+	if _, err := segment("project id", projectID); err != nil {
+		return nil, w.fail(-1, err)
+	}
+	w.res = &VisitorsResult{Range: r}
+	next := 0
+	if w.o.KnownPages > 1 {
+		pages, err := w.fetchConcurrently(ctx, w.o.KnownPages)
+		if err != nil {
+			return nil, err
+		}
+		for i, p := range pages {
+			done, err := w.add(i, p)
+			if err != nil {
+				return nil, err
+			}
+			if done {
+				return w.res, nil
+			}
+		}
+		next = len(pages)
+	}
+	for i := next; ; i++ {
+		if i >= w.o.MaxPages {
+			return nil, w.fail(i, fmt.Errorf("the API still has more after %d pages: %w", w.o.MaxPages, ErrTooManyPages))
+		}
+		p, err := w.fetch(ctx, i)
+		if err != nil {
+			return nil, err
+		}
+		done, err := w.add(i, p)
+		if err != nil {
+			return nil, err
+		}
+		if done {
+			return w.res, nil
+		}
+	}
+}
+
+// walk is the state of one WalkVisitors call.
+type walk struct {
+	c       *Client
+	project string
+	r       DateRange
+	o       WalkOptions
+	res     *VisitorsResult
+	seen    map[string]struct{}
+}
+
+// fail wraps err with the walk's project, range and, unless page is
+// negative, the page's offset.
+func (w *walk) fail(page int, err error) error {
+	rng := "all dates"
+	if w.r != (DateRange{}) {
+		rng = w.r.String()
+	}
+	if page < 0 {
+		return fmt.Errorf("visitors walk of project %q %s: %w", w.project, rng, err)
+	}
+	return fmt.Errorf("visitors walk of project %q %s: page at offset %d: %w", w.project, rng, page*w.o.PageSize, err)
+}
+
+// fetch gets page number i (offset i*PageSize).
+func (w *walk) fetch(ctx context.Context, i int) (*VisitorsPage, error) {
+	p, err := w.c.Visitors(ctx, w.project, VisitorsQuery{Range: w.r, Limit: w.o.PageSize, Offset: i * w.o.PageSize})
+	if err != nil {
+		return nil, w.fail(i, err)
+	}
+	return p, nil
+}
+
+// add merges page number i into the result and reports whether it was the
+// last page.
+func (w *walk) add(i int, p *VisitorsPage) (last bool, err error) {
+	if len(p.Visitors) == 0 && p.HasMore {
+		return false, w.fail(i, ErrEmptyPageWithMore)
+	}
+	if i == 0 {
+		w.res.Totals = p.Totals
+	}
+	w.res.Pages++
+	for _, row := range p.Visitors {
+		if _, dup := w.seen[row.Path]; dup {
+			w.res.Duplicates++
+			continue
+		}
+		w.seen[row.Path] = struct{}{}
+		w.res.Visitors = append(w.res.Visitors, row)
+	}
+	return !p.HasMore, nil
+}
+
+// fetchConcurrently gets pages 0..k-1, at most Concurrency at a time. Pages
+// after one that has no more are not started; the returned slice ends with
+// the first page without more (or holds all k pages). The first failure
+// cancels the requests in flight and is returned.
+func (w *walk) fetchConcurrently(ctx context.Context, k int) ([]*VisitorsPage, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	pages := make([]*VisitorsPage, k)
+	var (
+		end      atomic.Int64 // index of the first page seen without more
+		errOnce  sync.Once
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	end.Store(int64(k))
+	sem := make(chan struct{}, w.o.Concurrency)
+	for i := 0; i < k; i++ {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil || int64(i) > end.Load() {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			p, err := w.fetch(ctx, i)
+			if err != nil {
+				errOnce.Do(func() { firstErr = err; cancel() })
+				return
+			}
+			pages[i] = p
+			if !p.HasMore {
+				for {
+					cur := end.Load()
+					if int64(i) >= cur || end.CompareAndSwap(cur, int64(i)) {
+						break
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, w.fail(-1, err)
+	}
+	n := min(int(end.Load())+1, k)
+	return pages[:n], nil
+}

@@ -1,0 +1,394 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+)
+
+// visitorOffsets returns the offsets of the logged visitors requests in the
+// order they were answered, checking the limit of each.
+func visitorOffsets(t *testing.T, srv *mintlifytest.Server, limit int) []int {
+	t.Helper()
+	var out []int
+	for _, r := range srv.Requests() {
+		if r.Endpoint != mintlifytest.EndpointVisitors {
+			continue
+		}
+		if got := r.Query.Get("limit"); got != strconv.Itoa(limit) {
+			t.Errorf("request with limit=%q, want %d", got, limit)
+		}
+		off, err := strconv.Atoi(r.Query.Get("offset"))
+		if err != nil {
+			t.Fatalf("request without a numeric offset: %q", r.Query.Get("offset"))
+		}
+		out = append(out, off)
+	}
+	return out
+}
+
+// wantOffsets is 0, limit, 2*limit, ... for n pages.
+func wantOffsets(pages, limit int) []int {
+	out := make([]int, pages)
+	for i := range out {
+		out[i] = i * limit
+	}
+	return out
+}
+
+func pagesFor(rows, limit int) int { return max(1, (rows+limit-1)/limit) }
+
+func TestWalkVisitorsPagination(t *testing.T) {
+	type tc struct{ rows, limit int }
+	var cases []tc
+	for _, n := range []int{0, 1, 249, 250, 251, 500, 1234} {
+		cases = append(cases, tc{n, 250})
+	}
+	cases = append(cases, tc{1234, 100}, tc{7, 1}, tc{50, 50}, tc{51, 50}, tc{1234, 0})
+	for _, c := range cases {
+		t.Run(strconv.Itoa(c.rows)+"/"+strconv.Itoa(c.limit), func(t *testing.T) {
+			ds, r := generated(c.rows)
+			h := newHarness(t, nil, mintlifytest.WithProject(testProject, ds))
+			wantTotals, wantRows := expected(h.srv, testProject, r)
+			if len(wantRows) != c.rows {
+				t.Fatalf("fake has %d rows, want %d", len(wantRows), c.rows)
+			}
+			limit := c.limit
+			if limit == 0 {
+				limit = client.DefaultPageSize
+			}
+			pages := pagesFor(c.rows, limit)
+
+			// Sequential.
+			res, err := h.c.WalkVisitors(context.Background(), testProject, r, client.WalkOptions{PageSize: c.limit})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkResult(t, res, r, wantTotals, wantRows, pages)
+			if got := visitorOffsets(t, h.srv, limit); !slices.Equal(got, wantOffsets(pages, limit)) {
+				t.Errorf("offsets %v, want %v", got, wantOffsets(pages, limit))
+			}
+
+			// Parallel, knowing the page count from the first walk.
+			for _, conc := range []int{1, 3, 16} {
+				h.srv.ResetRequests()
+				res, err = h.c.WalkVisitors(context.Background(), testProject, r, client.WalkOptions{PageSize: c.limit, KnownPages: res.Pages, Concurrency: conc})
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkResult(t, res, r, wantTotals, wantRows, pages)
+				got := visitorOffsets(t, h.srv, limit)
+				slices.Sort(got)
+				if !slices.Equal(got, wantOffsets(pages, limit)) {
+					t.Errorf("concurrency %d: offsets %v, want %v", conc, got, wantOffsets(pages, limit))
+				}
+			}
+		})
+	}
+}
+
+func checkResult(t *testing.T, res *client.VisitorsResult, r client.DateRange, totals client.Counts, rows []client.PathVisitors, pages int) {
+	t.Helper()
+	if res.Range != r {
+		t.Errorf("Range %v, want %v", res.Range, r)
+	}
+	if res.Totals != totals {
+		t.Errorf("Totals %+v, want %+v", res.Totals, totals)
+	}
+	if len(res.Visitors) != len(rows) {
+		t.Fatalf("%d rows, want %d", len(res.Visitors), len(rows))
+	}
+	for i := range rows {
+		if res.Visitors[i] != rows[i] {
+			t.Fatalf("row %d = %+v, want %+v", i, res.Visitors[i], rows[i])
+		}
+	}
+	if res.Pages != pages {
+		t.Errorf("Pages %d, want %d", res.Pages, pages)
+	}
+	if res.Duplicates != 0 {
+		t.Errorf("Duplicates %d, want 0", res.Duplicates)
+	}
+}
+
+func TestWalkVisitorsKnownPagesTooMany(t *testing.T) {
+	// The site shrank: the previous walk needed 6 pages, now 3 suffice.
+	ds, r := generated(230)
+	h := newHarness(t, nil, mintlifytest.WithProject(testProject, ds))
+	totals, rows := expected(h.srv, testProject, r)
+	for _, tc := range []struct {
+		conc, minReq, maxReq int
+	}{
+		{conc: 1, minReq: 3, maxReq: 3}, // one at a time: stops after the last page
+		{conc: 6, minReq: 6, maxReq: 6}, // all at once: every page was sent
+		{conc: 2, minReq: 3, maxReq: 4}, // at most one page beyond the end in flight
+	} {
+		h.srv.ResetRequests()
+		res, err := h.c.WalkVisitors(context.Background(), testProject, r, client.WalkOptions{PageSize: 100, KnownPages: 6, Concurrency: tc.conc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkResult(t, res, r, totals, rows, 3)
+		got := visitorOffsets(t, h.srv, 100)
+		slices.Sort(got)
+		if len(got) < tc.minReq || len(got) > tc.maxReq || !slices.Equal(got, wantOffsets(len(got), 100)) {
+			t.Errorf("concurrency %d: offsets %v, want 0, 100, ... with %d..%d requests", tc.conc, got, tc.minReq, tc.maxReq)
+		}
+	}
+}
+
+func TestWalkVisitorsKnownPagesTooFew(t *testing.T) {
+	// The site grew: 2 pages known, 5 needed; the rest comes one by one.
+	ds, r := generated(480)
+	h := newHarness(t, nil, mintlifytest.WithProject(testProject, ds))
+	totals, rows := expected(h.srv, testProject, r)
+	res, err := h.c.WalkVisitors(context.Background(), testProject, r, client.WalkOptions{PageSize: 100, KnownPages: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkResult(t, res, r, totals, rows, 5)
+	got := visitorOffsets(t, h.srv, 100)
+	if !slices.Equal(got[2:], []int{200, 300, 400}) {
+		t.Errorf("offsets %v: want 200, 300, 400 fetched in order after the concurrent pages", got)
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, wantOffsets(5, 100)) {
+		t.Errorf("offsets %v, want %v", got, wantOffsets(5, 100))
+	}
+}
+
+func TestWalkVisitorsGuards(t *testing.T) {
+	ds, r := generated(1000)
+	for _, tc := range []struct {
+		name      string
+		fault     mintlifytest.Fault
+		opts      client.WalkOptions
+		wantIs    error
+		wantInErr string
+		wantReqs  int
+	}{
+		{
+			name:      "hasMore forever",
+			fault:     mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, Offset: mintlifytest.AnyOffset, HasMoreForever: true},
+			opts:      client.WalkOptions{PageSize: 100, MaxPages: 5},
+			wantIs:    client.ErrTooManyPages,
+			wantInErr: "after 5 pages",
+			wantReqs:  5,
+		},
+		{
+			name:      "hasMore forever, parallel",
+			fault:     mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, Offset: mintlifytest.AnyOffset, HasMoreForever: true},
+			opts:      client.WalkOptions{PageSize: 100, MaxPages: 5, KnownPages: 3},
+			wantIs:    client.ErrTooManyPages,
+			wantInErr: "after 5 pages",
+			wantReqs:  5,
+		},
+		{
+			name:      "known pages beyond max pages",
+			fault:     mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, Offset: mintlifytest.AnyOffset, HasMoreForever: true},
+			opts:      client.WalkOptions{PageSize: 100, MaxPages: 4, KnownPages: 9},
+			wantIs:    client.ErrTooManyPages,
+			wantInErr: "page at offset 400",
+			wantReqs:  4,
+		},
+		{
+			name:      "empty page with more",
+			fault:     mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, Offset: 100, EmptyPage: true},
+			opts:      client.WalkOptions{PageSize: 100},
+			wantIs:    client.ErrEmptyPageWithMore,
+			wantInErr: "page at offset 100",
+			wantReqs:  2,
+		},
+		{
+			name:      "empty page with more, parallel",
+			fault:     mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, Offset: 100, EmptyPage: true},
+			opts:      client.WalkOptions{PageSize: 100, KnownPages: 3},
+			wantIs:    client.ErrEmptyPageWithMore,
+			wantInErr: "page at offset 100",
+			wantReqs:  3,
+		},
+		{
+			name:      "empty first page with more forever",
+			fault:     mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, Offset: mintlifytest.AnyOffset, EmptyPage: true, HasMoreForever: true},
+			opts:      client.WalkOptions{PageSize: 100},
+			wantIs:    client.ErrEmptyPageWithMore,
+			wantInErr: "page at offset 0",
+			wantReqs:  1,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, nil, mintlifytest.WithProject(testProject, ds))
+			h.srv.AddFault(tc.fault)
+			res, err := h.c.WalkVisitors(context.Background(), testProject, r, tc.opts)
+			if res != nil {
+				t.Errorf("got a result with the error")
+			}
+			if !errors.Is(err, tc.wantIs) {
+				t.Fatalf("error %v, want %v", err, tc.wantIs)
+			}
+			if !strings.Contains(err.Error(), tc.wantInErr) || !strings.Contains(err.Error(), testProject) {
+				t.Errorf("error %q does not contain %q and the project", err, tc.wantInErr)
+			}
+			if got := h.srv.CountRequests(mintlifytest.EndpointVisitors); got != tc.wantReqs {
+				t.Errorf("%d requests, want %d", got, tc.wantReqs)
+			}
+		})
+	}
+}
+
+func TestWalkVisitorsDuplicates(t *testing.T) {
+	ds, r := generated(300)
+	for _, known := range []int{0, 3} {
+		h := newHarness(t, nil, mintlifytest.WithProject(testProject, ds))
+		totals, rows := expected(h.srv, testProject, r)
+		h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, Offset: mintlifytest.AnyOffset, DuplicateRows: true})
+		res, err := h.c.WalkVisitors(context.Background(), testProject, r, client.WalkOptions{PageSize: 100, KnownPages: known})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Duplicates != 2 {
+			t.Errorf("KnownPages %d: Duplicates %d, want 2 (one per page after the first)", known, res.Duplicates)
+		}
+		res.Duplicates = 0
+		checkResult(t, res, r, totals, rows, 3)
+	}
+}
+
+func TestWalkVisitorsAllOrNothing(t *testing.T) {
+	ds, r := generated(600)
+	for _, known := range []int{0, 6} {
+		h := newHarness(t, nil, mintlifytest.WithProject(testProject, ds))
+		h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, Offset: 200, Status: http.StatusBadRequest})
+		res, err := h.c.WalkVisitors(context.Background(), testProject, r, client.WalkOptions{PageSize: 100, KnownPages: known})
+		if res != nil {
+			t.Errorf("KnownPages %d: partial result returned", known)
+		}
+		var ae *client.APIError
+		if !errors.As(err, &ae) || ae.StatusCode != 400 {
+			t.Fatalf("KnownPages %d: error %v, want an HTTP 400 APIError", known, err)
+		}
+		if !strings.Contains(err.Error(), "page at offset 200") {
+			t.Errorf("error %q does not name the offset", err)
+		}
+		if known == 0 {
+			if got := visitorOffsets(t, h.srv, 100); !slices.Equal(got, []int{0, 100, 200}) {
+				t.Errorf("offsets %v: the walk went on after the failed page", got)
+			}
+		}
+	}
+}
+
+func TestWalkVisitorsRefusesBadOptions(t *testing.T) {
+	ds, r := generated(10)
+	h := newHarness(t, nil, mintlifytest.WithProject(testProject, ds))
+	for _, o := range []client.WalkOptions{
+		{PageSize: -1}, {PageSize: 251}, {PageSize: 1000},
+		{MaxPages: -1}, {Concurrency: -2},
+	} {
+		if _, err := h.c.WalkVisitors(context.Background(), testProject, r, o); err == nil {
+			t.Errorf("%+v accepted", o)
+		}
+	}
+	for _, p := range []string{"", ".", ".."} {
+		if _, err := h.c.WalkVisitors(context.Background(), p, r, client.WalkOptions{}); err == nil {
+			t.Errorf("project %q accepted", p)
+		}
+	}
+	if n := len(h.srv.Requests()); n != 0 {
+		t.Errorf("%d requests sent for refused walks", n)
+	}
+}
+
+func TestWalkVisitorsCancelledContext(t *testing.T) {
+	ds, r := generated(600)
+	h := newHarness(t, nil, mintlifytest.WithProject(testProject, ds))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, known := range []int{0, 4} {
+		_, err := h.c.WalkVisitors(ctx, testProject, r, client.WalkOptions{KnownPages: known, PageSize: 100})
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("KnownPages %d: error %v, want context.Canceled", known, err)
+		}
+	}
+	if n := len(h.srv.Requests()); n != 0 {
+		t.Errorf("%d requests sent with a cancelled context", n)
+	}
+}
+
+func TestVisitorsQuery(t *testing.T) {
+	ds, r := generated(20)
+	h := newHarness(t, nil, mintlifytest.WithProject(testProject, ds))
+	totals, rows := expected(h.srv, testProject, r)
+
+	page, err := h.c.Visitors(context.Background(), testProject, client.VisitorsQuery{Range: r, Limit: 5, Offset: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &client.VisitorsPage{Totals: totals, Visitors: rows[10:15], HasMore: true}
+	if !reflect.DeepEqual(page, want) {
+		t.Errorf("page %+v, want %+v", page, want)
+	}
+	reqs := h.srv.Requests()
+	q := reqs[len(reqs)-1].Query
+	wantQ := map[string]string{"dateFrom": r.From.String(), "dateTo": r.To.String(), "limit": "5", "offset": "10"}
+	for k, v := range wantQ {
+		if q.Get(k) != v {
+			t.Errorf("query %s=%q, want %q", k, q.Get(k), v)
+		}
+	}
+	if len(q) != len(wantQ) {
+		t.Errorf("query %v has extra parameters", q)
+	}
+
+	// A zero query sends only offset=0: the API's defaults apply.
+	page, err = h.c.Visitors(context.Background(), testProject, client.VisitorsQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Visitors) != 20 || page.HasMore {
+		t.Errorf("zero query: %d rows, hasMore %v", len(page.Visitors), page.HasMore)
+	}
+	reqs = h.srv.Requests()
+	if q := reqs[len(reqs)-1].Query; len(q) != 1 || q.Get("offset") != "0" {
+		t.Errorf("zero query sent %v, want offset=0 only", q)
+	}
+
+	h.srv.ResetRequests()
+	for _, bad := range []client.VisitorsQuery{{Limit: -1}, {Limit: 251}, {Offset: -1}} {
+		if _, err := h.c.Visitors(context.Background(), testProject, bad); err == nil {
+			t.Errorf("%+v accepted", bad)
+		}
+	}
+	if n := len(h.srv.Requests()); n != 0 {
+		t.Errorf("%d requests sent for refused queries", n)
+	}
+}
+
+func TestPathEscaping(t *testing.T) {
+	const project = "team a/docs?x=1#frag"
+	h := newHarness(t, nil, mintlifytest.WithProject(project, mintlifytest.NewDataset()))
+	if _, err := h.c.Visitors(context.Background(), project, client.VisitorsQuery{}); err != nil {
+		t.Fatal(err)
+	}
+	h.srv.AddJob(project, mintlifytest.JobSpec{ID: "job/1 ?"})
+	job, err := h.c.GetJob(context.Background(), project, "job/1 ?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if job.ID != "job/1 ?" {
+		t.Errorf("job id %q", job.ID)
+	}
+	for _, r := range h.srv.Requests() {
+		if r.Project != project {
+			t.Errorf("fake saw project %q, want %q", r.Project, project)
+		}
+	}
+}

@@ -1,0 +1,52 @@
+package collector
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+)
+
+// APIMetrics counts and times every attempt the client sends upstream. Its
+// Observe method is the client's Observe hook.
+type APIMetrics struct {
+	requests *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+}
+
+// NewAPIMetrics returns the upstream request metrics, with every endpoint's
+// duration histogram present from the start.
+func NewAPIMetrics() *APIMetrics {
+	m := &APIMetrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "mintlify_api_requests_total",
+			Help: "Requests sent to the Mintlify API, by endpoint and answer (HTTP status code, or \"error\" when no answer arrived). Retries count separately.",
+		}, []string{"endpoint", "code"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "mintlify_api_request_duration_seconds",
+			Help:    "Duration of requests to the Mintlify API, by endpoint.",
+			Buckets: []float64{.05, .1, .25, .5, 1, 2.5, 5, 10, 30},
+		}, []string{"endpoint"}),
+	}
+	for _, e := range client.Endpoints {
+		m.duration.WithLabelValues(string(e))
+	}
+	return m
+}
+
+// Observe records one attempt.
+func (m *APIMetrics) Observe(a client.Attempt) {
+	m.requests.WithLabelValues(string(a.Endpoint), a.Code()).Inc()
+	m.duration.WithLabelValues(string(a.Endpoint)).Observe(a.Duration.Seconds())
+}
+
+// Describe implements prometheus.Collector.
+func (m *APIMetrics) Describe(ch chan<- *prometheus.Desc) {
+	m.requests.Describe(ch)
+	m.duration.Describe(ch)
+}
+
+// Collect implements prometheus.Collector.
+func (m *APIMetrics) Collect(ch chan<- prometheus.Metric) {
+	m.requests.Collect(ch)
+	m.duration.Collect(ch)
+}

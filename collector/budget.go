@@ -1,0 +1,151 @@
+package collector
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+)
+
+// ErrBudgetExhausted is returned by Budget.Allow when the analytics requests
+// of the last hour already reach the configured budget.
+var ErrBudgetExhausted = errors.New("analytics request budget for the last hour is spent")
+
+// ErrRateLimitPause is returned by Budget.Allow while analytics requests are
+// paused after a 429 answer.
+var ErrRateLimitPause = errors.New("analytics requests are paused after a 429 answer")
+
+var budgetRemainingDesc = prometheus.NewDesc("mintlify_api_budget_remaining",
+	"Analytics requests the exporter may still send in the current sliding hour by its own accounting (--mintlify.requests-per-hour minus requests sent in the last hour).",
+	nil, nil)
+
+// Budget is the ledger of analytics requests sent during the last hour,
+// shared by every project and window of one organization. It is the
+// client's Allow hook: an analytics request that does not fit the budget, or
+// that would be sent during a rate-limit pause, is never sent.
+type Budget struct {
+	mu          sync.Mutex
+	perHour     int
+	now         func() time.Time
+	sent        []time.Time // ascending; only the last hour is kept
+	pausedUntil time.Time
+}
+
+// NewBudget returns a Budget of perHour analytics requests per sliding hour.
+func NewBudget(perHour int, now func() time.Time) *Budget {
+	if now == nil {
+		now = time.Now
+	}
+	return &Budget{perHour: perHour, now: now}
+}
+
+// PerHour is the configured budget.
+func (b *Budget) PerHour() int { return b.perHour }
+
+// prune drops entries older than an hour; the caller holds b.mu.
+func (b *Budget) prune(now time.Time) {
+	cut := now.Add(-time.Hour)
+	i := 0
+	for i < len(b.sent) && !b.sent[i].After(cut) {
+		i++
+	}
+	if i > 0 {
+		b.sent = append(b.sent[:0], b.sent[i:]...)
+	}
+}
+
+// Allow records an analytics request about to be sent, or refuses it. Other
+// endpoints are always allowed and not recorded.
+func (b *Budget) Allow(e client.Endpoint) error {
+	if !e.Analytics() {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	now := b.now()
+	if now.Before(b.pausedUntil) {
+		return fmt.Errorf("%w until %s", ErrRateLimitPause, b.pausedUntil.UTC().Format(time.RFC3339))
+	}
+	b.prune(now)
+	if len(b.sent) >= b.perHour {
+		return fmt.Errorf("%w (%d of %d); the next request fits at %s", ErrBudgetExhausted,
+			len(b.sent), b.perHour, b.sent[0].Add(time.Hour).UTC().Format(time.RFC3339))
+	}
+	b.sent = append(b.sent, now)
+	return nil
+}
+
+// Remaining is the number of analytics requests that may still be sent in
+// the current sliding hour. A rate-limit pause does not change it.
+func (b *Budget) Remaining() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	now := b.now()
+	b.prune(now)
+	return max(0, b.perHour-len(b.sent))
+}
+
+// Used is the number of analytics requests sent in the last hour.
+func (b *Budget) Used() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.prune(b.now())
+	return len(b.sent)
+}
+
+// Pause stops every analytics request until t (a 429's Retry-After). A later
+// pause never shortens an earlier one.
+func (b *Budget) Pause(until time.Time) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if until.After(b.pausedUntil) {
+		b.pausedUntil = until
+	}
+}
+
+// PausedUntil returns the end of the current rate-limit pause, or the zero
+// time when requests are not paused.
+func (b *Budget) PausedUntil() time.Time {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.now().Before(b.pausedUntil) {
+		return time.Time{}
+	}
+	return b.pausedUntil
+}
+
+// Ledger returns the send times of the last hour and the end of any pause,
+// for persisting across restarts.
+func (b *Budget) Ledger() (sent []time.Time, pausedUntil time.Time) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.prune(b.now())
+	return append([]time.Time(nil), b.sent...), b.pausedUntil
+}
+
+// Restore merges a persisted ledger into the budget, so that a restart keeps
+// counting the hour. Entries older than an hour are dropped.
+func (b *Budget) Restore(sent []time.Time, pausedUntil time.Time) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	merged := append(append([]time.Time(nil), b.sent...), sent...)
+	slices.SortFunc(merged, time.Time.Compare)
+	b.sent = merged
+	b.prune(b.now())
+	if pausedUntil.After(b.pausedUntil) {
+		b.pausedUntil = pausedUntil
+	}
+}
+
+// Describe implements prometheus.Collector.
+func (b *Budget) Describe(ch chan<- *prometheus.Desc) { ch <- budgetRemainingDesc }
+
+// Collect implements prometheus.Collector.
+func (b *Budget) Collect(ch chan<- prometheus.Metric) {
+	ch <- prometheus.MustNewConstMetric(budgetRemainingDesc, prometheus.GaugeValue, float64(b.Remaining()))
+}

@@ -1,0 +1,392 @@
+package collector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/go-kit/log"
+	"github.com/go-kit/log/level"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+)
+
+// Defaults of JobsConfig.
+const (
+	// DefaultJobsPollInterval is how often non-terminal jobs are re-read.
+	DefaultJobsPollInterval = time.Minute
+	// DefaultJobsConcurrency bounds the get-agent-job requests in flight.
+	DefaultJobsConcurrency = 4
+	// MinJobsTerminalInterval is the shortest default re-read interval of
+	// terminal jobs; the default is max(MinJobsTerminalInterval,
+	// 10 × PollInterval).
+	MinJobsTerminalInterval = 15 * time.Minute
+)
+
+// Backoff of a project's job polling after a 429 without Retry-After: it
+// starts at jobsBackoffMin and doubles up to jobsBackoffMax.
+const (
+	jobsBackoffMin = time.Minute
+	jobsBackoffMax = 15 * time.Minute
+)
+
+// JobsConfig configures a JobsWatcher.
+type JobsConfig struct {
+	// Client reads the jobs. Required.
+	Client *client.Client
+	// Projects are the configured project ids. At least one is required.
+	Projects []string
+	// IDs are the jobs to watch (--jobs.id): "ID" when exactly one project
+	// is configured, else "PROJECT/ID".
+	IDs []string
+	// File (--jobs.file) holds further job ids, one a line in the same
+	// forms; '#' starts a comment, blank lines are ignored. It is re-read
+	// at each poll when its modification time or size changed; when it
+	// cannot be read or parsed, the last good list stays and a warning is
+	// logged once.
+	File string
+	// Discover (--jobs.discover) also lists each project's jobs every poll
+	// through the deprecated v1 listing and watches them.
+	Discover bool
+	// PollInterval (--jobs.poll-interval) is how often non-terminal jobs
+	// are re-read and how often Run polls; DefaultJobsPollInterval when
+	// zero.
+	PollInterval time.Duration
+	// TerminalInterval is how often terminal jobs (completed, archived,
+	// failed) are re-read; a completed job may still be archived. Zero
+	// means max(MinJobsTerminalInterval, 10 × PollInterval).
+	TerminalInterval time.Duration
+	// Concurrency bounds the get-agent-job requests in flight;
+	// DefaultJobsConcurrency when zero.
+	Concurrency int
+	// Status receives the health of every project's "jobs" source.
+	// Required; it is shared with the other collectors and exported by its
+	// own Collect, not by the watcher's.
+	Status *Status
+	// Logger receives warnings and errors; none when nil.
+	Logger log.Logger
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+}
+
+// JobsWatcher watches agent jobs and exports their state. It implements
+// prometheus.Collector; Run (or repeated calls to Poll) keeps the state
+// current, and a scrape never calls the API.
+type JobsWatcher struct {
+	cfg    JobsConfig
+	logger log.Logger
+	static []jobRef
+	file   *jobsFile // nil without --jobs.file
+
+	pollMu sync.Mutex // one round at a time
+
+	mu       sync.Mutex // guards everything below
+	projects map[string]*jobsProject
+	order    []string           // project ids, sorted
+	unknown  map[[2]string]bool // (project, status) pairs already logged
+}
+
+// jobsProject is the state of one project's watched jobs.
+type jobsProject struct {
+	id          string
+	jobs        map[string]*jobsEntry
+	pausedUntil time.Time     // no requests before this (after a 429)
+	backoff     time.Duration // next pause after a 429 without Retry-After
+	errState    string        // the failure being reported, "" when healthy
+}
+
+// jobsEntry is one watched job.
+type jobsEntry struct {
+	id string
+	// Why the job is watched. A discovered job stays watched after it
+	// leaves the v1 listing (archived jobs are not listed), until the API
+	// answers 404 for it and it is no longer listed.
+	static, fromFile, discovered bool
+	hint                         client.JobStatus // status from the last v1 listing
+	job                          *client.Job      // last successful read; nil before it or after a 404
+	gone                         bool             // the API answered 404
+	nextRead                     time.Time        // zero: due now
+}
+
+// NewJobsWatcher checks cfg, applies its defaults, reads --jobs.file once
+// and returns a watcher that has not polled yet. Every project's "jobs"
+// source is registered with cfg.Status (as down until its first round).
+func NewJobsWatcher(cfg JobsConfig) (*JobsWatcher, error) {
+	switch {
+	case cfg.Client == nil:
+		return nil, errors.New("job watcher: no API client")
+	case cfg.Status == nil:
+		return nil, errors.New("job watcher: no Status")
+	case len(cfg.Projects) == 0:
+		return nil, errors.New("job watcher: no project: set --mintlify.project-id")
+	case cfg.PollInterval < 0:
+		return nil, fmt.Errorf("job watcher: negative --jobs.poll-interval %s", cfg.PollInterval)
+	case cfg.TerminalInterval < 0:
+		return nil, fmt.Errorf("job watcher: negative terminal poll interval %s", cfg.TerminalInterval)
+	case cfg.Concurrency < 0:
+		return nil, fmt.Errorf("job watcher: negative concurrency %d", cfg.Concurrency)
+	case len(cfg.IDs) == 0 && cfg.File == "" && !cfg.Discover:
+		return nil, errors.New("job watcher: nothing to watch: set --jobs.id, --jobs.file or --jobs.discover")
+	}
+	if cfg.PollInterval == 0 {
+		cfg.PollInterval = DefaultJobsPollInterval
+	}
+	if cfg.TerminalInterval == 0 {
+		cfg.TerminalInterval = max(MinJobsTerminalInterval, 10*cfg.PollInterval)
+	}
+	if cfg.Concurrency == 0 {
+		cfg.Concurrency = DefaultJobsConcurrency
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	w := &JobsWatcher{
+		cfg:      cfg,
+		logger:   cfg.Logger,
+		projects: make(map[string]*jobsProject),
+		unknown:  make(map[[2]string]bool),
+	}
+	if w.logger == nil {
+		w.logger = log.NewNopLogger()
+	}
+	for _, p := range cfg.Projects {
+		if p == "" {
+			return nil, errors.New("job watcher: empty project id")
+		}
+		if _, dup := w.projects[p]; dup {
+			continue
+		}
+		w.projects[p] = &jobsProject{id: p, jobs: make(map[string]*jobsEntry), backoff: jobsBackoffMin}
+		w.order = append(w.order, p)
+	}
+	sort.Strings(w.order)
+	for _, s := range cfg.IDs {
+		r, err := parseJobRef(s, w.order)
+		if err != nil {
+			return nil, fmt.Errorf("--jobs.id: %w", err)
+		}
+		w.static = append(w.static, r)
+	}
+	if cfg.File != "" {
+		w.file = &jobsFile{path: cfg.File, projects: w.order}
+		if _, err := w.file.load(); err != nil {
+			return nil, fmt.Errorf("--jobs.file: %w", err)
+		}
+	}
+	w.updateMembership(nil)
+	for _, p := range w.order {
+		cfg.Status.Track(p, SourceJobs, "")
+		cfg.Status.SetInterval(p, SourceJobs, "", cfg.PollInterval)
+	}
+	return w, nil
+}
+
+// Run polls at once, then PollInterval after the end of each round, until
+// ctx is done.
+func (w *JobsWatcher) Run(ctx context.Context) {
+	t := time.NewTimer(w.cfg.PollInterval)
+	defer t.Stop()
+	for ctx.Err() == nil {
+		w.Poll(ctx)
+		t.Reset(w.cfg.PollInterval)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// checkFile re-reads --jobs.file when it changed, logging a problem once.
+func (w *JobsWatcher) checkFile() {
+	if w.file == nil {
+		return
+	}
+	changed, err := w.file.load()
+	if err != nil {
+		if msg := err.Error(); msg != w.file.errMsg {
+			level.Warn(w.logger).Log("msg", "cannot use the jobs file; keeping the last good list of jobs", "file", w.file.path, "err", err)
+			w.file.errMsg = msg
+		}
+		return
+	}
+	w.file.errMsg = ""
+	if changed {
+		level.Info(w.logger).Log("msg", "jobs file re-read", "file", w.file.path, "jobs", len(w.file.refs))
+	}
+}
+
+// updateMembership sets why each job is watched from the static ids, the
+// file's last good list and, when listed is not nil, the v1 listing of the
+// projects it has a key for; jobs that no longer have a reason are dropped.
+// The caller holds w.mu, or w is not shared yet.
+func (w *JobsWatcher) updateMembership(listed map[string][]client.LegacySession) {
+	for _, p := range w.projects {
+		for _, e := range p.jobs {
+			e.static, e.fromFile = false, false
+		}
+	}
+	entry := func(r jobRef) *jobsEntry {
+		p := w.projects[r.project]
+		e, ok := p.jobs[r.id]
+		if !ok {
+			e = &jobsEntry{id: r.id}
+			p.jobs[r.id] = e
+		}
+		return e
+	}
+	for _, r := range w.static {
+		entry(r).static = true
+	}
+	if w.file != nil {
+		for _, r := range w.file.refs {
+			entry(r).fromFile = true
+		}
+	}
+	listedNow := make(map[jobRef]bool)
+	for project, sessions := range listed {
+		for _, s := range sessions {
+			if s.SessionID == "" {
+				continue
+			}
+			r := jobRef{project, s.SessionID}
+			listedNow[r] = true
+			e := entry(r)
+			e.discovered = true
+			hint := s.Status()
+			// A listed status that changed and disagrees with the last read
+			// (a follow-up message made a completed job active again) makes
+			// the job due now instead of at its terminal interval.
+			if hint != e.hint && e.job != nil && e.job.Status != hint {
+				e.nextRead = time.Time{}
+			}
+			e.hint = hint
+		}
+	}
+	for _, p := range w.projects {
+		for id, e := range p.jobs {
+			_, wasListed := listed[p.id]
+			keepDiscovered := e.discovered && !(e.gone && wasListed && !listedNow[jobRef{p.id, id}])
+			if !e.static && !e.fromFile && !keepDiscovered {
+				delete(p.jobs, id)
+			}
+		}
+	}
+}
+
+// Poll runs one round: it re-reads --jobs.file if it changed, lists the
+// jobs of every project when discovery is on, then reads every job that is
+// due (non-terminal jobs every PollInterval, terminal ones every
+// TerminalInterval) with bounded concurrency. Projects paused after a 429
+// are skipped until the pause ends. Each project's round is reported to the
+// Status as succeeded or failed; a job that answers 404 does not fail it.
+func (w *JobsWatcher) Poll(ctx context.Context) {
+	w.pollMu.Lock()
+	defer w.pollMu.Unlock()
+	start := w.cfg.Now()
+
+	w.checkFile() // only Poll touches the file, under pollMu
+	w.mu.Lock()
+	var active []*jobsRound
+	for _, id := range w.order {
+		p := w.projects[id]
+		if start.Before(p.pausedUntil) {
+			continue
+		}
+		active = append(active, &jobsRound{project: id})
+	}
+	w.mu.Unlock()
+
+	var listed map[string][]client.LegacySession
+	if w.cfg.Discover {
+		listed = w.discover(ctx, active)
+	}
+
+	w.mu.Lock()
+	w.updateMembership(listed)
+	var reads []jobsRead
+	for _, r := range active {
+		if r.stopped.Load() {
+			continue
+		}
+		p := w.projects[r.project]
+		ids := make([]string, 0, len(p.jobs))
+		for id, e := range p.jobs {
+			if !start.Before(e.nextRead) {
+				ids = append(ids, id)
+			}
+		}
+		sort.Strings(ids)
+		for _, id := range ids {
+			reads = append(reads, jobsRead{round: r, id: id})
+		}
+	}
+	w.mu.Unlock()
+
+	w.readAll(ctx, start, reads)
+	if ctx.Err() != nil {
+		return
+	}
+	w.finish(start, active)
+}
+
+// discover lists the jobs of every project of the round through the v1
+// listing. Projects whose listing failed are absent from the result. A
+// failed listing fails the round, but the known jobs are still read unless
+// the key was refused or the project is rate limited: the deprecated
+// listing may break on its own.
+func (w *JobsWatcher) discover(ctx context.Context, rounds []*jobsRound) map[string][]client.LegacySession {
+	listed := make(map[string][]client.LegacySession)
+	for _, r := range rounds {
+		sessions, err := w.cfg.Client.ListJobsV1(ctx, r.project)
+		if err != nil {
+			w.mu.Lock()
+			w.failed(r, "", err, client.IsUnauthorized(err))
+			w.mu.Unlock()
+			continue
+		}
+		listed[r.project] = sessions
+	}
+	return listed
+}
+
+// finish reports every project's round to the Status and logs changes of
+// state.
+func (w *JobsWatcher) finish(start time.Time, rounds []*jobsRound) {
+	end := w.cfg.Now()
+	dur := end.Sub(start)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, r := range rounds {
+		p := w.projects[r.project]
+		if r.err == nil {
+			if p.errState != "" {
+				level.Info(w.logger).Log("msg", "agent jobs polled successfully again", "project", p.id)
+			}
+			p.errState = ""
+			p.backoff = jobsBackoffMin
+			w.cfg.Status.SetInterval(p.id, SourceJobs, "", w.cfg.PollInterval)
+			w.cfg.Status.Succeeded(p.id, SourceJobs, "", end, dur)
+			continue
+		}
+		state := r.err.Error()
+		if _, _, limited := client.IsRateLimited(r.err); limited {
+			state = "rate limited"
+		}
+		if state != p.errState {
+			kv := []any{"msg", "polling agent jobs failed; the last known state of each job stays exported", "project", p.id}
+			if r.errJob != "" {
+				kv = append(kv, "job_id", r.errJob)
+			}
+			if !p.pausedUntil.IsZero() && end.Before(p.pausedUntil) {
+				kv = append(kv, "paused_until", p.pausedUntil.UTC().Format(time.RFC3339))
+			}
+			level.Error(w.logger).Log(append(kv, "err", r.err)...)
+			p.errState = state
+		}
+		w.cfg.Status.Failed(p.id, SourceJobs, "", dur)
+	}
+}

@@ -1,0 +1,108 @@
+package collector
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// jobRef names one watched job: the project it belongs to and its id.
+type jobRef struct {
+	project, id string
+}
+
+// parseJobRef parses a job id as given to --jobs.id or in --jobs.file:
+// "ID" when exactly one project is configured, or "PROJECT/ID".
+func parseJobRef(s string, projects []string) (jobRef, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return jobRef{}, fmt.Errorf("empty job id")
+	}
+	if strings.IndexFunc(s, unicode.IsSpace) >= 0 {
+		return jobRef{}, fmt.Errorf("job id %q contains white space", s)
+	}
+	project, id, scoped := strings.Cut(s, "/")
+	if !scoped {
+		if len(projects) != 1 {
+			return jobRef{}, fmt.Errorf("job id %q has no project: with %d --mintlify.project-id values, write it as PROJECT/ID", s, len(projects))
+		}
+		return jobRef{project: projects[0], id: s}, nil
+	}
+	if project == "" || id == "" {
+		return jobRef{}, fmt.Errorf("job id %q: want ID or PROJECT/ID", s)
+	}
+	for _, p := range projects {
+		if p == project {
+			return jobRef{project: project, id: id}, nil
+		}
+	}
+	return jobRef{}, fmt.Errorf("job id %q: project %q is not one of the configured --mintlify.project-id values", s, project)
+}
+
+// parseJobsFile parses the content of a --jobs.file: one job id a line in
+// the forms parseJobRef accepts; '#' starts a comment that runs to the end
+// of the line; blank lines are ignored. Any invalid line makes the whole
+// file invalid, naming the line.
+func parseJobsFile(path string, data []byte, projects []string) ([]jobRef, error) {
+	var refs []jobRef
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line, _, _ := strings.Cut(sc.Text(), "#")
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		r, err := parseJobRef(line, projects)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, n, err)
+		}
+		refs = append(refs, r)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return refs, nil
+}
+
+// jobsFile is a --jobs.file and the last good list read from it. It is
+// re-read when its modification time or size changes.
+type jobsFile struct {
+	path     string
+	projects []string
+
+	modTime time.Time // of the last version parsed, good or bad
+	size    int64
+	refs    []jobRef // last good list
+	errMsg  string   // the current problem, "" when the last check was fine
+}
+
+// load stats the file and, when it changed since the last version parsed,
+// reads and parses it. It reports whether the list changed and any problem;
+// on a problem the last good list stays.
+func (f *jobsFile) load() (changed bool, err error) {
+	fi, err := os.Stat(f.path)
+	if err != nil {
+		return false, err
+	}
+	if fi.ModTime().Equal(f.modTime) && fi.Size() == f.size && !f.modTime.IsZero() {
+		return false, nil
+	}
+	data, err := os.ReadFile(f.path)
+	if err != nil {
+		return false, err
+	}
+	// The version is recorded even when it does not parse, so a bad file is
+	// reported once, not at every poll, until it changes again.
+	f.modTime, f.size = fi.ModTime(), fi.Size()
+	refs, err := parseJobsFile(f.path, data, f.projects)
+	if err != nil {
+		return false, err
+	}
+	f.refs = refs
+	return true, nil
+}

@@ -1,0 +1,88 @@
+package collector
+
+import (
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+)
+
+var (
+	jobsDesc = prometheus.NewDesc("mintlify_agent_jobs",
+		"Watched agent jobs by status, read from the API every poll interval (terminal jobs less often). The four documented statuses are always present; an undocumented status is counted under its own value.",
+		[]string{"project", "status"}, nil)
+	jobInfoDesc = prometheus.NewDesc("mintlify_agent_job_info",
+		"Always 1 for each watched agent job, with its state as read from the API every poll interval (terminal jobs less often). ref is empty when the API sends none; has_pr is true once the job has a pull request link.",
+		[]string{"project", "job_id", "status", "model", "repository", "ref", "has_pr"}, nil)
+	jobCreatedDesc = prometheus.NewDesc("mintlify_agent_job_created_timestamp_seconds",
+		"Unix time at which each watched agent job was created (its createdAt), read from the API every poll interval (terminal jobs less often).",
+		[]string{"project", "job_id"}, nil)
+)
+
+// Describe implements prometheus.Collector.
+func (w *JobsWatcher) Describe(ch chan<- *prometheus.Desc) {
+	ch <- jobsDesc
+	ch <- jobInfoDesc
+	ch <- jobCreatedDesc
+}
+
+// Collect implements prometheus.Collector. It exports the last known state
+// of every watched job that has been read successfully and has not answered
+// 404 since, and for every project the count of those jobs by status.
+func (w *JobsWatcher) Collect(ch chan<- prometheus.Metric) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, pid := range w.order {
+		p := w.projects[pid]
+		counts := make(map[string]float64, len(client.JobStatuses))
+		for _, s := range client.JobStatuses {
+			counts[string(s)] = 0
+		}
+		ids := make([]string, 0, len(p.jobs))
+		for id, e := range p.jobs {
+			if e.job != nil && !e.gone {
+				ids = append(ids, id)
+			}
+		}
+		sort.Strings(ids)
+		project := jobsLabel(pid)
+		for _, id := range ids {
+			j := p.jobs[id].job
+			status := jobsLabel(string(j.Status))
+			counts[status]++
+			ref := ""
+			if j.Source.Ref != nil {
+				ref = *j.Source.Ref
+			}
+			hasPR := "false"
+			if j.PRLink != nil && *j.PRLink != "" {
+				hasPR = "true"
+			}
+			jobID := jobsLabel(id)
+			ch <- prometheus.MustNewConstMetric(jobInfoDesc, prometheus.GaugeValue, 1,
+				project, jobID, status, jobsLabel(j.Model), jobsLabel(j.Source.Repository), jobsLabel(ref), hasPR)
+			ch <- prometheus.MustNewConstMetric(jobCreatedDesc, prometheus.GaugeValue, jobsUnixSeconds(j.CreatedAt), project, jobID)
+		}
+		statuses := make([]string, 0, len(counts))
+		for s := range counts {
+			statuses = append(statuses, s)
+		}
+		sort.Strings(statuses)
+		for _, s := range statuses {
+			ch <- prometheus.MustNewConstMetric(jobsDesc, prometheus.GaugeValue, counts[s], project, s)
+		}
+	}
+}
+
+// jobsLabel makes a label value of text from the API: invalid UTF-8 would
+// make the whole scrape fail, so it is replaced.
+func jobsLabel(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
+
+// jobsUnixSeconds converts t to Unix seconds without the overflow of
+// UnixNano outside the years 1678-2262.
+func jobsUnixSeconds(t time.Time) float64 {
+	return float64(t.Unix()) + float64(t.Nanosecond())/1e9
+}

@@ -1,0 +1,207 @@
+package collector_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
+)
+
+func TestJobsWatcherFollowsStateMachine(t *testing.T) {
+	e := newJobsEnv(t)
+	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "j1", Repository: "acme/docs", Ref: "main", RunFor: 5 * time.Minute, CreatedAt: jobsT0.Add(-time.Hour)})
+	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "j2", Model: "claude-opus-4", RunFor: 3 * time.Minute, Outcome: "failed", CreatedAt: jobsT0.Add(-2 * time.Hour)})
+	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "j3", Status: "completed", NoChanges: true, CreatedAt: jobsT0.Add(-3 * time.Hour)})
+	w := e.watcher(collector.JobsConfig{Projects: []string{"p1"}, IDs: []string{"j1", "j2", "p1/j3"}})
+
+	// Before the first round the project is registered as down, with no job.
+	e.expectUp(jobsUpHeader + `mintlify_up{project="p1",source="jobs"} 0
+` + jobsIntervalHeader + `mintlify_refresh_interval_seconds{project="p1",source="jobs"} 60
+`)
+	e.expect(w, jobsHeader+jobsCounts("p1", 0, 0, 0, 0))
+
+	e.poll(w)
+	if n := e.fake.CountRequests("get_job"); n != 3 {
+		t.Errorf("first round: %d get_job requests, want 3", n)
+	}
+	e.expect(w, jobsHeader+jobsCounts("p1", 2, 0, 1, 0)+jobInfoHeader+`mintlify_agent_job_info{has_pr="false",job_id="j1",model="claude-sonnet-4",project="p1",ref="main",repository="https://github.com/acme/docs",status="active"} 1
+mintlify_agent_job_info{has_pr="false",job_id="j2",model="claude-opus-4",project="p1",ref="",repository="https://github.com/acme/docs",status="active"} 1
+mintlify_agent_job_info{has_pr="false",job_id="j3",model="claude-sonnet-4",project="p1",ref="",repository="https://github.com/acme/docs",status="completed"} 1
+`+jobCreatedHeader+`mintlify_agent_job_created_timestamp_seconds{job_id="j1",project="p1"} 1.7408268e+09
+mintlify_agent_job_created_timestamp_seconds{job_id="j2",project="p1"} 1.7408232e+09
+mintlify_agent_job_created_timestamp_seconds{job_id="j3",project="p1"} 1.7408196e+09
+`)
+	e.expectUp(jobsUpHeader + `mintlify_up{project="p1",source="jobs"} 1
+` + jobsIntervalHeader + `mintlify_refresh_interval_seconds{project="p1",source="jobs"} 60
+`)
+
+	// Five minutes on, j1 completed with a pull request and j2 failed. The
+	// completed j3 is not due yet, so only the two active jobs are read.
+	e.fake.ResetRequests()
+	e.clock.Advance(5 * time.Minute)
+	e.poll(w)
+	if n := e.fake.CountRequests("get_job"); n != 2 {
+		t.Errorf("second round: %d get_job requests, want 2 (the active jobs)", n)
+	}
+	e.expect(w, jobsHeader+jobsCounts("p1", 0, 0, 2, 1)+jobInfoHeader+`mintlify_agent_job_info{has_pr="true",job_id="j1",model="claude-sonnet-4",project="p1",ref="main",repository="https://github.com/acme/docs",status="completed"} 1
+mintlify_agent_job_info{has_pr="false",job_id="j2",model="claude-opus-4",project="p1",ref="",repository="https://github.com/acme/docs",status="failed"} 1
+mintlify_agent_job_info{has_pr="false",job_id="j3",model="claude-sonnet-4",project="p1",ref="",repository="https://github.com/acme/docs",status="completed"} 1
+`+jobCreatedHeader+`mintlify_agent_job_created_timestamp_seconds{job_id="j1",project="p1"} 1.7408268e+09
+mintlify_agent_job_created_timestamp_seconds{job_id="j2",project="p1"} 1.7408232e+09
+mintlify_agent_job_created_timestamp_seconds{job_id="j3",project="p1"} 1.7408196e+09
+`)
+}
+
+func TestJobsTerminalJobsReadAtTerminalInterval(t *testing.T) {
+	e := newJobsEnv(t)
+	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "done", Status: "completed", CreatedAt: jobsT0})
+	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "busy", CreatedAt: jobsT0})
+	// Poll interval 1m: the terminal interval defaults to max(15m, 10m).
+	w := e.watcher(collector.JobsConfig{Projects: []string{"p1"}, IDs: []string{"done", "busy"}, PollInterval: time.Minute})
+
+	reads := func(id string) int {
+		n := 0
+		for _, r := range e.fake.Requests() {
+			if r.Endpoint == "get_job" && strings.HasSuffix(r.Path, "/job/"+id) {
+				n++
+			}
+		}
+		return n
+	}
+	e.poll(w)
+	// The completed job gets archived after 5 minutes; the watcher learns
+	// it at the next terminal read, 15 minutes after the first.
+	for minute := 1; minute <= 15; minute++ {
+		e.clock.Advance(time.Minute)
+		if minute == 5 {
+			e.fake.SetJobStatus("p1", "done", "archived")
+		}
+		e.poll(w)
+		wantDone := 1
+		if minute >= 15 {
+			wantDone = 2
+		}
+		if got := reads("done"); got != wantDone {
+			t.Fatalf("after %d min: terminal job read %d times, want %d", minute, got, wantDone)
+		}
+		if got := reads("busy"); got != minute+1 {
+			t.Fatalf("after %d min: active job read %d times, want %d", minute, got, minute+1)
+		}
+		if minute == 14 {
+			e.expect(w, jobsHeader+jobsCounts("p1", 1, 0, 1, 0)+jobInfoHeader+`mintlify_agent_job_info{has_pr="false",job_id="busy",model="claude-sonnet-4",project="p1",ref="",repository="https://github.com/acme/docs",status="active"} 1
+mintlify_agent_job_info{has_pr="true",job_id="done",model="claude-sonnet-4",project="p1",ref="",repository="https://github.com/acme/docs",status="completed"} 1
+`+jobCreatedHeader+`mintlify_agent_job_created_timestamp_seconds{job_id="busy",project="p1"} 1.7408304e+09
+mintlify_agent_job_created_timestamp_seconds{job_id="done",project="p1"} 1.7408304e+09
+`)
+		}
+	}
+	e.expect(w, jobsHeader+jobsCounts("p1", 1, 1, 0, 0)+jobInfoHeader+`mintlify_agent_job_info{has_pr="false",job_id="busy",model="claude-sonnet-4",project="p1",ref="",repository="https://github.com/acme/docs",status="active"} 1
+mintlify_agent_job_info{has_pr="true",job_id="done",model="claude-sonnet-4",project="p1",ref="",repository="https://github.com/acme/docs",status="archived"} 1
+`+jobCreatedHeader+`mintlify_agent_job_created_timestamp_seconds{job_id="busy",project="p1"} 1.7408304e+09
+mintlify_agent_job_created_timestamp_seconds{job_id="done",project="p1"} 1.7408304e+09
+`)
+}
+
+func TestJobsExplicitTerminalInterval(t *testing.T) {
+	e := newJobsEnv(t)
+	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "done", Status: "failed", CreatedAt: jobsT0})
+	w := e.watcher(collector.JobsConfig{Projects: []string{"p1"}, IDs: []string{"done"}, PollInterval: 30 * time.Second, TerminalInterval: 2 * time.Minute})
+	want := []int{1, 1, 1, 1, 2} // rounds at 0s, 30s, 60s, 90s, 120s
+	for i, w0 := range want {
+		if i > 0 {
+			e.clock.Advance(30 * time.Second)
+		}
+		e.poll(w)
+		if got := e.fake.CountRequests("get_job"); got != w0 {
+			t.Fatalf("round %d: %d reads, want %d", i, got, w0)
+		}
+	}
+}
+
+func TestJobsUnknownStatusCountedAndLoggedOnce(t *testing.T) {
+	e := newJobsEnv(t)
+	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "j1", Status: "paused", CreatedAt: jobsT0})
+	w := e.watcher(collector.JobsConfig{Projects: []string{"p1"}, IDs: []string{"j1"}})
+	for range 3 {
+		e.poll(w)
+		e.clock.Advance(time.Minute)
+	}
+	// An unknown status is not terminal: it is read every round.
+	if n := e.fake.CountRequests("get_job"); n != 3 {
+		t.Errorf("%d reads of a job in an unknown status, want 3", n)
+	}
+	e.expect(w, jobsHeader+jobsCounts("p1", 0, 0, 0, 0)+`mintlify_agent_jobs{project="p1",status="paused"} 1
+`+jobInfoHeader+`mintlify_agent_job_info{has_pr="false",job_id="j1",model="claude-sonnet-4",project="p1",ref="",repository="https://github.com/acme/docs",status="paused"} 1
+`+jobCreatedHeader+`mintlify_agent_job_created_timestamp_seconds{job_id="j1",project="p1"} 1.7408304e+09
+`)
+	if n := e.logs.count("level=warn", "status=paused", "job_id=j1"); n != 1 {
+		t.Errorf("unknown status logged %d times, want once:\n%s", n, e.logs)
+	}
+}
+
+func TestJobsNotFoundLeavesCountsNotUp(t *testing.T) {
+	e := newJobsEnv(t)
+	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "j1", CreatedAt: jobsT0})
+	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "j2", CreatedAt: jobsT0})
+	w := e.watcher(collector.JobsConfig{Projects: []string{"p1"}, IDs: []string{"j1", "j2", "nope"}})
+	e.poll(w)
+	e.fake.RemoveJob("p1", "j2")
+	e.clock.Advance(time.Minute)
+	e.poll(w)
+	e.clock.Advance(time.Minute)
+	e.poll(w)
+	e.expect(w, jobsHeader+jobsCounts("p1", 1, 0, 0, 0)+jobInfoHeader+`mintlify_agent_job_info{has_pr="false",job_id="j1",model="claude-sonnet-4",project="p1",ref="",repository="https://github.com/acme/docs",status="active"} 1
+`+jobCreatedHeader+`mintlify_agent_job_created_timestamp_seconds{job_id="j1",project="p1"} 1.7408304e+09
+`)
+	e.expectUp(jobsUpHeader + `mintlify_up{project="p1",source="jobs"} 1
+` + jobsIntervalHeader + `mintlify_refresh_interval_seconds{project="p1",source="jobs"} 60
+`)
+	for _, id := range []string{"nope", "j2"} {
+		if n := e.logs.count("level=warn", "not found", "job_id="+id); n != 1 {
+			t.Errorf("404 of %s logged %d times, want once:\n%s", id, n, e.logs)
+		}
+	}
+	// A job that answered 404 is checked again only at the terminal
+	// interval: rounds 2 and 3 read j1 and j2, then j1 alone.
+	if n := e.fake.CountRequests("get_job"); n != 3+2+1 {
+		t.Errorf("%d get_job requests, want 6", n)
+	}
+}
+
+func TestJobsIDForms(t *testing.T) {
+	e := newJobsEnv(t)
+	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "j1", CreatedAt: jobsT0})
+	e.fake.AddJob("p2", mintlifytest.JobSpec{ID: "j1", Status: "failed", CreatedAt: jobsT0})
+
+	bad := []struct {
+		projects, ids []string
+		want          string
+	}{
+		{[]string{"p1", "p2"}, []string{"j1"}, `job id "j1" has no project: with 2 --mintlify.project-id values, write it as PROJECT/ID`},
+		{[]string{"p1"}, []string{"p3/j1"}, `project "p3" is not one of the configured --mintlify.project-id values`},
+		{[]string{"p1"}, []string{"p1/"}, `want ID or PROJECT/ID`},
+		{[]string{"p1"}, []string{""}, `empty job id`},
+		{[]string{"p1"}, nil, `nothing to watch: set --jobs.id, --jobs.file or --jobs.discover`},
+	}
+	for _, tc := range bad {
+		_, err := collector.NewJobsWatcher(collector.JobsConfig{Client: e.client, Status: e.status, Projects: tc.projects, IDs: tc.ids})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("projects %q ids %q: error %v, want one containing %q", tc.projects, tc.ids, err, tc.want)
+		}
+	}
+
+	w := e.watcher(collector.JobsConfig{Projects: []string{"p1", "p2"}, IDs: []string{"p1/j1", "p2/j1"}})
+	e.poll(w)
+	e.expect(w, jobsHeader+jobsCounts("p1", 1, 0, 0, 0)+jobsCounts("p2", 0, 0, 0, 1)+jobInfoHeader+`mintlify_agent_job_info{has_pr="false",job_id="j1",model="claude-sonnet-4",project="p1",ref="",repository="https://github.com/acme/docs",status="active"} 1
+mintlify_agent_job_info{has_pr="false",job_id="j1",model="claude-sonnet-4",project="p2",ref="",repository="https://github.com/acme/docs",status="failed"} 1
+`+jobCreatedHeader+`mintlify_agent_job_created_timestamp_seconds{job_id="j1",project="p1"} 1.7408304e+09
+mintlify_agent_job_created_timestamp_seconds{job_id="j1",project="p2"} 1.7408304e+09
+`)
+	e.expectUp(jobsUpHeader + `mintlify_up{project="p1",source="jobs"} 1
+mintlify_up{project="p2",source="jobs"} 1
+` + jobsIntervalHeader + `mintlify_refresh_interval_seconds{project="p1",source="jobs"} 60
+mintlify_refresh_interval_seconds{project="p2",source="jobs"} 60
+`)
+}

@@ -1,0 +1,188 @@
+package collector
+
+import (
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Sources of data, used as the value of the "source" label.
+const (
+	SourceVisitors = "visitors"
+	SourceJobs     = "jobs"
+)
+
+var (
+	upDesc = prometheus.NewDesc("mintlify_up",
+		"1 when the last refresh of the source (visitors, jobs) succeeded for the project, 0 when it failed. For visitors, every window must have succeeded.",
+		[]string{"project", "source"}, nil)
+	lastSuccessDesc = prometheus.NewDesc("mintlify_last_success_timestamp_seconds",
+		"Unix time at the end of the last successful refresh of the source. For visitors, the oldest of the project's windows.",
+		[]string{"project", "source"}, nil)
+	refreshDurationDesc = prometheus.NewDesc("mintlify_refresh_duration_seconds",
+		"Duration of the last refresh of the source, successful or not. For visitors, the longest of the project's windows.",
+		[]string{"project", "source"}, nil)
+	refreshIntervalDesc = prometheus.NewDesc("mintlify_refresh_interval_seconds",
+		"Interval between refreshes the exporter currently plans for the source, after any stretching to fit the request budget.",
+		[]string{"project", "source"}, nil)
+)
+
+// Status tracks the refresh health of every (project, source) pair and
+// exports it as mintlify_up, mintlify_last_success_timestamp_seconds,
+// mintlify_refresh_duration_seconds and mintlify_refresh_interval_seconds.
+//
+// A source may be made of several parts refreshed independently (the
+// visitors source has one part per window); the exported value aggregates
+// the parts pessimistically: up only when every part is up, the oldest last
+// success, the longest duration and interval. A pair is exported once any of
+// its parts has been registered with Track.
+type Status struct {
+	mu    sync.Mutex
+	parts map[statusKey]*partStatus
+}
+
+type statusKey struct{ project, source, part string }
+
+type partStatus struct {
+	up          bool
+	lastSuccess time.Time
+	duration    time.Duration
+	interval    time.Duration
+}
+
+// NewStatus returns an empty Status.
+func NewStatus() *Status {
+	return &Status{parts: make(map[statusKey]*partStatus)}
+}
+
+func (s *Status) part(project, source, part string) *partStatus {
+	k := statusKey{project, source, part}
+	p, ok := s.parts[k]
+	if !ok {
+		p = &partStatus{}
+		s.parts[k] = p
+	}
+	return p
+}
+
+// Track registers a part so the pair is exported (as down) before its first
+// refresh ends.
+func (s *Status) Track(project, source, part string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.part(project, source, part)
+}
+
+// SetInterval records the interval currently planned for a part.
+func (s *Status) SetInterval(project, source, part string, d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.part(project, source, part).interval = d
+}
+
+// Succeeded records a successful refresh that ended at end and took dur.
+func (s *Status) Succeeded(project, source, part string, end time.Time, dur time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.part(project, source, part)
+	p.up, p.lastSuccess, p.duration = true, end, dur
+}
+
+// Failed records a failed refresh that took dur. The last success is kept.
+func (s *Status) Failed(project, source, part string, dur time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.part(project, source, part)
+	p.up, p.duration = false, dur
+}
+
+// Restore records a success loaded from persisted state (a cache file)
+// without marking a refresh as having happened in this process.
+func (s *Status) Restore(project, source, part string, lastSuccess time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.part(project, source, part)
+	p.up, p.lastSuccess = true, lastSuccess
+}
+
+// Up reports whether every part of the pair is up.
+func (s *Status) Up(project, source string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	agg, ok := s.aggregate()[pairKey{project, source}]
+	return ok && agg.up
+}
+
+type pairKey struct{ project, source string }
+
+type aggregate struct {
+	up          bool
+	lastSuccess time.Time
+	anySuccess  bool
+	duration    time.Duration
+	interval    time.Duration
+}
+
+// aggregate folds the parts of every pair; the caller holds s.mu.
+func (s *Status) aggregate() map[pairKey]*aggregate {
+	out := make(map[pairKey]*aggregate)
+	for k, p := range s.parts {
+		pk := pairKey{k.project, k.source}
+		a, ok := out[pk]
+		if !ok {
+			a = &aggregate{up: true, anySuccess: true}
+			out[pk] = a
+		}
+		a.up = a.up && p.up
+		if p.lastSuccess.IsZero() {
+			a.anySuccess = false
+		} else if a.lastSuccess.IsZero() || p.lastSuccess.Before(a.lastSuccess) {
+			a.lastSuccess = p.lastSuccess
+		}
+		a.duration = max(a.duration, p.duration)
+		a.interval = max(a.interval, p.interval)
+	}
+	return out
+}
+
+// Describe implements prometheus.Collector.
+func (s *Status) Describe(ch chan<- *prometheus.Desc) {
+	ch <- upDesc
+	ch <- lastSuccessDesc
+	ch <- refreshDurationDesc
+	ch <- refreshIntervalDesc
+}
+
+// Collect implements prometheus.Collector. The last success timestamp is
+// exported only once every part of the pair has succeeded at least once.
+func (s *Status) Collect(ch chan<- prometheus.Metric) {
+	s.mu.Lock()
+	aggs := s.aggregate()
+	s.mu.Unlock()
+	keys := make([]pairKey, 0, len(aggs))
+	for k := range aggs {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].project != keys[j].project {
+			return keys[i].project < keys[j].project
+		}
+		return keys[i].source < keys[j].source
+	})
+	for _, k := range keys {
+		a := aggs[k]
+		up := 0.0
+		if a.up {
+			up = 1
+		}
+		ch <- prometheus.MustNewConstMetric(upDesc, prometheus.GaugeValue, up, k.project, k.source)
+		if a.anySuccess {
+			ch <- prometheus.MustNewConstMetric(lastSuccessDesc, prometheus.GaugeValue,
+				float64(a.lastSuccess.UnixNano())/1e9, k.project, k.source)
+		}
+		ch <- prometheus.MustNewConstMetric(refreshDurationDesc, prometheus.GaugeValue, a.duration.Seconds(), k.project, k.source)
+		ch <- prometheus.MustNewConstMetric(refreshIntervalDesc, prometheus.GaugeValue, a.interval.Seconds(), k.project, k.source)
+	}
+}

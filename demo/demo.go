@@ -1,0 +1,69 @@
+// Package demo runs the exporter's --demo mode backend: the fake Mintlify
+// API of package mintlifytest on loopback, filled with synthetic but
+// realistic data, so the real exporter code path can be tried end to end
+// without an API key.
+package demo
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+)
+
+// Projects are the synthetic projects, with their number of paths.
+var Projects = []struct {
+	ID    string
+	Paths int
+}{
+	{"acme-docs", 800},
+	{"acme-developers", 300},
+}
+
+// Jobs are the synthetic agent jobs of the first project: one completes
+// after a few minutes, one fails, one is already completed, one archived.
+var Jobs = []mintlifytest.JobSpec{
+	{ID: "job-demo-active", Repository: "https://github.com/acme/docs", Ref: "main", Model: "claude-sonnet-4", RunFor: 3 * time.Minute},
+	{ID: "job-demo-failing", Repository: "https://github.com/acme/docs", Ref: "fix-links", Model: "claude-sonnet-4", RunFor: 5 * time.Minute, Outcome: "failed"},
+	{ID: "job-demo-done", Repository: "https://github.com/acme/api-docs", Model: "claude-opus-4", Status: "completed"},
+	{ID: "job-demo-archived", Repository: "https://github.com/acme/docs", Ref: "old-guide", Model: "claude-sonnet-4", Status: "archived"},
+}
+
+// Server is a running demo backend.
+type Server struct {
+	*mintlifytest.Server
+	// Key is the admin key the fake accepts.
+	Key string
+	// ProjectIDs are the synthetic projects.
+	ProjectIDs []string
+	// JobIDs are the synthetic jobs as PROJECT/ID, all in the first project.
+	JobIDs []string
+}
+
+// Start starts the demo backend on 127.0.0.1 with the upstream rate limit of
+// 100 analytics requests an hour, and data from 90 days ago to 30 days ahead,
+// so a demo left running keeps showing traffic.
+func Start(now func() time.Time) *Server {
+	opts := []mintlifytest.Option{
+		mintlifytest.WithClock(now),
+		mintlifytest.WithRateLimit(100),
+	}
+	s := &Server{Key: mintlifytest.DefaultKey}
+	for i, p := range Projects {
+		opts = append(opts, mintlifytest.WithProject(p.ID, mintlifytest.Generate(mintlifytest.GenerateOptions{
+			Seed: int64(i + 1), Paths: p.Paths, Days: 120, End: now().AddDate(0, 0, 30),
+		})))
+		s.ProjectIDs = append(s.ProjectIDs, p.ID)
+	}
+	s.Server = mintlifytest.NewServer(opts...)
+	for _, j := range Jobs {
+		s.AddJob(Projects[0].ID, j)
+		s.JobIDs = append(s.JobIDs, Projects[0].ID+"/"+j.ID)
+	}
+	return s
+}
+
+// Banner is the line logged at start so nobody mistakes the data for real.
+func (s *Server) Banner() string {
+	return fmt.Sprintf("DEMO MODE: serving SYNTHETIC data from an embedded fake Mintlify API at %s (projects %v); nothing here is real traffic", s.URL(), s.ProjectIDs)
+}

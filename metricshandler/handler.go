@@ -1,0 +1,202 @@
+// Package metricshandler serves the exporter's /metrics endpoint.
+//
+// A scrape is made of two parts. The visitors families (possibly hundreds of
+// thousands of series) are rendered to text and compressed once per refresh
+// by package collector; the small live part (health, budget, request
+// metrics, agent jobs, build info, Go and process metrics) is gathered from a
+// registry at every scrape. For the text format, the handler writes the
+// pre-rendered bytes followed by the live part, so a scrape costs little more
+// than copying bytes. No family is split across the two parts. Clients that
+// ask only for protobuf or OpenMetrics are served by client_golang from the
+// same data (the slow path).
+package metricshandler
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-kit/log"
+	"github.com/go-kit/log/level"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/common/expfmt"
+
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
+)
+
+// Visitors is what the handler needs of the visitors collector.
+type Visitors interface {
+	prometheus.Collector
+	// Touch starts due refreshes and may wait for first snapshots.
+	Touch(ctx context.Context, wait time.Duration)
+	// Exposition is the current pre-rendered visitors exposition.
+	Exposition() *collector.Exposition
+}
+
+// Config configures the handler.
+type Config struct {
+	// Live gathers everything but the visitors families, at every scrape.
+	Live prometheus.Gatherer
+	// Visitors is the visitors collector; nil serves the live part only.
+	Visitors Visitors
+	// MaxRequests bounds concurrent scrapes (--web.max-requests); the
+	// excess is answered 503. 0 means no limit.
+	MaxRequests int
+	// FirstWait is how long a scrape without an
+	// X-Prometheus-Scrape-Timeout-Seconds header may wait for the first
+	// snapshots.
+	FirstWait time.Duration
+	// Instrument, when set, receives promhttp's handler metrics.
+	Instrument prometheus.Registerer
+	Logger     log.Logger
+}
+
+type handler struct {
+	cfg      Config
+	inflight chan struct{}
+	slow     http.Handler
+}
+
+// New returns the /metrics handler.
+func New(cfg Config) http.Handler {
+	if cfg.Logger == nil {
+		cfg.Logger = log.NewNopLogger()
+	}
+	h := &handler{cfg: cfg}
+	if cfg.MaxRequests > 0 {
+		h.inflight = make(chan struct{}, cfg.MaxRequests)
+	}
+	gatherers := prometheus.Gatherers{cfg.Live}
+	if cfg.Visitors != nil {
+		reg := prometheus.NewRegistry()
+		reg.MustRegister(cfg.Visitors)
+		gatherers = append(gatherers, reg)
+	}
+	h.slow = promhttp.HandlerFor(gatherers, promhttp.HandlerOpts{
+		ErrorLog:      errorLogger{cfg.Logger},
+		ErrorHandling: promhttp.ContinueOnError,
+	})
+	var out http.Handler = h
+	if cfg.Instrument != nil {
+		out = promhttp.InstrumentMetricHandler(cfg.Instrument, h)
+	}
+	return out
+}
+
+type errorLogger struct{ l log.Logger }
+
+func (e errorLogger) Println(v ...any) {
+	level.Error(e.l).Log("msg", "error gathering metrics", "err", fmt.Sprint(v...))
+}
+
+// ServeHTTP implements http.Handler.
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.inflight != nil {
+		select {
+		case h.inflight <- struct{}{}:
+			defer func() { <-h.inflight }()
+		default:
+			http.Error(w, fmt.Sprintf("Limit of concurrent requests reached (%d), try again later.", h.cfg.MaxRequests),
+				http.StatusServiceUnavailable)
+			return
+		}
+	}
+	if h.cfg.Visitors != nil {
+		h.cfg.Visitors.Touch(r.Context(), firstWait(r.Header, h.cfg.FirstWait))
+	}
+	format := expfmt.NegotiateAccept(r.Header, expfmt.DefaultOpenMetricsAcceptedFormats()...)
+	if format.FormatType() != expfmt.TypeTextPlain {
+		h.slow.ServeHTTP(w, r)
+		return
+	}
+	h.serveText(w, r, format)
+}
+
+// firstWait returns how long a scrape may wait for first snapshots: a little
+// less than the scrape timeout Prometheus announces, else the default.
+func firstWait(hdr http.Header, def time.Duration) time.Duration {
+	s := hdr.Get("X-Prometheus-Scrape-Timeout-Seconds")
+	if s == "" {
+		return def
+	}
+	secs, err := strconv.ParseFloat(s, 64)
+	if err != nil || secs <= 0 {
+		return def
+	}
+	d := time.Duration(secs * float64(time.Second))
+	// Leave time to render and send the answer.
+	return d - min(d/10+250*time.Millisecond, d/2)
+}
+
+func (h *handler) serveText(w http.ResponseWriter, r *http.Request, format expfmt.Format) {
+	mfs, err := h.cfg.Live.Gather()
+	if err != nil {
+		level.Error(h.cfg.Logger).Log("msg", "error gathering metrics", "err", err)
+		if len(mfs) == 0 {
+			http.Error(w, "An error has occurred while gathering metrics:\n\n"+err.Error(), http.StatusInternalServerError)
+			return
+		}
+	}
+	var live bytes.Buffer
+	enc := expfmt.NewEncoder(&live, format)
+	for _, mf := range mfs {
+		if err := enc.Encode(mf); err != nil {
+			level.Error(h.cfg.Logger).Log("msg", "error encoding metric family", "family", mf.GetName(), "err", err)
+		}
+	}
+	var expo *collector.Exposition
+	if h.cfg.Visitors != nil {
+		expo = h.cfg.Visitors.Exposition()
+	}
+	hdr := w.Header()
+	hdr.Set("Content-Type", string(format))
+	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
+		hdr.Set("Content-Encoding", "gzip")
+		hdr.Add("Vary", "Accept-Encoding")
+		if expo == nil {
+			expo = emptyExposition
+		}
+		if err := expo.WriteGzip(w, live.Bytes()); err != nil {
+			level.Debug(h.cfg.Logger).Log("msg", "scrape answer not fully sent", "err", err)
+		}
+		return
+	}
+	size := live.Len()
+	if expo != nil {
+		size += expo.TextLen()
+	}
+	hdr.Set("Content-Length", strconv.Itoa(size))
+	if expo != nil {
+		if err := expo.WriteText(w); err != nil {
+			level.Debug(h.cfg.Logger).Log("msg", "scrape answer not fully sent", "err", err)
+			return
+		}
+	}
+	_, _ = w.Write(live.Bytes())
+}
+
+var emptyExposition = &collector.Exposition{}
+
+// acceptsGzip reports whether an Accept-Encoding header accepts gzip with a
+// non-zero quality.
+func acceptsGzip(h string) bool {
+	for _, part := range strings.Split(h, ",") {
+		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if !strings.EqualFold(strings.TrimSpace(name), "gzip") {
+			continue
+		}
+		q := 1.0
+		if k, v, ok := strings.Cut(strings.TrimSpace(params), "="); ok && strings.TrimSpace(k) == "q" {
+			if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
+				q = f
+			}
+		}
+		return q > 0
+	}
+	return false
+}

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Makes sure the real Prometheus programs the end-to-end tests use are
+# installed: prometheus and promtool (Debian package prometheus), alertmanager
+# and amtool (prometheus-alertmanager). Installs them when run as root.
+set -euo pipefail
+missing=()
+for t in prometheus promtool; do command -v "$t" >/dev/null || missing+=(prometheus); done
+for t in alertmanager amtool; do command -v "$t" >/dev/null || missing+=(prometheus-alertmanager); done
+[ ${#missing[@]} -eq 0 ] && exit 0
+pkgs=$(printf '%s\n' "${missing[@]}" | sort -u | tr '\n' ' ')
+if [ "$(id -u)" -ne 0 ]; then
+  echo "ensure-tools: missing Debian packages: $pkgs" >&2
+  echo "ensure-tools: run 'sudo apt-get update && sudo apt-get install -y $pkgs' (tests needing them skip outside CI)" >&2
+  exit 0
+fi
+echo "ensure-tools: installing $pkgs" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $pkgs >/dev/null
