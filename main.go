@@ -118,7 +118,8 @@ func main() {
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var f flags
 	app, agent := newApp(&f)
-	app.Terminate(nil)
+	helpOrVersion := false // kingpin calls Terminate after printing --help or --version
+	app.Terminate(func(int) { helpOrVersion = true })
 	app.ErrorWriter(stderr)
 	app.UsageWriter(stdout)
 	cmd, err := app.Parse(args)
@@ -126,7 +127,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s: error: %v; try --help\n", exporterName, err)
 		return 1
 	}
-	if cmd == "" { // --help or --version was handled
+	if helpOrVersion || cmd == "" { // --help or --version was handled
 		return 0
 	}
 	logger, slogger, err := logging.New(stderr, f.logLevel, f.logFormat)

@@ -13,17 +13,18 @@ import (
 
 // Exit codes of the agent commands.
 const (
-	// ExitOK: the job was printed; for message, the message was sent and,
-	// with --wait, the job ended completed or archived.
+	// ExitOK means the job was printed; for message, that the message was
+	// sent and, with --wait, that the job ended completed or archived.
 	ExitOK = 0
-	// ExitError: a usage error or an API error.
+	// ExitError means a usage error or an API error.
 	ExitError = 1
-	// ExitJobFailed: with --wait, the job ended failed.
+	// ExitJobFailed means that, with --wait, the job ended failed.
 	ExitJobFailed = 2
-	// ExitTimeout: with --wait, --wait.timeout passed before the job ended.
+	// ExitTimeout means that, with --wait, --wait.timeout passed before the
+	// job ended.
 	ExitTimeout = 3
-	// ExitInterrupted: the context was cancelled (Ctrl-C), for example while
-	// waiting.
+	// ExitInterrupted means the context was cancelled (Ctrl-C), for example
+	// while waiting.
 	ExitInterrupted = 130
 )
 

@@ -58,6 +58,8 @@ type RetryPolicy struct {
 	// further retry. DefaultBaseDelay when zero.
 	BaseDelay time.Duration
 	// MaxDelay caps the delay between attempts; DefaultMaxDelay when zero.
+	// When a 5xx answer carries a Retry-After longer than the computed
+	// delay, that is waited instead, up to MaxDelay.
 	MaxDelay time.Duration
 	// Sleep waits d or until ctx is done, returning ctx's error then.
 	// Defaults to a timer; tests inject their own.

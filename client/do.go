@@ -75,8 +75,11 @@ func (c *Client) do(ctx context.Context, r *call) (*response, error) {
 			return o.resp, nil
 		}
 		last = o.err
-		if !o.retryable || ctx.Err() != nil {
+		if !o.retryable {
 			return nil, o.err
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("%w; stopped retrying: %w", o.err, err)
 		}
 		if attempt >= c.retry.MaxAttempts {
 			if attempt == 1 {

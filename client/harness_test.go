@@ -90,27 +90,56 @@ func (h *harness) recordedSleeps() []time.Duration {
 	return append([]time.Duration(nil), h.sleeps...)
 }
 
-// reset forgets recorded attempts, sleeps and the fake's request log.
+// requests returns the fake's request log once it holds at least every
+// attempt the client observed since the last reset. The fake logs a request
+// when its handler returns, which can be shortly after the client has read
+// the whole answer (large bodies are flushed while the handler runs) or
+// given up (timeouts), so the log is waited for, never read right away.
+func (h *harness) requests() []mintlifytest.Request {
+	h.t.Helper()
+	n := len(h.codes())
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		reqs := h.srv.Requests()
+		if len(reqs) >= n {
+			return reqs
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatalf("the fake logged %d requests, the client observed %d attempts", len(reqs), n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// count is the number of logged requests to endpoint, once settled.
+func (h *harness) count(endpoint string) int {
+	h.t.Helper()
+	n := 0
+	for _, r := range h.requests() {
+		if r.Endpoint == endpoint {
+			n++
+		}
+	}
+	return n
+}
+
+// waitRequests checks that the fake logged n requests to endpoint.
+func (h *harness) waitRequests(endpoint string, n int) {
+	h.t.Helper()
+	if got := h.count(endpoint); got != n {
+		h.t.Fatalf("fake logged %d %s requests, want %d", got, endpoint, n)
+	}
+}
+
+// reset forgets recorded attempts, sleeps and, once settled, the fake's
+// request log.
 func (h *harness) reset() {
+	h.t.Helper()
+	h.requests()
 	h.mu.Lock()
 	h.attempts, h.sleeps = nil, nil
 	h.mu.Unlock()
 	h.srv.ResetRequests()
-}
-
-// waitRequests waits until the fake logged n requests to endpoint and
-// returns the count, failing if more arrive. The fake logs a request when
-// its handler returns, which for an abandoned request can be shortly after
-// the client gave up.
-func (h *harness) waitRequests(endpoint string, n int) {
-	h.t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for h.srv.CountRequests(endpoint) < n && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
-	if got := h.srv.CountRequests(endpoint); got != n {
-		h.t.Fatalf("fake logged %d %s requests, want %d", got, endpoint, n)
-	}
 }
 
 // generated returns a dataset with exactly paths rows over the 30 days

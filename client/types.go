@@ -39,7 +39,8 @@ type Attempt struct {
 	Endpoint Endpoint
 	// StatusCode is the HTTP status received, or 0 when no response arrived.
 	StatusCode int
-	// Err is the transport error when no response arrived.
+	// Err is the transport error when no response arrived (StatusCode 0),
+	// or the error that cut reading the response body short.
 	Err      error
 	Duration time.Duration
 }
@@ -156,7 +157,10 @@ type VisitorsResult struct {
 	Totals Counts
 	// Visitors holds each path once, in the order the API first returned it.
 	Visitors []PathVisitors
-	// Pages is the number of pages fetched (requests that returned a page).
+	// Pages is the number of pages the walk used: every page up to and
+	// including the first without more. Pages a concurrent walk fetched
+	// beyond that one (the site shrank) are not counted, so Pages is the
+	// right KnownPages for the next walk.
 	Pages int
 	// Duplicates counts rows dropped because their path was already seen on
 	// an earlier page.

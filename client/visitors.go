@@ -12,8 +12,10 @@ const MaxPageSize = 250
 
 // Visitors fetches one page of the unique visitors export of a project:
 // GET /v1/analytics/{projectId}/visitors. dateFrom and dateTo are sent as
-// YYYY-MM-DD when q.Range is not zero, limit when q.Limit is not zero, and
-// offset always (offset=0 included), so every request states its page.
+// YYYY-MM-DD when the Range's From and To are not zero (the API's defaults
+// are the beginning of the data and today, included), limit when q.Limit is
+// not zero, and offset always (offset=0 included), so every request states
+// its page.
 // A limit outside 1..250 or a negative offset is refused without a request.
 func (c *Client) Visitors(ctx context.Context, projectID string, q VisitorsQuery) (*VisitorsPage, error) {
 	p, err := segment("project id", projectID)
@@ -27,8 +29,10 @@ func (c *Client) Visitors(ctx context.Context, projectID string, q VisitorsQuery
 		return nil, fmt.Errorf("%s: negative offset %d", EndpointVisitors, q.Offset)
 	}
 	v := url.Values{}
-	if q.Range != (DateRange{}) {
+	if !q.Range.From.IsZero() {
 		v.Set("dateFrom", q.Range.From.String())
+	}
+	if !q.Range.To.IsZero() {
 		v.Set("dateTo", q.Range.To.String())
 	}
 	if q.Limit > 0 {

@@ -16,10 +16,10 @@ import (
 
 // visitorOffsets returns the offsets of the logged visitors requests in the
 // order they were answered, checking the limit of each.
-func visitorOffsets(t *testing.T, srv *mintlifytest.Server, limit int) []int {
+func visitorOffsets(t *testing.T, h *harness, limit int) []int {
 	t.Helper()
 	var out []int
-	for _, r := range srv.Requests() {
+	for _, r := range h.requests() {
 		if r.Endpoint != mintlifytest.EndpointVisitors {
 			continue
 		}
@@ -73,19 +73,19 @@ func TestWalkVisitorsPagination(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkResult(t, res, r, wantTotals, wantRows, pages)
-			if got := visitorOffsets(t, h.srv, limit); !slices.Equal(got, wantOffsets(pages, limit)) {
+			if got := visitorOffsets(t, h, limit); !slices.Equal(got, wantOffsets(pages, limit)) {
 				t.Errorf("offsets %v, want %v", got, wantOffsets(pages, limit))
 			}
 
 			// Parallel, knowing the page count from the first walk.
 			for _, conc := range []int{1, 3, 16} {
-				h.srv.ResetRequests()
+				h.reset()
 				res, err = h.c.WalkVisitors(context.Background(), testProject, r, client.WalkOptions{PageSize: c.limit, KnownPages: res.Pages, Concurrency: conc})
 				if err != nil {
 					t.Fatal(err)
 				}
 				checkResult(t, res, r, wantTotals, wantRows, pages)
-				got := visitorOffsets(t, h.srv, limit)
+				got := visitorOffsets(t, h, limit)
 				slices.Sort(got)
 				if !slices.Equal(got, wantOffsets(pages, limit)) {
 					t.Errorf("concurrency %d: offsets %v, want %v", conc, got, wantOffsets(pages, limit))
@@ -131,13 +131,13 @@ func TestWalkVisitorsKnownPagesTooMany(t *testing.T) {
 		{conc: 6, minReq: 6, maxReq: 6}, // all at once: every page was sent
 		{conc: 2, minReq: 3, maxReq: 4}, // at most one page beyond the end in flight
 	} {
-		h.srv.ResetRequests()
+		h.reset()
 		res, err := h.c.WalkVisitors(context.Background(), testProject, r, client.WalkOptions{PageSize: 100, KnownPages: 6, Concurrency: tc.conc})
 		if err != nil {
 			t.Fatal(err)
 		}
 		checkResult(t, res, r, totals, rows, 3)
-		got := visitorOffsets(t, h.srv, 100)
+		got := visitorOffsets(t, h, 100)
 		slices.Sort(got)
 		if len(got) < tc.minReq || len(got) > tc.maxReq || !slices.Equal(got, wantOffsets(len(got), 100)) {
 			t.Errorf("concurrency %d: offsets %v, want 0, 100, ... with %d..%d requests", tc.conc, got, tc.minReq, tc.maxReq)
@@ -155,7 +155,7 @@ func TestWalkVisitorsKnownPagesTooFew(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkResult(t, res, r, totals, rows, 5)
-	got := visitorOffsets(t, h.srv, 100)
+	got := visitorOffsets(t, h, 100)
 	if !slices.Equal(got[2:], []int{200, 300, 400}) {
 		t.Errorf("offsets %v: want 200, 300, 400 fetched in order after the concurrent pages", got)
 	}
@@ -237,7 +237,7 @@ func TestWalkVisitorsGuards(t *testing.T) {
 			if !strings.Contains(err.Error(), tc.wantInErr) || !strings.Contains(err.Error(), testProject) {
 				t.Errorf("error %q does not contain %q and the project", err, tc.wantInErr)
 			}
-			if got := h.srv.CountRequests(mintlifytest.EndpointVisitors); got != tc.wantReqs {
+			if got := h.count(mintlifytest.EndpointVisitors); got != tc.wantReqs {
 				t.Errorf("%d requests, want %d", got, tc.wantReqs)
 			}
 		})
@@ -279,7 +279,7 @@ func TestWalkVisitorsAllOrNothing(t *testing.T) {
 			t.Errorf("error %q does not name the offset", err)
 		}
 		if known == 0 {
-			if got := visitorOffsets(t, h.srv, 100); !slices.Equal(got, []int{0, 100, 200}) {
+			if got := visitorOffsets(t, h, 100); !slices.Equal(got, []int{0, 100, 200}) {
 				t.Errorf("offsets %v: the walk went on after the failed page", got)
 			}
 		}
@@ -302,7 +302,7 @@ func TestWalkVisitorsRefusesBadOptions(t *testing.T) {
 			t.Errorf("project %q accepted", p)
 		}
 	}
-	if n := len(h.srv.Requests()); n != 0 {
+	if n := len(h.requests()); n != 0 {
 		t.Errorf("%d requests sent for refused walks", n)
 	}
 }
@@ -318,7 +318,7 @@ func TestWalkVisitorsCancelledContext(t *testing.T) {
 			t.Errorf("KnownPages %d: error %v, want context.Canceled", known, err)
 		}
 	}
-	if n := len(h.srv.Requests()); n != 0 {
+	if n := len(h.requests()); n != 0 {
 		t.Errorf("%d requests sent with a cancelled context", n)
 	}
 }
@@ -336,7 +336,7 @@ func TestVisitorsQuery(t *testing.T) {
 	if !reflect.DeepEqual(page, want) {
 		t.Errorf("page %+v, want %+v", page, want)
 	}
-	reqs := h.srv.Requests()
+	reqs := h.requests()
 	q := reqs[len(reqs)-1].Query
 	wantQ := map[string]string{"dateFrom": r.From.String(), "dateTo": r.To.String(), "limit": "5", "offset": "10"}
 	for k, v := range wantQ {
@@ -356,18 +356,37 @@ func TestVisitorsQuery(t *testing.T) {
 	if len(page.Visitors) != 20 || page.HasMore {
 		t.Errorf("zero query: %d rows, hasMore %v", len(page.Visitors), page.HasMore)
 	}
-	reqs = h.srv.Requests()
+	reqs = h.requests()
 	if q := reqs[len(reqs)-1].Query; len(q) != 1 || q.Get("offset") != "0" {
 		t.Errorf("zero query sent %v, want offset=0 only", q)
 	}
 
-	h.srv.ResetRequests()
+	// Half-open ranges send only the bound that is set.
+	for _, tc := range []struct {
+		r          client.DateRange
+		from, to   string
+		wantAbsent string
+	}{
+		{client.DateRange{From: r.From}, r.From.String(), "", "dateTo"},
+		{client.DateRange{To: r.To}, "", r.To.String(), "dateFrom"},
+	} {
+		if _, err := h.c.Visitors(context.Background(), testProject, client.VisitorsQuery{Range: tc.r}); err != nil {
+			t.Fatal(err)
+		}
+		reqs := h.requests()
+		q := reqs[len(reqs)-1].Query
+		if q.Get("dateFrom") != tc.from || q.Get("dateTo") != tc.to || q.Has(tc.wantAbsent) {
+			t.Errorf("range %v sent %v", tc.r, q)
+		}
+	}
+
+	h.reset()
 	for _, bad := range []client.VisitorsQuery{{Limit: -1}, {Limit: 251}, {Offset: -1}} {
 		if _, err := h.c.Visitors(context.Background(), testProject, bad); err == nil {
 			t.Errorf("%+v accepted", bad)
 		}
 	}
-	if n := len(h.srv.Requests()); n != 0 {
+	if n := len(h.requests()); n != 0 {
 		t.Errorf("%d requests sent for refused queries", n)
 	}
 }
@@ -386,7 +405,7 @@ func TestPathEscaping(t *testing.T) {
 	if job.ID != "job/1 ?" {
 		t.Errorf("job id %q", job.ID)
 	}
-	for _, r := range h.srv.Requests() {
+	for _, r := range h.requests() {
 		if r.Project != project {
 			t.Errorf("fake saw project %q, want %q", r.Project, project)
 		}

@@ -372,12 +372,12 @@ func (w *JobsWatcher) finish(start time.Time, rounds []*jobsRound) {
 			w.cfg.Status.Succeeded(p.id, SourceJobs, "", end, dur)
 			continue
 		}
-		state := r.err.Error()
+		state, msg := r.err.Error(), "polling agent jobs failed; the last known state of each job stays exported"
 		if _, _, limited := client.IsRateLimited(r.err); limited {
-			state = "rate limited"
+			state, msg = "rate limited", "agent job polling rate limited by the API; the project's job requests are paused, the last known state of each job stays exported"
 		}
 		if state != p.errState {
-			kv := []any{"msg", "polling agent jobs failed; the last known state of each job stays exported", "project", p.id}
+			kv := []any{"msg", msg, "project", p.id}
 			if r.errJob != "" {
 				kv = append(kv, "job_id", r.errJob)
 			}

@@ -93,27 +93,28 @@ func newChunk(text []byte) chunk {
 
 // renderSnapshot renders every family of one snapshot, without headers.
 func renderSnapshot(s *Snapshot) [numFamilies]chunk {
-	// `{project="…",window="…"` is shared by every series of the snapshot.
-	prefix := []byte(`{project="`)
-	prefix = appendEscapedLabel(prefix, s.Project)
-	prefix = append(prefix, `",window="`...)
-	prefix = appendEscapedLabel(prefix, s.Window)
-	prefix = append(prefix, '"')
+	// Labels are written in name order (path, project, traffic, window), as
+	// client_golang writes them, so both scrape paths carry identical series.
+	project := appendEscapedLabel([]byte(`project="`), s.Project)
+	project = append(project, '"')
+	window := appendEscapedLabel([]byte(`,window="`), s.Window)
+	window = append(window, `"} `...)
 
 	series := func(b []byte, name, path, traffic string, v int64) []byte {
 		b = append(b, name...)
-		b = append(b, prefix...)
+		b = append(b, '{')
 		if path != "" {
-			b = append(b, `,path="`...)
+			b = append(b, `path="`...)
 			b = appendEscapedLabel(b, path)
-			b = append(b, '"')
+			b = append(b, `",`...)
 		}
+		b = append(b, project...)
 		if traffic != "" {
 			b = append(b, `,traffic="`...)
 			b = append(b, traffic...)
 			b = append(b, '"')
 		}
-		b = append(b, "} "...)
+		b = append(b, window...)
 		b = strconv.AppendInt(b, v, 10)
 		return append(b, '\n')
 	}
@@ -128,8 +129,8 @@ func renderSnapshot(s *Snapshot) [numFamilies]chunk {
 	out[famPathsExported] = newChunk(series(nil, "mintlify_visitors_paths_exported", "", "", int64(len(s.Rows))))
 
 	// Per-page families: about 100 bytes a series.
-	pages := make([]byte, 0, len(s.Rows)*2*(96+len(prefix)))
-	dedup := make([]byte, 0, len(s.Rows)*(96+len(prefix)))
+	pages := make([]byte, 0, len(s.Rows)*2*(96+len(project)+len(window)))
+	dedup := make([]byte, 0, len(s.Rows)*(96+len(project)+len(window)))
 	for _, r := range s.Rows {
 		pages = series(pages, "mintlify_page_visitors", r.Path, "human", r.Human)
 		pages = series(pages, "mintlify_page_visitors", r.Path, "ai", r.AI)

@@ -18,9 +18,9 @@ type reply struct {
 	abandon bool
 }
 
-// ServeHTTP serves the fake API. A Reset or Truncate fault panics with
-// http.ErrAbortHandler to cut the connection, so call it through an
-// http.Server.
+// ServeHTTP serves the fake API. To cut a connection (Reset and Truncate
+// faults, a request abandoned while waiting, Close) it panics with
+// http.ErrAbortHandler, so call it through an http.Server.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec := Request{
 		Method:     r.Method,
@@ -40,7 +40,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	latency := s.latency
 	s.mu.Unlock()
 	if !s.sleep(r.Context().Done(), latency) {
-		return
+		panic(http.ErrAbortHandler) // answer nothing: returning would send an empty 200
 	}
 	rep, f := s.answer(r, rt, routed, body, &rec)
 	s.send(w, rep, f, &rec.Status)
@@ -92,10 +92,7 @@ func (s *Server) answer(r *http.Request, rt route, routed bool, body []byte, rec
 // send writes the answer, applying the wire-level faults. It stores the
 // status sent in *status.
 func (s *Server) send(w http.ResponseWriter, rep reply, f *Fault, status *int) {
-	if rep.abandon {
-		return
-	}
-	if f != nil && f.Reset {
+	if rep.abandon || f != nil && f.Reset {
 		panic(http.ErrAbortHandler)
 	}
 	body := rep.body

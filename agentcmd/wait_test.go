@@ -1,0 +1,166 @@
+package agentcmd_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+)
+
+// s is a shorthand for durations in seconds.
+func s(v float64) time.Duration { return time.Duration(v * float64(time.Second)) }
+
+func TestWaitCompletedLinePerChange(t *testing.T) {
+	h := newHarness(t)
+	h.addJob(mintlifytest.JobSpec{RunFor: 3 * time.Minute, Ref: "main"})
+	code := h.run("agent", "message", "--job=j1", "--prompt=add a changelog page", "--wait")
+	// Reads after 2s, then delays growing by half up to 30s: the job ends
+	// at 3m and is seen at 184.34375s.
+	h.expect(code, 0, jobJSON("completed", "main", "https://github.com/acme/docs/pull/1"),
+		"job j1: active (0s)\njob j1: completed (3m4s)\npull request: https://github.com/acme/docs/pull/1\n")
+	want := []time.Duration{s(2), s(3), s(4.5), s(6.75), s(10.125), s(15.1875), s(22.78125), s(30), s(30), s(30), s(30)}
+	if !slices.Equal(h.sleeps, want) {
+		t.Errorf("sleeps %v, want %v", h.sleeps, want)
+	}
+	if n := h.fake.CountRequests("get_job"); n != len(want) {
+		t.Errorf("%d reads, want %d", n, len(want))
+	}
+}
+
+func TestWaitTerminalUpdatingLine(t *testing.T) {
+	h := newHarness(t)
+	h.tty = true
+	h.addJob(mintlifytest.JobSpec{RunFor: 4 * time.Second})
+	code := h.run("agent", "message", "--job=j1", "--prompt=go", "--wait")
+	const cl = "\r\x1b[K"
+	h.expect(code, 0, jobJSON("completed", "null", "https://github.com/acme/docs/pull/1"),
+		cl+"job j1: active (0s)"+
+			cl+"job j1: active (1s)"+cl+"job j1: active (2s)"+ // sleeping 2s, a redraw a second
+			cl+"job j1: active (2s)"+ // read at 2s
+			cl+"job j1: active (3s)"+cl+"job j1: active (4s)"+cl+"job j1: active (5s)"+
+			cl+"job j1: completed (5s)"+ // read at 5s
+			cl+"pull request: https://github.com/acme/docs/pull/1\n"+
+			cl+"job j1: completed (5s)\n")
+}
+
+func TestWaitFailed(t *testing.T) {
+	h := newHarness(t)
+	h.addJob(mintlifytest.JobSpec{RunFor: 4 * time.Second, Outcome: "failed"})
+	h.expect(h.run("agent", "message", "--job=j1", "--prompt=go", "--wait"), 2, jobJSON("failed", "null", "null"),
+		"job j1: active (0s)\njob j1: failed (5s)\n")
+}
+
+func TestWaitArchived(t *testing.T) {
+	h := newHarness(t)
+	h.addJob(mintlifytest.JobSpec{})
+	h.onSleep = func(i int) error {
+		if i == 1 {
+			h.fake.SetJobStatus("p1", "j1", "archived")
+		}
+		return nil
+	}
+	code := h.run("agent", "message", "--job=j1", "--prompt=go", "--wait")
+	if code != 0 {
+		t.Errorf("exit %d, want 0; stderr %q", code, h.stderr.String())
+	}
+	if want := "job j1: active (0s)\njob j1: archived (5s)\n"; h.stderr.String() != want {
+		t.Errorf("stderr %q, want %q", h.stderr.String(), want)
+	}
+}
+
+func TestWaitCompletedFromSendResponseIsReadAgain(t *testing.T) {
+	h := newHarness(t)
+	h.addJob(mintlifytest.JobSpec{Status: "completed"})
+	// The fake makes the job active at once; an API that answered with the
+	// job's old status would still be read before the command ends.
+	h.fake.AddFault(mintlifytest.Fault{Endpoint: "send_message", Times: 1, Mutate: func(b map[string]any) { b["status"] = "completed" }})
+	h.fake.AddFault(mintlifytest.Fault{Endpoint: "get_job", Times: 1, Status: 503})
+	code := h.run("agent", "message", "--job=j1", "--prompt=go", "--wait", "--wait.timeout=10s")
+	h.expect(code, 3, jobJSON("active", "null", "null"),
+		"job j1: completed (0s)\n"+
+			"reading job j1 failed, trying again: get_job: HTTP 503: Service Unavailable\n"+
+			"job j1: active (5s)\n"+
+			"gave up waiting after 10s: job j1 is still active\n")
+	if want := []time.Duration{s(2), s(3), s(4.5), s(0.5)}; !slices.Equal(h.sleeps, want) {
+		t.Errorf("sleeps %v, want %v (the last one cut at the timeout)", h.sleeps, want)
+	}
+}
+
+func TestWaitTimeout(t *testing.T) {
+	h := newHarness(t)
+	h.addJob(mintlifytest.JobSpec{})
+	code := h.run("agent", "message", "--job=j1", "--prompt=go", "--wait", "--wait.timeout=1m")
+	h.expect(code, 3, jobJSON("active", "null", "null"), "job j1: active (0s)\ngave up waiting after 1m0s: job j1 is still active\n")
+	var total time.Duration
+	for _, d := range h.sleeps {
+		total += d
+	}
+	if total != time.Minute {
+		t.Errorf("slept %s in all, want exactly the timeout", total)
+	}
+}
+
+func TestWaitInterrupted(t *testing.T) {
+	for _, tty := range []bool{false, true} {
+		h := newHarness(t)
+		h.tty = tty
+		h.addJob(mintlifytest.JobSpec{})
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		h.ctx = ctx
+		h.onSleep = func(i int) error {
+			if i == 2 {
+				cancel()
+				return ctx.Err()
+			}
+			return nil
+		}
+		code := h.run("agent", "message", "--job=j1", "--prompt=go", "--wait")
+		wantErr := "job j1: active (0s)\ninterrupted: stopped waiting; the message was sent and job j1 was last seen active\n"
+		if tty {
+			wantErr = "\r\x1b[Kjob j1: active (0s)\r\x1b[Kjob j1: active (1s)\r\x1b[Kjob j1: active (2s)\r\x1b[Kjob j1: active (2s)\n" +
+				"interrupted: stopped waiting; the message was sent and job j1 was last seen active\n"
+		}
+		h.expect(code, 130, jobJSON("active", "null", "null"), wantErr)
+		if got := h.fake.Messages("p1", "j1"); len(got) != 1 {
+			t.Errorf("messages %q, want one", got)
+		}
+	}
+}
+
+func TestWaitFatalErrors(t *testing.T) {
+	h := newHarness(t)
+	h.addJob(mintlifytest.JobSpec{})
+	h.onSleep = func(i int) error {
+		if i == 0 {
+			h.fake.RemoveJob("p1", "j1")
+		}
+		return nil
+	}
+	h.expect(h.run("agent", "message", "--job=j1", "--prompt=go", "--wait"), 1, jobJSON("active", "null", "null"),
+		"job j1: active (0s)\njob j1 not found in project p1\n")
+
+	h = newHarness(t)
+	h.addJob(mintlifytest.JobSpec{})
+	h.fake.AddFault(mintlifytest.Fault{Endpoint: "get_job", Mutate: func(b map[string]any) { b["status"] = 7 }})
+	code := h.run("agent", "message", "--job=j1", "--prompt=go", "--wait")
+	if code != 1 || h.fake.CountRequests("get_job") != 1 {
+		t.Errorf("malformed job: exit %d after %d reads, want 1 after 1; stderr %q", code, h.fake.CountRequests("get_job"), h.stderr.String())
+	}
+}
+
+func TestWaitRateLimitedReadWaitsRetryAfter(t *testing.T) {
+	h := newHarness(t)
+	h.addJob(mintlifytest.JobSpec{RunFor: time.Minute})
+	h.fake.AddFault(mintlifytest.Fault{Endpoint: "get_job", Times: 1, Status: 429, RetryAfter: "45"})
+	code := h.run("agent", "message", "--job=j1", "--prompt=go", "--wait")
+	if code != 0 {
+		t.Fatalf("exit %d; stderr %q", code, h.stderr.String())
+	}
+	// After the wait Retry-After asked for, the delay is back under its cap.
+	if want := []time.Duration{s(2), s(45), s(30)}; !slices.Equal(h.sleeps, want) {
+		t.Errorf("sleeps %v, want %v", h.sleeps, want)
+	}
+}

@@ -1,0 +1,42 @@
+package client_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+)
+
+func TestDates(t *testing.T) {
+	now := time.Date(2025, 3, 1, 23, 30, 0, 0, time.FixedZone("X", -2*3600)) // 2025-03-02 01:30 UTC
+	r := client.LastNDays(now, 7)
+	if r.String() != "[2025-02-24, 2025-03-03)" || r.Days() != 7 {
+		t.Errorf("LastNDays = %v (%d days)", r, r.Days())
+	}
+	if r1 := client.LastNDays(now, 1); r1.From.String() != "2025-03-02" || r1.Days() != 1 {
+		t.Errorf("LastNDays(1) = %v", r1)
+	}
+	d, err := client.ParseDate("2024-02-29")
+	if err != nil || d.AddDays(1).String() != "2024-03-01" || d.IsZero() {
+		t.Errorf("ParseDate = %v, %v", d, err)
+	}
+	if _, err := client.ParseDate("2023-02-29"); err == nil {
+		t.Error("ParseDate accepted 2023-02-29")
+	}
+	if !(client.Date{}).IsZero() {
+		t.Error("zero Date not IsZero")
+	}
+}
+
+func TestEndpointsAndStatuses(t *testing.T) {
+	for _, e := range client.Endpoints {
+		if e.Analytics() != (e == client.EndpointVisitors) {
+			t.Errorf("%s.Analytics() = %v", e, e.Analytics())
+		}
+	}
+	for _, s := range client.JobStatuses {
+		if !s.Known() || s.Terminal() == (s == client.StatusActive) {
+			t.Errorf("status %s: Known %v Terminal %v", s, s.Known(), s.Terminal())
+		}
+	}
+}

@@ -1,0 +1,435 @@
+package collector_test
+
+// Refresh benchmarks (issue 7): the cost of turning the API's pages into a
+// served snapshot, against the bare cost of decoding the same pages with
+// encoding/json plus one gzip pass over the rendered text, and the memory a
+// snapshot of 100,000 paths keeps.
+//
+//	go test -run '^$' -bench 'Refresh|Memory' -benchmem ./collector/
+
+import (
+	"bufio"
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
+)
+
+// benchSizes are the path counts of the benchmarks, one window each.
+var benchSizes = []int{1_000, 10_000, 100_000}
+
+const (
+	benchProject  = "bench-docs"
+	benchPageSize = client.MaxPageSize
+)
+
+// benchDay is the one day of benchmark data; benchNow stands later that day,
+// so the 1d window covers exactly the data.
+var benchDay = time.Date(2025, 6, 30, 0, 0, 0, 0, time.UTC)
+
+func benchNow() time.Time { return benchDay.Add(10 * time.Hour) }
+
+var benchWindow = collector.Window{Name: "1d", Days: 1}
+
+// refreshFixture holds the fake API's answers for every page of one
+// project and window, captured once, to be replayed from memory.
+type refreshFixture struct {
+	paths int
+	rng   client.DateRange
+	pages [][]byte // page i answers offset i*benchPageSize
+}
+
+var (
+	refreshFixturesMu sync.Mutex
+	refreshFixtures   = map[int]*refreshFixture{}
+)
+
+// getRefreshFixture returns the pages of a site with n paths over one day,
+// as the fake API writes them. Fixtures are kept for the whole run: -count
+// repeats a benchmark without paying for its set-up again.
+func getRefreshFixture(tb testing.TB, n int) *refreshFixture {
+	tb.Helper()
+	refreshFixturesMu.Lock()
+	defer refreshFixturesMu.Unlock()
+	if f, ok := refreshFixtures[n]; ok {
+		return f
+	}
+	f := newRefreshFixture(tb, n)
+	refreshFixtures[n] = f
+	return f
+}
+
+func newRefreshFixture(tb testing.TB, n int) *refreshFixture {
+	tb.Helper()
+	srv := mintlifytest.NewUnstartedServer(
+		mintlifytest.WithClock(benchNow),
+		mintlifytest.WithProject(benchProject, mintlifytest.Generate(mintlifytest.GenerateOptions{
+			Seed: int64(n), Paths: n, Days: 1, End: benchDay,
+		})),
+	)
+	defer srv.Close()
+	f := &refreshFixture{paths: n, rng: benchWindow.Range(benchNow())}
+	for offset := 0; ; offset += benchPageSize {
+		target := fmt.Sprintf("/v1/analytics/%s/visitors?dateFrom=%s&dateTo=%s&limit=%d&offset=%d",
+			benchProject, f.rng.From, f.rng.To, benchPageSize, offset)
+		req := httptest.NewRequest(http.MethodGet, target, nil)
+		req.Header.Set("Authorization", "Bearer "+mintlifytest.DefaultKey)
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			tb.Fatalf("fake API answered %d at offset %d: %s", rec.Code, offset, rec.Body)
+		}
+		f.pages = append(f.pages, rec.Body.Bytes())
+		var p struct{ HasMore bool }
+		if err := json.Unmarshal(rec.Body.Bytes(), &p); err != nil {
+			tb.Fatal(err)
+		}
+		if !p.HasMore {
+			break
+		}
+	}
+	if want := (n + benchPageSize - 1) / benchPageSize; len(f.pages) != want {
+		tb.Fatalf("fake API gave %d pages for %d paths, want %d", len(f.pages), n, want)
+	}
+	return f
+}
+
+// RoundTrip answers a visitors request with the captured page of its
+// offset: a refresh then costs what the exporter does, not the network.
+func (f *refreshFixture) RoundTrip(req *http.Request) (*http.Response, error) {
+	offset, err := strconv.Atoi(req.URL.Query().Get("offset"))
+	if err != nil || offset%benchPageSize != 0 || offset/benchPageSize >= len(f.pages) {
+		return nil, fmt.Errorf("replay: no page for %s", req.URL)
+	}
+	body := f.pages[offset/benchPageSize]
+	return &http.Response{
+		Status:        "200 OK",
+		StatusCode:    http.StatusOK,
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
+		Header:        http.Header{"Content-Type": {"application/json"}},
+		Body:          io.NopCloser(bytes.NewReader(body)),
+		ContentLength: int64(len(body)),
+		Request:       req,
+	}, nil
+}
+
+// client returns an API client whose requests are answered by f.
+func (f *refreshFixture) client(tb testing.TB, hooks client.Hooks) *client.Client {
+	tb.Helper()
+	key, err := client.StaticKey(mintlifytest.DefaultKey)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c, err := client.New(client.Config{
+		BaseURL:    "http://127.0.0.1:1", // never dialled: f answers
+		Key:        key,
+		HTTPClient: &http.Client{Transport: f},
+		Hooks:      hooks,
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
+
+// refresh is one refresh as the visitors collector makes it: walk every
+// page, then build and render the snapshot.
+func (f *refreshFixture) refresh(tb testing.TB, c *client.Client) *collector.Snapshot {
+	res, err := c.WalkVisitors(context.Background(), benchProject, f.rng, client.WalkOptions{PageSize: benchPageSize})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return collector.NewSnapshot(benchProject, benchWindow.Name, res, collector.PathFilter{}, benchNow(), time.Second)
+}
+
+// exposition returns the text exposition of snapshots, as scrapes get it.
+func exposition(tb testing.TB, snaps ...*collector.Snapshot) []byte {
+	tb.Helper()
+	var buf bytes.Buffer
+	if err := exposeSnapshots(tb, snaps...).WriteText(&buf); err != nil {
+		tb.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// exposeSnapshots installs snapshots in a visitors collector and returns
+// its exposition. The snapshots are current at benchNow, so nothing is
+// refreshed: the collector's walker is never called.
+func exposeSnapshots(tb testing.TB, snaps ...*collector.Snapshot) *collector.Exposition {
+	tb.Helper()
+	var projects []string
+	var windows []collector.Window
+	var restore []collector.Snapshot
+	for _, s := range snaps {
+		if !slices.Contains(projects, s.Project) {
+			projects = append(projects, s.Project)
+		}
+		w, err := collector.ParseWindow(s.Window)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if !slices.Contains(windows, w) {
+			windows = append(windows, w)
+		}
+		restore = append(restore, *s)
+	}
+	v, err := collector.NewVisitors(collector.VisitorsConfig{
+		Client: unusedWalker{tb}, Projects: projects, Windows: windows,
+		MinInterval: 15 * time.Minute, PageSize: benchPageSize,
+		Budget: collector.NewBudget(90, benchNow), Status: collector.NewStatus(), Now: benchNow,
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(v.Close)
+	if n := v.Restore(restore); n != len(snaps) {
+		tb.Fatalf("restored %d snapshots of %d", n, len(snaps))
+	}
+	return v.Exposition()
+}
+
+// unusedWalker fails the test if the collector walks: its snapshots are
+// current and nothing may be refreshed.
+type unusedWalker struct{ tb testing.TB }
+
+func (u unusedWalker) WalkVisitors(context.Context, string, client.DateRange, client.WalkOptions) (*client.VisitorsResult, error) {
+	u.tb.Error("unexpected walk of the visitors export")
+	return nil, fmt.Errorf("no walk expected")
+}
+
+// ratioBase remembers, per benchmark key, the ns/op of the last baseline
+// run, so that the measured benchmark can report its ratio to it.
+var ratioBase sync.Map // string -> float64
+
+func recordBaseline(b *testing.B, key string) {
+	ratioBase.Store(key, float64(b.Elapsed().Nanoseconds())/float64(b.N))
+}
+
+// reportRatio reports the ns/op of b over the baseline recorded under key,
+// measuring the baseline now when it did not run in this process.
+func reportRatio(b *testing.B, key string, baseline func(*testing.B)) {
+	ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+	base, ok := ratioBase.Load(key)
+	if !ok {
+		r := testing.Benchmark(baseline)
+		base = float64(r.NsPerOp())
+		ratioBase.Store(key, base)
+	}
+	b.ReportMetric(ns/base.(float64), "x-baseline")
+}
+
+// BenchmarkRefreshBaseline is the floor of a refresh: encoding/json decodes
+// the same pages into the same types, and the rendered text is compressed
+// once at the exporter's level.
+func BenchmarkRefreshBaseline(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("paths=%d", n), refreshBaseline(n))
+	}
+}
+
+func refreshBaseline(n int) func(*testing.B) {
+	return func(b *testing.B) {
+		f := getRefreshFixture(b, n)
+		text := exposition(b, f.refresh(b, f.client(b, client.Hooks{})))
+		b.ReportAllocs()
+		b.ResetTimer()
+		for range b.N {
+			var rows []client.PathVisitors
+			for _, body := range f.pages {
+				var p client.VisitorsPage
+				if err := json.Unmarshal(body, &p); err != nil {
+					b.Fatal(err)
+				}
+				rows = append(rows, p.Visitors...)
+			}
+			zw, _ := gzip.NewWriterLevel(io.Discard, flate.BestSpeed)
+			_, _ = zw.Write(text)
+			_ = zw.Close()
+			if len(rows) != n {
+				b.Fatalf("decoded %d rows, want %d", len(rows), n)
+			}
+		}
+		b.StopTimer()
+		recordBaseline(b, "refresh/"+strconv.Itoa(n))
+	}
+}
+
+// BenchmarkRefresh is one refresh as the collector makes it: the client's
+// walk (strict decoding, duplicate check) and NewSnapshot (sanitize, sort,
+// render, compress). x-baseline is its ratio to BenchmarkRefreshBaseline.
+func BenchmarkRefresh(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("paths=%d", n), func(b *testing.B) {
+			f := getRefreshFixture(b, n)
+			c := f.client(b, client.Hooks{})
+			b.ReportAllocs()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			b.ResetTimer()
+			for range b.N {
+				if s := f.refresh(b, c); len(s.Rows) != n {
+					b.Fatalf("snapshot has %d rows, want %d", len(s.Rows), n)
+				}
+			}
+			b.StopTimer()
+			runtime.ReadMemStats(&after)
+			b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(b.N*n), "allocs/row")
+			reportRatio(b, "refresh/"+strconv.Itoa(n), refreshBaseline(n))
+		})
+	}
+}
+
+// memoryChildEnv, when set in a child test process, names the path count
+// TestRefreshMemoryChild measures.
+const memoryChildEnv = "MINTLIFY_BENCH_MEMORY_PATHS"
+
+// BenchmarkMemory measures the memory of the visitors collector at 1 window
+// in a fresh child process, so that nothing else in this one counts: the
+// Go heap in use after two refreshes and a GC (the second refresh runs while
+// the first snapshot is served, as in steady state), and the process's peak
+// and final resident set, from which the resident set before the first
+// refresh (runtime, test binary, replayed pages) is also reported. Each
+// op is a child process; -benchtime=1x is enough.
+func BenchmarkMemory(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("paths=%d", n), func(b *testing.B) {
+			var m map[string]float64
+			for range b.N {
+				m = runMemoryChild(b, n)
+			}
+			for _, unit := range slices.Sorted(func(yield func(string) bool) {
+				for k := range m {
+					if !yield(k) {
+						return
+					}
+				}
+			}) {
+				b.ReportMetric(m[unit], unit)
+			}
+		})
+	}
+}
+
+func runMemoryChild(b *testing.B, n int) map[string]float64 {
+	b.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestRefreshMemoryChild$", "-test.bench=^$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), memoryChildEnv+"="+strconv.Itoa(n))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		b.Fatalf("memory child: %v\n%s", err, out)
+	}
+	m := map[string]float64{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) != 3 || fields[0] != "MEMORY" {
+			continue
+		}
+		v, err := strconv.ParseFloat(fields[2], 64)
+		if err != nil {
+			b.Fatalf("memory child: bad line %q", sc.Text())
+		}
+		m[fields[1]] = v
+	}
+	if len(m) == 0 {
+		b.Fatalf("memory child reported nothing:\n%s", out)
+	}
+	return m
+}
+
+// TestRefreshMemoryChild is the child process of BenchmarkMemory; it is
+// skipped unless BenchmarkMemory started it.
+func TestRefreshMemoryChild(t *testing.T) {
+	n, err := strconv.Atoi(os.Getenv(memoryChildEnv))
+	if err != nil {
+		t.Skip("run by BenchmarkMemory only")
+	}
+	f := newRefreshFixture(t, n)
+	debug.FreeOSMemory() // the fake's data is garbage now
+	baseRSS := procStatusMiB(t, "VmRSS")
+	// Reset the peak resident set (VmHWM) to the current one.
+	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
+		t.Fatalf("cannot reset the peak resident set: %v", err)
+	}
+
+	var (
+		mu  sync.Mutex
+		now = benchNow()
+	)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	refreshed := make(chan struct{}, 2)
+	v, err := collector.NewVisitors(collector.VisitorsConfig{
+		Client: f.client(t, client.Hooks{}), Projects: []string{benchProject}, Windows: []collector.Window{benchWindow},
+		MinInterval: 15 * time.Minute, PageSize: benchPageSize, MaxPages: 1000, PageConcurrency: 4,
+		Budget: collector.NewBudget(1_000_000, clock), Status: collector.NewStatus(), Now: clock,
+		OnSnapshot: func() { refreshed <- struct{}{} },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	v.Touch(context.Background(), time.Minute)
+	<-refreshed
+	mu.Lock()
+	now = now.Add(16 * time.Minute) // the snapshot is now due
+	mu.Unlock()
+	v.Touch(context.Background(), 0)
+	<-refreshed
+	expo := v.Exposition()
+	if got := len(v.Snapshots()[0].Rows); got != n {
+		t.Fatalf("snapshot has %d rows, want %d", got, n)
+	}
+
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	const mib = 1 << 20
+	fmt.Printf("MEMORY MiB-heap-inuse %.1f\n", float64(ms.HeapInuse)/mib)
+	fmt.Printf("MEMORY MiB-text %.1f\n", float64(expo.TextLen())/mib)
+	fmt.Printf("MEMORY MiB-rss-base %.1f\n", baseRSS)
+	fmt.Printf("MEMORY MiB-rss-peak %.1f\n", procStatusMiB(t, "VmHWM"))
+	fmt.Printf("MEMORY MiB-rss-end %.1f\n", procStatusMiB(t, "VmRSS"))
+	runtime.KeepAlive(f)
+}
+
+// procStatusMiB reads a kB field of /proc/self/status, in MiB.
+func procStatusMiB(t *testing.T, field string) float64 {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(string(b)) {
+		if name, rest, ok := strings.Cut(line, ":"); ok && name == field {
+			kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return kb / 1024
+		}
+	}
+	t.Fatalf("no %s in /proc/self/status", field)
+	return 0
+}

@@ -1,0 +1,81 @@
+package collector
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+)
+
+func TestBudgetSlidingHour(t *testing.T) {
+	clk := newTestClock(day0)
+	b := NewBudget(3, clk.Now)
+	for i := range 3 {
+		if err := b.Allow(client.EndpointVisitors); err != nil {
+			t.Fatalf("request %d refused: %v", i, err)
+		}
+		clk.Advance(10 * time.Minute)
+	}
+	if err := b.Allow(client.EndpointVisitors); !errors.Is(err, ErrBudgetExhausted) {
+		t.Fatalf("4th request in the hour: %v, want ErrBudgetExhausted", err)
+	}
+	if err := b.Allow(client.EndpointGetJob); err != nil {
+		t.Fatalf("job requests do not spend the analytics budget: %v", err)
+	}
+	if b.Remaining() != 0 || b.Used() != 3 {
+		t.Fatalf("remaining %d used %d", b.Remaining(), b.Used())
+	}
+	clk.Advance(30 * time.Minute) // the first request is now exactly an hour old
+	if b.Remaining() != 1 {
+		t.Fatalf("remaining %d an hour after the first request, want 1", b.Remaining())
+	}
+	if err := b.Allow(client.EndpointVisitors); err != nil {
+		t.Fatal(err)
+	}
+	expected := `
+# HELP mintlify_api_budget_remaining Analytics requests the exporter may still send in the current sliding hour by its own accounting (--mintlify.requests-per-hour minus requests sent in the last hour).
+# TYPE mintlify_api_budget_remaining gauge
+mintlify_api_budget_remaining 0
+`
+	if err := testutil.CollectAndCompare(b, strings.NewReader(expected)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestBudgetPause(t *testing.T) {
+	clk := newTestClock(day0)
+	b := NewBudget(90, clk.Now)
+	b.Pause(day0.Add(10 * time.Minute))
+	b.Pause(day0.Add(5 * time.Minute)) // never shortens
+	if err := b.Allow(client.EndpointVisitors); !errors.Is(err, ErrRateLimitPause) {
+		t.Fatalf("during a pause: %v", err)
+	}
+	if got := b.PausedUntil(); !got.Equal(day0.Add(10 * time.Minute)) {
+		t.Fatalf("paused until %s", got)
+	}
+	clk.Advance(10 * time.Minute)
+	if err := b.Allow(client.EndpointVisitors); err != nil {
+		t.Fatalf("after the pause: %v", err)
+	}
+	if !b.PausedUntil().IsZero() {
+		t.Fatal("still paused")
+	}
+}
+
+func TestBudgetRestore(t *testing.T) {
+	clk := newTestClock(day0)
+	b := NewBudget(90, clk.Now)
+	_ = b.Allow(client.EndpointVisitors)
+	b.Restore([]time.Time{day0.Add(-2 * time.Hour), day0.Add(-30 * time.Minute), day0.Add(-10 * time.Minute)}, day0.Add(time.Minute))
+	sent, paused := b.Ledger()
+	if len(sent) != 3 || !sent[0].Equal(day0.Add(-30*time.Minute)) || !sent[2].Equal(day0) {
+		t.Fatalf("ledger after restore: %v", sent)
+	}
+	if !paused.Equal(day0.Add(time.Minute)) || b.Remaining() != 87 {
+		t.Fatalf("paused %s remaining %d", paused, b.Remaining())
+	}
+}

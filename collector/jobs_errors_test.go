@@ -1,0 +1,269 @@
+package collector_test
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-kit/log"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
+)
+
+// twoActiveJobs is the exposition of jobs a and b, both active.
+const twoActiveJobs = jobInfoHeader + `mintlify_agent_job_info{has_pr="false",job_id="a",model="claude-sonnet-4",project="p1",ref="",repository="https://github.com/acme/docs",status="active"} 1
+mintlify_agent_job_info{has_pr="false",job_id="b",model="claude-sonnet-4",project="p1",ref="",repository="https://github.com/acme/docs",status="active"} 1
+` + jobCreatedHeader + `mintlify_agent_job_created_timestamp_seconds{job_id="a",project="p1"} 1.7408304e+09
+mintlify_agent_job_created_timestamp_seconds{job_id="b",project="p1"} 1.7408304e+09
+`
+
+// newTwoJobs returns an env with active jobs a and b in p1 and a watcher of
+// them making one request at a time, after one good round.
+func newTwoJobs(t *testing.T) (*jobsEnv, *collector.JobsWatcher) {
+	e := newJobsEnv(t)
+	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "a", CreatedAt: jobsT0})
+	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "b", CreatedAt: jobsT0})
+	w := e.watcher(collector.JobsConfig{Projects: []string{"p1"}, IDs: []string{"a", "b"}, Concurrency: 1})
+	e.poll(w)
+	e.fake.ResetRequests()
+	return e, w
+}
+
+func jobsUp(up string, interval string) string {
+	return jobsUpHeader + `mintlify_up{project="p1",source="jobs"} ` + up + "\n" +
+		jobsIntervalHeader + `mintlify_refresh_interval_seconds{project="p1",source="jobs"} ` + interval + "\n"
+}
+
+func TestJobsServerErrorKeepsLastStateAndLogsOnce(t *testing.T) {
+	e, w := newTwoJobs(t)
+	e.fake.AddFault(mintlifytest.Fault{Endpoint: "get_job", Status: 503})
+	for range 3 {
+		e.clock.Advance(time.Minute)
+		e.poll(w)
+	}
+	// A server error stops the project's round: one request per round.
+	if n := e.fake.CountRequests("get_job"); n != 3 {
+		t.Errorf("%d get_job requests in 3 failing rounds, want 3", n)
+	}
+	e.expectUp(jobsUp("0", "60"))
+	e.expect(w, jobsHeader+jobsCounts("p1", 2, 0, 0, 0)+twoActiveJobs)
+	if n := e.logs.count("level=error", "project=p1", "get_job: HTTP 503"); n != 1 {
+		t.Errorf("error logged %d times in 3 rounds, want once:\n%s", n, e.logs)
+	}
+
+	e.fake.ClearFaults()
+	e.fake.SetJobStatus("p1", "a", "completed")
+	e.clock.Advance(time.Minute)
+	e.poll(w)
+	e.expectUp(jobsUp("1", "60"))
+	if n := e.logs.count("level=info", "polled successfully again"); n != 1 {
+		t.Errorf("recovery logged %d times, want once:\n%s", n, e.logs)
+	}
+	e.expect(w, jobsHeader+jobsCounts("p1", 1, 0, 1, 0)+jobInfoHeader+`mintlify_agent_job_info{has_pr="true",job_id="a",model="claude-sonnet-4",project="p1",ref="",repository="https://github.com/acme/docs",status="completed"} 1
+mintlify_agent_job_info{has_pr="false",job_id="b",model="claude-sonnet-4",project="p1",ref="",repository="https://github.com/acme/docs",status="active"} 1
+`+jobCreatedHeader+`mintlify_agent_job_created_timestamp_seconds{job_id="a",project="p1"} 1.7408304e+09
+mintlify_agent_job_created_timestamp_seconds{job_id="b",project="p1"} 1.7408304e+09
+`)
+}
+
+func TestJobsRefusedKey(t *testing.T) {
+	e, w := newTwoJobs(t)
+	e.fake.RevokeKey(mintlifytest.DefaultKey)
+	for range 2 {
+		e.clock.Advance(time.Minute)
+		e.poll(w)
+	}
+	if n := e.fake.CountRequests("get_job"); n != 2 {
+		t.Errorf("%d get_job requests in 2 rounds with a refused key, want 2", n)
+	}
+	e.expectUp(jobsUp("0", "60"))
+	e.expect(w, jobsHeader+jobsCounts("p1", 2, 0, 0, 0)+twoActiveJobs)
+	if n := e.logs.count("level=error", "get_job: HTTP 401"); n != 1 {
+		t.Errorf("401 logged %d times, want once:\n%s", n, e.logs)
+	}
+	if strings.Contains(e.logs.String(), mintlifytest.DefaultKey) {
+		t.Errorf("the key appears in the logs:\n%s", e.logs)
+	}
+}
+
+func TestJobsMalformedJobFailsRoundButNotOthers(t *testing.T) {
+	e, w := newTwoJobs(t)
+	e.fake.SetJobStatus("p1", "b", "failed")
+	e.fake.AddFault(mintlifytest.Fault{Endpoint: "get_job", Times: 1, Mutate: func(b map[string]any) { b["createdAt"] = 5 }})
+	e.clock.Advance(time.Minute)
+	e.poll(w)
+	// a's answer is malformed: a keeps its last state; b is still read.
+	if n := e.fake.CountRequests("get_job"); n != 2 {
+		t.Errorf("%d get_job requests, want 2", n)
+	}
+	e.expectUp(jobsUp("0", "60"))
+	e.expect(w, jobsHeader+jobsCounts("p1", 1, 0, 0, 1)+jobInfoHeader+`mintlify_agent_job_info{has_pr="false",job_id="a",model="claude-sonnet-4",project="p1",ref="",repository="https://github.com/acme/docs",status="active"} 1
+mintlify_agent_job_info{has_pr="false",job_id="b",model="claude-sonnet-4",project="p1",ref="",repository="https://github.com/acme/docs",status="failed"} 1
+`+jobCreatedHeader+`mintlify_agent_job_created_timestamp_seconds{job_id="a",project="p1"} 1.7408304e+09
+mintlify_agent_job_created_timestamp_seconds{job_id="b",project="p1"} 1.7408304e+09
+`)
+	if n := e.logs.count("level=error", "job_id=a", "createdAt"); n != 1 {
+		t.Errorf("decode error logged %d times, want once:\n%s", n, e.logs)
+	}
+}
+
+func TestJobsRateLimitPausesUntilRetryAfter(t *testing.T) {
+	e, w := newTwoJobs(t)
+	e.fake.AddFault(mintlifytest.Fault{Endpoint: "get_job", Status: 429, RetryAfter: "300", Times: 1})
+	e.clock.Advance(time.Minute) // t0+1m: 429, paused until t0+6m
+	e.poll(w)
+	if n := e.fake.CountRequests("get_job"); n != 1 {
+		t.Errorf("%d get_job requests in the rate-limited round, want 1", n)
+	}
+	e.expectUp(jobsUp("0", "300"))
+	e.expect(w, jobsHeader+jobsCounts("p1", 2, 0, 0, 0)+twoActiveJobs)
+	for range 4 { // t0+2m .. t0+5m: paused
+		e.clock.Advance(time.Minute)
+		e.poll(w)
+	}
+	if n := e.fake.CountRequests("get_job"); n != 1 {
+		t.Errorf("%d get_job requests while paused, want none after the 429", n-1)
+	}
+	e.clock.Advance(time.Minute) // t0+6m
+	e.poll(w)
+	if n := e.fake.CountRequests("get_job"); n != 3 {
+		t.Errorf("%d get_job requests after the pause, want 1+2", n)
+	}
+	e.expectUp(jobsUp("1", "60"))
+	if n := e.logs.count("level=error", "rate limited", "paused_until=2025-03-01T12:06:00Z"); n != 1 {
+		t.Errorf("rate limit logged %d times, want once:\n%s", n, e.logs)
+	}
+}
+
+func TestJobsRateLimitWithoutRetryAfterBacksOff(t *testing.T) {
+	e, w := newTwoJobs(t)
+	e.fake.AddFault(mintlifytest.Fault{Endpoint: "get_job", Status: 429, Times: 2})
+	// Expected get_job requests after each minute: t0+1m 429 (pause 1m);
+	// t0+2m 429 (pause 2m); t0+3m paused; t0+4m two reads.
+	want := []int{1, 2, 2, 4}
+	intervals := []string{"60", "120", "120", "60"}
+	for i := range want {
+		e.clock.Advance(time.Minute)
+		e.poll(w)
+		if n := e.fake.CountRequests("get_job"); n != want[i] {
+			t.Fatalf("after %d min: %d get_job requests, want %d", i+1, n, want[i])
+		}
+		up := "0"
+		if i == 3 {
+			up = "1"
+		}
+		e.expectUp(jobsUp(up, intervals[i]))
+	}
+	if n := e.logs.count("level=error", "rate limited"); n != 1 {
+		t.Errorf("rate limit logged %d times over two 429 rounds, want once:\n%s", n, e.logs)
+	}
+}
+
+func TestJobsRunPollsUntilCancelled(t *testing.T) {
+	e := newJobsEnv(t)
+	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "a", CreatedAt: jobsT0})
+	key, err := client.StaticKey(mintlifytest.DefaultKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := make(chan struct{}, 1)
+	c, err := client.New(client.Config{BaseURL: e.fake.URL(), Key: key, Hooks: client.Hooks{Observe: func(client.Attempt) {
+		select {
+		case sent <- struct{}{}:
+		default:
+		}
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := collector.NewJobsWatcher(collector.JobsConfig{Client: c, Status: e.status, Projects: []string{"p1"}, IDs: []string{"a"},
+		PollInterval: time.Hour, Logger: log.NewNopLogger(), Now: e.clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		w.Run(ctx)
+		close(done)
+	}()
+	select {
+	case <-sent:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run sent no request")
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return after cancel")
+	}
+	if n := e.fake.CountRequests("get_job"); n != 1 {
+		t.Errorf("%d requests, want 1 (the next round is an hour away)", n)
+	}
+}
+
+func TestJobsConcurrencyBounded(t *testing.T) {
+	e := newJobsEnv(t)
+	var ids []string
+	for i := range 12 {
+		id := "j" + strconv.Itoa(i)
+		ids = append(ids, id)
+		e.fake.AddJob("p1", mintlifytest.JobSpec{ID: id, CreatedAt: jobsT0})
+	}
+	e.fake.SetLatency(20 * time.Millisecond)
+	key, err := client.StaticKey(mintlifytest.DefaultKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	inFlight, peak := 0, 0
+	c, err := client.New(client.Config{BaseURL: e.fake.URL(), Key: key, Retry: client.RetryPolicy{MaxAttempts: 1}, Hooks: client.Hooks{
+		Allow: func(client.Endpoint) error {
+			mu.Lock()
+			defer mu.Unlock()
+			inFlight++
+			peak = max(peak, inFlight)
+			return nil
+		},
+		Observe: func(client.Attempt) {
+			mu.Lock()
+			defer mu.Unlock()
+			inFlight--
+		},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := collector.NewJobsWatcher(collector.JobsConfig{Client: c, Status: e.status, Projects: []string{"p1"}, IDs: ids, Concurrency: 3, Now: e.clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Scrapes while a round runs see a consistent state (run with -race).
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		reg := prometheus.NewPedanticRegistry()
+		reg.MustRegister(w)
+		for range 20 {
+			if _, err := reg.Gather(); err != nil {
+				t.Error(err)
+			}
+		}
+	}()
+	w.Poll(context.Background())
+	<-done
+	if n := e.fake.CountRequests("get_job"); n != 12 {
+		t.Errorf("%d reads, want 12", n)
+	}
+	if peak > 3 {
+		t.Errorf("%d requests in flight at once, want at most 3", peak)
+	}
+	e.expectUp(jobsUp("1", "60"))
+}

@@ -1,0 +1,62 @@
+package collector
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+)
+
+func TestStatusAggregatesParts(t *testing.T) {
+	s := NewStatus()
+	t0 := time.Unix(1_700_000_000, 0)
+	s.Track("docs", SourceVisitors, "1d")
+	s.Track("docs", SourceVisitors, "7d")
+	s.Track("api", SourceJobs, "")
+	s.SetInterval("docs", SourceVisitors, "1d", 15*time.Minute)
+	s.SetInterval("docs", SourceVisitors, "7d", 20*time.Minute)
+	s.SetInterval("api", SourceJobs, "", time.Minute)
+	s.Succeeded("docs", SourceVisitors, "1d", t0, 2*time.Second)
+	// 7d never succeeded: down, and no last-success timestamp yet.
+	s.Failed("docs", SourceVisitors, "7d", 3*time.Second)
+	s.Succeeded("api", SourceJobs, "", t0.Add(time.Minute), 500*time.Millisecond)
+
+	expected := `
+# HELP mintlify_last_success_timestamp_seconds Unix time at the end of the last successful refresh of the source. For visitors, the oldest of the project's windows.
+# TYPE mintlify_last_success_timestamp_seconds gauge
+mintlify_last_success_timestamp_seconds{project="api",source="jobs"} 1.70000006e+09
+# HELP mintlify_refresh_duration_seconds Duration of the last refresh of the source, successful or not. For visitors, the longest of the project's windows.
+# TYPE mintlify_refresh_duration_seconds gauge
+mintlify_refresh_duration_seconds{project="api",source="jobs"} 0.5
+mintlify_refresh_duration_seconds{project="docs",source="visitors"} 3
+# HELP mintlify_refresh_interval_seconds Interval between refreshes the exporter currently plans for the source, after any stretching to fit the request budget.
+# TYPE mintlify_refresh_interval_seconds gauge
+mintlify_refresh_interval_seconds{project="api",source="jobs"} 60
+mintlify_refresh_interval_seconds{project="docs",source="visitors"} 1200
+# HELP mintlify_up 1 when the last refresh of the source (visitors, jobs) succeeded for the project, 0 when it failed. For visitors, every window must have succeeded.
+# TYPE mintlify_up gauge
+mintlify_up{project="api",source="jobs"} 1
+mintlify_up{project="docs",source="visitors"} 0
+`
+	if err := testutil.CollectAndCompare(s, strings.NewReader(expected)); err != nil {
+		t.Fatal(err)
+	}
+	// Once every window has succeeded, the oldest success is exported.
+	s.Succeeded("docs", SourceVisitors, "7d", t0.Add(-time.Minute), time.Second)
+	if !s.Up("docs", SourceVisitors) {
+		t.Fatal("docs visitors not up")
+	}
+	last := `
+# HELP mintlify_last_success_timestamp_seconds Unix time at the end of the last successful refresh of the source. For visitors, the oldest of the project's windows.
+# TYPE mintlify_last_success_timestamp_seconds gauge
+mintlify_last_success_timestamp_seconds{project="api",source="jobs"} 1.70000006e+09
+mintlify_last_success_timestamp_seconds{project="docs",source="visitors"} 1.69999994e+09
+`
+	if err := testutil.CollectAndCompare(s, strings.NewReader(last), "mintlify_last_success_timestamp_seconds"); err != nil {
+		t.Fatal(err)
+	}
+	if problems, err := testutil.CollectAndLint(s); err != nil || len(problems) > 0 {
+		t.Fatalf("lint: %v %v", problems, err)
+	}
+}

@@ -1,0 +1,173 @@
+package deploy
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// designMetrics are the metrics of DESIGN.md, the exporter's contract.
+var designMetrics = []string{
+	"mintlify_visitors",
+	"mintlify_visitors_deduplicated",
+	"mintlify_page_visitors",
+	"mintlify_page_visitors_deduplicated",
+	"mintlify_visitors_paths",
+	"mintlify_visitors_paths_exported",
+	"mintlify_agent_jobs",
+	"mintlify_agent_job_info",
+	"mintlify_agent_job_created_timestamp_seconds",
+	"mintlify_up",
+	"mintlify_last_success_timestamp_seconds",
+	"mintlify_refresh_duration_seconds",
+	"mintlify_refresh_interval_seconds",
+	"mintlify_api_requests_total",
+	"mintlify_api_request_duration_seconds_bucket",
+	"mintlify_api_request_duration_seconds_sum",
+	"mintlify_api_request_duration_seconds_count",
+	"mintlify_api_budget_remaining",
+	"mintlify_exporter_build_info",
+}
+
+// standardMetrics are series Prometheus writes for every target.
+var standardMetrics = []string{
+	"up",
+	"scrape_duration_seconds",
+	"scrape_samples_scraped",
+	"scrape_samples_post_metric_relabeling",
+	"scrape_series_added",
+}
+
+// standardPrefixes are the client library's process, Go runtime and
+// promhttp metrics.
+var standardPrefixes = []string{"process_", "go_", "promhttp_"}
+
+// visitorMetrics hold unique visitor counts, which are not additive.
+var visitorMetrics = []string{
+	"mintlify_visitors",
+	"mintlify_visitors_deduplicated",
+	"mintlify_page_visitors",
+	"mintlify_page_visitors_deduplicated",
+}
+
+var (
+	promqlString   = regexp.MustCompile("\"(?:[^\"\\\\]|\\\\.)*\"|'(?:[^'\\\\]|\\\\.)*'|`[^`]*`")
+	promqlMatchers = regexp.MustCompile(`\{[^}]*\}`)
+	promqlRange    = regexp.MustCompile(`\[[^\]]*\]`)
+	promqlGrouping = regexp.MustCompile(`\b(?:by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)`)
+	promqlIdent    = regexp.MustCompile(`[A-Za-z_:][A-Za-z0-9_:]*`)
+	promqlSum      = regexp.MustCompile(`\b(?:sum|avg|count|count_values|quantile|sum_over_time|avg_over_time)\b`)
+)
+
+var promqlKeywords = []string{
+	"and", "or", "unless", "offset", "bool", "by", "without", "on", "ignoring",
+	"group_left", "group_right", "inf", "nan", "atan2", "start", "end",
+}
+
+// stripPromQL removes string literals from a PromQL expression, so that
+// label values are never taken for names or operators.
+func stripPromQL(expr string) string {
+	return promqlString.ReplaceAllString(expr, `""`)
+}
+
+// metricNames returns the metric names a PromQL expression selects: every
+// identifier that is not a function, an aggregation, a keyword, a label in
+// a matcher or grouping clause, or part of a number or duration.
+func metricNames(expr string) []string {
+	s := stripPromQL(expr)
+	s = promqlMatchers.ReplaceAllString(s, " ")
+	s = promqlRange.ReplaceAllString(s, " ")
+	s = promqlGrouping.ReplaceAllString(s, " ")
+	var names []string
+	for _, loc := range promqlIdent.FindAllStringIndex(s, -1) {
+		if loc[0] > 0 && strings.ContainsRune("0123456789.$_:", rune(s[loc[0]-1])) {
+			continue // a duration (7d), an exponent or a Grafana variable
+		}
+		name := s[loc[0]:loc[1]]
+		if strings.HasPrefix(strings.TrimLeft(s[loc[1]:], " \t\n"), "(") {
+			continue // a function or aggregation
+		}
+		if slices.Contains(promqlKeywords, name) || slices.Contains(names, name) {
+			continue
+		}
+		names = append(names, name)
+	}
+	return names
+}
+
+// knownMetric reports whether name is a metric the exporter or Prometheus
+// produces, or one of the given recording rules.
+func knownMetric(name string, recorded []string) bool {
+	if slices.Contains(designMetrics, name) || slices.Contains(standardMetrics, name) || slices.Contains(recorded, name) {
+		return true
+	}
+	for _, p := range standardPrefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// additivityProblem explains why expr adds up unique visitor counts, or
+// returns "" when it does not. Unique visitors of pages, windows or traffic
+// kinds cannot be summed or averaged into a meaningful number.
+func additivityProblem(expr string) string {
+	uses := false
+	for _, n := range metricNames(expr) {
+		if slices.Contains(visitorMetrics, n) {
+			uses = true
+		}
+	}
+	if !uses {
+		return ""
+	}
+	s := stripPromQL(expr)
+	if m := promqlSum.FindString(s); m != "" {
+		return "aggregates unique visitors with " + m
+	}
+	if strings.Contains(s, "+") {
+		return "adds unique visitor series with +"
+	}
+	return ""
+}
+
+func TestMetricNames(t *testing.T) {
+	for _, tc := range []struct {
+		expr string
+		want []string
+	}{
+		{`up{job="mintlify"} == 0`, []string{"up"}},
+		{`topk by (project) (25, max without (instance, job) (mintlify_page_visitors{path="/a{b}", window="$window"}))`, []string{"mintlify_page_visitors"}},
+		{`histogram_quantile(0.9, sum by (endpoint, le) (rate(mintlify_api_request_duration_seconds_bucket[$__rate_interval])))`, []string{"mintlify_api_request_duration_seconds_bucket"}},
+		{`a offset 7d < 0.5 * b and on (job, instance) c`, []string{"a", "b", "c"}},
+		{`time() - x > 3 * y and x > 0`, []string{"x", "y"}},
+		{`count by (project) (i unless on (project, job_id) i offset $__interval)`, []string{"i"}},
+		{`level:metric:rate5m * 1e3`, []string{"level:metric:rate5m"}},
+	} {
+		if got := metricNames(tc.expr); !slices.Equal(got, tc.want) {
+			t.Errorf("metricNames(%q) = %q, want %q", tc.expr, got, tc.want)
+		}
+	}
+}
+
+func TestAdditivityProblem(t *testing.T) {
+	for _, tc := range []struct {
+		expr string
+		bad  bool
+	}{
+		{`sum(mintlify_page_visitors_deduplicated)`, true},
+		{`sum by (project) (mintlify_visitors_deduplicated{window=~"1d|7d"})`, true},
+		{`mintlify_visitors{traffic="human"} + ignoring (traffic) mintlify_visitors{traffic="ai"}`, true},
+		{`avg_over_time(mintlify_visitors[1d])`, true},
+		{`mintlify_visitors{traffic="ai"} / ignoring (traffic) mintlify_visitors_deduplicated`, false},
+		{`topk(25, mintlify_page_visitors_deduplicated{path="/a+b"})`, false},
+		{`sum(mintlify_agent_jobs)`, false},
+		{`sum(mintlify_visitors_paths)`, false},
+	} {
+		if got := additivityProblem(tc.expr) != ""; got != tc.bad {
+			t.Errorf("additivityProblem(%q) reported %v, want %v", tc.expr, got, tc.bad)
+		}
+	}
+}

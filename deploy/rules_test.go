@@ -1,0 +1,266 @@
+package deploy
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// wantAlerts are the alerts the rules must define (issue 5).
+var wantAlerts = []string{
+	"MintlifyExporterDown",
+	"MintlifyRefreshFailing",
+	"MintlifyDataStale",
+	"MintlifyRateLimited",
+	"MintlifyBudgetExhausted",
+	"MintlifyAgentJobFailed",
+	"MintlifyAgentJobActiveTooLong",
+	"MintlifyHumanTrafficDropped",
+}
+
+// severities are the severity label values the Alertmanager example routes.
+var severities = []string{"critical", "warning", "info"}
+
+type ruleFile struct {
+	Groups []ruleGroup `yaml:"groups"`
+}
+
+type ruleGroup struct {
+	Name  string `yaml:"name"`
+	Rules []rule `yaml:"rules"`
+}
+
+type rule struct {
+	Record      string            `yaml:"record"`
+	Alert       string            `yaml:"alert"`
+	Expr        string            `yaml:"expr"`
+	For         string            `yaml:"for"`
+	Labels      map[string]string `yaml:"labels"`
+	Annotations map[string]string `yaml:"annotations"`
+}
+
+type ruleTestFile struct {
+	RuleFiles []string `yaml:"rule_files"`
+	Tests     []struct {
+		Name          string `yaml:"name"`
+		AlertRuleTest []struct {
+			Alertname string `yaml:"alertname"`
+			ExpAlerts []any  `yaml:"exp_alerts"`
+		} `yaml:"alert_rule_test"`
+		PromQLExprTest []struct {
+			Expr       string `yaml:"expr"`
+			ExpSamples []any  `yaml:"exp_samples"`
+		} `yaml:"promql_expr_test"`
+	} `yaml:"tests"`
+}
+
+// loadRules returns the alerting and the recording rules of the rules file.
+func loadRules(t *testing.T) (alerts, records []rule) {
+	t.Helper()
+	var f ruleFile
+	readYAML(t, rulesFile, &f)
+	for _, g := range f.Groups {
+		for _, r := range g.Rules {
+			if r.Alert != "" {
+				alerts = append(alerts, r)
+			} else {
+				records = append(records, r)
+			}
+		}
+	}
+	return alerts, records
+}
+
+// recordNames returns the names of recording rules.
+func recordNames(records []rule) []string {
+	var names []string
+	for _, r := range records {
+		names = append(names, r.Record)
+	}
+	return names
+}
+
+func TestRulesPromtool(t *testing.T) {
+	promtool := lookTool(t, "promtool", "prometheus")
+	mustRunTool(t, ".", promtool, "check", "rules", rulesFile)
+	mustRunTool(t, "prometheus", promtool, "test", "rules", "mintlify.rules.test.yml")
+}
+
+func TestRulesDefineEveryAlert(t *testing.T) {
+	alerts, _ := loadRules(t)
+	var names []string
+	for _, a := range alerts {
+		names = append(names, a.Alert)
+	}
+	for _, want := range wantAlerts {
+		if !slices.Contains(names, want) {
+			t.Errorf("alert %s is missing from %s", want, rulesFile)
+		}
+	}
+	for i, n := range names {
+		if slices.Contains(names[:i], n) {
+			t.Errorf("alert %s is defined twice", n)
+		}
+	}
+}
+
+func TestAlertsAreDocumented(t *testing.T) {
+	alerts, _ := loadRules(t)
+	for _, a := range alerts {
+		if !slices.Contains(severities, a.Labels["severity"]) {
+			t.Errorf("%s: severity %q, want one of %q", a.Alert, a.Labels["severity"], severities)
+		}
+		for _, k := range []string{"summary", "description", "runbook_url"} {
+			if strings.TrimSpace(a.Annotations[k]) == "" {
+				t.Errorf("%s: no %s annotation", a.Alert, k)
+			}
+		}
+		if want := runbookBase + strings.ToLower(a.Alert); a.Annotations["runbook_url"] != want {
+			t.Errorf("%s: runbook_url %q, want %q", a.Alert, a.Annotations["runbook_url"], want)
+		}
+		if !strings.Contains(a.Annotations["description"], "{{ $labels.") && !strings.Contains(a.Annotations["description"], "{{ $value") {
+			t.Errorf("%s: the description uses neither $labels nor $value", a.Alert)
+		}
+	}
+}
+
+func TestRuleExpressions(t *testing.T) {
+	alerts, records := loadRules(t)
+	recorded := recordNames(records)
+	for _, r := range append(alerts, records...) {
+		name := r.Alert + r.Record
+		for _, m := range metricNames(r.Expr) {
+			if !knownMetric(m, recorded) {
+				t.Errorf("%s: unknown metric %s", name, m)
+			}
+		}
+		if p := additivityProblem(r.Expr); p != "" {
+			t.Errorf("%s: %s", name, p)
+		}
+	}
+	for _, r := range alerts {
+		if r.Alert == "MintlifyExporterDown" && !strings.Contains(r.Expr, `job="`+jobName+`"`) {
+			t.Errorf("MintlifyExporterDown does not select the %q job: %s", jobName, r.Expr)
+		}
+	}
+}
+
+// TestRuleUnitTestsCoverEveryRule makes sure the promtool unit tests see
+// every alert both firing and quiet, and evaluate every recording rule.
+func TestRuleUnitTestsCoverEveryRule(t *testing.T) {
+	alerts, records := loadRules(t)
+	var f ruleTestFile
+	readYAML(t, rulesTestFile, &f)
+	if !slices.Equal(f.RuleFiles, []string{"mintlify.rules.yml"}) {
+		t.Errorf("%s tests rule files %q, want [mintlify.rules.yml]", rulesTestFile, f.RuleFiles)
+	}
+	firing, quiet, evaluated := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	for _, tc := range f.Tests {
+		for _, at := range tc.AlertRuleTest {
+			if len(at.ExpAlerts) > 0 {
+				firing[at.Alertname] = true
+			} else {
+				quiet[at.Alertname] = true
+			}
+		}
+		for _, et := range tc.PromQLExprTest {
+			if len(et.ExpSamples) > 0 {
+				evaluated[strings.TrimSpace(et.Expr)] = true
+			}
+		}
+	}
+	for _, a := range alerts {
+		if !firing[a.Alert] {
+			t.Errorf("no unit test sees %s firing", a.Alert)
+		}
+		if !quiet[a.Alert] {
+			t.Errorf("no unit test sees %s not firing", a.Alert)
+		}
+	}
+	for _, r := range records {
+		if !evaluated[r.Record] {
+			t.Errorf("no promql_expr_test evaluates the recording rule %s", r.Record)
+		}
+	}
+}
+
+// TestPrometheusRuleMatchesRulesFile keeps the Kubernetes PrometheusRule
+// identical to the rules file.
+func TestPrometheusRuleMatchesRulesFile(t *testing.T) {
+	var file struct {
+		Groups any `yaml:"groups"`
+	}
+	readYAML(t, rulesFile, &file)
+	var pr struct {
+		APIVersion string `yaml:"apiVersion"`
+		Kind       string `yaml:"kind"`
+		Spec       struct {
+			Groups any `yaml:"groups"`
+		} `yaml:"spec"`
+	}
+	readYAML(t, prometheusRuleFile, &pr)
+	if pr.APIVersion != "monitoring.coreos.com/v1" || pr.Kind != "PrometheusRule" {
+		t.Errorf("%s is %s %s, want monitoring.coreos.com/v1 PrometheusRule", prometheusRuleFile, pr.APIVersion, pr.Kind)
+	}
+	if file.Groups == nil {
+		t.Fatalf("%s has no groups", rulesFile)
+	}
+	if !reflect.DeepEqual(file.Groups, pr.Spec.Groups) {
+		t.Errorf("spec.groups of %s differ from the groups of %s", prometheusRuleFile, rulesFile)
+	}
+}
+
+// TestRunbookInReadme checks that README.md has one "### AlertName" heading
+// per alert in its "## Runbook" section: GitHub turns it into the anchor
+// the runbook_url annotations link to.
+func TestRunbookInReadme(t *testing.T) {
+	readme, err := os.ReadFile(readmeFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		t.Skip("no README.md yet")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var section []string
+	var all []string
+	in, found := false, false
+	sc := bufio.NewScanner(bytes.NewReader(readme))
+	for sc.Scan() {
+		line := strings.TrimRight(sc.Text(), " \t")
+		if strings.HasPrefix(line, "### ") {
+			all = append(all, strings.TrimPrefix(line, "### "))
+		}
+		if strings.HasPrefix(line, "## ") {
+			in = line == "## Runbook"
+			found = found || in
+			continue
+		}
+		if in && strings.HasPrefix(line, "### ") {
+			section = append(section, strings.TrimPrefix(line, "### "))
+		}
+	}
+	if !found {
+		t.Skip("README.md has no \"## Runbook\" section yet")
+	}
+	alerts, _ := loadRules(t)
+	for _, a := range alerts {
+		if !slices.Contains(section, a.Alert) {
+			t.Errorf("README.md: no \"### %s\" heading in the Runbook section", a.Alert)
+		}
+		n := 0
+		for _, h := range all {
+			if strings.EqualFold(h, a.Alert) {
+				n++
+			}
+		}
+		if n > 1 {
+			t.Errorf("README.md: %d headings %q; the anchor #%s would point at the first", n, a.Alert, strings.ToLower(a.Alert))
+		}
+	}
+}
