@@ -46,6 +46,9 @@ type Config struct {
 	// MaxBodyBytes caps a response body; DefaultMaxBodyBytes when zero. A
 	// larger body is an error (ErrBodyTooLarge), never silently cut.
 	MaxBodyBytes int64
+	// Now is the clock against which a Retry-After HTTP date is read;
+	// time.Now when nil.
+	Now func() time.Time
 }
 
 // RetryPolicy says how transient failures are retried. Zero fields take
@@ -99,7 +102,10 @@ func New(cfg Config) (*Client, error) {
 		retry:     cfg.Retry,
 		hooks:     cfg.Hooks,
 		maxBody:   cfg.MaxBodyBytes,
-		now:       time.Now,
+		now:       cfg.Now,
+	}
+	if c.now == nil {
+		c.now = time.Now
 	}
 	switch {
 	case c.timeout < 0:

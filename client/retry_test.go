@@ -330,8 +330,7 @@ func TestRateLimited(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, o := range allOps {
-				h := jobHarness(t, nil)
-				client.SetNow(h.c, func() time.Time { return now })
+				h := jobHarness(t, func(c *client.Config) { c.Now = func() time.Time { return now } })
 				h.srv.AddFault(mintlifytest.Fault{Endpoint: o.endpoint, Offset: mintlifytest.AnyOffset, Status: 429, RetryAfter: tc.header})
 				err := o.run(h, context.Background())
 				d, has, ok := client.IsRateLimited(err)

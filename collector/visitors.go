@@ -49,20 +49,22 @@ type VisitorsConfig struct {
 // Visitors serves unique visitor gauges from immutable snapshots, one per
 // project and window, and refreshes them in the background when a scrape
 // finds them older than the planned interval. A scrape never waits on the
-// API once a snapshot exists. Walks run one at a time, so the budget check
-// made before a walk holds until it ends.
+// API once a snapshot exists. Walks run one at a time, in the order they
+// became due, on one worker goroutine, so the budget check made before a
+// walk holds until it ends.
 type Visitors struct {
 	cfg    VisitorsConfig
 	now    func() time.Time
 	logger log.Logger
 	walks  []*walk // in project, then window order
-	sem    chan struct{}
+	wake   chan struct{}
 	ctx    context.Context
 	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	done   chan struct{} // closed when the worker has ended
 
-	mu   sync.Mutex
-	plan Plan
+	mu    sync.Mutex
+	plan  Plan
+	queue []*walk // due walks waiting for the worker, in order
 	// rateLimits counts 429 answers since the last successful refresh.
 	rateLimits int
 	changed    chan struct{} // closed and replaced whenever a walk settles
@@ -114,7 +116,8 @@ func NewVisitors(cfg VisitorsConfig) (*Visitors, error) {
 	}
 	v := &Visitors{
 		cfg: cfg, now: cfg.Now, logger: cfg.Logger,
-		sem:     make(chan struct{}, 1),
+		wake:    make(chan struct{}, 1),
+		done:    make(chan struct{}),
 		changed: make(chan struct{}),
 	}
 	v.ctx, v.cancel = context.WithCancel(context.Background())
@@ -134,13 +137,45 @@ func NewVisitors(cfg VisitorsConfig) (*Visitors, error) {
 	v.mu.Lock()
 	v.replanLocked()
 	v.mu.Unlock()
+	go v.work()
 	return v, nil
 }
 
-// Close cancels refreshes in flight and waits for them to end.
+// Close cancels the refresh in flight, drops the queued ones and waits for
+// the worker to end.
 func (v *Visitors) Close() {
 	v.cancel()
-	v.wg.Wait()
+	<-v.done
+}
+
+// work runs queued walks one at a time until Close.
+func (v *Visitors) work() {
+	defer close(v.done)
+	for {
+		select {
+		case <-v.ctx.Done():
+			v.mu.Lock()
+			queued := v.queue
+			v.queue = nil
+			v.mu.Unlock()
+			for _, w := range queued {
+				v.settle(w, func() {})
+			}
+			return
+		case <-v.wake:
+		}
+		for v.ctx.Err() == nil {
+			v.mu.Lock()
+			if len(v.queue) == 0 {
+				v.mu.Unlock()
+				break
+			}
+			w := v.queue[0]
+			v.queue = v.queue[1:]
+			v.mu.Unlock()
+			v.refresh(w)
+		}
+	}
 }
 
 // Exposition returns the current pre-rendered exposition.
@@ -230,14 +265,21 @@ func (v *Visitors) Restore(snaps []Snapshot) int {
 func (v *Visitors) Touch(ctx context.Context, wait time.Duration) {
 	v.mu.Lock()
 	now := v.now()
+	queued := false
 	for _, w := range v.walks {
 		if v.dueLocked(w, now) {
 			w.inFlight = true
-			v.wg.Add(1)
-			go v.refresh(w)
+			v.queue = append(v.queue, w)
+			queued = true
 		}
 	}
 	v.mu.Unlock()
+	if queued {
+		select {
+		case v.wake <- struct{}{}:
+		default: // the worker is already awake
+		}
+	}
 	if wait <= 0 {
 		return
 	}
@@ -280,17 +322,8 @@ func (v *Visitors) dueLocked(w *walk, now time.Time) bool {
 	return !now.Before(w.snap.Completed.Add(v.plan.Interval))
 }
 
-// refresh runs one walk in the background; w.inFlight is set.
+// refresh runs one walk on the worker; w.inFlight is set.
 func (v *Visitors) refresh(w *walk) {
-	defer v.wg.Done()
-	select {
-	case v.sem <- struct{}{}:
-	case <-v.ctx.Done():
-		v.settle(w, func() {})
-		return
-	}
-	defer func() { <-v.sem }()
-
 	v.mu.Lock()
 	known := 0
 	if w.snap != nil {

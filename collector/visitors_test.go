@@ -103,6 +103,7 @@ func newVisitorsFixture(t *testing.T, now time.Time, data map[string]*mintlifyte
 		BaseURL: f.srv.URL(), Key: key, Timeout: 5 * time.Second,
 		Retry: client.RetryPolicy{MaxAttempts: 2, Sleep: func(ctx context.Context, d time.Duration) error { return ctx.Err() }},
 		Hooks: client.Hooks{Allow: f.budget.Allow},
+		Now:   f.clock.Now,
 	})
 	if err != nil {
 		t.Fatal(err)

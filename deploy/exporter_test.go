@@ -10,6 +10,8 @@ import (
 	"testing"
 )
 
+var packageMain = regexp.MustCompile(`(?m)^package main$`)
+
 // exporterSource returns the exporter's non-test Go sources, concatenated,
 // or skips the test while there is no main package yet.
 func exporterSource(t *testing.T) string {
@@ -33,7 +35,7 @@ func exporterSource(t *testing.T) string {
 		if err != nil {
 			return err
 		}
-		if filepath.Dir(path) == ".." && regexp.MustCompile(`(?m)^package main$`).Match(src) {
+		if filepath.Dir(path) == ".." && packageMain.Match(src) {
 			hasMain = true
 		}
 		b.Write(src)
@@ -60,6 +62,9 @@ func TestExporterPortAndPaths(t *testing.T) {
 	}
 }
 
+// kingpinFlag matches a flag definition in the exporter's source.
+var kingpinFlag = regexp.MustCompile(`\.Flag\(\s*"([^"]+)"`)
+
 // exporterFlag matches the exporter's flags as written in deployment files
 // and dashboards; other programs' flags (--config.file, ...) do not match.
 var exporterFlag = regexp.MustCompile(`--((?:web|mintlify|visitors|collector|jobs|cache|log)\.[a-z0-9.-]*[a-z0-9]|demo)\b`)
@@ -69,7 +74,7 @@ var exporterFlag = regexp.MustCompile(`--((?:web|mintlify|visitors|collector|job
 func TestDeployFilesUseExistingFlags(t *testing.T) {
 	src := exporterSource(t)
 	defined := []string{}
-	for _, m := range regexp.MustCompile(`\.Flag\(\s*"([^"]+)"`).FindAllStringSubmatch(src, -1) {
+	for _, m := range kingpinFlag.FindAllStringSubmatch(src, -1) {
 		defined = append(defined, m[1])
 	}
 	if strings.Contains(src, "kingpinflag.AddFlags(") {

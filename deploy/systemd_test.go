@@ -82,7 +82,7 @@ func TestSystemdUnitHardening(t *testing.T) {
 	}
 	for _, want := range []string{
 		"--mintlify.api-key-file=${CREDENTIALS_DIRECTORY}/mintlify-api-key",
-		"--cache.file=${STATE_DIRECTORY}/cache",
+		"--cache.file=${STATE_DIRECTORY}/state.json",
 		"$MINTLIFY_EXPORTER_ARGS",
 	} {
 		if !slices.Contains(args, want) {

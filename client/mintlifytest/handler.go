@@ -34,7 +34,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	rt, routed := parseRoute(r.URL)
 	rec.Endpoint, rec.Project = rt.endpoint, rt.project
-	defer func() { s.record(rec) }()
+	// The request is logged as soon as its answer's status is decided,
+	// before the body is written, so a client that has read its answer
+	// always finds its request in the log; a request that gets no answer is
+	// logged when it ends.
+	logged := false
+	logOnce := func() {
+		if !logged {
+			logged = true
+			s.record(rec)
+		}
+	}
+	defer logOnce()
 
 	s.mu.Lock()
 	latency := s.latency
@@ -43,7 +54,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		panic(http.ErrAbortHandler) // answer nothing: returning would send an empty 200
 	}
 	rep, f := s.answer(r, rt, routed, body, &rec)
-	s.send(w, rep, f, &rec.Status)
+	s.send(w, rep, f, func(status int) {
+		rec.Status = status
+		logOnce()
+	})
 }
 
 // answer routes, authenticates, applies a fault's replacement and serves the
@@ -89,9 +103,9 @@ func (s *Server) answer(r *http.Request, rt route, routed bool, body []byte, rec
 	}
 }
 
-// send writes the answer, applying the wire-level faults. It stores the
-// status sent in *status.
-func (s *Server) send(w http.ResponseWriter, rep reply, f *Fault, status *int) {
+// send writes the answer, applying the wire-level faults. It calls answered
+// with the status before writing the body.
+func (s *Server) send(w http.ResponseWriter, rep reply, f *Fault, answered func(status int)) {
 	if rep.abandon || f != nil && f.Reset {
 		panic(http.ErrAbortHandler)
 	}
@@ -105,8 +119,8 @@ func (s *Server) send(w http.ResponseWriter, rep reply, f *Fault, status *int) {
 	}
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(body)))
+	answered(rep.status)
 	w.WriteHeader(rep.status)
-	*status = rep.status
 	if f != nil && f.Truncate {
 		_, _ = w.Write(body[:len(body)/2])
 		_ = http.NewResponseController(w).Flush()

@@ -2,8 +2,10 @@ package mintlifytest
 
 import "net/url"
 
-// Request is one request the server received, as logged after it was
-// answered.
+// Request is one request the server received. It is logged when the status
+// of its answer is decided, before the body is sent (or, when no answer is
+// sent, when the request ends), so a client that has read an answer always
+// finds its request in the log.
 type Request struct {
 	Method string
 	// Path is the unescaped URL path.
@@ -34,7 +36,7 @@ func (s *Server) record(r Request) {
 }
 
 // Requests returns a copy of the log of every request received so far, in
-// the order they were answered.
+// the order they were logged.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
