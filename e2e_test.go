@@ -328,8 +328,8 @@ var visitorsFamilies = []string{
 	"mintlify_visitors_paths", "mintlify_visitors_paths_exported",
 }
 
-// familyText renders the named families as text, for comparing two
-// scrapes; a missing family renders as a marker.
+// familyText renders the named families as text with their series sorted,
+// for comparing two scrapes; a missing family renders as a marker.
 func familyText(t *testing.T, fams map[string]*dto.MetricFamily, names ...string) string {
 	t.Helper()
 	var b bytes.Buffer
@@ -339,7 +339,20 @@ func familyText(t *testing.T, fams map[string]*dto.MetricFamily, names ...string
 			fmt.Fprintf(&b, "# missing %s\n", n)
 			continue
 		}
-		if _, err := expfmt.MetricFamilyToText(&b, mf); err != nil {
+		type keyed struct {
+			key string
+			m   *dto.Metric
+		}
+		ms := make([]keyed, len(mf.Metric))
+		for i, m := range mf.Metric {
+			ms[i] = keyed{seriesKey(n, m.GetLabel()), m}
+		}
+		slices.SortFunc(ms, func(x, y keyed) int { return strings.Compare(x.key, y.key) })
+		sorted := &dto.MetricFamily{Name: mf.Name, Help: mf.Help, Type: mf.Type, Metric: make([]*dto.Metric, len(ms))}
+		for i, k := range ms {
+			sorted.Metric[i] = k.m
+		}
+		if _, err := expfmt.MetricFamilyToText(&b, sorted); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -546,7 +559,11 @@ func TestE2EServesTheFakesData(t *testing.T) {
 	// snapshots and send nothing upstream.
 	var last []byte
 	for range 5 {
-		last, _ = p.scrape(t)
+		resp, body := p.get(t, "/metrics", scrapeHeaders)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("scrape: status %d", resp.StatusCode)
+		}
+		last = body
 	}
 	if n := srv.CountRequests(mintlifytest.EndpointVisitors); n != wantRequests {
 		t.Errorf("after 5 more scrapes the fake received %d visitors requests, want still %d", n, wantRequests)
@@ -635,6 +652,28 @@ func TestE2EServesTheFakesData(t *testing.T) {
 			if n != m || n == 0 {
 				t.Errorf("%s: %d series in the text scrape, %d in the OpenMetrics one", f, n, m)
 			}
+		}
+	})
+
+	t.Run("prometheus accept header", func(t *testing.T) {
+		// The Accept header Prometheus sends by default prefers OpenMetrics
+		// but accepts the text format: the answer must be the text format
+		// from the pre-rendered visitors exposition, which the handler
+		// writes first, then the live part.
+		hdr := map[string]string{"Accept": "application/openmetrics-text;version=1.0.0;q=0.5," +
+			"application/openmetrics-text;version=0.0.1;q=0.4,text/plain;version=0.0.4;q=0.3,*/*;q=0.2"}
+		resp, body := p.get(t, "/metrics", hdr)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("status %d", resp.StatusCode)
+		}
+		if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/plain") {
+			t.Skipf("answered with %s: the pre-rendered path does not apply", ct)
+		}
+		compareFamilies(t, lastFams, parseText(t, body))
+		if !bytes.HasPrefix(body, []byte("# HELP mintlify_visitors ")) {
+			first, _, _ := bytes.Cut(body, []byte("\n"))
+			t.Errorf("a default Prometheus scrape was not served from the pre-rendered exposition (it starts with %q, Content-Length %q)",
+				first, resp.Header.Get("Content-Length"))
 		}
 	})
 

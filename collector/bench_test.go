@@ -167,16 +167,16 @@ func (f *refreshFixture) refresh(tb testing.TB, c *client.Client) *collector.Sna
 func exposition(tb testing.TB, snaps ...*collector.Snapshot) []byte {
 	tb.Helper()
 	var buf bytes.Buffer
-	if err := exposeSnapshots(tb, snaps...).WriteText(&buf); err != nil {
+	if err := restoredVisitors(tb, snaps...).Exposition().WriteText(&buf); err != nil {
 		tb.Fatal(err)
 	}
 	return buf.Bytes()
 }
 
-// exposeSnapshots installs snapshots in a visitors collector and returns
-// its exposition. The snapshots are current at benchNow, so nothing is
-// refreshed: the collector's walker is never called.
-func exposeSnapshots(tb testing.TB, snaps ...*collector.Snapshot) *collector.Exposition {
+// restoredVisitors returns a visitors collector serving snapshots, in
+// their order. The snapshots must be current at benchNow, so that nothing
+// is refreshed: the collector's walker is never called.
+func restoredVisitors(tb testing.TB, snaps ...*collector.Snapshot) *collector.Visitors {
 	tb.Helper()
 	var projects []string
 	var windows []collector.Window
@@ -206,7 +206,7 @@ func exposeSnapshots(tb testing.TB, snaps ...*collector.Snapshot) *collector.Exp
 	if n := v.Restore(restore); n != len(snaps) {
 		tb.Fatalf("restored %d snapshots of %d", n, len(snaps))
 	}
-	return v.Exposition()
+	return v
 }
 
 // unusedWalker fails the test if the collector walks: its snapshots are

@@ -87,6 +87,7 @@ func recordNames(records []rule) []string {
 }
 
 func TestRulesPromtool(t *testing.T) {
+	t.Parallel() // the week-long traffic test takes seconds
 	promtool := lookTool(t, "promtool", "prometheus")
 	mustRunTool(t, ".", promtool, "check", "rules", rulesFile)
 	mustRunTool(t, "prometheus", promtool, "test", "rules", "mintlify.rules.test.yml")
