@@ -749,29 +749,31 @@ func compareFamilies(t *testing.T, want, got map[string]*dto.MetricFamily) {
 
 // parseOpenMetricsGauges parses the gauge families of an OpenMetrics
 // answer. For gauges the OpenMetrics text is the Prometheus text format
-// plus "# EOF"; other families are left out.
+// plus "# EOF"; other families are left out. A family is the block of lines
+// from its "# HELP" line to the next one (OpenMetrics names a counter family
+// without its _total suffix, so names alone do not tell families apart).
 func parseOpenMetricsGauges(t *testing.T, body []byte) map[string]*dto.MetricFamily {
 	t.Helper()
-	gauges := map[string]bool{}
-	for _, l := range strings.Split(string(body), "\n") {
-		if f := strings.Fields(l); len(f) == 4 && f[0] == "#" && f[1] == "TYPE" && f[3] == "gauge" {
-			gauges[f[2]] = true
-		}
-	}
 	var keep bytes.Buffer
+	var block []string
+	flush := func() {
+		for _, l := range block {
+			if f := strings.Fields(l); len(f) == 4 && f[0] == "#" && f[1] == "TYPE" && f[3] == "gauge" {
+				keep.WriteString(strings.Join(block, "\n") + "\n")
+				break
+			}
+		}
+		block = nil
+	}
 	for _, l := range strings.Split(string(body), "\n") {
-		name := l
-		if f := strings.Fields(l); len(f) >= 3 && f[0] == "#" {
-			name = f[2]
+		if strings.HasPrefix(l, "# HELP ") || l == "# EOF" {
+			flush()
 		}
-		if i := strings.IndexAny(name, "{ "); i >= 0 {
-			name = name[:i]
-		}
-		if gauges[name] {
-			keep.WriteString(l)
-			keep.WriteByte('\n')
+		if l != "" && l != "# EOF" {
+			block = append(block, l)
 		}
 	}
+	flush()
 	return parseText(t, keep.Bytes())
 }
 

@@ -2,6 +2,7 @@ package collector
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/go-kit/log"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
@@ -179,7 +181,7 @@ func newFaultEnv(t *testing.T, o faultOptions) *faultEnv {
 
 // sleep is the client's retry sleep: it records the delay and returns at
 // once.
-func (e *faultEnv) sleep(ctx interface{ Err() error }, d time.Duration) error {
+func (e *faultEnv) sleep(ctx context.Context, d time.Duration) error {
 	e.mu.Lock()
 	e.delays = append(e.delays, d)
 	e.mu.Unlock()
@@ -341,7 +343,7 @@ func faultRows() []faultRow {
 		faultRow{
 			name: "timeout (answer later than --mintlify.timeout)", opts: faultOptions{timeout: 100 * time.Millisecond},
 			install: faultAdd(mintlifytest.Fault{Offset: 250, Delay: 5 * time.Second}),
-			fails:   true, offset: "250", attempts: faultAttempts, maxPerRefresh: retried, logs: "no complete answer within 100ms",
+			fails:   true, offset: "250", attempts: faultAttempts, maxPerRefresh: retried, logs: "no answer within 100ms",
 			doc: "each attempt is cut at the timeout and retried like a 5xx; then as a 5xx",
 		},
 		faultRow{
@@ -360,15 +362,17 @@ func faultRows() []faultRow {
 			doc: "not retried (the answer will not change); the refresh fails, the last snapshot stays",
 		},
 		faultRow{
-			name: "wrong JSON type (a count as a string)",
+			name:    "wrong JSON type (a count as a string)",
 			install: faultMutateRow(250, func(row map[string]any) { row["human"] = "12" }),
 			fails:   true, offset: "250", attempts: 1, maxPerRefresh: faultPages, logs: "visitors[0].human: wrong type: string, want integer",
 			doc: "the strict decoder names the field; not retried; the refresh fails",
 		},
 		faultRow{
-			name:    "wrong JSON type (hasMore as a string)",
-			install: func(e *faultEnv) func() { return faultMutate(e, 250, func(b map[string]any) { b["hasMore"] = "false" }) },
-			fails:   true, offset: "250", attempts: 1, maxPerRefresh: faultPages, logs: "hasMore: wrong type: string, want boolean",
+			name: "wrong JSON type (hasMore as a string)",
+			install: func(e *faultEnv) func() {
+				return faultMutate(e, 250, func(b map[string]any) { b["hasMore"] = "false" })
+			},
+			fails: true, offset: "250", attempts: 1, maxPerRefresh: faultPages, logs: "hasMore: wrong type: string, want boolean",
 			doc: "as above",
 		},
 		faultRow{
@@ -537,21 +541,20 @@ func TestFaultTable(t *testing.T) {
 	var table strings.Builder
 	table.WriteString("| Fault | What the exporter does | mintlify_up | Requests |\n|---|---|---|---|\n")
 	for _, row := range faultRows() {
-		ok := t.Run(row.name, func(t *testing.T) {
-			res := runFaultRow(t, row)
-			up, reqs := "0 while it lasts, 1 after", ""
-			if row.fails {
-				reqs = fmt.Sprintf("%d failing refreshes in %s, %d–%d requests each; recovered %s after the fault cleared",
-					res.refreshes, faultPeriod, res.minPerRefresh, res.maxPerRefresh, res.recoveredIn)
-			} else {
-				up = "stays 1"
-				reqs = fmt.Sprintf("%d per refresh, as without the fault", res.maxPerRefresh)
-			}
-			fmt.Fprintf(&table, "| %s | %s | %s | %s |\n", row.name, row.doc, up, reqs)
-		})
-		if !ok {
-			fmt.Fprintf(&table, "| %s | FAILED | | |\n", row.name)
+		var res faultResult
+		ok := t.Run(row.name, func(t *testing.T) { res = runFaultRow(t, row) })
+		up, reqs := "0 while it lasts, 1 after", ""
+		switch {
+		case !ok:
+			up, reqs = "FAILED", "FAILED"
+		case row.fails:
+			reqs = fmt.Sprintf("%d failing refreshes in %s, %d–%d requests each; recovered %s after the fault cleared",
+				res.refreshes, faultPeriod, res.minPerRefresh, res.maxPerRefresh, res.recoveredIn)
+		default:
+			up = "stays 1"
+			reqs = fmt.Sprintf("%d per refresh, as without the fault", res.maxPerRefresh)
 		}
+		fmt.Fprintf(&table, "| %s | %s | %s | %s |\n", row.name, row.doc, up, reqs)
 	}
 	t.Logf("fault table:\n%s", table.String())
 }
@@ -575,8 +578,8 @@ func runFaultRow(t *testing.T, row faultRow) faultResult {
 	faultSameRows(t, "good snapshot", faultExported(t, good), before)
 	start := e.sent.count()
 
-	remove := row.install(e)
 	e.clock.Advance(16 * time.Minute) // the snapshot is due
+	remove := row.install(e)
 	end := e.clock.Now().Add(faultPeriod)
 	first := true
 	for e.clock.Now().Before(end) {
@@ -655,7 +658,7 @@ func runFaultRow(t *testing.T, row faultRow) faultResult {
 		if !strings.Contains(logs, row.logs) {
 			t.Errorf("the log does not say %q:\n%s", row.logs, logs)
 		}
-		if n := faultLines(logs, "rate limit"); n > res.refreshes {
+		if n := faultLines(logs, "rate limit (100 analytics requests per organization per hour) was hit"); n > res.refreshes {
 			t.Errorf("the rate limit was logged %d times for %d refreshes", n, res.refreshes)
 		}
 	} else if n := faultLines(e.logs.String(), "level=error"); n != 0 {
@@ -668,8 +671,8 @@ func runFaultRow(t *testing.T, row faultRow) faultResult {
 	// The fault clears: the next due refresh succeeds and exports exactly
 	// what the API says.
 	remove()
-	cleared := e.clock.Now()
-	for !e.status.Up(faultProject, SourceVisitors) || (row.fails && e.v.Exposition() == good) || !row.fails && e.clock.Now().Sub(cleared) < 16*time.Minute {
+	cleared, sentAtClear := e.clock.Now(), e.sent.count()
+	for !e.status.Up(faultProject, SourceVisitors) || e.sent.count() == sentAtClear {
 		if e.clock.Now().Sub(cleared) > 40*time.Minute {
 			t.Fatalf("not recovered 40 minutes after the fault cleared; logs:\n%s", e.logs)
 		}
@@ -702,4 +705,164 @@ func faultNoLeak(t *testing.T, base int) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// faultJobsEnv is a jobs watcher of a fake holding active jobs a and b,
+// polled by hand with a test clock.
+type faultJobsEnv struct {
+	t      *testing.T
+	clock  *testClock
+	srv    *mintlifytest.Server
+	hc     *http.Client
+	status *Status
+	logs   *syncBuffer
+	w      *JobsWatcher
+}
+
+func newFaultJobsEnv(t *testing.T) *faultJobsEnv {
+	t.Helper()
+	e := &faultJobsEnv{t: t, clock: newTestClock(day0), status: NewStatus(), logs: &syncBuffer{}}
+	e.srv = mintlifytest.NewServer(mintlifytest.WithClock(e.clock.Now))
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	base.Proxy = nil
+	e.hc = &http.Client{Transport: base}
+	t.Cleanup(e.close)
+	for _, id := range []string{"a", "b"} {
+		e.srv.AddJob(faultProject, mintlifytest.JobSpec{ID: id, CreatedAt: day0})
+	}
+	key, err := client.StaticKey(mintlifytest.DefaultKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(client.Config{BaseURL: e.srv.URL(), Key: key, HTTPClient: e.hc,
+		Retry: client.RetryPolicy{Sleep: func(ctx context.Context, _ time.Duration) error { return ctx.Err() }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.w, err = NewJobsWatcher(JobsConfig{Client: c, Projects: []string{faultProject}, IDs: []string{"a", "b"},
+		PollInterval: time.Minute, Status: e.status, Logger: log.NewLogfmtLogger(e.logs), Now: e.clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func (e *faultJobsEnv) close() {
+	e.srv.Close()
+	e.hc.CloseIdleConnections()
+}
+
+// poll runs one round a minute after the last one.
+func (e *faultJobsEnv) poll() {
+	e.clock.Advance(time.Minute)
+	e.w.Poll(context.Background())
+}
+
+// reads counts the get-agent-job requests for a job.
+func (e *faultJobsEnv) reads(id string) int {
+	n := 0
+	for _, r := range e.srv.Requests() {
+		if r.Endpoint == mintlifytest.EndpointGetJob && strings.HasSuffix(r.Path, "/job/"+id) {
+			n++
+		}
+	}
+	return n
+}
+
+// series returns the watcher's exposition.
+func (e *faultJobsEnv) series() string {
+	e.t.Helper()
+	b, err := testutil.CollectAndFormat(e.w, expfmt.TypeTextPlain,
+		"mintlify_agent_jobs", "mintlify_agent_job_info", "mintlify_agent_job_created_timestamp_seconds")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return string(b)
+}
+
+func (e *faultJobsEnv) expectUp() {
+	e.t.Helper()
+	if !e.status.Up(faultProject, SourceJobs) {
+		e.t.Fatalf("mintlify_up{source=\"jobs\"} is 0; logs:\n%s", e.logs)
+	}
+}
+
+// TestFaultJobs covers the two job rows of the fault table: a job that
+// answers 404 and a job with a status the exporter does not know. Neither
+// fails the project's polling.
+func TestFaultJobs(t *testing.T) {
+	t.Run("job 404", func(t *testing.T) {
+		goroutines := runtime.NumGoroutine()
+		e := newFaultJobsEnv(t)
+		e.poll()
+		e.srv.RemoveJob(faultProject, "a")
+		before := e.reads("a")
+		for range 60 {
+			e.poll()
+			e.expectUp()
+			if s := e.series(); strings.Contains(s, `job_id="a"`) || !strings.Contains(s, `mintlify_agent_jobs{project="docs",status="active"} 1`) {
+				t.Fatalf("a job that answers 404 is still exported or counted:\n%s\nlogs:\n%s", s, e.logs)
+			}
+		}
+		// Read again every terminal interval (15 m), not every poll.
+		if n := e.reads("a") - before; n < 4 || n > 5 {
+			t.Errorf("%d reads of the missing job in an hour of polls every minute, want 4..5", n)
+		}
+		if n := faultLines(e.logs.String(), "agent job not found"); n != 1 {
+			t.Errorf("the 404 was logged %d times, want once:\n%s", n, e.logs)
+		}
+		if n := faultLines(e.logs.String(), "level=error"); n != 0 {
+			t.Errorf("a 404 logged as an error:\n%s", e.logs)
+		}
+		e.srv.AddJob(faultProject, mintlifytest.JobSpec{ID: "a", CreatedAt: day0})
+		for range 15 {
+			e.poll()
+		}
+		if s := e.series(); !strings.Contains(s, `mintlify_agent_jobs{project="docs",status="active"} 2`) {
+			t.Fatalf("the job is not exported again 15 minutes after it came back:\n%s", s)
+		}
+		if n := faultLines(e.logs.String(), "agent job found again"); n != 1 {
+			t.Errorf("the job's return was logged %d times, want once", n)
+		}
+		e.close()
+		faultNoLeak(t, goroutines)
+	})
+	t.Run("unknown job status", func(t *testing.T) {
+		goroutines := runtime.NumGoroutine()
+		e := newFaultJobsEnv(t)
+		e.poll()
+		e.srv.SetJobStatus(faultProject, "a", "paused")
+		before := e.reads("a")
+		for range 10 {
+			e.poll()
+			e.expectUp()
+			s := e.series()
+			for _, want := range []string{
+				`mintlify_agent_jobs{project="docs",status="paused"} 1`,
+				`mintlify_agent_jobs{project="docs",status="active"} 1`,
+				`mintlify_agent_jobs{project="docs",status="completed"} 0`,
+				`mintlify_agent_jobs{project="docs",status="archived"} 0`,
+				`mintlify_agent_jobs{project="docs",status="failed"} 0`,
+				`job_id="a",model="claude-sonnet-4",project="docs",ref="",repository="https://github.com/acme/docs",status="paused"} 1`,
+			} {
+				if !strings.Contains(s, want) {
+					t.Fatalf("missing %s in:\n%s", want, s)
+				}
+			}
+		}
+		// An unknown status is not terminal: polled every interval.
+		if n := e.reads("a") - before; n != 10 {
+			t.Errorf("%d reads of the job in 10 polls, want 10", n)
+		}
+		if n := faultLines(e.logs.String(), "status the exporter does not know"); n != 1 {
+			t.Errorf("the unknown status was logged %d times, want once:\n%s", n, e.logs)
+		}
+		e.srv.SetJobStatus(faultProject, "a", "active")
+		e.poll()
+		if s := e.series(); strings.Contains(s, `status="paused"`) {
+			t.Fatalf("the unknown status is still exported after the job left it:\n%s", s)
+		}
+		e.close()
+		faultNoLeak(t, goroutines)
+	})
 }

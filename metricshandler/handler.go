@@ -78,8 +78,9 @@ func New(cfg Config) http.Handler {
 		gatherers = append(gatherers, reg)
 	}
 	h.slow = promhttp.HandlerFor(gatherers, promhttp.HandlerOpts{
-		ErrorLog:      errorLogger{cfg.Logger},
-		ErrorHandling: promhttp.ContinueOnError,
+		ErrorLog:          errorLogger{cfg.Logger},
+		ErrorHandling:     promhttp.ContinueOnError,
+		EnableOpenMetrics: true,
 	})
 	var out http.Handler = h
 	if cfg.Instrument != nil {
@@ -109,8 +110,12 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.cfg.Visitors != nil {
 		h.cfg.Visitors.Touch(r.Context(), firstWait(r.Header, h.cfg.FirstWait))
 	}
-	format := expfmt.NegotiateAccept(r.Header, expfmt.DefaultOpenMetricsAcceptedFormats()...)
-	if format.FormatType() != expfmt.TypeTextPlain {
+	// Prometheus prefers OpenMetrics but accepts the text format; like
+	// node_exporter, the exporter answers such scrapes in the text format,
+	// from the pre-rendered bytes. Clients that prefer protobuf, or accept
+	// no text at all, get client_golang's answer.
+	format := expfmt.NegotiateAccept(r.Header, expfmt.DefaultAcceptedFormats()...)
+	if format.FormatType() != expfmt.TypeTextPlain || !accepts(r.Header.Get("Accept"), "text/plain", true) {
 		h.slow.ServeHTTP(w, r)
 		return
 	}
@@ -155,7 +160,7 @@ func (h *handler) serveText(w http.ResponseWriter, r *http.Request, format expfm
 	}
 	hdr := w.Header()
 	hdr.Set("Content-Type", string(format))
-	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
+	if accepts(r.Header.Get("Accept-Encoding"), "gzip", false) {
 		hdr.Set("Content-Encoding", "gzip")
 		hdr.Add("Vary", "Accept-Encoding")
 		if expo == nil {
@@ -182,21 +187,38 @@ func (h *handler) serveText(w http.ResponseWriter, r *http.Request, format expfm
 
 var emptyExposition = &collector.Exposition{}
 
-// acceptsGzip reports whether an Accept-Encoding header accepts gzip with a
-// non-zero quality.
-func acceptsGzip(h string) bool {
-	for _, part := range strings.Split(h, ",") {
-		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		if !strings.EqualFold(strings.TrimSpace(name), "gzip") {
-			continue
-		}
+// accepts reports whether an Accept or Accept-Encoding header value accepts
+// name (such as "text/plain" or "gzip") with a non-zero quality, directly or
+// through a wildcard ("text/*", "*/*", "*"). An empty header accepts name
+// when emptyAccepts is set (an absent Accept means anything; an absent
+// Accept-Encoding means no compression).
+func accepts(header, name string, emptyAccepts bool) bool {
+	if strings.TrimSpace(header) == "" {
+		return emptyAccepts
+	}
+	major, _, _ := strings.Cut(name, "/")
+	// An exact match decides over wildcards ("gzip;q=0, *" refuses gzip).
+	exact, wild := -1.0, -1.0
+	for _, part := range strings.Split(header, ",") {
+		fields := strings.Split(part, ";")
+		r := strings.ToLower(strings.TrimSpace(fields[0]))
 		q := 1.0
-		if k, v, ok := strings.Cut(strings.TrimSpace(params), "="); ok && strings.TrimSpace(k) == "q" {
-			if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
-				q = f
+		for _, p := range fields[1:] {
+			if k, v, ok := strings.Cut(strings.TrimSpace(p), "="); ok && strings.TrimSpace(k) == "q" {
+				if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
+					q = f
+				}
 			}
 		}
-		return q > 0
+		switch r {
+		case name:
+			exact = max(exact, q)
+		case "*", "*/*", major + "/*":
+			wild = max(wild, q)
+		}
 	}
-	return false
+	if exact >= 0 {
+		return exact > 0
+	}
+	return wild > 0
 }
