@@ -125,19 +125,7 @@ func (env Env) withDefaults() Env {
 		env.Now = time.Now
 	}
 	if env.Sleep == nil {
-		env.Sleep = sleepTimer
+		env.Sleep = client.DefaultSleep
 	}
 	return env
-}
-
-// sleepTimer waits d or until ctx is done.
-func sleepTimer(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

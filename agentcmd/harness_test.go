@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,28 +17,10 @@ import (
 // t0 is the start of the test clock: 2025-03-01T12:00:00Z.
 var t0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 
-// fakeClock is a clock moved by the injected Sleep, shared with the fake.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 // harness is a fake API and what a command runs with.
 type harness struct {
 	t        *testing.T
-	clock    *fakeClock
+	clock    *mintlifytest.Clock
 	fake     *mintlifytest.Server
 	key      string
 	projects []string
@@ -56,7 +37,7 @@ type harness struct {
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
-	clk := &fakeClock{t: t0}
+	clk := mintlifytest.NewClock(t0)
 	fake := mintlifytest.NewServer(mintlifytest.WithClock(clk.Now))
 	t.Cleanup(fake.Close)
 	return &harness{t: t, clock: clk, fake: fake, key: mintlifytest.DefaultKey, projects: []string{"p1"}, ctx: context.Background()}

@@ -139,7 +139,7 @@ func New(cfg Config) (*Client, error) {
 		c.retry.MaxDelay = DefaultMaxDelay
 	}
 	if c.retry.Sleep == nil {
-		c.retry.Sleep = sleepContext
+		c.retry.Sleep = DefaultSleep
 	}
 	if c.retry.Jitter == nil {
 		c.retry.Jitter = halfJitter
@@ -190,8 +190,9 @@ func defaultHTTPClient() *http.Client {
 	}
 }
 
-// sleepContext waits d or until ctx is done.
-func sleepContext(ctx context.Context, d time.Duration) error {
+// DefaultSleep waits d or until ctx is done, returning ctx's error then.
+// It is the default RetryPolicy.Sleep.
+func DefaultSleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
 	}

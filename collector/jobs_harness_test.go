@@ -22,25 +22,6 @@ import (
 // jobsT0 is the start of the test clock: 2025-03-01T12:00:00Z.
 var jobsT0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 
-// jobsClock is a clock the test moves by hand, shared by the fake API and
-// the watcher.
-type jobsClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *jobsClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *jobsClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 // jobsLogs collects log lines safely.
 type jobsLogs struct {
 	mu  sync.Mutex
@@ -77,7 +58,7 @@ func (l *jobsLogs) count(parts ...string) int {
 // jobsEnv is a fake API, a client of it and a clock they share.
 type jobsEnv struct {
 	t      *testing.T
-	clock  *jobsClock
+	clock  *mintlifytest.Clock
 	fake   *mintlifytest.Server
 	client *client.Client
 	status *collector.Status
@@ -86,7 +67,7 @@ type jobsEnv struct {
 
 func newJobsEnv(t *testing.T) *jobsEnv {
 	t.Helper()
-	clk := &jobsClock{t: jobsT0}
+	clk := mintlifytest.NewClock(jobsT0)
 	fake := mintlifytest.NewServer(mintlifytest.WithClock(clk.Now))
 	t.Cleanup(fake.Close)
 	key, err := client.StaticKey(mintlifytest.DefaultKey)

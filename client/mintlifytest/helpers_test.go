@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,26 +14,6 @@ import (
 // t0 is the tests' "now": a Monday.
 var t0 = time.Date(2025, 3, 10, 12, 0, 0, 0, time.UTC)
 
-// fakeClock is a settable clock, safe for concurrent use.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock(t time.Time) *fakeClock { return &fakeClock{t: t} }
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
 // day returns midnight UTC of t0's date plus n days.
 func day(n int) time.Time {
 	y, m, d := t0.Date()
@@ -43,9 +22,9 @@ func day(n int) time.Time {
 
 // newServer starts a server with a fake clock at t0 and closes it when the
 // test ends.
-func newServer(t testing.TB, opts ...mintlifytest.Option) (*mintlifytest.Server, *fakeClock) {
+func newServer(t testing.TB, opts ...mintlifytest.Option) (*mintlifytest.Server, *mintlifytest.Clock) {
 	t.Helper()
-	c := newClock(t0)
+	c := mintlifytest.NewClock(t0)
 	s := mintlifytest.NewServer(append([]mintlifytest.Option{mintlifytest.WithClock(c.Now)}, opts...)...)
 	t.Cleanup(s.Close)
 	return s, c
