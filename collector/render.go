@@ -172,8 +172,15 @@ func newExposition(snaps []*Snapshot) *Exposition {
 		return e
 	}
 	for f := range numFamilies {
-		e.add(familyHeaders[f])
+		header := false
 		for _, s := range snaps {
+			if len(s.rendered[f].text) == 0 {
+				continue
+			}
+			if !header { // a family without series is left out, as client_golang does
+				e.add(familyHeaders[f])
+				header = true
+			}
 			e.add(s.rendered[f])
 		}
 	}

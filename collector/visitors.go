@@ -83,7 +83,10 @@ type walk struct {
 	retryAt  time.Time
 	failures int
 	lastErr  string
-	deferred string // why the last due refresh did not start
+	// lastClass is errorClass of the last failure: a failure is logged when
+	// it differs from the previous one, not at every refresh.
+	lastClass string
+	deferred  string // why the last due refresh did not start
 }
 
 // Backoffs after failures.
@@ -402,12 +405,12 @@ func (v *Visitors) fail(w *walk, err error, end time.Time, took time.Duration) {
 		w.failures++
 		w.deferred = ""
 		w.retryAt = end.Add(min(v.plan.Interval, failureBackoffBase<<min(w.failures-1, 10)))
-		msg := err.Error()
-		if msg != w.lastErr {
+		if class := errorClass(err); class != w.lastClass {
 			level.Error(v.logger).Log("msg", "visitors refresh failed; serving the previous snapshot",
 				"project", w.project, "window", w.window.Name, "err", advice(err), "retry_at", w.retryAt.UTC().Format(time.RFC3339))
+			w.lastClass = class
 		}
-		w.lastErr = msg
+		w.lastErr = err.Error()
 	})
 }
 
@@ -417,7 +420,7 @@ func (v *Visitors) succeed(w *walk, snap *Snapshot) {
 		if w.lastErr != "" {
 			level.Info(v.logger).Log("msg", "visitors refresh succeeded again", "project", w.project, "window", w.window.Name)
 		}
-		w.snap, w.failures, w.lastErr, w.deferred, w.retryAt = snap, 0, "", "", time.Time{}
+		w.snap, w.failures, w.lastErr, w.lastClass, w.deferred, w.retryAt = snap, 0, "", "", "", time.Time{}
 		v.rateLimits = 0
 		level.Debug(v.logger).Log("msg", "visitors refreshed", "project", w.project, "window", w.window.Name,
 			"range", snap.Range.String(), "pages", snap.Pages, "paths", snap.Returned, "exported", len(snap.Rows),
@@ -460,6 +463,33 @@ func (v *Visitors) publishLocked() {
 		}
 	}
 	v.expo.Store(newExposition(snaps))
+}
+
+// errorClass names the kind of a refresh error, leaving out what varies
+// between two refreshes failing for the same reason (such as the offset of
+// the page that failed first in a parallel walk).
+func errorClass(err error) string {
+	var ae *client.APIError
+	var de *client.DecodeError
+	switch {
+	case errors.As(err, &ae):
+		return fmt.Sprintf("api %d %s", ae.StatusCode, ae.Message)
+	case errors.As(err, &de):
+		return "decode " + de.Reason
+	case errors.Is(err, ErrBudgetExhausted):
+		return "budget"
+	case errors.Is(err, ErrRateLimitPause):
+		return "paused"
+	case errors.Is(err, client.ErrTooManyPages):
+		return "too many pages"
+	case errors.Is(err, client.ErrEmptyPageWithMore):
+		return "empty page"
+	case errors.Is(err, client.ErrBodyTooLarge):
+		return "body too large"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	}
+	return "transport"
 }
 
 // advice returns the error text with what to do for the common cases.
