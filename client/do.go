@@ -28,10 +28,9 @@ type call struct {
 // reached the server.
 func (r *call) idempotent() bool { return r.method == http.MethodGet }
 
-// response is a successful (2xx) answer.
+// response is a successful (2xx) answer, with the key removed from its body.
 type response struct {
 	body []byte
-	key  string // the key the request carried, to redact it from errors
 }
 
 // outcome is the result of one attempt.
@@ -167,7 +166,13 @@ func (c *Client) attempt(ctx context.Context, r *call, key string) outcome {
 		if tooLarge {
 			return outcome{err: fmt.Errorf("%s: HTTP %d: body exceeds %d bytes: %w", r.endpoint, res.StatusCode, limit, ErrBodyTooLarge)}
 		}
-		return outcome{resp: &response{body: b, key: key}}
+		// A body carrying the key (an echo, an upstream bug) must not bring
+		// it into a decoded value, an error or Job.Raw: the key leaves
+		// before anything decodes the body.
+		if key != "" {
+			b = bytes.ReplaceAll(b, []byte(key), []byte("[redacted]"))
+		}
+		return outcome{resp: &response{body: b}}
 	}
 	if tooLarge {
 		b = b[:limit]

@@ -20,7 +20,7 @@ func (c *Client) GetJob(ctx context.Context, projectID, jobID string) (*Job, err
 		return nil, err
 	}
 	job, err := decodeJob(EndpointGetJob, res.body)
-	return job, redactDecodeError(err, res.key)
+	return job, err
 }
 
 // SendMessage sends a follow-up prompt to an agent job:
@@ -59,7 +59,7 @@ func (c *Client) SendMessage(ctx context.Context, projectID, jobID, prompt strin
 		return nil, err
 	}
 	job, err := decodeJob(EndpointSendMessage, res.body)
-	return job, redactDecodeError(err, res.key)
+	return job, err
 }
 
 // jobPath returns /v2/agent/{projectId}/job/{id}, escaped.

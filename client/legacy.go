@@ -21,7 +21,7 @@ func (c *Client) ListJobsV1(ctx context.Context, projectID string) ([]LegacySess
 		return nil, err
 	}
 	s, err := decodeSessions(res.body)
-	return s, redactDecodeError(err, res.key)
+	return s, err
 }
 
 // decodeSessions decodes the v1 listing. allSessions is required, and each

@@ -49,7 +49,7 @@ func (c *Client) Visitors(ctx context.Context, projectID string, q VisitorsQuery
 		return nil, err
 	}
 	page, err := decodeVisitors(res.body)
-	return page, redactDecodeError(err, res.key)
+	return page, err
 }
 
 // decodeVisitors decodes and validates a visitors page: totals, visitors
@@ -91,14 +91,4 @@ func decodeVisitors(body []byte) (*VisitorsPage, error) {
 		return nil, err
 	}
 	return page, nil
-}
-
-// redactDecodeError removes the key from a DecodeError's reason, in case the
-// server echoed it into a field.
-func redactDecodeError(err error, key string) error {
-	if de, ok := err.(*DecodeError); ok {
-		de.Reason = redact(de.Reason, key)
-		de.Field = redact(de.Field, key)
-	}
-	return err
 }

@@ -22,6 +22,7 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -218,66 +219,55 @@ func (u unusedWalker) WalkVisitors(context.Context, string, client.DateRange, cl
 	return nil, fmt.Errorf("no walk expected")
 }
 
-// ratioBase remembers, per benchmark key, the ns/op of the last baseline
-// run, so that the measured benchmark can report its ratio to it.
-var ratioBase sync.Map // string -> float64
-
-func recordBaseline(b *testing.B, key string) {
-	ratioBase.Store(key, float64(b.Elapsed().Nanoseconds())/float64(b.N))
-}
-
-// reportRatio reports the ns/op of b over the baseline recorded under key,
-// measuring the baseline now when it did not run in this process.
-func reportRatio(b *testing.B, key string, baseline func(*testing.B)) {
-	ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
-	base, ok := ratioBase.Load(key)
-	if !ok {
-		r := testing.Benchmark(baseline)
-		base = float64(r.NsPerOp())
-		ratioBase.Store(key, base)
-	}
-	b.ReportMetric(ns/base.(float64), "x-baseline")
-}
+// ratioBase remembers, per size, the ns/op of the last
+// BenchmarkRefreshBaseline run, so that BenchmarkRefresh can report its
+// ratio to it.
+var ratioBase sync.Map // int -> float64
 
 // BenchmarkRefreshBaseline is the floor of a refresh: encoding/json decodes
 // the same pages into the same types, and the rendered text is compressed
 // once at the exporter's level.
 func BenchmarkRefreshBaseline(b *testing.B) {
 	for _, n := range benchSizes {
-		b.Run(fmt.Sprintf("paths=%d", n), refreshBaseline(n))
+		b.Run(fmt.Sprintf("paths=%d", n), func(b *testing.B) {
+			op := refreshBaseline(b, n)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				op()
+			}
+			b.StopTimer()
+			ratioBase.Store(n, float64(b.Elapsed().Nanoseconds())/float64(b.N))
+		})
 	}
 }
 
-func refreshBaseline(n int) func(*testing.B) {
-	return func(b *testing.B) {
-		f := getRefreshFixture(b, n)
-		text := exposition(b, f.refresh(b, f.client(b, client.Hooks{})))
-		b.ReportAllocs()
-		b.ResetTimer()
-		for range b.N {
-			var rows []client.PathVisitors
-			for _, body := range f.pages {
-				var p client.VisitorsPage
-				if err := json.Unmarshal(body, &p); err != nil {
-					b.Fatal(err)
-				}
-				rows = append(rows, p.Visitors...)
+// refreshBaseline returns one baseline operation at n paths.
+func refreshBaseline(tb testing.TB, n int) func() {
+	f := getRefreshFixture(tb, n)
+	text := exposition(tb, f.refresh(tb, f.client(tb, client.Hooks{})))
+	return func() {
+		var rows []client.PathVisitors
+		for _, body := range f.pages {
+			var p client.VisitorsPage
+			if err := json.Unmarshal(body, &p); err != nil {
+				tb.Fatal(err)
 			}
-			zw, _ := gzip.NewWriterLevel(io.Discard, flate.BestSpeed)
-			_, _ = zw.Write(text)
-			_ = zw.Close()
-			if len(rows) != n {
-				b.Fatalf("decoded %d rows, want %d", len(rows), n)
-			}
+			rows = append(rows, p.Visitors...)
 		}
-		b.StopTimer()
-		recordBaseline(b, "refresh/"+strconv.Itoa(n))
+		zw, _ := gzip.NewWriterLevel(io.Discard, flate.BestSpeed)
+		_, _ = zw.Write(text)
+		_ = zw.Close()
+		if len(rows) != n {
+			tb.Fatalf("decoded %d rows, want %d", len(rows), n)
+		}
 	}
 }
 
 // BenchmarkRefresh is one refresh as the collector makes it: the client's
 // walk (strict decoding, duplicate check) and NewSnapshot (sanitize, sort,
-// render, compress). x-baseline is its ratio to BenchmarkRefreshBaseline.
+// render, compress). x-baseline is its ratio to BenchmarkRefreshBaseline
+// (measured here, untimed, when that did not run).
 func BenchmarkRefresh(b *testing.B) {
 	for _, n := range benchSizes {
 		b.Run(fmt.Sprintf("paths=%d", n), func(b *testing.B) {
@@ -295,7 +285,17 @@ func BenchmarkRefresh(b *testing.B) {
 			b.StopTimer()
 			runtime.ReadMemStats(&after)
 			b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(b.N*n), "allocs/row")
-			reportRatio(b, "refresh/"+strconv.Itoa(n), refreshBaseline(n))
+			ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+			base, ok := ratioBase.Load(n)
+			if !ok {
+				op := refreshBaseline(b, n)
+				start := time.Now()
+				for range b.N {
+					op()
+				}
+				base = float64(time.Since(start).Nanoseconds()) / float64(b.N)
+			}
+			b.ReportMetric(ns/base.(float64), "x-baseline")
 		})
 	}
 }
@@ -309,14 +309,27 @@ const memoryChildEnv = "MINTLIFY_BENCH_MEMORY_PATHS"
 // Go heap in use after two refreshes and a GC (the second refresh runs while
 // the first snapshot is served, as in steady state), and the process's peak
 // and final resident set, from which the resident set before the first
-// refresh (runtime, test binary, replayed pages) is also reported. Each
-// op is a child process; -benchtime=1x is enough.
+// refresh (runtime, test binary, replayed pages) is also reported; at 100k
+// paths also with GOMEMLIMIT=100MiB, the soft limit that keeps the peak
+// near the target (without it, Go lets the heap grow to twice what is live,
+// and both snapshots are live while the second one is built). Each
+// op is a child process; -benchtime=1x is enough. Set
+// MINTLIFY_BENCH_HEAP_PROFILE=/tmp/heap.out to get the child's heap profile.
 func BenchmarkMemory(b *testing.B) {
-	for _, n := range benchSizes {
-		b.Run(fmt.Sprintf("paths=%d", n), func(b *testing.B) {
+	type memCase struct {
+		paths int
+		limit string // GOMEMLIMIT of the child, "" for none
+	}
+	cases := []memCase{{benchSizes[0], ""}, {benchSizes[1], ""}, {benchSizes[2], ""}, {benchSizes[2], "100MiB"}}
+	for _, c := range cases {
+		name := fmt.Sprintf("paths=%d", c.paths)
+		if c.limit != "" {
+			name += "/gomemlimit=" + c.limit
+		}
+		b.Run(name, func(b *testing.B) {
 			var m map[string]float64
 			for range b.N {
-				m = runMemoryChild(b, n)
+				m = runMemoryChild(b, c.paths, c.limit)
 			}
 			for _, unit := range slices.Sorted(func(yield func(string) bool) {
 				for k := range m {
@@ -331,10 +344,14 @@ func BenchmarkMemory(b *testing.B) {
 	}
 }
 
-func runMemoryChild(b *testing.B, n int) map[string]float64 {
+func runMemoryChild(b *testing.B, n int, limit string) map[string]float64 {
 	b.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestRefreshMemoryChild$", "-test.bench=^$", "-test.count=1", "-test.v")
-	cmd.Env = append(os.Environ(), memoryChildEnv+"="+strconv.Itoa(n))
+	if limit == "" {
+		limit = "off"
+	}
+	// The last value of a repeated variable wins.
+	cmd.Env = append(os.Environ(), memoryChildEnv+"="+strconv.Itoa(n), "GOMEMLIMIT="+limit)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		b.Fatalf("memory child: %v\n%s", err, out)
@@ -403,6 +420,9 @@ func TestRefreshMemoryChild(t *testing.T) {
 
 	runtime.GC()
 	runtime.GC()
+	if path := os.Getenv(heapProfileEnv); path != "" {
+		writeHeapProfile(t, path)
+	}
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	const mib = 1 << 20
@@ -412,6 +432,23 @@ func TestRefreshMemoryChild(t *testing.T) {
 	fmt.Printf("MEMORY MiB-rss-peak %.1f\n", procStatusMiB(t, "VmHWM"))
 	fmt.Printf("MEMORY MiB-rss-end %.1f\n", procStatusMiB(t, "VmRSS"))
 	runtime.KeepAlive(f)
+}
+
+// heapProfileEnv, when set for BenchmarkMemory, names a file where the
+// child writes a heap profile after the second refresh (go tool pprof
+// -sample_index=inuse_space).
+const heapProfileEnv = "MINTLIFY_BENCH_HEAP_PROFILE"
+
+func writeHeapProfile(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // procStatusMiB reads a kB field of /proc/self/status, in MiB.

@@ -117,7 +117,7 @@ func (w *JobsWatcher) failed(r *jobsRound, jobID string, err error, stop bool) {
 	r.stopped.Store(true)
 	r.err, r.errJob = err, jobID // the rate limit is what the round reports
 	p := w.projects[r.project]
-	pause := retryAfter
+	pause := min(retryAfter, maxRateLimitPause)
 	if !hasRetryAfter {
 		pause = p.backoff
 		p.backoff = min(2*p.backoff, jobsBackoffMax)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // The visitors families, in the order they are rendered. Each one is
@@ -82,13 +83,36 @@ type chunk struct {
 // refresh, but a refresh may carry hundreds of thousands of series.
 const gzipLevel = flate.BestSpeed
 
+// flateWriters recycles deflate compressors: each one is about 1 MiB of
+// state, too much to allocate for every chunk and every gzip scrape.
+var flateWriters = sync.Pool{New: func() any {
+	w, _ := flate.NewWriter(io.Discard, gzipLevel) // level is valid
+	return w
+}}
+
+func getFlateWriter(dst io.Writer) *flate.Writer {
+	w := flateWriters.Get().(*flate.Writer)
+	w.Reset(dst)
+	return w
+}
+
+func putFlateWriter(w *flate.Writer) {
+	w.Reset(io.Discard) // do not keep dst alive in the pool
+	flateWriters.Put(w)
+}
+
 func newChunk(text []byte) chunk {
 	var buf bytes.Buffer
-	buf.Grow(len(text)/4 + 64)
-	w, _ := flate.NewWriter(&buf, gzipLevel) // level is valid
-	_, _ = w.Write(text)                     // writes to a bytes.Buffer do not fail
+	buf.Grow(len(text)/16 + 64) // exposition text compresses 20 to 30 times
+	w := getFlateWriter(&buf)
+	_, _ = w.Write(text) // writes to a bytes.Buffer do not fail
 	_ = w.Flush()
-	return chunk{text: text, deflate: buf.Bytes(), crc: crc32.ChecksumIEEE(text)}
+	putFlateWriter(w)
+	d := buf.Bytes()
+	if cap(d)-len(d) > len(d)/8+64 {
+		d = bytes.Clone(d) // the chunk lives until the next refresh: no slack
+	}
+	return chunk{text: text, deflate: d, crc: crc32.ChecksumIEEE(text)}
 }
 
 // renderSnapshot renders every family of one snapshot, without headers.
@@ -128,9 +152,27 @@ func renderSnapshot(s *Snapshot) [numFamilies]chunk {
 	out[famPaths] = newChunk(series(nil, "mintlify_visitors_paths", "", "", int64(s.Returned)))
 	out[famPathsExported] = newChunk(series(nil, "mintlify_visitors_paths_exported", "", "", int64(len(s.Rows))))
 
-	// Per-page families: about 100 bytes a series.
-	pages := make([]byte, 0, len(s.Rows)*2*(96+len(project)+len(window)))
-	dedup := make([]byte, 0, len(s.Rows)*(96+len(project)+len(window)))
+	// Per-page families, about 100 bytes a series: sized exactly, since
+	// they are kept until the next refresh and are most of the memory.
+	seriesLen := func(name, path, traffic string, v int64) int {
+		var digits [20]byte
+		n := len(name) + len("{") + len(project) + len(window) + len(strconv.AppendInt(digits[:0], v, 10)) + len("\n")
+		if path != "" {
+			n += len(`path="`) + escapedLabelLen(path) + len(`",`)
+		}
+		if traffic != "" {
+			n += len(`,traffic="`) + len(traffic) + len(`"`)
+		}
+		return n
+	}
+	pagesLen, dedupLen := 0, 0
+	for _, r := range s.Rows {
+		pagesLen += seriesLen("mintlify_page_visitors", r.Path, "human", r.Human) +
+			seriesLen("mintlify_page_visitors", r.Path, "ai", r.AI)
+		dedupLen += seriesLen("mintlify_page_visitors_deduplicated", r.Path, "", r.Total)
+	}
+	pages := make([]byte, 0, pagesLen)
+	dedup := make([]byte, 0, dedupLen)
 	for _, r := range s.Rows {
 		pages = series(pages, "mintlify_page_visitors", r.Path, "human", r.Human)
 		pages = series(pages, "mintlify_page_visitors", r.Path, "ai", r.AI)
@@ -151,6 +193,18 @@ func appendEscapedLabel(b []byte, s string) []byte {
 		return append(b, s...)
 	}
 	return append(b, labelEscaper.Replace(s)...)
+}
+
+// escapedLabelLen is the length of s once escaped by appendEscapedLabel.
+func escapedLabelLen(s string) int {
+	n := len(s)
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\', '\n', '"':
+			n++
+		}
+	}
+	return n
 }
 
 func appendEscapedHelp(b []byte, s string) []byte { return append(b, helpEscaper.Replace(s)...) }
@@ -224,10 +278,8 @@ func (e *Exposition) WriteGzip(w io.Writer, tail []byte) error {
 			return err
 		}
 	}
-	fw, err := flate.NewWriter(w, gzipLevel)
-	if err != nil {
-		return err
-	}
+	fw := getFlateWriter(w)
+	defer putFlateWriter(fw)
 	if _, err := fw.Write(tail); err != nil {
 		return err
 	}
@@ -237,6 +289,6 @@ func (e *Exposition) WriteGzip(w io.Writer, tail []byte) error {
 	var trailer [8]byte
 	binary.LittleEndian.PutUint32(trailer[:4], crc32.Update(e.crc, crc32.IEEETable, tail))
 	binary.LittleEndian.PutUint32(trailer[4:], uint32(e.textLen+len(tail)))
-	_, err = w.Write(trailer[:])
+	_, err := w.Write(trailer[:])
 	return err
 }

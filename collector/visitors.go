@@ -93,7 +93,9 @@ type walk struct {
 const (
 	failureBackoffBase   = 30 * time.Second
 	rateLimitBackoffBase = 2 * time.Minute
-	rateLimitBackoffMax  = time.Hour
+	// maxRateLimitPause caps any pause after a 429, Retry-After included:
+	// the upstream limit is per hour, so a longer pause would be an error.
+	maxRateLimitPause = time.Hour
 )
 
 // NewVisitors returns the visitors collector. Call Close to stop its
@@ -394,8 +396,9 @@ func (v *Visitors) fail(w *walk, err error, end time.Time, took time.Duration) {
 		v.mu.Lock()
 		v.rateLimits++
 		if !has {
-			ra = min(rateLimitBackoffMax, rateLimitBackoffBase<<min(v.rateLimits-1, 5))
+			ra = rateLimitBackoffBase << min(v.rateLimits-1, 5)
 		}
+		ra = min(ra, maxRateLimitPause)
 		v.mu.Unlock()
 		v.cfg.Budget.Pause(end.Add(ra))
 		level.Warn(v.logger).Log("msg", "the API rate limit (100 analytics requests per organization per hour) was hit; pausing all analytics requests",
