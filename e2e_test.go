@@ -8,6 +8,7 @@ import (
 	"compress/gzip"
 	"errors"
 	"fmt"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
 	"io"
 	"net"
 	"net/http"
@@ -76,29 +77,11 @@ func binary(t *testing.T) string {
 	return path
 }
 
-// syncBuffer collects a subprocess's output.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // proc is one running exporter.
 type proc struct {
 	cmd            *exec.Cmd
 	addr           string // host:port it listens on
-	stdout, stderr syncBuffer
+	stdout, stderr logbuf.Buffer
 	done           chan struct{} // closed when the process has exited
 	exitCode       int
 }

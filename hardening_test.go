@@ -17,6 +17,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
 	"io"
 	"maps"
 	"math/big"
@@ -51,41 +52,11 @@ const (
 // hardSecretMarks are the substrings searched for in every output.
 var hardSecretMarks = []string{hardKey, hardRotatedKey, "SECRETSECRET", "SECRETROTATED"}
 
-// hardBuffer collects a subprocess's output.
-type hardBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *hardBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *hardBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// hardBuild builds the exporter into a directory that lives as long as
-// the test t.
-func hardBuild(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), exporterName)
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // hardProc is one running exporter.
 type hardProc struct {
 	cmd            *exec.Cmd
 	addr           string
-	stdout, stderr hardBuffer
+	stdout, stderr logbuf.Buffer
 	done           chan struct{}
 	code           int
 }
@@ -278,7 +249,7 @@ func hardFake(t *testing.T, key string, paths int, opts ...mintlifytest.Option) 
 }
 
 func TestHardBinary(t *testing.T) {
-	bin := hardBuild(t)
+	bin := binary(t)
 	t.Run("Secrets", func(t *testing.T) { hardSecrets(t, bin) })
 	t.Run("KeyRotation", func(t *testing.T) { hardKeyRotation(t, bin) })
 	t.Run("WebConfigTLS", func(t *testing.T) { hardWebConfig(t, bin) })

@@ -2,6 +2,7 @@ package collector
 
 import (
 	"errors"
+	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +13,7 @@ import (
 )
 
 func TestBudgetSlidingHour(t *testing.T) {
-	clk := newTestClock(day0)
+	clk := mintlifytest.NewClock(day0)
 	b := NewBudget(3, clk.Now)
 	for i := range 3 {
 		if err := b.Allow(client.EndpointVisitors); err != nil {
@@ -47,7 +48,7 @@ mintlify_api_budget_remaining 0
 }
 
 func TestBudgetPause(t *testing.T) {
-	clk := newTestClock(day0)
+	clk := mintlifytest.NewClock(day0)
 	b := NewBudget(90, clk.Now)
 	b.Pause(day0.Add(10 * time.Minute))
 	b.Pause(day0.Add(5 * time.Minute)) // never shortens
@@ -67,7 +68,7 @@ func TestBudgetPause(t *testing.T) {
 }
 
 func TestBudgetRestore(t *testing.T) {
-	clk := newTestClock(day0)
+	clk := mintlifytest.NewClock(day0)
 	b := NewBudget(90, clk.Now)
 	_ = b.Allow(client.EndpointVisitors)
 	b.Restore([]time.Time{day0.Add(-2 * time.Hour), day0.Add(-30 * time.Minute), day0.Add(-10 * time.Minute)}, day0.Add(time.Minute))

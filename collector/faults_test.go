@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
 	"net/http"
 	"runtime"
 	"sort"
@@ -63,7 +64,7 @@ type faultSent struct {
 // counted too.
 type faultTransport struct {
 	base  http.RoundTripper
-	clock *testClock
+	clock *mintlifytest.Clock
 	mu    sync.Mutex
 	sent  []faultSent
 }
@@ -132,8 +133,8 @@ type faultEnv struct {
 
 func newFaultEnv(t *testing.T, o faultOptions) *faultEnv {
 	t.Helper()
-	clock := newTestClock(day0)
-	fx := &visitorsFixture{t: t, clock: clock, logs: &syncBuffer{}}
+	clock := mintlifytest.NewClock(day0)
+	fx := &visitorsFixture{t: t, clock: clock, logs: &logbuf.Buffer{}}
 	fx.srv = mintlifytest.NewServer(mintlifytest.WithClock(clock.Now), mintlifytest.WithProject(faultProject, faultDataset()))
 	fx.budget = NewBudget(faultPerHour, clock.Now)
 	fx.status = NewStatus()
@@ -711,17 +712,17 @@ func faultNoLeak(t *testing.T, base int) {
 // polled by hand with a test clock.
 type faultJobsEnv struct {
 	t      *testing.T
-	clock  *testClock
+	clock  *mintlifytest.Clock
 	srv    *mintlifytest.Server
 	hc     *http.Client
 	status *Status
-	logs   *syncBuffer
+	logs   *logbuf.Buffer
 	w      *JobsWatcher
 }
 
 func newFaultJobsEnv(t *testing.T) *faultJobsEnv {
 	t.Helper()
-	e := &faultJobsEnv{t: t, clock: newTestClock(day0), status: NewStatus(), logs: &syncBuffer{}}
+	e := &faultJobsEnv{t: t, clock: mintlifytest.NewClock(day0), status: NewStatus(), logs: &logbuf.Buffer{}}
 	e.srv = mintlifytest.NewServer(mintlifytest.WithClock(e.clock.Now))
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	base.Proxy = nil

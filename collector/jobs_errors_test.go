@@ -53,7 +53,7 @@ func TestJobsServerErrorKeepsLastStateAndLogsOnce(t *testing.T) {
 	}
 	e.expectUp(jobsUp("0", "60"))
 	e.expect(w, jobsHeader+jobsCounts("p1", 2, 0, 0, 0)+twoActiveJobs)
-	if n := e.logs.count("level=error", "project=p1", "get_job: HTTP 503"); n != 1 {
+	if n := e.logs.CountLines("level=error", "project=p1", "get_job: HTTP 503"); n != 1 {
 		t.Errorf("error logged %d times in 3 rounds, want once:\n%s", n, e.logs)
 	}
 
@@ -62,7 +62,7 @@ func TestJobsServerErrorKeepsLastStateAndLogsOnce(t *testing.T) {
 	e.clock.Advance(time.Minute)
 	e.poll(w)
 	e.expectUp(jobsUp("1", "60"))
-	if n := e.logs.count("level=info", "polled successfully again"); n != 1 {
+	if n := e.logs.CountLines("level=info", "polled successfully again"); n != 1 {
 		t.Errorf("recovery logged %d times, want once:\n%s", n, e.logs)
 	}
 	e.expect(w, jobsHeader+jobsCounts("p1", 1, 0, 1, 0)+jobInfoHeader+`mintlify_agent_job_info{has_pr="true",job_id="a",model="claude-sonnet-4",project="p1",ref="",repository="https://github.com/acme/docs",status="completed"} 1
@@ -84,7 +84,7 @@ func TestJobsRefusedKey(t *testing.T) {
 	}
 	e.expectUp(jobsUp("0", "60"))
 	e.expect(w, jobsHeader+jobsCounts("p1", 2, 0, 0, 0)+twoActiveJobs)
-	if n := e.logs.count("level=error", "get_job: HTTP 401"); n != 1 {
+	if n := e.logs.CountLines("level=error", "get_job: HTTP 401"); n != 1 {
 		t.Errorf("401 logged %d times, want once:\n%s", n, e.logs)
 	}
 	if strings.Contains(e.logs.String(), mintlifytest.DefaultKey) {
@@ -108,7 +108,7 @@ mintlify_agent_job_info{has_pr="false",job_id="b",model="claude-sonnet-4",projec
 `+jobCreatedHeader+`mintlify_agent_job_created_timestamp_seconds{job_id="a",project="p1"} 1.7408304e+09
 mintlify_agent_job_created_timestamp_seconds{job_id="b",project="p1"} 1.7408304e+09
 `)
-	if n := e.logs.count("level=error", "job_id=a", "createdAt"); n != 1 {
+	if n := e.logs.CountLines("level=error", "job_id=a", "createdAt"); n != 1 {
 		t.Errorf("decode error logged %d times, want once:\n%s", n, e.logs)
 	}
 }
@@ -136,7 +136,7 @@ func TestJobsRateLimitPausesUntilRetryAfter(t *testing.T) {
 		t.Errorf("%d get_job requests after the pause, want 1+2", n)
 	}
 	e.expectUp(jobsUp("1", "60"))
-	if n := e.logs.count("level=error", "rate limited", "paused_until=2025-03-01T12:06:00Z"); n != 1 {
+	if n := e.logs.CountLines("level=error", "rate limited", "paused_until=2025-03-01T12:06:00Z"); n != 1 {
 		t.Errorf("rate limit logged %d times, want once:\n%s", n, e.logs)
 	}
 }
@@ -160,7 +160,7 @@ func TestJobsRateLimitWithoutRetryAfterBacksOff(t *testing.T) {
 		}
 		e.expectUp(jobsUp(up, intervals[i]))
 	}
-	if n := e.logs.count("level=error", "rate limited"); n != 1 {
+	if n := e.logs.CountLines("level=error", "rate limited"); n != 1 {
 		t.Errorf("rate limit logged %d times over two 429 rounds, want once:\n%s", n, e.logs)
 	}
 }

@@ -61,7 +61,7 @@ func TestJobsFileReadAndReread(t *testing.T) {
 	// Rewritten: j1 leaves, j3 arrives, without a restart.
 	writeJobsFile(t, path, "j2\np1/j3\n", 2000)
 	step("j2,j3")
-	if n := e.logs.count("jobs file re-read", "jobs=2"); n != 1 {
+	if n := e.logs.CountLines("jobs file re-read", "jobs=2"); n != 1 {
 		t.Errorf("re-read logged %d times, want once:\n%s", n, e.logs)
 	}
 	e.expect(w, jobsHeader+jobsCounts("p1", 2, 0, 0, 0)+jobInfoHeader+`mintlify_agent_job_info{has_pr="false",job_id="j2",model="claude-sonnet-4",project="p1",ref="",repository="https://github.com/acme/docs",status="active"} 1
@@ -74,7 +74,7 @@ mintlify_agent_job_created_timestamp_seconds{job_id="j3",project="p1"} 1.7408304
 	writeJobsFile(t, path, "j1\np9/j4\n", 3000)
 	step("j2,j3")
 	step("j2,j3")
-	if n := e.logs.count("level=warn", "cannot use the jobs file", `jobs.txt:2: job id \"p9/j4\"`); n != 1 {
+	if n := e.logs.CountLines("level=warn", "cannot use the jobs file", `jobs.txt:2: job id \"p9/j4\"`); n != 1 {
 		t.Errorf("invalid file warned %d times, want once:\n%s", n, e.logs)
 	}
 
@@ -84,7 +84,7 @@ mintlify_agent_job_created_timestamp_seconds{job_id="j3",project="p1"} 1.7408304
 	}
 	step("j2,j3")
 	step("j2,j3")
-	if n := e.logs.count("level=warn", "cannot use the jobs file"); n != 2 {
+	if n := e.logs.CountLines("level=warn", "cannot use the jobs file"); n != 2 {
 		t.Errorf("%d warnings about the file, want 2 (invalid, then missing):\n%s", n, e.logs)
 	}
 
@@ -188,7 +188,7 @@ mintlify_agent_job_created_timestamp_seconds{job_id="c",project="p1"} 1.7408304e
 	e.expectUp(jobsUpHeader + `mintlify_up{project="p1",source="jobs"} 0
 ` + jobsIntervalHeader + `mintlify_refresh_interval_seconds{project="p1",source="jobs"} 60
 `)
-	if n := e.logs.count("level=error", "list_jobs: HTTP 500"); n != 1 {
+	if n := e.logs.CountLines("level=error", "list_jobs: HTTP 500"); n != 1 {
 		t.Errorf("listing failure logged %d times, want once:\n%s", n, e.logs)
 	}
 }

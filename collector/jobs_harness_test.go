@@ -1,11 +1,10 @@
 package collector_test
 
 import (
-	"bytes"
 	"context"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,39 +21,6 @@ import (
 // jobsT0 is the start of the test clock: 2025-03-01T12:00:00Z.
 var jobsT0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 
-// jobsLogs collects log lines safely.
-type jobsLogs struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *jobsLogs) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *jobsLogs) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
-// count returns the number of log lines containing every one of parts.
-func (l *jobsLogs) count(parts ...string) int {
-	n := 0
-	for line := range strings.SplitSeq(l.String(), "\n") {
-		all := line != ""
-		for _, p := range parts {
-			all = all && strings.Contains(line, p)
-		}
-		if all {
-			n++
-		}
-	}
-	return n
-}
-
 // jobsEnv is a fake API, a client of it and a clock they share.
 type jobsEnv struct {
 	t      *testing.T
@@ -62,7 +28,7 @@ type jobsEnv struct {
 	fake   *mintlifytest.Server
 	client *client.Client
 	status *collector.Status
-	logs   *jobsLogs
+	logs   *logbuf.Buffer
 }
 
 func newJobsEnv(t *testing.T) *jobsEnv {
@@ -82,7 +48,7 @@ func newJobsEnv(t *testing.T) *jobsEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &jobsEnv{t: t, clock: clk, fake: fake, client: c, status: collector.NewStatus(), logs: &jobsLogs{}}
+	return &jobsEnv{t: t, clock: clk, fake: fake, client: c, status: collector.NewStatus(), logs: &logbuf.Buffer{}}
 }
 
 // watcher returns a watcher of the env's fake; cfg's Client, Status,

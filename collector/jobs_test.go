@@ -136,7 +136,7 @@ func TestJobsUnknownStatusCountedAndLoggedOnce(t *testing.T) {
 `+jobInfoHeader+`mintlify_agent_job_info{has_pr="false",job_id="j1",model="claude-sonnet-4",project="p1",ref="",repository="https://github.com/acme/docs",status="paused"} 1
 `+jobCreatedHeader+`mintlify_agent_job_created_timestamp_seconds{job_id="j1",project="p1"} 1.7408304e+09
 `)
-	if n := e.logs.count("level=warn", "status=paused", "job_id=j1"); n != 1 {
+	if n := e.logs.CountLines("level=warn", "status=paused", "job_id=j1"); n != 1 {
 		t.Errorf("unknown status logged %d times, want once:\n%s", n, e.logs)
 	}
 }
@@ -159,7 +159,7 @@ func TestJobsNotFoundLeavesCountsNotUp(t *testing.T) {
 ` + jobsIntervalHeader + `mintlify_refresh_interval_seconds{project="p1",source="jobs"} 60
 `)
 	for _, id := range []string{"nope", "j2"} {
-		if n := e.logs.count("level=warn", "not found", "job_id="+id); n != 1 {
+		if n := e.logs.CountLines("level=warn", "not found", "job_id="+id); n != 1 {
 			t.Errorf("404 of %s logged %d times, want once:\n%s", id, n, e.logs)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
 	"regexp"
 	"strings"
 	"sync"
@@ -17,53 +18,16 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 )
 
-// testClock is a clock the test moves by hand.
-type testClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newTestClock(t time.Time) *testClock { return &testClock{t: t} }
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *testClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 // visitorsFixture wires a real client, budget and visitors collector to a
 // fake API sharing one test clock.
 type visitorsFixture struct {
 	t      *testing.T
-	clock  *testClock
+	clock  *mintlifytest.Clock
 	srv    *mintlifytest.Server
 	budget *Budget
 	status *Status
 	v      *Visitors
-	logs   *syncBuffer
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	logs   *logbuf.Buffer
 }
 
 type fixtureOptions struct {
@@ -77,7 +41,7 @@ type fixtureOptions struct {
 
 func newVisitorsFixture(t *testing.T, now time.Time, data map[string]*mintlifytest.Dataset, o fixtureOptions) *visitorsFixture {
 	t.Helper()
-	f := &visitorsFixture{t: t, clock: newTestClock(now), logs: &syncBuffer{}}
+	f := &visitorsFixture{t: t, clock: mintlifytest.NewClock(now), logs: &logbuf.Buffer{}}
 	opts := append([]mintlifytest.Option{mintlifytest.WithClock(f.clock.Now)}, o.srvOpts...)
 	for p, d := range data {
 		opts = append(opts, mintlifytest.WithProject(p, d))

@@ -8,13 +8,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -101,30 +101,12 @@ func freeAddr(t *testing.T) string {
 	return l.Addr().String()
 }
 
-// logBuffer collects a subprocess's output.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // process is a running program of the stack.
 type process struct {
 	name string
 	addr string // host:port it listens on
 	cmd  *exec.Cmd
-	log  logBuffer // stdout and stderr
+	log  logbuf.Buffer // stdout and stderr
 	done chan struct{}
 	err  error // the result of Wait, once done is closed
 }
