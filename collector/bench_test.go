@@ -318,15 +318,11 @@ const memoryChildEnv = "MINTLIFY_BENCH_MEMORY_PATHS"
 func BenchmarkMemory(b *testing.B) {
 	type memCase struct {
 		paths int
-		limit string // GOMEMLIMIT of the child, "" for none
+		limit string // GOMEMLIMIT of the child
 	}
-	cases := []memCase{{benchSizes[0], ""}, {benchSizes[1], ""}, {benchSizes[2], ""}, {benchSizes[2], "100MiB"}}
+	cases := []memCase{{benchSizes[0], "off"}, {benchSizes[1], "off"}, {benchSizes[2], "off"}, {benchSizes[2], "100MiB"}}
 	for _, c := range cases {
-		name := fmt.Sprintf("paths=%d", c.paths)
-		if c.limit != "" {
-			name += "/gomemlimit=" + c.limit
-		}
-		b.Run(name, func(b *testing.B) {
+		b.Run(fmt.Sprintf("paths=%d/gomemlimit=%s", c.paths, c.limit), func(b *testing.B) {
 			var m map[string]float64
 			for range b.N {
 				m = runMemoryChild(b, c.paths, c.limit)
@@ -347,9 +343,6 @@ func BenchmarkMemory(b *testing.B) {
 func runMemoryChild(b *testing.B, n int, limit string) map[string]float64 {
 	b.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestRefreshMemoryChild$", "-test.bench=^$", "-test.count=1", "-test.v")
-	if limit == "" {
-		limit = "off"
-	}
 	// The last value of a repeated variable wins.
 	cmd.Env = append(os.Environ(), memoryChildEnv+"="+strconv.Itoa(n), "GOMEMLIMIT="+limit)
 	out, err := cmd.CombinedOutput()
