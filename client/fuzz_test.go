@@ -293,3 +293,37 @@ func FuzzParseDate(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeVisitorsFastAgrees checks the one-pass reading of visitors pages
+// against the strict one: whatever the fast reading accepts, the strict
+// reading accepts with an identical page.
+func FuzzDecodeVisitorsFastAgrees(f *testing.F) {
+	for _, s := range []string{
+		`{"totals":{"human":10,"ai":4,"total":12},"visitors":[{"path":"/quickstart","human":10,"ai":4,"total":12}],"hasMore":false}`,
+		`{"hasMore":true,"x":{"y":[1,"]",{"z":null}]},"visitors":[],"totals":{"total":0,"ai":0,"human":0,"path":"ignored"}}`,
+		`{"totals":{"human":1,"ai":1,"total":1},"visitors":[{"path":"/a\"b\\c\u00e9\ud83d\ude00\/x","human":1,"ai":0,"total":1,"extra":[{}]}],"hasMore":false}`,
+		`{"totals":{"human":1,"ai":1,"total":1},"visitors":[{"path":"/bad` + "\xff\xfe" + `","human":1,"ai":0,"total":1}],"hasMore":false}`,
+		`{"totals":{"human":1,"ai":1,"total":1},"visitors":[{"path":"/a","path":"","human":1,"ai":0,"total":1}],"hasMore":false}`,
+		`{"totals":{"human":1,"human":-1,"ai":1,"total":1},"visitors":[],"hasMore":false}`,
+		`{"totals":{"hum\u0061n":1,"ai":1,"total":1},"visitors":[],"hasMore":false}`,
+		`{"Totals":{"human":1,"ai":1,"total":1},"visitors":[],"hasMore":false}`,
+		`{"totals":{"human":-0,"ai":0,"total":0},"visitors":[],"hasMore":false}`,
+		`{"totals":{"human":1E2,"ai":0,"total":0},"visitors":[],"hasMore":false}`,
+		` {"totals" : { "human" : 1 , "ai" : 1 , "total" : 1 } , "visitors" : [ ] , "hasMore" : true } `,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		fast, ok := decodeVisitorsFast(body)
+		if !ok {
+			return
+		}
+		strict, err := decodeVisitorsStrict(body)
+		if err != nil {
+			t.Fatalf("the fast reading accepted a page the strict one refuses: %v\n%q", err, body)
+		}
+		if !reflect.DeepEqual(fast, strict) {
+			t.Fatalf("readings differ:\nfast   %+v\nstrict %+v\nbody %q", fast, strict, body)
+		}
+	})
+}

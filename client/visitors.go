@@ -54,8 +54,19 @@ func (c *Client) Visitors(ctx context.Context, projectID string, q VisitorsQuery
 
 // decodeVisitors decodes and validates a visitors page: totals, visitors
 // and hasMore are required, every count is a non-negative integer and every
-// path is non-empty.
+// path is non-empty. A well-formed page takes the one-pass reading; any
+// other body is read strictly, which names what is wrong.
 func decodeVisitors(body []byte) (*VisitorsPage, error) {
+	if page, ok := decodeVisitorsFast(body); ok {
+		return page, nil
+	}
+	return decodeVisitorsStrict(body)
+}
+
+// decodeVisitorsStrict is decodeVisitors without the fast path: every value
+// is looked at as raw JSON so a missing field, a null and a wrong type are
+// told apart and reported with the field's path.
+func decodeVisitorsStrict(body []byte) (*VisitorsPage, error) {
 	root, err := parseBody(EndpointVisitors, body)
 	if err != nil {
 		return nil, err
