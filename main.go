@@ -271,6 +271,7 @@ func serve(ctx context.Context, f *flags, logger log.Logger, slogger *slog.Logge
 
 	status := collector.NewStatus()
 	budget := collector.NewBudget(f.requestsPerHour, time.Now)
+	budget.Pace(func(ctx context.Context, t time.Time) error { return client.DefaultSleep(ctx, time.Until(t)) })
 	apiMetrics := collector.NewAPIMetrics()
 	c, projects, err := newClient(f, &client.Hooks{Allow: budget.Allow, Observe: apiMetrics.Observe}, d, logger)
 	if err != nil {

@@ -62,7 +62,7 @@ func (c *Client) do(ctx context.Context, r *call) (*response, error) {
 			return nil, fmt.Errorf("%s: API key: %w", r.endpoint, err)
 		}
 		if c.hooks.Allow != nil {
-			if err := c.hooks.Allow(r.endpoint); err != nil {
+			if err := c.hooks.Allow(ctx, r.endpoint); err != nil {
 				if last != nil {
 					return nil, fmt.Errorf("%w; retry not allowed: %w", last, err)
 				}

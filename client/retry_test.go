@@ -529,7 +529,7 @@ func TestContextCancelStopsRetries(t *testing.T) {
 	// Cancelled while an attempt is in flight: no retry either.
 	ctx2, cancel2 := context.WithCancel(context.Background())
 	h = jobHarness(t, func(c *client.Config) {
-		c.Hooks.Allow = func(client.Endpoint) error {
+		c.Hooks.Allow = func(context.Context, client.Endpoint) error {
 			time.AfterFunc(20*time.Millisecond, cancel2)
 			return nil
 		}
@@ -593,7 +593,7 @@ func TestHooks(t *testing.T) {
 	refusal := errors.New("budget exhausted")
 	for _, o := range allOps {
 		h := jobHarness(t, func(c *client.Config) {
-			c.Hooks.Allow = func(e client.Endpoint) error {
+			c.Hooks.Allow = func(_ context.Context, e client.Endpoint) error {
 				if string(e) != o.endpoint {
 					t.Errorf("Allow(%q) for %s", e, o.name)
 				}
@@ -615,7 +615,7 @@ func TestHooks(t *testing.T) {
 	// Allow is asked before every retry; a refusal there stops the call.
 	var asked int
 	h := jobHarness(t, func(c *client.Config) {
-		c.Hooks.Allow = func(client.Endpoint) error {
+		c.Hooks.Allow = func(context.Context, client.Endpoint) error {
 			asked++
 			if asked > 2 {
 				return refusal

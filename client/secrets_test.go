@@ -128,7 +128,7 @@ func TestKeyNeverInErrors(t *testing.T) {
 	run(func(c *client.Config) { c.MaxBodyBytes = 10 }, nil)
 	run(func(c *client.Config) { c.BaseURL = base }, nil)
 	run(func(c *client.Config) {
-		c.Hooks.Allow = func(client.Endpoint) error { return errors.New("no budget") }
+		c.Hooks.Allow = func(context.Context, client.Endpoint) error { return errors.New("no budget") }
 	}, nil)
 
 	for i, err := range errs {

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -57,10 +58,12 @@ func (a Attempt) Code() string {
 // Hooks lets the caller account for and observe every attempt without the
 // client depending on Prometheus.
 type Hooks struct {
-	// Allow, when set, is called before every attempt, retries included. A
-	// non-nil error stops the call before anything is sent; the client
-	// returns that error (wrapped) to its caller.
-	Allow func(e Endpoint) error
+	// Allow, when set, is called before every attempt, retries included,
+	// with the call's context. It may wait (for a request budget, say) and
+	// should return when ctx ends. A non-nil error stops the call before
+	// anything is sent; the client returns that error (wrapped) to its
+	// caller.
+	Allow func(ctx context.Context, e Endpoint) error
 	// Observe, when set, is called after every attempt that was sent.
 	Observe func(Attempt)
 }

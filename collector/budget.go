@@ -1,6 +1,7 @@
 package collector
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -24,15 +25,24 @@ var budgetRemainingDesc = prometheus.NewDesc("mintlify_api_budget_remaining",
 	"Analytics requests the exporter may still send in the current sliding hour by its own accounting (--mintlify.requests-per-hour minus requests sent in the last hour).",
 	nil, nil)
 
+// paceMargin is how long after a request leaves the ledger's hour a paced
+// request waits: the API counts a request when it arrives, a little after
+// the ledger does, and by its own clock.
+const paceMargin = 5 * time.Second
+
 // Budget is the ledger of analytics requests sent during the last hour,
 // shared by every project and window of one organization. It is the
 // client's Allow hook: an analytics request that does not fit the budget, or
-// that would be sent during a rate-limit pause, is never sent.
+// that would be sent during a rate-limit pause, is never sent. By default a
+// request that does not fit is refused; with Pace, it waits until the oldest
+// request of the hour leaves the ledger, so a walk longer than one hour's
+// budget still completes, at the budget's pace.
 type Budget struct {
 	mu          sync.Mutex
 	perHour     int
 	now         func() time.Time
-	sent        []time.Time // ascending; only the last hour is kept
+	waitUntil   func(ctx context.Context, t time.Time) error // nil: refuse instead of waiting
+	sent        []time.Time                                  // ascending; only the last hour is kept
 	pausedUntil time.Time
 }
 
@@ -42,6 +52,15 @@ func NewBudget(perHour int, now func() time.Time) *Budget {
 		now = time.Now
 	}
 	return &Budget{perHour: perHour, now: now}
+}
+
+// Pace makes Allow wait for room in the budget instead of refusing.
+// waitUntil waits until the budget's clock reads t, or until ctx ends,
+// returning ctx's error then; tests pass one that moves their clock.
+func (b *Budget) Pace(waitUntil func(ctx context.Context, t time.Time) error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.waitUntil = waitUntil
 }
 
 // PerHour is the configured budget.
@@ -60,24 +79,37 @@ func (b *Budget) prune(now time.Time) {
 }
 
 // Allow records an analytics request about to be sent, or refuses it. Other
-// endpoints are always allowed and not recorded.
-func (b *Budget) Allow(e client.Endpoint) error {
+// endpoints are always allowed and not recorded. During a rate-limit pause
+// it refuses at once; when the hour's budget is spent it waits for room if
+// the budget paces (see Pace), else refuses.
+func (b *Budget) Allow(ctx context.Context, e client.Endpoint) error {
 	if !e.Analytics() {
 		return nil
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	now := b.now()
-	if now.Before(b.pausedUntil) {
-		return fmt.Errorf("%w until %s", ErrRateLimitPause, b.pausedUntil.UTC().Format(time.RFC3339))
+	for {
+		b.mu.Lock()
+		now := b.now()
+		if now.Before(b.pausedUntil) {
+			b.mu.Unlock()
+			return fmt.Errorf("%w until %s", ErrRateLimitPause, b.pausedUntil.UTC().Format(time.RFC3339))
+		}
+		b.prune(now)
+		if len(b.sent) < b.perHour {
+			b.sent = append(b.sent, now)
+			b.mu.Unlock()
+			return nil
+		}
+		next := b.sent[0].Add(time.Hour)
+		wait := b.waitUntil
+		b.mu.Unlock()
+		if wait == nil {
+			return fmt.Errorf("%w (%d of %d); the next request fits at %s", ErrBudgetExhausted,
+				b.perHour, b.perHour, next.UTC().Format(time.RFC3339))
+		}
+		if err := wait(ctx, next.Add(paceMargin)); err != nil {
+			return fmt.Errorf("%w: waiting for room: %w", ErrBudgetExhausted, err)
+		}
 	}
-	b.prune(now)
-	if len(b.sent) >= b.perHour {
-		return fmt.Errorf("%w (%d of %d); the next request fits at %s", ErrBudgetExhausted,
-			len(b.sent), b.perHour, b.sent[0].Add(time.Hour).UTC().Format(time.RFC3339))
-	}
-	b.sent = append(b.sent, now)
-	return nil
 }
 
 // Remaining is the number of analytics requests that may still be sent in

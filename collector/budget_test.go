@@ -1,6 +1,7 @@
 package collector
 
 import (
+	"context"
 	"errors"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"strings"
@@ -16,15 +17,15 @@ func TestBudgetSlidingHour(t *testing.T) {
 	clk := mintlifytest.NewClock(day0)
 	b := NewBudget(3, clk.Now)
 	for i := range 3 {
-		if err := b.Allow(client.EndpointVisitors); err != nil {
+		if err := b.Allow(context.Background(), client.EndpointVisitors); err != nil {
 			t.Fatalf("request %d refused: %v", i, err)
 		}
 		clk.Advance(10 * time.Minute)
 	}
-	if err := b.Allow(client.EndpointVisitors); !errors.Is(err, ErrBudgetExhausted) {
+	if err := b.Allow(context.Background(), client.EndpointVisitors); !errors.Is(err, ErrBudgetExhausted) {
 		t.Fatalf("4th request in the hour: %v, want ErrBudgetExhausted", err)
 	}
-	if err := b.Allow(client.EndpointGetJob); err != nil {
+	if err := b.Allow(context.Background(), client.EndpointGetJob); err != nil {
 		t.Fatalf("job requests do not spend the analytics budget: %v", err)
 	}
 	if b.Remaining() != 0 || b.Used() != 3 {
@@ -34,7 +35,7 @@ func TestBudgetSlidingHour(t *testing.T) {
 	if b.Remaining() != 1 {
 		t.Fatalf("remaining %d an hour after the first request, want 1", b.Remaining())
 	}
-	if err := b.Allow(client.EndpointVisitors); err != nil {
+	if err := b.Allow(context.Background(), client.EndpointVisitors); err != nil {
 		t.Fatal(err)
 	}
 	expected := `
@@ -52,14 +53,14 @@ func TestBudgetPause(t *testing.T) {
 	b := NewBudget(90, clk.Now)
 	b.Pause(day0.Add(10 * time.Minute))
 	b.Pause(day0.Add(5 * time.Minute)) // never shortens
-	if err := b.Allow(client.EndpointVisitors); !errors.Is(err, ErrRateLimitPause) {
+	if err := b.Allow(context.Background(), client.EndpointVisitors); !errors.Is(err, ErrRateLimitPause) {
 		t.Fatalf("during a pause: %v", err)
 	}
 	if got := b.PausedUntil(); !got.Equal(day0.Add(10 * time.Minute)) {
 		t.Fatalf("paused until %s", got)
 	}
 	clk.Advance(10 * time.Minute)
-	if err := b.Allow(client.EndpointVisitors); err != nil {
+	if err := b.Allow(context.Background(), client.EndpointVisitors); err != nil {
 		t.Fatalf("after the pause: %v", err)
 	}
 	if !b.PausedUntil().IsZero() {
@@ -70,7 +71,7 @@ func TestBudgetPause(t *testing.T) {
 func TestBudgetRestore(t *testing.T) {
 	clk := mintlifytest.NewClock(day0)
 	b := NewBudget(90, clk.Now)
-	_ = b.Allow(client.EndpointVisitors)
+	_ = b.Allow(context.Background(), client.EndpointVisitors)
 	b.Restore([]time.Time{day0.Add(-2 * time.Hour), day0.Add(-30 * time.Minute), day0.Add(-10 * time.Minute)}, day0.Add(time.Minute))
 	sent, paused := b.Ledger()
 	if len(sent) != 3 || !sent[0].Equal(day0.Add(-30*time.Minute)) || !sent[2].Equal(day0) {

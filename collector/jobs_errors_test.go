@@ -225,7 +225,7 @@ func TestJobsConcurrencyBounded(t *testing.T) {
 	var mu sync.Mutex
 	inFlight, peak := 0, 0
 	c, err := client.New(client.Config{BaseURL: e.fake.URL(), Key: key, Retry: client.RetryPolicy{MaxAttempts: 1}, Hooks: client.Hooks{
-		Allow: func(client.Endpoint) error {
+		Allow: func(context.Context, client.Endpoint) error {
 			mu.Lock()
 			defer mu.Unlock()
 			inFlight++

@@ -336,8 +336,10 @@ func (v *Visitors) refresh(w *walk) {
 	}
 	v.mu.Unlock()
 
-	// Never start a walk the budget cannot finish.
-	need := max(1, known)
+	// Never start a walk the budget cannot finish: it needs its last known
+	// number of pages, or the whole hour's budget when it is longer than
+	// that (the budget then paces it over several hours).
+	need := min(max(1, known), v.cfg.Budget.PerHour())
 	if until := v.cfg.Budget.PausedUntil(); !until.IsZero() {
 		v.deferWalk(w, fmt.Sprintf("rate limited by the API until %s", until.UTC().Format(time.RFC3339)), until)
 		return

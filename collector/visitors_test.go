@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,6 +29,8 @@ type visitorsFixture struct {
 	status *Status
 	v      *Visitors
 	logs   *logbuf.Buffer
+	// admitted counts the analytics requests the budget let through.
+	admitted atomic.Int64
 }
 
 type fixtureOptions struct {
@@ -37,6 +40,9 @@ type fixtureOptions struct {
 	interval time.Duration
 	filter   PathFilter
 	srvOpts  []mintlifytest.Option
+	// pace makes the budget wait for room (moving the test clock) instead
+	// of refusing.
+	pace bool
 }
 
 func newVisitorsFixture(t *testing.T, now time.Time, data map[string]*mintlifytest.Dataset, o fixtureOptions) *visitorsFixture {
@@ -58,6 +64,22 @@ func newVisitorsFixture(t *testing.T, now time.Time, data map[string]*mintlifyte
 		o.windows = []string{"1d", "7d"}
 	}
 	f.budget = NewBudget(o.perHour, f.clock.Now)
+	if o.pace {
+		f.budget.Pace(func(ctx context.Context, until time.Time) error {
+			// Requests already admitted reach the fake first (real time
+			// does not jump while a request is on its way); then waiting
+			// moves the shared clock to the moment waited for, unless
+			// another waiter already moved it past.
+			deadline := time.Now().Add(5 * time.Second)
+			for f.visitorsRequests() < int(f.admitted.Load()) && time.Now().Before(deadline) {
+				time.Sleep(time.Millisecond)
+			}
+			if late := until.Sub(f.clock.Now()); late > 0 {
+				f.clock.Advance(late)
+			}
+			return ctx.Err()
+		})
+	}
 	f.status = NewStatus()
 	key, err := client.StaticKey(mintlifytest.DefaultKey)
 	if err != nil {
@@ -66,8 +88,14 @@ func newVisitorsFixture(t *testing.T, now time.Time, data map[string]*mintlifyte
 	c, err := client.New(client.Config{
 		BaseURL: f.srv.URL(), Key: key, Timeout: 5 * time.Second,
 		Retry: client.RetryPolicy{MaxAttempts: 2, Sleep: func(ctx context.Context, d time.Duration) error { return ctx.Err() }},
-		Hooks: client.Hooks{Allow: f.budget.Allow},
-		Now:   f.clock.Now,
+		Hooks: client.Hooks{Allow: func(ctx context.Context, e client.Endpoint) error {
+			err := f.budget.Allow(ctx, e)
+			if err == nil && e.Analytics() {
+				f.admitted.Add(1)
+			}
+			return err
+		}},
+		Now: f.clock.Now,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -525,3 +553,42 @@ func TestVisitorsRateLimitPausesAllRequests(t *testing.T) {
 }
 
 const http1123 = "Mon, 02 Jan 2006 15:04:05 GMT"
+
+// TestVisitorsWalkLongerThanTheBudgetIsPaced walks a site whose every walk
+// needs more requests than one hour's budget: the budget paces the walk over
+// several hours instead of failing it, and the API's own limiter never
+// answers 429.
+func TestVisitorsWalkLongerThanTheBudgetIsPaced(t *testing.T) {
+	data := map[string]*mintlifytest.Dataset{"docs": mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: 7, Paths: 1234, Days: 3, End: day0.AddDate(0, 0, 1)})}
+	f := newVisitorsFixture(t, day0, data, fixtureOptions{
+		projects: []string{"docs"}, windows: []string{"7d"}, perHour: 2, pace: true,
+		srvOpts: []mintlifytest.Option{mintlifytest.WithRateLimit(2)},
+	})
+	start := f.clock.Now()
+	f.scrape()
+	if !f.v.Ready() || !f.status.Up("docs", SourceVisitors) {
+		t.Fatalf("the paced walk did not complete; logs:\n%s", f.logs)
+	}
+	if n := f.visitorsRequests(); n != 5 {
+		t.Fatalf("%d requests, want 5 pages", n)
+	}
+	// 5 requests at 2 an hour: the walk ends two hours after it started.
+	if took := f.clock.Now().Sub(start); took < 2*time.Hour || took > 2*time.Hour+time.Minute {
+		t.Fatalf("the walk took %s of clock time, want about 2h", took)
+	}
+	// 5 pages at 2 an hour: one round every 2.5 hours.
+	if got := f.v.Interval(); got != 150*time.Minute {
+		t.Fatalf("interval %s, want 2h30m", got)
+	}
+	// The next walk (pages fetched in parallel) is paced the same way.
+	f.clock.Advance(150 * time.Minute)
+	f.scrape()
+	if n := f.visitorsRequests(); n != 10 || !f.status.Up("docs", SourceVisitors) {
+		t.Fatalf("second walk: %d requests in all, up %v; logs:\n%s", n, f.status.Up("docs", SourceVisitors), f.logs)
+	}
+	for _, r := range f.srv.Requests() {
+		if r.Status == 429 {
+			t.Fatal("the API answered 429: the budget let a request through too early")
+		}
+	}
+}
