@@ -38,7 +38,7 @@ fuzz:
 
 ## bench: the performance benchmarks (see BENCHMARKS in README.md).
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -count 5 -timeout 30m ./collector/ ./metricshandler/ ./client/ | tee bench.txt
+	$(GO) test -run '^$$' -bench . -benchmem -count 6 -timeout 30m ./collector/ ./metricshandler/ ./client/ | tee bench.txt
 
 run-demo:
 	$(GO) run . --demo
