@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -245,24 +244,6 @@ func TestFailedWriteKeepsOldFile(t *testing.T) {
 	})
 }
 
-// clock is a settable clock safe for concurrent use.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Set(t time.Time) {
-	c.mu.Lock()
-	c.t = t
-	c.mu.Unlock()
-}
-
 // exporter is a visitors collector and its budget, as main wires them.
 type exporter struct {
 	v         *collector.Visitors
@@ -274,7 +255,7 @@ var windows = []collector.Window{{Name: "1d", Days: 1}, {Name: "7d", Days: 7}}
 
 const perHour = 90
 
-func newExporter(t *testing.T, srv *mintlifytest.Server, clk *clock, projects []string) *exporter {
+func newExporter(t *testing.T, srv *mintlifytest.Server, clk *mintlifytest.Clock, projects []string) *exporter {
 	t.Helper()
 	e := &exporter{b: collector.NewBudget(perHour, clk.Now), refreshed: make(chan struct{}, 16)}
 	key, err := client.StaticKey(mintlifytest.DefaultKey)
@@ -325,7 +306,7 @@ func exposition(t *testing.T, v *collector.Visitors) string {
 func TestCacheEmptyPathDoesNothing(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
-	clk := &clock{t: t0}
+	clk := mintlifytest.NewClock(t0)
 	srv := mintlifytest.NewServer(mintlifytest.WithClock(clk.Now),
 		mintlifytest.WithProject("docs", mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: 3, Paths: 50, End: t0})))
 	defer srv.Close()
@@ -349,7 +330,7 @@ func TestCacheEmptyPathDoesNothing(t *testing.T) {
 }
 
 func TestCacheSaveLoadRoundTrip(t *testing.T) {
-	clk := &clock{t: t0}
+	clk := mintlifytest.NewClock(t0)
 	projects := []string{"docs", "api"}
 	srv := mintlifytest.NewServer(mintlifytest.WithClock(clk.Now),
 		mintlifytest.WithProject("docs", mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: 1, Paths: 420, End: t0})),
@@ -361,7 +342,7 @@ func TestCacheSaveLoadRoundTrip(t *testing.T) {
 	e := newExporter(t, srv, clk, projects)
 	e.refreshAll(t, len(projects)*len(windows))
 	first := srv.CountRequests(mintlifytest.EndpointVisitors)
-	clk.Set(t0.Add(40 * time.Minute))
+	clk.Advance(40 * time.Minute)
 	srv.ResetRequests()
 	e.refreshAll(t, len(projects)*len(windows))
 	second := srv.CountRequests(mintlifytest.EndpointVisitors)
@@ -395,7 +376,7 @@ func TestCacheSaveLoadRoundTrip(t *testing.T) {
 		{"every entry older than an hour", t0.Add(101 * time.Minute), 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			clk2 := &clock{t: tc.at}
+			clk2 := mintlifytest.NewClock(tc.at)
 			r := newExporter(t, srv, clk2, projects)
 			if r.v.Ready() {
 				t.Fatal("a fresh collector is ready before Load")
@@ -445,7 +426,7 @@ func compareSnapshots(t *testing.T, got, want []*collector.Snapshot) {
 }
 
 func TestCacheLoadIgnoresBadFile(t *testing.T) {
-	clk := &clock{t: t0}
+	clk := mintlifytest.NewClock(t0)
 	srv := mintlifytest.NewServer(mintlifytest.WithClock(clk.Now), mintlifytest.WithProject("docs", nil))
 	defer srv.Close()
 	for _, tc := range []struct{ name, content string }{
