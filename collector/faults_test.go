@@ -167,7 +167,7 @@ func newFaultEnv(t *testing.T, o faultOptions) *faultEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fx.v, err = NewVisitors(VisitorsConfig{
+	fx.v, err = newVisitorsEngine(visitorsConfig{
 		Client: c, Projects: []string{faultProject}, Windows: []Window{w}, MinInterval: 15 * time.Minute,
 		PageSize: 250, MaxPages: faultMaxPages, PageConcurrency: o.pageConcurrency,
 		Budget: fx.budget, Status: fx.status, Logger: log.NewLogfmtLogger(fx.logs), Now: clock.Now,
