@@ -36,7 +36,7 @@ lint:
 fuzz:
 	@./scripts/fuzz.sh $(FUZZTIME)
 
-## bench: the performance benchmarks (see BENCHMARKS in README.md).
+## bench: the performance benchmarks (see docs/benchmarks.md).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 6 -timeout 30m ./collector/ ./metricshandler/ ./client/ | tee bench.txt
 
