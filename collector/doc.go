@@ -1,12 +1,11 @@
 // Package collector holds the exporter's sources, one file per source,
-// node_exporter style: visitors.go serves the unique visitors of every
-// project and window from immutable snapshots refreshed in the background,
-// and jobs.go (with jobs_*.go) watches agent jobs. A scrape is answered from
-// memory and never calls the API.
+// node_exporter style: visitors.go (unique visitors, site-wide and per
+// page) is an analytics source that package engine schedules, budgets,
+// renders and persists; jobs.go, with jobs_*.go, is the agent job watcher,
+// a prometheus.Collector of its own. collector.go lists the analytics
+// sources (Sources, one --collector.<name> flag each) and builds them;
+// paths.go selects, filters and caps the paths of per-page sources.
 //
-// Shared by the sources: budget.go (the sliding-hour ledger of analytics
-// requests), planner.go (the refresh interval that fits the budget),
-// snapshot.go and render.go (snapshots and their pre-rendered exposition),
-// status.go (mintlify_up and the other per-source refresh metrics) and
-// apimetrics.go (upstream request metrics).
+// A scrape never calls the API: sources fetch only when the engine (or the
+// job watcher's poll) asks them to.
 package collector
