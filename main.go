@@ -209,9 +209,7 @@ func projectIDs(f *flags) []string {
 		return f.projectIDs
 	}
 	var out []string
-	for _, p := range strings.FieldsFunc(os.Getenv("MINTLIFY_PROJECT_ID"), func(r rune) bool { return r == ',' || r == ' ' || r == '\n' }) {
-		out = append(out, p)
-	}
+	out = append(out, strings.FieldsFunc(os.Getenv("MINTLIFY_PROJECT_ID"), func(r rune) bool { return r == ',' || r == ' ' || r == '\n' })...)
 	return out
 }
 

@@ -290,10 +290,8 @@ type faultRow struct {
 	attempts int
 	// maxPerRefresh bounds the requests of one refresh.
 	maxPerRefresh int
-	// gap is the shortest time allowed between two failing refreshes, and
-	// maxRefreshes bounds them during faultPeriod.
-	gap          time.Duration
-	maxRefreshes int
+	// gap is the shortest time allowed between two failing refreshes.
+	gap time.Duration
 	// logs is what the logged error must say.
 	logs string
 	// doc is the table's "What the exporter does" column.
