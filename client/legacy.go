@@ -42,9 +42,7 @@ func (c *Client) ListJobsV1(ctx context.Context, projectID string) ([]LegacySess
 
 // WalkJobsV1 reads every page of the deprecated v1 listing: skip=0,
 // take=opts.Take, then skip += take until a page comes back shorter than
-// take (the API sends no hasMore). A page longer than take means the server
-// ignored the paging and sent everything, and also ends the walk. A session
-// listed twice (the listing is newest first, so a job created during the
+// take (the API sends no hasMore). A session listed twice (the listing is newest first, so a job created during the
 // walk shifts the rest by one) is kept once, at its first place. Any failed
 // page fails the whole walk. The result is never nil on success.
 func (c *Client) WalkJobsV1(ctx context.Context, projectID string, opts ListJobsOptions) ([]LegacySession, error) {
@@ -78,7 +76,7 @@ func (c *Client) WalkJobsV1(ctx context.Context, projectID string, opts ListJobs
 				out = append(out, s)
 			}
 		}
-		if len(sessions) != take {
+		if len(sessions) < take {
 			return out, nil
 		}
 	}
