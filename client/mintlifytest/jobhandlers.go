@@ -208,7 +208,11 @@ func appendSession(b []byte, projectID string, j *job) []byte {
 		}
 	}
 	b = append(b, `{"sessionId":`...)
-	b = appendString(b, j.spec.ID)
+	if j.spec.SessionID != "" {
+		b = appendString(b, j.spec.SessionID)
+	} else {
+		b = appendString(b, j.spec.ID)
+	}
 	b = append(b, `,"subdomain":`...)
 	b = appendString(b, projectID)
 	b = append(b, `,"branch":`...)

@@ -52,6 +52,10 @@ type JobSpec struct {
 	// "source.ref", "model", "prLink", "createdAt" and "archivedAt". An
 	// omitted createdAt is left out of the v1 session too.
 	Omit []string
+	// SessionID is the job's sessionId in the v1 listing, ID when empty. The
+	// API does not promise that the two are equal; set it to simulate a
+	// listing whose ids get-agent-job does not know.
+	SessionID string
 	// HaultReason is the v1 listing's haultReason while the job is failed,
 	// "error" when empty; "github_missconfigured" is the other documented
 	// value.
