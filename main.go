@@ -1,7 +1,8 @@
 // Command mintlify_exporter is a Prometheus exporter for Mintlify's REST
-// API: unique visitors per site and per page, split into human and AI
-// traffic, and the status of agent jobs. Its "agent" subcommands send a
-// follow-up message to an agent job and read a job.
+// API: documentation analytics (visitors, views, assistant queries,
+// feedback, searches, assistant conversations) per site and per page, and
+// the status of agent jobs. Its "agent" subcommands send a follow-up
+// message to an agent job and read a job.
 package main
 
 import (
@@ -14,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -21,9 +23,6 @@ import (
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/go-kit/log"
 	"github.com/go-kit/log/level"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	versioncollector "github.com/prometheus/client_golang/prometheus/collectors/version"
 	"github.com/prometheus/common/version"
 	"github.com/prometheus/exporter-toolkit/web"
 	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
@@ -32,10 +31,9 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/demo"
-	"github.com/mintlify-exporter/mintlify_exporter/landingpage"
+	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/exporter"
 	"github.com/mintlify-exporter/mintlify_exporter/logging"
-	"github.com/mintlify-exporter/mintlify_exporter/metricshandler"
-	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 )
 
 const (
@@ -55,12 +53,11 @@ type flags struct {
 	projectIDs       []string
 	timeout          time.Duration
 	requestsPerHour  int
-	windows          []string
-	refreshInterval  time.Duration
-	pageSize         int
-	maxPaths         int
-	pathInclude      string
-	pathExclude      string
+	analytics        analyticsFlags
+	visitors         analyticsFlags // deprecated names of the analytics flags
+	collectors       map[string]*bool
+	searchesTopTerms int
+	convMaxPages     int
 	jobsEnabled      bool
 	jobIDs           []string
 	jobsFile         string
@@ -72,8 +69,43 @@ type flags struct {
 	demo             bool
 }
 
+// analyticsFlags are the flags shared by every analytics source, also
+// accepted under their first, deprecated names (--visitors.*).
+type analyticsFlags struct {
+	windows         []string
+	refreshInterval time.Duration
+	pageSize        int
+	maxPaths        int
+	pathInclude     string
+	pathExclude     string
+	set             map[string]*bool // which were given, by flag suffix
+}
+
+// addAnalyticsFlags defines the shared analytics flags under prefix; the
+// deprecated prefix hides them and gives them no defaults.
+func addAnalyticsFlags(app *kingpin.Application, prefix string, f *analyticsFlags, hidden bool) {
+	f.set = map[string]*bool{}
+	flag := func(name, help string, defaults ...string) *kingpin.FlagClause {
+		c := app.Flag(prefix+"."+name, help)
+		f.set[name] = new(bool)
+		c.IsSetByUser(f.set[name])
+		if hidden {
+			c.Hidden()
+		} else if len(defaults) > 0 {
+			c.Default(defaults...)
+		}
+		return c
+	}
+	flag("window", "Window to export, as N days ending today (UTC), or N days followed by :site for site-wide figures only at one request per source (30d:site); repeatable.", "1d", "7d", "30d").StringsVar(&f.windows)
+	flag("refresh-interval", "Shortest time between two refreshes of one source, project and window; the request budget may stretch it.", "15m").DurationVar(&f.refreshInterval)
+	flag("page-size", fmt.Sprintf("Rows requested per page of the offset-paged endpoints (visitors, views; the API's limit, 1 to %d).", client.MaxPageSize), strconv.Itoa(client.MaxPageSize)).IntVar(&f.pageSize)
+	flag("max-paths", "Per source, project and window, export only the top N paths; 0 exports all.", "5000").IntVar(&f.maxPaths)
+	flag("path-include", "Export only paths matching this Go regular expression (unanchored).", "").StringVar(&f.pathInclude)
+	flag("path-exclude", "Do not export paths matching this Go regular expression (unanchored).", "").StringVar(&f.pathExclude)
+}
+
 func newApp(f *flags) (*kingpin.Application, *agentcmd.Command) {
-	app := kingpin.New(exporterName, "Prometheus exporter for Mintlify: unique visitors (human and AI) per site and page, and agent job status.")
+	app := kingpin.New(exporterName, "Prometheus exporter for Mintlify: documentation analytics (visitors, views, assistant, feedback, searches) per site and page, and agent job status.")
 	app.Version(version.Print(exporterName))
 	app.HelpFlag.Short('h')
 	app.UsageWriter(os.Stdout)
@@ -88,13 +120,18 @@ func newApp(f *flags) (*kingpin.Application, *agentcmd.Command) {
 	app.Flag("mintlify.timeout", "Timeout of each request to the API.").Default("30s").DurationVar(&f.timeout)
 	app.Flag("mintlify.requests-per-hour", "Analytics requests the exporter may send per sliding hour, shared by all projects and windows (the API allows 100 per organization).").Default("90").IntVar(&f.requestsPerHour)
 
-	app.Flag("visitors.window", "Window of unique visitors to export, as N days ending today (UTC); repeatable.").Default("1d", "7d", "30d").StringsVar(&f.windows)
-	app.Flag("visitors.refresh-interval", "Shortest time between two refreshes of a window; the request budget may stretch it.").Default("15m").DurationVar(&f.refreshInterval)
-	app.Flag("visitors.page-size", "Rows requested per page (the API's limit, 1 to 250).").Default("250").IntVar(&f.pageSize)
-	app.Flag("visitors.max-paths", "Per project and window, export only the top N paths by deduplicated visitors; 0 exports all.").Default("5000").IntVar(&f.maxPaths)
-	app.Flag("visitors.path-include", "Export only paths matching this Go regular expression (unanchored).").Default("").StringVar(&f.pathInclude)
-	app.Flag("visitors.path-exclude", "Do not export paths matching this Go regular expression (unanchored).").Default("").StringVar(&f.pathExclude)
-
+	addAnalyticsFlags(app, "analytics", &f.analytics, false)
+	addAnalyticsFlags(app, "visitors", &f.visitors, true)
+	f.collectors = map[string]*bool{}
+	for _, src := range collector.Sources {
+		def := "false"
+		if src.Default {
+			def = "true"
+		}
+		f.collectors[src.Name] = app.Flag("collector."+src.Name, "Enable the "+src.Name+" source: "+src.Help+".").Default(def).Bool()
+	}
+	app.Flag("searches.top-terms", "Also export the N most searched terms (1 to 100, still one request); 0 exports none. Terms are text typed by the public: mind cardinality and personal data.").Default("0").IntVar(&f.searchesTopTerms)
+	app.Flag("conversations.max-pages", "Refuse (an error, nothing exported) a conversations walk longer than this many pages of 1,000 turns.").Default("10").IntVar(&f.convMaxPages)
 	app.Flag("collector.jobs", "Enable the agent job watcher.").Default("false").BoolVar(&f.jobsEnabled)
 	app.Flag("jobs.id", "Agent job to watch, as ID (with one project) or PROJECT/ID; repeatable.").PlaceHolder("ID").StringsVar(&f.jobIDs)
 	app.Flag("jobs.file", "File of job ids to watch, one a line ('#' comments), re-read when it changes.").PlaceHolder("FILE").StringVar(&f.jobsFile)
@@ -139,7 +176,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stop()
 
 	if agent.Selected(cmd) {
-		c, projects, err := newClient(&f, nil, nil, logger)
+		c, projects, err := newClient(&f, logger)
 		if err != nil {
 			fmt.Fprintf(stderr, "%s: error: %v\n", exporterName, err)
 			return 1
@@ -172,14 +209,13 @@ func projectIDs(f *flags) []string {
 		return f.projectIDs
 	}
 	var out []string
-	for _, p := range strings.FieldsFunc(os.Getenv("MINTLIFY_PROJECT_ID"), func(r rune) bool { return r == ',' || r == ' ' || r == '\n' }) {
-		out = append(out, p)
-	}
+	out = append(out, strings.FieldsFunc(os.Getenv("MINTLIFY_PROJECT_ID"), func(r rune) bool { return r == ',' || r == ' ' || r == '\n' })...)
 	return out
 }
 
-// newClient builds the API client from the flags. hooks and d may be nil.
-func newClient(f *flags, hooks *client.Hooks, d *demo.Server, logger log.Logger) (*client.Client, []string, error) {
+// upstream returns the key and projects the flags (or the demo) name; it
+// points f.apiURL at the demo when there is one.
+func upstream(f *flags, d *demo.Server, logger log.Logger) (client.KeySource, []string, error) {
 	projects := projectIDs(f)
 	var key client.KeySource
 	var err error
@@ -207,148 +243,136 @@ func newClient(f *flags, hooks *client.Hooks, d *demo.Server, logger log.Logger)
 	if len(projects) == 0 {
 		return nil, nil, errors.New("no project: set --mintlify.project-id (or MINTLIFY_PROJECT_ID); the project id is on the API keys page of the Mintlify dashboard")
 	}
-	cfg := client.Config{
-		BaseURL:   f.apiURL,
-		Key:       key,
-		Timeout:   f.timeout,
-		UserAgent: exporterName + "/" + version.Version,
+	return key, projects, nil
+}
+
+// newClient builds the API client of the agent commands from the flags.
+func newClient(f *flags, logger log.Logger) (*client.Client, []string, error) {
+	key, projects, err := upstream(f, nil, logger)
+	if err != nil {
+		return nil, nil, err
 	}
-	if hooks != nil {
-		cfg.Hooks = *hooks
-	}
-	c, err := client.New(cfg)
+	c, err := client.New(client.Config{
+		BaseURL: f.apiURL, Key: key, Timeout: f.timeout, UserAgent: exporterName + "/" + version.Version,
+	})
 	if err != nil {
 		return nil, nil, err
 	}
 	return c, projects, nil
 }
 
+// config builds the exporter's configuration from the flags, validating
+// every value and naming the flag at fault.
+func config(f *flags, logger log.Logger) (exporter.Config, error) {
+	a := f.analytics
+	for name, set := range f.visitors.set {
+		if !*set {
+			continue
+		}
+		if *a.set[name] {
+			return exporter.Config{}, fmt.Errorf("--visitors.%s and --analytics.%s are the same flag; keep --analytics.%s", name, name, name)
+		}
+		level.Warn(logger).Log("msg", fmt.Sprintf("--visitors.%s is deprecated; use --analytics.%s", name, name))
+		switch name {
+		case "window":
+			a.windows = f.visitors.windows
+		case "refresh-interval":
+			a.refreshInterval = f.visitors.refreshInterval
+		case "page-size":
+			a.pageSize = f.visitors.pageSize
+		case "max-paths":
+			a.maxPaths = f.visitors.maxPaths
+		case "path-include":
+			a.pathInclude = f.visitors.pathInclude
+		case "path-exclude":
+			a.pathExclude = f.visitors.pathExclude
+		}
+	}
+	cfg := exporter.Config{
+		Timeout: f.timeout, UserAgent: exporterName + "/" + version.Version,
+		RequestsPerHour: f.requestsPerHour, RefreshInterval: a.refreshInterval,
+		PageSize: a.pageSize, MaxPaths: a.maxPaths,
+		SearchesTopTerms: f.searchesTopTerms, ConversationsMaxPages: f.convMaxPages,
+		Jobs: exporter.JobsConfig{Enabled: f.jobsEnabled, IDs: f.jobIDs, File: f.jobsFile,
+			Discover: f.jobsDiscover, PollInterval: f.jobsPollInterval},
+		CacheFile: f.cacheFile, TelemetryPath: f.telemetryPath, MaxRequests: f.maxRequests,
+		Version: version.Info(), Logger: logger,
+	}
+	seen := map[string]bool{}
+	for _, s := range a.windows {
+		w, err := engine.ParseWindow(s)
+		if err != nil {
+			return cfg, fmt.Errorf("--analytics.window: %w", err)
+		}
+		if seen[w.Name] {
+			return cfg, fmt.Errorf("--analytics.window: %s is given twice (a window and its :site form export the same series)", w.Name)
+		}
+		seen[w.Name] = true
+		cfg.Windows = append(cfg.Windows, w)
+	}
+	var err error
+	if cfg.PathInclude, err = compileOptional(a.pathInclude); err != nil {
+		return cfg, fmt.Errorf("--analytics.path-include: %w", err)
+	}
+	if cfg.PathExclude, err = compileOptional(a.pathExclude); err != nil {
+		return cfg, fmt.Errorf("--analytics.path-exclude: %w", err)
+	}
+	switch {
+	case a.maxPaths < 0:
+		return cfg, fmt.Errorf("--analytics.max-paths must be 0 (all) or more, not %d", a.maxPaths)
+	case a.pageSize < 1 || a.pageSize > client.MaxPageSize:
+		return cfg, fmt.Errorf("--analytics.page-size must be from 1 to %d, not %d", client.MaxPageSize, a.pageSize)
+	case f.requestsPerHour < 1:
+		return cfg, fmt.Errorf("--mintlify.requests-per-hour must be at least 1, not %d", f.requestsPerHour)
+	case a.refreshInterval <= 0:
+		return cfg, errors.New("--analytics.refresh-interval must be positive")
+	case f.jobsPollInterval <= 0:
+		return cfg, errors.New("--jobs.poll-interval must be positive")
+	case f.timeout <= 0:
+		return cfg, errors.New("--mintlify.timeout must be positive")
+	case f.searchesTopTerms < 0 || f.searchesTopTerms > 100:
+		return cfg, fmt.Errorf("--searches.top-terms must be from 0 (none) to 100, not %d", f.searchesTopTerms)
+	case f.convMaxPages < 1:
+		return cfg, fmt.Errorf("--conversations.max-pages must be at least 1, not %d", f.convMaxPages)
+	}
+	for _, src := range collector.Sources {
+		if *f.collectors[src.Name] || f.demo {
+			cfg.Collectors = append(cfg.Collectors, src.Name)
+		}
+	}
+	return cfg, nil
+}
+
 // serve runs the exporter until ctx ends.
 func serve(ctx context.Context, f *flags, logger log.Logger, slogger *slog.Logger) error {
+	cfg, err := config(f, logger)
+	if err != nil {
+		return err
+	}
 	level.Info(logger).Log("msg", "starting "+exporterName, "version", version.Info())
 	level.Info(logger).Log("msg", "build context", "build_context", version.BuildContext())
-
-	windows := make([]collector.Window, 0, len(f.windows))
-	for _, s := range f.windows {
-		w, err := collector.ParseWindow(s)
-		if err != nil {
-			return fmt.Errorf("--visitors.window: %w", err)
-		}
-		windows = append(windows, w)
-	}
-	var filter collector.PathFilter
-	var err error
-	if filter.Include, err = compileOptional(f.pathInclude); err != nil {
-		return fmt.Errorf("--visitors.path-include: %w", err)
-	}
-	if filter.Exclude, err = compileOptional(f.pathExclude); err != nil {
-		return fmt.Errorf("--visitors.path-exclude: %w", err)
-	}
-	if f.maxPaths < 0 {
-		return fmt.Errorf("--visitors.max-paths must be 0 (all) or more, not %d", f.maxPaths)
-	}
-	filter.MaxPaths = f.maxPaths
-	if f.pageSize < 1 || f.pageSize > 250 {
-		return fmt.Errorf("--visitors.page-size must be from 1 to 250, not %d", f.pageSize)
-	}
-	if f.requestsPerHour < 1 {
-		return fmt.Errorf("--mintlify.requests-per-hour must be at least 1, not %d", f.requestsPerHour)
-	}
-	if f.refreshInterval <= 0 || f.jobsPollInterval <= 0 || f.timeout <= 0 {
-		return errors.New("--visitors.refresh-interval, --jobs.poll-interval and --mintlify.timeout must be positive")
-	}
-
 	var d *demo.Server
 	if f.demo {
 		d = demo.Start(time.Now)
 		defer d.Close()
 		level.Warn(logger).Log("msg", d.Banner())
-		if !f.jobsEnabled {
-			f.jobsEnabled = true
-			f.jobIDs = append(f.jobIDs, d.JobIDs...)
+		cfg.Notes = append(cfg.Notes, d.Banner())
+		if !cfg.Jobs.Enabled {
+			cfg.Jobs.Enabled = true
+			cfg.Jobs.IDs = append(cfg.Jobs.IDs, d.JobIDs...)
 		}
 	}
-
-	status := collector.NewStatus()
-	budget := collector.NewBudget(f.requestsPerHour, time.Now)
-	budget.Pace(func(ctx context.Context, t time.Time) error { return client.DefaultSleep(ctx, time.Until(t)) })
-	apiMetrics := collector.NewAPIMetrics()
-	c, projects, err := newClient(f, &client.Hooks{Allow: budget.Allow, Observe: apiMetrics.Observe}, d, logger)
+	if cfg.Key, cfg.Projects, err = upstream(f, d, logger); err != nil {
+		return err
+	}
+	cfg.APIURL = f.apiURL
+	x, err := exporter.New(cfg)
 	if err != nil {
 		return err
 	}
+	defer x.Close()
 
-	live := prometheus.NewRegistry()
-	live.MustRegister(
-		collectors.NewGoCollector(),
-		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		versioncollector.NewCollector(exporterName),
-		status, budget, apiMetrics,
-	)
-
-	var visitors *collector.Visitors
-	cache := statefile.New(f.cacheFile, logger)
-	visitors, err = collector.NewVisitors(collector.VisitorsConfig{
-		Client: c, Projects: projects, Windows: windows,
-		MinInterval: f.refreshInterval, PageSize: f.pageSize, MaxPages: 1000, PageConcurrency: 4,
-		Filter: filter, Budget: budget, Status: status, Logger: logger,
-		OnSnapshot: func() { cache.Save(visitors, budget) },
-	})
-	if err != nil {
-		return err
-	}
-	defer visitors.Close()
-	cache.Load(visitors, budget)
-
-	runCtx, cancelRun := context.WithCancel(ctx)
-	defer cancelRun()
-	jobsDescribe := "disabled (--collector.jobs)"
-	if f.jobsEnabled {
-		jobs, err := collector.NewJobsWatcher(collector.JobsConfig{
-			Client: c, Projects: projects, IDs: f.jobIDs, File: f.jobsFile, Discover: f.jobsDiscover,
-			PollInterval: f.jobsPollInterval, Status: status, Logger: logger,
-		})
-		if err != nil {
-			return err
-		}
-		live.MustRegister(jobs)
-		go jobs.Run(runCtx)
-		jobsDescribe = fmt.Sprintf("watching %d job id(s), file %q, discovery %v, polled every %s", len(f.jobIDs), f.jobsFile, f.jobsDiscover, f.jobsPollInterval)
-	}
-
-	mux := http.NewServeMux()
-	mux.Handle(f.telemetryPath, metricshandler.New(metricshandler.Config{
-		Live: live, Visitors: visitors, MaxRequests: f.maxRequests,
-		FirstWait: 10 * time.Second, Instrument: live, Logger: logger,
-	}))
-	mux.HandleFunc("/-/healthy", func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(http.StatusOK)
-		fmt.Fprintln(w, "Healthy")
-	})
-	mux.HandleFunc("/-/ready", func(w http.ResponseWriter, r *http.Request) {
-		if !visitors.Ready() {
-			w.WriteHeader(http.StatusServiceUnavailable)
-			fmt.Fprintln(w, "Not ready: waiting for the first snapshot of every project and window")
-			return
-		}
-		w.WriteHeader(http.StatusOK)
-		fmt.Fprintln(w, "Ready")
-	})
-	if f.telemetryPath != "/" {
-		var notes []string
-		if d != nil {
-			notes = append(notes, d.Banner())
-		}
-		mux.Handle("/", landingpage.New(landingpage.Config{
-			Version: version.Info(), TelemetryPath: f.telemetryPath,
-			JobsEnabled: f.jobsEnabled, JobsDescribe: jobsDescribe,
-		}, landingpage.State{
-			Visitors: visitors.States, Interval: visitors.Interval,
-			BudgetRemaining: budget.Remaining, BudgetPerHour: budget.PerHour(), Notes: notes,
-		}))
-	}
-
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: x.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- web.ListenAndServe(srv, f.web, slogger) }()
 	select {
@@ -357,11 +381,9 @@ func serve(ctx context.Context, f *flags, logger log.Logger, slogger *slog.Logge
 	case <-ctx.Done():
 	}
 	level.Info(logger).Log("msg", "shutting down: finishing in-flight scrapes, cancelling refreshes")
-	cancelRun()
-	visitors.Close()
-	cache.Save(visitors, budget)
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
+	x.Close()
 	if err := srv.Shutdown(sctx); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}

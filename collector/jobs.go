@@ -12,6 +12,7 @@ import (
 	"github.com/go-kit/log/level"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/engine"
 )
 
 // Defaults of JobsConfig.
@@ -65,7 +66,7 @@ type JobsConfig struct {
 	// Status receives the health of every project's "jobs" source.
 	// Required; it is shared with the other collectors and exported by its
 	// own Collect, not by the watcher's.
-	Status *Status
+	Status *engine.Status
 	// Logger receives warnings and errors; none when nil.
 	Logger log.Logger
 	// Now is the clock; time.Now when nil.

@@ -1,6 +1,7 @@
 // Package landingpage serves the exporter's landing page: the
-// exporter-toolkit page with links, plus a table of every project and
-// window with its refresh state. It never shows the API key.
+// exporter-toolkit page with links, plus a table of every unit (source,
+// project and window) with its refresh state, cost and planned interval.
+// It never shows the API key.
 package landingpage
 
 import (
@@ -12,15 +13,13 @@ import (
 
 	"github.com/prometheus/exporter-toolkit/web"
 
-	"github.com/mintlify-exporter/mintlify_exporter/collector"
+	"github.com/mintlify-exporter/mintlify_exporter/engine"
 )
 
 // State supplies what the page shows; it is read at every request.
 type State struct {
-	// Visitors returns the state of every project and window.
-	Visitors func() []collector.WalkState
-	// Interval returns the refresh interval currently planned.
-	Interval func() time.Duration
+	// Units returns the state of every unit.
+	Units func() []engine.UnitState
 	// BudgetRemaining and BudgetPerHour describe the request budget.
 	BudgetRemaining func() int
 	BudgetPerHour   int
@@ -53,12 +52,12 @@ type page struct {
 func (p *page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	lp, err := web.NewLandingPage(web.LandingConfig{
 		Name:        "Mintlify Exporter",
-		Description: "Prometheus exporter for Mintlify documentation analytics (unique visitors, human and AI) and agent jobs",
+		Description: "Prometheus exporter for Mintlify documentation analytics (visitors, views, assistant, feedback, searches) and agent jobs",
 		Version:     p.c.Version,
 		Links: []web.LandingLinks{
 			{Address: p.c.TelemetryPath, Text: "Metrics"},
 			{Address: "-/healthy", Text: "Health"},
-			{Address: "-/ready", Text: "Readiness", Description: "ready once every project and window has data"},
+			{Address: "-/ready", Text: "Readiness", Description: "ready once every unit (source, project and window) has data"},
 		},
 		ExtraHTML: p.table(),
 	})
@@ -72,31 +71,32 @@ func (p *page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (p *page) table() string {
 	var b strings.Builder
 	now := p.s.Now()
-	fmt.Fprintf(&b, "<h2>Visitors</h2>\n<p>Refresh interval: %s. Analytics requests left this hour: %d of %d.</p>\n",
-		html.EscapeString(p.s.Interval().String()), p.s.BudgetRemaining(), p.s.BudgetPerHour)
-	b.WriteString("<table>\n<tr><th>project</th><th>window</th><th>dates</th><th>paths (exported)</th><th>pages</th><th>last success</th><th>state</th></tr>\n")
-	for _, st := range p.s.Visitors() {
-		dates, paths, pages, last := "-", "-", "-", "never"
-		if s := st.Snapshot; s != nil {
-			dates = s.Range.String()
-			paths = fmt.Sprintf("%d (%d)", s.Returned, len(s.Rows))
-			pages = fmt.Sprint(s.Pages)
-			last = fmt.Sprintf("%s ago", now.Sub(s.Completed).Round(time.Second))
+	fmt.Fprintf(&b, "<h2>Analytics</h2>\n<p>Analytics requests left this hour: %d of %d. Each unit is refreshed at its planned interval; when the budget binds, short and cheap windows are refreshed more often.</p>\n",
+		p.s.BudgetRemaining(), p.s.BudgetPerHour)
+	b.WriteString("<table>\n<tr><th>source</th><th>project</th><th>window</th><th>dates</th><th>cost (requests)</th><th>interval</th><th>data</th><th>last success</th><th>state</th></tr>\n")
+	for _, st := range p.s.Units() {
+		dates, summary, last := "-", "-", "never"
+		if !st.Completed.IsZero() {
+			dates = st.Range.String()
+			summary = st.Summary
+			last = fmt.Sprintf("%s ago", now.Sub(st.Completed).Round(time.Second))
 		}
 		state := "ok"
 		switch {
+		case st.Refreshing && st.Deferred != "":
+			state = st.Deferred
 		case st.Refreshing:
 			state = "refreshing"
 		case st.LastError != "":
 			state = "failing: " + st.LastError
 		case st.Deferred != "":
 			state = "waiting: " + st.Deferred
-		case st.Snapshot == nil:
+		case st.Completed.IsZero():
 			state = "no data yet"
 		}
-		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
-			html.EscapeString(st.Project), html.EscapeString(st.Window), html.EscapeString(dates),
-			paths, pages, html.EscapeString(last), html.EscapeString(state))
+		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+			html.EscapeString(st.Source), html.EscapeString(st.Project), html.EscapeString(st.Window.String()), html.EscapeString(dates),
+			st.Cost, html.EscapeString(st.Interval.String()), html.EscapeString(summary), html.EscapeString(last), html.EscapeString(state))
 	}
 	b.WriteString("</table>\n")
 	if p.c.JobsEnabled {

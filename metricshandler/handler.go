@@ -1,10 +1,10 @@
 // Package metricshandler serves the exporter's /metrics endpoint.
 //
-// A scrape is made of two parts. The visitors families (possibly hundreds of
-// thousands of series) are rendered to text and compressed once per refresh
-// by package collector; the small live part (health, budget, request
-// metrics, agent jobs, build info, Go and process metrics) is gathered from a
-// registry at every scrape. For the text format, the handler writes the
+// A scrape is made of two parts. The analytics families of every source
+// (possibly hundreds of thousands of series) are rendered to text and
+// compressed once per refresh by package engine; the small live part
+// (health, budget, request metrics, agent jobs, build info, Go and process
+// metrics) is gathered from a registry at every scrape. For the text format, the handler writes the
 // pre-rendered bytes followed by the live part, so a scrape costs little more
 // than copying bytes. No family is split across the two parts. Clients that
 // ask only for protobuf or OpenMetrics are served by client_golang from the
@@ -26,30 +26,31 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/common/expfmt"
 
-	"github.com/mintlify-exporter/mintlify_exporter/collector"
+	"github.com/mintlify-exporter/mintlify_exporter/engine"
 )
 
-// Visitors is what the handler needs of the visitors collector.
-type Visitors interface {
+// Cached is what the handler needs of the engine: the pre-rendered
+// families, and the same as a prometheus.Collector for the slow path.
+type Cached interface {
 	prometheus.Collector
-	// Touch starts due refreshes and may wait for first snapshots.
+	// Touch starts due refreshes and may wait for first data.
 	Touch(ctx context.Context, wait time.Duration)
-	// Exposition is the current pre-rendered visitors exposition.
-	Exposition() *collector.Exposition
+	// Exposition is the current pre-rendered exposition.
+	Exposition() *engine.Exposition
 }
 
 // Config configures the handler.
 type Config struct {
-	// Live gathers everything but the visitors families, at every scrape.
+	// Live gathers everything but the cached families, at every scrape.
 	Live prometheus.Gatherer
-	// Visitors is the visitors collector; nil serves the live part only.
-	Visitors Visitors
+	// Cached is the engine; nil serves the live part only.
+	Cached Cached
 	// MaxRequests bounds concurrent scrapes (--web.max-requests); the
 	// excess is answered 503. 0 means no limit.
 	MaxRequests int
 	// FirstWait is how long a scrape without an
 	// X-Prometheus-Scrape-Timeout-Seconds header may wait for the first
-	// snapshots.
+	// data.
 	FirstWait time.Duration
 	// Instrument, when set, receives promhttp's handler metrics.
 	Instrument prometheus.Registerer
@@ -72,9 +73,9 @@ func New(cfg Config) http.Handler {
 		h.inflight = make(chan struct{}, cfg.MaxRequests)
 	}
 	gatherers := prometheus.Gatherers{cfg.Live}
-	if cfg.Visitors != nil {
+	if cfg.Cached != nil {
 		reg := prometheus.NewRegistry()
-		reg.MustRegister(cfg.Visitors)
+		reg.MustRegister(cfg.Cached)
 		gatherers = append(gatherers, reg)
 	}
 	h.slow = promhttp.HandlerFor(gatherers, promhttp.HandlerOpts{
@@ -107,8 +108,8 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if h.cfg.Visitors != nil {
-		h.cfg.Visitors.Touch(r.Context(), firstWait(r.Header, h.cfg.FirstWait))
+	if h.cfg.Cached != nil {
+		h.cfg.Cached.Touch(r.Context(), firstWait(r.Header, h.cfg.FirstWait))
 	}
 	// Prometheus prefers OpenMetrics but accepts the text format; like
 	// node_exporter, the exporter answers such scrapes in the text format,
@@ -154,9 +155,9 @@ func (h *handler) serveText(w http.ResponseWriter, r *http.Request, format expfm
 			level.Error(h.cfg.Logger).Log("msg", "error encoding metric family", "family", mf.GetName(), "err", err)
 		}
 	}
-	var expo *collector.Exposition
-	if h.cfg.Visitors != nil {
-		expo = h.cfg.Visitors.Exposition()
+	var expo *engine.Exposition
+	if h.cfg.Cached != nil {
+		expo = h.cfg.Cached.Exposition()
 	}
 	hdr := w.Header()
 	hdr.Set("Content-Type", string(format))
@@ -185,7 +186,7 @@ func (h *handler) serveText(w http.ResponseWriter, r *http.Request, format expfm
 	_, _ = w.Write(live.Bytes())
 }
 
-var emptyExposition = &collector.Exposition{}
+var emptyExposition = &engine.Exposition{}
 
 // accepts reports whether an Accept or Accept-Encoding header value accepts
 // name (such as "text/plain" or "gzip") with a non-zero quality, directly or

@@ -1,13 +1,15 @@
-// Package statefile persists the exporter's last good visitors snapshots
-// and its analytics request ledger (--cache.file), so that a restart serves
-// data at once, sends no request until a refresh is due, and keeps counting
-// the budget's hour.
+// Package statefile persists the engine's state (--cache.file): the last
+// good data of every unit and the analytics request ledger, so that a
+// restart serves data at once, sends no request until a refresh is due, and
+// keeps counting the budget's hour. It knows the engine's State and nothing
+// of the sources.
 //
 // The file is JSON with a format name and version. It is written to a
 // temporary file in the same directory, synced and renamed over the old one,
 // so a crash leaves the old or the new file, never a mix. A file that is
 // corrupt, truncated, or of another format or version is ignored with a
-// warning.
+// warning. Saving is debounced (Saver): bursts of refreshes are written
+// once, off the engine's worker, and at most Delay after the first change.
 package statefile
 
 import (
@@ -22,51 +24,34 @@ import (
 	"github.com/go-kit/log"
 	"github.com/go-kit/log/level"
 
-	"github.com/mintlify-exporter/mintlify_exporter/client"
-	"github.com/mintlify-exporter/mintlify_exporter/collector"
+	"github.com/mintlify-exporter/mintlify_exporter/engine"
 )
 
 // Format and Version identify the file; a file with other values is ignored.
+// Version 1 held visitors only; version 2 holds every source's units.
 const (
 	Format  = "mintlify_exporter/state"
-	Version = 1
+	Version = 2
 )
 
-// State is the content of the file.
-type State struct {
-	Format      string      `json:"format"`
-	Version     int         `json:"version"`
-	SavedAt     time.Time   `json:"savedAt"`
-	Ledger      []time.Time `json:"ledger"`
-	PausedUntil time.Time   `json:"pausedUntil"`
-	Snapshots   []Snapshot  `json:"snapshots"`
+// File is the content of the file.
+type File struct {
+	Format  string    `json:"format"`
+	Version int       `json:"version"`
+	SavedAt time.Time `json:"savedAt"`
+	engine.State
 }
 
-// Snapshot is one persisted visitors snapshot.
-type Snapshot struct {
-	Project   string                `json:"project"`
-	Window    string                `json:"window"`
-	DateFrom  string                `json:"dateFrom"`
-	DateTo    string                `json:"dateTo"`
-	Totals    client.Counts         `json:"totals"`
-	Rows      []client.PathVisitors `json:"rows"`
-	Returned  int                   `json:"returned"`
-	Pages     int                   `json:"pages"`
-	Completed time.Time             `json:"completed"`
-	Duration  float64               `json:"durationSeconds"`
-}
-
-// Write writes st to path atomically: temporary file, fsync, rename.
-func Write(path string, st State) error {
-	st.Format, st.Version = Format, Version
+// Write writes f to path atomically: temporary file, fsync, rename.
+func Write(path string, f File) error {
+	f.Format, f.Version = Format, Version
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("write cache file: %w", err)
 	}
 	defer os.Remove(tmp.Name()) // after a successful rename there is nothing to remove
-	enc := json.NewEncoder(tmp)
-	if err := enc.Encode(st); err != nil {
+	if err := json.NewEncoder(tmp).Encode(f); err != nil {
 		tmp.Close()
 		return fmt.Errorf("write cache file: %w", err)
 	}
@@ -90,99 +75,139 @@ func Write(path string, st State) error {
 // ErrForeign is returned by Read for a file of another format or version.
 var ErrForeign = errors.New("not a mintlify_exporter state file of this version")
 
-// Read reads and checks the file at path.
-func Read(path string) (State, error) {
-	var st State
+// Read reads and checks the file at path. The engine checks each unit
+// again against its sources when it restores them.
+func Read(path string) (File, error) {
+	var f File
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return st, err
+		return f, err
 	}
-	if err := json.Unmarshal(b, &st); err != nil {
-		return State{}, fmt.Errorf("corrupt cache file: %w", err)
+	if err := json.Unmarshal(b, &f); err != nil {
+		return File{}, fmt.Errorf("corrupt cache file: %w", err)
 	}
-	if st.Format != Format || st.Version != Version {
-		return State{}, fmt.Errorf("%w (format %q, version %d)", ErrForeign, st.Format, st.Version)
+	if f.Format != Format || f.Version != Version {
+		return File{}, fmt.Errorf("%w (format %q, version %d)", ErrForeign, f.Format, f.Version)
 	}
-	for i, s := range st.Snapshots {
-		if _, err := client.ParseDate(s.DateFrom); err != nil {
-			return State{}, fmt.Errorf("corrupt cache file: snapshot %d: %w", i, err)
-		}
-		if _, err := client.ParseDate(s.DateTo); err != nil {
-			return State{}, fmt.Errorf("corrupt cache file: snapshot %d: %w", i, err)
-		}
-		if s.Completed.IsZero() || s.Project == "" || s.Window == "" {
-			return State{}, fmt.Errorf("corrupt cache file: snapshot %d is incomplete", i)
+	for i, u := range f.Units {
+		if u.Completed.IsZero() || u.Source == "" || u.Project == "" || u.Window == "" {
+			return File{}, fmt.Errorf("corrupt cache file: unit %d is incomplete", i)
 		}
 	}
-	return st, nil
+	return f, nil
 }
 
-// Cache saves and loads the exporter's state at one path. A Cache with an
-// empty path does nothing.
-type Cache struct {
+// Load returns the state saved at path, or nil when there is none or it
+// cannot be used (logged). An empty path disables it.
+func Load(path string, logger log.Logger) *engine.State {
+	if path == "" {
+		return nil
+	}
+	f, err := Read(path)
+	if errors.Is(err, os.ErrNotExist) {
+		level.Info(logger).Log("msg", "no cache file yet; it will be written after the first refresh", "file", path)
+		return nil
+	}
+	if err != nil {
+		level.Warn(logger).Log("msg", "ignoring the cache file; starting without it", "file", path, "err", err)
+		return nil
+	}
+	level.Info(logger).Log("msg", "read the cache file", "file", path, "units", len(f.Units),
+		"saved_at", f.SavedAt.UTC().Format(time.RFC3339))
+	return &f.State
+}
+
+// DefaultDelay is how long a Saver waits after a change before it writes:
+// refreshes that end close together are written once, and a crash loses
+// at most this much, far less than one refresh interval.
+const DefaultDelay = 30 * time.Second
+
+// Saver writes the state to one path at most once per Delay after a
+// change, on its own goroutine, never on the engine's worker. A Saver with
+// an empty path does nothing.
+type Saver struct {
 	path   string
+	state  func() engine.State
 	logger log.Logger
 	now    func() time.Time
+	delay  time.Duration
+
 	mu     sync.Mutex
+	timer  *time.Timer
+	closed bool
+	saves  int
+	writes sync.Mutex // serializes writes of the file
 }
 
-// New returns the cache of the file at path ("" disables it).
-func New(path string, logger log.Logger) *Cache {
+// NewSaver returns a Saver of the state returned by state, written to
+// path ("" disables it) DefaultDelay after a change.
+func NewSaver(path string, state func() engine.State, logger log.Logger) *Saver {
 	if logger == nil {
 		logger = log.NewNopLogger()
 	}
-	return &Cache{path: path, logger: logger, now: time.Now}
+	return &Saver{path: path, state: state, logger: logger, now: time.Now, delay: DefaultDelay}
 }
 
-// Save persists the current snapshots and ledger; a failure is logged.
-func (c *Cache) Save(v *collector.Visitors, b *collector.Budget) {
-	if c.path == "" {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	sent, paused := b.Ledger()
-	st := State{SavedAt: c.now(), Ledger: sent, PausedUntil: paused}
-	for _, s := range v.Snapshots() {
-		st.Snapshots = append(st.Snapshots, Snapshot{
-			Project: s.Project, Window: s.Window,
-			DateFrom: s.Range.From.String(), DateTo: s.Range.To.String(),
-			Totals: s.Totals, Rows: s.Rows, Returned: s.Returned, Pages: s.Pages,
-			Completed: s.Completed, Duration: s.Duration.Seconds(),
-		})
-	}
-	if err := Write(c.path, st); err != nil {
-		level.Error(c.logger).Log("msg", "could not save the cache file", "file", c.path, "err", err)
-	}
+// SetDelay changes the debounce delay (tests shorten it).
+func (s *Saver) SetDelay(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.delay = d
 }
 
-// Load restores the file's snapshots and ledger, if the file exists and is
-// valid; otherwise it logs why it was ignored.
-func (c *Cache) Load(v *collector.Visitors, b *collector.Budget) {
-	if c.path == "" {
+// Changed schedules a save, unless one is already scheduled.
+func (s *Saver) Changed() {
+	if s.path == "" {
 		return
 	}
-	st, err := Read(c.path)
-	if errors.Is(err, os.ErrNotExist) {
-		level.Info(c.logger).Log("msg", "no cache file yet; it will be written after the first refresh", "file", c.path)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed || s.timer != nil {
 		return
 	}
-	if err != nil {
-		level.Warn(c.logger).Log("msg", "ignoring the cache file; starting without it", "file", c.path, "err", err)
+	s.timer = time.AfterFunc(s.delay, func() {
+		s.mu.Lock()
+		s.timer = nil
+		closed := s.closed
+		s.mu.Unlock()
+		if !closed {
+			s.Save()
+		}
+	})
+}
+
+// Save writes the state now; a failure is logged.
+func (s *Saver) Save() {
+	if s.path == "" {
 		return
 	}
-	b.Restore(st.Ledger, st.PausedUntil)
-	snaps := make([]collector.Snapshot, 0, len(st.Snapshots))
-	for _, s := range st.Snapshots {
-		from, _ := client.ParseDate(s.DateFrom) // checked by Read
-		to, _ := client.ParseDate(s.DateTo)
-		snaps = append(snaps, collector.Snapshot{
-			Project: s.Project, Window: s.Window, Range: client.DateRange{From: from, To: to},
-			Totals: s.Totals, Rows: s.Rows, Returned: s.Returned, Pages: s.Pages,
-			Completed: s.Completed, Duration: time.Duration(s.Duration * float64(time.Second)),
-		})
+	s.writes.Lock()
+	defer s.writes.Unlock()
+	f := File{SavedAt: s.now(), State: s.state()}
+	if err := Write(s.path, f); err != nil {
+		level.Error(s.logger).Log("msg", "could not save the cache file", "file", s.path, "err", err)
+		return
 	}
-	n := v.Restore(snaps)
-	level.Info(c.logger).Log("msg", "restored state from the cache file", "file", c.path,
-		"snapshots", n, "ledger_requests_last_hour", b.Used(), "saved_at", st.SavedAt.UTC().Format(time.RFC3339))
+	s.mu.Lock()
+	s.saves++
+	s.mu.Unlock()
+}
+
+// Saves returns how many times the file was written.
+func (s *Saver) Saves() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.saves
+}
+
+// Close cancels a scheduled save and writes the state one last time.
+func (s *Saver) Close() {
+	s.mu.Lock()
+	s.closed = true
+	if s.timer != nil {
+		s.timer.Stop()
+		s.timer = nil
+	}
+	s.mu.Unlock()
+	s.Save()
 }

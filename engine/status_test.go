@@ -1,4 +1,4 @@
-package collector
+package engine
 
 import (
 	"strings"
@@ -6,6 +6,12 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
+)
+
+// Source names as the exporter's sources use them.
+const (
+	SourceVisitors = "visitors"
+	SourceJobs     = "jobs"
 )
 
 func TestStatusAggregatesParts(t *testing.T) {
@@ -23,10 +29,10 @@ func TestStatusAggregatesParts(t *testing.T) {
 	s.Succeeded("api", SourceJobs, "", t0.Add(time.Minute), 500*time.Millisecond)
 
 	expected := `
-# HELP mintlify_last_success_timestamp_seconds Unix time at the end of the last successful refresh of the source. For visitors, the oldest of the project's windows.
+# HELP mintlify_last_success_timestamp_seconds Unix time at the end of the last successful refresh of the source. For an analytics source, the oldest of the project's windows.
 # TYPE mintlify_last_success_timestamp_seconds gauge
 mintlify_last_success_timestamp_seconds{project="api",source="jobs"} 1.70000006e+09
-# HELP mintlify_refresh_duration_seconds Duration of the last refresh of the source, successful or not. For visitors, the longest of the project's windows.
+# HELP mintlify_refresh_duration_seconds Duration of the last refresh of the source, successful or not. For an analytics source, the longest of the project's windows.
 # TYPE mintlify_refresh_duration_seconds gauge
 mintlify_refresh_duration_seconds{project="api",source="jobs"} 0.5
 mintlify_refresh_duration_seconds{project="docs",source="visitors"} 3
@@ -34,7 +40,7 @@ mintlify_refresh_duration_seconds{project="docs",source="visitors"} 3
 # TYPE mintlify_refresh_interval_seconds gauge
 mintlify_refresh_interval_seconds{project="api",source="jobs"} 60
 mintlify_refresh_interval_seconds{project="docs",source="visitors"} 1200
-# HELP mintlify_up 1 when the last refresh of the source (visitors, jobs) succeeded for the project, 0 when it failed. For visitors, every window must have succeeded.
+# HELP mintlify_up 1 when the last refresh of the source (visitors, views, assistant, feedback, searches, conversations, jobs) succeeded for the project, 0 when it failed. For an analytics source, every window must have succeeded.
 # TYPE mintlify_up gauge
 mintlify_up{project="api",source="jobs"} 1
 mintlify_up{project="docs",source="visitors"} 0
@@ -48,7 +54,7 @@ mintlify_up{project="docs",source="visitors"} 0
 		t.Fatal("docs visitors not up")
 	}
 	last := `
-# HELP mintlify_last_success_timestamp_seconds Unix time at the end of the last successful refresh of the source. For visitors, the oldest of the project's windows.
+# HELP mintlify_last_success_timestamp_seconds Unix time at the end of the last successful refresh of the source. For an analytics source, the oldest of the project's windows.
 # TYPE mintlify_last_success_timestamp_seconds gauge
 mintlify_last_success_timestamp_seconds{project="api",source="jobs"} 1.70000006e+09
 mintlify_last_success_timestamp_seconds{project="docs",source="visitors"} 1.69999994e+09

@@ -1,4 +1,4 @@
-package collector
+package engine
 
 import (
 	"context"
@@ -81,3 +81,5 @@ func TestBudgetRestore(t *testing.T) {
 		t.Fatalf("paused %s remaining %d", paused, b.Remaining())
 	}
 }
+
+var day0 = time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)

@@ -1,4 +1,4 @@
-package collector
+package engine
 
 import (
 	"github.com/prometheus/client_golang/prometheus"

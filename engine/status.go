@@ -1,4 +1,4 @@
-package collector
+package engine
 
 import (
 	"sort"
@@ -8,21 +8,15 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// Sources of data, used as the value of the "source" label.
-const (
-	SourceVisitors = "visitors"
-	SourceJobs     = "jobs"
-)
-
 var (
 	upDesc = prometheus.NewDesc("mintlify_up",
-		"1 when the last refresh of the source (visitors, jobs) succeeded for the project, 0 when it failed. For visitors, every window must have succeeded.",
+		"1 when the last refresh of the source (visitors, views, assistant, feedback, searches, conversations, jobs) succeeded for the project, 0 when it failed. For an analytics source, every window must have succeeded.",
 		[]string{"project", "source"}, nil)
 	lastSuccessDesc = prometheus.NewDesc("mintlify_last_success_timestamp_seconds",
-		"Unix time at the end of the last successful refresh of the source. For visitors, the oldest of the project's windows.",
+		"Unix time at the end of the last successful refresh of the source. For an analytics source, the oldest of the project's windows.",
 		[]string{"project", "source"}, nil)
 	refreshDurationDesc = prometheus.NewDesc("mintlify_refresh_duration_seconds",
-		"Duration of the last refresh of the source, successful or not. For visitors, the longest of the project's windows.",
+		"Duration of the last refresh of the source, successful or not. For an analytics source, the longest of the project's windows.",
 		[]string{"project", "source"}, nil)
 	refreshIntervalDesc = prometheus.NewDesc("mintlify_refresh_interval_seconds",
 		"Interval between refreshes the exporter currently plans for the source, after any stretching to fit the request budget.",

@@ -1,0 +1,76 @@
+package collector
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/engine"
+)
+
+// Options configures the analytics sources.
+type Options struct {
+	// PageSize is the limit sent to offset-paged endpoints (1..250).
+	PageSize int
+	// MaxPages guards against an upstream that never stops paging.
+	MaxPages int
+	// PageConcurrency bounds the pages fetched at once within one walk.
+	PageConcurrency int
+	// Filter selects and caps the paths of per-page sources.
+	Filter PathFilter
+	// SearchesTopTerms is --searches.top-terms (0: totals only).
+	SearchesTopTerms int
+	// ConversationsMaxPages is --conversations.max-pages.
+	ConversationsMaxPages int
+}
+
+func (o Options) walkOptions() client.WalkOptions {
+	return client.WalkOptions{PageSize: o.PageSize, MaxPages: o.MaxPages, Concurrency: o.PageConcurrency}
+}
+
+// Client is what the analytics sources need of the API client;
+// *client.Client implements it.
+type Client interface {
+	VisitorsClient
+}
+
+// SourceInfo describes one analytics source for its --collector.<name> flag.
+type SourceInfo struct {
+	Name string
+	// Default tells whether the source is on without its flag.
+	Default bool
+	Help    string
+	New     func(c Client, o Options) engine.Source
+}
+
+// Sources lists every analytics source, in exposition order.
+var Sources = []SourceInfo{
+	{Name: "visitors", Default: true, Help: "unique visitors, site-wide and per page (1 request per 250 paths per window)",
+		New: func(c Client, o Options) engine.Source { return NewVisitors(c, o) }},
+}
+
+// Build returns the named sources, in the order of Sources.
+func Build(names []string, c Client, o Options) ([]engine.Source, error) {
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	var out []engine.Source
+	for _, s := range Sources {
+		if want[s.Name] {
+			out = append(out, s.New(c, o))
+			delete(want, s.Name)
+		}
+	}
+	for n := range want {
+		return nil, fmt.Errorf("unknown analytics source %q", n)
+	}
+	return out, nil
+}
+
+// SourceJobs is the job watcher's value of the "source" label.
+const SourceJobs = "jobs"
+
+// maxRateLimitPause caps any pause after a 429, Retry-After included: the
+// upstream limit is per hour, so a longer pause would be an error.
+const maxRateLimitPause = time.Hour

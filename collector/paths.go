@@ -1,0 +1,65 @@
+package collector
+
+import (
+	"cmp"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+)
+
+// PathFilter selects and caps the paths a per-page source exports for each
+// project and window (--analytics.path-include, --analytics.path-exclude,
+// --analytics.max-paths).
+type PathFilter struct {
+	// Include, when set, keeps only paths it matches (unanchored).
+	Include *regexp.Regexp
+	// Exclude, when set, drops paths it matches (unanchored).
+	Exclude *regexp.Regexp
+	// MaxPaths keeps the top MaxPaths paths; 0 keeps all.
+	MaxPaths int
+}
+
+// SanitizeLabel returns a string usable as a label value: invalid UTF-8
+// sequences become U+FFFD.
+func SanitizeLabel(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
+
+// selectPaths sanitizes the paths of rows (two paths equal once sanitized
+// are merged, the first kept), filters them, orders them by key descending
+// then path, and caps them. It returns the rows kept and the number of
+// distinct paths before filtering.
+func selectPaths[R any](rows []R, path func(*R) *string, key func(*R) float64, f PathFilter) (kept []R, distinct int) {
+	seen := make(map[string]struct{}, len(rows))
+	kept = make([]R, 0, len(rows))
+	for _, r := range rows {
+		p := path(&r)
+		*p = SanitizeLabel(*p)
+		if _, dup := seen[*p]; dup {
+			continue
+		}
+		seen[*p] = struct{}{}
+		distinct++
+		if f.Include != nil && !f.Include.MatchString(*p) {
+			continue
+		}
+		if f.Exclude != nil && f.Exclude.MatchString(*p) {
+			continue
+		}
+		kept = append(kept, r)
+	}
+	slices.SortStableFunc(kept, func(a, b R) int {
+		if c := cmp.Compare(key(&b), key(&a)); c != 0 {
+			return c
+		}
+		return strings.Compare(*path(&a), *path(&b))
+	})
+	if f.MaxPaths > 0 && len(kept) > f.MaxPaths {
+		kept = slices.Clone(kept[:f.MaxPaths]) // frees the rows cut
+	}
+	return kept, distinct
+}
+
+// pathCounts is a per-page row of visitors or views, whatever the
+// client's type for it.
+type pathCounts = client.PathVisitors

@@ -1,0 +1,268 @@
+package engine
+
+import (
+	"bytes"
+	"compress/flate"
+	"encoding/binary"
+	"hash/crc32"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// chunk is a piece of text exposition with its own deflate segment: raw
+// deflate blocks ending with a sync flush and no final block, so segments can
+// be concatenated into one valid deflate stream.
+type chunk struct {
+	text    []byte
+	deflate []byte
+}
+
+// gzipLevel trades compression for CPU. Compression happens once per
+// refresh, but a refresh may carry hundreds of thousands of series.
+const gzipLevel = flate.BestSpeed
+
+// flateWriters recycles deflate compressors: each one is about 1 MiB of
+// state, too much to allocate for every chunk and every gzip scrape.
+var flateWriters = sync.Pool{New: func() any {
+	w, _ := flate.NewWriter(io.Discard, gzipLevel) // level is valid
+	return w
+}}
+
+func getFlateWriter(dst io.Writer) *flate.Writer {
+	w := flateWriters.Get().(*flate.Writer)
+	w.Reset(dst)
+	return w
+}
+
+func putFlateWriter(w *flate.Writer) {
+	w.Reset(io.Discard) // do not keep dst alive in the pool
+	flateWriters.Put(w)
+}
+
+func newChunk(text []byte) chunk {
+	var buf bytes.Buffer
+	buf.Grow(len(text)/16 + 64) // exposition text compresses 20 to 30 times
+	w := getFlateWriter(&buf)
+	_, _ = w.Write(text) // writes to a bytes.Buffer do not fail
+	_ = w.Flush()
+	putFlateWriter(w)
+	d := buf.Bytes()
+	if cap(d)-len(d) > len(d)/8+64 {
+		d = bytes.Clone(d) // the chunk lives until the next refresh: no slack
+	}
+	return chunk{text: text, deflate: d}
+}
+
+// headerChunk renders a family's "# HELP" and "# TYPE" lines.
+func headerChunk(f Family) chunk {
+	var b []byte
+	b = append(b, "# HELP "...)
+	b = append(b, f.Name...)
+	b = append(b, ' ')
+	b = appendEscapedHelp(b, f.Help)
+	b = append(b, "\n# TYPE "...)
+	b = append(b, f.Name...)
+	b = append(b, " gauge\n"...)
+	return newChunk(b)
+}
+
+// Label slots of a family's series, in the order they are written.
+const (
+	slotProject = -1
+	slotWindow  = -2
+)
+
+// labelOrder returns the family's label names sorted, as client_golang
+// writes them, so both scrape paths carry identical series, and for each
+// the slot it takes its value from: a Sample label index, slotProject or
+// slotWindow.
+func labelOrder(f Family) (names []string, slots []int) {
+	names = append([]string{"project", "window"}, f.Labels...)
+	slots = []int{slotProject, slotWindow}
+	for i := range f.Labels {
+		slots = append(slots, i)
+	}
+	idx := make([]int, len(names))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return strings.Compare(names[a], names[b]) })
+	sn, ss := make([]string, len(idx)), make([]int, len(idx))
+	for i, j := range idx {
+		sn[i], ss[i] = names[j], slots[j]
+	}
+	return sn, ss
+}
+
+// renderFamily renders the series of one family for one unit, without
+// headers. The text is sized exactly: it is kept until the next refresh
+// and is most of the memory at large sites.
+func renderFamily(f Family, project, window string, samples []Sample) chunk {
+	if len(samples) == 0 {
+		return chunk{}
+	}
+	names, slots := labelOrder(f)
+	value := func(s *Sample, slot int) string {
+		switch slot {
+		case slotProject:
+			return project
+		case slotWindow:
+			return window
+		}
+		return s.Labels[slot]
+	}
+	var num [32]byte
+	size := 0
+	for i := range samples {
+		s := &samples[i]
+		size += len(f.Name) + len("{} \n") + len(appendValue(num[:0], s.Value))
+		for k, n := range names {
+			size += len(n) + len(`=""`) + escapedLabelLen(value(s, slots[k]))
+			if k > 0 {
+				size++ // the comma
+			}
+		}
+	}
+	b := make([]byte, 0, size)
+	for i := range samples {
+		s := &samples[i]
+		b = append(b, f.Name...)
+		b = append(b, '{')
+		for k, n := range names {
+			if k > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, n...)
+			b = append(b, `="`...)
+			b = appendEscapedLabel(b, value(s, slots[k]))
+			b = append(b, '"')
+		}
+		b = append(b, "} "...)
+		b = appendValue(b, s.Value)
+		b = append(b, '\n')
+	}
+	return newChunk(b)
+}
+
+// appendValue formats a sample value: whole numbers as integers (as the
+// exporter always wrote counts), others as client_golang does.
+func appendValue(b []byte, v float64) []byte {
+	switch {
+	case math.IsNaN(v):
+		return append(b, "NaN"...)
+	case math.IsInf(v, 1):
+		return append(b, "+Inf"...)
+	case math.IsInf(v, -1):
+		return append(b, "-Inf"...)
+	case v == math.Trunc(v) && math.Abs(v) < 1<<53:
+		return strconv.AppendInt(b, int64(v), 10)
+	}
+	return strconv.AppendFloat(b, v, 'g', -1, 64)
+}
+
+var (
+	labelEscaper = strings.NewReplacer(`\`, `\\`, "\n", `\n`, `"`, `\"`)
+	helpEscaper  = strings.NewReplacer(`\`, `\\`, "\n", `\n`)
+)
+
+func appendEscapedLabel(b []byte, s string) []byte {
+	if !strings.ContainsAny(s, "\\\n\"") {
+		return append(b, s...)
+	}
+	return append(b, labelEscaper.Replace(s)...)
+}
+
+// escapedLabelLen is the length of s once escaped by appendEscapedLabel.
+func escapedLabelLen(s string) int {
+	n := len(s)
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\', '\n', '"':
+			n++
+		}
+	}
+	return n
+}
+
+func appendEscapedHelp(b []byte, s string) []byte { return append(b, helpEscaper.Replace(s)...) }
+
+// Exposition is the pre-rendered text exposition (format 0.0.4) of every
+// unit of every source, with a deflate copy made once per refresh. It is
+// immutable; a refresh builds a new one and swaps it in. Each family is one
+// block: its header, then its series for every unit.
+type Exposition struct {
+	chunks  []chunk
+	textLen int
+	crc     uint32
+}
+
+func (e *Exposition) add(c chunk) {
+	if len(c.text) == 0 {
+		return
+	}
+	e.chunks = append(e.chunks, c)
+	e.crc = crc32.Update(e.crc, crc32.IEEETable, c.text)
+	e.textLen += len(c.text)
+}
+
+// TextLen is the length of the text exposition in bytes.
+func (e *Exposition) TextLen() int { return e.textLen }
+
+// WriteText writes the text exposition.
+func (e *Exposition) WriteText(w io.Writer) error {
+	for _, c := range e.chunks {
+		if _, err := w.Write(c.text); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// gzipHeader is a minimal gzip member header: no name, no mtime, OS unknown.
+var gzipHeader = []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff}
+
+// WriteGzip writes one gzip member holding the pre-rendered text followed by
+// tail (the live part of a scrape). Only tail is compressed here; the
+// pre-rendered part was compressed when the snapshot was made.
+func (e *Exposition) WriteGzip(w io.Writer, tail []byte) error {
+	if _, err := w.Write(gzipHeader); err != nil {
+		return err
+	}
+	for _, c := range e.chunks {
+		if _, err := w.Write(c.deflate); err != nil {
+			return err
+		}
+	}
+	fw := getFlateWriter(w)
+	defer putFlateWriter(fw)
+	if _, err := fw.Write(tail); err != nil {
+		return err
+	}
+	if err := fw.Close(); err != nil {
+		return err
+	}
+	var trailer [8]byte
+	binary.LittleEndian.PutUint32(trailer[:4], crc32.Update(e.crc, crc32.IEEETable, tail))
+	binary.LittleEndian.PutUint32(trailer[4:], uint32(e.textLen+len(tail)))
+	_, err := w.Write(trailer[:])
+	return err
+}
+
+// RenderUnit renders one unit's result as the engine does at each refresh,
+// headers included: for benchmarks, tests and tools that need the
+// exposition of one result without running an engine.
+func RenderUnit(src Source, u Unit, res *Result) *Exposition {
+	x := &Exposition{}
+	for i, f := range src.Families() {
+		if i >= len(res.Samples) || len(res.Samples[i]) == 0 {
+			continue
+		}
+		x.add(headerChunk(f))
+		x.add(renderFamily(f, u.Project, u.Window.Name, res.Samples[i]))
+	}
+	return x
+}

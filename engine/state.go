@@ -1,0 +1,168 @@
+package engine
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/go-kit/log/level"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+)
+
+// State is what the engine keeps across restarts: the request ledger and
+// each unit's last good data. Package statefile writes it to
+// --cache.file; it knows nothing of the sources.
+type State struct {
+	// Ledger holds the send times of the analytics requests of the last
+	// hour; PausedUntil the end of a rate-limit pause.
+	Ledger      []time.Time `json:"ledger"`
+	PausedUntil time.Time   `json:"pausedUntil"`
+	Units       []UnitData  `json:"units"`
+}
+
+// UnitData is one unit's last good data.
+type UnitData struct {
+	Source  string `json:"source"`
+	Project string `json:"project"`
+	// Window is as written on the command line: "7d" or "7d:site".
+	Window          string    `json:"window"`
+	DateFrom        string    `json:"dateFrom"`
+	DateTo          string    `json:"dateTo"`
+	Completed       time.Time `json:"completed"`
+	DurationSeconds float64   `json:"durationSeconds"`
+	Cost            int       `json:"cost"`
+	Summary         string    `json:"summary,omitempty"`
+	// Families holds the series of each family, by family name.
+	Families map[string][]Sample `json:"families"`
+}
+
+// MarshalJSON writes a sample as an array of its label values followed by
+// its value: ["/quickstart", "human", 12]. Empty trailing labels are left
+// out.
+func (s Sample) MarshalJSON() ([]byte, error) {
+	n := MaxLabels
+	for n > 0 && s.Labels[n-1] == "" {
+		n--
+	}
+	if math.IsNaN(s.Value) || math.IsInf(s.Value, 0) {
+		return nil, fmt.Errorf("sample value %v cannot be saved", s.Value)
+	}
+	out := make([]any, 0, n+1)
+	for _, l := range s.Labels[:n] {
+		out = append(out, l)
+	}
+	return json.Marshal(append(out, s.Value))
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (s *Sample) UnmarshalJSON(b []byte) error {
+	var parts []json.RawMessage
+	if err := json.Unmarshal(b, &parts); err != nil {
+		return err
+	}
+	if len(parts) == 0 || len(parts) > MaxLabels+1 {
+		return errors.New("a sample is an array of up to 2 label values and a value")
+	}
+	*s = Sample{}
+	for i, p := range parts[:len(parts)-1] {
+		if err := json.Unmarshal(p, &s.Labels[i]); err != nil {
+			return fmt.Errorf("sample label %d: %w", i, err)
+		}
+	}
+	return json.Unmarshal(parts[len(parts)-1], &s.Value)
+}
+
+// State returns the current state, to persist.
+func (e *Engine) State() State {
+	sent, paused := e.cfg.Budget.Ledger()
+	st := State{Ledger: sent, PausedUntil: paused}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, u := range e.units {
+		if u.snap == nil {
+			continue
+		}
+		d := UnitData{
+			Source: u.Source, Project: u.Project, Window: u.Window.String(),
+			DateFrom: u.snap.rng.From.String(), DateTo: u.snap.rng.To.String(),
+			Completed: u.snap.completed, DurationSeconds: u.snap.duration.Seconds(),
+			Cost: u.snap.res.Cost, Summary: u.snap.res.Summary,
+			Families: map[string][]Sample{},
+		}
+		for fi, f := range e.sources[u.src].families {
+			if fi < len(u.snap.res.Samples) && len(u.snap.res.Samples[fi]) > 0 {
+				d.Families[f.Name] = u.snap.res.Samples[fi]
+			}
+		}
+		st.Units = append(st.Units, d)
+	}
+	return st
+}
+
+// restoreLocked installs persisted state: the ledger, and the data of
+// configured units (others are ignored). Restored data is served at once
+// and refreshed only when due. The caller holds e.mu.
+func (e *Engine) restoreLocked(st *State) {
+	e.cfg.Budget.Restore(st.Ledger, st.PausedUntil)
+	n := 0
+	for _, d := range st.Units {
+		for _, u := range e.units {
+			if u.Source != d.Source || u.Project != d.Project || u.Window.String() != d.Window || u.snap != nil {
+				continue
+			}
+			snap, err := e.restoredSnapshot(u, d)
+			if err != nil {
+				level.Warn(e.logger).Log("msg", "ignoring a unit of the cache file", "unit", u.Unit.String(), "err", err)
+				continue
+			}
+			u.snap, u.settled = snap, true
+			e.cfg.Status.Restore(u.Project, u.Source, u.Window.Name, d.Completed)
+			n++
+		}
+	}
+	level.Info(e.logger).Log("msg", "restored state from the cache file", "units", n, "of", len(e.units),
+		"ledger_requests_last_hour", e.cfg.Budget.Used())
+}
+
+// restoredSnapshot checks persisted data against the unit's source and
+// renders it.
+func (e *Engine) restoredSnapshot(u *unit, d UnitData) (*snapshot, error) {
+	from, err := client.ParseDate(d.DateFrom)
+	if err != nil {
+		return nil, err
+	}
+	to, err := client.ParseDate(d.DateTo)
+	if err != nil {
+		return nil, err
+	}
+	if d.Completed.IsZero() {
+		return nil, errors.New("no completion time")
+	}
+	fams := e.sources[u.src].families
+	res := &Result{Samples: make([][]Sample, len(fams)), Cost: max(1, d.Cost), Summary: d.Summary}
+	known := 0
+	for fi, f := range fams {
+		ss, ok := d.Families[f.Name]
+		if !ok {
+			continue
+		}
+		known++
+		for _, s := range ss {
+			for k := len(f.Labels); k < MaxLabels; k++ {
+				if s.Labels[k] != "" {
+					return nil, fmt.Errorf("family %s: a sample has more labels than %v", f.Name, f.Labels)
+				}
+			}
+		}
+		res.Samples[fi] = ss
+	}
+	if known != len(d.Families) {
+		return nil, errors.New("it holds families the source does not export")
+	}
+	rng := client.DateRange{From: from, To: to}
+	return &snapshot{rng: rng, res: res, completed: d.Completed,
+		duration: time.Duration(d.DurationSeconds * float64(time.Second)), rendered: e.render(u, res)}, nil
+}

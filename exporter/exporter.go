@@ -1,0 +1,241 @@
+// Package exporter assembles the exporter from one validated Config: the
+// API client with its request budget, the analytics sources on the engine,
+// the job watcher, the cache file, and the HTTP handler serving /metrics,
+// /-/healthy, /-/ready and the landing page. Package main parses flags into
+// a Config and serves the handler; everything in between is here.
+package exporter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"time"
+
+	"github.com/go-kit/log"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	versioncollector "github.com/prometheus/client_golang/prometheus/collectors/version"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
+	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/landingpage"
+	"github.com/mintlify-exporter/mintlify_exporter/metricshandler"
+	"github.com/mintlify-exporter/mintlify_exporter/statefile"
+)
+
+// Name is the exporter's name, in its build info and User-Agent.
+const Name = "mintlify_exporter"
+
+// Config is the whole configuration of a running exporter. Package main
+// builds it from the flags and validates every value, naming the flag at
+// fault; New refuses what it cannot run but does not name flags.
+type Config struct {
+	// The upstream API.
+	APIURL    string
+	Key       client.KeySource
+	Timeout   time.Duration
+	UserAgent string
+	Projects  []string
+	// RequestsPerHour is the analytics request budget shared by all
+	// sources, projects and windows (--mintlify.requests-per-hour).
+	RequestsPerHour int
+
+	// Analytics.
+	// Collectors names the enabled analytics sources (collector.Sources).
+	Collectors      []string
+	Windows         []engine.Window
+	RefreshInterval time.Duration
+	PageSize        int
+	MaxPaths        int
+	PathInclude     *regexp.Regexp
+	PathExclude     *regexp.Regexp
+	// SearchesTopTerms is --searches.top-terms; ConversationsMaxPages is
+	// --conversations.max-pages.
+	SearchesTopTerms      int
+	ConversationsMaxPages int
+
+	// Jobs configures the agent job watcher.
+	Jobs JobsConfig
+
+	// CacheFile is --cache.file ("" disables it).
+	CacheFile string
+	// TelemetryPath is where metrics are served; MaxRequests bounds
+	// concurrent scrapes (0: no limit).
+	TelemetryPath string
+	MaxRequests   int
+	// FirstWait bounds how long a scrape without a scrape-timeout header
+	// waits for first data; 10s when zero.
+	FirstWait time.Duration
+
+	// Version is shown on the landing page; Notes are lines shown there
+	// (the demo banner).
+	Version string
+	Notes   []string
+	Logger  log.Logger
+}
+
+// JobsConfig configures the agent job watcher.
+type JobsConfig struct {
+	Enabled      bool
+	IDs          []string
+	File         string
+	Discover     bool
+	PollInterval time.Duration
+}
+
+// Limits of the engine's walks, defined once.
+const (
+	// MaxPages guards against an upstream that never stops paging.
+	MaxPages = client.DefaultMaxPages
+	// PageConcurrency bounds the pages fetched at once within one walk.
+	PageConcurrency = client.DefaultConcurrency
+)
+
+// Exporter is a running exporter.
+type Exporter struct {
+	handler http.Handler
+	engine  *engine.Engine
+	saver   *statefile.Saver
+	cancel  context.CancelFunc
+	jobs    chan struct{} // closed when the job watcher has ended
+}
+
+// New builds and starts the exporter: the first refresh of every unit
+// starts now (unless the cache file holds data not yet due). Call Close to
+// stop it.
+func New(cfg Config) (*Exporter, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = log.NewNopLogger()
+	}
+	if cfg.FirstWait == 0 {
+		cfg.FirstWait = 10 * time.Second
+	}
+	if cfg.TelemetryPath == "" {
+		cfg.TelemetryPath = "/metrics"
+	}
+	if cfg.RequestsPerHour < 1 {
+		return nil, errors.New("the analytics request budget must be at least 1 request an hour")
+	}
+	if len(cfg.Projects) == 0 {
+		return nil, errors.New("no project to export")
+	}
+
+	status := engine.NewStatus()
+	budget := engine.NewBudget(cfg.RequestsPerHour, time.Now)
+	budget.Pace(func(ctx context.Context, t time.Time) error { return client.DefaultSleep(ctx, time.Until(t)) })
+	apiMetrics := engine.NewAPIMetrics()
+	c, err := client.New(client.Config{
+		BaseURL: cfg.APIURL, Key: cfg.Key, Timeout: cfg.Timeout, UserAgent: cfg.UserAgent,
+		Hooks: client.Hooks{Allow: budget.Allow, Observe: apiMetrics.Observe},
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	live := prometheus.NewRegistry()
+	live.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		versioncollector.NewCollector(Name),
+		status, budget, apiMetrics,
+	)
+
+	x := &Exporter{}
+	sources, err := collector.Build(cfg.Collectors, c, collector.Options{
+		PageSize: cfg.PageSize, MaxPages: MaxPages, PageConcurrency: PageConcurrency,
+		Filter:           collector.PathFilter{Include: cfg.PathInclude, Exclude: cfg.PathExclude, MaxPaths: cfg.MaxPaths},
+		SearchesTopTerms: cfg.SearchesTopTerms, ConversationsMaxPages: cfg.ConversationsMaxPages,
+	})
+	if err != nil {
+		return nil, err
+	}
+	var units func() []engine.UnitState
+	if len(sources) > 0 {
+		x.engine, err = engine.New(engine.Config{
+			Sources: sources, Projects: cfg.Projects, Windows: cfg.Windows,
+			MinInterval: cfg.RefreshInterval, Budget: budget, Status: status, Logger: cfg.Logger,
+			Restore:  statefile.Load(cfg.CacheFile, cfg.Logger),
+			OnChange: func() { x.saver.Changed() },
+		})
+		if err != nil {
+			return nil, err
+		}
+		x.saver = statefile.NewSaver(cfg.CacheFile, x.engine.State, cfg.Logger)
+		live.MustRegister(x.engine.LiveCollectors()...)
+		units = x.engine.States
+		x.engine.Start()
+	} else {
+		units = func() []engine.UnitState { return nil }
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	x.cancel = cancel
+	jobsDescribe := "disabled (--collector.jobs)"
+	if cfg.Jobs.Enabled {
+		jobs, err := collector.NewJobsWatcher(collector.JobsConfig{
+			Client: c, Projects: cfg.Projects, IDs: cfg.Jobs.IDs, File: cfg.Jobs.File, Discover: cfg.Jobs.Discover,
+			PollInterval: cfg.Jobs.PollInterval, Status: status, Logger: cfg.Logger,
+		})
+		if err != nil {
+			x.Close()
+			return nil, err
+		}
+		live.MustRegister(jobs)
+		x.jobs = make(chan struct{})
+		go func() { defer close(x.jobs); jobs.Run(ctx) }()
+		jobsDescribe = fmt.Sprintf("watching %d job id(s), file %q, discovery %v, polled every %s",
+			len(cfg.Jobs.IDs), cfg.Jobs.File, cfg.Jobs.Discover, cfg.Jobs.PollInterval)
+	}
+
+	mux := http.NewServeMux()
+	mcfg := metricshandler.Config{Live: live, MaxRequests: cfg.MaxRequests,
+		FirstWait: cfg.FirstWait, Instrument: live, Logger: cfg.Logger}
+	if x.engine != nil {
+		mcfg.Cached = x.engine
+	}
+	mux.Handle(cfg.TelemetryPath, metricshandler.New(mcfg))
+	mux.HandleFunc("/-/healthy", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusOK)
+		fmt.Fprintln(w, "Healthy")
+	})
+	mux.HandleFunc("/-/ready", func(w http.ResponseWriter, r *http.Request) {
+		if x.engine != nil && !x.engine.Ready() {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprintln(w, "Not ready: waiting for the first data of every unit (source, project and window)")
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+		fmt.Fprintln(w, "Ready")
+	})
+	if cfg.TelemetryPath != "/" {
+		mux.Handle("/", landingpage.New(landingpage.Config{
+			Version: cfg.Version, TelemetryPath: cfg.TelemetryPath,
+			JobsEnabled: cfg.Jobs.Enabled, JobsDescribe: jobsDescribe,
+		}, landingpage.State{
+			Units: units, BudgetRemaining: budget.Remaining, BudgetPerHour: budget.PerHour(), Notes: cfg.Notes,
+		}))
+	}
+	x.handler = mux
+	return x, nil
+}
+
+// Handler serves the exporter's HTTP endpoints.
+func (x *Exporter) Handler() http.Handler { return x.handler }
+
+// Engine returns the analytics engine, nil when every source is off.
+func (x *Exporter) Engine() *engine.Engine { return x.engine }
+
+// Close stops the refreshes and the job watcher and saves the cache file.
+func (x *Exporter) Close() {
+	x.cancel()
+	if x.jobs != nil {
+		<-x.jobs
+	}
+	if x.engine != nil {
+		x.engine.Close()
+		x.saver.Close()
+	}
+}
