@@ -265,6 +265,13 @@ func newClient(f *flags, logger log.Logger) (*client.Client, []string, error) {
 // every value and naming the flag at fault.
 func config(f *flags, logger log.Logger) (exporter.Config, error) {
 	a := f.analytics
+	// name returns the flag as the user wrote it, for errors.
+	name := func(n string) string {
+		if *f.visitors.set[n] {
+			return "--visitors." + n
+		}
+		return "--analytics." + n
+	}
 	for name, set := range f.visitors.set {
 		if !*set {
 			continue
@@ -302,30 +309,30 @@ func config(f *flags, logger log.Logger) (exporter.Config, error) {
 	for _, s := range a.windows {
 		w, err := engine.ParseWindow(s)
 		if err != nil {
-			return cfg, fmt.Errorf("--analytics.window: %w", err)
+			return cfg, fmt.Errorf("%s: %w", name("window"), err)
 		}
 		if seen[w.Name] {
-			return cfg, fmt.Errorf("--analytics.window: %s is given twice (a window and its :site form export the same series)", w.Name)
+			return cfg, fmt.Errorf("%s: %s is given twice (a window and its :site form export the same series)", name("window"), w.Name)
 		}
 		seen[w.Name] = true
 		cfg.Windows = append(cfg.Windows, w)
 	}
 	var err error
 	if cfg.PathInclude, err = compileOptional(a.pathInclude); err != nil {
-		return cfg, fmt.Errorf("--analytics.path-include: %w", err)
+		return cfg, fmt.Errorf("%s: %w", name("path-include"), err)
 	}
 	if cfg.PathExclude, err = compileOptional(a.pathExclude); err != nil {
-		return cfg, fmt.Errorf("--analytics.path-exclude: %w", err)
+		return cfg, fmt.Errorf("%s: %w", name("path-exclude"), err)
 	}
 	switch {
 	case a.maxPaths < 0:
-		return cfg, fmt.Errorf("--analytics.max-paths must be 0 (all) or more, not %d", a.maxPaths)
+		return cfg, fmt.Errorf("%s must be 0 (all) or more, not %d", name("max-paths"), a.maxPaths)
 	case a.pageSize < 1 || a.pageSize > client.MaxPageSize:
-		return cfg, fmt.Errorf("--analytics.page-size must be from 1 to %d, not %d", client.MaxPageSize, a.pageSize)
+		return cfg, fmt.Errorf("%s must be from 1 to %d, not %d", name("page-size"), client.MaxPageSize, a.pageSize)
 	case f.requestsPerHour < 1:
 		return cfg, fmt.Errorf("--mintlify.requests-per-hour must be at least 1, not %d", f.requestsPerHour)
 	case a.refreshInterval <= 0:
-		return cfg, errors.New("--analytics.refresh-interval must be positive")
+		return cfg, fmt.Errorf("%s must be positive", name("refresh-interval"))
 	case f.jobsPollInterval <= 0:
 		return cfg, errors.New("--jobs.poll-interval must be positive")
 	case f.timeout <= 0:

@@ -207,7 +207,7 @@ mintlify_visitors_deduplicated{project="docs",window="7d"} 20
 # TYPE mintlify_visitors_paths gauge
 mintlify_visitors_paths{project="docs",window="1d"} 2
 mintlify_visitors_paths{project="docs",window="7d"} 3
-# HELP mintlify_visitors_paths_exported Paths exported for the project and window after --visitors.path-include/-exclude and --visitors.max-paths.
+# HELP mintlify_visitors_paths_exported Paths exported for the project and window after --analytics.path-include/-exclude and --analytics.max-paths.
 # TYPE mintlify_visitors_paths_exported gauge
 mintlify_visitors_paths_exported{project="docs",window="1d"} 2
 mintlify_visitors_paths_exported{project="docs",window="7d"} 3

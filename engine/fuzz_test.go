@@ -43,4 +43,3 @@ func FuzzParseWindow(f *testing.F) {
 		}
 	})
 }
-
