@@ -554,7 +554,7 @@ func (e *Engine) succeed(u *unit, snap *snapshot) {
 // day's rollover, when every unit is due at once. Planning all of it leaves
 // the ledger always full, and a walk one page longer than planned then waits
 // for most of an hour.
-func planBudget(perHour int) int { return max(1, perHour*9/10) }
+func planBudget(perHour int) int { return max(1, perHour-perHour/10) }
 
 // replanLocked recomputes every unit's interval from the last known costs
 // and logs the plan when the budget stretches it and it changed.
