@@ -28,6 +28,10 @@ const (
 	ExitInterrupted = 130
 )
 
+// ErrorPrefix starts every error line of the agent commands, as it starts
+// the exporter's own start-up errors.
+const ErrorPrefix = "mintlify_exporter: error: "
+
 // The full names kingpin gives the commands once selected.
 const (
 	cmdMessage = "agent message"
@@ -96,11 +100,11 @@ type Env struct {
 func (c *Command) Run(ctx context.Context, cmd string, env Env) int {
 	env = env.withDefaults()
 	if len(env.ProjectIDs) != 1 {
-		fmt.Fprintf(env.Stderr, "agent commands need exactly one --mintlify.project-id (got %d)\n", len(env.ProjectIDs))
+		fmt.Fprintf(env.Stderr, ErrorPrefix+"agent commands need exactly one --mintlify.project-id (got %d)\n", len(env.ProjectIDs))
 		return ExitError
 	}
 	if env.Client == nil {
-		fmt.Fprintln(env.Stderr, "agent commands need an API client")
+		fmt.Fprintln(env.Stderr, ErrorPrefix+"agent commands need an API client")
 		return ExitError
 	}
 	r := &run{ctx: ctx, env: env, project: env.ProjectIDs[0]}
@@ -110,7 +114,7 @@ func (c *Command) Run(ctx context.Context, cmd string, env Env) int {
 	case cmdGet:
 		return r.get(*c.getJob)
 	}
-	fmt.Fprintf(env.Stderr, "not an agent command: %q\n", cmd)
+	fmt.Fprintf(env.Stderr, ErrorPrefix+"not an agent command: %q\n", cmd)
 	return ExitError
 }
 

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/go-kit/log"
-	"github.com/go-logfmt/logfmt"
 	"github.com/go-kit/log/level"
+	"github.com/go-logfmt/logfmt"
 )
 
 func TestLevelsFilter(t *testing.T) {
