@@ -14,6 +14,7 @@ import (
 
 	"github.com/prometheus/exporter-toolkit/web"
 
+	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/exporter"
 )
 
@@ -138,7 +139,12 @@ func checkCacheFile(p string) error {
 	case !st.IsDir():
 		return fmt.Errorf("%s is not a directory", dir)
 	}
-	probe, err := os.CreateTemp(dir, ".mintlify_exporter-probe-*")
+	if strings.ContainsRune(p, 0) {
+		return errors.New("the path holds a NUL byte")
+	}
+	// The probe has the name the cache's temporary file will have, so a
+	// name too long for the file system fails here.
+	probe, err := os.CreateTemp(dir, filepath.Base(p)+".probe-*")
 	if err != nil {
 		return fmt.Errorf("cannot create files in %s (%v); the exporter runs as uid %d: give it write access to the directory or choose another path", dir, unwrapPath(err), os.Getuid())
 	}
@@ -174,4 +180,39 @@ func unwrapPath(err error) error {
 // oneLine joins the lines of an error message.
 func oneLine(err error) string {
 	return strings.Join(strings.Fields(err.Error()), " ")
+}
+
+// looksLikeKey reports whether s (a job id) is an admin API key instead.
+func looksLikeKey(s string) bool {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '/'); i >= 0 { // PROJECT/ID
+		s = s[i+1:]
+	}
+	return strings.HasPrefix(s, "mint_") && client.CheckKey(s) == nil
+}
+
+// checkJobsFile refuses a jobs file that holds an API key (the key file
+// given by mistake): its lines become job_id labels. The job watcher
+// reads it again and reports syntax errors.
+func checkJobsFile(p string) error {
+	st, err := os.Stat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return errors.New("does not exist; create it, with one job id a line")
+	}
+	if err != nil {
+		return unwrapPath(err)
+	}
+	if st.IsDir() {
+		return errors.New("is a directory; give a file of job ids, one a line")
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return unwrapPath(err)
+	}
+	for i, line := range strings.Split(string(b), "\n") {
+		if looksLikeKey(line) {
+			return fmt.Errorf("line %d looks like an admin API key (mint_...), not a job id: is this the key file?", i+1)
+		}
+	}
+	return nil
 }

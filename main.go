@@ -12,16 +12,16 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
-	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"syscall"
-	"unicode"
 	"time"
+	"unicode"
 
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/go-kit/log"
@@ -181,7 +181,7 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return 0
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: error: %v; try --help\n", exporterName, err)
+		fmt.Fprintf(stderr, "%s: error: %s; try --help\n", exporterName, agentcmd.ErrorLine(err.Error()))
 		return 1
 	}
 	if cmd == "" {
@@ -212,7 +212,7 @@ func runAgent(ctx context.Context, cmd string, agent *agentcmd.Command, f *flags
 	}
 	c, projects, err := newClient(f, d, logger)
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: error: %v\n", exporterName, err)
+		fmt.Fprintf(stderr, "%s: error: %s\n", exporterName, agentcmd.ErrorLine(err.Error()))
 		return 1
 	}
 	return agent.Run(ctx, cmd, agentcmd.Env{
@@ -490,6 +490,14 @@ func config(f *flags, logger log.Logger) (exporter.Config, error) {
 	for _, id := range f.jobIDs {
 		if strings.TrimSpace(id) == "" {
 			return cfg, errors.New("--jobs.id is empty (an unset shell variable?)")
+		}
+		if looksLikeKey(id) {
+			return cfg, errors.New("--jobs.id: a value looks like an admin API key (mint_...), not a job id; it would become a label")
+		}
+	}
+	if f.jobsFile != "" {
+		if err := checkJobsFile(f.jobsFile); err != nil {
+			return cfg, fmt.Errorf("--jobs.file=%s: %v", f.jobsFile, err)
 		}
 	}
 	if err := checkTelemetryPath(f.telemetryPath); err != nil {

@@ -182,7 +182,7 @@ func TestHelpAndVersion(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{"help", []string{"--help"}, []string{"usage: " + exporterName, "--mintlify.project-id", "--visitors.window", "--cache.file"}},
+		{"help", []string{"--help"}, []string{"usage: " + exporterName, "--mintlify.project-id", "--analytics.window", "--cache.file"}},
 		{"short help", []string{"-h"}, []string{"usage: " + exporterName}},
 		{"version", []string{"--version"}, []string{exporterName + ", version", "go version"}},
 	} {

@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/alecthomas/kingpin/v2"
 
@@ -31,6 +34,24 @@ const (
 // ErrorPrefix starts every error line of the agent commands, as it starts
 // the exporter's own start-up errors.
 const ErrorPrefix = "mintlify_exporter: error: "
+
+// ErrorLine makes msg one line: control characters (a newline in a flag
+// value, say) are written as Go escapes.
+func ErrorLine(msg string) string {
+	if !strings.ContainsFunc(msg, unicode.IsControl) {
+		return msg
+	}
+	var b strings.Builder
+	for _, r := range msg {
+		if unicode.IsControl(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
 
 // The full names kingpin gives the commands once selected.
 const (

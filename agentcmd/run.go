@@ -96,7 +96,7 @@ func (r *run) readPrompt() (string, error) {
 
 // usage reports a usage error.
 func (r *run) usage(msg string) int {
-	fmt.Fprintln(r.env.Stderr, ErrorPrefix+msg)
+	fmt.Fprintln(r.env.Stderr, ErrorPrefix+ErrorLine(msg))
 	return ExitError
 }
 
@@ -106,7 +106,7 @@ func (r *run) apiError(err error, jobID string, e client.Endpoint) int {
 		fmt.Fprintln(r.env.Stderr, ErrorPrefix+"interrupted")
 		return ExitInterrupted
 	}
-	fmt.Fprintln(r.env.Stderr, ErrorPrefix+r.describe(err, jobID, e))
+	fmt.Fprintln(r.env.Stderr, ErrorPrefix+ErrorLine(r.describe(err, jobID, e)))
 	return ExitError
 }
 

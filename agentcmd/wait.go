@@ -59,7 +59,7 @@ func (w *waiter) wait(job *client.Job) (*client.Job, int) {
 			}
 			if !retryable(err) {
 				w.progress.done()
-				fmt.Fprintln(w.env.Stderr, ErrorPrefix+w.describe(err, w.jobID, client.EndpointGetJob))
+				fmt.Fprintln(w.env.Stderr, ErrorPrefix+ErrorLine(w.describe(err, w.jobID, client.EndpointGetJob)))
 				return job, ExitError
 			}
 			if retryAfter, _, ok := client.IsRateLimited(err); ok {
