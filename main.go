@@ -591,6 +591,7 @@ func serve(ctx context.Context, f *flags, logger log.Logger, slogger *slog.Logge
 	if err := srv.Shutdown(sctx); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
+	<-errc // the server's goroutine has logged its last line
 	level.Info(logger).Log("msg", "stopped")
 	return nil
 }
