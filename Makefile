@@ -17,7 +17,7 @@ all: lint build test
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o mintlify_exporter .
 
-## test: the whole suite (lint, unit and end-to-end tests with the race detector, short fuzzing).
+## test: the whole suite (lint: gofmt, vet and staticcheck; unit and end-to-end tests with the race detector, short fuzzing).
 test: tools lint unit fuzz
 
 ## tools: make sure prometheus, promtool, amtool and alertmanager are installed (Debian packages).
@@ -31,12 +31,13 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) tool staticcheck ./...
 
 ## fuzz: run every fuzz target for FUZZTIME each.
 fuzz:
 	@./scripts/fuzz.sh $(FUZZTIME)
 
-## bench: the performance benchmarks (see BENCHMARKS in README.md).
+## bench: the performance benchmarks (see docs/benchmarks.md).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 6 -timeout 30m ./collector/ ./metricshandler/ ./client/ | tee bench.txt
 

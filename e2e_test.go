@@ -459,7 +459,7 @@ func newFake(t *testing.T, today time.Time, projects map[string]int, opts ...min
 
 // exporterArgs are the flags every end-to-end run uses against a fake.
 func exporterArgs(apiURL string, projects ...string) []string {
-	args := []string{"--mintlify.api-url=" + apiURL, "--visitors.max-paths=0", "--log.level=debug"}
+	args := []string{"--mintlify.api-url=" + apiURL, "--analytics.max-paths=0", "--log.level=debug"}
 	for _, p := range projects {
 		args = append(args, "--mintlify.project-id="+p)
 	}
@@ -814,6 +814,18 @@ func TestE2ESIGTERMDuringRefresh(t *testing.T) {
 	case <-timer.C:
 		t.Fatal("no refresh started")
 	}
+	// The first refresh starts at start-up; wait until the scrape is in
+	// the handler too (another scrape, which waits for nothing, sees it in
+	// flight), so the SIGTERM finds both under way.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		_, body := p.get(t, "/metrics", map[string]string{"X-Prometheus-Scrape-Timeout-Seconds": "0.001"})
+		if series(parseText(t, body))[key("promhttp_metric_handler_requests_in_flight")] >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the scrape never reached the handler")
+		}
+	}
 	took := p.stop(t)
 	t.Logf("exited %v after SIGTERM with a refresh in flight", took)
 
@@ -904,9 +916,9 @@ func TestE2ECacheFileRestart(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the cache file is not valid after the first run: %v", err)
 	}
-	if len(st.Snapshots) != len(projects)*len(windowDays) || len(st.Ledger) != want {
-		t.Errorf("cache file: %d snapshots and %d ledger entries, want %d and %d",
-			len(st.Snapshots), len(st.Ledger), len(projects)*len(windowDays), want)
+	if len(st.Units) != len(projects)*len(windowDays) || len(st.Ledger) != want {
+		t.Errorf("cache file: %d units and %d ledger entries, want %d and %d",
+			len(st.Units), len(st.Ledger), len(projects)*len(windowDays), want)
 	}
 
 	second := startExporter(t, keyEnv, args...)
@@ -991,9 +1003,9 @@ func TestE2ECacheFileIgnoredWhenBad(t *testing.T) {
 			if err != nil {
 				t.Fatalf("the cache file was not replaced by a valid one: %v", err)
 			}
-			if len(st.Snapshots) != len(windowDays) || len(st.Ledger) != want {
-				t.Errorf("new cache file: %d snapshots, %d ledger entries; want %d, %d",
-					len(st.Snapshots), len(st.Ledger), len(windowDays), want)
+			if len(st.Units) != len(windowDays) || len(st.Ledger) != want {
+				t.Errorf("new cache file: %d units, %d ledger entries; want %d, %d",
+					len(st.Units), len(st.Ledger), len(windowDays), want)
 			}
 			skipIfDayChanged(t, today)
 		})

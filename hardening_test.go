@@ -262,8 +262,8 @@ func hardSecrets(t *testing.T, bin string) {
 	fake := hardFake(t, hardKey, 300)
 	keyFile := hardKeyFile(t, filepath.Join(t.TempDir(), "key"), hardKey)
 	p := hardStart(t, bin, "--mintlify.api-url="+fake.URL(), "--mintlify.api-key-file="+keyFile,
-		"--mintlify.project-id=docs", "--log.level=debug", "--visitors.window=1d",
-		"--visitors.refresh-interval=100ms", "--mintlify.requests-per-hour=10000000", "--mintlify.timeout=200ms",
+		"--mintlify.project-id=docs", "--log.level=debug", "--analytics.window=1d",
+		"--analytics.refresh-interval=100ms", "--mintlify.requests-per-hour=10000000", "--mintlify.timeout=200ms",
 		"--collector.jobs", "--jobs.id=job1", "--jobs.poll-interval=200ms")
 	base := "http://" + p.addr
 	bodies := map[string]string{}
@@ -364,7 +364,7 @@ func hardKeyRotation(t *testing.T, bin string) {
 	fake := hardFake(t, keyA, 100)
 	keyFile := hardKeyFile(t, filepath.Join(t.TempDir(), "key"), keyA)
 	p := hardStart(t, bin, "--mintlify.api-url="+fake.URL(), "--mintlify.api-key-file="+keyFile,
-		"--mintlify.project-id=docs", "--visitors.window=1d", "--visitors.refresh-interval=1s",
+		"--mintlify.project-id=docs", "--analytics.window=1d", "--analytics.refresh-interval=1s",
 		"--mintlify.requests-per-hour=100000")
 	lastSuccess := func() float64 {
 		_, body := hardGet(t, hardHTTP, "http://"+p.addr+"/metrics")
@@ -555,7 +555,7 @@ func hardWebConfig(t *testing.T, bin string) {
 	fake := hardFake(t, hardKey, 10)
 	apiKey := hardKeyFile(t, filepath.Join(dir, "api-key"), hardKey)
 	p := hardStart(t, bin, "--web.config.file="+webConfig, "--mintlify.api-url="+fake.URL(),
-		"--mintlify.api-key-file="+apiKey, "--mintlify.project-id=docs", "--visitors.window=1d")
+		"--mintlify.api-key-file="+apiKey, "--mintlify.project-id=docs", "--analytics.window=1d")
 
 	tlsClient := &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
 	get := func(scheme, u, pw string) (int, string, error) {
@@ -686,7 +686,7 @@ func hardLoad(t *testing.T, bin string) {
 	fake := hardFake(t, hardKey, 10000)
 	keyFile := hardKeyFile(t, filepath.Join(t.TempDir(), "key"), hardKey)
 	args := []string{"--mintlify.api-url=" + fake.URL(), "--mintlify.api-key-file=" + keyFile,
-		"--mintlify.project-id=docs", "--visitors.max-paths=0", "--visitors.refresh-interval=1s",
+		"--mintlify.project-id=docs", "--analytics.max-paths=0", "--analytics.refresh-interval=1s",
 		"--mintlify.requests-per-hour=10000000"}
 	for _, phase := range []struct {
 		maxRequests int

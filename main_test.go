@@ -182,7 +182,7 @@ func TestHelpAndVersion(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{"help", []string{"--help"}, []string{"usage: " + exporterName, "--mintlify.project-id", "--analytics.window", "--cache.file"}},
+		{"help", []string{"--help"}, []string{"usage: " + exporterName, "--mintlify.project-id", "--analytics.window", "collector.visitors", "--cache.file"}},
 		{"short help", []string{"-h"}, []string{"usage: " + exporterName}},
 		{"version", []string{"--version"}, []string{exporterName + ", version", "go version"}},
 	} {
@@ -198,6 +198,9 @@ func TestHelpAndVersion(t *testing.T) {
 			}
 			if lines := errorLines(o.stderr); len(lines) != 0 {
 				t.Errorf("errors on stderr: %q", lines)
+			}
+			if strings.Contains(o.stdout, "--visitors.") {
+				t.Errorf("the deprecated --visitors.* flags are shown:\n%s", o.stdout)
 			}
 			if strings.Contains(o.stderr, "starting "+exporterName) {
 				t.Errorf("%s started the exporter:\n%s", tt.args[0], o.stderr)

@@ -33,6 +33,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
+	"github.com/mintlify-exporter/mintlify_exporter/engine"
 )
 
 // benchSizes are the path counts of the benchmarks, one window each.
@@ -49,7 +50,9 @@ var benchDay = time.Date(2025, 6, 30, 0, 0, 0, 0, time.UTC)
 
 func benchNow() time.Time { return benchDay.Add(10 * time.Hour) }
 
-var benchWindow = collector.Window{Name: "1d", Days: 1}
+var benchWindow = engine.Window{Name: "1d", Days: 1}
+
+var benchUnit = engine.Unit{Source: "visitors", Project: benchProject, Window: benchWindow}
 
 // refreshFixture holds the fake API's answers for every page of one
 // project and window, captured once, to be replayed from memory.
@@ -154,70 +157,30 @@ func (f *refreshFixture) client(tb testing.TB, hooks client.Hooks) *client.Clien
 	return c
 }
 
-// refresh is one refresh as the visitors collector makes it: walk every
-// page, then build and render the snapshot.
-func (f *refreshFixture) refresh(tb testing.TB, c *client.Client) *collector.Snapshot {
-	res, err := c.WalkVisitors(context.Background(), benchProject, f.rng, client.WalkOptions{PageSize: benchPageSize})
+// refresh is one refresh as the engine makes it with the visitors
+// source: walk every page, select the paths, then render and compress
+// every family.
+func (f *refreshFixture) refresh(tb testing.TB, c *client.Client) (*engine.Result, *engine.Exposition) {
+	src := collector.NewVisitors(c, collector.Options{PageSize: benchPageSize})
+	res, err := src.Fetch(context.Background(), benchUnit, f.rng, 0)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return collector.NewSnapshot(benchProject, benchWindow.Name, res, collector.PathFilter{}, benchNow(), time.Second)
+	return res, engine.RenderUnit(src, benchUnit, res)
 }
 
-// exposition returns the text exposition of snapshots, as scrapes get it.
-func exposition(tb testing.TB, snaps ...*collector.Snapshot) []byte {
+// exposition returns the text exposition of one refresh, as scrapes get it.
+func exposition(tb testing.TB, x *engine.Exposition) []byte {
 	tb.Helper()
 	var buf bytes.Buffer
-	if err := restoredVisitors(tb, snaps...).Exposition().WriteText(&buf); err != nil {
+	if err := x.WriteText(&buf); err != nil {
 		tb.Fatal(err)
 	}
 	return buf.Bytes()
 }
 
-// restoredVisitors returns a visitors collector serving snapshots, in
-// their order. The snapshots must be current at benchNow, so that nothing
-// is refreshed: the collector's walker is never called.
-func restoredVisitors(tb testing.TB, snaps ...*collector.Snapshot) *collector.Visitors {
-	tb.Helper()
-	var projects []string
-	var windows []collector.Window
-	var restore []collector.Snapshot
-	for _, s := range snaps {
-		if !slices.Contains(projects, s.Project) {
-			projects = append(projects, s.Project)
-		}
-		w, err := collector.ParseWindow(s.Window)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		if !slices.Contains(windows, w) {
-			windows = append(windows, w)
-		}
-		restore = append(restore, *s)
-	}
-	v, err := collector.NewVisitors(collector.VisitorsConfig{
-		Client: unusedWalker{tb}, Projects: projects, Windows: windows,
-		MinInterval: 15 * time.Minute, PageSize: benchPageSize,
-		Budget: collector.NewBudget(90, benchNow), Status: collector.NewStatus(), Now: benchNow,
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(v.Close)
-	if n := v.Restore(restore); n != len(snaps) {
-		tb.Fatalf("restored %d snapshots of %d", n, len(snaps))
-	}
-	return v
-}
-
-// unusedWalker fails the test if the collector walks: its snapshots are
-// current and nothing may be refreshed.
-type unusedWalker struct{ tb testing.TB }
-
-func (u unusedWalker) WalkVisitors(context.Context, string, client.DateRange, client.WalkOptions) (*client.VisitorsResult, error) {
-	u.tb.Error("unexpected walk of the visitors export")
-	return nil, fmt.Errorf("no walk expected")
-}
+// pagePaths is the number of paths a visitors result exports.
+func pagePaths(res *engine.Result) int { return len(res.Samples[3]) }
 
 // ratioBase remembers, per size, the ns/op of the last
 // BenchmarkRefreshBaseline run, so that BenchmarkRefresh can report its
@@ -245,7 +208,8 @@ func BenchmarkRefreshBaseline(b *testing.B) {
 // refreshBaseline returns one baseline operation at n paths.
 func refreshBaseline(tb testing.TB, n int) func() {
 	f := getRefreshFixture(tb, n)
-	text := exposition(tb, f.refresh(tb, f.client(tb, client.Hooks{})))
+	_, x := f.refresh(tb, f.client(tb, client.Hooks{}))
+	text := exposition(tb, x)
 	return func() {
 		var rows []client.PathVisitors
 		for _, body := range f.pages {
@@ -264,9 +228,9 @@ func refreshBaseline(tb testing.TB, n int) func() {
 	}
 }
 
-// BenchmarkRefresh is one refresh as the collector makes it: the client's
-// walk (strict decoding, duplicate check) and NewSnapshot (sanitize, sort,
-// render, compress). x-baseline is its ratio to BenchmarkRefreshBaseline
+// BenchmarkRefresh is one refresh as the engine makes it: the client's
+// walk (decoding, validation, duplicate check), the visitors source
+// (sanitize, sort, samples) and the engine's rendering and compression. x-baseline is its ratio to BenchmarkRefreshBaseline
 // (measured here, untimed, when that did not run).
 func BenchmarkRefresh(b *testing.B) {
 	for _, n := range benchSizes {
@@ -278,8 +242,8 @@ func BenchmarkRefresh(b *testing.B) {
 			runtime.ReadMemStats(&before)
 			b.ResetTimer()
 			for range b.N {
-				if s := f.refresh(b, c); len(s.Rows) != n {
-					b.Fatalf("snapshot has %d rows, want %d", len(s.Rows), n)
+				if res, _ := f.refresh(b, c); pagePaths(res) != n {
+					b.Fatalf("refresh exports %d paths, want %d", pagePaths(res), n)
 				}
 			}
 			b.StopTimer()
@@ -304,7 +268,7 @@ func BenchmarkRefresh(b *testing.B) {
 // TestRefreshMemoryChild measures.
 const memoryChildEnv = "MINTLIFY_BENCH_MEMORY_PATHS"
 
-// BenchmarkMemory measures the memory of the visitors collector at 1 window
+// BenchmarkMemory measures the memory of the engine with the visitors source at 1 window
 // in a fresh child process, so that nothing else in this one counts: the
 // Go heap in use after two refreshes and a GC (the second refresh runs while
 // the first snapshot is served, as in steady state), and the process's peak
@@ -389,26 +353,26 @@ func TestRefreshMemoryChild(t *testing.T) {
 	)
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	refreshed := make(chan struct{}, 2)
-	v, err := collector.NewVisitors(collector.VisitorsConfig{
-		Client: f.client(t, client.Hooks{}), Projects: []string{benchProject}, Windows: []collector.Window{benchWindow},
-		MinInterval: 15 * time.Minute, PageSize: benchPageSize, MaxPages: 1000, PageConcurrency: 4,
-		Budget: collector.NewBudget(1_000_000, clock), Status: collector.NewStatus(), Now: clock,
-		OnSnapshot: func() { refreshed <- struct{}{} },
+	src := collector.NewVisitors(f.client(t, client.Hooks{}), collector.Options{PageSize: benchPageSize, MaxPages: 1000, PageConcurrency: 4})
+	v, err := engine.New(engine.Config{
+		Sources: []engine.Source{src}, Projects: []string{benchProject}, Windows: []engine.Window{benchWindow},
+		MinInterval: 15 * time.Minute, Budget: engine.NewBudget(1_000_000, clock), Status: engine.NewStatus(), Now: clock,
+		OnChange: func() { refreshed <- struct{}{} },
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer v.Close()
-	v.Touch(context.Background(), time.Minute)
+	v.Start()
 	<-refreshed
 	mu.Lock()
-	now = now.Add(16 * time.Minute) // the snapshot is now due
+	now = now.Add(16 * time.Minute) // the data is now due
 	mu.Unlock()
 	v.Touch(context.Background(), 0)
 	<-refreshed
 	expo := v.Exposition()
-	if got := len(v.Snapshots()[0].Rows); got != n {
-		t.Fatalf("snapshot has %d rows, want %d", got, n)
+	if got := strings.Count(string(exposition(t, expo)), "mintlify_page_visitors_deduplicated{"); got != n {
+		t.Fatalf("the exposition has %d paths, want %d", got, n)
 	}
 
 	runtime.GC()

@@ -167,7 +167,7 @@ func newFaultEnv(t *testing.T, o faultOptions) *faultEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fx.v, err = NewVisitors(VisitorsConfig{
+	fx.v, err = newVisitorsEngine(visitorsConfig{
 		Client: c, Projects: []string{faultProject}, Windows: []Window{w}, MinInterval: 15 * time.Minute,
 		PageSize: 250, MaxPages: faultMaxPages, PageConcurrency: o.pageConcurrency,
 		Budget: fx.budget, Status: fx.status, Logger: log.NewLogfmtLogger(fx.logs), Now: clock.Now,
@@ -290,10 +290,8 @@ type faultRow struct {
 	attempts int
 	// maxPerRefresh bounds the requests of one refresh.
 	maxPerRefresh int
-	// gap is the shortest time allowed between two failing refreshes, and
-	// maxRefreshes bounds them during faultPeriod.
-	gap          time.Duration
-	maxRefreshes int
+	// gap is the shortest time allowed between two failing refreshes.
+	gap time.Duration
 	// logs is what the logged error must say.
 	logs string
 	// doc is the table's "What the exporter does" column.

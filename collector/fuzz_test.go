@@ -3,12 +3,9 @@ package collector
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"io"
-	"regexp"
-	"strconv"
-	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -16,64 +13,37 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/engine"
 )
-
-// fuzzWindowShape is the form of every valid window.
-var fuzzWindowShape = regexp.MustCompile(`^[1-9][0-9]{0,2}d$`)
-
-// FuzzParseWindow: exactly "1d" to "366d", without sign or leading zero,
-// are accepted, and an accepted window covers its number of days, ending
-// tomorrow.
-func FuzzParseWindow(f *testing.F) {
-	for _, s := range []string{"1d", "7d", "30d", "366d", "367d", "0d", "07d", "-1d", "+7d", "7", "d", "1w", "7D", " 7d", "7d ", "١d", "9999999999999999999999d"} {
-		f.Add(s, int64(1773144000))
-	}
-	f.Fuzz(func(t *testing.T, s string, unix int64) {
-		w, err := ParseWindow(s)
-		valid := false
-		if fuzzWindowShape.MatchString(s) {
-			n, _ := strconv.Atoi(strings.TrimSuffix(s, "d"))
-			valid = n <= MaxWindowDays
-		}
-		if (err == nil) != valid {
-			t.Fatalf("ParseWindow(%q) = %+v, %v; want valid %v", s, w, err, valid)
-		}
-		if err != nil {
-			return
-		}
-		if w.Name != s || strconv.Itoa(w.Days)+"d" != s || w.Days < 1 || w.Days > MaxWindowDays {
-			t.Fatalf("ParseWindow(%q) = %+v", s, w)
-		}
-		now := time.Unix(unix%(1<<35), 0)
-		r := w.Range(now)
-		if r.Days() != w.Days || r.To != client.DateOf(now).AddDays(1) {
-			t.Fatalf("%s at %s covers %s (%d days)", s, now.UTC(), r, r.Days())
-		}
-	})
-}
 
 // FuzzSanitizePath: a sanitized path is valid UTF-8, unchanged when it
 // already was, and stable; a snapshot of a fuzzed path renders an
 // exposition that Prometheus' text parser accepts, whose path label is the
 // sanitized path and whose values are the counts; the gzip copy holds the
 // same text; and client_golang's Collect gives the same series.
-func FuzzSanitizePath(f *testing.F) {
+func FuzzSanitizeLabel(f *testing.F) {
 	for _, p := range []string{"/quickstart", `/a "quoted" path`, `/back\slash`, "/new\nline", "/bad\xff\xfe", "/\xed\xa0\x80", "/ok",
 		"/tab\tcr\r", "/nul\x00", "/emoji/😀", "/{}=,", "/# HELP", "\uFFFD"} {
 		f.Add(p, uint32(10), uint32(4), uint32(12))
 	}
 	f.Fuzz(func(t *testing.T, p string, human, ai, total uint32) {
-		s := SanitizePath(p)
-		if !utf8.ValidString(s) || SanitizePath(s) != s || (utf8.ValidString(p) && s != p) {
-			t.Fatalf("SanitizePath(%q) = %q", p, s)
+		s := SanitizeLabel(p)
+		if !utf8.ValidString(s) || SanitizeLabel(s) != s || (utf8.ValidString(p) && s != p) {
+			t.Fatalf("SanitizeLabel(%q) = %q", p, s)
 		}
 		if p == "" {
 			return // the decoder refuses empty paths
 		}
 		c := client.Counts{Human: int64(human), AI: int64(ai), Total: int64(total)}
 		res := &client.VisitorsResult{Visitors: []client.PathVisitors{{Path: p, Counts: c}}, Pages: 1}
-		snap := NewSnapshot("docs", "7d", res, PathFilter{}, day0, time.Second)
-		expo := newExposition([]*Snapshot{snap})
+		src := NewVisitors(StaticVisitors{Res: res}, Options{})
+		u := engine.Unit{Source: "visitors", Project: "docs", Window: Window{Name: "7d", Days: 7}}
+		r, err := src.Fetch(context.Background(), u, u.Window.Range(day0), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := RestoredEngine(t, src, day0, UnitResult{Unit: u, Result: r})
+		expo := v.Exposition()
 		var text bytes.Buffer
 		if err := expo.WriteText(&text); err != nil {
 			t.Fatal(err)
@@ -114,7 +84,6 @@ func FuzzSanitizePath(f *testing.F) {
 		if err != nil || !bytes.Equal(unzipped, text.Bytes()) {
 			t.Fatalf("path %q: the gzip copy differs from the text (%v)", p, err)
 		}
-		v := &Visitors{walks: []*walk{{project: "docs", window: Window{Name: "7d", Days: 7}, snap: snap}}}
 		if err := testutil.CollectAndCompare(v, bytes.NewReader(text.Bytes())); err != nil {
 			t.Fatalf("path %q: Collect differs from the pre-rendered text: %v", p, err)
 		}

@@ -81,7 +81,7 @@ const (
 	jobCreatedHeader = `# HELP mintlify_agent_job_created_timestamp_seconds Unix time at which each watched agent job was created (its createdAt), read from the API every poll interval (terminal jobs less often).
 # TYPE mintlify_agent_job_created_timestamp_seconds gauge
 `
-	jobsUpHeader = `# HELP mintlify_up 1 when the last refresh of the source (visitors, jobs) succeeded for the project, 0 when it failed. For visitors, every window must have succeeded.
+	jobsUpHeader = `# HELP mintlify_up 1 when the last refresh of the source (visitors, views, assistant, feedback, searches, conversations, jobs) succeeded for the project, 0 when it failed. For an analytics source, every window must have succeeded.
 # TYPE mintlify_up gauge
 `
 	jobsIntervalHeader = `# HELP mintlify_refresh_interval_seconds Interval between refreshes the exporter currently plans for the source, after any stretching to fit the request budget.

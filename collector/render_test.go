@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"fmt"
 	"io"
 	"maps"
@@ -18,17 +19,32 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
+	"github.com/mintlify-exporter/mintlify_exporter/engine"
 )
 
-// renderSnapshot builds the snapshot of a walk that returned rows, current
-// at benchNow.
-func renderSnapshot(project, window string, totals client.Counts, rows ...client.PathVisitors) *collector.Snapshot {
-	w, err := collector.ParseWindow(window)
+// renderSnapshot is the visitors source's result for a walk that returned
+// rows, current at benchNow.
+func renderSnapshot(project, window string, totals client.Counts, rows ...client.PathVisitors) collector.UnitResult {
+	w, err := engine.ParseWindow(window)
 	if err != nil {
 		panic(err)
 	}
-	res := &client.VisitorsResult{Range: w.Range(benchNow()), Totals: totals, Visitors: rows, Pages: 1}
-	return collector.NewSnapshot(project, window, res, collector.PathFilter{}, benchNow(), 0)
+	res := &client.VisitorsResult{Totals: totals, Visitors: rows, Pages: 1}
+	u := engine.Unit{Source: "visitors", Project: project, Window: w}
+	r, err := visitorsSource(res).Fetch(context.Background(), u, w.Range(benchNow()), 0)
+	if err != nil {
+		panic(err)
+	}
+	return collector.UnitResult{Unit: u, Result: r}
+}
+
+func visitorsSource(res *client.VisitorsResult) *collector.Visitors {
+	return collector.NewVisitors(collector.StaticVisitors{Res: res}, collector.Options{})
+}
+
+// restoredVisitors returns an engine serving the results, in their order.
+func restoredVisitors(tb testing.TB, results ...collector.UnitResult) *engine.Engine {
+	return collector.RestoredEngine(tb, visitorsSource(nil), benchNow(), results...)
 }
 
 func row(path string, human, ai, total int64) client.PathVisitors {
@@ -60,7 +76,7 @@ func parseExposition(t *testing.T, text []byte) map[string]*dto.MetricFamily {
 	return mfs
 }
 
-func writeText(t *testing.T, e *collector.Exposition) []byte {
+func writeText(t *testing.T, e *engine.Exposition) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := e.WriteText(&buf); err != nil {
@@ -88,7 +104,7 @@ func TestRenderEscapesAndSanitizesPaths(t *testing.T) {
 
 	want := map[string]client.Counts{}
 	for _, r := range renderRows {
-		p := collector.SanitizePath(r.Path)
+		p := collector.SanitizeLabel(r.Path)
 		if _, dup := want[p]; !dup {
 			want[p] = r.Counts
 		}
@@ -136,7 +152,7 @@ func TestRenderEscapesAndSanitizesPaths(t *testing.T) {
 // Collect (the slow path) carry the same families, for several projects
 // and windows; each family is one block in the text.
 func TestExpositionMatchesCollect(t *testing.T) {
-	snaps := []*collector.Snapshot{
+	snaps := []collector.UnitResult{
 		renderSnapshot("docs", "1d", client.Counts{Human: 10, AI: 3, Total: 12}, renderRows[:4]...),
 		renderSnapshot("docs", "7d", client.Counts{Human: 300, AI: 40, Total: 320}, renderRows...),
 		renderSnapshot("api", "1d", client.Counts{Human: 1, AI: 1, Total: 1}, row("/a", 1, 1, 1)),
@@ -269,7 +285,7 @@ func TestExpositionWriteGzip(t *testing.T) {
 	for i := range big {
 		big[i] = row(fmt.Sprintf("/docs/section-%d/page-%d", i%37, i), int64(i), int64(i/3), int64(i+i/7))
 	}
-	exps := map[string]*collector.Exposition{
+	exps := map[string]*engine.Exposition{
 		"zero":    {},
 		"one":     restoredVisitors(t, renderSnapshot("docs", "1d", client.Counts{Human: 1, AI: 2, Total: 2}, renderRows...)).Exposition(),
 		"several": restoredVisitors(t, renderSnapshot("docs", "1d", client.Counts{}, big...), renderSnapshot("api", "1d", client.Counts{}, renderRows...)).Exposition(),

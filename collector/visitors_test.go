@@ -27,7 +27,7 @@ type visitorsFixture struct {
 	srv    *mintlifytest.Server
 	budget *Budget
 	status *Status
-	v      *Visitors
+	v      *visitorsEngine
 	logs   *logbuf.Buffer
 	// admitted counts the analytics requests the budget let through.
 	admitted atomic.Int64
@@ -108,7 +108,7 @@ func newVisitorsFixture(t *testing.T, now time.Time, data map[string]*mintlifyte
 		}
 		windows = append(windows, w)
 	}
-	f.v, err = NewVisitors(VisitorsConfig{
+	f.v, err = newVisitorsEngine(visitorsConfig{
 		Client: c, Projects: o.projects, Windows: windows, MinInterval: o.interval,
 		PageSize: 250, MaxPages: 100, PageConcurrency: 4, Filter: o.filter,
 		Budget: f.budget, Status: f.status, Logger: log.NewLogfmtLogger(f.logs), Now: f.clock.Now,
@@ -134,14 +134,8 @@ func (f *visitorsFixture) waitIdle() {
 	deadline := time.NewTimer(20 * time.Second)
 	defer deadline.Stop()
 	for {
-		f.v.mu.Lock()
-		busy := false
-		for _, w := range f.v.walks {
-			busy = busy || w.inFlight
-		}
-		ch := f.v.changed
-		f.v.mu.Unlock()
-		if !busy {
+		idle, ch := f.v.Idle()
+		if idle {
 			return
 		}
 		select {
@@ -213,7 +207,7 @@ mintlify_visitors_deduplicated{project="docs",window="7d"} 20
 # TYPE mintlify_visitors_paths gauge
 mintlify_visitors_paths{project="docs",window="1d"} 2
 mintlify_visitors_paths{project="docs",window="7d"} 3
-# HELP mintlify_visitors_paths_exported Paths exported for the project and window after --visitors.path-include/-exclude and --visitors.max-paths.
+# HELP mintlify_visitors_paths_exported Paths exported for the project and window after --analytics.path-include/-exclude and --analytics.max-paths.
 # TYPE mintlify_visitors_paths_exported gauge
 mintlify_visitors_paths_exported{project="docs",window="1d"} 2
 mintlify_visitors_paths_exported{project="docs",window="7d"} 3
@@ -222,7 +216,7 @@ mintlify_visitors_paths_exported{project="docs",window="7d"} 3
 		t.Fatal(err)
 	}
 	// The literal expectation agrees with the fake's own answer.
-	for _, w := range []Window{{"1d", 1}, {"7d", 7}} {
+	for _, w := range []Window{{Name: "1d", Days: 1}, {Name: "7d", Days: 7}} {
 		r := w.Range(day0)
 		totals, rows := f.srv.Visitors("docs", r.From.Time(), r.To.Time())
 		t.Logf("%s: fake totals %+v, %d rows", w.Name, totals, len(rows))
@@ -283,7 +277,7 @@ func TestVisitorsStaleWhileRevalidate(t *testing.T) {
 }
 
 // pageHuman returns the human value of one page series in the exposition.
-func pageHuman(t *testing.T, v *Visitors, project, window, path string) string {
+func pageHuman(t *testing.T, v *visitorsEngine, project, window, path string) string {
 	t.Helper()
 	var b bytes.Buffer
 	if err := v.Exposition().WriteText(&b); err != nil {
@@ -417,29 +411,38 @@ func TestVisitorsFilterAndMaxPaths(t *testing.T) {
 		filter: PathFilter{Include: regexp.MustCompile(`^/(api|guide)/`), Exclude: regexp.MustCompile(`/b$`), MaxPaths: 2},
 	})
 	f.scrape()
-	s := f.v.Snapshots()[0]
+	var b bytes.Buffer
+	_ = f.v.Exposition().WriteText(&b)
 	var got []string
-	for _, r := range s.Rows {
-		got = append(got, r.Path)
+	for _, l := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(l, "mintlify_page_visitors_deduplicated{") {
+			got = append(got, l[strings.Index(l, `path="`)+6:strings.Index(l, `",`)])
+		}
 	}
 	// /guide/c (14) and /guide/a (12) are the top two of /api/a, /guide/a, /guide/c.
-	if strings.Join(got, ",") != "/guide/c,/guide/a" || s.Returned != 6 {
-		t.Fatalf("exported %v of %d returned", got, s.Returned)
+	if strings.Join(got, ",") != "/guide/c,/guide/a" {
+		t.Fatalf("exported %v", got)
+	}
+	for _, want := range []string{`mintlify_visitors_paths{project="docs",window="1d"} 6`, `mintlify_visitors_paths_exported{project="docs",window="1d"} 2`} {
+		if !strings.Contains(b.String(), want+"\n") {
+			t.Errorf("exposition lacks %s:\n%s", want, b.String())
+		}
 	}
 }
 
-func TestNewSnapshotSanitizesAndMerges(t *testing.T) {
+func TestSelectPathsSanitizesAndMerges(t *testing.T) {
 	res := &client.VisitorsResult{Visitors: []client.PathVisitors{
 		{Path: "/ok", Counts: client.Counts{Human: 1, AI: 1, Total: 2}},
 		{Path: "/bad\xff", Counts: client.Counts{Human: 5, AI: 0, Total: 5}},
 		{Path: "/bad\xfe", Counts: client.Counts{Human: 9, AI: 0, Total: 9}}, // same label once sanitized
 	}}
-	s := NewSnapshot("p", "1d", res, PathFilter{}, day0, time.Second)
-	if len(s.Rows) != 2 || s.Returned != 2 {
-		t.Fatalf("rows %+v returned %d", s.Rows, s.Returned)
+	rows, distinct := selectPaths(res.Visitors, func(r *pathCounts) *string { return &r.Path },
+		func(r *pathCounts) float64 { return float64(r.Total) }, PathFilter{})
+	if len(rows) != 2 || distinct != 2 {
+		t.Fatalf("rows %+v distinct %d", rows, distinct)
 	}
-	if s.Rows[0].Path != "/bad\uFFFD" || s.Rows[0].Human != 5 {
-		t.Fatalf("first row %+v: want the first occurrence of the sanitized path", s.Rows[0])
+	if rows[0].Path != "/bad\uFFFD" || rows[0].Human != 5 {
+		t.Fatalf("first row %+v: want the first occurrence of the sanitized path", rows[0])
 	}
 }
 
@@ -455,7 +458,15 @@ func TestParseWindow(t *testing.T) {
 			t.Errorf("ParseWindow(%q) = %+v, %v", c.in, w, err)
 		}
 	}
-	r := Window{"7d", 7}.Range(time.Date(2026, 1, 3, 0, 0, 0, 0, time.UTC))
+	if w, err := ParseWindow("30d:site"); err != nil || !w.Site || w.Name != "30d" || w.String() != "30d:site" {
+		t.Errorf("ParseWindow(30d:site) = %+v, %v", w, err)
+	}
+	for _, bad := range []string{"30d:sit", ":site", "30d:site:site", "site"} {
+		if _, err := ParseWindow(bad); err == nil {
+			t.Errorf("ParseWindow(%q) accepted", bad)
+		}
+	}
+	r := Window{Name: "7d", Days: 7}.Range(time.Date(2026, 1, 3, 0, 0, 0, 0, time.UTC))
 	if r.From.String() != "2025-12-28" || r.To.String() != "2026-01-04" {
 		t.Fatalf("7d range at 2026-01-03 = %s", r)
 	}
@@ -499,14 +510,24 @@ func TestVisitorsSimulatedHours(t *testing.T) {
 			t.Fatal("the API answered 429")
 		}
 	}
-	// 6 walks of 5 pages: 30 a round, 3 rounds an hour, interval 20m.
-	if got := f.v.Interval(); got != 20*time.Minute {
-		t.Fatalf("planned interval %s, want 20m", got)
+	// 6 walks of 5 pages, 120 requests an hour at the 15m minimum: the
+	// budget binds, and the weighted plan refreshes short windows more
+	// often than long ones, spending at most 90 an hour.
+	iv := f.v.intervals()
+	if !(iv["1d"] < iv["7d"] && iv["7d"] < iv["30d"]) || iv["1d"] < 15*time.Minute {
+		t.Fatalf("planned intervals %v: want 15m <= 1d < 7d < 30d", iv)
 	}
-	if n := len(sendTimes); n < 240 || n > 270 {
-		t.Fatalf("%d requests in three hours, want about 9 rounds of 30 (240..270)", n)
+	rate := 0.0
+	for _, d := range iv {
+		rate += 2 * 5 / d.Hours()
 	}
-	if !strings.Contains(f.logs.String(), "refresh interval stretched to fit the analytics request budget") {
+	if rate > 90 {
+		t.Fatalf("the plan spends %.1f requests an hour, over 90", rate)
+	}
+	if n := len(sendTimes); n < 230 || n > 270 {
+		t.Fatalf("%d requests in three hours, want the budget nearly spent (230..270)", n)
+	}
+	if !strings.Contains(f.logs.String(), "refresh intervals stretched to fit the analytics request budget") {
 		t.Fatal("the stretch was not logged")
 	}
 }

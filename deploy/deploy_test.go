@@ -20,7 +20,7 @@ const (
 	healthyPath = "/-/healthy"
 	readyPath   = "/-/ready"
 	jobName     = "mintlify"
-	runbookBase = "https://github.com/mintlify-exporter/mintlify_exporter#"
+	runbookBase = "https://github.com/mintlify-exporter/mintlify_exporter/blob/main/docs/runbook.md#"
 )
 
 // Paths of the files under test, relative to this package's directory.
@@ -36,7 +36,7 @@ var (
 	dashboardsDir      = filepath.Join("..", "dashboards")
 	dockerfile         = filepath.Join("..", "Dockerfile")
 	dockerignore       = filepath.Join("..", ".dockerignore")
-	readmeFile         = filepath.Join("..", "README.md")
+	runbookFile        = filepath.Join("..", "docs", "runbook.md")
 )
 
 // readFile returns the contents of path or fails the test.

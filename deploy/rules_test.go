@@ -3,9 +3,6 @@ package deploy
 import (
 	"bufio"
 	"bytes"
-	"errors"
-	"io/fs"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -217,42 +214,41 @@ func TestPrometheusRuleMatchesRulesFile(t *testing.T) {
 	}
 }
 
-// TestRunbookInReadme checks that README.md has one "### AlertName" heading
-// per alert in its "## Runbook" section: GitHub turns it into the anchor
-// the runbook_url annotations link to.
-func TestRunbookInReadme(t *testing.T) {
-	readme, err := os.ReadFile(readmeFile)
-	if errors.Is(err, fs.ErrNotExist) {
-		t.Skip("no README.md yet")
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	var section []string
-	var all []string
-	in, found := false, false
-	sc := bufio.NewScanner(bytes.NewReader(readme))
+// TestRunbook checks that docs/runbook.md has one "## AlertName" section per
+// alert: GitHub turns the heading into the anchor the runbook_url
+// annotations link to, so no other heading of the file may have the same name.
+func TestRunbook(t *testing.T) {
+	runbook := readFile(t, runbookFile)
+	var sections, all []string
+	fence := false
+	sc := bufio.NewScanner(bytes.NewReader(runbook))
 	for sc.Scan() {
 		line := strings.TrimRight(sc.Text(), " \t")
-		if strings.HasPrefix(line, "### ") {
-			all = append(all, strings.TrimPrefix(line, "### "))
+		if strings.HasPrefix(strings.TrimLeft(line, " "), "```") {
+			fence = !fence
 		}
-		if strings.HasPrefix(line, "## ") {
-			in = line == "## Runbook"
-			found = found || in
+		if fence || !strings.HasPrefix(line, "#") {
 			continue
 		}
-		if in && strings.HasPrefix(line, "### ") {
-			section = append(section, strings.TrimPrefix(line, "### "))
+		level, title, ok := strings.Cut(line, " ")
+		if !ok || strings.Trim(level, "#") != "" {
+			continue
+		}
+		all = append(all, title)
+		if level == "##" {
+			sections = append(sections, title)
 		}
 	}
-	if !found {
-		t.Skip("README.md has no \"## Runbook\" section yet")
+	if err := sc.Err(); err != nil {
+		t.Fatalf("%s: %v", runbookFile, err)
 	}
 	alerts, _ := loadRules(t)
+	if len(alerts) == 0 {
+		t.Fatalf("%s defines no alerts", rulesFile)
+	}
 	for _, a := range alerts {
-		if !slices.Contains(section, a.Alert) {
-			t.Errorf("README.md: no \"### %s\" heading in the Runbook section", a.Alert)
+		if !slices.Contains(sections, a.Alert) {
+			t.Errorf("%s: no \"## %s\" section; add one saying what the alert means and what to check", runbookFile, a.Alert)
 		}
 		n := 0
 		for _, h := range all {
@@ -261,7 +257,7 @@ func TestRunbookInReadme(t *testing.T) {
 			}
 		}
 		if n > 1 {
-			t.Errorf("README.md: %d headings %q; the anchor #%s would point at the first", n, a.Alert, strings.ToLower(a.Alert))
+			t.Errorf("%s: %d headings %q; the anchor #%s would point at the first", runbookFile, n, a.Alert, strings.ToLower(a.Alert))
 		}
 	}
 }

@@ -423,8 +423,10 @@ func (s *stack) checkDashboards(t *testing.T) {
 				}
 			case whenRateLimited:
 				t.Skip("checked in the rate limited phase")
-			default:
+			case whenNow:
 				s.checkQueryNow(t, q, deadline)
+			default:
+				t.Fatalf("queryWhen: unknown when %d", w.when)
 			}
 		})
 	}

@@ -442,9 +442,9 @@ func (e *Engine) fail(u *unit, err error, end time.Time, took time.Duration) {
 		u.deferred = ""
 		u.retryAt = end.Add(min(u.interval, failureBackoffBase<<min(u.failures-1, 10)))
 		if class := errorClass(err); class != u.lastClass {
-			msg := "refresh failed; serving the previous data"
+			msg := u.Source + " refresh failed; serving the previous data"
 			if u.snap == nil {
-				msg = "refresh failed; no data for this unit yet"
+				msg = u.Source + " refresh failed; no data for this unit yet"
 			}
 			level.Error(e.logger).Log("msg", msg, "source", u.Source, "project", u.Project, "window", u.Window.String(),
 				"err", advice(err), "retry_at", u.retryAt.UTC().Format(time.RFC3339))
@@ -473,11 +473,11 @@ func (e *Engine) succeed(u *unit, snap *snapshot) {
 	}
 	e.settle(u, func() {
 		if u.lastErr != "" {
-			level.Info(e.logger).Log("msg", "refresh succeeded again", "source", u.Source, "project", u.Project, "window", u.Window.String())
+			level.Info(e.logger).Log("msg", u.Source+" refresh succeeded again", "source", u.Source, "project", u.Project, "window", u.Window.String())
 		}
 		u.snap, u.failures, u.lastErr, u.lastClass, u.deferred, u.retryAt = snap, 0, "", "", "", time.Time{}
 		e.rateLimits = 0
-		level.Debug(e.logger).Log("msg", "refreshed", "source", u.Source, "project", u.Project, "window", u.Window.String(),
+		level.Debug(e.logger).Log("msg", u.Source+" refreshed", "source", u.Source, "project", u.Project, "window", u.Window.String(),
 			"range", snap.rng.String(), "requests", snap.res.Cost, "summary", snap.res.Summary, "duration", snap.duration)
 		e.replanLocked()
 		e.publishLocked()

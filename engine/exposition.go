@@ -251,3 +251,18 @@ func (e *Exposition) WriteGzip(w io.Writer, tail []byte) error {
 	_, err := w.Write(trailer[:])
 	return err
 }
+
+// RenderUnit renders one unit's result as the engine does at each refresh,
+// headers included: for benchmarks, tests and tools that need the
+// exposition of one result without running an engine.
+func RenderUnit(src Source, u Unit, res *Result) *Exposition {
+	x := &Exposition{}
+	for i, f := range src.Families() {
+		if i >= len(res.Samples) || len(res.Samples[i]) == 0 {
+			continue
+		}
+		x.add(headerChunk(f))
+		x.add(renderFamily(f, u.Project, u.Window.Name, res.Samples[i]))
+	}
+	return x
+}

@@ -28,6 +28,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
+	"github.com/mintlify-exporter/mintlify_exporter/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/metricshandler"
 )
 
@@ -69,9 +70,9 @@ func getScrapeFixture(b *testing.B, n int) *scrapeFixture {
 		})),
 	)
 	defer srv.Close() // the snapshot stays current: the fake is needed once
-	status := collector.NewStatus()
-	budget := collector.NewBudget(1_000_000, fixedNow)
-	apiMetrics := collector.NewAPIMetrics()
+	status := engine.NewStatus()
+	budget := engine.NewBudget(1_000_000, fixedNow)
+	apiMetrics := engine.NewAPIMetrics()
 	key, err := client.StaticKey(mintlifytest.DefaultKey)
 	if err != nil {
 		b.Fatal(err)
@@ -83,17 +84,18 @@ func getScrapeFixture(b *testing.B, n int) *scrapeFixture {
 	if err != nil {
 		b.Fatal(err)
 	}
-	v, err := collector.NewVisitors(collector.VisitorsConfig{
-		Client: c, Projects: []string{"bench-docs"}, Windows: []collector.Window{{Name: "1d", Days: 1}},
-		MinInterval: 15 * time.Minute, PageSize: 250, MaxPages: 1000, PageConcurrency: 4,
-		Budget: budget, Status: status, Now: fixedNow,
+	src := collector.NewVisitors(c, collector.Options{PageSize: 250, MaxPages: 1000, PageConcurrency: 4})
+	v, err := engine.New(engine.Config{
+		Sources: []engine.Source{src}, Projects: []string{"bench-docs"}, Windows: []engine.Window{{Name: "1d", Days: 1}},
+		MinInterval: 15 * time.Minute, Budget: budget, Status: status, Now: fixedNow,
 	})
 	if err != nil {
 		b.Fatal(err)
 	}
+	v.Start()
 	v.Touch(context.Background(), 5*time.Minute)
-	if snaps := v.Snapshots(); len(snaps) != 1 || len(snaps[0].Rows) != n {
-		b.Fatalf("first refresh: %+v", v.States())
+	if st := v.States(); len(st) != 1 || st[0].Summary != fmt.Sprintf("%d paths, %d exported", n, n) {
+		b.Fatalf("first refresh: %+v", st)
 	}
 	own := []prometheus.Collector{versioncollector.NewCollector("mintlify_exporter"), status, budget, apiMetrics}
 	live := prometheus.NewRegistry()
@@ -104,7 +106,7 @@ func getScrapeFixture(b *testing.B, n int) *scrapeFixture {
 	f := &scrapeFixture{
 		live: live, own: own,
 		handler: httptest.NewServer(metricshandler.New(metricshandler.Config{
-			Live: live, Visitors: v, MaxRequests: 40, FirstWait: 10 * time.Second, Instrument: live,
+			Live: live, Cached: v, MaxRequests: 40, FirstWait: 10 * time.Second, Instrument: live,
 		})),
 		slow:   httptest.NewServer(promhttp.HandlerFor(prometheus.Gatherers{live, vreg}, promhttp.HandlerOpts{})),
 		bodies: map[string][]byte{},

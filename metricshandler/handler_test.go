@@ -31,6 +31,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
+	"github.com/mintlify-exporter/mintlify_exporter/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/metricshandler"
 )
 
@@ -92,7 +93,7 @@ type envOptions struct {
 	// latency delays every answer of the fake.
 	latency time.Duration
 	// wrap replaces the visitors collector given to the handler.
-	wrap func(*collector.Visitors) metricshandler.Visitors
+	wrap func(*engine.Engine) metricshandler.Cached
 	// noSnapshots skips the first refresh done before the test.
 	noSnapshots bool
 }
@@ -101,14 +102,14 @@ type envOptions struct {
 // the live registry, and the handler under test.
 type env struct {
 	srv      *mintlifytest.Server
-	visitors *collector.Visitors
+	visitors *engine.Engine
 	live     *prometheus.Registry
 	h        http.Handler
 	// slow is the idiomatic handler over the same collectors.
 	slow http.Handler
 }
 
-var windows = []collector.Window{{Name: "1d", Days: 1}, {Name: "7d", Days: 7}}
+var windows = []engine.Window{{Name: "1d", Days: 1}, {Name: "7d", Days: 7}}
 
 func newEnv(t *testing.T, o envOptions) *env {
 	t.Helper()
@@ -143,9 +144,9 @@ func newEnv(t *testing.T, o envOptions) *env {
 		},
 	})
 
-	status := collector.NewStatus()
-	budget := collector.NewBudget(1000, fixedNow)
-	apiMetrics := collector.NewAPIMetrics()
+	status := engine.NewStatus()
+	budget := engine.NewBudget(1000, fixedNow)
+	apiMetrics := engine.NewAPIMetrics()
 	key, err := client.StaticKey(mintlifytest.DefaultKey)
 	if err != nil {
 		t.Fatal(err)
@@ -158,10 +159,10 @@ func newEnv(t *testing.T, o envOptions) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := collector.NewVisitors(collector.VisitorsConfig{
-		Client: c, Projects: []string{"docs", "api"}, Windows: windows,
-		MinInterval: 15 * time.Minute, PageSize: 25, MaxPages: 100, PageConcurrency: 4,
-		Budget: budget, Status: status, Now: fixedNow,
+	src := collector.NewVisitors(c, collector.Options{PageSize: 25, MaxPages: 100, PageConcurrency: 4})
+	v, err := engine.New(engine.Config{
+		Sources: []engine.Source{src}, Projects: []string{"docs", "api"}, Windows: windows,
+		MinInterval: 15 * time.Minute, Budget: budget, Status: status, Now: fixedNow,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -176,12 +177,13 @@ func newEnv(t *testing.T, o envOptions) *env {
 		instrument = live
 	}
 	if !o.noSnapshots {
+		v.Start()
 		v.Touch(context.Background(), time.Minute)
 		if !v.Ready() {
 			t.Fatalf("no snapshots after the first refresh: %+v", v.States())
 		}
 	}
-	var hv metricshandler.Visitors = v
+	var hv metricshandler.Cached = v
 	if o.wrap != nil {
 		hv = o.wrap(v)
 	}
@@ -193,7 +195,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	return &env{
 		srv: srv, visitors: v, live: live,
 		h: metricshandler.New(metricshandler.Config{
-			Live: live, Visitors: hv, MaxRequests: o.maxRequests, FirstWait: o.firstWait, Instrument: instrument,
+			Live: live, Cached: hv, MaxRequests: o.maxRequests, FirstWait: o.firstWait, Instrument: instrument,
 		}),
 		slow: promhttp.HandlerFor(prometheus.Gatherers{live, vreg}, promhttp.HandlerOpts{}),
 	}
@@ -691,7 +693,7 @@ func TestBeforeFirstSnapshot(t *testing.T) {
 // gatedVisitors is the real visitors collector whose Touch reports the wait
 // it was given and then blocks until released (or the scrape ends).
 type gatedVisitors struct {
-	*collector.Visitors
+	*engine.Engine
 	entered chan time.Duration
 	release chan struct{}
 }
@@ -704,9 +706,9 @@ func (g *gatedVisitors) Touch(ctx context.Context, wait time.Duration) {
 	}
 }
 
-func gate(buffer int) (*gatedVisitors, func(*collector.Visitors) metricshandler.Visitors) {
+func gate(buffer int) (*gatedVisitors, func(*engine.Engine) metricshandler.Cached) {
 	g := &gatedVisitors{entered: make(chan time.Duration, buffer), release: make(chan struct{})}
-	return g, func(v *collector.Visitors) metricshandler.Visitors { g.Visitors = v; return g }
+	return g, func(v *engine.Engine) metricshandler.Cached { g.Engine = v; return g }
 }
 
 // TestMaxRequests: with --web.max-requests=2 and two scrapes in flight, a

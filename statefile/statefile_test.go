@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,28 +19,33 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
+	"github.com/mintlify-exporter/mintlify_exporter/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 )
 
 var t0 = time.Date(2025, 3, 10, 12, 0, 0, 0, time.UTC)
 
-// sampleState is a complete, valid state.
-func sampleState() statefile.State {
-	return statefile.State{
-		Format:      statefile.Format,
-		Version:     statefile.Version,
-		SavedAt:     t0,
-		Ledger:      []time.Time{t0.Add(-50 * time.Minute), t0.Add(-10 * time.Minute), t0.Add(-10 * time.Minute)},
-		PausedUntil: t0.Add(5 * time.Minute),
-		Snapshots: []statefile.Snapshot{{
-			Project: "docs", Window: "7d", DateFrom: "2025-03-04", DateTo: "2025-03-11",
-			Totals: client.Counts{Human: 10, AI: 7, Total: 15},
-			Rows: []client.PathVisitors{
-				{Path: "/", Counts: client.Counts{Human: 8, AI: 3, Total: 10}},
-				{Path: `/odd "path"\`, Counts: client.Counts{Human: 2, AI: 4, Total: 5}},
-			},
-			Returned: 2, Pages: 1, Completed: t0.Add(-time.Minute), Duration: 1.25,
-		}},
+// sampleState is a complete, valid file.
+func sampleState() statefile.File {
+	return statefile.File{
+		Format:  statefile.Format,
+		Version: statefile.Version,
+		SavedAt: t0,
+		State: engine.State{
+			Ledger:      []time.Time{t0.Add(-50 * time.Minute), t0.Add(-10 * time.Minute), t0.Add(-10 * time.Minute)},
+			PausedUntil: t0.Add(5 * time.Minute),
+			Units: []engine.UnitData{{
+				Source: "visitors", Project: "docs", Window: "7d", DateFrom: "2025-03-04", DateTo: "2025-03-11",
+				Families: map[string][]engine.Sample{
+					"mintlify_visitors": {{Labels: [2]string{"human"}, Value: 10}, {Labels: [2]string{"ai"}, Value: 7}},
+					"mintlify_page_visitors": {
+						{Labels: [2]string{"/", "human"}, Value: 8},
+						{Labels: [2]string{`/odd "path"\`, "ai"}, Value: 4.5},
+					},
+				},
+				Cost: 1, Summary: "2 paths, 2 exported", Completed: t0.Add(-time.Minute), DurationSeconds: 1.25,
+			}},
+		},
 	}
 }
 
@@ -58,12 +65,12 @@ func TestWriteReadRoundTrip(t *testing.T) {
 		t.Errorf("round trip:\n got %+v\nwant %+v", got, want)
 	}
 	// Overwriting replaces the content.
-	want.Snapshots = nil
+	want.Units = nil
 	if err := statefile.Write(path, want); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := statefile.Read(path); err != nil || len(got.Snapshots) != 0 {
-		t.Errorf("after overwrite: %d snapshots, err %v; want 0, nil", len(got.Snapshots), err)
+	if got, err := statefile.Read(path); err != nil || len(got.Units) != 0 {
+		t.Errorf("after overwrite: %d units, err %v; want 0, nil", len(got.Units), err)
 	}
 }
 
@@ -72,7 +79,7 @@ func TestReadRejectsBadFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	edit := func(f func(st *statefile.State)) []byte {
+	edit := func(f func(st *statefile.File)) []byte {
 		st := sampleState()
 		f(&st)
 		b, err := json.Marshal(st)
@@ -92,15 +99,16 @@ func TestReadRejectsBadFiles(t *testing.T) {
 		{"garbage", []byte("\x00\xff\x13garbage\x7f{{"), false, "corrupt"},
 		{"json array", []byte(`[1,2,3]`), false, "corrupt"},
 		{"wrong types", []byte(`{"format":"mintlify_exporter/state","version":"1"}`), false, "corrupt"},
-		{"foreign format", edit(func(st *statefile.State) { st.Format = "node_exporter/textfile" }), true, "node_exporter/textfile"},
+		{"foreign format", edit(func(st *statefile.File) { st.Format = "node_exporter/textfile" }), true, "node_exporter/textfile"},
 		{"no format", []byte(`{"version":1}`), true, "format"},
-		{"foreign version", edit(func(st *statefile.State) { st.Version = statefile.Version + 1 }), true, "version 2"},
-		{"missing dateFrom", edit(func(st *statefile.State) { st.Snapshots[0].DateFrom = "" }), false, "snapshot 0"},
-		{"missing dateTo", edit(func(st *statefile.State) { st.Snapshots[0].DateTo = "" }), false, "snapshot 0"},
-		{"bad date", edit(func(st *statefile.State) { st.Snapshots[0].DateTo = "2025-02-30" }), false, "snapshot 0"},
-		{"missing completed", edit(func(st *statefile.State) { st.Snapshots[0].Completed = time.Time{} }), false, "incomplete"},
-		{"missing project", edit(func(st *statefile.State) { st.Snapshots[0].Project = "" }), false, "incomplete"},
-		{"missing window", edit(func(st *statefile.State) { st.Snapshots[0].Window = "" }), false, "incomplete"},
+		{"foreign version", edit(func(st *statefile.File) { st.Version = statefile.Version + 1 }), true, "version 3"},
+		{"the first version", edit(func(st *statefile.File) { st.Version = 1 }), true, "version 1"},
+		{"missing completed", edit(func(st *statefile.File) { st.Units[0].Completed = time.Time{} }), false, "incomplete"},
+		{"missing source", edit(func(st *statefile.File) { st.Units[0].Source = "" }), false, "incomplete"},
+		{"missing project", edit(func(st *statefile.File) { st.Units[0].Project = "" }), false, "incomplete"},
+		{"missing window", edit(func(st *statefile.File) { st.Units[0].Window = "" }), false, "incomplete"},
+		{"sample not an array", []byte(strings.Replace(string(valid), `["human",10]`, `{"human":10}`, 1)), false, "corrupt"},
+		{"sample with three labels", []byte(strings.Replace(string(valid), `["human",10]`, `["a","b","c",10]`, 1)), false, "corrupt"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -118,7 +126,7 @@ func TestReadRejectsBadFiles(t *testing.T) {
 			if !strings.Contains(err.Error(), tt.wantMsg) {
 				t.Errorf("error %q does not mention %q", err, tt.wantMsg)
 			}
-			if !reflect.DeepEqual(st, statefile.State{}) {
+			if !reflect.DeepEqual(st, statefile.File{}) {
 				t.Errorf("Read returned a partial state with its error: %+v", st)
 			}
 		})
@@ -234,7 +242,7 @@ func TestFailedWriteKeepsOldFile(t *testing.T) {
 		}
 		t.Cleanup(func() { os.Chmod(dir, 0o700) })
 		changed := sampleState()
-		changed.Snapshots = nil
+		changed.Units = nil
 		if err := statefile.Write(path, changed); err == nil {
 			t.Fatal("Write into a read-only directory succeeded")
 		}
@@ -245,87 +253,121 @@ func TestFailedWriteKeepsOldFile(t *testing.T) {
 }
 
 // exporter is a visitors collector and its budget, as main wires them.
+// exporter is an engine with the visitors source, against the fake.
 type exporter struct {
-	v         *collector.Visitors
-	b         *collector.Budget
+	e         *engine.Engine
+	b         *engine.Budget
 	refreshed chan struct{}
 }
 
-var windows = []collector.Window{{Name: "1d", Days: 1}, {Name: "7d", Days: 7}}
+var windows = []engine.Window{{Name: "1d", Days: 1}, {Name: "7d", Days: 7}}
 
 const perHour = 90
 
-func newExporter(t *testing.T, srv *mintlifytest.Server, clk *mintlifytest.Clock, projects []string) *exporter {
+func newExporter(t *testing.T, srv *mintlifytest.Server, clk *mintlifytest.Clock, projects []string, restore *engine.State) *exporter {
 	t.Helper()
-	e := &exporter{b: collector.NewBudget(perHour, clk.Now), refreshed: make(chan struct{}, 16)}
+	x := &exporter{b: engine.NewBudget(perHour, clk.Now), refreshed: make(chan struct{}, 16)}
 	key, err := client.StaticKey(mintlifytest.DefaultKey)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := client.New(client.Config{BaseURL: srv.URL(), Key: key, Hooks: client.Hooks{Allow: e.b.Allow}})
+	c, err := client.New(client.Config{BaseURL: srv.URL(), Key: key, Hooks: client.Hooks{Allow: x.b.Allow}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.v, err = collector.NewVisitors(collector.VisitorsConfig{
-		Client: c, Projects: projects, Windows: windows,
-		MinInterval: 15 * time.Minute, PageSize: 100, MaxPages: 100, PageConcurrency: 2,
-		Budget: e.b, Status: collector.NewStatus(), Now: clk.Now,
-		OnSnapshot: func() { e.refreshed <- struct{}{} },
+	src := collector.NewVisitors(c, collector.Options{PageSize: 100, MaxPages: 100, PageConcurrency: 2})
+	x.e, err = engine.New(engine.Config{
+		Sources: []engine.Source{src}, Projects: projects, Windows: windows,
+		MinInterval: 15 * time.Minute, Budget: x.b, Status: engine.NewStatus(), Now: clk.Now,
+		Restore: restore, OnChange: func() { x.refreshed <- struct{}{} },
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(e.v.Close)
-	return e
+	t.Cleanup(x.e.Close)
+	return x
 }
 
-// refreshAll makes a scrape-like Touch and waits for n refreshes to end.
-func (e *exporter) refreshAll(t *testing.T, n int) {
+// refreshAll starts (or touches) the engine and waits for n refreshes.
+func (x *exporter) refreshAll(t *testing.T, n int) {
 	t.Helper()
-	e.v.Touch(context.Background(), 0)
+	x.e.Start()
+	x.e.Touch(context.Background(), 0)
 	timeout := time.NewTimer(10 * time.Second) // a bound, not a wait: refreshes signal when done
 	defer timeout.Stop()
 	for range n {
 		select {
-		case <-e.refreshed:
+		case <-x.refreshed:
 		case <-timeout.C:
 			t.Fatalf("refreshes did not end")
 		}
 	}
 }
 
-func exposition(t *testing.T, v *collector.Visitors) string {
+func exposition(t *testing.T, e *engine.Engine) string {
 	t.Helper()
 	var b bytes.Buffer
-	if err := v.Exposition().WriteText(&b); err != nil {
+	if err := e.Exposition().WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
 }
 
-func TestCacheEmptyPathDoesNothing(t *testing.T) {
+func TestSaverEmptyPathDoesNothing(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
-	clk := mintlifytest.NewClock(t0)
-	srv := mintlifytest.NewServer(mintlifytest.WithClock(clk.Now),
-		mintlifytest.WithProject("docs", mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: 3, Paths: 50, End: t0})))
-	defer srv.Close()
-	e := newExporter(t, srv, clk, []string{"docs"})
-	e.refreshAll(t, len(windows))
+	calls := 0
+	s := statefile.NewSaver("", func() engine.State { calls++; return engine.State{} }, nil)
+	s.SetDelay(time.Millisecond)
+	s.Changed()
+	s.Save()
+	s.Close()
+	if calls != 0 || s.Saves() != 0 || len(dirNames(t, dir)) != 0 {
+		t.Fatalf("an empty path read the state %d times, saved %d times, wrote %v", calls, s.Saves(), dirNames(t, dir))
+	}
+	if statefile.Load("", log.NewNopLogger()) != nil {
+		t.Fatal("Load of an empty path returned a state")
+	}
+}
 
-	var logs bytes.Buffer
-	c := statefile.New("", log.NewLogfmtLogger(&logs))
-	c.Save(e.v, e.b)
-	fresh := newExporter(t, srv, clk, []string{"docs"})
-	c.Load(fresh.v, fresh.b)
-	if fresh.v.Ready() || fresh.b.Used() != 0 || len(fresh.v.Snapshots()) != 0 {
-		t.Errorf("a cache without a path restored state: ready %v, used %d", fresh.v.Ready(), fresh.b.Used())
+// TestSaverDebounces: a burst of changes is written once, after the delay,
+// off the caller's goroutine; Close writes the last state.
+func TestSaverDebounces(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	var mu sync.Mutex
+	ledger := []time.Time{t0}
+	state := func() engine.State {
+		mu.Lock()
+		defer mu.Unlock()
+		return engine.State{Ledger: slices.Clone(ledger)}
 	}
-	if got := dirNames(t, dir); len(got) != 0 {
-		t.Errorf("a cache without a path wrote %q", got)
+	s := statefile.NewSaver(path, state, nil)
+	s.SetDelay(50 * time.Millisecond)
+	for range 100 {
+		s.Changed()
 	}
-	if logs.Len() != 0 {
-		t.Errorf("a cache without a path logged: %s", logs.String())
+	if s.Saves() != 0 {
+		t.Fatal("saved before the delay")
+	}
+	deadline := time.Now().Add(10 * time.Second) // a bound, not a timing assertion
+	for s.Saves() == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if s.Saves() != 1 {
+		t.Fatalf("a burst of 100 changes was saved %d times, want once", s.Saves())
+	}
+	mu.Lock()
+	ledger = append(ledger, t0.Add(time.Minute))
+	mu.Unlock()
+	s.Close()
+	f, err := statefile.Read(path)
+	if err != nil || len(f.Ledger) != 2 || s.Saves() != 2 {
+		t.Fatalf("after Close: %d saves, ledger %v, err %v; want the last state saved", s.Saves(), f.Ledger, err)
+	}
+	s.Changed() // after Close: nothing more is written
+	time.Sleep(100 * time.Millisecond)
+	if s.Saves() != 2 {
+		t.Fatalf("a change after Close was saved")
 	}
 }
 
@@ -339,21 +381,21 @@ func TestCacheSaveLoadRoundTrip(t *testing.T) {
 
 	// First round at t0, second at t0+40m: the ledger then holds two
 	// batches, 40 minutes apart.
-	e := newExporter(t, srv, clk, projects)
-	e.refreshAll(t, len(projects)*len(windows))
+	x := newExporter(t, srv, clk, projects, nil)
+	x.refreshAll(t, len(projects)*len(windows))
 	first := srv.CountRequests(mintlifytest.EndpointVisitors)
 	clk.Advance(40 * time.Minute)
 	srv.ResetRequests()
-	e.refreshAll(t, len(projects)*len(windows))
+	x.refreshAll(t, len(projects)*len(windows))
 	second := srv.CountRequests(mintlifytest.EndpointVisitors)
-	if first == 0 || second == 0 || e.b.Used() != first+second {
-		t.Fatalf("setup: %d then %d requests, ledger holds %d", first, second, e.b.Used())
+	if first == 0 || second == 0 || x.b.Used() != first+second {
+		t.Fatalf("setup: %d then %d requests, ledger holds %d", first, second, x.b.Used())
 	}
 
 	var logs bytes.Buffer
 	path := filepath.Join(t.TempDir(), "state.json")
-	cache := statefile.New(path, log.NewLogfmtLogger(&logs))
-	cache.Save(e.v, e.b)
+	saver := statefile.NewSaver(path, x.e.State, log.NewLogfmtLogger(&logs))
+	saver.Save()
 	if strings.Contains(logs.String(), "level=error") {
 		t.Fatalf("Save failed: %s", logs.String())
 	}
@@ -361,9 +403,9 @@ func TestCacheSaveLoadRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(st.Snapshots) != len(projects)*len(windows) || len(st.Ledger) != first+second {
-		t.Fatalf("file holds %d snapshots and %d ledger entries, want %d and %d",
-			len(st.Snapshots), len(st.Ledger), len(projects)*len(windows), first+second)
+	if len(st.Units) != len(projects)*len(windows) || len(st.Ledger) != first+second {
+		t.Fatalf("file holds %d units and %d ledger entries, want %d and %d",
+			len(st.Units), len(st.Ledger), len(projects)*len(windows), first+second)
 	}
 
 	for _, tc := range []struct {
@@ -377,58 +419,32 @@ func TestCacheSaveLoadRoundTrip(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			clk2 := mintlifytest.NewClock(tc.at)
-			r := newExporter(t, srv, clk2, projects)
-			if r.v.Ready() {
-				t.Fatal("a fresh collector is ready before Load")
-			}
 			var logs bytes.Buffer
-			statefile.New(path, log.NewLogfmtLogger(&logs)).Load(r.v, r.b)
-			if !r.v.Ready() {
-				t.Errorf("not ready after Load; log: %s", logs.String())
+			restore := statefile.Load(path, log.NewLogfmtLogger(&logs))
+			if restore == nil {
+				t.Fatalf("Load returned nothing: %s", logs.String())
+			}
+			r := newExporter(t, srv, clk2, projects, restore)
+			if !r.e.Ready() {
+				t.Errorf("not ready after the restore; log: %s", logs.String())
 			}
 			if got := r.b.Used(); got != tc.wantUsed {
-				t.Errorf("budget Used() = %d after Load, want %d", got, tc.wantUsed)
+				t.Errorf("budget Used() = %d after the restore, want %d", got, tc.wantUsed)
 			}
 			if got := r.b.Remaining(); got != perHour-tc.wantUsed {
-				t.Errorf("budget Remaining() = %d after Load, want %d", got, perHour-tc.wantUsed)
+				t.Errorf("budget Remaining() = %d after the restore, want %d", got, perHour-tc.wantUsed)
 			}
-			if !strings.Contains(logs.String(), "restored state from the cache file") {
-				t.Errorf("Load did not log the restore: %s", logs.String())
-			}
-			compareSnapshots(t, r.v.Snapshots(), e.v.Snapshots())
-			if got, want := exposition(t, r.v), exposition(t, e.v); got != want {
+			if got, want := exposition(t, r.e), exposition(t, x.e); got != want {
 				t.Errorf("restored exposition differs (%d bytes, want %d)", len(got), len(want))
+			}
+			if got, want := r.e.State(), x.e.State(); !reflect.DeepEqual(got.Units, want.Units) {
+				t.Errorf("restored units differ from the saved ones")
 			}
 		})
 	}
 }
 
-func compareSnapshots(t *testing.T, got, want []*collector.Snapshot) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("%d snapshots, want %d", len(got), len(want))
-	}
-	for i := range want {
-		g, w := got[i], want[i]
-		if g.Project != w.Project || g.Window != w.Window || g.Range != w.Range || g.Totals != w.Totals ||
-			g.Returned != w.Returned || g.Pages != w.Pages || !g.Completed.Equal(w.Completed) {
-			t.Errorf("snapshot %d: got %s/%s %v %+v returned %d pages %d completed %v; want %s/%s %v %+v returned %d pages %d completed %v",
-				i, g.Project, g.Window, g.Range, g.Totals, g.Returned, g.Pages, g.Completed,
-				w.Project, w.Window, w.Range, w.Totals, w.Returned, w.Pages, w.Completed)
-		}
-		if d := g.Duration - w.Duration; d < -time.Microsecond || d > time.Microsecond {
-			t.Errorf("snapshot %d: duration %v, want %v", i, g.Duration, w.Duration)
-		}
-		if !reflect.DeepEqual(g.Rows, w.Rows) {
-			t.Errorf("snapshot %d (%s/%s): %d rows differ from the %d saved", i, w.Project, w.Window, len(g.Rows), len(w.Rows))
-		}
-	}
-}
-
 func TestCacheLoadIgnoresBadFile(t *testing.T) {
-	clk := mintlifytest.NewClock(t0)
-	srv := mintlifytest.NewServer(mintlifytest.WithClock(clk.Now), mintlifytest.WithProject("docs", nil))
-	defer srv.Close()
 	for _, tc := range []struct{ name, content string }{
 		{"garbage", "\x89PNG\r\n\x1a\nnot json"},
 		{"foreign version", `{"format":"mintlify_exporter/state","version":99,"ledger":["2025-03-10T11:59:00Z"]}`},
@@ -438,23 +454,49 @@ func TestCacheLoadIgnoresBadFile(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tc.content), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			e := newExporter(t, srv, clk, []string{"docs"})
 			var logs bytes.Buffer
-			statefile.New(path, log.NewLogfmtLogger(&logs)).Load(e.v, e.b)
+			if st := statefile.Load(path, log.NewLogfmtLogger(&logs)); st != nil {
+				t.Errorf("a bad file restored state: %+v", st)
+			}
 			if !strings.Contains(logs.String(), "ignoring the cache file") || !strings.Contains(logs.String(), path) {
 				t.Errorf("no warning naming the file: %s", logs.String())
-			}
-			if e.v.Ready() || e.b.Used() != 0 {
-				t.Errorf("a bad file restored state: ready %v, used %d", e.v.Ready(), e.b.Used())
 			}
 		})
 	}
 	t.Run("missing", func(t *testing.T) {
-		e := newExporter(t, srv, clk, []string{"docs"})
 		var logs bytes.Buffer
-		statefile.New(filepath.Join(t.TempDir(), "none.json"), log.NewLogfmtLogger(&logs)).Load(e.v, e.b)
+		if st := statefile.Load(filepath.Join(t.TempDir(), "none.json"), log.NewLogfmtLogger(&logs)); st != nil {
+			t.Errorf("a missing file restored state")
+		}
 		if strings.Contains(logs.String(), "ignoring") || !strings.Contains(logs.String(), "no cache file yet") {
 			t.Errorf("a missing file is not reported as a first start: %s", logs.String())
 		}
 	})
+}
+
+// TestRestoreIgnoresUnitsThatDoNotFit: units of other projects or windows,
+// or whose families the source does not export, are ignored; the rest is
+// restored.
+func TestRestoreIgnoresUnitsThatDoNotFit(t *testing.T) {
+	clk := mintlifytest.NewClock(t0)
+	srv := mintlifytest.NewServer(mintlifytest.WithClock(clk.Now), mintlifytest.WithProject("docs", nil))
+	defer srv.Close()
+	good := sampleState().Units[0]
+	good.Window, good.DateFrom, good.DateTo = "1d", "2025-03-10", "2025-03-11"
+	other := good
+	other.Project = "elsewhere"
+	foreign := good
+	foreign.Window = "7d"
+	foreign.Families = map[string][]engine.Sample{"mintlify_no_such_family": {{Value: 1}}}
+	badLabels := good
+	badLabels.Window = "7d"
+	badLabels.Families = map[string][]engine.Sample{"mintlify_visitors_deduplicated": {{Labels: [2]string{"x"}, Value: 1}}}
+	x := newExporter(t, srv, clk, []string{"docs"}, &engine.State{Units: []engine.UnitData{good, other, foreign, badLabels}})
+	text := exposition(t, x.e)
+	if !strings.Contains(text, `mintlify_page_visitors{path="/odd \"path\"\\",project="docs",traffic="ai",window="1d"} 4.5`) {
+		t.Errorf("the good unit was not restored:\n%s", text)
+	}
+	if strings.Contains(text, "elsewhere") || strings.Contains(text, `window="7d"`) {
+		t.Errorf("a unit that does not fit was restored:\n%s", text)
+	}
 }

@@ -1,0 +1,93 @@
+package collector
+
+import (
+	"context"
+	"time"
+
+	"github.com/go-kit/log"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/engine"
+)
+
+// The engine's names, as the collector's tests use them.
+type (
+	Budget     = engine.Budget
+	Status     = engine.Status
+	Window     = engine.Window
+	Exposition = engine.Exposition
+)
+
+var (
+	NewBudget   = engine.NewBudget
+	NewStatus   = engine.NewStatus
+	ParseWindow = engine.ParseWindow
+)
+
+// SourceVisitors is the visitors source's value of the "source" label.
+const SourceVisitors = "visitors"
+
+// Backoffs of the engine that the tests check.
+const (
+	rateLimitBackoffBase = 2 * time.Minute
+	failureBackoffBase   = 30 * time.Second
+)
+
+// visitorsConfig is what the tests configure: an engine with the visitors
+// source alone.
+type visitorsConfig struct {
+	Client          Client
+	Projects        []string
+	Windows         []Window
+	MinInterval     time.Duration
+	PageSize        int
+	MaxPages        int
+	PageConcurrency int
+	Filter          PathFilter
+	Budget          *Budget
+	Status          *Status
+	Logger          log.Logger
+	Now             func() time.Time
+	Planner         engine.Planner
+}
+
+// visitorsEngine is an engine with the visitors source that starts its
+// first refreshes at the first scrape, as the tests expect, rather than at
+// construction.
+type visitorsEngine struct {
+	*engine.Engine
+}
+
+func newVisitorsEngine(cfg visitorsConfig) (*visitorsEngine, error) {
+	src := NewVisitors(cfg.Client, Options{PageSize: cfg.PageSize, MaxPages: cfg.MaxPages,
+		PageConcurrency: cfg.PageConcurrency, Filter: cfg.Filter})
+	e, err := engine.New(engine.Config{
+		Sources: []engine.Source{src}, Projects: cfg.Projects, Windows: cfg.Windows,
+		MinInterval: cfg.MinInterval, Budget: cfg.Budget, Status: cfg.Status, Logger: cfg.Logger,
+		Now: cfg.Now, Planner: cfg.Planner,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &visitorsEngine{e}, nil
+}
+
+// Touch starts the engine on the first scrape, then touches it.
+func (v *visitorsEngine) Touch(ctx context.Context, wait time.Duration) {
+	v.Start()
+	v.Engine.Touch(ctx, wait)
+}
+
+// Interval is the interval planned for the first unit.
+func (v *visitorsEngine) Interval() time.Duration { return v.States()[0].Interval }
+
+// intervals returns each unit's planned interval by window.
+func (v *visitorsEngine) intervals() map[string]time.Duration {
+	out := map[string]time.Duration{}
+	for _, s := range v.States() {
+		out[s.Window.Name] = max(out[s.Window.Name], s.Interval)
+	}
+	return out
+}
+
+var _ Client = (*client.Client)(nil)

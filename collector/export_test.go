@@ -1,0 +1,75 @@
+package collector
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/engine"
+)
+
+// UnitResult is one unit's result, for RestoredEngine.
+type UnitResult struct {
+	Unit   engine.Unit
+	Result *engine.Result
+}
+
+// RestoredEngine returns an engine, never started, serving results of
+// src's units as if restored from a cache file at now: nothing is fetched.
+func RestoredEngine(tb testing.TB, src engine.Source, now time.Time, results ...UnitResult) *engine.Engine {
+	tb.Helper()
+	var projects []string
+	var windows []engine.Window
+	st := &engine.State{}
+	for _, r := range results {
+		if !slices.Contains(projects, r.Unit.Project) {
+			projects = append(projects, r.Unit.Project)
+		}
+		if !slices.Contains(windows, r.Unit.Window) {
+			windows = append(windows, r.Unit.Window)
+		}
+		rng := r.Unit.Window.Range(now)
+		d := engine.UnitData{Source: src.Name(), Project: r.Unit.Project, Window: r.Unit.Window.String(),
+			DateFrom: rng.From.String(), DateTo: rng.To.String(), Completed: now, Cost: r.Result.Cost,
+			Families: map[string][]engine.Sample{}}
+		for i, f := range src.Families() {
+			if i < len(r.Result.Samples) && len(r.Result.Samples[i]) > 0 {
+				d.Families[f.Name] = r.Result.Samples[i]
+			}
+		}
+		st.Units = append(st.Units, d)
+	}
+	e, err := engine.New(engine.Config{
+		Sources: []engine.Source{src}, Projects: projects, Windows: windows, MinInterval: 15 * time.Minute,
+		Budget: engine.NewBudget(90, func() time.Time { return now }), Status: engine.NewStatus(),
+		Now: func() time.Time { return now }, Restore: st,
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(e.Close)
+	return e
+}
+
+// StaticVisitors answers every visitors request with res, never reaching
+// the network.
+type StaticVisitors struct{ Res *client.VisitorsResult }
+
+// Visitors answers a page of the totals and the first row.
+func (s StaticVisitors) Visitors(_ context.Context, _ string, q client.VisitorsQuery) (*client.VisitorsPage, error) {
+	p := &client.VisitorsPage{Totals: s.Res.Totals, HasMore: len(s.Res.Visitors) > 1}
+	if len(s.Res.Visitors) > 0 {
+		p.Visitors = s.Res.Visitors[:1]
+	}
+	return p, nil
+}
+
+// WalkVisitors answers a copy of res.
+func (s StaticVisitors) WalkVisitors(_ context.Context, _ string, r client.DateRange, _ client.WalkOptions) (*client.VisitorsResult, error) {
+	res := *s.Res
+	res.Range = r
+	res.Visitors = slices.Clone(res.Visitors)
+	return &res, nil
+}
