@@ -12,7 +12,9 @@ func TestFillVersionFromBuildInfo(t *testing.T) {
 	defer func() {
 		version.Version, version.Revision, version.Branch, version.BuildUser, version.BuildDate = saved[0], saved[1], saved[2], saved[3], saved[4]
 	}()
-	set := func() { version.Version, version.Revision, version.Branch, version.BuildUser, version.BuildDate = "", "", "", "", "" }
+	set := func() {
+		version.Version, version.Revision, version.Branch, version.BuildUser, version.BuildDate = "", "", "", "", ""
+	}
 
 	set()
 	fillVersionFrom(&debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}, Settings: []debug.BuildSetting{
