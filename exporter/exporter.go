@@ -186,6 +186,7 @@ func New(cfg Config) (*Exporter, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	x.cancel = cancel
 	jobsDescribe := "disabled (--collector.jobs)"
+	var jobRows func() []landingpage.JobRow
 	if cfg.Jobs.Enabled {
 		jobs, err := collector.NewJobsWatcher(collector.JobsConfig{
 			Client: c, Projects: cfg.Projects, IDs: cfg.Jobs.IDs, File: cfg.Jobs.File, Discover: cfg.Jobs.Discover,
@@ -200,6 +201,7 @@ func New(cfg Config) (*Exporter, error) {
 		go func() { defer close(x.jobs); jobs.Run(ctx) }()
 		jobsDescribe = fmt.Sprintf("watching %d job id(s), file %q, discovery %v, polled every %s",
 			len(cfg.Jobs.IDs), cfg.Jobs.File, cfg.Jobs.Discover, cfg.Jobs.PollInterval)
+		jobRows = func() []landingpage.JobRow { return jobTable(jobs.Jobs()) }
 	}
 
 	mux := http.NewServeMux()
@@ -227,11 +229,27 @@ func New(cfg Config) (*Exporter, error) {
 			Version: cfg.Version, TelemetryPath: cfg.TelemetryPath,
 			JobsEnabled: cfg.Jobs.Enabled, JobsDescribe: jobsDescribe, Examples: cfg.Examples,
 		}, landingpage.State{
-			Units: units, BudgetRemaining: budget.Remaining, BudgetPerHour: budget.PerHour(), Notes: cfg.Notes,
+			Units: units, Jobs: jobRows, BudgetRemaining: budget.Remaining, BudgetPerHour: budget.PerHour(), Notes: cfg.Notes,
 		}))
 	}
 	x.handler = mux
 	return x, nil
+}
+
+// jobTable turns the watcher's jobs into the landing page's rows.
+func jobTable(jobs []collector.JobRow) []landingpage.JobRow {
+	out := make([]landingpage.JobRow, 0, len(jobs))
+	for _, j := range jobs {
+		r := landingpage.JobRow{Project: j.Project, ID: j.ID, Status: j.Status, Created: j.CreatedAt, PullRequest: j.PRLink}
+		switch {
+		case j.NotFound:
+			r.Error = "not found (404): the job does not exist in this project"
+		case !j.Known:
+			r.Error = "not read yet"
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // reservedPaths are the exporter's endpoints besides the metrics.
