@@ -21,11 +21,11 @@ import (
 type wireState uint8
 
 const (
-	wireAbsent wireState = iota // the field was not in the object
-	wireOK                      // a value of the wanted type (and range)
-	wireNull                    // null
-	wireWrongType               // a value of another JSON type
-	wireBadValue                // a number that is negative or out of range
+	wireAbsent    wireState = iota // the field was not in the object
+	wireOK                         // a value of the wanted type (and range)
+	wireNull                       // null
+	wireWrongType                  // a value of another JSON type
+	wireBadValue                   // a number that is negative or out of range
 )
 
 // kindName names the JSON type of a value from its first byte.
