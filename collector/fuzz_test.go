@@ -70,8 +70,8 @@ func FuzzSanitizePath(f *testing.F) {
 		if p == "" {
 			return // the decoder refuses empty paths
 		}
-		c := client.Counts{Human: int64(human), AI: int64(ai), Total: int64(total)}
-		res := &client.VisitorsResult{Visitors: []client.PathVisitors{{Path: p, Counts: c}}, Pages: 1}
+		c := client.Counts{Human: float64(human), AI: float64(ai), Total: float64(total)}
+		res := &client.VisitorsResult{Rows: []client.PathVisitors{{Path: p, Counts: c}}, Pages: 1}
 		snap := NewSnapshot("docs", "7d", res, PathFilter{}, day0, time.Second)
 		expo := newExposition([]*Snapshot{snap})
 		var text bytes.Buffer

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"hash/crc32"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -124,7 +125,7 @@ func renderSnapshot(s *Snapshot) [numFamilies]chunk {
 	window := appendEscapedLabel([]byte(`,window="`), s.Window)
 	window = append(window, `"} `...)
 
-	series := func(b []byte, name, path, traffic string, v int64) []byte {
+	series := func(b []byte, name, path, traffic string, v float64) []byte {
 		b = append(b, name...)
 		b = append(b, '{')
 		if path != "" {
@@ -139,7 +140,7 @@ func renderSnapshot(s *Snapshot) [numFamilies]chunk {
 			b = append(b, '"')
 		}
 		b = append(b, window...)
-		b = strconv.AppendInt(b, v, 10)
+		b = appendValue(b, v)
 		return append(b, '\n')
 	}
 
@@ -149,14 +150,14 @@ func renderSnapshot(s *Snapshot) [numFamilies]chunk {
 	b = series(b, "mintlify_visitors", "", "ai", s.Totals.AI)
 	out[famVisitors] = newChunk(b)
 	out[famVisitorsDedup] = newChunk(series(nil, "mintlify_visitors_deduplicated", "", "", s.Totals.Total))
-	out[famPaths] = newChunk(series(nil, "mintlify_visitors_paths", "", "", int64(s.Returned)))
-	out[famPathsExported] = newChunk(series(nil, "mintlify_visitors_paths_exported", "", "", int64(len(s.Rows))))
+	out[famPaths] = newChunk(series(nil, "mintlify_visitors_paths", "", "", float64(s.Returned)))
+	out[famPathsExported] = newChunk(series(nil, "mintlify_visitors_paths_exported", "", "", float64(len(s.Rows))))
 
 	// Per-page families, about 100 bytes a series: sized exactly, since
 	// they are kept until the next refresh and are most of the memory.
-	seriesLen := func(name, path, traffic string, v int64) int {
-		var digits [20]byte
-		n := len(name) + len("{") + len(project) + len(window) + len(strconv.AppendInt(digits[:0], v, 10)) + len("\n")
+	seriesLen := func(name, path, traffic string, v float64) int {
+		var digits [32]byte
+		n := len(name) + len("{") + len(project) + len(window) + len(appendValue(digits[:0], v)) + len("\n")
 		if path != "" {
 			n += len(`path="`) + escapedLabelLen(path) + len(`",`)
 		}
@@ -181,6 +182,16 @@ func renderSnapshot(s *Snapshot) [numFamilies]chunk {
 	out[famPageVisitors] = newChunk(pages)
 	out[famPageVisitorsDedup] = newChunk(dedup)
 	return out
+}
+
+// appendValue writes a sample value: whole numbers as integers (as the
+// counts were written when they were integers), others as Go's shortest
+// float form.
+func appendValue(b []byte, v float64) []byte {
+	if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
+		return strconv.AppendInt(b, int64(v), 10)
+	}
+	return strconv.AppendFloat(b, v, 'g', -1, 64)
 }
 
 var (

@@ -27,12 +27,12 @@ func renderSnapshot(project, window string, totals client.Counts, rows ...client
 	if err != nil {
 		panic(err)
 	}
-	res := &client.VisitorsResult{Range: w.Range(benchNow()), Totals: totals, Visitors: rows, Pages: 1}
+	res := &client.VisitorsResult{Range: w.Range(benchNow()), Totals: totals, Rows: rows, Pages: 1}
 	return collector.NewSnapshot(project, window, res, collector.PathFilter{}, benchNow(), 0)
 }
 
 func row(path string, human, ai, total int64) client.PathVisitors {
-	return client.PathVisitors{Path: path, Counts: client.Counts{Human: human, AI: ai, Total: total}}
+	return client.PathVisitors{Path: path, Counts: client.Counts{Human: float64(human), AI: float64(ai), Total: float64(total)}}
 }
 
 // renderRows are paths that stress escaping and sanitizing, with distinct
@@ -104,7 +104,7 @@ func TestRenderEscapesAndSanitizesPaths(t *testing.T) {
 				t.Errorf("%s: labels %v", fam, l)
 			}
 			c := got[l["path"]]
-			v := int64(m.GetGauge().GetValue())
+			v := m.GetGauge().GetValue()
 			switch l["traffic"] {
 			case "human":
 				c.Human = v

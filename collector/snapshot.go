@@ -79,9 +79,9 @@ func NewSnapshot(project, window string, res *client.VisitorsResult, f PathFilte
 		Project: project, Window: window, Range: res.Range, Totals: res.Totals,
 		Pages: res.Pages, Completed: completed, Duration: took,
 	}
-	seen := make(map[string]struct{}, len(res.Visitors))
-	rows := make([]client.PathVisitors, 0, len(res.Visitors))
-	for _, r := range res.Visitors {
+	seen := make(map[string]struct{}, len(res.Rows))
+	rows := make([]client.PathVisitors, 0, len(res.Rows))
+	for _, r := range res.Rows {
 		r.Path = SanitizePath(r.Path)
 		if _, dup := seen[r.Path]; dup {
 			continue
