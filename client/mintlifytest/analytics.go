@@ -249,8 +249,8 @@ func nonEmpty(s string) *string {
 	return &s
 }
 
-// repeatedCursor is the nextCursor of a RepeatCursor fault on the
-// conversations listing: a valid ULID that leads to itself.
+// repeatedCursor is the nextCursor of a RepeatCursor fault on a first
+// page without turns.
 const repeatedCursor = "01HZZZZZZZZZZZZZZZZZZZZZZZ"
 
 // serveConversations answers GET /v1/analytics/{projectId}/assistant: turns
@@ -303,7 +303,13 @@ func (s *Server) serveConversations(r *http.Request, ds *Dataset, f *Fault) repl
 		}
 		if f.RepeatCursor {
 			hasMore = true
-			c := repeatedCursor
+			c := cursor
+			switch {
+			case c == "" && next != nil:
+				c = *next
+			case c == "":
+				c = repeatedCursor
+			}
 			next = &c
 		}
 		if f.NoNextCursor {

@@ -109,9 +109,10 @@ type Fault struct {
 	// NoNextCursor makes a conversations answer say hasMore true with a
 	// null nextCursor; a searches answer gets a null nextCursor.
 	NoNextCursor bool
-	// RepeatCursor makes a conversations answer say hasMore true with a
-	// nextCursor that leads to itself, and a searches answer repeat the
-	// cursor it was asked for (the first page's for the first page).
+	// RepeatCursor makes a conversations or searches answer repeat the
+	// cursor it was asked for as its nextCursor (the first page gives its
+	// usual one), so that a walk sees the same cursor twice; conversations
+	// also say hasMore true.
 	RepeatCursor bool
 	// CountFormat rewrites every whole number of a 200 answer of any
 	// endpoint in another JSON form (12.0, 1.2e+01).
