@@ -39,7 +39,7 @@ func (c *Client) CallerStats(ctx context.Context, projectID string, r DateRange)
 func decodeCallerStats(body []byte) (*CallerStats, error) {
 	const ep = EndpointCallerStats
 	var w callerStatsWire
-	if err := decodePage(ep, body, &w, nil); err != nil {
+	if err := decodePage(ep, body, &w, "", nil); err != nil {
 		return nil, err
 	}
 	var s CallerStats

@@ -123,7 +123,7 @@ func (c *Client) WalkConversations(ctx context.Context, projectID string, r Date
 func decodeConversations(body []byte) (*conversationsPage, error) {
 	const ep = EndpointConversations
 	var w conversationsWire
-	if err := decodePage(ep, body, &w, conversationRowType); err != nil {
+	if err := decodePage(ep, body, &w, "conversations", conversationRowType); err != nil {
 		return nil, err
 	}
 	if err := requireRows(ep, "conversations", w.Rows); err != nil {

@@ -63,7 +63,7 @@ func (c *Client) FeedbackByPage(ctx context.Context, projectID string, r DateRan
 func decodeFeedback(body []byte) (*FeedbackPage, error) {
 	const ep = EndpointFeedbackByPage
 	var w feedbackWire
-	if err := decodePage(ep, body, &w, feedbackRowType); err != nil {
+	if err := decodePage(ep, body, &w, "feedback", feedbackRowType); err != nil {
 		return nil, err
 	}
 	if err := requireRows(ep, "feedback", w.Rows); err != nil {

@@ -71,7 +71,7 @@ func (c *Client) Searches(ctx context.Context, projectID string, r DateRange, li
 func decodeSearches(body []byte) (*SearchesPage, error) {
 	const ep = EndpointSearches
 	var w searchesWire
-	if err := decodePage(ep, body, &w, searchRowType); err != nil {
+	if err := decodePage(ep, body, &w, "searches", searchRowType); err != nil {
 		return nil, err
 	}
 	if err := requireRows(ep, "searches", w.Rows); err != nil {

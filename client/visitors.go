@@ -117,13 +117,13 @@ func decodePaths(ep Endpoint, body []byte) (*PathsPage, error) {
 	)
 	if ep == EndpointViews {
 		var w viewsWire
-		if err := decodePage(ep, body, &w, pathRowType); err != nil {
+		if err := decodePage(ep, body, &w, "views", pathRowType); err != nil {
 			return nil, err
 		}
 		totals, rows, hasMore, field = w.Totals, w.Rows, &w.HasMore, "views"
 	} else {
 		var w visitorsWire
-		if err := decodePage(ep, body, &w, pathRowType); err != nil {
+		if err := decodePage(ep, body, &w, "visitors", pathRowType); err != nil {
 			return nil, err
 		}
 		totals, rows, hasMore, field = w.Totals, w.Rows, &w.HasMore, "visitors"

@@ -209,11 +209,12 @@ func (w *wireBool) problem() string {
 }
 
 // decodePage unmarshals body into v, a pointer to a wire struct whose row
-// arrays hold elements of rowType. A value of the wrong type where a row
-// object belongs is not an error (that row stays zero and is skipped by its
-// validation); anything else that stops encoding/json is a *DecodeError.
-// When the body is not a JSON object the error says so.
-func decodePage(ep Endpoint, body []byte, v any, rowType reflect.Type) error {
+// array, named rows in the JSON, holds elements of rowType. A value of the
+// wrong type where a row object belongs is not an error (that row stays
+// zero and is skipped by its validation); anything else that stops
+// encoding/json is a *DecodeError. When the body is not a JSON object the
+// error says so.
+func decodePage(ep Endpoint, body []byte, v any, rows string, rowType reflect.Type) error {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		if !json.Valid(body) {
@@ -230,11 +231,34 @@ func decodePage(ep Endpoint, body []byte, v any, rowType reflect.Type) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		if rowType != nil && te.Type == rowType {
-			return nil
+			// encoding/json reports only the first type error: make sure
+			// the row array itself (the last one, should the key repeat) is
+			// an array.
+			return checkArray(ep, body, rows)
 		}
 		return &DecodeError{Endpoint: ep, Field: te.Field, Reason: "wrong type: " + jsonTypeName(te.Value) + ", want " + wantName(te.Type)}
 	}
 	return &DecodeError{Endpoint: ep, Reason: "malformed JSON: " + err.Error()}
+}
+
+// checkArray checks that the field named rows of body (matched as
+// encoding/json matches it) is an array.
+func checkArray(ep Endpoint, body []byte, rows string) error {
+	probe := reflect.New(reflect.StructOf([]reflect.StructField{{
+		Name: "R", Type: reflect.TypeFor[json.RawMessage](), Tag: reflect.StructTag(`json:"` + rows + `"`),
+	}}))
+	if err := json.Unmarshal(body, probe.Interface()); err != nil {
+		return &DecodeError{Endpoint: ep, Reason: "malformed JSON: " + err.Error()}
+	}
+	raw := bytes.TrimSpace(probe.Elem().Field(0).Bytes())
+	if len(raw) == 0 || raw[0] != '[' {
+		k := "null"
+		if len(raw) > 0 {
+			k = kindName(raw[0])
+		}
+		return &DecodeError{Endpoint: ep, Field: rows, Reason: "wrong type: " + k + ", want array"}
+	}
+	return nil
 }
 
 // errString is err's text, or "" for nil.

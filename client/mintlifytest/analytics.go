@@ -205,7 +205,10 @@ func (s *Server) serveSearches(r *http.Request, ds *Dataset, f *Fault) reply {
 		}
 		if f.RepeatCursor {
 			c := q.Get("cursor")
-			if c == "" {
+			switch {
+			case c == "" && next != nil:
+				c = *next
+			case c == "":
 				c = encodeSearchCursor(0)
 			}
 			next = &c
