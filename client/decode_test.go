@@ -94,7 +94,7 @@ func pageCases(arr string) []decodeCase {
 func TestDecodePathsPageErrors(t *testing.T) {
 	for _, ep := range []struct {
 		endpoint, arr string
-		run       func(*harness) error
+		run           func(*harness) error
 	}{
 		{mintlifytest.EndpointVisitors, "visitors", func(h *harness) error {
 			_, err := h.c.Visitors(context.Background(), testProject, client.PathsQuery{Limit: 10})

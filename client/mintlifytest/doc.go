@@ -4,7 +4,12 @@
 //
 // It serves, strictly and with the API's own JSON:
 //
-//	GET  /v1/analytics/{projectId}/visitors      unique visitors export (paged)
+//	GET  /v1/analytics/{projectId}/visitors      unique visitors export (offset pages)
+//	GET  /v1/analytics/{projectId}/views         page views export (offset pages)
+//	GET  /v1/analytics/{projectId}/assistant/caller-stats  assistant queries by caller
+//	GET  /v1/analytics/{projectId}/feedback/by-page        feedback per page (one page)
+//	GET  /v1/analytics/{projectId}/searches      search terms (opaque cursor)
+//	GET  /v1/analytics/{projectId}/assistant     conversation turns (ULID cursor)
 //	GET  /v2/agent/{projectId}/job/{id}          get agent job
 //	POST /v2/agent/{projectId}/job/{id}/message  send a follow-up message
 //	GET  /v1/agent/{projectId}/jobs              deprecated job listing
@@ -13,9 +18,13 @@
 // Requests need "Authorization: Bearer <key>" with an accepted admin key
 // (DefaultKey unless WithKeys says otherwise); a missing, malformed,
 // unknown or revoked key gets 401 {"error": "..."}. Query parameters are
-// validated as the API validates them (limit 1..250, offset >= 0, dates as
-// YYYY-MM-DD or RFC 3339, dateFrom not after dateTo) and refused with 400
-// {"error": "Invalid query parameters", "details": [{"message": ...}]}.
+// validated as the API validates them (dates as YYYY-MM-DD or RFC 3339,
+// dateFrom not after dateTo; limit 1..250 and offset >= 0 for visitors and
+// views; limit 1..100 and no offset or cursor for feedback by page, whose
+// source and status filters are checked; limit 1..100 and a cursor it made
+// for searches; limit 1..1000 and a ULID cursor for conversations) and
+// refused with 400 {"error": "Invalid query parameters", "details":
+// [{"message": ...}]}.
 // Every answer is application/json, unknown routes included (404, or 405
 // for a wrong method).
 //
@@ -33,18 +42,47 @@
 //	// compare what it got with the expected answer:
 //	totals, rows := srv.Visitors("proj", from, to)
 //
-// Data is programmed with a Dataset (Set per day and path, or Generate for
-// synthetic traffic) and SetProject; jobs with AddJob, whose status follows
-// the clock (JobSpec.RunFor). Misbehaviour is programmed with AddFault:
-// error statuses, 429 with Retry-After, raw bodies, delays, truncated
-// bodies, reset connections, endless or empty pages, duplicated rows and
-// arbitrary edits of the JSON. WithRateLimit enables the organization-wide
-// analytics limit. Requests returns the log of what the server received.
+// The other truth accessors are Views, CallerStats, FeedbackByPage (every
+// page, uncut), Searches (every term and totalSearches), Conversations
+// (turns counted by response type and resolution) and ConversationTurns;
+// they read dates as the endpoints do (dateTo exclusive).
 //
-// # Deviations from the real API
+// Data is programmed with a Dataset (Set, SetViews, SetFeedback per day and
+// path; SetCallerStats and SetSearch per day; AddTurn; or Generate for
+// synthetic data with every signal) and SetProject; jobs with AddJob, whose
+// status follows the clock (JobSpec.RunFor). Misbehaviour is programmed
+// with AddFault, on any endpoint: error statuses, 429 with or without
+// Retry-After, raw bodies, delays, truncated bodies, reset connections,
+// endless or empty pages, duplicated rows, counts written 12.0 or 1.2e+01
+// (CountFormat), a malformed row (BadRow: empty path, negative or missing
+// count, not an object), site totals of any value (Totals), a missing or
+// repeated cursor, and arbitrary edits of the JSON. WithRateLimit enables
+// the organization-wide analytics limit, shared by every analytics
+// endpoint; WithoutRetryAfter takes Retry-After off its 429 answers.
+// Requests returns the log of what the server received.
+//
+// # Assumptions: where the fake chooses
 //
 // The real API's behaviour is only partly published; where it is not, the
-// fake chooses, and these choices are part of its contract:
+// fake chooses, and these choices are part of its contract. None of them is
+// promised by the spec, so code under test must not rely on them:
+//
+//   - An unknown project is answered 404 by every analytics endpoint.
+//   - Every 429 of the limiter carries Retry-After, unless
+//     WithoutRetryAfter (the spec says it may be absent).
+//   - Without dateFrom the data starts at its first day; without dateTo it
+//     ends with today (both undocumented).
+//   - Visitor totals satisfy max(human, ai) <= total <= human+ai; views,
+//     caller stats and feedback have total >= the sum of their parts.
+//   - Orderings: visitors, views and feedback by page by total descending
+//     then path; searches by hits descending (published) then term;
+//     conversations newest first (by ULID, descending), a cursor being the
+//     last turn's id.
+//   - ctr is clicks/hits of the range, in 0..1; lastSearchedAt is a
+//     date-time of the last day the term was searched; topClickedPage is
+//     null when the term had no click.
+//   - Feedback filters (source, status) are validated but not applied.
+//   - A searches cursor is base64 of an offset; conversation ids are ULIDs.
 //
 //   - Per-path counts of a date range are the sums of the path's daily
 //     counts. Site totals are not the sum over paths: each of human, ai and
@@ -62,7 +100,7 @@
 //     not published) and the message body must be sent as
 //     application/json.
 //   - The analytics limiter (off unless enabled) counts authorized requests
-//     to the analytics endpoint, whatever their answer, in a sliding hour of
+//     to any analytics endpoint, whatever their answer, in a sliding hour of
 //     the server's clock; refused requests, and requests answered by a
 //     fault's Status or Body, do not count. Create and
 //     send-message are always limited to 100 accepted uses per project per
@@ -80,7 +118,7 @@
 //     "completed", failed ones "error", and any other status is sent as the
 //     haultReason; todos is always [].
 //   - An unknown project is answered 404 {"error": "project not found"} by
-//     the analytics endpoint and the listing; the job endpoints answer 404
+//     the analytics endpoints and the listing; the job endpoints answer 404
 //     {"error": "Job not found"}. A project exists once WithProject,
 //     SetProject or AddJob named it.
 package mintlifytest
