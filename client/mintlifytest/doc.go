@@ -68,20 +68,27 @@
 // promised by the spec, so code under test must not rely on them:
 //
 //   - An unknown project is answered 404 by every analytics endpoint.
+//
 //   - Every 429 of the limiter carries Retry-After, unless
 //     WithoutRetryAfter (the spec says it may be absent).
+//
 //   - Without dateFrom the data starts at its first day; without dateTo it
 //     ends with today (both undocumented).
+//
 //   - Visitor totals satisfy max(human, ai) <= total <= human+ai; views,
 //     caller stats and feedback have total >= the sum of their parts.
+//
 //   - Orderings: visitors, views and feedback by page by total descending
 //     then path; searches by hits descending (published) then term;
 //     conversations newest first (by ULID, descending), a cursor being the
 //     last turn's id.
+//
 //   - ctr is clicks/hits of the range, in 0..1; lastSearchedAt is a
 //     date-time of the last day the term was searched; topClickedPage is
 //     null when the term had no click.
+//
 //   - Feedback filters (source, status) are validated but not applied.
+//
 //   - A searches cursor is base64 of an offset; conversation ids are ULIDs.
 //
 //   - Per-path counts of a date range are the sums of the path's daily
@@ -90,15 +97,19 @@
 //     path's value, and total is then clamped into [max(human, ai),
 //     human+ai]. With two or more paths with visitors every site figure is
 //     smaller than the sum over paths.
+//
 //   - Dates given as RFC 3339 date-times are reduced to their UTC date, for
 //     dateTo too (data is kept per UTC day). A missing dateFrom means from
 //     the first day of data; a missing dateTo means up to and including
 //     today by the server's clock.
+//
 //   - Paths without visitors in the range are left out. Rows are sorted by
 //     total descending, then path ascending, which keeps pages stable.
+//
 //   - Prompts are limited to 10,000 Unicode code points (the real limit is
 //     not published) and the message body must be sent as
 //     application/json.
+//
 //   - The analytics limiter (off unless enabled) counts authorized requests
 //     to any analytics endpoint, whatever their answer, in a sliding hour of
 //     the server's clock; refused requests, and requests answered by a
@@ -106,17 +117,21 @@
 //     send-message are always limited to 100 accepted uses per project per
 //     hour. Retry-After is the number of seconds, rounded up, until the
 //     oldest counted request leaves the window.
+//
 //   - Keys with the assistant (mint_dsc_) or index (mint_us_) prefix are
 //     answered 403 even when accepted; no other check is made on a key's
 //     form. Only the exact scheme "Bearer " is accepted.
+//
 //   - Job times are sent as RFC 3339 in UTC with milliseconds; ref, prLink
 //     and archivedAt are sent as null when unset. A message moves a job of
 //     any status back to active (prLink and archivedAt null again). Pull
 //     request links are numbered by the server from 1.
+//
 //   - The deprecated v1 listing leaves out archived jobs; active jobs are
 //     not haulted (haultReason null), completed ones have haultReason
 //     "completed", failed ones "error", and any other status is sent as the
 //     haultReason; todos is always [].
+//
 //   - An unknown project is answered 404 {"error": "project not found"} by
 //     the analytics endpoints and the listing; the job endpoints answer 404
 //     {"error": "Job not found"}. A project exists once WithProject,
