@@ -5,15 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
 )
 
-// This file holds the strict JSON reading shared by the endpoints. Values
-// are looked at as raw JSON so that a missing field, a null and a wrong type
-// are told apart and reported with the field's path.
+// This file holds the strict JSON reading of the job endpoints. Values are
+// looked at as raw JSON so that a missing field, a null and a wrong type are
+// told apart and reported with the field's path. The analytics endpoints
+// use the typed decoding of wire.go instead.
 
 // jsonObject is one decoded JSON object and where it sits in the body.
 type jsonObject struct {
@@ -111,47 +111,6 @@ func (o jsonObject) optional(name, kind string) (raw json.RawMessage, ok bool, e
 		return nil, false, o.fail(name, "wrong type: %s, want %s or null", k, kind)
 	}
 	return raw, true, nil
-}
-
-// count reads a required non-negative integer. JSON numbers with a
-// fraction or an exponent (1.5, 12.0, 1e3) are refused, even when their
-// value is whole: the API writes counts as integers.
-func (o jsonObject) count(name string) (int64, error) {
-	raw, present := o.fields[name]
-	if !present {
-		return 0, o.fail(name, "missing")
-	}
-	if k := kindOf(raw); k != "number" {
-		return 0, o.fail(name, "wrong type: %s, want integer", k)
-	}
-	lex := string(bytes.TrimSpace(raw))
-	if strings.ContainsAny(lex, ".eE") {
-		return 0, o.fail(name, "not an integer: %s", lex)
-	}
-	n, err := strconv.ParseInt(lex, 10, 64)
-	if err != nil {
-		return 0, o.fail(name, "integer out of range: %s", lex)
-	}
-	if n < 0 {
-		return 0, o.fail(name, "negative count %d", n)
-	}
-	return n, nil
-}
-
-// counts reads the human, ai and total counts of o.
-func (o jsonObject) counts() (Counts, error) {
-	var c Counts
-	var err error
-	if c.Human, err = o.count("human"); err != nil {
-		return c, err
-	}
-	if c.AI, err = o.count("ai"); err != nil {
-		return c, err
-	}
-	if c.Total, err = o.count("total"); err != nil {
-		return c, err
-	}
-	return c, nil
 }
 
 // requiredString reads a required string; nonEmpty refuses "".

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -57,46 +60,201 @@ func checkDecode(t *testing.T, endpoint string, run func(h *harness) error, tc d
 	}
 }
 
-func TestDecodeVisitors(t *testing.T) {
-	cases := []decodeCase{
-		{name: "totals string", mutate: func(b map[string]any) { b["totals"].(map[string]any)["human"] = "12" }, field: "totals.human", reason: "wrong type: string, want integer"},
+// pageCases are malformed pages of visitors and views: each fails the
+// page with a DecodeError naming the field. arr is the row array's name.
+func pageCases(arr string) []decodeCase {
+	rowOf := func(b map[string]any, i int) map[string]any { return b[arr].([]any)[i].(map[string]any) }
+	_ = rowOf
+	return []decodeCase{
+		{name: "totals string", mutate: func(b map[string]any) { b["totals"].(map[string]any)["human"] = "12" }, field: "totals.human", reason: "wrong type: string, want number"},
 		{name: "totals negative", mutate: func(b map[string]any) { b["totals"].(map[string]any)["total"] = num("-3") }, field: "totals.total", reason: "negative count -3"},
+		{name: "totals huge", mutate: func(b map[string]any) { b["totals"].(map[string]any)["ai"] = num("1e999") }, field: "totals.ai", reason: "out of range"},
 		{name: "totals missing", mutate: func(b map[string]any) { delete(b, "totals") }, field: "totals", reason: "missing"},
 		{name: "totals null", mutate: func(b map[string]any) { b["totals"] = nil }, field: "totals", reason: "wrong type: null, want object"},
+		{name: "totals array", mutate: func(b map[string]any) { b["totals"] = []any{} }, field: "totals", reason: "wrong type: array, want object"},
 		{name: "totals.ai missing", mutate: func(b map[string]any) { delete(b["totals"].(map[string]any), "ai") }, field: "totals.ai", reason: "missing"},
 		{name: "totals.ai null", mutate: func(b map[string]any) { b["totals"].(map[string]any)["ai"] = nil }, field: "totals.ai", reason: "wrong type: null"},
-		{name: "visitors missing", mutate: func(b map[string]any) { delete(b, "visitors") }, field: "visitors", reason: "missing"},
-		{name: "visitors null", mutate: func(b map[string]any) { b["visitors"] = nil }, field: "visitors", reason: "wrong type: null, want array"},
-		{name: "visitors object", mutate: func(b map[string]any) { b["visitors"] = map[string]any{} }, field: "visitors", reason: "wrong type: object, want array"},
+		{name: "rows missing", mutate: func(b map[string]any) { delete(b, arr) }, field: arr, reason: "missing"},
+		{name: "rows null", mutate: func(b map[string]any) { b[arr] = nil }, field: arr, reason: "null"},
+		{name: "rows object", mutate: func(b map[string]any) { b[arr] = map[string]any{} }, field: arr, reason: "wrong type: object, want array"},
+		{name: "rows string", mutate: func(b map[string]any) { b[arr] = "x" }, field: arr, reason: "wrong type: string, want array"},
 		{name: "hasMore missing", mutate: func(b map[string]any) { delete(b, "hasMore") }, field: "hasMore", reason: "missing"},
 		{name: "hasMore string", mutate: func(b map[string]any) { b["hasMore"] = "true" }, field: "hasMore", reason: "wrong type: string, want boolean"},
 		{name: "hasMore null", mutate: func(b map[string]any) { b["hasMore"] = nil }, field: "hasMore", reason: "wrong type: null, want boolean"},
-		{name: "negative", mutate: func(b map[string]any) { row(b, 3)["human"] = num("-1") }, field: "visitors[3].human", reason: "negative count -1"},
-		{name: "fractional", mutate: func(b map[string]any) { row(b, 1)["total"] = num("1.5") }, field: "visitors[1].total", reason: "not an integer: 1.5"},
-		{name: "whole but fractional form", mutate: func(b map[string]any) { row(b, 0)["ai"] = num("12.0") }, field: "visitors[0].ai", reason: "not an integer: 12.0"},
-		{name: "exponent", mutate: func(b map[string]any) { row(b, 0)["ai"] = num("1e3") }, field: "visitors[0].ai", reason: "not an integer: 1e3"},
-		{name: "huge", mutate: func(b map[string]any) { row(b, 0)["ai"] = num("99999999999999999999") }, field: "visitors[0].ai", reason: "out of range"},
-		{name: "string count", mutate: func(b map[string]any) { row(b, 2)["total"] = "7" }, field: "visitors[2].total", reason: "wrong type: string, want integer"},
-		{name: "bool count", mutate: func(b map[string]any) { row(b, 2)["total"] = true }, field: "visitors[2].total", reason: "wrong type: boolean, want integer"},
-		{name: "missing count", mutate: func(b map[string]any) { delete(row(b, 4), "human") }, field: "visitors[4].human", reason: "missing"},
-		{name: "missing path", mutate: func(b map[string]any) { delete(row(b, 5), "path") }, field: "visitors[5].path", reason: "missing"},
-		{name: "empty path", mutate: func(b map[string]any) { row(b, 5)["path"] = "" }, field: "visitors[5].path", reason: "empty"},
-		{name: "null path", mutate: func(b map[string]any) { row(b, 5)["path"] = nil }, field: "visitors[5].path", reason: "wrong type: null, want string"},
-		{name: "number path", mutate: func(b map[string]any) { row(b, 5)["path"] = num("5") }, field: "visitors[5].path", reason: "wrong type: number, want string"},
-		{name: "row not an object", mutate: func(b map[string]any) { b["visitors"].([]any)[2] = "x" }, field: "visitors[2]", reason: "wrong type: string, want object"},
 		{name: "body array", body: `[]`, field: "", reason: "wrong type: array, want object"},
+		{name: "body null", body: `null`, field: "", reason: "wrong type: null, want object"},
 		{name: "malformed", body: `{"totals":`, field: "", reason: "malformed JSON"},
-		{name: "trailing data", body: `{"totals":{"human":1,"ai":1,"total":1},"visitors":[],"hasMore":false}{}`, field: "", reason: "malformed JSON"},
+		{name: "trailing data", body: `{"totals":{"human":1,"ai":1,"total":1},"` + arr + `":[],"hasMore":false}{}`, field: "", reason: "malformed JSON"},
 		{name: "empty body", body: ` `, field: "", reason: "malformed JSON"},
-		{name: "unknown fields ignored", mutate: func(b map[string]any) { b["extra"] = 1; row(b, 0)["views"] = "x" }},
-		{name: "minus zero", mutate: func(b map[string]any) { row(b, 0)["ai"] = num("-0") }},
+		{name: "unknown fields ignored", mutate: func(b map[string]any) { b["extra"] = 1; rowOf(b, 0)["views"] = "x" }},
+		{name: "minus zero", mutate: func(b map[string]any) { rowOf(b, 0)["ai"] = num("-0") }},
 	}
-	for _, tc := range cases {
-		checkDecode(t, mintlifytest.EndpointVisitors, func(h *harness) error {
-			_, err := h.c.Visitors(context.Background(), testProject, client.VisitorsQuery{Limit: 10})
+}
+
+func TestDecodePathsPageErrors(t *testing.T) {
+	for _, ep := range []struct {
+		endpoint, arr string
+		run           func(*harness) error
+	}{
+		{mintlifytest.EndpointVisitors, "visitors", func(h *harness) error {
+			_, err := h.c.Visitors(context.Background(), testProject, client.PathsQuery{Limit: 10})
 			return err
-		}, tc)
+		}},
+		{mintlifytest.EndpointViews, "views", func(h *harness) error {
+			_, err := h.c.Views(context.Background(), testProject, client.PathsQuery{Limit: 10})
+			return err
+		}},
+	} {
+		for _, tc := range pageCases(ep.arr) {
+			checkDecode(t, ep.endpoint, ep.run, tc)
+		}
 	}
+}
+
+// rowCase is a malformation of one row and the reason it is skipped for
+// ("" kept).
+type rowCase struct {
+	name   string
+	mutate func(row map[string]any)
+	reason string
+}
+
+var pathRowCases = []rowCase{
+	{"negative", func(r map[string]any) { r["human"] = num("-1") }, client.SkipBadCount},
+	{"string count", func(r map[string]any) { r["total"] = "7" }, client.SkipBadCount},
+	{"bool count", func(r map[string]any) { r["total"] = true }, client.SkipBadCount},
+	{"null count", func(r map[string]any) { r["ai"] = nil }, client.SkipBadCount},
+	{"missing count", func(r map[string]any) { delete(r, "human") }, client.SkipBadCount},
+	{"huge count", func(r map[string]any) { r["ai"] = num("1e400") }, client.SkipBadCount},
+	{"empty path", func(r map[string]any) { r["path"] = "" }, client.SkipEmptyPath},
+	{"missing path", func(r map[string]any) { delete(r, "path") }, client.SkipBadRow},
+	{"null path", func(r map[string]any) { r["path"] = nil }, client.SkipBadRow},
+	{"number path", func(r map[string]any) { r["path"] = num("5") }, client.SkipBadRow},
+	{"fraction", func(r map[string]any) { r["total"] = num("1.5") }, ""},
+	{"whole with fraction", func(r map[string]any) { r["ai"] = num("12.0") }, ""},
+	{"exponent", func(r map[string]any) { r["ai"] = num("1e3") }, ""},
+}
+
+// TestDecodePathsSkipsBadRows: a malformed row is left out and counted by
+// reason; the other rows of the page are kept, in order (issue 13).
+func TestDecodePathsSkipsBadRows(t *testing.T) {
+	ds, r := generated(20)
+	for _, ep := range []string{mintlifytest.EndpointVisitors, mintlifytest.EndpointViews} {
+		for _, tc := range append(pathRowCases, rowCase{"row not an object", nil, client.SkipBadRow}) {
+			h := newHarness(t, nil, mintlifytest.WithProject(testProject, ds))
+			var want []client.PathCounts
+			if ep == mintlifytest.EndpointViews {
+				_, want = clientRows(h.srv.Views(testProject, r.From.Time(), r.To.Time()))
+			} else {
+				_, want = expected(h.srv, testProject, r)
+			}
+			want = want[:10]
+			h.srv.AddFault(mintlifytest.Fault{Endpoint: ep, Offset: mintlifytest.AnyOffset, Mutate: func(b map[string]any) {
+				rows := b[ep].([]any)
+				if tc.mutate == nil {
+					rows[3] = "oops"
+					return
+				}
+				tc.mutate(rows[3].(map[string]any))
+			}})
+			q := client.PathsQuery{Range: r, Limit: 10}
+			var page *client.PathsPage
+			var err error
+			if ep == mintlifytest.EndpointViews {
+				page, err = h.c.Views(context.Background(), testProject, q)
+			} else {
+				page, err = h.c.Visitors(context.Background(), testProject, q)
+			}
+			if err != nil {
+				t.Errorf("%s %s: %v", ep, tc.name, err)
+				continue
+			}
+			if tc.reason == "" {
+				if len(page.Rows) != 10 || page.Skipped.Total() != 0 {
+					t.Errorf("%s %s: %d rows, skipped %v: want the row kept", ep, tc.name, len(page.Rows), page.Skipped)
+				}
+				continue
+			}
+			want = append(slices.Clone(want[:3]), want[4:]...)
+			if !slices.Equal(page.Rows, want) {
+				t.Errorf("%s %s: rows\n%v\nwant\n%v", ep, tc.name, page.Rows, want)
+			}
+			if len(page.Skipped) != 1 || page.Skipped[tc.reason] != 1 {
+				t.Errorf("%s %s: Skipped %v, want {%s: 1}", ep, tc.name, page.Skipped, tc.reason)
+			}
+		}
+	}
+}
+
+// TestDecodeCountsAsNumbers: counts written 12.0 or 1.2e+01 read as 12, on
+// every endpoint (issue 13), through the fake's CountFormat fault.
+func TestDecodeCountsAsNumbers(t *testing.T) {
+	ds, r := generated(30)
+	for _, cf := range []mintlifytest.CountFormat{mintlifytest.CountsWithFraction, mintlifytest.CountsWithExponent} {
+		h := newHarness(t, nil, mintlifytest.WithProject(testProject, ds))
+		plain := readAll(t, h, r)
+		h.srv.AddFault(mintlifytest.Fault{Offset: mintlifytest.AnyOffset, CountFormat: cf})
+		h.reset()
+		got := readAll(t, h, r)
+		if !reflect.DeepEqual(got, plain) {
+			t.Errorf("count format %d: answers differ:\n%+v\n%+v", cf, got, plain)
+		}
+		// The fault did rewrite the bodies: check one raw answer.
+		raw := rawAnswer(t, h, "/v1/analytics/"+testProject+"/assistant/caller-stats")
+		if !strings.Contains(raw, ".0") && !strings.Contains(raw, "e+") {
+			t.Errorf("count format %d: body %s not rewritten", cf, raw)
+		}
+	}
+}
+
+// allAnswers is one answer of every analytics endpoint.
+type allAnswers struct {
+	Visitors, Views *client.PathsPage
+	Callers         *client.CallerStats
+	Feedback        *client.FeedbackPage
+	Searches        *client.SearchesPage
+	Conversations   *client.ConversationsResult
+}
+
+// readAll reads one answer of every analytics endpoint for r.
+func readAll(t *testing.T, h *harness, r client.DateRange) allAnswers {
+	t.Helper()
+	ctx := context.Background()
+	var a allAnswers
+	var err error
+	if a.Visitors, err = h.c.Visitors(ctx, testProject, client.PathsQuery{Range: r, Limit: 50}); err != nil {
+		t.Fatal(err)
+	}
+	if a.Views, err = h.c.Views(ctx, testProject, client.PathsQuery{Range: r, Limit: 50}); err != nil {
+		t.Fatal(err)
+	}
+	if a.Callers, err = h.c.CallerStats(ctx, testProject, r); err != nil {
+		t.Fatal(err)
+	}
+	if a.Feedback, err = h.c.FeedbackByPage(ctx, testProject, r, 100); err != nil {
+		t.Fatal(err)
+	}
+	if a.Searches, err = h.c.Searches(ctx, testProject, r, 100, ""); err != nil {
+		t.Fatal(err)
+	}
+	if a.Conversations, err = h.c.WalkConversations(ctx, testProject, r, client.CursorWalkOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// rawAnswer GETs path from the fake and returns the body.
+func rawAnswer(t *testing.T, h *harness, path string) string {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, h.srv.URL()+path, nil)
+	req.Header.Set("Authorization", "Bearer "+mintlifytest.DefaultKey)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return string(b)
 }
 
 func TestDecodeKeepsPathBytes(t *testing.T) {
@@ -107,13 +265,13 @@ func TestDecodeKeepsPathBytes(t *testing.T) {
 		row(b, 2)["path"] = json.RawMessage(`"/lone\ud800x\udc00y\ud83dz"`)              // broken surrogates
 		row(b, 3)["path"] = json.RawMessage(`"/\u0041\u00E9\u20aC"`)                     // hex case
 	}})
-	page, err := h.c.Visitors(context.Background(), testProject, client.VisitorsQuery{Limit: 10})
+	page, err := h.c.Visitors(context.Background(), testProject, client.PathsQuery{Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"/caf\xe9", "/a\"b\\c/d\b\f\n\r\té😀", "/lone\uFFFDx\uFFFDy\uFFFDz", "/Aé€"}
 	for i, w := range want {
-		if got := page.Visitors[i].Path; got != w {
+		if got := page.Rows[i].Path; got != w {
 			t.Errorf("path %d = %q, want %q", i, got, w)
 		}
 	}

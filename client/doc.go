@@ -1,18 +1,23 @@
 // Package client is a small, strict client of Mintlify's REST API: the
-// unique visitors export (one page or a whole walk of every page), the agent
-// job read and follow-up message operations, and the deprecated v1 job
-// listing.
+// analytics endpoints (unique visitors and page views, one page or a whole
+// walk of every page; assistant caller stats; feedback by page; searches;
+// a cursor walk of assistant conversations), the agent job read and
+// follow-up message operations, and the deprecated v1 job listing.
 //
 // The client does not import Prometheus. Callers account for and observe
 // every HTTP attempt through [Hooks]: Allow is asked before each attempt
 // (retries included) and may refuse it, Observe is told about each attempt
 // that was sent.
 //
-// Responses are decoded strictly: required fields must be present and of
-// the right JSON type, counts must be non-negative integers written as
-// integers (1.5, 12.0, 1e3, -1 and "12" are all refused), paths must be
-// non-empty. Any violation, and malformed or truncated JSON, is returned as
-// a [*DecodeError] naming the offending field.
+// Analytics answers are decoded by typed encoding/json plus validation, one
+// path per endpoint. A malformed page (not JSON, a required field missing
+// or of the wrong type, a bad site-wide count) is a [*DecodeError] naming
+// the offending field. A malformed row (not an object, an empty path or
+// search term, a count that is missing, negative or not a number) is left
+// out and counted in a [Skipped] by reason; the rest of the page is kept.
+// Counts are JSON numbers: 12, 12.0 and 1.2e1 are read alike. Unknown
+// fields are ignored and unknown enum values kept. Job answers are read
+// strictly, field by field.
 //
 // Transient failures (connection errors, per-attempt timeouts, unreadable
 // response bodies, HTTP 500, 502, 503 and 504) are retried with capped

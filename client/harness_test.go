@@ -153,11 +153,21 @@ func generated(paths int) (*mintlifytest.Dataset, client.DateRange) {
 }
 
 // expected is the fake's own answer for r, in the client's types.
-func expected(srv *mintlifytest.Server, project string, r client.DateRange) (client.Counts, []client.PathVisitors) {
+func expected(srv *mintlifytest.Server, project string, r client.DateRange) (client.Counts, []client.PathCounts) {
 	totals, rows := srv.Visitors(project, r.From.Time(), r.To.Time())
-	out := make([]client.PathVisitors, len(rows))
+	return clientRows(totals, rows)
+}
+
+// clientRows converts the fake's totals and rows into the client's types.
+func clientRows(totals mintlifytest.Counts, rows []mintlifytest.Row) (client.Counts, []client.PathCounts) {
+	out := make([]client.PathCounts, len(rows))
 	for i, row := range rows {
-		out[i] = client.PathVisitors{Path: row.Path, Counts: client.Counts{Human: row.Human, AI: row.AI, Total: row.Total}}
+		out[i] = client.PathCounts{Path: row.Path, Counts: clientCounts(row.Counts)}
 	}
-	return client.Counts{Human: totals.Human, AI: totals.AI, Total: totals.Total}, out
+	return clientCounts(totals), out
+}
+
+// clientCounts converts the fake's counts into the client's.
+func clientCounts(c mintlifytest.Counts) client.Counts {
+	return client.Counts{Human: float64(c.Human), AI: float64(c.AI), Total: float64(c.Total)}
 }

@@ -35,7 +35,7 @@ type op struct {
 
 var (
 	opVisitors = op{"visitors", mintlifytest.EndpointVisitors, func(h *harness, ctx context.Context) error {
-		_, err := h.c.Visitors(ctx, testProject, client.VisitorsQuery{Limit: 10})
+		_, err := h.c.Visitors(ctx, testProject, client.PathsQuery{Limit: 10})
 		return err
 	}}
 	opGetJob = op{"get_job", mintlifytest.EndpointGetJob, func(h *harness, ctx context.Context) error {
@@ -216,7 +216,7 @@ func TestAPIErrorKinds(t *testing.T) {
 	t.Run("400 with details", func(t *testing.T) {
 		h := jobHarness(t, nil)
 		bad := client.DateRange{From: client.DateOf(testEnd), To: client.DateOf(testEnd).AddDays(-3)}
-		_, err := h.c.Visitors(context.Background(), testProject, client.VisitorsQuery{Range: bad})
+		_, err := h.c.Visitors(context.Background(), testProject, client.PathsQuery{Range: bad})
 		var ae *client.APIError
 		if !errors.As(err, &ae) {
 			t.Fatalf("error %v, want APIError", err)
@@ -280,7 +280,7 @@ func TestAPIErrorKinds(t *testing.T) {
 		if err := opGetJob.run(h, context.Background()); !client.IsNotFound(err) {
 			t.Errorf("removed job: %v", err)
 		}
-		_, err = h.c.Visitors(context.Background(), "no-such-project", client.VisitorsQuery{})
+		_, err = h.c.Visitors(context.Background(), "no-such-project", client.PathsQuery{})
 		if !client.IsNotFound(err) || client.IsUnauthorized(err) {
 			t.Errorf("unknown project: %v", err)
 		}
@@ -574,7 +574,7 @@ func TestDefaultSleepHonoursContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.Visitors(ctx, testProject, client.VisitorsQuery{})
+	_, err = c.Visitors(ctx, testProject, client.PathsQuery{})
 	if !errors.Is(err, context.Canceled) || statusOf(err) != 502 {
 		t.Errorf("error %v", err)
 	}
@@ -773,8 +773,8 @@ func TestBaseURLPrefix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	page, err := c.Visitors(context.Background(), testProject, client.VisitorsQuery{})
-	if err != nil || len(page.Visitors) != 3 {
+	page, err := c.Visitors(context.Background(), testProject, client.PathsQuery{})
+	if err != nil || len(page.Rows) != 3 {
 		t.Fatalf("through a prefix: %v, %v", page, err)
 	}
 }

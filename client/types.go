@@ -15,10 +15,21 @@ const DefaultBaseURL = "https://api.mintlify.com"
 // they can be used as Prometheus label values; they are never URLs.
 type Endpoint string
 
-// The upstream operations the client knows.
+// The upstream operations the client knows. The six analytics endpoints
+// share the organization's analytics rate limit.
 const (
 	// EndpointVisitors is GET /v1/analytics/{projectId}/visitors.
 	EndpointVisitors Endpoint = "visitors"
+	// EndpointViews is GET /v1/analytics/{projectId}/views.
+	EndpointViews Endpoint = "views"
+	// EndpointCallerStats is GET /v1/analytics/{projectId}/assistant/caller-stats.
+	EndpointCallerStats Endpoint = "caller_stats"
+	// EndpointFeedbackByPage is GET /v1/analytics/{projectId}/feedback/by-page.
+	EndpointFeedbackByPage Endpoint = "feedback_by_page"
+	// EndpointSearches is GET /v1/analytics/{projectId}/searches.
+	EndpointSearches Endpoint = "searches"
+	// EndpointConversations is GET /v1/analytics/{projectId}/assistant.
+	EndpointConversations Endpoint = "conversations"
 	// EndpointGetJob is GET /v2/agent/{projectId}/job/{id}.
 	EndpointGetJob Endpoint = "get_job"
 	// EndpointSendMessage is POST /v2/agent/{projectId}/job/{id}/message.
@@ -27,12 +38,22 @@ const (
 	EndpointListJobs Endpoint = "list_jobs"
 )
 
-// Endpoints lists every endpoint, in a stable order.
-var Endpoints = []Endpoint{EndpointVisitors, EndpointGetJob, EndpointSendMessage, EndpointListJobs}
+// Endpoints lists every endpoint, in a stable order: the analytics ones
+// first.
+var Endpoints = []Endpoint{
+	EndpointVisitors, EndpointViews, EndpointCallerStats, EndpointFeedbackByPage, EndpointSearches, EndpointConversations,
+	EndpointGetJob, EndpointSendMessage, EndpointListJobs,
+}
 
 // Analytics reports whether the endpoint spends the organization's shared
 // analytics rate limit (100 requests per hour upstream).
-func (e Endpoint) Analytics() bool { return e == EndpointVisitors }
+func (e Endpoint) Analytics() bool {
+	switch e {
+	case EndpointVisitors, EndpointViews, EndpointCallerStats, EndpointFeedbackByPage, EndpointSearches, EndpointConversations:
+		return true
+	}
+	return false
+}
 
 // Attempt describes one HTTP attempt against the upstream API, successful or
 // not. Retries are separate attempts.
@@ -121,54 +142,6 @@ func (r DateRange) Days() int { return int(r.To.Time().Sub(r.From.Time()).Hours(
 
 // String formats the range as "[from, to)".
 func (r DateRange) String() string { return "[" + r.From.String() + ", " + r.To.String() + ")" }
-
-// Counts holds unique visitor counts split by traffic. Total is deduplicated
-// across human and AI traffic, so it is not Human+AI. Unique counts are not
-// additive across pages or days.
-type Counts struct {
-	Human int64 `json:"human"`
-	AI    int64 `json:"ai"`
-	Total int64 `json:"total"`
-}
-
-// PathVisitors is one element of the API's visitors array.
-type PathVisitors struct {
-	Path string `json:"path"`
-	Counts
-}
-
-// VisitorsPage is one page of the unique visitors export.
-type VisitorsPage struct {
-	Totals   Counts         `json:"totals"`
-	Visitors []PathVisitors `json:"visitors"`
-	HasMore  bool           `json:"hasMore"`
-}
-
-// VisitorsQuery holds the query parameters of the unique visitors export.
-// A zero Range sends neither dateFrom nor dateTo; a zero Limit sends none
-// (the API's default is 50).
-type VisitorsQuery struct {
-	Range  DateRange
-	Limit  int
-	Offset int
-}
-
-// VisitorsResult is a complete walk of every page for one date range.
-type VisitorsResult struct {
-	Range DateRange
-	// Totals are the site-wide totals of the first page.
-	Totals Counts
-	// Visitors holds each path once, in the order the API first returned it.
-	Visitors []PathVisitors
-	// Pages is the number of pages the walk used: every page up to and
-	// including the first without more. Pages a concurrent walk fetched
-	// beyond that one (the site shrank) are not counted, so Pages is the
-	// right KnownPages for the next walk.
-	Pages int
-	// Duplicates counts rows dropped because their path was already seen on
-	// an earlier page.
-	Duplicates int
-}
 
 // JobStatus is an agent job's status. Values outside the four documented
 // ones are kept as they came so they can be reported, never dropped.

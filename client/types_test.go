@@ -1,6 +1,7 @@
 package client_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -29,8 +30,16 @@ func TestDates(t *testing.T) {
 }
 
 func TestEndpointsAndStatuses(t *testing.T) {
+	analytics := map[client.Endpoint]bool{
+		client.EndpointVisitors: true, client.EndpointViews: true, client.EndpointCallerStats: true,
+		client.EndpointFeedbackByPage: true, client.EndpointSearches: true, client.EndpointConversations: true,
+	}
+	want := []client.Endpoint{"visitors", "views", "caller_stats", "feedback_by_page", "searches", "conversations", "get_job", "send_message", "list_jobs"}
+	if !slices.Equal(client.Endpoints, want) {
+		t.Errorf("Endpoints = %v, want %v", client.Endpoints, want)
+	}
 	for _, e := range client.Endpoints {
-		if e.Analytics() != (e == client.EndpointVisitors) {
+		if e.Analytics() != analytics[e] {
 			t.Errorf("%s.Analytics() = %v", e, e.Analytics())
 		}
 	}

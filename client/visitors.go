@@ -2,104 +2,176 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
+	"reflect"
 	"strconv"
 )
 
-// MaxPageSize is the largest limit the visitors export accepts.
-const MaxPageSize = 250
-
 // Visitors fetches one page of the unique visitors export of a project:
-// GET /v1/analytics/{projectId}/visitors. dateFrom and dateTo are sent as
-// YYYY-MM-DD when the Range's From and To are not zero (the API's defaults
-// are the beginning of the data and today, included), limit when q.Limit is
+// GET /v1/analytics/{projectId}/visitors. See Views for the query and the
+// validation; the rows are in the answer's visitors array.
+func (c *Client) Visitors(ctx context.Context, projectID string, q PathsQuery) (*PathsPage, error) {
+	return c.pathsPage(ctx, EndpointVisitors, projectID, q)
+}
+
+// Views fetches one page of the page views export of a project:
+// GET /v1/analytics/{projectId}/views. Views are events: unlike unique
+// visitors they add up across pages and days.
+//
+// dateFrom and dateTo are sent as YYYY-MM-DD when the Range's From and To
+// are not zero (the API's defaults apply otherwise), limit when q.Limit is
 // not zero, and offset always (offset=0 included), so every request states
-// its page.
-// A limit outside 1..250 or a negative offset is refused without a request.
-func (c *Client) Visitors(ctx context.Context, projectID string, q VisitorsQuery) (*VisitorsPage, error) {
+// its page. A limit outside 1..MaxPageSize or a negative offset is refused
+// without a request.
+//
+// The page must have totals (with human, ai and total), the row array and
+// hasMore, each of the right type, and finite non-negative totals; anything
+// else is a *DecodeError naming the field. A row that is not an object, or
+// has an empty or missing path, or a count that is missing, null, negative
+// or not a number, is left out and counted in Skipped; the rest of the page
+// is kept. Counts may be written as any JSON number (12, 12.0, 1.2e1).
+func (c *Client) Views(ctx context.Context, projectID string, q PathsQuery) (*PathsPage, error) {
+	return c.pathsPage(ctx, EndpointViews, projectID, q)
+}
+
+// pathsPage fetches one page of an offset-paged export.
+func (c *Client) pathsPage(ctx context.Context, ep Endpoint, projectID string, q PathsQuery) (*PathsPage, error) {
 	p, err := segment("project id", projectID)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", EndpointVisitors, err)
+		return nil, fmt.Errorf("%s: %w", ep, err)
 	}
 	if q.Limit < 0 || q.Limit > MaxPageSize {
-		return nil, fmt.Errorf("%s: limit %d outside 1..%d", EndpointVisitors, q.Limit, MaxPageSize)
+		return nil, fmt.Errorf("%s: limit %d outside 1..%d", ep, q.Limit, MaxPageSize)
 	}
 	if q.Offset < 0 {
-		return nil, fmt.Errorf("%s: negative offset %d", EndpointVisitors, q.Offset)
+		return nil, fmt.Errorf("%s: negative offset %d", ep, q.Offset)
 	}
-	v := url.Values{}
-	if !q.Range.From.IsZero() {
-		v.Set("dateFrom", q.Range.From.String())
-	}
-	if !q.Range.To.IsZero() {
-		v.Set("dateTo", q.Range.To.String())
-	}
+	v := rangeValues(q.Range)
 	if q.Limit > 0 {
 		v.Set("limit", strconv.Itoa(q.Limit))
 	}
 	v.Set("offset", strconv.Itoa(q.Offset))
 	res, err := c.do(ctx, &call{
-		endpoint: EndpointVisitors,
+		endpoint: ep,
 		method:   "GET",
-		path:     "/v1/analytics/" + p + "/visitors",
+		path:     "/v1/analytics/" + p + "/" + string(ep),
 		query:    v,
 	})
 	if err != nil {
 		return nil, err
 	}
-	page, err := decodeVisitors(res.body)
-	return page, err
+	return decodePaths(ep, res.body)
 }
 
-// decodeVisitors decodes and validates a visitors page: totals, visitors
-// and hasMore are required, every count is a non-negative integer and every
-// path is non-empty. A well-formed page takes the one-pass reading; any
-// other body is read strictly, which names what is wrong.
-func decodeVisitors(body []byte) (*VisitorsPage, error) {
-	if page, ok := decodeVisitorsFast(body); ok {
-		return page, nil
+// rangeValues returns the dateFrom and dateTo parameters of r: each is sent
+// only when set.
+func rangeValues(r DateRange) url.Values {
+	v := url.Values{}
+	if !r.From.IsZero() {
+		v.Set("dateFrom", r.From.String())
 	}
-	return decodeVisitorsStrict(body)
+	if !r.To.IsZero() {
+		v.Set("dateTo", r.To.String())
+	}
+	return v
 }
 
-// decodeVisitorsStrict is decodeVisitors without the fast path: every value
-// is looked at as raw JSON so a missing field, a null and a wrong type are
-// told apart and reported with the field's path.
-func decodeVisitorsStrict(body []byte) (*VisitorsPage, error) {
-	root, err := parseBody(EndpointVisitors, body)
-	if err != nil {
-		return nil, err
-	}
-	page := &VisitorsPage{}
-	totals, err := root.object("totals")
-	if err != nil {
-		return nil, err
-	}
-	if page.Totals, err = totals.counts(); err != nil {
-		return nil, err
-	}
-	rows, err := root.array("visitors")
-	if err != nil {
-		return nil, err
-	}
-	page.Visitors = make([]PathVisitors, 0, len(rows))
-	for i, raw := range rows {
-		row, err := asObject(EndpointVisitors, fmt.Sprintf("visitors[%d]", i), raw)
-		if err != nil {
+// countsWire is the wire form of {human, ai, total}.
+type countsWire struct {
+	Human wireNum `json:"human"`
+	AI    wireNum `json:"ai"`
+	Total wireNum `json:"total"`
+}
+
+// pathRowWire is the wire form of one visitors or views row.
+type pathRowWire struct {
+	Path wireStr `json:"path"`
+	countsWire
+}
+
+// visitorsWire and viewsWire are the wire forms of the two exports; they
+// differ only in the name of the row array.
+type visitorsWire struct {
+	Totals  json.RawMessage `json:"totals"`
+	Rows    []pathRowWire   `json:"visitors"`
+	HasMore wireBool        `json:"hasMore"`
+}
+
+type viewsWire struct {
+	Totals  json.RawMessage `json:"totals"`
+	Rows    []pathRowWire   `json:"views"`
+	HasMore wireBool        `json:"hasMore"`
+}
+
+var pathRowType = reflect.TypeFor[pathRowWire]()
+
+// decodePaths decodes and validates a visitors or views page.
+func decodePaths(ep Endpoint, body []byte) (*PathsPage, error) {
+	var (
+		totals  json.RawMessage
+		rows    []pathRowWire
+		hasMore *wireBool
+		field   string
+	)
+	if ep == EndpointViews {
+		var w viewsWire
+		if err := decodePage(ep, body, &w, "views", pathRowType); err != nil {
 			return nil, err
 		}
-		var pv PathVisitors
-		if pv.Path, err = row.requiredString("path", true); err != nil {
+		totals, rows, hasMore, field = w.Totals, w.Rows, &w.HasMore, "views"
+	} else {
+		var w visitorsWire
+		if err := decodePage(ep, body, &w, "visitors", pathRowType); err != nil {
 			return nil, err
 		}
-		if pv.Counts, err = row.counts(); err != nil {
-			return nil, err
-		}
-		page.Visitors = append(page.Visitors, pv)
+		totals, rows, hasMore, field = w.Totals, w.Rows, &w.HasMore, "visitors"
 	}
-	if page.HasMore, err = root.requiredBool("hasMore"); err != nil {
+	page := &PathsPage{}
+	var tw countsWire
+	if err := decodeObject(ep, "totals", totals, &tw); err != nil {
 		return nil, err
+	}
+	var err error
+	if page.Totals, err = tw.counts(ep, "totals"); err != nil {
+		return nil, err
+	}
+	if err := requireRows(ep, field, rows); err != nil {
+		return nil, err
+	}
+	if page.HasMore, err = requireBool(ep, "hasMore", hasMore); err != nil {
+		return nil, err
+	}
+	page.Rows = make([]PathCounts, 0, len(rows))
+	for i := range rows {
+		r := &rows[i]
+		switch {
+		case r.Path.st != wireOK:
+			page.Skipped.add(SkipBadRow)
+		case r.Path.s == "":
+			page.Skipped.add(SkipEmptyPath)
+		case !numsOK(&r.Human, &r.AI, &r.Total):
+			page.Skipped.add(SkipBadCount)
+		default:
+			page.Rows = append(page.Rows, PathCounts{Path: r.Path.s, Counts: Counts{Human: r.Human.v, AI: r.AI.v, Total: r.Total.v}})
+		}
 	}
 	return page, nil
+}
+
+// counts validates page-level counts; field names the object.
+func (w *countsWire) counts(ep Endpoint, field string) (Counts, error) {
+	var c Counts
+	var err error
+	if c.Human, err = requireNum(ep, field+".human", &w.Human); err != nil {
+		return c, err
+	}
+	if c.AI, err = requireNum(ep, field+".ai", &w.AI); err != nil {
+		return c, err
+	}
+	if c.Total, err = requireNum(ep, field+".total", &w.Total); err != nil {
+		return c, err
+	}
+	return c, nil
 }

@@ -14,7 +14,8 @@ const (
 	DefaultConcurrency = 4
 )
 
-// WalkOptions tunes WalkVisitors. Zero fields take their defaults.
+// WalkOptions tunes WalkVisitors and WalkViews. Zero fields take their
+// defaults.
 type WalkOptions struct {
 	// PageSize is the limit sent upstream, 1..250; DefaultPageSize when 0.
 	PageSize int
@@ -22,7 +23,7 @@ type WalkOptions struct {
 	// MaxPages pages ends it with ErrTooManyPages. DefaultMaxPages when 0.
 	MaxPages int
 	// KnownPages is how many pages the previous walk of the same range
-	// needed (VisitorsResult.Pages). When it is above 1, the first
+	// needed (PathsResult.Pages). When it is above 1, the first
 	// KnownPages pages are fetched concurrently.
 	KnownPages int
 	// Concurrency bounds the concurrent requests; DefaultConcurrency when 0.
@@ -61,7 +62,8 @@ func (o WalkOptions) withDefaults() (WalkOptions, error) {
 // the error names the page's offset. It also ends with an error when a page
 // claims more rows but has none (ErrEmptyPageWithMore), or when more than
 // MaxPages pages would be needed (ErrTooManyPages). A path seen on an
-// earlier page is dropped and counted in Duplicates.
+// earlier page is dropped and counted in Duplicates. Malformed rows are
+// skipped and counted in Skipped (see Views); they never fail the walk.
 //
 // With KnownPages K > 1, pages 0..K-1 are fetched concurrently (at most
 // Concurrency at a time); the first failure cancels the others. When a page
@@ -70,8 +72,19 @@ func (o WalkOptions) withDefaults() (WalkOptions, error) {
 // has more, the walk goes on one page at a time. The result is assembled in
 // offset order either way; Totals come from the offset-0 page, and Pages
 // counts the pages used, up to the first without more.
-func (c *Client) WalkVisitors(ctx context.Context, projectID string, r DateRange, o WalkOptions) (*VisitorsResult, error) {
-	w := &walk{c: c, project: projectID, r: r, seen: make(map[string]struct{})}
+func (c *Client) WalkVisitors(ctx context.Context, projectID string, r DateRange, o WalkOptions) (*PathsResult, error) {
+	return c.walkPaths(ctx, EndpointVisitors, projectID, r, o)
+}
+
+// WalkViews fetches every page of the page views export for range r,
+// exactly as WalkVisitors walks the visitors export.
+func (c *Client) WalkViews(ctx context.Context, projectID string, r DateRange, o WalkOptions) (*PathsResult, error) {
+	return c.walkPaths(ctx, EndpointViews, projectID, r, o)
+}
+
+// walkPaths walks an offset-paged export.
+func (c *Client) walkPaths(ctx context.Context, ep Endpoint, projectID string, r DateRange, o WalkOptions) (*PathsResult, error) {
+	w := &walk{c: c, ep: ep, project: projectID, r: r, seen: make(map[string]struct{})}
 	var err error
 	if w.o, err = o.withDefaults(); err != nil {
 		return nil, w.fail(-1, err)
@@ -79,7 +92,7 @@ func (c *Client) WalkVisitors(ctx context.Context, projectID string, r DateRange
 	if _, err := segment("project id", projectID); err != nil {
 		return nil, w.fail(-1, err)
 	}
-	w.res = &VisitorsResult{Range: r}
+	w.res = &PathsResult{Range: r}
 	next := 0
 	if w.o.KnownPages > 1 {
 		pages, err := w.fetchConcurrently(ctx, w.o.KnownPages)
@@ -115,13 +128,14 @@ func (c *Client) WalkVisitors(ctx context.Context, projectID string, r DateRange
 	}
 }
 
-// walk is the state of one WalkVisitors call.
+// walk is the state of one walk of an offset-paged export.
 type walk struct {
 	c       *Client
+	ep      Endpoint
 	project string
 	r       DateRange
 	o       WalkOptions
-	res     *VisitorsResult
+	res     *PathsResult
 	seen    map[string]struct{}
 }
 
@@ -133,14 +147,14 @@ func (w *walk) fail(page int, err error) error {
 		rng = w.r.String()
 	}
 	if page < 0 {
-		return fmt.Errorf("visitors walk of project %q %s: %w", w.project, rng, err)
+		return fmt.Errorf("%s walk of project %q %s: %w", w.ep, w.project, rng, err)
 	}
-	return fmt.Errorf("visitors walk of project %q %s: page at offset %d: %w", w.project, rng, page*w.o.PageSize, err)
+	return fmt.Errorf("%s walk of project %q %s: page at offset %d: %w", w.ep, w.project, rng, page*w.o.PageSize, err)
 }
 
 // fetch gets page number i (offset i*PageSize).
-func (w *walk) fetch(ctx context.Context, i int) (*VisitorsPage, error) {
-	p, err := w.c.Visitors(ctx, w.project, VisitorsQuery{Range: w.r, Limit: w.o.PageSize, Offset: i * w.o.PageSize})
+func (w *walk) fetch(ctx context.Context, i int) (*PathsPage, error) {
+	p, err := w.c.pathsPage(ctx, w.ep, w.project, PathsQuery{Range: w.r, Limit: w.o.PageSize, Offset: i * w.o.PageSize})
 	if err != nil {
 		return nil, w.fail(i, err)
 	}
@@ -149,21 +163,23 @@ func (w *walk) fetch(ctx context.Context, i int) (*VisitorsPage, error) {
 
 // add merges page number i into the result and reports whether it was the
 // last page.
-func (w *walk) add(i int, p *VisitorsPage) (last bool, err error) {
-	if len(p.Visitors) == 0 && p.HasMore {
+// A page whose rows were all skipped is not empty.
+func (w *walk) add(i int, p *PathsPage) (last bool, err error) {
+	if len(p.Rows) == 0 && p.Skipped.Total() == 0 && p.HasMore {
 		return false, w.fail(i, ErrEmptyPageWithMore)
 	}
 	if i == 0 {
 		w.res.Totals = p.Totals
 	}
 	w.res.Pages++
-	for _, row := range p.Visitors {
+	w.res.Skipped.merge(p.Skipped)
+	for _, row := range p.Rows {
 		if _, dup := w.seen[row.Path]; dup {
 			w.res.Duplicates++
 			continue
 		}
 		w.seen[row.Path] = struct{}{}
-		w.res.Visitors = append(w.res.Visitors, row)
+		w.res.Rows = append(w.res.Rows, row)
 	}
 	return !p.HasMore, nil
 }
@@ -172,11 +188,11 @@ func (w *walk) add(i int, p *VisitorsPage) (last bool, err error) {
 // after one that has no more are not started; the returned slice ends with
 // the first page without more (or holds all k pages). The first failure
 // cancels the requests in flight and is returned.
-func (w *walk) fetchConcurrently(ctx context.Context, k int) ([]*VisitorsPage, error) {
+func (w *walk) fetchConcurrently(ctx context.Context, k int) ([]*PathsPage, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	pages := make([]*VisitorsPage, k)
+	pages := make([]*PathsPage, k)
 	var (
 		end      atomic.Int64 // index of the first page seen without more
 		errOnce  sync.Once

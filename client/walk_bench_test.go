@@ -59,8 +59,8 @@ func BenchmarkWalk(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if len(res.Visitors) != paths || res.Pages != pages {
-					b.Fatalf("walk got %d paths in %d pages, want %d in %d", len(res.Visitors), res.Pages, paths, pages)
+				if len(res.Rows) != paths || res.Pages != pages {
+					b.Fatalf("walk got %d paths in %d pages, want %d in %d", len(res.Rows), res.Pages, paths, pages)
 				}
 			}
 			b.StopTimer()

@@ -95,7 +95,7 @@ func TestWalkVisitorsPagination(t *testing.T) {
 	}
 }
 
-func checkResult(t *testing.T, res *client.VisitorsResult, r client.DateRange, totals client.Counts, rows []client.PathVisitors, pages int) {
+func checkResult(t *testing.T, res *client.PathsResult, r client.DateRange, totals client.Counts, rows []client.PathCounts, pages int) {
 	t.Helper()
 	if res.Range != r {
 		t.Errorf("Range %v, want %v", res.Range, r)
@@ -103,12 +103,12 @@ func checkResult(t *testing.T, res *client.VisitorsResult, r client.DateRange, t
 	if res.Totals != totals {
 		t.Errorf("Totals %+v, want %+v", res.Totals, totals)
 	}
-	if len(res.Visitors) != len(rows) {
-		t.Fatalf("%d rows, want %d", len(res.Visitors), len(rows))
+	if len(res.Rows) != len(rows) {
+		t.Fatalf("%d rows, want %d", len(res.Rows), len(rows))
 	}
 	for i := range rows {
-		if res.Visitors[i] != rows[i] {
-			t.Fatalf("row %d = %+v, want %+v", i, res.Visitors[i], rows[i])
+		if res.Rows[i] != rows[i] {
+			t.Fatalf("row %d = %+v, want %+v", i, res.Rows[i], rows[i])
 		}
 	}
 	if res.Pages != pages {
@@ -328,11 +328,11 @@ func TestVisitorsQuery(t *testing.T) {
 	h := newHarness(t, nil, mintlifytest.WithProject(testProject, ds))
 	totals, rows := expected(h.srv, testProject, r)
 
-	page, err := h.c.Visitors(context.Background(), testProject, client.VisitorsQuery{Range: r, Limit: 5, Offset: 10})
+	page, err := h.c.Visitors(context.Background(), testProject, client.PathsQuery{Range: r, Limit: 5, Offset: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &client.VisitorsPage{Totals: totals, Visitors: rows[10:15], HasMore: true}
+	want := &client.PathsPage{Totals: totals, Rows: rows[10:15], HasMore: true}
 	if !reflect.DeepEqual(page, want) {
 		t.Errorf("page %+v, want %+v", page, want)
 	}
@@ -349,12 +349,12 @@ func TestVisitorsQuery(t *testing.T) {
 	}
 
 	// A zero query sends only offset=0: the API's defaults apply.
-	page, err = h.c.Visitors(context.Background(), testProject, client.VisitorsQuery{})
+	page, err = h.c.Visitors(context.Background(), testProject, client.PathsQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(page.Visitors) != 20 || page.HasMore {
-		t.Errorf("zero query: %d rows, hasMore %v", len(page.Visitors), page.HasMore)
+	if len(page.Rows) != 20 || page.HasMore {
+		t.Errorf("zero query: %d rows, hasMore %v", len(page.Rows), page.HasMore)
 	}
 	reqs = h.requests()
 	if q := reqs[len(reqs)-1].Query; len(q) != 1 || q.Get("offset") != "0" {
@@ -370,7 +370,7 @@ func TestVisitorsQuery(t *testing.T) {
 		{client.DateRange{From: r.From}, r.From.String(), "", "dateTo"},
 		{client.DateRange{To: r.To}, "", r.To.String(), "dateFrom"},
 	} {
-		if _, err := h.c.Visitors(context.Background(), testProject, client.VisitorsQuery{Range: tc.r}); err != nil {
+		if _, err := h.c.Visitors(context.Background(), testProject, client.PathsQuery{Range: tc.r}); err != nil {
 			t.Fatal(err)
 		}
 		reqs := h.requests()
@@ -381,7 +381,7 @@ func TestVisitorsQuery(t *testing.T) {
 	}
 
 	h.reset()
-	for _, bad := range []client.VisitorsQuery{{Limit: -1}, {Limit: 251}, {Offset: -1}} {
+	for _, bad := range []client.PathsQuery{{Limit: -1}, {Limit: 251}, {Offset: -1}} {
 		if _, err := h.c.Visitors(context.Background(), testProject, bad); err == nil {
 			t.Errorf("%+v accepted", bad)
 		}
@@ -394,7 +394,7 @@ func TestVisitorsQuery(t *testing.T) {
 func TestPathEscaping(t *testing.T) {
 	const project = "team a/docs?x=1#frag"
 	h := newHarness(t, nil, mintlifytest.WithProject(project, mintlifytest.NewDataset()))
-	if _, err := h.c.Visitors(context.Background(), project, client.VisitorsQuery{}); err != nil {
+	if _, err := h.c.Visitors(context.Background(), project, client.PathsQuery{}); err != nil {
 		t.Fatal(err)
 	}
 	h.srv.AddJob(project, mintlifytest.JobSpec{ID: "job/1 ?"})

@@ -213,7 +213,11 @@ func refreshBaseline(tb testing.TB, n int) func() {
 	return func() {
 		var rows []client.PathVisitors
 		for _, body := range f.pages {
-			var p client.VisitorsPage
+			var p struct {
+				Totals   client.Counts         `json:"totals"`
+				Visitors []client.PathVisitors `json:"visitors"`
+				HasMore  bool                  `json:"hasMore"`
+			}
 			if err := json.Unmarshal(body, &p); err != nil {
 				tb.Fatal(err)
 			}

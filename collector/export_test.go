@@ -59,9 +59,9 @@ type StaticVisitors struct{ Res *client.VisitorsResult }
 
 // Visitors answers a page of the totals and the first row.
 func (s StaticVisitors) Visitors(_ context.Context, _ string, q client.VisitorsQuery) (*client.VisitorsPage, error) {
-	p := &client.VisitorsPage{Totals: s.Res.Totals, HasMore: len(s.Res.Visitors) > 1}
-	if len(s.Res.Visitors) > 0 {
-		p.Visitors = s.Res.Visitors[:1]
+	p := &client.VisitorsPage{Totals: s.Res.Totals, HasMore: len(s.Res.Rows) > 1}
+	if len(s.Res.Rows) > 0 {
+		p.Rows = s.Res.Rows[:1]
 	}
 	return p, nil
 }
@@ -70,6 +70,6 @@ func (s StaticVisitors) Visitors(_ context.Context, _ string, q client.VisitorsQ
 func (s StaticVisitors) WalkVisitors(_ context.Context, _ string, r client.DateRange, _ client.WalkOptions) (*client.VisitorsResult, error) {
 	res := *s.Res
 	res.Range = r
-	res.Visitors = slices.Clone(res.Visitors)
+	res.Rows = slices.Clone(res.Rows)
 	return &res, nil
 }

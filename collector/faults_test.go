@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
+	"maps"
 	"net/http"
 	"runtime"
 	"sort"
@@ -200,7 +201,7 @@ func (e *faultEnv) fakeRows() map[string]client.Counts {
 	_, rows := e.srv.Visitors(faultProject, r.From.Time(), r.To.Time())
 	out := make(map[string]client.Counts, len(rows))
 	for _, row := range rows {
-		out[row.Path] = client.Counts{Human: row.Human, AI: row.AI, Total: row.Total}
+		out[row.Path] = client.Counts{Human: float64(row.Human), AI: float64(row.AI), Total: float64(row.Total)}
 	}
 	return out
 }
@@ -236,7 +237,7 @@ func faultExported(t *testing.T, expo *Exposition) map[string]client.Counts {
 			}
 			seen[id] = true
 			c := out[l["path"]]
-			v := int64(m.GetGauge().GetValue())
+			v := m.GetGauge().GetValue()
 			switch {
 			case name == "mintlify_page_visitors_deduplicated":
 				c.Total = v
@@ -361,8 +362,8 @@ func faultRows() []faultRow {
 		faultRow{
 			name:    "wrong JSON type (a count as a string)",
 			install: faultMutateRow(250, func(row map[string]any) { row["human"] = "12" }),
-			fails:   true, offset: "250", attempts: 1, maxPerRefresh: faultPages, logs: "visitors[0].human: wrong type: string, want integer",
-			doc: "the strict decoder names the field; not retried; the refresh fails",
+			want:    faultWithoutRow(250),
+			doc:     "not a failure: the malformed row is skipped and counted (bad_count); the rest of the refresh is kept",
 		},
 		faultRow{
 			name: "wrong JSON type (hasMore as a string)",
@@ -375,14 +376,22 @@ func faultRows() []faultRow {
 		faultRow{
 			name:    "negative count",
 			install: faultMutateRow(250, func(row map[string]any) { row["ai"] = json.Number("-3") }),
-			fails:   true, offset: "250", attempts: 1, maxPerRefresh: faultPages, logs: "negative count -3",
-			doc: "refused as malformed (counts are non-negative integers); the refresh fails",
+			want:    faultWithoutRow(250),
+			doc:     "not a failure: the malformed row is skipped and counted (bad_count); the rest of the refresh is kept",
 		},
 		faultRow{
 			name:    "fractional count",
 			install: faultMutateRow(250, func(row map[string]any) { row["total"] = json.Number("2.5") }),
-			fails:   true, offset: "250", attempts: 1, maxPerRefresh: faultPages, logs: "not an integer: 2.5",
-			doc: "refused as malformed (12.0 and 1e3 too); the refresh fails",
+			want: func(e *faultEnv, before map[string]client.Counts) map[string]client.Counts {
+				r := client.LastNDays(e.clock.Now(), 1)
+				_, rows := e.srv.Visitors(faultProject, r.From.Time(), r.To.Time())
+				out := maps.Clone(before)
+				c := out[rows[250].Path]
+				c.Total = 2.5
+				out[rows[250].Path] = c
+				return out
+			},
+			doc: "not a failure: counts are JSON numbers (12.0 and 1e3 are read as 12 and 1000)",
 		},
 	)
 	for _, field := range []string{"totals", "visitors", "hasMore"} {
@@ -516,6 +525,18 @@ func faultRows() []faultRow {
 		},
 	)
 	return rows
+}
+
+// faultWithoutRow is the want of a fault that makes row i (of the whole
+// walk) malformed: every row but that one.
+func faultWithoutRow(i int) func(e *faultEnv, before map[string]client.Counts) map[string]client.Counts {
+	return func(e *faultEnv, before map[string]client.Counts) map[string]client.Counts {
+		r := client.LastNDays(e.clock.Now(), 1)
+		_, rows := e.srv.Visitors(faultProject, r.From.Time(), r.To.Time())
+		out := maps.Clone(before)
+		delete(out, rows[i].Path)
+		return out
+	}
 }
 
 // faultMutate edits the JSON object of the visitors page at offset.

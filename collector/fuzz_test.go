@@ -34,8 +34,8 @@ func FuzzSanitizeLabel(f *testing.F) {
 		if p == "" {
 			return // the decoder refuses empty paths
 		}
-		c := client.Counts{Human: int64(human), AI: int64(ai), Total: int64(total)}
-		res := &client.VisitorsResult{Visitors: []client.PathVisitors{{Path: p, Counts: c}}, Pages: 1}
+		c := client.Counts{Human: float64(human), AI: float64(ai), Total: float64(total)}
+		res := &client.VisitorsResult{Rows: []client.PathVisitors{{Path: p, Counts: c}}, Pages: 1}
 		src := NewVisitors(StaticVisitors{Res: res}, Options{})
 		u := engine.Unit{Source: "visitors", Project: "docs", Window: Window{Name: "7d", Days: 7}}
 		r, err := src.Fetch(context.Background(), u, u.Window.Range(day0), 0)

@@ -60,6 +60,7 @@ func selectPaths[R any](rows []R, path func(*R) *string, key func(*R) float64, f
 	return kept, distinct
 }
 
-// pathCounts is a per-page row of visitors or views, whatever the
-// client's type for it.
-type pathCounts = client.PathVisitors
+// pathOf and totalOf read a visitors or views row for selectPaths: rows
+// are ranked by their total.
+func pathOf(r *client.PathCounts) *string  { return &r.Path }
+func totalOf(r *client.PathCounts) float64 { return r.Total }

@@ -29,7 +29,7 @@ func renderSnapshot(project, window string, totals client.Counts, rows ...client
 	if err != nil {
 		panic(err)
 	}
-	res := &client.VisitorsResult{Totals: totals, Visitors: rows, Pages: 1}
+	res := &client.VisitorsResult{Totals: totals, Rows: rows, Pages: 1}
 	u := engine.Unit{Source: "visitors", Project: project, Window: w}
 	r, err := visitorsSource(res).Fetch(context.Background(), u, w.Range(benchNow()), 0)
 	if err != nil {
@@ -47,7 +47,7 @@ func restoredVisitors(tb testing.TB, results ...collector.UnitResult) *engine.En
 	return collector.RestoredEngine(tb, visitorsSource(nil), benchNow(), results...)
 }
 
-func row(path string, human, ai, total int64) client.PathVisitors {
+func row(path string, human, ai, total float64) client.PathVisitors {
 	return client.PathVisitors{Path: path, Counts: client.Counts{Human: human, AI: ai, Total: total}}
 }
 
@@ -120,7 +120,7 @@ func TestRenderEscapesAndSanitizesPaths(t *testing.T) {
 				t.Errorf("%s: labels %v", fam, l)
 			}
 			c := got[l["path"]]
-			v := int64(m.GetGauge().GetValue())
+			v := m.GetGauge().GetValue()
 			switch l["traffic"] {
 			case "human":
 				c.Human = v
@@ -283,7 +283,7 @@ func gunzipMember(t *testing.T, b []byte) []byte {
 func TestExpositionWriteGzip(t *testing.T) {
 	big := make([]client.PathVisitors, 3000)
 	for i := range big {
-		big[i] = row(fmt.Sprintf("/docs/section-%d/page-%d", i%37, i), int64(i), int64(i/3), int64(i+i/7))
+		big[i] = row(fmt.Sprintf("/docs/section-%d/page-%d", i%37, i), float64(i), float64(i/3), float64(i+i/7))
 	}
 	exps := map[string]*engine.Exposition{
 		"zero":    {},

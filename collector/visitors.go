@@ -11,8 +11,8 @@ import (
 // VisitorsClient is what the visitors source needs of the API client;
 // *client.Client implements it.
 type VisitorsClient interface {
-	Visitors(ctx context.Context, projectID string, q client.VisitorsQuery) (*client.VisitorsPage, error)
-	WalkVisitors(ctx context.Context, projectID string, r client.DateRange, o client.WalkOptions) (*client.VisitorsResult, error)
+	Visitors(ctx context.Context, projectID string, q client.PathsQuery) (*client.PathsPage, error)
+	WalkVisitors(ctx context.Context, projectID string, r client.DateRange, o client.WalkOptions) (*client.PathsResult, error)
 }
 
 // Visitors is the source of unique visitors (GET /visitors), site-wide and
@@ -74,11 +74,11 @@ func (v *Visitors) Fetch(ctx context.Context, u engine.Unit, r client.DateRange,
 	out := &engine.Result{Samples: make([][]engine.Sample, len(visitorsFamilies))}
 	var totals client.Counts
 	if u.Window.Site {
-		page, err := v.client.Visitors(ctx, u.Project, client.VisitorsQuery{Range: r, Limit: 1})
+		page, err := v.client.Visitors(ctx, u.Project, client.PathsQuery{Range: r, Limit: 1})
 		if err != nil {
 			return nil, err
 		}
-		totals, out.Cost, out.Summary = page.Totals, 1, "site-wide totals"
+		totals, out.Cost, out.Summary, out.Skipped = page.Totals, 1, "site-wide totals", page.Skipped
 	} else {
 		o := v.walk
 		o.KnownPages = prevCost
@@ -86,27 +86,25 @@ func (v *Visitors) Fetch(ctx context.Context, u engine.Unit, r client.DateRange,
 		if err != nil {
 			return nil, err
 		}
-		rows, distinct := selectPaths(res.Visitors,
-			func(r *pathCounts) *string { return &r.Path },
-			func(r *pathCounts) float64 { return float64(r.Total) }, v.filter)
-		totals, out.Cost = res.Totals, res.Pages
+		rows, distinct := selectPaths(res.Rows, pathOf, totalOf, v.filter)
+		totals, out.Cost, out.Skipped = res.Totals, res.Pages, res.Skipped
 		out.Summary = fmt.Sprintf("%d paths, %d exported", distinct, len(rows))
 		page := make([]engine.Sample, 0, 2*len(rows))
 		dedup := make([]engine.Sample, 0, len(rows))
 		for _, r := range rows {
 			page = append(page,
-				engine.Sample{Labels: [2]string{r.Path, "human"}, Value: float64(r.Human)},
-				engine.Sample{Labels: [2]string{r.Path, "ai"}, Value: float64(r.AI)})
-			dedup = append(dedup, engine.Sample{Labels: [2]string{r.Path}, Value: float64(r.Total)})
+				engine.Sample{Labels: [2]string{r.Path, "human"}, Value: r.Human},
+				engine.Sample{Labels: [2]string{r.Path, "ai"}, Value: r.AI})
+			dedup = append(dedup, engine.Sample{Labels: [2]string{r.Path}, Value: r.Total})
 		}
 		out.Samples[visPage], out.Samples[visPageDedup] = page, dedup
 		out.Samples[visPaths] = []engine.Sample{{Value: float64(distinct)}}
 		out.Samples[visPathsExported] = []engine.Sample{{Value: float64(len(rows))}}
 	}
 	out.Samples[visVisitors] = []engine.Sample{
-		{Labels: [2]string{"human"}, Value: float64(totals.Human)},
-		{Labels: [2]string{"ai"}, Value: float64(totals.AI)},
+		{Labels: [2]string{"human"}, Value: totals.Human},
+		{Labels: [2]string{"ai"}, Value: totals.AI},
 	}
-	out.Samples[visVisitorsDedup] = []engine.Sample{{Value: float64(totals.Total)}}
+	out.Samples[visVisitorsDedup] = []engine.Sample{{Value: totals.Total}}
 	return out, nil
 }

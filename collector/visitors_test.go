@@ -431,13 +431,13 @@ func TestVisitorsFilterAndMaxPaths(t *testing.T) {
 }
 
 func TestSelectPathsSanitizesAndMerges(t *testing.T) {
-	res := &client.VisitorsResult{Visitors: []client.PathVisitors{
+	res := &client.VisitorsResult{Rows: []client.PathVisitors{
 		{Path: "/ok", Counts: client.Counts{Human: 1, AI: 1, Total: 2}},
 		{Path: "/bad\xff", Counts: client.Counts{Human: 5, AI: 0, Total: 5}},
 		{Path: "/bad\xfe", Counts: client.Counts{Human: 9, AI: 0, Total: 9}}, // same label once sanitized
 	}}
-	rows, distinct := selectPaths(res.Visitors, func(r *pathCounts) *string { return &r.Path },
-		func(r *pathCounts) float64 { return float64(r.Total) }, PathFilter{})
+	rows, distinct := selectPaths(res.Rows, pathOf,
+		totalOf, PathFilter{})
 	if len(rows) != 2 || distinct != 2 {
 		t.Fatalf("rows %+v distinct %d", rows, distinct)
 	}

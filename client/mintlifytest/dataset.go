@@ -7,17 +7,20 @@ import (
 	"time"
 )
 
-// Dataset holds a project's analytics: for each UTC day and each path, the
-// unique human visitors, unique AI visitors and the deduplicated total.
-// Values are stored compactly as int32 columns, one column set per day. A
-// Dataset is safe for concurrent use and may be changed while a Server
-// serves it.
+// Dataset holds a project's analytics, per UTC day: for each path the
+// unique human visitors, unique AI visitors and the deduplicated total
+// (Set), and the page views (SetViews) and feedback (SetFeedback); the
+// assistant's queries by caller (SetCallerStats); searches per term
+// (SetSearch); and assistant conversation turns (AddTurn). Per-path values
+// are stored compactly as int32 columns, one column set per day. A Dataset
+// is safe for concurrent use and may be changed while a Server serves it.
 type Dataset struct {
 	mu      sync.RWMutex
 	version uint64
 	index   map[string]int32
 	paths   []string
 	days    map[int32]*dayColumns // key: days since 1970-01-01
+	x       *extras               // the other signals; nil until one is set
 }
 
 // dayColumns holds one day's values, indexed by path number. A column may be
@@ -48,12 +51,7 @@ func (d *Dataset) Set(day time.Time, path string, human, ai, total int64) {
 	dn := dayNumber(day)
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	i, ok := d.index[path]
-	if !ok {
-		i = int32(len(d.paths))
-		d.index[path] = i
-		d.paths = append(d.paths, path)
-	}
+	i := d.pathIndex(path)
 	c := d.days[dn]
 	if c == nil {
 		c = &dayColumns{}

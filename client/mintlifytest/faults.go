@@ -9,24 +9,64 @@ import (
 	"time"
 )
 
-// AnyOffset makes a Fault match visitors requests at every offset.
+// AnyOffset makes a Fault match visitors and views requests at every
+// offset.
 const AnyOffset = -1
 
+// CountFormat says how a fault writes the counts of an answer. The API
+// publishes counts as JSON numbers, not integers, so a client must read
+// every form alike.
+type CountFormat int
+
+// The count formats.
+const (
+	// CountsAsIntegers is the fake's usual form: 12.
+	CountsAsIntegers CountFormat = iota
+	// CountsWithFraction writes whole counts with a fraction: 12.0.
+	CountsWithFraction
+	// CountsWithExponent writes whole counts with an exponent: 1.2e+01.
+	CountsWithExponent
+)
+
+// BadRowKind is a malformation a fault gives one row of an answer.
+type BadRowKind int
+
+// The row malformations.
+const (
+	// NoBadRow leaves rows alone.
+	NoBadRow BadRowKind = iota
+	// RowEmptyPath sets the row's path (searchQuery for searches) to "".
+	RowEmptyPath
+	// RowNegativeCount sets the row's first count (human, thumbsUp or
+	// hits) to -1; for caller stats, web.
+	RowNegativeCount
+	// RowStringCount sets the row's first count to the string "12".
+	RowStringCount
+	// RowMissingCount removes the row's first count.
+	RowMissingCount
+	// RowNotObject replaces the row with the string "oops".
+	RowNotObject
+)
+
 // Fault is a programmed misbehaviour. A request matches when it passed
-// authentication and its endpoint, project and (for visitors) offset match.
+// authentication and its endpoint, project and (for visitors and views)
+// offset match.
 // Each matching request counts towards AfterN; the first fault (in the
 // order they were added) that is past its AfterN and has firings left
 // fires, and only that one counts the firing.
 type Fault struct {
-	// Endpoint is EndpointVisitors, EndpointGetJob, EndpointSendMessage,
-	// EndpointListJobs or EndpointCreateJob; "" matches any.
+	// Endpoint is one of the Endpoint constants (EndpointVisitors,
+	// EndpointViews, EndpointCallerStats, EndpointFeedbackByPage,
+	// EndpointSearches, EndpointConversations, EndpointGetJob,
+	// EndpointSendMessage, EndpointListJobs, EndpointCreateJob); "" matches
+	// any.
 	Endpoint string
 	// Project matches the projectId; "" matches any.
 	Project string
-	// Offset restricts a fault to visitors requests with this offset (an
-	// absent offset is 0; an unparsable one matches only AnyOffset). Note
-	// that the zero value means offset 0: use AnyOffset for every page. It
-	// is ignored for the other endpoints.
+	// Offset restricts a fault to visitors and views requests with this
+	// offset (an absent offset is 0; an unparsable one matches only
+	// AnyOffset). Note that the zero value means offset 0: use AnyOffset for
+	// every page. It is ignored for the other endpoints.
 	Offset int
 	// AfterN skips the first AfterN matching requests.
 	AfterN int
@@ -51,16 +91,39 @@ type Fault struct {
 	Truncate bool
 	// Reset cuts the connection without answering.
 	Reset bool
-	// HasMoreForever makes a visitors answer say hasMore:true, whatever the
-	// data says.
+	// HasMoreForever makes an answer say there is more, whatever the data
+	// says: hasMore true (visitors, views, feedback by page,
+	// conversations) and, for searches and conversations, a nextCursor
+	// (for conversations the last turn's, when there is one).
 	HasMoreForever bool
-	// EmptyPage makes a visitors answer carry visitors:[] (hasMore stays as
-	// the data says unless HasMoreForever).
+	// EmptyPage makes an answer carry an empty row array (hasMore and
+	// nextCursor stay as the data says unless another field changes them).
 	EmptyPage bool
 	// DuplicateRows prepends the previous page's last row (the row at
-	// offset-1) to a visitors page, which then has one row more than the
-	// limit. No effect at offset 0.
+	// offset-1) to a visitors or views page, which then has one row more
+	// than the limit. No effect at offset 0.
 	DuplicateRows bool
+	// Totals replaces the site totals of a visitors or views answer, for
+	// example with values that break max(human, ai) <= total <= human+ai.
+	Totals *Counts
+	// NoNextCursor makes a conversations answer say hasMore true with a
+	// null nextCursor; a searches answer gets a null nextCursor.
+	NoNextCursor bool
+	// RepeatCursor makes a conversations or searches answer repeat the
+	// cursor it was asked for as its nextCursor (the first page gives its
+	// usual one), so that a walk sees the same cursor twice; conversations
+	// also say hasMore true.
+	RepeatCursor bool
+	// CountFormat rewrites every whole number of a 200 answer of any
+	// endpoint in another JSON form (12.0, 1.2e+01).
+	CountFormat CountFormat
+	// BadRow malforms the row at BadRowIndex (0 is the first) of a 200
+	// answer of visitors, views, feedback by page, searches or
+	// conversations; RowNegativeCount, RowStringCount and RowMissingCount
+	// also apply to caller stats (the web count). No effect when the row
+	// does not exist.
+	BadRow      BadRowKind
+	BadRowIndex int
 	// Mutate edits the real answer's JSON object, decoded with UseNumber,
 	// before it is re-encoded and sent (after Status/Body when set). It is
 	// not called when the body is not a JSON object. Values of type
@@ -108,7 +171,7 @@ func (s *Server) ClearFaults() {
 // copy of the one that fires, or nil.
 func (s *Server) matchFault(rt route, q url.Values) *Fault {
 	offset := AnyOffset
-	if rt.endpoint == EndpointVisitors {
+	if offsetPaged(rt.endpoint) {
 		offset = 0
 		if v, ok := q["offset"]; ok {
 			n, err := strconv.Atoi(v[0])
@@ -129,7 +192,7 @@ func (s *Server) matchFault(rt route, q url.Values) *Fault {
 		if fs.Project != "" && fs.Project != rt.project {
 			continue
 		}
-		if rt.endpoint == EndpointVisitors && fs.Offset != AnyOffset && fs.Offset != offset {
+		if offsetPaged(rt.endpoint) && fs.Offset != AnyOffset && fs.Offset != offset {
 			continue
 		}
 		fs.seen++
@@ -193,4 +256,112 @@ func mutate(body []byte, fn func(map[string]any)) []byte {
 		return errorJSON("mintlifytest: Mutate produced an unencodable body: " + err.Error())
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
+
+// firstCounts names the first count of a row of each endpoint.
+var firstCounts = map[string]string{
+	"visitors": "human", "views": "human", "feedback": "thumbsUp", "searches": "hits",
+}
+
+// edit applies CountFormat and BadRow to a decoded 200 answer.
+func (f *Fault) edit(m map[string]any) {
+	if f.BadRow != NoBadRow {
+		f.malform(m)
+	}
+	if f.CountFormat != CountsAsIntegers {
+		rewriteCounts(m, f.CountFormat)
+	}
+}
+
+// malform applies BadRow.
+func (f *Fault) malform(m map[string]any) {
+	for _, arr := range []string{"visitors", "views", "feedback", "searches", "conversations"} {
+		if rows, ok := m[arr].([]any); ok {
+			f.malformRow(rows, arr)
+			return
+		}
+	}
+	if _, ok := m["web"]; ok { // caller stats
+		f.malformCount(m, "web")
+	}
+}
+
+// malformRow malforms rows[f.BadRowIndex] of the array named arr.
+func (f *Fault) malformRow(rows []any, arr string) {
+	i := f.BadRowIndex
+	if i < 0 || i >= len(rows) {
+		return
+	}
+	row, ok := rows[i].(map[string]any)
+	if !ok {
+		return
+	}
+	switch f.BadRow {
+	case RowNotObject:
+		rows[i] = "oops"
+	case RowEmptyPath:
+		switch arr {
+		case "searches":
+			row["searchQuery"] = ""
+		case "conversations":
+			row["id"] = ""
+		default:
+			row["path"] = ""
+		}
+	default:
+		if c, ok := firstCounts[arr]; ok {
+			f.malformCount(row, c)
+		} else if arr == "conversations" {
+			row["responseType"] = json.Number("7")
+		}
+	}
+}
+
+// malformCount applies a count malformation to field name of obj.
+func (f *Fault) malformCount(obj map[string]any, name string) {
+	switch f.BadRow {
+	case RowNegativeCount:
+		obj[name] = json.Number("-1")
+	case RowStringCount:
+		obj[name] = "12"
+	case RowMissingCount:
+		delete(obj, name)
+	}
+}
+
+// rewriteCounts writes every whole number in v in the form cf.
+func rewriteCounts(v any, cf CountFormat) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if n, ok := e.(json.Number); ok {
+				x[k] = reformat(n, cf)
+				continue
+			}
+			rewriteCounts(e, cf)
+		}
+	case []any:
+		for i, e := range x {
+			if n, ok := e.(json.Number); ok {
+				x[i] = reformat(n, cf)
+				continue
+			}
+			rewriteCounts(e, cf)
+		}
+	}
+}
+
+// reformat rewrites a whole number; other numbers are left as they are.
+func reformat(n json.Number, cf CountFormat) json.Number {
+	i, err := strconv.ParseInt(string(n), 10, 64)
+	if err != nil {
+		return n
+	}
+	switch cf {
+	case CountsWithFraction:
+		return json.Number(strconv.FormatInt(i, 10) + ".0")
+	case CountsWithExponent:
+		return json.Number(strconv.FormatFloat(float64(i), 'e', -1, 64))
+	}
+	return n
 }

@@ -89,9 +89,10 @@ func (s *Server) answer(r *http.Request, rt route, routed bool, body []byte, rec
 			return f.reply(), f
 		}
 	}
+	if analyticsEndpoint(rt.endpoint) {
+		return s.serveAnalytics(r, rt, f), f
+	}
 	switch rt.endpoint {
-	case EndpointVisitors:
-		return s.serveVisitors(r, rt, f), f
 	case EndpointGetJob:
 		return s.serveGetJob(rt), f
 	case EndpointSendMessage:
@@ -110,6 +111,9 @@ func (s *Server) send(w http.ResponseWriter, rep reply, f *Fault, answered func(
 		panic(http.ErrAbortHandler)
 	}
 	body := rep.body
+	if f != nil && rep.status == http.StatusOK && (f.BadRow != 0 || f.CountFormat != 0) {
+		body = mutate(body, func(m map[string]any) { f.edit(m) })
+	}
 	if f != nil && f.Mutate != nil {
 		body = mutate(body, f.Mutate)
 	}

@@ -25,10 +25,18 @@ func WithKeys(keys ...string) Option {
 }
 
 // WithRateLimit enables the organization-wide analytics rate limiter:
-// perHour authorized analytics requests in any sliding hour of the clock.
+// perHour authorized requests to any of the analytics endpoints together
+// (visitors, views, caller stats, feedback by page, searches,
+// conversations) in any sliding hour of the clock.
 // 0 turns it off (the default).
 func WithRateLimit(perHour int) Option {
 	return func(s *Server) { s.enableRateLimit(perHour) }
+}
+
+// WithoutRetryAfter makes the analytics limiter answer 429 without a
+// Retry-After header, which the API does not promise.
+func WithoutRetryAfter() Option {
+	return func(s *Server) { s.noRetryAfter = true }
 }
 
 // WithLatency adds d of real time before every request is answered. A

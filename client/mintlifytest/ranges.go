@@ -7,11 +7,12 @@ import (
 	"sync"
 )
 
-// Counts holds unique visitor counts. Total is deduplicated across human and
-// AI traffic: max(Human, AI) <= Total <= Human+AI.
+// Counts holds unique visitor counts or page views. For visitors, Total is
+// deduplicated across human and AI traffic: max(Human, AI) <= Total <=
+// Human+AI. For views (events), Total >= Human+AI.
 type Counts struct{ Human, AI, Total int64 }
 
-// Row is one path's counts in a visitors answer.
+// Row is one path's counts in a visitors or views answer.
 type Row struct {
 	Path string
 	Counts
@@ -27,6 +28,7 @@ const (
 // of day numbers.
 type rangeKey struct {
 	project  string
+	views    bool
 	from, to int32
 }
 
@@ -34,6 +36,7 @@ type rangeKey struct {
 // shared by every page request and by Server.Visitors.
 type rangeResult struct {
 	ds      *Dataset
+	views   bool // page views rather than unique visitors
 	from    int32
 	to      int32
 	once    sync.Once
@@ -55,10 +58,15 @@ const maxCachedRanges = 256
 // get returns the answer for the range, computing it if the cache has no
 // answer for the dataset's current version.
 func (c *rangeCache) get(project string, ds *Dataset, from, to int32) *rangeResult {
+	return c.getKind(project, ds, false, from, to)
+}
+
+// getKind is get for unique visitors (views false) or page views.
+func (c *rangeCache) getKind(project string, ds *Dataset, views bool, from, to int32) *rangeResult {
 	if ds == nil {
 		return &rangeResult{}
 	}
-	key := rangeKey{project, from, to}
+	key := rangeKey{project, views, from, to}
 	v := ds.snapshotVersion()
 	c.mu.Lock()
 	r := c.m[key]
@@ -66,7 +74,7 @@ func (c *rangeCache) get(project string, ds *Dataset, from, to int32) *rangeResu
 		if c.m == nil || len(c.m) >= maxCachedRanges {
 			c.m = make(map[rangeKey]*rangeResult)
 		}
-		r = &rangeResult{ds: ds, from: from, to: to, version: v}
+		r = &rangeResult{ds: ds, views: views, from: from, to: to, version: v}
 		c.m[key] = r
 	}
 	c.mu.Unlock()
@@ -90,10 +98,17 @@ func (c *rangeCache) forget(project string) {
 	c.mu.Unlock()
 }
 
-// compute sums the range, drops paths without visitors, sorts the rows by
-// total descending then path ascending, and derives the site totals.
+// compute sums the range, drops paths without visitors (or views), sorts
+// the rows by total descending then path ascending, and derives the site
+// totals: for views, the sums over paths.
 func (r *rangeResult) compute() {
-	paths, h, a, t := r.ds.sums(r.from, r.to)
+	var paths []string
+	var h, a, t []int64
+	if r.views {
+		paths, h, a, t = r.ds.viewSums(r.from, r.to)
+	} else {
+		paths, h, a, t = r.ds.sums(r.from, r.to)
+	}
 	n := 0
 	for _, v := range t {
 		if v > 0 {
@@ -113,6 +128,14 @@ func (r *rangeResult) compute() {
 		return cmp.Compare(x.Path, y.Path)
 	})
 	r.rows = rows
+	if r.views {
+		for _, row := range rows {
+			r.totals.Human += row.Human
+			r.totals.AI += row.AI
+			r.totals.Total += row.Total
+		}
+		return
+	}
 	r.totals = siteTotals(rows)
 }
 

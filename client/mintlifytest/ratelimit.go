@@ -69,6 +69,22 @@ func (s *Server) enableRateLimit(perHour int) {
 	s.analytics = newSlidingWindow(perHour, time.Hour)
 }
 
+// SetRetryAfter says whether the analytics limiter's 429 answers carry a
+// Retry-After header (they do unless WithoutRetryAfter or SetRetryAfter
+// false): the API does not promise one.
+func (s *Server) SetRetryAfter(send bool) {
+	s.mu.Lock()
+	s.noRetryAfter = !send
+	s.mu.Unlock()
+}
+
+// retryAfter reports whether 429 answers of the limiter carry Retry-After.
+func (s *Server) retryAfter() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !s.noRetryAfter
+}
+
 // takeAnalytics spends one analytics request, or reports the wait.
 func (s *Server) takeAnalytics(now time.Time) (time.Duration, bool) {
 	s.mu.Lock()

@@ -24,12 +24,14 @@ type Server struct {
 	access    access // allowlist and key scopes (keys.go)
 	latency   time.Duration
 	analytics *slidingWindow // nil when the analytics limiter is off
-	projects  map[string]*project
-	faults    []*faultState
-	faultSeq  int
-	log       []Request
-	prSeq     int
-	jobSeq    int
+	// noRetryAfter leaves Retry-After out of the limiter's 429 answers.
+	noRetryAfter bool
+	projects     map[string]*project
+	faults       []*faultState
+	faultSeq     int
+	log          []Request
+	prSeq        int
+	jobSeq       int
 
 	cache rangeCache
 }

@@ -14,27 +14,21 @@ const (
 	maxLimit     = 250
 )
 
-// visitorsQuery is a validated visitors query: a half-open range of day
-// numbers and a page.
+// visitorsQuery is a validated visitors or views query: a half-open range
+// of day numbers and a page.
 type visitorsQuery struct {
 	from, to      int32
 	limit, offset int
 }
 
-// parseVisitorsQuery validates the query parameters. It returns every
-// problem found, one message each, as the API's details list. Unknown
-// parameters are ignored; of a repeated parameter the first value counts.
+// parseVisitorsQuery validates the query parameters of visitors and views.
+// It returns every problem found, one message each, as the API's details
+// list. Unknown parameters are ignored; of a repeated parameter the first
+// value counts.
 func parseVisitorsQuery(q url.Values, today int32) (visitorsQuery, []string) {
-	vq := visitorsQuery{from: beginningOfData, to: today + 1, limit: defaultLimit}
 	var problems []string
-	if v, ok := q["limit"]; ok {
-		n, err := strconv.Atoi(v[0])
-		if err != nil || n < 1 || n > maxLimit {
-			problems = append(problems, fmt.Sprintf("limit: expected an integer between 1 and %d, received %q", maxLimit, v[0]))
-		} else {
-			vq.limit = n
-		}
-	}
+	vq := visitorsQuery{}
+	vq.limit = parseLimit(q, defaultLimit, maxLimit, &problems)
 	if v, ok := q["offset"]; ok {
 		n, err := strconv.Atoi(v[0])
 		if err != nil || n < 0 {
@@ -43,27 +37,51 @@ func parseVisitorsQuery(q url.Values, today int32) (visitorsQuery, []string) {
 			vq.offset = n
 		}
 	}
+	vq.from, vq.to = parseRange(q, today, &problems)
+	return vq, problems
+}
+
+// parseLimit reads the limit parameter: def when absent, a problem when
+// not an integer in 1..maxLimit.
+func parseLimit(q url.Values, def, maxLimit int, problems *[]string) int {
+	v, ok := q["limit"]
+	if !ok {
+		return def
+	}
+	n, err := strconv.Atoi(v[0])
+	if err != nil || n < 1 || n > maxLimit {
+		*problems = append(*problems, fmt.Sprintf("limit: expected an integer between 1 and %d, received %q", maxLimit, v[0]))
+		return def
+	}
+	return n
+}
+
+// parseRange reads dateFrom and dateTo as a half-open range of day
+// numbers: from the beginning of the data and up to today included when
+// absent.
+func parseRange(q url.Values, today int32, problems *[]string) (from, to int32) {
+	from, to = beginningOfData, today+1
 	var fromT, toT time.Time
 	if v, ok := q["dateFrom"]; ok {
 		t, err := parseAPIDate(v[0])
 		if err != nil {
-			problems = append(problems, fmt.Sprintf("dateFrom: expected a date in YYYY-MM-DD or ISO 8601 format, received %q", v[0]))
+			*problems = append(*problems, fmt.Sprintf("dateFrom: expected a date in YYYY-MM-DD or ISO 8601 format, received %q", v[0]))
 		} else {
-			fromT, vq.from = t, dayNumber(t)
+			fromT, from = t, dayNumber(t)
 		}
 	}
 	if v, ok := q["dateTo"]; ok {
 		t, err := parseAPIDate(v[0])
 		if err != nil {
-			problems = append(problems, fmt.Sprintf("dateTo: expected a date in YYYY-MM-DD or ISO 8601 format, received %q", v[0]))
+			*problems = append(*problems, fmt.Sprintf("dateTo: expected a date in YYYY-MM-DD or ISO 8601 format, received %q", v[0]))
 		} else {
-			toT, vq.to = t, dayNumber(t)
+			toT, to = t, dayNumber(t)
 		}
 	}
 	if !fromT.IsZero() && !toT.IsZero() && fromT.After(toT) {
-		problems = append(problems, "dateFrom must not be after dateTo")
+		*problems = append(*problems, "dateFrom must not be after dateTo")
 	}
-	return vq, problems
+	return from, to
 }
 
 // parseAPIDate accepts YYYY-MM-DD (midnight UTC) or an RFC 3339 date-time.
@@ -75,31 +93,24 @@ func parseAPIDate(s string) (time.Time, error) {
 	return time.Parse(time.RFC3339, s)
 }
 
-// serveVisitors answers GET /v1/analytics/{projectId}/visitors.
-func (s *Server) serveVisitors(r *http.Request, rt route, f *Fault) reply {
-	now := s.now()
-	if wait, ok := s.takeAnalytics(now); !ok {
-		return reply{
-			status: http.StatusTooManyRequests,
-			body:   analyticsErrorJSON("Rate limit exceeded", nil),
-			header: http.Header{"Retry-After": {strconv.FormatInt(retryAfterSeconds(wait), 10)}},
-		}
-	}
-	ds, ok := s.dataset(rt.project)
-	if !ok {
-		return reply{status: http.StatusNotFound, body: analyticsErrorJSON("project not found", nil)}
-	}
-	q, problems := parseVisitorsQuery(r.URL.Query(), dayNumber(now))
+// servePaths answers GET /v1/analytics/{projectId}/visitors and /views.
+func (s *Server) servePaths(r *http.Request, rt route, ds *Dataset, f *Fault) reply {
+	q, problems := parseVisitorsQuery(r.URL.Query(), dayNumber(s.now()))
 	if len(problems) > 0 {
-		return reply{status: http.StatusBadRequest, body: analyticsErrorJSON("Invalid query parameters", problems)}
+		return badQuery(problems)
 	}
-	res := s.cache.get(rt.project, ds, q.from, q.to)
-	return reply{status: http.StatusOK, body: encodePage(res, q.offset, q.limit, f)}
+	views := rt.endpoint == EndpointViews
+	res := s.cache.getKind(rt.project, ds, views, q.from, q.to)
+	arr := "visitors"
+	if views {
+		arr = "views"
+	}
+	return reply{status: http.StatusOK, body: encodePage(res, arr, q.offset, q.limit, f)}
 }
 
-// encodePage writes one page of a range's answer, applying the visitors
-// faults.
-func encodePage(res *rangeResult, offset, limit int, f *Fault) []byte {
+// encodePage writes one page of a range's answer, with the rows in the
+// array named arr, applying the paging faults.
+func encodePage(res *rangeResult, arr string, offset, limit int, f *Fault) []byte {
 	n := len(res.rows)
 	var page []Row
 	hasMore := false
@@ -119,10 +130,16 @@ func encodePage(res *rangeResult, offset, limit int, f *Fault) []byte {
 			hasMore = true
 		}
 	}
+	totals := res.totals
+	if f != nil && f.Totals != nil {
+		totals = *f.Totals
+	}
 	b := make([]byte, 0, 80+len(page)*96)
 	b = append(b, `{"totals":{`...)
-	b = appendCounts(b, res.totals)
-	b = append(b, `},"visitors":[`...)
+	b = appendCounts(b, totals)
+	b = append(b, `},"`...)
+	b = append(b, arr...)
+	b = append(b, `":[`...)
 	for i, row := range page {
 		if i > 0 {
 			b = append(b, ',')
@@ -150,6 +167,14 @@ func (s *Server) Visitors(projectID string, from, to time.Time) (totals Counts, 
 	if !ok {
 		panic(fmt.Sprintf("mintlifytest: Visitors: unknown project %q", projectID))
 	}
+	f, t := s.dayRange(from, to)
+	res := s.cache.get(projectID, ds, f, t)
+	return res.totals, append([]Row(nil), res.rows...)
+}
+
+// dayRange reduces a truth accessor's range to day numbers, as absent
+// dateFrom and dateTo are.
+func (s *Server) dayRange(from, to time.Time) (int32, int32) {
 	f, t := int32(beginningOfData), dayNumber(s.now())+1
 	if !from.IsZero() {
 		f = dayNumber(from)
@@ -157,6 +182,5 @@ func (s *Server) Visitors(projectID string, from, to time.Time) (totals Counts, 
 	if !to.IsZero() {
 		t = dayNumber(to)
 	}
-	res := s.cache.get(projectID, ds, f, t)
-	return res.totals, append([]Row(nil), res.rows...)
+	return f, t
 }

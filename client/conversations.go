@@ -1,0 +1,174 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strconv"
+)
+
+// conversationWire is the wire form of one conversation turn: only what is
+// counted. The text of the query, the response and the sources is skipped
+// by the decoder, never kept.
+type conversationWire struct {
+	ID               wireSeen `json:"id"`
+	ResponseType     wireStr  `json:"responseType"`
+	ResolutionStatus wireStr  `json:"resolutionStatus"`
+}
+
+// conversationsWire is the wire form of one page of GET /assistant.
+type conversationsWire struct {
+	Rows       []conversationWire `json:"conversations"`
+	NextCursor wireStr            `json:"nextCursor"`
+	HasMore    wireBool           `json:"hasMore"`
+}
+
+var conversationRowType = reflect.TypeFor[conversationWire]()
+
+// conversationsPage is one decoded page of conversations.
+type conversationsPage struct {
+	counts     map[ConversationKey]int
+	turns      int
+	nextCursor *string
+	hasMore    bool
+	skipped    Skipped
+}
+
+// WalkConversations counts every assistant conversation turn of a project
+// in range r by response type and resolution, following the cursor of
+// GET /v1/analytics/{projectId}/assistant (limit o.PageSize, 1..
+// MaxConversationsPageSize) while hasMore is true. It costs one request per
+// PageSize turns.
+//
+// The walk is all or nothing. It fails with ErrTooManyPages when more than
+// MaxPages pages would be needed, with ErrEmptyPageWithMore for a page
+// without turns that claims more, and with a *DecodeError for a page with
+// hasMore true and no nextCursor, or a nextCursor already seen (the walk
+// would not end). A turn that is not an object, has no id, or a
+// responseType or resolutionStatus that is not a string (or null) or is
+// an empty responseType is skipped and counted in Skipped.
+func (c *Client) WalkConversations(ctx context.Context, projectID string, r DateRange, o CursorWalkOptions) (*ConversationsResult, error) {
+	const ep = EndpointConversations
+	fail := func(page int, err error) error {
+		rng := "all dates"
+		if r != (DateRange{}) {
+			rng = r.String()
+		}
+		if page < 0 {
+			return fmt.Errorf("%s walk of project %q %s: %w", ep, projectID, rng, err)
+		}
+		return fmt.Errorf("%s walk of project %q %s: page %d: %w", ep, projectID, rng, page+1, err)
+	}
+	switch {
+	case o.PageSize < 0 || o.PageSize > MaxConversationsPageSize:
+		return nil, fail(-1, fmt.Errorf("page size %d outside 1..%d", o.PageSize, MaxConversationsPageSize))
+	case o.MaxPages < 0:
+		return nil, fail(-1, fmt.Errorf("negative MaxPages %d", o.MaxPages))
+	}
+	if o.PageSize == 0 {
+		o.PageSize = DefaultConversationsPageSize
+	}
+	if o.MaxPages == 0 {
+		o.MaxPages = DefaultConversationsMaxPages
+	}
+	p, err := segment("project id", projectID)
+	if err != nil {
+		return nil, fail(-1, err)
+	}
+	res := &ConversationsResult{Range: r, Counts: make(map[ConversationKey]int)}
+	seen := make(map[string]bool)
+	cursor := ""
+	for i := 0; ; i++ {
+		if i >= o.MaxPages {
+			return nil, fail(-1, fmt.Errorf("more than %d pages of %d turns (%w): use a shorter window or raise --conversations.max-pages",
+				o.MaxPages, o.PageSize, ErrTooManyPages))
+		}
+		v := rangeValues(r)
+		v.Set("limit", strconv.Itoa(o.PageSize))
+		if cursor != "" {
+			v.Set("cursor", cursor)
+		}
+		ans, err := c.do(ctx, &call{endpoint: ep, method: "GET", path: "/v1/analytics/" + p + "/assistant", query: v})
+		if err != nil {
+			return nil, fail(i, err)
+		}
+		page, err := decodeConversations(ans.body)
+		if err != nil {
+			return nil, fail(i, err)
+		}
+		res.Pages++
+		res.Turns += page.turns
+		for k, n := range page.counts {
+			res.Counts[k] += n
+		}
+		res.Skipped.merge(page.skipped)
+		if !page.hasMore {
+			return res, nil
+		}
+		if page.turns == 0 && page.skipped.Total() == 0 {
+			return nil, fail(i, ErrEmptyPageWithMore)
+		}
+		switch {
+		case page.nextCursor == nil || *page.nextCursor == "":
+			return nil, fail(i, &DecodeError{Endpoint: ep, Field: "nextCursor", Reason: "hasMore is true but there is no cursor"})
+		case seen[*page.nextCursor]:
+			return nil, fail(i, &DecodeError{Endpoint: ep, Field: "nextCursor", Reason: "cursor " + quoteShort(*page.nextCursor) + " repeats an earlier one"})
+		}
+		cursor = *page.nextCursor
+		seen[cursor] = true
+	}
+}
+
+// decodeConversations decodes and validates one page of conversations.
+func decodeConversations(body []byte) (*conversationsPage, error) {
+	const ep = EndpointConversations
+	var w conversationsWire
+	if err := decodePage(ep, body, &w, "conversations", conversationRowType); err != nil {
+		return nil, err
+	}
+	if err := requireRows(ep, "conversations", w.Rows); err != nil {
+		return nil, err
+	}
+	page := &conversationsPage{counts: make(map[ConversationKey]int, 4)}
+	var err error
+	if page.hasMore, err = requireBool(ep, "hasMore", &w.HasMore); err != nil {
+		return nil, err
+	}
+	var ok bool
+	if page.nextCursor, ok = w.NextCursor.nullable(); !ok {
+		return nil, &DecodeError{Endpoint: ep, Field: "nextCursor", Reason: w.NextCursor.problem(true)}
+	}
+	for i := range w.Rows {
+		r := &w.Rows[i]
+		if r.ID.st != wireOK || !r.ID.nonEmpty {
+			page.skipped.add(SkipBadRow)
+			continue
+		}
+		k := ConversationKey{ResponseType: ResponseTypeAnswer, Resolution: ResolutionUnknown}
+		switch r.ResponseType.st {
+		case wireOK:
+			k.ResponseType = r.ResponseType.s
+		case wireAbsent, wireNull:
+		default:
+			page.skipped.add(SkipBadRow)
+			continue
+		}
+		switch r.ResolutionStatus.st {
+		case wireOK:
+			if r.ResolutionStatus.s != "" {
+				k.Resolution = r.ResolutionStatus.s
+			}
+		case wireAbsent, wireNull:
+		default:
+			page.skipped.add(SkipBadRow)
+			continue
+		}
+		if k.ResponseType == "" {
+			page.skipped.add(SkipBadRow)
+			continue
+		}
+		page.counts[k]++
+		page.turns++
+	}
+	return page, nil
+}

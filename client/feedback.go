@@ -1,0 +1,94 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strconv"
+)
+
+// feedbackRowWire is the wire form of one feedback by page row.
+type feedbackRowWire struct {
+	Path       wireStr `json:"path"`
+	ThumbsUp   wireNum `json:"thumbsUp"`
+	ThumbsDown wireNum `json:"thumbsDown"`
+	Code       wireNum `json:"code"`
+	Total      wireNum `json:"total"`
+}
+
+// feedbackWire is the wire form of feedback by page.
+type feedbackWire struct {
+	Rows    []feedbackRowWire `json:"feedback"`
+	HasMore wireBool          `json:"hasMore"`
+}
+
+var feedbackRowType = reflect.TypeFor[feedbackRowWire]()
+
+// FeedbackByPage fetches feedback entries per page of a project for range
+// r: GET /v1/analytics/{projectId}/feedback/by-page with limit (1..
+// MaxFeedbackLimit; 0 sends none, and the API's default of 10 applies). The
+// endpoint has no offset or cursor: one request is all there is, and
+// HasMore says that more pages had feedback than limit let through.
+//
+// The answer must have the feedback array and hasMore; a row that is not
+// an object, has an empty or missing path, or a count (thumbsUp,
+// thumbsDown, code, total) that is missing, null, negative or not a number
+// is left out and counted in Skipped.
+func (c *Client) FeedbackByPage(ctx context.Context, projectID string, r DateRange, limit int) (*FeedbackPage, error) {
+	const ep = EndpointFeedbackByPage
+	p, err := segment("project id", projectID)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ep, err)
+	}
+	if limit < 0 || limit > MaxFeedbackLimit {
+		return nil, fmt.Errorf("%s: limit %d outside 1..%d", ep, limit, MaxFeedbackLimit)
+	}
+	v := rangeValues(r)
+	if limit > 0 {
+		v.Set("limit", strconv.Itoa(limit))
+	}
+	res, err := c.do(ctx, &call{
+		endpoint: ep,
+		method:   "GET",
+		path:     "/v1/analytics/" + p + "/feedback/by-page",
+		query:    v,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return decodeFeedback(res.body)
+}
+
+// decodeFeedback decodes and validates a feedback by page answer.
+func decodeFeedback(body []byte) (*FeedbackPage, error) {
+	const ep = EndpointFeedbackByPage
+	var w feedbackWire
+	if err := decodePage(ep, body, &w, "feedback", feedbackRowType); err != nil {
+		return nil, err
+	}
+	if err := requireRows(ep, "feedback", w.Rows); err != nil {
+		return nil, err
+	}
+	page := &FeedbackPage{}
+	var err error
+	if page.HasMore, err = requireBool(ep, "hasMore", &w.HasMore); err != nil {
+		return nil, err
+	}
+	page.Rows = make([]PageFeedback, 0, len(w.Rows))
+	for i := range w.Rows {
+		r := &w.Rows[i]
+		switch {
+		case r.Path.st != wireOK:
+			page.Skipped.add(SkipBadRow)
+		case r.Path.s == "":
+			page.Skipped.add(SkipEmptyPath)
+		case !numsOK(&r.ThumbsUp, &r.ThumbsDown, &r.Code, &r.Total):
+			page.Skipped.add(SkipBadCount)
+		default:
+			page.Rows = append(page.Rows, PageFeedback{
+				Path: r.Path.s, ThumbsUp: r.ThumbsUp.v, ThumbsDown: r.ThumbsDown.v, Code: r.Code.v, Total: r.Total.v,
+			})
+		}
+	}
+	return page, nil
+}

@@ -1,0 +1,354 @@
+package client
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math"
+	"reflect"
+	"strconv"
+)
+
+// This file holds the one decoding path of the analytics endpoints: typed
+// encoding/json into wire structs whose leaves (wireNum, wireStr, wireBool)
+// record what they saw instead of failing, then validation of the page
+// (a malformed page is a *DecodeError naming the field) and of each row (a
+// malformed row is skipped and counted by reason). encoding/json ignores
+// unknown fields; like it, key matching is case-insensitive and of repeated
+// keys the last one counts.
+
+// wireState says what a leaf found.
+type wireState uint8
+
+const (
+	wireAbsent    wireState = iota // the field was not in the object
+	wireOK                         // a value of the wanted type (and range)
+	wireNull                       // null
+	wireWrongType                  // a value of another JSON type
+	wireBadValue                   // a number that is negative or out of range
+)
+
+// kindName names the JSON type of a value from its first byte.
+func kindName(c byte) string {
+	switch c {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
+
+// wireNum is a count or rate: a finite non-negative JSON number, written
+// any way JSON allows (12, 12.0, 1.2e1).
+type wireNum struct {
+	v    float64 // the value; also when negative (st wireBadValue)
+	st   wireState
+	kind byte // first byte of a value of the wrong type
+}
+
+// UnmarshalJSON records the value; it never fails.
+func (n *wireNum) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	*n = wireNum{}
+	if len(b) == 0 {
+		n.st = wireWrongType
+		return nil
+	}
+	switch b[0] {
+	case 'n':
+		n.st = wireNull
+		return nil
+	case '"', 't', 'f', '{', '[':
+		n.st, n.kind = wireWrongType, b[0]
+		return nil
+	}
+	v, err := strconv.ParseFloat(string(b), 64)
+	switch {
+	case err != nil || math.IsInf(v, 0) || math.IsNaN(v):
+		n.st, n.v = wireBadValue, math.NaN()
+	case v < 0:
+		n.st, n.v = wireBadValue, v
+	default:
+		n.st, n.v = wireOK, v+0 // +0 turns -0 into 0
+	}
+	return nil
+}
+
+// ok reports whether the number is usable.
+func (n *wireNum) ok() bool { return n.st == wireOK }
+
+// problem describes what is wrong with a number that is not ok.
+func (n *wireNum) problem() string {
+	switch n.st {
+	case wireAbsent:
+		return "missing"
+	case wireNull:
+		return "wrong type: null, want number"
+	case wireWrongType:
+		return "wrong type: " + kindName(n.kind) + ", want number"
+	}
+	if n.v < 0 {
+		return "negative count " + strconv.FormatFloat(n.v, 'g', -1, 64)
+	}
+	return "number out of range"
+}
+
+// wireStr is a string that may be absent or null.
+type wireStr struct {
+	s    string
+	st   wireState
+	kind byte
+}
+
+// UnmarshalJSON records the value; it never fails. Bytes that are not
+// valid UTF-8 are kept as sent (see unquote).
+func (s *wireStr) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	*s = wireStr{}
+	switch {
+	case len(b) == 0:
+		s.st = wireWrongType
+	case b[0] == '"':
+		s.st, s.s = wireOK, unquote(b)
+	case b[0] == 'n':
+		s.st = wireNull
+	default:
+		s.st, s.kind = wireWrongType, b[0]
+	}
+	return nil
+}
+
+// nullable returns the string, or nil when absent or null; ok is false
+// for a value of another type.
+func (s *wireStr) nullable() (v *string, ok bool) {
+	switch s.st {
+	case wireOK:
+		str := s.s
+		return &str, true
+	case wireAbsent, wireNull:
+		return nil, true
+	}
+	return nil, false
+}
+
+// problem describes a string field that is not a string.
+func (s *wireStr) problem(wantNull bool) string {
+	want := "string"
+	if wantNull {
+		want = "string or null"
+	}
+	switch s.st {
+	case wireAbsent:
+		return "missing"
+	case wireNull:
+		return "wrong type: null, want " + want
+	}
+	return "wrong type: " + kindName(s.kind) + ", want " + want
+}
+
+// wireSeen records only the JSON type of a value and whether it is a
+// non-empty string, without keeping it.
+type wireSeen struct {
+	st       wireState
+	nonEmpty bool
+}
+
+// UnmarshalJSON records the value's type; it never fails.
+func (s *wireSeen) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	*s = wireSeen{st: wireWrongType}
+	switch {
+	case len(b) > 0 && b[0] == '"':
+		s.st, s.nonEmpty = wireOK, len(b) > 2
+	case len(b) > 0 && b[0] == 'n':
+		s.st = wireNull
+	}
+	return nil
+}
+
+// wireBool is a boolean.
+type wireBool struct {
+	v    bool
+	st   wireState
+	kind byte
+}
+
+// UnmarshalJSON records the value; it never fails.
+func (w *wireBool) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	*w = wireBool{}
+	switch {
+	case len(b) == 0:
+		w.st = wireWrongType
+	case b[0] == 't' || b[0] == 'f':
+		w.st, w.v = wireOK, b[0] == 't'
+	case b[0] == 'n':
+		w.st = wireNull
+	default:
+		w.st, w.kind = wireWrongType, b[0]
+	}
+	return nil
+}
+
+// problem describes a boolean that is not ok.
+func (w *wireBool) problem() string {
+	switch w.st {
+	case wireAbsent:
+		return "missing"
+	case wireNull:
+		return "wrong type: null, want boolean"
+	}
+	return "wrong type: " + kindName(w.kind) + ", want boolean"
+}
+
+// decodePage unmarshals body into v, a pointer to a wire struct whose row
+// array, named rows in the JSON, holds elements of rowType. A value of the
+// wrong type where a row object belongs is not an error (that row stays
+// zero and is skipped by its validation); anything else that stops
+// encoding/json is a *DecodeError. When the body is not a JSON object the
+// error says so.
+func decodePage(ep Endpoint, body []byte, v any, rows string, rowType reflect.Type) error {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		if !json.Valid(body) {
+			var probe any
+			err := json.Unmarshal(body, &probe)
+			return &DecodeError{Endpoint: ep, Reason: "malformed JSON: " + errString(err)}
+		}
+		return &DecodeError{Endpoint: ep, Reason: "wrong type: " + kindName(trimmed[0]) + ", want object"}
+	}
+	err := json.Unmarshal(body, v)
+	if err == nil {
+		return nil
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		if rowType != nil && te.Type == rowType {
+			// encoding/json reports only the first type error: make sure
+			// the row array itself (the last one, should the key repeat) is
+			// an array.
+			return checkArray(ep, body, rows)
+		}
+		return &DecodeError{Endpoint: ep, Field: te.Field, Reason: "wrong type: " + jsonTypeName(te.Value) + ", want " + wantName(te.Type)}
+	}
+	return &DecodeError{Endpoint: ep, Reason: "malformed JSON: " + err.Error()}
+}
+
+// checkArray checks that the field named rows of body (matched as
+// encoding/json matches it) is an array.
+func checkArray(ep Endpoint, body []byte, rows string) error {
+	probe := reflect.New(reflect.StructOf([]reflect.StructField{{
+		Name: "R", Type: reflect.TypeFor[json.RawMessage](), Tag: reflect.StructTag(`json:"` + rows + `"`),
+	}}))
+	if err := json.Unmarshal(body, probe.Interface()); err != nil {
+		return &DecodeError{Endpoint: ep, Reason: "malformed JSON: " + err.Error()}
+	}
+	raw := bytes.TrimSpace(probe.Elem().Field(0).Bytes())
+	if len(raw) == 0 || raw[0] != '[' {
+		k := "null"
+		if len(raw) > 0 {
+			k = kindName(raw[0])
+		}
+		return &DecodeError{Endpoint: ep, Field: rows, Reason: "wrong type: " + k + ", want array"}
+	}
+	return nil
+}
+
+// errString is err's text, or "" for nil.
+func errString(err error) string {
+	if err == nil {
+		return "not a JSON value"
+	}
+	return err.Error()
+}
+
+// jsonTypeName maps encoding/json's UnmarshalTypeError.Value to the names
+// used in this package's errors.
+func jsonTypeName(v string) string {
+	switch v {
+	case "bool":
+		return "boolean"
+	case "":
+		return "value"
+	}
+	if len(v) > 6 && v[:6] == "number" {
+		return "number"
+	}
+	return v
+}
+
+// wantName names the JSON type a Go wire type stands for.
+func wantName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Slice:
+		return "array"
+	case reflect.Struct, reflect.Map:
+		return "object"
+	}
+	return t.Kind().String()
+}
+
+// decodeObject reads a required object field held as raw JSON into v.
+func decodeObject(ep Endpoint, field string, raw json.RawMessage, v any) error {
+	raw = bytes.TrimSpace(raw)
+	switch {
+	case raw == nil:
+		return &DecodeError{Endpoint: ep, Field: field, Reason: "missing"}
+	case len(raw) == 0 || raw[0] != '{':
+		k := "value"
+		if len(raw) > 0 {
+			k = kindName(raw[0])
+		}
+		return &DecodeError{Endpoint: ep, Field: field, Reason: "wrong type: " + k + ", want object"}
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return &DecodeError{Endpoint: ep, Field: field + "." + te.Field, Reason: "wrong type: " + jsonTypeName(te.Value)}
+		}
+		return &DecodeError{Endpoint: ep, Field: field, Reason: "malformed object: " + err.Error()}
+	}
+	return nil
+}
+
+// requireNum returns a page-level number, or a *DecodeError naming field.
+func requireNum(ep Endpoint, field string, n *wireNum) (float64, error) {
+	if !n.ok() {
+		return 0, &DecodeError{Endpoint: ep, Field: field, Reason: n.problem()}
+	}
+	return n.v, nil
+}
+
+// requireBool returns a page-level boolean, or a *DecodeError naming field.
+func requireBool(ep Endpoint, field string, b *wireBool) (bool, error) {
+	if b.st != wireOK {
+		return false, &DecodeError{Endpoint: ep, Field: field, Reason: b.problem()}
+	}
+	return b.v, nil
+}
+
+// requireRows checks that a page's row array was present (a nil slice
+// means missing or null: encoding/json makes [] an empty non-nil slice).
+func requireRows[T any](ep Endpoint, field string, rows []T) error {
+	if rows == nil {
+		return &DecodeError{Endpoint: ep, Field: field, Reason: "missing or null, want array"}
+	}
+	return nil
+}
+
+// numsOK reports whether every number is usable.
+func numsOK(ns ...*wireNum) bool {
+	for _, n := range ns {
+		if !n.ok() {
+			return false
+		}
+	}
+	return true
+}
