@@ -146,6 +146,7 @@
 //   - Assumptions where the API says nothing: an interrupted job reads as
 //     "completed" in v2, and a session's sessionId is the v2 job id unless
 //     JobSpec.SessionID says otherwise.
+//
 //   - An unknown project is answered 404 {"error": "project not found"} by
 //     the analytics endpoints and the listing; the job endpoints answer 404
 //     {"error": "Job not found"}. A project exists once WithProject,
