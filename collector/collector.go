@@ -32,6 +32,11 @@ func (o Options) walkOptions() client.WalkOptions {
 // *client.Client implements it.
 type Client interface {
 	VisitorsClient
+	ViewsClient
+	AssistantClient
+	FeedbackClient
+	SearchesClient
+	ConversationsClient
 }
 
 // SourceInfo describes one analytics source for its --collector.<name> flag.
@@ -47,6 +52,16 @@ type SourceInfo struct {
 var Sources = []SourceInfo{
 	{Name: "visitors", Default: true, Help: "unique visitors, site-wide and per page (1 request per 250 paths per window)",
 		New: func(c Client, o Options) engine.Source { return NewVisitors(c, o) }},
+	{Name: "views", Default: true, Help: "page view events, site-wide and per page (1 request per 250 paths per window)",
+		New: func(c Client, o Options) engine.Source { return NewViews(c, o) }},
+	{Name: "assistant", Default: true, Help: "assistant queries by caller (1 request per window)",
+		New: func(c Client, o Options) engine.Source { return NewAssistant(c, o) }},
+	{Name: "feedback", Default: true, Help: "feedback per page, the 100 pages with the most (1 request per window)",
+		New: func(c Client, o Options) engine.Source { return NewFeedback(c, o) }},
+	{Name: "searches", Default: true, Help: "search volume, and the top terms with --searches.top-terms (1 request per window)",
+		New: func(c Client, o Options) engine.Source { return NewSearches(c, o) }},
+	{Name: "conversations", Default: false, Help: "assistant conversation turns by response type and resolution (1 request per 1,000 turns per window)",
+		New: func(c Client, o Options) engine.Source { return NewConversations(c, o) }},
 }
 
 // Build returns the named sources, in the order of Sources.

@@ -1,0 +1,53 @@
+package collector
+
+import (
+	"context"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/engine"
+)
+
+// AssistantClient is what the assistant source needs of the API client;
+// *client.Client implements it.
+type AssistantClient interface {
+	CallerStats(ctx context.Context, projectID string, r client.DateRange) (*client.CallerStats, error)
+}
+
+// Assistant is the source of assistant queries by caller (GET
+// /assistant/caller-stats): one request per window, site-wide.
+type Assistant struct{ client AssistantClient }
+
+// NewAssistant returns the assistant source.
+func NewAssistant(c AssistantClient, _ Options) *Assistant { return &Assistant{client: c} }
+
+var assistantFamilies = []engine.Family{{
+	Name:   "mintlify_assistant_queries",
+	Help:   "Queries to the documentation's AI assistant over the window, by caller: web (the site's widget), api, other, and unknown for the API's total beyond the three. Additive." + cachedHelp,
+	Labels: []string{"caller"},
+}}
+
+// Name implements engine.Source.
+func (*Assistant) Name() string { return "assistant" }
+
+// Families implements engine.Source.
+func (*Assistant) Families() []engine.Family { return assistantFamilies }
+
+// Supports implements engine.Source: caller stats are site-wide figures.
+func (*Assistant) Supports(engine.Window) bool { return true }
+
+// Fetch implements engine.Source.
+func (a *Assistant) Fetch(ctx context.Context, u engine.Unit, r client.DateRange, _ int) (*engine.Result, error) {
+	s, err := a.client.CallerStats(ctx, u.Project, r)
+	if err != nil {
+		return nil, err
+	}
+	samples := []engine.Sample{
+		{Labels: [2]string{"web"}, Value: s.Web},
+		{Labels: [2]string{"api"}, Value: s.API},
+		{Labels: [2]string{"other"}, Value: s.Other},
+	}
+	if unknown := s.Total - s.Web - s.API - s.Other; unknown > 0 {
+		samples = append(samples, engine.Sample{Labels: [2]string{"unknown"}, Value: unknown})
+	}
+	return &engine.Result{Samples: [][]engine.Sample{samples}, Cost: 1, Summary: "queries by caller"}, nil
+}

@@ -1,0 +1,92 @@
+package collector
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/engine"
+)
+
+// ConversationsClient is what the conversations source needs of the API
+// client; *client.Client implements it.
+type ConversationsClient interface {
+	WalkConversations(ctx context.Context, projectID string, r client.DateRange, o client.CursorWalkOptions) (*client.ConversationsResult, error)
+}
+
+// Conversations is the source of assistant conversation turns by response
+// type and resolution (GET /assistant, a cursor walk of 1,000 turns a
+// page): its cost grows with the assistant's traffic, so it is off by
+// default, and a walk longer than --conversations.max-pages fails and
+// exports nothing for the unit. Only the counts are kept: never a query,
+// a response or a source. It has no site-wide figure at one request, so no
+// unit for a site window.
+type Conversations struct {
+	client   ConversationsClient
+	maxPages int
+}
+
+// NewConversations returns the conversations source.
+func NewConversations(c ConversationsClient, o Options) *Conversations {
+	return &Conversations{client: c, maxPages: o.ConversationsMaxPages}
+}
+
+var conversationsFamilies = []engine.Family{{
+	Name:   "mintlify_assistant_conversations",
+	Help:   "Turns of conversations with the documentation's AI assistant over the window, by response_type (answer, clarifying_question) and resolution (answered, unanswered, unknown when the API does not say). Additive. Only with --collector.conversations." + cachedHelp,
+	Labels: []string{"response_type", "resolution"},
+}}
+
+// Name implements engine.Source.
+func (*Conversations) Name() string { return "conversations" }
+
+// Families implements engine.Source.
+func (*Conversations) Families() []engine.Family { return conversationsFamilies }
+
+// Supports implements engine.Source: counting turns takes a walk of them.
+func (*Conversations) Supports(w engine.Window) bool { return !w.Site }
+
+// knownConversationKeys are always exported, 0 when absent, so that ratios
+// such as the unanswered share keep their series.
+var knownConversationKeys = []client.ConversationKey{
+	{ResponseType: client.ResponseTypeAnswer, Resolution: client.ResolutionAnswered},
+	{ResponseType: client.ResponseTypeAnswer, Resolution: client.ResolutionUnanswered},
+	{ResponseType: client.ResponseTypeClarifyingQuestion, Resolution: client.ResolutionAnswered},
+	{ResponseType: client.ResponseTypeClarifyingQuestion, Resolution: client.ResolutionUnanswered},
+}
+
+// Fetch implements engine.Source.
+func (c *Conversations) Fetch(ctx context.Context, u engine.Unit, r client.DateRange, _ int) (*engine.Result, error) {
+	res, err := c.client.WalkConversations(ctx, u.Project, r, client.CursorWalkOptions{
+		PageSize: client.MaxConversationsPageSize, MaxPages: c.maxPages,
+	})
+	if err != nil {
+		return nil, err
+	}
+	counts := map[client.ConversationKey]float64{}
+	for _, k := range knownConversationKeys {
+		counts[k] = 0
+	}
+	for k, n := range res.Counts {
+		k.ResponseType, k.Resolution = SanitizeLabel(k.ResponseType), SanitizeLabel(k.Resolution)
+		counts[k] += float64(n)
+	}
+	keys := make([]client.ConversationKey, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b client.ConversationKey) int {
+		if c := strings.Compare(a.ResponseType, b.ResponseType); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Resolution, b.Resolution)
+	})
+	samples := make([]engine.Sample, 0, len(keys))
+	for _, k := range keys {
+		samples = append(samples, engine.Sample{Labels: [2]string{k.ResponseType, k.Resolution}, Value: counts[k]})
+	}
+	return &engine.Result{Samples: [][]engine.Sample{samples}, Cost: max(1, res.Pages), Skipped: res.Skipped,
+		Summary: fmt.Sprintf("%d turns", res.Turns)}, nil
+}

@@ -1,0 +1,77 @@
+package collector
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/engine"
+)
+
+// FeedbackClient is what the feedback source needs of the API client;
+// *client.Client implements it.
+type FeedbackClient interface {
+	FeedbackByPage(ctx context.Context, projectID string, r client.DateRange, limit int) (*client.FeedbackPage, error)
+}
+
+// Feedback is the source of feedback entries per page (GET
+// /feedback/by-page): one request of the largest page the API allows
+// (100 pages, with no offset or cursor), so the pages beyond the first 100
+// cannot be read; mintlify_feedback_pages_truncated says when there were
+// more. It has no site-wide figure, so no unit for a site window.
+type Feedback struct {
+	client FeedbackClient
+	filter PathFilter
+}
+
+// NewFeedback returns the feedback source.
+func NewFeedback(c FeedbackClient, o Options) *Feedback {
+	return &Feedback{client: c, filter: o.Filter}
+}
+
+var feedbackFamilies = []engine.Family{
+	{Name: "mintlify_page_feedback",
+		Help:   "Feedback entries on one page over the window, by kind: thumbs_up, thumbs_down, code (code snippet feedback), and other for the API's total beyond the three. Additive. The API shows at most the 100 pages with the most feedback (see mintlify_feedback_pages_truncated)." + cachedHelp,
+		Labels: []string{"path", "kind"}},
+	{Name: "mintlify_feedback_pages_truncated",
+		Help: "1 when more pages had feedback over the window than the API lets one read (100): mintlify_page_feedback then lacks the pages with the least feedback; 0 otherwise."},
+}
+
+// Name implements engine.Source.
+func (*Feedback) Name() string { return "feedback" }
+
+// Families implements engine.Source.
+func (*Feedback) Families() []engine.Family { return feedbackFamilies }
+
+// Supports implements engine.Source: feedback is per page only.
+func (*Feedback) Supports(w engine.Window) bool { return !w.Site }
+
+// Fetch implements engine.Source.
+func (f *Feedback) Fetch(ctx context.Context, u engine.Unit, r client.DateRange, _ int) (*engine.Result, error) {
+	page, err := f.client.FeedbackByPage(ctx, u.Project, r, client.MaxFeedbackLimit)
+	if err != nil {
+		return nil, err
+	}
+	rows, distinct := selectPaths(page.Rows, func(r *client.PageFeedback) *string { return &r.Path },
+		func(r *client.PageFeedback) float64 { return r.Total }, f.filter)
+	samples := make([]engine.Sample, 0, 4*len(rows))
+	for _, r := range rows {
+		samples = append(samples,
+			engine.Sample{Labels: [2]string{r.Path, "thumbs_up"}, Value: r.ThumbsUp},
+			engine.Sample{Labels: [2]string{r.Path, "thumbs_down"}, Value: r.ThumbsDown},
+			engine.Sample{Labels: [2]string{r.Path, "code"}, Value: r.Code})
+		if other := r.Total - r.ThumbsUp - r.ThumbsDown - r.Code; other > 0 {
+			samples = append(samples, engine.Sample{Labels: [2]string{r.Path, "other"}, Value: other})
+		}
+	}
+	truncated := 0.0
+	summary := fmt.Sprintf("%d pages, %d exported", distinct, len(rows))
+	if page.HasMore {
+		truncated = 1
+		summary += " (the API shows 100 at most: more had feedback)"
+	}
+	return &engine.Result{
+		Samples: [][]engine.Sample{samples, {{Value: truncated}}},
+		Cost:    1, Skipped: page.Skipped, Summary: summary,
+	}, nil
+}

@@ -1,0 +1,121 @@
+package collector
+
+import (
+	"context"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/engine"
+)
+
+// SearchesClient is what the searches source needs of the API client;
+// *client.Client implements it.
+type SearchesClient interface {
+	Searches(ctx context.Context, projectID string, r client.DateRange, limit int, cursor string) (*client.SearchesPage, error)
+}
+
+// MaxTermRunes caps the length of a search term used as a label value;
+// longer terms are cut and end with "…".
+const MaxTermRunes = 100
+
+// Searches is the source of search volume (GET /searches): one request per
+// window. totalSearches is the whole range's count whatever the page size,
+// so by default the request asks for one row; with --searches.top-terms=N
+// it asks for the N most searched terms (rows come ordered by hits) and
+// exports them. Terms are text typed by the public: they are cut to
+// MaxTermRunes, made valid UTF-8, and never logged.
+type Searches struct {
+	client   SearchesClient
+	topTerms int
+}
+
+// NewSearches returns the searches source.
+func NewSearches(c SearchesClient, o Options) *Searches {
+	return &Searches{client: c, topTerms: min(max(o.SearchesTopTerms, 0), client.MaxSearchesLimit)}
+}
+
+// The searches families, in exposition order.
+const (
+	searchesTotal = iota
+	searchesTermHits
+	searchesTermCTR
+	searchesWithoutClicks
+)
+
+var searchesFamilies = []engine.Family{
+	searchesTotal: {Name: "mintlify_searches",
+		Help: "Search events on the documentation site over the window (the API's totalSearches). Additive." + cachedHelp},
+	searchesTermHits: {Name: "mintlify_search_term_hits",
+		Help:   "Searches for one of the most searched terms over the window (only with --searches.top-terms). Terms are text typed by the public, cut to 100 characters." + cachedHelp,
+		Labels: []string{"term"}},
+	searchesTermCTR: {Name: "mintlify_search_term_click_through_rate",
+		Help:   "The API's click-through rate (ctr) of one of the most searched terms over the window, as the API gives it: the share of its searches followed by a click on a result, from 0 to 1 (only with --searches.top-terms)." + cachedHelp,
+		Labels: []string{"term"}},
+	searchesWithoutClicks: {Name: "mintlify_search_terms_without_clicks",
+		Help: "Among the exported top search terms, how many had no click on any result (ctr 0): content the docs may lack (only with --searches.top-terms)." + cachedHelp},
+}
+
+// Name implements engine.Source.
+func (*Searches) Name() string { return "searches" }
+
+// Families implements engine.Source.
+func (*Searches) Families() []engine.Family { return searchesFamilies }
+
+// Supports implements engine.Source: totalSearches is a site-wide figure.
+func (*Searches) Supports(engine.Window) bool { return true }
+
+// Fetch implements engine.Source.
+func (s *Searches) Fetch(ctx context.Context, u engine.Unit, r client.DateRange, _ int) (*engine.Result, error) {
+	top := s.topTerms
+	if u.Window.Site {
+		top = 0
+	}
+	page, err := s.client.Searches(ctx, u.Project, r, max(1, top), "")
+	if err != nil {
+		return nil, err
+	}
+	out := &engine.Result{Samples: make([][]engine.Sample, len(searchesFamilies)), Cost: 1, Skipped: page.Skipped,
+		Summary: "total searches"}
+	out.Samples[searchesTotal] = []engine.Sample{{Value: page.TotalSearches}}
+	if top == 0 {
+		return out, nil
+	}
+	seen := map[string]bool{}
+	withoutClicks := 0
+	for _, row := range page.Rows {
+		if len(seen) == top {
+			break
+		}
+		term := TermLabel(row.Query)
+		if seen[term] {
+			continue // equal once cut: the first, most searched, is kept
+		}
+		seen[term] = true
+		out.Samples[searchesTermHits] = append(out.Samples[searchesTermHits], engine.Sample{Labels: [2]string{term}, Value: row.Hits})
+		out.Samples[searchesTermCTR] = append(out.Samples[searchesTermCTR], engine.Sample{Labels: [2]string{term}, Value: row.CTR})
+		if row.CTR == 0 {
+			withoutClicks++
+		}
+	}
+	out.Samples[searchesWithoutClicks] = []engine.Sample{{Value: float64(withoutClicks)}}
+	out.Summary = fmt.Sprintf("total searches and the top %d terms", len(seen))
+	return out, nil
+}
+
+// TermLabel returns a search term usable as a label value: valid UTF-8,
+// at most MaxTermRunes characters (a longer term is cut and ends with "…").
+func TermLabel(q string) string {
+	q = SanitizeLabel(q)
+	if utf8.RuneCountInString(q) <= MaxTermRunes {
+		return q
+	}
+	n := 0
+	for i := range q {
+		if n == MaxTermRunes-1 {
+			return q[:i] + "…"
+		}
+		n++
+	}
+	return q
+}

@@ -1,0 +1,111 @@
+package collector
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/engine"
+)
+
+// ViewsClient is what the views source needs of the API client;
+// *client.Client implements it.
+type ViewsClient interface {
+	Views(ctx context.Context, projectID string, q client.PathsQuery) (*client.PathsPage, error)
+	WalkViews(ctx context.Context, projectID string, r client.DateRange, o client.WalkOptions) (*client.PathsResult, error)
+}
+
+// Views is the source of page view events (GET /views), site-wide and per
+// page, by traffic. View events are additive: traffic "other" is the total
+// minus human and AI when it is larger, so that sum() over traffic is the
+// total. A full window costs one request per 250 paths; a site window one.
+type Views struct {
+	client ViewsClient
+	walk   client.WalkOptions
+	filter PathFilter
+}
+
+// NewViews returns the views source.
+func NewViews(c ViewsClient, o Options) *Views {
+	return &Views{client: c, walk: o.walkOptions(), filter: o.Filter}
+}
+
+// The views families, in exposition order.
+const (
+	viewsSite = iota
+	viewsPage
+	viewsPaths
+	viewsPathsExported
+)
+
+var viewsFamilies = []engine.Family{
+	viewsSite: {Name: "mintlify_views",
+		Help:   "Site-wide page view events of the project over the window (the last N calendar days in UTC, today included), by traffic: human, ai, and other for the API's total beyond the two. Additive: sum() over traffic is the total." + cachedHelp,
+		Labels: []string{"traffic"}},
+	viewsPage: {Name: "mintlify_page_views",
+		Help:   "Page view events of one page over the window, by traffic (human, ai, other). Additive across traffic and pages." + cachedHelp,
+		Labels: []string{"path", "traffic"}},
+	viewsPaths: {Name: "mintlify_views_paths",
+		Help: "Distinct paths the views export returned for the project and window at the last refresh."},
+	viewsPathsExported: {Name: "mintlify_views_paths_exported",
+		Help: "Paths of the views export exported for the project and window after --analytics.path-include/-exclude and --analytics.max-paths."},
+}
+
+// Name implements engine.Source.
+func (*Views) Name() string { return "views" }
+
+// Families implements engine.Source.
+func (*Views) Families() []engine.Family { return viewsFamilies }
+
+// Supports implements engine.Source: views has site-wide totals.
+func (*Views) Supports(engine.Window) bool { return true }
+
+// Fetch implements engine.Source.
+func (v *Views) Fetch(ctx context.Context, u engine.Unit, r client.DateRange, prevCost int) (*engine.Result, error) {
+	out := &engine.Result{Samples: make([][]engine.Sample, len(viewsFamilies))}
+	var totals client.Counts
+	if u.Window.Site {
+		page, err := v.client.Views(ctx, u.Project, client.PathsQuery{Range: r, Limit: 1})
+		if err != nil {
+			return nil, err
+		}
+		totals, out.Cost, out.Summary, out.Skipped = page.Totals, 1, "site-wide totals", page.Skipped
+	} else {
+		o := v.walk
+		o.KnownPages = prevCost
+		res, err := v.client.WalkViews(ctx, u.Project, r, o)
+		if err != nil {
+			return nil, err
+		}
+		rows, distinct := selectPaths(res.Rows, pathOf, totalOf, v.filter)
+		totals, out.Cost, out.Skipped = res.Totals, res.Pages, res.Skipped
+		out.Summary = fmt.Sprintf("%d paths, %d exported", distinct, len(rows))
+		page := make([]engine.Sample, 0, 3*len(rows))
+		for _, r := range rows {
+			page = appendTraffic(page, r.Path, r.Counts)
+		}
+		out.Samples[viewsPage] = page
+		out.Samples[viewsPaths] = []engine.Sample{{Value: float64(distinct)}}
+		out.Samples[viewsPathsExported] = []engine.Sample{{Value: float64(len(rows))}}
+	}
+	out.Samples[viewsSite] = appendTraffic(nil, "", totals)
+	return out, nil
+}
+
+// appendTraffic appends the human, ai and (when positive) other series of
+// additive counts; with a path, the path is the first label.
+func appendTraffic(s []engine.Sample, path string, c client.Counts) []engine.Sample {
+	add := func(traffic string, v float64) {
+		if path == "" {
+			s = append(s, engine.Sample{Labels: [2]string{traffic}, Value: v})
+		} else {
+			s = append(s, engine.Sample{Labels: [2]string{path, traffic}, Value: v})
+		}
+	}
+	add("human", c.Human)
+	add("ai", c.AI)
+	if other := c.Total - c.Human - c.AI; other > 0 {
+		add("other", other)
+	}
+	return s
+}
