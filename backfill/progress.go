@@ -9,10 +9,21 @@ import (
 
 // plural renders n and a noun, with an s when n is not 1.
 func plural(n int, noun string) string {
-	if n == 1 {
+	switch {
+	case n == 1:
 		return fmt.Sprintf("%d %s", n, noun)
+	case strings.HasSuffix(noun, "ch"):
+		return fmt.Sprintf("%d %ses", n, noun)
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// leftText renders the time left.
+func leftText(d time.Duration) string {
+	if d < time.Minute {
+		return "less than a minute left"
+	}
+	return "about " + formatDuration(d) + " left"
 }
 
 // printPlan prints what the run will do and what it costs, before anything
@@ -114,8 +125,8 @@ func (p *progress) fetched(f fetch, lastOfDay bool) {
 	if p.tty {
 		p.redraw()
 	} else if lastOfDay {
-		fmt.Fprintf(p.w, "%s done: %d/%d fetches, %s sent, about %s left\n",
-			f.day, p.done, p.total, plural(p.res.Requests, "request"), formatDuration(p.left()))
+		fmt.Fprintf(p.w, "%s done: %d/%d fetches, %s, %s\n",
+			f.day, p.done, p.total, plural(p.res.Requests, "request"), leftText(p.left()))
 	}
 	if lastOfDay && p.firstDay && p.cfg.Pages && p.res.Fetched > 0 {
 		p.firstDay = false
@@ -132,9 +143,9 @@ func (p *progress) line() string {
 	if p.total > 0 {
 		filled = p.done * width / p.total
 	}
-	return fmt.Sprintf("[%s%s] %d/%d fetches, %s, about %s left",
+	return fmt.Sprintf("[%s%s] %d/%d fetches, %s, %s",
 		strings.Repeat("#", filled), strings.Repeat("-", width-filled), p.done, p.total,
-		plural(p.res.Requests, "request"), formatDuration(p.left()))
+		plural(p.res.Requests, "request"), leftText(p.left()))
 }
 
 func (p *progress) redraw() {

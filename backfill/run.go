@@ -112,7 +112,8 @@ type Result struct {
 	// figures, left out without Pages.
 	Sources, Skipped []string
 	// Resumed is the fetches found in the journal, Fetched those done by
-	// this run, Requests the requests this run's fetches cost.
+	// this run, Requests the requests its finished fetches cost (those of
+	// failed fetches are not counted).
 	Resumed, Fetched, Requests int
 	// Failed lists the fetches that failed after their retries.
 	Failed []Failure
