@@ -155,6 +155,7 @@ func main() {
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var f flags
 	app, agent := newApp(&f)
+	backfillCmd := registerBackfill(app)
 	helpOrVersion := false // kingpin calls Terminate after printing --help or --version
 	app.Terminate(func(int) { helpOrVersion = true })
 	app.ErrorWriter(stderr)
@@ -175,6 +176,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
+	if backfillCmd.Selected(cmd) {
+		return backfillCmd.run(ctx, &f, logger, stdout, stderr)
+	}
 	if agent.Selected(cmd) {
 		c, projects, err := newClient(&f, logger)
 		if err != nil {

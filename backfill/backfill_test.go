@@ -48,7 +48,7 @@ func TestSiteFiguresPerDay(t *testing.T) {
 	if _, err := os.Stat(backfill.JournalPath(out)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the journal of a complete run is still there: %v", err)
 	}
-	for _, want := range []string{"cost: 8 requests (8 days × 1 source × 1 project)", "time: about 12m at 40 requests per hour", "done: 8 fetches, 8 requests"} {
+	for _, want := range []string{"cost: 8 requests (8 days × 1 source × 1 project)", "time: no waiting: the requests fit in the hour's budget of 40", "done: 8 fetches, 8 requests"} {
 		if !strings.Contains(h.out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, h.out.String())
 		}

@@ -52,7 +52,11 @@ func printPlan(cfg Config, res *Result, todo int) {
 		fmt.Fprintf(w, "time: at least %s at %d requests per hour\n", formatDuration(BudgetTime(todo, perHour)), perHour)
 	} else {
 		fmt.Fprintf(w, "cost: %s (%s)%s\n", plural(todo, "request"), shape, resumed)
-		fmt.Fprintf(w, "time: about %s at %d requests per hour\n", formatDuration(BudgetTime(todo, perHour)), perHour)
+		if todo <= cfg.Budget.Remaining() {
+			fmt.Fprintf(w, "time: no waiting: the requests fit in the hour's budget of %d\n", perHour)
+		} else {
+			fmt.Fprintf(w, "time: about %s at %d requests per hour\n", formatDuration(BudgetTime(todo, perHour)), perHour)
+		}
 	}
 	fmt.Fprintf(w, "budget: --mintlify.requests-per-hour=%d; beside a live exporter the two budgets must add up to 100 or less (the API's limit per organization)\n", perHour)
 	if cfg.DryRun {
