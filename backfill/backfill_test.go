@@ -103,7 +103,7 @@ func TestPagesFollowFiltersAndMaxPaths(t *testing.T) {
 func TestDryRunSendsNothing(t *testing.T) {
 	h := newHarness(t)
 	out := h.path("history.om")
-	cfg := h.config(day(-30), day(7), out)
+	cfg := h.config(day(-52), day(7), out)
 	cfg.DryRun = true
 	res, err := h.run(context.Background(), cfg)
 	if err != nil || backfill.ExitCode(res, err) != backfill.ExitOK {
@@ -117,7 +117,7 @@ func TestDryRunSendsNothing(t *testing.T) {
 			t.Errorf("the dry run created %s", p)
 		}
 	}
-	for _, want := range []string{"(38 days)", "cost: 38 requests", "time: about 57m at 40 requests per hour", "dry run: nothing sent"} {
+	for _, want := range []string{"(60 days)", "cost: 60 requests", "time: about 1h30m at 40 requests per hour", "dry run: nothing sent"} {
 		if !strings.Contains(h.out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, h.out.String())
 		}
