@@ -117,8 +117,12 @@ func (b *backfillCommand) run(ctx context.Context, f *flags, logger log.Logger, 
 	}
 	// What decides the output besides the range, pages, projects and
 	// sources: a resume with other values is refused.
+	apiURL := "--mintlify.api-url=" + f.apiURL
+	if f.demo {
+		apiURL = "--demo" // its address changes with every run
+	}
 	args := []string{
-		"--mintlify.api-url=" + f.apiURL,
+		apiURL,
 		"--analytics.path-include=" + regexpString(cfg.PathInclude),
 		"--analytics.path-exclude=" + regexpString(cfg.PathExclude),
 		"--analytics.max-paths=" + strconv.Itoa(cfg.MaxPaths),

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
 )
 
 // journalVersion is the format version in the journal's header line.
@@ -123,7 +125,7 @@ func readJournal(path string, args []string) (entries []*entry, validLen int64, 
 
 // valid checks what the output writer relies on.
 func (e *entry) valid() bool {
-	if e.Day == "" || e.Source == "" || e.Project == "" {
+	if _, err := client.ParseDate(e.Day); err != nil || e.Source == "" || e.Project == "" {
 		return false
 	}
 	for _, f := range e.Families {
