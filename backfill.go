@@ -23,6 +23,12 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/exporter"
 )
 
+func init() {
+	// The backfill's help shows, after its own flags, the global flags it
+	// uses (see help.go).
+	commandGlobals[cmdBackfill] = []string{"mintlify.", "analytics.page-size", "analytics.max-paths", "analytics.path-", "collector.", "searches.", "log.", "demo", "help", "version"}
+}
+
 // backfillCommand holds the backfill command's flags.
 type backfillCommand struct {
 	from, to, output             string
@@ -92,9 +98,11 @@ func (b *backfillCommand) run(ctx context.Context, f *flags, logger log.Logger, 
 		fmt.Fprintln(stderr, d.Banner())
 	}
 	key, projects, err := upstream(f, d, logger)
-	if err != nil && b.dryRun && len(projectIDs(f)) > 0 {
+	if err != nil && b.dryRun {
 		// A dry run sends nothing: it needs no key.
-		key, projects, err = noKey{}, projectIDs(f), nil
+		if ids, perr := projectIDs(f); perr == nil && len(ids) > 0 {
+			key, projects, err = noKey{}, ids, nil
+		}
 	}
 	if err != nil {
 		return fail(err)

@@ -12,13 +12,16 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+	"unicode"
 
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/go-kit/log"
@@ -41,6 +44,8 @@ const (
 	defaultAddress = ":9863"
 	// shutdownGrace bounds how long in-flight scrapes may take on SIGTERM.
 	shutdownGrace = 4 * time.Second
+	// apiRequestsPerHour is the API's analytics limit per organization.
+	apiRequestsPerHour = 100
 )
 
 // flags holds every command-line flag.
@@ -63,6 +68,7 @@ type flags struct {
 	jobsFile         string
 	jobsDiscover     bool
 	jobsPollInterval time.Duration
+	jobsPollSet      bool
 	cacheFile        string
 	logLevel         string
 	logFormat        string
@@ -109,6 +115,8 @@ func newApp(f *flags) (*kingpin.Application, *agentcmd.Command) {
 	app.Version(version.Print(exporterName))
 	app.HelpFlag.Short('h')
 	app.UsageWriter(os.Stdout)
+	app.UsageTemplate(usageTemplate)
+	app.UsageFuncs(usageFuncs)
 
 	f.web = kingpinflag.AddFlags(app, defaultAddress)
 	app.Flag("web.telemetry-path", "Path under which to expose metrics.").Default("/metrics").StringVar(&f.telemetryPath)
@@ -136,7 +144,7 @@ func newApp(f *flags) (*kingpin.Application, *agentcmd.Command) {
 	app.Flag("jobs.id", "Agent job to watch, as ID (with one project) or PROJECT/ID; repeatable.").PlaceHolder("ID").StringsVar(&f.jobIDs)
 	app.Flag("jobs.file", "File of job ids to watch, one a line ('#' comments), re-read when it changes.").PlaceHolder("FILE").StringVar(&f.jobsFile)
 	app.Flag("jobs.discover", "Also discover jobs through the API's deprecated v1 job listing.").Default("false").BoolVar(&f.jobsDiscover)
-	app.Flag("jobs.poll-interval", "How often non-terminal jobs are re-read.").Default("1m").DurationVar(&f.jobsPollInterval)
+	app.Flag("jobs.poll-interval", "How often non-terminal jobs are re-read.").Default("1m").IsSetByUser(&f.jobsPollSet).DurationVar(&f.jobsPollInterval)
 
 	app.Flag("cache.file", "Persist the last good snapshots and the request ledger in this file, so a restart spends no request until a refresh is due.").PlaceHolder("FILE").StringVar(&f.cacheFile)
 	app.Flag("log.level", "Only log messages with the given severity or above. One of: [debug, info, warn, error]").Default("info").EnumVar(&f.logLevel, logging.Levels...)
@@ -148,11 +156,20 @@ func newApp(f *flags) (*kingpin.Application, *agentcmd.Command) {
 }
 
 func main() {
+	fillVersion()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-// run is the whole program; it returns the exit code.
+// run is the whole program; it returns the exit code. SIGINT and SIGTERM
+// stop it.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return runContext(ctx, args, stdin, stdout, stderr)
+}
+
+// runContext is run until ctx ends.
+func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var f flags
 	app, agent := newApp(&f)
 	backfillCmd := registerBackfill(app)
@@ -161,11 +178,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	app.ErrorWriter(stderr)
 	app.UsageWriter(stdout)
 	cmd, err := app.Parse(args)
+	if helpOrVersion { // printed; a missing required flag after --help is no error
+		return 0
+	}
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: error: %v; try --help\n", exporterName, err)
+		fmt.Fprintf(stderr, "%s: error: %s; try --help\n", exporterName, agentcmd.ErrorLine(err.Error()))
 		return 1
 	}
-	if helpOrVersion || cmd == "" { // --help or --version was handled
+	if cmd == "" {
 		return 0
 	}
 	logger, slogger, err := logging.New(stderr, f.logLevel, f.logFormat)
@@ -173,28 +193,36 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s: error: %v\n", exporterName, err)
 		return 1
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-
 	if backfillCmd.Selected(cmd) {
 		return backfillCmd.run(ctx, &f, logger, stdout, stderr)
 	}
 	if agent.Selected(cmd) {
-		c, projects, err := newClient(&f, logger)
-		if err != nil {
-			fmt.Fprintf(stderr, "%s: error: %v\n", exporterName, err)
-			return 1
-		}
-		return agent.Run(ctx, cmd, agentcmd.Env{
-			Client: c, ProjectIDs: projects, Stdin: stdin, Stdout: stdout, Stderr: stderr,
-			StderrIsTerminal: isTerminal(stderr),
-		})
+		return runAgent(ctx, cmd, agent, &f, logger, stdin, stdout, stderr)
 	}
 	if err := serve(ctx, &f, logger, slogger); err != nil {
 		level.Error(logger).Log("msg", "exiting", "err", err)
 		return 1
 	}
 	return 0
+}
+
+// runAgent runs an agent subcommand, against the demo's fake API with
+// --demo.
+func runAgent(ctx context.Context, cmd string, agent *agentcmd.Command, f *flags, logger log.Logger, stdin io.Reader, stdout, stderr io.Writer) int {
+	var d *demo.Server
+	if f.demo {
+		d = demo.Start(time.Now)
+		defer d.Close()
+	}
+	c, projects, err := newClient(f, d, logger)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: error: %s\n", exporterName, agentcmd.ErrorLine(err.Error()))
+		return 1
+	}
+	return agent.Run(ctx, cmd, agentcmd.Env{
+		Client: c, ProjectIDs: projects, Stdin: stdin, Stdout: stdout, Stderr: stderr,
+		StderrIsTerminal: isTerminal(stderr),
+	})
 }
 
 func isTerminal(w io.Writer) bool {
@@ -207,20 +235,59 @@ func isTerminal(w io.Writer) bool {
 }
 
 // projectIDs returns the configured projects: the flags, else the
-// environment.
-func projectIDs(f *flags) []string {
+// environment. An empty or blank --mintlify.project-id is an error (an
+// unset shell variable), as is one given twice.
+func projectIDs(f *flags) ([]string, error) {
 	if len(f.projectIDs) > 0 {
-		return f.projectIDs
+		seen := map[string]bool{}
+		for _, p := range f.projectIDs {
+			if strings.TrimSpace(p) == "" {
+				return nil, errors.New("--mintlify.project-id is empty (an unset shell variable?): give the project id from the API keys page of the Mintlify dashboard")
+			}
+			if err := checkProjectID(p); err != nil {
+				return nil, fmt.Errorf("--mintlify.project-id=%q: %v", p, err)
+			}
+			if seen[p] {
+				return nil, fmt.Errorf("--mintlify.project-id=%s is given twice", p)
+			}
+			seen[p] = true
+		}
+		return f.projectIDs, nil
 	}
 	var out []string
-	out = append(out, strings.FieldsFunc(os.Getenv("MINTLIFY_PROJECT_ID"), func(r rune) bool { return r == ',' || r == ' ' || r == '\n' })...)
-	return out
+	for _, p := range strings.FieldsFunc(os.Getenv("MINTLIFY_PROJECT_ID"), func(r rune) bool { return r == ',' || r == ' ' || r == '\n' }) {
+		if err := checkProjectID(p); err != nil {
+			return nil, fmt.Errorf("MINTLIFY_PROJECT_ID: %q: %v", p, err)
+		}
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// checkProjectID refuses what cannot be a project id: it becomes one
+// segment of the API's URL paths.
+func checkProjectID(p string) error {
+	if len(p) > 200 {
+		return errors.New("longer than 200 characters; not a project id")
+	}
+	for _, r := range p {
+		if r <= ' ' || r == '/' || r == '?' || r == '#' || r == '%' || r == 0x7f || !unicode.IsPrint(r) {
+			return errors.New("holds a space, a slash or another character no project id has")
+		}
+	}
+	if p == "." || p == ".." {
+		return errors.New("not a project id")
+	}
+	return nil
 }
 
 // upstream returns the key and projects the flags (or the demo) name; it
-// points f.apiURL at the demo when there is one.
+// points f.apiURL at the demo when there is one. With neither a key nor a
+// project it reports both.
 func upstream(f *flags, d *demo.Server, logger log.Logger) (client.KeySource, []string, error) {
-	projects := projectIDs(f)
+	projects, perr := projectIDs(f)
 	var key client.KeySource
 	var err error
 	switch {
@@ -237,45 +304,101 @@ func upstream(f *flags, d *demo.Server, logger log.Logger) (client.KeySource, []
 			if fk.WorldReadable() {
 				level.Warn(logger).Log("msg", "the API key file is readable by every user of this machine; restrict it (chmod 600)", "file", fk.Path())
 			}
+		} else {
+			err = fmt.Errorf("--mintlify.api-key-file: %w", err)
 		}
 	default:
 		key, err = client.StaticKey(os.Getenv("MINTLIFY_API_KEY"))
 	}
-	if err != nil {
-		return nil, nil, err
+	if perr == nil && len(projects) == 0 {
+		perr = errors.New("no project: set --mintlify.project-id (or MINTLIFY_PROJECT_ID); the project id is on the API keys page of the Mintlify dashboard")
 	}
-	if len(projects) == 0 {
-		return nil, nil, errors.New("no project: set --mintlify.project-id (or MINTLIFY_PROJECT_ID); the project id is on the API keys page of the Mintlify dashboard")
+	switch {
+	case err != nil && perr != nil:
+		return nil, nil, fmt.Errorf("%v; and %v", err, perr)
+	case err != nil:
+		return nil, nil, err
+	case perr != nil:
+		return nil, nil, perr
 	}
 	return key, projects, nil
 }
 
-// newClient builds the API client of the agent commands from the flags.
-func newClient(f *flags, logger log.Logger) (*client.Client, []string, error) {
-	key, projects, err := upstream(f, nil, logger)
+// newClient builds the API client of the agent commands from the flags,
+// or for the demo's fake API. The demo's jobs are in its first project,
+// which the agent commands use unless a project is given.
+func newClient(f *flags, d *demo.Server, logger log.Logger) (*client.Client, []string, error) {
+	if err := checkConnection(f); err != nil {
+		return nil, nil, err
+	}
+	key, projects, err := upstream(f, d, logger)
 	if err != nil {
 		return nil, nil, err
+	}
+	if d != nil && len(f.projectIDs) == 0 {
+		projects = d.ProjectIDs[:1]
 	}
 	c, err := client.New(client.Config{
 		BaseURL: f.apiURL, Key: key, Timeout: f.timeout, UserAgent: exporterName + "/" + version.Version,
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("--mintlify.api-url: %w", err)
 	}
 	return c, projects, nil
 }
 
-// config builds the exporter's configuration from the flags, validating
-// every value and naming the flag at fault.
-func config(f *flags, logger log.Logger) (exporter.Config, error) {
-	a := f.analytics
-	// name returns the flag as the user wrote it, for errors.
-	name := func(n string) string {
-		if *f.visitors.set[n] {
-			return "--visitors." + n
-		}
-		return "--analytics." + n
+// checkConnection validates the flags every command that talks to the API
+// uses.
+func checkConnection(f *flags) error {
+	if f.timeout <= 0 {
+		return fmt.Errorf("--mintlify.timeout must be positive, not %s", f.timeout)
 	}
+	if !f.demo {
+		if err := checkAPIURL(f.apiURL); err != nil {
+			return fmt.Errorf("--mintlify.api-url=%q: %v", f.apiURL, err)
+		}
+	}
+	return nil
+}
+
+// checkAPIURL accepts an absolute http or https address with a host.
+func checkAPIURL(s string) error {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		return errors.New("not an address; want https://api.mintlify.com or http://HOST:PORT")
+	case u.Scheme != "http" && u.Scheme != "https":
+		return errors.New("want an http:// or https:// address")
+	case u.Host == "" || u.Hostname() == "":
+		return errors.New("no host in the address")
+	case u.RawQuery != "" || u.Fragment != "" || u.User != nil:
+		return errors.New("want a base address without query, fragment or user")
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return errors.New("the port must be from 1 to 65535")
+		}
+	}
+	return nil
+}
+
+// Upper bounds of the duration flags: beyond them a value is a typo, and
+// time arithmetic on it could overflow.
+const (
+	maxRefreshInterval = 30 * 24 * time.Hour
+	maxPollInterval    = 24 * time.Hour
+	maxTimeout         = time.Hour
+)
+
+// config builds the exporter's configuration from the flags, validating
+// every value and naming the flag at fault. It logs warnings (deprecated
+// flags, a budget above the API's limit) but never an info line, so a bad
+// start prints one line.
+func config(f *flags, logger log.Logger) (exporter.Config, error) {
+	if err := checkConnection(f); err != nil {
+		return exporter.Config{}, err
+	}
+	a := f.analytics
 	for name, set := range f.visitors.set {
 		if !*set {
 			continue
@@ -299,52 +422,99 @@ func config(f *flags, logger log.Logger) (exporter.Config, error) {
 			a.pathExclude = f.visitors.pathExclude
 		}
 	}
+	// The name the user typed, for messages.
+	an := func(name string) string {
+		if *f.visitors.set[name] {
+			return "--visitors." + name
+		}
+		return "--analytics." + name
+	}
 	cfg := exporter.Config{
 		Timeout: f.timeout, UserAgent: exporterName + "/" + version.Version,
 		RequestsPerHour: f.requestsPerHour, RefreshInterval: a.refreshInterval,
 		PageSize: a.pageSize, MaxPaths: a.maxPaths,
 		SearchesTopTerms: f.searchesTopTerms, ConversationsMaxPages: f.convMaxPages,
-		Jobs: exporter.JobsConfig{Enabled: f.jobsEnabled, IDs: f.jobIDs, File: f.jobsFile,
+		Jobs: exporter.JobsConfig{Enabled: f.jobsEnabled || f.demo, IDs: f.jobIDs, File: f.jobsFile,
 			Discover: f.jobsDiscover, PollInterval: f.jobsPollInterval},
 		CacheFile: f.cacheFile, TelemetryPath: f.telemetryPath, MaxRequests: f.maxRequests,
 		Version: version.Info(), Logger: logger,
+	}
+	if len(a.windows) == 0 {
+		return cfg, fmt.Errorf("%s: no window given", an("window"))
 	}
 	seen := map[string]bool{}
 	for _, s := range a.windows {
 		w, err := engine.ParseWindow(s)
 		if err != nil {
-			return cfg, fmt.Errorf("%s: %w", name("window"), err)
+			return cfg, fmt.Errorf("%s: %w", an("window"), err)
 		}
 		if seen[w.Name] {
-			return cfg, fmt.Errorf("%s: %s is given twice (a window and its :site form export the same series)", name("window"), w.Name)
+			return cfg, fmt.Errorf("%s: %s is given twice (a window and its :site form export the same series)", an("window"), w.Name)
 		}
 		seen[w.Name] = true
 		cfg.Windows = append(cfg.Windows, w)
 	}
 	var err error
 	if cfg.PathInclude, err = compileOptional(a.pathInclude); err != nil {
-		return cfg, fmt.Errorf("%s: %w", name("path-include"), err)
+		return cfg, fmt.Errorf("%s: %w", an("path-include"), err)
 	}
 	if cfg.PathExclude, err = compileOptional(a.pathExclude); err != nil {
-		return cfg, fmt.Errorf("%s: %w", name("path-exclude"), err)
+		return cfg, fmt.Errorf("%s: %w", an("path-exclude"), err)
 	}
 	switch {
 	case a.maxPaths < 0:
-		return cfg, fmt.Errorf("%s must be 0 (all) or more, not %d", name("max-paths"), a.maxPaths)
+		return cfg, fmt.Errorf("%s must be 0 (all) or more, not %d", an("max-paths"), a.maxPaths)
 	case a.pageSize < 1 || a.pageSize > client.MaxPageSize:
-		return cfg, fmt.Errorf("%s must be from 1 to %d, not %d", name("page-size"), client.MaxPageSize, a.pageSize)
+		return cfg, fmt.Errorf("%s must be from 1 to %d, not %d", an("page-size"), client.MaxPageSize, a.pageSize)
 	case f.requestsPerHour < 1:
 		return cfg, fmt.Errorf("--mintlify.requests-per-hour must be at least 1, not %d", f.requestsPerHour)
-	case a.refreshInterval <= 0:
-		return cfg, fmt.Errorf("%s must be positive", name("refresh-interval"))
-	case f.jobsPollInterval <= 0:
-		return cfg, errors.New("--jobs.poll-interval must be positive")
-	case f.timeout <= 0:
-		return cfg, errors.New("--mintlify.timeout must be positive")
+	case a.refreshInterval <= 0 || a.refreshInterval > maxRefreshInterval:
+		return cfg, fmt.Errorf("%s must be positive and at most %s, not %s", an("refresh-interval"), maxRefreshInterval, a.refreshInterval)
+	case f.jobsPollInterval <= 0 || f.jobsPollInterval > maxPollInterval:
+		return cfg, fmt.Errorf("--jobs.poll-interval must be positive and at most %s, not %s", maxPollInterval, f.jobsPollInterval)
+	case f.timeout > maxTimeout:
+		return cfg, fmt.Errorf("--mintlify.timeout must be at most %s, not %s", maxTimeout, f.timeout)
 	case f.searchesTopTerms < 0 || f.searchesTopTerms > 100:
 		return cfg, fmt.Errorf("--searches.top-terms must be from 0 (none) to 100, not %d", f.searchesTopTerms)
 	case f.convMaxPages < 1:
 		return cfg, fmt.Errorf("--conversations.max-pages must be at least 1, not %d", f.convMaxPages)
+	case f.maxRequests < 0:
+		return cfg, fmt.Errorf("--web.max-requests must be 0 (no limit) or more, not %d", f.maxRequests)
+	}
+	if !cfg.Jobs.Enabled {
+		for _, j := range []struct {
+			flag string
+			set  bool
+		}{{"--jobs.id", len(f.jobIDs) > 0}, {"--jobs.file", f.jobsFile != ""}, {"--jobs.discover", f.jobsDiscover}, {"--jobs.poll-interval", f.jobsPollSet}} {
+			if j.set {
+				return cfg, fmt.Errorf("%s is set but the job watcher is off: add --collector.jobs", j.flag)
+			}
+		}
+	}
+	for _, id := range f.jobIDs {
+		if strings.TrimSpace(id) == "" {
+			return cfg, errors.New("--jobs.id is empty (an unset shell variable?)")
+		}
+		if looksLikeKey(id) {
+			return cfg, errors.New("--jobs.id: a value looks like an admin API key (mint_...), not a job id; it would become a label")
+		}
+	}
+	if f.jobsFile != "" {
+		if err := checkJobsFile(f.jobsFile); err != nil {
+			return cfg, fmt.Errorf("--jobs.file=%s: %v", f.jobsFile, err)
+		}
+	}
+	if err := checkTelemetryPath(f.telemetryPath); err != nil {
+		return cfg, fmt.Errorf("--web.telemetry-path=%q: %v", f.telemetryPath, err)
+	}
+	if err := checkListenAddresses(f.web); err != nil {
+		return cfg, err
+	}
+	if err := checkFiles(f); err != nil {
+		return cfg, err
+	}
+	if f.requestsPerHour > apiRequestsPerHour {
+		level.Warn(logger).Log("msg", fmt.Sprintf("--mintlify.requests-per-hour=%d is above the API's limit of %d analytics requests per organization an hour: expect 429 answers, for this exporter and for everything else of the organization that uses the API", f.requestsPerHour, apiRequestsPerHour))
 	}
 	for _, src := range collector.Sources {
 		if *f.collectors[src.Name] || f.demo {
@@ -354,40 +524,67 @@ func config(f *flags, logger log.Logger) (exporter.Config, error) {
 	return cfg, nil
 }
 
-// serve runs the exporter until ctx ends.
+// serve runs the exporter until ctx ends. Everything is validated, and the
+// listening sockets opened, before the first info line.
 func serve(ctx context.Context, f *flags, logger log.Logger, slogger *slog.Logger) error {
 	cfg, err := config(f, logger)
 	if err != nil {
 		return err
 	}
-	level.Info(logger).Log("msg", "starting "+exporterName, "version", version.Info())
-	level.Info(logger).Log("msg", "build context", "build_context", version.BuildContext())
 	var d *demo.Server
 	if f.demo {
 		d = demo.Start(time.Now)
 		defer d.Close()
-		level.Warn(logger).Log("msg", d.Banner())
 		cfg.Notes = append(cfg.Notes, d.Banner())
-		if !cfg.Jobs.Enabled {
-			cfg.Jobs.Enabled = true
-			cfg.Jobs.IDs = append(cfg.Jobs.IDs, d.JobIDs...)
+		cfg.Examples = demoExamples()
+		for _, id := range d.JobIDs {
+			if !slices.Contains(cfg.Jobs.IDs, id) {
+				cfg.Jobs.IDs = append(cfg.Jobs.IDs, id)
+			}
 		}
 	}
 	if cfg.Key, cfg.Projects, err = upstream(f, d, logger); err != nil {
 		return err
 	}
 	cfg.APIURL = f.apiURL
+	ls, err := listen(f.web)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+
+	level.Info(logger).Log("msg", "starting "+exporterName, "version", version.Info())
+	level.Info(logger).Log("msg", "build context", "build_context", version.BuildContext())
+	if d != nil {
+		level.Warn(logger).Log("msg", d.Banner())
+	}
 	x, err := exporter.New(cfg)
 	if err != nil {
 		return err
 	}
 	defer x.Close()
 
-	srv := &http.Server{Handler: x.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: x.Handler(), ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog: slog.NewLogLogger(slogger.Handler(), slog.LevelError)}
 	errc := make(chan error, 1)
-	go func() { errc <- web.ListenAndServe(srv, f.web, slogger) }()
+	go func() {
+		var err error
+		if ls == nil { // systemd socket activation or vsock: the toolkit listens
+			err = web.ListenAndServe(srv, f.web, slogger)
+		} else {
+			err = web.ServeMultiple(ls, srv, f.web, slogger)
+		}
+		errc <- err
+	}()
 	select {
 	case err := <-errc:
+		if errors.Is(err, http.ErrServerClosed) {
+			return nil
+		}
 		return err
 	case <-ctx.Done():
 	}
@@ -398,7 +595,18 @@ func serve(ctx context.Context, f *flags, logger log.Logger, slogger *slog.Logge
 	if err := srv.Shutdown(sctx); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
+	<-errc // the server's goroutine has logged its last line
+	level.Info(logger).Log("msg", "stopped")
 	return nil
+}
+
+// demoExamples are the agent commands to try against the demo, shown on
+// its landing page.
+func demoExamples() []string {
+	return []string{
+		exporterName + " agent get --demo --job=" + demo.Jobs[2].ID,
+		exporterName + " agent message --demo --job=" + demo.Jobs[0].ID + " --prompt='Also fix the broken links' --wait",
+	}
 }
 
 func compileOptional(expr string) (*regexp.Regexp, error) {

@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/alecthomas/kingpin/v2"
 
@@ -27,6 +30,28 @@ const (
 	// while waiting.
 	ExitInterrupted = 130
 )
+
+// ErrorPrefix starts every error line of the agent commands, as it starts
+// the exporter's own start-up errors.
+const ErrorPrefix = "mintlify_exporter: error: "
+
+// ErrorLine makes msg one line: control characters (a newline in a flag
+// value, say) are written as Go escapes.
+func ErrorLine(msg string) string {
+	if !strings.ContainsFunc(msg, unicode.IsControl) {
+		return msg
+	}
+	var b strings.Builder
+	for _, r := range msg {
+		if unicode.IsControl(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
 
 // The full names kingpin gives the commands once selected.
 const (
@@ -96,11 +121,11 @@ type Env struct {
 func (c *Command) Run(ctx context.Context, cmd string, env Env) int {
 	env = env.withDefaults()
 	if len(env.ProjectIDs) != 1 {
-		fmt.Fprintf(env.Stderr, "agent commands need exactly one --mintlify.project-id (got %d)\n", len(env.ProjectIDs))
+		fmt.Fprintf(env.Stderr, ErrorPrefix+"agent commands need exactly one --mintlify.project-id (got %d)\n", len(env.ProjectIDs))
 		return ExitError
 	}
 	if env.Client == nil {
-		fmt.Fprintln(env.Stderr, "agent commands need an API client")
+		fmt.Fprintln(env.Stderr, ErrorPrefix+"agent commands need an API client")
 		return ExitError
 	}
 	r := &run{ctx: ctx, env: env, project: env.ProjectIDs[0]}
@@ -110,7 +135,7 @@ func (c *Command) Run(ctx context.Context, cmd string, env Env) int {
 	case cmdGet:
 		return r.get(*c.getJob)
 	}
-	fmt.Fprintf(env.Stderr, "not an agent command: %q\n", cmd)
+	fmt.Fprintf(env.Stderr, ErrorPrefix+"not an agent command: %q\n", cmd)
 	return ExitError
 }
 

@@ -96,17 +96,17 @@ func (r *run) readPrompt() (string, error) {
 
 // usage reports a usage error.
 func (r *run) usage(msg string) int {
-	fmt.Fprintln(r.env.Stderr, msg)
+	fmt.Fprintln(r.env.Stderr, ErrorPrefix+ErrorLine(msg))
 	return ExitError
 }
 
 // apiError reports a failed request in one line and returns the exit code.
 func (r *run) apiError(err error, jobID string, e client.Endpoint) int {
 	if r.ctx.Err() != nil {
-		fmt.Fprintln(r.env.Stderr, "interrupted")
+		fmt.Fprintln(r.env.Stderr, ErrorPrefix+"interrupted")
 		return ExitInterrupted
 	}
-	fmt.Fprintln(r.env.Stderr, r.describe(err, jobID, e))
+	fmt.Fprintln(r.env.Stderr, ErrorPrefix+ErrorLine(r.describe(err, jobID, e)))
 	return ExitError
 }
 
@@ -154,12 +154,12 @@ func (r *run) print(job *client.Job, code int) int {
 		buf.Write(b)
 	}
 	if err != nil {
-		fmt.Fprintf(r.env.Stderr, "cannot print the job: %v\n", err)
+		fmt.Fprintf(r.env.Stderr, ErrorPrefix+"cannot print the job: %v\n", err)
 		return ExitError
 	}
 	buf.WriteByte('\n')
 	if _, err := r.env.Stdout.Write(buf.Bytes()); err != nil {
-		fmt.Fprintf(r.env.Stderr, "cannot print the job: %v\n", err)
+		fmt.Fprintf(r.env.Stderr, ErrorPrefix+"cannot print the job: %v\n", err)
 		return ExitError
 	}
 	return code

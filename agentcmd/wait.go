@@ -45,7 +45,7 @@ func (w *waiter) wait(job *client.Job) (*client.Job, int) {
 		elapsed := w.env.Now().Sub(w.start)
 		if elapsed >= w.timeout {
 			w.progress.done()
-			fmt.Fprintf(w.env.Stderr, "gave up waiting after %s: job %s is still %s\n", w.timeout, w.jobID, job.Status)
+			fmt.Fprintf(w.env.Stderr, ErrorPrefix+"gave up waiting after %s: job %s is still %s\n", w.timeout, w.jobID, job.Status)
 			return job, ExitTimeout
 		}
 		if err := w.sleep(min(delay, w.timeout-elapsed)); err != nil {
@@ -59,7 +59,7 @@ func (w *waiter) wait(job *client.Job) (*client.Job, int) {
 			}
 			if !retryable(err) {
 				w.progress.done()
-				fmt.Fprintln(w.env.Stderr, w.describe(err, w.jobID, client.EndpointGetJob))
+				fmt.Fprintln(w.env.Stderr, ErrorPrefix+ErrorLine(w.describe(err, w.jobID, client.EndpointGetJob)))
 				return job, ExitError
 			}
 			if retryAfter, _, ok := client.IsRateLimited(err); ok {
@@ -93,7 +93,7 @@ func (w *waiter) sleep(d time.Duration) error {
 // interrupted reports that waiting was stopped by the context.
 func (w *waiter) interrupted(job *client.Job) int {
 	w.progress.done()
-	fmt.Fprintf(w.env.Stderr, "interrupted: stopped waiting; the message was sent and job %s was last seen %s\n", w.jobID, job.Status)
+	fmt.Fprintf(w.env.Stderr, ErrorPrefix+"interrupted: stopped waiting; the message was sent and job %s was last seen %s\n", w.jobID, job.Status)
 	return ExitInterrupted
 }
 

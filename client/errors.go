@@ -40,7 +40,9 @@ type APIError struct {
 	HasRetryAfter bool
 }
 
-// Error formats the error as `endpoint: HTTP code: message (details)`.
+// Error formats the error as `endpoint: HTTP code: message (details)`,
+// followed for a 403 by what the status means for this endpoint (see
+// Advice).
 func (e *APIError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: HTTP %d", e.Endpoint, e.StatusCode)
@@ -56,7 +58,27 @@ func (e *APIError) Error() string {
 	if e.HasRetryAfter {
 		fmt.Fprintf(&b, " (retry after %s)", e.RetryAfter)
 	}
+	if a := e.Advice(); a != "" {
+		b.WriteString(": ")
+		b.WriteString(a)
+	}
 	return b.String()
+}
+
+// Advice says, for a 403, what the answer means for this endpoint and so
+// what to do; "" for any other status. A 403 is not about the key being
+// valid (that is a 401): the caller's IP is not on the organization's
+// allowlist, or the key lacks the scope the call needs, read for the GET
+// endpoints and write for send-message (a POST).
+func (e *APIError) Advice() string {
+	switch e.StatusCode {
+	case http.StatusForbidden:
+		if e.Endpoint == EndpointSendMessage {
+			return "the key needs the write scope, or this IP is not on the organization's allowlist"
+		}
+		return "this IP is not on the organization's allowlist, or the key lacks the read scope"
+	}
+	return ""
 }
 
 // DecodeError is a response that does not have the documented shape:
@@ -92,12 +114,21 @@ func statusOf(err error) int {
 // unknown job or project.
 func IsNotFound(err error) bool { return statusOf(err) == http.StatusNotFound }
 
-// IsUnauthorized reports whether err is an HTTP 401 or 403 answer: a
-// missing, wrong, revoked or expired key.
-func IsUnauthorized(err error) bool {
-	s := statusOf(err)
-	return s == http.StatusUnauthorized || s == http.StatusForbidden
-}
+// IsUnauthorized reports whether err is an HTTP 401 answer: a missing,
+// wrong, revoked or expired key. A 403 is not one: see IsForbidden, and
+// IsRefused for either.
+func IsUnauthorized(err error) bool { return statusOf(err) == http.StatusUnauthorized }
+
+// IsForbidden reports whether err is an HTTP 403 answer: the caller's IP is
+// not on the organization's allowlist, or the key lacks the scope the call
+// needs (read for GET, write for send-message). APIError.Advice says which
+// applies to the endpoint.
+func IsForbidden(err error) bool { return statusOf(err) == http.StatusForbidden }
+
+// IsRefused reports whether err is an HTTP 401 or 403 answer: the API
+// refused the caller as a whole rather than one request, so further
+// requests with the same key from the same place will be refused too.
+func IsRefused(err error) bool { return IsUnauthorized(err) || IsForbidden(err) }
 
 // IsRateLimited reports whether err is an HTTP 429 answer (ok) and, if so,
 // the Retry-After it carried.

@@ -9,7 +9,8 @@ import (
 )
 
 // GetJob reads an agent job: GET /v2/agent/{projectId}/job/{id}. An unknown
-// job is an APIError for which IsNotFound is true.
+// job is an APIError for which IsNotFound is true. Every field of the job
+// object is optional (see Job); an answer without "id" is the job asked for.
 func (c *Client) GetJob(ctx context.Context, projectID, jobID string) (*Job, error) {
 	path, err := jobPath(EndpointGetJob, projectID, jobID)
 	if err != nil {
@@ -19,7 +20,7 @@ func (c *Client) GetJob(ctx context.Context, projectID, jobID string) (*Job, err
 	if err != nil {
 		return nil, err
 	}
-	job, err := decodeJob(EndpointGetJob, res.body)
+	job, err := decodeJob(EndpointGetJob, res.body, jobID)
 	return job, err
 }
 
@@ -58,7 +59,7 @@ func (c *Client) SendMessage(ctx context.Context, projectID, jobID, prompt strin
 	if err != nil {
 		return nil, err
 	}
-	job, err := decodeJob(EndpointSendMessage, res.body)
+	job, err := decodeJob(EndpointSendMessage, res.body, jobID)
 	return job, err
 }
 
@@ -75,20 +76,26 @@ func jobPath(ep Endpoint, projectID, jobID string) (string, error) {
 	return "/v2/agent/" + p + "/job/" + j, nil
 }
 
-// decodeJob decodes and validates an agent job object. id, status and
-// createdAt are required; source and model may be absent but must have
-// their types when present; prLink, archivedAt and source.ref may be null or
-// absent (nil either way). A status outside the documented four is kept.
-func decodeJob(ep Endpoint, body []byte) (*Job, error) {
+// decodeJob decodes and validates an agent job object. The API's schema
+// has no required field, so every field may be absent or null: id is then
+// requestedID, status "" (an unknown status), createdAt the zero time, and
+// the other fields their zero values. A field that is present must have its
+// type: a string where a string is documented, an RFC 3339 date-time for the
+// times. A status outside the documented four is kept as it came; fields the
+// client does not know are ignored.
+func decodeJob(ep Endpoint, body []byte, requestedID string) (*Job, error) {
 	o, err := parseBody(ep, body)
 	if err != nil {
 		return nil, err
 	}
 	j := &Job{Raw: json.RawMessage(bytes.Clone(bytes.TrimSpace(body)))}
-	if j.ID, err = o.requiredString("id", true); err != nil {
+	if j.ID, err = o.optionalString("id"); err != nil {
 		return nil, err
 	}
-	status, err := o.requiredString("status", true)
+	if j.ID == "" {
+		j.ID = requestedID
+	}
+	status, err := o.optionalString("status")
 	if err != nil {
 		return nil, err
 	}
@@ -113,8 +120,10 @@ func decodeJob(ep Endpoint, body []byte) (*Job, error) {
 	if j.PRLink, err = o.nullableString("prLink"); err != nil {
 		return nil, err
 	}
-	if j.CreatedAt, err = o.requiredTime("createdAt"); err != nil {
+	if at, err := o.nullableTime("createdAt"); err != nil {
 		return nil, err
+	} else if at != nil {
+		j.CreatedAt = *at
 	}
 	if j.ArchivedAt, err = o.nullableTime("archivedAt"); err != nil {
 		return nil, err

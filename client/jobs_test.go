@@ -155,7 +155,7 @@ func TestListJobsV1(t *testing.T) {
 		t.Errorf("sessions %v, want %v", gots, want)
 	}
 	a := sessions[0]
-	if a.Branch != "feature" || a.Subdomain != testProject || a.Haulted || a.HaultReason != "" || a.PullRequestLink != nil ||
+	if a.Branch != "feature" || a.Subdomain != testProject || a.Haulted || a.HaultReason != "processing" || a.PullRequestLink != nil ||
 		a.MessageToUser == "" || string(a.Todos) != "[]" || !a.CreatedAt.Equal(base.Add(5*time.Minute)) {
 		t.Errorf("session %+v", a)
 	}
@@ -187,8 +187,13 @@ func TestLegacySessionStatus(t *testing.T) {
 		{true, "completed", client.StatusCompleted},
 		{true, "github_missconfigured", client.StatusFailed},
 		{true, "error", client.StatusFailed},
-		{true, "", client.StatusFailed},
+		{false, "processing", client.StatusActive},
+		{true, "processing", client.StatusActive},
+		{true, "interrupted", client.StatusCompleted},
+		{false, "interrupted", client.StatusActive},
+		{true, "", "haulted"},
 		{true, "cancelled", "cancelled"},
+		{true, "Completed", "Completed"},
 	} {
 		s := client.LegacySession{Haulted: tc.haulted, HaultReason: tc.reason}
 		if got := s.Status(); got != tc.want {

@@ -78,10 +78,55 @@ func StaticKey(key string) (KeySource, error) {
 type FileKey struct {
 	path string
 
-	mu      sync.Mutex
-	key     string
-	info    fs.FileInfo // of the file the key was last read from
-	lastErr error
+	mu       sync.Mutex
+	key      string
+	info     fs.FileInfo // of the file the key was last read from
+	lastErr  error
+	failures uint64
+	notify   func(err error)
+}
+
+// Notify sets a function called when the state of the file changes: with
+// the error when the file could not be used (the previous key stays in
+// use), again when the reason changes, and with nil when a good key was
+// read again. f is called from inside Key with the FileKey's lock held: it
+// must not call the FileKey's methods.
+func (k *FileKey) Notify(f func(err error)) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.notify = f
+}
+
+// Failures returns how many times the file could not be used: a failing
+// file counts once per distinct reason, not once per read.
+func (k *FileKey) Failures() uint64 {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.failures
+}
+
+// fail records a failed re-read, counting and notifying when the reason is
+// new. The caller holds k.mu.
+func (k *FileKey) fail(err error) {
+	if k.lastErr != nil && k.lastErr.Error() == err.Error() {
+		return
+	}
+	k.lastErr = err
+	k.failures++
+	if k.notify != nil {
+		k.notify(err)
+	}
+}
+
+// recovered records a good read after failures. The caller holds k.mu.
+func (k *FileKey) recovered() {
+	if k.lastErr == nil {
+		return
+	}
+	k.lastErr = nil
+	if k.notify != nil {
+		k.notify(nil)
+	}
 }
 
 // NewFileKey reads and checks the key in the file at path now. Errors name
@@ -105,18 +150,20 @@ func (k *FileKey) Key() (string, error) {
 	defer k.mu.Unlock()
 	info, err := os.Stat(k.path)
 	if err != nil {
-		k.lastErr = fmt.Errorf("API key file: %w", err)
+		k.fail(fmt.Errorf("API key file %s: %w", k.path, unwrapPathError(err)))
 		return k.key, nil
 	}
-	if os.SameFile(info, k.info) && info.Size() == k.info.Size() && info.ModTime().Equal(k.info.ModTime()) {
+	if k.lastErr == nil && os.SameFile(info, k.info) && info.Size() == k.info.Size() &&
+		info.ModTime().Equal(k.info.ModTime()) && info.Mode() == k.info.Mode() {
 		return k.key, nil
 	}
 	key, newInfo, err := k.read()
 	if err != nil {
-		k.lastErr = err
+		k.fail(err)
 		return k.key, nil
 	}
-	k.key, k.info, k.lastErr = key, newInfo, nil
+	k.key, k.info = key, newInfo
+	k.recovered()
 	return k.key, nil
 }
 
@@ -140,20 +187,23 @@ func (k *FileKey) WorldReadable() bool {
 // file, so it describes exactly the file that was read.
 func (k *FileKey) read() (string, fs.FileInfo, error) {
 	f, err := os.Open(k.path)
+	if errors.Is(err, fs.ErrPermission) {
+		return "", nil, fmt.Errorf("API key file %s: permission denied: %s", k.path, whoCannotRead(k.path))
+	}
 	if err != nil {
-		return "", nil, fmt.Errorf("API key file: %w", err)
+		return "", nil, fmt.Errorf("API key file %s: %w", k.path, unwrapPathError(err))
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
-		return "", nil, fmt.Errorf("API key file: %w", err)
+		return "", nil, fmt.Errorf("API key file %s: %w", k.path, unwrapPathError(err))
 	}
 	if !info.Mode().IsRegular() {
 		return "", nil, fmt.Errorf("API key file %s: not a regular file", k.path)
 	}
 	b, err := io.ReadAll(io.LimitReader(f, maxKeyFileBytes+1))
 	if err != nil {
-		return "", nil, fmt.Errorf("API key file: %w", err)
+		return "", nil, fmt.Errorf("API key file %s: %w", k.path, unwrapPathError(err))
 	}
 	if len(b) > maxKeyFileBytes {
 		return "", nil, fmt.Errorf("API key file %s: more than %d bytes, too large for an API key", k.path, maxKeyFileBytes)
@@ -170,3 +220,13 @@ func (k *FileKey) read() (string, fs.FileInfo, error) {
 
 // maxKeyFileBytes bounds the key file: keys are a few dozen bytes.
 const maxKeyFileBytes = 4096
+
+// unwrapPathError drops the operation and path of a *fs.PathError: the
+// messages of this file name the path once.
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

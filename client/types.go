@@ -210,20 +210,43 @@ type JobSource struct {
 	Ref *string `json:"ref"`
 }
 
-// Job is an agent job as returned by get-agent-job and send-message.
+// Job is an agent job as returned by get-agent-job and send-message. The
+// API's schema has no required field: any of them may be absent, and the
+// client then leaves its zero value (ID excepted, which is the id asked
+// for). Fields the client does not know are ignored; they stay in Raw.
 type Job struct {
-	ID     string    `json:"id"`
+	ID string `json:"id"`
+	// Status is as the API sent it: "" when absent or null, and kept as it
+	// came when it is not one of the documented four.
 	Status JobStatus `json:"status"`
 	Source JobSource `json:"source"`
-	Model  string    `json:"model"`
+	// Model is "" when absent or null.
+	Model string `json:"model"`
 	// PRLink is the pull request URL, nil while the job is active or when no
 	// files changed.
-	PRLink     *string    `json:"prLink"`
+	PRLink *string `json:"prLink"`
+	// CreatedAt is the zero time when the API sent no createdAt (absent or
+	// null): test it with IsZero.
 	CreatedAt  time.Time  `json:"createdAt"`
 	ArchivedAt *time.Time `json:"archivedAt"`
 	// Raw is the job object exactly as the API sent it.
 	Raw json.RawMessage `json:"-"`
 }
+
+// The v1 listing's haultReason values, spelled as the API spells them.
+const (
+	// HaultReasonCompleted: the agent finished.
+	HaultReasonCompleted = "completed"
+	// HaultReasonGithubMissconfigured: the agent could not use the
+	// repository.
+	HaultReasonGithubMissconfigured = "github_missconfigured"
+	// HaultReasonError: the agent met an error.
+	HaultReasonError = "error"
+	// HaultReasonProcessing: the agent is still running.
+	HaultReasonProcessing = "processing"
+	// HaultReasonInterrupted: a person stopped the agent.
+	HaultReasonInterrupted = "interrupted"
+)
 
 // LegacySession is one element of the deprecated v1 job listing's
 // allSessions array. Field names (including the API's spellings haulted and
@@ -237,25 +260,38 @@ type LegacySession struct {
 	PullRequestLink *string         `json:"pullRequestLink"`
 	MessageToUser   string          `json:"messageToUser"`
 	Todos           json.RawMessage `json:"todos"`
-	CreatedAt       time.Time       `json:"createdAt"`
+	// CreatedAt is the zero time when the API sent none.
+	CreatedAt time.Time `json:"createdAt"`
 }
 
-// Status maps a v1 session onto the four job statuses: a session that is not
-// haulted is active; haultReason "completed" is completed;
-// "github_missconfigured" and "error" are failed. Any other haultReason is
-// returned as it came (an unknown status to be reported). The v1 listing
-// cannot express archived.
+// Status maps a v1 session onto the job statuses of the v2 API:
+//
+//   - not haulted, or haultReason "processing" (still running): active;
+//   - "completed": completed;
+//   - "github_missconfigured" and "error": failed;
+//   - "interrupted" (a person stopped the agent): completed. The job ended
+//     on purpose, not by an unrecoverable error, so it is not failed (which
+//     alerts); it is not archived either (that is a later, separate act).
+//     Like completed it is terminal and its pull request, if any, stands:
+//     "the agent is done, check prLink";
+//   - a haulted session without a reason: "haulted", a status of its own;
+//   - any other haultReason: returned as it came, an unknown status to be
+//     reported, never folded into a known one.
+//
+// The v1 listing cannot express archived.
 func (s LegacySession) Status() JobStatus {
 	if !s.Haulted {
 		return StatusActive
 	}
 	switch s.HaultReason {
-	case "completed":
+	case HaultReasonProcessing:
+		return StatusActive
+	case HaultReasonCompleted, HaultReasonInterrupted:
 		return StatusCompleted
-	case "github_missconfigured", "error":
+	case HaultReasonGithubMissconfigured, HaultReasonError:
 		return StatusFailed
 	case "":
-		return StatusFailed
+		return "haulted"
 	}
 	return JobStatus(s.HaultReason)
 }

@@ -468,8 +468,8 @@ func faultRows() []faultRow {
 		},
 		faultRow{
 			name: "403", install: faultAdd(mintlifytest.Fault{Offset: mintlifytest.AnyOffset, Status: 403}),
-			fails: true, offset: "", maxPerRefresh: faultPages, logs: "the admin API key was refused",
-			doc: "as 401",
+			fails: true, offset: "", maxPerRefresh: faultPages, logs: "this IP is not on the organization's allowlist, or the key lacks the read scope",
+			doc: "as 401, but the log says why a valid key is refused: the IP allowlist or the read scope",
 		},
 		faultRow{
 			name: "429 with Retry-After: 600 (seconds)", install: faultAdd(mintlifytest.Fault{Offset: 250, Status: 429, RetryAfter: "600"}),
@@ -772,7 +772,7 @@ func (e *faultJobsEnv) reads(id string) int {
 func (e *faultJobsEnv) series() string {
 	e.t.Helper()
 	b, err := testutil.CollectAndFormat(e.w, expfmt.TypeTextPlain,
-		"mintlify_agent_jobs", "mintlify_agent_job_info", "mintlify_agent_job_created_timestamp_seconds")
+		"mintlify_agent_jobs", "mintlify_agent_job_info", "mintlify_agent_job_status", "mintlify_agent_job_created_timestamp_seconds")
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -842,7 +842,9 @@ func TestFaultJobs(t *testing.T) {
 				`mintlify_agent_jobs{project="docs",status="completed"} 0`,
 				`mintlify_agent_jobs{project="docs",status="archived"} 0`,
 				`mintlify_agent_jobs{project="docs",status="failed"} 0`,
-				`job_id="a",model="claude-sonnet-4",project="docs",ref="",repository="https://github.com/acme/docs",status="paused"} 1`,
+				`mintlify_agent_job_info{has_pr="false",job_id="a",model="claude-sonnet-4",project="docs",ref="",repository="https://github.com/acme/docs"} 1`,
+				`mintlify_agent_job_status{job_id="a",project="docs",status="paused"} 1`,
+				`mintlify_agent_job_status{job_id="a",project="docs",status="active"} 0`,
 			} {
 				if !strings.Contains(s, want) {
 					t.Fatalf("missing %s in:\n%s", want, s)

@@ -345,7 +345,7 @@ func (w *JobsWatcher) discover(ctx context.Context, rounds []*jobsRound) map[str
 		sessions, err := w.cfg.Client.ListJobsV1(ctx, r.project)
 		if err != nil {
 			w.mu.Lock()
-			w.failed(r, "", err, client.IsUnauthorized(err))
+			w.failed(r, "", err, client.IsRefused(err))
 			w.mu.Unlock()
 			continue
 		}

@@ -165,6 +165,7 @@ mintlify_agent_job_info{has_pr="false",job_id="c",model="claude-sonnet-4",projec
 `+jobCreatedHeader+`mintlify_agent_job_created_timestamp_seconds{job_id="a",project="p1"} 1.7408304e+09
 mintlify_agent_job_created_timestamp_seconds{job_id="b",project="p1"} 1.7408304e+09
 mintlify_agent_job_created_timestamp_seconds{job_id="c",project="p1"} 1.7408304e+09
+`+jobsNotFoundHeader+`mintlify_agent_jobs_not_found{project="p1"} 1
 `)
 
 	// At b's terminal interval the archive shows. The deleted e is not

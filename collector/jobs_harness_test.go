@@ -2,7 +2,9 @@ package collector_test
 
 import (
 	"context"
+	"fmt"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -72,14 +74,20 @@ func (e *jobsEnv) poll(w *collector.JobsWatcher) {
 
 // Exposition headers, literally as the watcher and the status describe them.
 const (
-	jobsHeader = `# HELP mintlify_agent_jobs Watched agent jobs by status, read from the API every poll interval (terminal jobs less often). The four documented statuses are always present; an undocumented status is counted under its own value.
+	jobsHeader = `# HELP mintlify_agent_jobs Watched agent jobs by status, read from the API every poll interval (terminal jobs less often). The four documented statuses are always present; an undocumented status is counted under its own value, a job without a status under an empty one.
 # TYPE mintlify_agent_jobs gauge
 `
-	jobInfoHeader = `# HELP mintlify_agent_job_info Always 1 for each watched agent job, with its state as read from the API every poll interval (terminal jobs less often). ref is empty when the API sends none; has_pr is true once the job has a pull request link.
+	jobInfoHeader = `# HELP mintlify_agent_job_info Always 1 for each watched agent job, with its attributes as read from the API every poll interval (terminal jobs less often); its status is in mintlify_agent_job_status. A label is empty when the API sends no value for it; has_pr is true once the job has a pull request link.
 # TYPE mintlify_agent_job_info gauge
 `
-	jobCreatedHeader = `# HELP mintlify_agent_job_created_timestamp_seconds Unix time at which each watched agent job was created (its createdAt), read from the API every poll interval (terminal jobs less often).
+	jobStatusHeader = `# HELP mintlify_agent_job_status 1 for the watched agent job's current status and 0 for each other documented status (active, completed, archived, failed). An undocumented status gets its own series with 1, a job without a status an empty one.
+# TYPE mintlify_agent_job_status gauge
+`
+	jobCreatedHeader = `# HELP mintlify_agent_job_created_timestamp_seconds Unix time at which each watched agent job was created (its createdAt), read from the API every poll interval (terminal jobs less often). No series for a job whose createdAt the API does not send.
 # TYPE mintlify_agent_job_created_timestamp_seconds gauge
+`
+	jobsNotFoundHeader = `# HELP mintlify_agent_jobs_not_found Watched agent jobs whose last read answered 404 (not found); they are not exported otherwise. A discovered job counted here means the v1 listing's sessionId is not the v2 job id, which the API does not promise.
+# TYPE mintlify_agent_jobs_not_found gauge
 `
 	jobsUpHeader = `# HELP mintlify_up 1 when the last refresh of the source (visitors, views, assistant, feedback, searches, conversations, jobs) succeeded for the project, 0 when it failed. For an analytics source, every window must have succeeded.
 # TYPE mintlify_up gauge
@@ -89,10 +97,57 @@ const (
 `
 )
 
-// expect compares the watcher's whole exposition with want.
+// infoWithStatus is a mintlify_agent_job_info line in the short form the
+// tests write: with the job's status as a last label.
+var infoWithStatus = regexp.MustCompile(`(?m)^(mintlify_agent_job_info\{has_pr="[^"]*",job_id="([^"]*)",model="[^"]*",project="([^"]*)",ref="[^"]*",repository="[^"]*"),status="([^"]*)"\} 1$`)
+
+// expandJobs turns the tests' short form of an exposition into the
+// watcher's: each mintlify_agent_job_info line written with a status label
+// becomes the info line without it plus the job's mintlify_agent_job_status
+// lines (1 for that status, 0 for each other documented one, and its own
+// series for an undocumented one); and unless want gives
+// mintlify_agent_jobs_not_found itself, it is 0 for every project with
+// mintlify_agent_jobs lines.
+func expandJobs(want string) string {
+	var status strings.Builder
+	want = infoWithStatus.ReplaceAllStringFunc(want, func(line string) string {
+		m := infoWithStatus.FindStringSubmatch(line)
+		job, project, current := m[2], m[3], m[4]
+		known := false
+		for _, s := range client.JobStatuses {
+			v := "0"
+			if string(s) == current {
+				v, known = "1", true
+			}
+			fmt.Fprintf(&status, "mintlify_agent_job_status{job_id=%q,project=%q,status=%q} %s\n", job, project, s, v)
+		}
+		if !known {
+			fmt.Fprintf(&status, "mintlify_agent_job_status{job_id=%q,project=%q,status=%q} 1\n", job, project, current)
+		}
+		return m[1] + "} 1"
+	})
+	if status.Len() > 0 {
+		want += jobStatusHeader + status.String()
+	}
+	if !strings.Contains(want, "mintlify_agent_jobs_not_found") {
+		seen := map[string]bool{}
+		var nf strings.Builder
+		for _, m := range regexp.MustCompile(`mintlify_agent_jobs\{project="([^"]*)"`).FindAllStringSubmatch(want, -1) {
+			if !seen[m[1]] {
+				seen[m[1]] = true
+				fmt.Fprintf(&nf, "mintlify_agent_jobs_not_found{project=%q} 0\n", m[1])
+			}
+		}
+		want += jobsNotFoundHeader + nf.String()
+	}
+	return want
+}
+
+// expect compares the watcher's whole exposition with want, in the short
+// form expandJobs reads.
 func (e *jobsEnv) expect(w *collector.JobsWatcher, want string) {
 	e.t.Helper()
-	if err := testutil.CollectAndCompare(w, strings.NewReader(want)); err != nil {
+	if err := testutil.CollectAndCompare(w, strings.NewReader(expandJobs(want))); err != nil {
 		e.t.Error(err)
 	}
 	problems, err := testutil.CollectAndLint(w)

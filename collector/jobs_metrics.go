@@ -12,26 +12,35 @@ import (
 
 var (
 	jobsDesc = prometheus.NewDesc("mintlify_agent_jobs",
-		"Watched agent jobs by status, read from the API every poll interval (terminal jobs less often). The four documented statuses are always present; an undocumented status is counted under its own value.",
+		"Watched agent jobs by status, read from the API every poll interval (terminal jobs less often). The four documented statuses are always present; an undocumented status is counted under its own value, a job without a status under an empty one.",
 		[]string{"project", "status"}, nil)
 	jobInfoDesc = prometheus.NewDesc("mintlify_agent_job_info",
-		"Always 1 for each watched agent job, with its state as read from the API every poll interval (terminal jobs less often). ref is empty when the API sends none; has_pr is true once the job has a pull request link.",
-		[]string{"project", "job_id", "status", "model", "repository", "ref", "has_pr"}, nil)
+		"Always 1 for each watched agent job, with its attributes as read from the API every poll interval (terminal jobs less often); its status is in mintlify_agent_job_status. A label is empty when the API sends no value for it; has_pr is true once the job has a pull request link.",
+		[]string{"project", "job_id", "model", "repository", "ref", "has_pr"}, nil)
+	jobStatusDesc = prometheus.NewDesc("mintlify_agent_job_status",
+		"1 for the watched agent job's current status and 0 for each other documented status (active, completed, archived, failed). An undocumented status gets its own series with 1, a job without a status an empty one.",
+		[]string{"project", "job_id", "status"}, nil)
 	jobCreatedDesc = prometheus.NewDesc("mintlify_agent_job_created_timestamp_seconds",
-		"Unix time at which each watched agent job was created (its createdAt), read from the API every poll interval (terminal jobs less often).",
+		"Unix time at which each watched agent job was created (its createdAt), read from the API every poll interval (terminal jobs less often). No series for a job whose createdAt the API does not send.",
 		[]string{"project", "job_id"}, nil)
+	jobsNotFoundDesc = prometheus.NewDesc("mintlify_agent_jobs_not_found",
+		"Watched agent jobs whose last read answered 404 (not found); they are not exported otherwise. A discovered job counted here means the v1 listing's sessionId is not the v2 job id, which the API does not promise.",
+		[]string{"project"}, nil)
 )
 
 // Describe implements prometheus.Collector.
 func (w *JobsWatcher) Describe(ch chan<- *prometheus.Desc) {
 	ch <- jobsDesc
 	ch <- jobInfoDesc
+	ch <- jobStatusDesc
 	ch <- jobCreatedDesc
+	ch <- jobsNotFoundDesc
 }
 
 // Collect implements prometheus.Collector. It exports the last known state
 // of every watched job that has been read successfully and has not answered
-// 404 since, and for every project the count of those jobs by status.
+// 404 since, for every project the count of those jobs by status, and the
+// count of watched jobs that answered 404.
 func (w *JobsWatcher) Collect(ch chan<- prometheus.Metric) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -41,8 +50,12 @@ func (w *JobsWatcher) Collect(ch chan<- prometheus.Metric) {
 		for _, s := range client.JobStatuses {
 			counts[string(s)] = 0
 		}
+		notFound := 0
 		ids := make([]string, 0, len(p.jobs))
 		for id, e := range p.jobs {
+			if e.gone {
+				notFound++
+			}
 			if e.job != nil && !e.gone {
 				ids = append(ids, id)
 			}
@@ -63,8 +76,20 @@ func (w *JobsWatcher) Collect(ch chan<- prometheus.Metric) {
 			}
 			jobID := jobsLabel(id)
 			ch <- prometheus.MustNewConstMetric(jobInfoDesc, prometheus.GaugeValue, 1,
-				project, jobID, status, jobsLabel(j.Model), jobsLabel(j.Source.Repository), jobsLabel(ref), hasPR)
-			ch <- prometheus.MustNewConstMetric(jobCreatedDesc, prometheus.GaugeValue, jobsUnixSeconds(j.CreatedAt), project, jobID)
+				project, jobID, jobsLabel(j.Model), jobsLabel(j.Source.Repository), jobsLabel(ref), hasPR)
+			for _, s := range client.JobStatuses {
+				v := 0.0
+				if string(s) == status {
+					v = 1
+				}
+				ch <- prometheus.MustNewConstMetric(jobStatusDesc, prometheus.GaugeValue, v, project, jobID, string(s))
+			}
+			if !j.Status.Known() {
+				ch <- prometheus.MustNewConstMetric(jobStatusDesc, prometheus.GaugeValue, 1, project, jobID, status)
+			}
+			if !j.CreatedAt.IsZero() {
+				ch <- prometheus.MustNewConstMetric(jobCreatedDesc, prometheus.GaugeValue, jobsUnixSeconds(j.CreatedAt), project, jobID)
+			}
 		}
 		statuses := make([]string, 0, len(counts))
 		for s := range counts {
@@ -74,6 +99,7 @@ func (w *JobsWatcher) Collect(ch chan<- prometheus.Metric) {
 		for _, s := range statuses {
 			ch <- prometheus.MustNewConstMetric(jobsDesc, prometheus.GaugeValue, counts[s], project, s)
 		}
+		ch <- prometheus.MustNewConstMetric(jobsNotFoundDesc, prometheus.GaugeValue, float64(notFound), project)
 	}
 }
 

@@ -81,15 +81,24 @@ func (w *JobsWatcher) applyRead(ctx context.Context, start time.Time, rd jobsRea
 		e.nextRead = start.Add(interval)
 		if k := [2]string{p.id, string(job.Status)}; !job.Status.Known() && !w.unknown[k] {
 			w.unknown[k] = true
-			level.Warn(w.logger).Log("msg", "agent job has a status the exporter does not know; it is counted under its own value",
-				"project", p.id, "job_id", e.id, "status", job.Status)
+			msg := "agent job has a status the exporter does not know; it is counted under its own value"
+			if job.Status == "" {
+				msg = "agent job has no status; it is counted under an empty status"
+			}
+			level.Warn(w.logger).Log("msg", msg, "project", p.id, "job_id", e.id, "status", job.Status)
 		}
 	case ctx.Err() != nil:
 		// Shutting down: not a failure of the API.
 	case client.IsNotFound(err):
 		if !e.gone {
-			level.Warn(w.logger).Log("msg", "agent job not found; it is no longer exported or counted",
-				"project", p.id, "job_id", e.id, "err", err)
+			msg := "agent job not found; it is no longer exported, and is counted in mintlify_agent_jobs_not_found"
+			if e.discovered && !e.static && !e.fromFile && e.job == nil {
+				// The v1 listing named it and it was never found, so the
+				// listing's sessionId is not the v2 job id here: the API
+				// does not promise that it is.
+				msg = "agent job discovered through the v1 listing is not found by get-agent-job: the listing's sessionId may not be the job id; it is counted in mintlify_agent_jobs_not_found"
+			}
+			level.Warn(w.logger).Log("msg", msg, "project", p.id, "job_id", e.id, "err", err)
 		}
 		e.job, e.gone = nil, true
 		e.nextRead = start.Add(w.cfg.TerminalInterval)
@@ -130,12 +139,12 @@ func (w *JobsWatcher) failed(r *jobsRound, jobID string, err error, stop bool) {
 
 // jobsStopsRound reports whether an error concerns the API or the key as a
 // whole rather than one job, so further requests in the round would only
-// add load: a refused key, a server error or a transport failure. A
+// add load: a refused key (401) or caller (403), a server error or a transport failure. A
 // malformed job or another 4xx concerns that job only.
 func jobsStopsRound(err error) bool {
 	var ae *client.APIError
 	if errors.As(err, &ae) {
-		return client.IsUnauthorized(err) || ae.StatusCode >= http.StatusInternalServerError
+		return client.IsRefused(err) || ae.StatusCode >= http.StatusInternalServerError
 	}
 	var de *client.DecodeError
 	if errors.As(err, &de) || errors.Is(err, client.ErrBodyTooLarge) {

@@ -154,6 +154,7 @@ func TestJobsNotFoundLeavesCountsNotUp(t *testing.T) {
 	e.poll(w)
 	e.expect(w, jobsHeader+jobsCounts("p1", 1, 0, 0, 0)+jobInfoHeader+`mintlify_agent_job_info{has_pr="false",job_id="j1",model="claude-sonnet-4",project="p1",ref="",repository="https://github.com/acme/docs",status="active"} 1
 `+jobCreatedHeader+`mintlify_agent_job_created_timestamp_seconds{job_id="j1",project="p1"} 1.7408304e+09
+`+jobsNotFoundHeader+`mintlify_agent_jobs_not_found{project="p1"} 2
 `)
 	e.expectUp(jobsUpHeader + `mintlify_up{project="p1",source="jobs"} 1
 ` + jobsIntervalHeader + `mintlify_refresh_interval_seconds{project="p1",source="jobs"} 60

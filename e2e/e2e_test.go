@@ -62,7 +62,7 @@ type stack struct {
 	scrape       []byte   // the exporter's text exposition once every source was up
 
 	queries  []dashQuery
-	failedAt time.Time // first sample of the failing job's failed series
+	failedAt time.Time // first sample of 1 in the failing job's failed status series
 }
 
 // TestPrometheusEndToEnd runs the exporter, Prometheus with the shipped
@@ -312,7 +312,7 @@ func (s *stack) checkMetrics(t *testing.T) {
 	if err != nil || strings.TrimSpace(out) != "" {
 		t.Errorf("promtool check metrics: %v\n%s", err, out)
 	}
-	for _, name := range []string{"mintlify_visitors", "mintlify_page_visitors_deduplicated", "mintlify_agent_job_info", "mintlify_api_budget_remaining"} {
+	for _, name := range []string{"mintlify_visitors", "mintlify_page_visitors_deduplicated", "mintlify_agent_job_info", "mintlify_agent_job_status", "mintlify_agent_jobs_not_found", "mintlify_api_budget_remaining"} {
 		if !bytes.Contains(s.scrape, []byte("\n"+name+"{")) && !bytes.Contains(s.scrape, []byte("\n"+name+" ")) {
 			t.Errorf("the checked scrape has no %s series", name)
 		}
@@ -359,13 +359,13 @@ func (s *stack) checkJobFailed(t *testing.T) {
 		"alertname": "MintlifyAgentJobFailed", "project": projectDocs, "job_id": jobFailing, "severity": "info",
 	}
 	s.waitAlert(t, failAfter+30*time.Second, want)
-	failed := fmt.Sprintf(`mintlify_agent_job_info{project=%q, job_id=%q, status="failed"}[10m]`, projectDocs, jobFailing)
+	failed := fmt.Sprintf(`mintlify_agent_job_status{project=%q, job_id=%q, status="failed"}[10m]`, projectDocs, jobFailing)
 	var err error
-	if s.failedAt, err = s.prom.firstSampleTime(failed); err != nil {
+	if s.failedAt, err = s.prom.firstSampleWithValue(failed, 1); err != nil {
 		t.Fatal(err)
 	}
-	active := fmt.Sprintf(`mintlify_agent_job_info{project=%q, job_id=%q, status="active"}[10m]`, projectDocs, jobFailing)
-	if seen, err := s.prom.firstSampleTime(active); err != nil || !seen.Before(s.failedAt) {
+	active := fmt.Sprintf(`mintlify_agent_job_status{project=%q, job_id=%q, status="active"}[10m]`, projectDocs, jobFailing)
+	if seen, err := s.prom.firstSampleWithValue(active, 1); err != nil || !seen.Before(s.failedAt) {
 		t.Errorf("Prometheus did not record the job as active before it failed (active from %v, failed at %v, %v): "+
 			"the stack took longer than %s to start", seen, s.failedAt, err, failAfter)
 	}

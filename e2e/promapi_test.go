@@ -167,6 +167,36 @@ func (p promAPI) firstSampleTime(expr string) (time.Time, error) {
 	return time.UnixMilli(int64(first*1000 + 0.5)), nil
 }
 
+// firstSampleWithValue returns the time of the earliest sample of the
+// range query expr whose value is v: the moment a 0/1 series such as
+// mintlify_agent_job_status turned 1.
+func (p promAPI) firstSampleWithValue(expr string, v float64) (time.Time, error) {
+	series, err := p.query(expr, time.Time{})
+	if err != nil {
+		return time.Time{}, err
+	}
+	var first float64
+	for _, s := range series {
+		for _, pair := range s.Values {
+			ts, ok := pair[0].(float64)
+			str, ok2 := pair[1].(string)
+			if !ok || !ok2 {
+				continue
+			}
+			if val, err := strconv.ParseFloat(str, 64); err == nil && val == v {
+				if first == 0 || ts < first {
+					first = ts
+				}
+				break
+			}
+		}
+	}
+	if first == 0 {
+		return time.Time{}, fmt.Errorf("%s has no sample with value %g", expr, v)
+	}
+	return time.UnixMilli(int64(first*1000 + 0.5)), nil
+}
+
 // promTime formats t as the API's Unix seconds with milliseconds.
 func promTime(t time.Time) string {
 	return strconv.FormatFloat(float64(t.UnixMilli())/1000, 'f', 3, 64)

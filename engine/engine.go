@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -205,7 +206,11 @@ func (e *Engine) Close() {
 }
 
 // work runs queued refreshes one at a time until Close, so the budget
-// check made before a refresh holds until it ends.
+// check made before a refresh holds until it ends. Each time it takes the
+// most valuable queued unit (nextLocked); when the budget has no room for
+// it, the worker waits for room (a budget that paces) but looks again
+// whenever another unit becomes due, so a unit that became more valuable
+// meanwhile goes first and nothing waits behind a long wait.
 func (e *Engine) work() {
 	defer close(e.done)
 	for {
@@ -227,11 +232,74 @@ func (e *Engine) work() {
 				e.mu.Unlock()
 				break
 			}
-			u := e.queue[0]
-			e.queue = e.queue[1:]
+			i := e.nextLocked(e.now())
+			u := e.queue[i]
+			cost := 0
+			if u.snap != nil {
+				cost = u.snap.res.Cost
+			}
 			e.mu.Unlock()
-			e.refresh(u)
+			if e.admit(u, cost) {
+				e.unqueue(u)
+				e.refresh(u, cost)
+			}
 		}
+	}
+}
+
+// admit reports whether u may be refreshed now. Never start a refresh the
+// budget cannot finish: it needs its last known cost, or the whole hour's
+// budget when it is longer than that (the budget then paces it over several
+// hours). During a rate-limit pause, or when a budget that does not pace is
+// spent, u is deferred and leaves the queue. A budget that paces makes the
+// worker wait for room, until another unit becomes due; then admit returns
+// false with u still queued, and the worker chooses again.
+func (e *Engine) admit(u *unit, cost int) bool {
+	need := min(max(1, cost), e.cfg.Budget.PerHour())
+	if until := e.cfg.Budget.PausedUntil(); !until.IsZero() {
+		e.unqueue(u)
+		e.deferUnit(u, fmt.Sprintf("rate limited by the API until %s", until.UTC().Format(time.RFC3339)), until)
+		return false
+	}
+	left := e.cfg.Budget.Remaining()
+	if left >= need {
+		return true
+	}
+	why := fmt.Sprintf("needs %d requests, %d of %d left in the last hour", need, left, e.cfg.Budget.PerHour())
+	e.mu.Lock()
+	u.deferred = "waiting: " + why
+	e.mu.Unlock()
+	ctx, cancel := context.WithCancel(e.ctx)
+	stop := make(chan struct{})
+	go func() {
+		select {
+		case <-e.wake: // another unit became due: choose again
+			cancel()
+		case <-stop:
+		}
+	}()
+	err := e.cfg.Budget.WaitFor(ctx, need)
+	close(stop)
+	cancel()
+	switch {
+	case err == nil:
+		return true
+	case e.ctx.Err() != nil:
+		return false // shutting down: work settles the queue
+	case ctx.Err() != nil:
+		return false // woken: choose again
+	}
+	e.unqueue(u)
+	e.deferUnit(u, why, time.Time{})
+	return false
+}
+
+// unqueue takes u out of the queue.
+func (e *Engine) unqueue(u *unit) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if j := slices.Index(e.queue, u); j >= 0 {
+		e.queue = slices.Delete(e.queue, j, j+1)
 	}
 }
 
@@ -312,6 +380,30 @@ func (e *Engine) Idle() (bool, <-chan struct{}) {
 	return true, e.changed
 }
 
+// nextLocked returns the index in the queue of the unit to refresh next:
+// the one whose data is most wrong per request it costs. A unit's data is
+// wrong by about a/(24·N) of its value after a hours for an N-day window,
+// and by about 1/N once the UTC day rolled over and the window moved; a
+// unit without data comes first. Ties keep the order units became due in.
+func (e *Engine) nextLocked(now time.Time) int {
+	best, bestScore := 0, -1.0
+	for i, u := range e.queue {
+		score := math.Inf(1)
+		if u.snap != nil {
+			days := float64(max(1, u.Window.Days))
+			wrong := now.Sub(u.snap.completed).Hours() / (24 * days)
+			if u.snap.rng != u.Window.Range(now) {
+				wrong = max(wrong, 1/days)
+			}
+			score = wrong / float64(max(1, u.snap.res.Cost))
+		}
+		if score > bestScore {
+			best, bestScore = i, score
+		}
+	}
+	return best
+}
+
 // dueLocked reports whether u should start a refresh now.
 func (e *Engine) dueLocked(u *unit, now time.Time) bool {
 	if u.inFlight || now.Before(u.retryAt) {
@@ -326,39 +418,9 @@ func (e *Engine) dueLocked(u *unit, now time.Time) bool {
 	return !now.Before(u.snap.completed.Add(u.interval))
 }
 
-// refresh runs one unit on the worker; u.inFlight is set.
-func (e *Engine) refresh(u *unit) {
-	e.mu.Lock()
-	cost := 0
-	if u.snap != nil {
-		cost = u.snap.res.Cost
-	}
-	e.mu.Unlock()
-
-	// Never start a refresh the budget cannot finish: it needs its last
-	// known cost, or the whole hour's budget when it is longer than that
-	// (the budget then paces it over several hours). A budget that paces
-	// makes the worker wait here, so the unit keeps its turn.
-	need := min(max(1, cost), e.cfg.Budget.PerHour())
-	if until := e.cfg.Budget.PausedUntil(); !until.IsZero() {
-		e.deferUnit(u, fmt.Sprintf("rate limited by the API until %s", until.UTC().Format(time.RFC3339)), until)
-		return
-	}
-	if left := e.cfg.Budget.Remaining(); left < need {
-		why := fmt.Sprintf("needs %d requests, %d of %d left in the last hour", need, left, e.cfg.Budget.PerHour())
-		e.mu.Lock()
-		u.deferred = "waiting: " + why
-		e.mu.Unlock()
-		if err := e.cfg.Budget.WaitFor(e.ctx, need); err != nil {
-			if e.ctx.Err() != nil {
-				e.settle(u, func() {})
-				return
-			}
-			e.deferUnit(u, why, time.Time{})
-			return
-		}
-	}
-
+// refresh runs one unit on the worker; u.inFlight is set and the budget
+// admitted it.
+func (e *Engine) refresh(u *unit, cost int) {
 	start := e.now()
 	rng := u.Window.Range(start)
 	res, err := e.sources[u.src].src.Fetch(e.ctx, u.Unit, rng, cost)
@@ -487,6 +549,13 @@ func (e *Engine) succeed(u *unit, snap *snapshot) {
 	}
 }
 
+// planBudget is the part of the hourly budget the planner spends: a tenth
+// stays free for walks that grew since their last refresh, retries, and the
+// day's rollover, when every unit is due at once. Planning all of it leaves
+// the ledger always full, and a walk one page longer than planned then waits
+// for most of an hour.
+func planBudget(perHour int) int { return max(1, perHour-perHour/10) }
+
 // replanLocked recomputes every unit's interval from the last known costs
 // and logs the plan when the budget stretches it and it changed.
 func (e *Engine) replanLocked() {
@@ -497,7 +566,7 @@ func (e *Engine) replanLocked() {
 			pu[i].Cost = max(1, u.snap.res.Cost)
 		}
 	}
-	intervals := e.cfg.Planner(pu, e.cfg.Budget.PerHour(), e.cfg.MinInterval)
+	intervals := e.cfg.Planner(pu, planBudget(e.cfg.Budget.PerHour()), e.cfg.MinInterval)
 	stretched := false
 	var plan strings.Builder
 	rate := 0.0

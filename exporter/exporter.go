@@ -10,10 +10,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"path"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/go-kit/log"
+	"github.com/go-kit/log/level"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	versioncollector "github.com/prometheus/client_golang/prometheus/collectors/version"
@@ -70,11 +73,13 @@ type Config struct {
 	// waits for first data; 10s when zero.
 	FirstWait time.Duration
 
-	// Version is shown on the landing page; Notes are lines shown there
-	// (the demo banner).
-	Version string
-	Notes   []string
-	Logger  log.Logger
+	// Version is shown on the landing page; Notes are lines shown first
+	// there (the demo banner); Examples are commands to try, shown there as
+	// code (the demo's agent commands).
+	Version  string
+	Notes    []string
+	Examples []string
+	Logger   log.Logger
 }
 
 // JobsConfig configures the agent job watcher.
@@ -116,6 +121,9 @@ func New(cfg Config) (*Exporter, error) {
 	if cfg.TelemetryPath == "" {
 		cfg.TelemetryPath = "/metrics"
 	}
+	if err := CheckTelemetryPath(cfg.TelemetryPath); err != nil {
+		return nil, fmt.Errorf("telemetry path %q: %v", cfg.TelemetryPath, err)
+	}
 	if cfg.RequestsPerHour < 1 {
 		return nil, errors.New("the analytics request budget must be at least 1 request an hour")
 	}
@@ -142,6 +150,10 @@ func New(cfg Config) (*Exporter, error) {
 		versioncollector.NewCollector(Name),
 		status, budget, apiMetrics,
 	)
+	if fk, ok := cfg.Key.(*client.FileKey); ok {
+		live.MustRegister(collector.NewKeyFile(fk))
+		logKeyFile(fk, cfg.Logger)
+	}
 
 	x := &Exporter{}
 	sources, err := collector.Build(cfg.Collectors, c, collector.Options{
@@ -174,6 +186,7 @@ func New(cfg Config) (*Exporter, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	x.cancel = cancel
 	jobsDescribe := "disabled (--collector.jobs)"
+	var jobRows func() []landingpage.JobRow
 	if cfg.Jobs.Enabled {
 		jobs, err := collector.NewJobsWatcher(collector.JobsConfig{
 			Client: c, Projects: cfg.Projects, IDs: cfg.Jobs.IDs, File: cfg.Jobs.File, Discover: cfg.Jobs.Discover,
@@ -188,6 +201,7 @@ func New(cfg Config) (*Exporter, error) {
 		go func() { defer close(x.jobs); jobs.Run(ctx) }()
 		jobsDescribe = fmt.Sprintf("watching %d job id(s), file %q, discovery %v, polled every %s",
 			len(cfg.Jobs.IDs), cfg.Jobs.File, cfg.Jobs.Discover, cfg.Jobs.PollInterval)
+		jobRows = func() []landingpage.JobRow { return jobTable(jobs.Jobs()) }
 	}
 
 	mux := http.NewServeMux()
@@ -213,13 +227,59 @@ func New(cfg Config) (*Exporter, error) {
 	if cfg.TelemetryPath != "/" {
 		mux.Handle("/", landingpage.New(landingpage.Config{
 			Version: cfg.Version, TelemetryPath: cfg.TelemetryPath,
-			JobsEnabled: cfg.Jobs.Enabled, JobsDescribe: jobsDescribe,
+			JobsEnabled: cfg.Jobs.Enabled, JobsDescribe: jobsDescribe, Examples: cfg.Examples,
 		}, landingpage.State{
-			Units: units, BudgetRemaining: budget.Remaining, BudgetPerHour: budget.PerHour(), Notes: cfg.Notes,
+			Units: units, Jobs: jobRows, BudgetRemaining: budget.Remaining, BudgetPerHour: budget.PerHour(), Notes: cfg.Notes,
 		}))
 	}
 	x.handler = mux
 	return x, nil
+}
+
+// jobTable turns the watcher's jobs into the landing page's rows.
+func jobTable(jobs []collector.JobRow) []landingpage.JobRow {
+	out := make([]landingpage.JobRow, 0, len(jobs))
+	for _, j := range jobs {
+		r := landingpage.JobRow{Project: j.Project, ID: j.ID, Status: j.Status, Created: j.CreatedAt, PullRequest: j.PRLink}
+		switch {
+		case j.NotFound:
+			r.Error = "not found (404): the job does not exist in this project"
+		case !j.Known:
+			r.Error = "not read yet"
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// reservedPaths are the exporter's endpoints besides the metrics.
+var reservedPaths = []string{"/-/healthy", "/-/ready"}
+
+// CheckTelemetryPath reports why p cannot be the path metrics are served
+// under: it must be an absolute, clean URL path ("/metrics"), of letters,
+// digits and -._~!$&'()*+,;=:@/ only, and not one of the exporter's other
+// endpoints.
+func CheckTelemetryPath(p string) error {
+	if !strings.HasPrefix(p, "/") {
+		return errors.New("must start with a slash, such as /metrics")
+	}
+	for _, r := range p {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-._~!$&'()*+,;=:@/", r)) {
+			return fmt.Errorf("holds %q: use letters, digits and -._~/ only", r)
+		}
+	}
+	if path.Clean(p) != p {
+		return fmt.Errorf("is not a clean path (want %s)", path.Clean(p))
+	}
+	if len(p) > 1000 {
+		return errors.New("is longer than 1000 characters")
+	}
+	for _, r := range reservedPaths {
+		if p == r {
+			return fmt.Errorf("is the exporter's %s endpoint; choose another path, such as /metrics", r)
+		}
+	}
+	return nil
 }
 
 // Handler serves the exporter's HTTP endpoints.
@@ -238,4 +298,16 @@ func (x *Exporter) Close() {
 		x.engine.Close()
 		x.saver.Close()
 	}
+}
+
+// logKeyFile logs the first failure to use a changed API key file (and each
+// new reason), and the recovery.
+func logKeyFile(fk *client.FileKey, logger log.Logger) {
+	fk.Notify(func(err error) {
+		if err != nil {
+			level.Error(logger).Log("msg", "the API key file changed but cannot be used; the previous key stays in use until it expires (mintlify_api_key_file_ok is 0)", "err", err)
+			return
+		}
+		level.Info(logger).Log("msg", "the API key file is usable again; its key is in use", "file", fk.Path())
+	})
 }

@@ -1,13 +1,16 @@
 // Package landingpage serves the exporter's landing page: the
 // exporter-toolkit page with links, plus a table of every unit (source,
-// project and window) with its refresh state, cost and planned interval.
-// It never shows the API key.
+// project and window) with its refresh state, cost and planned interval,
+// and a table of the watched agent jobs. Notes (the demo banner) come
+// first. It never shows the API key, and links only to what the exporter
+// serves (no profiling links: the exporter does not serve /debug/pprof).
 package landingpage
 
 import (
 	"fmt"
 	"html"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -23,9 +26,25 @@ type State struct {
 	// BudgetRemaining and BudgetPerHour describe the request budget.
 	BudgetRemaining func() int
 	BudgetPerHour   int
-	// Notes are extra lines shown under the table (such as the demo banner).
+	// Notes are lines shown first, before anything else (the demo banner).
 	Notes []string
-	Now   func() time.Time
+	// Jobs returns the watched agent jobs; nil when there is no job table.
+	Jobs func() []JobRow
+	Now  func() time.Time
+}
+
+// JobRow is one watched agent job in the landing page's table.
+type JobRow struct {
+	Project string
+	ID      string
+	// Status is the job's last known status ("" before the first read).
+	Status string
+	// Created is the job's createdAt; zero when the API did not send it.
+	Created time.Time
+	// PullRequest is the job's prLink, "" when it has none.
+	PullRequest string
+	// Error is why the last read failed, "" when it succeeded.
+	Error string
 }
 
 // Config is the static part of the page.
@@ -34,6 +53,9 @@ type Config struct {
 	TelemetryPath string
 	JobsEnabled   bool
 	JobsDescribe  string
+	// Examples are commands to try, shown as code (the demo's agent
+	// commands).
+	Examples []string
 }
 
 // New returns the landing page handler.
@@ -52,8 +74,9 @@ type page struct {
 func (p *page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	lp, err := web.NewLandingPage(web.LandingConfig{
 		Name:        "Mintlify Exporter",
-		Description: "Prometheus exporter for Mintlify documentation analytics (visitors, views, assistant, feedback, searches) and agent jobs",
-		Version:     p.c.Version,
+		Description: p.description(),
+		Version:     html.EscapeString(p.c.Version),
+		Profiling:   "false", // no /debug/pprof here: no dead links
 		Links: []web.LandingLinks{
 			{Address: p.c.TelemetryPath, Text: "Metrics"},
 			{Address: "-/healthy", Text: "Health"},
@@ -68,9 +91,26 @@ func (p *page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	lp.ServeHTTP(w, r)
 }
 
+// description is the page's heading: the notes (the demo banner) when
+// there are any, so they come before everything else. The landing page
+// template does not escape it.
+func (p *page) description() string {
+	if len(p.s.Notes) == 0 {
+		return "Prometheus exporter for Mintlify documentation analytics (visitors, views, assistant, feedback, searches) and agent jobs"
+	}
+	return html.EscapeString(strings.Join(p.s.Notes, " "))
+}
+
 func (p *page) table() string {
 	var b strings.Builder
 	now := p.s.Now()
+	if len(p.c.Examples) > 0 {
+		b.WriteString("<h2>Try the agent commands</h2>\n<p>In a shell, against the demo's own fake API (no key needed):</p>\n<pre>")
+		for _, e := range p.c.Examples {
+			b.WriteString(html.EscapeString(e) + "\n")
+		}
+		b.WriteString("</pre>\n")
+	}
 	fmt.Fprintf(&b, "<h2>Analytics</h2>\n<p>Analytics requests left this hour: %d of %d. Each unit is refreshed at its planned interval; when the budget binds, short and cheap windows are refreshed more often.</p>\n",
 		p.s.BudgetRemaining(), p.s.BudgetPerHour)
 	b.WriteString("<table>\n<tr><th>source</th><th>project</th><th>window</th><th>dates</th><th>cost (requests)</th><th>interval</th><th>data</th><th>last success</th><th>state</th></tr>\n")
@@ -101,9 +141,41 @@ func (p *page) table() string {
 	b.WriteString("</table>\n")
 	if p.c.JobsEnabled {
 		fmt.Fprintf(&b, "<h2>Agent jobs</h2>\n<p>%s</p>\n", html.EscapeString(p.c.JobsDescribe))
-	}
-	for _, n := range p.s.Notes {
-		fmt.Fprintf(&b, "<p><strong>%s</strong></p>\n", html.EscapeString(n))
+		if p.s.Jobs != nil {
+			p.jobs(&b, now)
+		}
 	}
 	return b.String()
+}
+
+// jobs writes the table of watched jobs.
+func (p *page) jobs(b *strings.Builder, now time.Time) {
+	rows := p.s.Jobs()
+	if len(rows) == 0 {
+		b.WriteString("<p>No job is watched yet.</p>\n")
+		return
+	}
+	b.WriteString("<table>\n<tr><th>project</th><th>job</th><th>status</th><th>age</th><th>pull request</th></tr>\n")
+	for _, j := range rows {
+		status := j.Status
+		if status == "" {
+			status = "not read yet"
+		}
+		if j.Error != "" {
+			status += " (last read failed: " + j.Error + ")"
+		}
+		age := "-"
+		if !j.Created.IsZero() {
+			age = now.Sub(j.Created).Round(time.Second).String()
+		}
+		pr := "-"
+		if u, err := url.Parse(j.PullRequest); err == nil && j.PullRequest != "" && (u.Scheme == "https" || u.Scheme == "http") {
+			pr = fmt.Sprintf(`<a href="%s">%s</a>`, html.EscapeString(j.PullRequest), html.EscapeString(j.PullRequest))
+		} else if j.PullRequest != "" {
+			pr = html.EscapeString(j.PullRequest)
+		}
+		fmt.Fprintf(b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+			html.EscapeString(j.Project), html.EscapeString(j.ID), html.EscapeString(status), html.EscapeString(age), pr)
+	}
+	b.WriteString("</table>\n")
 }

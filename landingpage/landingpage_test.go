@@ -12,47 +12,100 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 )
 
-func TestPageShowsEveryUnitAndEscapes(t *testing.T) {
-	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
-	w7 := engine.Window{Name: "7d", Days: 7}
-	h := New(Config{Version: "1.2.3", TelemetryPath: "/metrics", JobsEnabled: true, JobsDescribe: "watching 2 job id(s)"}, State{
-		Units: func() []engine.UnitState {
-			return []engine.UnitState{
-				{Unit: engine.Unit{Source: "visitors", Project: "docs", Window: w7}, Range: client.LastNDays(now, 7),
-					Completed: now.Add(-90 * time.Second), Cost: 1, Summary: "5 paths, 3 exported", Interval: 20 * time.Minute},
-				{Unit: engine.Unit{Source: "views", Project: "<script>x</script>", Window: engine.Window{Name: "1d", Days: 1}},
-					LastError: "views: HTTP 401: Unauthorized", Cost: 1, Interval: 15 * time.Minute},
-				{Unit: engine.Unit{Source: "searches", Project: "api", Window: engine.Window{Name: "30d", Days: 30, Site: true}},
-					Deferred: "needs 40 requests, 10 of 90 left in the last hour", Cost: 40, Interval: time.Hour},
-			}
-		},
-		BudgetRemaining: func() int { return 70 },
-		BudgetPerHour:   90,
-		Notes:           []string{"DEMO MODE: synthetic data"},
-		Now:             func() time.Time { return now },
-	})
+func get(t *testing.T, h http.Handler) string {
+	t.Helper()
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
 	if rec.Code != http.StatusOK {
 		t.Fatalf("status %d", rec.Code)
 	}
 	body, _ := io.ReadAll(rec.Body)
-	page := string(body)
+	return string(body)
+}
+
+func TestPageShowsEveryUnitAndEscapes(t *testing.T) {
+	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+	w7, _ := engine.ParseWindow("7d")
+	w1, _ := engine.ParseWindow("1d")
+	w30, _ := engine.ParseWindow("30d")
+	h := New(Config{Version: "1.2.3", TelemetryPath: "/metrics", JobsEnabled: true, JobsDescribe: "watching 2 job id(s)"}, State{
+		Units: func() []engine.UnitState {
+			return []engine.UnitState{
+				{Unit: engine.Unit{Source: "visitors", Project: "docs", Window: w7}, Range: client.LastNDays(now, 7),
+					Completed: now.Add(-90 * time.Second), Cost: 1, Summary: "5 paths", Interval: 20 * time.Minute},
+				{Unit: engine.Unit{Source: "visitors", Project: "<script>x</script>", Window: w1}, LastError: "visitors: HTTP 401: Unauthorized"},
+				{Unit: engine.Unit{Source: "visitors", Project: "api", Window: w30}, Deferred: "needs 40 requests, 10 of 90 left in the last hour"},
+			}
+		},
+		BudgetRemaining: func() int { return 70 },
+		BudgetPerHour:   90,
+		Now:             func() time.Time { return now },
+	})
+	page := get(t, h)
 	for _, want := range []string{
-		"Mintlify Exporter", "1.2.3", `href="/metrics"`, "-/ready",
-		"70 of 90",
-		"<td>visitors</td><td>docs</td><td>7d</td><td>[2026-03-04, 2026-03-11)</td><td>1</td><td>20m0s</td><td>5 paths, 3 exported</td><td>1m30s ago</td><td>ok</td>",
-		"<td>searches</td><td>api</td><td>30d:site</td><td>-</td><td>40</td><td>1h0m0s</td>",
-		"failing: views: HTTP 401: Unauthorized",
+		"Mintlify Exporter", "1.2.3", `href="/metrics"`, "-/ready", "70 of 90",
+		"<td>visitors</td><td>docs</td><td>7d</td><td>[2026-03-04, 2026-03-11)</td><td>1</td><td>20m0s</td><td>5 paths</td><td>1m30s ago</td><td>ok</td>",
+		"failing: visitors: HTTP 401: Unauthorized",
 		"waiting: needs 40 requests",
-		"watching 2 job id(s)", "DEMO MODE: synthetic data",
+		"watching 2 job id(s)",
 		"&lt;script&gt;x&lt;/script&gt;",
 	} {
 		if !strings.Contains(page, want) {
-			t.Errorf("page lacks %q", want)
+			t.Errorf("page lacks %q:\n%s", want, page)
 		}
 	}
 	if strings.Contains(page, "<script>x</script>") {
 		t.Error("a project id was not escaped")
+	}
+	if strings.Contains(page, "debug/pprof") {
+		t.Error("the page links to /debug/pprof, which the exporter does not serve")
+	}
+}
+
+func TestDemoBannerFirstAndExamples(t *testing.T) {
+	h := New(Config{Version: "1.2.3", TelemetryPath: "/metrics",
+		Examples: []string{"mintlify_exporter agent get --demo --job=job-demo-done", "x --prompt='a<b'"}}, State{
+		Units:           func() []engine.UnitState { return nil },
+		BudgetRemaining: func() int { return 1 },
+		Notes:           []string{"DEMO MODE: synthetic data"},
+	})
+	page := get(t, h)
+	banner := strings.Index(page, "DEMO MODE: synthetic data")
+	links := strings.Index(page, `href="/metrics"`)
+	if banner < 0 || links < 0 || banner > links {
+		t.Errorf("the demo banner (at %d) does not come before the links (at %d):\n%s", banner, links, page)
+	}
+	if !strings.Contains(page, "<pre>mintlify_exporter agent get --demo --job=job-demo-done\nx --prompt=&#39;a&lt;b&#39;\n</pre>") {
+		t.Errorf("examples missing or not escaped:\n%s", page)
+	}
+}
+
+func TestJobsTable(t *testing.T) {
+	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+	h := New(Config{TelemetryPath: "/metrics", JobsEnabled: true, JobsDescribe: "watching"}, State{
+		Units:           func() []engine.UnitState { return nil },
+		BudgetRemaining: func() int { return 1 },
+		Now:             func() time.Time { return now },
+		Jobs: func() []JobRow {
+			return []JobRow{
+				{Project: "docs", ID: "job-1", Status: "completed", Created: now.Add(-2 * time.Hour), PullRequest: "https://github.com/acme/docs/pull/7"},
+				{Project: "docs", ID: "job-<2>", Error: "HTTP 404"},
+				{Project: "docs", ID: "job-3", Status: "active", PullRequest: "javascript:alert(1)"},
+			}
+		},
+	})
+	page := get(t, h)
+	for _, want := range []string{
+		"<th>project</th><th>job</th><th>status</th><th>age</th><th>pull request</th>",
+		`<td>docs</td><td>job-1</td><td>completed</td><td>2h0m0s</td><td><a href="https://github.com/acme/docs/pull/7">`,
+		"<td>job-&lt;2&gt;</td><td>not read yet (last read failed: HTTP 404)</td><td>-</td><td>-</td>",
+		"<td>active</td><td>-</td><td>javascript:alert(1)</td>",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q:\n%s", want, page)
+		}
+	}
+	if strings.Contains(page, `href="javascript:`) {
+		t.Error("a pull request link that is not http(s) became a link")
 	}
 }

@@ -1,16 +1,31 @@
-// Package logging builds the exporter's go-kit logger from the
-// --log.level and --log.format flags, as Prometheus components do, and
-// bridges it to *slog.Logger for libraries that take one (exporter-toolkit).
+// Package logging builds the exporter's loggers from the --log.level and
+// --log.format flags, as Prometheus components do.
+//
+// Every line, whether logged through the go-kit API the exporter uses or
+// through the *slog.Logger that libraries such as exporter-toolkit take,
+// goes through one slog handler and so has one format, the one of
+// node_exporter and Prometheus 3 (prometheus/common/promslog): the keys
+// time, level, source and msg, then the entry's own keys. In logfmt:
+//
+//	time=2026-08-01T12:00:00.000Z level=info source=main.go:120 msg="Listening on" address=[::]:9863
+//
+// and in JSON the same keys in the same order. Times are UTC with
+// milliseconds; levels are lower case (debug, info, warn, error).
 package logging
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/go-kit/log"
 	"github.com/go-kit/log/level"
-	sloggokit "github.com/tjhop/slog-gokit"
 )
 
 // Levels and Formats are the accepted flag values.
@@ -19,35 +34,172 @@ var (
 	Formats = []string{"logfmt", "json"}
 )
 
+// TimeLayout is the layout of the time key (UTC, milliseconds).
+const TimeLayout = "2006-01-02T15:04:05.000Z07:00"
+
 // New returns a logger writing to w in the given format ("logfmt" or
 // "json"), keeping entries at lvl ("debug", "info", "warn", "error") and
-// above, each with a UTC timestamp and the caller; and the same logger as a
-// *slog.Logger for libraries that take one (slog adds its own time and
-// source).
+// above; and the same logger as a *slog.Logger for libraries that take one.
+// Both write through one handler, so their lines have one format.
 func New(w io.Writer, lvl, format string) (log.Logger, *slog.Logger, error) {
-	var l log.Logger
-	switch format {
-	case "logfmt":
-		l = log.NewLogfmtLogger(log.NewSyncWriter(w))
-	case "json":
-		l = log.NewJSONLogger(log.NewSyncWriter(w))
-	default:
-		return nil, nil, fmt.Errorf("invalid log format %q: want logfmt or json", format)
-	}
-	var allow level.Option
+	var sl slog.Level
 	switch lvl {
 	case "debug":
-		allow = level.AllowDebug()
+		sl = slog.LevelDebug
 	case "info":
-		allow = level.AllowInfo()
+		sl = slog.LevelInfo
 	case "warn":
-		allow = level.AllowWarn()
+		sl = slog.LevelWarn
 	case "error":
-		allow = level.AllowError()
+		sl = slog.LevelError
 	default:
 		return nil, nil, fmt.Errorf("invalid log level %q: want debug, info, warn or error", lvl)
 	}
-	l = level.NewFilter(l, allow)
-	sl := slog.New(sloggokit.NewGoKitHandler(l, slog.LevelDebug))
-	return log.With(l, "ts", log.DefaultTimestampUTC, "caller", log.DefaultCaller), sl, nil
+	opts := &slog.HandlerOptions{Level: sl, AddSource: true, ReplaceAttr: replaceAttr}
+	var h slog.Handler
+	switch format {
+	case "logfmt":
+		h = slog.NewTextHandler(w, opts)
+	case "json":
+		h = slog.NewJSONHandler(w, opts)
+	default:
+		return nil, nil, fmt.Errorf("invalid log format %q: want logfmt or json", format)
+	}
+	return &goKit{h: h}, slog.New(h), nil
+}
+
+// replaceAttr gives the built-in keys their format: UTC time with
+// milliseconds, a lower-case level, the source as file:line. An entry's own
+// key that collides with a built-in one is renamed logged_<key>, as promslog
+// does, so JSON lines never repeat a key.
+func replaceAttr(groups []string, a slog.Attr) slog.Attr {
+	if len(groups) > 0 {
+		return a
+	}
+	switch a.Key {
+	case slog.TimeKey:
+		if t, ok := a.Value.Any().(time.Time); ok {
+			a.Value = slog.StringValue(t.UTC().Format(TimeLayout))
+		} else {
+			a.Key = "logged_" + a.Key
+		}
+	case slog.LevelKey:
+		if l, ok := a.Value.Any().(slog.Level); ok {
+			a.Value = slog.StringValue(strings.ToLower(l.String()))
+		} else {
+			a.Key = "logged_" + a.Key
+		}
+	case slog.SourceKey:
+		if s, ok := a.Value.Any().(*slog.Source); ok {
+			a.Value = slog.StringValue(filepath.Base(s.File) + ":" + strconv.Itoa(s.Line))
+		} else {
+			a.Key = "logged_" + a.Key
+		}
+	}
+	if d, ok := a.Value.Any().(time.Duration); ok {
+		a.Value = slog.StringValue(d.String())
+	}
+	return a
+}
+
+// goKit is a go-kit logger that writes through a slog handler: the "level"
+// key (go-kit/log/level) becomes the record's level, "msg" its message, the
+// first caller outside go-kit and this package its source, and every other
+// pair an attribute.
+type goKit struct {
+	h slog.Handler
+}
+
+// Log implements log.Logger.
+func (g *goKit) Log(keyvals ...any) error {
+	lvl := slog.LevelInfo
+	msg := ""
+	attrs := make([]slog.Attr, 0, len(keyvals)/2)
+	for i := 0; i < len(keyvals); i += 2 {
+		k := keyvals[i]
+		var v any = "(MISSING)"
+		if i+1 < len(keyvals) {
+			v = keyvals[i+1]
+		}
+		if k == level.Key() {
+			if lv, ok := v.(level.Value); ok {
+				lvl = toSlog(lv)
+				continue
+			}
+		}
+		key, ok := k.(string)
+		if !ok {
+			key = fmt.Sprint(k)
+		}
+		if key == "msg" && msg == "" {
+			msg = fmt.Sprint(v)
+			continue
+		}
+		attrs = append(attrs, attr(key, v))
+	}
+	ctx := context.Background()
+	if !g.h.Enabled(ctx, lvl) {
+		return nil
+	}
+	r := slog.NewRecord(time.Now(), lvl, msg, callerPC())
+	r.AddAttrs(attrs...)
+	return g.h.Handle(ctx, r)
+}
+
+// attr converts one go-kit value: errors and Stringers as their text, as
+// go-kit's own formatters print them, a nil error as "null".
+func attr(key string, v any) slog.Attr {
+	switch x := v.(type) {
+	case nil:
+		return slog.String(key, "null")
+	case error:
+		return slog.String(key, safeString(x.Error))
+	case fmt.Stringer:
+		return slog.String(key, safeString(x.String))
+	case log.Valuer:
+		return attr(key, x())
+	}
+	return slog.Any(key, v)
+}
+
+// safeString calls f, turning a panic (a nil pointer behind an interface)
+// into a placeholder, as go-kit's formatters do.
+func safeString(f func() string) (s string) {
+	defer func() {
+		if recover() != nil {
+			s = "NULL"
+		}
+	}()
+	return f()
+}
+
+func toSlog(v level.Value) slog.Level {
+	switch v.String() {
+	case "debug":
+		return slog.LevelDebug
+	case "warn":
+		return slog.LevelWarn
+	case "error":
+		return slog.LevelError
+	}
+	return slog.LevelInfo
+}
+
+// callerPC returns the program counter of the first caller outside go-kit's
+// log packages and this package, so source names the logging call site
+// however many go-kit wrappers (log.With, level.Info) lie in between.
+func callerPC() uintptr {
+	const thisLog = "github.com/mintlify-exporter/mintlify_exporter/logging.(*goKit).Log"
+	var pcs [16]uintptr
+	n := runtime.Callers(2, pcs[:])
+	frames := runtime.CallersFrames(pcs[:n])
+	for {
+		f, more := frames.Next()
+		if !strings.HasPrefix(f.Function, "github.com/go-kit/log") && f.Function != thisLog {
+			return f.PC
+		}
+		if !more {
+			return 0
+		}
+	}
 }

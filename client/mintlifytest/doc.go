@@ -7,7 +7,7 @@
 //	GET  /v1/analytics/{projectId}/visitors      unique visitors export (paged)
 //	GET  /v2/agent/{projectId}/job/{id}          get agent job
 //	POST /v2/agent/{projectId}/job/{id}/message  send a follow-up message
-//	GET  /v1/agent/{projectId}/jobs              deprecated job listing
+//	GET  /v1/agent/{projectId}/jobs              deprecated job listing (skip, take)
 //	POST /v2/agent/{projectId}/job               create a job
 //
 // Requests need "Authorization: Bearer <key>" with an accepted admin key
@@ -71,14 +71,27 @@
 //   - Keys with the assistant (mint_dsc_) or index (mint_us_) prefix are
 //     answered 403 even when accepted; no other check is made on a key's
 //     form. Only the exact scheme "Bearer " is accepted.
+//   - A 401 is a missing, unknown or revoked key. A 403 (after the key is
+//     known) is an address outside SetAllowlist's prefixes, or a key that
+//     SetKeyScopes limited to read sending a POST (or to write sending a
+//     GET). The key is checked before the allowlist; the error messages
+//     are the fake's own.
 //   - Job times are sent as RFC 3339 in UTC with milliseconds; ref, prLink
-//     and archivedAt are sent as null when unset. A message moves a job of
-//     any status back to active (prLink and archivedAt null again). Pull
-//     request links are numbered by the server from 1.
-//   - The deprecated v1 listing leaves out archived jobs; active jobs are
-//     not haulted (haultReason null), completed ones have haultReason
-//     "completed", failed ones "error", and any other status is sent as the
-//     haultReason; todos is always [].
+//     and archivedAt are sent as null when unset. JobSpec.Omit leaves any
+//     field out and JobSpec.NullCreatedAt sends createdAt as null (the
+//     schema has no required field); nothing else is ever null. A message
+//     moves a job of any status back to active (prLink and archivedAt null
+//     again). Pull request links are numbered by the server from 1.
+//   - The deprecated v1 listing is paged as documented: skip >= 0 (default
+//     0) and take 1..100 (default 12), anything else 400 {"error": ...};
+//     newest first, no hasMore. It leaves out archived jobs. Active jobs
+//     are not haulted with haultReason "processing"; completed ones have
+//     "completed", or "interrupted" after InterruptJob; failed ones
+//     JobSpec.HaultReason, "error" by default; any other status is sent as
+//     the haultReason. haultReason is never null; todos is always [].
+//   - Assumptions where the API says nothing: an interrupted job reads as
+//     "completed" in v2, and a session's sessionId is the v2 job id unless
+//     JobSpec.SessionID says otherwise.
 //   - An unknown project is answered 404 {"error": "project not found"} by
 //     the analytics endpoint and the listing; the job endpoints answer 404
 //     {"error": "Job not found"}. A project exists once WithProject,

@@ -73,7 +73,7 @@ func (s *Server) answer(r *http.Request, rt route, routed bool, body []byte, rec
 			header: http.Header{"Allow": {rt.method}},
 		}, nil
 	}
-	if status, msg := s.authorize(rec.AuthHeader); status != 0 {
+	if status, msg := s.authorize(r); status != 0 {
 		return reply{status: status, body: errorJSON(msg)}, nil
 	}
 	rec.Authorized = true
@@ -99,7 +99,7 @@ func (s *Server) answer(r *http.Request, rt route, routed bool, body []byte, rec
 	case EndpointCreateJob:
 		return s.serveCreateJob(r, rt, body), f
 	default:
-		return s.serveListJobs(rt), f
+		return s.serveListJobs(r, rt), f
 	}
 }
 

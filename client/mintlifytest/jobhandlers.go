@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"time"
@@ -116,9 +117,40 @@ func parsePrompt(contentType string, body []byte) (string, string) {
 	return prompt, ""
 }
 
+// Paging of the deprecated v1 listing, as the API documents it.
+const (
+	listDefaultTake = 12
+	listMaxTake     = 100
+)
+
+// parseListQuery reads skip (>= 0, default 0) and take (1..100, default 12)
+// or returns the problem to answer 400 with.
+func parseListQuery(q url.Values) (skip, take int, problem string) {
+	skip, take = 0, listDefaultTake
+	if v, ok := q["skip"]; ok {
+		n, err := strconv.Atoi(v[0])
+		if err != nil || n < 0 {
+			return 0, 0, "skip must be an integer greater than or equal to 0"
+		}
+		skip = n
+	}
+	if v, ok := q["take"]; ok {
+		n, err := strconv.Atoi(v[0])
+		if err != nil || n < 1 || n > listMaxTake {
+			return 0, 0, fmt.Sprintf("take must be an integer from 1 to %d", listMaxTake)
+		}
+		take = n
+	}
+	return skip, take, ""
+}
+
 // serveListJobs answers the deprecated GET /v1/agent/{projectId}/jobs:
-// every job that is not archived, newest first.
-func (s *Server) serveListJobs(rt route) reply {
+// every job that is not archived, newest first, paged by skip and take.
+func (s *Server) serveListJobs(r *http.Request, rt route) reply {
+	skip, take, problem := parseListQuery(r.URL.Query())
+	if problem != "" {
+		return reply{status: http.StatusBadRequest, body: errorJSON(problem)}
+	}
 	now := s.now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -139,6 +171,8 @@ func (s *Server) serveListJobs(rt route) reply {
 		}
 		return cmp.Compare(a.spec.ID, b.spec.ID)
 	})
+	jobs = jobs[min(skip, len(jobs)):]
+	jobs = jobs[:min(take, len(jobs))]
 	b := []byte(`{"allSessions":[`)
 	for i, j := range jobs {
 		if i > 0 {
@@ -149,24 +183,36 @@ func (s *Server) serveListJobs(rt route) reply {
 	return reply{status: http.StatusOK, body: append(b, "]}"...)}
 }
 
-// appendSession appends a job as a v1 session: active is not haulted;
-// completed is haulted with haultReason "completed"; failed with "error";
-// any other status is haulted with the status as haultReason.
+// appendSession appends a job as a v1 session: active is not haulted, with
+// haultReason "processing"; completed is haulted with "completed", or
+// "interrupted" after InterruptJob; failed with JobSpec.HaultReason
+// ("error" by default); any other status is haulted with the status as
+// haultReason. haultReason is never null.
 func appendSession(b []byte, projectID string, j *job) []byte {
 	haulted, reason, msg := true, j.status, ""
 	switch j.status {
 	case statusActive:
-		haulted, reason, msg = false, "", "Working on your request."
+		haulted, reason, msg = false, "processing", "Working on your request."
 	case statusCompleted:
 		msg = "No changes were needed."
 		if j.prLink != nil {
 			msg = "I opened a pull request with the changes."
 		}
+		if j.interrupted {
+			reason, msg = "interrupted", "Stopped."
+		}
 	case statusFailed:
 		reason, msg = "error", "The agent ran into an error and stopped."
+		if j.spec.HaultReason != "" {
+			reason = j.spec.HaultReason
+		}
 	}
 	b = append(b, `{"sessionId":`...)
-	b = appendString(b, j.spec.ID)
+	if j.spec.SessionID != "" {
+		b = appendString(b, j.spec.SessionID)
+	} else {
+		b = appendString(b, j.spec.ID)
+	}
 	b = append(b, `,"subdomain":`...)
 	b = appendString(b, projectID)
 	b = append(b, `,"branch":`...)
@@ -174,16 +220,19 @@ func appendSession(b []byte, projectID string, j *job) []byte {
 	b = append(b, `,"haulted":`...)
 	b = strconv.AppendBool(b, haulted)
 	b = append(b, `,"haultReason":`...)
-	if haulted {
-		b = appendString(b, reason)
-	} else {
-		b = append(b, "null"...)
-	}
+	b = appendString(b, reason)
 	b = append(b, `,"pullRequestLink":`...)
 	b = appendNullableString(b, j.prLink)
 	b = append(b, `,"messageToUser":`...)
 	b = appendString(b, msg)
-	b = append(b, `,"todos":[],"createdAt":`...)
-	b = appendString(b, apiTime(j.spec.CreatedAt))
+	b = append(b, `,"todos":[]`...)
+	if !j.omit["createdAt"] {
+		b = append(b, `,"createdAt":`...)
+		if j.spec.NullCreatedAt {
+			b = append(b, "null"...)
+		} else {
+			b = appendString(b, apiTime(j.spec.CreatedAt))
+		}
+	}
 	return append(b, '}')
 }

@@ -45,6 +45,27 @@ type JobSpec struct {
 	NoChanges bool
 	// CreatedAt defaults to the clock's now.
 	CreatedAt time.Time
+	// NullCreatedAt sends createdAt as null (the API's schema allows it).
+	NullCreatedAt bool
+	// Omit leaves fields out of the v2 job object, as the API's schema
+	// allows for every field: "id", "status", "source", "source.repository",
+	// "source.ref", "model", "prLink", "createdAt" and "archivedAt". An
+	// omitted createdAt is left out of the v1 session too.
+	Omit []string
+	// SessionID is the job's sessionId in the v1 listing, ID when empty. The
+	// API does not promise that the two are equal; set it to simulate a
+	// listing whose ids get-agent-job does not know.
+	SessionID string
+	// HaultReason is the v1 listing's haultReason while the job is failed,
+	// "error" when empty; "github_missconfigured" is the other documented
+	// value.
+	HaultReason string
+}
+
+// jobFields are the names JobSpec.Omit accepts.
+var jobFields = map[string]bool{
+	"id": true, "status": true, "source": true, "source.repository": true, "source.ref": true,
+	"model": true, "prLink": true, "createdAt": true, "archivedAt": true,
 }
 
 // job is an agent job's state.
@@ -56,6 +77,10 @@ type job struct {
 	prLink      *string
 	archivedAt  *time.Time
 	messages    []string
+	// interrupted: a person stopped the job (InterruptJob) and it has not
+	// changed status since.
+	interrupted bool
+	omit        map[string]bool
 }
 
 // AddJob adds (or replaces) a job in a project, registering the project if
@@ -71,6 +96,13 @@ func (s *Server) AddJob(projectID string, j JobSpec) {
 	default:
 		panic(fmt.Sprintf("mintlifytest: AddJob(%q): Outcome %q is neither completed nor failed", j.ID, j.Outcome))
 	}
+	omit := make(map[string]bool, len(j.Omit))
+	for _, f := range j.Omit {
+		if !jobFields[f] {
+			panic(fmt.Sprintf("mintlifytest: AddJob(%q): Omit names %q, not a field of the job object", j.ID, f))
+		}
+		omit[f] = true
+	}
 	if j.Status == "" {
 		j.Status = statusActive
 	}
@@ -81,7 +113,7 @@ func (s *Server) AddJob(projectID string, j JobSpec) {
 	if j.CreatedAt.IsZero() {
 		j.CreatedAt = now
 	}
-	jb := &job{spec: j, repository: repositoryURL(j.Repository), activeSince: now}
+	jb := &job{spec: j, repository: repositoryURL(j.Repository), activeSince: now, omit: omit}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.project(projectID).jobs[j.ID] = jb
@@ -109,6 +141,21 @@ func (s *Server) SetJobStatus(projectID, id, status string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.setStatus(s.mustJob(projectID, id), status, s.now())
+}
+
+// InterruptJob stops a job as a person would: the v1 listing shows it
+// haulted with haultReason "interrupted", and the v2 object reads
+// "completed" (the v2 enum has no value for it; this is the fake's
+// assumption), with the pull request it has, if any. A later status change
+// or message clears the interruption. It panics for an unknown job.
+func (s *Server) InterruptJob(projectID, id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j := s.mustJob(projectID, id)
+	now := s.now()
+	s.advance(j, now)
+	j.status = statusCompleted
+	j.interrupted = true
 }
 
 // RemoveJob deletes a job: GET then answers 404.
@@ -163,6 +210,7 @@ func (s *Server) advance(j *job, now time.Time) {
 // setStatus applies a status change at time at. The caller holds s.mu.
 func (s *Server) setStatus(j *job, status string, at time.Time) {
 	j.status = status
+	j.interrupted = false
 	switch status {
 	case statusActive:
 		j.activeSince = at
@@ -190,31 +238,69 @@ func (s *Server) setStatus(j *job, status string, at time.Time) {
 // apiTime formats a time as the API does: RFC 3339 in UTC with milliseconds.
 func apiTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z07:00") }
 
-// appendJob appends the job object of the v2 API.
+// appendJob appends the job object of the v2 API, leaving out the fields
+// the spec's Omit names.
 func appendJob(b []byte, j *job) []byte {
-	b = append(b, `{"id":`...)
-	b = appendString(b, j.spec.ID)
-	b = append(b, `,"status":`...)
-	b = appendString(b, j.status)
-	b = append(b, `,"source":{"repository":`...)
-	b = appendString(b, j.repository)
-	b = append(b, `,"ref":`...)
-	if j.spec.Ref == "" {
-		b = append(b, "null"...)
-	} else {
-		b = appendString(b, j.spec.Ref)
+	b = append(b, '{')
+	sep := false
+	field := func(name string) bool {
+		if j.omit[name] {
+			return false
+		}
+		if sep {
+			b = append(b, ',')
+		}
+		sep = true
+		b = appendString(b, name)
+		b = append(b, ':')
+		return true
 	}
-	b = append(b, `},"model":`...)
-	b = appendString(b, j.spec.Model)
-	b = append(b, `,"prLink":`...)
-	b = appendNullableString(b, j.prLink)
-	b = append(b, `,"createdAt":`...)
-	b = appendString(b, apiTime(j.spec.CreatedAt))
-	b = append(b, `,"archivedAt":`...)
-	if j.archivedAt == nil {
-		b = append(b, "null"...)
-	} else {
-		b = appendString(b, apiTime(*j.archivedAt))
+	if field("id") {
+		b = appendString(b, j.spec.ID)
+	}
+	if field("status") {
+		b = appendString(b, j.status)
+	}
+	if field("source") {
+		b = append(b, '{')
+		comma := false
+		if !j.omit["source.repository"] {
+			b = append(b, `"repository":`...)
+			b = appendString(b, j.repository)
+			comma = true
+		}
+		if !j.omit["source.ref"] {
+			if comma {
+				b = append(b, ',')
+			}
+			b = append(b, `"ref":`...)
+			if j.spec.Ref == "" {
+				b = append(b, "null"...)
+			} else {
+				b = appendString(b, j.spec.Ref)
+			}
+		}
+		b = append(b, '}')
+	}
+	if field("model") {
+		b = appendString(b, j.spec.Model)
+	}
+	if field("prLink") {
+		b = appendNullableString(b, j.prLink)
+	}
+	if field("createdAt") {
+		if j.spec.NullCreatedAt {
+			b = append(b, "null"...)
+		} else {
+			b = appendString(b, apiTime(j.spec.CreatedAt))
+		}
+	}
+	if field("archivedAt") {
+		if j.archivedAt == nil {
+			b = append(b, "null"...)
+		} else {
+			b = appendString(b, apiTime(*j.archivedAt))
+		}
 	}
 	return append(b, '}')
 }

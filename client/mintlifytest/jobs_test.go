@@ -1,7 +1,10 @@
 package mintlifytest_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -279,7 +282,7 @@ func TestListJobs(t *testing.T) {
 		reason  string
 		pr      bool
 	}
-	wants := []want{{"c", true, "error", false}, {"b", true, "completed", true}, {"a", false, "", false}, {"e", true, "stalled", false}}
+	wants := []want{{"c", true, "error", false}, {"b", true, "completed", true}, {"a", false, "processing", false}, {"e", true, "stalled", false}}
 	if len(body.AllSessions) != len(wants) {
 		t.Fatalf("sessions %+v", body.AllSessions)
 	}
@@ -302,7 +305,162 @@ func TestListJobs(t *testing.T) {
 	if body.AllSessions[2].Branch != "docs-update" {
 		t.Errorf("branch %q", body.AllSessions[2].Branch)
 	}
-	if !strings.Contains(string(r.body), `"haultReason":null`) {
-		t.Errorf("active session's haultReason is not null: %s", r.body)
+	if strings.Contains(string(r.body), `"haultReason":null`) {
+		t.Errorf("a haultReason is null; the API's values are completed, github_missconfigured, error, processing, interrupted: %s", r.body)
 	}
+}
+
+// listIDs reads one page of the v1 listing and returns its session ids.
+func listIDs(t *testing.T, s *mintlifytest.Server, query string) []string {
+	t.Helper()
+	r := get(t, s, "/v1/agent/proj/jobs"+query)
+	if r.status != http.StatusOK {
+		t.Fatalf("listing %s: %d %s", query, r.status, r.body)
+	}
+	var body struct {
+		AllSessions []session `json:"allSessions"`
+	}
+	decodeStrict(t, r.body, &body)
+	ids := make([]string, len(body.AllSessions))
+	for i, se := range body.AllSessions {
+		ids[i] = se.SessionID
+	}
+	return ids
+}
+
+func TestListJobsPaging(t *testing.T) {
+	s, _ := newServer(t)
+	var all []string // newest first
+	for i := 29; i >= 0; i-- {
+		id := fmt.Sprintf("j%02d", i)
+		s.AddJob("proj", mintlifytest.JobSpec{ID: id, Status: "completed", CreatedAt: t0.Add(-time.Duration(i) * time.Minute)})
+	}
+	for i := 0; i < 30; i++ {
+		all = append(all, fmt.Sprintf("j%02d", i))
+	}
+	for _, tc := range []struct {
+		query string
+		want  []string
+	}{
+		{"", all[:12]}, // the API's default take is 12
+		{"?skip=0", all[:12]},
+		{"?take=100", all},
+		{"?take=1", all[:1]},
+		{"?skip=12", all[12:24]},
+		{"?skip=24&take=12", all[24:]},
+		{"?skip=10&take=5", all[10:15]},
+		{"?skip=30&take=100", nil},
+		{"?skip=1000", nil},
+	} {
+		if got := listIDs(t, s, tc.query); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.query, got, tc.want)
+		}
+	}
+	for _, q := range []string{"?take=0", "?take=101", "?take=-1", "?take=x", "?take=", "?skip=-1", "?skip=1.5", "?skip=", "?take=1e2"} {
+		r := get(t, s, "/v1/agent/proj/jobs"+q)
+		if r.status != http.StatusBadRequest {
+			t.Errorf("%s: %d %s, want 400", q, r.status, r.body)
+			continue
+		}
+		var e struct {
+			Error string `json:"error"`
+		}
+		decodeStrict(t, r.body, &e)
+		if e.Error == "" {
+			t.Errorf("%s: empty error message", q)
+		}
+	}
+}
+
+func TestListJobsHaultReasons(t *testing.T) {
+	s, _ := newServer(t)
+	s.AddJob("proj", mintlifytest.JobSpec{ID: "running", CreatedAt: t0.Add(-1 * time.Minute)})
+	s.AddJob("proj", mintlifytest.JobSpec{ID: "stopped", CreatedAt: t0.Add(-2 * time.Minute)})
+	s.AddJob("proj", mintlifytest.JobSpec{ID: "misconfigured", Status: "failed", HaultReason: "github_missconfigured", CreatedAt: t0.Add(-3 * time.Minute)})
+	s.AddJob("proj", mintlifytest.JobSpec{ID: "broken", Status: "failed", CreatedAt: t0.Add(-4 * time.Minute)})
+	s.AddJob("proj", mintlifytest.JobSpec{ID: "done", Status: "completed", CreatedAt: t0.Add(-5 * time.Minute)})
+	s.InterruptJob("proj", "stopped")
+
+	r := get(t, s, "/v1/agent/proj/jobs")
+	var body struct {
+		AllSessions []session `json:"allSessions"`
+	}
+	decodeStrict(t, r.body, &body)
+	want := map[string][2]string{
+		"running":       {"false", "processing"},
+		"stopped":       {"true", "interrupted"},
+		"misconfigured": {"true", "github_missconfigured"},
+		"broken":        {"true", "error"},
+		"done":          {"true", "completed"},
+	}
+	if len(body.AllSessions) != len(want) {
+		t.Fatalf("sessions: %s", r.body)
+	}
+	for _, se := range body.AllSessions {
+		if se.HaultReason == nil {
+			t.Errorf("%s: haultReason null", se.SessionID)
+			continue
+		}
+		if got := [2]string{fmt.Sprint(se.Haulted), *se.HaultReason}; got != want[se.SessionID] {
+			t.Errorf("%s: haulted, haultReason = %v, want %v", se.SessionID, got, want[se.SessionID])
+		}
+	}
+	// The interrupted job reads as completed in v2; a message clears the
+	// interruption.
+	if j := getJob(t, s, "proj", "stopped"); *j.Status != "completed" {
+		t.Errorf("interrupted job's v2 status %q", *j.Status)
+	}
+	postJSON(t, s, "/v2/agent/proj/job/stopped/message", `{"prompt":"go on"}`)
+	decodeStrict(t, get(t, s, "/v1/agent/proj/jobs").body, &body)
+	for _, se := range body.AllSessions {
+		if se.SessionID == "stopped" && (se.Haulted || *se.HaultReason != "processing") {
+			t.Errorf("after a message: %+v", se)
+		}
+	}
+}
+
+func TestJobOmittedFields(t *testing.T) {
+	s, _ := newServer(t)
+	s.AddJob("proj", mintlifytest.JobSpec{ID: "bare", Omit: []string{"id", "status", "source", "model", "prLink", "createdAt", "archivedAt"}})
+	s.AddJob("proj", mintlifytest.JobSpec{ID: "partial", Ref: "main", Omit: []string{"source.repository", "createdAt"}})
+	s.AddJob("proj", mintlifytest.JobSpec{ID: "nullcreated", NullCreatedAt: true})
+
+	if r := get(t, s, "/v2/agent/proj/job/bare"); r.status != http.StatusOK || string(r.body) != "{}" {
+		t.Errorf("bare job: %d %s, want {}", r.status, r.body)
+	}
+	r := get(t, s, "/v2/agent/proj/job/partial")
+	var m map[string]any
+	if err := json.Unmarshal(r.body, &m); err != nil {
+		t.Fatalf("partial job %s: %v", r.body, err)
+	}
+	if _, ok := m["createdAt"]; ok {
+		t.Errorf("createdAt sent: %s", r.body)
+	}
+	if src, _ := m["source"].(map[string]any); len(src) != 1 || src["ref"] != "main" {
+		t.Errorf("source %v, want only ref", m["source"])
+	}
+	r = get(t, s, "/v2/agent/proj/job/nullcreated")
+	if !strings.Contains(string(r.body), `"createdAt":null`) {
+		t.Errorf("null createdAt: %s", r.body)
+	}
+	// The listing leaves an omitted createdAt out too, and stays valid JSON.
+	r = get(t, s, "/v1/agent/proj/jobs")
+	var body struct {
+		AllSessions []map[string]any `json:"allSessions"`
+	}
+	if err := json.Unmarshal(r.body, &body); err != nil || len(body.AllSessions) != 3 {
+		t.Fatalf("listing %s: %v", r.body, err)
+	}
+	for _, se := range body.AllSessions {
+		_, has := se["createdAt"]
+		if id := se["sessionId"]; (id == "bare" || id == "partial") == has {
+			t.Errorf("session %v: createdAt present %v", id, has)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("Omit of an unknown field accepted")
+		}
+	}()
+	s.AddJob("proj", mintlifytest.JobSpec{ID: "x", Omit: []string{"nosuchfield"}})
 }

@@ -21,6 +21,7 @@ type Server struct {
 	mu        sync.Mutex
 	keys      map[string]bool
 	revoked   map[string]bool
+	access    access // allowlist and key scopes (keys.go)
 	latency   time.Duration
 	analytics *slidingWindow // nil when the analytics limiter is off
 	projects  map[string]*project

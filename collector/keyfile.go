@@ -1,0 +1,49 @@
+package collector
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+)
+
+// KeyFile exports the state of the API key file (--mintlify.api-key-file),
+// which is re-read when it changes: a rotated file that cannot be read or
+// holds no valid admin key leaves the previous key in use, which works
+// until that key expires. Alert on mintlify_api_key_file_ok == 0.
+type KeyFile struct {
+	key      *client.FileKey
+	ok       *prometheus.Desc
+	failures *prometheus.Desc
+}
+
+// NewKeyFile returns the collector of k's state.
+func NewKeyFile(k *client.FileKey) *KeyFile {
+	return &KeyFile{
+		key: k,
+		ok: prometheus.NewDesc("mintlify_api_key_file_ok",
+			"1 when the API key in use is the current content of the key file; 0 when the file was changed but could not be read or holds no valid admin key (the previous key stays in use).",
+			nil, nil),
+		failures: prometheus.NewDesc("mintlify_api_key_file_reload_failures_total",
+			"Times the changed API key file could not be used, counted once per distinct reason.",
+			nil, nil),
+	}
+}
+
+// Describe implements prometheus.Collector.
+func (c *KeyFile) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.ok
+	ch <- c.failures
+}
+
+// Collect implements prometheus.Collector. It reads the file's state as of
+// the last use of the key; Key is called first so that a scrape sees a
+// rotation even when no request was sent since.
+func (c *KeyFile) Collect(ch chan<- prometheus.Metric) {
+	c.key.Key() //nolint:errcheck // FileKey.Key never fails once created
+	ok := 1.0
+	if c.key.LastError() != nil {
+		ok = 0
+	}
+	ch <- prometheus.MustNewConstMetric(c.ok, prometheus.GaugeValue, ok)
+	ch <- prometheus.MustNewConstMetric(c.failures, prometheus.CounterValue, float64(c.key.Failures()))
+}

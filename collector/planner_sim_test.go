@@ -1,0 +1,369 @@
+package collector
+
+// The planning simulation (issue 10): the real engine with the visitors
+// source against the fake API, on a manual clock, for a day and more of
+// simulated time, once with the engine's weighted planner and once with
+// every unit stretched alike at the same budget. Today's traffic grows hour
+// by hour, so every window's value changes as a real site's does.
+//
+//	go test -run TestPlannerSimulation -v ./collector/
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-kit/log"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/engine"
+)
+
+// simClock is a manual clock whose waiters (the budget's pacing) block
+// until the simulation moves the clock past their time.
+type simClock struct {
+	*mintlifytest.Clock
+	mu      sync.Mutex
+	next    int
+	waiters map[int]time.Time // the times waiters wait for, by waiter
+	moved   chan struct{}     // closed and replaced whenever the clock moves
+}
+
+func newSimClock(t time.Time) *simClock {
+	return &simClock{Clock: mintlifytest.NewClock(t), moved: make(chan struct{}), waiters: map[int]time.Time{}}
+}
+
+func (c *simClock) advance(d time.Duration) {
+	c.Advance(d)
+	c.mu.Lock()
+	close(c.moved)
+	c.moved = make(chan struct{})
+	c.mu.Unlock()
+}
+
+// waitUntil blocks until the clock reads t or ctx ends.
+func (c *simClock) waitUntil(ctx context.Context, t time.Time) error {
+	c.mu.Lock()
+	c.next++
+	id := c.next
+	c.waiters[id] = t
+	c.mu.Unlock()
+	defer func() { c.mu.Lock(); delete(c.waiters, id); c.mu.Unlock() }()
+	for {
+		c.mu.Lock()
+		ch := c.moved
+		c.mu.Unlock()
+		if !c.Now().Before(t) {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// waiting reports whether some goroutine waits for a time still to come:
+// the simulation must move the clock for it to go on. A waiter whose time
+// has come is not waiting: it is about to run.
+func (c *simClock) waiting() bool {
+	now := c.Now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.waiters) == 0 {
+		return false
+	}
+	for _, t := range c.waiters {
+		if !now.Before(t) {
+			return false
+		}
+	}
+	return true
+}
+
+// simSite is a site whose traffic today grows through the day: at hour h
+// today holds (h+1)/24 of the day's visitors.
+type simSite struct {
+	project string
+	paths   int
+	data    *mintlifytest.Dataset
+}
+
+// dayValue is the human visitors of path i on day d (days since the start
+// of the data), for the whole day.
+func (s simSite) dayValue(i, d int) int64 {
+	base := 4000 / (i + 1)                                 // Zipf-like popularity
+	return int64(base + 1 + (i*7+d*13)%11 + (d%7)*base/10) // weekly rhythm, noise
+}
+
+func (s simSite) set(day time.Time, d int, frac float64) {
+	for i := range s.paths {
+		h := int64(math.Floor(float64(s.dayValue(i, d)) * frac))
+		ai := h / 3
+		s.data.Set(day, fmt.Sprintf("/docs/page-%d", i), h, ai, h+ai/2)
+	}
+}
+
+type simResult struct {
+	meanRelErr float64
+	byWindow   map[string]float64
+	refreshes  map[string]int // by unit
+	maxGap     map[string]time.Duration
+	gapAt      map[string]time.Time
+	intervals  map[string]time.Duration
+	requests   int
+	maxInHour  int
+	rateLimits int
+	errors     int
+}
+
+// simulate runs the engine with planner for hours of simulated time from
+// midnight, scraping every minute, and measures the relative error of each
+// unit's exported site-wide deduplicated visitors against the fake's truth
+// every 5 minutes (from the second hour on, once the start-up round is
+// over).
+func simulate(t *testing.T, planner engine.Planner, hours, budget int, windowNames ...string) simResult {
+	t.Helper()
+	const days = 40
+	start := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	clk := newSimClock(start)
+	sites := []simSite{{project: "docs", paths: 2000}, {project: "api", paths: 2000}}
+	opts := []mintlifytest.Option{mintlifytest.WithClock(clk.Now), mintlifytest.WithRateLimit(100)}
+	for i := range sites {
+		sites[i].data = mintlifytest.NewDataset()
+		for d := range days {
+			day := start.AddDate(0, 0, d-days+1)
+			frac := 1.0
+			if d == days-1 {
+				frac = 1.0 / 24
+			}
+			sites[i].set(day, d, frac)
+		}
+		opts = append(opts, mintlifytest.WithProject(sites[i].project, sites[i].data))
+	}
+	srv := mintlifytest.NewServer(opts...)
+	t.Cleanup(srv.Close)
+
+	b := engine.NewBudget(budget, clk.Now)
+	b.Pace(clk.waitUntil)
+	var sendMu sync.Mutex
+	var sent []time.Time
+	key, _ := client.StaticKey(mintlifytest.DefaultKey)
+	c, err := client.New(client.Config{
+		BaseURL: srv.URL(), Key: key, Timeout: 10 * time.Second, Now: clk.Now,
+		Retry: client.RetryPolicy{MaxAttempts: 1},
+		Hooks: client.Hooks{Allow: func(ctx context.Context, e client.Endpoint) error {
+			err := b.Allow(ctx, e)
+			if err == nil {
+				sendMu.Lock()
+				sent = append(sent, clk.Now())
+				sendMu.Unlock()
+			}
+			return err
+		}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var windows []engine.Window
+	for _, s := range windowNames {
+		windows = append(windows, windowOf(t, s))
+	}
+	src := NewVisitors(c, Options{PageSize: 250, MaxPages: 100, PageConcurrency: 1})
+	e, err := engine.New(engine.Config{
+		Sources: []engine.Source{src}, Projects: []string{"docs", "api"}, Windows: windows,
+		MinInterval: 15 * time.Minute, Budget: b, Status: engine.NewStatus(), Logger: log.NewNopLogger(),
+		Now: clk.Now, Planner: planner,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Close)
+
+	// settle waits until the worker is idle or waits for the clock.
+	settle := func() {
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			idle, ch := e.Idle()
+			if idle || clk.waiting() {
+				return
+			}
+			select {
+			case <-ch:
+			case <-time.After(time.Millisecond):
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the engine did not settle")
+			}
+		}
+	}
+
+	res := simResult{byWindow: map[string]float64{}, refreshes: map[string]int{}, maxGap: map[string]time.Duration{}, gapAt: map[string]time.Time{}, intervals: map[string]time.Duration{}}
+	last := map[string]time.Time{}
+	counts := map[string]int{}
+	var errSum float64
+	var errN int
+	e.Start()
+	for minute := 0; minute < hours*60; minute++ {
+		now := clk.Now()
+		if now.Minute() == 0 && minute > 0 { // today's traffic grows at every hour
+			h := now.Hour()
+			d := days - 1 + int(now.Sub(start).Hours())/24
+			for _, s := range sites {
+				if h == 0 { // the day that ended is complete
+					s.set(now.AddDate(0, 0, -1), d-1, 1)
+				}
+				s.set(now, d, float64(h+1)/24)
+			}
+		}
+		e.Touch(context.Background(), 0)
+		settle()
+		for _, st := range e.States() {
+			k := st.Unit.String()
+			if st.LastError != "" {
+				res.errors++
+			}
+			if st.Completed.IsZero() || st.Completed.Equal(last[k]) {
+				continue
+			}
+			if !last[k].IsZero() {
+				if g := st.Completed.Sub(last[k]); g > res.maxGap[k] {
+					res.maxGap[k] = g
+					res.gapAt[k] = st.Completed
+				}
+			}
+			last[k] = st.Completed
+			res.refreshes[k]++
+		}
+		if minute >= 60 && minute%5 == 0 {
+			for _, u := range e.State().Units {
+				truth, _ := srv.Visitors(u.Project, mustDate(t, windowOf(t, u.Window), now).From.Time(), mustDate(t, windowOf(t, u.Window), now).To.Time())
+				got := u.Families["mintlify_visitors_deduplicated"][0].Value
+				if truth.Total == 0 {
+					continue
+				}
+				rel := math.Abs(got-float64(truth.Total)) / float64(truth.Total)
+				errSum += rel
+				errN++
+				res.byWindow[u.Window] += rel
+				counts[u.Window]++
+			}
+		}
+		clk.advance(time.Minute)
+	}
+	for w := range res.byWindow {
+		res.byWindow[w] /= float64(counts[w])
+	}
+	for _, st := range e.States() {
+		res.intervals[st.Window.Name] = st.Interval
+	}
+	res.meanRelErr = errSum / float64(errN)
+	sendMu.Lock()
+	defer sendMu.Unlock()
+	res.requests = len(sent)
+	for i := range sent {
+		n := sort.Search(len(sent), func(j int) bool { return !sent[j].Before(sent[i].Add(time.Hour)) }) - i
+		res.maxInHour = max(res.maxInHour, n)
+	}
+	for _, r := range srv.Requests() {
+		if r.Status == 429 {
+			res.rateLimits++
+		}
+	}
+	return res
+}
+
+func windowOf(t *testing.T, s string) engine.Window {
+	w, err := engine.ParseWindow(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func mustDate(_ *testing.T, w engine.Window, now time.Time) client.DateRange { return w.Range(now) }
+
+// planUniform stretches every unit alike, spending the same budget as the
+// weighted plan: the baseline of the simulation.
+func planUniform(units []engine.PlanUnit, perHour int, minInterval time.Duration) []time.Duration {
+	total := 0
+	for _, u := range units {
+		total += max(1, u.Cost)
+	}
+	iv := max(minInterval, time.Duration(math.Ceil(float64(total)*3600/float64(perHour)))*time.Second)
+	out := make([]time.Duration, len(units))
+	for i := range out {
+		out[i] = iv
+	}
+	return out
+}
+
+// TestPlannerSimulation: at an equal budget, the weighted planner's mean
+// relative error is at least 30 % below uniform stretching's; neither
+// exceeds the budget in any sliding hour, the API never answers 429, and
+// no unit starves.
+func TestPlannerSimulation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulates 26 hours twice")
+	}
+	const hours, budget = 26, 90
+	uniform := simulate(t, planUniform, hours, budget, "1d", "7d", "30d")
+	weighted := simulate(t, engine.PlanWeighted, hours, budget, "1d", "7d", "30d")
+	var table strings.Builder
+	fmt.Fprintf(&table, "| planner | intervals 1d / 7d / 30d | requests in %dh | most in any hour | mean relative error | 1d | 7d | 30d |\n|---|---|---|---|---|---|---|---|\n", hours)
+	for _, r := range []struct {
+		name string
+		res  simResult
+	}{{"uniform", uniform}, {"weighted", weighted}} {
+		fmt.Fprintf(&table, "| %s | %s / %s / %s | %d | %d | %.4f | %.4f | %.4f | %.4f |\n", r.name,
+			r.res.intervals["1d"], r.res.intervals["7d"], r.res.intervals["30d"], r.res.requests, r.res.maxInHour,
+			r.res.meanRelErr, r.res.byWindow["1d"], r.res.byWindow["7d"], r.res.byWindow["30d"])
+	}
+	t.Logf("2 projects x 2,000 paths (8 pages) x 1d, 7d, 30d; budget %d/h; min interval 15m; %dh from midnight\n%s", budget, hours, table.String())
+	for name, r := range map[string]simResult{"uniform": uniform, "weighted": weighted} {
+		if r.maxInHour > budget || r.rateLimits > 0 || r.errors > 0 {
+			t.Errorf("%s: %d requests in one sliding hour (budget %d), %d answered 429, %d failed refreshes", name, r.maxInHour, budget, r.rateLimits, r.errors)
+		}
+		for unit, n := range r.refreshes {
+			// Every unit is refreshed at least every 3 of its planned
+			// intervals (a day rollover refreshes everything at once).
+			w := unit[strings.LastIndex(unit, "/")+1:]
+			if gap := r.maxGap[unit]; gap > 3*r.intervals[w]+time.Hour || n < 2 {
+				t.Errorf("%s: unit %s starves: %d refreshes, longest gap %s ending %s (interval %s)", name, unit, n, gap, r.gapAt[unit].Format("15:04"), r.intervals[w])
+			}
+		}
+	}
+	if cut := 1 - weighted.meanRelErr/uniform.meanRelErr; cut < 0.30 {
+		t.Errorf("the weighted plan cuts the mean relative error by %.0f %%, want at least 30 %%", 100*cut)
+	} else {
+		t.Logf("the weighted plan cuts the mean relative error by %.0f %%", 100*cut)
+	}
+}
+
+// TestPlannerShortWindowsMoreOften: with the windows 1d and 30d of the same
+// size and a budget that binds, the 1d unit is refreshed at least twice as
+// often as the 30d unit, within the budget.
+func TestPlannerShortWindowsMoreOften(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulates 12 hours")
+	}
+	const budget = 60
+	r := simulate(t, engine.PlanWeighted, 12, budget, "1d", "30d")
+	if r.maxInHour > budget || r.rateLimits > 0 || r.errors > 0 {
+		t.Errorf("%d requests in one sliding hour (budget %d), %d answered 429, %d failed", r.maxInHour, budget, r.rateLimits, r.errors)
+	}
+	for _, p := range []string{"docs", "api"} {
+		d1, d30 := r.refreshes["visitors/"+p+"/1d"], r.refreshes["visitors/"+p+"/30d"]
+		t.Logf("%s: 1d refreshed %d times (every %s), 30d %d times (every %s)", p, d1, r.intervals["1d"], d30, r.intervals["30d"])
+		if d1 < 2*d30 {
+			t.Errorf("%s: 1d refreshed %d times, 30d %d times: want at least twice as often", p, d1, d30)
+		}
+	}
+}

@@ -1,0 +1,103 @@
+package exporter_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/exporter"
+	"github.com/mintlify-exporter/mintlify_exporter/statefile"
+)
+
+func get(t *testing.T, h http.Handler, path string) (int, string) {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+	b, _ := io.ReadAll(rec.Body)
+	return rec.Code, string(b)
+}
+
+// TestReadyWithoutAScrape: the first refresh of every unit starts at
+// start-up, so /-/ready turns 200 without any scrape; the landing page
+// shows every unit and the watched jobs; Close saves the cache file.
+func TestReadyWithoutAScrape(t *testing.T) {
+	now := time.Now()
+	fake := mintlifytest.NewServer(mintlifytest.WithProject("docs",
+		mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: 1, Paths: 200, Days: 10, End: now})))
+	defer fake.Close()
+	fake.AddJob("docs", mintlifytest.JobSpec{ID: "job-1", Repository: "acme/docs", Model: "m", Status: "completed"})
+	key, err := client.StaticKey(mintlifytest.DefaultKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var windows []engine.Window
+	for _, s := range []string{"1d", "7d:site"} {
+		w, err := engine.ParseWindow(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		windows = append(windows, w)
+	}
+	cache := filepath.Join(t.TempDir(), "state.json")
+	x, err := exporter.New(exporter.Config{
+		APIURL: fake.URL(), Key: key, Timeout: 5 * time.Second, Projects: []string{"docs"}, RequestsPerHour: 90,
+		Collectors: []string{"visitors"}, Windows: windows, RefreshInterval: 15 * time.Minute, PageSize: 250,
+		Jobs:      exporter.JobsConfig{Enabled: true, IDs: []string{"job-1"}, PollInterval: time.Minute},
+		CacheFile: cache,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := false
+	defer func() {
+		if !closed {
+			x.Close()
+		}
+	}()
+	h := x.Handler()
+	deadline := time.Now().Add(20 * time.Second) // a bound, not a timing assertion
+	for {
+		code, _ := get(t, h, "/-/ready")
+		if code == http.StatusOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/-/ready still %d without a scrape", code)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// 1 page for the 1d walk, 1 request for the site window.
+	if n := fake.CountRequests(mintlifytest.EndpointVisitors); n != 2 {
+		t.Errorf("%d visitors requests before any scrape, want 2", n)
+	}
+	for _, r := range fake.Requests() {
+		if r.Endpoint == mintlifytest.EndpointVisitors && r.Query.Get("dateFrom") == now.UTC().AddDate(0, 0, -6).Format("2006-01-02") &&
+			r.Query.Get("limit") != "1" {
+			t.Errorf("the 7d:site window asked for limit=%s, want 1", r.Query.Get("limit"))
+		}
+	}
+	_, page := get(t, h, "/")
+	for _, want := range []string{"<td>visitors</td><td>docs</td><td>1d</td>", "<td>7d:site</td>", "site-wide totals", "job-1"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the landing page lacks %q", want)
+		}
+	}
+	_, metrics := get(t, h, "/metrics")
+	if !strings.Contains(metrics, `mintlify_visitors_deduplicated{project="docs",window="7d"}`) ||
+		strings.Contains(metrics, `mintlify_page_visitors_deduplicated{path="/",project="docs",window="7d"}`) {
+		t.Errorf("the site window should export site-wide figures only")
+	}
+	x.Close()
+	closed = true
+	f, err := statefile.Read(cache)
+	if err != nil || len(f.Units) != 2 {
+		t.Fatalf("cache file after Close: %+v, %v; want 2 units", f.Units, err)
+	}
+}

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"strings"
+	"text/template"
+
+	"github.com/alecthomas/kingpin/v2"
+)
+
+// commandGlobals lists, per top-level command, the prefixes of the global
+// flags that command uses; its help shows only those, after its own
+// flags. A command not listed here shows every global flag.
+var commandGlobals = map[string][]string{
+	"agent": {"mintlify.api-url", "mintlify.api-key-file", "mintlify.project-id", "mintlify.timeout", "log.", "demo", "help", "version"},
+}
+
+// usageTemplate is kingpin's default usage template, except that a
+// subcommand's help shows the subcommand's own flags first and then only
+// the global flags it uses (globalFlags), instead of one list in which the
+// exporter's serving flags bury the command's own.
+const usageTemplate = `{{define "FormatCommand" -}}
+{{if .FlagSummary}} {{.FlagSummary}}{{end -}}
+{{range .Args}}{{if not .Hidden}} {{if not .Required}}[{{end}}{{if .PlaceHolder}}{{.PlaceHolder}}{{else}}<{{.Name}}>{{end}}{{if .Value|IsCumulative}}...{{end}}{{if not .Required}}]{{end}}{{end}}{{end -}}
+{{end -}}
+
+{{define "FormatCommands" -}}
+{{range .FlattenedCommands -}}
+{{if not .Hidden -}}
+  {{.FullCommand}}{{if .Default}}*{{end}}{{template "FormatCommand" .}}
+{{.Help|Wrap 4}}
+{{end -}}
+{{end -}}
+{{end -}}
+
+{{define "FormatUsage" -}}
+{{template "FormatCommand" .}}{{if .Commands}} <command> [<args> ...]{{end}}
+{{if .Help}}
+{{.Help|Wrap 0 -}}
+{{end -}}
+
+{{end -}}
+
+{{if .Context.SelectedCommand -}}
+usage: {{.App.Name}} {{.Context.SelectedCommand}}{{template "FormatUsage" .Context.SelectedCommand}}
+{{if .Context.SelectedCommand.Flags -}}
+Flags of "{{.Context.SelectedCommand.FullCommand}}":
+{{.Context.SelectedCommand.Flags|FlagsToTwoColumns|FormatTwoColumns}}
+{{end -}}
+{{if len .Context.SelectedCommand.Commands -}}
+Subcommands:
+{{template "FormatCommands" .Context.SelectedCommand}}
+{{end -}}
+{{with GlobalFlags .Context.SelectedCommand .App.Flags -}}
+{{if .Some}}Global flags this command uses (--help without a command lists them all):{{else}}Global flags:{{end}}
+{{.Flags|FlagsToTwoColumns|FormatTwoColumns}}
+{{end -}}
+{{else -}}
+usage: {{.App.Name}}{{template "FormatUsage" .App}}
+Flags:
+{{.App.Flags|FlagsToTwoColumns|FormatTwoColumns}}
+{{if .App.Commands -}}
+Commands:
+{{template "FormatCommands" .App}}
+{{end -}}
+{{end -}}
+`
+
+// globalSet is what GlobalFlags gives the template.
+type globalSet struct {
+	Flags []*kingpin.FlagModel
+	// Some is true when the list is a selection.
+	Some bool
+}
+
+// usageFuncs are the template functions usageTemplate adds to kingpin's.
+var usageFuncs = template.FuncMap{
+	// GlobalFlags returns the global flags the command uses.
+	"GlobalFlags": func(cmd *kingpin.CmdModel, all []*kingpin.FlagModel) globalSet {
+		top := strings.Fields(cmd.FullCommand)
+		prefixes, ok := commandGlobals[top[0]]
+		if !ok || len(top) == 0 {
+			return globalSet{Flags: all}
+		}
+		var out []*kingpin.FlagModel
+		for _, f := range all {
+			for _, p := range prefixes {
+				if strings.HasPrefix(f.Name, p) {
+					out = append(out, f)
+					break
+				}
+			}
+		}
+		return globalSet{Flags: out, Some: true}
+	},
+}
