@@ -172,6 +172,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var f flags
 	app, agent := newApp(&f)
+	backfillCmd := registerBackfill(app)
 	helpOrVersion := false // kingpin calls Terminate after printing --help or --version
 	app.Terminate(func(int) { helpOrVersion = true })
 	app.ErrorWriter(stderr)
@@ -191,6 +192,9 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: error: %v\n", exporterName, err)
 		return 1
+	}
+	if backfillCmd.Selected(cmd) {
+		return backfillCmd.run(ctx, &f, logger, stdout, stderr)
 	}
 	if agent.Selected(cmd) {
 		return runAgent(ctx, cmd, agent, &f, logger, stdin, stdout, stderr)

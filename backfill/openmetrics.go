@@ -1,0 +1,201 @@
+package backfill
+
+import (
+	"bufio"
+	"cmp"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+)
+
+// formatValue renders a sample value as the output writes it: integers
+// without exponent, other values in Go's shortest form.
+func formatValue(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "NaN"
+	case math.IsInf(v, 1):
+		return "+Inf"
+	case math.IsInf(v, -1):
+		return "-Inf"
+	case v == math.Trunc(v) && math.Abs(v) < 1e15:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+// validValue reports whether s is a value formatValue writes.
+func validValue(s string) bool {
+	v, err := strconv.ParseFloat(s, 64)
+	return err == nil && formatValue(v) == s
+}
+
+// validName reports whether s is a valid metric or label name.
+func validName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		ok := r == '_' || r == ':' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9'
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// escaper escapes label values and help texts for OpenMetrics.
+var escaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
+
+// outFamily is one family of the output with its series.
+type outFamily struct {
+	name, help string
+	labels     []string
+	rank       [2]int // source order, family order within the source
+	series     map[string]*outSeries
+}
+
+// outSeries is one series of the output.
+type outSeries struct {
+	sortKey []string // project, then the family's own label values
+	labels  string   // rendered {...}
+	points  map[int64]string
+}
+
+// render writes entries as OpenMetrics text: families in the order of
+// sources (then of each source's families), series by label values,
+// samples by time, "# EOF" last. The order does not depend on the order of
+// entries, so a resumed run writes the same bytes as an uninterrupted one.
+func render(w io.Writer, entries []*entry, sources []string) error {
+	fams := map[string]*outFamily{}
+	for _, e := range entries {
+		day, err := client.ParseDate(e.Day)
+		if err != nil {
+			return fmt.Errorf("journal entry for %s %s: %w", e.Source, e.Project, err)
+		}
+		ts := Stamp(day)
+		srank := slices.Index(sources, e.Source)
+		if srank < 0 {
+			srank = len(sources)
+		}
+		for fi, f := range e.Families {
+			of := fams[f.Name]
+			if of == nil {
+				of = &outFamily{name: f.Name, help: f.Help, labels: f.Labels, rank: [2]int{srank, fi}, series: map[string]*outSeries{}}
+				fams[f.Name] = of
+			}
+			if !slices.Equal(of.labels, f.Labels) {
+				return fmt.Errorf("journal: family %s has labels %v and %v", f.Name, of.labels, f.Labels)
+			}
+			for _, s := range f.Series {
+				k := append([]string{e.Project}, s.L...)
+				text := seriesLabels(e.Project, f.Labels, s.L)
+				se := of.series[text]
+				if se == nil {
+					se = &outSeries{sortKey: k, labels: text, points: map[int64]string{}}
+					of.series[text] = se
+				}
+				se.points[ts] = s.V
+			}
+		}
+	}
+	order := make([]*outFamily, 0, len(fams))
+	for _, f := range fams {
+		if len(f.series) > 0 {
+			order = append(order, f)
+		}
+	}
+	slices.SortFunc(order, func(a, b *outFamily) int {
+		if c := cmp.Compare(a.rank[0], b.rank[0]); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.rank[1], b.rank[1]); c != 0 {
+			return c
+		}
+		return strings.Compare(a.name, b.name)
+	})
+	bw := bufio.NewWriterSize(w, 64<<10)
+	for _, f := range order {
+		fmt.Fprintf(bw, "# HELP %s %s\n# TYPE %s gauge\n", f.name, escaper.Replace(f.help), f.name)
+		ss := make([]*outSeries, 0, len(f.series))
+		for _, s := range f.series {
+			ss = append(ss, s)
+		}
+		slices.SortFunc(ss, func(a, b *outSeries) int { return slices.Compare(a.sortKey, b.sortKey) })
+		for _, s := range ss {
+			times := make([]int64, 0, len(s.points))
+			for t := range s.points {
+				times = append(times, t)
+			}
+			slices.Sort(times)
+			for _, t := range times {
+				bw.WriteString(f.name)
+				bw.WriteString(s.labels)
+				bw.WriteByte(' ')
+				bw.WriteString(s.points[t])
+				bw.WriteByte(' ')
+				bw.WriteString(strconv.FormatInt(t, 10))
+				bw.WriteByte('\n')
+			}
+		}
+	}
+	bw.WriteString("# EOF\n")
+	return bw.Flush()
+}
+
+// seriesLabels renders a series' label set: project, window, then the
+// family's own labels.
+func seriesLabels(project string, names, values []string) string {
+	var b strings.Builder
+	b.WriteString(`{project="`)
+	b.WriteString(escaper.Replace(project))
+	b.WriteString(`",window="` + Window + `"`)
+	for i, n := range names {
+		b.WriteByte(',')
+		b.WriteString(n)
+		b.WriteString(`="`)
+		b.WriteString(escaper.Replace(values[i]))
+		b.WriteByte('"')
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// writeOutput writes the journal's entries to path atomically: a temporary
+// file in the same directory, synced, renamed over path.
+func writeOutput(path string, entries []*entry, sources []string) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("writing --output: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // fails harmlessly once renamed
+	err = render(tmp, entries, sources)
+	if err == nil {
+		err = tmp.Chmod(0o644)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		return fmt.Errorf("writing --output %s: %w", path, err)
+	}
+	if d, err := os.Open(dir); err == nil { // make the rename durable
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
+}

@@ -1,0 +1,425 @@
+package backfill
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/engine"
+)
+
+// Exit codes of the backfill command.
+const (
+	// ExitOK: every fetch succeeded and the output is complete (or, with
+	// DryRun, the plan was printed).
+	ExitOK = 0
+	// ExitError: a usage error, or the run stopped on an error no retry
+	// can fix (a refused key, an unknown project, a file that cannot be
+	// written).
+	ExitError = 1
+	// ExitIncomplete: some fetches failed after their retries; the output
+	// holds every other one, and a run with Resume retries them.
+	ExitIncomplete = 2
+	// ExitInterrupted: the context ended (Ctrl-C, SIGTERM); the output
+	// holds what was fetched, and a run with Resume continues.
+	ExitInterrupted = 130
+)
+
+// Defaults of Config.
+const (
+	// DefaultAttempts is how many times a fetch is tried (beyond the
+	// client's own retries of transient failures) before it is reported.
+	DefaultAttempts = 3
+	// DefaultRetryDelay is the wait before a fetch's second attempt; it
+	// doubles for each further attempt.
+	DefaultRetryDelay = 30 * time.Second
+	// maxRateLimited bounds the 429 answers one fetch may get.
+	maxRateLimited = 10
+	// rateLimitBackoff is the pause after a 429 without Retry-After; it
+	// doubles for each further one of the same fetch.
+	rateLimitBackoff = time.Minute
+	// maxRateLimitPause caps any pause after a 429: the limit is per hour.
+	maxRateLimitPause = time.Hour
+)
+
+// Config configures a backfill run.
+type Config struct {
+	// From and To are the first and last day to backfill, both included; a
+	// zero To means yesterday (UTC).
+	From, To client.Date
+	// Output is the OpenMetrics file to write; its journal is
+	// JournalPath(Output).
+	Output string
+	// Pages fetches full walks with the per-page series instead of
+	// site-wide figures only.
+	Pages bool
+	// DryRun prints the plan and its cost and sends nothing.
+	DryRun bool
+	// Resume continues from an existing journal; Force starts over,
+	// replacing the output and any journal. Without either, an existing
+	// output or journal is an error.
+	Resume, Force bool
+
+	// Sources are the enabled analytics sources, in exposition order,
+	// built on a client whose Allow hook is Budget.Allow.
+	Sources []engine.Source
+	// Projects are the projects to backfill.
+	Projects []string
+	// Budget paces the requests; Run makes it wait for room (Pace).
+	Budget *engine.Budget
+	// Args are the arguments, besides the range, Pages, Projects and
+	// Sources, that decide the output (path filters, max paths, API
+	// address...). They are recorded in the journal, and a resume with
+	// other Args is refused.
+	Args []string
+
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+	// WaitUntil waits until Now reads t, or until ctx ends (returning its
+	// error); a timer on Now when nil. Tests pass one that moves their
+	// clock.
+	WaitUntil func(ctx context.Context, t time.Time) error
+	// Out receives the plan and the final report; Progress the progress
+	// (a bar when Terminal, one line per day otherwise) and notes. Both
+	// may be the same writer; nil discards.
+	Out, Progress io.Writer
+	Terminal      bool
+	// Attempts and RetryDelay bound the retries of a failed fetch
+	// (DefaultAttempts and DefaultRetryDelay when zero).
+	Attempts   int
+	RetryDelay time.Duration
+}
+
+// Failure is a fetch that failed after its retries.
+type Failure struct {
+	Day             client.Date
+	Source, Project string
+	Err             error
+}
+
+// Result is what a run did.
+type Result struct {
+	// Days is the number of days in the range; Fetches the number of
+	// fetches they need (days × sources × projects).
+	Days, Fetches int
+	// Sources are the sources backfilled; Skipped those without site-wide
+	// figures, left out without Pages.
+	Sources, Skipped []string
+	// Resumed is the fetches found in the journal, Fetched those done by
+	// this run, Requests the requests its finished fetches cost (those of
+	// failed fetches are not counted).
+	Resumed, Fetched, Requests int
+	// Failed lists the fetches that failed after their retries.
+	Failed []Failure
+	// Interrupted tells that the context ended before the end.
+	Interrupted bool
+	// Written tells that the output was written.
+	Written bool
+}
+
+// ExitCode is the command's exit code for a run that returned r and err.
+func ExitCode(r *Result, err error) int {
+	switch {
+	case r != nil && r.Interrupted:
+		return ExitInterrupted
+	case err != nil:
+		return ExitError
+	case r != nil && len(r.Failed) > 0:
+		return ExitIncomplete
+	}
+	return ExitOK
+}
+
+// fetch is one unit of work: one day, source and project.
+type fetch struct {
+	day     client.Date
+	src     engine.Source
+	project string
+}
+
+// Run backfills the configured range: it checks the arguments and files,
+// prints the plan and its cost, and unless DryRun fetches every day that
+// the journal lacks and writes the output. The error is for people: it
+// names the flag or file at fault. The Result is nil when nothing was
+// started.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	cfg = cfg.withDefaults()
+	switch {
+	case cfg.Output == "":
+		return nil, errors.New("--output is required: the OpenMetrics file to write, such as history.om")
+	case cfg.Resume && cfg.Force:
+		return nil, errors.New("--resume and --force exclude each other: --resume continues the journal, --force starts over")
+	case len(cfg.Projects) == 0:
+		return nil, errors.New("no project: set --mintlify.project-id (or MINTLIFY_PROJECT_ID)")
+	case len(cfg.Sources) == 0:
+		return nil, errors.New("no analytics source is enabled: enable one with --collector.<name>")
+	case cfg.Budget == nil:
+		return nil, errors.New("backfill: Config.Budget is required")
+	}
+	days, err := Days(cfg.From, cfg.To, cfg.Now())
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Days: len(days)}
+	w := unitWindow(cfg.Pages)
+	var sources []engine.Source
+	for _, s := range cfg.Sources {
+		if s.Supports(w) {
+			sources = append(sources, s)
+			res.Sources = append(res.Sources, s.Name())
+		} else {
+			res.Skipped = append(res.Skipped, s.Name())
+		}
+	}
+	if len(sources) == 0 {
+		if cfg.Pages {
+			return nil, fmt.Errorf("none of the enabled sources (%s) has a one-day unit", strings.Join(res.Skipped, ", "))
+		}
+		return nil, fmt.Errorf("none of the enabled sources (%s) has site-wide figures: add --backfill.pages for their per-page series", strings.Join(res.Skipped, ", "))
+	}
+	args := append([]string{
+		"--from=" + days[0].String(), "--to=" + days[len(days)-1].String(),
+		fmt.Sprintf("--backfill.pages=%v", cfg.Pages),
+		"projects=" + strings.Join(cfg.Projects, ","),
+		"sources=" + strings.Join(res.Sources, ","),
+	}, cfg.Args...)
+
+	// The files: refuse to overwrite anything unless told.
+	jpath := JournalPath(cfg.Output)
+	if st, err := os.Stat(filepath.Dir(cfg.Output)); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("--output %s: the directory %s does not exist", cfg.Output, filepath.Dir(cfg.Output))
+	}
+	outExists := exists(cfg.Output)
+	var entries []*entry
+	switch {
+	case cfg.Force:
+	case cfg.Resume:
+		var jExists bool
+		entries, _, jExists, err = readJournal(jpath, args)
+		if err != nil {
+			return nil, err
+		}
+		if !jExists && outExists {
+			return nil, fmt.Errorf("--resume: %s has no journal (%s): that backfill finished; to write it again use --force", cfg.Output, jpath)
+		}
+	case exists(jpath):
+		return nil, fmt.Errorf("an interrupted backfill left %s: add --resume (with the same arguments) to continue it, or --force to start over", jpath)
+	case outExists:
+		return nil, fmt.Errorf("--output %s exists: add --force to replace it, or choose another file", cfg.Output)
+	}
+	done := map[key]bool{}
+	for _, e := range entries {
+		done[e.key()] = true
+	}
+	var todo []fetch
+	for _, d := range days {
+		for _, s := range sources {
+			for _, p := range cfg.Projects {
+				res.Fetches++
+				if done[key{d.String(), s.Name(), p}] {
+					res.Resumed++
+					continue
+				}
+				todo = append(todo, fetch{d, s, p})
+			}
+		}
+	}
+	printPlan(cfg, res, len(todo))
+	if cfg.DryRun {
+		return res, nil
+	}
+
+	j, err := openJournal(jpath, args, cfg.Resume)
+	if err != nil {
+		return nil, err
+	}
+	defer j.close()
+	// Requests the journal says were sent within the hour still count.
+	var sent []time.Time
+	for _, e := range j.entries {
+		for range e.Requests {
+			sent = append(sent, e.At)
+		}
+	}
+	cfg.Budget.Restore(sent, time.Time{})
+
+	r := &runner{cfg: cfg, res: res, journal: j, todo: todo}
+	r.progress = newProgress(cfg, res, len(todo))
+	cfg.Budget.Pace(func(ctx context.Context, t time.Time) error {
+		r.progress.waiting(t, "the request budget")
+		return cfg.WaitUntil(ctx, t)
+	})
+	runErr := r.run(ctx)
+	r.progress.finish()
+
+	names := make([]string, len(cfg.Sources))
+	for i, s := range cfg.Sources {
+		names[i] = s.Name()
+	}
+	if err := writeOutput(cfg.Output, j.entries, names); err != nil {
+		return res, errors.Join(runErr, err)
+	}
+	res.Written = true
+	if runErr == nil && !res.Interrupted && len(res.Failed) == 0 && len(j.entries) == res.Fetches {
+		if err := j.remove(); err != nil {
+			return res, err
+		}
+	}
+	printReport(cfg, res, len(j.entries), runErr)
+	return res, runErr
+}
+
+func (cfg Config) withDefaults() Config {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.WaitUntil == nil {
+		now := cfg.Now
+		cfg.WaitUntil = func(ctx context.Context, t time.Time) error { return client.DefaultSleep(ctx, t.Sub(now())) }
+	}
+	if cfg.Out == nil {
+		cfg.Out = io.Discard
+	}
+	if cfg.Progress == nil {
+		cfg.Progress = io.Discard
+	}
+	if cfg.Attempts < 1 {
+		cfg.Attempts = DefaultAttempts
+	}
+	if cfg.RetryDelay <= 0 {
+		cfg.RetryDelay = DefaultRetryDelay
+	}
+	return cfg
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}
+
+// runner is a run in progress.
+type runner struct {
+	cfg      Config
+	res      *Result
+	journal  *journal
+	todo     []fetch
+	progress *progress
+	prevCost map[key]int // by source and project: the last walk's pages
+}
+
+// run does every fetch of todo in order. It returns an error that ends
+// the run (a refused key, a journal that cannot be written); failures of
+// single fetches are collected in res.Failed.
+func (r *runner) run(ctx context.Context) error {
+	r.prevCost = map[key]int{}
+	for i, f := range r.todo {
+		if ctx.Err() != nil {
+			r.res.Interrupted = true
+			return nil
+		}
+		e, err := r.fetch(ctx, f)
+		switch {
+		case ctx.Err() != nil:
+			r.res.Interrupted = true
+			return nil
+		case err != nil && fatal(err):
+			return fmt.Errorf("%s %s %s: %w; fix it and run again with --resume: no finished day is asked again",
+				f.day, f.src.Name(), f.project, err)
+		case err != nil:
+			r.res.Failed = append(r.res.Failed, Failure{Day: f.day, Source: f.src.Name(), Project: f.project, Err: err})
+			r.progress.note(fmt.Sprintf("%s %s %s failed after %d attempts: %v", f.day, f.src.Name(), f.project, r.cfg.Attempts, err))
+		default:
+			if err := r.journal.add(e); err != nil {
+				return err
+			}
+			r.res.Fetched++
+			r.res.Requests += e.Requests
+		}
+		last := i == len(r.todo)-1 || r.todo[i+1].day != f.day
+		r.progress.fetched(f, last)
+	}
+	return nil
+}
+
+// fatal reports whether err stops the whole run: no other day would fare
+// better.
+func fatal(err error) bool {
+	return client.IsUnauthorized(err) || client.IsNotFound(err)
+}
+
+// fetch fetches one day of one source and project, retrying failures and
+// waiting out 429 pauses.
+func (r *runner) fetch(ctx context.Context, f fetch) (*entry, error) {
+	u := engine.Unit{Source: f.src.Name(), Project: f.project, Window: unitWindow(r.cfg.Pages)}
+	rng := client.DateRange{From: f.day, To: f.day.AddDays(1)}
+	pk := key{"", f.src.Name(), f.project}
+	attempts, limited := 0, 0
+	for {
+		if until := r.cfg.Budget.PausedUntil(); !until.IsZero() {
+			r.progress.waiting(until, "the end of the rate-limit pause")
+			if err := r.cfg.WaitUntil(ctx, until); err != nil {
+				return nil, err
+			}
+		}
+		out, err := f.src.Fetch(ctx, u, rng, r.prevCost[pk])
+		if err == nil {
+			r.prevCost[pk] = out.Cost
+			return newEntry(f, out, r.cfg.Now()), nil
+		}
+		if ctx.Err() != nil || fatal(err) {
+			return nil, err
+		}
+		if ra, has, ok := client.IsRateLimited(err); ok {
+			limited++
+			if limited > maxRateLimited {
+				return nil, err
+			}
+			if !has {
+				ra = rateLimitBackoff << min(limited-1, 5)
+			}
+			until := r.cfg.Now().Add(min(ra, maxRateLimitPause))
+			r.cfg.Budget.Pause(until)
+			r.progress.note(fmt.Sprintf("the API answered 429 (rate limit, 100 analytics requests per organization per hour): pausing every request until %s",
+				until.UTC().Format(time.RFC3339)))
+			continue
+		}
+		attempts++
+		if attempts >= r.cfg.Attempts {
+			return nil, err
+		}
+		if err := r.cfg.WaitUntil(ctx, r.cfg.Now().Add(r.cfg.RetryDelay<<(attempts-1))); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// newEntry turns a fetch's result into a journal entry.
+func newEntry(f fetch, out *engine.Result, at time.Time) *entry {
+	e := &entry{Day: f.day.String(), Source: f.src.Name(), Project: f.project, Requests: out.Cost, At: at.UTC()}
+	for i, fam := range f.src.Families() {
+		if i >= len(out.Samples) {
+			break
+		}
+		jf := family{Name: fam.Name, Help: fam.Help, Labels: fam.Labels, Series: make([]series, 0, len(out.Samples[i]))}
+		if jf.Labels == nil {
+			jf.Labels = []string{}
+		}
+		for _, s := range out.Samples[i] {
+			l := make([]string, len(fam.Labels))
+			for k := range l {
+				if k < len(s.Labels) {
+					l[k] = s.Labels[k]
+				}
+			}
+			jf.Series = append(jf.Series, series{L: l, V: formatValue(s.Value)})
+		}
+		e.Families = append(e.Families, jf)
+	}
+	return e
+}

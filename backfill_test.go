@@ -1,0 +1,68 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+)
+
+// TestBackfillCommand runs the command's wiring against the fake: the flags
+// reach the backfill, --mintlify.requests-per-hour defaults to 40 unless
+// given, a dry run sends nothing and needs no key, --help exits 0.
+func TestBackfillCommand(t *testing.T) {
+	yesterday := time.Now().UTC().AddDate(0, 0, -1)
+	srv := mintlifytest.NewServer(mintlifytest.WithProject("docs", mintlifytest.Generate(mintlifytest.GenerateOptions{
+		Seed: 3, Paths: 10, Days: 10, End: yesterday,
+	})))
+	t.Cleanup(srv.Close)
+	env := map[string]string{"MINTLIFY_API_KEY": mintlifytest.DefaultKey, "MINTLIFY_PROJECT_ID": "docs"}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "history.om")
+	from := yesterday.AddDate(0, 0, -2).Format(time.DateOnly)
+	api := "--mintlify.api-url=" + srv.URL()
+
+	o := runMain(t, env, "backfill", "--help")
+	if o.code != 0 || !strings.Contains(o.stdout, "backfill.pages") || !strings.Contains(o.stdout, "add up to 100 or less") {
+		t.Errorf("backfill --help: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+
+	o = runMain(t, map[string]string{"MINTLIFY_PROJECT_ID": "docs"}, "backfill", api, "--from="+from, "--output="+out, "--dry-run")
+	if o.code != 0 || !strings.Contains(o.stdout, "cost: 3 requests") || !strings.Contains(o.stdout, "--mintlify.requests-per-hour=40;") {
+		t.Errorf("dry run without a key: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	if n := srv.CountRequests(""); n != 0 {
+		t.Errorf("the dry run sent %d requests", n)
+	}
+
+	o = runMain(t, env, "backfill", api, "--from="+from, "--output="+out, "--mintlify.requests-per-hour=25", "--backfill.pages")
+	assertNoSecret(t, o, mintlifytest.DefaultKey)
+	if o.code != 0 || !strings.Contains(o.stdout, "--mintlify.requests-per-hour=25;") {
+		t.Fatalf("backfill: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `mintlify_page_visitors_deduplicated{project="docs",window="1d",path="`) || !strings.HasSuffix(string(data), "# EOF\n") {
+		t.Errorf("the output lacks per-page series or # EOF:\n%s", data)
+	}
+	if n := srv.CountRequests(mintlifytest.EndpointVisitors); n != 3 {
+		t.Errorf("%d requests, want 3 (one page a day)", n)
+	}
+
+	for _, tc := range []struct{ args, want string }{
+		{"--from=" + from + " --output=" + out, "exists: add --force"},
+		{"--from=2025-02-30 --output=" + out, `--from: invalid date "2025-02-30"`},
+		{"--output=" + out, "--from is required"},
+		{"--from=" + from + " --output=" + out + " --analytics.max-paths=-1", "--analytics.max-paths must be 0"},
+	} {
+		o := runMain(t, env, append([]string{"backfill", api}, strings.Fields(tc.args)...)...)
+		if o.code != 1 || !strings.Contains(o.stderr, tc.want) {
+			t.Errorf("backfill %s: exit %d, stderr %q; want 1 and %q", tc.args, o.code, o.stderr, tc.want)
+		}
+	}
+}

@@ -1,0 +1,201 @@
+package e2e
+
+// The backfill end to end: the exporter's backfill command against the
+// fake, promtool turning its output into blocks, Prometheus serving them.
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+)
+
+// backfillDays is how many days the test backfills.
+const backfillDays = 30
+
+// TestBackfillEndToEnd backfills 30 days with per-page series from the
+// fake, whose answers differ by day, loads the file with promtool into a
+// fresh Prometheus, and checks that a range query over the 30 days returns
+// one point per day per series, equal to the fake's answer for that day,
+// and that the dashboards' 1d panels show data over that range.
+func TestBackfillEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end test with real promtool and Prometheus: skipped with -short")
+	}
+	tools := lookTools(t)
+	begin := time.Now()
+	dir := t.TempDir()
+	bin := buildExporter(t, dir)
+
+	today := time.Now().UTC().Truncate(24 * time.Hour)
+	first := today.AddDate(0, 0, -backfillDays)
+	srv := mintlifytest.NewServer(mintlifytest.WithProject(projectDocs, mintlifytest.Generate(mintlifytest.GenerateOptions{
+		Seed: 7, Paths: 40, Days: backfillDays + 5, End: today.AddDate(0, 0, -1),
+	})))
+	t.Cleanup(srv.Close)
+
+	// 30 days × 1 page of 40 paths: 30 requests, within the default budget
+	// of 40 an hour, so nothing waits.
+	history := filepath.Join(dir, "history.om")
+	out, err := runWithEnv(t, environ("MINTLIFY_API_KEY="+mintlifytest.DefaultKey), bin, "backfill",
+		"--from="+first.Format(time.DateOnly), "--output="+history, "--backfill.pages", "--analytics.max-paths=25",
+		"--mintlify.api-url="+srv.URL(), "--mintlify.project-id="+projectDocs)
+	if err != nil {
+		t.Fatalf("backfill: %v\n%s", err, out)
+	}
+	if strings.Contains(out, mintlifytest.DefaultKey) {
+		t.Error("the backfill printed the API key")
+	}
+	if n := srv.CountRequests(mintlifytest.EndpointVisitors); n != backfillDays {
+		t.Errorf("the backfill sent %d requests, want %d (one page a day)", n, backfillDays)
+	}
+
+	blocks := filepath.Join(dir, "prometheus-data")
+	if out, err := runTool(t, nil, tools.promtool, "tsdb", "create-blocks-from", "openmetrics", history, blocks); err != nil {
+		t.Fatalf("promtool tsdb create-blocks-from openmetrics: %v\n%s", err, out)
+	}
+	promConfig := writeFile(t, dir, "prometheus.yml", []byte("global:\n  scrape_interval: 1m\n"))
+	prom := startProcess(t, "prometheus", tools.prometheus, environ(), func(addr string) []string {
+		return []string{
+			"--config.file=" + promConfig,
+			"--storage.tsdb.path=" + blocks,
+			"--storage.tsdb.retention.time=3650d",
+			"--web.listen-address=" + addr,
+		}
+	}, "/-/ready")
+	api := promAPI{base: "http://" + prom.addr}
+
+	// Every sample sits at the last second of its day: a query at those
+	// times with a step of one day finds exactly one sample each.
+	start := first.AddDate(0, 0, 1).Add(-time.Second)
+	end := start.AddDate(0, 0, backfillDays-1)
+	series, err := api.queryRange(`{__name__=~"mintlify_.+", window="1d"}`, start, end, 24*time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := expectedBackfill(srv, first, 25)
+	site := 0
+	for _, s := range series {
+		name := s.Metric["__name__"]
+		if s.Metric["project"] != projectDocs {
+			t.Errorf("series %s: unexpected project", formatLabels(s.Metric))
+		}
+		if !strings.HasPrefix(name, "mintlify_page_") {
+			site++
+			if len(s.Values) != backfillDays {
+				t.Errorf("%s: %d points, want %d", formatLabels(s.Metric), len(s.Values), backfillDays)
+			}
+		}
+		for _, v := range s.Values {
+			ts, _ := v[0].(float64)
+			day := time.Unix(int64(ts), 0).UTC().Truncate(24 * time.Hour)
+			k := seriesKey(s.Metric, day)
+			w, ok := want[k]
+			got, _ := strconv.ParseFloat(fmt.Sprint(v[1]), 64)
+			if !ok || got != w {
+				t.Errorf("%s on %s: %v, want %v (known: %v)", formatLabels(s.Metric), day.Format(time.DateOnly), got, w, ok)
+			}
+			delete(want, k)
+		}
+	}
+	// mintlify_visitors{human,ai}, _deduplicated, _paths, _paths_exported.
+	if site != 5 {
+		t.Errorf("%d site-wide series, want 5", site)
+	}
+	for k := range want {
+		t.Errorf("no point for %s", k)
+	}
+
+	// The dashboards' 1d panels show the history.
+	vars := map[string]string{}
+	for k, v := range grafanaValues {
+		vars[k] = v
+	}
+	vars["window"] = "1d"
+	_, rows := srv.Visitors(projectDocs, end.Truncate(24*time.Hour), end.Truncate(24*time.Hour).AddDate(0, 0, 1))
+	if len(rows) == 0 {
+		t.Fatal("no page on the last day")
+	}
+	vars["path"] = rows[0].Path
+	checked := 0
+	for _, q := range dashboardQueries(t, vars) {
+		if q.variable != "" || !strings.Contains(q.expr, `window="1d"`) {
+			continue
+		}
+		checked++
+		got, err := api.queryRange(q.expr, start, end, 24*time.Hour)
+		switch {
+		case err != nil:
+			t.Errorf("%s: %s: %v", q.key, q.expr, err)
+		case len(got) == 0:
+			t.Errorf("%s: no data over the backfilled days: %s", q.key, q.expr)
+		}
+	}
+	if checked < 10 {
+		t.Errorf("only %d dashboard queries use the 1d window; the test looks for window=\"1d\" after substitution", checked)
+	}
+	t.Logf("backfill end to end took %s (%d dashboard queries checked)", time.Since(begin).Round(time.Millisecond), checked)
+}
+
+// runWithEnv runs a program with env and returns its combined output.
+func runWithEnv(t *testing.T, env []string, bin string, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// queryRange runs a range query.
+func (p promAPI) queryRange(expr string, start, end time.Time, step time.Duration) ([]sample, error) {
+	q := url.Values{"query": {expr}, "start": {promTime(start)}, "end": {promTime(end)},
+		"step": {strconv.FormatFloat(step.Seconds(), 'f', -1, 64)}}
+	var r queryResult
+	if err := p.get("/api/v1/query_range", q, &r); err != nil {
+		return nil, err
+	}
+	return r.series()
+}
+
+// seriesKey names one day of one series: name{labels sorted} @ day.
+func seriesKey(labels map[string]string, day time.Time) string {
+	return formatLabels(labels) + " @ " + day.Format(time.DateOnly)
+}
+
+// expectedBackfill computes, from the fake's answers for each day, every
+// point the backfill should have written (maxPaths pages kept per day).
+func expectedBackfill(srv *mintlifytest.Server, first time.Time, maxPaths int) map[string]float64 {
+	want := map[string]float64{}
+	for i := range backfillDays {
+		day := first.AddDate(0, 0, i)
+		totals, rows := srv.Visitors(projectDocs, day, day.AddDate(0, 0, 1))
+		set := func(v int64, name string, kv ...string) {
+			l := map[string]string{"__name__": name, "project": projectDocs, "window": "1d"}
+			for j := 0; j+1 < len(kv); j += 2 {
+				l[kv[j]] = kv[j+1]
+			}
+			want[seriesKey(l, day)] = float64(v)
+		}
+		set(totals.Human, "mintlify_visitors", "traffic", "human")
+		set(totals.AI, "mintlify_visitors", "traffic", "ai")
+		set(totals.Total, "mintlify_visitors_deduplicated")
+		set(int64(len(rows)), "mintlify_visitors_paths")
+		kept := rows[:min(maxPaths, len(rows))] // the fake sorts as the exporter keeps: by total, then path
+		set(int64(len(kept)), "mintlify_visitors_paths_exported")
+		for _, r := range kept {
+			set(r.Human, "mintlify_page_visitors", "path", r.Path, "traffic", "human")
+			set(r.AI, "mintlify_page_visitors", "path", r.Path, "traffic", "ai")
+			set(r.Total, "mintlify_page_visitors_deduplicated", "path", r.Path)
+		}
+	}
+	return want
+}
