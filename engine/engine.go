@@ -415,7 +415,15 @@ func (e *Engine) dueLocked(u *unit, now time.Time) bool {
 	if u.snap.rng != u.Window.Range(now) {
 		return true // the UTC day rolled over: the window moved
 	}
-	return !now.Before(u.snap.completed.Add(u.interval))
+	if !now.Before(u.snap.completed.Add(u.interval)) {
+		// Data refreshed now would be replaced at the next UTC midnight,
+		// when the window moves; when that is less than a quarter of the
+		// interval away, the refresh waits for it, and its requests stay
+		// free for the rollover, when every unit is due at once.
+		midnight := client.DateOf(now).AddDays(1).Time()
+		return midnight.Sub(now) >= u.interval/4
+	}
+	return false
 }
 
 // refresh runs one unit on the worker; u.inFlight is set and the budget
@@ -549,13 +557,6 @@ func (e *Engine) succeed(u *unit, snap *snapshot) {
 	}
 }
 
-// planBudget is the part of the hourly budget the planner spends: a tenth
-// stays free for walks that grew since their last refresh, retries, and the
-// day's rollover, when every unit is due at once. Planning all of it leaves
-// the ledger always full, and a walk one page longer than planned then waits
-// for most of an hour.
-func planBudget(perHour int) int { return max(1, perHour-perHour/10) }
-
 // replanLocked recomputes every unit's interval from the last known costs
 // and logs the plan when the budget stretches it and it changed.
 func (e *Engine) replanLocked() {
@@ -566,7 +567,7 @@ func (e *Engine) replanLocked() {
 			pu[i].Cost = max(1, u.snap.res.Cost)
 		}
 	}
-	intervals := e.cfg.Planner(pu, planBudget(e.cfg.Budget.PerHour()), e.cfg.MinInterval)
+	intervals := e.cfg.Planner(pu, e.cfg.Budget.PerHour(), e.cfg.MinInterval)
 	stretched := false
 	var plan strings.Builder
 	rate := 0.0

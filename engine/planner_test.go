@@ -68,3 +68,37 @@ func TestPlanWeightedProportional(t *testing.T) {
 		t.Errorf("plan spends %.2f requests an hour, want just under 50", rate)
 	}
 }
+
+// TestPlanDefaultSources: every default source on (visitors and views
+// walk 4 pages at 1,000 paths; assistant, feedback and searches cost 1),
+// 2 projects, the default windows 1d, 7d and 30d, the default budget of 90: every 1d unit is refreshed at least every 30 minutes.
+func TestPlanDefaultSources(t *testing.T) {
+	var units []PlanUnit
+	var names []string
+	for range 2 {
+		for _, days := range []int{1, 7, 30} {
+			for _, src := range []struct {
+				name string
+				cost int
+			}{{"visitors", 4}, {"views", 4}, {"assistant", 1}, {"feedback", 1}, {"searches", 1}} {
+				units = append(units, PlanUnit{Cost: src.cost, Days: days})
+				names = append(names, fmt.Sprintf("%s/%dd", src.name, days))
+			}
+		}
+	}
+	got := PlanWeighted(units, 90, 15*time.Minute)
+	rate := 0.0
+	for i, u := range units {
+		rate += float64(u.Cost) / got[i].Hours()
+		if i < 15 {
+			t.Logf("%-14s cost %d: every %s", names[i], u.Cost, got[i])
+		}
+		if u.Days == 1 && got[i] > 30*time.Minute {
+			t.Errorf("%s: every %s, want 30m at most", names[i], got[i])
+		}
+	}
+	t.Logf("planned %.1f requests an hour of %d", rate, 90)
+	if rate > float64(90)+1e-6 {
+		t.Errorf("the plan spends %.1f requests an hour, over %d", rate, 90)
+	}
+}
