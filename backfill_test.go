@@ -31,7 +31,7 @@ func TestBackfillCommand(t *testing.T) {
 	}
 
 	o = runMain(t, map[string]string{"MINTLIFY_PROJECT_ID": "docs"}, "backfill", api, "--from="+from, "--output="+out, "--dry-run")
-	if o.code != 0 || !strings.Contains(o.stdout, "cost: 3 requests") || !strings.Contains(o.stdout, "--mintlify.requests-per-hour=40;") {
+	if o.code != 0 || !strings.Contains(o.stdout, "cost: 12 requests (3 days × 4 sources × 1 project)") || !strings.Contains(o.stdout, "--mintlify.requests-per-hour=40;") {
 		t.Errorf("dry run without a key: exit %d\n%s%s", o.code, o.stdout, o.stderr)
 	}
 	if n := srv.CountRequests(""); n != 0 {

@@ -457,9 +457,14 @@ func newFake(t *testing.T, today time.Time, projects map[string]int, opts ...min
 	return srv
 }
 
+// visitorsOnly turns off every default analytics source but visitors: the
+// end-to-end checks of the first release are about visitors, and count its
+// requests against the budget.
+var visitorsOnly = []string{"--no-collector.views", "--no-collector.assistant", "--no-collector.feedback", "--no-collector.searches"}
+
 // exporterArgs are the flags every end-to-end run uses against a fake.
 func exporterArgs(apiURL string, projects ...string) []string {
-	args := []string{"--mintlify.api-url=" + apiURL, "--analytics.max-paths=0", "--log.level=debug"}
+	args := append([]string{"--mintlify.api-url=" + apiURL, "--analytics.max-paths=0", "--log.level=debug"}, visitorsOnly...)
 	for _, p := range projects {
 		args = append(args, "--mintlify.project-id="+p)
 	}

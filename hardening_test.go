@@ -262,7 +262,7 @@ func hardSecrets(t *testing.T, bin string) {
 	fake := hardFake(t, hardKey, 300)
 	keyFile := hardKeyFile(t, filepath.Join(t.TempDir(), "key"), hardKey)
 	p := hardStart(t, bin, "--mintlify.api-url="+fake.URL(), "--mintlify.api-key-file="+keyFile,
-		"--mintlify.project-id=docs", "--log.level=debug", "--analytics.window=1d",
+		"--mintlify.project-id=docs", "--no-collector.views", "--no-collector.assistant", "--no-collector.feedback", "--no-collector.searches", "--log.level=debug", "--analytics.window=1d",
 		"--analytics.refresh-interval=100ms", "--mintlify.requests-per-hour=10000000", "--mintlify.timeout=200ms",
 		"--collector.jobs", "--jobs.id=job1", "--jobs.poll-interval=200ms")
 	base := "http://" + p.addr
@@ -364,7 +364,7 @@ func hardKeyRotation(t *testing.T, bin string) {
 	fake := hardFake(t, keyA, 100)
 	keyFile := hardKeyFile(t, filepath.Join(t.TempDir(), "key"), keyA)
 	p := hardStart(t, bin, "--mintlify.api-url="+fake.URL(), "--mintlify.api-key-file="+keyFile,
-		"--mintlify.project-id=docs", "--analytics.window=1d", "--analytics.refresh-interval=1s",
+		"--mintlify.project-id=docs", "--no-collector.views", "--no-collector.assistant", "--no-collector.feedback", "--no-collector.searches", "--analytics.window=1d", "--analytics.refresh-interval=1s",
 		"--mintlify.requests-per-hour=100000")
 	lastSuccess := func() float64 {
 		_, body := hardGet(t, hardHTTP, "http://"+p.addr+"/metrics")
@@ -424,7 +424,7 @@ func TestHardKeyFileMode(t *testing.T) {
 			t.Fatal(err)
 		}
 		code, stdout, stderr := hardRun("agent", "get", "--job=job1", "--mintlify.api-url="+fake.URL(),
-			"--mintlify.api-key-file="+path, "--mintlify.project-id=docs")
+			"--mintlify.api-key-file="+path, "--mintlify.project-id=docs", "--no-collector.views", "--no-collector.assistant", "--no-collector.feedback", "--no-collector.searches")
 		if code != 0 || !strings.Contains(stdout, `"job1"`) {
 			t.Fatalf("mode %04o: exit %d\nstdout: %s\nstderr: %s", c.mode, code, stdout, stderr)
 		}
@@ -442,7 +442,7 @@ func TestHardAgentSecrets(t *testing.T) {
 	fake := hardFake(t, hardKey, 10)
 	keyFile := hardKeyFile(t, filepath.Join(t.TempDir(), "key"), hardKey)
 	base := []string{"--mintlify.api-url=" + fake.URL(), "--mintlify.api-key-file=" + keyFile,
-		"--mintlify.project-id=docs", "--log.level=debug", "--mintlify.timeout=200ms"}
+		"--mintlify.project-id=docs", "--no-collector.views", "--no-collector.assistant", "--no-collector.feedback", "--no-collector.searches", "--log.level=debug", "--mintlify.timeout=200ms"}
 	get := []string{"agent", "get", "--job=job1"}
 	msg := []string{"agent", "message", "--job=job1", "--prompt=update the quickstart"}
 	echo := `{"error":"bad key ` + hardKey + `","details":[{"message":"Bearer ` + hardKey + `"}]}`
@@ -555,7 +555,7 @@ func hardWebConfig(t *testing.T, bin string) {
 	fake := hardFake(t, hardKey, 10)
 	apiKey := hardKeyFile(t, filepath.Join(dir, "api-key"), hardKey)
 	p := hardStart(t, bin, "--web.config.file="+webConfig, "--mintlify.api-url="+fake.URL(),
-		"--mintlify.api-key-file="+apiKey, "--mintlify.project-id=docs", "--analytics.window=1d")
+		"--mintlify.api-key-file="+apiKey, "--mintlify.project-id=docs", "--no-collector.views", "--no-collector.assistant", "--no-collector.feedback", "--no-collector.searches", "--analytics.window=1d")
 
 	tlsClient := &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
 	get := func(scheme, u, pw string) (int, string, error) {
@@ -686,7 +686,7 @@ func hardLoad(t *testing.T, bin string) {
 	fake := hardFake(t, hardKey, 10000)
 	keyFile := hardKeyFile(t, filepath.Join(t.TempDir(), "key"), hardKey)
 	args := []string{"--mintlify.api-url=" + fake.URL(), "--mintlify.api-key-file=" + keyFile,
-		"--mintlify.project-id=docs", "--analytics.max-paths=0", "--analytics.refresh-interval=1s",
+		"--mintlify.project-id=docs", "--no-collector.views", "--no-collector.assistant", "--no-collector.feedback", "--no-collector.searches", "--analytics.max-paths=0", "--analytics.refresh-interval=1s",
 		"--mintlify.requests-per-hour=10000000"}
 	for _, phase := range []struct {
 		maxRequests int

@@ -41,11 +41,12 @@ func TestBackfillEndToEnd(t *testing.T) {
 	})))
 	t.Cleanup(srv.Close)
 
-	// 30 days × 1 page of 40 paths: 30 requests, within the default budget
-	// of 40 an hour, so nothing waits.
+	// 30 days × 5 sources (views, assistant, feedback and searches beside
+	// visitors' 1 page of 40 paths): 150 requests, within a budget of 400
+	// an hour, so nothing waits.
 	history := filepath.Join(dir, "history.om")
 	out, err := runWithEnv(t, environ("MINTLIFY_API_KEY="+mintlifytest.DefaultKey), bin, "backfill",
-		"--from="+first.Format(time.DateOnly), "--output="+history, "--backfill.pages", "--analytics.max-paths=25",
+		"--from="+first.Format(time.DateOnly), "--output="+history, "--backfill.pages", "--analytics.max-paths=25", "--mintlify.requests-per-hour=400",
 		"--mintlify.api-url="+srv.URL(), "--mintlify.project-id="+projectDocs)
 	if err != nil {
 		t.Fatalf("backfill: %v\n%s", err, out)
@@ -76,7 +77,7 @@ func TestBackfillEndToEnd(t *testing.T) {
 	// times with a step of one day finds exactly one sample each.
 	start := first.AddDate(0, 0, 1).Add(-time.Second)
 	end := start.AddDate(0, 0, backfillDays-1)
-	series, err := api.queryRange(`{__name__=~"mintlify_.+", window="1d"}`, start, end, 24*time.Hour)
+	series, err := api.queryRange(`{__name__=~"mintlify_(visitors|page_visitors|views|page_views|assistant|searches).*", window="1d"}`, start, end, 24*time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +88,7 @@ func TestBackfillEndToEnd(t *testing.T) {
 		if s.Metric["project"] != projectDocs {
 			t.Errorf("series %s: unexpected project", formatLabels(s.Metric))
 		}
-		if !strings.HasPrefix(name, "mintlify_page_") {
+		if strings.HasPrefix(name, "mintlify_visitors") {
 			site++
 			if len(s.Values) != backfillDays {
 				t.Errorf("%s: %d points, want %d", formatLabels(s.Metric), len(s.Values), backfillDays)
@@ -185,6 +186,30 @@ func expectedBackfill(srv *mintlifytest.Server, first time.Time, maxPaths int) m
 			}
 			want[seriesKey(l, day)] = float64(v)
 		}
+		views, viewRows := srv.Views(projectDocs, day, day.AddDate(0, 0, 1))
+		setTraffic := func(name string, c mintlifytest.Counts, kv ...string) {
+			set(c.Human, name, append(kv, "traffic", "human")...)
+			set(c.AI, name, append(kv, "traffic", "ai")...)
+			if other := c.Total - c.Human - c.AI; other > 0 {
+				set(other, name, append(kv, "traffic", "other")...)
+			}
+		}
+		setTraffic("mintlify_views", views)
+		set(int64(len(viewRows)), "mintlify_views_paths")
+		keptViews := viewRows[:min(maxPaths, len(viewRows))]
+		set(int64(len(keptViews)), "mintlify_views_paths_exported")
+		for _, r := range keptViews {
+			setTraffic("mintlify_page_views", r.Counts, "path", r.Path)
+		}
+		cs := srv.CallerStats(projectDocs, day, day.AddDate(0, 0, 1))
+		set(cs.Web, "mintlify_assistant_queries", "caller", "web")
+		set(cs.API, "mintlify_assistant_queries", "caller", "api")
+		set(cs.Other, "mintlify_assistant_queries", "caller", "other")
+		if unknown := cs.Total - cs.Web - cs.API - cs.Other; unknown > 0 {
+			set(unknown, "mintlify_assistant_queries", "caller", "unknown")
+		}
+		_, searches := srv.Searches(projectDocs, day, day.AddDate(0, 0, 1))
+		set(searches, "mintlify_searches")
 		set(totals.Human, "mintlify_visitors", "traffic", "human")
 		set(totals.AI, "mintlify_visitors", "traffic", "ai")
 		set(totals.Total, "mintlify_visitors_deduplicated")

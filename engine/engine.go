@@ -516,7 +516,7 @@ func (e *Engine) fail(u *unit, err error, end time.Time, took time.Duration) {
 			if u.snap == nil {
 				msg = u.Source + " refresh failed; no data for this unit yet"
 			}
-			level.Error(e.logger).Log("msg", msg, "source", u.Source, "project", u.Project, "window", u.Window.String(),
+			level.Error(e.logger).Log("msg", msg, "collector", u.Source, "project", u.Project, "window", u.Window.String(),
 				"err", advice(err), "retry_at", u.retryAt.UTC().Format(time.RFC3339))
 			u.lastClass = class
 		}
@@ -538,16 +538,16 @@ func (e *Engine) succeed(u *unit, snap *snapshot) {
 		e.mu.Unlock()
 		if first {
 			level.Warn(e.logger).Log("msg", "the API sent malformed rows; they were skipped and the rest of the answer kept (logged once per source and reason; see mintlify_rows_skipped_total)",
-				"source", u.Source, "project", u.Project, "window", u.Window.String(), "reason", reason, "rows", n)
+				"collector", u.Source, "project", u.Project, "window", u.Window.String(), "reason", reason, "rows", n)
 		}
 	}
 	e.settle(u, func() {
 		if u.lastErr != "" {
-			level.Info(e.logger).Log("msg", u.Source+" refresh succeeded again", "source", u.Source, "project", u.Project, "window", u.Window.String())
+			level.Info(e.logger).Log("msg", u.Source+" refresh succeeded again", "collector", u.Source, "project", u.Project, "window", u.Window.String())
 		}
 		u.snap, u.failures, u.lastErr, u.lastClass, u.deferred, u.retryAt = snap, 0, "", "", "", time.Time{}
 		e.rateLimits = 0
-		level.Debug(e.logger).Log("msg", u.Source+" refreshed", "source", u.Source, "project", u.Project, "window", u.Window.String(),
+		level.Debug(e.logger).Log("msg", u.Source+" refreshed", "collector", u.Source, "project", u.Project, "window", u.Window.String(),
 			"range", snap.rng.String(), "requests", snap.res.Cost, "summary", snap.res.Summary, "duration", snap.duration)
 		e.replanLocked()
 		e.publishLocked()
