@@ -95,11 +95,6 @@ type PathCounts struct {
 	Counts
 }
 
-// PathVisitors is the former name of PathCounts.
-//
-// Deprecated: use PathCounts.
-type PathVisitors = PathCounts
-
 // PathsQuery holds the query parameters of the offset-paged exports
 // (visitors and views). A zero Range sends neither dateFrom nor dateTo; a
 // zero Limit sends none (the API's default is 50).
@@ -108,11 +103,6 @@ type PathsQuery struct {
 	Limit  int
 	Offset int
 }
-
-// VisitorsQuery is the former name of PathsQuery.
-//
-// Deprecated: use PathsQuery.
-type VisitorsQuery = PathsQuery
 
 // PathsPage is one page of the visitors or views export.
 type PathsPage struct {
@@ -126,11 +116,6 @@ type PathsPage struct {
 	// Skipped counts the page's malformed rows, left out of Rows.
 	Skipped Skipped
 }
-
-// VisitorsPage is the former name of PathsPage.
-//
-// Deprecated: use PathsPage.
-type VisitorsPage = PathsPage
 
 // PathsResult is a complete walk of every page of the visitors or views
 // export for one date range.
@@ -151,11 +136,6 @@ type PathsResult struct {
 	// Skipped counts the malformed rows of every page used, by reason.
 	Skipped Skipped
 }
-
-// VisitorsResult is the former name of PathsResult.
-//
-// Deprecated: use PathsResult.
-type VisitorsResult = PathsResult
 
 // CallerStats is the answer of assistant caller stats: assistant queries in
 // the date range by caller. Counts are additive; Total may exceed the sum

@@ -108,7 +108,7 @@ func TestKeyNeverInErrors(t *testing.T) {
 		}
 		_, err := h.c.WalkVisitors(context.Background(), testProject, client.DateRange{}, client.WalkOptions{PageSize: 5, KnownPages: 3})
 		collect(err)
-		_, err = h.c.Visitors(context.Background(), testProject, client.VisitorsQuery{Range: client.DateRange{From: client.DateOf(testEnd), To: client.DateOf(testEnd).AddDays(-1)}})
+		_, err = h.c.Visitors(context.Background(), testProject, client.PathsQuery{Range: client.DateRange{From: client.DateOf(testEnd), To: client.DateOf(testEnd).AddDays(-1)}})
 		collect(err)
 	}
 	echo := fmt.Sprintf(`{"error":"bad token %s","details":[{"message":"Authorization: Bearer %s"}]}`, key, key)

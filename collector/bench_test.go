@@ -211,12 +211,12 @@ func refreshBaseline(tb testing.TB, n int) func() {
 	_, x := f.refresh(tb, f.client(tb, client.Hooks{}))
 	text := exposition(tb, x)
 	return func() {
-		var rows []client.PathVisitors
+		var rows []client.PathCounts
 		for _, body := range f.pages {
 			var p struct {
-				Totals   client.Counts         `json:"totals"`
-				Visitors []client.PathVisitors `json:"visitors"`
-				HasMore  bool                  `json:"hasMore"`
+				Totals   client.Counts       `json:"totals"`
+				Visitors []client.PathCounts `json:"visitors"`
+				HasMore  bool                `json:"hasMore"`
 			}
 			if err := json.Unmarshal(body, &p); err != nil {
 				tb.Fatal(err)

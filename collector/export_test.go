@@ -55,11 +55,11 @@ func RestoredEngine(tb testing.TB, src engine.Source, now time.Time, results ...
 
 // StaticVisitors answers every visitors request with res, never reaching
 // the network.
-type StaticVisitors struct{ Res *client.VisitorsResult }
+type StaticVisitors struct{ Res *client.PathsResult }
 
 // Visitors answers a page of the totals and the first row.
-func (s StaticVisitors) Visitors(_ context.Context, _ string, q client.VisitorsQuery) (*client.VisitorsPage, error) {
-	p := &client.VisitorsPage{Totals: s.Res.Totals, HasMore: len(s.Res.Rows) > 1}
+func (s StaticVisitors) Visitors(_ context.Context, _ string, q client.PathsQuery) (*client.PathsPage, error) {
+	p := &client.PathsPage{Totals: s.Res.Totals, HasMore: len(s.Res.Rows) > 1}
 	if len(s.Res.Rows) > 0 {
 		p.Rows = s.Res.Rows[:1]
 	}
@@ -67,7 +67,7 @@ func (s StaticVisitors) Visitors(_ context.Context, _ string, q client.VisitorsQ
 }
 
 // WalkVisitors answers a copy of res.
-func (s StaticVisitors) WalkVisitors(_ context.Context, _ string, r client.DateRange, _ client.WalkOptions) (*client.VisitorsResult, error) {
+func (s StaticVisitors) WalkVisitors(_ context.Context, _ string, r client.DateRange, _ client.WalkOptions) (*client.PathsResult, error) {
 	res := *s.Res
 	res.Range = r
 	res.Rows = slices.Clone(res.Rows)

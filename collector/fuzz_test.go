@@ -35,7 +35,7 @@ func FuzzSanitizeLabel(f *testing.F) {
 			return // the decoder refuses empty paths
 		}
 		c := client.Counts{Human: float64(human), AI: float64(ai), Total: float64(total)}
-		res := &client.VisitorsResult{Rows: []client.PathVisitors{{Path: p, Counts: c}}, Pages: 1}
+		res := &client.PathsResult{Rows: []client.PathCounts{{Path: p, Counts: c}}, Pages: 1}
 		src := NewVisitors(StaticVisitors{Res: res}, Options{})
 		u := engine.Unit{Source: "visitors", Project: "docs", Window: Window{Name: "7d", Days: 7}}
 		r, err := src.Fetch(context.Background(), u, u.Window.Range(day0), 0)

@@ -24,12 +24,12 @@ import (
 
 // renderSnapshot is the visitors source's result for a walk that returned
 // rows, current at benchNow.
-func renderSnapshot(project, window string, totals client.Counts, rows ...client.PathVisitors) collector.UnitResult {
+func renderSnapshot(project, window string, totals client.Counts, rows ...client.PathCounts) collector.UnitResult {
 	w, err := engine.ParseWindow(window)
 	if err != nil {
 		panic(err)
 	}
-	res := &client.VisitorsResult{Totals: totals, Rows: rows, Pages: 1}
+	res := &client.PathsResult{Totals: totals, Rows: rows, Pages: 1}
 	u := engine.Unit{Source: "visitors", Project: project, Window: w}
 	r, err := visitorsSource(res).Fetch(context.Background(), u, w.Range(benchNow()), 0)
 	if err != nil {
@@ -38,7 +38,7 @@ func renderSnapshot(project, window string, totals client.Counts, rows ...client
 	return collector.UnitResult{Unit: u, Result: r}
 }
 
-func visitorsSource(res *client.VisitorsResult) *collector.Visitors {
+func visitorsSource(res *client.PathsResult) *collector.Visitors {
 	return collector.NewVisitors(collector.StaticVisitors{Res: res}, collector.Options{})
 }
 
@@ -47,13 +47,13 @@ func restoredVisitors(tb testing.TB, results ...collector.UnitResult) *engine.En
 	return collector.RestoredEngine(tb, visitorsSource(nil), benchNow(), results...)
 }
 
-func row(path string, human, ai, total float64) client.PathVisitors {
-	return client.PathVisitors{Path: path, Counts: client.Counts{Human: human, AI: ai, Total: total}}
+func row(path string, human, ai, total float64) client.PathCounts {
+	return client.PathCounts{Path: path, Counts: client.Counts{Human: human, AI: ai, Total: total}}
 }
 
 // renderRows are paths that stress escaping and sanitizing, with distinct
 // totals so that their order is known.
-var renderRows = []client.PathVisitors{
+var renderRows = []client.PathCounts{
 	row(`/say-"hello"`, 90, 9, 95),
 	row(`/back\slash`, 80, 8, 85),
 	row(`/literal\n-not-a-newline`, 70, 7, 75),
@@ -281,7 +281,7 @@ func gunzipMember(t *testing.T, b []byte) []byte {
 // TestExpositionWriteGzip: one gzip member holding the text then the tail,
 // for empty and non-empty expositions and tails, written more than once.
 func TestExpositionWriteGzip(t *testing.T) {
-	big := make([]client.PathVisitors, 3000)
+	big := make([]client.PathCounts, 3000)
 	for i := range big {
 		big[i] = row(fmt.Sprintf("/docs/section-%d/page-%d", i%37, i), float64(i), float64(i/3), float64(i+i/7))
 	}

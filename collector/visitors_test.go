@@ -431,7 +431,7 @@ func TestVisitorsFilterAndMaxPaths(t *testing.T) {
 }
 
 func TestSelectPathsSanitizesAndMerges(t *testing.T) {
-	res := &client.VisitorsResult{Rows: []client.PathVisitors{
+	res := &client.PathsResult{Rows: []client.PathCounts{
 		{Path: "/ok", Counts: client.Counts{Human: 1, AI: 1, Total: 2}},
 		{Path: "/bad\xff", Counts: client.Counts{Human: 5, AI: 0, Total: 5}},
 		{Path: "/bad\xfe", Counts: client.Counts{Human: 9, AI: 0, Total: 9}}, // same label once sanitized

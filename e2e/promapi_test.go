@@ -144,29 +144,6 @@ func (p promAPI) rules() ([]promRule, error) {
 	return out, nil
 }
 
-// firstSampleTime returns the time of the oldest sample of expr's range
-// vector (expr must be a range selector) over all its series.
-func (p promAPI) firstSampleTime(expr string) (time.Time, error) {
-	series, err := p.query(expr, time.Time{})
-	if err != nil {
-		return time.Time{}, err
-	}
-	var first float64
-	for _, s := range series {
-		if len(s.Values) == 0 {
-			continue
-		}
-		ts, ok := s.Values[0][0].(float64)
-		if ok && (first == 0 || ts < first) {
-			first = ts
-		}
-	}
-	if first == 0 {
-		return time.Time{}, fmt.Errorf("%s has no sample", expr)
-	}
-	return time.UnixMilli(int64(first*1000 + 0.5)), nil
-}
-
 // firstSampleWithValue returns the time of the earliest sample of the
 // range query expr whose value is v: the moment a 0/1 series such as
 // mintlify_agent_job_status turned 1.
