@@ -154,15 +154,6 @@ func (o jsonObject) requiredBool(name string) (bool, error) {
 	return raw[0] == 't', nil
 }
 
-// requiredTime reads a required RFC 3339 date-time.
-func (o jsonObject) requiredTime(name string) (time.Time, error) {
-	s, err := o.requiredString(name, false)
-	if err != nil {
-		return time.Time{}, err
-	}
-	return o.parseTime(name, s)
-}
-
 // nullableTime reads an RFC 3339 date-time that may be absent or null.
 func (o jsonObject) nullableTime(name string) (*time.Time, error) {
 	s, err := o.nullableString(name)
@@ -183,15 +174,6 @@ func (o jsonObject) parseTime(name, s string) (time.Time, error) {
 		return time.Time{}, o.fail(name, "invalid date-time %s: want RFC 3339", quoteShort(s))
 	}
 	return t, nil
-}
-
-// object reads a required object.
-func (o jsonObject) object(name string) (jsonObject, error) {
-	raw, err := o.required(name, "object")
-	if err != nil {
-		return jsonObject{}, err
-	}
-	return asObject(o.ep, o.at(name), raw)
 }
 
 // array reads a required array and returns its elements.
