@@ -2,7 +2,7 @@ package main
 
 // First use and daily operation: help on every command, the demo for the
 // agent commands, start-up refusals naming one flag, hostile values for
-// every flag, and one log format for every line of the real binary.
+// every flag.
 
 import (
 	"bytes"
@@ -11,15 +11,12 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
-	"github.com/go-logfmt/logfmt"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/demo"
@@ -418,94 +415,6 @@ func TestHostileFlagValues(t *testing.T) {
 					}
 				}
 				assertNoSecret(t, o, mintlifytest.DefaultKey)
-			}
-		})
-	}
-}
-
-// logKeys returns the keys of every line of a log, in order, failing the
-// test on a line that does not parse.
-func logKeys(t *testing.T, format, log string) [][]string {
-	t.Helper()
-	var out [][]string
-	for _, line := range stderrLines(log) {
-		var keys []string
-		if format == "json" {
-			dec := json.NewDecoder(strings.NewReader(line))
-			if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-				t.Fatalf("not a JSON object: %q", line)
-			}
-			for dec.More() {
-				tok, err := dec.Token()
-				if err != nil {
-					t.Fatalf("bad JSON (%v): %q", err, line)
-				}
-				keys = append(keys, tok.(string))
-				var v json.RawMessage
-				if err := dec.Decode(&v); err != nil {
-					t.Fatalf("bad JSON (%v): %q", err, line)
-				}
-			}
-		} else {
-			d := logfmt.NewDecoder(strings.NewReader(line))
-			for d.ScanRecord() {
-				for d.ScanKeyval() {
-					keys = append(keys, string(d.Key()))
-				}
-			}
-			if err := d.Err(); err != nil {
-				t.Fatalf("not logfmt (%v): %q", err, line)
-			}
-		}
-		out = append(out, keys)
-	}
-	return out
-}
-
-// TestBinaryLogFormat starts the real binary (demo mode), lets it serve,
-// stops it with SIGTERM, and parses every line it logged, in both formats:
-// each starts with the keys time, level, source, msg, the exporter's own
-// lines and exporter-toolkit's alike.
-func TestBinaryLogFormat(t *testing.T) {
-	bin := binary(t)
-	for _, format := range []string{"logfmt", "json"} {
-		t.Run(format, func(t *testing.T) {
-			l, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			addr := l.Addr().String()
-			l.Close()
-			cmd := exec.Command(bin, "--demo", "--log.format="+format, "--web.listen-address="+addr)
-			cmd.Env = baseEnv()
-			var stderr, stdout bytes.Buffer
-			cmd.Stderr, cmd.Stdout = &stderr, &stdout
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			defer cmd.Process.Kill()
-			p := &proc{addr: addr}
-			if err := p.waitHealthy(); err != nil {
-				t.Fatalf("not healthy: %v", err)
-			}
-			cmd.Process.Signal(syscall.SIGTERM)
-			if err := cmd.Wait(); err != nil {
-				t.Fatalf("exit: %v; stderr:\n%s", err, stderr.String())
-			}
-			if stdout.Len() != 0 {
-				t.Errorf("logs on stdout:\n%s", stdout.String())
-			}
-			keys := logKeys(t, format, stderr.String())
-			msgs := stderr.String()
-			for _, want := range []string{"starting mintlify_exporter", "Listening on", "shutting down", "stopped"} {
-				if !strings.Contains(msgs, want) {
-					t.Errorf("no %q line:\n%s", want, msgs)
-				}
-			}
-			for i, k := range keys {
-				if len(k) < 4 || strings.Join(k[:4], ",") != "time,level,source,msg" {
-					t.Errorf("line %d keys %v do not start with time, level, source, msg:\n%s", i+1, k, stderrLines(msgs)[i])
-				}
 			}
 		})
 	}

@@ -4,10 +4,8 @@ package e2e
 // fake, promtool turning its output into blocks, Prometheus serving them.
 
 import (
-	"context"
 	"fmt"
 	"net/url"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -32,7 +30,6 @@ func TestBackfillEndToEnd(t *testing.T) {
 	tools := lookTools(t)
 	begin := time.Now()
 	dir := t.TempDir()
-	bin := buildExporter(t, dir)
 
 	today := time.Now().UTC().Truncate(24 * time.Hour)
 	first := today.AddDate(0, 0, -backfillDays)
@@ -45,11 +42,12 @@ func TestBackfillEndToEnd(t *testing.T) {
 	// visitors' 1 page of 40 paths): 150 requests, within a budget of 400
 	// an hour, so nothing waits.
 	history := filepath.Join(dir, "history.om")
-	out, err := runWithEnv(t, environ("MINTLIFY_API_KEY="+mintlifytest.DefaultKey), bin, "backfill",
+	r := runExporter(t, []string{"MINTLIFY_API_KEY=" + mintlifytest.DefaultKey}, "backfill",
 		"--from="+first.Format(time.DateOnly), "--output="+history, "--backfill.pages", "--analytics.max-paths=25", "--mintlify.requests-per-hour=400",
 		"--mintlify.api-url="+srv.URL(), "--mintlify.project-id="+projectDocs)
-	if err != nil {
-		t.Fatalf("backfill: %v\n%s", err, out)
+	out := r.stdout + r.stderr
+	if r.code != 0 {
+		t.Fatalf("backfill: exit code %d\n%s", r.code, out)
 	}
 	if strings.Contains(out, mintlifytest.DefaultKey) {
 		t.Error("the backfill printed the API key")
@@ -143,17 +141,6 @@ func TestBackfillEndToEnd(t *testing.T) {
 		t.Errorf("only %d dashboard queries use the 1d window; the test looks for window=\"1d\" after substitution", checked)
 	}
 	t.Logf("backfill end to end took %s (%d dashboard queries checked)", time.Since(begin).Round(time.Millisecond), checked)
-}
-
-// runWithEnv runs a program with env and returns its combined output.
-func runWithEnv(t *testing.T, env []string, bin string, args ...string) (string, error) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = env
-	out, err := cmd.CombinedOutput()
-	return string(out), err
 }
 
 // queryRange runs a range query.
