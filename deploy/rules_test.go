@@ -84,6 +84,9 @@ func recordNames(records []rule) []string {
 }
 
 func TestRulesPromtool(t *testing.T) {
+	if testing.Short() {
+		t.Skip("promtool test rules simulates a week of traffic: skipped with -short")
+	}
 	t.Parallel() // the week-long traffic test takes seconds
 	promtool := lookTool(t, "promtool", "prometheus")
 	mustRunTool(t, ".", promtool, "check", "rules", rulesFile)

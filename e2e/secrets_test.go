@@ -56,6 +56,7 @@ func fakeWithKey(t *testing.T, key string, paths int, opts ...mintlifytest.Optio
 // TestKeyNeverLeaksUnderFaults runs the exporter at debug level through a
 // representative set of faults and searches every output for the key.
 func TestKeyNeverLeaksUnderFaults(t *testing.T) {
+	t.Parallel()
 	fake := fakeWithKey(t, secretKey, 300)
 	keyFile := writeKeyFile(t, filepath.Join(t.TempDir(), "key"), secretKey)
 	p := startExporter(t, nil, "--mintlify.api-url="+fake.URL(), "--mintlify.api-key-file="+keyFile,
@@ -166,6 +167,7 @@ func TestKeyNeverLeaksUnderFaults(t *testing.T) {
 // TestKeyFileRotation: a rotated key file is used by the next refresh
 // without a restart, and the old key is no longer sent.
 func TestKeyFileRotation(t *testing.T) {
+	t.Parallel()
 	const keyA, keyB = "mint_rotationKeyA0123456789abcdef", "mint_rotationKeyB0123456789abcdef"
 	fake := fakeWithKey(t, keyA, 100)
 	keyFile := writeKeyFile(t, filepath.Join(t.TempDir(), "key"), keyA)
@@ -220,6 +222,7 @@ func TestKeyFileRotation(t *testing.T) {
 // TestKeyFileModeWarning: a key file readable by every user gets a warning,
 // a private one does not.
 func TestKeyFileModeWarning(t *testing.T) {
+	t.Parallel()
 	fake := fakeWithKey(t, secretKey, 10)
 	for _, c := range []struct {
 		mode os.FileMode
@@ -246,6 +249,7 @@ func TestKeyFileModeWarning(t *testing.T) {
 // TestAgentCommandsNeverShowTheKey: the agent commands' outputs on errors
 // never hold the key, at debug level, even when the API echoes it.
 func TestAgentCommandsNeverShowTheKey(t *testing.T) {
+	t.Parallel()
 	fake := fakeWithKey(t, secretKey, 10)
 	keyFile := writeKeyFile(t, filepath.Join(t.TempDir(), "key"), secretKey)
 	base := []string{"--mintlify.api-url=" + fake.URL(), "--mintlify.api-key-file=" + keyFile,

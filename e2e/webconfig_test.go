@@ -72,6 +72,7 @@ func selfSignedCert(t *testing.T, dir string) (certFile, keyFile string, pool *x
 // right user succeeds, a scrape without or with wrong credentials gets 401,
 // and plain HTTP gets no metrics.
 func TestWebConfigTLSAndBasicAuth(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	certFile, keyFile, pool := selfSignedCert(t, dir)
 	const user, password = "prometheus", "correct horse battery staple"

@@ -667,7 +667,9 @@ func labels(m *dto.Metric) map[string]string {
 // TestBeforeFirstSnapshot: when the first refresh failed, both paths serve
 // the live part only, and gzip is still one valid member.
 func TestBeforeFirstSnapshot(t *testing.T) {
-	e := newEnv(t, envOptions{fail: true, noSnapshots: true})
+	// Every scrape waits the whole first wait for a snapshot that never
+	// comes: keep it short.
+	e := newEnv(t, envOptions{fail: true, noSnapshots: true, firstWait: 200 * time.Millisecond})
 	plain := scrape(e.h, "Accept", acceptText)
 	gz := scrape(e.h, "Accept", acceptText, "Accept-Encoding", "gzip")
 	fast := parseText(t, plain.Body.Bytes())
