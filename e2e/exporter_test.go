@@ -7,6 +7,7 @@ package e2e
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"net/http"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -29,6 +31,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	flag.Parse()
 	dir, err := os.MkdirTemp("", "mintlify_exporter-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -41,12 +44,19 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// coverageDir is where the binary writes its coverage counters: the
-// caller's GOCOVERDIR when set (see CONTRIBUTING.md, Coverage), else a
-// directory that is removed with the build. A binary built with -cover
-// warns on stderr when GOCOVERDIR is unset, so it is always set.
+// coverageDir is where the binary writes its coverage counters (see
+// CONTRIBUTING.md, Coverage): the test binary's -test.gocoverdir when
+// given (go test -cover ./... -args -test.gocoverdir=DIR puts the unit
+// tests' counters and the binary's side by side), else GOCOVERDIR (go
+// test without -cover), else a directory removed with the build. A binary
+// built with -cover warns on stderr when GOCOVERDIR is unset, so it is
+// always set.
 func coverageDir(tmp string) string {
-	if d := os.Getenv("GOCOVERDIR"); d != "" {
+	d := os.Getenv("GOCOVERDIR")
+	if f := flag.Lookup("test.gocoverdir"); f != nil && f.Value.String() != "" {
+		d = f.Value.String()
+	}
+	if d != "" {
 		if abs, err := filepath.Abs(d); err == nil {
 			d = abs
 		}
@@ -54,7 +64,7 @@ func coverageDir(tmp string) string {
 			return d
 		}
 	}
-	d := filepath.Join(tmp, "cover")
+	d = filepath.Join(tmp, "cover")
 	if err := os.Mkdir(d, 0o755); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 	}
@@ -96,9 +106,10 @@ func buildExporter(t *testing.T, dir string) string {
 }
 
 // exporterEnv is the environment of every run of the exporter: the test's
-// without MINTLIFY_ variables, GOCOVERDIR, and extra.
+// without MINTLIFY_ variables, GOCOVERDIR=coverDir, and extra.
 func exporterEnv(extra ...string) []string {
-	return append(environ("GOCOVERDIR="+coverDir), extra...)
+	env := slices.DeleteFunc(environ(), func(kv string) bool { return strings.HasPrefix(kv, "GOCOVERDIR=") })
+	return append(append(env, "GOCOVERDIR="+coverDir), extra...)
 }
 
 // listening matches the line exporter-toolkit logs once the exporter

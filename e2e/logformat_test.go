@@ -61,7 +61,7 @@ func logKeys(t *testing.T, format, log string) [][]string {
 	return out
 }
 
-// TestBinaryLogFormat starts the real binary (demo mode), lets it serve,
+// TestLogFormat starts the real binary (demo mode), lets it serve,
 // stops it with SIGTERM, and parses every line it logged, in both formats:
 // each starts with the keys time, level, source, msg, the exporter's own
 // lines and exporter-toolkit's alike.

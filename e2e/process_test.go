@@ -187,8 +187,8 @@ func (p *process) tail(max int) string {
 }
 
 // stopTimeout is how long stop waits for a process to exit after SIGTERM:
-// the exporter's shutdown grace (4 s) and a second.
-const stopTimeout = 5 * time.Second
+// well over the exporter's shutdown grace (4 s), for a loaded machine.
+const stopTimeout = 10 * time.Second
 
 // stop sends SIGTERM, waits for the process to exit and fails the test
 // when it does not within stopTimeout or exits with another code than 0.
