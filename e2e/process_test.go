@@ -244,7 +244,16 @@ func startProcess(t *testing.T, name, bin string, env []string, args func(addr s
 
 // httpOK returns nil when GET url answers 200.
 func httpOK(url string) error {
-	resp, err := httpClient.Get(url)
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	return answersOK(httpClient, req)
+}
+
+// answersOK sends req through c and returns nil when the answer is 200.
+func answersOK(c *http.Client, req *http.Request) error {
+	resp, err := c.Do(req)
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,6 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
-	"errors"
 	"fmt"
 	"io"
 	"math/big"
@@ -94,15 +93,7 @@ func TestWebConfigTLSAndBasicAuth(t *testing.T) {
 			return err
 		}
 		req.SetBasicAuth(user, password)
-		res, err := tlsClient.Do(req)
-		if err != nil {
-			return err
-		}
-		res.Body.Close()
-		if res.StatusCode != http.StatusOK {
-			return errors.New(res.Status)
-		}
-		return nil
+		return answersOK(tlsClient, req)
 	}
 	p := startExporterWith(t, healthy, nil, "--web.config.file="+webConfig, "--mintlify.api-url="+fake.URL(),
 		"--mintlify.api-key-file="+apiKey, "--mintlify.project-id=docs", "--no-collector.views", "--no-collector.assistant", "--no-collector.feedback", "--no-collector.searches", "--analytics.window=1d")
