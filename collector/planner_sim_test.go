@@ -32,7 +32,7 @@ type simClock struct {
 	mu      sync.Mutex
 	next    int
 	waiters map[int]simWaiter
-	moved   chan struct{}     // closed and replaced whenever the clock moves
+	moved   chan struct{} // closed and replaced whenever the clock moves
 }
 
 func newSimClock(t time.Time) *simClock {

@@ -70,7 +70,7 @@ type Engine struct {
 	// interruptWait, when set, ends the worker's wait for room in the
 	// budget, so that it chooses again among the queued units.
 	interruptWait context.CancelFunc
-	skipLogged map[string]bool
+	skipLogged    map[string]bool
 
 	expo atomic.Pointer[Exposition]
 }
