@@ -292,14 +292,15 @@ func (e *Engine) admit(u *unit, cost int) bool {
 	e.mu.Lock()
 	e.interruptWait = nil
 	e.mu.Unlock()
+	interrupted := ctx.Err() != nil
 	cancel()
 	switch {
 	case err == nil:
 		return true
 	case e.ctx.Err() != nil:
 		return false // shutting down: work settles the queue
-	case ctx.Err() != nil:
-		return false // woken: choose again
+	case interrupted:
+		return false // another unit became due: choose again
 	}
 	e.unqueue(u)
 	e.deferUnit(u, why, time.Time{})
