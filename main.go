@@ -139,7 +139,7 @@ func newApp(f *flags) (*kingpin.Application, *agentcmd.Command) {
 		f.collectors[src.Name] = app.Flag("collector."+src.Name, "Enable the "+src.Name+" source: "+src.Help+".").Default(def).Bool()
 	}
 	app.Flag("searches.top-terms", "Also export the N most searched terms (1 to 100, still one request); 0 exports none. Terms are text typed by the public: mind cardinality and personal data.").Default("0").IntVar(&f.searchesTopTerms)
-	app.Flag("conversations.max-pages", "Refuse (an error, nothing exported) a conversations walk longer than this many pages of 1,000 turns.").Default("10").IntVar(&f.convMaxPages)
+	app.Flag("conversations.max-pages", "Refuse (an error, nothing exported) a conversations walk longer than this many pages of 1,000 turns.").Default(strconv.Itoa(client.DefaultConversationsMaxPages)).IntVar(&f.convMaxPages)
 	app.Flag("collector.jobs", "Enable the agent job watcher.").Default("false").BoolVar(&f.jobsEnabled)
 	app.Flag("jobs.id", "Agent job to watch, as ID (with one project) or PROJECT/ID; repeatable.").PlaceHolder("ID").StringsVar(&f.jobIDs)
 	app.Flag("jobs.file", "File of job ids to watch, one a line ('#' comments), re-read when it changes.").PlaceHolder("FILE").StringVar(&f.jobsFile)
@@ -474,8 +474,8 @@ func config(f *flags, logger log.Logger) (exporter.Config, error) {
 		return cfg, fmt.Errorf("--jobs.poll-interval must be positive and at most %s, not %s", maxPollInterval, f.jobsPollInterval)
 	case f.timeout > maxTimeout:
 		return cfg, fmt.Errorf("--mintlify.timeout must be at most %s, not %s", maxTimeout, f.timeout)
-	case f.searchesTopTerms < 0 || f.searchesTopTerms > 100:
-		return cfg, fmt.Errorf("--searches.top-terms must be from 0 (none) to 100, not %d", f.searchesTopTerms)
+	case f.searchesTopTerms < 0 || f.searchesTopTerms > client.MaxSearchesLimit:
+		return cfg, fmt.Errorf("--searches.top-terms must be from 0 (none) to %d, not %d", client.MaxSearchesLimit, f.searchesTopTerms)
 	case f.convMaxPages < 1:
 		return cfg, fmt.Errorf("--conversations.max-pages must be at least 1, not %d", f.convMaxPages)
 	case f.maxRequests < 0:
