@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
@@ -101,14 +100,11 @@ func TestPrometheusEndToEnd(t *testing.T) {
 	t.Logf("end-to-end test took %s", time.Since(begin).Round(time.Millisecond))
 }
 
-// startStack builds the exporter and starts the fake API, the exporter,
-// the webhook, Alertmanager and Prometheus, in that order.
+// startStack starts the fake API, the exporter, the webhook, Alertmanager
+// and Prometheus, in that order.
 func startStack(t *testing.T, tools toolset) *stack {
 	t.Helper()
 	dir := t.TempDir()
-	built := time.Now()
-	bin := buildExporter(t, dir)
-	t.Logf("exporter built in %s", time.Since(built).Round(time.Millisecond))
 	s := &stack{tools: tools}
 
 	// Data up to tomorrow, so a UTC midnight during the test changes
@@ -141,26 +137,20 @@ func startStack(t *testing.T, tools toolset) *stack {
 	// 6 sources × 2 projects × 3 windows (one request each) to hours and
 	// keep the alerts from firing within the test. The fake enforces no
 	// rate limit.
-	s.exporter = startProcess(t, "mintlify_exporter", bin,
-		environ("MINTLIFY_API_KEY="+mintlifytest.DefaultKey),
-		func(addr string) []string {
-			return []string{
-				"--web.listen-address=" + addr,
-				"--mintlify.api-url=" + s.srv.URL(),
-				"--mintlify.project-id=" + projectDocs,
-				"--mintlify.project-id=" + projectAPI,
-				"--mintlify.requests-per-hour=200000",
-				"--analytics.refresh-interval=2s",
-				"--collector.conversations",
-				"--searches.top-terms=5",
-				"--collector.jobs",
-				"--jobs.id=" + projectDocs + "/" + jobFailing,
-				"--jobs.id=" + projectDocs + "/" + jobActive,
-				"--jobs.id=" + projectAPI + "/" + jobDone,
-				"--jobs.poll-interval=1s",
-				"--log.level=debug",
-			}
-		}, "/-/healthy")
+	s.exporter = startExporter(t, []string{"MINTLIFY_API_KEY=" + mintlifytest.DefaultKey},
+		"--mintlify.api-url="+s.srv.URL(),
+		"--mintlify.project-id="+projectDocs,
+		"--mintlify.project-id="+projectAPI,
+		"--mintlify.requests-per-hour=200000",
+		"--analytics.refresh-interval=2s",
+		"--collector.conversations",
+		"--searches.top-terms=5",
+		"--collector.jobs",
+		"--jobs.id="+projectDocs+"/"+jobFailing,
+		"--jobs.id="+projectDocs+"/"+jobActive,
+		"--jobs.id="+projectAPI+"/"+jobDone,
+		"--jobs.poll-interval=1s",
+		"--log.level=debug")
 	// The first scrapes start the first refreshes; Prometheus starts once
 	// every source is up, so that no alert fires from the start-up.
 	eventually(t, 20*time.Second, "every project's sources up in the exporter", s.scrapeUp)
@@ -230,11 +220,11 @@ func (s *stack) scrapeUp() string {
 	up := map[string]float64{}
 	jobs := map[string]bool{}
 	for _, m := range fams["mintlify_up"].GetMetric() {
-		l := labelMap(m)
+		l := metricLabels(m)
 		up[l["project"]+"/"+l["source"]] = m.GetGauge().GetValue()
 	}
 	for _, m := range fams["mintlify_agent_job_info"].GetMetric() {
-		l := labelMap(m)
+		l := metricLabels(m)
 		jobs[l["project"]+"/"+l["job_id"]] = true
 	}
 	for _, p := range []string{projectDocs, projectAPI} {
@@ -251,14 +241,6 @@ func (s *stack) scrapeUp() string {
 	}
 	s.scrape = body
 	return ""
-}
-
-func labelMap(m *dto.Metric) map[string]string {
-	out := map[string]string{}
-	for _, lp := range m.GetLabel() {
-		out[lp.GetName()] = lp.GetValue()
-	}
-	return out
 }
 
 // expectData returns "" when expr returns data at time at (now when zero),

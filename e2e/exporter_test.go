@@ -98,13 +98,6 @@ func exporterBinary(t *testing.T) string {
 	return buildPath
 }
 
-// buildExporter returns the exporter binary built once per test run (dir
-// is not used: the binary lives as long as the test run).
-func buildExporter(t *testing.T, dir string) string {
-	t.Helper()
-	return exporterBinary(t)
-}
-
 // exporterEnv is the environment of every run of the exporter: the test's
 // without MINTLIFY_ variables, GOCOVERDIR=coverDir, and extra.
 func exporterEnv(extra ...string) []string {
