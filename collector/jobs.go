@@ -45,9 +45,10 @@ type JobsConfig struct {
 	IDs []string
 	// File (--jobs.file) holds further job ids, one a line in the same
 	// forms; '#' starts a comment, blank lines are ignored. It is re-read
-	// at each poll when its modification time or size changed; when it
-	// cannot be read or parsed, the last good list stays and a warning is
-	// logged once.
+	// at each poll when it changed (another file at the path, as after a
+	// rename, or a new size, modification time or mode); when it cannot be
+	// read or parsed, the last good list stays and a warning is logged
+	// once. It must be a regular file of at most 1 MiB.
 	File string
 	// Discover (--jobs.discover) also lists each project's jobs every poll
 	// through the deprecated v1 listing and watches them.
@@ -172,7 +173,7 @@ func NewJobsWatcher(cfg JobsConfig) (*JobsWatcher, error) {
 		w.static = append(w.static, r)
 	}
 	if cfg.File != "" {
-		w.file = &jobsFile{path: cfg.File, projects: w.order}
+		w.file = newJobsFile(cfg.File, w.order)
 		if _, err := w.file.load(); err != nil {
 			return nil, fmt.Errorf("--jobs.file: %w", err)
 		}
@@ -209,14 +210,14 @@ func (w *JobsWatcher) checkFile() {
 	changed, err := w.file.load()
 	if err != nil {
 		if msg := err.Error(); msg != w.file.errMsg {
-			level.Warn(w.logger).Log("msg", "cannot use the jobs file; keeping the last good list of jobs", "file", w.file.path, "err", err)
+			level.Warn(w.logger).Log("msg", "cannot use the jobs file; keeping the last good list of jobs", "file", w.file.path(), "err", err)
 			w.file.errMsg = msg
 		}
 		return
 	}
 	w.file.errMsg = ""
 	if changed {
-		level.Info(w.logger).Log("msg", "jobs file re-read", "file", w.file.path, "jobs", len(w.file.refs))
+		level.Info(w.logger).Log("msg", "jobs file re-read", "file", w.file.path(), "jobs", len(w.file.refs))
 	}
 }
 
