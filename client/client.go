@@ -69,7 +69,7 @@ type RetryPolicy struct {
 	// Defaults to a timer; tests inject their own.
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Jitter randomizes a delay; its result is kept within [0, MaxDelay].
-	// The default (backoff.HalfJitter) picks uniformly in [d/2, d].
+	// The default picks uniformly in [d/2, d].
 	Jitter func(d time.Duration) time.Duration
 }
 
@@ -207,4 +207,3 @@ func DefaultSleep(ctx context.Context, d time.Duration) error {
 		return nil
 	}
 }
-
