@@ -13,6 +13,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/backoff"
 )
 
 // Defaults of JobsConfig.
@@ -27,12 +28,10 @@ const (
 	MinJobsTerminalInterval = 15 * time.Minute
 )
 
-// Backoff of a project's job polling after a 429 without Retry-After: it
-// starts at jobsBackoffMin and doubles up to jobsBackoffMax.
-const (
-	jobsBackoffMin = time.Minute
-	jobsBackoffMax = 15 * time.Minute
-)
+// jobsBackoff is the pause of a project's job polling after a 429 without
+// Retry-After: 1 m, doubling for each further one until a round succeeds,
+// up to 15 m.
+var jobsBackoff = backoff.Policy{Base: time.Minute, Max: 15 * time.Minute}
 
 // JobsConfig configures a JobsWatcher.
 type JobsConfig struct {
@@ -95,9 +94,9 @@ type JobsWatcher struct {
 type jobsProject struct {
 	id          string
 	jobs        map[string]*jobsEntry
-	pausedUntil time.Time     // no requests before this (after a 429)
-	backoff     time.Duration // next pause after a 429 without Retry-After
-	errState    string        // the failure being reported, "" when healthy
+	pausedUntil time.Time // no requests before this (after a 429)
+	limited     int       // 429s without Retry-After since the last good round
+	errState    string    // the failure being reported, "" when healthy
 }
 
 // jobsEntry is one watched job.
@@ -161,7 +160,7 @@ func NewJobsWatcher(cfg JobsConfig) (*JobsWatcher, error) {
 		if _, dup := w.projects[p]; dup {
 			continue
 		}
-		w.projects[p] = &jobsProject{id: p, jobs: make(map[string]*jobsEntry), backoff: jobsBackoffMin}
+		w.projects[p] = &jobsProject{id: p, jobs: make(map[string]*jobsEntry)}
 		w.order = append(w.order, p)
 	}
 	sort.Strings(w.order)
@@ -369,7 +368,7 @@ func (w *JobsWatcher) finish(start time.Time, rounds []*jobsRound) {
 				level.Info(w.logger).Log("msg", "agent jobs polled successfully again", "project", p.id)
 			}
 			p.errState = ""
-			p.backoff = jobsBackoffMin
+			p.limited = 0
 			w.cfg.Status.SetInterval(p.id, SourceJobs, "", w.cfg.PollInterval)
 			w.cfg.Status.Succeeded(p.id, SourceJobs, "", end, dur)
 			continue
