@@ -21,8 +21,9 @@ type PathFilter struct {
 	MaxPaths int
 }
 
-// SanitizeLabel returns a string usable as a label value: invalid UTF-8
-// sequences become U+FFFD.
+// SanitizeLabel returns text from the API usable as a label value: invalid
+// UTF-8, which would make the whole scrape fail, becomes U+FFFD. Every
+// label value taken from an API answer goes through it.
 func SanitizeLabel(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 
 // selectPaths sanitizes the paths of rows (two paths equal once sanitized
