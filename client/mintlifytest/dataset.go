@@ -108,7 +108,7 @@ func (d *Dataset) sums(from, to int32) (paths []string, h, a, t []int64) {
 }
 
 // sumDays adds up the daily columns of days over the days in [from, to),
-// for the first n paths. The caller holds the Dataset's lock.
+// for n paths. The caller holds the Dataset's lock.
 func sumDays(days map[int32]*dayColumns, n int, from, to int32) (h, a, t []int64) {
 	h, a, t = make([]int64, n), make([]int64, n), make([]int64, n)
 	for dn, c := range days {
