@@ -31,12 +31,12 @@ type simClock struct {
 	*mintlifytest.Clock
 	mu      sync.Mutex
 	next    int
-	waiters map[int]time.Time // the times waiters wait for, by waiter
-	moved   chan struct{}     // closed and replaced whenever the clock moves
+	waiters map[int]simWaiter
+	moved   chan struct{} // closed and replaced whenever the clock moves
 }
 
 func newSimClock(t time.Time) *simClock {
-	return &simClock{Clock: mintlifytest.NewClock(t), moved: make(chan struct{}), waiters: map[int]time.Time{}}
+	return &simClock{Clock: mintlifytest.NewClock(t), moved: make(chan struct{}), waiters: map[int]simWaiter{}}
 }
 
 func (c *simClock) advance(d time.Duration) {
@@ -47,12 +47,18 @@ func (c *simClock) advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
+// simWaiter is a goroutine waiting for the clock.
+type simWaiter struct {
+	ctx context.Context
+	t   time.Time
+}
+
 // waitUntil blocks until the clock reads t or ctx ends.
 func (c *simClock) waitUntil(ctx context.Context, t time.Time) error {
 	c.mu.Lock()
 	c.next++
 	id := c.next
-	c.waiters[id] = t
+	c.waiters[id] = simWaiter{ctx, t}
 	c.mu.Unlock()
 	defer func() { c.mu.Lock(); delete(c.waiters, id); c.mu.Unlock() }()
 	for {
@@ -72,7 +78,8 @@ func (c *simClock) waitUntil(ctx context.Context, t time.Time) error {
 
 // waiting reports whether some goroutine waits for a time still to come:
 // the simulation must move the clock for it to go on. A waiter whose time
-// has come is not waiting: it is about to run.
+// has come, or whose wait was called off, is not waiting: it is about to
+// run.
 func (c *simClock) waiting() bool {
 	now := c.Now()
 	c.mu.Lock()
@@ -80,8 +87,8 @@ func (c *simClock) waiting() bool {
 	if len(c.waiters) == 0 {
 		return false
 	}
-	for _, t := range c.waiters {
-		if !now.Before(t) {
+	for _, w := range c.waiters {
+		if !now.Before(w.t) || w.ctx.Err() != nil {
 			return false
 		}
 	}

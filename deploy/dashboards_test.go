@@ -16,6 +16,7 @@ var wantDashboards = map[string]string{
 	"docs-traffic.json":    "mintlify-docs-traffic",
 	"agent-jobs.json":      "mintlify-agent-jobs",
 	"exporter-health.json": "mintlify-exporter-health",
+	"docs-quality.json":    "mintlify-docs-quality",
 }
 
 // grafanaVariables are substituted in dashboard queries before they are

@@ -15,6 +15,19 @@ var designMetrics = []string{
 	"mintlify_page_visitors_deduplicated",
 	"mintlify_visitors_paths",
 	"mintlify_visitors_paths_exported",
+	"mintlify_views",
+	"mintlify_page_views",
+	"mintlify_views_paths",
+	"mintlify_views_paths_exported",
+	"mintlify_assistant_queries",
+	"mintlify_page_feedback",
+	"mintlify_feedback_pages_truncated",
+	"mintlify_searches",
+	"mintlify_search_term_hits",
+	"mintlify_search_term_click_through_rate",
+	"mintlify_search_terms_without_clicks",
+	"mintlify_assistant_conversations",
+	"mintlify_rows_skipped_total",
 	"mintlify_agent_jobs",
 	"mintlify_agent_job_info",
 	"mintlify_agent_job_status",
@@ -114,7 +127,10 @@ func knownMetric(name string, recorded []string) bool {
 
 // additivityProblem explains why expr adds up unique visitor counts, or
 // returns "" when it does not. Unique visitors of pages, windows or traffic
-// kinds cannot be summed or averaged into a meaningful number.
+// kinds cannot be summed or averaged into a meaningful number. An
+// aggregation is a problem when its argument selects unique visitors: a
+// query may sum page views (events, additive) and show unique visitors
+// beside them. Any + in a query that selects unique visitors is one.
 func additivityProblem(expr string) string {
 	uses := false
 	for _, n := range metricNames(expr) {
@@ -125,14 +141,47 @@ func additivityProblem(expr string) string {
 	if !uses {
 		return ""
 	}
-	s := stripPromQL(expr)
-	if m := promqlSum.FindString(s); m != "" {
-		return "aggregates unique visitors with " + m
+	s := promqlMatchers.ReplaceAllString(stripPromQL(expr), " ")
+	for _, loc := range promqlSum.FindAllStringIndex(s, -1) {
+		arg := strings.TrimLeft(s[loc[1]:], " \t\n")
+		if g := promqlGroupingPrefix.FindString(arg); g != "" {
+			arg = strings.TrimLeft(arg[len(g):], " \t\n")
+		}
+		if !strings.HasPrefix(arg, "(") {
+			continue // not a call
+		}
+		for _, n := range metricNames(balancedArgument(arg)) {
+			if slices.Contains(visitorMetrics, n) {
+				return "aggregates unique visitors with " + s[loc[0]:loc[1]]
+			}
+		}
 	}
 	if strings.Contains(s, "+") {
 		return "adds unique visitor series with +"
 	}
 	return ""
+}
+
+// promqlGroupingPrefix matches a grouping clause written before an
+// aggregation's argument: sum by (a, b) (x).
+var promqlGroupingPrefix = regexp.MustCompile(`^(?:by|without)\s*\([^)]*\)`)
+
+// balancedArgument returns what s, which starts with "(", holds up to the
+// matching ")", or the rest of s when the parentheses do not balance.
+func balancedArgument(s string) string {
+	depth := 0
+	for i, r := range s {
+		switch r {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				return s[1:i]
+			}
+		}
+	}
+	return s[1:]
 }
 
 func TestMetricNames(t *testing.T) {
@@ -167,6 +216,13 @@ func TestAdditivityProblem(t *testing.T) {
 		{`topk(25, mintlify_page_visitors_deduplicated{path="/a+b"})`, false},
 		{`sum(mintlify_agent_jobs)`, false},
 		{`sum(mintlify_visitors_paths)`, false},
+		{`count by (project) (mintlify_page_visitors{window="7d"})`, true},
+		{`sum without (traffic) (mintlify_visitors{traffic=~"human|ai"})`, true},
+		{`sum(max without (instance) (mintlify_page_visitors_deduplicated))`, true},
+		{`sum(mintlify_page_views) by (project) / on (project) group_left mintlify_visitors_deduplicated`, false},
+		{`mintlify_page_visitors_deduplicated and on (path) topk(25, sum without (traffic) (mintlify_page_views))`, false},
+		{`sum(mintlify_page_views) + on (project) mintlify_visitors_deduplicated`, true},
+		{`mintlify_views{traffic=~"human|ai"} / mintlify_visitors`, false},
 	} {
 		if got := additivityProblem(tc.expr) != ""; got != tc.bad {
 			t.Errorf("additivityProblem(%q) reported %v, want %v", tc.expr, got, tc.bad)

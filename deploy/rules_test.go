@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// wantAlerts are the alerts the rules must define (issue 5).
+// wantAlerts are the alerts the rules must define (issues 5 and 11).
 var wantAlerts = []string{
 	"MintlifyExporterDown",
 	"MintlifyRefreshFailing",
@@ -19,6 +19,9 @@ var wantAlerts = []string{
 	"MintlifyAgentJobFailed",
 	"MintlifyAgentJobActiveTooLong",
 	"MintlifyHumanTrafficDropped",
+	"MintlifyRowsSkipped",
+	"MintlifyAssistantUnansweredHigh",
+	"MintlifyPageThumbsDownRising",
 }
 
 // severities are the severity label values the Alertmanager example routes.

@@ -41,12 +41,14 @@ func TestBackfillEndToEnd(t *testing.T) {
 	})))
 	t.Cleanup(srv.Close)
 
-	// 30 days × 5 sources (views, assistant, feedback and searches beside
-	// visitors' 1 page of 40 paths): 150 requests, within a budget of 400
-	// an hour, so nothing waits.
+	// 30 days × 6 sources (views, assistant, feedback, searches with its
+	// top terms and conversations beside visitors' 1 page of 40 paths):
+	// 180 requests, within a budget of 400 an hour, so nothing waits. The
+	// opt-in sources are on so that every dashboard panel has history.
 	history := filepath.Join(dir, "history.om")
 	out, err := runWithEnv(t, environ("MINTLIFY_API_KEY="+mintlifytest.DefaultKey), bin, "backfill",
 		"--from="+first.Format(time.DateOnly), "--output="+history, "--backfill.pages", "--analytics.max-paths=25", "--mintlify.requests-per-hour=400",
+		"--collector.conversations", "--searches.top-terms=5",
 		"--mintlify.api-url="+srv.URL(), "--mintlify.project-id="+projectDocs)
 	if err != nil {
 		t.Fatalf("backfill: %v\n%s", err, out)
@@ -77,7 +79,7 @@ func TestBackfillEndToEnd(t *testing.T) {
 	// times with a step of one day finds exactly one sample each.
 	start := first.AddDate(0, 0, 1).Add(-time.Second)
 	end := start.AddDate(0, 0, backfillDays-1)
-	series, err := api.queryRange(`{__name__=~"mintlify_(visitors|page_visitors|views|page_views|assistant|searches).*", window="1d"}`, start, end, 24*time.Hour)
+	series, err := api.queryRange(`{__name__=~"mintlify_(visitors|page_visitors|views|page_views|assistant_queries|searches).*", window="1d"}`, start, end, 24*time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,6 +32,14 @@ const (
 // start, so that Prometheus records the job as active before it fails.
 const failAfter = 15 * time.Second
 
+// sources are the exporter's sources, all of which the test turns on.
+var sources = []string{"visitors", "views", "assistant", "feedback", "searches", "conversations", "jobs"}
+
+// gapTerm is a search term of projectDocs that nobody clicks a result for:
+// the most searched term of the 1d and 7d windows, so that the top terms
+// exported include a content gap.
+const gapTerm = "e2e term without an answer"
+
 // Values of Grafana's variables in dashboard queries. $__interval is the
 // scrape interval; $__rate_interval is what Grafana computes for a data
 // source whose scrape interval is 1s (4 × the scrape interval); $__range
@@ -52,6 +60,7 @@ var grafanaValues = map[string]string{
 type stack struct {
 	tools        toolset
 	srv          *mintlifytest.Server
+	docs, api    *mintlifytest.Dataset // the data of projectDocs and projectAPI
 	exporter     *process
 	alertmanager *process
 	prometheus   *process
@@ -82,6 +91,9 @@ func TestPrometheusEndToEnd(t *testing.T) {
 	t.Run("promtool check metrics", s.checkMetrics)
 	t.Run("rules loaded", s.checkRulesLoaded)
 	t.Run("agent job failed", s.checkJobFailed)
+	// Before the dashboards: it makes the API send a malformed row, which
+	// the skipped-rows panel needs.
+	t.Run("docs quality alerts", s.checkDocsQualityAlerts)
 	t.Run("dashboards", s.checkDashboards)
 	t.Run("rate limited", s.checkRateLimited)
 	t.Run("refresh failing", s.checkRefreshFailing)
@@ -102,13 +114,12 @@ func startStack(t *testing.T, tools toolset) *stack {
 	// Data up to tomorrow, so a UTC midnight during the test changes
 	// nothing.
 	today := time.Now().UTC().Truncate(24 * time.Hour)
+	s.docs = mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: 1, Paths: 60, Days: 30, End: today.AddDate(0, 0, 1)})
+	s.api = mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: 2, Paths: 25, Days: 30, End: today.AddDate(0, 0, 1)})
+	s.docs.SetSearch(today, gapTerm, 500, 0, "")
 	s.srv = mintlifytest.NewServer(
-		mintlifytest.WithProject(projectDocs, mintlifytest.Generate(mintlifytest.GenerateOptions{
-			Seed: 1, Paths: 60, Days: 30, End: today.AddDate(0, 0, 1),
-		})),
-		mintlifytest.WithProject(projectAPI, mintlifytest.Generate(mintlifytest.GenerateOptions{
-			Seed: 2, Paths: 25, Days: 30, End: today.AddDate(0, 0, 1),
-		})),
+		mintlifytest.WithProject(projectDocs, s.docs),
+		mintlifytest.WithProject(projectAPI, s.api),
 	)
 	t.Cleanup(s.srv.Close)
 	_, rows := s.srv.Visitors(projectDocs, today.AddDate(0, 0, -6), today.AddDate(0, 0, 1))
@@ -125,10 +136,11 @@ func startStack(t *testing.T, tools toolset) *stack {
 		RunFor: failAfter, Outcome: "failed"})
 	jobAdded := time.Now()
 
-	// The budget is raised from the default 90 requests an hour, which
-	// would stretch the 2s refresh interval of 2 projects × 3 windows to
-	// 4 minutes and keep the refresh-failing alert from firing within the
-	// test. The fake enforces no rate limit.
+	// Every source is on. The budget is raised from the default 90
+	// requests an hour, which would stretch the 2s refresh interval of
+	// 6 sources × 2 projects × 3 windows (one request each) to hours and
+	// keep the alerts from firing within the test. The fake enforces no
+	// rate limit.
 	s.exporter = startProcess(t, "mintlify_exporter", bin,
 		environ("MINTLIFY_API_KEY="+mintlifytest.DefaultKey),
 		func(addr string) []string {
@@ -137,8 +149,10 @@ func startStack(t *testing.T, tools toolset) *stack {
 				"--mintlify.api-url=" + s.srv.URL(),
 				"--mintlify.project-id=" + projectDocs,
 				"--mintlify.project-id=" + projectAPI,
-				"--mintlify.requests-per-hour=36000",
-				"--visitors.refresh-interval=2s",
+				"--mintlify.requests-per-hour=200000",
+				"--analytics.refresh-interval=2s",
+				"--collector.conversations",
+				"--searches.top-terms=5",
 				"--collector.jobs",
 				"--jobs.id=" + projectDocs + "/" + jobFailing,
 				"--jobs.id=" + projectDocs + "/" + jobActive,
@@ -149,7 +163,7 @@ func startStack(t *testing.T, tools toolset) *stack {
 		}, "/-/healthy")
 	// The first scrapes start the first refreshes; Prometheus starts once
 	// every source is up, so that no alert fires from the start-up.
-	eventually(t, 20*time.Second, "every project's visitors and jobs up in the exporter", s.scrapeUp)
+	eventually(t, 20*time.Second, "every project's sources up in the exporter", s.scrapeUp)
 
 	s.hook = newWebhook(t)
 	amConfig := writeFile(t, dir, "alertmanager.yml", []byte(alertmanagerConfig(s.hook.URL())))
@@ -189,7 +203,7 @@ func startStack(t *testing.T, tools toolset) *stack {
 }
 
 // scrapeUp scrapes the exporter in the text format and returns why it is
-// not ready yet: every project's mintlify_up must be 1 for both sources
+// not ready yet: every project's mintlify_up must be 1 for every source
 // and every watched job must be exported. The scrape is kept for promtool.
 func (s *stack) scrapeUp() string {
 	req, err := http.NewRequest(http.MethodGet, "http://"+s.exporter.addr+"/metrics", nil)
@@ -224,7 +238,7 @@ func (s *stack) scrapeUp() string {
 		jobs[l["project"]+"/"+l["job_id"]] = true
 	}
 	for _, p := range []string{projectDocs, projectAPI} {
-		for _, src := range []string{"visitors", "jobs"} {
+		for _, src := range sources {
 			if up[p+"/"+src] != 1 {
 				return fmt.Sprintf("mintlify_up: %v", up)
 			}
@@ -312,7 +326,15 @@ func (s *stack) checkMetrics(t *testing.T) {
 	if err != nil || strings.TrimSpace(out) != "" {
 		t.Errorf("promtool check metrics: %v\n%s", err, out)
 	}
-	for _, name := range []string{"mintlify_visitors", "mintlify_page_visitors_deduplicated", "mintlify_agent_job_info", "mintlify_agent_job_status", "mintlify_agent_jobs_not_found", "mintlify_api_budget_remaining"} {
+	for _, name := range []string{
+		"mintlify_visitors", "mintlify_page_visitors_deduplicated",
+		"mintlify_views", "mintlify_page_views", "mintlify_views_paths_exported",
+		"mintlify_assistant_queries", "mintlify_page_feedback", "mintlify_feedback_pages_truncated",
+		"mintlify_searches", "mintlify_search_term_hits", "mintlify_search_term_click_through_rate",
+		"mintlify_search_terms_without_clicks", "mintlify_assistant_conversations",
+		"mintlify_agent_job_info", "mintlify_agent_job_status", "mintlify_agent_jobs_not_found",
+		"mintlify_api_budget_remaining",
+	} {
 		if !bytes.Contains(s.scrape, []byte("\n"+name+"{")) && !bytes.Contains(s.scrape, []byte("\n"+name+" ")) {
 			t.Errorf("the checked scrape has no %s series", name)
 		}
@@ -394,6 +416,78 @@ func (s *stack) checkJobFailed(t *testing.T) {
 	}
 	if got := s.hook.find("firing", map[string]string{"alertname": "MintlifyAgentJobActiveTooLong", "job_id": jobFailing}); len(got) > 0 {
 		t.Errorf("the failing job, active for seconds, was notified as active too long: %v", got[0].Labels)
+	}
+}
+
+// docsQualityAlerts are the alerts about the docs site's signals and the
+// API's rows, which checkDocsQualityAlerts provokes.
+var docsQualityAlerts = []string{"MintlifyAssistantUnansweredHigh", "MintlifyPageThumbsDownRising", "MintlifyRowsSkipped"}
+
+// checkDocsQualityAlerts checks that the docs-quality alerts are quiet on
+// the generated data, then programs the fake with what each one is about
+// (a day of mostly unanswered assistant turns, a page collecting thumbs
+// down, a malformed feedback row), and waits for each alert in Prometheus
+// and at the webhook, with the labels that say which project, page or
+// source it is about.
+func (s *stack) checkDocsQualityAlerts(t *testing.T) {
+	alerts, err := s.prom.alerts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range alerts {
+		if slices.Contains(docsQualityAlerts, a.Labels["alertname"]) {
+			t.Fatalf("%s alert on the generated data, before anything was injected: %s", a.State, formatLabels(a.Labels))
+		}
+	}
+
+	since := time.Now()
+	today := since.UTC().Truncate(24 * time.Hour)
+	// 80 unanswered turns today on projectAPI: most of the day's turns
+	// (about 30 a day are generated, a quarter of them unanswered), and
+	// more than the 50 the alert needs.
+	for range 80 {
+		s.api.AddTurn(mintlifytest.Turn{Time: since, ResponseType: "answer", Resolution: "unanswered",
+			Query: "how do I do what the docs do not say?", Response: "I could not find that in the docs."})
+	}
+	// Today's feedback of projectDocs's page with the least feedback this
+	// week becomes 40 thumbs down and 1 up: at least 10, and most of its
+	// thumbs over the 7d window.
+	rows := s.srv.FeedbackByPage(projectDocs, today.AddDate(0, 0, -6), today.AddDate(0, 0, 1))
+	if len(rows) == 0 {
+		t.Fatal("the generated data has no feedback in the 7d window")
+	}
+	page := rows[len(rows)-1].Path
+	s.docs.SetFeedback(today, page, 1, 40, 0, 41)
+	// One feedback answer of projectAPI with a negative count in its first
+	// row.
+	s.srv.AddFault(mintlifytest.Fault{
+		Endpoint: mintlifytest.EndpointFeedbackByPage, Project: projectAPI,
+		BadRow: mintlifytest.RowNegativeCount, Times: 1,
+	})
+
+	for _, want := range []map[string]string{
+		{"alertname": "MintlifyAssistantUnansweredHigh", "project": projectAPI, "window": "1d", "severity": "info"},
+		{"alertname": "MintlifyPageThumbsDownRising", "project": projectDocs, "window": "7d", "path": page, "severity": "info"},
+		{"alertname": "MintlifyRowsSkipped", "source": "feedback", "reason": "bad_count", "severity": "warning"},
+	} {
+		a := s.waitAlert(t, 30*time.Second, want)
+		if anchor := "#" + strings.ToLower(want["alertname"]); !strings.HasSuffix(a.Annotations["runbook_url"], anchor) {
+			t.Errorf("%s annotations %v: want the runbook section %s", want["alertname"], a.Annotations, anchor)
+		}
+		s.waitNotification(t, 20*time.Second, since, want)
+	}
+
+	// Nothing else was injected: projectDocs's assistant and every other
+	// page stay quiet.
+	if alerts, err = s.prom.alerts(); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range alerts {
+		switch name := a.Labels["alertname"]; {
+		case name == "MintlifyAssistantUnansweredHigh" && a.Labels["project"] != projectAPI,
+			name == "MintlifyPageThumbsDownRising" && a.Labels["path"] != page:
+			t.Errorf("unexpected %s alert %s", a.State, formatLabels(a.Labels))
+		}
 	}
 }
 
@@ -526,7 +620,7 @@ func (s *stack) checkRefreshFailing(t *testing.T) {
 
 	revoked := time.Now()
 	s.srv.RevokeKey(mintlifytest.DefaultKey)
-	for _, source := range []string{"visitors", "jobs"} {
+	for _, source := range sources {
 		want := map[string]string{
 			"alertname": "MintlifyRefreshFailing", "project": projectDocs, "source": source, "severity": "warning",
 		}

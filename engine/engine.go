@@ -68,7 +68,10 @@ type Engine struct {
 	rateLimits int
 	changed    chan struct{} // closed and replaced whenever a unit settles
 	planLog    string        // the plan last logged
-	skipLogged map[string]bool
+	// interruptWait, when set, ends the worker's wait for room in the
+	// budget, so that it chooses again among the queued units.
+	interruptWait context.CancelFunc
+	skipLogged    map[string]bool
 
 	expo atomic.Pointer[Exposition]
 }
@@ -242,10 +245,7 @@ func (e *Engine) work() {
 			}
 			i := e.nextLocked(e.now())
 			u := e.queue[i]
-			cost := 0
-			if u.snap != nil {
-				cost = u.snap.res.Cost
-			}
+			cost := e.expectedCostLocked(u, e.now())
 			e.mu.Unlock()
 			if e.admit(u, cost) {
 				e.unqueue(u)
@@ -253,6 +253,23 @@ func (e *Engine) work() {
 			}
 		}
 	}
+}
+
+// expectedCostLocked is what the next refresh of u is expected to cost:
+// its last cost, less the share of it that left the window when the UTC
+// day rolled over (a 1d window starts the day nearly empty). The walk is
+// paced request by request anyway, so an estimate too low never exceeds
+// the budget; it only keeps a unit from waiting for room it will not use.
+func (e *Engine) expectedCostLocked(u *unit, now time.Time) int {
+	if u.snap == nil {
+		return 0
+	}
+	cost := u.snap.res.Cost
+	if u.snap.rng != u.Window.Range(now) {
+		days := max(1, u.Window.Days)
+		cost = 1 + cost*(days-1)/days
+	}
+	return cost
 }
 
 // admit reports whether u may be refreshed now. Never start a refresh the
@@ -274,28 +291,24 @@ func (e *Engine) admit(u *unit, cost int) bool {
 		return true
 	}
 	why := fmt.Sprintf("needs %d requests, %d of %d left in the last hour", need, left, e.cfg.Budget.PerHour())
+	ctx, cancel := context.WithCancel(e.ctx)
 	e.mu.Lock()
 	u.deferred = "waiting: " + why
+	e.interruptWait = cancel // Touch cancels the wait when another unit becomes due
 	e.mu.Unlock()
-	ctx, cancel := context.WithCancel(e.ctx)
-	stop := make(chan struct{})
-	go func() {
-		select {
-		case <-e.wake: // another unit became due: choose again
-			cancel()
-		case <-stop:
-		}
-	}()
 	err := e.cfg.Budget.WaitFor(ctx, need)
-	close(stop)
+	e.mu.Lock()
+	e.interruptWait = nil
+	e.mu.Unlock()
+	interrupted := ctx.Err() != nil
 	cancel()
 	switch {
 	case err == nil:
 		return true
 	case e.ctx.Err() != nil:
 		return false // shutting down: work settles the queue
-	case ctx.Err() != nil:
-		return false // woken: choose again
+	case interrupted:
+		return false // another unit became due: choose again
 	}
 	e.unqueue(u)
 	e.deferUnit(u, why, time.Time{})
@@ -339,6 +352,9 @@ func (e *Engine) Touch(ctx context.Context, wait time.Duration) {
 			e.queue = append(e.queue, u)
 			queued = true
 		}
+	}
+	if queued && e.interruptWait != nil {
+		e.interruptWait()
 	}
 	e.mu.Unlock()
 	if queued {
@@ -403,7 +419,7 @@ func (e *Engine) nextLocked(now time.Time) int {
 			if u.snap.rng != u.Window.Range(now) {
 				wrong = max(wrong, 1/days)
 			}
-			score = wrong / float64(max(1, u.snap.res.Cost))
+			score = wrong / float64(max(1, e.expectedCostLocked(u, now)))
 		}
 		if score > bestScore {
 			best, bestScore = i, score
