@@ -12,6 +12,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/backoff"
 )
 
 // Exit codes of the backfill command.
@@ -37,16 +38,19 @@ const (
 	// client's own retries of transient failures) before it is reported.
 	DefaultAttempts = 3
 	// DefaultRetryDelay is the wait before a fetch's second attempt; it
-	// doubles for each further attempt.
+	// doubles for each further attempt, up to maxRetryDelay.
 	DefaultRetryDelay = 30 * time.Second
+	// maxRetryDelay caps the wait between two attempts of a fetch.
+	maxRetryDelay = time.Hour
 	// maxRateLimited bounds the 429 answers one fetch may get.
 	maxRateLimited = 10
-	// rateLimitBackoff is the pause after a 429 without Retry-After; it
-	// doubles for each further one of the same fetch.
-	rateLimitBackoff = time.Minute
 	// maxRateLimitPause caps any pause after a 429: the limit is per hour.
 	maxRateLimitPause = time.Hour
 )
+
+// rateLimitBackoff is the pause after a 429 without Retry-After: 1 m,
+// doubling for each further one of the same fetch, up to 32 m.
+var rateLimitBackoff = backoff.Policy{Base: time.Minute, Max: 32 * time.Minute}
 
 // Config configures a backfill run.
 type Config struct {
@@ -91,7 +95,8 @@ type Config struct {
 	Out, Progress io.Writer
 	Terminal      bool
 	// Attempts and RetryDelay bound the retries of a failed fetch
-	// (DefaultAttempts and DefaultRetryDelay when zero).
+	// (DefaultAttempts and DefaultRetryDelay when zero); the delay doubles
+	// for each further attempt, up to an hour.
 	Attempts   int
 	RetryDelay time.Duration
 }
@@ -381,7 +386,7 @@ func (r *runner) fetch(ctx context.Context, f fetch) (*entry, error) {
 				return nil, err
 			}
 			if !has {
-				ra = rateLimitBackoff << min(limited-1, 5)
+				ra = rateLimitBackoff.Delay(limited)
 			}
 			until := r.cfg.Now().Add(min(ra, maxRateLimitPause))
 			r.cfg.Budget.Pause(until)
@@ -393,7 +398,8 @@ func (r *runner) fetch(ctx context.Context, f fetch) (*entry, error) {
 		if attempts >= r.cfg.Attempts {
 			return nil, err
 		}
-		if err := r.cfg.WaitUntil(ctx, r.cfg.Now().Add(r.cfg.RetryDelay<<(attempts-1))); err != nil {
+		delay := backoff.Policy{Base: r.cfg.RetryDelay, Max: maxRetryDelay}.Delay(attempts)
+		if err := r.cfg.WaitUntil(ctx, r.cfg.Now().Add(delay)); err != nil {
 			return nil, err
 		}
 	}

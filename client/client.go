@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/backoff"
 )
 
 // Defaults applied by New to zero Config and RetryPolicy fields.
@@ -67,7 +68,8 @@ type RetryPolicy struct {
 	// Sleep waits d or until ctx is done, returning ctx's error then.
 	// Defaults to a timer; tests inject their own.
 	Sleep func(ctx context.Context, d time.Duration) error
-	// Jitter randomizes a delay. The default picks uniformly in [d/2, d].
+	// Jitter randomizes a delay; its result is kept within [0, MaxDelay].
+	// The default picks uniformly in [d/2, d].
 	Jitter func(d time.Duration) time.Duration
 }
 
@@ -142,7 +144,7 @@ func New(cfg Config) (*Client, error) {
 		c.retry.Sleep = DefaultSleep
 	}
 	if c.retry.Jitter == nil {
-		c.retry.Jitter = halfJitter
+		c.retry.Jitter = backoff.HalfJitter
 	}
 	return c, nil
 }
@@ -204,12 +206,4 @@ func DefaultSleep(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
-}
-
-// halfJitter picks a delay uniformly in [d/2, d].
-func halfJitter(d time.Duration) time.Duration {
-	if d <= 0 {
-		return 0
-	}
-	return d/2 + rand.N(d-d/2+1)
 }

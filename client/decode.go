@@ -43,22 +43,14 @@ func asObject(ep Endpoint, path string, raw json.RawMessage) (jsonObject, error)
 	return o, nil
 }
 
-// kindOf names the JSON type of a raw value.
+// kindOf names the JSON type of a raw value, which is not empty (as
+// json.Unmarshal leaves a RawMessage).
 func kindOf(raw json.RawMessage) string {
 	raw = bytes.TrimSpace(raw)
-	switch raw[0] {
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case '"':
-		return "string"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
+	if len(raw) == 0 {
+		return "nothing"
 	}
-	return "number"
+	return kindName(raw[0])
 }
 
 // at returns the path of a field of o.

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/backoff"
 )
 
 // call describes one API operation.
@@ -86,7 +88,7 @@ func (c *Client) do(ctx context.Context, r *call) (*response, error) {
 			}
 			return nil, fmt.Errorf("%w (gave up after %d attempts)", o.err, attempt)
 		}
-		delay := c.retry.Jitter(c.backoff(attempt))
+		delay := backoff.Policy{Base: c.retry.BaseDelay, Max: c.retry.MaxDelay, Jitter: c.retry.Jitter}.Delay(attempt)
 		if o.hasRetryAfter && o.retryAfter > delay {
 			delay = min(o.retryAfter, c.retry.MaxDelay)
 		}
@@ -94,16 +96,6 @@ func (c *Client) do(ctx context.Context, r *call) (*response, error) {
 			return nil, fmt.Errorf("%w; stopped retrying: %w", last, err)
 		}
 	}
-}
-
-// backoff is the delay before retry number n (1 for the first retry):
-// BaseDelay doubled n-1 times, capped at MaxDelay.
-func (c *Client) backoff(n int) time.Duration {
-	d := c.retry.BaseDelay
-	for i := 1; i < n && d < c.retry.MaxDelay; i++ {
-		d *= 2
-	}
-	return min(d, c.retry.MaxDelay)
 }
 
 // attempt sends the request once and reads the answer within the

@@ -13,11 +13,11 @@ var (
 	// ErrEmptyPrompt is returned by SendMessage for an empty prompt; nothing
 	// is sent.
 	ErrEmptyPrompt = errors.New("empty prompt: the API requires at least one character")
-	// ErrTooManyPages ends a visitors walk that still had more pages after
-	// WalkOptions.MaxPages pages.
+	// ErrTooManyPages ends a walk that still had more pages after its
+	// MaxPages pages (WalkOptions, CursorWalkOptions, ListJobsOptions).
 	ErrTooManyPages = errors.New("too many pages")
-	// ErrEmptyPageWithMore ends a visitors walk when a page has no rows but
-	// claims that more exist, which would otherwise loop forever.
+	// ErrEmptyPageWithMore ends a visitors or views walk when a page has no
+	// rows but claims that more exist, which would otherwise loop forever.
 	ErrEmptyPageWithMore = errors.New("empty page with hasMore true")
 	// ErrBodyTooLarge is returned when a response body exceeds
 	// Config.MaxBodyBytes. The body is never silently cut.

@@ -3,11 +3,11 @@ package client
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"strings"
 	"sync"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/filewatch"
 )
 
 // ErrNoKey is returned when no API key was configured.
@@ -69,8 +69,8 @@ func StaticKey(key string) (KeySource, error) {
 }
 
 // FileKey is a KeySource that reads the key from a file and reads it again
-// whenever the file changes (its size, modification time or identity, as
-// after an atomic rename), so a key can be rotated without a restart.
+// whenever the file changes (its size, modification time, mode or identity,
+// as after an atomic rename), so a key can be rotated without a restart.
 //
 // When the file cannot be read, or holds no valid key, after a good key was
 // read, Key keeps returning the last good key and LastError reports why the
@@ -79,8 +79,8 @@ type FileKey struct {
 	path string
 
 	mu       sync.Mutex
+	file     *filewatch.File // marked with the version the key was last read from
 	key      string
-	info     fs.FileInfo // of the file the key was last read from
 	lastErr  error
 	failures uint64
 	notify   func(err error)
@@ -132,12 +132,13 @@ func (k *FileKey) recovered() {
 // NewFileKey reads and checks the key in the file at path now. Errors name
 // the path, never the file's content.
 func NewFileKey(path string) (*FileKey, error) {
-	k := &FileKey{path: path}
+	k := &FileKey{path: path, file: filewatch.New(path)}
 	key, info, err := k.read()
 	if err != nil {
 		return nil, err
 	}
-	k.key, k.info = key, info
+	k.key = key
+	k.file.Mark(info)
 	return k, nil
 }
 
@@ -148,21 +149,23 @@ func (k *FileKey) Path() string { return k.path }
 func (k *FileKey) Key() (string, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	info, err := os.Stat(k.path)
+	changed, err := k.file.Changed()
 	if err != nil {
 		k.fail(fmt.Errorf("API key file %s: %w", k.path, unwrapPathError(err)))
 		return k.key, nil
 	}
-	if k.lastErr == nil && os.SameFile(info, k.info) && info.Size() == k.info.Size() &&
-		info.ModTime().Equal(k.info.ModTime()) && info.Mode() == k.info.Mode() {
+	// After a failure the file is read again at every use, even unchanged:
+	// a fix within the file system's timestamp granularity is not missed.
+	if !changed && k.lastErr == nil {
 		return k.key, nil
 	}
-	key, newInfo, err := k.read()
+	key, info, err := k.read()
 	if err != nil {
 		k.fail(err)
 		return k.key, nil
 	}
-	k.key, k.info = key, newInfo
+	k.key = key
+	k.file.Mark(info)
 	k.recovered()
 	return k.key, nil
 }
@@ -180,33 +183,21 @@ func (k *FileKey) LastError() error {
 func (k *FileKey) WorldReadable() bool {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	return k.info != nil && k.info.Mode().Perm()&0o004 != 0
+	info := k.file.Seen()
+	return info != nil && info.Mode().Perm()&0o004 != 0
 }
 
-// read reads and checks the key file. The FileInfo is taken from the open
-// file, so it describes exactly the file that was read.
+// read reads and checks the key file. The FileInfo describes exactly the
+// version that was read.
 func (k *FileKey) read() (string, fs.FileInfo, error) {
-	f, err := os.Open(k.path)
-	if errors.Is(err, fs.ErrPermission) {
+	b, info, err := k.file.Read(maxKeyFileBytes)
+	switch {
+	case errors.Is(err, fs.ErrPermission):
 		return "", nil, fmt.Errorf("API key file %s: permission denied: %s", k.path, whoCannotRead(k.path))
-	}
-	if err != nil {
-		return "", nil, fmt.Errorf("API key file %s: %w", k.path, unwrapPathError(err))
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return "", nil, fmt.Errorf("API key file %s: %w", k.path, unwrapPathError(err))
-	}
-	if !info.Mode().IsRegular() {
-		return "", nil, fmt.Errorf("API key file %s: not a regular file", k.path)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxKeyFileBytes+1))
-	if err != nil {
-		return "", nil, fmt.Errorf("API key file %s: %w", k.path, unwrapPathError(err))
-	}
-	if len(b) > maxKeyFileBytes {
+	case errors.Is(err, filewatch.ErrTooLarge):
 		return "", nil, fmt.Errorf("API key file %s: more than %d bytes, too large for an API key", k.path, maxKeyFileBytes)
+	case err != nil:
+		return "", nil, fmt.Errorf("API key file %s: %w", k.path, unwrapPathError(err))
 	}
 	key := strings.TrimSpace(string(b))
 	if err := CheckKey(key); err != nil {

@@ -334,7 +334,7 @@ func faultRows() []faultRow {
 			name: fmt.Sprintf("HTTP %d on page 2 of 3", st), install: faultAdd(mintlifytest.Fault{Offset: 250, Status: st}),
 			fails: true, offset: "250", attempts: faultAttempts, maxPerRefresh: retried,
 			logs: fmt.Sprintf("HTTP %d", st),
-			doc:  fmt.Sprintf("retries the page (%d attempts, capped exponential backoff with jitter), then fails the refresh; serves the last snapshot; retries the walk after 30 s, 1 m, 2 m … up to the refresh interval", faultAttempts),
+			doc:  fmt.Sprintf("retries the page (%d attempts, capped exponential backoff with jitter), then fails the refresh; serves the last snapshot; refreshes again after 30 s, 1 m, 2 m … up to the refresh interval", faultAttempts),
 		})
 	}
 	rows = append(rows,

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/backoff"
 )
 
 // Defaults of JobsConfig.
@@ -27,12 +28,10 @@ const (
 	MinJobsTerminalInterval = 15 * time.Minute
 )
 
-// Backoff of a project's job polling after a 429 without Retry-After: it
-// starts at jobsBackoffMin and doubles up to jobsBackoffMax.
-const (
-	jobsBackoffMin = time.Minute
-	jobsBackoffMax = 15 * time.Minute
-)
+// jobsBackoff is the pause of a project's job polling after a 429 without
+// Retry-After: 1 m, doubling for each further one until a round succeeds,
+// up to 15 m.
+var jobsBackoff = backoff.Policy{Base: time.Minute, Max: 15 * time.Minute}
 
 // JobsConfig configures a JobsWatcher.
 type JobsConfig struct {
@@ -45,9 +44,10 @@ type JobsConfig struct {
 	IDs []string
 	// File (--jobs.file) holds further job ids, one a line in the same
 	// forms; '#' starts a comment, blank lines are ignored. It is re-read
-	// at each poll when its modification time or size changed; when it
-	// cannot be read or parsed, the last good list stays and a warning is
-	// logged once.
+	// at each poll when it changed (another file at the path, as after a
+	// rename, or a new size, modification time or mode); when it cannot be
+	// read or parsed, the last good list stays and a warning is logged
+	// once. It must be a regular file of at most 1 MiB.
 	File string
 	// Discover (--jobs.discover) also lists each project's jobs every poll
 	// through the deprecated v1 listing and watches them.
@@ -94,9 +94,9 @@ type JobsWatcher struct {
 type jobsProject struct {
 	id          string
 	jobs        map[string]*jobsEntry
-	pausedUntil time.Time     // no requests before this (after a 429)
-	backoff     time.Duration // next pause after a 429 without Retry-After
-	errState    string        // the failure being reported, "" when healthy
+	pausedUntil time.Time // no requests before this (after a 429)
+	limited     int       // 429s without Retry-After since the last good round
+	errState    string    // the failure being reported, "" when healthy
 }
 
 // jobsEntry is one watched job.
@@ -160,7 +160,7 @@ func NewJobsWatcher(cfg JobsConfig) (*JobsWatcher, error) {
 		if _, dup := w.projects[p]; dup {
 			continue
 		}
-		w.projects[p] = &jobsProject{id: p, jobs: make(map[string]*jobsEntry), backoff: jobsBackoffMin}
+		w.projects[p] = &jobsProject{id: p, jobs: make(map[string]*jobsEntry)}
 		w.order = append(w.order, p)
 	}
 	sort.Strings(w.order)
@@ -172,7 +172,7 @@ func NewJobsWatcher(cfg JobsConfig) (*JobsWatcher, error) {
 		w.static = append(w.static, r)
 	}
 	if cfg.File != "" {
-		w.file = &jobsFile{path: cfg.File, projects: w.order}
+		w.file = newJobsFile(cfg.File, w.order)
 		if _, err := w.file.load(); err != nil {
 			return nil, fmt.Errorf("--jobs.file: %w", err)
 		}
@@ -209,14 +209,14 @@ func (w *JobsWatcher) checkFile() {
 	changed, err := w.file.load()
 	if err != nil {
 		if msg := err.Error(); msg != w.file.errMsg {
-			level.Warn(w.logger).Log("msg", "cannot use the jobs file; keeping the last good list of jobs", "file", w.file.path, "err", err)
+			level.Warn(w.logger).Log("msg", "cannot use the jobs file; keeping the last good list of jobs", "file", w.file.path(), "err", err)
 			w.file.errMsg = msg
 		}
 		return
 	}
 	w.file.errMsg = ""
 	if changed {
-		level.Info(w.logger).Log("msg", "jobs file re-read", "file", w.file.path, "jobs", len(w.file.refs))
+		level.Info(w.logger).Log("msg", "jobs file re-read", "file", w.file.path(), "jobs", len(w.file.refs))
 	}
 }
 
@@ -368,7 +368,7 @@ func (w *JobsWatcher) finish(start time.Time, rounds []*jobsRound) {
 				level.Info(w.logger).Log("msg", "agent jobs polled successfully again", "project", p.id)
 			}
 			p.errState = ""
-			p.backoff = jobsBackoffMin
+			p.limited = 0
 			w.cfg.Status.SetInterval(p.id, SourceJobs, "", w.cfg.PollInterval)
 			w.cfg.Status.Succeeded(p.id, SourceJobs, "", end, dur)
 			continue

@@ -91,6 +91,15 @@ mintlify_agent_job_created_timestamp_seconds{job_id="j3",project="p1"} 1.7408304
 	// Back with a valid list.
 	writeJobsFile(t, path, "j1\n", 4000)
 	step("j1")
+
+	// Replaced by rename with the same size and modification time (as
+	// Kubernetes volumes and some editors do): still seen.
+	tmp := path + ".new"
+	writeJobsFile(t, tmp, "j3\n", 4000)
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+	step("j3")
 	e.expectUp(jobsUpHeader + `mintlify_up{project="p1",source="jobs"} 1
 ` + jobsIntervalHeader + `mintlify_refresh_interval_seconds{project="p1",source="jobs"} 60
 `)
@@ -104,6 +113,7 @@ func TestJobsFileErrorsAtStart(t *testing.T) {
 	writeJobsFile(t, bad, "# two projects: each id needs its project\np1/j1\nj2\n", 1000)
 	for _, tc := range []struct{ path, want string }{
 		{missing, "--jobs.file: stat " + missing},
+		{dir, "--jobs.file: " + dir + ": not a regular file"},
 		{bad, "--jobs.file: " + bad + `:3: job id "j2" has no project: with 2 --mintlify.project-id values, write it as PROJECT/ID`},
 	} {
 		_, err := collector.NewJobsWatcher(collector.JobsConfig{Client: e.client, Status: e.status, Projects: []string{"p1", "p2"}, File: tc.path})

@@ -3,11 +3,12 @@ package collector
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
-	"os"
 	"strings"
-	"time"
 	"unicode"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/filewatch"
 )
 
 // jobRef names one watched job: the project it belongs to and its id.
@@ -69,37 +70,47 @@ func parseJobsFile(path string, data []byte, projects []string) ([]jobRef, error
 	return refs, nil
 }
 
+// maxJobsFileBytes bounds a --jobs.file: a million bytes hold tens of
+// thousands of job ids.
+const maxJobsFileBytes = 1 << 20
+
 // jobsFile is a --jobs.file and the last good list read from it. It is
-// re-read when its modification time or size changes.
+// re-read when it changes (filewatch: identity, size, modification time or
+// mode).
 type jobsFile struct {
-	path     string
+	file     *filewatch.File // marked with the version last parsed, good or bad
 	projects []string
 
-	modTime time.Time // of the last version parsed, good or bad
-	size    int64
-	refs    []jobRef // last good list
-	errMsg  string   // the current problem, "" when the last check was fine
+	refs   []jobRef // last good list
+	errMsg string   // the current problem, "" when the last check was fine
 }
 
-// load stats the file and, when it changed since the last version parsed,
-// reads and parses it. It reports whether the list changed and any problem;
-// on a problem the last good list stays.
+// newJobsFile returns the jobsFile of path, not read yet.
+func newJobsFile(path string, projects []string) *jobsFile {
+	return &jobsFile{file: filewatch.New(path), projects: projects}
+}
+
+// path returns the file's path.
+func (f *jobsFile) path() string { return f.file.Path() }
+
+// load reads and parses the file when it changed since the last version
+// parsed. It reports whether the list changed and any problem; on a
+// problem the last good list stays.
 func (f *jobsFile) load() (changed bool, err error) {
-	fi, err := os.Stat(f.path)
-	if err != nil {
+	if changed, err := f.file.Changed(); err != nil || !changed {
 		return false, err
 	}
-	if fi.ModTime().Equal(f.modTime) && fi.Size() == f.size && !f.modTime.IsZero() {
-		return false, nil
-	}
-	data, err := os.ReadFile(f.path)
-	if err != nil {
+	data, info, err := f.file.Read(maxJobsFileBytes)
+	switch {
+	case errors.Is(err, filewatch.ErrNotRegular), errors.Is(err, filewatch.ErrTooLarge):
+		return false, fmt.Errorf("%s: %w", f.path(), err)
+	case err != nil:
 		return false, err
 	}
 	// The version is recorded even when it does not parse, so a bad file is
 	// reported once, not at every poll, until it changes again.
-	f.modTime, f.size = fi.ModTime(), fi.Size()
-	refs, err := parseJobsFile(f.path, data, f.projects)
+	f.file.Mark(info)
+	refs, err := parseJobsFile(f.path(), data, f.projects)
 	if err != nil {
 		return false, err
 	}

@@ -2,7 +2,6 @@ package collector
 
 import (
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -61,10 +60,10 @@ func (w *JobsWatcher) Collect(ch chan<- prometheus.Metric) {
 			}
 		}
 		sort.Strings(ids)
-		project := jobsLabel(pid)
+		project := SanitizeLabel(pid)
 		for _, id := range ids {
 			j := p.jobs[id].job
-			status := jobsLabel(string(j.Status))
+			status := SanitizeLabel(string(j.Status))
 			counts[status]++
 			ref := ""
 			if j.Source.Ref != nil {
@@ -74,9 +73,9 @@ func (w *JobsWatcher) Collect(ch chan<- prometheus.Metric) {
 			if j.PRLink != nil && *j.PRLink != "" {
 				hasPR = "true"
 			}
-			jobID := jobsLabel(id)
+			jobID := SanitizeLabel(id)
 			ch <- prometheus.MustNewConstMetric(jobInfoDesc, prometheus.GaugeValue, 1,
-				project, jobID, jobsLabel(j.Model), jobsLabel(j.Source.Repository), jobsLabel(ref), hasPR)
+				project, jobID, SanitizeLabel(j.Model), SanitizeLabel(j.Source.Repository), SanitizeLabel(ref), hasPR)
 			for _, s := range client.JobStatuses {
 				v := 0.0
 				if string(s) == status {
@@ -102,10 +101,6 @@ func (w *JobsWatcher) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(jobsNotFoundDesc, prometheus.GaugeValue, float64(notFound), project)
 	}
 }
-
-// jobsLabel makes a label value of text from the API: invalid UTF-8 would
-// make the whole scrape fail, so it is replaced.
-func jobsLabel(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 
 // jobsUnixSeconds converts t to Unix seconds without the overflow of
 // UnixNano outside the years 1678-2262.

@@ -128,8 +128,8 @@ func (w *JobsWatcher) failed(r *jobsRound, jobID string, err error, stop bool) {
 	p := w.projects[r.project]
 	pause := min(retryAfter, maxRateLimitPause)
 	if !hasRetryAfter {
-		pause = p.backoff
-		p.backoff = min(2*p.backoff, jobsBackoffMax)
+		p.limited++
+		pause = jobsBackoff.Delay(p.limited)
 	}
 	if until := w.cfg.Now().Add(pause); until.After(p.pausedUntil) {
 		p.pausedUntil = until

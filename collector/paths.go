@@ -2,11 +2,14 @@ package collector
 
 import (
 	"cmp"
+	"context"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/engine"
 )
 
 // PathFilter selects and caps the paths a per-page source exports for each
@@ -21,8 +24,9 @@ type PathFilter struct {
 	MaxPaths int
 }
 
-// SanitizeLabel returns a string usable as a label value: invalid UTF-8
-// sequences become U+FFFD.
+// SanitizeLabel returns text from the API usable as a label value: invalid
+// UTF-8, which would make the whole scrape fail, becomes U+FFFD. Every
+// label value taken from an API answer goes through it.
 func SanitizeLabel(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 
 // selectPaths sanitizes the paths of rows (two paths equal once sanitized
@@ -58,6 +62,43 @@ func selectPaths[R any](rows []R, path func(*R) *string, key func(*R) float64, f
 		kept = slices.Clone(kept[:f.MaxPaths]) // frees the rows cut
 	}
 	return kept, distinct
+}
+
+// pathsUnit is what one unit of the visitors or views source read: the
+// site-wide totals and, for a full window, the rows selectPaths kept.
+type pathsUnit struct {
+	totals   client.Counts
+	rows     []client.PathCounts // nil for a site window
+	distinct int                 // distinct paths before filtering
+}
+
+// fetchPaths reads one unit of an offset-paged paths export (visitors or
+// views), through one, the single-page read, and walk, the walk of every
+// page, of that export. A site window costs one page of one row, for its
+// totals; a full window a walk (told the previous walk's page count,
+// prevCost) whose rows selectPaths filters and caps. It sets out's Cost,
+// Summary and Skipped.
+func fetchPaths(ctx context.Context, u engine.Unit, r client.DateRange, prevCost int,
+	one func(context.Context, string, client.PathsQuery) (*client.PathsPage, error),
+	walk func(context.Context, string, client.DateRange, client.WalkOptions) (*client.PathsResult, error),
+	o client.WalkOptions, f PathFilter, out *engine.Result) (pathsUnit, error) {
+	if u.Window.Site {
+		page, err := one(ctx, u.Project, client.PathsQuery{Range: r, Limit: 1})
+		if err != nil {
+			return pathsUnit{}, err
+		}
+		out.Cost, out.Summary, out.Skipped = 1, "site-wide totals", page.Skipped
+		return pathsUnit{totals: page.Totals}, nil
+	}
+	o.KnownPages = prevCost
+	res, err := walk(ctx, u.Project, r, o)
+	if err != nil {
+		return pathsUnit{}, err
+	}
+	rows, distinct := selectPaths(res.Rows, pathOf, totalOf, f)
+	out.Cost, out.Skipped = res.Pages, res.Skipped
+	out.Summary = fmt.Sprintf("%d paths, %d exported", distinct, len(rows))
+	return pathsUnit{totals: res.Totals, rows: rows, distinct: distinct}, nil
 }
 
 // pathOf and totalOf read a visitors or views row for selectPaths: rows

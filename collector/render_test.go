@@ -1,9 +1,7 @@
 package collector_test
 
 import (
-	"bufio"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
@@ -15,11 +13,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/promtest"
 )
 
 // renderSnapshot is the visitors source's result for a walk that returned
@@ -66,16 +64,6 @@ var renderRows = []client.PathCounts{
 	row("/", 5, 0, 5),
 }
 
-func parseExposition(t *testing.T, text []byte) map[string]*dto.MetricFamily {
-	t.Helper()
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	mfs, err := p.TextToMetricFamilies(bytes.NewReader(text))
-	if err != nil {
-		t.Fatalf("exposition does not parse: %v\n%.3000s", err, text)
-	}
-	return mfs
-}
-
 func writeText(t *testing.T, e *engine.Exposition) []byte {
 	t.Helper()
 	var buf bytes.Buffer
@@ -88,19 +76,11 @@ func writeText(t *testing.T, e *engine.Exposition) []byte {
 	return buf.Bytes()
 }
 
-func metricLabels(m *dto.Metric) map[string]string {
-	out := map[string]string{}
-	for _, l := range m.Label {
-		out[l.GetName()] = l.GetValue()
-	}
-	return out
-}
-
 // TestRenderEscapesAndSanitizesPaths: every path label parses back to the
 // sanitized path, with its counts, three series a path.
 func TestRenderEscapesAndSanitizesPaths(t *testing.T) {
 	s := renderSnapshot(`proj-"x"`, "7d", client.Counts{Human: 300, AI: 40, Total: 320}, renderRows...)
-	fams := parseExposition(t, writeText(t, restoredVisitors(t, s).Exposition()))
+	fams := promtest.ParseText(t, writeText(t, restoredVisitors(t, s).Exposition()))
 
 	want := map[string]client.Counts{}
 	for _, r := range renderRows {
@@ -115,7 +95,7 @@ func TestRenderEscapesAndSanitizesPaths(t *testing.T) {
 	got := map[string]client.Counts{}
 	for _, fam := range []string{"mintlify_page_visitors", "mintlify_page_visitors_deduplicated"} {
 		for _, m := range fams[fam].GetMetric() {
-			l := metricLabels(m)
+			l := promtest.Labels(m)
 			if l["project"] != `proj-"x"` || l["window"] != "7d" {
 				t.Errorf("%s: labels %v", fam, l)
 			}
@@ -160,7 +140,7 @@ func TestExpositionMatchesCollect(t *testing.T) {
 	}
 	v := restoredVisitors(t, snaps...)
 	text := writeText(t, v.Exposition())
-	checkFamilyBlocks(t, text)
+	promtest.CheckBlocks(t, text)
 
 	reg := prometheus.NewPedanticRegistry()
 	reg.MustRegister(v)
@@ -172,7 +152,7 @@ func TestExpositionMatchesCollect(t *testing.T) {
 	for _, mf := range gathered {
 		slow[mf.GetName()] = mf
 	}
-	fast := parseExposition(t, text)
+	fast := promtest.ParseText(t, text)
 	if got, want := slices.Sorted(maps.Keys(fast)), slices.Sorted(maps.Keys(slow)); !slices.Equal(got, want) {
 		t.Fatalf("families %v, Collect gives %v", got, want)
 	}
@@ -204,48 +184,12 @@ func familyText(t *testing.T, mf *dto.MetricFamily) string {
 	return buf.String()
 }
 
-// checkFamilyBlocks fails unless each family has exactly one HELP line,
-// then its TYPE line, then all its samples, and at least one.
-func checkFamilyBlocks(t *testing.T, text []byte) {
-	t.Helper()
-	seen := map[string]bool{}
-	cur, samples := "", 0
-	end := func() {
-		if cur != "" && samples == 0 {
-			t.Errorf("family %s has HELP and TYPE but no samples", cur)
-		}
-	}
-	sc := bufio.NewScanner(bytes.NewReader(text))
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case strings.HasPrefix(line, "# HELP "):
-			end()
-			name, _, _ := strings.Cut(line[len("# HELP "):], " ")
-			if seen[name] {
-				t.Errorf("family %s appears twice", name)
-			}
-			seen[name], cur, samples = true, name, 0
-		case strings.HasPrefix(line, "# TYPE "):
-			if name, _, _ := strings.Cut(line[len("# TYPE "):], " "); name != cur {
-				t.Errorf("TYPE of %s not right after its HELP", name)
-			}
-		default:
-			if name := line[:strings.IndexAny(line, "{ ")]; name != cur {
-				t.Errorf("sample of %s in the block of %s", name, cur)
-			}
-			samples++
-		}
-	}
-	end()
-}
-
 // TestExpositionLeavesOutEmptyFamilies: a site without traffic has no page
 // series, and its page families are left out, headers included.
 func TestExpositionLeavesOutEmptyFamilies(t *testing.T) {
 	v := restoredVisitors(t, renderSnapshot("quiet", "1d", client.Counts{}))
 	text := writeText(t, v.Exposition())
-	checkFamilyBlocks(t, text)
+	promtest.CheckBlocks(t, text)
 	for _, fam := range []string{"mintlify_page_visitors", "mintlify_page_visitors_deduplicated"} {
 		if bytes.Contains(text, []byte(fam+" ")) || bytes.Contains(text, []byte(fam+"{")) {
 			t.Errorf("%s present without series:\n%s", fam, text)
@@ -256,26 +200,6 @@ func TestExpositionLeavesOutEmptyFamilies(t *testing.T) {
 			t.Errorf("%s missing", fam)
 		}
 	}
-}
-
-// gunzipMember reads exactly one gzip member (checking its CRC and length)
-// and fails when anything follows it.
-func gunzipMember(t *testing.T, b []byte) []byte {
-	t.Helper()
-	br := bytes.NewReader(b)
-	zr, err := gzip.NewReader(br)
-	if err != nil {
-		t.Fatalf("not gzip: %v", err)
-	}
-	zr.Multistream(false)
-	out, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatalf("gzip member does not read to its end: %v", err)
-	}
-	if br.Len() != 0 {
-		t.Fatalf("%d bytes after the gzip member", br.Len())
-	}
-	return out
 }
 
 // TestExpositionWriteGzip: one gzip member holding the text then the tail,
@@ -308,7 +232,7 @@ func TestExpositionWriteGzip(t *testing.T) {
 					if err := e.WriteGzip(&buf, tail); err != nil {
 						t.Fatal(err)
 					}
-					if got := gunzipMember(t, buf.Bytes()); !bytes.Equal(got, want) {
+					if got := promtest.GunzipOne(t, buf.Bytes()); !bytes.Equal(got, want) {
 						t.Fatalf("decompressed %d bytes, want %d", len(got), len(want))
 					}
 				}

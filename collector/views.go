@@ -2,7 +2,6 @@ package collector
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
@@ -63,32 +62,20 @@ func (*Views) Supports(engine.Window) bool { return true }
 // Fetch implements engine.Source.
 func (v *Views) Fetch(ctx context.Context, u engine.Unit, r client.DateRange, prevCost int) (*engine.Result, error) {
 	out := &engine.Result{Samples: make([][]engine.Sample, len(viewsFamilies))}
-	var totals client.Counts
-	if u.Window.Site {
-		page, err := v.client.Views(ctx, u.Project, client.PathsQuery{Range: r, Limit: 1})
-		if err != nil {
-			return nil, err
-		}
-		totals, out.Cost, out.Summary, out.Skipped = page.Totals, 1, "site-wide totals", page.Skipped
-	} else {
-		o := v.walk
-		o.KnownPages = prevCost
-		res, err := v.client.WalkViews(ctx, u.Project, r, o)
-		if err != nil {
-			return nil, err
-		}
-		rows, distinct := selectPaths(res.Rows, pathOf, totalOf, v.filter)
-		totals, out.Cost, out.Skipped = res.Totals, res.Pages, res.Skipped
-		out.Summary = fmt.Sprintf("%d paths, %d exported", distinct, len(rows))
-		page := make([]engine.Sample, 0, 3*len(rows))
-		for _, r := range rows {
+	res, err := fetchPaths(ctx, u, r, prevCost, v.client.Views, v.client.WalkViews, v.walk, v.filter, out)
+	if err != nil {
+		return nil, err
+	}
+	if !u.Window.Site {
+		page := make([]engine.Sample, 0, 3*len(res.rows))
+		for _, r := range res.rows {
 			page = appendTraffic(page, r.Path, r.Counts)
 		}
 		out.Samples[viewsPage] = page
-		out.Samples[viewsPaths] = []engine.Sample{{Value: float64(distinct)}}
-		out.Samples[viewsPathsExported] = []engine.Sample{{Value: float64(len(rows))}}
+		out.Samples[viewsPaths] = []engine.Sample{{Value: float64(res.distinct)}}
+		out.Samples[viewsPathsExported] = []engine.Sample{{Value: float64(len(res.rows))}}
 	}
-	out.Samples[viewsSite] = appendTraffic(nil, "", totals)
+	out.Samples[viewsSite] = appendTraffic(nil, "", res.totals)
 	return out, nil
 }
 

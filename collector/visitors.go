@@ -2,7 +2,6 @@ package collector
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
@@ -72,39 +71,27 @@ func (*Visitors) Supports(engine.Window) bool { return true }
 // Fetch implements engine.Source.
 func (v *Visitors) Fetch(ctx context.Context, u engine.Unit, r client.DateRange, prevCost int) (*engine.Result, error) {
 	out := &engine.Result{Samples: make([][]engine.Sample, len(visitorsFamilies))}
-	var totals client.Counts
-	if u.Window.Site {
-		page, err := v.client.Visitors(ctx, u.Project, client.PathsQuery{Range: r, Limit: 1})
-		if err != nil {
-			return nil, err
-		}
-		totals, out.Cost, out.Summary, out.Skipped = page.Totals, 1, "site-wide totals", page.Skipped
-	} else {
-		o := v.walk
-		o.KnownPages = prevCost
-		res, err := v.client.WalkVisitors(ctx, u.Project, r, o)
-		if err != nil {
-			return nil, err
-		}
-		rows, distinct := selectPaths(res.Rows, pathOf, totalOf, v.filter)
-		totals, out.Cost, out.Skipped = res.Totals, res.Pages, res.Skipped
-		out.Summary = fmt.Sprintf("%d paths, %d exported", distinct, len(rows))
-		page := make([]engine.Sample, 0, 2*len(rows))
-		dedup := make([]engine.Sample, 0, len(rows))
-		for _, r := range rows {
+	res, err := fetchPaths(ctx, u, r, prevCost, v.client.Visitors, v.client.WalkVisitors, v.walk, v.filter, out)
+	if err != nil {
+		return nil, err
+	}
+	if !u.Window.Site {
+		page := make([]engine.Sample, 0, 2*len(res.rows))
+		dedup := make([]engine.Sample, 0, len(res.rows))
+		for _, r := range res.rows {
 			page = append(page,
 				engine.Sample{Labels: [2]string{r.Path, "human"}, Value: r.Human},
 				engine.Sample{Labels: [2]string{r.Path, "ai"}, Value: r.AI})
 			dedup = append(dedup, engine.Sample{Labels: [2]string{r.Path}, Value: r.Total})
 		}
 		out.Samples[visPage], out.Samples[visPageDedup] = page, dedup
-		out.Samples[visPaths] = []engine.Sample{{Value: float64(distinct)}}
-		out.Samples[visPathsExported] = []engine.Sample{{Value: float64(len(rows))}}
+		out.Samples[visPaths] = []engine.Sample{{Value: float64(res.distinct)}}
+		out.Samples[visPathsExported] = []engine.Sample{{Value: float64(len(res.rows))}}
 	}
 	out.Samples[visVisitors] = []engine.Sample{
-		{Labels: [2]string{"human"}, Value: totals.Human},
-		{Labels: [2]string{"ai"}, Value: totals.AI},
+		{Labels: [2]string{"human"}, Value: res.totals.Human},
+		{Labels: [2]string{"ai"}, Value: res.totals.AI},
 	}
-	out.Samples[visVisitorsDedup] = []engine.Sample{{Value: totals.Total}}
+	out.Samples[visVisitorsDedup] = []engine.Sample{{Value: res.totals.Total}}
 	return out, nil
 }

@@ -474,7 +474,7 @@ func TestParseWindow(t *testing.T) {
 
 // TestVisitorsSimulatedHours scrapes every 15 s for three simulated hours:
 // the ledger never exceeds the budget in any sliding hour, the API never
-// answers 429, and every walk keeps being refreshed.
+// answers 429, and every unit keeps being refreshed.
 func TestVisitorsSimulatedHours(t *testing.T) {
 	data := map[string]*mintlifytest.Dataset{}
 	for i, p := range []string{"docs", "api"} {

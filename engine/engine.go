@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/backoff"
 )
 
 // Config configures an Engine.
@@ -112,12 +113,19 @@ type snapshot struct {
 
 // Backoffs after failures.
 const (
-	failureBackoffBase   = 30 * time.Second
-	rateLimitBackoffBase = 2 * time.Minute
+	// failureBackoffBase is the wait before a failed unit is refreshed
+	// again; it doubles for each further failure, up to the unit's
+	// interval.
+	failureBackoffBase = 30 * time.Second
 	// maxRateLimitPause caps any pause after a 429, Retry-After included:
 	// the upstream limit is per hour, so a longer pause would be an error.
 	maxRateLimitPause = time.Hour
 )
+
+// rateLimitBackoff is the pause of every analytics request after a 429
+// without Retry-After: 2 m, doubling for each further 429 until a refresh
+// succeeds, up to maxRateLimitPause.
+var rateLimitBackoff = backoff.Policy{Base: 2 * time.Minute, Max: maxRateLimitPause}
 
 var skippedHelp = "Malformed rows of API answers skipped by source and reason (the rest of the answer is kept); never their content."
 
@@ -515,7 +523,7 @@ func (e *Engine) fail(u *unit, err error, end time.Time, took time.Duration) {
 		e.mu.Lock()
 		e.rateLimits++
 		if !has {
-			ra = rateLimitBackoffBase << min(e.rateLimits-1, 5)
+			ra = rateLimitBackoff.Delay(e.rateLimits)
 		}
 		ra = min(ra, maxRateLimitPause)
 		e.mu.Unlock()
@@ -526,7 +534,7 @@ func (e *Engine) fail(u *unit, err error, end time.Time, took time.Duration) {
 	e.settle(u, func() {
 		u.failures++
 		u.deferred = ""
-		u.retryAt = end.Add(min(u.interval, failureBackoffBase<<min(u.failures-1, 10)))
+		u.retryAt = end.Add(backoff.Policy{Base: failureBackoffBase, Max: u.interval}.Delay(u.failures))
 		if class := errorClass(err); class != u.lastClass {
 			msg := u.Source + " refresh failed; serving the previous data"
 			if u.snap == nil {

@@ -91,7 +91,7 @@ type JobsConfig struct {
 	PollInterval time.Duration
 }
 
-// Limits of the engine's walks, defined once.
+// Limits of the sources' walks, defined once.
 const (
 	// MaxPages guards against an upstream that never stops paging.
 	MaxPages = client.DefaultMaxPages

@@ -1,9 +1,7 @@
 package metricshandler_test
 
 import (
-	"bufio"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -26,12 +24,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/promtest"
 	"github.com/mintlify-exporter/mintlify_exporter/metricshandler"
 )
 
@@ -212,39 +210,6 @@ func scrape(h http.Handler, hdr ...string) *httptest.ResponseRecorder {
 	return rec
 }
 
-// gunzipOne reads exactly one gzip member, checking its CRC and size, and
-// fails when anything follows it.
-func gunzipOne(t *testing.T, b []byte) []byte {
-	t.Helper()
-	br := bytes.NewReader(b)
-	zr, err := gzip.NewReader(br)
-	if err != nil {
-		t.Fatalf("not gzip: %v", err)
-	}
-	zr.Multistream(false)
-	out, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatalf("gzip member does not read to its end (CRC, size or deflate error): %v", err)
-	}
-	if err := zr.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if br.Len() != 0 {
-		t.Fatalf("%d bytes follow the gzip member", br.Len())
-	}
-	return out
-}
-
-func parseText(t *testing.T, b []byte) map[string]*dto.MetricFamily {
-	t.Helper()
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	mfs, err := p.TextToMetricFamilies(bytes.NewReader(b))
-	if err != nil {
-		t.Fatalf("text exposition does not parse: %v", err)
-	}
-	return mfs
-}
-
 func parseProto(t *testing.T, b []byte) map[string]*dto.MetricFamily {
 	t.Helper()
 	dec := expfmt.NewDecoder(bytes.NewReader(b), expfmt.NewFormat(expfmt.TypeProtoDelim))
@@ -319,49 +284,6 @@ func sameFamilies(t *testing.T, what string, got, want map[string]*dto.MetricFam
 	}
 }
 
-// checkBlocks fails unless every family in a text exposition has exactly
-// one HELP and one TYPE line, in that order, followed by all of its samples
-// and at least one.
-func checkBlocks(t *testing.T, b []byte) {
-	t.Helper()
-	seen := map[string]bool{}
-	cur, samples := "", 0
-	end := func() {
-		if cur != "" && samples == 0 {
-			t.Errorf("family %s has HELP and TYPE but no samples", cur)
-		}
-	}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case strings.HasPrefix(line, "# HELP "):
-			end()
-			name, _, _ := strings.Cut(strings.TrimPrefix(line, "# HELP "), " ")
-			if seen[name] {
-				t.Errorf("family %s appears twice (split across blocks)", name)
-			}
-			seen[name], cur, samples = true, name, 0
-		case strings.HasPrefix(line, "# TYPE "):
-			if name, _, _ := strings.Cut(strings.TrimPrefix(line, "# TYPE "), " "); name != cur {
-				t.Errorf("TYPE of %s not right after its HELP (in block of %q)", name, cur)
-			}
-		case line == "" || strings.HasPrefix(line, "#"):
-		default:
-			name := line[:strings.IndexAny(line, "{ ")]
-			if !strings.HasPrefix(name, cur) {
-				t.Errorf("sample %q outside the block of its family (in block of %q)", name, cur)
-			}
-			samples++
-		}
-	}
-	end()
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestFastPathMatchesSlowPath: text and gzip from pre-rendered bytes carry
 // exactly the families client_golang serves as protobuf and OpenMetrics.
 func TestFastPathMatchesSlowPath(t *testing.T) {
@@ -375,8 +297,8 @@ func TestFastPathMatchesSlowPath(t *testing.T) {
 			t.Fatalf("%s scrape: status %d: %s", name, r.Code, r.Body)
 		}
 	}
-	checkBlocks(t, plain.Body.Bytes())
-	fast := parseText(t, plain.Body.Bytes())
+	promtest.CheckBlocks(t, plain.Body.Bytes())
+	fast := promtest.ParseText(t, plain.Body.Bytes())
 	for _, f := range visitorsFamilies {
 		if fast[f] == nil {
 			t.Errorf("fast path lacks %s", f)
@@ -384,13 +306,13 @@ func TestFastPathMatchesSlowPath(t *testing.T) {
 	}
 	sameFamilies(t, "text vs protobuf", fast, parseProto(t, pb.Body.Bytes()))
 
-	unzipped := gunzipOne(t, gz.Body.Bytes())
+	unzipped := promtest.GunzipOne(t, gz.Body.Bytes())
 	if !bytes.Equal(unzipped, plain.Body.Bytes()) {
 		t.Errorf("gzip answer differs from the plain one once decompressed (%d vs %d bytes)", len(unzipped), plain.Body.Len())
 	}
 
 	// The idiomatic handler over the same collectors, as a second witness.
-	sameFamilies(t, "text vs promhttp", fast, parseText(t, scrape(e.slow, "Accept", acceptText).Body.Bytes()))
+	sameFamilies(t, "text vs promhttp", fast, promtest.ParseText(t, scrape(e.slow, "Accept", acceptText).Body.Bytes()))
 
 	// A client asking only for OpenMetrics is served by client_golang. It
 	// may answer OpenMetrics, or the text format when OpenMetrics is not
@@ -406,7 +328,7 @@ func TestFastPathMatchesSlowPath(t *testing.T) {
 		}
 		omBody = visitorsLines(omBody)
 	}
-	omFams := parseText(t, omBody)
+	omFams := promtest.ParseText(t, omBody)
 	for _, f := range visitorsFamilies {
 		sameFamilies(t, "text vs OpenMetrics", map[string]*dto.MetricFamily{f: omFams[f]}, map[string]*dto.MetricFamily{f: fast[f]})
 	}
@@ -449,7 +371,7 @@ func TestPrometheusAcceptHeadersGetFastPath(t *testing.T) {
 			if got.Header().Get("Content-Encoding") != "gzip" {
 				t.Fatal("not gzip-encoded")
 			}
-			if body := gunzipOne(t, got.Body.Bytes()); !bytes.Equal(body, want.Body.Bytes()) {
+			if body := promtest.GunzipOne(t, got.Body.Bytes()); !bytes.Equal(body, want.Body.Bytes()) {
 				t.Errorf("answer is not the pre-rendered exposition (slow path taken?): %d bytes vs %d", len(body), want.Body.Len())
 			}
 		})
@@ -496,7 +418,7 @@ func TestGzipOverHTTP(t *testing.T) {
 	if plainRes.ContentLength != int64(len(plain)) {
 		t.Errorf("plain Content-Length %d, body %d bytes", plainRes.ContentLength, len(plain))
 	}
-	if got := gunzipOne(t, gz); !bytes.Equal(got, plain) {
+	if got := promtest.GunzipOne(t, gz); !bytes.Equal(got, plain) {
 		t.Errorf("gzip body decompresses to %d bytes, plain body is %d", len(got), len(plain))
 	}
 	if len(gz) >= len(plain)/3 {
@@ -529,7 +451,7 @@ func TestAcceptEncoding(t *testing.T) {
 				t.Fatalf("gzip encoded: %v, want %v", got, tc.gzip)
 			}
 			if tc.gzip {
-				body = gunzipOne(t, body)
+				body = promtest.GunzipOne(t, body)
 			} else if cl := r.Header().Get("Content-Length"); cl != fmt.Sprint(len(body)) {
 				t.Errorf("Content-Length %q for %d bytes", cl, len(body))
 			}
@@ -573,9 +495,9 @@ func TestPromtoolCheckMetrics(t *testing.T) {
 		r := scrape(e.h, "Accept", acceptProm3, "Accept-Encoding", enc)
 		body := r.Body.Bytes()
 		if enc == "gzip" {
-			body = gunzipOne(t, body)
+			body = promtest.GunzipOne(t, body)
 		}
-		checkBlocks(t, body)
+		promtest.CheckBlocks(t, body)
 		cmd := exec.Command(promtool, "check", "metrics")
 		cmd.Stdin = bytes.NewReader(body)
 		if out, err := cmd.CombinedOutput(); err != nil || len(bytes.TrimSpace(out)) != 0 {
@@ -600,7 +522,7 @@ func TestVisitorsCollectorLint(t *testing.T) {
 // sanitized, with their counts; three series per path.
 func TestLabelEscapingRoundTrips(t *testing.T) {
 	e := newEnv(t, envOptions{})
-	fams := parseText(t, scrape(e.h, "Accept", acceptText).Body.Bytes())
+	fams := promtest.ParseText(t, scrape(e.h, "Accept", acceptText).Body.Bytes())
 	for _, w := range windows {
 		rng := w.Range(fixedNow())
 		_, rows := e.srv.Visitors("docs", rng.From.Time(), rng.To.Time())
@@ -619,7 +541,7 @@ func TestLabelEscapingRoundTrips(t *testing.T) {
 		}
 		got := map[string]float64{}
 		for _, m := range fams["mintlify_page_visitors_deduplicated"].GetMetric() {
-			l := labels(m)
+			l := promtest.Labels(m)
 			if l["project"] == "docs" && l["window"] == w.Name {
 				if _, dup := got[l["path"]]; dup {
 					t.Errorf("%s: path %q exported twice", w.Name, l["path"])
@@ -646,7 +568,7 @@ func TestLabelEscapingRoundTrips(t *testing.T) {
 		}
 		n := 0
 		for _, m := range fams["mintlify_page_visitors"].GetMetric() {
-			if l := labels(m); l["project"] == "docs" && l["window"] == w.Name {
+			if l := promtest.Labels(m); l["project"] == "docs" && l["window"] == w.Name {
 				n++
 			}
 		}
@@ -654,14 +576,6 @@ func TestLabelEscapingRoundTrips(t *testing.T) {
 			t.Errorf("%s: %d mintlify_page_visitors series for %d paths, want 2 each", w.Name, n, len(want))
 		}
 	}
-}
-
-func labels(m *dto.Metric) map[string]string {
-	out := map[string]string{}
-	for _, l := range m.Label {
-		out[l.GetName()] = l.GetValue()
-	}
-	return out
 }
 
 // TestBeforeFirstSnapshot: when the first refresh failed, both paths serve
@@ -672,7 +586,7 @@ func TestBeforeFirstSnapshot(t *testing.T) {
 	e := newEnv(t, envOptions{fail: true, noSnapshots: true, firstWait: 200 * time.Millisecond})
 	plain := scrape(e.h, "Accept", acceptText)
 	gz := scrape(e.h, "Accept", acceptText, "Accept-Encoding", "gzip")
-	fast := parseText(t, plain.Body.Bytes())
+	fast := promtest.ParseText(t, plain.Body.Bytes())
 	for _, f := range visitorsFamilies {
 		if fast[f] != nil {
 			t.Errorf("%s served without a snapshot", f)
@@ -680,13 +594,13 @@ func TestBeforeFirstSnapshot(t *testing.T) {
 	}
 	for _, m := range fast["mintlify_up"].GetMetric() {
 		if m.GetGauge().GetValue() != 0 {
-			t.Errorf("mintlify_up %v = %v after a failed refresh", labels(m), m.GetGauge().GetValue())
+			t.Errorf("mintlify_up %v = %v after a failed refresh", promtest.Labels(m), m.GetGauge().GetValue())
 		}
 	}
 	if len(fast["mintlify_up"].GetMetric()) != 2 {
 		t.Errorf("mintlify_up has %d series, want one per project", len(fast["mintlify_up"].GetMetric()))
 	}
-	if !bytes.Equal(gunzipOne(t, gz.Body.Bytes()), plain.Body.Bytes()) {
+	if !bytes.Equal(promtest.GunzipOne(t, gz.Body.Bytes()), plain.Body.Bytes()) {
 		t.Error("gzip answer differs from the plain one")
 	}
 	sameFamilies(t, "text vs protobuf", fast, parseProto(t, scrape(e.h, "Accept", acceptProto).Body.Bytes()))
@@ -790,7 +704,7 @@ func TestScrapeTimeoutBoundsFirstWait(t *testing.T) {
 	if took > 5*time.Second {
 		t.Errorf("first scrape took %s with a 0.5 s scrape timeout", took)
 	}
-	if fams := parseText(t, r.Body.Bytes()); fams["mintlify_up"] == nil {
+	if fams := promtest.ParseText(t, r.Body.Bytes()); fams["mintlify_up"] == nil {
 		t.Error("live part missing")
 	}
 }
@@ -802,11 +716,11 @@ func TestNoVisitors(t *testing.T) {
 	live.MustRegister(versioncollector.NewCollector("mintlify_exporter"))
 	h := metricshandler.New(metricshandler.Config{Live: live})
 	plain := scrape(h, "Accept", acceptText)
-	fams := parseText(t, plain.Body.Bytes())
+	fams := promtest.ParseText(t, plain.Body.Bytes())
 	if len(fams) != 1 || fams["mintlify_exporter_build_info"] == nil {
 		t.Errorf("families %v, want the build info only", slices.Sorted(maps.Keys(fams)))
 	}
-	if !bytes.Equal(gunzipOne(t, scrape(h, "Accept", acceptText, "Accept-Encoding", "gzip").Body.Bytes()), plain.Body.Bytes()) {
+	if !bytes.Equal(promtest.GunzipOne(t, scrape(h, "Accept", acceptText, "Accept-Encoding", "gzip").Body.Bytes()), plain.Body.Bytes()) {
 		t.Error("gzip answer differs from the plain one")
 	}
 	sameFamilies(t, "text vs protobuf", fams, parseProto(t, scrape(h, "Accept", acceptProto).Body.Bytes()))

@@ -232,24 +232,11 @@ func (d *Dataset) viewSums(from, to int32) (paths []string, h, a, t []int64) {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	n := len(d.paths)
-	h, a, t = make([]int64, n), make([]int64, n), make([]int64, n)
-	if d.x == nil {
-		return d.paths[:n:n], h, a, t
+	var views map[int32]*dayColumns
+	if d.x != nil {
+		views = d.x.views
 	}
-	for dn, c := range d.x.views {
-		if dn < from || dn >= to {
-			continue
-		}
-		for i, v := range c.human {
-			h[i] += int64(v)
-		}
-		for i, v := range c.ai {
-			a[i] += int64(v)
-		}
-		for i, v := range c.total {
-			t[i] += int64(v)
-		}
-	}
+	h, a, t = sumDays(views, n, from, to)
 	return d.paths[:n:n], h, a, t
 }
 

@@ -103,8 +103,15 @@ func (d *Dataset) sums(from, to int32) (paths []string, h, a, t []int64) {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	n := len(d.paths)
+	h, a, t = sumDays(d.days, n, from, to)
+	return d.paths[:n:n], h, a, t
+}
+
+// sumDays adds up the daily columns of days over the days in [from, to),
+// for n paths. The caller holds the Dataset's lock.
+func sumDays(days map[int32]*dayColumns, n int, from, to int32) (h, a, t []int64) {
 	h, a, t = make([]int64, n), make([]int64, n), make([]int64, n)
-	for dn, c := range d.days {
+	for dn, c := range days {
 		if dn < from || dn >= to {
 			continue
 		}
@@ -118,5 +125,5 @@ func (d *Dataset) sums(from, to int32) (paths []string, h, a, t []int64) {
 			t[i] += int64(v)
 		}
 	}
-	return d.paths[:n:n], h, a, t
+	return h, a, t
 }
