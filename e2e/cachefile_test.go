@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/promtest"
 	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 )
 
@@ -48,7 +49,7 @@ func TestCacheFileRestart(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("scrape: %d", resp.StatusCode)
 	}
-	fams2 := parseText(t, body)
+	fams2 := promtest.ParseText(t, body)
 	if a, b := familyText(t, fams1, visitorsFamilies...), familyText(t, fams2, visitorsFamilies...); a != b {
 		t.Error("the restarted exporter serves other visitors values than before the restart")
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/promtest"
 )
 
 // The fake organization.
@@ -220,11 +221,11 @@ func (s *stack) scrapeUp() string {
 	up := map[string]float64{}
 	jobs := map[string]bool{}
 	for _, m := range fams["mintlify_up"].GetMetric() {
-		l := metricLabels(m)
+		l := promtest.Labels(m)
 		up[l["project"]+"/"+l["source"]] = m.GetGauge().GetValue()
 	}
 	for _, m := range fams["mintlify_agent_job_info"].GetMetric() {
-		l := metricLabels(m)
+		l := promtest.Labels(m)
 		jobs[l["project"]+"/"+l["job_id"]] = true
 	}
 	for _, p := range []string{projectDocs, projectAPI} {

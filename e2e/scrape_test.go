@@ -18,9 +18,9 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/promtest"
 )
 
 // getURL sends a GET with the headers hdr through c and returns the answer
@@ -57,27 +57,7 @@ func (p *process) scrape(t *testing.T) ([]byte, map[string]*dto.MetricFamily) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("scrape: status %d: %s", resp.StatusCode, body)
 	}
-	return body, parseText(t, body)
-}
-
-// parseText parses the Prometheus text format.
-func parseText(t *testing.T, body []byte) map[string]*dto.MetricFamily {
-	t.Helper()
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := parser.TextToMetricFamilies(bytes.NewReader(body))
-	if err != nil {
-		t.Fatalf("the scrape does not parse: %v", err)
-	}
-	return fams
-}
-
-// metricLabels returns a series' labels as a map.
-func metricLabels(m *dto.Metric) map[string]string {
-	out := map[string]string{}
-	for _, lp := range m.GetLabel() {
-		out[lp.GetName()] = lp.GetValue()
-	}
-	return out
+	return body, promtest.ParseText(t, body)
 }
 
 // series returns the value of every gauge, counter and untyped series,
@@ -135,13 +115,13 @@ func gaugeValue(t *testing.T, body, name string, labels ...string) (float64, boo
 			family.WriteString(line)
 		}
 	}
-	fams := parseText(t, []byte(family.String()))
+	fams := promtest.ParseText(t, []byte(family.String()))
 	want := map[string]string{}
 	for i := 0; i+1 < len(labels); i += 2 {
 		want[labels[i]] = labels[i+1]
 	}
 	for _, m := range fams[name].GetMetric() {
-		if maps.Equal(metricLabels(m), want) {
+		if maps.Equal(promtest.Labels(m), want) {
 			return m.GetGauge().GetValue(), true
 		}
 	}
@@ -245,7 +225,7 @@ func parseOpenMetricsGauges(t *testing.T, body []byte) map[string]*dto.MetricFam
 		}
 	}
 	flush()
-	return parseText(t, keep.Bytes())
+	return promtest.ParseText(t, keep.Bytes())
 }
 
 // assertNoSecret fails when any of secrets appears in any of texts (named

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/promtest"
 )
 
 // arrivals wraps a fake so the test learns when a visitors request arrives,
@@ -74,7 +75,7 @@ func TestSIGTERMDuringRefresh(t *testing.T) {
 	// flight), so the SIGTERM finds both under way.
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		_, body := p.get(t, "/metrics", map[string]string{"X-Prometheus-Scrape-Timeout-Seconds": "0.001"})
-		if series(parseText(t, body))[key("promhttp_metric_handler_requests_in_flight")] >= 2 {
+		if series(promtest.ParseText(t, body))[key("promhttp_metric_handler_requests_in_flight")] >= 2 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -93,7 +94,7 @@ func TestSIGTERMDuringRefresh(t *testing.T) {
 		if r.err != nil || r.status != http.StatusOK {
 			t.Fatalf("the in-flight scrape failed: status %d, %v", r.status, r.err)
 		}
-		fams := parseText(t, r.body)
+		fams := promtest.ParseText(t, r.body)
 		if _, ok := fams["mintlify_visitors"]; ok {
 			t.Error("visitors served although no refresh finished")
 		}

@@ -6,9 +6,7 @@ package e2e
 
 import (
 	"bytes"
-	"compress/gzip"
 	"fmt"
-	"io"
 	"net/http"
 	"sort"
 	"strconv"
@@ -19,6 +17,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/promtest"
 )
 
 // windowDays are the exporter's default windows.
@@ -235,7 +234,7 @@ func TestServesTheFakesData(t *testing.T) {
 	if n := srv.CountRequests(mintlifytest.EndpointVisitors); n != wantRequests {
 		t.Errorf("after 5 more scrapes the fake received %d visitors requests, want still %d", n, wantRequests)
 	}
-	lastFams := parseText(t, last)
+	lastFams := promtest.ParseText(t, last)
 	if a, b := familyText(t, fams, visitorsFamilies...), familyText(t, lastFams, visitorsFamilies...); a != b {
 		t.Error("the visitors families changed between scrapes without a refresh")
 	}
@@ -260,19 +259,8 @@ func TestServesTheFakesData(t *testing.T) {
 		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Encoding") != "gzip" {
 			t.Fatalf("status %d, Content-Encoding %q; want 200, gzip", resp.StatusCode, resp.Header.Get("Content-Encoding"))
 		}
-		zr, err := gzip.NewReader(bytes.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		zr.Multistream(false)
-		text, err := io.ReadAll(zr)
-		if err != nil {
-			t.Fatalf("the gzip answer does not decompress: %v", err)
-		}
-		if rest, _ := io.ReadAll(zr); len(rest) != 0 {
-			t.Error("data after the gzip member")
-		}
-		gz := parseText(t, text)
+		text := promtest.GunzipOne(t, body)
+		gz := promtest.ParseText(t, text)
 		compareFamilies(t, lastFams, gz)
 	})
 
@@ -292,7 +280,7 @@ func TestServesTheFakesData(t *testing.T) {
 			om = parseOpenMetricsGauges(t, body)
 		case strings.HasPrefix(ct, "text/plain"):
 			t.Logf("an OpenMetrics-only Accept was answered with %s", ct)
-			om = parseText(t, body)
+			om = promtest.ParseText(t, body)
 		default:
 			t.Fatalf("Content-Type %q", ct)
 		}
@@ -336,7 +324,7 @@ func TestServesTheFakesData(t *testing.T) {
 		if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/plain") {
 			t.Skipf("answered with %s: the pre-rendered path does not apply", ct)
 		}
-		compareFamilies(t, lastFams, parseText(t, body))
+		compareFamilies(t, lastFams, promtest.ParseText(t, body))
 		if !bytes.HasPrefix(body, []byte("# HELP mintlify_visitors ")) {
 			first, _, _ := bytes.Cut(body, []byte("\n"))
 			t.Errorf("a default Prometheus scrape was not served from the pre-rendered exposition (it starts with %q, Content-Length %q)",
