@@ -27,6 +27,13 @@ tools:
 unit:
 	$(GO) test -race -count=1 ./...
 
+## lint: gofmt, go vet and staticcheck (pinned as a tool in go.mod).
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) tool staticcheck ./...
+
 ## test-short: the quick check while editing: every package's tests without the slow ones (-short), no race detector.
 test-short:
 	$(GO) test -short -count=1 ./...
