@@ -105,43 +105,51 @@ func renderFamily(f Family, project, window string, samples []Sample) chunk {
 	if len(samples) == 0 {
 		return chunk{}
 	}
+	// The series of one family and unit differ only in the family's own
+	// label values and the value: everything else, the project and window
+	// escaped once, is a template of literals between those values.
 	names, slots := labelOrder(f)
-	value := func(s *Sample, slot int) string {
-		switch slot {
-		case slotProject:
-			return project
-		case slotWindow:
-			return window
+	literals := []string{}
+	var vars []int // Sample label index between literals[i] and literals[i+1]
+	lit := f.Name + "{"
+	for k, n := range names {
+		if k > 0 {
+			lit += ","
 		}
-		return s.Labels[slot]
+		lit += n + `="`
+		switch slots[k] {
+		case slotProject:
+			lit += string(appendEscapedLabel(nil, project)) + `"`
+		case slotWindow:
+			lit += string(appendEscapedLabel(nil, window)) + `"`
+		default:
+			literals = append(literals, lit)
+			vars = append(vars, slots[k])
+			lit = `"`
+		}
+	}
+	literals = append(literals, lit+"} ")
+	fixed := 0
+	for _, l := range literals {
+		fixed += len(l)
 	}
 	var num [32]byte
 	size := 0
 	for i := range samples {
 		s := &samples[i]
-		size += len(f.Name) + len("{} \n") + len(appendValue(num[:0], s.Value))
-		for k, n := range names {
-			size += len(n) + len(`=""`) + escapedLabelLen(value(s, slots[k]))
-			if k > 0 {
-				size++ // the comma
-			}
+		size += fixed + len(appendValue(num[:0], s.Value)) + len("\n")
+		for _, v := range vars {
+			size += escapedLabelLen(s.Labels[v])
 		}
 	}
 	b := make([]byte, 0, size)
 	for i := range samples {
 		s := &samples[i]
-		b = append(b, f.Name...)
-		b = append(b, '{')
-		for k, n := range names {
-			if k > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, n...)
-			b = append(b, `="`...)
-			b = appendEscapedLabel(b, value(s, slots[k]))
-			b = append(b, '"')
+		for k, v := range vars {
+			b = append(b, literals[k]...)
+			b = appendEscapedLabel(b, s.Labels[v])
 		}
-		b = append(b, "} "...)
+		b = append(b, literals[len(vars)]...)
 		b = appendValue(b, s.Value)
 		b = append(b, '\n')
 	}
