@@ -34,15 +34,35 @@ func SanitizeLabel(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 // then path, and caps them. It returns the rows kept and the number of
 // distinct paths before filtering.
 func selectPaths[R any](rows []R, path func(*R) *string, key func(*R) float64, f PathFilter) (kept []R, distinct int) {
-	seen := make(map[string]struct{}, len(rows))
-	kept = make([]R, 0, len(rows))
+	return selectPathsOf(rows, path, key, f, false)
+}
+
+// selectPathsOf is selectPaths; unique says the rows' paths are known to
+// be distinct as they came (a walk merges repeated paths), so only paths
+// that sanitizing changed can collide, and the set of paths seen is built
+// only when one did: at 100,000 paths that set costs as much as sorting.
+// It filters rows in place: the caller gives up rows.
+func selectPathsOf[R any](rows []R, path func(*R) *string, key func(*R) float64, f PathFilter, unique bool) (kept []R, distinct int) {
+	check := !unique
+	for i := range rows {
+		p := path(&rows[i])
+		if s := SanitizeLabel(*p); s != *p {
+			*p, check = s, true
+		}
+	}
+	var seen map[string]struct{}
+	if check {
+		seen = make(map[string]struct{}, len(rows))
+	}
+	kept = rows[:0]
 	for _, r := range rows {
 		p := path(&r)
-		*p = SanitizeLabel(*p)
-		if _, dup := seen[*p]; dup {
-			continue
+		if check {
+			if _, dup := seen[*p]; dup {
+				continue
+			}
+			seen[*p] = struct{}{}
 		}
-		seen[*p] = struct{}{}
 		distinct++
 		if f.Include != nil && !f.Include.MatchString(*p) {
 			continue
@@ -95,7 +115,7 @@ func fetchPaths(ctx context.Context, u engine.Unit, r client.DateRange, prevCost
 	if err != nil {
 		return pathsUnit{}, err
 	}
-	rows, distinct := selectPaths(res.Rows, pathOf, totalOf, f)
+	rows, distinct := selectPathsOf(res.Rows, pathOf, totalOf, f, true)
 	out.Cost, out.Skipped = res.Pages, res.Skipped
 	out.Summary = fmt.Sprintf("%d paths, %d exported", distinct, len(rows))
 	return pathsUnit{totals: res.Totals, rows: rows, distinct: distinct}, nil
