@@ -136,7 +136,7 @@ func (c *Client) attempt(ctx context.Context, r *call, key string) outcome {
 	if !ok {
 		limit = min(limit, maxErrorBodyBytes)
 	}
-	b, readErr := io.ReadAll(io.LimitReader(res.Body, limit+1))
+	b, readErr := readBody(res, limit+1)
 	tooLarge := readErr == nil && int64(len(b)) > limit
 	c.observe(Attempt{Endpoint: r.endpoint, StatusCode: res.StatusCode, Err: readErr, Duration: time.Since(start)})
 
@@ -161,7 +161,7 @@ func (c *Client) attempt(ctx context.Context, r *call, key string) outcome {
 		// A body carrying the key (an echo, an upstream bug) must not bring
 		// it into a decoded value, an error or Job.Raw: the key leaves
 		// before anything decodes the body.
-		if key != "" {
+		if key != "" && bytes.Contains(b, []byte(key)) {
 			b = bytes.ReplaceAll(b, []byte(key), []byte("[redacted]"))
 		}
 		return outcome{resp: &response{body: b}}
@@ -290,4 +290,16 @@ func segment(what, v string) (string, error) {
 		return "", fmt.Errorf("invalid %s %q", what, v)
 	}
 	return url.PathEscape(v), nil
+}
+
+// readBody reads at most limit bytes of the body, into a buffer sized from
+// Content-Length when the server sent one (a 250-row page is about 30 KB:
+// growing a buffer to it copies it several times).
+func readBody(res *http.Response, limit int64) ([]byte, error) {
+	var buf bytes.Buffer
+	if n := res.ContentLength; n > 0 && n <= limit {
+		buf.Grow(int(n) + bytes.MinRead) // ReadFrom wants MinRead free to read the end without growing
+	}
+	_, err := buf.ReadFrom(io.LimitReader(res.Body, limit))
+	return buf.Bytes(), err
 }

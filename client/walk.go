@@ -93,6 +93,12 @@ func (c *Client) walkPaths(ctx context.Context, ep Endpoint, projectID string, r
 		return nil, w.fail(-1, err)
 	}
 	w.res = &PathsResult{Range: r}
+	if rows := w.o.KnownPages * w.o.PageSize; rows > 0 {
+		// The previous walk's size: the rows and the set of paths seen
+		// are made once rather than grown page by page.
+		w.res.Rows = make([]PathCounts, 0, rows)
+		w.seen = make(map[string]struct{}, rows)
+	}
 	next := 0
 	if w.o.KnownPages > 1 {
 		pages, err := w.fetchConcurrently(ctx, w.o.KnownPages)
