@@ -45,7 +45,7 @@ func TestServesEverySource(t *testing.T) {
 	for _, proj := range projects {
 		for _, days := range []int{1, 7, 30} {
 			w := fmt.Sprintf("%dd", days)
-			from, to := today.AddDate(0, 0, -(days - 1)), today.AddDate(0, 0, 1)
+			from, to := today.AddDate(0, 0, -(days-1)), today.AddDate(0, 0, 1)
 			pw := []string{"project", proj, "window", w}
 			views, rows := srv.Views(proj, from, to)
 			check(views.Human, "mintlify_views", append(pw, "traffic", "human")...)
