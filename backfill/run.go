@@ -44,8 +44,6 @@ const (
 	maxRetryDelay = time.Hour
 	// maxRateLimited bounds the 429 answers one fetch may get.
 	maxRateLimited = 10
-	// maxRateLimitPause caps any pause after a 429: the limit is per hour.
-	maxRateLimitPause = time.Hour
 )
 
 // rateLimitBackoff is the pause after a 429 without Retry-After: 1 m,
@@ -388,7 +386,7 @@ func (r *runner) fetch(ctx context.Context, f fetch) (*entry, error) {
 			if !has {
 				ra = rateLimitBackoff.Delay(limited)
 			}
-			until := r.cfg.Now().Add(min(ra, maxRateLimitPause))
+			until := r.cfg.Now().Add(min(ra, client.MaxRateLimitPause))
 			r.cfg.Budget.Pause(until)
 			r.progress.note(fmt.Sprintf("the API answered 429 (rate limit, 100 analytics requests per organization per hour): pausing every request until %s",
 				until.UTC().Format(time.RFC3339)))

@@ -39,6 +39,11 @@ func ParseRetryAfter(v string, now time.Time) (d time.Duration, ok bool) {
 	return d, true
 }
 
+// MaxRateLimitPause caps any pause after a 429, Retry-After included: the
+// API's limits are per hour, so a longer pause would be an error (an
+// upstream bug, a far-future date) that could stop a client for good.
+const MaxRateLimitPause = time.Hour
+
 // maxRetryAfterSeconds caps delta-seconds so the duration cannot overflow
 // (one year is already far beyond anything meaningful).
 const maxRetryAfterSeconds = 365 * 24 * 60 * 60

@@ -2,7 +2,6 @@ package collector
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
@@ -85,7 +84,3 @@ func Build(names []string, c Client, o Options) ([]engine.Source, error) {
 
 // SourceJobs is the job watcher's value of the "source" label.
 const SourceJobs = "jobs"
-
-// maxRateLimitPause caps any pause after a 429, Retry-After included: the
-// upstream limit is per hour, so a longer pause would be an error.
-const maxRateLimitPause = time.Hour

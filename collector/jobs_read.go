@@ -126,7 +126,7 @@ func (w *JobsWatcher) failed(r *jobsRound, jobID string, err error, stop bool) {
 	r.stopped.Store(true)
 	r.err, r.errJob = err, jobID // the rate limit is what the round reports
 	p := w.projects[r.project]
-	pause := min(retryAfter, maxRateLimitPause)
+	pause := min(retryAfter, client.MaxRateLimitPause)
 	if !hasRetryAfter {
 		p.limited++
 		pause = jobsBackoff.Delay(p.limited)

@@ -541,7 +541,7 @@ func TestVisitorsRateLimitPausesAllRequests(t *testing.T) {
 		{"seconds", "600", 10 * time.Minute},
 		{"http date", day0.Add(16*time.Minute + 20*time.Minute).Format(http1123), 20 * time.Minute},
 		{"absent", "", rateLimitBackoffBase},
-		{"far-future date is capped", day0.Add(48 * time.Hour).Format(http1123), maxRateLimitPause},
+		{"far-future date is capped", day0.Add(48 * time.Hour).Format(http1123), client.MaxRateLimitPause},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			data := map[string]*mintlifytest.Dataset{"docs": smallDataset(), "api": smallDataset()}

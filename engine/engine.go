@@ -117,15 +117,12 @@ const (
 	// again; it doubles for each further failure, up to the unit's
 	// interval.
 	failureBackoffBase = 30 * time.Second
-	// maxRateLimitPause caps any pause after a 429, Retry-After included:
-	// the upstream limit is per hour, so a longer pause would be an error.
-	maxRateLimitPause = time.Hour
 )
 
 // rateLimitBackoff is the pause of every analytics request after a 429
 // without Retry-After: 2 m, doubling for each further 429 until a refresh
-// succeeds, up to maxRateLimitPause.
-var rateLimitBackoff = backoff.Policy{Base: 2 * time.Minute, Max: maxRateLimitPause}
+// succeeds, up to client.MaxRateLimitPause.
+var rateLimitBackoff = backoff.Policy{Base: 2 * time.Minute, Max: client.MaxRateLimitPause}
 
 var skippedHelp = "Malformed rows of API answers skipped by source and reason (the rest of the answer is kept); never their content."
 
@@ -525,7 +522,7 @@ func (e *Engine) fail(u *unit, err error, end time.Time, took time.Duration) {
 		if !has {
 			ra = rateLimitBackoff.Delay(e.rateLimits)
 		}
-		ra = min(ra, maxRateLimitPause)
+		ra = min(ra, client.MaxRateLimitPause)
 		e.mu.Unlock()
 		e.cfg.Budget.Pause(end.Add(ra))
 		level.Warn(e.logger).Log("msg", "the API rate limit (100 analytics requests per organization per hour) was hit; pausing all analytics requests",
