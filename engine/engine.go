@@ -240,9 +240,9 @@ func (e *Engine) work() {
 				e.mu.Unlock()
 				break
 			}
-			i := e.nextLocked(e.now())
-			u := e.queue[i]
-			cost := e.expectedCostLocked(u, e.now())
+			now := e.now()
+			u := e.queue[e.nextLocked(now)]
+			cost := e.expectedCostLocked(u, now)
 			e.mu.Unlock()
 			if e.admit(u, cost) {
 				e.unqueue(u)
