@@ -89,7 +89,7 @@ const (
 	jobsNotFoundHeader = `# HELP mintlify_agent_jobs_not_found Watched agent jobs whose last read answered 404 (not found); they are not exported otherwise. A discovered job counted here means the v1 listing's sessionId is not the v2 job id, which the API does not promise.
 # TYPE mintlify_agent_jobs_not_found gauge
 `
-	jobsUpHeader = `# HELP mintlify_up 1 when the last refresh of the source (visitors, views, assistant, feedback, searches, conversations, jobs) succeeded for the project, 0 when it failed. For an analytics source, every window must have succeeded.
+	jobsUpHeader = `# HELP mintlify_up 0 when the last refresh of one of the source's units (windows) failed for the project and none has succeeded since, else 1 (visitors, views, assistant, feedback, searches, conversations, jobs). A unit that waits for the request budget, or has not been tried yet, is not a failure: see mintlify_units_waiting.
 # TYPE mintlify_up gauge
 `
 	jobsIntervalHeader = `# HELP mintlify_refresh_interval_seconds Interval between refreshes the exporter currently plans for the source, after any stretching to fit the request budget.

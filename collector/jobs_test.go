@@ -16,8 +16,9 @@ func TestJobsWatcherFollowsStateMachine(t *testing.T) {
 	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "j3", Status: "completed", NoChanges: true, CreatedAt: jobsT0.Add(-3 * time.Hour)})
 	w := e.watcher(collector.JobsConfig{Projects: []string{"p1"}, IDs: []string{"j1", "j2", "p1/j3"}})
 
-	// Before the first round the project is registered as down, with no job.
-	e.expectUp(jobsUpHeader + `mintlify_up{project="p1",source="jobs"} 0
+	// Before the first round the project is registered, with no job: up,
+	// since nothing failed.
+	e.expectUp(jobsUpHeader + `mintlify_up{project="p1",source="jobs"} 1
 ` + jobsIntervalHeader + `mintlify_refresh_interval_seconds{project="p1",source="jobs"} 60
 `)
 	e.expect(w, jobsHeader+jobsCounts("p1", 0, 0, 0, 0))

@@ -527,7 +527,7 @@ func TestVisitorsSimulatedHours(t *testing.T) {
 	if n := len(sendTimes); n < 230 || n > 270 {
 		t.Fatalf("%d requests in three hours, want the budget nearly spent (230..270)", n)
 	}
-	if !strings.Contains(f.logs.String(), "refresh intervals stretched to fit the analytics request budget") {
+	if !strings.Contains(f.logs.String(), "intervals stretched to fit the request budget") {
 		t.Fatal("the stretch was not logged")
 	}
 }

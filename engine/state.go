@@ -118,7 +118,7 @@ func (e *Engine) restoreLocked(st *State) {
 				level.Warn(e.logger).Log("msg", "ignoring a unit of the cache file", "unit", u.Unit.String(), "err", err)
 				continue
 			}
-			u.snap, u.settled = snap, true
+			u.snap, u.attempted = snap, true
 			e.cfg.Status.Restore(u.Project, u.Source, u.Window.Name, d.Completed)
 			n++
 		}

@@ -10,7 +10,7 @@ import (
 
 var (
 	upDesc = prometheus.NewDesc("mintlify_up",
-		"1 when the last refresh of the source (visitors, views, assistant, feedback, searches, conversations, jobs) succeeded for the project, 0 when it failed. For an analytics source, every window must have succeeded.",
+		"0 when the last refresh of one of the source's units (windows) failed for the project and none has succeeded since, else 1 (visitors, views, assistant, feedback, searches, conversations, jobs). A unit that waits for the request budget, or has not been tried yet, is not a failure: see mintlify_units_waiting.",
 		[]string{"project", "source"}, nil)
 	lastSuccessDesc = prometheus.NewDesc("mintlify_last_success_timestamp_seconds",
 		"Unix time at the end of the last successful refresh of the source. For an analytics source, the oldest of the project's windows.",
@@ -29,9 +29,10 @@ var (
 //
 // A source may be made of several parts refreshed independently (the
 // visitors source has one part per window); the exported value aggregates
-// the parts pessimistically: up only when every part is up, the oldest last
-// success, the longest duration and interval. A pair is exported once any of
-// its parts has been registered with Track.
+// the parts pessimistically: down when any part's last refresh failed, the
+// oldest last success, the longest duration and interval. A pair is exported
+// once any of its parts has been registered with Track, as up: a part that
+// was never tried, or waits for the request budget, has not failed.
 type Status struct {
 	mu    sync.Mutex
 	parts map[statusKey]*partStatus
@@ -40,7 +41,7 @@ type Status struct {
 type statusKey struct{ project, source, part string }
 
 type partStatus struct {
-	up          bool
+	failed      bool // the last refresh failed
 	lastSuccess time.Time
 	duration    time.Duration
 	interval    time.Duration
@@ -61,8 +62,8 @@ func (s *Status) part(project, source, part string) *partStatus {
 	return p
 }
 
-// Track registers a part so the pair is exported (as down) before its first
-// refresh ends.
+// Track registers a part so the pair is exported (as up: nothing failed)
+// before its first refresh ends.
 func (s *Status) Track(project, source, part string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -81,7 +82,7 @@ func (s *Status) Succeeded(project, source, part string, end time.Time, dur time
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := s.part(project, source, part)
-	p.up, p.lastSuccess, p.duration = true, end, dur
+	p.failed, p.lastSuccess, p.duration = false, end, dur
 }
 
 // Failed records a failed refresh that took dur. The last success is kept.
@@ -89,7 +90,7 @@ func (s *Status) Failed(project, source, part string, dur time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := s.part(project, source, part)
-	p.up, p.duration = false, dur
+	p.failed, p.duration = true, dur
 }
 
 // Restore records a success loaded from persisted state (a cache file)
@@ -98,10 +99,10 @@ func (s *Status) Restore(project, source, part string, lastSuccess time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := s.part(project, source, part)
-	p.up, p.lastSuccess = true, lastSuccess
+	p.failed, p.lastSuccess = false, lastSuccess
 }
 
-// Up reports whether every part of the pair is up.
+// Up reports whether no part of the pair failed its last refresh.
 func (s *Status) Up(project, source string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -129,7 +130,7 @@ func (s *Status) aggregate() map[pairKey]*aggregate {
 			a = &aggregate{up: true, anySuccess: true}
 			out[pk] = a
 		}
-		a.up = a.up && p.up
+		a.up = a.up && !p.failed
 		if p.lastSuccess.IsZero() {
 			a.anySuccess = false
 		} else if a.lastSuccess.IsZero() || p.lastSuccess.Before(a.lastSuccess) {

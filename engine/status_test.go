@@ -40,7 +40,7 @@ mintlify_refresh_duration_seconds{project="docs",source="visitors"} 3
 # TYPE mintlify_refresh_interval_seconds gauge
 mintlify_refresh_interval_seconds{project="api",source="jobs"} 60
 mintlify_refresh_interval_seconds{project="docs",source="visitors"} 1200
-# HELP mintlify_up 1 when the last refresh of the source (visitors, views, assistant, feedback, searches, conversations, jobs) succeeded for the project, 0 when it failed. For an analytics source, every window must have succeeded.
+# HELP mintlify_up 0 when the last refresh of one of the source's units (windows) failed for the project and none has succeeded since, else 1 (visitors, views, assistant, feedback, searches, conversations, jobs). A unit that waits for the request budget, or has not been tried yet, is not a failure: see mintlify_units_waiting.
 # TYPE mintlify_up gauge
 mintlify_up{project="api",source="jobs"} 1
 mintlify_up{project="docs",source="visitors"} 0
@@ -64,5 +64,29 @@ mintlify_last_success_timestamp_seconds{project="docs",source="visitors"} 1.6999
 	}
 	if problems, err := testutil.CollectAndLint(s); err != nil || len(problems) > 0 {
 		t.Fatalf("lint: %v %v", problems, err)
+	}
+}
+
+// TestStatusNotTriedIsNotDown: a part tracked but never refreshed (it waits
+// for the request budget) leaves the pair up; a failure takes it down and
+// a later success brings it back.
+func TestStatusNotTriedIsNotDown(t *testing.T) {
+	s := NewStatus()
+	s.Track("docs", SourceVisitors, "1d")
+	s.Track("docs", SourceVisitors, "30d")
+	if !s.Up("docs", SourceVisitors) {
+		t.Fatal("a source nothing was tried of is down")
+	}
+	s.Succeeded("docs", SourceVisitors, "1d", time.Unix(1_700_000_000, 0), time.Second)
+	if !s.Up("docs", SourceVisitors) {
+		t.Fatal("a source whose 30d window waits is down")
+	}
+	s.Failed("docs", SourceVisitors, "30d", time.Second)
+	if s.Up("docs", SourceVisitors) {
+		t.Fatal("a failed window leaves the source up")
+	}
+	s.Succeeded("docs", SourceVisitors, "30d", time.Unix(1_700_000_000, 0), time.Second)
+	if !s.Up("docs", SourceVisitors) {
+		t.Fatal("a window that succeeded again leaves the source down")
 	}
 }

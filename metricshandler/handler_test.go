@@ -581,9 +581,9 @@ func TestLabelEscapingRoundTrips(t *testing.T) {
 // TestBeforeFirstSnapshot: when the first refresh failed, both paths serve
 // the live part only, and gzip is still one valid member.
 func TestBeforeFirstSnapshot(t *testing.T) {
-	// Every scrape waits the whole first wait for a snapshot that never
-	// comes: keep it short.
-	e := newEnv(t, envOptions{fail: true, noSnapshots: true, firstWait: 200 * time.Millisecond})
+	// Every first refresh fails: the scrapes do not wait (every unit has
+	// had its attempt), serve no data, and mintlify_up says 0.
+	e := newEnv(t, envOptions{fail: true, firstWait: 200 * time.Millisecond})
 	plain := scrape(e.h, "Accept", acceptText)
 	gz := scrape(e.h, "Accept", acceptText, "Accept-Encoding", "gzip")
 	fast := promtest.ParseText(t, plain.Body.Bytes())

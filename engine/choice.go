@@ -1,0 +1,304 @@
+package engine
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"time"
+)
+
+// CostEstimator is implemented by a source that knows what a unit costs
+// before its first fetch, such as a single request per unit. EstimateCost
+// returns 0 when it does not know (a paged walk before its first page).
+type CostEstimator interface {
+	EstimateCost(u Unit) int
+}
+
+// CostGrouper is implemented by sources whose units cost alike because
+// they walk the same pages, such as visitors and views (one row per path):
+// before its first fetch, a unit's cost is estimated from the same
+// project and window of another source of its group.
+type CostGrouper interface {
+	CostGroup() string
+}
+
+// unknownCost is the estimate of a unit nothing is known about: a paged
+// walk of a site of about 1,000 paths. It only orders the first round;
+// the planner replans from real costs as they arrive.
+const unknownCost = 4
+
+// dueAtLocked is when u falls due, as seen at now: at once without data
+// (after any back-off), at the UTC midnight that moves its window, or when
+// its data is older than its interval. In the last quarter of an interval
+// before that midnight a refresh is not due: its data would be replaced at
+// midnight anyway, and its requests stay free for the rollover, when every
+// unit is due at once. The zero time means never (a refresh is running).
+func (e *Engine) dueAtLocked(u *unit, now time.Time) time.Time {
+	if u.inFlight {
+		return time.Time{}
+	}
+	if u.snap == nil {
+		return u.retryAt
+	}
+	rollover := u.snap.rng.To.Time() // the window's dateTo: the next UTC midnight
+	at := u.snap.completed.Add(u.interval)
+	if quiet := rollover.Add(-u.interval / 4); !at.Before(quiet) || !now.Before(quiet) {
+		at = rollover
+	}
+	if u.retryAt.After(at) {
+		at = u.retryAt
+	}
+	return at
+}
+
+// dueLocked reports whether u should start a refresh at now. Once due, a
+// unit stays due until its refresh starts: a replan that stretches its
+// interval meanwhile does not take the refresh back.
+func (e *Engine) dueLocked(u *unit, now time.Time) bool {
+	if u.inFlight {
+		return false
+	}
+	u.due = u.due || !now.Before(e.dueAtLocked(u, now))
+	return u.due
+}
+
+// estimateLocked is what the next refresh of u is expected to cost, and
+// whether that is a guess nothing backs. With data: its last cost, less
+// the share of it that left the window when the UTC day rolled over (a 1d
+// window starts the day nearly empty). Before its first fetch: what its
+// source says (CostEstimator), else the nearest sibling with data: the
+// same project's other windows of the source, then the same project of a
+// source of its cost group (visitors and views), then the same window of
+// another project. The walk is paced request by request anyway, so an
+// estimate too low never exceeds the budget.
+func (e *Engine) estimateLocked(u *unit, now time.Time) (cost int, guess bool) {
+	if u.snap != nil {
+		cost := u.snap.res.Cost
+		if u.snap.rng != u.Window.Range(now) {
+			days := max(1, u.Window.Days)
+			cost = 1 + cost*(days-1)/days
+		}
+		return max(1, cost), false
+	}
+	if est, ok := e.sources[u.src].src.(CostEstimator); ok {
+		if c := est.EstimateCost(u.Unit); c > 0 {
+			return c, false
+		}
+	}
+	group := e.sources[u.src].group
+	siblings := []func(o *unit) bool{
+		func(o *unit) bool { return o.src == u.src && o.Project == u.Project },
+		func(o *unit) bool {
+			return group != "" && e.sources[o.src].group == group && o.Project == u.Project
+		},
+		func(o *unit) bool { return o.src == u.src && o.Window == u.Window },
+	}
+	for _, sibling := range siblings {
+		best, bestDist := 0, math.Inf(1)
+		for _, o := range e.units {
+			if o == u || o.snap == nil || o.Window.Site != u.Window.Site || !sibling(o) {
+				continue
+			}
+			// The nearest window by ratio of days; a tie goes to the
+			// longer window, whose cost bounds the shorter's.
+			d := math.Abs(math.Log(float64(max(1, o.Window.Days)) / float64(max(1, u.Window.Days))))
+			if d < bestDist || (d == bestDist && o.snap.res.Cost > best) {
+				best, bestDist = o.snap.res.Cost, d
+			}
+		}
+		if best > 0 {
+			return best, false
+		}
+	}
+	return unknownCost, true
+}
+
+// valueOrderLocked sorts units by what a request spent on them buys, best
+// first. A unit without data is worth the most; among those the cheapest
+// goes first, so every project's one-request units have data within
+// seconds however large the site. A unit with data is wrong by about
+// a/(24·N) of its value after a hours for an N-day window, and by about
+// 1/N once the UTC day rolled over and the window moved; it goes by that
+// error per request. Ties keep the units' order.
+func (e *Engine) valueOrderLocked(units []*unit, now time.Time, cost map[*unit]int) {
+	score := func(u *unit) float64 {
+		days := float64(max(1, u.Window.Days))
+		wrong := now.Sub(u.snap.completed).Hours() / (24 * days)
+		if u.snap.rng != u.Window.Range(now) {
+			wrong = max(wrong, 1/days)
+		}
+		return wrong / float64(cost[u])
+	}
+	index := make(map[*unit]int, len(e.units))
+	for i, u := range e.units {
+		index[u] = i
+	}
+	slices.SortStableFunc(units, func(a, b *unit) int {
+		switch {
+		case a.snap == nil && b.snap == nil:
+			if c := cmp.Compare(cost[a], cost[b]); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(a.Window.Days, b.Window.Days); c != 0 {
+				return c
+			}
+		case a.snap == nil:
+			return -1
+		case b.snap == nil:
+			return 1
+		default:
+			if c := cmp.Compare(score(b), score(a)); c != 0 {
+				return c
+			}
+		}
+		return cmp.Compare(index[a], index[b])
+	})
+}
+
+// chooseLocked returns the unit to refresh now with its expected cost, or
+// nil and when to look again. It books the budget for every due unit in
+// value order (reservations): each gets the earliest time its requests fit
+// the sliding hour without delaying a unit worth more. The first whose
+// time is now runs; a unit cheaper than every unit that waits ahead of it
+// (one request beside walks) thus fills the room a more valuable walk
+// cannot use yet, but never delays it, while units of the same cost keep
+// their order. The others wait, each with the time it is expected to start
+// (waitAt).
+func (e *Engine) chooseLocked(now time.Time) (pick *unit, pickCost int, next time.Time) {
+	var due []*unit
+	cost := map[*unit]int{}
+	for _, u := range e.units {
+		if e.dueLocked(u, now) {
+			due = append(due, u)
+			cost[u], _ = e.estimateLocked(u, now)
+			continue
+		}
+		u.waitAt, u.waitWhy = time.Time{}, ""
+		if at := e.dueAtLocked(u, now); !at.IsZero() && (next.IsZero() || at.Before(next)) {
+			next = at
+		}
+	}
+	e.valueOrderLocked(due, now, cost)
+	sent, paused := e.cfg.Budget.Ledger()
+	from := now
+	if paused.After(now) {
+		from = paused
+	}
+	book := newReservations(sent, e.cfg.Budget.PerHour())
+	waitingFirst := false
+	// A unit may go before a more valuable one that waits only when it is
+	// cheaper than every unit ahead of it that waits (a one-request unit
+	// beside walks); else it starts after them.
+	gate, cheapestAhead := from, math.MaxInt
+	for _, u := range due {
+		need := min(cost[u], e.cfg.Budget.PerHour())
+		start := from
+		if cost[u] >= cheapestAhead {
+			start = gate
+		}
+		at := book.earliest(start, need)
+		book.add(at, need)
+		if at.After(gate) {
+			gate = at
+		}
+		if at.After(now) {
+			cheapestAhead = min(cheapestAhead, cost[u])
+		}
+		if pick == nil && !at.After(now) {
+			pick, pickCost = u, cost[u]
+			u.waitAt, u.waitWhy = time.Time{}, ""
+			continue
+		}
+		u.waitAt, u.waitWhy = at, "budget"
+		if at.Equal(from) && from.After(now) {
+			u.waitWhy = "paused"
+		}
+		if u.snap == nil && !u.attempted {
+			waitingFirst = true
+		}
+		if pick == nil && (next.IsZero() || at.Before(next)) {
+			next = at
+		}
+	}
+	if pick != nil {
+		next = now
+	}
+	if waitingFirst && !e.firstRoundLogged {
+		e.logFirstRoundLocked(now)
+	}
+	return pick, pickCost, next
+}
+
+// reservations is a forecast of the request ledger: the requests of the
+// last hour and those booked for the units that wait, by time.
+type reservations struct {
+	perHour int
+	at      []time.Time // ascending
+	cum     []int       // cum[i]: requests booked at at[0..i-1]; len(at)+1 entries
+}
+
+func newReservations(sent []time.Time, perHour int) *reservations {
+	r := &reservations{perHour: perHour, cum: []int{0}}
+	for _, t := range sent {
+		r.add(t, 1)
+	}
+	return r
+}
+
+// add books n requests at t.
+func (r *reservations) add(t time.Time, n int) {
+	i, found := slices.BinarySearchFunc(r.at, t, time.Time.Compare)
+	if !found {
+		r.at = slices.Insert(r.at, i, t)
+		r.cum = slices.Insert(r.cum, i+1, r.cum[i])
+	}
+	for j := i + 1; j < len(r.cum); j++ {
+		r.cum[j] += n
+	}
+}
+
+// count is the number of requests booked in the hour (end-1h, end].
+func (r *reservations) count(end time.Time) int {
+	hi, found := slices.BinarySearchFunc(r.at, end, time.Time.Compare)
+	if found {
+		hi++
+	}
+	lo, found := slices.BinarySearchFunc(r.at, end.Add(-time.Hour), time.Time.Compare)
+	if found {
+		lo++
+	}
+	return r.cum[hi] - r.cum[lo]
+}
+
+// fits reports whether n more requests at t keep every sliding hour that
+// contains t within the budget: the hours ending at t and at each booked
+// time in the hour after t are the only ones whose count they change.
+func (r *reservations) fits(t time.Time, n int) bool {
+	if r.count(t)+n > r.perHour {
+		return false
+	}
+	i, _ := slices.BinarySearchFunc(r.at, t, time.Time.Compare)
+	for ; i < len(r.at) && r.at[i].Before(t.Add(time.Hour)); i++ {
+		if r.count(r.at[i])+n > r.perHour {
+			return false
+		}
+	}
+	return true
+}
+
+// earliest is the first time from from on at which n requests fit: from
+// itself, or the moment a booked request leaves the hour (with the margin
+// the budget's pacing keeps).
+func (r *reservations) earliest(from time.Time, n int) time.Time {
+	if r.fits(from, n) {
+		return from
+	}
+	for _, a := range r.at {
+		if t := a.Add(time.Hour + paceMargin); t.After(from) && r.fits(t, n) {
+			return t
+		}
+	}
+	// Unreachable while n is at most perHour: an hour after the last
+	// booked request, nothing is booked.
+	return r.at[len(r.at)-1].Add(time.Hour + paceMargin)
+}

@@ -1,0 +1,263 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+)
+
+// The states of a unit, as UnitState.State gives them.
+const (
+	// StateOK: the unit has data and is not due.
+	StateOK = "ok"
+	// StateRefreshing: a refresh is sending requests.
+	StateRefreshing = "refreshing"
+	// StateWaiting: the unit is due and waits for room in the request
+	// budget or for a rate-limit pause to end. Not a failure.
+	StateWaiting = "waiting"
+	// StateFailing: the last refresh failed; any previous data is served.
+	StateFailing = "failing"
+	// StatePending: no refresh has been tried yet.
+	StatePending = "pending"
+)
+
+var unitsWaitingDesc = prometheus.NewDesc("mintlify_units_waiting",
+	"Units (windows) of the source and project with no data yet that wait for the request budget or a rate-limit pause: a large site's first round, not a failure.",
+	[]string{"project", "source"}, nil)
+
+// render renders a result's families for a unit.
+func (e *Engine) render(u *unit, res *Result) []chunk {
+	fams := e.sources[u.src].families
+	out := make([]chunk, len(fams))
+	for i, f := range fams {
+		if i < len(res.Samples) {
+			out[i] = renderFamily(f, u.Project, u.Window.Name, res.Samples[i])
+		}
+	}
+	return out
+}
+
+// publishLocked swaps in a new exposition of the current data: for each
+// source, each family whole, units in project then window order.
+func (e *Engine) publishLocked() {
+	x := &Exposition{}
+	for si, s := range e.sources {
+		for fi := range s.families {
+			header := false
+			for _, u := range e.units {
+				if u.src != si || u.snap == nil || len(u.snap.rendered[fi].text) == 0 {
+					continue
+				}
+				if !header { // a family without series is left out, as client_golang does
+					x.add(s.headers[fi])
+					header = true
+				}
+				x.add(u.snap.rendered[fi])
+			}
+		}
+	}
+	e.expo.Store(x)
+}
+
+// UnitState describes one unit for the landing page.
+type UnitState struct {
+	Unit
+	// State is one of StateOK, StateRefreshing, StateWaiting, StateFailing
+	// and StatePending.
+	State string
+	// Next is when the unit is expected to refresh next: for a waiting
+	// unit, when the budget is expected to have room for it. Zero while it
+	// refreshes.
+	Next time.Time
+	// Range, Completed, Cost and Summary describe the last good data; Completed
+	// is zero before the first. Cost is then the estimate.
+	Range     client.DateRange
+	Completed time.Time
+	Cost      int
+	Summary   string
+	// Interval is the planned refresh interval.
+	Interval   time.Duration
+	Refreshing bool
+	// LastError is the error of the last refresh, "" when it succeeded.
+	LastError string
+	// Deferred says what a waiting unit waits for, in a few words.
+	Deferred string
+}
+
+// States returns the state of every unit.
+func (e *Engine) States() []UnitState {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	now := e.now()
+	out := make([]UnitState, len(e.units))
+	for i, u := range e.units {
+		cost, _ := e.estimateLocked(u, now)
+		s := UnitState{Unit: u.Unit, Interval: u.interval, Refreshing: u.inFlight, LastError: u.lastErr, Cost: cost}
+		if u.snap != nil {
+			s.Range, s.Completed, s.Cost, s.Summary = u.snap.rng, u.snap.completed, u.snap.res.Cost, u.snap.res.Summary
+		}
+		switch {
+		case u.inFlight:
+			s.State = StateRefreshing
+		case u.lastErr != "":
+			s.State = StateFailing
+		case u.waitAt.After(now):
+			s.State = StateWaiting
+		case u.snap == nil:
+			s.State = StatePending
+		default:
+			s.State = StateOK
+		}
+		if !u.inFlight {
+			s.Next = e.dueAtLocked(u, now)
+			if u.waitAt.After(now) {
+				s.Next = u.waitAt
+				s.Deferred = fmt.Sprintf("waiting for the request budget (%d requests)", min(cost, e.cfg.Budget.PerHour()))
+				if u.waitWhy == "paused" {
+					s.Deferred = "waiting for the API's rate-limit pause to end"
+				}
+			}
+			if s.Next.Before(now) {
+				s.Next = now
+			}
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// Summary counts units by state for the landing page.
+type Summary struct {
+	Units                                     int
+	OK, Refreshing, Waiting, Failing, Pending int
+	// NextRefresh is the earliest time a unit is expected to refresh;
+	// AllDataBy, while some unit has no data, when the last of them is
+	// expected to have it (zero when unknown).
+	NextRefresh, AllDataBy time.Time
+}
+
+// Summary returns the counts of States.
+func (e *Engine) Summary() Summary {
+	var s Summary
+	noData := false
+	for _, u := range e.States() {
+		s.Units++
+		switch u.State {
+		case StateOK:
+			s.OK++
+		case StateRefreshing:
+			s.Refreshing++
+		case StateWaiting:
+			s.Waiting++
+		case StateFailing:
+			s.Failing++
+		case StatePending:
+			s.Pending++
+		}
+		if !u.Next.IsZero() && (s.NextRefresh.IsZero() || u.Next.Before(s.NextRefresh)) {
+			s.NextRefresh = u.Next
+		}
+		if u.Completed.IsZero() {
+			noData = true
+			if u.State == StateWaiting {
+				if u.Next.After(s.AllDataBy) {
+					s.AllDataBy = u.Next
+				}
+			}
+		}
+	}
+	if !noData {
+		s.AllDataBy = time.Time{}
+	}
+	return s
+}
+
+// LiveCollectors returns the engine's metrics that change between
+// refreshes and are gathered at every scrape: mintlify_rows_skipped_total
+// and mintlify_units_waiting.
+func (e *Engine) LiveCollectors() []prometheus.Collector {
+	return []prometheus.Collector{e.skipped, waitingCollector{e}}
+}
+
+// waitingCollector exports mintlify_units_waiting for every project and
+// source, 0 included.
+type waitingCollector struct{ e *Engine }
+
+// Describe implements prometheus.Collector.
+func (c waitingCollector) Describe(ch chan<- *prometheus.Desc) { ch <- unitsWaitingDesc }
+
+// Collect implements prometheus.Collector.
+func (c waitingCollector) Collect(ch chan<- prometheus.Metric) {
+	e := c.e
+	type key struct{ project, source string }
+	counts := map[key]int{}
+	var keys []key
+	e.mu.Lock()
+	now := e.now()
+	for _, u := range e.units {
+		k := key{u.Project, u.Source}
+		if _, ok := counts[k]; !ok {
+			keys = append(keys, k)
+			counts[k] = 0
+		}
+		if u.snap == nil && u.waitAt.After(now) {
+			counts[k]++
+		}
+	}
+	e.mu.Unlock()
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].project != keys[j].project {
+			return keys[i].project < keys[j].project
+		}
+		return keys[i].source < keys[j].source
+	})
+	for _, k := range keys {
+		ch <- prometheus.MustNewConstMetric(unitsWaitingDesc, prometheus.GaugeValue, float64(counts[k]), k.project, k.source)
+	}
+}
+
+// Describe implements prometheus.Collector for the sources' families.
+func (e *Engine) Describe(ch chan<- *prometheus.Desc) {
+	for _, s := range e.sources {
+		for _, d := range s.descs {
+			ch <- d
+		}
+	}
+}
+
+// Collect implements prometheus.Collector from the current data. The scrape
+// handler's fast path serves the pre-rendered Exposition instead; both
+// carry the same series.
+func (e *Engine) Collect(ch chan<- prometheus.Metric) {
+	e.mu.Lock()
+	type item struct {
+		u    Unit
+		src  int
+		snap *snapshot
+	}
+	var items []item
+	for _, u := range e.units {
+		if u.snap != nil {
+			items = append(items, item{u.Unit, u.src, u.snap})
+		}
+	}
+	e.mu.Unlock()
+	for _, it := range items {
+		s := e.sources[it.src]
+		for fi, samples := range it.snap.res.Samples {
+			n := len(s.families[fi].Labels)
+			for _, sm := range samples {
+				lv := append([]string{it.u.Project, it.u.Window.Name}, sm.Labels[:n]...)
+				m, err := prometheus.NewConstMetric(s.descs[fi], prometheus.GaugeValue, sm.Value, lv...)
+				if err != nil {
+					m = prometheus.NewInvalidMetric(s.descs[fi], err)
+				}
+				ch <- m
+			}
+		}
+	}
+}

@@ -1,0 +1,247 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/go-kit/log/level"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/backoff"
+)
+
+// check refuses a result that does not fit the source's families.
+func (e *Engine) check(u *unit, res *Result) error {
+	if res == nil || len(res.Samples) > len(e.sources[u.src].families) {
+		return fmt.Errorf("source %s returned a result that does not match its families", u.Source)
+	}
+	return nil
+}
+
+// settle ends u's refresh: f updates its state, then everything waiting
+// for a change (scrapes holding for first data, tests) is woken.
+func (e *Engine) settle(u *unit, f func()) {
+	e.mu.Lock()
+	f()
+	u.inFlight = false
+	e.changedLocked()
+	e.mu.Unlock()
+}
+
+// fail records a failed refresh: the previous data stays, mintlify_up goes
+// to 0, the unit backs off, and a 429 pauses every analytics request.
+func (e *Engine) fail(u *unit, err error, end time.Time, took time.Duration) {
+	if e.ctx.Err() != nil {
+		e.settle(u, func() {}) // shutting down: not a failure of the API
+		return
+	}
+	e.cfg.Status.Failed(u.Project, u.Source, u.Window.Name, took)
+	if ra, has, ok := client.IsRateLimited(err); ok {
+		e.mu.Lock()
+		e.rateLimits++
+		if !has {
+			ra = rateLimitBackoff.Delay(e.rateLimits)
+		}
+		ra = min(ra, client.MaxRateLimitPause)
+		e.mu.Unlock()
+		e.cfg.Budget.Pause(end.Add(ra))
+	}
+	e.settle(u, func() {
+		u.failures++
+		u.attempted = true
+		u.retryAt = end.Add(backoff.Policy{Base: failureBackoffBase, Max: u.interval}.Delay(u.failures))
+		// After a 429 the unit goes again when the pause ends, not before:
+		// one time in the log, the one that counts.
+		if paused := e.cfg.Budget.PausedUntil(); paused.After(u.retryAt) {
+			u.retryAt = paused
+		}
+		if class := errorClass(err); class != u.lastClass {
+			msg := u.Source + " refresh failed; serving the previous data"
+			if u.snap == nil {
+				msg = u.Source + " refresh failed; no data for this unit yet"
+			}
+			if _, _, limited := client.IsRateLimited(err); limited {
+				msg += "; the API's rate limit (100 analytics requests per organization per hour) was hit, so every analytics request pauses until retry_at"
+			}
+			level.Error(e.logger).Log("msg", msg, "collector", u.Source, "project", u.Project, "window", u.Window.String(),
+				"err", advice(err), "retry_at", u.retryAt.UTC().Format(time.RFC3339))
+			u.lastClass = class
+		}
+		u.lastErr = err.Error()
+	})
+}
+
+// succeed installs a refresh's data, counts its skipped rows, replans and
+// publishes the new exposition.
+func (e *Engine) succeed(u *unit, snap *snapshot) {
+	e.cfg.Status.Succeeded(u.Project, u.Source, u.Window.Name, snap.completed, snap.duration)
+	for _, reason := range slices.Sorted(maps.Keys(snap.res.Skipped)) {
+		n := snap.res.Skipped[reason]
+		if n <= 0 {
+			continue
+		}
+		e.skipped.WithLabelValues(u.Source, reason).Add(float64(n))
+		e.mu.Lock()
+		first := !e.skipLogged[u.Source+"\x00"+reason]
+		e.skipLogged[u.Source+"\x00"+reason] = true
+		e.mu.Unlock()
+		if first {
+			level.Warn(e.logger).Log("msg", "the API sent malformed rows; they were skipped and the rest of the answer kept (logged once per source and reason; see mintlify_rows_skipped_total)",
+				"collector", u.Source, "project", u.Project, "window", u.Window.String(), "reason", reason, "rows", n)
+		}
+	}
+	e.settle(u, func() {
+		if u.lastErr != "" {
+			level.Info(e.logger).Log("msg", u.Source+" refresh succeeded again", "collector", u.Source, "project", u.Project, "window", u.Window.String())
+		}
+		u.snap, u.failures, u.lastErr, u.lastClass, u.retryAt = snap, 0, "", "", time.Time{}
+		u.attempted = true
+		e.rateLimits = 0
+		level.Debug(e.logger).Log("msg", u.Source+" refreshed", "collector", u.Source, "project", u.Project, "window", u.Window.String(),
+			"range", snap.rng.String(), "requests", snap.res.Cost, "summary", snap.res.Summary, "duration", snap.duration)
+		e.replanLocked()
+		e.publishLocked()
+		e.logAllDataLocked()
+	})
+	if e.cfg.OnChange != nil {
+		e.cfg.OnChange()
+	}
+}
+
+// planSummary is what the plan log line says.
+type planSummary struct {
+	units, perRound   int
+	perHour           float64
+	shortest, longest time.Duration
+}
+
+// material reports whether p differs enough from q to be logged again:
+// a tenth or more in the requests an hour or in either interval.
+func (p planSummary) material(q planSummary) bool {
+	apart := func(a, b float64) bool { return math.Abs(a-b) > 0.1*math.Max(a, b) }
+	return p.units != q.units || apart(p.perHour, q.perHour) ||
+		apart(p.shortest.Seconds(), q.shortest.Seconds()) || apart(p.longest.Seconds(), q.longest.Seconds())
+}
+
+// replanLocked recomputes every unit's interval from the expected costs
+// (estimated from siblings before a unit's first fetch). The plan is logged
+// in one short line once every cost is backed by data or a sibling, and
+// again only when it changes materially; the landing page has each unit's
+// interval and cost.
+func (e *Engine) replanLocked() {
+	now := e.now()
+	pu := make([]PlanUnit, len(e.units))
+	known := true
+	for i, u := range e.units {
+		cost, guess := e.estimateLocked(u, now)
+		if u.snap != nil {
+			cost = max(1, u.snap.res.Cost) // the plan is for whole windows, not the day after a rollover
+		}
+		known = known && !guess
+		pu[i] = PlanUnit{Cost: cost, Days: u.Window.Days}
+	}
+	intervals := e.cfg.Planner(pu, e.cfg.Budget.PerHour(), e.cfg.MinInterval)
+	sum := planSummary{units: len(e.units), shortest: time.Duration(math.MaxInt64)}
+	for i, u := range e.units {
+		u.interval = max(intervals[i], e.cfg.MinInterval)
+		sum.perRound += pu[i].Cost
+		sum.perHour += float64(pu[i].Cost) * float64(time.Hour) / float64(u.interval)
+		sum.shortest, sum.longest = min(sum.shortest, u.interval), max(sum.longest, u.interval)
+		e.cfg.Status.SetInterval(u.Project, u.Source, u.Window.Name, u.interval)
+	}
+	if !known || !sum.material(e.plan) {
+		return
+	}
+	e.plan = sum
+	msg := "refresh plan: every unit at the minimum interval, within the request budget"
+	if sum.longest > e.cfg.MinInterval {
+		msg = "refresh plan: intervals stretched to fit the request budget, cheap and short windows more often (each unit's interval and cost are on the landing page)"
+	}
+	level.Info(e.logger).Log("msg", msg, "units", sum.units, "requests_per_round", sum.perRound,
+		"requests_per_hour", e.cfg.Budget.PerHour(), "planned_requests_per_hour", math.Round(sum.perHour*10)/10,
+		"shortest_interval", sum.shortest, "longest_interval", sum.longest)
+}
+
+// logFirstRoundLocked says once, when the first unit without data has to
+// wait for the budget, that the first round does not fit the hour and
+// when all data is expected; chooseLocked has set every waiting unit's
+// waitAt.
+func (e *Engine) logFirstRoundLocked(now time.Time) {
+	e.firstRoundLogged = true
+	need, waiting := 0, 0
+	var by time.Time
+	for _, u := range e.units {
+		if u.snap == nil && !u.attempted {
+			c, _ := e.estimateLocked(u, now)
+			need += c
+		} else if u.snap != nil && u.snap.completed.After(now.Add(-time.Hour)) {
+			need += u.snap.res.Cost
+		}
+		if u.snap == nil && !u.waitAt.IsZero() {
+			waiting++
+			if u.waitAt.After(by) {
+				by = u.waitAt
+			}
+		}
+	}
+	level.Info(e.logger).Log("msg", "the first round of refreshes needs more requests than the budget allows in an hour: units without data wait for the budget (not a failure; see mintlify_units_waiting and the landing page)",
+		"first_round_requests", need, "requests_per_hour", e.cfg.Budget.PerHour(), "units_waiting", waiting,
+		"all_data_by", by.UTC().Format(time.RFC3339))
+}
+
+// logAllDataLocked says once when every unit has data.
+func (e *Engine) logAllDataLocked() {
+	if e.allDataLogged {
+		return
+	}
+	for _, u := range e.units {
+		if u.snap == nil {
+			return
+		}
+	}
+	e.allDataLogged = true
+	level.Info(e.logger).Log("msg", "every unit has data", "units", len(e.units))
+}
+
+// errorClass names the kind of a refresh error, leaving out what varies
+// between two refreshes failing for the same reason (such as the offset of
+// the page that failed first in a parallel walk).
+func errorClass(err error) string {
+	var ae *client.APIError
+	var de *client.DecodeError
+	switch {
+	case errors.As(err, &ae):
+		return fmt.Sprintf("api %d %s", ae.StatusCode, ae.Message)
+	case errors.As(err, &de):
+		return "decode " + de.Reason
+	case errors.Is(err, ErrBudgetExhausted):
+		return "budget"
+	case errors.Is(err, ErrRateLimitPause):
+		return "paused"
+	case errors.Is(err, client.ErrTooManyPages):
+		return "too many pages"
+	case errors.Is(err, client.ErrEmptyPageWithMore):
+		return "empty page"
+	case errors.Is(err, client.ErrBodyTooLarge):
+		return "body too large"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	}
+	return "transport"
+}
+
+// advice returns the error text with what to do for the common cases.
+func advice(err error) string {
+	switch {
+	case client.IsUnauthorized(err):
+		return err.Error() + " (the admin API key was refused: check that it is an admin key of this organization and has not expired or been revoked)"
+	case client.IsNotFound(err):
+		return err.Error() + " (check --mintlify.project-id against the dashboard's API keys page)"
+	}
+	return err.Error()
+}
