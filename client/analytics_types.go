@@ -135,6 +135,10 @@ type PathsResult struct {
 	Duplicates int
 	// Skipped counts the malformed rows of every page used, by reason.
 	Skipped Skipped
+	// Stopped is set when the walk stopped before the last page: it held
+	// WalkOptions.Top rows and every row had come in descending order of
+	// total, so no later row could rank among them.
+	Stopped bool
 }
 
 // CallerStats is the answer of assistant caller stats: assistant queries in

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 )
 
 // Defaults of WalkOptions.
@@ -28,6 +29,16 @@ type WalkOptions struct {
 	KnownPages int
 	// Concurrency bounds the concurrent requests; DefaultConcurrency when 0.
 	Concurrency int
+	// Top, when above 0, lets the walk stop early: once it holds Top rows
+	// that Keep accepts (every row when Keep is nil), when every row so far
+	// came in descending order of total (checked on every page, across
+	// pages), no later row can rank above the ones it holds, and the walk
+	// ends with that page (PathsResult.Stopped). Among rows whose total
+	// ties with the Top-th, those the API listed first are kept. The API
+	// promises no order: rows out of order anywhere make the walk read
+	// every page.
+	Top  int
+	Keep func(path string) bool
 }
 
 // withDefaults checks o and fills in defaults.
@@ -143,6 +154,12 @@ type walk struct {
 	o       WalkOptions
 	res     *PathsResult
 	seen    map[string]struct{}
+	// For WalkOptions.Top: whether every row so far came in descending
+	// order of total, the last row's total, and how many rows Keep
+	// accepted.
+	unordered bool
+	last      float64
+	kept      int
 }
 
 // fail wraps err with the walk's project, range and, unless page is
@@ -180,6 +197,9 @@ func (w *walk) add(i int, p *PathsPage) (last bool, err error) {
 	w.res.Pages++
 	w.res.Skipped.merge(p.Skipped)
 	for _, row := range p.Rows {
+		if w.o.Top > 0 {
+			w.rank(i == 0 && len(w.res.Rows) == 0, row)
+		}
 		if _, dup := w.seen[row.Path]; dup {
 			w.res.Duplicates++
 			continue
@@ -187,7 +207,24 @@ func (w *walk) add(i int, p *PathsPage) (last bool, err error) {
 		w.seen[row.Path] = struct{}{}
 		w.res.Rows = append(w.res.Rows, row)
 	}
+	if p.HasMore && w.o.Top > 0 && !w.unordered && w.kept >= w.o.Top {
+		w.res.Stopped = true
+		return true, nil
+	}
 	return !p.HasMore, nil
+}
+
+// rank follows the order of the rows for WalkOptions.Top: first is the
+// walk's first row.
+func (w *walk) rank(first bool, row PathCounts) {
+	if !first && row.Total > w.last {
+		w.unordered = true
+	}
+	w.last = row.Total
+	if _, dup := w.seen[row.Path]; dup || !utf8.ValidString(row.Path) || (w.o.Keep != nil && !w.o.Keep(row.Path)) {
+		return // a repeated path, or one that sanitizing might merge, is not counted
+	}
+	w.kept++
 }
 
 // fetchConcurrently gets pages 0..k-1, at most Concurrency at a time. Pages

@@ -35,6 +35,9 @@ func (*Assistant) Families() []engine.Family { return assistantFamilies }
 // Supports implements engine.Source: caller stats are site-wide figures.
 func (*Assistant) Supports(engine.Window) bool { return true }
 
+// EstimateCost implements engine.CostEstimator: one request per unit.
+func (*Assistant) EstimateCost(engine.Unit) int { return 1 }
+
 // Fetch implements engine.Source.
 func (a *Assistant) Fetch(ctx context.Context, u engine.Unit, r client.DateRange, _ int) (*engine.Result, error) {
 	s, err := a.client.CallerStats(ctx, u.Project, r)

@@ -46,6 +46,10 @@ func (*Feedback) Families() []engine.Family { return feedbackFamilies }
 // Supports implements engine.Source: feedback is per page only.
 func (*Feedback) Supports(w engine.Window) bool { return !w.Site }
 
+// EstimateCost implements engine.CostEstimator: one request (limit=100)
+// per unit.
+func (*Feedback) EstimateCost(engine.Unit) int { return 1 }
+
 // Fetch implements engine.Source.
 func (f *Feedback) Fetch(ctx context.Context, u engine.Unit, r client.DateRange, _ int) (*engine.Result, error) {
 	page, err := f.client.FeedbackByPage(ctx, u.Project, r, client.MaxFeedbackLimit)

@@ -24,6 +24,12 @@ type PathFilter struct {
 	MaxPaths int
 }
 
+// keeps reports whether the filter's include and exclude patterns keep
+// path.
+func (f PathFilter) keeps(path string) bool {
+	return (f.Include == nil || f.Include.MatchString(path)) && (f.Exclude == nil || !f.Exclude.MatchString(path))
+}
+
 // SanitizeLabel returns text from the API usable as a label value: invalid
 // UTF-8, which would make the whole scrape fail, becomes U+FFFD. Every
 // label value taken from an API answer goes through it.
@@ -64,13 +70,9 @@ func selectPathsOf[R any](rows []R, path func(*R) *string, key func(*R) float64,
 			seen[*p] = struct{}{}
 		}
 		distinct++
-		if f.Include != nil && !f.Include.MatchString(*p) {
-			continue
+		if f.keeps(*p) {
+			kept = append(kept, r)
 		}
-		if f.Exclude != nil && f.Exclude.MatchString(*p) {
-			continue
-		}
-		kept = append(kept, r)
 	}
 	// Sorting pointers: a comparison of two rows by value would move each
 	// to the heap to hand it to key and path, millions of times at 100,000
@@ -123,6 +125,10 @@ func fetchPaths(ctx context.Context, u engine.Unit, r client.DateRange, prevCost
 		return pathsUnit{totals: page.Totals}, nil
 	}
 	o.KnownPages = prevCost
+	if f.MaxPaths > 0 {
+		// Rows sorted by total let the walk stop at the top MaxPaths.
+		o.Top, o.Keep = f.MaxPaths, f.keeps
+	}
 	res, err := walk(ctx, u.Project, r, o)
 	if err != nil {
 		return pathsUnit{}, err
@@ -130,6 +136,9 @@ func fetchPaths(ctx context.Context, u engine.Unit, r client.DateRange, prevCost
 	rows, distinct := selectPathsOf(res.Rows, pathOf, totalOf, f, true)
 	out.Cost, out.Skipped = res.Pages, res.Skipped
 	out.Summary = fmt.Sprintf("%d paths, %d exported", distinct, len(rows))
+	if res.Stopped {
+		out.Summary = fmt.Sprintf("top %d exported; rows came sorted, so the walk stopped after %d paths", len(rows), distinct)
+	}
 	return pathsUnit{totals: res.Totals, rows: rows, distinct: distinct}, nil
 }
 
@@ -137,3 +146,17 @@ func fetchPaths(ctx context.Context, u engine.Unit, r client.DateRange, prevCost
 // are ranked by their total.
 func pathOf(r *client.PathCounts) *string  { return &r.Path }
 func totalOf(r *client.PathCounts) float64 { return r.Total }
+
+// pathsCostGroup is the engine.CostGrouper group of the sources that walk
+// every path (visitors and views): before its first walk, a unit's cost is
+// estimated from the other source's.
+const pathsCostGroup = "paths"
+
+// siteCost is what a unit of a paths source costs before it runs: one
+// request for a site window, unknown (0) for a walk.
+func siteCost(u engine.Unit) int {
+	if u.Window.Site {
+		return 1
+	}
+	return 0
+}

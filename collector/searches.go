@@ -65,6 +65,10 @@ func (*Searches) Families() []engine.Family { return searchesFamilies }
 // Supports implements engine.Source: totalSearches is a site-wide figure.
 func (*Searches) Supports(engine.Window) bool { return true }
 
+// EstimateCost implements engine.CostEstimator: one request per unit (the
+// top terms fit one page).
+func (*Searches) EstimateCost(engine.Unit) int { return 1 }
+
 // Fetch implements engine.Source.
 func (s *Searches) Fetch(ctx context.Context, u engine.Unit, r client.DateRange, _ int) (*engine.Result, error) {
 	top := s.topTerms

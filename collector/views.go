@@ -59,6 +59,14 @@ func (*Views) Families() []engine.Family { return viewsFamilies }
 // Supports implements engine.Source: views has site-wide totals.
 func (*Views) Supports(engine.Window) bool { return true }
 
+// EstimateCost implements engine.CostEstimator: a site window costs one
+// request; a full window's walk is not known before it runs.
+func (*Views) EstimateCost(u engine.Unit) int { return siteCost(u) }
+
+// CostGroup implements engine.CostGrouper: views walk the same paths as
+// visitors.
+func (*Views) CostGroup() string { return pathsCostGroup }
+
 // Fetch implements engine.Source.
 func (v *Views) Fetch(ctx context.Context, u engine.Unit, r client.DateRange, prevCost int) (*engine.Result, error) {
 	out := &engine.Result{Samples: make([][]engine.Sample, len(viewsFamilies))}

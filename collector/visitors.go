@@ -68,6 +68,14 @@ func (*Visitors) Families() []engine.Family { return visitorsFamilies }
 // Supports implements engine.Source: visitors has site-wide totals.
 func (*Visitors) Supports(engine.Window) bool { return true }
 
+// EstimateCost implements engine.CostEstimator: a site window costs one
+// request; a full window's walk is not known before it runs.
+func (*Visitors) EstimateCost(u engine.Unit) int { return siteCost(u) }
+
+// CostGroup implements engine.CostGrouper: visitors walk the same paths as
+// views.
+func (*Visitors) CostGroup() string { return pathsCostGroup }
+
 // Fetch implements engine.Source.
 func (v *Visitors) Fetch(ctx context.Context, u engine.Unit, r client.DateRange, prevCost int) (*engine.Result, error) {
 	out := &engine.Result{Samples: make([][]engine.Sample, len(visitorsFamilies))}

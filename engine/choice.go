@@ -113,6 +113,17 @@ func (e *Engine) estimateLocked(u *unit, now time.Time) (cost int, guess bool) {
 	return unknownCost, true
 }
 
+// guessingLocked reports whether some unit without data has only the
+// default estimate.
+func (e *Engine) guessingLocked(now time.Time) bool {
+	for _, u := range e.units {
+		if _, guess := e.estimateLocked(u, now); guess {
+			return true
+		}
+	}
+	return false
+}
+
 // valueOrderLocked sorts units by what a request spent on them buys, best
 // first. A unit without data is worth the most; among those the cheapest
 // goes first, so every project's one-request units have data within
@@ -204,8 +215,10 @@ func (e *Engine) chooseLocked(now time.Time) (pick *unit, pickCost int, next tim
 		if at.After(now) {
 			cheapestAhead = min(cheapestAhead, cost[u])
 		}
-		if pick == nil && !at.After(now) {
-			pick, pickCost = u, cost[u]
+		if !at.After(now) { // runs now, or next: not waiting
+			if pick == nil {
+				pick, pickCost = u, cost[u]
+			}
 			u.waitAt, u.waitWhy = time.Time{}, ""
 			continue
 		}
@@ -223,7 +236,9 @@ func (e *Engine) chooseLocked(now time.Time) (pick *unit, pickCost int, next tim
 	if pick != nil {
 		next = now
 	}
-	if waitingFirst && !e.firstRoundLogged {
+	// The first round's line waits for estimates backed by data, or for
+	// the worker to have nothing left to start.
+	if waitingFirst && !e.firstRoundLogged && (pick == nil || !e.guessingLocked(now)) {
 		e.logFirstRoundLocked(now)
 	}
 	return pick, pickCost, next

@@ -26,12 +26,14 @@ type Server struct {
 	analytics *slidingWindow // nil when the analytics limiter is off
 	// noRetryAfter leaves Retry-After out of the limiter's 429 answers.
 	noRetryAfter bool
-	projects     map[string]*project
-	faults       []*faultState
-	faultSeq     int
-	log          []Request
-	prSeq        int
-	jobSeq       int
+	// unorderedPaths serves paths rows out of order (WithUnorderedPaths).
+	unorderedPaths bool
+	projects       map[string]*project
+	faults         []*faultState
+	faultSeq       int
+	log            []Request
+	prSeq          int
+	jobSeq         int
 
 	cache rangeCache
 }

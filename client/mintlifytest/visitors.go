@@ -105,6 +105,9 @@ func (s *Server) servePaths(r *http.Request, rt route, ds *Dataset, f *Fault) re
 	if views {
 		arr = "views"
 	}
+	if s.unorderedPaths {
+		res = &rangeResult{totals: res.totals, rows: unordered(res.rows)}
+	}
 	return reply{status: http.StatusOK, body: encodePage(res, arr, q.offset, q.limit, f)}
 }
 

@@ -1,0 +1,373 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+)
+
+// threeProjects is the large-site rig: 3 projects, windows 1d/7d/30d, a
+// walk source ("walk", 8 requests a unit, in the cost group "paths"), its
+// sibling ("views", same group, cost unknown before its first fetch) and a
+// one-request source ("one"), with a budget of perHour.
+func threeProjects(t *testing.T, perHour int) (*rig, *memSource, *memSource, *memSource) {
+	var walk, views, one *memSource
+	r := newRig(t, rigOptions{perHour: perHour, projects: []string{"a", "b", "c"}, windows: []string{"1d", "7d", "30d"}},
+		func(b *Budget) Source { walk = newMemSource("walk", b); walk.group = "paths"; return walk },
+		func(b *Budget) Source { views = newMemSource("views", b); views.group = "paths"; return views },
+		func(b *Budget) Source { one = newMemSource("one", b); one.fixed = 1; return one },
+	)
+	for _, p := range []string{"a", "b", "c"} {
+		for _, w := range []string{"1d", "7d", "30d"} {
+			walk.setCost(p, w, 8)
+			views.setCost(p, w, 8)
+		}
+	}
+	return r, walk, views, one
+}
+
+// TestFirstRoundCheapestFirst: a first round of 153 requests against a
+// budget of 90: every one-request unit of every project goes first, then
+// the walks; the rest wait for the budget, visibly and without failing;
+// the engine is ready, scrapes do not wait, and the log says once when all
+// data is expected.
+func TestFirstRoundCheapestFirst(t *testing.T) {
+	r, walk, views, one := threeProjects(t, 90)
+	r.e.Start()
+	r.settle()
+
+	if got := one.fetched(); len(got) != 9 {
+		t.Fatalf("one-request units fetched: %v, want all 9", got)
+	}
+	order := append(one.fetched(), walk.fetched()...)
+	order = append(order, views.fetched()...)
+	// The one-request units came first: the first 9 requests of the hour.
+	sent, _ := r.b.Ledger()
+	if len(sent) != 9+8*10 {
+		t.Fatalf("%d requests sent, want 89 (9 one-request units and 10 walks of 8)", len(sent))
+	}
+	firstWalk := slices.IndexFunc(r.e.States(), func(s UnitState) bool { return s.Source == "walk" })
+	if firstWalk < 0 {
+		t.Fatal("no walk unit")
+	}
+	for _, u := range order[:9] {
+		if !strings.HasPrefix(u, "one/") {
+			t.Fatalf("fetch order %v: a walk before a one-request unit", order)
+		}
+	}
+	if !r.e.Ready() {
+		t.Fatal("not ready although every unit has data or waits for the budget")
+	}
+	waiting := 0
+	for _, s := range r.e.States() {
+		switch s.State {
+		case StateWaiting:
+			waiting++
+			if s.Completed.IsZero() && s.Cost != 8 {
+				t.Errorf("%s waits with the estimate %d, want 8 (from its siblings)", s.Unit, s.Cost)
+			}
+			if !s.Next.After(t0.Add(time.Hour)) || s.Next.After(t0.Add(2*time.Hour)) {
+				t.Errorf("%s expected at %s, want within the second hour", s.Unit, s.Next)
+			}
+			if !strings.Contains(s.Deferred, "waiting for the request budget") {
+				t.Errorf("%s: deferred %q", s.Unit, s.Deferred)
+			}
+		case StateOK:
+		default:
+			t.Errorf("%s is %s, want ok or waiting", s.Unit, s.State)
+		}
+	}
+	if waiting != 8 {
+		t.Errorf("%d units wait, want 8", waiting)
+	}
+	for _, p := range []string{"a", "b", "c"} {
+		for _, src := range []string{"walk", "views", "one"} {
+			if !r.st.Up(p, src) {
+				t.Errorf("mintlify_up{project=%q,source=%q} is 0 while nothing failed", p, src)
+			}
+		}
+	}
+	// A scrape that may wait an hour returns at once: nothing can progress.
+	done := make(chan struct{})
+	go func() { r.e.Touch(context.Background(), time.Hour); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("a scrape waits for units that wait for the budget")
+	}
+	if n := r.logLines("the first round of refreshes needs more requests than the budget allows"); n != 1 {
+		t.Errorf("the first round was logged %d times, want once:\n%s", n, r.logs)
+	}
+	if !strings.Contains(r.logs.String(), "first_round_requests=153 ") {
+		t.Errorf("the log does not say the first round needs 153 requests:\n%s", r.logs)
+	}
+
+	// An hour on, the budget has room again: every unit gets data, on the
+	// engine's own timer, and the log says so once.
+	r.clock.Advance(time.Hour + time.Minute)
+	r.waitFor("every unit has data", func() bool {
+		for _, s := range r.e.States() {
+			if s.Completed.IsZero() {
+				return false
+			}
+		}
+		return true
+	})
+	r.waitFor("the log line", func() bool { return r.logLines("every unit has data") == 1 })
+	if used := r.b.Used(); used > 90 {
+		t.Errorf("%d requests in the last hour, over the budget", used)
+	}
+}
+
+// TestUnitsWaitingMetric: mintlify_units_waiting counts, per project and
+// source, the units without data that wait for the budget, 0 included.
+func TestUnitsWaitingMetric(t *testing.T) {
+	r, _, _, _ := threeProjects(t, 90)
+	r.e.Start()
+	r.settle()
+	want := map[string]int{}
+	for _, s := range r.e.States() {
+		k := fmt.Sprintf(`mintlify_units_waiting{project=%q,source=%q}`, s.Project, s.Source)
+		want[k] += 0
+		if s.State == StateWaiting && s.Completed.IsZero() {
+			want[k]++
+		}
+	}
+	var exp strings.Builder
+	exp.WriteString("# HELP mintlify_units_waiting Units (windows) of the source and project with no data yet that wait for the request budget or a rate-limit pause: a large site's first round, not a failure.\n# TYPE mintlify_units_waiting gauge\n")
+	keys := make([]string, 0, len(want))
+	for k := range want {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	total := 0
+	for _, k := range keys {
+		fmt.Fprintf(&exp, "%s %d\n", k, want[k])
+		total += want[k]
+	}
+	if total != 8 {
+		t.Fatalf("%d units wait for their first data, want 8", total)
+	}
+	if err := testutil.CollectAndCompare(r.e.LiveCollectors()[1], strings.NewReader(exp.String())); err != nil {
+		t.Fatal(err)
+	}
+	// Literal: project c has one walk waiting ... whatever the order, the
+	// 30d windows of views wait last.
+	if want[`mintlify_units_waiting{project="c",source="views"}`] == 0 {
+		t.Errorf("project c's views do not wait: %v", want)
+	}
+}
+
+// TestEstimateFromSiblings: before its first fetch a walk is estimated
+// from the same project's other windows (the nearest by ratio of days),
+// then from its cost group's other source, then from the same window of
+// another project; a source that knows its cost says it.
+func TestEstimateFromSiblings(t *testing.T) {
+	r, walk, views, _ := threeProjects(t, 10_000)
+	walk.setCost("a", "1d", 3)
+	walk.setCost("a", "30d", 12)
+	views.setCost("a", "7d", 5)
+	for _, w := range []string{"1d", "7d", "30d"} {
+		views.setCost("c", w, 6)
+	}
+	find := func(name string) *unit {
+		for _, u := range r.e.units {
+			if u.Unit.String() == name {
+				return u
+			}
+		}
+		t.Fatalf("no unit %s", name)
+		return nil
+	}
+	estimate := func(name string) (int, bool) {
+		r.e.mu.Lock()
+		defer r.e.mu.Unlock()
+		return r.e.estimateLocked(find(name), t0)
+	}
+	if c, guess := estimate("walk/a/7d"); c != unknownCost || !guess {
+		t.Errorf("nothing known: estimate %d (guess %v), want the default %d", c, guess, unknownCost)
+	}
+	if c, guess := estimate("one/a/7d"); c != 1 || guess {
+		t.Errorf("a one-request source: estimate %d (guess %v), want 1", c, guess)
+	}
+	r.e.Start()
+	r.settle()
+	for name, want := range map[string]int{"walk/a/1d": 3, "walk/a/30d": 12, "views/a/7d": 5, "walk/b/7d": 8} {
+		if c, _ := estimate(name); c != want {
+			t.Errorf("%s: estimate %d after its fetch, want its cost %d", name, c, want)
+		}
+	}
+	r.e.Close() // the units' data is taken away below, under the lock
+	forget := func(names ...string) {
+		r.e.mu.Lock()
+		defer r.e.mu.Unlock()
+		for _, n := range names {
+			find(n).snap = nil
+		}
+	}
+	forget("walk/a/7d", "views/a/1d")
+	for name, want := range map[string]int{
+		"walk/a/7d":  12, // 30d is nearer to 7d than 1d by ratio (30/7 < 7/1)
+		"views/a/1d": 5,  // its source's 7d, the nearest window with data
+	} {
+		if c, guess := estimate(name); c != want || guess {
+			t.Errorf("%s: estimate %d (guess %v) from its own source, want %d", name, c, guess, want)
+		}
+	}
+	forget("walk/c/1d", "walk/c/7d", "walk/c/30d")
+	if c, _ := estimate("walk/c/30d"); c != 6 {
+		t.Errorf("walk/c/30d: estimate %d, want 6 from its group's views/c/30d", c)
+	}
+	forget("views/c/1d", "views/c/7d", "views/c/30d")
+	if c, _ := estimate("walk/c/30d"); c != 12 {
+		t.Errorf("walk/c/30d: estimate %d, want 12 from the same window of another project (the larger of a's 12 and b's 8)", c)
+	}
+}
+
+// TestRefreshesOnItsOwnTimer: with no scrape at all, a 1d unit with a 20 s
+// interval (budget 3,600) is refreshed again when it falls due, a failed
+// one when its back-off ends, and every unit when a rate-limit pause ends.
+func TestRefreshesOnItsOwnTimer(t *testing.T) {
+	var src *memSource
+	r := newRig(t, rigOptions{perHour: 3600, minInterval: 20 * time.Second, projects: []string{"docs"}, windows: []string{"1d"}},
+		func(b *Budget) Source { src = newMemSource("one", b); src.fixed = 1; return src })
+	r.e.Start()
+	r.waitFor("the first refresh", func() bool { return src.count("docs", "1d") == 1 })
+
+	r.clock.Advance(20 * time.Second)
+	r.waitFor("the refresh 20 s later, without a scrape", func() bool { return src.count("docs", "1d") == 2 })
+
+	// A failure backs off 30 s; the retry runs on the timer too.
+	src.setFail("docs", "1d", errServer)
+	r.clock.Advance(20 * time.Second)
+	r.waitFor("the failed refresh", func() bool { return !r.st.Up("docs", "one") })
+	src.setFail("docs", "1d", nil)
+	r.clock.Advance(30 * time.Second)
+	r.waitFor("the retry after the back-off", func() bool { return src.count("docs", "1d") == 3 && r.st.Up("docs", "one") })
+
+	// A 429 pauses everything 10 minutes; the unit goes again when the
+	// pause ends, not before.
+	src.setFail("docs", "1d", rateLimited(10*time.Minute))
+	r.clock.Advance(20 * time.Second)
+	r.waitFor("the rate-limited refresh", func() bool { return !r.b.PausedUntil().IsZero() })
+	src.setFail("docs", "1d", nil)
+	r.settle()
+	if st := r.state("one/docs/1d"); st.State != StateFailing || !st.Next.Equal(r.b.PausedUntil()) {
+		t.Errorf("during the pause: %s, next %s, want failing until %s", st.State, st.Next, r.b.PausedUntil())
+	}
+	r.clock.Advance(9 * time.Minute)
+	r.settle()
+	if n := src.count("docs", "1d"); n != 3 {
+		t.Fatalf("%d fetches during the pause, want none since the 429", n-3)
+	}
+	r.clock.Advance(time.Minute)
+	r.waitFor("the refresh when the pause ends", func() bool { return src.count("docs", "1d") == 4 })
+	if n := r.logLines("refresh failed"); n != 2 {
+		t.Errorf("%d failure lines, want 2 (one per kind):\n%s", n, r.logs)
+	}
+	if n := r.logLines("refresh succeeded again"); n != 2 {
+		t.Errorf("%d recovery lines, want 2:\n%s", n, r.logs)
+	}
+}
+
+// TestCheapUnitDoesNotWaitBehindAWalk: in steady state, when a walk waits
+// for room in the budget, a due one-request unit that fits goes at once.
+func TestCheapUnitDoesNotWaitBehindAWalk(t *testing.T) {
+	var walk, one *memSource
+	r := newRig(t, rigOptions{perHour: 20, projects: []string{"docs"}, windows: []string{"1d"}},
+		func(b *Budget) Source { walk = newMemSource("walk", b); return walk },
+		func(b *Budget) Source { one = newMemSource("one", b); one.fixed = 1; return one })
+	walk.setCost("docs", "1d", 15)
+	r.e.Start()
+	r.settle()
+	if walk.count("docs", "1d") != 1 || one.count("docs", "1d") != 1 {
+		t.Fatalf("first round: walk %d, one %d", walk.count("docs", "1d"), one.count("docs", "1d"))
+	}
+	// 16 of 20 spent at t0. When the walk falls due, both are due (the
+	// one-request unit every 15 minutes): the walk, worth more, cannot fit
+	// until the first requests leave the hour, and the one-request unit,
+	// which fits, goes at once instead of waiting behind it.
+	walkDue := r.state("walk/docs/1d").Next
+	if !walkDue.Before(t0.Add(time.Hour)) {
+		t.Fatalf("the walk falls due at %s, not within the hour", walkDue)
+	}
+	r.clock.Advance(walkDue.Sub(t0))
+	r.settle()
+	if st := r.state("walk/docs/1d"); st.State != StateWaiting || !st.Next.Equal(t0.Add(time.Hour+paceMargin)) {
+		t.Fatalf("the walk is %s, expected at %s, want waiting until %s", st.State, st.Next, t0.Add(time.Hour+paceMargin))
+	}
+	if n := one.count("docs", "1d"); n != 2 {
+		t.Errorf("the one-request unit was refreshed %d times, want 2: it waits behind the walk", n)
+	}
+	// The walk starts when its requests fit, on the engine's timer.
+	r.clock.Advance(t0.Add(time.Hour + paceMargin).Sub(r.clock.Now()))
+	r.waitFor("the walk's refresh", func() bool { return walk.count("docs", "1d") == 2 })
+	if used := r.b.Used(); used > 20 {
+		t.Errorf("%d requests in the hour, over 20", used)
+	}
+}
+
+// TestScrapeHoldsOnlyForProgress: a scrape waits for first data while a
+// first refresh is sending requests, and returns once it ends.
+func TestScrapeHoldsOnlyForProgress(t *testing.T) {
+	var src *memSource
+	r := newRig(t, rigOptions{perHour: 90, projects: []string{"docs"}, windows: []string{"1d"}},
+		func(b *Budget) Source { src = newMemSource("one", b); src.fixed = 1; return src })
+	if r.e.Ready() {
+		t.Fatal("ready before the first attempt")
+	}
+	// Not started: nothing progresses, so a scrape does not wait.
+	r.e.Touch(context.Background(), time.Hour)
+	r.e.Start()
+	r.e.Touch(context.Background(), time.Hour) // holds until the first refresh ends
+	if src.count("docs", "1d") != 1 || !r.e.Ready() {
+		t.Fatalf("the scrape returned before the first data: %+v", r.e.States())
+	}
+}
+
+// TestFailureIsNotWaiting: a unit whose first refresh failed is ready (its
+// failure shows in mintlify_up) and keeps no scrape waiting.
+func TestFailureIsNotWaiting(t *testing.T) {
+	var src *memSource
+	r := newRig(t, rigOptions{perHour: 90, projects: []string{"docs"}, windows: []string{"1d"}},
+		func(b *Budget) Source { src = newMemSource("one", b); src.fixed = 1; return src })
+	src.setFail("docs", "1d", errServer)
+	r.e.Start()
+	r.e.Touch(context.Background(), time.Hour)
+	if !r.e.Ready() || r.st.Up("docs", "one") {
+		t.Fatalf("after a failed first refresh: ready %v, up %v", r.e.Ready(), r.st.Up("docs", "one"))
+	}
+	if st := r.state("one/docs/1d"); st.State != StateFailing || !st.Next.Equal(t0.Add(failureBackoffBase)) {
+		t.Errorf("state %s, next %s; want failing, next at %s", st.State, st.Next, t0.Add(failureBackoffBase))
+	}
+}
+
+// TestPlanLoggedWhenKnownAndChanged: the plan is logged once every cost
+// is known, and not again while it does not change materially.
+func TestPlanLoggedWhenKnownAndChanged(t *testing.T) {
+	r, _, _, _ := threeProjects(t, 90)
+	if n := r.logLines("refresh plan"); n != 0 {
+		t.Fatalf("the plan was logged before any walk's cost was known:\n%s", r.logs)
+	}
+	r.e.Start()
+	r.settle()
+	r.clock.Advance(time.Hour + time.Minute)
+	r.waitFor("every unit has data", func() bool { return r.logLines("every unit has data") == 1 })
+	for range 4 {
+		r.clock.Advance(30 * time.Minute)
+		r.settle()
+	}
+	if n := r.logLines("refresh plan"); n < 1 || n > 2 {
+		t.Errorf("the plan was logged %d times, want once or twice:\n%s", n, r.logs)
+	}
+	for line := range strings.SplitSeq(r.logs.String(), "\n") {
+		if len(line) > 600 {
+			t.Errorf("a log line of %d bytes: %s", len(line), line)
+		}
+	}
+}

@@ -1,0 +1,262 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-kit/log"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
+)
+
+// The engine's own tests run it with memSource, a source whose data and
+// costs live in memory, on a manual clock. They never reach the network.
+
+// t0 is the tests' start: noon UTC, so that no window rolls over unless a
+// test moves the clock past midnight.
+var t0 = time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+
+// manualClock is a clock that moves only when a test moves it; WaitUntil
+// (the engine's timer) returns when it reaches the time waited for.
+type manualClock struct {
+	mu    sync.Mutex
+	t     time.Time
+	moved chan struct{} // closed and replaced at each move
+}
+
+func newManualClock(t time.Time) *manualClock {
+	return &manualClock{t: t, moved: make(chan struct{})}
+}
+
+func (c *manualClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *manualClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	close(c.moved)
+	c.moved = make(chan struct{})
+	c.mu.Unlock()
+}
+
+// WaitUntil returns once the clock reads t, or when ctx ends.
+func (c *manualClock) WaitUntil(ctx context.Context, t time.Time) error {
+	for {
+		c.mu.Lock()
+		now, moved := c.t, c.moved
+		c.mu.Unlock()
+		if !now.Before(t) {
+			return nil
+		}
+		select {
+		case <-moved:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// memSource is an in-memory source: each unit costs cost[project/window]
+// requests (1 when unset), each taken from the budget as a real walk's
+// pages are, and exports one family with the number of fetches so far.
+type memSource struct {
+	name  string
+	group string // CostGroup; "" for none
+	fixed int    // EstimateCost; 0: unknown before the first fetch
+	b     *Budget
+
+	mu      sync.Mutex
+	cost    map[string]int
+	fetches map[string]int
+	fail    map[string]error // the error of the next fetches of a unit
+	order   []string         // units in the order fetched
+}
+
+// memSourceNoHints is memSource without the optional cost interfaces.
+type memSourceNoHints struct{ *memSource }
+
+func newMemSource(name string, b *Budget) *memSource {
+	return &memSource{name: name, b: b, cost: map[string]int{}, fetches: map[string]int{}, fail: map[string]error{}}
+}
+
+func (s *memSource) Name() string { return s.name }
+func (s *memSource) Families() []Family {
+	return []Family{{Name: "test_" + s.name + "_fetches", Help: "Fetches of the unit."}}
+}
+func (s *memSource) Supports(Window) bool { return true }
+func (s *memSource) EstimateCost(Unit) int { return s.fixed }
+func (s *memSource) CostGroup() string     { return s.group }
+
+func (s *memSource) setCost(project, window string, n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cost[project+"/"+window] = n
+}
+
+func (s *memSource) setFail(project, window string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err == nil {
+		delete(s.fail, project+"/"+window)
+		return
+	}
+	s.fail[project+"/"+window] = err
+}
+
+func (s *memSource) count(project, window string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.fetches[project+"/"+window]
+}
+
+func (s *memSource) Fetch(ctx context.Context, u Unit, _ client.DateRange, _ int) (*Result, error) {
+	k := u.Project + "/" + u.Window.String()
+	s.mu.Lock()
+	n := max(1, s.cost[k])
+	fail := s.fail[k]
+	s.mu.Unlock()
+	for range n {
+		if err := s.b.Allow(ctx, client.EndpointVisitors); err != nil {
+			return nil, err
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.order = append(s.order, s.name+"/"+k)
+	if fail != nil {
+		return nil, fail
+	}
+	s.fetches[k]++
+	return &Result{Samples: [][]Sample{{{Value: float64(s.fetches[k])}}}, Cost: n, Summary: "in memory"}, nil
+}
+
+// fetched returns the units fetched so far, in order.
+func (s *memSource) fetched() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.order...)
+}
+
+// rig is an engine of memSources on a manual clock.
+type rig struct {
+	t     *testing.T
+	clock *manualClock
+	b     *Budget
+	st    *Status
+	e     *Engine
+	logs  *logbuf.Buffer
+}
+
+type rigOptions struct {
+	perHour     int
+	minInterval time.Duration
+	projects    []string
+	windows     []string
+	pace        bool // the budget waits for room instead of refusing
+}
+
+// newRig builds the engine of sources (made by mk with the rig's budget);
+// Start is left to the test.
+func newRig(t *testing.T, o rigOptions, mk ...func(*Budget) Source) *rig {
+	t.Helper()
+	clock := newManualClock(t0)
+	b := NewBudget(o.perHour, clock.Now)
+	if o.pace {
+		b.Pace(clock.WaitUntil)
+	}
+	var sources []Source
+	for _, f := range mk {
+		sources = append(sources, f(b))
+	}
+	var windows []Window
+	for _, w := range o.windows {
+		win, err := ParseWindow(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		windows = append(windows, win)
+	}
+	if o.minInterval == 0 {
+		o.minInterval = 15 * time.Minute
+	}
+	r := &rig{t: t, clock: clock, b: b, st: NewStatus(), logs: &logbuf.Buffer{}}
+	var err error
+	r.e, err = New(Config{Sources: sources, Projects: o.projects, Windows: windows, MinInterval: o.minInterval,
+		Budget: b, Status: r.st, Now: clock.Now, WaitUntil: clock.WaitUntil, Logger: log.NewLogfmtLogger(r.logs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.e.Close)
+	return r
+}
+
+// settle waits, in real time, until the worker sleeps having seen the
+// clock as it is: every refresh that can run now has run.
+func (r *rig) settle() {
+	r.t.Helper()
+	r.e.Touch(context.Background(), 0)
+	deadline := time.NewTimer(30 * time.Second)
+	defer deadline.Stop()
+	for {
+		idle, ch := r.e.Idle()
+		if idle {
+			return
+		}
+		select {
+		case <-ch:
+		case <-deadline.C:
+			r.t.Fatalf("the engine did not settle in 30 s: %+v", r.e.States())
+		}
+	}
+}
+
+// waitFor waits, in real time and without touching the engine, until cond
+// holds: what the engine does on its own timer.
+func (r *rig) waitFor(what string, cond func() bool) {
+	r.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			r.t.Fatalf("%s: not within 30 s; states: %+v\nlogs:\n%s", what, r.e.States(), r.logs)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// state returns the state of one unit by its name ("source/project/window").
+func (r *rig) state(name string) UnitState {
+	r.t.Helper()
+	for _, s := range r.e.States() {
+		if s.Unit.String() == name {
+			return s
+		}
+	}
+	r.t.Fatalf("no unit %s", name)
+	return UnitState{}
+}
+
+// text is the current exposition.
+func (r *rig) text() string {
+	var b bytes.Buffer
+	_ = r.e.Exposition().WriteText(&b)
+	return b.String()
+}
+
+// logLines counts the log lines that contain s.
+func (r *rig) logLines(s string) int {
+	return strings.Count(r.logs.String(), s)
+}
+
+var errServer = &client.APIError{Endpoint: client.EndpointVisitors, StatusCode: 500, Message: "Internal Server Error"}
+
+func rateLimited(after time.Duration) error {
+	return &client.APIError{Endpoint: client.EndpointVisitors, StatusCode: 429, Message: "Too Many Requests", RetryAfter: after, HasRetryAfter: true}
+}
