@@ -3,12 +3,9 @@ package collector
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
 	"regexp"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,8 +26,6 @@ type visitorsFixture struct {
 	status *Status
 	v      *visitorsEngine
 	logs   *logbuf.Buffer
-	// admitted counts the analytics requests the budget let through.
-	admitted atomic.Int64
 }
 
 type fixtureOptions struct {
@@ -40,9 +35,6 @@ type fixtureOptions struct {
 	interval time.Duration
 	filter   PathFilter
 	srvOpts  []mintlifytest.Option
-	// pace makes the budget wait for room (moving the test clock) instead
-	// of refusing.
-	pace bool
 }
 
 func newVisitorsFixture(t *testing.T, now time.Time, data map[string]*mintlifytest.Dataset, o fixtureOptions) *visitorsFixture {
@@ -64,22 +56,7 @@ func newVisitorsFixture(t *testing.T, now time.Time, data map[string]*mintlifyte
 		o.windows = []string{"1d", "7d"}
 	}
 	f.budget = NewBudget(o.perHour, f.clock.Now)
-	if o.pace {
-		f.budget.Pace(func(ctx context.Context, until time.Time) error {
-			// Requests already admitted reach the fake first (real time
-			// does not jump while a request is on its way); then waiting
-			// moves the shared clock to the moment waited for, unless
-			// another waiter already moved it past.
-			deadline := time.Now().Add(5 * time.Second)
-			for f.visitorsRequests() < int(f.admitted.Load()) && time.Now().Before(deadline) {
-				time.Sleep(time.Millisecond)
-			}
-			if late := until.Sub(f.clock.Now()); late > 0 {
-				f.clock.Advance(late)
-			}
-			return ctx.Err()
-		})
-	}
+
 	f.status = NewStatus()
 	key, err := client.StaticKey(mintlifytest.DefaultKey)
 	if err != nil {
@@ -88,14 +65,8 @@ func newVisitorsFixture(t *testing.T, now time.Time, data map[string]*mintlifyte
 	c, err := client.New(client.Config{
 		BaseURL: f.srv.URL(), Key: key, Timeout: 5 * time.Second,
 		Retry: client.RetryPolicy{MaxAttempts: 2, Sleep: func(ctx context.Context, d time.Duration) error { return ctx.Err() }},
-		Hooks: client.Hooks{Allow: func(ctx context.Context, e client.Endpoint) error {
-			err := f.budget.Allow(ctx, e)
-			if err == nil && e.Analytics() {
-				f.admitted.Add(1)
-			}
-			return err
-		}},
-		Now: f.clock.Now,
+		Hooks: client.Hooks{Allow: f.budget.Allow},
+		Now:   f.clock.Now,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -234,173 +205,6 @@ mintlify_visitors_paths_exported{project="docs",window="7d"} 3
 	}
 }
 
-func TestVisitorsStaleWhileRevalidate(t *testing.T) {
-	f := newVisitorsFixture(t, day0, map[string]*mintlifytest.Dataset{"docs": smallDataset()},
-		fixtureOptions{projects: []string{"docs"}, windows: []string{"1d"}})
-	f.v.Touch(context.Background(), 10*time.Second)
-	if n := f.visitorsRequests(); n != 1 {
-		t.Fatalf("first refresh sent %d requests, want 1", n)
-	}
-	// Scrapes within the interval send nothing.
-	for range 20 {
-		f.clock.Advance(30 * time.Second)
-		f.scrape()
-	}
-	if n := f.visitorsRequests(); n != 1 {
-		t.Fatalf("scrapes within the interval sent %d requests in all, want 1", n)
-	}
-	// New data upstream; once the snapshot is older than the interval a
-	// scrape is answered from the old snapshot and starts one refresh.
-	d := smallDataset()
-	d.Set(day0, "/new-page", 50, 50, 90)
-	f.srv.SetProject("docs", d)
-	f.clock.Advance(5 * time.Minute) // 15m since the first refresh
-	before := f.v.Exposition()
-	f.v.Touch(context.Background(), time.Second)
-	f.waitIdle()
-	if f.v.Exposition() == before {
-		t.Fatal("no new exposition after a due refresh")
-	}
-	if n := f.visitorsRequests(); n != 2 {
-		t.Fatalf("requests after the due refresh = %d, want 2", n)
-	}
-	if got := pageHuman(t, f.v, "docs", "1d", "/new-page"); got != "50" {
-		t.Fatalf("/new-page human = %v, want 50", got)
-	}
-	// Paths that vanish upstream vanish from the output.
-	f.srv.SetProject("docs", mintlifytest.NewDataset())
-	f.clock.Advance(16 * time.Minute)
-	f.scrape()
-	if n := testutil.CollectAndCount(f.v, "mintlify_page_visitors"); n != 0 {
-		t.Fatalf("%d page series left after every path vanished", n)
-	}
-}
-
-// pageHuman returns the human value of one page series in the exposition.
-func pageHuman(t *testing.T, v *visitorsEngine, project, window, path string) string {
-	t.Helper()
-	var b bytes.Buffer
-	if err := v.Exposition().WriteText(&b); err != nil {
-		t.Fatal(err)
-	}
-	re := regexp.MustCompile(fmt.Sprintf(`(?m)^mintlify_page_visitors\{path="%s",project="%s",traffic="human",window="%s"\} (\d+)$`,
-		regexp.QuoteMeta(path), regexp.QuoteMeta(project), regexp.QuoteMeta(window)))
-	m := re.FindStringSubmatch(b.String())
-	if m == nil {
-		t.Fatalf("no series for %s %s %s in:\n%s", project, window, path, b.String())
-	}
-	return m[1]
-}
-
-func TestVisitorsOneRefreshInFlight(t *testing.T) {
-	data := map[string]*mintlifytest.Dataset{"docs": mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: 3, Paths: 600, Days: 3, End: day0})}
-	f := newVisitorsFixture(t, day0, data, fixtureOptions{projects: []string{"docs"}, windows: []string{"7d"},
-		srvOpts: []mintlifytest.Option{mintlifytest.WithLatency(20 * time.Millisecond)}})
-	var wg sync.WaitGroup
-	for range 25 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f.v.Touch(context.Background(), 10*time.Second)
-		}()
-	}
-	wg.Wait()
-	f.waitIdle()
-	if n := f.visitorsRequests(); n != 3 {
-		t.Fatalf("25 concurrent first scrapes sent %d requests, want one walk of 3 pages", n)
-	}
-}
-
-func TestVisitorsFailureKeepsSnapshot(t *testing.T) {
-	data := map[string]*mintlifytest.Dataset{"docs": mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: 4, Paths: 400, Days: 3, End: day0})}
-	f := newVisitorsFixture(t, day0, data, fixtureOptions{projects: []string{"docs"}, windows: []string{"1d"}})
-	f.scrape()
-	good := f.v.Exposition()
-	if !f.status.Up("docs", SourceVisitors) {
-		t.Fatal("not up after a good refresh")
-	}
-	// The second page fails for good: every later refresh fails.
-	remove := f.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, Offset: 250, Status: 500})
-	for i := range 6 {
-		f.clock.Advance(16 * time.Minute)
-		f.scrape()
-		if f.v.Exposition() != good {
-			t.Fatalf("round %d: the snapshot changed after a failed refresh", i)
-		}
-		if f.status.Up("docs", SourceVisitors) {
-			t.Fatalf("round %d: up after a failed refresh", i)
-		}
-	}
-	if n := strings.Count(f.logs.String(), "visitors refresh failed"); n != 1 {
-		t.Fatalf("the same failure was logged %d times, want once:\n%s", n, f.logs)
-	}
-	remove()
-	f.clock.Advance(16 * time.Minute)
-	f.scrape()
-	if !f.status.Up("docs", SourceVisitors) {
-		t.Fatalf("not up again after the fault cleared; logs:\n%s", f.logs)
-	}
-	if !strings.Contains(f.logs.String(), "visitors refresh succeeded again") {
-		t.Fatal("recovery not logged")
-	}
-}
-
-func TestVisitorsFailureBackoffBoundsRequests(t *testing.T) {
-	f := newVisitorsFixture(t, day0, map[string]*mintlifytest.Dataset{"docs": smallDataset()},
-		fixtureOptions{projects: []string{"docs"}, windows: []string{"1d"}})
-	f.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, Status: 401})
-	// An hour of scrapes every 15 s against a refusing API.
-	for range 240 {
-		f.scrape()
-		f.clock.Advance(15 * time.Second)
-	}
-	// Backoff 30s, 1m, 2m, 4m, 8m, then the 15m interval: about 8 attempts.
-	if n := f.visitorsRequests(); n < 5 || n > 10 {
-		t.Fatalf("an hour of failing refreshes sent %d requests, want 5..10", n)
-	}
-	if !strings.Contains(f.logs.String(), "the admin API key was refused") {
-		t.Fatalf("401 not explained in the log:\n%s", f.logs)
-	}
-	if strings.Contains(f.logs.String(), mintlifytest.DefaultKey) {
-		t.Fatal("the key appears in the log")
-	}
-}
-
-func TestVisitorsDayRollover(t *testing.T) {
-	start := time.Date(2026, 3, 10, 23, 59, 30, 0, time.UTC)
-	d := mintlifytest.NewDataset()
-	d.Set(start, "/yesterday", 5, 1, 5)
-	d.Set(start.Add(time.Minute), "/today", 8, 2, 9)
-	f := newVisitorsFixture(t, start, map[string]*mintlifytest.Dataset{"docs": d},
-		fixtureOptions{projects: []string{"docs"}, windows: []string{"1d", "7d"}})
-	f.scrape()
-	f.clock.Advance(time.Minute) // 00:00:30 on the 11th: every window moved
-	f.scrape()
-	reqs := f.srv.Requests()
-	if len(reqs) != 4 {
-		t.Fatalf("got %d requests, want 2 walks before and 2 after midnight", len(reqs))
-	}
-	want := map[string]bool{
-		"2026-03-10..2026-03-11": true, "2026-03-04..2026-03-11": true, // before midnight
-		"2026-03-11..2026-03-12": true, "2026-03-05..2026-03-12": true, // after
-	}
-	for _, r := range reqs {
-		k := r.Query.Get("dateFrom") + ".." + r.Query.Get("dateTo")
-		if !want[k] {
-			t.Errorf("unexpected range %s", k)
-		}
-		delete(want, k)
-	}
-	if len(want) != 0 {
-		t.Errorf("ranges never requested: %v", want)
-	}
-	var b bytes.Buffer
-	_ = f.v.Exposition().WriteText(&b)
-	if !strings.Contains(b.String(), `path="/today"`) || strings.Contains(b.String(), `path="/yesterday",project="docs",traffic="human",window="1d"`) {
-		t.Fatalf("1d window did not move to the new day:\n%s", b.String())
-	}
-}
-
 func TestVisitorsFilterAndMaxPaths(t *testing.T) {
 	d := mintlifytest.NewDataset()
 	for i, p := range []string{"/api/a", "/api/b", "/guide/a", "/guide/b", "/guide/c", "/internal/x"} {
@@ -443,32 +247,6 @@ func TestSelectPathsSanitizesAndMerges(t *testing.T) {
 	}
 	if rows[0].Path != "/bad\uFFFD" || rows[0].Human != 5 {
 		t.Fatalf("first row %+v: want the first occurrence of the sanitized path", rows[0])
-	}
-}
-
-func TestParseWindow(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		days int
-		ok   bool
-	}{{"1d", 1, true}, {"7d", 7, true}, {"366d", 366, true}, {"0d", 0, false}, {"367d", 0, false},
-		{"7", 0, false}, {"d", 0, false}, {"07d", 0, false}, {"-1d", 0, false}, {"1w", 0, false}, {"+7d", 0, false}} {
-		w, err := ParseWindow(c.in)
-		if (err == nil) != c.ok || w.Days != c.days {
-			t.Errorf("ParseWindow(%q) = %+v, %v", c.in, w, err)
-		}
-	}
-	if w, err := ParseWindow("30d:site"); err != nil || !w.Site || w.Name != "30d" || w.String() != "30d:site" {
-		t.Errorf("ParseWindow(30d:site) = %+v, %v", w, err)
-	}
-	for _, bad := range []string{"30d:sit", ":site", "30d:site:site", "site"} {
-		if _, err := ParseWindow(bad); err == nil {
-			t.Errorf("ParseWindow(%q) accepted", bad)
-		}
-	}
-	r := Window{Name: "7d", Days: 7}.Range(time.Date(2026, 1, 3, 0, 0, 0, 0, time.UTC))
-	if r.From.String() != "2025-12-28" || r.To.String() != "2026-01-04" {
-		t.Fatalf("7d range at 2026-01-03 = %s", r)
 	}
 }
 
@@ -529,87 +307,5 @@ func TestVisitorsSimulatedHours(t *testing.T) {
 	}
 	if !strings.Contains(f.logs.String(), "intervals stretched to fit the request budget") {
 		t.Fatal("the stretch was not logged")
-	}
-}
-
-func TestVisitorsRateLimitPausesAllRequests(t *testing.T) {
-	for _, c := range []struct {
-		name       string
-		retryAfter string
-		pause      time.Duration
-	}{
-		{"seconds", "600", 10 * time.Minute},
-		{"http date", day0.Add(16*time.Minute + 20*time.Minute).Format(http1123), 20 * time.Minute},
-		{"absent", "", rateLimitBackoffBase},
-		{"far-future date is capped", day0.Add(48 * time.Hour).Format(http1123), client.MaxRateLimitPause},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			data := map[string]*mintlifytest.Dataset{"docs": smallDataset(), "api": smallDataset()}
-			f := newVisitorsFixture(t, day0, data, fixtureOptions{projects: []string{"docs", "api"}, windows: []string{"1d"}})
-			f.scrape()
-			f.clock.Advance(16 * time.Minute)
-			f.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, Project: "docs", Status: 429, RetryAfter: c.retryAfter, Times: 1})
-			f.scrape() // docs gets 429; api then waits for the pause too
-			n := f.visitorsRequests()
-			if n != 3 {
-				t.Fatalf("%d requests, want 2 before and 1 (the 429) after", n)
-			}
-			for step := time.Duration(0); step < c.pause-15*time.Second; step += 15 * time.Second {
-				f.clock.Advance(15 * time.Second)
-				f.scrape()
-				if got := f.visitorsRequests(); got != n {
-					t.Fatalf("a request was sent %s into a %s pause", step, c.pause)
-				}
-			}
-			f.clock.Advance(30 * time.Second)
-			f.scrape()
-			if got := f.visitorsRequests(); got != n+2 {
-				t.Fatalf("after the pause: %d requests, want %d", got, n+2)
-			}
-			if !f.status.Up("docs", SourceVisitors) || !f.status.Up("api", SourceVisitors) {
-				t.Fatal("not up after the pause")
-			}
-		})
-	}
-}
-
-const http1123 = "Mon, 02 Jan 2006 15:04:05 GMT"
-
-// TestVisitorsWalkLongerThanTheBudgetIsPaced walks a site whose every walk
-// needs more requests than one hour's budget: the budget paces the walk over
-// several hours instead of failing it, and the API's own limiter never
-// answers 429.
-func TestVisitorsWalkLongerThanTheBudgetIsPaced(t *testing.T) {
-	data := map[string]*mintlifytest.Dataset{"docs": mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: 7, Paths: 1234, Days: 3, End: day0.AddDate(0, 0, 1)})}
-	f := newVisitorsFixture(t, day0, data, fixtureOptions{
-		projects: []string{"docs"}, windows: []string{"7d"}, perHour: 2, pace: true,
-		srvOpts: []mintlifytest.Option{mintlifytest.WithRateLimit(2)},
-	})
-	start := f.clock.Now()
-	f.scrape()
-	if !f.v.Ready() || !f.status.Up("docs", SourceVisitors) {
-		t.Fatalf("the paced walk did not complete; logs:\n%s", f.logs)
-	}
-	if n := f.visitorsRequests(); n != 5 {
-		t.Fatalf("%d requests, want 5 pages", n)
-	}
-	// 5 requests at 2 an hour: the walk ends two hours after it started.
-	if took := f.clock.Now().Sub(start); took < 2*time.Hour || took > 2*time.Hour+time.Minute {
-		t.Fatalf("the walk took %s of clock time, want about 2h", took)
-	}
-	// 5 pages at 2 an hour: one round every 2.5 hours.
-	if got := f.v.Interval(); got != 150*time.Minute {
-		t.Fatalf("interval %s, want 2h30m", got)
-	}
-	// The next walk (pages fetched in parallel) is paced the same way.
-	f.clock.Advance(150 * time.Minute)
-	f.scrape()
-	if n := f.visitorsRequests(); n != 10 || !f.status.Up("docs", SourceVisitors) {
-		t.Fatalf("second walk: %d requests in all, up %v; logs:\n%s", n, f.status.Up("docs", SourceVisitors), f.logs)
-	}
-	for _, r := range f.srv.Requests() {
-		if r.Status == 429 {
-			t.Fatal("the API answered 429: the budget let a request through too early")
-		}
 	}
 }

@@ -266,12 +266,11 @@ func TestRefreshesOnItsOwnTimer(t *testing.T) {
 		t.Fatalf("%d fetches during the pause, want none since the 429", n-3)
 	}
 	r.clock.Advance(time.Minute)
-	r.waitFor("the refresh when the pause ends", func() bool { return src.count("docs", "1d") == 4 })
+	r.waitFor("the refresh when the pause ends", func() bool {
+		return src.count("docs", "1d") == 4 && r.logLines("refresh succeeded again") == 2
+	})
 	if n := r.logLines("refresh failed"); n != 2 {
 		t.Errorf("%d failure lines, want 2 (one per kind):\n%s", n, r.logs)
-	}
-	if n := r.logLines("refresh succeeded again"); n != 2 {
-		t.Errorf("%d recovery lines, want 2:\n%s", n, r.logs)
 	}
 }
 

@@ -24,13 +24,39 @@ var t0 = time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
 // manualClock is a clock that moves only when a test moves it; WaitUntil
 // (the engine's timer) returns when it reaches the time waited for.
 type manualClock struct {
-	mu    sync.Mutex
-	t     time.Time
-	moved chan struct{} // closed and replaced at each move
+	mu      sync.Mutex
+	t       time.Time
+	moved   chan struct{}      // closed and replaced at each move
+	waiters map[*int]time.Time // what each WaitUntil waits for
 }
 
 func newManualClock(t time.Time) *manualClock {
-	return &manualClock{t: t, moved: make(chan struct{})}
+	return &manualClock{t: t, moved: make(chan struct{}), waiters: map[*int]time.Time{}}
+}
+
+// earliestWait is the earliest time a WaitUntil waits for, once one
+// waits: the next moment the test must move the clock to for anything to
+// happen. It waits, in real time, for a waiter to appear.
+func (c *manualClock) earliestWait(t *testing.T) time.Time {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		c.mu.Lock()
+		var first time.Time
+		for _, w := range c.waiters {
+			if w.After(c.t) && (first.IsZero() || w.Before(first)) {
+				first = w
+			}
+		}
+		c.mu.Unlock()
+		if !first.IsZero() {
+			return first
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("nothing waits for the clock")
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 func (c *manualClock) Now() time.Time {
@@ -49,6 +75,11 @@ func (c *manualClock) Advance(d time.Duration) {
 
 // WaitUntil returns once the clock reads t, or when ctx ends.
 func (c *manualClock) WaitUntil(ctx context.Context, t time.Time) error {
+	id := new(int)
+	c.mu.Lock()
+	c.waiters[id] = t
+	c.mu.Unlock()
+	defer func() { c.mu.Lock(); delete(c.waiters, id); c.mu.Unlock() }()
 	for {
 		c.mu.Lock()
 		now, moved := c.t, c.moved
@@ -78,6 +109,10 @@ type memSource struct {
 	fetches map[string]int
 	fail    map[string]error // the error of the next fetches of a unit
 	order   []string         // units in the order fetched
+	ranges  []client.DateRange
+	// gate, when set, holds every fetch after its requests until a value
+	// arrives (or the fetch's context ends).
+	gate chan struct{}
 }
 
 // memSourceNoHints is memSource without the optional cost interfaces.
@@ -91,7 +126,7 @@ func (s *memSource) Name() string { return s.name }
 func (s *memSource) Families() []Family {
 	return []Family{{Name: "test_" + s.name + "_fetches", Help: "Fetches of the unit."}}
 }
-func (s *memSource) Supports(Window) bool { return true }
+func (s *memSource) Supports(Window) bool  { return true }
 func (s *memSource) EstimateCost(Unit) int { return s.fixed }
 func (s *memSource) CostGroup() string     { return s.group }
 
@@ -117,20 +152,28 @@ func (s *memSource) count(project, window string) int {
 	return s.fetches[project+"/"+window]
 }
 
-func (s *memSource) Fetch(ctx context.Context, u Unit, _ client.DateRange, _ int) (*Result, error) {
+func (s *memSource) Fetch(ctx context.Context, u Unit, r client.DateRange, _ int) (*Result, error) {
 	k := u.Project + "/" + u.Window.String()
 	s.mu.Lock()
 	n := max(1, s.cost[k])
-	fail := s.fail[k]
+	fail, gate := s.fail[k], s.gate
 	s.mu.Unlock()
 	for range n {
 		if err := s.b.Allow(ctx, client.EndpointVisitors); err != nil {
 			return nil, err
 		}
 	}
+	if gate != nil {
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.order = append(s.order, s.name+"/"+k)
+	s.ranges = append(s.ranges, r)
 	if fail != nil {
 		return nil, fail
 	}
@@ -219,11 +262,23 @@ func (r *rig) settle() {
 }
 
 // waitFor waits, in real time and without touching the engine, until cond
-// holds: what the engine does on its own timer.
+// holds and the worker sleeps again: what the engine does on its own timer.
 func (r *rig) waitFor(what string, cond func() bool) {
 	r.t.Helper()
+	r.eventually(what, func() bool {
+		idle, _ := r.e.Idle()
+		return idle && cond()
+	})
+}
+
+// eventually waits, in real time, until cond holds.
+func (r *rig) eventually(what string, cond func() bool) {
+	r.t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
+	for {
+		if cond() {
+			return
+		}
 		if time.Now().After(deadline) {
 			r.t.Fatalf("%s: not within 30 s; states: %+v\nlogs:\n%s", what, r.e.States(), r.logs)
 		}

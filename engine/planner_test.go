@@ -102,3 +102,29 @@ func TestPlanDefaultSources(t *testing.T) {
 		t.Errorf("the plan spends %.1f requests an hour, over %d", rate, 90)
 	}
 }
+
+func TestParseWindow(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		days int
+		ok   bool
+	}{{"1d", 1, true}, {"7d", 7, true}, {"366d", 366, true}, {"0d", 0, false}, {"367d", 0, false},
+		{"7", 0, false}, {"d", 0, false}, {"07d", 0, false}, {"-1d", 0, false}, {"1w", 0, false}, {"+7d", 0, false}} {
+		w, err := ParseWindow(c.in)
+		if (err == nil) != c.ok || w.Days != c.days {
+			t.Errorf("ParseWindow(%q) = %+v, %v", c.in, w, err)
+		}
+	}
+	if w, err := ParseWindow("30d:site"); err != nil || !w.Site || w.Name != "30d" || w.String() != "30d:site" {
+		t.Errorf("ParseWindow(30d:site) = %+v, %v", w, err)
+	}
+	for _, bad := range []string{"30d:sit", ":site", "30d:site:site", "site"} {
+		if _, err := ParseWindow(bad); err == nil {
+			t.Errorf("ParseWindow(%q) accepted", bad)
+		}
+	}
+	r := Window{Name: "7d", Days: 7}.Range(time.Date(2026, 1, 3, 0, 0, 0, 0, time.UTC))
+	if r.From.String() != "2025-12-28" || r.To.String() != "2026-01-04" {
+		t.Fatalf("7d range at 2026-01-03 = %s", r)
+	}
+}

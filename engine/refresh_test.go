@@ -1,0 +1,219 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+)
+
+// oneUnit is a rig of one one-request source ("one") over projects and
+// windows.
+func oneUnit(t *testing.T, o rigOptions) (*rig, *memSource) {
+	var src *memSource
+	if o.perHour == 0 {
+		o.perHour = 90
+	}
+	r := newRig(t, o, func(b *Budget) Source { src = newMemSource("one", b); src.fixed = 1; return src })
+	return r, src
+}
+
+// TestServesOldDataWhileRefreshing: stale-while-revalidate. A scrape during
+// a refresh is answered at once from the previous data; the new data
+// replaces it when the refresh ends. Scrapes within the interval send
+// nothing.
+func TestServesOldDataWhileRefreshing(t *testing.T) {
+	r, src := oneUnit(t, rigOptions{projects: []string{"docs"}, windows: []string{"1d"}})
+	r.e.Start()
+	r.settle()
+	first := r.text()
+	for range 20 {
+		r.clock.Advance(30 * time.Second)
+		r.settle()
+	}
+	if n := src.count("docs", "1d"); n != 1 {
+		t.Fatalf("%d fetches within the interval, want 1", n)
+	}
+	src.mu.Lock()
+	src.gate = make(chan struct{})
+	src.mu.Unlock()
+	r.clock.Advance(5 * time.Minute) // 15 minutes since the first refresh
+	r.e.Touch(context.Background(), 0)
+	r.eventually("the refresh to start", func() bool { return r.state("one/docs/1d").State == StateRefreshing })
+	done := make(chan struct{})
+	go func() { r.e.Touch(context.Background(), time.Hour); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("a scrape waits for a refresh although the unit has data")
+	}
+	if got := r.text(); got != first {
+		t.Fatalf("the exposition changed before the refresh ended:\n%s", got)
+	}
+	src.gate <- struct{}{}
+	r.waitFor("the new data", func() bool { return strings.Contains(r.text(), "test_one_fetches{project=\"docs\",window=\"1d\"} 2\n") })
+}
+
+// TestOneRefreshAtATime: 25 concurrent first scrapes start one refresh.
+func TestOneRefreshAtATime(t *testing.T) {
+	r, src := oneUnit(t, rigOptions{projects: []string{"docs"}, windows: []string{"7d"}})
+	r.e.Start()
+	var wg sync.WaitGroup
+	for range 25 {
+		wg.Add(1)
+		go func() { defer wg.Done(); r.e.Touch(context.Background(), time.Minute) }()
+	}
+	wg.Wait()
+	r.settle()
+	if n := src.count("docs", "7d"); n != 1 {
+		t.Fatalf("25 concurrent first scrapes: %d fetches, want 1", n)
+	}
+}
+
+// TestFailureKeepsData: a failing refresh keeps the last data byte for
+// byte, sets mintlify_up to 0, logs the failure once however often it
+// recurs, and logs the recovery.
+func TestFailureKeepsData(t *testing.T) {
+	r, src := oneUnit(t, rigOptions{projects: []string{"docs"}, windows: []string{"1d"}})
+	r.e.Start()
+	r.settle()
+	good := r.text()
+	src.setFail("docs", "1d", errServer)
+	for i := range 6 {
+		r.clock.Advance(16 * time.Minute)
+		r.settle()
+		if r.text() != good {
+			t.Fatalf("round %d: the exposition changed after a failed refresh", i)
+		}
+		if r.st.Up("docs", "one") {
+			t.Fatalf("round %d: up after a failed refresh", i)
+		}
+	}
+	if n := r.logLines("one refresh failed; serving the previous data"); n != 1 {
+		t.Fatalf("the same failure was logged %d times, want once:\n%s", n, r.logs)
+	}
+	src.setFail("docs", "1d", nil)
+	r.clock.Advance(16 * time.Minute)
+	r.settle()
+	if !r.st.Up("docs", "one") || r.logLines("one refresh succeeded again") != 1 {
+		t.Fatalf("no recovery; logs:\n%s", r.logs)
+	}
+}
+
+// TestFailureBacksOff: an hour of a refusing API costs a handful of
+// attempts (30 s, 1 m, 2 m, 4 m, 8 m, then the interval), and the log says
+// what to check.
+func TestFailureBacksOff(t *testing.T) {
+	r, src := oneUnit(t, rigOptions{projects: []string{"docs"}, windows: []string{"1d"}})
+	src.setFail("docs", "1d", &client.APIError{Endpoint: client.EndpointVisitors, StatusCode: 401, Message: "Unauthorized"})
+	r.e.Start()
+	for range 240 {
+		r.settle()
+		r.clock.Advance(15 * time.Second)
+	}
+	attempts := len(src.fetched())
+	if attempts < 5 || attempts > 10 {
+		t.Fatalf("an hour of failing refreshes made %d attempts, want 5..10", attempts)
+	}
+	if !strings.Contains(r.logs.String(), "the admin API key was refused") {
+		t.Fatalf("401 not explained in the log:\n%s", r.logs)
+	}
+}
+
+// TestDayRollover: at UTC midnight every window moves and is refreshed
+// for its new dates, even though its interval has not passed.
+func TestDayRollover(t *testing.T) {
+	r, src := oneUnit(t, rigOptions{projects: []string{"docs"}, windows: []string{"1d", "7d"}})
+	r.clock.Advance(11*time.Hour + 59*time.Minute + 30*time.Second) // 23:59:30
+	r.e.Start()
+	r.settle()
+	r.clock.Advance(time.Minute) // 00:00:30 on the 11th
+	r.waitFor("both windows refreshed after midnight", func() bool { return len(src.fetched()) == 4 })
+	var got []string
+	src.mu.Lock()
+	for _, rng := range src.ranges {
+		got = append(got, rng.String())
+	}
+	src.mu.Unlock()
+	want := map[string]bool{"[2026-03-10, 2026-03-11)": true, "[2026-03-04, 2026-03-11)": true,
+		"[2026-03-11, 2026-03-12)": true, "[2026-03-05, 2026-03-12)": true}
+	for _, g := range got {
+		if !want[g] {
+			t.Errorf("unexpected range %s", g)
+		}
+		delete(want, g)
+	}
+	if len(want) > 0 {
+		t.Errorf("ranges never fetched: %v (fetched %v)", want, got)
+	}
+}
+
+// TestRateLimitPausesEveryUnit: a 429 on one unit pauses every unit until
+// Retry-After, or a back-off when it is absent, capped at an hour; then
+// every unit goes again, on the engine's timer.
+func TestRateLimitPausesEveryUnit(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		err   error
+		pause time.Duration
+	}{
+		{"retry-after", rateLimited(10 * time.Minute), 10 * time.Minute},
+		{"absent", &client.APIError{Endpoint: client.EndpointVisitors, StatusCode: 429, Message: "Too Many Requests"}, 2 * time.Minute},
+		{"capped", rateLimited(48 * time.Hour), client.MaxRateLimitPause},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r, src := oneUnit(t, rigOptions{projects: []string{"docs", "api"}, windows: []string{"1d"}})
+			r.e.Start()
+			r.settle()
+			src.setFail("docs", "1d", c.err)
+			r.clock.Advance(15 * time.Minute) // both due: docs fails first
+			r.settle()
+			src.setFail("docs", "1d", nil)
+			if got := r.b.PausedUntil(); !got.Equal(r.clock.Now().Add(c.pause)) {
+				t.Fatalf("paused until %s, want %s", got, r.clock.Now().Add(c.pause))
+			}
+			before := len(src.fetched())
+			for step := time.Duration(0); step < c.pause-15*time.Second; step += 15 * time.Second {
+				r.clock.Advance(15 * time.Second)
+				r.settle()
+				if n := len(src.fetched()); n != before {
+					t.Fatalf("a fetch %s into a %s pause", step, c.pause)
+				}
+			}
+			if st := r.state("one/api/1d"); st.State != StateWaiting || !strings.Contains(st.Deferred, "rate-limit pause") {
+				t.Errorf("api during the pause: %s (%q), want waiting for the pause", st.State, st.Deferred)
+			}
+			r.clock.Advance(15 * time.Second)
+			r.waitFor("both units after the pause", func() bool { return r.st.Up("docs", "one") && src.count("api", "1d") == 2 })
+		})
+	}
+}
+
+// TestWalkLongerThanTheBudgetIsPaced: a walk that needs more requests than
+// one hour's budget is paced over several hours instead of failing.
+func TestWalkLongerThanTheBudgetIsPaced(t *testing.T) {
+	var src *memSource
+	r := newRig(t, rigOptions{perHour: 2, pace: true, projects: []string{"docs"}, windows: []string{"7d"}},
+		func(b *Budget) Source { src = newMemSource("walk", b); return src })
+	src.setCost("docs", "7d", 5)
+	r.e.Start()
+	// 5 requests at 2 an hour: the walk waits for the clock twice, each
+	// time for the hour of the oldest requests to end.
+	for range 2 {
+		at := r.clock.earliestWait(t)
+		r.clock.Advance(at.Sub(r.clock.Now()))
+	}
+	r.waitFor("the paced walk", func() bool { return src.count("docs", "7d") == 1 })
+	if took := r.clock.Now().Sub(t0); took != 2*(time.Hour+paceMargin) {
+		t.Errorf("the walk took %s of clock time, want 2h10s", took)
+	}
+	if !r.st.Up("docs", "walk") {
+		t.Fatal("the paced walk failed")
+	}
+	if iv := r.state("walk/docs/7d").Interval; iv != 150*time.Minute {
+		t.Errorf("interval %s, want 2h30m (5 requests at 2 an hour)", iv)
+	}
+}
