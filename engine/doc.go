@@ -20,26 +20,42 @@
 //
 // # What the engine does, the same way for every source
 //
-//   - Schedules: a unit is due when it has no data, when the UTC day rolled
-//     over (its date range moved), or when its data is older than its
-//     planned interval. Every unit is refreshed once at start-up (unless
-//     restored data is not yet due); later refreshes are started by
-//     scrapes (Touch), stale-while-revalidate: a scrape never waits on the
-//     API once data exists, but the first scrape may wait for the first
-//     data up to its timeout.
-//   - Runs refreshes one at a time, in the order they became due, on one
-//     worker goroutine, so the budget check made before a refresh holds
-//     until it ends. A refresh that does not fit waits for room (the unit
-//     keeps its turn); a walk longer than an hour's budget is paced.
-//   - Keeps all or nothing: a failed refresh keeps the previous data, sets
-//     mintlify_up to 0, logs once per kind of error, and backs off. A 429
-//     pauses every analytics request until Retry-After (or a backoff).
+//   - Schedules on its own timer (worker.go): a unit is due when it has no
+//     data, when the UTC day rolled over (its date range moved), or when
+//     its data is older than its planned interval; a failed unit again
+//     when its back-off ends; everything when a rate-limit pause ends. No
+//     scrape is needed. Every unit is refreshed once at start-up (unless
+//     restored data is not yet due).
+//   - Chooses by value (choice.go): one refresh at a time, on one worker
+//     goroutine, so the budget check made before a refresh holds until it
+//     ends. A unit without data is worth the most, the cheapest of those
+//     first, so every project's one-request units have data within seconds
+//     however large the site; a unit with data goes by how wrong its data
+//     is per request. Before its first fetch a unit's cost is estimated
+//     (the source's CostEstimator, else its siblings: other windows, the
+//     source's CostGrouper group, other projects). The budget is booked for
+//     every due unit in value order: a unit runs when its requests fit the
+//     sliding hour; a cheaper one may fill room a more valuable walk cannot
+//     use yet, never delaying it.
+//   - Waiting is not failing: a due unit that does not fit waits, with the
+//     time it is expected to start (States, Summary), counted in
+//     mintlify_units_waiting while it has no data; one log line says when
+//     the first round does not fit the hour. Ready is true once every unit
+//     has data, waits or was tried. A scrape (Touch) waits for first data
+//     only while a first refresh is sending requests, never for a unit that
+//     cannot progress; once a unit has data it never waits at all
+//     (stale-while-revalidate). A walk longer than an hour's budget is paced.
+//   - Keeps all or nothing (outcome.go): a failed refresh keeps the
+//     previous data, sets mintlify_up to 0 (the only thing that does),
+//     logs once per kind of error, and backs off. A 429 pauses every
+//     analytics request until Retry-After (or a backoff).
 //   - Counts malformed rows that sources skipped in
 //     mintlify_rows_skipped_total{source,reason}, logging each kind once.
 //   - Plans: PlanWeighted stretches intervals only when the budget binds,
 //     and then in proportion to sqrt(cost × days), which minimises the
-//     mean relative staleness across units.
-//   - Renders: each refresh renders its unit's families to text once and
+//     mean relative staleness across units. The plan is logged in one line
+//     once every cost is known, and again when it changes materially.
+//   - Renders (collect.go): each refresh renders its unit's families to text once and
 //     compresses them once (Exposition); a scrape writes those bytes and
 //     the small live part, so it costs little more than copying bytes.
 //     Collect serves the same series to clients that want another format.

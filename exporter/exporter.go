@@ -218,7 +218,7 @@ func New(cfg Config) (*Exporter, error) {
 	mux.HandleFunc("/-/ready", func(w http.ResponseWriter, r *http.Request) {
 		if x.engine != nil && !x.engine.Ready() {
 			w.WriteHeader(http.StatusServiceUnavailable)
-			fmt.Fprintln(w, "Not ready: waiting for the first data of every unit (source, project and window)")
+			fmt.Fprintln(w, "Not ready: the first refresh of some unit (source, project and window) is still to be tried; see the landing page")
 			return
 		}
 		w.WriteHeader(http.StatusOK)

@@ -1,0 +1,212 @@
+package e2e
+
+// A large site whose first round of refreshes does not fit the hour's
+// budget (issue 18): 3 projects of 2,000 paths at the default flags, rows
+// served out of order (the API promises none), so every walk reads every
+// page: 171 requests against the default budget of 90.
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logfmt/logfmt"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+)
+
+var largeProjects = []string{"big-a", "big-b", "big-c"}
+
+// startLargeSite starts the fake with 3 projects of 2,000 paths and the
+// API's own limit of 100 an hour, and the exporter against it with the
+// default flags.
+func startLargeSite(t *testing.T) (*mintlifytest.Server, *process) {
+	t.Helper()
+	today := time.Now().UTC().Truncate(24 * time.Hour)
+	opts := []mintlifytest.Option{mintlifytest.WithRateLimit(100), mintlifytest.WithUnorderedPaths()}
+	for i, p := range largeProjects {
+		opts = append(opts, mintlifytest.WithProject(p, mintlifytest.Generate(mintlifytest.GenerateOptions{
+			Seed: int64(500 + i), Paths: 2000, Days: 30, End: today.AddDate(0, 0, 1),
+		})))
+	}
+	srv := mintlifytest.NewServer(opts...)
+	t.Cleanup(srv.Close)
+	args := []string{"--mintlify.api-url=" + srv.URL()}
+	for _, p := range largeProjects {
+		args = append(args, "--mintlify.project-id="+p)
+	}
+	return srv, startExporter(t, keyEnv, args...)
+}
+
+// TestLargeSiteFirstRound: within 60 s every one-request unit of every
+// project has data and /-/ready is 200; from then on a scrape announcing a
+// 10 s timeout is answered at once; no source is down; the budget holds;
+// the log says once that the first round does not fit, repeats no message
+// more than 3 times and has no line over 2 KB.
+func TestLargeSiteFirstRound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the exporter against 6,000 paths")
+	}
+	srv, p := startLargeSite(t)
+	start := time.Now()
+	eventually(t, 60*time.Second, "every one-request unit has data and /-/ready is 200", func() string {
+		resp, _ := p.get(t, "/-/ready", nil)
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Sprintf("/-/ready answers %d", resp.StatusCode)
+		}
+		_, fams := p.scrape(t)
+		got := series(fams)
+		for _, proj := range largeProjects {
+			for _, w := range []string{"1d", "7d", "30d"} {
+				for _, k := range []string{
+					key("mintlify_assistant_queries", "project", proj, "window", w, "caller", "web"),
+					key("mintlify_searches", "project", proj, "window", w),
+					key("mintlify_feedback_pages_truncated", "project", proj, "window", w),
+				} {
+					if _, ok := got[k]; !ok {
+						return "no " + k
+					}
+				}
+			}
+		}
+		return ""
+	})
+	t.Logf("every one-request unit had data and /-/ready was 200 after %s", time.Since(start).Round(time.Millisecond))
+
+	// Scrapes now cost their bytes: none waits for the units that wait for
+	// the budget. The bound is loose (the bug held each scrape 8.8 s).
+	var slowest time.Duration
+	for range 5 {
+		t0 := time.Now()
+		p.scrape(t)
+		slowest = max(slowest, time.Since(t0))
+	}
+	t.Logf("the slowest of 5 scrapes announcing a 10 s timeout took %s", slowest.Round(time.Millisecond))
+	if slowest > 5*time.Second {
+		t.Errorf("a scrape took %s: it waits for units that cannot progress", slowest)
+	}
+	_, last := p.scrape(t)
+	got := series(last)
+	waiting := 0.0
+	for k, v := range got {
+		if strings.HasPrefix(k, "mintlify_up{") && v != 1 {
+			t.Errorf("%s = %v although nothing failed", k, v)
+		}
+		if strings.HasPrefix(k, "mintlify_units_waiting{") {
+			waiting += v
+		}
+	}
+	if waiting == 0 {
+		t.Error("no unit waits for the budget: the test's first round fits the hour, it proves nothing")
+	}
+
+	// The budget holds: at most 90 analytics requests, and no 429.
+	n := 0
+	for _, r := range srv.Requests() {
+		n++
+		if r.Status == http.StatusTooManyRequests {
+			t.Errorf("the API answered 429 to %s", r.Path)
+		}
+	}
+	if n > 90 {
+		t.Errorf("%d requests sent, over the budget of 90", n)
+	}
+
+	// The log, as a stranger reads it.
+	logs := p.stderr.String()
+	if testing.Verbose() {
+		t.Logf("the exporter's log:\n%s", logs)
+	}
+	if c := strings.Count(logs, "the first round of refreshes needs more requests than the budget allows"); c != 1 {
+		t.Errorf("the first round was logged %d times, want once", c)
+	}
+	msgs := map[string]int{}
+	for line := range strings.SplitSeq(strings.TrimSpace(logs), "\n") {
+		if len(line) > 2048 {
+			t.Errorf("a log line of %d bytes: %.200s…", len(line), line)
+		}
+		d := logfmt.NewDecoder(strings.NewReader(line))
+		for d.ScanRecord() {
+			for d.ScanKeyval() {
+				if string(d.Key()) == "msg" {
+					msgs[string(d.Value())]++
+				}
+			}
+		}
+	}
+	for msg, c := range msgs {
+		if c > 3 {
+			t.Errorf("logged %d times: %q", c, msg)
+		}
+	}
+}
+
+// TestLargeSiteScrapedByPrometheus: a real Prometheus scrapes the
+// budget-bound exporter every 5 s for 5 minutes with the documented 10 s
+// timeout; after the first scrapes every scrape_duration_seconds is under
+// a second, and no mintlify_up is ever 0.
+func TestLargeSiteScrapedByPrometheus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("scrapes for 5 minutes")
+	}
+	t.Parallel()
+	tools := lookTools(t)
+	_, p := startLargeSite(t)
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "prometheus.yml", []byte(fmt.Sprintf(`global:
+  scrape_interval: 5s
+  scrape_timeout: 10s
+scrape_configs:
+  - job_name: mintlify
+    static_configs:
+      - targets: [%q]
+`, p.addr)))
+	prom := startProcess(t, "prometheus", tools.prometheus, environ(), func(addr string) []string {
+		return []string{"--config.file=" + cfg, "--storage.tsdb.path=" + dir + "/data", "--web.listen-address=" + addr}
+	}, "/-/ready")
+	api := promAPI{base: "http://" + prom.addr}
+	start := time.Now()
+	const run = 5 * time.Minute
+	time.Sleep(run)
+	// Every sample of the run: the first 20 s are the start-up.
+	var r queryResult
+	q := map[string][]string{
+		"query": {`scrape_duration_seconds{job="mintlify"}`},
+		"start": {promTime(start.Add(20 * time.Second))}, "end": {promTime(time.Now())}, "step": {"5s"},
+	}
+	if err := api.get("/api/v1/query_range", q, &r); err != nil {
+		t.Fatal(err)
+	}
+	ss, err := r.series()
+	if err != nil || len(ss) != 1 {
+		t.Fatalf("scrape_duration_seconds: %d series, %v", len(ss), err)
+	}
+	var durations []float64
+	for _, v := range ss[0].Values {
+		d, _ := strconv.ParseFloat(fmt.Sprint(v[1]), 64)
+		durations = append(durations, d)
+	}
+	if len(durations) < 40 {
+		t.Fatalf("%d samples of scrape_duration_seconds in %s, want about 56", len(durations), run)
+	}
+	worst := slices.Max(durations)
+	t.Logf("%d scrapes over %s after the first 20 s: the slowest took %.3f s", len(durations), run, worst)
+	if worst >= 1 {
+		t.Errorf("a scrape took %.3f s: scrapes stall while units wait for the budget", worst)
+	}
+	down, err := api.query(fmt.Sprintf(`max_over_time(mintlify_up{job="mintlify"}[%ds]) < 1 or min_over_time(mintlify_up{job="mintlify"}[%ds]) < 1`, int(run.Seconds()), int(run.Seconds())), time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(down) > 0 {
+		t.Errorf("mintlify_up was 0 during the run for %s", formatLabels(down[0].Metric))
+	}
+	waiting, err := api.query(`sum(max_over_time(mintlify_units_waiting{job="mintlify"}[5m]))`, time.Time{})
+	if err != nil || len(waiting) != 1 || fmt.Sprint(waiting[0].Value[1]) == "0" {
+		t.Errorf("no unit ever waited for the budget (%v, %v): the exporter was not budget-bound", waiting, err)
+	}
+}
