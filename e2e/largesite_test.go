@@ -146,8 +146,8 @@ func TestLargeSiteFirstRound(t *testing.T) {
 }
 
 // TestLargeSiteScrapedByPrometheus: a real Prometheus scrapes the
-// budget-bound exporter every 5 s for 5 minutes with the documented 10 s
-// timeout; after the first scrapes every scrape_duration_seconds is under
+// budget-bound exporter every 10 s for 5 minutes with a 10 s timeout (the
+// longest Prometheus 2 allows at that interval); after the first scrapes every scrape_duration_seconds is under
 // a second, and no mintlify_up is ever 0.
 func TestLargeSiteScrapedByPrometheus(t *testing.T) {
 	if testing.Short() {
@@ -158,7 +158,7 @@ func TestLargeSiteScrapedByPrometheus(t *testing.T) {
 	_, p := startLargeSite(t)
 	dir := t.TempDir()
 	cfg := writeFile(t, dir, "prometheus.yml", []byte(fmt.Sprintf(`global:
-  scrape_interval: 5s
+  scrape_interval: 10s
   scrape_timeout: 10s
 scrape_configs:
   - job_name: mintlify
@@ -176,7 +176,7 @@ scrape_configs:
 	var r queryResult
 	q := map[string][]string{
 		"query": {`scrape_duration_seconds{job="mintlify"}`},
-		"start": {promTime(start.Add(20 * time.Second))}, "end": {promTime(time.Now())}, "step": {"5s"},
+		"start": {promTime(start.Add(20 * time.Second))}, "end": {promTime(time.Now())}, "step": {"10s"},
 	}
 	if err := api.get("/api/v1/query_range", q, &r); err != nil {
 		t.Fatal(err)
@@ -190,8 +190,8 @@ scrape_configs:
 		d, _ := strconv.ParseFloat(fmt.Sprint(v[1]), 64)
 		durations = append(durations, d)
 	}
-	if len(durations) < 40 {
-		t.Fatalf("%d samples of scrape_duration_seconds in %s, want about 56", len(durations), run)
+	if len(durations) < 20 {
+		t.Fatalf("%d samples of scrape_duration_seconds in %s, want about 28", len(durations), run)
 	}
 	worst := slices.Max(durations)
 	t.Logf("%d scrapes over %s after the first 20 s: the slowest took %.3f s", len(durations), run, worst)

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
 )
 
 // CostEstimator is implemented by a source that knows what a unit costs
@@ -27,6 +29,11 @@ type CostGrouper interface {
 // the planner replans from real costs as they arrive.
 const unknownCost = 4
 
+// derivedGrace is how long after UTC midnight a window derived the day
+// before waits for the day that ended to be read into the store before it
+// is read directly instead.
+const derivedGrace = 2 * time.Hour
+
 // dueAtLocked is when u falls due, as seen at now: at once without data
 // (after any back-off), at the UTC midnight that moves its window, or when
 // its data is older than its interval. In the last quarter of an interval
@@ -37,6 +44,9 @@ func (e *Engine) dueAtLocked(u *unit, now time.Time) time.Time {
 	if u.inFlight {
 		return time.Time{}
 	}
+	if u.derived {
+		return u.auditAt.Add(auditEvery)
+	}
 	if u.snap == nil {
 		return u.retryAt
 	}
@@ -44,6 +54,11 @@ func (e *Engine) dueAtLocked(u *unit, now time.Time) time.Time {
 	at := u.snap.completed.Add(u.interval)
 	if quiet := rollover.Add(-u.interval / 4); !at.Before(quiet) || !now.Before(quiet) {
 		at = rollover
+	}
+	if u.snap.derived && u.fallback == "" && at.Before(rollover.Add(derivedGrace)) {
+		// A window derived yesterday waits for the day that just closed
+		// to be read into the store, rather than being read whole.
+		at = rollover.Add(derivedGrace)
 	}
 	if u.retryAt.After(at) {
 		at = u.retryAt
@@ -72,7 +87,7 @@ func (e *Engine) dueLocked(u *unit, now time.Time) bool {
 // another project. The walk is paced request by request anyway, so an
 // estimate too low never exceeds the budget.
 func (e *Engine) estimateLocked(u *unit, now time.Time) (cost int, guess bool) {
-	if u.snap != nil {
+	if u.snap != nil && !u.snap.derived {
 		cost := u.snap.res.Cost
 		if u.snap.rng != u.Window.Range(now) {
 			days := max(1, u.Window.Days)
@@ -96,7 +111,7 @@ func (e *Engine) estimateLocked(u *unit, now time.Time) (cost int, guess bool) {
 	for _, sibling := range siblings {
 		best, bestDist := 0, math.Inf(1)
 		for _, o := range e.units {
-			if o == u || o.snap == nil || o.Window.Site != u.Window.Site || !sibling(o) {
+			if o == u || o.snap == nil || o.snap.derived || o.Window.Site != u.Window.Site || !sibling(o) {
 				continue
 			}
 			// The nearest window by ratio of days; a tie goes to the
@@ -166,16 +181,27 @@ func (e *Engine) valueOrderLocked(units []*unit, now time.Time, cost map[*unit]i
 	})
 }
 
-// chooseLocked returns the unit to refresh now with its expected cost, or
-// nil and when to look again. It books the budget for every due unit in
-// value order (reservations): each gets the earliest time its requests fit
-// the sliding hour without delaying a unit worth more. The first whose
-// time is now runs; a unit cheaper than every unit that waits ahead of it
-// (one request beside walks) thus fills the room a more valuable walk
-// cannot use yet, but never delays it, while units of the same cost keep
-// their order. The others wait, each with the time it is expected to start
-// (waitAt).
-func (e *Engine) chooseLocked(now time.Time) (pick *unit, pickCost int, next time.Time) {
+// task is what the worker does next: refresh a unit, audit a derived
+// window (audit), or read a closed day into the day store (day).
+type task struct {
+	u     *unit
+	cost  int
+	audit bool
+	day   *dayTask
+}
+
+// chooseLocked returns what to do now, or nil and when to look again. It
+// books the budget for every due unit in value order (reservations): each
+// gets the earliest time its requests fit the sliding hour without
+// delaying a unit worth more. The first whose time is now runs; a unit
+// cheaper than every unit that waits ahead of it (one request beside
+// walks) thus fills the room a more valuable walk cannot use yet, but
+// never delays it, while units of the same cost keep their order. The
+// others wait, each with the time it is expected to start (waitAt).
+// Closed days for the day store come after the units without data when
+// they are the day that just ended (every derived window waits for it),
+// else last, in the budget's spare room.
+func (e *Engine) chooseLocked(now time.Time) (pick *task, next time.Time) {
 	var due []*unit
 	cost := map[*unit]int{}
 	for _, u := range e.units {
@@ -190,6 +216,35 @@ func (e *Engine) chooseLocked(now time.Time) (pick *unit, pickCost int, next tim
 		}
 	}
 	e.valueOrderLocked(due, now, cost)
+	todo := make([]*task, 0, len(due))
+	for _, u := range due {
+		todo = append(todo, &task{u: u, cost: cost[u], audit: u.derived})
+	}
+	fill := -1 // todo[fill:], when fill >= 0, may only use the budget's spare room
+	if e.cfg.DeriveWindows {
+		if now.Before(e.dayRetryAt) {
+			next = minTime(next, e.dayRetryAt)
+		} else {
+			yesterday := client.DateOf(now).AddDays(-1)
+			firstWithData := slices.IndexFunc(todo, func(t *task) bool { return t.u.snap != nil })
+			if firstWithData < 0 {
+				firstWithData = len(todo)
+			}
+			var urgent, rest []*task
+			for _, dt := range e.dayTasksLocked(now) {
+				c, _ := e.estimateLocked(dt.base, now)
+				t := &task{u: dt.base, cost: c, day: &dt}
+				if dt.day == yesterday && !dt.reread {
+					urgent = append(urgent, t)
+				} else {
+					rest = append(rest, t)
+				}
+			}
+			todo = slices.Concat(todo[:firstWithData], urgent, todo[firstWithData:])
+			fill = len(todo)
+			todo = append(todo, rest...)
+		}
+	}
 	sent, paused := e.cfg.Budget.Ledger()
 	from := now
 	if paused.After(now) {
@@ -199,25 +254,37 @@ func (e *Engine) chooseLocked(now time.Time) (pick *unit, pickCost int, next tim
 	waitingFirst := false
 	// A unit may go before a more valuable one that waits only when it is
 	// cheaper than every unit ahead of it that waits (a one-request unit
-	// beside walks); else it starts after them.
+	// beside walks); else it starts after them. Spare-room day reads
+	// always start after every unit that waits.
 	gate, cheapestAhead := from, math.MaxInt
-	for _, u := range due {
-		need := min(cost[u], e.cfg.Budget.PerHour())
+	for i, t := range todo {
+		u := t.u
+		need := min(t.cost, e.cfg.Budget.PerHour())
 		start := from
-		if cost[u] >= cheapestAhead {
+		spare := fill >= 0 && i >= fill
+		if t.cost >= cheapestAhead || spare {
 			start = gate
 		}
 		at := book.earliest(start, need)
+		if spare && at.After(now) {
+			continue // spare room only: not booked, not waited for
+		}
 		book.add(at, need)
 		if at.After(gate) {
 			gate = at
 		}
 		if at.After(now) {
-			cheapestAhead = min(cheapestAhead, cost[u])
+			cheapestAhead = min(cheapestAhead, t.cost)
+		}
+		if t.day != nil {
+			if pick == nil && !at.After(now) {
+				pick = t
+			}
+			continue
 		}
 		if !at.After(now) { // runs now, or next: not waiting
 			if pick == nil {
-				pick, pickCost = u, cost[u]
+				pick = t
 			}
 			u.waitAt, u.waitWhy = time.Time{}, ""
 			continue
@@ -229,8 +296,8 @@ func (e *Engine) chooseLocked(now time.Time) (pick *unit, pickCost int, next tim
 		if u.snap == nil && !u.attempted {
 			waitingFirst = true
 		}
-		if pick == nil && (next.IsZero() || at.Before(next)) {
-			next = at
+		if pick == nil {
+			next = minTime(next, at)
 		}
 	}
 	if pick != nil {
@@ -241,7 +308,15 @@ func (e *Engine) chooseLocked(now time.Time) (pick *unit, pickCost int, next tim
 	if waitingFirst && !e.firstRoundLogged && (pick == nil || !e.guessingLocked(now)) {
 		e.logFirstRoundLocked(now)
 	}
-	return pick, pickCost, next
+	return pick, next
+}
+
+// minTime is the earlier of a and b, where the zero time means none.
+func minTime(a, b time.Time) time.Time {
+	if a.IsZero() || (!b.IsZero() && b.Before(a)) {
+		return b
+	}
+	return a
 }
 
 // reservations is a forecast of the request ledger: the requests of the

@@ -177,10 +177,16 @@ func (e *Engine) Summary() Summary {
 }
 
 // LiveCollectors returns the engine's metrics that change between
-// refreshes and are gathered at every scrape: mintlify_rows_skipped_total
-// and mintlify_units_waiting.
+// refreshes and are gathered at every scrape: mintlify_rows_skipped_total,
+// mintlify_units_waiting and, with derived windows,
+// mintlify_derived_window, mintlify_derived_window_drift_ratio and
+// mintlify_derived_day_changes_total.
 func (e *Engine) LiveCollectors() []prometheus.Collector {
-	return []prometheus.Collector{e.skipped, waitingCollector{e}}
+	out := []prometheus.Collector{e.skipped, waitingCollector{e}}
+	if e.cfg.DeriveWindows {
+		out = append(out, derivedCollector{e}, e.dayChanges)
+	}
+	return out
 }
 
 // waitingCollector exports mintlify_units_waiting for every project and

@@ -44,6 +44,9 @@ type Config struct {
 	// OnChange, when set, is called after a unit's data changed, outside
 	// the engine's locks (for example to schedule saving the state).
 	OnChange func()
+	// DeriveWindows derives the windows of additive sources (Summer) from a
+	// day store of closed days and today's 1d unit (see derive.go).
+	DeriveWindows bool
 }
 
 // Engine refreshes every unit of every source from the API on its own
@@ -77,6 +80,11 @@ type Engine struct {
 	// lines (it does not fit the hour; every unit has data) to one each.
 	firstRoundLogged, allDataLogged bool
 	skipLogged                      map[string]bool
+	// days is the day store of derived windows; dayRetryAt holds day
+	// reads back after one failed.
+	days       map[dayKey]*dayEntry
+	dayRetryAt time.Time
+	dayChanges *prometheus.CounterVec
 
 	expo atomic.Pointer[Exposition]
 }
@@ -113,6 +121,16 @@ type unit struct {
 	// end. waitWhy says which, for the landing page.
 	waitAt  time.Time
 	waitWhy string
+	// Derived windows: base is the 1d unit a derivable window sums with its
+	// closed days (nil when it is not derivable); derived is set while its
+	// data is that sum; auditAt is its last audit and drift what it found;
+	// fallback says why it is read directly again.
+	base     *unit
+	derived  bool
+	auditAt  time.Time
+	drift    float64
+	audited  bool
+	fallback string
 }
 
 // snapshot is the immutable result of one successful refresh of a unit,
@@ -123,6 +141,9 @@ type snapshot struct {
 	completed time.Time
 	duration  time.Duration
 	rendered  []chunk // one per family of the source
+	// derived is set when the data is the sum of the day store's days and
+	// today's 1d unit.
+	derived bool
 }
 
 // failureBackoffBase is the wait before a failed unit is refreshed again;
@@ -162,6 +183,11 @@ func New(cfg Config) (*Engine, error) {
 		done:       make(chan struct{}),
 		changed:    make(chan struct{}),
 		skipLogged: map[string]bool{},
+		days:       map[dayKey]*dayEntry{},
+		dayChanges: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "mintlify_derived_day_changes_total",
+			Help: "Closed days of derived windows whose second read, a day after the day ended, changed the site-wide figure (events counted late).",
+		}, []string{"source"}),
 		skipped: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "mintlify_rows_skipped_total", Help: skippedHelp,
 		}, []string{"source", "reason"}),
@@ -203,6 +229,7 @@ func New(cfg Config) (*Engine, error) {
 	if len(e.units) == 0 {
 		return nil, errors.New("engine: no source supports any of the windows")
 	}
+	e.linkDerivable()
 	e.expo.Store(&Exposition{})
 	e.mu.Lock()
 	if cfg.Restore != nil {

@@ -104,6 +104,10 @@ func (e *Engine) succeed(u *unit, snap *snapshot) {
 		e.rateLimits = 0
 		level.Debug(e.logger).Log("msg", u.Source+" refreshed", "collector", u.Source, "project", u.Project, "window", u.Window.String(),
 			"range", snap.rng.String(), "requests", snap.res.Cost, "summary", snap.res.Summary, "duration", snap.duration)
+		if e.cfg.DeriveWindows {
+			e.pruneDaysLocked(snap.completed)
+			e.deriveLocked(snap.completed)
+		}
 		e.replanLocked()
 		e.publishLocked()
 		e.logAllDataLocked()
@@ -135,19 +139,29 @@ func (p planSummary) material(q planSummary) bool {
 // interval and cost.
 func (e *Engine) replanLocked() {
 	now := e.now()
-	pu := make([]PlanUnit, len(e.units))
+	pu := make([]PlanUnit, 0, len(e.units))
+	planned := make([]*unit, 0, len(e.units))
 	known := true
-	for i, u := range e.units {
+	for _, u := range e.units {
+		if u.derived { // no requests but its daily audit
+			u.interval = auditEvery
+			e.cfg.Status.SetInterval(u.Project, u.Source, u.Window.Name, u.interval)
+			continue
+		}
 		cost, guess := e.estimateLocked(u, now)
 		if u.snap != nil {
 			cost = max(1, u.snap.res.Cost) // the plan is for whole windows, not the day after a rollover
 		}
 		known = known && !guess
-		pu[i] = PlanUnit{Cost: cost, Days: u.Window.Days}
+		pu = append(pu, PlanUnit{Cost: cost, Days: u.Window.Days})
+		planned = append(planned, u)
 	}
-	intervals := e.cfg.Planner(pu, e.cfg.Budget.PerHour(), e.cfg.MinInterval)
-	sum := planSummary{units: len(e.units), shortest: time.Duration(math.MaxInt64)}
-	for i, u := range e.units {
+	intervals := e.cfg.Planner(pu, max(1, e.cfg.Budget.PerHour()-e.dayReserveLocked(now)), e.cfg.MinInterval)
+	sum := planSummary{units: len(planned), shortest: time.Duration(math.MaxInt64)}
+	if len(planned) == 0 {
+		sum.shortest = auditEvery
+	}
+	for i, u := range planned {
 		u.interval = max(intervals[i], e.cfg.MinInterval)
 		sum.perRound += pu[i].Cost
 		sum.perHour += float64(pu[i].Cost) * float64(time.Hour) / float64(u.interval)

@@ -21,6 +21,8 @@ type State struct {
 	Ledger      []time.Time `json:"ledger"`
 	PausedUntil time.Time   `json:"pausedUntil"`
 	Units       []UnitData  `json:"units"`
+	// Days is the day store of derived windows (derive.go).
+	Days []DayData `json:"days,omitempty"`
 }
 
 // UnitData is one unit's last good data.
@@ -99,6 +101,7 @@ func (e *Engine) State() State {
 		}
 		st.Units = append(st.Units, d)
 	}
+	st.Days = e.dayStateLocked()
 	return st
 }
 
@@ -123,8 +126,38 @@ func (e *Engine) restoreLocked(st *State) {
 			n++
 		}
 	}
+	days := e.restoreDaysLocked(st.Days)
+	if e.cfg.DeriveWindows {
+		e.deriveLocked(e.now())
+	}
 	level.Info(e.logger).Log("msg", "restored state from the cache file", "units", n, "of", len(e.units),
-		"ledger_requests_last_hour", e.cfg.Budget.Used())
+		"days", days, "ledger_requests_last_hour", e.cfg.Budget.Used())
+}
+
+// restoredResult checks persisted families against u's source.
+func (e *Engine) restoredResult(u *unit, families map[string][]Sample, cost int) (*Result, error) {
+	fams := e.sources[u.src].families
+	res := &Result{Samples: make([][]Sample, len(fams)), Cost: max(1, cost)}
+	known := 0
+	for fi, f := range fams {
+		ss, ok := families[f.Name]
+		if !ok {
+			continue
+		}
+		known++
+		for _, s := range ss {
+			for k := len(f.Labels); k < MaxLabels; k++ {
+				if s.Labels[k] != "" {
+					return nil, fmt.Errorf("family %s: a sample has more labels than %v", f.Name, f.Labels)
+				}
+			}
+		}
+		res.Samples[fi] = ss
+	}
+	if known != len(families) {
+		return nil, errors.New("it holds families the source does not export")
+	}
+	return res, nil
 }
 
 // restoredSnapshot checks persisted data against the unit's source and
@@ -141,27 +174,11 @@ func (e *Engine) restoredSnapshot(u *unit, d UnitData) (*snapshot, error) {
 	if d.Completed.IsZero() {
 		return nil, errors.New("no completion time")
 	}
-	fams := e.sources[u.src].families
-	res := &Result{Samples: make([][]Sample, len(fams)), Cost: max(1, d.Cost), Summary: d.Summary}
-	known := 0
-	for fi, f := range fams {
-		ss, ok := d.Families[f.Name]
-		if !ok {
-			continue
-		}
-		known++
-		for _, s := range ss {
-			for k := len(f.Labels); k < MaxLabels; k++ {
-				if s.Labels[k] != "" {
-					return nil, fmt.Errorf("family %s: a sample has more labels than %v", f.Name, f.Labels)
-				}
-			}
-		}
-		res.Samples[fi] = ss
+	res, err := e.restoredResult(u, d.Families, d.Cost)
+	if err != nil {
+		return nil, err
 	}
-	if known != len(d.Families) {
-		return nil, errors.New("it holds families the source does not export")
-	}
+	res.Summary = d.Summary
 	rng := client.DateRange{From: from, To: to}
 	return &snapshot{rng: rng, res: res, completed: d.Completed,
 		duration: time.Duration(d.DurationSeconds * float64(time.Second)), rendered: e.render(u, res)}, nil

@@ -21,16 +21,25 @@ func (e *Engine) work() {
 		now := e.now()
 		e.mu.Lock()
 		e.pokesSeen = e.pokes
-		u, cost, next := e.chooseLocked(now)
-		if u != nil {
-			u.inFlight, u.due = true, false
-		} else {
+		t, next := e.chooseLocked(now)
+		switch {
+		case t == nil:
 			e.sleeping = true
+		case t.day == nil:
+			t.u.inFlight, t.u.due = true, false
 		}
 		e.changedLocked()
 		e.mu.Unlock()
-		if u != nil {
-			e.refresh(u, cost)
+		switch {
+		case t == nil:
+		case t.day != nil:
+			e.readDay(*t.day, t.cost)
+			continue
+		case t.audit:
+			e.audit(t.u, t.cost)
+			continue
+		default:
+			e.refresh(t.u, t.cost)
 			continue
 		}
 		e.sleepUntil(next)

@@ -1,0 +1,453 @@
+package engine
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/go-kit/log/level"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+)
+
+// Summer is implemented by a source whose counts are events, additive over
+// days (views, assistant caller stats, total searches, conversation turns).
+// Its windows longer than a day can then be derived: the sum of the
+// window's closed days, each read once into the day store, and today's 1d
+// unit, at no request of their own.
+type Summer interface {
+	// Additive reports whether u's window is the sum of its days: false
+	// for a unit with top-N lists (top search terms).
+	Additive(u Unit) bool
+	// Sum returns the result of u's window from the results of the 1-day
+	// ranges that make it up (each what Fetch returned for the source's 1d
+	// unit over one day), oldest first.
+	Sum(u Unit, days []*Result) *Result
+}
+
+// SumSamples adds up samples with equal labels, in the order their labels
+// first appear: the Sum of a family whose series are event counts.
+func SumSamples(parts ...[]Sample) []Sample {
+	var out []Sample
+	at := map[[MaxLabels]string]int{}
+	for _, p := range parts {
+		for _, s := range p {
+			if i, ok := at[s.Labels]; ok {
+				out[i].Value += s.Value
+				continue
+			}
+			at[s.Labels] = len(out)
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Derived windows.
+const (
+	// auditEvery is how often a derived window is read directly, once,
+	// and compared with the sum of its days.
+	auditEvery = 24 * time.Hour
+	// maxDrift is the relative difference between a direct read and the
+	// sum of days above which a window falls back to direct reads.
+	maxDrift = 0.01
+	// rereadAfter is how long after a day ends it is read a second time,
+	// to catch events counted late.
+	rereadAfter = 24 * time.Hour
+	// fillShare is the share of the budget the planner leaves free for
+	// reading closed days while the day store does not cover the windows.
+	fillShare = 0.25
+)
+
+var (
+	driftDesc = prometheus.NewDesc("mintlify_derived_window_drift_ratio",
+		"Derived windows: relative difference between the last direct read of the window's closed days and the sum of those days in the day store. Above 0.01 the window is read directly again.",
+		[]string{"project", "source", "window"}, nil)
+	derivedDesc = prometheus.NewDesc("mintlify_derived_window",
+		"1 when the window is exported as the sum of its closed days (day store) and today's 1d unit, 0 when it is read directly.",
+		[]string{"project", "source", "window"}, nil)
+)
+
+// dayKey names one closed day of one source's 1d unit.
+type dayKey struct {
+	src     int
+	project string
+	site    bool
+	day     client.Date
+}
+
+// dayEntry is one closed day in the day store.
+type dayEntry struct {
+	res    *Result
+	readAt time.Time
+	reread bool // read the second time, rereadAfter after the day ended
+}
+
+// derivableLocked links every unit whose window can be derived to its
+// base, the 1d unit of the same source, project and kind of window.
+func (e *Engine) linkDerivable() {
+	if !e.cfg.DeriveWindows {
+		return
+	}
+	for _, u := range e.units {
+		sum, ok := e.sources[u.src].src.(Summer)
+		if !ok || u.Window.Days < 2 || !sum.Additive(u.Unit) {
+			continue
+		}
+		for _, b := range e.units {
+			if b.src == u.src && b.Project == u.Project && b.Window.Days == 1 && b.Window.Site == u.Window.Site {
+				u.base = b
+			}
+		}
+	}
+}
+
+// closedDays returns the closed days of u's window at now, oldest first.
+func closedDays(u *unit, now time.Time) []client.Date {
+	today := client.DateOf(now)
+	out := make([]client.Date, 0, u.Window.Days-1)
+	for d := u.Window.Days - 1; d >= 1; d-- {
+		out = append(out, today.AddDays(-d))
+	}
+	return out
+}
+
+// coveredLocked reports whether the day store holds every closed day of
+// u's window and its base has today's data.
+func (e *Engine) coveredLocked(u *unit, now time.Time) bool {
+	b := u.base
+	if b == nil || u.fallback != "" || b.snap == nil || b.snap.rng != b.Window.Range(now) {
+		return false
+	}
+	for _, d := range closedDays(u, now) {
+		if e.days[dayKey{u.src, u.Project, u.Window.Site, d}] == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// deriveLocked re-renders every derivable window the store covers from its
+// days and its base: after its base refreshed or a day was read.
+func (e *Engine) deriveLocked(now time.Time) {
+	changed := false
+	for _, u := range e.units {
+		if !e.coveredLocked(u, now) {
+			u.derived = false
+			continue
+		}
+		res := e.sumLocked(u, now, true)
+		snap := &snapshot{rng: u.Window.Range(now), res: res, completed: u.base.snap.completed, rendered: e.render(u, res), derived: true}
+		if !u.derived {
+			level.Info(e.logger).Log("msg", "window derived from the day store from now on: no requests of its own", "collector", u.Source, "project", u.Project, "window", u.Window.String())
+		}
+		u.snap, u.derived, u.attempted = snap, true, true
+		u.failures, u.lastErr, u.lastClass, u.retryAt = 0, "", "", time.Time{}
+		e.cfg.Status.Succeeded(u.Project, u.Source, u.Window.Name, snap.completed, 0)
+		changed = true
+	}
+	if changed {
+		e.publishLocked()
+	}
+}
+
+// sumLocked sums u's closed days from the store, with its base's data of
+// today when today is set.
+func (e *Engine) sumLocked(u *unit, now time.Time, today bool) *Result {
+	var parts []*Result
+	for _, d := range closedDays(u, now) {
+		parts = append(parts, e.days[dayKey{u.src, u.Project, u.Window.Site, d}].res)
+	}
+	if today {
+		parts = append(parts, u.base.snap.res)
+	}
+	res := e.sources[u.src].src.(Summer).Sum(u.Unit, parts)
+	res.Cost = 0
+	res.Summary = fmt.Sprintf("derived: %d closed days and today", len(parts)-1)
+	return res
+}
+
+// dayTask is a closed day to read into the store.
+type dayTask struct {
+	base   *unit
+	day    client.Date
+	reread bool
+}
+
+// dayTasksLocked lists the closed days the derivable windows need and the
+// store lacks, newest first (the newest feeds every window), then the
+// days due a second read.
+func (e *Engine) dayTasksLocked(now time.Time) []dayTask {
+	var missing, reread []dayTask
+	seen := map[dayKey]bool{}
+	for _, u := range e.units {
+		if u.base == nil || u.fallback != "" {
+			continue
+		}
+		for _, d := range closedDays(u, now) {
+			k := dayKey{u.src, u.Project, u.Window.Site, d}
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			switch de := e.days[k]; {
+			case de == nil:
+				missing = append(missing, dayTask{base: u.base, day: d})
+			case !de.reread && !now.Before(d.AddDays(1).Time().Add(rereadAfter)):
+				reread = append(reread, dayTask{base: u.base, day: d, reread: true})
+			}
+		}
+	}
+	newestFirst := func(a, b dayTask) int { return -cmp.Compare(a.day.Time().Unix(), b.day.Time().Unix()) }
+	slices.SortStableFunc(missing, newestFirst)
+	slices.SortStableFunc(reread, newestFirst)
+	return append(missing, reread...)
+}
+
+// dayReserveLocked is the part of the hourly budget the planner leaves to
+// reading closed days: a quarter while the store lacks days, then the
+// steady rate of two reads a day of each base unit.
+func (e *Engine) dayReserveLocked(now time.Time) int {
+	if !e.cfg.DeriveWindows {
+		return 0
+	}
+	perDay := 0.0
+	bases := map[*unit]bool{}
+	for _, u := range e.units {
+		if u.base == nil || u.fallback != "" || bases[u.base] {
+			continue
+		}
+		bases[u.base] = true
+		c, _ := e.estimateLocked(u.base, now)
+		perDay += 2 * float64(c)
+	}
+	if len(bases) == 0 {
+		return 0
+	}
+	for _, dt := range e.dayTasksLocked(now) {
+		if !dt.reread {
+			return int(math.Ceil(fillShare * float64(e.cfg.Budget.PerHour())))
+		}
+	}
+	return int(math.Ceil(perDay / 24))
+}
+
+// pruneDaysLocked drops days no window needs any more.
+func (e *Engine) pruneDaysLocked(now time.Time) {
+	need := map[dayKey]bool{}
+	for _, u := range e.units {
+		if u.base == nil {
+			continue
+		}
+		for _, d := range closedDays(u, now) {
+			need[dayKey{u.src, u.Project, u.Window.Site, d}] = true
+		}
+	}
+	for k := range e.days {
+		if !need[k] {
+			delete(e.days, k)
+		}
+	}
+}
+
+// readDay reads one closed day of a base unit into the store, on the
+// worker. A second read that changed the day is counted.
+func (e *Engine) readDay(t dayTask, cost int) {
+	rng := client.DateRange{From: t.day, To: t.day.AddDays(1)}
+	res, err := e.sources[t.base.src].src.Fetch(e.ctx, t.base.Unit, rng, 0)
+	if err == nil {
+		err = e.check(t.base, res)
+	}
+	now := e.now()
+	e.mu.Lock()
+	defer func() {
+		e.changedLocked()
+		e.mu.Unlock()
+	}()
+	k := dayKey{t.base.src, t.base.Project, t.base.Window.Site, t.day}
+	if err != nil {
+		if e.ctx.Err() == nil {
+			e.dayRetryAt = now.Add(failureBackoffBase)
+			level.Warn(e.logger).Log("msg", "reading a closed day into the day store failed; windows are read directly meanwhile", "collector", t.base.Source, "project", t.base.Project, "day", t.day.String(), "err", advice(err))
+			if ra, has, ok := client.IsRateLimited(err); ok {
+				if !has {
+					ra = rateLimitBackoff.Delay(1)
+				}
+				e.cfg.Budget.Pause(now.Add(min(ra, client.MaxRateLimitPause)))
+			}
+		}
+		return
+	}
+	if old := e.days[k]; old != nil && t.reread && family0(old.res) != family0(res) {
+		e.dayChanges.WithLabelValues(t.base.Source).Inc()
+	}
+	// A day first read a day or more after it ended has had the time to
+	// take late events in: it is not read again.
+	late := !now.Before(t.day.AddDays(1).Time().Add(rereadAfter))
+	e.days[k] = &dayEntry{res: res, readAt: now, reread: t.reread || late}
+	e.deriveLocked(now)
+	if e.cfg.OnChange != nil {
+		go e.cfg.OnChange()
+	}
+	_ = cost
+}
+
+// family0 is the sum of the values of a result's first family: the
+// site-wide figure the audit compares.
+func family0(res *Result) float64 {
+	if res == nil || len(res.Samples) == 0 {
+		return 0
+	}
+	v := 0.0
+	for _, s := range res.Samples[0] {
+		v += s.Value
+	}
+	return v
+}
+
+// auditDueLocked reports whether a derived window is due its daily direct
+// read.
+func (e *Engine) auditDueLocked(u *unit, now time.Time) bool {
+	return u.derived && !now.Before(u.auditAt.Add(auditEvery))
+}
+
+// audit reads a derived window's closed days directly, once, and compares
+// them with their sum in the store; above maxDrift the window falls back
+// to direct reads, with a warning that says why.
+func (e *Engine) audit(u *unit, cost int) {
+	start := e.now()
+	rng := client.DateRange{From: client.DateOf(start).AddDays(-(u.Window.Days - 1)), To: client.DateOf(start)}
+	res, err := e.sources[u.src].src.Fetch(e.ctx, u.Unit, rng, 0)
+	now := e.now()
+	e.mu.Lock()
+	defer func() {
+		e.changedLocked()
+		e.mu.Unlock()
+	}()
+	u.inFlight = false
+	u.auditAt = now
+	if err != nil || !u.derived || !e.coveredLocked(u, now) || client.DateOf(now) != client.DateOf(start) {
+		if err != nil && e.ctx.Err() == nil {
+			u.auditAt = now.Add(-auditEvery + failureBackoffBase) // try again soon
+			level.Warn(e.logger).Log("msg", "the audit of a derived window failed; it stays derived", "collector", u.Source, "project", u.Project, "window", u.Window.String(), "err", advice(err))
+		}
+		return
+	}
+	direct, derived := family0(res), family0(e.sumLocked(u, now, false))
+	drift := 0.0
+	if direct != derived {
+		drift = math.Abs(direct-derived) / math.Max(math.Abs(direct), math.Abs(derived))
+	}
+	u.drift, u.audited = drift, true
+	if drift > maxDrift {
+		u.fallback = fmt.Sprintf("the sum of its days differs from a direct read by %.1f %%", 100*drift)
+		u.derived = false
+		level.Warn(e.logger).Log("msg", "a derived window does not add up: it is read directly from now on (events counted late, or the API draws day boundaries elsewhere than UTC midnight)",
+			"collector", u.Source, "project", u.Project, "window", u.Window.String(), "direct", direct, "sum_of_days", derived, "drift_ratio", drift)
+		// Due now: its direct read replaces the derived data.
+		u.due = true
+		e.replanLocked()
+		e.publishLocked()
+	}
+	_ = cost
+}
+
+// derivedCollector exports mintlify_derived_window and
+// mintlify_derived_window_drift_ratio.
+type derivedCollector struct{ e *Engine }
+
+// Describe implements prometheus.Collector.
+func (c derivedCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- derivedDesc
+	ch <- driftDesc
+}
+
+// Collect implements prometheus.Collector.
+func (c derivedCollector) Collect(ch chan<- prometheus.Metric) {
+	e := c.e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, u := range e.units {
+		if u.base == nil {
+			continue
+		}
+		v := 0.0
+		if u.derived {
+			v = 1
+		}
+		ch <- prometheus.MustNewConstMetric(derivedDesc, prometheus.GaugeValue, v, u.Project, u.Source, u.Window.Name)
+		if u.audited {
+			ch <- prometheus.MustNewConstMetric(driftDesc, prometheus.GaugeValue, u.drift, u.Project, u.Source, u.Window.Name)
+		}
+	}
+}
+
+// DayData is one closed day of the day store, as --cache.file keeps it.
+type DayData struct {
+	Source  string `json:"source"`
+	Project string `json:"project"`
+	Site    bool   `json:"site,omitempty"`
+	// Day is the UTC day, YYYY-MM-DD.
+	Day    string    `json:"day"`
+	ReadAt time.Time `json:"readAt"`
+	Reread bool      `json:"reread,omitempty"`
+	Cost   int       `json:"cost"`
+	// Families holds the day's series of each family, by family name.
+	Families map[string][]Sample `json:"families"`
+}
+
+// dayStateLocked returns the day store to persist, in a stable order.
+func (e *Engine) dayStateLocked() []DayData {
+	out := make([]DayData, 0, len(e.days))
+	for k, de := range e.days {
+		d := DayData{Source: e.sources[k.src].src.Name(), Project: k.project, Site: k.site, Day: k.day.String(),
+			ReadAt: de.readAt, Reread: de.reread, Cost: de.res.Cost, Families: map[string][]Sample{}}
+		for fi, f := range e.sources[k.src].families {
+			if fi < len(de.res.Samples) && len(de.res.Samples[fi]) > 0 {
+				d.Families[f.Name] = de.res.Samples[fi]
+			}
+		}
+		out = append(out, d)
+	}
+	slices.SortFunc(out, func(a, b DayData) int {
+		return cmp.Or(cmp.Compare(a.Source, b.Source), cmp.Compare(a.Project, b.Project), cmp.Compare(a.Day, b.Day))
+	})
+	return out
+}
+
+// restoreDaysLocked installs persisted days that a derivable window of
+// this configuration needs, and returns how many.
+func (e *Engine) restoreDaysLocked(days []DayData) int {
+	if !e.cfg.DeriveWindows {
+		return 0
+	}
+	now := e.now()
+	n := 0
+	for _, d := range days {
+		day, err := client.ParseDate(d.Day)
+		if err != nil || d.ReadAt.After(now) {
+			continue
+		}
+		for _, u := range e.units {
+			if u.base == nil || e.sources[u.src].src.Name() != d.Source || u.Project != d.Project || u.Window.Site != d.Site ||
+				!slices.Contains(closedDays(u, now), day) {
+				continue
+			}
+			res, err := e.restoredResult(u.base, d.Families, d.Cost)
+			if err != nil {
+				level.Warn(e.logger).Log("msg", "ignoring a day of the cache file's day store", "collector", d.Source, "project", d.Project, "day", d.Day, "err", err)
+				break
+			}
+			k := dayKey{u.src, u.Project, u.Window.Site, day}
+			if e.days[k] == nil {
+				e.days[k] = &dayEntry{res: res, readAt: d.ReadAt, reread: d.Reread}
+				n++
+			}
+			break
+		}
+	}
+	return n
+}

@@ -1,0 +1,177 @@
+package engine
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+)
+
+// daySource is an additive source whose count of a day is 100 plus the
+// day's number in the month, and of a range the sum of its days. With
+// shift set, a range of several days is counted as the API would if its
+// day boundary were not UTC midnight: 5 % more.
+type daySource struct {
+	b       *Budget
+	now     func() time.Time
+	shift   atomic.Bool
+	fetches atomic.Int64
+	days    atomic.Int64 // fetches of one closed day
+	late    atomic.Int64 // events of a day counted late: added to every one-day read
+}
+
+func (s *daySource) Name() string { return "events" }
+func (s *daySource) Families() []Family {
+	return []Family{{Name: "test_events", Help: "Events.", Labels: []string{"kind"}}}
+}
+func (s *daySource) Supports(Window) bool  { return true }
+func (s *daySource) EstimateCost(Unit) int { return 1 }
+func (s *daySource) Additive(Unit) bool    { return true }
+func (s *daySource) Sum(_ Unit, days []*Result) *Result {
+	var parts [][]Sample
+	for _, d := range days {
+		parts = append(parts, d.Samples[0])
+	}
+	return &Result{Samples: [][]Sample{SumSamples(parts...)}}
+}
+
+func (s *daySource) Fetch(ctx context.Context, _ Unit, r client.DateRange, _ int) (*Result, error) {
+	if err := s.b.Allow(ctx, client.EndpointViews); err != nil {
+		return nil, err
+	}
+	s.fetches.Add(1)
+	v, n := 0.0, 0
+	for d := r.From; d != r.To; d = d.AddDays(1) {
+		v += float64(100 + d.Time().Day())
+		n++
+	}
+	if n == 1 && !r.To.Time().After(s.now()) {
+		s.days.Add(1)
+	}
+	if n > 1 && s.shift.Load() {
+		v *= 1.05
+	}
+	if n == 1 {
+		v += float64(s.late.Load())
+	}
+	return &Result{Samples: [][]Sample{{{Labels: [MaxLabels]string{"a"}, Value: v}, {Labels: [MaxLabels]string{"b"}, Value: float64(n)}}}, Cost: 1}, nil
+}
+
+func newDayRig(t *testing.T, shift bool) (*rig, *daySource) {
+	src := &daySource{}
+	src.shift.Store(shift)
+	r := newRig(t, rigOptions{perHour: 1000, projects: []string{"docs"}, windows: []string{"1d", "7d", "30d"}},
+		func(b *Budget) Source { src.b = b; return src })
+	src.now = r.clock.Now
+	r.e.cfg.DeriveWindows = true
+	r.e.linkDerivable()
+	return r, src
+}
+
+// TestDerivedWindowsFromTheDayStore: 29 closed days are read once each;
+// 7d and 30d are then the sums of their days and today's 1d unit, as fresh
+// as it, at no request of their own; their audit finds no drift.
+func TestDerivedWindowsFromTheDayStore(t *testing.T) {
+	r, src := newDayRig(t, false)
+	r.e.Start()
+	r.settle()
+	if n := src.days.Load(); n != 29 {
+		t.Fatalf("%d closed days read, want 29", n)
+	}
+	for _, w := range []string{"7d", "30d"} {
+		st := r.state("events/docs/" + w)
+		if !strings.HasPrefix(st.Summary, "derived") {
+			t.Fatalf("%s is not derived: %q", w, st.Summary)
+		}
+		if !st.Completed.Equal(r.state("events/docs/1d").Completed) {
+			t.Errorf("%s completed at %s, its 1d unit at %s: want as fresh", w, st.Completed, r.state("events/docs/1d").Completed)
+		}
+	}
+	// 30d is the sum of 101..109 (Feb 9 to 28) and so on: as a direct read.
+	want := 0.0
+	for d := t0.AddDate(0, 0, -29); !d.After(t0); d = d.AddDate(0, 0, 1) {
+		want += float64(100 + d.Day())
+	}
+	if got := r.text(); !strings.Contains(got, "test_events{kind=\"a\",project=\"docs\",window=\"30d\"} "+trimFloat(want)+"\n") {
+		t.Errorf("30d is not the sum of its days (%v):\n%s", want, got)
+	}
+	// The audits found no drift.
+	drift := `
+# HELP mintlify_derived_window_drift_ratio Derived windows: relative difference between the last direct read of the window's closed days and the sum of those days in the day store. Above 0.01 the window is read directly again.
+# TYPE mintlify_derived_window_drift_ratio gauge
+mintlify_derived_window_drift_ratio{project="docs",source="events",window="30d"} 0
+mintlify_derived_window_drift_ratio{project="docs",source="events",window="7d"} 0
+`
+	if err := testutil.CollectAndCompare(derivedCollector{r.e}, strings.NewReader(drift), "mintlify_derived_window_drift_ratio"); err != nil {
+		t.Error(err)
+	}
+	// An hour on: the 1d unit refreshes, and so do both derived windows,
+	// without a request of theirs.
+	before := src.fetches.Load()
+	r.clock.Advance(time.Hour)
+	r.settle()
+	if n := src.fetches.Load() - before; n != 1 {
+		t.Errorf("%d requests an hour later, want 1 (the 1d unit)", n)
+	}
+	if !r.state("events/docs/30d").Completed.Equal(r.clock.Now()) {
+		t.Errorf("30d not re-derived with the 1d unit")
+	}
+}
+
+// TestDerivedWindowAuditFallsBack: when the days do not add up to the
+// window (the API draws day boundaries elsewhere), the audit's drift is
+// exported, a warning says why, and the window is read directly again.
+func TestDerivedWindowAuditFallsBack(t *testing.T) {
+	r, _ := newDayRig(t, true)
+	r.e.Start()
+	r.settle()
+	for _, w := range []string{"7d", "30d"} {
+		st := r.state("events/docs/" + w)
+		if strings.HasPrefix(st.Summary, "derived") {
+			t.Errorf("%s is still derived after a drift of 5 %%", w)
+		}
+	}
+	if n := r.logLines("a derived window does not add up"); n != 2 {
+		t.Errorf("%d warnings, want one per window:\n%s", n, r.logs)
+	}
+	if !strings.Contains(r.text(), `test_events{kind="a",project="docs",window="30d"} `) {
+		t.Fatal("no 30d data")
+	}
+	r.e.mu.Lock()
+	var got float64
+	for _, u := range r.e.units {
+		if u.Window.Name == "30d" {
+			got = u.drift
+		}
+	}
+	r.e.mu.Unlock()
+	if got <= maxDrift || got > 0.05 {
+		t.Errorf("drift %v, want above %v and at most 0.05", got, maxDrift)
+	}
+}
+
+// TestDerivedDayReadAgain: a closed day is read a second time a day after
+// it ended; a change (events counted late) is counted and summed.
+func TestDerivedDayReadAgain(t *testing.T) {
+	r, src := newDayRig(t, false)
+	r.e.Start()
+	r.settle()
+	read := src.days.Load()
+	src.late.Store(7)
+	r.clock.Advance(24 * time.Hour) // a new day closed; yesterday's is due its second read
+	r.settle()
+	if n := src.days.Load() - read; n != 2 {
+		t.Errorf("%d closed-day reads after a day, want 2: the new day and the second read of the day before", n)
+	}
+	if got := testutil.ToFloat64(r.e.dayChanges.WithLabelValues("events")); got != 1 {
+		t.Errorf("mintlify_derived_day_changes_total = %v, want 1", got)
+	}
+}
+
+func trimFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
