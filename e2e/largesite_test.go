@@ -172,11 +172,13 @@ scrape_configs:
 	start := time.Now()
 	const run = 5 * time.Minute
 	time.Sleep(run)
-	// Every sample of the run: the first 20 s are the start-up.
+	// Every sample of the run after its first minute: the first scrapes
+	// bring Prometheus tens of thousands of new series, which it takes its
+	// time to store.
 	var r queryResult
 	q := map[string][]string{
 		"query": {`scrape_duration_seconds{job="mintlify"}`},
-		"start": {promTime(start.Add(20 * time.Second))}, "end": {promTime(time.Now())}, "step": {"10s"},
+		"start": {promTime(start.Add(time.Minute))}, "end": {promTime(time.Now())}, "step": {"10s"},
 	}
 	if err := api.get("/api/v1/query_range", q, &r); err != nil {
 		t.Fatal(err)
@@ -190,11 +192,11 @@ scrape_configs:
 		d, _ := strconv.ParseFloat(fmt.Sprint(v[1]), 64)
 		durations = append(durations, d)
 	}
-	if len(durations) < 20 {
-		t.Fatalf("%d samples of scrape_duration_seconds in %s, want about 28", len(durations), run)
+	if len(durations) < 18 {
+		t.Fatalf("%d samples of scrape_duration_seconds in %s, want about 24", len(durations), run)
 	}
 	worst := slices.Max(durations)
-	t.Logf("%d scrapes over %s after the first 20 s: the slowest took %.3f s", len(durations), run, worst)
+	t.Logf("%d scrapes over the %s after the first minute: the slowest took %.3f s (all: %v)", len(durations), run-time.Minute, worst, durations)
 	if worst >= 1 {
 		t.Errorf("a scrape took %.3f s: scrapes stall while units wait for the budget", worst)
 	}
