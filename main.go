@@ -59,6 +59,7 @@ type flags struct {
 	timeout          time.Duration
 	requestsPerHour  int
 	analytics        analyticsFlags
+	derivedWindows   bool
 	visitors         analyticsFlags // deprecated names of the analytics flags
 	collectors       map[string]*bool
 	searchesTopTerms int
@@ -122,6 +123,7 @@ func newApp(f *flags) (*kingpin.Application, *agentcmd.Command) {
 	app.Flag("web.telemetry-path", "Path under which to expose metrics.").Default("/metrics").StringVar(&f.telemetryPath)
 	app.Flag("web.max-requests", "Maximum number of concurrent scrape requests; the excess is answered 503. 0 means no limit.").Default("40").IntVar(&f.maxRequests)
 
+	app.Flag("analytics.derived-windows", "Derive the 7d, 30d… windows of additive sources (views, assistant, searches without top terms, conversations) from a store of closed days and today's 1d window, at almost no requests; --no-analytics.derived-windows reads every window whole.").Default("true").BoolVar(&f.derivedWindows)
 	app.Flag("mintlify.api-url", "Base address of the Mintlify API.").Default(client.DefaultBaseURL).StringVar(&f.apiURL)
 	app.Flag("mintlify.api-key-file", "File holding the admin API key (re-read when it changes). Without it the key is read from the MINTLIFY_API_KEY environment variable.").PlaceHolder("FILE").StringVar(&f.apiKeyFile)
 	app.Flag("mintlify.project-id", "Project to export; repeat for every project of the organization. Default: MINTLIFY_PROJECT_ID (comma-separated).").PlaceHolder("ID").StringsVar(&f.projectIDs)
@@ -432,7 +434,7 @@ func config(f *flags, logger log.Logger) (exporter.Config, error) {
 	cfg := exporter.Config{
 		Timeout: f.timeout, UserAgent: exporterName + "/" + version.Version,
 		RequestsPerHour: f.requestsPerHour, RefreshInterval: a.refreshInterval,
-		PageSize: a.pageSize, MaxPaths: a.maxPaths,
+		PageSize: a.pageSize, MaxPaths: a.maxPaths, DeriveWindows: f.derivedWindows,
 		SearchesTopTerms: f.searchesTopTerms, ConversationsMaxPages: f.convMaxPages,
 		Jobs: exporter.JobsConfig{Enabled: f.jobsEnabled || f.demo, IDs: f.jobIDs, File: f.jobsFile,
 			Discover: f.jobsDiscover, PollInterval: f.jobsPollInterval},

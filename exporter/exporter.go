@@ -53,8 +53,11 @@ type Config struct {
 	RefreshInterval time.Duration
 	PageSize        int
 	MaxPaths        int
-	PathInclude     *regexp.Regexp
-	PathExclude     *regexp.Regexp
+	// DeriveWindows derives the windows of additive sources from a day
+	// store (--analytics.derived-windows).
+	DeriveWindows bool
+	PathInclude   *regexp.Regexp
+	PathExclude   *regexp.Regexp
 	// SearchesTopTerms is --searches.top-terms; ConversationsMaxPages is
 	// --conversations.max-pages.
 	SearchesTopTerms      int
@@ -169,8 +172,9 @@ func New(cfg Config) (*Exporter, error) {
 		x.engine, err = engine.New(engine.Config{
 			Sources: sources, Projects: cfg.Projects, Windows: cfg.Windows,
 			MinInterval: cfg.RefreshInterval, Budget: budget, Status: status, Logger: cfg.Logger,
-			Restore:  statefile.Load(cfg.CacheFile, cfg.Logger),
-			OnChange: func() { x.saver.Changed() },
+			DeriveWindows: cfg.DeriveWindows,
+			Restore:       statefile.Load(cfg.CacheFile, cfg.Logger),
+			OnChange:      func() { x.saver.Changed() },
 		})
 		if err != nil {
 			return nil, err
