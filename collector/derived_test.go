@@ -18,7 +18,6 @@ type derivedEnv struct {
 	srv     *mintlifytest.Server
 	e       *engine.Engine
 	sources []engine.Source
-	state   *engine.State
 }
 
 func newDerivedEnv(t *testing.T, restore *engine.State, opts ...mintlifytest.Option) *derivedEnv {

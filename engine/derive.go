@@ -308,12 +308,6 @@ func family0(res *Result) float64 {
 	return v
 }
 
-// auditDueLocked reports whether a derived window is due its daily direct
-// read.
-func (e *Engine) auditDueLocked(u *unit, now time.Time) bool {
-	return u.derived && !now.Before(u.auditAt.Add(auditEvery))
-}
-
 // audit reads a derived window's closed days directly, once, and compares
 // them with their sum in the store; above maxDrift the window falls back
 // to direct reads, with a warning that says why.

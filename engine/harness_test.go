@@ -115,9 +115,6 @@ type memSource struct {
 	gate chan struct{}
 }
 
-// memSourceNoHints is memSource without the optional cost interfaces.
-type memSourceNoHints struct{ *memSource }
-
 func newMemSource(name string, b *Budget) *memSource {
 	return &memSource{name: name, b: b, cost: map[string]int{}, fetches: map[string]int{}, fail: map[string]error{}}
 }
