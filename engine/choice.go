@@ -45,7 +45,11 @@ func (e *Engine) dueAtLocked(u *unit, now time.Time) time.Time {
 		return time.Time{}
 	}
 	if u.derived {
-		return u.auditAt.Add(auditEvery)
+		at := u.auditAt.Add(auditEvery)
+		if e.provisionalLocked(u, now) && at.Before(now.Add(auditEvery/24)) {
+			at = now.Add(auditEvery / 24) // audited once the day that ended is read
+		}
+		return at
 	}
 	if u.snap == nil {
 		return u.retryAt
@@ -225,10 +229,17 @@ func (e *Engine) chooseLocked(now time.Time) (pick *task, next time.Time) {
 		if now.Before(e.dayRetryAt) {
 			next = minTime(next, e.dayRetryAt)
 		} else {
+			// The day that just ended goes after the units without data
+			// and the 1d units the derived windows add to it.
 			yesterday := client.DateOf(now).AddDays(-1)
-			firstWithData := slices.IndexFunc(todo, func(t *task) bool { return t.u.snap != nil })
-			if firstWithData < 0 {
-				firstWithData = len(todo)
+			at := slices.IndexFunc(todo, func(t *task) bool { return t.u.snap != nil })
+			if at < 0 {
+				at = len(todo)
+			}
+			for i := at; i < len(todo); i++ {
+				if e.isBaseLocked(todo[i].u) {
+					at = i + 1
+				}
 			}
 			var urgent, rest []*task
 			for _, dt := range e.dayTasksLocked(now) {
@@ -240,7 +251,7 @@ func (e *Engine) chooseLocked(now time.Time) (pick *task, next time.Time) {
 					rest = append(rest, t)
 				}
 			}
-			todo = slices.Concat(todo[:firstWithData], urgent, todo[firstWithData:])
+			todo = slices.Concat(todo[:at], urgent, todo[at:])
 			fill = len(todo)
 			todo = append(todo, rest...)
 		}

@@ -84,6 +84,37 @@ type dayEntry struct {
 	res    *Result
 	readAt time.Time
 	reread bool // read the second time, rereadAfter after the day ended
+	// provisional is set for the day that just ended, taken from its 1d
+	// unit's last data before midnight until the day is read: the derived
+	// windows stay as fresh as their 1d unit across the rollover.
+	provisional bool
+}
+
+// keepProvisionalLocked keeps a base unit's data of the day that just
+// ended, when its first refresh of a new day replaces it, as that day's
+// provisional entry in the store.
+func (e *Engine) keepProvisionalLocked(b *unit, next *snapshot) {
+	if !e.cfg.DeriveWindows || b.snap == nil || b.snap.rng == next.rng || !e.isBaseLocked(b) {
+		return
+	}
+	day := b.snap.rng.From
+	if b.snap.rng.To != day.AddDays(1) || day.AddDays(1) != next.rng.From {
+		return // not yesterday's 1d data
+	}
+	k := dayKey{b.src, b.Project, b.Window.Site, day}
+	if e.days[k] == nil {
+		e.days[k] = &dayEntry{res: b.snap.res, readAt: b.snap.completed, provisional: true}
+	}
+}
+
+// provisionalLocked reports whether one of u's closed days is provisional.
+func (e *Engine) provisionalLocked(u *unit, now time.Time) bool {
+	for _, d := range closedDays(u, now) {
+		if de := e.days[dayKey{u.src, u.Project, u.Window.Site, d}]; de != nil && de.provisional {
+			return true
+		}
+	}
+	return false
 }
 
 // derivableLocked links every unit whose window can be derived to its
@@ -103,6 +134,16 @@ func (e *Engine) linkDerivable() {
 			}
 		}
 	}
+}
+
+// isBaseLocked reports whether b is the base of a derivable window.
+func (e *Engine) isBaseLocked(b *unit) bool {
+	for _, u := range e.units {
+		if u.base == b {
+			return true
+		}
+	}
+	return false
 }
 
 // closedDays returns the closed days of u's window at now, oldest first.
@@ -194,7 +235,7 @@ func (e *Engine) dayTasksLocked(now time.Time) []dayTask {
 			}
 			seen[k] = true
 			switch de := e.days[k]; {
-			case de == nil:
+			case de == nil || de.provisional:
 				missing = append(missing, dayTask{base: u.base, day: d})
 			case !de.reread && !now.Before(d.AddDays(1).Time().Add(rereadAfter)):
 				reread = append(reread, dayTask{base: u.base, day: d, reread: true})
@@ -281,18 +322,21 @@ func (e *Engine) readDay(t dayTask, cost int) {
 		}
 		return
 	}
-	if old := e.days[k]; old != nil && t.reread && family0(old.res) != family0(res) {
+	if old := e.days[k]; old != nil && t.reread && !old.provisional && family0(old.res) != family0(res) {
 		e.dayChanges.WithLabelValues(t.base.Source).Inc()
 	}
-	// A day first read a day or more after it ended has had the time to
-	// take late events in: it is not read again.
-	late := !now.Before(t.day.AddDays(1).Time().Add(rereadAfter))
-	e.days[k] = &dayEntry{res: res, readAt: now, reread: t.reread || late}
+	e.days[k] = &dayEntry{res: res, readAt: now, reread: t.reread || readLate(t.day, now)}
 	e.deriveLocked(now)
 	if e.cfg.OnChange != nil {
 		go e.cfg.OnChange()
 	}
 	_ = cost
+}
+
+// readLate reports whether day was read a day or more after it ended: it
+// has had the time to take late events in, and is not read again.
+func readLate(day client.Date, readAt time.Time) bool {
+	return !readAt.Before(day.AddDays(1).Time().Add(rereadAfter))
 }
 
 // family0 is the sum of the values of a result's first family: the
@@ -397,6 +441,9 @@ type DayData struct {
 func (e *Engine) dayStateLocked() []DayData {
 	out := make([]DayData, 0, len(e.days))
 	for k, de := range e.days {
+		if de.provisional {
+			continue // read again after a restart
+		}
 		d := DayData{Source: e.sources[k.src].src.Name(), Project: k.project, Site: k.site, Day: k.day.String(),
 			ReadAt: de.readAt, Reread: de.reread, Cost: de.res.Cost, Families: map[string][]Sample{}}
 		for fi, f := range e.sources[k.src].families {
@@ -437,7 +484,7 @@ func (e *Engine) restoreDaysLocked(days []DayData) int {
 			}
 			k := dayKey{u.src, u.Project, u.Window.Site, day}
 			if e.days[k] == nil {
-				e.days[k] = &dayEntry{res: res, readAt: d.ReadAt, reread: d.Reread}
+				e.days[k] = &dayEntry{res: res, readAt: d.ReadAt, reread: d.Reread || readLate(day, d.ReadAt)}
 				n++
 			}
 			break

@@ -96,6 +96,7 @@ func (e *Engine) succeed(u *unit, snap *snapshot) {
 		}
 	}
 	e.settle(u, func() {
+		e.keepProvisionalLocked(u, snap)
 		if u.lastErr != "" {
 			level.Info(e.logger).Log("msg", u.Source+" refresh succeeded again", "collector", u.Source, "project", u.Project, "window", u.Window.String())
 		}

@@ -1,6 +1,9 @@
 package mintlifytest
 
-import "net/url"
+import (
+	"net/url"
+	"time"
+)
 
 // Request is one request the server received. It is logged when the status
 // of its answer is decided, before the body is sent (or, when no answer is
@@ -26,10 +29,13 @@ type Request struct {
 	// Status is the status sent, 0 when none was (connection reset, request
 	// abandoned during latency).
 	Status int
+	// At is the server's clock (WithClock) when the request was logged.
+	At time.Time
 }
 
 // record appends a request to the log.
 func (s *Server) record(r Request) {
+	r.At = s.now()
 	s.mu.Lock()
 	s.log = append(s.log, r)
 	s.mu.Unlock()
