@@ -138,7 +138,7 @@ func (b *backfillCommand) run(ctx context.Context, f *flags, logger log.Logger, 
 	}
 	res, err := backfill.Run(ctx, backfill.Config{
 		From: from, To: to, Output: b.output,
-		Pages: b.pages, DryRun: b.dryRun, Resume: b.resume, Force: b.force,
+		Pages: b.pages, DryRun: b.dryRun, Resume: b.resume, Force: b.force, CacheFile: f.cacheFile,
 		Sources: sources, Projects: projects, Budget: budget, Args: args,
 		Out: stdout, Progress: stderr, Terminal: isTerminal(stderr),
 	})

@@ -67,6 +67,9 @@ type Config struct {
 	// replacing the output and any journal. Without either, an existing
 	// output or journal is an error.
 	Resume, Force bool
+	// CacheFile, when set, is the exporter's --cache.file: the days of
+	// additive sources are added to its day store (derived windows).
+	CacheFile string
 
 	// Sources are the enabled analytics sources, in exposition order,
 	// built on a client whose Allow hook is Budget.Allow.
@@ -118,6 +121,8 @@ type Result struct {
 	// this run, Requests the requests its finished fetches cost (those of
 	// failed fetches are not counted).
 	Resumed, Fetched, Requests int
+	// Seeded is the number of days added to the day store of CacheFile.
+	Seeded int
 	// Failed lists the fetches that failed after their retries.
 	Failed []Failure
 	// Interrupted tells that the context ended before the end.
@@ -269,6 +274,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return res, errors.Join(runErr, err)
 	}
 	res.Written = true
+	if cfg.CacheFile != "" && runErr == nil && !res.Interrupted {
+		n, err := seedDayStore(cfg, j.entries)
+		if err != nil {
+			return res, err
+		}
+		res.Seeded = n
+		fmt.Fprintf(cfg.Out, "day store: %d days of additive sources added to --cache.file=%s (derived windows)\n", n, cfg.CacheFile)
+	}
 	if runErr == nil && !res.Interrupted && len(res.Failed) == 0 && len(j.entries) == res.Fetches {
 		if err := j.remove(); err != nil {
 			return res, err

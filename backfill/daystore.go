@@ -1,0 +1,74 @@
+package backfill
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/go-kit/log"
+
+	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/statefile"
+)
+
+// seedDayStore adds the days a run fetched to the day store of the
+// exporter's --cache.file, so that a new installation derives its windows
+// (engine.Summer) at once instead of reading every closed day again. Only
+// additive sources' days are kept; the rest of the file (units, ledger) is
+// left as it was. A site-only run seeds the days of Nd:site windows, a
+// --backfill.pages run those of full windows.
+func seedDayStore(cfg Config, entries []*entry) (int, error) {
+	byName := map[string]engine.Source{}
+	for _, s := range cfg.Sources {
+		byName[s.Name()] = s
+	}
+	var days []engine.DayData
+	for _, e := range entries {
+		src := byName[e.Source]
+		sum, ok := src.(engine.Summer)
+		if !ok || !sum.Additive(engine.Unit{Source: e.Source, Project: e.Project, Window: unitWindow(cfg.Pages)}) {
+			continue
+		}
+		d := engine.DayData{Source: e.Source, Project: e.Project, Site: !cfg.Pages, Day: e.Day, ReadAt: e.At,
+			Cost: e.Requests, Families: map[string][]engine.Sample{}}
+		for _, f := range e.Families {
+			for _, s := range f.Series {
+				v, err := strconv.ParseFloat(s.V, 64)
+				if err != nil {
+					return 0, fmt.Errorf("journal entry %s %s %s: %w", e.Day, e.Source, e.Project, err)
+				}
+				var sm engine.Sample
+				copy(sm.Labels[:], s.L)
+				sm.Value = v
+				d.Families[f.Name] = append(d.Families[f.Name], sm)
+			}
+		}
+		days = append(days, d)
+	}
+	st := statefile.Load(cfg.CacheFile, log.NewNopLogger())
+	if st == nil {
+		st = &engine.State{}
+	}
+	type dayID struct {
+		source, project, day string
+		site                 bool
+	}
+	index := map[dayID]int{}
+	for i, d := range st.Days {
+		index[dayID{d.Source, d.Project, d.Day, d.Site}] = i
+	}
+	for _, d := range days {
+		if i, ok := index[dayID{d.Source, d.Project, d.Day, d.Site}]; ok {
+			st.Days[i] = d
+			continue
+		}
+		index[dayID{d.Source, d.Project, d.Day, d.Site}] = len(st.Days)
+		st.Days = append(st.Days, d)
+	}
+	saver := statefile.NewSaver(cfg.CacheFile, func() engine.State { return *st }, log.NewNopLogger())
+	saver.Save()
+	saver.Close()
+	if statefile.Load(cfg.CacheFile, log.NewNopLogger()) == nil {
+		return 0, fmt.Errorf("the day store could not be written to --cache.file=%s", cfg.CacheFile)
+	}
+	return len(days), nil
+}
