@@ -104,6 +104,7 @@ type Exporter struct {
 	handler http.Handler
 	engine  *engine.Engine
 	saver   *statefile.Saver
+	journal *statefile.Journal
 	cancel  context.CancelFunc
 	jobs    chan struct{} // closed when the job watcher has ended
 }
@@ -134,12 +135,37 @@ func New(cfg Config) (*Exporter, error) {
 	status := engine.NewStatus()
 	budget := engine.NewBudget(cfg.RequestsPerHour, time.Now)
 	budget.Pace(func(ctx context.Context, t time.Time) error { return client.DefaultSleep(ctx, time.Until(t)) })
+	var journal *statefile.Journal
+	if cfg.CacheFile != "" {
+		// The budget journal makes every request and pause durable before
+		// the next request, so a crash loop cannot exceed the budget.
+		if removed, err := statefile.CleanTemp(cfg.CacheFile); err != nil {
+			level.Warn(cfg.Logger).Log("msg", "could not remove a temporary file left by an interrupted save", "file", cfg.CacheFile, "err", err)
+		} else if len(removed) > 0 {
+			level.Info(cfg.Logger).Log("msg", "removed temporary files left by an interrupted save", "files", strings.Join(removed, ","))
+		}
+		j, st, err := statefile.OpenJournal(cfg.CacheFile+statefile.JournalSuffix, time.Now)
+		if err != nil {
+			return nil, fmt.Errorf("--cache.file: %w", err)
+		}
+		if st.Skipped > 0 {
+			level.Warn(cfg.Logger).Log("msg", "skipped unreadable lines of the budget journal (a save interrupted by a crash)", "lines", st.Skipped)
+		}
+		engine.LogRestored(cfg.Logger, "budget journal", budget.Restore(st.Sent, st.PausedUntil))
+		budget.Record(j)
+		journal = j
+		if until := budget.PausedUntil(); !until.IsZero() {
+			level.Warn(cfg.Logger).Log("msg", "analytics requests stay paused after a 429 answered before the restart", "resume_at", until.UTC().Format(time.RFC3339))
+		}
+		level.Debug(cfg.Logger).Log("msg", "read the budget journal", "file", cfg.CacheFile+statefile.JournalSuffix, "requests_last_hour", budget.Used())
+	}
 	apiMetrics := engine.NewAPIMetrics()
 	c, err := client.New(client.Config{
 		BaseURL: cfg.APIURL, Key: cfg.Key, Timeout: cfg.Timeout, UserAgent: cfg.UserAgent,
 		Hooks: client.Hooks{Allow: budget.Allow, Observe: apiMetrics.Observe},
 	})
 	if err != nil {
+		journal.Close()
 		return nil, err
 	}
 
@@ -155,7 +181,7 @@ func New(cfg Config) (*Exporter, error) {
 		logKeyFile(fk, cfg.Logger)
 	}
 
-	x := &Exporter{}
+	x := &Exporter{journal: journal}
 	sources, err := collector.Build(cfg.Collectors, c, collector.Options{
 		PageSize: cfg.PageSize, MaxPages: MaxPages, PageConcurrency: PageConcurrency,
 		Filter:           collector.PathFilter{Include: cfg.PathInclude, Exclude: cfg.PathExclude, MaxPaths: cfg.MaxPaths},
@@ -298,6 +324,7 @@ func (x *Exporter) Close() {
 		x.engine.Close()
 		x.saver.Close()
 	}
+	x.journal.Close()
 }
 
 // logKeyFile logs the first failure to use a changed API key file (and each
