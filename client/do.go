@@ -280,14 +280,18 @@ func redact(s, key string) string {
 	return strings.ReplaceAll(s, key, "[redacted]")
 }
 
+// ErrInvalidID is wrapped by the error of a call given a project or job id
+// that cannot be a path segment ("", "." or ".."): nothing is sent.
+var ErrInvalidID = errors.New("invalid id")
+
 // segment escapes one path segment. Empty, "." and ".." are refused: they
 // would silently address another route.
 func segment(what, v string) (string, error) {
 	switch v {
 	case "":
-		return "", fmt.Errorf("empty %s", what)
+		return "", fmt.Errorf("%w: empty %s", ErrInvalidID, what)
 	case ".", "..":
-		return "", fmt.Errorf("invalid %s %q", what, v)
+		return "", fmt.Errorf("%w: %s %q would address another route of the API", ErrInvalidID, what, v)
 	}
 	return url.PathEscape(v), nil
 }

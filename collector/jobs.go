@@ -88,6 +88,7 @@ type JobsWatcher struct {
 	projects map[string]*jobsProject
 	order    []string           // project ids, sorted
 	unknown  map[[2]string]bool // (project, status) pairs already logged
+	badIDs   map[[2]string]bool // (project, id) of listed ids refused, already logged
 }
 
 // jobsProject is the state of one project's watched jobs.
@@ -149,6 +150,7 @@ func NewJobsWatcher(cfg JobsConfig) (*JobsWatcher, error) {
 		logger:   cfg.Logger,
 		projects: make(map[string]*jobsProject),
 		unknown:  make(map[[2]string]bool),
+		badIDs:   make(map[[2]string]bool),
 	}
 	if w.logger == nil {
 		w.logger = log.NewNopLogger()
@@ -251,6 +253,13 @@ func (w *JobsWatcher) updateMembership(listed map[string][]client.LegacySession)
 	for project, sessions := range listed {
 		for _, s := range sessions {
 			if s.SessionID == "" {
+				continue
+			}
+			if err := checkJobID(s.SessionID); err != nil {
+				if k := [2]string{project, s.SessionID}; !w.badIDs[k] {
+					w.badIDs[k] = true
+					level.Warn(w.logger).Log("msg", "ignoring a session of the v1 listing whose id cannot be read", "project", project, "err", err)
+				}
 				continue
 			}
 			r := jobRef{project, s.SessionID}

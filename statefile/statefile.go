@@ -118,6 +118,11 @@ var ErrForeign = errors.New("not a mintlify_exporter state file of this version"
 // again against its sources when it restores them.
 func Read(path string) (File, error) {
 	var f File
+	if st, err := os.Stat(path); err != nil {
+		return f, err
+	} else if !st.Mode().IsRegular() {
+		return f, fmt.Errorf("%s is not a regular file", path) // a FIFO would block the read
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return f, err
