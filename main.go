@@ -572,7 +572,8 @@ func serve(ctx context.Context, f *flags, logger log.Logger, slogger *slog.Logge
 	}
 	defer x.Close()
 
-	srv := &http.Server{Handler: x.Handler(), ReadHeaderTimeout: 10 * time.Second,
+	srv := &http.Server{Handler: x.Handler(), ReadHeaderTimeout: exporter.ReadHeaderTimeout,
+		ReadTimeout: exporter.ReadTimeout, WriteTimeout: exporter.RequestTimeout, IdleTimeout: exporter.IdleTimeout,
 		ErrorLog: slog.NewLogLogger(slogger.Handler(), slog.LevelError)}
 	errc := make(chan error, 1)
 	go func() {

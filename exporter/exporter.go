@@ -258,8 +258,36 @@ func New(cfg Config) (*Exporter, error) {
 			Units: units, Jobs: jobRows, BudgetRemaining: budget.Remaining, BudgetPerHour: budget.PerHour(), Notes: cfg.Notes,
 		}))
 	}
-	x.handler = mux
+	x.handler = withDeadline(mux, RequestTimeout)
 	return x, nil
+}
+
+// Timeouts of the HTTP server (main sets them on its http.Server): a
+// client that sends its request or reads the answer too slowly is cut
+// off, so slow clients cannot hold the exporter's connections and scrape
+// slots. RequestTimeout is also the deadline of each request's context (a
+// scrape waiting for first data gives up then).
+const (
+	// ReadHeaderTimeout bounds reading a request's headers.
+	ReadHeaderTimeout = 10 * time.Second
+	// ReadTimeout bounds reading a whole request, body included.
+	ReadTimeout = 30 * time.Second
+	// RequestTimeout bounds a request from the end of its headers to the
+	// end of its answer (http.Server.WriteTimeout): well over any scrape
+	// timeout, and over the time a 10,000-path exposition takes on a slow
+	// link.
+	RequestTimeout = 2 * time.Minute
+	// IdleTimeout bounds a kept-alive connection between requests.
+	IdleTimeout = 2 * time.Minute
+)
+
+// withDeadline gives each request's context a deadline of d.
+func withDeadline(h http.Handler, d time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), d)
+		defer cancel()
+		h.ServeHTTP(w, r.WithContext(ctx))
+	})
 }
 
 // jobTable turns the watcher's jobs into the landing page's rows.

@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-kit/log"
@@ -97,11 +98,20 @@ func (e errorLogger) Println(v ...any) {
 }
 
 // ServeHTTP implements http.Handler.
+//
+// A scrape holds one of the MaxRequests slots while it prepares its answer.
+// On the text path (every Prometheus scrape) it gives the slot back before
+// it sends the answer, so clients that read slowly cannot hold every slot:
+// what they are sent is the shared pre-rendered exposition, and the
+// server's write timeout ends them. The slow path (protobuf) holds its slot
+// until its answer is sent.
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	release := func() {}
 	if h.inflight != nil {
 		select {
 		case h.inflight <- struct{}{}:
-			defer func() { <-h.inflight }()
+			release = sync.OnceFunc(func() { <-h.inflight })
+			defer release()
 		default:
 			http.Error(w, fmt.Sprintf("Limit of concurrent requests reached (%d), try again later.", h.cfg.MaxRequests),
 				http.StatusServiceUnavailable)
@@ -120,7 +130,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.slow.ServeHTTP(w, r)
 		return
 	}
-	h.serveText(w, r, format)
+	h.serveText(w, r, format, release)
 }
 
 // firstWait returns how long a scrape may wait for first snapshots: a little
@@ -139,7 +149,9 @@ func firstWait(hdr http.Header, def time.Duration) time.Duration {
 	return d - min(d/10+250*time.Millisecond, d/2)
 }
 
-func (h *handler) serveText(w http.ResponseWriter, r *http.Request, format expfmt.Format) {
+// serveText writes the pre-rendered exposition and the live part; it calls
+// release once the answer is ready, before sending it.
+func (h *handler) serveText(w http.ResponseWriter, r *http.Request, format expfmt.Format, release func()) {
 	mfs, err := h.cfg.Live.Gather()
 	if err != nil {
 		level.Error(h.cfg.Logger).Log("msg", "error gathering metrics", "err", err)
@@ -159,6 +171,7 @@ func (h *handler) serveText(w http.ResponseWriter, r *http.Request, format expfm
 	if h.cfg.Cached != nil {
 		expo = h.cfg.Cached.Exposition()
 	}
+	release()
 	hdr := w.Header()
 	hdr.Set("Content-Type", string(format))
 	if accepts(r.Header.Get("Accept-Encoding"), "gzip", false) {
