@@ -164,6 +164,9 @@ func (c *Client) attempt(ctx context.Context, r *call, key string) outcome {
 		if key != "" && bytes.Contains(b, []byte(key)) {
 			b = bytes.ReplaceAll(b, []byte(key), []byte("[redacted]"))
 		}
+		// The key written with JSON escapes (mint\u005f...) decodes to the
+		// key: such strings are decoded and redacted too.
+		b = redactEscaped(b, key)
 		return outcome{resp: &response{body: b}}
 	}
 	if tooLarge {
@@ -270,6 +273,55 @@ func excerpt(s, key string) string {
 		s = string([]rune(s)[:maxExcerptRunes]) + "…"
 	}
 	return s
+}
+
+// redactEscaped returns the JSON body b with every string literal that
+// decodes to something holding key (through \u escapes, which no byte
+// search sees) replaced by the same string with the key redacted. A body
+// without a \u escape is returned as it is, without a scan. Literals that
+// do not decode are left to the decoder, which rejects them.
+func redactEscaped(b []byte, key string) []byte {
+	if key == "" || !bytes.Contains(b, []byte(`\u`)) {
+		return b
+	}
+	var out []byte
+	last := 0
+	for i := 0; i < len(b); i++ {
+		if b[i] != '"' {
+			continue
+		}
+		// Outside a string literal, a quote starts one; find its end.
+		j, esc, hasU, closed := i+1, false, false, false
+		for ; j < len(b) && !closed; j++ {
+			switch {
+			case esc:
+				esc, hasU = false, hasU || b[j] == 'u'
+			case b[j] == '\\':
+				esc = true
+			case b[j] == '"':
+				closed = true
+			}
+		}
+		if !closed {
+			break // unterminated: the decoder rejects the body
+		}
+		j-- // the closing quote
+		if hasU {
+			var s string
+			if json.Unmarshal(b[i:j+1], &s) == nil && strings.Contains(s, key) {
+				enc, err := json.Marshal(redact(s, key))
+				if err == nil {
+					out = append(append(out, b[last:i]...), enc...)
+					last = j + 1
+				}
+			}
+		}
+		i = j
+	}
+	if out == nil {
+		return b
+	}
+	return append(out, b[last:]...)
 }
 
 // redact removes key from s.
