@@ -132,12 +132,17 @@ func (c *Client) attempt(ctx context.Context, r *call, key string) outcome {
 	defer res.Body.Close()
 
 	ok := res.StatusCode >= 200 && res.StatusCode < 300
-	limit := c.maxBody
+	limit := min(c.maxBody, r.endpoint.MaxBody())
 	if !ok {
 		limit = min(limit, maxErrorBodyBytes)
 	}
-	b, readErr := readBody(res, limit+1)
-	tooLarge := readErr == nil && int64(len(b)) > limit
+	var b []byte
+	var readErr error
+	tooLarge := ok && res.ContentLength > limit // refused unread
+	if !tooLarge {
+		b, readErr = readBody(res, limit+1)
+		tooLarge = readErr == nil && int64(len(b)) > limit
+	}
 	c.observe(Attempt{Endpoint: r.endpoint, StatusCode: res.StatusCode, Err: readErr, Duration: time.Since(start)})
 
 	if readErr != nil {
@@ -348,14 +353,55 @@ func segment(what, v string) (string, error) {
 	return url.PathEscape(v), nil
 }
 
-// readBody reads at most limit bytes of the body, into a buffer sized from
-// Content-Length when the server sent one (a 250-row page is about 30 KB:
-// growing a buffer to it copies it several times).
+// readBody reads at most limit bytes of the body (decompressed, when the
+// transport undid a gzip encoding: a gzip bomb stops at limit too), into
+// a buffer sized from Content-Length when the server sent one (a 250-row
+// page is about 30 KB: growing a buffer to it copies it several times).
+// The buffer never grows past limit, so what one answer holds is bounded
+// by its endpoint's cap, not twice that.
 func readBody(res *http.Response, limit int64) ([]byte, error) {
-	var buf bytes.Buffer
-	if n := res.ContentLength; n > 0 && n <= limit {
-		buf.Grow(int(n) + bytes.MinRead) // ReadFrom wants MinRead free to read the end without growing
+	size := int64(64 << 10)
+	if n := res.ContentLength; n >= 0 {
+		size = n + 1 // one more byte to see the end (or a body longer than announced)
 	}
-	_, err := buf.ReadFrom(io.LimitReader(res.Body, limit))
-	return buf.Bytes(), err
+	buf := make([]byte, 0, min(size, limit))
+	r := io.LimitReader(res.Body, limit)
+	for {
+		if len(buf) == cap(buf) {
+			if int64(len(buf)) >= limit {
+				return buf, nil
+			}
+			grown := make([]byte, len(buf), min(max(2*int64(cap(buf)), 4096), limit))
+			copy(grown, buf)
+			buf = grown
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
+
+// MaxBody is the largest answer of the endpoint the client reads: what a
+// sane page can be, with a wide margin (a 250-row visitors page is about
+// 30 KB; 8 MiB allows 32 KiB a row). A larger answer is an error
+// (ErrBodyTooLarge). Together with the walk's page concurrency it bounds
+// what one walk holds in memory, whatever the API sends. Config.MaxBodyBytes
+// lowers it further.
+func (e Endpoint) MaxBody() int64 {
+	switch e {
+	case EndpointVisitors, EndpointViews, EndpointListJobs:
+		return 8 << 20
+	case EndpointFeedbackByPage, EndpointSearches:
+		return 4 << 20
+	case EndpointConversations: // up to 1,000 turns of text a page
+		return 32 << 20
+	case EndpointCallerStats, EndpointGetJob, EndpointSendMessage:
+		return 1 << 20
+	}
+	return DefaultMaxBodyBytes
 }
