@@ -390,7 +390,7 @@ const (
 	maxPollInterval    = 24 * time.Hour
 	// minPollInterval keeps job reads, which no budget counts, to at
 	// most one per job a second.
-	minPollInterval = time.Second
+	minPollInterval = collector.MinJobsPollInterval
 	maxTimeout      = time.Hour
 )
 

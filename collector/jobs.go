@@ -22,6 +22,9 @@ const (
 	DefaultJobsPollInterval = time.Minute
 	// DefaultJobsConcurrency bounds the get-agent-job requests in flight.
 	DefaultJobsConcurrency = 4
+	// MinJobsPollInterval is the shortest PollInterval: job reads are
+	// outside the analytics request budget, so they are paced by it.
+	MinJobsPollInterval = time.Second
 	// MinJobsTerminalInterval is the shortest default re-read interval of
 	// terminal jobs; the default is max(MinJobsTerminalInterval,
 	// 10 × PollInterval).
@@ -124,8 +127,8 @@ func NewJobsWatcher(cfg JobsConfig) (*JobsWatcher, error) {
 		return nil, errors.New("job watcher: no Status")
 	case len(cfg.Projects) == 0:
 		return nil, errors.New("job watcher: no project: set --mintlify.project-id")
-	case cfg.PollInterval < 0:
-		return nil, fmt.Errorf("job watcher: negative --jobs.poll-interval %s", cfg.PollInterval)
+	case cfg.PollInterval < 0 || cfg.PollInterval > 0 && cfg.PollInterval < MinJobsPollInterval:
+		return nil, fmt.Errorf("job watcher: --jobs.poll-interval must be at least %s, not %s", MinJobsPollInterval, cfg.PollInterval)
 	case cfg.TerminalInterval < 0:
 		return nil, fmt.Errorf("job watcher: negative terminal poll interval %s", cfg.TerminalInterval)
 	case cfg.Concurrency < 0:

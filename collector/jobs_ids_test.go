@@ -25,6 +25,12 @@ func TestJobsDotIDsRefusedAtTheDoor(t *testing.T) {
 			t.Errorf("--jobs.id=%s: %v", id, err)
 		}
 	}
+	for _, d := range []time.Duration{time.Nanosecond, time.Millisecond, 999 * time.Millisecond, -time.Second} {
+		if _, err := collector.NewJobsWatcher(collector.JobsConfig{Client: e.client, Status: e.status,
+			Projects: []string{"p1"}, IDs: []string{"a"}, PollInterval: d}); err == nil || !strings.Contains(err.Error(), "at least 1s") {
+			t.Errorf("PollInterval %s: %v, want refused", d, err)
+		}
+	}
 	file := filepath.Join(t.TempDir(), "jobs")
 	if err := os.WriteFile(file, []byte("a\n..\n"), 0o600); err != nil {
 		t.Fatal(err)
