@@ -18,7 +18,8 @@ import (
 const JournalSuffix = ".ledger"
 
 // maxJournalLines is how many lines the journal may hold before it is
-// rewritten with only the last hour's entries.
+// rewritten with only the last hour's entries (or twice what the last
+// rewrite kept, when that is more).
 const maxJournalLines = 4096
 
 // maxJournalBytes caps what is read of a journal: a larger file is not one
@@ -45,6 +46,10 @@ type Journal struct {
 	sent  []time.Time // ascending: what a compaction keeps
 	pause time.Time
 	lines int
+	// compactAt is the line count that triggers the next compaction:
+	// twice what the last one kept, at least maxJournalLines, so a large
+	// budget does not rewrite the file at every request.
+	compactAt int
 }
 
 // JournalState is what a journal held when it was opened.
@@ -125,6 +130,9 @@ func readLimited(path string, limit int64) ([]byte, error) {
 func (j *Journal) Spent(t time.Time) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	if err := j.compactIfLongLocked(); err != nil {
+		return err
+	}
 	j.sent = append(j.sent, t)
 	return j.appendLocked('s', t)
 }
@@ -133,20 +141,27 @@ func (j *Journal) Spent(t time.Time) error {
 func (j *Journal) Paused(until time.Time) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	if err := j.compactIfLongLocked(); err != nil {
+		return err
+	}
 	if until.After(j.pause) {
 		j.pause = until
 	}
 	return j.appendLocked('p', until)
 }
 
+// compactIfLongLocked compacts the journal when it reached compactAt
+// lines; the caller holds j.mu.
+func (j *Journal) compactIfLongLocked() error {
+	if j.f == nil || j.lines < j.compactAt {
+		return nil
+	}
+	return j.compactLocked()
+}
+
 func (j *Journal) appendLocked(kind byte, t time.Time) error {
 	if j.f == nil {
 		return errors.New("the budget journal is closed")
-	}
-	if j.lines >= maxJournalLines {
-		if err := j.compactLocked(); err != nil {
-			return err
-		}
 	}
 	line := strconv.AppendInt([]byte{kind, ' '}, t.UnixNano(), 10)
 	line = append(line, '\n')
@@ -194,7 +209,7 @@ func (j *Journal) compactLocked() error {
 		j.f = nil
 		return fmt.Errorf("open the budget journal: %w", err)
 	}
-	j.f, j.lines = f, lines
+	j.f, j.lines, j.compactAt = f, lines, max(maxJournalLines, 2*lines)
 	return nil
 }
 

@@ -171,3 +171,30 @@ func TestRestoreClampsTimes(t *testing.T) {
 		t.Errorf("restored units %+v, want one completed at %s", st.Units, t0)
 	}
 }
+
+// TestJournalCompactsWhenLong: a long journal is rewritten with the last
+// hour only, and a large budget does not make it rewrite at every request.
+func TestJournalCompactsWhenLong(t *testing.T) {
+	clk := mintlifytest.NewClock(t0)
+	path := filepath.Join(t.TempDir(), "state.json.ledger")
+	j, _, err := statefile.OpenJournal(path, clk.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	for range 5000 { // older than an hour once the clock moves
+		j.Spent(clk.Now())
+	}
+	clk.Advance(2 * time.Hour)
+	for range 4000 { // the file reaches 8192 lines (twice the 4096 the first compaction kept)
+		j.Spent(clk.Now())
+	}
+	b, _ := os.ReadFile(path)
+	if n := strings.Count(string(b), "\n"); n > 4000 {
+		t.Errorf("%d lines, want at most the 4000 of the last hour: the 5000 older ones are compacted away", n)
+	}
+	_, st, err := statefile.OpenJournal(path, clk.Now)
+	if err != nil || len(st.Sent) != 4000 {
+		t.Errorf("reopened: %d requests, %v; want 4000", len(st.Sent), err)
+	}
+}
