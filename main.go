@@ -572,9 +572,7 @@ func serve(ctx context.Context, f *flags, logger log.Logger, slogger *slog.Logge
 	}
 	defer x.Close()
 
-	srv := &http.Server{Handler: x.Handler(), ReadHeaderTimeout: exporter.ReadHeaderTimeout,
-		ReadTimeout: exporter.ReadTimeout, WriteTimeout: exporter.RequestTimeout, IdleTimeout: exporter.IdleTimeout,
-		ErrorLog: slog.NewLogLogger(slogger.Handler(), slog.LevelError)}
+	srv := exporter.NewServer(x.Handler(), slog.NewLogLogger(slogger.Handler(), slog.LevelError))
 	errc := make(chan error, 1)
 	go func() {
 		var err error

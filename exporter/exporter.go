@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	stdlog "log"
 	"net/http"
 	"path"
 	"regexp"
@@ -280,6 +281,15 @@ const (
 	// IdleTimeout bounds a kept-alive connection between requests.
 	IdleTimeout = 2 * time.Minute
 )
+
+// NewServer returns the HTTP server of handler (the Exporter's), with the
+// timeouts above; errorLog receives the server's errors (nil: the log
+// package's standard logger).
+func NewServer(handler http.Handler, errorLog *stdlog.Logger) *http.Server {
+	return &http.Server{Handler: handler, ErrorLog: errorLog,
+		ReadHeaderTimeout: ReadHeaderTimeout, ReadTimeout: ReadTimeout,
+		WriteTimeout: RequestTimeout, IdleTimeout: IdleTimeout}
+}
 
 // withDeadline gives each request's context a deadline of d.
 func withDeadline(h http.Handler, d time.Duration) http.Handler {
