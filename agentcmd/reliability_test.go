@@ -2,6 +2,7 @@ package agentcmd_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -53,8 +54,14 @@ func TestNoTerminalEscapesFromTheAPI(t *testing.T) {
 		if !strings.Contains(stderr, `\x1b[2J`) || !strings.Contains(stderr, `hidden\r\nfake line`) {
 			t.Errorf("tty %v: the escapes are not shown escaped:\n%q", tty, stderr)
 		}
-		if strings.Contains(h.stdout.String(), "\x1b") {
-			t.Errorf("tty %v: raw escape on standard output:\n%q", tty, h.stdout.String())
+		for _, bad := range []string{"\x1b", "\x07", "\u009b", "\u202e"} {
+			if strings.Contains(h.stdout.String(), bad) {
+				t.Errorf("tty %v: %q raw on standard output:\n%q", tty, bad, h.stdout.String())
+			}
+		}
+		var job struct{ Status string }
+		if err := json.Unmarshal(h.stdout.Bytes(), &job); err != nil || job.Status != "completed\x1b]0;pwned\x07\x1b[2J\u009b31m\u202e" {
+			t.Errorf("tty %v: standard output is not the job as JSON: %v, status %q", tty, err, job.Status)
 		}
 	}
 }
