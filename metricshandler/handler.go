@@ -47,7 +47,9 @@ type Config struct {
 	// Cached is the engine; nil serves the live part only.
 	Cached Cached
 	// MaxRequests bounds concurrent scrapes (--web.max-requests); the
-	// excess is answered 503. 0 means no limit.
+	// excess is answered 503. 0 means no limit. Text scrapes count while
+	// their answer is prepared; scrapes of the slow path (protobuf,
+	// OpenMetrics only) count, in a pool of their own, until it is sent.
 	MaxRequests int
 	// FirstWait is how long a scrape without an
 	// X-Prometheus-Scrape-Timeout-Seconds header may wait for the first
@@ -59,9 +61,10 @@ type Config struct {
 }
 
 type handler struct {
-	cfg      Config
-	inflight chan struct{}
-	slow     http.Handler
+	cfg          Config
+	inflight     chan struct{} // slots of text scrapes, held while preparing
+	slowInflight chan struct{} // slots of the slow path, held while sending too
+	slow         http.Handler
 }
 
 // New returns the /metrics handler.
@@ -72,6 +75,7 @@ func New(cfg Config) http.Handler {
 	h := &handler{cfg: cfg}
 	if cfg.MaxRequests > 0 {
 		h.inflight = make(chan struct{}, cfg.MaxRequests)
+		h.slowInflight = make(chan struct{}, cfg.MaxRequests)
 	}
 	gatherers := prometheus.Gatherers{cfg.Live}
 	if cfg.Cached != nil {
@@ -99,18 +103,30 @@ func (e errorLogger) Println(v ...any) {
 
 // ServeHTTP implements http.Handler.
 //
-// A scrape holds one of the MaxRequests slots while it prepares its answer.
-// On the text path (every Prometheus scrape) it gives the slot back before
-// it sends the answer, so clients that read slowly cannot hold every slot:
-// what they are sent is the shared pre-rendered exposition, and the
-// server's write timeout ends them. The slow path (protobuf) holds its slot
-// until its answer is sent.
+// A text scrape (every Prometheus scrape) holds one of the MaxRequests
+// slots while it prepares its answer and gives it back before it sends the
+// answer, so clients that read slowly cannot hold every slot: what they
+// are sent is the shared pre-rendered exposition, and the server's write
+// timeout ends them. The slow path (protobuf, OpenMetrics only) writes as
+// it encodes, so it holds a slot until its answer is sent: its slots are a
+// pool of their own, of the same size, so slow readers of that path cannot
+// refuse the text scrapes either.
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// Prometheus prefers OpenMetrics but accepts the text format; like
+	// node_exporter, the exporter answers such scrapes in the text format,
+	// from the pre-rendered bytes. Clients that prefer protobuf, or accept
+	// no text at all, get client_golang's answer.
+	format := expfmt.NegotiateAccept(r.Header, expfmt.DefaultAcceptedFormats()...)
+	text := format.FormatType() == expfmt.TypeTextPlain && accepts(r.Header.Get("Accept"), "text/plain", true)
+	pool := h.inflight
+	if !text {
+		pool = h.slowInflight
+	}
 	release := func() {}
-	if h.inflight != nil {
+	if pool != nil {
 		select {
-		case h.inflight <- struct{}{}:
-			release = sync.OnceFunc(func() { <-h.inflight })
+		case pool <- struct{}{}:
+			release = sync.OnceFunc(func() { <-pool })
 			defer release()
 		default:
 			http.Error(w, fmt.Sprintf("Limit of concurrent requests reached (%d), try again later.", h.cfg.MaxRequests),
@@ -121,12 +137,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.cfg.Cached != nil {
 		h.cfg.Cached.Touch(r.Context(), firstWait(r.Header, h.cfg.FirstWait))
 	}
-	// Prometheus prefers OpenMetrics but accepts the text format; like
-	// node_exporter, the exporter answers such scrapes in the text format,
-	// from the pre-rendered bytes. Clients that prefer protobuf, or accept
-	// no text at all, get client_golang's answer.
-	format := expfmt.NegotiateAccept(r.Header, expfmt.DefaultAcceptedFormats()...)
-	if format.FormatType() != expfmt.TypeTextPlain || !accepts(r.Header.Get("Accept"), "text/plain", true) {
+	if !text {
 		h.slow.ServeHTTP(w, r)
 		return
 	}
