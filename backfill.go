@@ -140,7 +140,8 @@ func (b *backfillCommand) run(ctx context.Context, f *flags, logger log.Logger, 
 		From: from, To: to, Output: b.output,
 		Pages: b.pages, DryRun: b.dryRun, Resume: b.resume, Force: b.force, CacheFile: f.cacheFile,
 		Sources: sources, Projects: projects, Budget: budget, Args: args,
-		Out: stdout, Progress: stderr, Terminal: isTerminal(stderr),
+		Protected: map[string]string{"--mintlify.api-key-file": f.apiKeyFile, "--cache.file": f.cacheFile, "--jobs.file": f.jobsFile},
+		Out:       stdout, Progress: stderr, Terminal: isTerminal(stderr),
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: error: %v\n", exporterName, err)

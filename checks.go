@@ -128,6 +128,8 @@ func checkFiles(f *flags) error {
 func checkCacheFile(p string) error {
 	if st, err := os.Stat(p); err == nil && st.IsDir() {
 		return errors.New("is a directory; give a file name in it, such as " + filepath.Join(p, "mintlify_exporter.cache"))
+	} else if err == nil && !st.Mode().IsRegular() {
+		return errors.New("is not a regular file (a FIFO or device); give the name of a file the exporter may replace")
 	}
 	dir := filepath.Dir(p)
 	st, err := os.Stat(dir)
@@ -204,6 +206,9 @@ func checkJobsFile(p string) error {
 	}
 	if st.IsDir() {
 		return errors.New("is a directory; give a file of job ids, one a line")
+	}
+	if !st.Mode().IsRegular() {
+		return errors.New("is not a regular file (a FIFO or device would hang the exporter); give a file of job ids, one a line")
 	}
 	b, err := os.ReadFile(p)
 	if err != nil {

@@ -36,6 +36,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/demo"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/exporter"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/intflag"
 	"github.com/mintlify-exporter/mintlify_exporter/logging"
 )
 
@@ -105,8 +106,8 @@ func addAnalyticsFlags(app *kingpin.Application, prefix string, f *analyticsFlag
 	}
 	flag("window", "Window to export, as N days ending today (UTC), or N days followed by :site for site-wide figures only at one request per source (30d:site); repeatable.", "1d", "7d", "30d").StringsVar(&f.windows)
 	flag("refresh-interval", "Shortest time between two refreshes of one source, project and window; the request budget may stretch it.", "15m").DurationVar(&f.refreshInterval)
-	flag("page-size", fmt.Sprintf("Rows requested per page of the offset-paged endpoints (visitors, views; the API's limit, 1 to %d).", client.MaxPageSize), strconv.Itoa(client.MaxPageSize)).IntVar(&f.pageSize)
-	flag("max-paths", "Per source, project and window, export only the top N paths; 0 exports all.", "5000").IntVar(&f.maxPaths)
+	intflag.Var(flag("page-size", fmt.Sprintf("Rows requested per page of the offset-paged endpoints (visitors, views; the API's limit, 1 to %d).", client.MaxPageSize), strconv.Itoa(client.MaxPageSize)), &f.pageSize)
+	intflag.Var(flag("max-paths", "Per source, project and window, export only the top N paths; 0 exports all.", "5000"), &f.maxPaths)
 	flag("path-include", "Export only paths matching this Go regular expression (unanchored).", "").StringVar(&f.pathInclude)
 	flag("path-exclude", "Do not export paths matching this Go regular expression (unanchored).", "").StringVar(&f.pathExclude)
 }
@@ -121,14 +122,14 @@ func newApp(f *flags) (*kingpin.Application, *agentcmd.Command) {
 
 	f.web = kingpinflag.AddFlags(app, defaultAddress)
 	app.Flag("web.telemetry-path", "Path under which to expose metrics.").Default("/metrics").StringVar(&f.telemetryPath)
-	app.Flag("web.max-requests", "Maximum number of concurrent scrape requests; the excess is answered 503. 0 means no limit.").Default("40").IntVar(&f.maxRequests)
+	intflag.Var(app.Flag("web.max-requests", "Maximum number of concurrent scrape requests; the excess is answered 503. 0 means no limit.").Default("40"), &f.maxRequests)
 
 	app.Flag("analytics.derived-windows", "Derive the 7d, 30d… windows of additive sources (views, assistant, searches without top terms, conversations) from a store of closed days and today's 1d window, at almost no requests; --no-analytics.derived-windows reads every window whole.").Default("true").BoolVar(&f.derivedWindows)
 	app.Flag("mintlify.api-url", "Base address of the Mintlify API.").Default(client.DefaultBaseURL).StringVar(&f.apiURL)
 	app.Flag("mintlify.api-key-file", "File holding the admin API key (re-read when it changes). Without it the key is read from the MINTLIFY_API_KEY environment variable.").PlaceHolder("FILE").StringVar(&f.apiKeyFile)
 	app.Flag("mintlify.project-id", "Project to export; repeat for every project of the organization. Default: MINTLIFY_PROJECT_ID (comma-separated).").PlaceHolder("ID").StringsVar(&f.projectIDs)
 	app.Flag("mintlify.timeout", "Timeout of each request to the API.").Default("30s").DurationVar(&f.timeout)
-	app.Flag("mintlify.requests-per-hour", "Analytics requests the exporter may send per sliding hour, shared by all projects and windows (the API allows 100 per organization).").Default("90").IntVar(&f.requestsPerHour)
+	intflag.Var(app.Flag("mintlify.requests-per-hour", "Analytics requests the exporter may send per sliding hour, shared by all projects and windows (the API allows 100 per organization).").Default("90"), &f.requestsPerHour)
 
 	addAnalyticsFlags(app, "analytics", &f.analytics, false)
 	addAnalyticsFlags(app, "visitors", &f.visitors, true)
@@ -140,8 +141,8 @@ func newApp(f *flags) (*kingpin.Application, *agentcmd.Command) {
 		}
 		f.collectors[src.Name] = app.Flag("collector."+src.Name, "Enable the "+src.Name+" source: "+src.Help+".").Default(def).Bool()
 	}
-	app.Flag("searches.top-terms", "Also export the N most searched terms (1 to 100, still one request); 0 exports none. Terms are text typed by the public: mind cardinality and personal data.").Default("0").IntVar(&f.searchesTopTerms)
-	app.Flag("conversations.max-pages", "Refuse (an error, nothing exported) a conversations walk longer than this many pages of 1,000 turns.").Default(strconv.Itoa(client.DefaultConversationsMaxPages)).IntVar(&f.convMaxPages)
+	intflag.Var(app.Flag("searches.top-terms", "Also export the N most searched terms (1 to 100, still one request); 0 exports none. Terms are text typed by the public: mind cardinality and personal data.").Default("0"), &f.searchesTopTerms)
+	intflag.Var(app.Flag("conversations.max-pages", "Refuse (an error, nothing exported) a conversations walk longer than this many pages of 1,000 turns.").Default(strconv.Itoa(client.DefaultConversationsMaxPages)), &f.convMaxPages)
 	app.Flag("collector.jobs", "Enable the agent job watcher.").Default("false").BoolVar(&f.jobsEnabled)
 	app.Flag("jobs.id", "Agent job to watch, as ID (with one project) or PROJECT/ID; repeatable.").PlaceHolder("ID").StringsVar(&f.jobIDs)
 	app.Flag("jobs.file", "File of job ids to watch, one a line ('#' comments), re-read when it changes.").PlaceHolder("FILE").StringVar(&f.jobsFile)
@@ -389,7 +390,10 @@ func checkAPIURL(s string) error {
 const (
 	maxRefreshInterval = 30 * 24 * time.Hour
 	maxPollInterval    = 24 * time.Hour
-	maxTimeout         = time.Hour
+	// minPollInterval keeps job reads, which no budget counts, to at
+	// most one per job a second.
+	minPollInterval = collector.MinJobsPollInterval
+	maxTimeout      = time.Hour
 )
 
 // config builds the exporter's configuration from the flags, validating
@@ -472,8 +476,8 @@ func config(f *flags, logger log.Logger) (exporter.Config, error) {
 		return cfg, fmt.Errorf("--mintlify.requests-per-hour must be at least 1, not %d", f.requestsPerHour)
 	case a.refreshInterval <= 0 || a.refreshInterval > maxRefreshInterval:
 		return cfg, fmt.Errorf("%s must be positive and at most %s, not %s", an("refresh-interval"), maxRefreshInterval, a.refreshInterval)
-	case f.jobsPollInterval <= 0 || f.jobsPollInterval > maxPollInterval:
-		return cfg, fmt.Errorf("--jobs.poll-interval must be positive and at most %s, not %s", maxPollInterval, f.jobsPollInterval)
+	case f.jobsPollInterval < minPollInterval || f.jobsPollInterval > maxPollInterval:
+		return cfg, fmt.Errorf("--jobs.poll-interval must be from %s to %s, not %s", minPollInterval, maxPollInterval, f.jobsPollInterval)
 	case f.timeout > maxTimeout:
 		return cfg, fmt.Errorf("--mintlify.timeout must be at most %s, not %s", maxTimeout, f.timeout)
 	case f.searchesTopTerms < 0 || f.searchesTopTerms > client.MaxSearchesLimit:
@@ -570,8 +574,7 @@ func serve(ctx context.Context, f *flags, logger log.Logger, slogger *slog.Logge
 	}
 	defer x.Close()
 
-	srv := &http.Server{Handler: x.Handler(), ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog: slog.NewLogLogger(slogger.Handler(), slog.LevelError)}
+	srv := exporter.NewServer(x.Handler(), slog.NewLogLogger(slogger.Handler(), slog.LevelError))
 	errc := make(chan error, 1)
 	go func() {
 		var err error

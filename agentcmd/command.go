@@ -35,15 +35,18 @@ const (
 // the exporter's own start-up errors.
 const ErrorPrefix = "mintlify_exporter: error: "
 
-// ErrorLine makes msg one line: control characters (a newline in a flag
-// value, say) are written as Go escapes.
+// ErrorLine makes msg one line that is safe to print on a terminal:
+// control characters (a newline in a flag value, a terminal escape sent by
+// the API) and the bidirectional overrides that reorder text are written
+// as Go escapes, and bytes that are not UTF-8 as U+FFFD.
 func ErrorLine(msg string) string {
-	if !strings.ContainsFunc(msg, unicode.IsControl) {
+	msg = strings.ToValidUTF8(msg, "\uFFFD")
+	if !strings.ContainsFunc(msg, unprintable) {
 		return msg
 	}
 	var b strings.Builder
 	for _, r := range msg {
-		if unicode.IsControl(r) {
+		if unprintable(r) {
 			q := strconv.QuoteRune(r)
 			b.WriteString(q[1 : len(q)-1])
 			continue
@@ -51,6 +54,13 @@ func ErrorLine(msg string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// unprintable reports whether r must not reach a terminal as it is: a C0
+// or C1 control character, DEL, or a bidirectional embedding, override or
+// isolate (U+202A-U+202E, U+2066-U+2069).
+func unprintable(r rune) bool {
+	return unicode.IsControl(r) || r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069
 }
 
 // The full names kingpin gives the commands once selected.

@@ -8,7 +8,8 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 )
 
-// progress shows a job's progress on standard error: on a terminal one
+// progress shows a job's progress on standard error (what the API sent is
+// passed through ErrorLine: no control character reaches the terminal): on a terminal one
 // status line rewritten in place ("job ID: active (1m20s)"), otherwise one
 // line per status change. A pull request link is printed on its own line
 // once when it appears.
@@ -41,7 +42,7 @@ func (p *progress) show(job *client.Job, fromRead bool) {
 	if fromRead && job.PRLink != nil && *job.PRLink != "" && *job.PRLink != p.pr {
 		p.pr = *job.PRLink
 		p.clear()
-		fmt.Fprintf(p.w, "pull request: %s\n", p.pr)
+		fmt.Fprintf(p.w, "pull request: %s\n", ErrorLine(p.pr))
 		if p.tty {
 			p.redraw()
 		}
@@ -50,7 +51,7 @@ func (p *progress) show(job *client.Job, fromRead bool) {
 
 // line is the status line.
 func (p *progress) line() string {
-	return fmt.Sprintf("job %s: %s (%s)", p.jobID, p.status, p.now().Sub(p.start).Round(time.Second))
+	return ErrorLine(fmt.Sprintf("job %s: %s (%s)", p.jobID, p.status, p.now().Sub(p.start).Round(time.Second)))
 }
 
 // redraw rewrites the status line on a terminal.

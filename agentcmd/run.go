@@ -158,9 +158,35 @@ func (r *run) print(job *client.Job, code int) int {
 		return ExitError
 	}
 	buf.WriteByte('\n')
-	if _, err := r.env.Stdout.Write(buf.Bytes()); err != nil {
+	if _, err := r.env.Stdout.Write(terminalSafeJSON(buf.Bytes())); err != nil {
 		fmt.Fprintf(r.env.Stderr, ErrorPrefix+"cannot print the job: %v\n", err)
 		return ExitError
 	}
 	return code
+}
+
+// terminalSafeJSON writes the characters of JSON text b that valid JSON
+// may carry raw inside strings but a terminal would act on (DEL, the C1
+// controls such as the 8-bit CSI, bidirectional overrides, line and
+// paragraph separators) as \u escapes: the same JSON value, safe to show.
+// Such characters appear only inside strings, so escaping them keeps the
+// text valid.
+func terminalSafeJSON(b []byte) []byte {
+	unsafe := func(r rune) bool {
+		return r == 0x7f || r >= 0x80 && r <= 0x9f || r == 0x2028 || r == 0x2029 || r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069
+	}
+	if !bytes.ContainsFunc(b, unsafe) {
+		return b
+	}
+	var out bytes.Buffer
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		if unsafe(r) {
+			fmt.Fprintf(&out, "\\u%04x", r)
+		} else {
+			out.Write(b[:n])
+		}
+		b = b[n:]
+	}
+	return out.Bytes()
 }

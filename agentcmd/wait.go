@@ -1,6 +1,7 @@
 package agentcmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -44,18 +45,28 @@ func (w *waiter) wait(job *client.Job) (*client.Job, int) {
 		}
 		elapsed := w.env.Now().Sub(w.start)
 		if elapsed >= w.timeout {
-			w.progress.done()
-			fmt.Fprintf(w.env.Stderr, ErrorPrefix+"gave up waiting after %s: job %s is still %s\n", w.timeout, w.jobID, job.Status)
-			return job, ExitTimeout
+			return job, w.timedOut(job)
 		}
 		if err := w.sleep(min(delay, w.timeout-elapsed)); err != nil {
 			return job, w.interrupted(job)
 		}
 		delay = min(time.Duration(float64(delay)*waitGrowth), waitMaxDelay)
-		j, err := w.env.Client.GetJob(w.ctx, w.project, w.jobID)
+		// The read, with the client's retries, gets only what is left of
+		// --wait.timeout.
+		left := w.timeout - w.env.Now().Sub(w.start)
+		if left <= 0 {
+			return job, w.timedOut(job)
+		}
+		rctx, cancel := context.WithTimeout(w.ctx, left)
+		j, err := w.env.Client.GetJob(rctx, w.project, w.jobID)
+		expired := rctx.Err() != nil
+		cancel()
 		if err != nil {
 			if w.ctx.Err() != nil {
 				return job, w.interrupted(job)
+			}
+			if expired {
+				return job, w.timedOut(job)
 			}
 			if !retryable(err) {
 				w.progress.done()
@@ -65,7 +76,7 @@ func (w *waiter) wait(job *client.Job) (*client.Job, int) {
 			if retryAfter, _, ok := client.IsRateLimited(err); ok {
 				delay = max(delay, retryAfter)
 			}
-			w.progress.note(fmt.Sprintf("reading job %s failed, trying again: %v", w.jobID, err))
+			w.progress.note(ErrorLine(fmt.Sprintf("reading job %s failed, trying again: %v", w.jobID, err)))
 			continue
 		}
 		job, read = j, true
@@ -93,8 +104,15 @@ func (w *waiter) sleep(d time.Duration) error {
 // interrupted reports that waiting was stopped by the context.
 func (w *waiter) interrupted(job *client.Job) int {
 	w.progress.done()
-	fmt.Fprintf(w.env.Stderr, ErrorPrefix+"interrupted: stopped waiting; the message was sent and job %s was last seen %s\n", w.jobID, job.Status)
+	fmt.Fprintln(w.env.Stderr, ErrorPrefix+ErrorLine(fmt.Sprintf("interrupted: stopped waiting; the message was sent and job %s was last seen %s", w.jobID, job.Status)))
 	return ExitInterrupted
+}
+
+// timedOut reports that --wait.timeout passed.
+func (w *waiter) timedOut(job *client.Job) int {
+	w.progress.done()
+	fmt.Fprintln(w.env.Stderr, ErrorPrefix+ErrorLine(fmt.Sprintf("gave up waiting after %s: job %s is still %s", w.timeout, w.jobID, job.Status)))
+	return ExitTimeout
 }
 
 // retryable reports whether a failed read while waiting is worth retrying:

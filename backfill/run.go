@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,6 +64,11 @@ type Config struct {
 	Pages bool
 	// DryRun prints the plan and its cost and sends nothing.
 	DryRun bool
+	// Protected are files (flag name to path) that --output and its
+	// journal must never replace, such as the API key file:
+	// {"--mintlify.api-key-file": "/etc/mintlify/key"}. Empty paths are
+	// ignored.
+	Protected map[string]string
 	// Resume continues from an existing journal; Force starts over,
 	// replacing the output and any journal. Without either, an existing
 	// output or journal is an error.
@@ -198,10 +204,16 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		"sources=" + strings.Join(res.Sources, ","),
 	}, cfg.Args...)
 
-	// The files: refuse to overwrite anything unless told.
+	// The files: refuse to overwrite anything unless told, and anything
+	// but a regular file even when told, before any request is sent.
 	jpath := JournalPath(cfg.Output)
 	if st, err := os.Stat(filepath.Dir(cfg.Output)); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("--output %s: the directory %s does not exist", cfg.Output, filepath.Dir(cfg.Output))
+	}
+	for _, p := range []struct{ what, path string }{{"--output " + cfg.Output, cfg.Output}, {"the journal of --output, " + jpath, jpath}} {
+		if err := checkReplaceable(p.path, cfg.Protected); err != nil {
+			return nil, fmt.Errorf("%s: %v", p.what, err)
+		}
 	}
 	outExists := exists(cfg.Output)
 	var entries []*entry
@@ -314,6 +326,43 @@ func (cfg Config) withDefaults() Config {
 	return cfg
 }
 
+// checkReplaceable refuses a path that must not be replaced by a new
+// regular file: anything that exists and is not a regular file (a
+// directory, a device such as /dev/null, a FIFO, a socket; symbolic links
+// are followed), and the protected files.
+func checkReplaceable(path string, protected map[string]string) error {
+	st, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if _, lerr := os.Lstat(path); lerr == nil {
+			return errors.New("is a symbolic link to nothing; remove it or choose another file")
+		}
+	case err != nil:
+		return err
+	case st.IsDir():
+		return errors.New("is a directory; give a file name, such as " + filepath.Join(path, "history.om"))
+	case !st.Mode().IsRegular():
+		return fmt.Errorf("is not a regular file (%s); choose a regular file", st.Mode().Type())
+	}
+	for flag, p := range protected {
+		if p == "" {
+			continue
+		}
+		if ps, err := os.Stat(p); err == nil && st != nil && os.SameFile(st, ps) || samePath(path, p) {
+			return fmt.Errorf("is the file of %s; choose another file", flag)
+		}
+	}
+	return nil
+}
+
+// samePath reports whether two paths are the same once made absolute and
+// cleaned.
+func samePath(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && aa == bb
+}
+
 func exists(path string) bool {
 	_, err := os.Lstat(path)
 	return err == nil
@@ -345,6 +394,9 @@ func (r *runner) run(ctx context.Context) error {
 			r.res.Interrupted = true
 			return nil
 		case err != nil && fatal(err):
+			if a := client.Advice(err); a != "" {
+				err = fmt.Errorf("%w (%s)", err, a)
+			}
 			return fmt.Errorf("%s %s %s: %w; fix it and run again with --resume: no finished day is asked again",
 				f.day, f.src.Name(), f.project, err)
 		case err != nil:
@@ -364,9 +416,10 @@ func (r *runner) run(ctx context.Context) error {
 }
 
 // fatal reports whether err stops the whole run: no other day would fare
-// better.
+// better. A refused key (401), a refused caller (403: allowlist or scope)
+// and an unknown project (404) are not retried.
 func fatal(err error) bool {
-	return client.IsUnauthorized(err) || client.IsNotFound(err)
+	return client.IsRefused(err) || client.IsNotFound(err)
 }
 
 // fetch fetches one day of one source and project, retrying failures and

@@ -132,12 +132,17 @@ func (c *Client) attempt(ctx context.Context, r *call, key string) outcome {
 	defer res.Body.Close()
 
 	ok := res.StatusCode >= 200 && res.StatusCode < 300
-	limit := c.maxBody
+	limit := min(c.maxBody, r.endpoint.MaxBody())
 	if !ok {
 		limit = min(limit, maxErrorBodyBytes)
 	}
-	b, readErr := readBody(res, limit+1)
-	tooLarge := readErr == nil && int64(len(b)) > limit
+	var b []byte
+	var readErr error
+	tooLarge := ok && res.ContentLength > limit // refused unread
+	if !tooLarge {
+		b, readErr = readBody(res, limit+1)
+		tooLarge = readErr == nil && int64(len(b)) > limit
+	}
 	c.observe(Attempt{Endpoint: r.endpoint, StatusCode: res.StatusCode, Err: readErr, Duration: time.Since(start)})
 
 	if readErr != nil {
@@ -164,6 +169,9 @@ func (c *Client) attempt(ctx context.Context, r *call, key string) outcome {
 		if key != "" && bytes.Contains(b, []byte(key)) {
 			b = bytes.ReplaceAll(b, []byte(key), []byte("[redacted]"))
 		}
+		// The key written with JSON escapes (mint\u005f...) decodes to the
+		// key: such strings are decoded and redacted too.
+		b = redactEscaped(b, key)
 		return outcome{resp: &response{body: b}}
 	}
 	if tooLarge {
@@ -272,6 +280,55 @@ func excerpt(s, key string) string {
 	return s
 }
 
+// redactEscaped returns the JSON body b with every string literal that
+// decodes to something holding key (through \u escapes, which no byte
+// search sees) replaced by the same string with the key redacted. A body
+// without a \u escape is returned as it is, without a scan. Literals that
+// do not decode are left to the decoder, which rejects them.
+func redactEscaped(b []byte, key string) []byte {
+	if key == "" || !bytes.Contains(b, []byte(`\u`)) {
+		return b
+	}
+	var out []byte
+	last := 0
+	for i := 0; i < len(b); i++ {
+		if b[i] != '"' {
+			continue
+		}
+		// Outside a string literal, a quote starts one; find its end.
+		j, esc, hasU, closed := i+1, false, false, false
+		for ; j < len(b) && !closed; j++ {
+			switch {
+			case esc:
+				esc, hasU = false, hasU || b[j] == 'u'
+			case b[j] == '\\':
+				esc = true
+			case b[j] == '"':
+				closed = true
+			}
+		}
+		if !closed {
+			break // unterminated: the decoder rejects the body
+		}
+		j-- // the closing quote
+		if hasU {
+			var s string
+			if json.Unmarshal(b[i:j+1], &s) == nil && strings.Contains(s, key) {
+				enc, err := json.Marshal(redact(s, key))
+				if err == nil {
+					out = append(append(out, b[last:i]...), enc...)
+					last = j + 1
+				}
+			}
+		}
+		i = j
+	}
+	if out == nil {
+		return b
+	}
+	return append(out, b[last:]...)
+}
+
 // redact removes key from s.
 func redact(s, key string) string {
 	if key == "" {
@@ -280,26 +337,71 @@ func redact(s, key string) string {
 	return strings.ReplaceAll(s, key, "[redacted]")
 }
 
+// ErrInvalidID is wrapped by the error of a call given a project or job id
+// that cannot be a path segment ("", "." or ".."): nothing is sent.
+var ErrInvalidID = errors.New("invalid id")
+
 // segment escapes one path segment. Empty, "." and ".." are refused: they
 // would silently address another route.
 func segment(what, v string) (string, error) {
 	switch v {
 	case "":
-		return "", fmt.Errorf("empty %s", what)
+		return "", fmt.Errorf("%w: empty %s", ErrInvalidID, what)
 	case ".", "..":
-		return "", fmt.Errorf("invalid %s %q", what, v)
+		return "", fmt.Errorf("%w: %s %q would address another route of the API", ErrInvalidID, what, v)
 	}
 	return url.PathEscape(v), nil
 }
 
-// readBody reads at most limit bytes of the body, into a buffer sized from
-// Content-Length when the server sent one (a 250-row page is about 30 KB:
-// growing a buffer to it copies it several times).
+// readBody reads at most limit bytes of the body (decompressed, when the
+// transport undid a gzip encoding: a gzip bomb stops at limit too), into
+// a buffer sized from Content-Length when the server sent one (a 250-row
+// page is about 30 KB: growing a buffer to it copies it several times).
+// The buffer never grows past limit, so what one answer holds is bounded
+// by its endpoint's cap, not twice that.
 func readBody(res *http.Response, limit int64) ([]byte, error) {
-	var buf bytes.Buffer
-	if n := res.ContentLength; n > 0 && n <= limit {
-		buf.Grow(int(n) + bytes.MinRead) // ReadFrom wants MinRead free to read the end without growing
+	size := int64(64 << 10)
+	if n := res.ContentLength; n >= 0 {
+		size = n + 1 // one more byte to see the end (or a body longer than announced)
 	}
-	_, err := buf.ReadFrom(io.LimitReader(res.Body, limit))
-	return buf.Bytes(), err
+	buf := make([]byte, 0, min(size, limit))
+	r := io.LimitReader(res.Body, limit)
+	for {
+		if len(buf) == cap(buf) {
+			if int64(len(buf)) >= limit {
+				return buf, nil
+			}
+			grown := make([]byte, len(buf), min(max(2*int64(cap(buf)), 4096), limit))
+			copy(grown, buf)
+			buf = grown
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
+
+// MaxBody is the largest answer of the endpoint the client reads: what a
+// sane page can be, with a wide margin (a 250-row visitors page is about
+// 30 KB; 8 MiB allows 32 KiB a row). A larger answer is an error
+// (ErrBodyTooLarge). Together with the walk's page concurrency it bounds
+// what one walk holds in memory, whatever the API sends. Config.MaxBodyBytes
+// lowers it further.
+func (e Endpoint) MaxBody() int64 {
+	switch e {
+	case EndpointVisitors, EndpointViews, EndpointListJobs:
+		return 8 << 20
+	case EndpointFeedbackByPage, EndpointSearches:
+		return 4 << 20
+	case EndpointConversations: // up to 1,000 turns of text a page
+		return 32 << 20
+	case EndpointCallerStats, EndpointGetJob, EndpointSendMessage:
+		return 1 << 20
+	}
+	return DefaultMaxBodyBytes
 }

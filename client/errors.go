@@ -139,3 +139,17 @@ func IsRateLimited(err error) (retryAfter time.Duration, hasRetryAfter bool, ok 
 	}
 	return ae.RetryAfter, ae.HasRetryAfter, true
 }
+
+// Advice returns what a person should do about err when the API refused
+// the caller or the project: for a 401, the key; for a 404, the project
+// id; "" otherwise (a 403's advice is part of its Error, see
+// APIError.Advice).
+func Advice(err error) string {
+	switch {
+	case IsUnauthorized(err):
+		return "the admin API key was refused: check that it is an admin key of this organization and has not expired or been revoked"
+	case IsNotFound(err):
+		return "check --mintlify.project-id against the dashboard's API keys page"
+	}
+	return ""
+}

@@ -22,6 +22,9 @@ const (
 	DefaultJobsPollInterval = time.Minute
 	// DefaultJobsConcurrency bounds the get-agent-job requests in flight.
 	DefaultJobsConcurrency = 4
+	// MinJobsPollInterval is the shortest PollInterval: job reads are
+	// outside the analytics request budget, so they are paced by it.
+	MinJobsPollInterval = time.Second
 	// MinJobsTerminalInterval is the shortest default re-read interval of
 	// terminal jobs; the default is max(MinJobsTerminalInterval,
 	// 10 × PollInterval).
@@ -88,6 +91,7 @@ type JobsWatcher struct {
 	projects map[string]*jobsProject
 	order    []string           // project ids, sorted
 	unknown  map[[2]string]bool // (project, status) pairs already logged
+	badIDs   map[[2]string]bool // (project, id) of listed ids refused, already logged
 }
 
 // jobsProject is the state of one project's watched jobs.
@@ -123,8 +127,8 @@ func NewJobsWatcher(cfg JobsConfig) (*JobsWatcher, error) {
 		return nil, errors.New("job watcher: no Status")
 	case len(cfg.Projects) == 0:
 		return nil, errors.New("job watcher: no project: set --mintlify.project-id")
-	case cfg.PollInterval < 0:
-		return nil, fmt.Errorf("job watcher: negative --jobs.poll-interval %s", cfg.PollInterval)
+	case cfg.PollInterval < 0 || cfg.PollInterval > 0 && cfg.PollInterval < MinJobsPollInterval:
+		return nil, fmt.Errorf("job watcher: --jobs.poll-interval must be at least %s, not %s", MinJobsPollInterval, cfg.PollInterval)
 	case cfg.TerminalInterval < 0:
 		return nil, fmt.Errorf("job watcher: negative terminal poll interval %s", cfg.TerminalInterval)
 	case cfg.Concurrency < 0:
@@ -149,6 +153,7 @@ func NewJobsWatcher(cfg JobsConfig) (*JobsWatcher, error) {
 		logger:   cfg.Logger,
 		projects: make(map[string]*jobsProject),
 		unknown:  make(map[[2]string]bool),
+		badIDs:   make(map[[2]string]bool),
 	}
 	if w.logger == nil {
 		w.logger = log.NewNopLogger()
@@ -251,6 +256,13 @@ func (w *JobsWatcher) updateMembership(listed map[string][]client.LegacySession)
 	for project, sessions := range listed {
 		for _, s := range sessions {
 			if s.SessionID == "" {
+				continue
+			}
+			if err := checkJobID(s.SessionID); err != nil {
+				if k := [2]string{project, s.SessionID}; !w.badIDs[k] {
+					w.badIDs[k] = true
+					level.Warn(w.logger).Log("msg", "ignoring a session of the v1 listing whose id cannot be read", "project", project, "err", err)
+				}
 				continue
 			}
 			r := jobRef{project, s.SessionID}

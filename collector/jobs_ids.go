@@ -28,6 +28,12 @@ func parseJobRef(s string, projects []string) (jobRef, error) {
 	}
 	project, id, scoped := strings.Cut(s, "/")
 	if !scoped {
+		id = s
+	}
+	if err := checkJobID(id); err != nil {
+		return jobRef{}, err
+	}
+	if !scoped {
 		if len(projects) != 1 {
 			return jobRef{}, fmt.Errorf("job id %q has no project: with %d --mintlify.project-id values, write it as PROJECT/ID", s, len(projects))
 		}
@@ -42,6 +48,15 @@ func parseJobRef(s string, projects []string) (jobRef, error) {
 		}
 	}
 	return jobRef{}, fmt.Errorf("job id %q: project %q is not one of the configured --mintlify.project-id values", s, project)
+}
+
+// checkJobID refuses a job id the API's path cannot carry: "." and ".."
+// would address another route (the client refuses to send them).
+func checkJobID(id string) error {
+	if id == "." || id == ".." {
+		return fmt.Errorf("job id %q is not a job id: %q would address another route of the API; remove it", id, id)
+	}
+	return nil
 }
 
 // parseJobsFile parses the content of a --jobs.file: one job id a line in

@@ -140,14 +140,15 @@ func (w *JobsWatcher) failed(r *jobsRound, jobID string, err error, stop bool) {
 // jobsStopsRound reports whether an error concerns the API or the key as a
 // whole rather than one job, so further requests in the round would only
 // add load: a refused key (401) or caller (403), a server error or a transport failure. A
-// malformed job or another 4xx concerns that job only.
+// malformed job, an id the client refuses to send or another 4xx concerns
+// that job only.
 func jobsStopsRound(err error) bool {
 	var ae *client.APIError
 	if errors.As(err, &ae) {
 		return client.IsRefused(err) || ae.StatusCode >= http.StatusInternalServerError
 	}
 	var de *client.DecodeError
-	if errors.As(err, &de) || errors.Is(err, client.ErrBodyTooLarge) {
+	if errors.As(err, &de) || errors.Is(err, client.ErrBodyTooLarge) || errors.Is(err, client.ErrInvalidID) {
 		return false
 	}
 	return true

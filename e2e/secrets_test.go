@@ -64,7 +64,7 @@ func TestKeyNeverLeaksUnderFaults(t *testing.T) {
 	p := startExporter(t, nil, "--mintlify.api-url="+fake.URL(), "--mintlify.api-key-file="+keyFile,
 		"--mintlify.project-id=docs", "--no-collector.views", "--no-collector.assistant", "--no-collector.feedback", "--no-collector.searches", "--log.level=debug", "--analytics.window=1d",
 		"--analytics.refresh-interval=100ms", "--mintlify.requests-per-hour=10000000", "--mintlify.timeout=200ms",
-		"--collector.jobs", "--jobs.id=job1", "--jobs.poll-interval=200ms")
+		"--collector.jobs", "--jobs.id=job1", "--jobs.poll-interval=1s")
 	bodies := map[string]string{}
 	scrape := func(step string) string {
 		var metrics string

@@ -44,6 +44,31 @@ type Budget struct {
 	waitUntil   func(ctx context.Context, t time.Time) error // nil: refuse instead of waiting
 	sent        []time.Time                                  // ascending; only the last hour is kept
 	pausedUntil time.Time
+	rec         Recorder
+	recErr      error
+}
+
+// Recorder makes what the budget spends and every rate-limit pause durable
+// (statefile.Journal, next to --cache.file). Spent is called for each
+// analytics request before it is sent, Paused for each pause as soon as it
+// is known; both hold the budget's lock and must be quick (an append and an
+// fsync). When Spent fails the request is not sent.
+type Recorder interface {
+	Spent(t time.Time) error
+	Paused(until time.Time) error
+}
+
+// ErrNotRecorded is returned by Budget.Allow when the request could not be
+// recorded durably (the Recorder failed): it is not sent, so that a crash
+// cannot forget it.
+var ErrNotRecorded = errors.New("the analytics request could not be recorded in the budget journal, so it was not sent")
+
+// Record makes the budget call r for every request it allows and every
+// pause, before the request is sent. Set it before the first request.
+func (b *Budget) Record(r Recorder) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.rec = r
 }
 
 // NewBudget returns a Budget of perHour analytics requests per sliding hour.
@@ -95,8 +120,17 @@ func (b *Budget) Allow(ctx context.Context, e client.Endpoint) error {
 		}
 		b.prune(now)
 		if len(b.sent) < b.perHour {
+			// Counted before it is recorded: a failed record still
+			// counts, so the budget errs on the side of the API.
 			b.sent = append(b.sent, now)
+			var err error
+			if b.rec != nil {
+				err = b.rec.Spent(now)
+			}
 			b.mu.Unlock()
+			if err != nil {
+				return fmt.Errorf("%w: %w", ErrNotRecorded, err)
+			}
 			return nil
 		}
 		next := b.sent[0].Add(time.Hour)
@@ -131,13 +165,25 @@ func (b *Budget) Used() int {
 }
 
 // Pause stops every analytics request until t (a 429's Retry-After). A later
-// pause never shortens an earlier one.
+// pause never shortens an earlier one. With a Recorder the pause is durable
+// when Pause returns; a failure to record it is returned by RecordErr.
 func (b *Budget) Pause(until time.Time) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if until.After(b.pausedUntil) {
 		b.pausedUntil = until
+		if b.rec != nil {
+			b.recErr = b.rec.Paused(until)
+		}
 	}
+}
+
+// RecordErr returns the error of the last pause the Recorder failed to
+// record, nil if it was recorded.
+func (b *Budget) RecordErr() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.recErr
 }
 
 // PausedUntil returns the end of the current rate-limit pause, or the zero
@@ -160,18 +206,75 @@ func (b *Budget) Ledger() (sent []time.Time, pausedUntil time.Time) {
 	return append([]time.Time(nil), b.sent...), b.pausedUntil
 }
 
+// Restored says what Budget.Restore changed of what it was given.
+type Restored struct {
+	// Future counts requests dated after the clock: each is counted as
+	// sent now.
+	Future int
+	// Dropped counts requests older than an hour.
+	Dropped int
+	// PauseClamped is the pause end as given when it was more than
+	// client.MaxRateLimitPause ahead (and cut to that); zero otherwise.
+	PauseClamped time.Time
+}
+
 // Restore merges a persisted ledger into the budget, so that a restart keeps
-// counting the hour. Entries older than an hour are dropped.
-func (b *Budget) Restore(sent []time.Time, pausedUntil time.Time) {
+// counting the hour. Restored times are not trusted: entries older than an
+// hour are dropped, entries after the clock count as sent now, and a pause
+// ends no later than client.MaxRateLimitPause from now. Merging is a union
+// (a request present in both the budget and sent counts once), so the
+// same ledger read from the cache file and from the journal is not counted
+// twice.
+func (b *Budget) Restore(sent []time.Time, pausedUntil time.Time) Restored {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	merged := append(append([]time.Time(nil), b.sent...), sent...)
-	slices.SortFunc(merged, time.Time.Compare)
-	b.sent = merged
-	b.prune(b.now())
+	var r Restored
+	now := b.now()
+	in := make([]time.Time, 0, len(sent))
+	for _, t := range sent {
+		switch {
+		case t.After(now):
+			r.Future++
+			in = append(in, now)
+		case !t.After(now.Add(-time.Hour)):
+			r.Dropped++
+		default:
+			in = append(in, t)
+		}
+	}
+	slices.SortFunc(in, time.Time.Compare)
+	b.sent = unionSorted(b.sent, in)
+	b.prune(now)
+	if limit := now.Add(client.MaxRateLimitPause); pausedUntil.After(limit) {
+		r.PauseClamped = pausedUntil
+		pausedUntil = limit
+	}
 	if pausedUntil.After(b.pausedUntil) {
 		b.pausedUntil = pausedUntil
 	}
+	return r
+}
+
+// unionSorted merges two ascending lists as multisets: a time present m
+// times in a and n times in b is present max(m, n) times in the result.
+func unionSorted(a, b []time.Time) []time.Time {
+	out := make([]time.Time, 0, max(len(a), len(b)))
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case j == len(b) || i < len(a) && a[i].Before(b[j]):
+			out = append(out, a[i])
+			i++
+		case i == len(a) || b[j].Before(a[i]):
+			out = append(out, b[j])
+			j++
+		default: // equal: one copy stands for both
+			out = append(out, a[i])
+			i++
+			j++
+		}
+	}
+	return out
 }
 
 // Describe implements prometheus.Collector.

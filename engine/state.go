@@ -7,6 +7,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/go-kit/log"
 	"github.com/go-kit/log/level"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
@@ -109,7 +110,7 @@ func (e *Engine) State() State {
 // configured units (others are ignored). Restored data is served at once
 // and refreshed only when due. The caller holds e.mu.
 func (e *Engine) restoreLocked(st *State) {
-	e.cfg.Budget.Restore(st.Ledger, st.PausedUntil)
+	LogRestored(e.logger, "cache file", e.cfg.Budget.Restore(st.Ledger, st.PausedUntil))
 	n := 0
 	for _, d := range st.Units {
 		for _, u := range e.units {
@@ -122,7 +123,7 @@ func (e *Engine) restoreLocked(st *State) {
 				continue
 			}
 			u.snap, u.attempted = snap, true
-			e.cfg.Status.Restore(u.Project, u.Source, u.Window.Name, d.Completed)
+			e.cfg.Status.Restore(u.Project, u.Source, u.Window.Name, snap.completed)
 			n++
 		}
 	}
@@ -160,6 +161,23 @@ func (e *Engine) restoredResult(u *unit, families map[string][]Sample, cost int)
 	return res, nil
 }
 
+// LogRestored logs what Budget.Restore discarded or changed of a ledger
+// read from what (the cache file, the budget journal); nothing when it took
+// it as it was.
+func LogRestored(logger log.Logger, what string, r Restored) {
+	if r.Future > 0 {
+		level.Warn(logger).Log("msg", "the "+what+" holds analytics requests dated after the clock; counting them as sent now",
+			"requests", r.Future)
+	}
+	if !r.PauseClamped.IsZero() {
+		level.Warn(logger).Log("msg", "the "+what+" holds a rate-limit pause longer than a 429 can ask; pausing for at most "+client.MaxRateLimitPause.String()+" instead",
+			"paused_until", r.PauseClamped.UTC().Format(time.RFC3339))
+	}
+	if r.Dropped > 0 {
+		level.Debug(logger).Log("msg", "dropped analytics requests older than an hour from the "+what, "requests", r.Dropped)
+	}
+}
+
 // restoredSnapshot checks persisted data against the unit's source and
 // renders it.
 func (e *Engine) restoredSnapshot(u *unit, d UnitData) (*snapshot, error) {
@@ -173,6 +191,13 @@ func (e *Engine) restoredSnapshot(u *unit, d UnitData) (*snapshot, error) {
 	}
 	if d.Completed.IsZero() {
 		return nil, errors.New("no completion time")
+	}
+	// A completion time after the clock would hide the data's age and
+	// postpone its refresh: the data counts as completed now.
+	if now := e.now(); d.Completed.After(now) {
+		level.Warn(e.logger).Log("msg", "a unit of the cache file was completed after the clock reads; counting it as completed now",
+			"unit", u.Unit.String(), "completed", d.Completed.UTC().Format(time.RFC3339), "now", now.UTC().Format(time.RFC3339))
+		d.Completed = now
 	}
 	res, err := e.restoredResult(u, d.Families, d.Cost)
 	if err != nil {

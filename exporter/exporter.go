@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	stdlog "log"
 	"net/http"
 	"path"
 	"regexp"
@@ -107,6 +108,7 @@ type Exporter struct {
 	handler http.Handler
 	engine  *engine.Engine
 	saver   *statefile.Saver
+	journal *statefile.Journal
 	cancel  context.CancelFunc
 	jobs    chan struct{} // closed when the job watcher has ended
 }
@@ -137,12 +139,37 @@ func New(cfg Config) (*Exporter, error) {
 	status := engine.NewStatus()
 	budget := engine.NewBudget(cfg.RequestsPerHour, time.Now)
 	budget.Pace(func(ctx context.Context, t time.Time) error { return client.DefaultSleep(ctx, time.Until(t)) })
+	var journal *statefile.Journal
+	if cfg.CacheFile != "" {
+		// The budget journal makes every request and pause durable before
+		// the next request, so a crash loop cannot exceed the budget.
+		if removed, err := statefile.CleanTemp(cfg.CacheFile); err != nil {
+			level.Warn(cfg.Logger).Log("msg", "could not remove a temporary file left by an interrupted save", "file", cfg.CacheFile, "err", err)
+		} else if len(removed) > 0 {
+			level.Info(cfg.Logger).Log("msg", "removed temporary files left by an interrupted save", "files", strings.Join(removed, ","))
+		}
+		j, st, err := statefile.OpenJournal(cfg.CacheFile+statefile.JournalSuffix, time.Now)
+		if err != nil {
+			return nil, fmt.Errorf("--cache.file: %w", err)
+		}
+		if st.Skipped > 0 {
+			level.Warn(cfg.Logger).Log("msg", "skipped unreadable lines of the budget journal (a save interrupted by a crash)", "lines", st.Skipped)
+		}
+		engine.LogRestored(cfg.Logger, "budget journal", budget.Restore(st.Sent, st.PausedUntil))
+		budget.Record(j)
+		journal = j
+		if until := budget.PausedUntil(); !until.IsZero() {
+			level.Warn(cfg.Logger).Log("msg", "analytics requests stay paused after a 429 answered before the restart", "resume_at", until.UTC().Format(time.RFC3339))
+		}
+		level.Debug(cfg.Logger).Log("msg", "read the budget journal", "file", cfg.CacheFile+statefile.JournalSuffix, "requests_last_hour", budget.Used())
+	}
 	apiMetrics := engine.NewAPIMetrics()
 	c, err := client.New(client.Config{
 		BaseURL: cfg.APIURL, Key: cfg.Key, Timeout: cfg.Timeout, UserAgent: cfg.UserAgent,
 		Hooks: client.Hooks{Allow: budget.Allow, Observe: apiMetrics.Observe},
 	})
 	if err != nil {
+		journal.Close()
 		return nil, err
 	}
 
@@ -158,7 +185,7 @@ func New(cfg Config) (*Exporter, error) {
 		logKeyFile(fk, cfg.Logger)
 	}
 
-	x := &Exporter{}
+	x := &Exporter{journal: journal}
 	sources, err := collector.Build(cfg.Collectors, c, collector.Options{
 		PageSize: cfg.PageSize, MaxPages: MaxPages, PageConcurrency: PageConcurrency,
 		Filter:           collector.PathFilter{Include: cfg.PathInclude, Exclude: cfg.PathExclude, MaxPaths: cfg.MaxPaths},
@@ -236,8 +263,45 @@ func New(cfg Config) (*Exporter, error) {
 			Units: units, Jobs: jobRows, BudgetRemaining: budget.Remaining, BudgetPerHour: budget.PerHour(), Notes: cfg.Notes,
 		}))
 	}
-	x.handler = mux
+	x.handler = withDeadline(mux, RequestTimeout)
 	return x, nil
+}
+
+// Timeouts of the HTTP server (main sets them on its http.Server): a
+// client that sends its request or reads the answer too slowly is cut
+// off, so slow clients cannot hold the exporter's connections and scrape
+// slots. RequestTimeout is also the deadline of each request's context (a
+// scrape waiting for first data gives up then).
+const (
+	// ReadHeaderTimeout bounds reading a request's headers.
+	ReadHeaderTimeout = 10 * time.Second
+	// ReadTimeout bounds reading a whole request, body included.
+	ReadTimeout = 30 * time.Second
+	// RequestTimeout bounds a request from the end of its headers to the
+	// end of its answer (http.Server.WriteTimeout): well over any scrape
+	// timeout, and over the time a 10,000-path exposition takes on a slow
+	// link.
+	RequestTimeout = 2 * time.Minute
+	// IdleTimeout bounds a kept-alive connection between requests.
+	IdleTimeout = 2 * time.Minute
+)
+
+// NewServer returns the HTTP server of handler (the Exporter's), with the
+// timeouts above; errorLog receives the server's errors (nil: the log
+// package's standard logger).
+func NewServer(handler http.Handler, errorLog *stdlog.Logger) *http.Server {
+	return &http.Server{Handler: handler, ErrorLog: errorLog,
+		ReadHeaderTimeout: ReadHeaderTimeout, ReadTimeout: ReadTimeout,
+		WriteTimeout: RequestTimeout, IdleTimeout: IdleTimeout}
+}
+
+// withDeadline gives each request's context a deadline of d.
+func withDeadline(h http.Handler, d time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), d)
+		defer cancel()
+		h.ServeHTTP(w, r.WithContext(ctx))
+	})
 }
 
 // jobTable turns the watcher's jobs into the landing page's rows.
@@ -302,6 +366,7 @@ func (x *Exporter) Close() {
 		x.engine.Close()
 		x.saver.Close()
 	}
+	x.journal.Close()
 }
 
 // logKeyFile logs the first failure to use a changed API key file (and each

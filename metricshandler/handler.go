@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-kit/log"
@@ -46,7 +47,9 @@ type Config struct {
 	// Cached is the engine; nil serves the live part only.
 	Cached Cached
 	// MaxRequests bounds concurrent scrapes (--web.max-requests); the
-	// excess is answered 503. 0 means no limit.
+	// excess is answered 503. 0 means no limit. Text scrapes count while
+	// their answer is prepared; scrapes of the slow path (protobuf,
+	// OpenMetrics only) count, in a pool of their own, until it is sent.
 	MaxRequests int
 	// FirstWait is how long a scrape without an
 	// X-Prometheus-Scrape-Timeout-Seconds header may wait for the first
@@ -58,9 +61,10 @@ type Config struct {
 }
 
 type handler struct {
-	cfg      Config
-	inflight chan struct{}
-	slow     http.Handler
+	cfg          Config
+	inflight     chan struct{} // slots of text scrapes, held while preparing
+	slowInflight chan struct{} // slots of the slow path, held while sending too
+	slow         http.Handler
 }
 
 // New returns the /metrics handler.
@@ -71,6 +75,7 @@ func New(cfg Config) http.Handler {
 	h := &handler{cfg: cfg}
 	if cfg.MaxRequests > 0 {
 		h.inflight = make(chan struct{}, cfg.MaxRequests)
+		h.slowInflight = make(chan struct{}, cfg.MaxRequests)
 	}
 	gatherers := prometheus.Gatherers{cfg.Live}
 	if cfg.Cached != nil {
@@ -97,11 +102,32 @@ func (e errorLogger) Println(v ...any) {
 }
 
 // ServeHTTP implements http.Handler.
+//
+// A text scrape (every Prometheus scrape) holds one of the MaxRequests
+// slots while it prepares its answer and gives it back before it sends the
+// answer, so clients that read slowly cannot hold every slot: what they
+// are sent is the shared pre-rendered exposition, and the server's write
+// timeout ends them. The slow path (protobuf, OpenMetrics only) writes as
+// it encodes, so it holds a slot until its answer is sent: its slots are a
+// pool of their own, of the same size, so slow readers of that path cannot
+// refuse the text scrapes either.
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if h.inflight != nil {
+	// Prometheus prefers OpenMetrics but accepts the text format; like
+	// node_exporter, the exporter answers such scrapes in the text format,
+	// from the pre-rendered bytes. Clients that prefer protobuf, or accept
+	// no text at all, get client_golang's answer.
+	format := expfmt.NegotiateAccept(r.Header, expfmt.DefaultAcceptedFormats()...)
+	text := format.FormatType() == expfmt.TypeTextPlain && accepts(r.Header.Get("Accept"), "text/plain", true)
+	pool := h.inflight
+	if !text {
+		pool = h.slowInflight
+	}
+	release := func() {}
+	if pool != nil {
 		select {
-		case h.inflight <- struct{}{}:
-			defer func() { <-h.inflight }()
+		case pool <- struct{}{}:
+			release = sync.OnceFunc(func() { <-pool })
+			defer release()
 		default:
 			http.Error(w, fmt.Sprintf("Limit of concurrent requests reached (%d), try again later.", h.cfg.MaxRequests),
 				http.StatusServiceUnavailable)
@@ -111,16 +137,11 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.cfg.Cached != nil {
 		h.cfg.Cached.Touch(r.Context(), firstWait(r.Header, h.cfg.FirstWait))
 	}
-	// Prometheus prefers OpenMetrics but accepts the text format; like
-	// node_exporter, the exporter answers such scrapes in the text format,
-	// from the pre-rendered bytes. Clients that prefer protobuf, or accept
-	// no text at all, get client_golang's answer.
-	format := expfmt.NegotiateAccept(r.Header, expfmt.DefaultAcceptedFormats()...)
-	if format.FormatType() != expfmt.TypeTextPlain || !accepts(r.Header.Get("Accept"), "text/plain", true) {
+	if !text {
 		h.slow.ServeHTTP(w, r)
 		return
 	}
-	h.serveText(w, r, format)
+	h.serveText(w, r, format, release)
 }
 
 // firstWait returns how long a scrape may wait for first snapshots: a little
@@ -139,7 +160,9 @@ func firstWait(hdr http.Header, def time.Duration) time.Duration {
 	return d - min(d/10+250*time.Millisecond, d/2)
 }
 
-func (h *handler) serveText(w http.ResponseWriter, r *http.Request, format expfmt.Format) {
+// serveText writes the pre-rendered exposition and the live part; it calls
+// release once the answer is ready, before sending it.
+func (h *handler) serveText(w http.ResponseWriter, r *http.Request, format expfmt.Format, release func()) {
 	mfs, err := h.cfg.Live.Gather()
 	if err != nil {
 		level.Error(h.cfg.Logger).Log("msg", "error gathering metrics", "err", err)
@@ -159,6 +182,7 @@ func (h *handler) serveText(w http.ResponseWriter, r *http.Request, format expfm
 	if h.cfg.Cached != nil {
 		expo = h.cfg.Cached.Exposition()
 	}
+	release()
 	hdr := w.Header()
 	hdr.Set("Content-Type", string(format))
 	if accepts(r.Header.Get("Accept-Encoding"), "gzip", false) {

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -72,6 +73,44 @@ func Write(path string, f File) error {
 	return nil
 }
 
+// CleanTemp removes the temporary files an interrupted save of the cache
+// file or of its budget journal left next to path (path.tmp-*,
+// path.ledger.tmp-*: a process killed between creating and renaming one).
+// It returns the names removed. Call it at start, before any save.
+func CleanTemp(path string) ([]string, error) {
+	var removed []string
+	var errs []error
+	for _, pattern := range []string{path + ".tmp-*", path + JournalSuffix + ".tmp-*"} {
+		names, err := filepath.Glob(globEscape(filepath.Dir(pattern)) + string(filepath.Separator) + globEscape(filepath.Base(pattern[:len(pattern)-1])) + "*")
+		if err != nil {
+			return removed, err
+		}
+		for _, n := range names {
+			if fi, err := os.Lstat(n); err != nil || !fi.Mode().IsRegular() {
+				continue // only regular files are ours
+			}
+			if err := os.Remove(n); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			removed = append(removed, filepath.Base(n))
+		}
+	}
+	return removed, errors.Join(errs...)
+}
+
+// globEscape quotes the metacharacters of filepath.Match in s.
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[]\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
 // ErrForeign is returned by Read for a file of another format or version.
 var ErrForeign = errors.New("not a mintlify_exporter state file of this version")
 
@@ -79,6 +118,11 @@ var ErrForeign = errors.New("not a mintlify_exporter state file of this version"
 // again against its sources when it restores them.
 func Read(path string) (File, error) {
 	var f File
+	if st, err := os.Stat(path); err != nil {
+		return f, err
+	} else if !st.Mode().IsRegular() {
+		return f, fmt.Errorf("%s is not a regular file", path) // a FIFO would block the read
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return f, err
@@ -102,6 +146,11 @@ func Read(path string) (File, error) {
 func Load(path string, logger log.Logger) *engine.State {
 	if path == "" {
 		return nil
+	}
+	if removed, err := CleanTemp(path); err != nil {
+		level.Warn(logger).Log("msg", "could not remove a temporary file left by an interrupted save", "file", path, "err", err)
+	} else if len(removed) > 0 {
+		level.Info(logger).Log("msg", "removed temporary files left by an interrupted save", "files", strings.Join(removed, ","))
 	}
 	f, err := Read(path)
 	if errors.Is(err, os.ErrNotExist) {

@@ -83,6 +83,13 @@ type Fault struct {
 	// Body is sent verbatim instead of the real answer, with Status (200
 	// when Status is 0).
 	Body string
+	// BodyBytes is Body for large answers: sent verbatim, never copied, so
+	// one slice of 100 MB can answer many requests.
+	BodyBytes []byte
+	// ContentEncoding, when set, is sent as the Content-Encoding header:
+	// "gzip" with a gzip-compressed BodyBytes (a gzip bomb) makes a client
+	// that asked for gzip undo it.
+	ContentEncoding string
 	// Delay waits this long (real time) before answering; a request whose
 	// context ends first gets no answer.
 	Delay time.Duration
@@ -206,7 +213,7 @@ func (s *Server) matchFault(rt route, q url.Values) *Fault {
 }
 
 // replaces reports whether the fault answers instead of the real endpoint.
-func (f *Fault) replaces() bool { return f.Status != 0 || f.Body != "" }
+func (f *Fault) replaces() bool { return f.Status != 0 || f.Body != "" || f.BodyBytes != nil }
 
 // reply is the fault's own answer.
 func (f *Fault) reply() reply {
@@ -216,6 +223,8 @@ func (f *Fault) reply() reply {
 	}
 	rep := reply{status: st}
 	switch {
+	case f.BodyBytes != nil:
+		rep.body = f.BodyBytes
 	case f.Body != "":
 		rep.body = []byte(f.Body)
 	case st == http.StatusTooManyRequests:
@@ -223,8 +232,14 @@ func (f *Fault) reply() reply {
 	default:
 		rep.body = errorJSON(faultMessage(st))
 	}
+	if f.RetryAfter != "" || f.ContentEncoding != "" {
+		rep.header = http.Header{}
+	}
 	if f.RetryAfter != "" {
-		rep.header = http.Header{"Retry-After": {f.RetryAfter}}
+		rep.header.Set("Retry-After", f.RetryAfter)
+	}
+	if f.ContentEncoding != "" {
+		rep.header.Set("Content-Encoding", f.ContentEncoding)
 	}
 	return rep
 }

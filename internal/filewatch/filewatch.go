@@ -69,7 +69,17 @@ func (f *File) Read(limit int64) ([]byte, fs.FileInfo, error) {
 	if limit < 0 {
 		limit = 0
 	}
-	fh, err := os.Open(f.path)
+	// A FIFO, socket or device is refused before it is opened: opening a
+	// FIFO with no writer blocks forever (and a signal cannot end it).
+	if info, err := os.Stat(f.path); err != nil {
+		return nil, nil, err
+	} else if !info.Mode().IsRegular() {
+		return nil, nil, ErrNotRegular
+	}
+	// Replaced by a FIFO between the Stat and the open: the open does not
+	// block where the platform has O_NONBLOCK, and the Stat of the open
+	// file refuses it.
+	fh, err := os.OpenFile(f.path, openFlags, 0)
 	if err != nil {
 		return nil, nil, err
 	}

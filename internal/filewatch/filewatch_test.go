@@ -184,19 +184,21 @@ func TestReadRefuses(t *testing.T) {
 	if runtime.GOOS != "windows" {
 		fifo := filepath.Join(dir, "fifo")
 		if err := mkfifo(fifo); err == nil {
-			// Opening a FIFO for reading blocks until a writer comes;
-			// one is opened so that Read gets to refuse it.
-			done := make(chan struct{})
+			// With no writer: opening it would block forever, so it
+			// must be refused without being opened.
+			done := make(chan error, 1)
 			go func() {
-				defer close(done)
-				if w, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
-					w.Close()
-				}
+				_, _, err := New(fifo).Read(1 << 10)
+				done <- err
 			}()
-			if _, _, err := New(fifo).Read(1 << 10); !errors.Is(err, ErrNotRegular) {
-				t.Errorf("Read of a FIFO: %v, want ErrNotRegular", err)
+			select {
+			case err := <-done:
+				if !errors.Is(err, ErrNotRegular) {
+					t.Errorf("Read of a FIFO: %v, want ErrNotRegular", err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("Read of a FIFO without a writer blocks")
 			}
-			<-done
 		}
 	}
 }

@@ -1,0 +1,84 @@
+package client_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+)
+
+// TestKeyEchoedThroughJSONEscapes: an answer that writes the key with JSON
+// escapes (mint\u005f..., or every character escaped) decodes to the key;
+// the client redacts what the strings decode to, so the key reaches no
+// decoded value, no Raw and no error.
+func TestKeyEchoedThroughJSONEscapes(t *testing.T) {
+	const key = "mint_ESCAPEDsecret0123456789abcdefgh"
+	underscore := json.RawMessage(`"/docs/mint\u005f` + key[len("mint_"):] + `"`)
+	every := json.RawMessage(escapeAll(key))
+	h := jobHarness(t, func(c *client.Config) { c.Key = mustStatic(t, key) }, mintlifytest.WithKeys(key))
+
+	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointGetJob, Times: 1, Mutate: func(b map[string]any) {
+		b["model"] = underscore
+		b["prLink"] = every
+	}})
+	job, err := h.c.GetJob(context.Background(), testProject, "job-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(job.Model, key) || strings.Contains(*job.PRLink, key) || !strings.Contains(job.Model, "[redacted]") {
+		t.Errorf("decoded job: model %q, prLink %q", job.Model, *job.PRLink)
+	}
+	var raw map[string]any
+	if err := json.Unmarshal(job.Raw, &raw); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := json.Marshal(raw); strings.Contains(string(b), key) {
+		t.Errorf("Raw decodes to the key: %s", b)
+	}
+
+	// A path of a visitors page.
+	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, Offset: mintlifytest.AnyOffset, Times: 1, Mutate: func(b map[string]any) {
+		rows := b["visitors"].([]any)
+		rows[0].(map[string]any)["path"] = underscore
+	}})
+	page, err := h.c.Visitors(context.Background(), testProject, client.PathsQuery{Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range page.Rows {
+		if strings.Contains(r.Path, key) {
+			t.Errorf("a path holds the key: %q", r.Path)
+		}
+	}
+	if page.Rows[0].Path != "/docs/[redacted]" {
+		t.Errorf("first path %q, want /docs/[redacted]", page.Rows[0].Path)
+	}
+
+	// A value that fails validation, in the error.
+	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointGetJob, Times: 1, Mutate: func(b map[string]any) {
+		b["createdAt"] = every
+	}})
+	if _, err := h.c.GetJob(context.Background(), testProject, "job-1"); err == nil || strings.Contains(err.Error(), key) {
+		t.Errorf("an invalid createdAt holding the key: %v", err)
+	}
+}
+
+// escapeAll writes s as a JSON string with every character escaped.
+func escapeAll(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		b.WriteString(`\u`)
+		b.WriteString(strings.ToUpper(hex4(int(r))))
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+func hex4(n int) string {
+	const digits = "0123456789abcdef"
+	return string([]byte{digits[n>>12&15], digits[n>>8&15], digits[n>>4&15], digits[n&15]})
+}

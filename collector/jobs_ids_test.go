@@ -1,0 +1,63 @@
+package collector_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
+)
+
+// TestJobsDotIDsRefusedAtTheDoor: "." and ".." cannot be job ids (they
+// would address another route): refused in --jobs.id and --jobs.file with
+// a message naming them, and skipped (logged once) in the v1 listing,
+// where they must not stop the polling of the project's other jobs.
+func TestJobsDotIDsRefusedAtTheDoor(t *testing.T) {
+	e := newJobsEnv(t)
+	for _, id := range []string{".", "..", "p1/..", "p1/."} {
+		_, err := collector.NewJobsWatcher(collector.JobsConfig{Client: e.client, Status: e.status,
+			Projects: []string{"p1"}, IDs: []string{"a", id}})
+		if err == nil || !strings.Contains(err.Error(), "--jobs.id") || !strings.Contains(err.Error(), `"`+strings.TrimPrefix(id, "p1/")+`"`) {
+			t.Errorf("--jobs.id=%s: %v", id, err)
+		}
+	}
+	for _, d := range []time.Duration{time.Nanosecond, time.Millisecond, 999 * time.Millisecond, -time.Second} {
+		if _, err := collector.NewJobsWatcher(collector.JobsConfig{Client: e.client, Status: e.status,
+			Projects: []string{"p1"}, IDs: []string{"a"}, PollInterval: d}); err == nil || !strings.Contains(err.Error(), "at least 1s") {
+			t.Errorf("PollInterval %s: %v, want refused", d, err)
+		}
+	}
+	file := filepath.Join(t.TempDir(), "jobs")
+	if err := os.WriteFile(file, []byte("a\n..\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := collector.NewJobsWatcher(collector.JobsConfig{Client: e.client, Status: e.status,
+		Projects: []string{"p1"}, File: file}); err == nil || !strings.Contains(err.Error(), file+":2") {
+		t.Errorf("a jobs file with ..: %v", err)
+	}
+
+	// 20 active jobs and one listed as "..".
+	for i := range 20 {
+		e.fake.AddJob("p1", mintlifytest.JobSpec{ID: fmt.Sprintf("job-%02d", i), CreatedAt: jobsT0})
+	}
+	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "..", CreatedAt: jobsT0})
+	w := e.watcher(collector.JobsConfig{Projects: []string{"p1"}, Discover: true})
+	for round := 1; round <= 3; round++ {
+		e.poll(w)
+		if n := e.fake.CountRequests("get_job"); n != 20*round {
+			t.Fatalf("round %d: %d get_job requests in all, want %d: every job is read", round, n, 20*round)
+		}
+		e.clock.Advance(time.Minute)
+	}
+	if got := strings.Count(watchedIDs(t, w), ",") + 1; got != 20 {
+		t.Errorf("%d jobs exported, want 20", got)
+	}
+	e.expectUp(jobsUp("1", "60"))
+	if n := e.logs.CountLines("level=warn", `\"..\"`); n != 1 {
+		t.Errorf("the listed .. logged %d times, want once:\n%s", n, e.logs)
+	}
+}

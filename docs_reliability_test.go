@@ -1,0 +1,81 @@
+package main
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestReliabilityDocIsTrue checks docs/reliability.md against the code:
+// the rows of the fault table say what the fault tests check (malformed
+// counts skip a row, fractional counts are exported), and every test the
+// table of attacks names exists.
+func TestReliabilityDocIsTrue(t *testing.T) {
+	b, err := os.ReadFile("docs/reliability.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	row := func(prefix string) string {
+		for _, l := range strings.Split(doc, "\n") {
+			if strings.HasPrefix(l, "| "+prefix) {
+				return l
+			}
+		}
+		t.Errorf("docs/reliability.md has no row %q", prefix)
+		return ""
+	}
+	// collector/faults_test.go: a string or negative count skips the row,
+	// a fractional one is exported; the refresh does not fail.
+	for prefix, want := range map[string][]string{
+		"Wrong JSON type of a count": {"skipped", "stays 1"},
+		"Negative count":             {"skipped", "stays 1"},
+		"Fractional count":           {"exported", "stays 1"},
+		"Oversized body":             {"8 MiB", "unread"},
+	} {
+		r := row(prefix)
+		for _, w := range want {
+			if !strings.Contains(r, w) {
+				t.Errorf("row %q does not say %q:\n%s", prefix, w, r)
+			}
+		}
+		if strings.Contains(r, "the refresh fails") {
+			t.Errorf("row %q says the refresh fails; it does not:\n%s", prefix, r)
+		}
+	}
+
+	// Every test named in the attacks table exists.
+	start := strings.Index(doc, "## Crashes, hostile answers, files and clients")
+	if start < 0 {
+		t.Fatal("no section on crashes and hostile inputs")
+	}
+	section := doc[start:]
+	section = section[:strings.Index(section[3:], "\n## ")+3]
+	named := regexp.MustCompile("`(?:[a-z]+\\.)?(Test[A-Za-z0-9]+)`").FindAllStringSubmatch(section, -1)
+	if len(named) < 15 {
+		t.Fatalf("the table names %d tests, want one or more for each of the 15 items", len(named))
+	}
+	defined := map[string]bool{}
+	def := regexp.MustCompile(`(?m)^func (Test[A-Za-z0-9]+)\(t \*testing\.T\)`)
+	err = filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, "_test.go") {
+			return err
+		}
+		src, err := os.ReadFile(p)
+		for _, m := range def.FindAllStringSubmatch(string(src), -1) {
+			defined[m[1]] = true
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range named {
+		if !defined[m[1]] {
+			t.Errorf("docs/reliability.md names %s, which no test file defines", m[1])
+		}
+	}
+}

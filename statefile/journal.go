@@ -1,0 +1,273 @@
+package statefile
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// JournalSuffix is appended to --cache.file to name the budget journal.
+const JournalSuffix = ".ledger"
+
+// maxJournalLines is how many lines the journal may hold before it is
+// rewritten with only the last hour's entries (or twice what the last
+// rewrite kept, when that is more).
+const maxJournalLines = 4096
+
+// maxJournalBytes caps what is read of a journal: a larger file is not one
+// the exporter wrote (a few thousand lines of 21 bytes).
+const maxJournalBytes = 4 << 20
+
+// Journal is the append-only ledger of the analytics request budget, kept
+// next to the cache file (path + JournalSuffix). Every request is appended
+// and synced to disk before it is sent, and so is every rate-limit pause, so
+// a process killed at any moment (SIGKILL, OOM) restarts knowing what it
+// spent in the last hour and how long it must stay paused. The cache file
+// itself is written only now and then; the journal is what makes a crash
+// loop unable to exceed the budget.
+//
+// Each line is "s UNIXNANO" (a request sent) or "p UNIXNANO" (paused
+// until). Unknown or malformed lines are skipped. The journal is compacted
+// (rewritten atomically with the last hour only) when it is opened and when
+// it grows past a few thousand lines.
+type Journal struct {
+	mu    sync.Mutex
+	path  string
+	f     *os.File
+	now   func() time.Time
+	sent  []time.Time // ascending: what a compaction keeps
+	pause time.Time
+	lines int
+	// compactAt is the line count that triggers the next compaction:
+	// twice what the last one kept, at least maxJournalLines, so a large
+	// budget does not rewrite the file at every request.
+	compactAt int
+}
+
+// JournalState is what a journal held when it was opened.
+type JournalState struct {
+	Sent        []time.Time
+	PausedUntil time.Time
+	// Skipped counts lines that could not be read.
+	Skipped int
+}
+
+// OpenJournal opens (creating it if needed) the journal at path, returns
+// what it holds, and compacts it. now is the clock (nil: time.Now). Entries
+// are returned as written; the budget clamps them to its clock.
+func OpenJournal(path string, now func() time.Time) (*Journal, JournalState, error) {
+	if now == nil {
+		now = time.Now
+	}
+	var st JournalState
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		return nil, st, fmt.Errorf("budget journal %s is not a regular file; remove it", path)
+	}
+	b, err := readLimited(path, maxJournalBytes)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return nil, st, fmt.Errorf("read the budget journal: %w", err)
+	}
+	text := string(b)
+	if i := strings.LastIndexByte(text, '\n'); i+1 < len(text) {
+		st.Skipped++ // a last line without its newline: torn by a crash
+		text = text[:i+1]
+	}
+	for line := range strings.SplitSeq(text, "\n") {
+		if line == "" {
+			continue
+		}
+		kind, num, ok := strings.Cut(line, " ")
+		ns, err := strconv.ParseInt(num, 10, 64)
+		if !ok || err != nil || (kind != "s" && kind != "p") {
+			st.Skipped++ // a torn last line after a crash, or not ours
+			continue
+		}
+		t := time.Unix(0, ns).UTC()
+		if kind == "s" {
+			st.Sent = append(st.Sent, t)
+		} else if t.After(st.PausedUntil) {
+			st.PausedUntil = t
+		}
+	}
+	slices.SortFunc(st.Sent, time.Time.Compare)
+	j := &Journal{path: path, now: now, pause: st.PausedUntil}
+	j.sent = append(j.sent, st.Sent...)
+	if err := j.compactLocked(); err != nil {
+		return nil, st, err
+	}
+	return j, st, nil
+}
+
+// readLimited reads at most limit bytes of the file at path; a larger file
+// is an error.
+func readLimited(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s is larger than %d bytes: not a file the exporter wrote", path, limit)
+	}
+	return b, nil
+}
+
+// Spent appends one analytics request sent at t, synced to disk.
+func (j *Journal) Spent(t time.Time) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if err := j.compactIfLongLocked(); err != nil {
+		return err
+	}
+	j.sent = append(j.sent, t)
+	return j.appendLocked('s', t)
+}
+
+// Paused appends a rate-limit pause until t, synced to disk.
+func (j *Journal) Paused(until time.Time) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if err := j.compactIfLongLocked(); err != nil {
+		return err
+	}
+	if until.After(j.pause) {
+		j.pause = until
+	}
+	return j.appendLocked('p', until)
+}
+
+// compactIfLongLocked compacts the journal when it reached compactAt
+// lines; the caller holds j.mu.
+func (j *Journal) compactIfLongLocked() error {
+	if j.f == nil || j.lines < j.compactAt {
+		return nil
+	}
+	return j.compactLocked()
+}
+
+func (j *Journal) appendLocked(kind byte, t time.Time) error {
+	if j.f == nil {
+		return errors.New("the budget journal is closed")
+	}
+	line := strconv.AppendInt([]byte{kind, ' '}, t.UnixNano(), 10)
+	line = append(line, '\n')
+	if _, err := j.f.Write(line); err != nil {
+		return fmt.Errorf("append to the budget journal %s: %w", j.path, err)
+	}
+	if err := j.f.Sync(); err != nil {
+		return fmt.Errorf("sync the budget journal %s: %w", j.path, err)
+	}
+	j.lines++
+	return nil
+}
+
+// compactLocked rewrites the journal with the last hour's requests and a
+// pause not yet over, atomically, and reopens it for appending.
+func (j *Journal) compactLocked() error {
+	now := j.now()
+	cut := now.Add(-time.Hour)
+	keep := j.sent[:0]
+	for _, t := range j.sent {
+		if t.After(cut) {
+			keep = append(keep, t)
+		}
+	}
+	j.sent = keep
+	var buf []byte
+	for _, t := range j.sent {
+		buf = strconv.AppendInt(append(buf, 's', ' '), t.UnixNano(), 10)
+		buf = append(buf, '\n')
+	}
+	lines := len(j.sent)
+	if j.pause.After(now) {
+		buf = strconv.AppendInt(append(buf, 'p', ' '), j.pause.UnixNano(), 10)
+		buf = append(buf, '\n')
+		lines++
+	}
+	if err := writeAtomic(j.path, buf); err != nil {
+		return fmt.Errorf("rewrite the budget journal: %w", err)
+	}
+	if j.f != nil {
+		j.f.Close()
+	}
+	f, err := os.OpenFile(j.path, os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		j.f = nil
+		return fmt.Errorf("open the budget journal: %w", err)
+	}
+	j.f, j.lines, j.compactAt = f, lines, max(maxJournalLines, 2*lines)
+	return nil
+}
+
+// Close closes the journal; later appends fail. A nil Journal does nothing.
+func (j *Journal) Close() error {
+	if j == nil {
+		return nil
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.f == nil {
+		return nil
+	}
+	err := j.f.Close()
+	j.f = nil
+	return err
+}
+
+// writeAtomic writes b to path through a synced temporary file renamed
+// over it (named like the cache file's, so CleanTemp removes leftovers).
+func writeAtomic(path string, b []byte) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	w := bufio.NewWriter(tmp)
+	if _, err := w.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	syncDir(dir)
+	return nil
+}
+
+// syncDir makes a rename in dir durable where the file system allows.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+}
