@@ -117,7 +117,7 @@ func (e *Engine) provisionalLocked(u *unit, now time.Time) bool {
 	return false
 }
 
-// derivableLocked links every unit whose window can be derived to its
+// linkDerivable links every unit whose window can be derived to its
 // base, the 1d unit of the same source, project and kind of window.
 func (e *Engine) linkDerivable() {
 	if !e.cfg.DeriveWindows {
@@ -296,7 +296,7 @@ func (e *Engine) pruneDaysLocked(now time.Time) {
 
 // readDay reads one closed day of a base unit into the store, on the
 // worker. A second read that changed the day is counted.
-func (e *Engine) readDay(t dayTask, cost int) {
+func (e *Engine) readDay(t dayTask) {
 	rng := client.DateRange{From: t.day, To: t.day.AddDays(1)}
 	res, err := e.sources[t.base.src].src.Fetch(e.ctx, t.base.Unit, rng, 0)
 	if err == nil {
@@ -330,7 +330,6 @@ func (e *Engine) readDay(t dayTask, cost int) {
 	if e.cfg.OnChange != nil {
 		go e.cfg.OnChange()
 	}
-	_ = cost
 }
 
 // readLate reports whether day was read a day or more after it ended: it
@@ -355,7 +354,7 @@ func family0(res *Result) float64 {
 // audit reads a derived window's closed days directly, once, and compares
 // them with their sum in the store; above maxDrift the window falls back
 // to direct reads, with a warning that says why.
-func (e *Engine) audit(u *unit, cost int) {
+func (e *Engine) audit(u *unit) {
 	start := e.now()
 	rng := client.DateRange{From: client.DateOf(start).AddDays(-(u.Window.Days - 1)), To: client.DateOf(start)}
 	res, err := e.sources[u.src].src.Fetch(e.ctx, u.Unit, rng, 0)
@@ -390,7 +389,6 @@ func (e *Engine) audit(u *unit, cost int) {
 		e.replanLocked()
 		e.publishLocked()
 	}
-	_ = cost
 }
 
 // derivedCollector exports mintlify_derived_window and

@@ -59,8 +59,14 @@
 //     compresses them once (Exposition); a scrape writes those bytes and
 //     the small live part, so it costs little more than copying bytes.
 //     Collect serves the same series to clients that want another format.
-//   - Persists: State is the ledger and every unit's data, by family name;
-//     package statefile saves it (debounced) and New restores it.
+//   - Derives (derive.go): with Config.DeriveWindows, an Nd window of a
+//     source whose counts add up over days (Summer) is the sum of its
+//     closed days, each read once into a day store, and today's 1d unit;
+//     a daily audit compares it with one direct read and falls back above
+//     1 %.
+//   - Persists: State is the ledger, every unit's data and the day store,
+//     by family name; package statefile saves it (debounced) and New
+//     restores it.
 //
 // # Adding a source
 //

@@ -33,10 +33,10 @@ func (e *Engine) work() {
 		switch {
 		case t == nil:
 		case t.day != nil:
-			e.readDay(*t.day, t.cost)
+			e.readDay(*t.day)
 			continue
 		case t.audit:
-			e.audit(t.u, t.cost)
+			e.audit(t.u)
 			continue
 		default:
 			e.refresh(t.u, t.cost)

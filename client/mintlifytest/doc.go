@@ -104,7 +104,9 @@
 //     today by the server's clock.
 //
 //   - Paths without visitors in the range are left out. Rows are sorted by
-//     total descending, then path ascending, which keeps pages stable.
+//     total descending, then path ascending, which keeps pages stable; the
+//     API promises no order, and WithUnorderedPaths serves them in a fixed
+//     shuffled order instead.
 //
 //   - Prompts are limited to 10,000 Unicode code points (the real limit is
 //     not published) and the message body must be sent as
