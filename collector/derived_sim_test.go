@@ -163,7 +163,7 @@ func simulateDerived(t *testing.T, derive bool, hours int) derivedSimResult {
 	}
 	e, err := engine.New(engine.Config{
 		Sources: srcs, Projects: projects, Windows: windows, MinInterval: 15 * time.Minute,
-		Budget: b, Status: engine.NewStatus(), Logger: log.NewNopLogger(), Now: clk.Now,
+		Budget: b, Status: engine.NewStatus(), Logger: log.NewNopLogger(), Now: clk.Now, WaitUntil: clk.waitUntil,
 		DeriveWindows: derive, Restore: restore,
 	})
 	if err != nil {
@@ -174,7 +174,8 @@ func simulateDerived(t *testing.T, derive bool, hours int) derivedSimResult {
 		deadline := time.Now().Add(60 * time.Second)
 		for {
 			idle, ch := e.Idle()
-			if idle || clk.waiting() {
+			// A refresh paced by the budget waits for the clock.
+			if idle || clk.waiting() && e.Working() {
 				return
 			}
 			select {
@@ -192,21 +193,29 @@ func simulateDerived(t *testing.T, derive bool, hours int) derivedSimResult {
 	var errSum float64
 	var errN, samples, derivedSamples int
 	e.Start()
-	for minute := 0; minute < hours*60; minute++ {
-		now := clk.Now()
-		if now.Minute() == 0 && minute > 0 {
-			day := now.Truncate(24 * time.Hour)
+	// advance moves the clock a minute, changing the data first when a new
+	// hour starts, so that the refreshes the engine's timer starts then
+	// see the new hour's data.
+	advance := func() {
+		next := clk.Now().Add(time.Minute)
+		if next.Minute() == 0 {
+			day := next.Truncate(24 * time.Hour)
 			for _, d := range sims {
-				if now.Hour() == 0 {
+				if next.Hour() == 0 {
 					d.grow(srv, day.AddDate(0, 0, -1), 1)
 				}
-				d.grow(srv, day, float64(now.Hour()+1)/24)
+				d.grow(srv, day, float64(next.Hour()+1)/24)
 			}
 		}
+		clk.advance(time.Minute)
+		settle() // the refreshes the timer started run before anything else
+	}
+	for minute := 0; minute < hours*60; minute++ {
+		now := clk.Now()
 		e.Touch(context.Background(), 0)
 		settle()
 		if minute < 60 || minute%5 != 0 {
-			clk.advance(time.Minute)
+			advance()
 			continue
 		}
 		completed := map[string]time.Time{}
@@ -241,7 +250,7 @@ func simulateDerived(t *testing.T, derive bool, hours int) derivedSimResult {
 			res.bySource[u.Source] += rel
 			counts[u.Source]++
 		}
-		clk.advance(time.Minute)
+		advance()
 	}
 	for s := range res.bySource {
 		res.bySource[s] /= float64(counts[s])

@@ -187,7 +187,7 @@ func simulate(t *testing.T, planner engine.Planner, hours, budget int, windowNam
 	e, err := engine.New(engine.Config{
 		Sources: []engine.Source{src}, Projects: []string{"docs", "api"}, Windows: windows,
 		MinInterval: 15 * time.Minute, Budget: b, Status: engine.NewStatus(), Logger: log.NewNopLogger(),
-		Now: clk.Now, Planner: planner,
+		Now: clk.Now, WaitUntil: clk.waitUntil, Planner: planner,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -199,7 +199,8 @@ func simulate(t *testing.T, planner engine.Planner, hours, budget int, windowNam
 		deadline := time.Now().Add(30 * time.Second)
 		for {
 			idle, ch := e.Idle()
-			if idle || clk.waiting() {
+			// A refresh paced by the budget waits for the clock.
+			if idle || clk.waiting() && e.Working() {
 				return
 			}
 			select {
@@ -218,18 +219,26 @@ func simulate(t *testing.T, planner engine.Planner, hours, budget int, windowNam
 	var errSum float64
 	var errN int
 	e.Start()
-	for minute := 0; minute < hours*60; minute++ {
-		now := clk.Now()
-		if now.Minute() == 0 && minute > 0 { // today's traffic grows at every hour
-			h := now.Hour()
-			d := days - 1 + int(now.Sub(start).Hours())/24
+	// advance moves the clock a minute, changing the data first when a new
+	// hour starts (today's traffic grows at every hour), so that the
+	// refreshes the engine's timer starts then see the new hour's data.
+	advance := func() {
+		next := clk.Now().Add(time.Minute)
+		if next.Minute() == 0 {
+			h := next.Hour()
+			d := days - 1 + int(next.Sub(start).Hours())/24
 			for _, s := range sites {
 				if h == 0 { // the day that ended is complete
-					s.set(now.AddDate(0, 0, -1), d-1, 1)
+					s.set(next.AddDate(0, 0, -1), d-1, 1)
 				}
-				s.set(now, d, float64(h+1)/24)
+				s.set(next, d, float64(h+1)/24)
 			}
 		}
+		clk.advance(time.Minute)
+		settle() // the refreshes the timer started run before anything else
+	}
+	for minute := 0; minute < hours*60; minute++ {
+		now := clk.Now()
 		e.Touch(context.Background(), 0)
 		settle()
 		for _, st := range e.States() {
@@ -263,7 +272,7 @@ func simulate(t *testing.T, planner engine.Planner, hours, budget int, windowNam
 				counts[u.Window]++
 			}
 		}
-		clk.advance(time.Minute)
+		advance()
 	}
 	for w := range res.byWindow {
 		res.byWindow[w] /= float64(counts[w])

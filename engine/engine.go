@@ -70,8 +70,9 @@ type Engine struct {
 	// sleeping is set while the worker sleeps; pokes counts wake-ups and
 	// pokesSeen those the worker had when it last looked at the units
 	// (see Idle).
-	sleeping         bool
-	pokes, pokesSeen uint64
+	sleeping, working bool
+	wakeAt            time.Time // when the sleeping worker's timer fires; zero for never
+	pokes, pokesSeen  uint64
 	// rateLimits counts 429 answers since the last successful refresh.
 	rateLimits int
 	changed    chan struct{} // closed and replaced whenever a unit changes state

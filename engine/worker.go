@@ -24,22 +24,22 @@ func (e *Engine) work() {
 		t, next := e.chooseLocked(now)
 		switch {
 		case t == nil:
-			e.sleeping = true
+			e.sleeping, e.wakeAt = true, next
 		case t.day == nil:
 			t.u.inFlight, t.u.due = true, false
 		}
+		e.working = t != nil
 		e.changedLocked()
 		e.mu.Unlock()
-		switch {
-		case t == nil:
-		case t.day != nil:
-			e.readDay(*t.day)
-			continue
-		case t.audit:
-			e.audit(t.u)
-			continue
-		default:
-			e.refresh(t.u, t.cost)
+		if t != nil {
+			switch {
+			case t.day != nil:
+				e.readDay(*t.day)
+			case t.audit:
+				e.audit(t.u)
+			default:
+				e.refresh(t.u, t.cost)
+			}
 			continue
 		}
 		e.sleepUntil(next)
@@ -156,8 +156,8 @@ func (e *Engine) readyLocked() bool {
 }
 
 // Idle reports whether the worker sleeps, having looked at the units since
-// the last wake-up (Touch), and returns a channel closed at the next
-// change. Tests on a manual clock wait for it after each Touch, so that
+// the last wake-up (Touch) and with its timer still to come, and returns a
+// channel closed at the next change. Tests on a manual clock wait for it after each Touch, so that
 // the worker never reads the clock while they move it.
 func (e *Engine) Idle() (bool, <-chan struct{}) {
 	e.mu.Lock()
@@ -165,7 +165,17 @@ func (e *Engine) Idle() (bool, <-chan struct{}) {
 	if !e.started {
 		return true, e.changed
 	}
-	return e.sleeping && e.pokesSeen == e.pokes, e.changed
+	due := !e.wakeAt.IsZero() && !e.now().Before(e.wakeAt) // its timer has fired, or is about to
+	return e.sleeping && e.pokesSeen == e.pokes && !due, e.changed
+}
+
+// Working reports whether the worker is running a refresh, an audit or a
+// day read; tests on a manual clock use it to tell a refresh paced by the
+// budget (waiting for their clock) from a sleeping worker.
+func (e *Engine) Working() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.working
 }
 
 // changedLocked wakes everything waiting for a unit's state to change.
