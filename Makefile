@@ -10,15 +10,15 @@ LDFLAGS  := -s -w -X $(VPKG).Version=$(VERSION) -X $(VPKG).Revision=$(REVISION) 
             -X $(VPKG).BuildDate=$(shell date -u +%Y%m%d-%H:%M:%S)
 FUZZTIME ?= 10s
 
-.PHONY: all build test test-short tools unit lint fuzz cover bench run-demo clean
+.PHONY: all build test test-short tools unit lint simulate fuzz cover bench run-demo clean
 
 all: lint build test
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o mintlify_exporter .
 
-## test: the whole suite (lint: gofmt, vet and staticcheck; unit and end-to-end tests with the race detector, short fuzzing).
-test: tools lint unit fuzz
+## test: the whole suite (lint: gofmt, vet and staticcheck; unit and end-to-end tests with the race detector, the simulations, short fuzzing).
+test: tools lint unit simulate fuzz
 
 ## tools: make sure prometheus, promtool, amtool and alertmanager are installed (Debian packages).
 tools:
@@ -26,6 +26,10 @@ tools:
 
 unit:
 	$(GO) test -race -count=1 ./...
+
+## simulate: the planner and derived-windows simulations, without the race detector (they skip under it; see docs/design.md).
+simulate:
+	$(GO) test -count=1 -run 'Simulation' -v ./collector/
 
 ## lint: gofmt, go vet and staticcheck (pinned as a tool in go.mod).
 lint:

@@ -336,8 +336,8 @@ func seedDays(t *testing.T, now func() time.Time, opts []mintlifytest.Option,
 // 1d unit, cut the mean relative error of every exported value by at least
 // 40 % against reading every window directly, and never exceed the budget.
 func TestDerivedWindowsSimulation(t *testing.T) {
-	if testing.Short() {
-		t.Skip("simulates 26 hours twice")
+	if testing.Short() || raceEnabled {
+		t.Skip("simulates 26 hours twice: run without -short and -race (make simulate)")
 	}
 	const hours = 26
 	direct := simulateDerived(t, false, hours)
