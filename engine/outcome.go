@@ -145,8 +145,6 @@ func (e *Engine) replanLocked() {
 	known := true
 	for _, u := range e.units {
 		if u.derived { // no requests but its daily audit
-			u.interval = auditEvery
-			e.cfg.Status.SetInterval(u.Project, u.Source, u.Window.Name, u.interval)
 			continue
 		}
 		cost, guess := e.estimateLocked(u, now)
@@ -162,6 +160,15 @@ func (e *Engine) replanLocked() {
 	if len(planned) == 0 {
 		sum.shortest = auditEvery
 	}
+	defer func() {
+		// A derived window refreshes with its 1d unit: it has that interval.
+		for _, u := range e.units {
+			if u.derived {
+				u.interval = u.base.interval
+				e.cfg.Status.SetInterval(u.Project, u.Source, u.Window.Name, u.interval)
+			}
+		}
+	}()
 	for i, u := range planned {
 		u.interval = max(intervals[i], e.cfg.MinInterval)
 		sum.perRound += pu[i].Cost
