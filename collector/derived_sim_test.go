@@ -14,9 +14,7 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -126,28 +124,8 @@ func simulateDerived(t *testing.T, derive bool, hours int) derivedSimResult {
 		d.grow(srv, start, 1.0/24)
 	}
 
-	b := engine.NewBudget(budget, clk.Now)
-	b.Pace(clk.waitUntil)
-	var sendMu sync.Mutex
-	var sent []time.Time
-	key, _ := client.StaticKey(mintlifytest.DefaultKey)
-	newClient := func(url string, allow func(context.Context, client.Endpoint) error) *client.Client {
-		c, err := client.New(client.Config{BaseURL: url, Key: key, Timeout: 10 * time.Second, Now: clk.Now,
-			Retry: client.RetryPolicy{MaxAttempts: 1}, Hooks: client.Hooks{Allow: allow}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
-	c := newClient(srv.URL(), func(ctx context.Context, e client.Endpoint) error {
-		err := b.Allow(ctx, e)
-		if err == nil {
-			sendMu.Lock()
-			sent = append(sent, clk.Now())
-			sendMu.Unlock()
-		}
-		return err
-	})
+	b := newSimBudget(budget, clk)
+	c := simClient(t, srv.URL(), clk, b.allow)
 	o := Options{PageSize: 250, MaxPages: 100, PageConcurrency: 1}
 	srcs, err := Build(derivedSimSources, c, o)
 	if err != nil {
@@ -159,34 +137,18 @@ func simulateDerived(t *testing.T, derive bool, hours int) derivedSimResult {
 	}
 	var restore *engine.State
 	if derive {
-		restore = seedDays(t, clk.Now, seedOpts, newClient, o, projects)
+		restore = seedDays(t, clk, seedOpts, o, projects)
 	}
 	e, err := engine.New(engine.Config{
 		Sources: srcs, Projects: projects, Windows: windows, MinInterval: 15 * time.Minute,
-		Budget: b, Status: engine.NewStatus(), Logger: log.NewNopLogger(), Now: clk.Now, WaitUntil: clk.waitUntil,
+		Budget: b.Budget, Status: engine.NewStatus(), Logger: log.NewNopLogger(), Now: clk.Now, WaitUntil: clk.waitUntil,
 		DeriveWindows: derive, Restore: restore,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(e.Close)
-	settle := func() {
-		deadline := time.Now().Add(60 * time.Second)
-		for {
-			idle, ch := e.Idle()
-			// A refresh paced by the budget waits for the clock.
-			if idle || clk.waiting() && e.Working() {
-				return
-			}
-			select {
-			case <-ch:
-			case <-time.After(time.Millisecond):
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("the engine did not settle")
-			}
-		}
-	}
+	settle := func() { simSettle(t, e, clk) }
 
 	res := derivedSimResult{bySource: map[string]float64{}}
 	counts := map[string]int{}
@@ -281,13 +243,7 @@ func simulateDerived(t *testing.T, derive bool, hours int) derivedSimResult {
 		}
 	}
 	res.longPerHour = float64(long) / float64(hours)
-	sendMu.Lock()
-	defer sendMu.Unlock()
-	res.requests = len(sent)
-	for i := range sent {
-		n := sort.Search(len(sent), func(j int) bool { return !sent[j].Before(sent[i].Add(time.Hour)) }) - i
-		res.maxInHour = max(res.maxInHour, n)
-	}
+	res.requests, res.maxInHour = b.counts()
 	return res
 }
 
@@ -295,12 +251,12 @@ func simulateDerived(t *testing.T, derive bool, hours int) derivedSimResult {
 // day through the additive sources, from a second fake serving the same
 // data, into a state holding only the day store: what `backfill
 // --cache.file` leaves for a new installation.
-func seedDays(t *testing.T, now func() time.Time, opts []mintlifytest.Option,
-	newClient func(string, func(context.Context, client.Endpoint) error) *client.Client, o Options, projects []string) *engine.State {
+func seedDays(t *testing.T, clk *simClock, opts []mintlifytest.Option, o Options, projects []string) *engine.State {
 	t.Helper()
+	now := clk.Now
 	srv := mintlifytest.NewServer(append([]mintlifytest.Option{mintlifytest.WithClock(now)}, opts...)...)
 	defer srv.Close()
-	srcs, err := Build([]string{"views", "assistant", "searches"}, newClient(srv.URL(), nil), o)
+	srcs, err := Build([]string{"views", "assistant", "searches"}, simClient(t, srv.URL(), clk, nil), o)
 	if err != nil {
 		t.Fatal(err)
 	}

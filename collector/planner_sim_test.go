@@ -95,6 +95,76 @@ func (c *simClock) waiting() bool {
 	return true
 }
 
+// simBudget is a simulation's request budget, paced on its clock, that
+// records when each analytics request went out.
+type simBudget struct {
+	*engine.Budget
+	clk  *simClock
+	mu   sync.Mutex
+	sent []time.Time
+}
+
+func newSimBudget(perHour int, clk *simClock) *simBudget {
+	b := &simBudget{Budget: engine.NewBudget(perHour, clk.Now), clk: clk}
+	b.Pace(clk.waitUntil)
+	return b
+}
+
+// allow is the client's Allow hook.
+func (b *simBudget) allow(ctx context.Context, e client.Endpoint) error {
+	err := b.Allow(ctx, e)
+	if err == nil {
+		b.mu.Lock()
+		b.sent = append(b.sent, b.clk.Now())
+		b.mu.Unlock()
+	}
+	return err
+}
+
+// counts returns the requests sent and the most in any sliding hour.
+func (b *simBudget) counts() (requests, maxInHour int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i := range b.sent {
+		n := sort.Search(len(b.sent), func(j int) bool { return !b.sent[j].Before(b.sent[i].Add(time.Hour)) }) - i
+		maxInHour = max(maxInHour, n)
+	}
+	return len(b.sent), maxInHour
+}
+
+// simClient is a client of srv on the simulation's clock, without
+// retries, whose Allow hook is allow.
+func simClient(t *testing.T, url string, clk *simClock, allow func(context.Context, client.Endpoint) error) *client.Client {
+	t.Helper()
+	key, _ := client.StaticKey(mintlifytest.DefaultKey)
+	c, err := client.New(client.Config{BaseURL: url, Key: key, Timeout: 10 * time.Second, Now: clk.Now,
+		Retry: client.RetryPolicy{MaxAttempts: 1}, Hooks: client.Hooks{Allow: allow}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// simSettle waits until the engine's worker sleeps, or a refresh paced by
+// the budget waits for the clock: the simulation may then move it.
+func simSettle(t *testing.T, e *engine.Engine, clk *simClock) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		idle, ch := e.Idle()
+		if idle || clk.waiting() && e.Working() {
+			return
+		}
+		select {
+		case <-ch:
+		case <-time.After(time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the engine did not settle")
+		}
+	}
+}
+
 // simSite is a site whose traffic today grows through the day: at hour h
 // today holds (h+1)/24 of the day's visitors.
 type simSite struct {
@@ -158,27 +228,8 @@ func simulate(t *testing.T, planner engine.Planner, hours, budget int, windowNam
 	srv := mintlifytest.NewServer(opts...)
 	t.Cleanup(srv.Close)
 
-	b := engine.NewBudget(budget, clk.Now)
-	b.Pace(clk.waitUntil)
-	var sendMu sync.Mutex
-	var sent []time.Time
-	key, _ := client.StaticKey(mintlifytest.DefaultKey)
-	c, err := client.New(client.Config{
-		BaseURL: srv.URL(), Key: key, Timeout: 10 * time.Second, Now: clk.Now,
-		Retry: client.RetryPolicy{MaxAttempts: 1},
-		Hooks: client.Hooks{Allow: func(ctx context.Context, e client.Endpoint) error {
-			err := b.Allow(ctx, e)
-			if err == nil {
-				sendMu.Lock()
-				sent = append(sent, clk.Now())
-				sendMu.Unlock()
-			}
-			return err
-		}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := newSimBudget(budget, clk)
+	c := simClient(t, srv.URL(), clk, b.allow)
 	var windows []engine.Window
 	for _, s := range windowNames {
 		windows = append(windows, windowOf(t, s))
@@ -186,7 +237,7 @@ func simulate(t *testing.T, planner engine.Planner, hours, budget int, windowNam
 	src := NewVisitors(c, Options{PageSize: 250, MaxPages: 100, PageConcurrency: 1})
 	e, err := engine.New(engine.Config{
 		Sources: []engine.Source{src}, Projects: []string{"docs", "api"}, Windows: windows,
-		MinInterval: 15 * time.Minute, Budget: b, Status: engine.NewStatus(), Logger: log.NewNopLogger(),
+		MinInterval: 15 * time.Minute, Budget: b.Budget, Status: engine.NewStatus(), Logger: log.NewNopLogger(),
 		Now: clk.Now, WaitUntil: clk.waitUntil, Planner: planner,
 	})
 	if err != nil {
@@ -194,24 +245,7 @@ func simulate(t *testing.T, planner engine.Planner, hours, budget int, windowNam
 	}
 	t.Cleanup(e.Close)
 
-	// settle waits until the worker is idle or waits for the clock.
-	settle := func() {
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			idle, ch := e.Idle()
-			// A refresh paced by the budget waits for the clock.
-			if idle || clk.waiting() && e.Working() {
-				return
-			}
-			select {
-			case <-ch:
-			case <-time.After(time.Millisecond):
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("the engine did not settle")
-			}
-		}
-	}
+	settle := func() { simSettle(t, e, clk) }
 
 	res := simResult{byWindow: map[string]float64{}, refreshes: map[string]int{}, maxGap: map[string]time.Duration{}, gapAt: map[string]time.Time{}, intervals: map[string]time.Duration{}}
 	last := map[string]time.Time{}
@@ -281,13 +315,7 @@ func simulate(t *testing.T, planner engine.Planner, hours, budget int, windowNam
 		res.intervals[st.Window.Name] = st.Interval
 	}
 	res.meanRelErr = errSum / float64(errN)
-	sendMu.Lock()
-	defer sendMu.Unlock()
-	res.requests = len(sent)
-	for i := range sent {
-		n := sort.Search(len(sent), func(j int) bool { return !sent[j].Before(sent[i].Add(time.Hour)) }) - i
-		res.maxInHour = max(res.maxInHour, n)
-	}
+	res.requests, res.maxInHour = b.counts()
 	for _, r := range srv.Requests() {
 		if r.Status == 429 {
 			res.rateLimits++
