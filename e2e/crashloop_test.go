@@ -81,7 +81,7 @@ func TestKillDuringRateLimitPause(t *testing.T) {
 
 	first := startExporter(t, keyEnv, args...)
 	eventually(t, 20*time.Second, "the exporter pauses after the 429", func() string {
-		if !strings.Contains(first.stderr.String(), "pausing all analytics requests") {
+		if !strings.Contains(first.stderr.String(), "so every analytics request pauses until retry_at") {
 			return "no pause logged"
 		}
 		return ""
