@@ -46,8 +46,8 @@ func (e *Engine) dueAtLocked(u *unit, now time.Time) time.Time {
 	}
 	if u.derived {
 		at := u.auditAt.Add(auditEvery)
-		if e.provisionalLocked(u, now) && at.Before(now.Add(auditEvery/24)) {
-			at = now.Add(auditEvery / 24) // audited once the day that ended is read
+		if e.unsettledLocked(u, now) && at.Before(now.Add(auditEvery/24)) {
+			at = now.Add(auditEvery / 24) // audited once its days are read for good
 		}
 		return at
 	}
@@ -288,8 +288,13 @@ func (e *Engine) chooseLocked(now time.Time) (pick *task, next time.Time) {
 			cheapestAhead = min(cheapestAhead, t.cost)
 		}
 		if t.day != nil {
-			if pick == nil && !at.After(now) {
-				pick = t
+			switch {
+			case !at.After(now):
+				if pick == nil {
+					pick = t
+				}
+			case pick == nil:
+				next = minTime(next, at) // a day read that waits for room
 			}
 			continue
 		}

@@ -107,10 +107,13 @@ func (e *Engine) keepProvisionalLocked(b *unit, next *snapshot) {
 	}
 }
 
-// provisionalLocked reports whether one of u's closed days is provisional.
-func (e *Engine) provisionalLocked(u *unit, now time.Time) bool {
+// unsettledLocked reports whether one of u's closed days is provisional
+// or due its second read: an audit then would compare a direct read with
+// days the store is about to replace.
+func (e *Engine) unsettledLocked(u *unit, now time.Time) bool {
 	for _, d := range closedDays(u, now) {
-		if de := e.days[dayKey{u.src, u.Project, u.Window.Site, d}]; de != nil && de.provisional {
+		de := e.days[dayKey{u.src, u.Project, u.Window.Site, d}]
+		if de != nil && (de.provisional || !de.reread && !now.Before(d.AddDays(1).Time().Add(rereadAfter))) {
 			return true
 		}
 	}

@@ -23,7 +23,7 @@ type daySource struct {
 	shift   atomic.Bool
 	fetches atomic.Int64
 	days    atomic.Int64 // fetches of one closed day
-	late    atomic.Int64 // events of a day counted late: added to every one-day read
+	late    atomic.Int64 // events of the day before t0 counted late: added to every read of it
 }
 
 func (s *daySource) Name() string { return "events" }
@@ -47,8 +47,12 @@ func (s *daySource) Fetch(ctx context.Context, _ Unit, r client.DateRange, _ int
 	}
 	s.fetches.Add(1)
 	v, n := 0.0, 0
+	lateDay := client.DateOf(t0).AddDays(-1)
 	for d := r.From; d != r.To; d = d.AddDays(1) {
 		v += float64(100 + d.Time().Day())
+		if d == lateDay {
+			v += float64(s.late.Load())
+		}
 		n++
 	}
 	if n == 1 && !r.To.Time().After(s.now()) {
@@ -57,9 +61,7 @@ func (s *daySource) Fetch(ctx context.Context, _ Unit, r client.DateRange, _ int
 	if n > 1 && s.shift.Load() {
 		v *= 1.05
 	}
-	if n == 1 {
-		v += float64(s.late.Load())
-	}
+
 	return &Result{Samples: [][]Sample{{{Labels: [MaxLabels]string{"a"}, Value: v}, {Labels: [MaxLabels]string{"b"}, Value: float64(n)}}}, Cost: 1}, nil
 }
 
@@ -171,6 +173,53 @@ func TestDerivedDayReadAgain(t *testing.T) {
 	}
 	if got := testutil.ToFloat64(r.e.dayChanges.WithLabelValues("events")); got != 1 {
 		t.Errorf("mintlify_derived_day_changes_total = %v, want 1", got)
+	}
+	// Across the rollover the windows stayed derived and as fresh as 1d.
+	for _, w := range []string{"7d", "30d"} {
+		st := r.state("events/docs/" + w)
+		if !strings.HasPrefix(st.Summary, "derived") || !st.Completed.Equal(r.state("events/docs/1d").Completed) {
+			t.Errorf("%s after the rollover: %q (%s), completed %s, 1d completed %s", w, st.Summary, st.State, st.Completed, r.state("events/docs/1d").Completed)
+		}
+	}
+}
+
+// TestDerivedWindowsStayFreshAcrossMidnight: at the rollover the 1d unit's
+// last data of the day that ended stands in for it until the day is read,
+// so the derived windows move with the 1d unit and add up.
+func TestDerivedWindowsStayFreshAcrossMidnight(t *testing.T) {
+	r, src := newDayRig(t, false)
+	r.e.Start()
+	r.settle()
+	r.clock.Advance(12*time.Hour - time.Minute) // 23:59
+	r.settle()
+	reads := src.days.Load()
+	r.e.mu.Lock()
+	r.e.dayRetryAt = r.clock.Now().Add(time.Hour) // hold the day reads back, as a failed read would
+	r.e.mu.Unlock()
+	r.clock.Advance(2 * time.Minute) // 00:01
+	r.settle()
+	if n := src.days.Load() - reads; n != 0 {
+		t.Fatalf("%d day reads while they are held back", n)
+	}
+	for _, w := range []string{"7d", "30d"} {
+		st := r.state("events/docs/" + w)
+		if !strings.HasPrefix(st.Summary, "derived") || !st.Completed.Equal(r.state("events/docs/1d").Completed) {
+			t.Errorf("%s after midnight: %q, completed %s; 1d completed %s", w, st.Summary, st.Completed, r.state("events/docs/1d").Completed)
+		}
+	}
+	r.e.mu.Lock()
+	provisional := 0
+	for _, de := range r.e.days {
+		if de.provisional {
+			provisional++
+		}
+	}
+	r.e.mu.Unlock()
+	if provisional != 1 {
+		t.Errorf("%d provisional days, want 1 (the day that ended)", provisional)
+	}
+	if st := r.e.State(); len(st.Days) != 28 {
+		t.Errorf("%d days persisted, want 28 (the 30d window's closed days but the provisional one)", len(st.Days))
 	}
 }
 
