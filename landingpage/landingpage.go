@@ -80,7 +80,7 @@ func (p *page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Links: []web.LandingLinks{
 			{Address: p.c.TelemetryPath, Text: "Metrics"},
 			{Address: "-/healthy", Text: "Health"},
-			{Address: "-/ready", Text: "Readiness", Description: "ready once every unit (source, project and window) has data"},
+			{Address: "-/ready", Text: "Readiness", Description: "ready once every unit (source, project and window) has data, waits for the request budget or has been tried"},
 		},
 		ExtraHTML: p.table(),
 	})
@@ -111,32 +111,22 @@ func (p *page) table() string {
 		}
 		b.WriteString("</pre>\n")
 	}
-	fmt.Fprintf(&b, "<h2>Analytics</h2>\n<p>Analytics requests left this hour: %d of %d. Each unit is refreshed at its planned interval; when the budget binds, short and cheap windows are refreshed more often.</p>\n",
-		p.s.BudgetRemaining(), p.s.BudgetPerHour)
+	units := p.s.Units()
+	b.WriteString(stateStyle)
+	fmt.Fprintf(&b, "<h2>Analytics</h2>\n<p class=\"summary\">%s</p>\n", html.EscapeString(summaryLine(units, p.s.BudgetRemaining(), p.s.BudgetPerHour, now)))
+	b.WriteString("<p>Each unit is refreshed at its planned interval, on the exporter's own timer; when the budget binds, short and cheap windows are refreshed more often, and a unit that waits for the budget is not failing.</p>\n")
 	b.WriteString("<table>\n<tr><th>source</th><th>project</th><th>window</th><th>dates</th><th>cost (requests)</th><th>interval</th><th>data</th><th>last success</th><th>state</th></tr>\n")
-	for _, st := range p.s.Units() {
+	for _, st := range units {
 		dates, summary, last := "-", "-", "never"
 		if !st.Completed.IsZero() {
 			dates = st.Range.String()
 			summary = st.Summary
 			last = fmt.Sprintf("%s ago", now.Sub(st.Completed).Round(time.Second))
 		}
-		state := "ok"
-		switch {
-		case st.Refreshing && st.Deferred != "":
-			state = st.Deferred
-		case st.Refreshing:
-			state = "refreshing"
-		case st.LastError != "":
-			state = "failing: " + st.LastError
-		case st.Deferred != "":
-			state = "waiting: " + st.Deferred
-		case st.Completed.IsZero():
-			state = "no data yet"
-		}
-		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td class=\"state-%s\">%s</td></tr>\n",
 			html.EscapeString(st.Source), html.EscapeString(st.Project), html.EscapeString(st.Window.String()), html.EscapeString(dates),
-			st.Cost, html.EscapeString(st.Interval.String()), html.EscapeString(summary), html.EscapeString(last), html.EscapeString(state))
+			st.Cost, html.EscapeString(st.Interval.String()), html.EscapeString(summary), html.EscapeString(last),
+			html.EscapeString(st.State), html.EscapeString(stateText(st, now)))
 	}
 	b.WriteString("</table>\n")
 	if p.c.JobsEnabled {
@@ -178,4 +168,80 @@ func (p *page) jobs(b *strings.Builder, now time.Time) {
 			html.EscapeString(j.Project), html.EscapeString(j.ID), html.EscapeString(status), html.EscapeString(age), pr)
 	}
 	b.WriteString("</table>\n")
+}
+
+// stateStyle colours the units' states: ok green, waiting amber, failing
+// red. No script: the page is static HTML.
+const stateStyle = `<style>
+td.state-ok { color: #1a7f37; }
+td.state-waiting, td.state-pending { color: #9a6700; }
+td.state-failing { color: #cf222e; font-weight: bold; }
+td.state-refreshing { color: #0969da; }
+p.summary { font-weight: bold; }
+</style>
+`
+
+// clock writes a time for people: "17:05 UTC", with the date when it is
+// not today's.
+func clock(t, now time.Time) string {
+	t, now = t.UTC(), now.UTC()
+	if t.Format(time.DateOnly) == now.Format(time.DateOnly) {
+		return t.Format("15:04 UTC")
+	}
+	return t.Format("Jan 2 15:04 UTC")
+}
+
+// stateText says what a unit is doing and what comes next.
+func stateText(st engine.UnitState, now time.Time) string {
+	switch st.State {
+	case engine.StateRefreshing:
+		return "refreshing"
+	case engine.StateFailing:
+		return fmt.Sprintf("failing: %s (next try about %s)", st.LastError, clock(st.Next, now))
+	case engine.StateWaiting:
+		what := st.Deferred
+		if what == "" {
+			what = "waiting for the request budget"
+		}
+		return fmt.Sprintf("%s, expected about %s", what, clock(st.Next, now))
+	case engine.StatePending:
+		return "not tried yet"
+	}
+	if st.Next.IsZero() {
+		return "ok"
+	}
+	return "ok, next refresh about " + clock(st.Next, now)
+}
+
+// summaryLine counts the units by state, with the budget left and when the
+// next refresh, and all data while some unit waits for it, are expected.
+func summaryLine(units []engine.UnitState, left, perHour int, now time.Time) string {
+	count := map[string]int{}
+	var next, allBy time.Time
+	noData := false
+	for _, u := range units {
+		count[u.State]++
+		if !u.Next.IsZero() && (next.IsZero() || u.Next.Before(next)) {
+			next = u.Next
+		}
+		if u.Completed.IsZero() {
+			noData = true
+			if u.State == engine.StateWaiting && u.Next.After(allBy) {
+				allBy = u.Next
+			}
+		}
+	}
+	s := fmt.Sprintf("%d units: %d ok, %d waiting for the budget, %d failing", len(units),
+		count[engine.StateOK], count[engine.StateWaiting], count[engine.StateFailing])
+	if n := count[engine.StateRefreshing] + count[engine.StatePending]; n > 0 {
+		s += fmt.Sprintf(", %d refreshing or not tried yet", n)
+	}
+	s += fmt.Sprintf(". Requests left this hour: %d of %d.", left, perHour)
+	if !next.IsZero() {
+		s += " Next refresh about " + clock(next, now) + "."
+	}
+	if noData && !allBy.IsZero() {
+		s += " All data expected by about " + clock(allBy, now) + "."
+	}
+	return s
 }

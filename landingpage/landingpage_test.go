@@ -31,10 +31,12 @@ func TestPageShowsEveryUnitAndEscapes(t *testing.T) {
 	h := New(Config{Version: "1.2.3", TelemetryPath: "/metrics", JobsEnabled: true, JobsDescribe: "watching 2 job id(s)"}, State{
 		Units: func() []engine.UnitState {
 			return []engine.UnitState{
-				{Unit: engine.Unit{Source: "visitors", Project: "docs", Window: w7}, Range: client.LastNDays(now, 7),
-					Completed: now.Add(-90 * time.Second), Cost: 1, Summary: "5 paths", Interval: 20 * time.Minute},
-				{Unit: engine.Unit{Source: "visitors", Project: "<script>x</script>", Window: w1}, LastError: "visitors: HTTP 401: Unauthorized"},
-				{Unit: engine.Unit{Source: "visitors", Project: "api", Window: w30}, Deferred: "needs 40 requests, 10 of 90 left in the last hour"},
+				{Unit: engine.Unit{Source: "visitors", Project: "docs", Window: w7}, Range: client.LastNDays(now, 7), State: engine.StateOK,
+					Next: now.Add(18 * time.Minute), Completed: now.Add(-90 * time.Second), Cost: 1, Summary: "5 paths", Interval: 20 * time.Minute},
+				{Unit: engine.Unit{Source: "visitors", Project: "<script>x</script>", Window: w1}, State: engine.StateFailing,
+					Next: now.Add(30 * time.Second), LastError: "visitors: HTTP 401: Unauthorized"},
+				{Unit: engine.Unit{Source: "visitors", Project: "api", Window: w30}, State: engine.StateWaiting, Next: now.Add(65 * time.Minute),
+					Deferred: "waiting for the request budget (40 requests)"},
 			}
 		},
 		BudgetRemaining: func() int { return 70 },
@@ -44,9 +46,10 @@ func TestPageShowsEveryUnitAndEscapes(t *testing.T) {
 	page := get(t, h)
 	for _, want := range []string{
 		"Mintlify Exporter", "1.2.3", `href="/metrics"`, "-/ready", "70 of 90",
-		"<td>visitors</td><td>docs</td><td>7d</td><td>[2026-03-04, 2026-03-11)</td><td>1</td><td>20m0s</td><td>5 paths</td><td>1m30s ago</td><td>ok</td>",
-		"failing: visitors: HTTP 401: Unauthorized",
-		"waiting: needs 40 requests",
+		`<td>visitors</td><td>docs</td><td>7d</td><td>[2026-03-04, 2026-03-11)</td><td>1</td><td>20m0s</td><td>5 paths</td><td>1m30s ago</td><td class="state-ok">ok, next refresh about 12:18 UTC</td>`,
+		`<td class="state-failing">failing: visitors: HTTP 401: Unauthorized (next try about 12:00 UTC)</td>`,
+		`<td class="state-waiting">waiting for the request budget (40 requests), expected about 13:05 UTC</td>`,
+		"3 units: 1 ok, 1 waiting for the budget, 1 failing. Requests left this hour: 70 of 90. Next refresh about 12:00 UTC. All data expected by about 13:05 UTC.",
 		"watching 2 job id(s)",
 		"&lt;script&gt;x&lt;/script&gt;",
 	} {
