@@ -192,6 +192,7 @@ type task struct {
 	cost  int
 	audit bool
 	day   *dayTask
+	spare bool // a day read in the budget's spare room
 }
 
 // chooseLocked returns what to do now, or nil and when to look again. It
@@ -277,8 +278,8 @@ func (e *Engine) chooseLocked(now time.Time) (pick *task, next time.Time) {
 			start = gate
 		}
 		at := book.earliest(start, need)
-		if spare && at.After(now) {
-			continue // spare room only: not booked, not waited for
+		if spare && (at.After(now) || overSpareShare(e.spareUsedLocked(now), need, e.dayReserveLocked(now))) {
+			continue // spare room, within the planner's share for days: not booked, not waited for
 		}
 		book.add(at, need)
 		if at.After(gate) {
@@ -288,6 +289,7 @@ func (e *Engine) chooseLocked(now time.Time) (pick *task, next time.Time) {
 			cheapestAhead = min(cheapestAhead, t.cost)
 		}
 		if t.day != nil {
+			t.spare = spare
 			switch {
 			case !at.After(now):
 				if pick == nil {
@@ -325,6 +327,13 @@ func (e *Engine) chooseLocked(now time.Time) (pick *task, next time.Time) {
 		e.logFirstRoundLocked(now)
 	}
 	return pick, next
+}
+
+// overSpareShare reports whether need more requests of day reads would
+// exceed the share reserve the planner left them in the hour, used
+// already; one read an hour always fits, however costly.
+func overSpareShare(used, need, reserve int) bool {
+	return used > 0 && used+need > reserve
 }
 
 // minTime is the earlier of a and b, where the zero time means none.

@@ -58,7 +58,8 @@ const (
 	// to catch events counted late.
 	rereadAfter = 24 * time.Hour
 	// fillShare is the share of the budget the planner leaves free for
-	// reading closed days while the day store does not cover the windows.
+	// reading closed days while the day store does not cover the windows;
+	// reads in the budget's spare room never use more in any hour.
 	fillShare = 0.25
 )
 
@@ -279,6 +280,20 @@ func (e *Engine) dayReserveLocked(now time.Time) int {
 	return int(math.Ceil(perDay / 24))
 }
 
+// spareUsedLocked is the number of requests day reads sent in the budget's
+// spare room during the last hour: they may not exceed dayReserveLocked,
+// the share the planner left, so that filling the store never starves a
+// unit of the plan.
+func (e *Engine) spareUsedLocked(now time.Time) int {
+	cut := now.Add(-time.Hour)
+	i := 0
+	for i < len(e.spareSent) && !e.spareSent[i].After(cut) {
+		i++
+	}
+	e.spareSent = e.spareSent[i:]
+	return len(e.spareSent)
+}
+
 // pruneDaysLocked drops days no window needs any more.
 func (e *Engine) pruneDaysLocked(now time.Time) {
 	need := map[dayKey]bool{}
@@ -299,9 +314,21 @@ func (e *Engine) pruneDaysLocked(now time.Time) {
 
 // readDay reads one closed day of a base unit into the store, on the
 // worker. A second read that changed the day is counted.
-func (e *Engine) readDay(t dayTask) {
+func (e *Engine) readDay(t dayTask, spare bool) {
 	rng := client.DateRange{From: t.day, To: t.day.AddDays(1)}
+	before := e.cfg.Budget.Used()
 	res, err := e.sources[t.base.src].src.Fetch(e.ctx, t.base.Unit, rng, 0)
+	if spare {
+		sent := max(0, e.cfg.Budget.Used()-before)
+		if res != nil {
+			sent = res.Cost
+		}
+		e.mu.Lock()
+		for range sent {
+			e.spareSent = append(e.spareSent, e.now())
+		}
+		e.mu.Unlock()
+	}
 	if err == nil {
 		err = e.check(t.base, res)
 	}

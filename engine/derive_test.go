@@ -224,3 +224,30 @@ func TestDerivedWindowsStayFreshAcrossMidnight(t *testing.T) {
 }
 
 func trimFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// TestDayStoreFillKeepsToItsShare: filling an empty store uses at most the
+// quarter of the budget the planner leaves it in any hour, so the units of
+// the plan never wait behind it.
+func TestDayStoreFillKeepsToItsShare(t *testing.T) {
+	src := &daySource{}
+	r := newRig(t, rigOptions{perHour: 40, projects: []string{"docs"}, windows: []string{"1d", "30d"}},
+		func(b *Budget) Source { src.b = b; return src })
+	src.now = r.clock.Now
+	r.e.cfg.DeriveWindows = true
+	r.e.linkDerivable()
+	r.e.Start()
+	r.settle()
+	// The day that just ended goes first, as every day; the older days
+	// share a quarter of 40.
+	if n := src.days.Load(); n != 1+10 {
+		t.Fatalf("%d closed days read in the first hour, want 11: yesterday and 10 in a quarter of 40", n)
+	}
+	if left := r.b.Remaining(); left < 40-11-2 {
+		t.Errorf("%d requests left after the first round, want the plan's share kept (at least 27)", left)
+	}
+	r.clock.Advance(time.Hour + time.Minute)
+	r.settle()
+	if n := src.days.Load(); n != 21 {
+		t.Errorf("%d closed days read after an hour, want 21", n)
+	}
+}

@@ -85,6 +85,9 @@ type Engine struct {
 	// reads back after one failed.
 	days       map[dayKey]*dayEntry
 	dayRetryAt time.Time
+	// spareSent holds, per request, when the day reads that used the
+	// budget's spare room sent it (the last hour only).
+	spareSent  []time.Time
 	dayChanges *prometheus.CounterVec
 
 	expo atomic.Pointer[Exposition]

@@ -34,7 +34,7 @@ func (e *Engine) work() {
 		if t != nil {
 			switch {
 			case t.day != nil:
-				e.readDay(*t.day)
+				e.readDay(*t.day, t.spare)
 			case t.audit:
 				e.audit(t.u)
 			default:
