@@ -47,12 +47,13 @@ func TestHostileAnswersStayUnderTheMemoryLimit(t *testing.T) {
 	}
 	t.Parallel()
 	today := utcToday()
-	srv := newFake(t, today, map[string]int{"mem-a": 1000})
+	// No upstream limit: with a refresh interval of 1 s the engine's timer
+	// refreshes every unit every second, far past the API's 100 an hour.
+	srv := newFake(t, today, map[string]int{"mem-a": 1000}, mintlifytest.WithRateLimit(0))
 	srv.AddJob("mem-a", mintlifytest.JobSpec{ID: "job-1", RunFor: time.Hour})
 	args := []string{"--mintlify.api-url=" + srv.URL(), "--mintlify.project-id=mem-a", "--log.level=debug",
 		"--analytics.max-paths=0", "--no-collector.assistant", "--no-collector.feedback", "--no-collector.searches",
-		// A budget far above the fake's 100 an hour, every window read whole:
-		// the day store's reads would meet the fake's 429 instead.
+		// Every window read whole: the test is about the walks' memory.
 		"--mintlify.requests-per-hour=100000", "--analytics.refresh-interval=1s", "--no-analytics.derived-windows",
 		"--collector.jobs", "--jobs.id=job-1", "--jobs.poll-interval=1s"}
 	p := startExporter(t, append([]string{"GOMEMLIMIT=200MiB"}, keyEnv...), args...)

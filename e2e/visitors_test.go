@@ -119,7 +119,8 @@ func waitCount(t *testing.T, srv *mintlifytest.Server, want int) {
 // generated with fixed seeds for 30 days ending today.
 func newFake(t *testing.T, today time.Time, projects map[string]int, opts ...mintlifytest.Option) *mintlifytest.Server {
 	t.Helper()
-	opts = append(opts, mintlifytest.WithRateLimit(100))
+	// The API's limit, unless opts say otherwise.
+	opts = append([]mintlifytest.Option{mintlifytest.WithRateLimit(100)}, opts...)
 	names := make([]string, 0, len(projects))
 	for p := range projects {
 		names = append(names, p)
