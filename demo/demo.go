@@ -43,7 +43,10 @@ type Server struct {
 // Start starts the demo backend on 127.0.0.1 with the upstream rate limit of
 // 100 analytics requests an hour, and data from 90 days ago to 30 days ahead,
 // so a demo left running keeps showing traffic.
-func Start(now func() time.Time) *Server {
+//
+// The fake enforces the API's 100 analytics requests an hour unless extra
+// options say otherwise (backfill's demo lifts it).
+func Start(now func() time.Time, extra ...mintlifytest.Option) *Server {
 	opts := []mintlifytest.Option{
 		mintlifytest.WithClock(now),
 		mintlifytest.WithRateLimit(100),
@@ -55,7 +58,7 @@ func Start(now func() time.Time) *Server {
 		})))
 		s.ProjectIDs = append(s.ProjectIDs, p.ID)
 	}
-	s.Server = mintlifytest.NewServer(opts...)
+	s.Server = mintlifytest.NewServer(append(opts, extra...)...)
 	for _, j := range Jobs {
 		s.AddJob(Projects[0].ID, j)
 		s.JobIDs = append(s.JobIDs, Projects[0].ID+"/"+j.ID)
