@@ -117,6 +117,8 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// from the pre-rendered bytes. Clients that prefer protobuf, or accept
 	// no text at all, get client_golang's answer.
 	format := expfmt.NegotiateAccept(r.Header, expfmt.DefaultAcceptedFormats()...)
+	// The answer's format depends on Accept: caches must know it.
+	w.Header().Add("Vary", "Accept")
 	text := format.FormatType() == expfmt.TypeTextPlain && accepts(r.Header.Get("Accept"), "text/plain", true)
 	pool := h.inflight
 	if !text {

@@ -412,6 +412,12 @@ func TestGzipOverHTTP(t *testing.T) {
 	if !slices.Contains(gzRes.Header.Values("Vary"), "Accept-Encoding") {
 		t.Errorf("Vary %q lacks Accept-Encoding", gzRes.Header.Values("Vary"))
 	}
+	// The format depends on Accept too, for every answer.
+	for _, res := range []*http.Response{gzRes, plainRes} {
+		if !slices.Contains(res.Header.Values("Vary"), "Accept") {
+			t.Errorf("Vary %q lacks Accept", res.Header.Values("Vary"))
+		}
+	}
 	if gzRes.ContentLength >= 0 && gzRes.ContentLength != int64(len(gz)) {
 		t.Errorf("gzip Content-Length %d, body %d bytes", gzRes.ContentLength, len(gz))
 	}
