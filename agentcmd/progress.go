@@ -11,8 +11,9 @@ import (
 // progress shows a job's progress on standard error (what the API sent is
 // passed through ErrorLine: no control character reaches the terminal): on a terminal one
 // status line rewritten in place ("job ID: active (1m20s)"), otherwise one
-// line per status change. A pull request link is printed on its own line
-// once when it appears.
+// line per status change and, while it does not change, one every
+// progressEvery, so a log shows the wait goes on. A pull request link is
+// printed on its own line once when it appears.
 type progress struct {
 	w     io.Writer
 	tty   bool
@@ -20,11 +21,16 @@ type progress struct {
 	now   func() time.Time
 	start time.Time
 
-	status client.JobStatus
-	shown  bool   // a status was shown
-	drawn  bool   // the terminal line holds a status line
-	pr     string // the pull request link printed, "" before
+	status  client.JobStatus
+	printed time.Time // when the last line was printed, off a terminal
+	shown   bool      // a status was shown
+	drawn   bool      // the terminal line holds a status line
+	pr      string    // the pull request link printed, "" before
 }
+
+// progressEvery is how often, off a terminal, the status is printed again
+// while it does not change.
+const progressEvery = 30 * time.Second
 
 // clearLine returns to the start of the line and clears it.
 const clearLine = "\r\x1b[K"
@@ -36,8 +42,9 @@ func (p *progress) show(job *client.Job, fromRead bool) {
 	p.status, p.shown = job.Status, true
 	if p.tty {
 		p.redraw()
-	} else if changed {
+	} else if changed || p.now().Sub(p.printed) >= progressEvery {
 		fmt.Fprintln(p.w, p.line())
+		p.printed = p.now()
 	}
 	if fromRead && job.PRLink != nil && *job.PRLink != "" && *job.PRLink != p.pr {
 		p.pr = *job.PRLink

@@ -18,9 +18,12 @@ func TestWaitCompletedLinePerChange(t *testing.T) {
 	h.addJob(mintlifytest.JobSpec{RunFor: 3 * time.Minute, Ref: "main"})
 	code := h.run("agent", "message", "--job=j1", "--prompt=add a changelog page", "--wait")
 	// Reads after 2s, then delays growing by half up to 30s: the job ends
-	// at 3m and is seen at 184.34375s.
+	// at 3m and is seen at 184.34375s. Off a terminal a line is printed at
+	// each change and, while nothing changes, at the first read 30 s or
+	// more after the last line (41.6 s, 94.3 s, 124.3 s, 154.3 s).
 	h.expect(code, 0, jobJSON("completed", "main", "https://github.com/acme/docs/pull/1"),
-		"job j1: active (0s)\njob j1: completed (3m4s)\npull request: https://github.com/acme/docs/pull/1\n")
+		"job j1: active (0s)\njob j1: active (42s)\njob j1: active (1m34s)\njob j1: active (2m4s)\njob j1: active (2m34s)\n"+
+			"job j1: completed (3m4s)\npull request: https://github.com/acme/docs/pull/1\n")
 	want := []time.Duration{s(2), s(3), s(4.5), s(6.75), s(10.125), s(15.1875), s(22.78125), s(30), s(30), s(30), s(30)}
 	if !slices.Equal(h.sleeps, want) {
 		t.Errorf("sleeps %v, want %v", h.sleeps, want)
@@ -93,7 +96,7 @@ func TestWaitTimeout(t *testing.T) {
 	h := newHarness(t)
 	h.addJob(mintlifytest.JobSpec{})
 	code := h.run("agent", "message", "--job=j1", "--prompt=go", "--wait", "--wait.timeout=1m")
-	h.expect(code, 3, jobJSON("active", "null", "null"), "job j1: active (0s)\n"+agentcmd.ErrorPrefix+"gave up waiting after 1m0s: job j1 is still active\n")
+	h.expect(code, 3, jobJSON("active", "null", "null"), "job j1: active (0s)\njob j1: active (42s)\n"+agentcmd.ErrorPrefix+"gave up waiting after 1m0s: job j1 is still active\n")
 	var total time.Duration
 	for _, d := range h.sleeps {
 		total += d

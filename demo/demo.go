@@ -21,10 +21,12 @@ var Projects = []struct {
 }
 
 // Jobs are the synthetic agent jobs of the first project: one completes
-// after a few minutes, one fails, one is already completed, one archived.
+// 20 seconds after the fake starts (so `agent message --demo --wait`
+// ends in seconds), one fails after 40, one is already completed, one
+// archived.
 var Jobs = []mintlifytest.JobSpec{
-	{ID: "job-demo-active", Repository: "https://github.com/acme/docs", Ref: "main", Model: "claude-sonnet-4", RunFor: 3 * time.Minute},
-	{ID: "job-demo-failing", Repository: "https://github.com/acme/docs", Ref: "fix-links", Model: "claude-sonnet-4", RunFor: 5 * time.Minute, Outcome: "failed"},
+	{ID: "job-demo-active", Repository: "https://github.com/acme/docs", Ref: "main", Model: "claude-sonnet-4", RunFor: 20 * time.Second},
+	{ID: "job-demo-failing", Repository: "https://github.com/acme/docs", Ref: "fix-links", Model: "claude-sonnet-4", RunFor: 40 * time.Second, Outcome: "failed"},
 	{ID: "job-demo-done", Repository: "https://github.com/acme/api-docs", Model: "claude-opus-4", Status: "completed"},
 	{ID: "job-demo-archived", Repository: "https://github.com/acme/docs", Ref: "old-guide", Model: "claude-sonnet-4", Status: "archived"},
 }

@@ -105,7 +105,7 @@ func (p *page) table() string {
 	var b strings.Builder
 	now := p.s.Now()
 	if len(p.c.Examples) > 0 {
-		b.WriteString("<h2>Try the agent commands</h2>\n<p>In a shell, against the demo's own fake API (no key needed):</p>\n<pre>")
+		b.WriteString("<h2>Try the agent commands</h2>\n<p>In a shell (no key needed). Each command starts a synthetic API of its own with the same jobs, not this running demo's: the active job completes 20 seconds after the command starts.</p>\n<pre>")
 		for _, e := range p.c.Examples {
 			b.WriteString(html.EscapeString(e) + "\n")
 		}
