@@ -12,13 +12,16 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
+	"github.com/go-kit/log"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/demo"
 )
 
@@ -279,6 +282,7 @@ func TestAcceptedAndWorking(t *testing.T) {
 		{"budget above the API's limit", []string{"--demo", "--mintlify.requests-per-hour=150"}, "--mintlify.requests-per-hour=150 is above the API's limit of 100"},
 		{"cache file in a writable directory", []string{"--demo", "--cache.file=" + filepath.Join(dir, "cache")}, ""},
 		{"telemetry path at the root", []string{"--demo", "--web.telemetry-path=/"}, ""},
+		{"demo with another API address", []string{"--demo", "--mintlify.api-url=http://127.0.0.1:1"}, "--mintlify.api-url is ignored with --demo"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			o := runCtx(t, cancelled(), nil, append([]string{loopback}, tt.args...)...)
@@ -417,5 +421,24 @@ func TestHostileFlagValues(t *testing.T) {
 				assertNoSecret(t, o, mintlifytest.DefaultKey)
 			}
 		})
+	}
+}
+
+// TestDemoHonoursCollectorFlags: --demo serves every source the user did
+// not turn off, and none that was.
+func TestDemoHonoursCollectorFlags(t *testing.T) {
+	f := &flags{}
+	app, _ := newApp(f)
+	if _, err := app.Parse([]string{"--demo", "--no-collector.views", "--collector.visitors"}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config(f, log.NewNopLogger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, src := range collector.Sources {
+		if got, want := slices.Contains(cfg.Collectors, src.Name), src.Name != "views"; got != want {
+			t.Errorf("source %s served: %v, want %v (collectors %v)", src.Name, got, want, cfg.Collectors)
+		}
 	}
 }

@@ -63,6 +63,7 @@ type flags struct {
 	derivedWindows   bool
 	visitors         analyticsFlags // deprecated names of the analytics flags
 	collectors       map[string]*bool
+	collectorSet     map[string]*bool // set by the user, on or off
 	searchesTopTerms int
 	convMaxPages     int
 	jobsEnabled      bool
@@ -133,13 +134,16 @@ func newApp(f *flags) (*kingpin.Application, *agentcmd.Command) {
 
 	addAnalyticsFlags(app, "analytics", &f.analytics, false)
 	addAnalyticsFlags(app, "visitors", &f.visitors, true)
-	f.collectors = map[string]*bool{}
+	f.collectors, f.collectorSet = map[string]*bool{}, map[string]*bool{}
 	for _, src := range collector.Sources {
 		def := "false"
 		if src.Default {
 			def = "true"
 		}
-		f.collectors[src.Name] = app.Flag("collector."+src.Name, "Enable the "+src.Name+" source: "+src.Help+".").Default(def).Bool()
+		c := app.Flag("collector."+src.Name, "Enable the "+src.Name+" source: "+src.Help+".").Default(def)
+		f.collectorSet[src.Name] = new(bool)
+		c.IsSetByUser(f.collectorSet[src.Name])
+		f.collectors[src.Name] = c.Bool()
 	}
 	intflag.Var(app.Flag("searches.top-terms", "Also export the N most searched terms (1 to 100, still one request); 0 exports none. Terms are text typed by the public: mind cardinality and personal data.").Default("0"), &f.searchesTopTerms)
 	intflag.Var(app.Flag("conversations.max-pages", "Refuse (an error, nothing exported) a conversations walk longer than this many pages of 1,000 turns.").Default(strconv.Itoa(client.DefaultConversationsMaxPages)), &f.convMaxPages)
@@ -523,9 +527,13 @@ func config(f *flags, logger log.Logger) (exporter.Config, error) {
 		level.Warn(logger).Log("msg", fmt.Sprintf("--mintlify.requests-per-hour=%d is above the API's limit of %d analytics requests per organization an hour: expect 429 answers, for this exporter and for everything else of the organization that uses the API", f.requestsPerHour, apiRequestsPerHour))
 	}
 	for _, src := range collector.Sources {
-		if *f.collectors[src.Name] || f.demo {
+		// The demo serves every source the user did not turn off.
+		if *f.collectors[src.Name] || f.demo && !*f.collectorSet[src.Name] {
 			cfg.Collectors = append(cfg.Collectors, src.Name)
 		}
+	}
+	if f.demo && f.apiURL != client.DefaultBaseURL {
+		level.Warn(logger).Log("msg", "--mintlify.api-url is ignored with --demo, which serves its own synthetic API", "api_url", f.apiURL)
 	}
 	return cfg, nil
 }
