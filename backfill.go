@@ -28,6 +28,8 @@ func init() {
 	// The backfill's help shows, after its own flags, the global flags it
 	// uses (see help.go).
 	commandGlobals[cmdBackfill] = []string{"mintlify.", "analytics.page-size", "analytics.max-paths", "analytics.path-", "collector.", "searches.", "log.", "demo", "help", "version"}
+	commandDefaults[cmdBackfill] = map[string]string{"mintlify.requests-per-hour": strconv.Itoa(backfill.DefaultRequestsPerHour)}
+	commandHidden[cmdBackfill] = []string{"collector.jobs"}
 }
 
 // backfillCommand holds the backfill command's flags.

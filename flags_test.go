@@ -442,3 +442,21 @@ func TestDemoHonoursCollectorFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestBackfillHelpShowsItsOwnDefaults: backfill's help shows its own
+// default budget, and not the job watcher it does not use.
+func TestBackfillHelpShowsItsOwnDefaults(t *testing.T) {
+	o := runCtx(t, cancelled(), nil, "backfill", "--help")
+	if o.code != 0 {
+		t.Fatalf("exit %d", o.code)
+	}
+	if !strings.Contains(o.stdout, "--mintlify.requests-per-hour=40 ") || strings.Contains(o.stdout, "requests-per-hour=90") {
+		t.Errorf("backfill's help does not show its default budget of 40:\n%s", o.stdout)
+	}
+	if strings.Contains(o.stdout, "collector.jobs") {
+		t.Errorf("backfill's help lists --collector.jobs, which it does not use:\n%s", o.stdout)
+	}
+	if main := runCtx(t, cancelled(), nil, "--help"); !strings.Contains(main.stdout, "--mintlify.requests-per-hour=90 ") {
+		t.Errorf("the exporter's help lost its default budget of 90:\n%s", main.stdout)
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strings"
 	"text/template"
 
@@ -13,6 +14,14 @@ import (
 var commandGlobals = map[string][]string{
 	"agent": {"mintlify.api-url", "mintlify.api-key-file", "mintlify.project-id", "mintlify.timeout", "log.", "demo", "help", "version"},
 }
+
+// commandDefaults lists, per top-level command, global flags whose default
+// differs for that command, as its help shows them.
+var commandDefaults = map[string]map[string]string{}
+
+// commandHidden lists, per top-level command, global flags its help leaves
+// out although a prefix of commandGlobals matches them.
+var commandHidden = map[string][]string{}
 
 // usageTemplate is kingpin's default usage template, except that a
 // subcommand's help shows the subcommand's own flags first and then only
@@ -77,14 +86,25 @@ var usageFuncs = template.FuncMap{
 	// GlobalFlags returns the global flags the command uses.
 	"GlobalFlags": func(cmd *kingpin.CmdModel, all []*kingpin.FlagModel) globalSet {
 		top := strings.Fields(cmd.FullCommand)
+		if len(top) == 0 {
+			return globalSet{Flags: all}
+		}
 		prefixes, ok := commandGlobals[top[0]]
-		if !ok || len(top) == 0 {
+		if !ok {
 			return globalSet{Flags: all}
 		}
 		var out []*kingpin.FlagModel
 		for _, f := range all {
+			if slices.Contains(commandHidden[top[0]], f.Name) {
+				continue
+			}
 			for _, p := range prefixes {
 				if strings.HasPrefix(f.Name, p) {
+					if d, ok := commandDefaults[top[0]][f.Name]; ok {
+						c := *f
+						c.Default = []string{d}
+						f = &c
+					}
 					out = append(out, f)
 					break
 				}
