@@ -217,6 +217,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	outExists := exists(cfg.Output)
 	var entries []*entry
+	var refusal error // what stops a real run; a dry run prints the plan and says it
 	switch {
 	case cfg.Force:
 	case cfg.Resume:
@@ -229,9 +230,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, fmt.Errorf("--resume: %s has no journal (%s): that backfill finished; to write it again use --force", cfg.Output, jpath)
 		}
 	case exists(jpath):
-		return nil, fmt.Errorf("an interrupted backfill left %s: add --resume (with the same arguments) to continue it, or --force to start over", jpath)
+		refusal = fmt.Errorf("an interrupted backfill left %s: add --resume (with the same arguments) to continue it, or --force to start over", jpath)
 	case outExists:
-		return nil, fmt.Errorf("--output %s exists: add --force to replace it, or choose another file", cfg.Output)
+		refusal = fmt.Errorf("--output %s exists: add --force to replace it, or choose another file", cfg.Output)
+	}
+	if refusal != nil && !cfg.DryRun {
+		return nil, refusal
 	}
 	done := map[key]bool{}
 	for _, e := range entries {
@@ -252,6 +256,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	printPlan(cfg, res, len(todo))
 	if cfg.DryRun {
+		if refusal != nil {
+			fmt.Fprintf(cfg.Out, "note: a real run would stop here: %v\n", refusal)
+		}
 		return res, nil
 	}
 
