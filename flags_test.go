@@ -188,6 +188,8 @@ func TestRefusedAtStart(t *testing.T) {
 		{"bad listen address", ok, []string{"--web.listen-address=localhost"}, "--web.listen-address", []string{"HOST:PORT"}},
 		{"negative max requests", ok, []string{"--web.max-requests=-1"}, "--web.max-requests", nil},
 		{"bad api url", ok, []string{"--mintlify.api-url=api.mintlify.com"}, "--mintlify.api-url", []string{"http"}},
+		{"every source off", ok, []string{"--no-collector.visitors", "--no-collector.views", "--no-collector.assistant", "--no-collector.feedback",
+			"--no-collector.searches"}, "--collector.jobs", []string{"nothing to export"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			args := tt.args
@@ -281,7 +283,7 @@ func TestAcceptedAndWorking(t *testing.T) {
 		{"demo with a job file", []string{"--demo", "--jobs.file=" + filepath.Join(dir, "jobs")}, ""},
 		{"budget above the API's limit", []string{"--demo", "--mintlify.requests-per-hour=150"}, "--mintlify.requests-per-hour=150 is above the API's limit of 100"},
 		{"cache file in a writable directory", []string{"--demo", "--cache.file=" + filepath.Join(dir, "cache")}, ""},
-		{"telemetry path at the root", []string{"--demo", "--web.telemetry-path=/"}, ""},
+		{"telemetry path at the root", []string{"--demo", "--web.telemetry-path=/"}, "serves the metrics at /, in place of the landing page"},
 		{"demo with another API address", []string{"--demo", "--mintlify.api-url=http://127.0.0.1:1"}, "--mintlify.api-url is ignored with --demo"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

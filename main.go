@@ -532,8 +532,14 @@ func config(f *flags, logger log.Logger) (exporter.Config, error) {
 			cfg.Collectors = append(cfg.Collectors, src.Name)
 		}
 	}
+	if len(cfg.Collectors) == 0 && !cfg.Jobs.Enabled {
+		return cfg, errors.New("nothing to export: every source is off (--no-collector.*) and --collector.jobs is not set; turn one on")
+	}
 	if f.demo && f.apiURL != client.DefaultBaseURL {
 		level.Warn(logger).Log("msg", "--mintlify.api-url is ignored with --demo, which serves its own synthetic API", "api_url", f.apiURL)
+	}
+	if f.telemetryPath == "/" {
+		level.Warn(logger).Log("msg", "--web.telemetry-path=/ serves the metrics at /, in place of the landing page (the state of every unit and job)")
 	}
 	return cfg, nil
 }

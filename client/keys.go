@@ -31,7 +31,7 @@ type KeySource interface {
 // CheckKey reports whether key looks like a Mintlify admin API key. The
 // error explains which kind of key it is instead, and never includes the key.
 func CheckKey(key string) error {
-	const wantAdmin = "the exporter needs an admin API key (starts with mint_) from the dashboard's API keys page"
+	const wantAdmin = "the exporter needs an admin API key (mint_ followed by neither dsc_ nor us_) from the dashboard's API keys page"
 	switch {
 	case key == "":
 		return ErrNoKey

@@ -22,7 +22,7 @@ func TestCheckKey(t *testing.T) {
 	}{
 		{name: "admin", key: testAdminKey},
 		{name: "empty", key: "", noKey: true, wantErr: "no API key"},
-		{name: "assistant", key: "mint_dsc_abcdef123456", wantErr: "assistant API key (mint_dsc_); the exporter needs an admin API key (starts with mint_) from the dashboard's API keys page"},
+		{name: "assistant", key: "mint_dsc_abcdef123456", wantErr: "assistant API key (mint_dsc_); the exporter needs an admin API key (mint_ followed by neither dsc_ nor us_) from the dashboard's API keys page"},
 		{name: "index", key: "mint_us_abcdef123456", wantErr: "index API key (mint_us_)"},
 		{name: "no prefix", key: "sk_live_abcdef123456", wantErr: "not a Mintlify admin API key: admin keys start with mint_"},
 		{name: "upper-case prefix", key: "MINT_abcdef123456", wantErr: "admin keys start with mint_"},

@@ -263,7 +263,7 @@ func advice(err error) string {
 	case client.IsUnauthorized(err):
 		return err.Error() + " (the admin API key was refused: check that it is an admin key of this organization and has not expired or been revoked)"
 	case client.IsNotFound(err):
-		return err.Error() + " (check --mintlify.project-id against the dashboard's API keys page)"
+		return err.Error() + " (check --mintlify.project-id against the dashboard's API keys page, and that --mintlify.api-url is the API's base address, without a path)"
 	}
 	return err.Error()
 }
