@@ -23,6 +23,9 @@ func TestSeedsTheDayStore(t *testing.T) {
 		cfg := h.config(day(0), day(6), h.path("out.om"))
 		cfg.Pages, cfg.CacheFile = pages, cache
 		res := h.mustRun(cfg)
+		if text, err := os.ReadFile(h.path("out.om")); err != nil || !strings.Contains(string(text), "# HELP mintlify_views ") || strings.Contains(string(text), "Cached:") {
+			t.Errorf("pages=%v: the output's HELP texts speak of a cache (%v):\n%.600s", pages, err, text)
+		}
 		if res.Seeded != 7 {
 			t.Fatalf("pages=%v: %d days seeded, want 7 (views only)", pages, res.Seeded)
 		}

@@ -22,7 +22,7 @@ func NewAssistant(c AssistantClient, _ Options) *Assistant { return &Assistant{c
 
 var assistantFamilies = []engine.Family{{
 	Name:   "mintlify_assistant_queries",
-	Help:   "Queries to the documentation's AI assistant over the window, by caller: web (the site's widget), api, other, and unknown for the API's total beyond the three. Additive." + cachedHelp,
+	Help:   "Queries to the documentation's AI assistant over the window, by caller: web (the site's widget), api, other, and unknown for the API's total beyond the three. Additive." + CachedHelp,
 	Labels: []string{"caller"},
 }}
 

@@ -35,7 +35,7 @@ func NewConversations(c ConversationsClient, o Options) *Conversations {
 
 var conversationsFamilies = []engine.Family{{
 	Name:   "mintlify_assistant_conversations",
-	Help:   "Turns of conversations with the documentation's AI assistant over the window, by response_type (answer, clarifying_question) and resolution (answered, unanswered, unknown when the API does not say). Additive. Only with --collector.conversations." + cachedHelp,
+	Help:   "Turns of conversations with the documentation's AI assistant over the window, by response_type (answer, clarifying_question) and resolution (answered, unanswered, unknown when the API does not say). Additive. Only with --collector.conversations." + CachedHelp,
 	Labels: []string{"response_type", "resolution"},
 }}
 

@@ -73,6 +73,14 @@ func (w *JobsWatcher) applyRead(ctx context.Context, start time.Time, rd jobsRea
 		if e.gone {
 			level.Info(w.logger).Log("msg", "agent job found again", "project", p.id, "job_id", e.id)
 		}
+		if job.Status.Terminal() && e.job != nil && !e.job.Status.Terminal() {
+			// One line when a watched job ends, with its pull request.
+			pr := ""
+			if job.PRLink != nil {
+				pr = *job.PRLink
+			}
+			level.Info(w.logger).Log("msg", "agent job ended", "project", p.id, "job_id", e.id, "status", job.Status, "pull_request", pr)
+		}
 		e.job, e.gone = job, false
 		interval := w.cfg.PollInterval
 		if job.Status.Terminal() {

@@ -53,6 +53,20 @@ mintlify_agent_job_info{has_pr="false",job_id="j3",model="claude-sonnet-4",proje
 mintlify_agent_job_created_timestamp_seconds{job_id="j2",project="p1"} 1.7408232e+09
 mintlify_agent_job_created_timestamp_seconds{job_id="j3",project="p1"} 1.7408196e+09
 `)
+	// One info line for each job that ended while watched (not j3, which
+	// was completed when first read), with its pull request.
+	logs := e.logs.String()
+	for _, want := range []string{
+		`msg="agent job ended" project=p1 job_id=j1 status=completed pull_request=https://github.com/acme/docs/pull/1`,
+		`msg="agent job ended" project=p1 job_id=j2 status=failed pull_request=`,
+	} {
+		if strings.Count(logs, want) != 1 {
+			t.Errorf("the log has not exactly one %q:\n%s", want, logs)
+		}
+	}
+	if strings.Contains(logs, "job_id=j3 status=completed") {
+		t.Errorf("j3 was logged as ended although it was completed when first read:\n%s", logs)
+	}
 }
 
 func TestJobsTerminalJobsReadAtTerminalInterval(t *testing.T) {

@@ -45,15 +45,15 @@ const (
 
 var searchesFamilies = []engine.Family{
 	searchesTotal: {Name: "mintlify_searches",
-		Help: "Search events on the documentation site over the window (the API's totalSearches). Additive." + cachedHelp},
+		Help: "Search events on the documentation site over the window (the API's totalSearches). Additive." + CachedHelp},
 	searchesTermHits: {Name: "mintlify_search_term_hits",
-		Help:   "Searches for one of the most searched terms over the window (only with --searches.top-terms). Terms are text typed by the public, cut to 100 characters." + cachedHelp,
+		Help:   "Searches for one of the most searched terms over the window (only with --searches.top-terms). Terms are text typed by the public, cut to 100 characters." + CachedHelp,
 		Labels: []string{"term"}},
 	searchesTermCTR: {Name: "mintlify_search_term_click_through_rate",
-		Help:   "The API's click-through rate (ctr) of one of the most searched terms over the window, as the API gives it: the share of its searches followed by a click on a result, from 0 to 1 (only with --searches.top-terms)." + cachedHelp,
+		Help:   "The API's click-through rate (ctr) of one of the most searched terms over the window, as the API gives it: the share of its searches followed by a click on a result, from 0 to 1 (only with --searches.top-terms)." + CachedHelp,
 		Labels: []string{"term"}},
 	searchesWithoutClicks: {Name: "mintlify_search_terms_without_clicks",
-		Help: "Among the exported top search terms, how many had no click on any result (ctr 0): content the docs may lack (only with --searches.top-terms)." + cachedHelp},
+		Help: "Among the exported top search terms, how many had no click on any result (ctr 0): content the docs may lack (only with --searches.top-terms)." + CachedHelp},
 }
 
 // Name implements engine.Source.

@@ -39,10 +39,10 @@ const (
 
 var viewsFamilies = []engine.Family{
 	viewsSite: {Name: "mintlify_views",
-		Help:   "Site-wide page view events of the project over the window (the last N calendar days in UTC, today included), by traffic: human, ai, and other for the API's total beyond the two. Additive: sum() over traffic is the total." + cachedHelp,
+		Help:   "Site-wide page view events of the project over the window (the last N calendar days in UTC, today included), by traffic: human, ai, and other for the API's total beyond the two. Additive: sum() over traffic is the total." + CachedHelp,
 		Labels: []string{"traffic"}},
 	viewsPage: {Name: "mintlify_page_views",
-		Help:   "Page view events of one page over the window, by traffic (human, ai, other). Additive across traffic and pages." + cachedHelp,
+		Help:   "Page view events of one page over the window, by traffic (human, ai, other). Additive across traffic and pages." + CachedHelp,
 		Labels: []string{"path", "traffic"}},
 	viewsPaths: {Name: "mintlify_views_paths",
 		Help: "Distinct paths the views export returned for the project and window at the last refresh."},

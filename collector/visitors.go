@@ -39,19 +39,21 @@ const (
 	visPathsExported
 )
 
-const cachedHelp = " Cached: read from the API at most every mintlify_refresh_interval_seconds."
+// CachedHelp ends the HELP text of the families read from the API on a
+// schedule; backfill, which writes past days, leaves it out.
+const CachedHelp = " Cached: read from the API at most every mintlify_refresh_interval_seconds."
 
 var visitorsFamilies = []engine.Family{
 	visVisitors: {Name: "mintlify_visitors",
-		Help:   "Site-wide unique visitors of the project over the window (the last N calendar days in UTC, today included), by traffic (human or ai)." + cachedHelp,
+		Help:   "Site-wide unique visitors of the project over the window (the last N calendar days in UTC, today included), by traffic (human or ai)." + CachedHelp,
 		Labels: []string{"traffic"}},
 	visVisitorsDedup: {Name: "mintlify_visitors_deduplicated",
-		Help: "Site-wide unique visitors of the project over the window, deduplicated across human and AI traffic (not the sum of the two)." + cachedHelp},
+		Help: "Site-wide unique visitors of the project over the window, deduplicated across human and AI traffic (not the sum of the two)." + CachedHelp},
 	visPage: {Name: "mintlify_page_visitors",
-		Help:   "Unique visitors of one page over the window, by traffic (human or ai). Unique counts are not additive: do not sum pages." + cachedHelp,
+		Help:   "Unique visitors of one page over the window, by traffic (human or ai). Unique counts are not additive: do not sum pages." + CachedHelp,
 		Labels: []string{"path", "traffic"}},
 	visPageDedup: {Name: "mintlify_page_visitors_deduplicated",
-		Help:   "Unique visitors of one page over the window, deduplicated across human and AI traffic. Unique counts are not additive: do not sum pages." + cachedHelp,
+		Help:   "Unique visitors of one page over the window, deduplicated across human and AI traffic. Unique counts are not additive: do not sum pages." + CachedHelp,
 		Labels: []string{"path"}},
 	visPaths: {Name: "mintlify_visitors_paths",
 		Help: "Distinct paths the API returned for the project and window at the last refresh."},
