@@ -220,6 +220,7 @@ func runAgent(ctx context.Context, cmd string, agent *agentcmd.Command, f *flags
 	if f.demo {
 		d = demo.Start(time.Now)
 		defer d.Close()
+		fmt.Fprintln(stderr, "demo: a synthetic API started for this command; the jobs and their answers are made up")
 	}
 	c, projects, err := newClient(f, d, logger)
 	if err != nil {
