@@ -220,7 +220,7 @@ func runAgent(ctx context.Context, cmd string, agent *agentcmd.Command, f *flags
 	if f.demo {
 		d = demo.Start(time.Now)
 		defer d.Close()
-		fmt.Fprintln(stderr, "demo: a synthetic API started for this command; the jobs and their answers are made up")
+		level.Warn(logger).Log("msg", "DEMO MODE: a synthetic API started for this command; the jobs and their answers are made up")
 	}
 	c, projects, err := newClient(f, d, logger)
 	if err != nil {
@@ -566,6 +566,12 @@ func serve(ctx context.Context, f *flags, logger log.Logger, slogger *slog.Logge
 	}
 	if cfg.Key, cfg.Projects, err = upstream(f, d, logger); err != nil {
 		return err
+	}
+	if cfg.Jobs.Enabled { // refused before anything is logged
+		if err := collector.CheckJobsConfig(collector.JobsConfig{Projects: cfg.Projects, IDs: cfg.Jobs.IDs,
+			File: cfg.Jobs.File, Discover: cfg.Jobs.Discover, PollInterval: cfg.Jobs.PollInterval}); err != nil {
+			return err
+		}
 	}
 	cfg.APIURL = f.apiURL
 	ls, err := listen(f.web)

@@ -116,25 +116,42 @@ type jobsEntry struct {
 	nextRead                     time.Time        // zero: due now
 }
 
+// CheckJobsConfig reports what NewJobsWatcher would refuse in cfg's
+// settings (the client and status aside), so that a command can refuse
+// them before it logs anything.
+func CheckJobsConfig(cfg JobsConfig) error {
+	switch {
+	case len(cfg.Projects) == 0:
+		return errors.New("job watcher: no project: set --mintlify.project-id")
+	case cfg.PollInterval < 0 || cfg.PollInterval > 0 && cfg.PollInterval < MinJobsPollInterval:
+		return fmt.Errorf("job watcher: --jobs.poll-interval must be at least %s, not %s", MinJobsPollInterval, cfg.PollInterval)
+	case cfg.TerminalInterval < 0:
+		return fmt.Errorf("job watcher: negative terminal poll interval %s", cfg.TerminalInterval)
+	case cfg.Concurrency < 0:
+		return fmt.Errorf("job watcher: negative concurrency %d", cfg.Concurrency)
+	case len(cfg.IDs) == 0 && cfg.File == "" && !cfg.Discover:
+		return errors.New("job watcher: nothing to watch: set --jobs.id, --jobs.file or --jobs.discover")
+	}
+	for _, s := range cfg.IDs {
+		if _, err := parseJobRef(s, cfg.Projects); err != nil {
+			return fmt.Errorf("--jobs.id: %w", err)
+		}
+	}
+	return nil
+}
+
 // NewJobsWatcher checks cfg, applies its defaults, reads --jobs.file once
 // and returns a watcher that has not polled yet. Every project's "jobs"
-// source is registered with cfg.Status (as down until its first round).
+// source is registered with cfg.Status (as up until its first round).
 func NewJobsWatcher(cfg JobsConfig) (*JobsWatcher, error) {
 	switch {
 	case cfg.Client == nil:
 		return nil, errors.New("job watcher: no API client")
 	case cfg.Status == nil:
 		return nil, errors.New("job watcher: no Status")
-	case len(cfg.Projects) == 0:
-		return nil, errors.New("job watcher: no project: set --mintlify.project-id")
-	case cfg.PollInterval < 0 || cfg.PollInterval > 0 && cfg.PollInterval < MinJobsPollInterval:
-		return nil, fmt.Errorf("job watcher: --jobs.poll-interval must be at least %s, not %s", MinJobsPollInterval, cfg.PollInterval)
-	case cfg.TerminalInterval < 0:
-		return nil, fmt.Errorf("job watcher: negative terminal poll interval %s", cfg.TerminalInterval)
-	case cfg.Concurrency < 0:
-		return nil, fmt.Errorf("job watcher: negative concurrency %d", cfg.Concurrency)
-	case len(cfg.IDs) == 0 && cfg.File == "" && !cfg.Discover:
-		return nil, errors.New("job watcher: nothing to watch: set --jobs.id, --jobs.file or --jobs.discover")
+	}
+	if err := CheckJobsConfig(cfg); err != nil {
+		return nil, err
 	}
 	if cfg.PollInterval == 0 {
 		cfg.PollInterval = DefaultJobsPollInterval
