@@ -448,7 +448,7 @@ func config(f *flags, logger log.Logger) (exporter.Config, error) {
 		Jobs: exporter.JobsConfig{Enabled: f.jobsEnabled || f.demo, IDs: f.jobIDs, File: f.jobsFile,
 			Discover: f.jobsDiscover, PollInterval: f.jobsPollInterval},
 		CacheFile: f.cacheFile, TelemetryPath: f.telemetryPath, MaxRequests: f.maxRequests,
-		Version: version.Info(), Logger: logger,
+		Version: versionLine(), Logger: logger,
 	}
 	if len(a.windows) == 0 {
 		return cfg, fmt.Errorf("%s: no window given", an("window"))

@@ -61,3 +61,16 @@ func fillVersionFrom(bi *debug.BuildInfo, ok bool) {
 		version.BuildDate = "unknown"
 	}
 }
+
+// versionLine is the version for people: "v1.2.3, revision abc1234, built
+// 20260501-12:00:00", leaving out what the build did not record.
+func versionLine() string {
+	s := version.Version
+	if version.Revision != "" && version.Revision != "unknown" {
+		s += ", revision " + version.Revision
+	}
+	if version.BuildDate != "" && version.BuildDate != "unknown" {
+		s += ", built " + version.BuildDate
+	}
+	return s
+}

@@ -6,6 +6,7 @@ package demo
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
@@ -70,5 +71,5 @@ func Start(now func() time.Time, extra ...mintlifytest.Option) *Server {
 
 // Banner is the line logged at start so nobody mistakes the data for real.
 func (s *Server) Banner() string {
-	return fmt.Sprintf("DEMO MODE: serving SYNTHETIC data from an embedded fake Mintlify API at %s (projects %v); nothing here is real traffic", s.URL(), s.ProjectIDs)
+	return fmt.Sprintf("DEMO MODE: serving SYNTHETIC data from an embedded fake Mintlify API at %s (projects %s); nothing here is real traffic", s.URL(), strings.Join(s.ProjectIDs, ", "))
 }

@@ -98,7 +98,7 @@ func (p *page) description() string {
 	if len(p.s.Notes) == 0 {
 		return "Prometheus exporter for Mintlify documentation analytics (visitors, views, assistant, feedback, searches) and agent jobs"
 	}
-	return html.EscapeString(strings.Join(p.s.Notes, " "))
+	return `<span class="demo">` + html.EscapeString(strings.Join(p.s.Notes, " ")) + `</span>`
 }
 
 func (p *page) table() string {
@@ -123,7 +123,7 @@ func (p *page) table() string {
 			summary = st.Summary
 			last = fmt.Sprintf("%s ago", now.Sub(st.Completed).Round(time.Second))
 		}
-		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td class=\"state-%s\">%s</td></tr>\n",
+		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td><td class=\"nowrap\">%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td class=\"state-%s\">%s</td></tr>\n",
 			html.EscapeString(st.Source), html.EscapeString(st.Project), html.EscapeString(st.Window.String()), html.EscapeString(dates),
 			st.Cost, html.EscapeString(st.Interval.String()), html.EscapeString(summary), html.EscapeString(last),
 			html.EscapeString(st.State), html.EscapeString(stateText(st, now)))
@@ -178,6 +178,8 @@ td.state-waiting, td.state-pending { color: #9a6700; }
 td.state-failing { color: #cf222e; font-weight: bold; }
 td.state-refreshing { color: #0969da; }
 p.summary { font-weight: bold; }
+td.nowrap { white-space: nowrap; }
+span.demo { display: block; background: #fff3cd; border: 3px solid #d4a72c; padding: 0.6em; color: #4d2d00; }
 </style>
 `
 

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Makes sure the real Prometheus programs the end-to-end tests use are
-# installed: prometheus and promtool (Debian package prometheus), the
-# Alertmanager server (installed by Debian as prometheus-alertmanager) and
-# amtool (package prometheus-alertmanager). Installs them when run as root.
+# Makes sure the real programs the end-to-end tests use are installed:
+# prometheus and promtool (Debian package prometheus), the Alertmanager
+# server (installed by Debian as prometheus-alertmanager), amtool (package
+# prometheus-alertmanager) and the headless browser of the landing page's
+# test (package chromium). Installs them when run as root.
 set -euo pipefail
 missing=()
 for t in prometheus promtool; do command -v "$t" >/dev/null || missing+=(prometheus); done
 command -v amtool >/dev/null || missing+=(prometheus-alertmanager)
 command -v prometheus-alertmanager >/dev/null || command -v alertmanager >/dev/null || missing+=(prometheus-alertmanager)
+command -v chromium >/dev/null || command -v chromium-browser >/dev/null || missing+=(chromium)
 [ ${#missing[@]} -eq 0 ] && exit 0
 pkgs=$(printf '%s\n' "${missing[@]}" | sort -u | tr '\n' ' ')
 if [ "$(id -u)" -ne 0 ]; then
