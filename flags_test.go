@@ -474,3 +474,24 @@ func TestBackfillHelpShowsItsOwnDefaults(t *testing.T) {
 		t.Errorf("the exporter's help lost its default budget of 90:\n%s", main.stdout)
 	}
 }
+
+// TestParseErrorsNameTheFlag: what kingpin refuses is said in the style of
+// every other configuration error, naming the flag and its value, and an
+// unknown flag gets the nearest one.
+func TestParseErrorsNameTheFlag(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--mintlify.timeout=30"}, `mintlify_exporter: error: --mintlify.timeout=30: time: missing unit in duration "30"; try --help`},
+		{[]string{"--mintlify.timeout", "30"}, `mintlify_exporter: error: --mintlify.timeout=30: time: missing unit in duration "30"; try --help`},
+		{[]string{"--log.level=verbose"}, `mintlify_exporter: error: --log.level=verbose: enum value must be one of debug,info,warn,error, got 'verbose'; try --help`},
+		{[]string{"--mintlify.requests-per-hor=5"}, `mintlify_exporter: error: unknown flag --mintlify.requests-per-hor (did you mean --mintlify.requests-per-hour); try --help`},
+		{[]string{"--something-else"}, `mintlify_exporter: error: unknown flag --something-else; try --help`},
+	} {
+		o := runCtx(t, cancelled(), nil, append(c.args, "--demo")...)
+		if o.code != 1 || strings.TrimSpace(o.stderr) != c.want {
+			t.Errorf("%q: exit %d, stderr %q, want %q", c.args, o.code, o.stderr, c.want)
+		}
+	}
+}

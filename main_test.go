@@ -127,7 +127,7 @@ func TestStartupErrors(t *testing.T) {
 		{"zero budget", project, []string{"--mintlify.requests-per-hour=0"},
 			[]string{"--mintlify.requests-per-hour"}, []string{testKey}},
 		{"unknown flag", project, []string{"--mintlify.no-such-flag"},
-			[]string{"unknown long flag", "--mintlify.no-such-flag", "--help"}, []string{testKey}},
+			[]string{"unknown flag --mintlify.no-such-flag", "--mintlify.no-such-flag", "--help"}, []string{testKey}},
 		{"bad log level", project, []string{"--log.level=loud"},
 			[]string{"loud", "debug,info,warn,error", "--help"}, []string{testKey}},
 	}

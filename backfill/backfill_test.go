@@ -341,6 +341,8 @@ func TestErrorsForPeople(t *testing.T) {
 		{"today is not complete", day(0), today, "a.om", nil, "--to=2025-03-10 is not a completed day"},
 		{"future", today.AddDays(3), today.AddDays(5), "a.om", nil, "not a completed day"},
 		{"from after to", day(5), day(2), "a.om", nil, "--from=2025-03-06 is after --to=2025-03-03"},
+		// Without --to, a --from of today blames --from, not a --to the user never gave.
+		{"from today without to", today, client.Date{}, "a.om", nil, "--from=2025-03-10 is not a completed day"},
 		{"too long", day(-400), day(0), "a.om", nil, "is 401 days; one run backfills at most 366"},
 		{"no from", client.Date{}, day(0), "a.om", nil, "--from is required"},
 		{"no output", day(0), day(1), "", nil, "--output is required"},

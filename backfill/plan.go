@@ -31,10 +31,13 @@ func Days(from, to client.Date, now time.Time) ([]client.Date, error) {
 	if from.IsZero() {
 		return nil, fmt.Errorf("--from is required: the first day to backfill, as YYYY-MM-DD")
 	}
-	if to.IsZero() {
+	toGiven := !to.IsZero()
+	if !toGiven {
 		to = yesterday
 	}
 	switch {
+	case !toGiven && !from.Time().Before(today.Time()):
+		return nil, fmt.Errorf("--from=%s is not a completed day: only days before today (%s UTC) can be backfilled; the latest is %s", from, today, yesterday)
 	case !to.Time().Before(today.Time()):
 		return nil, fmt.Errorf("--to=%s is not a completed day: only days before today (%s UTC) can be backfilled; the latest is %s, the default", to, today, yesterday)
 	case to.Time().Before(from.Time()):
