@@ -85,6 +85,12 @@ func readJournal(path string, args []string) (entries []*entry, validLen int64, 
 	if err != nil {
 		return nil, 0, true, fmt.Errorf("reading the journal: %w", err)
 	}
+	entries, validLen, err = parseJournal(path, data, args)
+	return entries, validLen, true, err
+}
+
+// parseJournal reads the journal path holds, data, written for args.
+func parseJournal(path string, data []byte, args []string) (entries []*entry, validLen int64, err error) {
 	fix := "remove it, or start over with --force"
 	lines := 0
 	for off := 0; off < len(data); {
@@ -97,19 +103,19 @@ func readJournal(path string, args []string) (entries []*entry, validLen int64, 
 		if lines == 1 {
 			var h header
 			if err := json.Unmarshal(line, &h); err != nil || h.Journal != journalMagic {
-				return nil, 0, true, fmt.Errorf("%s is not a backfill journal: %s", path, fix)
+				return nil, 0, fmt.Errorf("%s is not a backfill journal: %s", path, fix)
 			}
 			if h.Version != journalVersion {
-				return nil, 0, true, fmt.Errorf("%s is a journal of format %d, this program writes %d: %s", path, h.Version, journalVersion, fix)
+				return nil, 0, fmt.Errorf("%s is a journal of format %d, this program writes %d: %s", path, h.Version, journalVersion, fix)
 			}
 			if !slices.Equal(h.Args, args) {
-				return nil, 0, true, fmt.Errorf("%s was %w (%s); now: %s. Resume with the same arguments, or start over with --force",
+				return nil, 0, fmt.Errorf("%s was %w (%s); now: %s. Resume with the same arguments, or start over with --force",
 					path, errArgsChanged, strings.Join(h.Args, " "), strings.Join(args, " "))
 			}
 		} else {
 			e := &entry{}
 			if err := json.Unmarshal(line, e); err != nil || !e.valid() {
-				return nil, 0, true, fmt.Errorf("%s: line %d is damaged: %s", path, lines, fix)
+				return nil, 0, fmt.Errorf("%s: line %d is damaged: %s", path, lines, fix)
 			}
 			entries = append(entries, e)
 		}
@@ -118,9 +124,9 @@ func readJournal(path string, args []string) (entries []*entry, validLen int64, 
 	}
 	if lines == 0 {
 		// Crashed before the header was written: as good as no journal.
-		return nil, 0, true, nil
+		return nil, 0, nil
 	}
-	return entries, validLen, true, nil
+	return entries, validLen, nil
 }
 
 // valid checks what the output writer relies on.
