@@ -361,7 +361,7 @@ func (s *stack) checkRulesLoaded(t *testing.T) {
 // webhook, and checks the alerts of the other jobs.
 func (s *stack) checkJobFailed(t *testing.T) {
 	want := map[string]string{
-		"alertname": "MintlifyAgentJobFailed", "project": projectDocs, "job_id": jobFailing, "severity": "info",
+		"alertname": "MintlifyAgentJobFailed", "project": projectDocs, "job_id": jobFailing, "severity": "warning", "team": "docs",
 	}
 	s.waitAlert(t, failAfter+30*time.Second, want)
 	failed := fmt.Sprintf(`mintlify_agent_job_status{project=%q, job_id=%q, status="failed"}[10m]`, projectDocs, jobFailing)
@@ -382,7 +382,7 @@ func (s *stack) checkJobFailed(t *testing.T) {
 
 	// The job active for three hours is too long; the others are not.
 	tooLong := map[string]string{
-		"alertname": "MintlifyAgentJobActiveTooLong", "project": projectDocs, "job_id": jobActive, "severity": "info",
+		"alertname": "MintlifyAgentJobActiveTooLong", "project": projectDocs, "job_id": jobActive, "severity": "warning", "team": "docs",
 	}
 	s.waitAlert(t, 10*time.Second, tooLong)
 	s.waitNotification(t, 20*time.Second, time.Time{}, tooLong)
@@ -449,8 +449,8 @@ func (s *stack) checkDocsQualityAlerts(t *testing.T) {
 	})
 
 	for _, want := range []map[string]string{
-		{"alertname": "MintlifyAssistantUnansweredHigh", "project": projectAPI, "window": "1d", "severity": "info"},
-		{"alertname": "MintlifyPageThumbsDownRising", "project": projectDocs, "window": "7d", "path": page, "severity": "info"},
+		{"alertname": "MintlifyAssistantUnansweredHigh", "project": projectAPI, "window": "1d", "severity": "warning"},
+		{"alertname": "MintlifyPageThumbsDownRising", "project": projectDocs, "window": "7d", "path": page, "severity": "warning"},
 		{"alertname": "MintlifyRowsSkipped", "source": "feedback", "reason": "bad_count", "severity": "warning"},
 	} {
 		a := s.waitAlert(t, 30*time.Second, want)
