@@ -38,11 +38,12 @@ lint:
 	$(GO) vet ./...
 	$(GO) tool staticcheck ./...
 
-## generate: render the shipped rules from the mixin (go-jsonnet, pinned as a tool in go.mod);
+## generate: render the shipped rules and dashboards from the mixin (go-jsonnet, pinned as a tool in go.mod);
 ## go test ./mixin/ fails when the files in the repository differ from what this writes.
 generate:
 	$(GO) tool jsonnet -S mixin/rules.jsonnet > deploy/prometheus/mintlify.rules.yml
 	$(GO) tool jsonnet -S mixin/prometheusrule.jsonnet > deploy/kubernetes/prometheusrule.yaml
+	$(GO) tool jsonnet -S -m dashboards mixin/dashboards.jsonnet >/dev/null
 
 ## test-short: the quick check while editing: every package's tests without the slow ones (-short), no race detector.
 test-short:

@@ -15,5 +15,12 @@
     },
     // Labels added to the docs-team alerts so a route can send them to that team.
     teamLabels: { team: 'docs' },
+
+    // Dashboards: the job and instance variables list the targets that export this metric (every
+    // query is filtered by them); showMultiCluster adds a cluster variable on clusterLabel.
+    dashboardTargetMetric: 'mintlify_exporter_build_info',
+    showMultiCluster: false,
+    clusterLabel: 'cluster',
+    dashboardTags: ['mintlify'],
   },
 }
