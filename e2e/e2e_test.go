@@ -317,7 +317,7 @@ func (s *stack) checkMetrics(t *testing.T) {
 		"mintlify_visitors", "mintlify_page_visitors_deduplicated",
 		"mintlify_views", "mintlify_page_views", "mintlify_views_paths_exported",
 		"mintlify_assistant_queries", "mintlify_page_feedback", "mintlify_feedback_pages_truncated",
-		"mintlify_searches", "mintlify_search_term_hits", "mintlify_search_term_click_through_rate",
+		"mintlify_searches", "mintlify_search_term_hits", "mintlify_search_term_click_through_rate", "mintlify_search_term_click_through_ratio",
 		"mintlify_search_terms_without_clicks", "mintlify_assistant_conversations",
 		"mintlify_agent_job_info", "mintlify_agent_job_status", "mintlify_agent_jobs_not_found",
 		"mintlify_api_budget_remaining",
