@@ -45,6 +45,11 @@ generate:
 	$(GO) tool jsonnet -S mixin/prometheusrule.jsonnet > deploy/kubernetes/prometheusrule.yaml
 	$(GO) tool jsonnet -S -m dashboards mixin/dashboards.jsonnet >/dev/null
 
+## crossbuild: release archives for linux/darwin amd64+arm64 and windows/amd64 in .tarballs/,
+## with sha256sums.txt (PLATFORMS=linux/amd64 for one); scripts/crossbuild.sh says more.
+crossbuild:
+	@./scripts/crossbuild.sh
+
 ## test-short: the quick check while editing: every package's tests without the slow ones (-short), no race detector.
 test-short:
 	$(GO) test -short -count=1 ./...
@@ -72,4 +77,4 @@ run-demo:
 	$(GO) run . --demo
 
 clean:
-	rm -rf mintlify_exporter bench.txt coverage.txt $(COVERDIR)
+	rm -rf mintlify_exporter .tarballs bench.txt coverage.txt $(COVERDIR)

@@ -88,7 +88,7 @@
             labels: { severity: $._config.severities.exporter },
             annotations: {
               summary: "The Mintlify API sent malformed {{ $labels.source }} rows ({{ $labels.reason }})",
-              description: "{{ $labels.instance }} skipped about {{ $value | humanize }} malformed {{ $labels.source }} rows (reason {{ $labels.reason }}) in the last hour and exported the rest of those answers. The exported {{ $labels.source }} figures lack those rows; the exporter's log names the project and window once per source and reason.",
+              description: "{{ $labels.instance }} skipped about {{ $value | printf \"%.0f\" }} malformed {{ $labels.source }} rows (reason {{ $labels.reason }}) in the last hour and exported the rest of those answers. The exported {{ $labels.source }} figures lack those rows; the exporter's log names the project and window once per source and reason.",
               runbook_url: $._config.runbookURLPrefix + "mintlifyrowsskipped",
             },
           },
