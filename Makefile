@@ -38,6 +38,18 @@ lint:
 	$(GO) vet ./...
 	$(GO) tool staticcheck ./...
 
+## generate: render the shipped rules and dashboards from the mixin (go-jsonnet, pinned as a tool in go.mod);
+## go test ./mixin/ fails when the files in the repository differ from what this writes.
+generate:
+	$(GO) tool jsonnet -S mixin/rules.jsonnet > deploy/prometheus/mintlify.rules.yml
+	$(GO) tool jsonnet -S mixin/prometheusrule.jsonnet > deploy/kubernetes/prometheusrule.yaml
+	$(GO) tool jsonnet -S -m dashboards mixin/dashboards.jsonnet >/dev/null
+
+## crossbuild: release archives for linux/darwin amd64+arm64 and windows/amd64 in .tarballs/,
+## with sha256sums.txt (PLATFORMS=linux/amd64 for one); scripts/crossbuild.sh says more.
+crossbuild:
+	@./scripts/crossbuild.sh
+
 ## test-short: the quick check while editing: every package's tests without the slow ones (-short), no race detector.
 test-short:
 	$(GO) test -short -count=1 ./...
@@ -65,4 +77,4 @@ run-demo:
 	$(GO) run . --demo
 
 clean:
-	rm -rf mintlify_exporter bench.txt coverage.txt $(COVERDIR)
+	rm -rf mintlify_exporter .tarballs bench.txt coverage.txt $(COVERDIR)

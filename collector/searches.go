@@ -41,6 +41,7 @@ const (
 	searchesTermHits
 	searchesTermCTR
 	searchesWithoutClicks
+	searchesTermCTRDeprecated
 )
 
 var searchesFamilies = []engine.Family{
@@ -49,11 +50,15 @@ var searchesFamilies = []engine.Family{
 	searchesTermHits: {Name: "mintlify_search_term_hits",
 		Help:   "Searches for one of the most searched terms over the window (only with --searches.top-terms). Terms are text typed by the public, cut to 100 characters." + CachedHelp,
 		Labels: []string{"term"}},
-	searchesTermCTR: {Name: "mintlify_search_term_click_through_rate",
+	searchesTermCTR: {Name: "mintlify_search_term_click_through_ratio",
 		Help:   "The API's click-through rate (ctr) of one of the most searched terms over the window, as the API gives it: the share of its searches followed by a click on a result, from 0 to 1 (only with --searches.top-terms)." + CachedHelp,
 		Labels: []string{"term"}},
 	searchesWithoutClicks: {Name: "mintlify_search_terms_without_clicks",
 		Help: "Among the exported top search terms, how many had no click on any result (ctr 0): content the docs may lack (only with --searches.top-terms)." + CachedHelp},
+	// The name before issue 21, kept one release with the same values.
+	searchesTermCTRDeprecated: {Name: "mintlify_search_term_click_through_rate",
+		Help:   "Deprecated: use mintlify_search_term_click_through_ratio (same values); this name goes in the next release." + CachedHelp,
+		Labels: []string{"term"}},
 }
 
 // Name implements engine.Source.
@@ -98,6 +103,7 @@ func (s *Searches) Fetch(ctx context.Context, u engine.Unit, r client.DateRange,
 		seen[term] = true
 		out.Samples[searchesTermHits] = append(out.Samples[searchesTermHits], engine.Sample{Labels: [2]string{term}, Value: row.Hits})
 		out.Samples[searchesTermCTR] = append(out.Samples[searchesTermCTR], engine.Sample{Labels: [2]string{term}, Value: row.CTR})
+		out.Samples[searchesTermCTRDeprecated] = append(out.Samples[searchesTermCTRDeprecated], engine.Sample{Labels: [2]string{term}, Value: row.CTR})
 		if row.CTR == 0 {
 			withoutClicks++
 		}

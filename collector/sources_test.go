@@ -133,10 +133,14 @@ mintlify_page_views{path="/a",project="docs",traffic="human",window="1d"} 10
 mintlify_page_views{path="/a",project="docs",traffic="other",window="1d"} 2
 mintlify_page_views{path="/b \"q\"",project="docs",traffic="ai",window="1d"} 0
 mintlify_page_views{path="/b \"q\"",project="docs",traffic="human",window="1d"} 3
-# HELP mintlify_search_term_click_through_rate The API's click-through rate (ctr) of one of the most searched terms over the window, as the API gives it: the share of its searches followed by a click on a result, from 0 to 1 (only with --searches.top-terms). Cached: read from the API at most every mintlify_refresh_interval_seconds.
+# HELP mintlify_search_term_click_through_rate Deprecated: use mintlify_search_term_click_through_ratio (same values); this name goes in the next release. Cached: read from the API at most every mintlify_refresh_interval_seconds.
 # TYPE mintlify_search_term_click_through_rate gauge
 mintlify_search_term_click_through_rate{project="docs",term="api key",window="1d"} 1
 mintlify_search_term_click_through_rate{project="docs",term="install",window="1d"} 0
+# HELP mintlify_search_term_click_through_ratio The API's click-through rate (ctr) of one of the most searched terms over the window, as the API gives it: the share of its searches followed by a click on a result, from 0 to 1 (only with --searches.top-terms). Cached: read from the API at most every mintlify_refresh_interval_seconds.
+# TYPE mintlify_search_term_click_through_ratio gauge
+mintlify_search_term_click_through_ratio{project="docs",term="api key",window="1d"} 1
+mintlify_search_term_click_through_ratio{project="docs",term="install",window="1d"} 0
 # HELP mintlify_search_term_hits Searches for one of the most searched terms over the window (only with --searches.top-terms). Terms are text typed by the public, cut to 100 characters. Cached: read from the API at most every mintlify_refresh_interval_seconds.
 # TYPE mintlify_search_term_hits gauge
 mintlify_search_term_hits{project="docs",term="api key",window="1d"} 3
@@ -240,6 +244,7 @@ func TestSourcesAgainstTheFake(t *testing.T) {
 			want(float64(total), "mintlify_searches", pw...)
 			for _, term := range terms[:3] {
 				want(float64(term.Hits), "mintlify_search_term_hits", append(pw, "term="+term.Query)...)
+				want(term.CTR, "mintlify_search_term_click_through_ratio", append(pw, "term="+term.Query)...)
 				want(term.CTR, "mintlify_search_term_click_through_rate", append(pw, "term="+term.Query)...)
 			}
 			turns := 0

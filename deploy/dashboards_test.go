@@ -26,6 +26,9 @@ var grafanaVariables = strings.NewReplacer(
 	"$__interval", "1m",
 	"$__range", "1h",
 	"$project", "acme",
+	"$cluster", ".*",
+	"$job", "mintlify",
+	"$instance", ".*",
 	"$window", "7d",
 	"$path", "/quickstart",
 )

@@ -25,6 +25,7 @@ var designMetrics = []string{
 	"mintlify_searches",
 	"mintlify_search_term_hits",
 	"mintlify_search_term_click_through_rate",
+	"mintlify_search_term_click_through_ratio",
 	"mintlify_search_terms_without_clicks",
 	"mintlify_assistant_conversations",
 	"mintlify_rows_skipped_total",

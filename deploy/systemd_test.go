@@ -115,3 +115,33 @@ func TestSystemdUnitVerify(t *testing.T) {
 		t.Errorf("systemd-analyze verify: %v\n%s", err, out)
 	}
 }
+
+// TestSystemdSocket checks the socket unit: the exporter's port, one service
+// for every connection (the exporter accepts them), the service of the same
+// name, and that systemd-analyze verify accepts both units together.
+func TestSystemdSocket(t *testing.T) {
+	socketFile := filepath.Join("systemd", "mintlify_exporter.socket")
+	socket := string(readFile(t, socketFile))
+	for _, want := range []string{"\nListenStream=9863\n", "\nAccept=no\n", "\nWantedBy=sockets.target\n", "--web.systemd-socket"} {
+		if !strings.Contains(socket, want) {
+			t.Errorf("%s lacks %q", socketFile, strings.TrimSpace(want))
+		}
+	}
+	if strings.TrimSuffix(filepath.Base(socketFile), ".socket") != strings.TrimSuffix(filepath.Base(systemdUnitFile), ".service") {
+		t.Errorf("%s does not activate %s: their names differ", socketFile, systemdUnitFile)
+	}
+	analyze := lookTool(t, "systemd-analyze", "systemd")
+	dir := t.TempDir()
+	unit := strings.Replace(string(readFile(t, systemdUnitFile)), "ExecStart="+exporterBinary+" ", "ExecStart=/bin/true ", 1)
+	if err := os.WriteFile(filepath.Join(dir, filepath.Base(systemdUnitFile)), []byte(unit), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, filepath.Base(socketFile))
+	if err := os.WriteFile(path, []byte(socket), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runTool(t, dir, analyze, "verify", "--man=no", path)
+	if err != nil || strings.TrimSpace(out) != "" {
+		t.Errorf("systemd-analyze verify: %v\n%s", err, out)
+	}
+}

@@ -26,7 +26,7 @@ var (
 	// forLine matches a rule's "for:" line.
 	forLine = regexp.MustCompile(`(?m)^([ \t]+)for:[ \t]*\S+[ \t]*$`)
 	// alertLine matches a rule's "alert:" line and captures the name.
-	alertLine = regexp.MustCompile(`(?m)^[ \t]*-?[ \t]*alert:[ \t]*(\S+)[ \t]*$`)
+	alertLine = regexp.MustCompile(`(?m)^[ \t]*-?[ \t]*alert:[ \t]*"?([^"\s]+)"?[ \t]*$`)
 )
 
 // testRules returns the test copy of the shipped rules file. The changes,

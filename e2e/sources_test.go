@@ -80,8 +80,10 @@ func TestServesEverySource(t *testing.T) {
 			without := int64(0)
 			for _, term := range terms[:min(5, len(terms))] {
 				check(term.Hits, "mintlify_search_term_hits", append(pw, "term", term.Query)...)
-				if g := got[key("mintlify_search_term_click_through_rate", append(pw, "term", term.Query)...)]; g != term.CTR {
-					t.Errorf("%s/%s term %q: ctr %v, want %v", proj, w, term.Query, g, term.CTR)
+				for _, name := range []string{"mintlify_search_term_click_through_ratio", "mintlify_search_term_click_through_rate"} {
+					if g := got[key(name, append(pw, "term", term.Query)...)]; g != term.CTR {
+						t.Errorf("%s/%s term %q: %s %v, want %v", proj, w, term.Query, name, g, term.CTR)
+					}
 				}
 				if term.CTR == 0 {
 					without++

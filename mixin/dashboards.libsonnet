@@ -1,0 +1,68 @@
+// grafanaDashboards: the dashboards in mixin/dashboards/*.json (every query there selects
+// job=~"$job", instance=~"$instance"), with the datasource, (cluster,) job and instance variables
+// and links that keep the variables and the time range.
+local sources = {
+  'agent-jobs.json': import 'dashboards/agent-jobs.json',
+  'docs-quality.json': import 'dashboards/docs-quality.json',
+  'docs-traffic.json': import 'dashboards/docs-traffic.json',
+  'exporter-health.json': import 'dashboards/exporter-health.json',
+};
+
+local targetSelector = 'job=~"$job", instance=~"$instance"';
+
+// Replaces the target selector in every string of v (queries, definitions).
+local rewrite(v, from, to) =
+  if std.isString(v) then std.strReplace(v, from, to)
+  else if std.isArray(v) then [rewrite(x, from, to) for x in v]
+  else if std.isObject(v) then { [k]: rewrite(v[k], from, to) for k in std.objectFields(v) }
+  else v;
+
+local queryVar(name, label, description, query) = {
+  name: name,
+  label: label,
+  description: description,
+  type: 'query',
+  datasource: { type: 'prometheus', uid: '${datasource}' },
+  definition: query,
+  query: query,
+  current: {},
+  hide: 0,
+  includeAll: true,
+  multi: true,
+  options: [],
+  refresh: 2,
+  regex: '',
+  sort: 1,
+  allValue: '.*',
+};
+
+{
+  grafanaDashboards+:: {
+    local c = $._config,
+    local cluster = if c.showMultiCluster then '%s=~"$cluster", ' % c.clusterLabel else '',
+    local targetVars =
+      (if c.showMultiCluster then [
+         queryVar('cluster', 'Cluster', 'Clusters with a mintlify_exporter.',
+                  'label_values(%s, %s)' % [c.dashboardTargetMetric, c.clusterLabel]),
+       ] else []) + [
+        queryVar('job', 'Job', 'Scrape jobs of mintlify_exporter targets.',
+                 if c.showMultiCluster then 'label_values(%s{%s=~"$cluster"}, job)' % [c.dashboardTargetMetric, c.clusterLabel]
+                 else 'label_values(%s, job)' % c.dashboardTargetMetric),
+        queryVar('instance', 'Instance', 'mintlify_exporter targets of the chosen jobs.',
+                 'label_values(%s{%sjob=~"$job"}, instance)' % [c.dashboardTargetMetric, cluster]),
+      ],
+    [file]:
+      local d = rewrite(sources[file], targetSelector, cluster + targetSelector);
+      d {
+        tags: c.dashboardTags,
+        templating+: {
+          list: [d.templating.list[0]] + targetVars + d.templating.list[1:],
+        },
+        links: [
+          l { tags: c.dashboardTags, includeVars: true, keepTime: true }
+          for l in d.links
+        ],
+      }
+    for file in std.objectFields(sources)
+  },
+}
