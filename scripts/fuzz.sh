@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every Go fuzz target of the module for a bounded time each.
+# Runs every Go fuzz target of the module for a bounded number of executions
+# (or a time) each: make fuzz passes FUZZTIME.
 set -euo pipefail
 t=${1:-10s}
 found=0
