@@ -27,7 +27,11 @@ import (
 func init() {
 	// The backfill's help shows, after its own flags, the global flags it
 	// uses (see help.go).
-	commandGlobals[cmdBackfill] = []string{"mintlify.", "analytics.page-size", "analytics.max-paths", "analytics.path-", "collector.", "searches.", "log.", "demo", "help", "version"}
+	commandGlobals[cmdBackfill] = []string{"mintlify.", "analytics.page-size", "analytics.max-paths", "analytics.path-", "collector.", "searches.", "conversations.", "cache.file", "log.", "demo", "help", "version"}
+	commandHelp[cmdBackfill] = map[string]string{
+		"demo":       "Backfill from a synthetic API started for this command alone; needs no key or project id.",
+		"cache.file": "The exporter's state file: the days written also seed its store of derived windows (stop the exporter first).",
+	}
 	commandDefaults[cmdBackfill] = map[string]string{"mintlify.requests-per-hour": strconv.Itoa(backfill.DefaultRequestsPerHour)}
 	commandHidden[cmdBackfill] = []string{"collector.jobs"}
 }

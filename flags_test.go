@@ -424,8 +424,8 @@ func TestHostileFlagValues(t *testing.T) {
 				if len(short) > 3000 {
 					short = short[:3000] + "…"
 				}
-				if o.code != 0 && (len(errs) != 1 || !strings.Contains(errs[0], "msg=exiting") && !strings.HasPrefix(errs[0], exporterName+": error: ")) {
-					t.Errorf("%s: failed without exactly one error line:\n%s", desc, short)
+				if o.code != 0 && (len(errs) != 1 || !strings.HasPrefix(errs[0], exporterName+": error: ")) {
+					t.Errorf("%s: failed without exactly one error line in the style of a flag error (%s: error: …):\n%s", desc, exporterName, short)
 				}
 				for _, l := range stderrLines(o.stderr) {
 					if !strings.HasPrefix(l, "time=") && !strings.HasPrefix(l, exporterName+": error: ") {
@@ -472,6 +472,57 @@ func TestBackfillHelpShowsItsOwnDefaults(t *testing.T) {
 	}
 	if main := runCtx(t, cancelled(), nil, "--help"); !strings.Contains(main.stdout, "--mintlify.requests-per-hour=90 ") {
 		t.Errorf("the exporter's help lost its default budget of 90:\n%s", main.stdout)
+	}
+}
+
+// TestCommandsRefuseFlagsTheyDoNotUse: a subcommand refuses a global flag
+// its help does not list, naming it, before doing anything; one it lists is
+// accepted.
+func TestCommandsRefuseFlagsTheyDoNotUse(t *testing.T) {
+	from := "--from=" + time.Now().UTC().AddDate(0, 0, -3).Format(time.DateOnly)
+	for _, tt := range []struct {
+		args []string
+		flag string // refused, or "" when accepted
+	}{
+		{[]string{"backfill", "--demo", "--dry-run", from, "--output=x.om", "--analytics.window=7d"}, "--analytics.window"},
+		{[]string{"backfill", "--demo", "--dry-run", from, "--output=x.om", "--visitors.window=7d"}, "--visitors.window"},
+		{[]string{"backfill", "--demo", "--dry-run", from, "--output=x.om", "--collector.jobs"}, "--collector.jobs"},
+		{[]string{"backfill", "--demo", "--dry-run", from, "--output=x.om", "--analytics.refresh-interval=1h"}, "--analytics.refresh-interval"},
+		{[]string{"agent", "get", "--demo", "--job=job-demo-done", "--web.listen-address=:1"}, "--web.listen-address"},
+		{[]string{"agent", "get", "--demo", "--job=job-demo-done", "--cache.file=x"}, "--cache.file"},
+		{[]string{"backfill", "--demo", "--dry-run", from, "--output=x.om", "--analytics.page-size=100", "--conversations.max-pages=3"}, ""},
+		{[]string{"agent", "get", "--demo", "--job=job-demo-done", "--mintlify.timeout=5s", "--log.level=warn"}, ""},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			t.Chdir(t.TempDir())
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			o := runCtx(t, ctx, nil, tt.args...)
+			errs := errorLines(o.stderr)
+			if tt.flag == "" {
+				if o.code != 0 || len(errs) != 0 {
+					t.Errorf("exit %d, errors %q; want it accepted", o.code, errs)
+				}
+				return
+			}
+			if o.code == 0 || len(errs) != 1 || !strings.Contains(errs[0], "does not use "+tt.flag+" ") || !strings.Contains(errs[0], tt.args[0]+" --help") {
+				t.Errorf("exit %d, errors %q; want one error naming %s and the command's help", o.code, errs, tt.flag)
+			}
+			if strings.Contains(o.stdout, "DEMO") || strings.Contains(o.stderr, "DEMO") || o.stdout != "" {
+				t.Errorf("something ran before the refusal:\nstdout %s\nstderr %s", o.stdout, o.stderr)
+			}
+		})
+	}
+}
+
+// TestAgentHelpSaysOneProject: the agent commands act on one project.
+func TestAgentHelpSaysOneProject(t *testing.T) {
+	o := runCtx(t, cancelled(), nil, "agent", "message", "--help")
+	if !strings.Contains(o.stdout, "exactly one") || strings.Contains(o.stdout, "repeat for every") {
+		t.Errorf("agent message's help does not say one project:\n%s", o.stdout)
+	}
+	if !strings.Contains(strings.Join(strings.Fields(o.stdout), " "), "for this command alone") {
+		t.Errorf("agent message's help does not say its --demo starts its own API:\n%s", o.stdout)
 	}
 }
 

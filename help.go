@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"text/template"
@@ -18,6 +19,15 @@ var commandGlobals = map[string][]string{
 // commandDefaults lists, per top-level command, global flags whose default
 // differs for that command, as its help shows them.
 var commandDefaults = map[string]map[string]string{}
+
+// commandHelp replaces, per top-level command, the help of global flags
+// whose meaning differs for that command.
+var commandHelp = map[string]map[string]string{
+	"agent": {
+		"mintlify.project-id": "The project (deployment) the job belongs to; exactly one. Default: MINTLIFY_PROJECT_ID.",
+		"demo":                "Act on a synthetic API started for this command alone (not a running --demo exporter); needs no key or project id.",
+	},
+}
 
 // commandHidden lists, per top-level command, global flags its help leaves
 // out although a prefix of commandGlobals matches them.
@@ -89,27 +99,77 @@ var usageFuncs = template.FuncMap{
 		if len(top) == 0 {
 			return globalSet{Flags: all}
 		}
-		prefixes, ok := commandGlobals[top[0]]
-		if !ok {
+		if _, ok := commandGlobals[top[0]]; !ok {
 			return globalSet{Flags: all}
 		}
 		var out []*kingpin.FlagModel
 		for _, f := range all {
-			if slices.Contains(commandHidden[top[0]], f.Name) {
+			if !usesGlobal(top[0], f.Name) {
 				continue
 			}
-			for _, p := range prefixes {
-				if strings.HasPrefix(f.Name, p) {
-					if d, ok := commandDefaults[top[0]][f.Name]; ok {
-						c := *f
-						c.Default = []string{d}
-						f = &c
-					}
-					out = append(out, f)
-					break
-				}
+			if d, ok := commandDefaults[top[0]][f.Name]; ok {
+				c := *f
+				c.Default = []string{d}
+				f = &c
 			}
+			if h, ok := commandHelp[top[0]][f.Name]; ok {
+				c := *f
+				c.Help = h
+				f = &c
+			}
+			out = append(out, f)
 		}
 		return globalSet{Flags: out, Some: true}
 	},
+}
+
+// usesGlobal reports whether the top-level command uses the global flag
+// name; a command not in commandGlobals uses all of them. The deprecated
+// visitors.* names count as their analytics.* names.
+func usesGlobal(command, name string) bool {
+	prefixes, ok := commandGlobals[command]
+	if !ok {
+		return true
+	}
+	if rest, ok := strings.CutPrefix(name, "visitors."); ok {
+		name = "analytics." + rest
+	}
+	if slices.Contains(commandHidden[command], name) {
+		return false
+	}
+	for _, p := range prefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// unusedFlag returns an error naming the first global flag in args that the
+// selected command cmd does not use: accepting it silently would let a user
+// believe it acts (backfill --analytics.window, agent --collector.jobs).
+func unusedFlag(app *kingpin.Application, args []string, cmd string) error {
+	top, _, _ := strings.Cut(cmd, " ")
+	if _, ok := commandGlobals[top]; !ok {
+		return nil
+	}
+	pc, err := app.ParseContext(args)
+	if err != nil {
+		return nil // Parse has reported it
+	}
+	global := map[string]bool{}
+	for _, f := range app.Model().Flags {
+		global[f.Name] = true
+	}
+	for _, el := range pc.Elements {
+		fc, ok := el.Clause.(*kingpin.FlagClause)
+		if !ok {
+			continue
+		}
+		name := fc.Model().Name
+		if global[name] && !usesGlobal(top, name) {
+			return fmt.Errorf("%s does not use --%s (a flag of the exporter): remove it; '%s %s --help' lists the flags it uses", top, name, exporterName, top)
+		}
+	}
+	return nil
 }

@@ -114,8 +114,14 @@ func addAnalyticsFlags(app *kingpin.Application, prefix string, f *analyticsFlag
 }
 
 func newApp(f *flags) (*kingpin.Application, *agentcmd.Command) {
+	return newAppVersion(f, version.Print(exporterName))
+}
+
+// newAppVersion is newApp with the text --version prints; kingpin also puts
+// that text into the .TH line of --help-man, which must be one line.
+func newAppVersion(f *flags, versionText string) (*kingpin.Application, *agentcmd.Command) {
 	app := kingpin.New(exporterName, "Prometheus exporter for Mintlify: documentation analytics (visitors, views, assistant, feedback, searches) per site and page, and agent job status.")
-	app.Version(version.Print(exporterName))
+	app.Version(versionText)
 	app.HelpFlag.Short('h')
 	app.UsageWriter(os.Stdout)
 	app.UsageTemplate(usageTemplate)
@@ -178,7 +184,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // runContext is run until ctx ends.
 func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var f flags
-	app, agent := newApp(&f)
+	versionText := version.Print(exporterName)
+	if slices.Contains(args, "--help-man") { // the man page's header (.TH): one line, quoted
+		versionText = strconv.Quote(version.Version)
+	}
+	app, agent := newAppVersion(&f, versionText)
 	backfillCmd := registerBackfill(app)
 	helpOrVersion := false // kingpin calls Terminate after printing --help or --version
 	app.Terminate(func(int) { helpOrVersion = true })
@@ -195,6 +205,10 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if cmd == "" {
 		return 0
 	}
+	if err := unusedFlag(app, args, cmd); err != nil {
+		fmt.Fprintf(stderr, "%s: error: %s\n", exporterName, err)
+		return 1
+	}
 	logger, slogger, err := logging.New(stderr, f.logLevel, f.logFormat)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: error: %v\n", exporterName, err)
@@ -207,6 +221,12 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return runAgent(ctx, cmd, agent, &f, logger, stdin, stdout, stderr)
 	}
 	if err := serve(ctx, &f, logger, slogger); err != nil {
+		var se startupError
+		if errors.As(err, &se) {
+			// A mistake in the configuration reads like a flag error.
+			fmt.Fprintf(stderr, "%s: error: %s\n", exporterName, agentcmd.ErrorLine(se.Error()))
+			return 1
+		}
 		level.Error(logger).Log("msg", "exiting", "err", err)
 		return 1
 	}
@@ -545,12 +565,20 @@ func config(f *flags, logger log.Logger) (exporter.Config, error) {
 	return cfg, nil
 }
 
+// startupError is an error found before the exporter serves (a flag, a
+// file, the API's answer to the first check, a socket): run prints it in
+// the style of a flag error, not as a log line.
+type startupError struct{ err error }
+
+func (e startupError) Error() string { return e.err.Error() }
+func (e startupError) Unwrap() error { return e.err }
+
 // serve runs the exporter until ctx ends. Everything is validated, and the
 // listening sockets opened, before the first info line.
 func serve(ctx context.Context, f *flags, logger log.Logger, slogger *slog.Logger) error {
 	cfg, err := config(f, logger)
 	if err != nil {
-		return err
+		return startupError{err}
 	}
 	var d *demo.Server
 	if f.demo {
@@ -565,18 +593,18 @@ func serve(ctx context.Context, f *flags, logger log.Logger, slogger *slog.Logge
 		}
 	}
 	if cfg.Key, cfg.Projects, err = upstream(f, d, logger); err != nil {
-		return err
+		return startupError{err}
 	}
 	if cfg.Jobs.Enabled { // refused before anything is logged
 		if err := collector.CheckJobsConfig(collector.JobsConfig{Projects: cfg.Projects, IDs: cfg.Jobs.IDs,
 			File: cfg.Jobs.File, Discover: cfg.Jobs.Discover, PollInterval: cfg.Jobs.PollInterval}); err != nil {
-			return err
+			return startupError{err}
 		}
 	}
 	cfg.APIURL = f.apiURL
 	ls, err := listen(f.web)
 	if err != nil {
-		return err
+		return startupError{err}
 	}
 	defer func() {
 		for _, l := range ls {
@@ -591,7 +619,7 @@ func serve(ctx context.Context, f *flags, logger log.Logger, slogger *slog.Logge
 	}
 	x, err := exporter.New(cfg)
 	if err != nil {
-		return err
+		return startupError{err}
 	}
 	defer x.Close()
 

@@ -2,10 +2,14 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/prometheus/common/version"
 )
 
 // A valid-looking admin key that no server accepts; tests only check that
@@ -207,5 +211,34 @@ func TestHelpAndVersion(t *testing.T) {
 			}
 			assertNoSecret(t, o, testKey)
 		})
+	}
+}
+
+// TestHelpMan checks the man page's header: kingpin writes --help-man to
+// the process's standard output and puts the version text into .TH, which
+// must be one line.
+func TestHelpMan(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := os.Stdout
+	os.Stdout = w
+	o := runMain(t, nil, "--help-man")
+	os.Stdout = saved
+	w.Close()
+	page, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.code != 0 {
+		t.Fatalf("exit code %d; stderr:\n%s", o.code, o.stderr)
+	}
+	first, rest, _ := strings.Cut(string(page), "\n")
+	if want := ".TH " + exporterName + " 1 " + strconv.Quote(version.Version) + ` ""`; first != want {
+		t.Errorf("first line %q, want %q", first, want)
+	}
+	if !strings.HasPrefix(rest, ".SH \"NAME\"") || !strings.Contains(rest, "--mintlify.project-id") {
+		t.Errorf("not a man page after the header:\n%.300s", rest)
 	}
 }

@@ -70,8 +70,9 @@ func TestLandingPageInABrowser(t *testing.T) {
 		t.Errorf("the demo banner or the summary line is missing:\n%.3000s", dom)
 	}
 
-	// The width at 1280 px: a wrapper on the test's own origin frames a
-	// copy of the landing page and writes its scroll width into the DOM.
+	// The width at 1280 and 800 px: a wrapper on the test's own origin
+	// frames a copy of the landing page at that width and writes its
+	// scroll width into the DOM.
 	mux := http.NewServeMux()
 	mux.HandleFunc("/landing", func(w http.ResponseWriter, r *http.Request) {
 		resp, err := http.Get(landing)
@@ -84,28 +85,35 @@ func TestLandingPageInABrowser(t *testing.T) {
 		_, _ = io.Copy(w, resp.Body)
 	})
 	mux.HandleFunc("/wrap", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprint(w, `<!DOCTYPE html><html><body style="margin:0">
-<iframe id="f" src="/landing" style="width:1280px;height:900px;border:0"></iframe>
+		width, err := strconv.Atoi(r.URL.Query().Get("width"))
+		if err != nil {
+			http.Error(w, "width", http.StatusBadRequest)
+			return
+		}
+		fmt.Fprintf(w, `<!DOCTYPE html><html><body style="margin:0">
+<iframe id="f" src="/landing" style="width:%dpx;height:900px;border:0"></iframe>
 <pre id="out">pending</pre>
 <script>
 document.getElementById("f").onload = function () {
   var d = document.getElementById("f").contentDocument.documentElement;
   document.getElementById("out").textContent = "scrollWidth=" + d.scrollWidth + " clientWidth=" + d.clientWidth;
 };
-</script></body></html>`)
+</script></body></html>`, width)
 	})
 	ts := httptest.NewServer(mux)
 	defer ts.Close()
-	wrapped := chromium(t, bin, "--window-size=1400,1000", "--virtual-time-budget=10000", "--dump-dom", ts.URL+"/wrap")
-	m := regexp.MustCompile(`scrollWidth=(\d+) clientWidth=(\d+)`).FindStringSubmatch(wrapped)
-	if m == nil {
-		t.Fatalf("the wrapper did not measure the page:\n%.2000s", wrapped)
-	}
-	scroll, _ := strconv.Atoi(m[1])
-	client, _ := strconv.Atoi(m[2])
-	t.Logf("at 1280 px the landing page is %d px wide (%d px visible)", scroll, client)
-	if scroll > client {
-		t.Errorf("the landing page scrolls horizontally at 1280 px: %d px wide for %d", scroll, client)
+	for _, width := range []int{1280, 800} {
+		wrapped := chromium(t, bin, "--window-size=1400,1000", "--virtual-time-budget=10000", "--dump-dom", fmt.Sprintf("%s/wrap?width=%d", ts.URL, width))
+		m := regexp.MustCompile(`scrollWidth=(\d+) clientWidth=(\d+)`).FindStringSubmatch(wrapped)
+		if m == nil {
+			t.Fatalf("the wrapper did not measure the page at %d px:\n%.2000s", width, wrapped)
+		}
+		scroll, _ := strconv.Atoi(m[1])
+		client, _ := strconv.Atoi(m[2])
+		t.Logf("at %d px the landing page is %d px wide (%d px visible)", width, scroll, client)
+		if scroll > client {
+			t.Errorf("the landing page scrolls horizontally at %d px: %d px wide for %d", width, scroll, client)
+		}
 	}
 
 	// A screenshot, kept as the test's artifact.

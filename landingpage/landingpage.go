@@ -115,7 +115,7 @@ func (p *page) table() string {
 	b.WriteString(stateStyle)
 	fmt.Fprintf(&b, "<h2>Analytics</h2>\n<p class=\"summary\">%s</p>\n", html.EscapeString(summaryLine(units, p.s.BudgetRemaining(), p.s.BudgetPerHour, now)))
 	b.WriteString("<p>Each unit is refreshed at its planned interval, on the exporter's own timer; when the budget binds, short and cheap windows are refreshed more often, and a unit that waits for the budget is not failing.</p>\n")
-	b.WriteString("<table>\n<tr><th>source</th><th>project</th><th>window</th><th>dates</th><th>cost (requests)</th><th>interval</th><th>data</th><th>last success</th><th>state</th></tr>\n")
+	b.WriteString("<table>\n<tr><th>source</th><th>project</th><th>window</th><th>dates</th><th class=\"detail\">cost (requests)</th><th class=\"detail\">interval</th><th>data</th><th>last success</th><th>state</th></tr>\n")
 	for _, st := range units {
 		dates, summary, last := "-", "-", "never"
 		if !st.Completed.IsZero() {
@@ -123,7 +123,7 @@ func (p *page) table() string {
 			summary = st.Summary
 			last = fmt.Sprintf("%s ago", now.Sub(st.Completed).Round(time.Second))
 		}
-		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td><td class=\"nowrap\">%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td class=\"state-%s\">%s</td></tr>\n",
+		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td><td class=\"nowrap\">%s</td><td class=\"detail\">%d</td><td class=\"detail\">%s</td><td>%s</td><td>%s</td><td class=\"state-%s\">%s</td></tr>\n",
 			html.EscapeString(st.Source), html.EscapeString(st.Project), html.EscapeString(st.Window.String()), html.EscapeString(dates),
 			st.Cost, html.EscapeString(st.Interval.String()), html.EscapeString(summary), html.EscapeString(last),
 			html.EscapeString(st.State), html.EscapeString(stateText(st, now)))
@@ -179,6 +179,12 @@ td.state-failing { color: #cf222e; font-weight: bold; }
 td.state-refreshing { color: #0969da; }
 p.summary { font-weight: bold; }
 td.nowrap { white-space: nowrap; }
+table { border-collapse: collapse; }
+th, td { padding: 0.15em 0.5em; text-align: left; vertical-align: top; }
+tr:nth-child(even) td { background: #f6f8fa; }
+pre { white-space: pre-wrap; overflow-wrap: anywhere; }
+/* Narrow screens: the cost and interval columns give way to the state. */
+@media (max-width: 900px) { .detail { display: none; } th, td { padding: 0.15em 0.3em; } }
 span.demo { display: block; background: #fff3cd; border: 3px solid #d4a72c; padding: 0.6em; color: #4d2d00; }
 </style>
 `

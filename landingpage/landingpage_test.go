@@ -46,7 +46,7 @@ func TestPageShowsEveryUnitAndEscapes(t *testing.T) {
 	page := get(t, h)
 	for _, want := range []string{
 		"Mintlify Exporter", "1.2.3", `href="/metrics"`, "-/ready", "70 of 90",
-		`<td>visitors</td><td>docs</td><td>7d</td><td class="nowrap">[2026-03-04, 2026-03-11)</td><td>1</td><td>20m0s</td><td>5 paths</td><td>1m30s ago</td><td class="state-ok">ok, next refresh about 12:18 UTC</td>`,
+		`<td>visitors</td><td>docs</td><td>7d</td><td class="nowrap">[2026-03-04, 2026-03-11)</td><td class="detail">1</td><td class="detail">20m0s</td><td>5 paths</td><td>1m30s ago</td><td class="state-ok">ok, next refresh about 12:18 UTC</td>`,
 		`<td class="state-failing">failing: visitors: HTTP 401: Unauthorized (next try about 12:00 UTC)</td>`,
 		`<td class="state-waiting">waiting for the request budget (40 requests), expected about 13:05 UTC</td>`,
 		"3 units: 1 ok, 1 waiting for the budget, 1 failing. Requests left this hour: 70 of 90. Next refresh about 12:00 UTC. All data expected by about 13:05 UTC.",
