@@ -400,7 +400,7 @@ func (e Endpoint) MaxBody() int64 {
 		return 4 << 20
 	case EndpointConversations: // up to 1,000 turns of text a page
 		return 32 << 20
-	case EndpointCallerStats, EndpointGetJob, EndpointSendMessage:
+	case EndpointCallerStats, EndpointGetJob, EndpointSendMessage, EndpointCreateJob:
 		return 1 << 20
 	}
 	return DefaultMaxBodyBytes

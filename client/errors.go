@@ -69,11 +69,11 @@ func (e *APIError) Error() string {
 // what to do; "" for any other status. A 403 is not about the key being
 // valid (that is a 401): the caller's IP is not on the organization's
 // allowlist, or the key lacks the scope the call needs, read for the GET
-// endpoints and write for send-message (a POST).
+// endpoints and write for send-message and create-job (POSTs).
 func (e *APIError) Advice() string {
 	switch e.StatusCode {
 	case http.StatusForbidden:
-		if e.Endpoint == EndpointSendMessage {
+		if e.Endpoint == EndpointSendMessage || e.Endpoint == EndpointCreateJob {
 			return "the key needs the write scope, or this IP is not on the organization's allowlist"
 		}
 		return "this IP is not on the organization's allowlist, or the key lacks the read scope"

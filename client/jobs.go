@@ -35,12 +35,37 @@ func (c *Client) GetJob(ctx context.Context, projectID, jobID string) (*Job, err
 // after a timeout, a lost connection or a 5xx answer it is not, so a
 // message is never sent twice by the client.
 func (c *Client) SendMessage(ctx context.Context, projectID, jobID, prompt string) (*Job, error) {
-	if prompt == "" {
-		return nil, fmt.Errorf("%s: %w", EndpointSendMessage, ErrEmptyPrompt)
-	}
 	path, err := jobPath(EndpointSendMessage, projectID, jobID)
 	if err != nil {
 		return nil, err
+	}
+	return c.postPrompt(ctx, EndpointSendMessage, path+"/message", prompt, jobID)
+}
+
+// CreateJob starts an agent job: POST /v2/agent/{projectId}/job with
+// {"prompt": prompt}. It returns the new job (201) as the API answered; an
+// answer without an id is a DecodeError, since the job could not be
+// followed. Like SendMessage, it refuses an empty prompt and never sends
+// the request twice.
+func (c *Client) CreateJob(ctx context.Context, projectID, prompt string) (*Job, error) {
+	p, err := segment("project id", projectID)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", EndpointCreateJob, err)
+	}
+	job, err := c.postPrompt(ctx, EndpointCreateJob, "/v2/agent/"+p+"/job", prompt, "")
+	if err != nil {
+		return nil, err
+	}
+	if job.ID == "" {
+		return nil, &DecodeError{Endpoint: EndpointCreateJob, Field: "id", Reason: "missing: the new job cannot be followed"}
+	}
+	return job, nil
+}
+
+// postPrompt sends {"prompt": prompt} to path and decodes the job answered.
+func (c *Client) postPrompt(ctx context.Context, ep Endpoint, path, prompt, jobID string) (*Job, error) {
+	if prompt == "" {
+		return nil, fmt.Errorf("%s: %w", ep, ErrEmptyPrompt)
 	}
 	var body bytes.Buffer
 	enc := json.NewEncoder(&body)
@@ -48,19 +73,18 @@ func (c *Client) SendMessage(ctx context.Context, projectID, jobID, prompt strin
 	if err := enc.Encode(struct {
 		Prompt string `json:"prompt"`
 	}{prompt}); err != nil {
-		return nil, fmt.Errorf("%s: encoding prompt: %w", EndpointSendMessage, err)
+		return nil, fmt.Errorf("%s: encoding prompt: %w", ep, err)
 	}
 	res, err := c.do(ctx, &call{
-		endpoint: EndpointSendMessage,
+		endpoint: ep,
 		method:   http.MethodPost,
-		path:     path + "/message",
+		path:     path,
 		body:     bytes.TrimSuffix(body.Bytes(), []byte("\n")),
 	})
 	if err != nil {
 		return nil, err
 	}
-	job, err := decodeJob(EndpointSendMessage, res.body, jobID)
-	return job, err
+	return decodeJob(ep, res.body, jobID)
 }
 
 // jobPath returns /v2/agent/{projectId}/job/{id}, escaped.

@@ -201,3 +201,44 @@ func TestLegacySessionStatus(t *testing.T) {
 		}
 	}
 }
+
+func TestCreateJob(t *testing.T) {
+	h := jobHarness(t, nil)
+	prompt := "Readers gave the page \"/quickstart\" many thumbs down.\nFix it."
+	job, err := h.c.CreateJob(context.Background(), testProject, prompt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if job.ID == "" || job.Status != client.StatusActive {
+		t.Errorf("job %+v", job)
+	}
+	if got := h.srv.Messages(testProject, job.ID); !slices.Equal(got, []string{prompt}) {
+		t.Errorf("the fake's job holds prompts %q, want the one sent", got)
+	}
+	reqs := h.requests()
+	if len(reqs) != 1 || reqs[0].Method != "POST" || reqs[0].Path != "/v2/agent/"+testProject+"/job" {
+		t.Fatalf("requests %+v, want one POST /v2/agent/%s/job", reqs, testProject)
+	}
+	var body map[string]any
+	if err := json.Unmarshal(reqs[0].Body, &body); err != nil || len(body) != 1 || body["prompt"] != prompt {
+		t.Errorf("body %q: want exactly {\"prompt\": ...}", reqs[0].Body)
+	}
+	got, err := h.c.GetJob(context.Background(), testProject, job.ID)
+	if err != nil || got.ID != job.ID {
+		t.Errorf("reading the new job back: %+v, %v", got, err)
+	}
+
+	h.reset()
+	if _, err := h.c.CreateJob(context.Background(), testProject, ""); !errors.Is(err, client.ErrEmptyPrompt) {
+		t.Errorf("empty prompt: %v", err)
+	}
+	if _, err := h.c.CreateJob(context.Background(), "..", "x"); err == nil {
+		t.Error("project .. accepted")
+	}
+	if n := len(h.requests()); n != 0 {
+		t.Errorf("%d requests sent for refused calls", n)
+	}
+	if _, err := h.c.CreateJob(context.Background(), "no-such-project", "x"); !client.IsNotFound(err) {
+		t.Errorf("unknown project: %v", err)
+	}
+}

@@ -36,13 +36,15 @@ const (
 	EndpointSendMessage Endpoint = "send_message"
 	// EndpointListJobs is the deprecated GET /v1/agent/{projectId}/jobs.
 	EndpointListJobs Endpoint = "list_jobs"
+	// EndpointCreateJob is POST /v2/agent/{projectId}/job.
+	EndpointCreateJob Endpoint = "create_job"
 )
 
 // Endpoints lists every endpoint, in a stable order: the analytics ones
 // first.
 var Endpoints = []Endpoint{
 	EndpointVisitors, EndpointViews, EndpointCallerStats, EndpointFeedbackByPage, EndpointSearches, EndpointConversations,
-	EndpointGetJob, EndpointSendMessage, EndpointListJobs,
+	EndpointGetJob, EndpointSendMessage, EndpointListJobs, EndpointCreateJob,
 }
 
 // Analytics reports whether the endpoint spends the organization's shared

@@ -55,6 +55,9 @@ type JobsConfig struct {
 	// Discover (--jobs.discover) also lists each project's jobs every poll
 	// through the deprecated v1 listing and watches them.
 	Discover bool
+	// Added allows a watcher with nothing else to watch: jobs are added
+	// while it runs, with Watch (the jobs the remediation webhook creates).
+	Added bool
 	// PollInterval (--jobs.poll-interval) is how often non-terminal jobs
 	// are re-read and how often Run polls; DefaultJobsPollInterval when
 	// zero.
@@ -90,6 +93,7 @@ type JobsWatcher struct {
 	mu       sync.Mutex // guards everything below
 	projects map[string]*jobsProject
 	order    []string           // project ids, sorted
+	added    map[jobRef]bool    // jobs given to Watch
 	unknown  map[[2]string]bool // (project, status) pairs already logged
 	badIDs   map[[2]string]bool // (project, id) of listed ids refused, already logged
 }
@@ -109,7 +113,7 @@ type jobsEntry struct {
 	// Why the job is watched. A discovered job stays watched after it
 	// leaves the v1 listing (archived jobs are not listed), until the API
 	// answers 404 for it and it is no longer listed.
-	static, fromFile, discovered bool
+	static, fromFile, discovered, added bool
 	hint                         client.JobStatus // status from the last v1 listing
 	job                          *client.Job      // last successful read; nil before it or after a 404
 	gone                         bool             // the API answered 404
@@ -129,7 +133,7 @@ func CheckJobsConfig(cfg JobsConfig) error {
 		return fmt.Errorf("job watcher: negative terminal poll interval %s", cfg.TerminalInterval)
 	case cfg.Concurrency < 0:
 		return fmt.Errorf("job watcher: negative concurrency %d", cfg.Concurrency)
-	case len(cfg.IDs) == 0 && cfg.File == "" && !cfg.Discover:
+	case len(cfg.IDs) == 0 && cfg.File == "" && !cfg.Discover && !cfg.Added:
 		return errors.New("job watcher: nothing to watch: set --jobs.id, --jobs.file or --jobs.discover")
 	}
 	for _, s := range cfg.IDs {
@@ -169,6 +173,7 @@ func NewJobsWatcher(cfg JobsConfig) (*JobsWatcher, error) {
 		cfg:      cfg,
 		logger:   cfg.Logger,
 		projects: make(map[string]*jobsProject),
+		added:    make(map[jobRef]bool),
 		unknown:  make(map[[2]string]bool),
 		badIDs:   make(map[[2]string]bool),
 	}
@@ -205,6 +210,44 @@ func NewJobsWatcher(cfg JobsConfig) (*JobsWatcher, error) {
 		cfg.Status.SetInterval(p, SourceJobs, "", cfg.PollInterval)
 	}
 	return w, nil
+}
+
+// Watch adds a job of one of the configured projects to the watched ones,
+// read at the next poll; the remediation webhook watches the jobs it
+// creates this way. An unknown project or an id that cannot be read is
+// refused.
+func (w *JobsWatcher) Watch(project, id string) error {
+	if err := checkJobID(id); err != nil {
+		return err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, ok := w.projects[project]; !ok {
+		return fmt.Errorf("project %q is not one of --mintlify.project-id", project)
+	}
+	w.added[jobRef{project, id}] = true
+	w.updateMembership(nil)
+	return nil
+}
+
+// Lookup returns what the watcher knows of one job: its status as last
+// read ("" before the first read or after a 404), its pull request ("" when
+// none) and whether it has been read.
+func (w *JobsWatcher) Lookup(project, id string) (status client.JobStatus, prLink string, known bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	p, ok := w.projects[project]
+	if !ok {
+		return "", "", false
+	}
+	e, ok := p.jobs[id]
+	if !ok || e.job == nil {
+		return "", "", false
+	}
+	if e.job.PRLink != nil {
+		prLink = *e.job.PRLink
+	}
+	return e.job.Status, prLink, true
 }
 
 // Run polls at once, then PollInterval after the end of each round, until
@@ -249,7 +292,7 @@ func (w *JobsWatcher) checkFile() {
 func (w *JobsWatcher) updateMembership(listed map[string][]client.LegacySession) {
 	for _, p := range w.projects {
 		for _, e := range p.jobs {
-			e.static, e.fromFile = false, false
+			e.static, e.fromFile, e.added = false, false, false
 		}
 	}
 	entry := func(r jobRef) *jobsEntry {
@@ -268,6 +311,9 @@ func (w *JobsWatcher) updateMembership(listed map[string][]client.LegacySession)
 		for _, r := range w.file.refs {
 			entry(r).fromFile = true
 		}
+	}
+	for r := range w.added {
+		entry(r).added = true
 	}
 	listedNow := make(map[jobRef]bool)
 	for project, sessions := range listed {
@@ -300,7 +346,7 @@ func (w *JobsWatcher) updateMembership(listed map[string][]client.LegacySession)
 		for id, e := range p.jobs {
 			_, wasListed := listed[p.id]
 			keepDiscovered := e.discovered && !(e.gone && wasListed && !listedNow[jobRef{p.id, id}])
-			if !e.static && !e.fromFile && !keepDiscovered {
+			if !e.static && !e.fromFile && !e.added && !keepDiscovered {
 				delete(p.jobs, id)
 			}
 		}

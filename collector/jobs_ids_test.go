@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 )
@@ -59,5 +60,43 @@ func TestJobsDotIDsRefusedAtTheDoor(t *testing.T) {
 	e.expectUp(jobsUp("1", "60"))
 	if n := e.logs.CountLines("level=warn", `\"..\"`); n != 1 {
 		t.Errorf("the listed .. logged %d times, want once:\n%s", n, e.logs)
+	}
+}
+
+// TestJobsWatchAddsJobs: a watcher with nothing but Added starts empty;
+// Watch adds a job, read at the next poll and kept; Lookup reports it.
+func TestJobsWatchAddsJobs(t *testing.T) {
+	e := newJobsEnv(t)
+	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "j1", Status: "completed", CreatedAt: jobsT0.Add(-time.Hour)})
+	if err := collector.CheckJobsConfig(collector.JobsConfig{Projects: []string{"p1"}}); err == nil {
+		t.Error("a watcher with nothing to watch was accepted")
+	}
+	w := e.watcher(collector.JobsConfig{Projects: []string{"p1"}, Added: true})
+	e.poll(w)
+	if n := e.fake.CountRequests("get_job"); n != 0 {
+		t.Errorf("%d get_job requests with no job, want 0", n)
+	}
+	if _, _, known := w.Lookup("p1", "j1"); known {
+		t.Error("Lookup knows a job never watched")
+	}
+	if err := w.Watch("p2", "j1"); err == nil {
+		t.Error("Watch accepted a project that is not configured")
+	}
+	if err := w.Watch("p1", ".."); err == nil {
+		t.Error("Watch accepted an id that cannot be a path segment")
+	}
+	if err := w.Watch("p1", "j1"); err != nil {
+		t.Fatal(err)
+	}
+	e.poll(w)
+	if n := e.fake.CountRequests("get_job"); n != 1 {
+		t.Errorf("%d get_job requests after Watch, want 1", n)
+	}
+	status, pr, known := w.Lookup("p1", "j1")
+	if !known || status != client.StatusCompleted || pr == "" {
+		t.Errorf("Lookup = %q, %q, %v; want completed with a pull request", status, pr, known)
+	}
+	if rows := w.Jobs(); len(rows) != 1 || rows[0].ID != "j1" {
+		t.Errorf("Jobs() = %+v, want j1", rows)
 	}
 }

@@ -46,25 +46,36 @@ type File struct {
 // Write writes f to path atomically: temporary file, fsync, rename.
 func Write(path string, f File) error {
 	f.Format, f.Version = Format, Version
+	if err := WriteJSON(path, f); err != nil {
+		return fmt.Errorf("write cache file: %w", err)
+	}
+	return nil
+}
+
+// WriteJSON writes v as JSON to path atomically, as Write does: a
+// temporary file next to it (path.tmp-*, which CleanTemp removes), fsync,
+// rename, and a sync of the directory where the filesystem allows. The
+// remediation ledger beside the cache file is written this way too.
+func WriteJSON(path string, v any) error {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("write cache file: %w", err)
+		return err
 	}
 	defer os.Remove(tmp.Name()) // after a successful rename there is nothing to remove
-	if err := json.NewEncoder(tmp).Encode(f); err != nil {
+	if err := json.NewEncoder(tmp).Encode(v); err != nil {
 		tmp.Close()
-		return fmt.Errorf("write cache file: %w", err)
+		return err
 	}
 	if err := tmp.Sync(); err != nil {
 		tmp.Close()
-		return fmt.Errorf("write cache file: %w", err)
+		return err
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write cache file: %w", err)
+		return err
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write cache file: %w", err)
+		return err
 	}
 	if d, err := os.Open(dir); err == nil {
 		_ = d.Sync() // make the rename durable where the filesystem allows

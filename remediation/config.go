@@ -1,0 +1,349 @@
+package remediation
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"text/template"
+	"text/template/parse"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/prometheus/common/model"
+	"gopkg.in/yaml.v3"
+)
+
+// Defaults and limits of the configuration file.
+const (
+	// DefaultMaxPerProjectPerHour bounds the jobs created and messages sent
+	// per project in any hour, well below the API's 100.
+	DefaultMaxPerProjectPerHour = 5
+	// APIMaxPerProjectPerHour is the API's own limit of create-job and
+	// send-message per project per hour (../shared/API-NOTES.md).
+	APIMaxPerProjectPerHour = 100
+	// DefaultMaxPerDay bounds the jobs created and messages sent per project
+	// in any 24 hours.
+	DefaultMaxPerDay = 20
+	// DefaultCooldown is how long after a key's job ended no new job is
+	// created for the key.
+	DefaultCooldown = 24 * time.Hour
+	// DefaultFollowUpEvery is the least time between two follow-up messages
+	// (or the job's creation and the first one) of a key.
+	DefaultFollowUpEvery = 24 * time.Hour
+	// MaxLabelRunes is where a label or annotation value is cut before a
+	// template sees it.
+	MaxLabelRunes = 200
+	// MaxPromptRunes is the longest prompt or follow-up a rule may render;
+	// the API takes at most 10,000 characters.
+	MaxPromptRunes = 4000
+	// MaxConfigBytes is the largest configuration file read.
+	MaxConfigBytes = 1 << 20
+)
+
+// PublicLabels are the labels of this exporter's series whose values are
+// text typed by the public (a search term): a template that reads one, or
+// reads every label or annotation at once, needs allow_public_text.
+var PublicLabels = []string{"term"}
+
+// Config is a parsed, validated configuration file (--remediation.config).
+type Config struct {
+	// DryRun logs and counts what would be sent and sends nothing.
+	DryRun               bool
+	MaxPerProjectPerHour int
+	MaxPerDay            int
+	Rules                []*Rule
+}
+
+// Rule turns the alerts it matches into jobs of one key each.
+type Rule struct {
+	Name string
+	// Match holds labels that an alert must all have, with these values.
+	Match           map[string]string
+	Cooldown        time.Duration
+	FollowUpEvery   time.Duration
+	AllowPublicText bool
+
+	project, key, prompt, followUp *template.Template
+}
+
+// fileConfig is the YAML file.
+type fileConfig struct {
+	DryRun               *bool      `yaml:"dry_run"`
+	MaxPerProjectPerHour *int       `yaml:"max_per_project_per_hour"`
+	MaxPerDay            *int       `yaml:"max_per_day"`
+	Rules                []fileRule `yaml:"rules"`
+}
+
+type fileRule struct {
+	Name            string            `yaml:"name"`
+	Match           map[string]string `yaml:"match"`
+	Project         string            `yaml:"project"`
+	Key             string            `yaml:"key"`
+	Cooldown        *model.Duration   `yaml:"cooldown"`
+	Prompt          string            `yaml:"prompt"`
+	FollowUp        string            `yaml:"follow_up"`
+	FollowUpEvery   *model.Duration   `yaml:"follow_up_every"`
+	AllowPublicText bool              `yaml:"allow_public_text"`
+}
+
+var ruleName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+
+// ParseConfig parses and validates a configuration file's content. Errors
+// name the rule and the field at fault.
+func ParseConfig(data []byte) (*Config, error) {
+	var f fileConfig
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, errors.New("the file is empty: it needs at least one rule")
+		}
+		return nil, fmt.Errorf("not a remediation configuration: %s", oneLine(err.Error()))
+	}
+	c := &Config{DryRun: true, MaxPerProjectPerHour: DefaultMaxPerProjectPerHour, MaxPerDay: DefaultMaxPerDay}
+	if f.DryRun != nil {
+		c.DryRun = *f.DryRun
+	}
+	if f.MaxPerProjectPerHour != nil {
+		c.MaxPerProjectPerHour = *f.MaxPerProjectPerHour
+	}
+	if f.MaxPerDay != nil {
+		c.MaxPerDay = *f.MaxPerDay
+	}
+	switch {
+	case c.MaxPerProjectPerHour < 1 || c.MaxPerProjectPerHour > APIMaxPerProjectPerHour:
+		return nil, fmt.Errorf("max_per_project_per_hour must be 1 to %d (the API's limit), not %d", APIMaxPerProjectPerHour, c.MaxPerProjectPerHour)
+	case c.MaxPerDay < 1:
+		return nil, fmt.Errorf("max_per_day must be at least 1, not %d", c.MaxPerDay)
+	case len(f.Rules) == 0:
+		return nil, errors.New("no rules: add at least one under rules:")
+	}
+	seen := map[string]bool{}
+	for i, fr := range f.Rules {
+		r, err := parseRule(fr)
+		if err != nil {
+			name := fr.Name
+			if name == "" {
+				name = "#" + strconv.Itoa(i+1)
+			}
+			return nil, fmt.Errorf("rule %s: %w", name, err)
+		}
+		if seen[r.Name] {
+			return nil, fmt.Errorf("rule %s: the name is used twice", r.Name)
+		}
+		seen[r.Name] = true
+		c.Rules = append(c.Rules, r)
+	}
+	return c, nil
+}
+
+func parseRule(fr fileRule) (*Rule, error) {
+	r := &Rule{Name: fr.Name, Match: fr.Match, AllowPublicText: fr.AllowPublicText,
+		Cooldown: DefaultCooldown, FollowUpEvery: DefaultFollowUpEvery}
+	if !ruleName.MatchString(fr.Name) {
+		return nil, errors.New("name: want 1 to 64 letters, digits, '_', '.' or '-'")
+	}
+	if len(fr.Match) == 0 {
+		return nil, errors.New("match: give at least one label, such as {alertname: MintlifyPageThumbsDownRising}")
+	}
+	if fr.Cooldown != nil {
+		r.Cooldown = time.Duration(*fr.Cooldown)
+	}
+	if fr.FollowUpEvery != nil {
+		r.FollowUpEvery = time.Duration(*fr.FollowUpEvery)
+		if r.FollowUpEvery <= 0 {
+			return nil, errors.New("follow_up_every must be positive")
+		}
+	}
+	var err error
+	for _, t := range []struct {
+		field    string
+		text     string
+		required bool
+		out      **template.Template
+	}{
+		{"project", fr.Project, true, &r.project},
+		{"key", fr.Key, true, &r.key},
+		{"prompt", fr.Prompt, true, &r.prompt},
+		{"follow_up", fr.FollowUp, false, &r.followUp},
+	} {
+		if strings.TrimSpace(t.text) == "" {
+			if t.required {
+				return nil, fmt.Errorf("%s is required", t.field)
+			}
+			continue
+		}
+		if *t.out, err = template.New(t.field).Funcs(templateFuncs).Option("missingkey=zero").Parse(t.text); err != nil {
+			return nil, fmt.Errorf("%s: %s", t.field, oneLine(err.Error()))
+		}
+		if what := publicText((*t.out).Tree); what != "" && !r.AllowPublicText {
+			return nil, fmt.Errorf("%s reads %s, which may hold text typed by the public (a search term): a prompt must not carry it unless the rule says allow_public_text: true (docs/remediation.md explains the risk)", t.field, what)
+		}
+	}
+	return r, nil
+}
+
+// templateFuncs are the functions a rule's templates may call besides
+// text/template's own.
+var templateFuncs = template.FuncMap{
+	// quote writes a value as a Go string literal: quoted data in a prompt.
+	"quote": strconv.Quote,
+}
+
+// publicText returns what in tree reads a label of PublicLabels, every
+// label at once or the annotations (which may repeat labels), or "".
+func publicText(tree *parse.Tree) string {
+	var found string
+	var walk func(n parse.Node)
+	fields := func(ident []string) {
+		if found != "" || len(ident) == 0 {
+			return
+		}
+		switch ident[0] {
+		case "Labels":
+			if len(ident) == 1 {
+				found = ".Labels as a whole"
+			} else if slices.Contains(PublicLabels, ident[1]) {
+				found = ".Labels." + ident[1]
+			}
+		case "Annotations":
+			found = ".Annotations"
+		}
+	}
+	walk = func(n parse.Node) {
+		if n == nil || found != "" {
+			return
+		}
+		switch n := n.(type) {
+		case *parse.ListNode:
+			if n == nil {
+				return
+			}
+			for _, c := range n.Nodes {
+				walk(c)
+			}
+		case *parse.ActionNode:
+			walk(n.Pipe)
+		case *parse.PipeNode:
+			if n == nil {
+				return
+			}
+			for _, c := range n.Cmds {
+				walk(c)
+			}
+		case *parse.CommandNode:
+			// index .Labels "name" reads one label.
+			if len(n.Args) == 3 {
+				if id, ok := n.Args[0].(*parse.IdentifierNode); ok && id.Ident == "index" {
+					if f, ok := n.Args[1].(*parse.FieldNode); ok && slices.Equal(f.Ident, []string{"Labels"}) {
+						if s, ok := n.Args[2].(*parse.StringNode); ok {
+							fields([]string{"Labels", s.Text})
+							return
+						}
+					}
+				}
+			}
+			for _, c := range n.Args {
+				walk(c)
+			}
+		case *parse.FieldNode:
+			fields(n.Ident)
+		case *parse.VariableNode:
+			if len(n.Ident) > 1 && n.Ident[0] == "$" {
+				fields(n.Ident[1:])
+			}
+		case *parse.ChainNode:
+			walk(n.Node)
+		case *parse.IfNode:
+			walk(n.Pipe)
+			walk(n.List)
+			walk(n.ElseList)
+		case *parse.RangeNode:
+			walk(n.Pipe)
+			walk(n.List)
+			walk(n.ElseList)
+		case *parse.WithNode:
+			walk(n.Pipe)
+			walk(n.List)
+			walk(n.ElseList)
+		case *parse.TemplateNode:
+			walk(n.Pipe)
+		}
+	}
+	walk(tree.Root)
+	return found
+}
+
+// templateData is what a rule's templates see: the alert's labels and
+// annotations, each value cut to MaxLabelRunes runes with control
+// characters (newlines included) turned into spaces, so that no value can
+// start a line of its own in a prompt.
+type templateData struct {
+	Labels      map[string]string
+	Annotations map[string]string
+}
+
+func newTemplateData(a Alert) templateData {
+	return templateData{Labels: cleanValues(a.Labels), Annotations: cleanValues(a.Annotations)}
+}
+
+func cleanValues(in map[string]string) map[string]string {
+	out := make(map[string]string, len(in))
+	for k, v := range in {
+		out[k] = cleanValue(v)
+	}
+	return out
+}
+
+// cleanValue cuts v to MaxLabelRunes runes ("…" marks a cut) and turns
+// control characters into spaces.
+func cleanValue(v string) string {
+	v = strings.ToValidUTF8(v, "\uFFFD")
+	v = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return ' '
+		}
+		return r
+	}, v)
+	if utf8.RuneCountInString(v) > MaxLabelRunes {
+		v = string([]rune(v)[:MaxLabelRunes-1]) + "…"
+	}
+	return v
+}
+
+// render executes t over d; the result is trimmed and must not be empty
+// nor longer than limit runes.
+func render(t *template.Template, d templateData, limit int) (string, error) {
+	var b strings.Builder
+	if err := t.Execute(&b, d); err != nil {
+		return "", fmt.Errorf("%s: %s", t.Name(), oneLine(err.Error()))
+	}
+	s := strings.TrimSpace(b.String())
+	switch {
+	case s == "":
+		return "", fmt.Errorf("%s: the template gave an empty text (a label missing from the alert?)", t.Name())
+	case utf8.RuneCountInString(s) > limit:
+		return "", fmt.Errorf("%s: the template gave %d characters, more than %d", t.Name(), utf8.RuneCountInString(s), limit)
+	}
+	return s, nil
+}
+
+// matches reports whether every label of the rule's match has its value
+// in labels.
+func (r *Rule) matches(labels map[string]string) bool {
+	for k, v := range r.Match {
+		if got, ok := labels[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
+}
+
+// oneLine joins the lines of an error message.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

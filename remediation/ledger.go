@@ -1,0 +1,160 @@
+package remediation
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/statefile"
+)
+
+// LedgerSuffix is appended to --cache.file to name the ledger's file.
+const LedgerSuffix = ".remediation"
+
+// ledgerFormat and ledgerVersion identify the ledger's file.
+const (
+	ledgerFormat  = "mintlify_exporter/remediation"
+	ledgerVersion = 1
+)
+
+// Entry is what the ledger remembers of one key: the job created for it
+// and when the key last acted.
+type Entry struct {
+	Key     string `json:"key"`
+	Rule    string `json:"rule"`
+	Project string `json:"project"`
+	// JobID is the job created for the key; "" when the creation's answer
+	// never came (then Ended is set and the cooldown applies).
+	JobID string `json:"jobId,omitempty"`
+	// Created is when the job was asked for.
+	Created time.Time `json:"created"`
+	// Pending is true from just before the create request until its answer
+	// is recorded: an entry still pending after a restart may have created
+	// a job, so it is treated as ended at Created.
+	Pending bool `json:"pending,omitempty"`
+	// Messaged is when the last follow-up message was sent (zero: none).
+	Messaged time.Time `json:"messaged"`
+	// Ended is when the job was first seen completed, archived or failed
+	// (zero while it is active).
+	Ended time.Time `json:"ended"`
+	// Values fingerprints the alert's annotations last acted on: a
+	// follow-up needs new values.
+	Values string `json:"values"`
+}
+
+// lastAction is when the key last created or messaged.
+func (e *Entry) lastAction() time.Time {
+	if e.Messaged.After(e.Created) {
+		return e.Messaged
+	}
+	return e.Created
+}
+
+// action is one job created or message sent, for the caps.
+type action struct {
+	Project string    `json:"project"`
+	At      time.Time `json:"at"`
+}
+
+// ledgerFile is the file's content.
+type ledgerFile struct {
+	Format  string   `json:"format"`
+	Version int      `json:"version"`
+	Entries []*Entry `json:"entries"`
+	Actions []action `json:"actions"`
+}
+
+// ledger holds the entries by key and the actions of the last day; with
+// a path, every change is written before the next request is sent.
+type ledger struct {
+	path    string
+	entries map[string]*Entry
+	actions []action
+}
+
+// openLedger reads the ledger at path ("" keeps it in memory only). A
+// missing file is an empty ledger; an unreadable one is an error, since
+// starting without it could create a second job for a key.
+func openLedger(path string, now time.Time) (*ledger, error) {
+	l := &ledger{path: path, entries: map[string]*Entry{}}
+	if path == "" {
+		return l, nil
+	}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return l, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var f ledgerFile
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, fmt.Errorf("%s: corrupt remediation ledger: %v; move it away to start with an empty one (the jobs it lists may then be created again)", path, err)
+	}
+	if f.Format != ledgerFormat || f.Version != ledgerVersion {
+		return nil, fmt.Errorf("%s: not a remediation ledger of this version (format %q, version %d)", path, f.Format, f.Version)
+	}
+	for _, e := range f.Entries {
+		if e == nil || e.Key == "" {
+			continue
+		}
+		if e.Pending { // the answer of its create request was never recorded
+			e.Pending = false
+			if e.Ended.IsZero() {
+				e.Ended = e.Created
+			}
+		}
+		l.entries[e.Key] = e
+	}
+	l.actions = f.Actions
+	l.prune(now)
+	return l, nil
+}
+
+// prune forgets actions older than a day.
+func (l *ledger) prune(now time.Time) {
+	i := 0
+	for _, a := range l.actions {
+		if now.Sub(a.At) < 24*time.Hour {
+			l.actions[i] = a
+			i++
+		}
+	}
+	l.actions = l.actions[:i]
+}
+
+// count returns the project's actions within d before now.
+func (l *ledger) count(project string, now time.Time, d time.Duration) int {
+	n := 0
+	for _, a := range l.actions {
+		if a.Project == project && now.Sub(a.At) < d {
+			n++
+		}
+	}
+	return n
+}
+
+// save writes the ledger; without a path it does nothing.
+func (l *ledger) save() error {
+	if l.path == "" {
+		return nil
+	}
+	f := ledgerFile{Format: ledgerFormat, Version: ledgerVersion, Actions: l.actions, Entries: l.sorted()}
+	if err := statefile.WriteJSON(l.path, f); err != nil {
+		return fmt.Errorf("write remediation ledger: %w", err)
+	}
+	return nil
+}
+
+// sorted returns the entries by key.
+func (l *ledger) sorted() []*Entry {
+	out := make([]*Entry, 0, len(l.entries))
+	for _, e := range l.entries {
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
+}

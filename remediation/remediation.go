@@ -1,0 +1,619 @@
+// Package remediation makes the exporter an Alertmanager receiver that
+// turns a chosen alert into an agent job: POST /webhook/alertmanager takes
+// Alertmanager's webhook payload (version 4); each rule of the
+// configuration file (--remediation.config) matches alerts by label and
+// renders a project, a key and a prompt from their labels. For a key with
+// no active job and no cooldown running it creates a job; for a key whose
+// job is still active and whose alert fires again with new values it sends
+// the rule's follow-up message, at most once per follow_up_every.
+// Otherwise it records why it did nothing.
+//
+// Guard rails: dry run by default; caps per project per hour and per day;
+// one job per key at a time; a cooldown per key after its job ended;
+// resolved alerts never act; the ledger of keys, jobs and times is written
+// beside --cache.file before the next request, so Alertmanager's repeats
+// and restarts never create a second job; the project must be configured.
+// Label values reach prompts cut and on one line, and a template reading
+// text typed by the public is refused unless the rule allows it.
+package remediation
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-kit/log"
+	"github.com/go-kit/log/level"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/filewatch"
+)
+
+// Path is where the webhook is served.
+const Path = "/webhook/alertmanager"
+
+// MaxPayloadBytes bounds a webhook request's body.
+const MaxPayloadBytes = 4 << 20
+
+// Outcomes of an alert, the outcome label of mintlify_remediation_alerts_total.
+const (
+	OutcomeCreated  = "created"
+	OutcomeMessaged = "messaged"
+	OutcomeDryRun   = "dry_run"
+	OutcomeCooldown = "cooldown"
+	OutcomeActive   = "active"
+	OutcomeCapped   = "capped"
+	OutcomeResolved = "resolved"
+	OutcomeNoRule   = "no_rule"
+	OutcomeError    = "error"
+)
+
+// Outcomes lists every outcome.
+var Outcomes = []string{OutcomeCreated, OutcomeMessaged, OutcomeDryRun, OutcomeCooldown, OutcomeActive,
+	OutcomeCapped, OutcomeResolved, OutcomeNoRule, OutcomeError}
+
+// API is what the webhook calls: the client's create-job and send-message.
+type API interface {
+	CreateJob(ctx context.Context, projectID, prompt string) (*client.Job, error)
+	SendMessage(ctx context.Context, projectID, jobID, prompt string) (*client.Job, error)
+}
+
+// Jobs is the job watcher: it follows the jobs the webhook creates.
+type Jobs interface {
+	Watch(project, id string) error
+	Lookup(project, id string) (status client.JobStatus, prLink string, known bool)
+}
+
+// Options configure a Remediator.
+type Options struct {
+	// ConfigPath is --remediation.config; it is re-read when it changes
+	// (a bad version is logged once and the last good one stays).
+	ConfigPath string
+	// Projects are --mintlify.project-id: a rule's project must be one.
+	Projects []string
+	// Token is the bearer token every request must carry ("" for none).
+	Token string
+	// BasicAuth is true when the web configuration (--web.config.file)
+	// makes every request authenticate with basic auth before it reaches
+	// the webhook.
+	BasicAuth bool
+	// LedgerPath is where the ledger is kept ("" keeps it in memory: only
+	// a dry run may do without).
+	LedgerPath string
+	API        API
+	Jobs       Jobs
+	Logger     log.Logger
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+	// Timeout bounds each request to the API; 30s when zero.
+	Timeout time.Duration
+}
+
+// Remediator is the webhook. It is an http.Handler and a
+// prometheus.Collector of its counters.
+type Remediator struct {
+	opts   Options
+	logger log.Logger
+
+	mu       sync.Mutex // one payload at a time; guards everything below
+	cfg      *Config
+	file     *filewatch.File
+	badMsg   string // the last problem of the file, logged once
+	ledger   *ledger
+	alerts   *prometheus.CounterVec
+	created  *prometheus.CounterVec
+	messages *prometheus.CounterVec
+}
+
+// CheckAuth reports why a configuration cannot run with the given
+// authentication and ledger: acting on the API needs a token or basic
+// auth, and a ledger.
+func CheckAuth(cfg *Config, token string, basicAuth bool, ledgerPath string) error {
+	if cfg.DryRun {
+		return nil
+	}
+	if token == "" && !basicAuth {
+		return errors.New("the webhook acts on the API with a write-scoped key, so it needs authentication: set --remediation.token-file (a bearer token Alertmanager sends) or basic_auth_users in --web.config.file, or say dry_run: true")
+	}
+	if ledgerPath == "" {
+		return errors.New("the webhook needs --cache.file to remember the jobs it created across restarts (or say dry_run: true)")
+	}
+	return nil
+}
+
+// LoadConfig reads and parses the configuration file at path.
+func LoadConfig(path string) (*Config, error) {
+	f := filewatch.New(path)
+	data, _, err := f.Read(MaxConfigBytes)
+	if err != nil {
+		return nil, err
+	}
+	return ParseConfig(data)
+}
+
+// New reads the configuration file and the ledger and returns the webhook.
+func New(opts Options) (*Remediator, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Timeout == 0 {
+		opts.Timeout = 30 * time.Second
+	}
+	if opts.Logger == nil {
+		opts.Logger = log.NewNopLogger()
+	}
+	if opts.API == nil || opts.Jobs == nil {
+		return nil, errors.New("remediation: no API client or job watcher")
+	}
+	r := &Remediator{opts: opts, logger: log.With(opts.Logger, "component", "remediation"), file: filewatch.New(opts.ConfigPath)}
+	cfg, err := r.readConfig()
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckAuth(cfg, opts.Token, opts.BasicAuth, opts.LedgerPath); err != nil {
+		return nil, err
+	}
+	r.cfg = cfg
+	if r.ledger, err = openLedger(opts.LedgerPath, opts.Now()); err != nil {
+		return nil, err
+	}
+	r.alerts = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "mintlify_remediation_alerts_total",
+		Help: "Alerts received by the remediation webhook, by the rule that matched (empty for none) and what was done: created, messaged, dry_run, cooldown, active, capped, resolved, no_rule, error.",
+	}, []string{"rule", "outcome"})
+	r.created = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "mintlify_remediation_jobs_created_total",
+		Help: "Agent jobs the remediation webhook created, by project and rule.",
+	}, []string{"project", "rule"})
+	r.messages = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "mintlify_remediation_messages_sent_total",
+		Help: "Follow-up messages the remediation webhook sent to its jobs, by project and rule.",
+	}, []string{"project", "rule"})
+	r.initSeries(cfg)
+	// Jobs created before a restart are watched again.
+	for _, e := range r.ledger.entries {
+		if e.JobID != "" {
+			if err := opts.Jobs.Watch(e.Project, e.JobID); err != nil {
+				level.Warn(r.logger).Log("msg", "cannot watch a job of the remediation ledger", "key", e.Key, "job_id", e.JobID, "err", err)
+			}
+		}
+	}
+	mode := "acting"
+	if cfg.DryRun {
+		mode = "dry run: nothing is sent"
+	}
+	level.Info(r.logger).Log("msg", "remediation webhook ready", "path", Path, "rules", len(cfg.Rules), "mode", mode,
+		"keys_in_ledger", len(r.ledger.entries), "max_per_project_per_hour", cfg.MaxPerProjectPerHour, "max_per_day", cfg.MaxPerDay)
+	return r, nil
+}
+
+// readConfig reads the file and marks its version.
+func (r *Remediator) readConfig() (*Config, error) {
+	data, info, err := r.file.Read(MaxConfigBytes)
+	if err != nil {
+		return nil, err
+	}
+	r.file.Mark(info)
+	return ParseConfig(data)
+}
+
+// reload re-reads the configuration when the file changed; a version that
+// cannot be used is logged once and the last good one stays. The caller
+// holds r.mu.
+func (r *Remediator) reload() {
+	if changed, err := r.file.Changed(); err != nil || !changed {
+		if err != nil {
+			r.bad(err)
+		}
+		return
+	}
+	cfg, err := r.readConfig()
+	if err == nil {
+		err = CheckAuth(cfg, r.opts.Token, r.opts.BasicAuth, r.opts.LedgerPath)
+	}
+	if err != nil {
+		r.bad(err)
+		return
+	}
+	r.badMsg = ""
+	r.cfg = cfg
+	r.initSeries(cfg)
+	level.Info(r.logger).Log("msg", "remediation configuration re-read", "file", r.opts.ConfigPath, "rules", len(cfg.Rules), "dry_run", cfg.DryRun)
+}
+
+func (r *Remediator) bad(err error) {
+	if msg := err.Error(); msg != r.badMsg {
+		r.badMsg = msg
+		level.Warn(r.logger).Log("msg", "cannot use the changed remediation configuration; keeping the last good one", "file", r.opts.ConfigPath, "err", err)
+	}
+}
+
+// initSeries makes every rule's series present at 0.
+func (r *Remediator) initSeries(cfg *Config) {
+	r.alerts.WithLabelValues("", OutcomeNoRule)
+	for _, rule := range cfg.Rules {
+		for _, o := range Outcomes {
+			if o != OutcomeNoRule {
+				r.alerts.WithLabelValues(rule.Name, o)
+			}
+		}
+		for _, p := range r.opts.Projects {
+			r.created.WithLabelValues(p, rule.Name)
+			r.messages.WithLabelValues(p, rule.Name)
+		}
+	}
+}
+
+// Describe implements prometheus.Collector.
+func (r *Remediator) Describe(ch chan<- *prometheus.Desc) {
+	r.alerts.Describe(ch)
+	r.created.Describe(ch)
+	r.messages.Describe(ch)
+}
+
+// Collect implements prometheus.Collector.
+func (r *Remediator) Collect(ch chan<- prometheus.Metric) {
+	r.alerts.Collect(ch)
+	r.created.Collect(ch)
+	r.messages.Collect(ch)
+}
+
+// Payload is Alertmanager's webhook payload, version 4 (the fields used).
+type Payload struct {
+	Version  string  `json:"version"`
+	Status   string  `json:"status"`
+	Receiver string  `json:"receiver"`
+	Alerts   []Alert `json:"alerts"`
+}
+
+// Alert is one alert of a Payload.
+type Alert struct {
+	Status      string            `json:"status"`
+	Labels      map[string]string `json:"labels"`
+	Annotations map[string]string `json:"annotations"`
+	StartsAt    time.Time         `json:"startsAt"`
+	Fingerprint string            `json:"fingerprint"`
+}
+
+// Result is what the webhook answers: one outcome per alert, in order.
+type Result struct {
+	Outcomes []AlertOutcome `json:"outcomes"`
+}
+
+// AlertOutcome is what happened to one alert.
+type AlertOutcome struct {
+	Rule    string `json:"rule,omitempty"`
+	Key     string `json:"key,omitempty"`
+	Outcome string `json:"outcome"`
+	JobID   string `json:"jobId,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+}
+
+// ServeHTTP answers POST /webhook/alertmanager.
+func (r *Remediator) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if req.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "the remediation webhook takes POST requests from Alertmanager", http.StatusMethodNotAllowed)
+		return
+	}
+	if !r.authorized(req) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="mintlify_exporter remediation"`)
+		http.Error(w, "unauthorized: send the bearer token of --remediation.token-file", http.StatusUnauthorized)
+		return
+	}
+	body := http.MaxBytesReader(w, req.Body, MaxPayloadBytes)
+	var p Payload
+	dec := json.NewDecoder(body)
+	if err := dec.Decode(&p); err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			http.Error(w, fmt.Sprintf("payload larger than %d bytes", MaxPayloadBytes), http.StatusRequestEntityTooLarge)
+			return
+		}
+		http.Error(w, "not an Alertmanager webhook payload: "+oneLine(err.Error()), http.StatusBadRequest)
+		return
+	}
+	if problem := p.check(); problem != "" {
+		http.Error(w, "not an Alertmanager webhook payload (version 4): "+problem, http.StatusBadRequest)
+		return
+	}
+	res := r.Handle(req.Context(), p)
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(res)
+}
+
+// check returns what makes p unusable, "" when nothing does.
+func (p *Payload) check() string {
+	if p.Version != "4" {
+		return fmt.Sprintf("version %q, want \"4\"", p.Version)
+	}
+	for i, a := range p.Alerts {
+		if a.Status != "firing" && a.Status != "resolved" {
+			return fmt.Sprintf("alerts[%d].status %q, want firing or resolved", i, a.Status)
+		}
+		if len(a.Labels) == 0 {
+			return fmt.Sprintf("alerts[%d] has no labels", i)
+		}
+	}
+	return ""
+}
+
+// authorized checks the bearer token (in constant time) when one is set;
+// basic auth, when configured, was checked before the request got here.
+func (r *Remediator) authorized(req *http.Request) bool {
+	if r.opts.Token == "" {
+		return true // basic auth of the web configuration, or a dry run
+	}
+	got, ok := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer ")
+	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(r.opts.Token)) == 1
+}
+
+// Handle acts on every alert of p, in order, and returns their outcomes.
+func (r *Remediator) Handle(ctx context.Context, p Payload) Result {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.reload()
+	var res Result
+	for _, a := range p.Alerts {
+		o := r.handle(ctx, a)
+		r.alerts.WithLabelValues(o.Rule, o.Outcome).Inc()
+		res.Outcomes = append(res.Outcomes, o)
+	}
+	return res
+}
+
+// handle decides what to do with one alert and does it. The caller holds
+// r.mu.
+func (r *Remediator) handle(ctx context.Context, a Alert) AlertOutcome {
+	cfg := r.cfg
+	var rule *Rule
+	for _, rl := range cfg.Rules {
+		if rl.matches(a.Labels) {
+			rule = rl
+			break
+		}
+	}
+	if rule == nil {
+		return AlertOutcome{Outcome: OutcomeNoRule}
+	}
+	out := AlertOutcome{Rule: rule.Name}
+	if a.Status == "resolved" {
+		out.Outcome = OutcomeResolved
+		return out
+	}
+	fail := func(err error) AlertOutcome {
+		out.Outcome, out.Reason = OutcomeError, err.Error()
+		level.Error(r.logger).Log("msg", "remediation failed", "rule", rule.Name, "key", out.Key, "err", err)
+		return out
+	}
+	d := newTemplateData(a)
+	project, err := render(rule.project, d, MaxLabelRunes)
+	if err != nil {
+		return fail(err)
+	}
+	if !slices.Contains(r.opts.Projects, project) {
+		return fail(fmt.Errorf("project %q is not one of --mintlify.project-id", project))
+	}
+	if out.Key, err = render(rule.key, d, 2*MaxLabelRunes); err != nil {
+		return fail(err)
+	}
+	now := r.opts.Now()
+	r.ledger.prune(now)
+	values := fingerprint(a.Annotations)
+	e := r.ledger.entries[out.Key]
+	if e != nil {
+		out.JobID = e.JobID
+		r.observe(e, now)
+	}
+	var prompt string
+	message := false
+	switch {
+	case e != nil && e.Ended.IsZero(): // its job is active
+		switch {
+		case rule.followUp == nil:
+			out.Reason = "the key's job is still active"
+		case now.Sub(e.lastAction()) < rule.FollowUpEvery:
+			out.Reason = fmt.Sprintf("the key's job is active; the next follow-up may go at %s", e.lastAction().Add(rule.FollowUpEvery).UTC().Format(time.RFC3339))
+		case e.Values == values:
+			out.Reason = "the key's job is active and the alert's values have not changed"
+		default:
+			message = true
+		}
+		if !message {
+			out.Outcome = OutcomeActive
+			return out
+		}
+		if prompt, err = render(rule.followUp, d, MaxPromptRunes); err != nil {
+			return fail(err)
+		}
+	case e != nil && now.Before(e.Ended.Add(rule.Cooldown)):
+		out.Outcome = OutcomeCooldown
+		out.Reason = fmt.Sprintf("the key's last job ended at %s; the cooldown of %s ends at %s", e.Ended.UTC().Format(time.RFC3339), rule.Cooldown, e.Ended.Add(rule.Cooldown).UTC().Format(time.RFC3339))
+		return out
+	default:
+		if prompt, err = render(rule.prompt, d, MaxPromptRunes); err != nil {
+			return fail(err)
+		}
+	}
+	if n := r.ledger.count(project, now, time.Hour); n >= cfg.MaxPerProjectPerHour {
+		out.Outcome, out.Reason = OutcomeCapped, fmt.Sprintf("%d jobs and messages for project %s in the last hour (max_per_project_per_hour)", n, project)
+		level.Warn(r.logger).Log("msg", "remediation capped", "rule", rule.Name, "key", out.Key, "reason", out.Reason)
+		return out
+	}
+	if n := r.ledger.count(project, now, 24*time.Hour); n >= cfg.MaxPerDay {
+		out.Outcome, out.Reason = OutcomeCapped, fmt.Sprintf("%d jobs and messages for project %s in the last 24 hours (max_per_day)", n, project)
+		level.Warn(r.logger).Log("msg", "remediation capped", "rule", rule.Name, "key", out.Key, "reason", out.Reason)
+		return out
+	}
+	if cfg.DryRun {
+		what := "create a job"
+		if message {
+			what = "send a follow-up message to job " + e.JobID
+		}
+		out.Outcome = OutcomeDryRun
+		level.Info(r.logger).Log("msg", "dry run: would "+what, "rule", rule.Name, "project", project, "key", out.Key, "prompt", prompt)
+		return out
+	}
+	if message {
+		return r.message(ctx, rule, project, e, prompt, values, now, out)
+	}
+	return r.create(ctx, rule, project, out.Key, prompt, values, now, out)
+}
+
+// observe notes in e when its job was first seen ended.
+func (r *Remediator) observe(e *Entry, now time.Time) {
+	if e.JobID == "" || !e.Ended.IsZero() {
+		return
+	}
+	if status, _, known := r.opts.Jobs.Lookup(e.Project, e.JobID); known && status.Terminal() {
+		e.Ended = now
+		if err := r.ledger.save(); err != nil {
+			level.Error(r.logger).Log("msg", "cannot save the remediation ledger", "err", err)
+		}
+	}
+}
+
+// create asks for a job, recording the request in the ledger before it is
+// sent.
+func (r *Remediator) create(ctx context.Context, rule *Rule, project, key, prompt, values string, now time.Time, out AlertOutcome) AlertOutcome {
+	e := &Entry{Key: key, Rule: rule.Name, Project: project, Created: now, Pending: true, Values: values}
+	prev := r.ledger.entries[key]
+	r.ledger.entries[key] = e
+	r.ledger.actions = append(r.ledger.actions, action{Project: project, At: now})
+	if err := r.ledger.save(); err != nil {
+		// Without a durable record a restart could create the job again.
+		r.ledger.entries[key] = prev
+		r.ledger.actions = r.ledger.actions[:len(r.ledger.actions)-1]
+		out.Outcome, out.Reason = OutcomeError, err.Error()
+		level.Error(r.logger).Log("msg", "remediation failed: nothing sent", "rule", rule.Name, "key", key, "err", err)
+		return out
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
+	defer cancel()
+	job, err := r.opts.API.CreateJob(ctx, project, prompt)
+	e.Pending = false
+	if err != nil {
+		if neverCreated(err) {
+			r.ledger.entries[key] = prev
+		} else { // it may exist: no new one before the cooldown
+			e.Ended = now
+		}
+		if serr := r.ledger.save(); serr != nil {
+			level.Error(r.logger).Log("msg", "cannot save the remediation ledger", "err", serr)
+		}
+		out.Outcome, out.Reason = OutcomeError, err.Error()
+		level.Error(r.logger).Log("msg", "remediation failed: the job was not created", "rule", rule.Name, "project", project, "key", key, "err", err)
+		return out
+	}
+	e.JobID = job.ID
+	if err := r.ledger.save(); err != nil {
+		level.Error(r.logger).Log("msg", "cannot save the remediation ledger", "err", err)
+	}
+	if err := r.opts.Jobs.Watch(project, job.ID); err != nil {
+		level.Warn(r.logger).Log("msg", "cannot watch the job created", "job_id", job.ID, "err", err)
+	}
+	r.created.WithLabelValues(project, rule.Name).Inc()
+	out.Outcome, out.JobID = OutcomeCreated, job.ID
+	level.Info(r.logger).Log("msg", "agent job created for an alert", "rule", rule.Name, "project", project, "key", key, "job_id", job.ID)
+	return out
+}
+
+// message sends the rule's follow-up to the key's active job.
+func (r *Remediator) message(ctx context.Context, rule *Rule, project string, e *Entry, prompt, values string, now time.Time, out AlertOutcome) AlertOutcome {
+	r.ledger.actions = append(r.ledger.actions, action{Project: project, At: now})
+	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
+	defer cancel()
+	_, err := r.opts.API.SendMessage(ctx, project, e.JobID, prompt)
+	if err != nil && neverCreated(err) {
+		r.ledger.actions = r.ledger.actions[:len(r.ledger.actions)-1]
+	}
+	if err == nil {
+		e.Messaged, e.Values = now, values
+	}
+	if serr := r.ledger.save(); serr != nil {
+		level.Error(r.logger).Log("msg", "cannot save the remediation ledger", "err", serr)
+	}
+	if err != nil {
+		if client.IsNotFound(err) { // the job is gone: a new one may be created
+			e.Ended = now
+		}
+		out.Outcome, out.Reason = OutcomeError, err.Error()
+		level.Error(r.logger).Log("msg", "remediation failed: the follow-up was not sent", "rule", rule.Name, "project", project, "key", e.Key, "job_id", e.JobID, "err", err)
+		return out
+	}
+	r.messages.WithLabelValues(project, rule.Name).Inc()
+	out.Outcome = OutcomeMessaged
+	level.Info(r.logger).Log("msg", "follow-up message sent to an agent job for an alert", "rule", rule.Name, "project", project, "key", e.Key, "job_id", e.JobID)
+	return out
+}
+
+// neverCreated reports whether err certainly left nothing behind upstream:
+// an answer of 4xx (refused, not found, rate limited), or a request
+// refused before it was sent.
+func neverCreated(err error) bool {
+	var apiErr *client.APIError
+	if errors.As(err, &apiErr) {
+		return apiErr.StatusCode >= 400 && apiErr.StatusCode < 500
+	}
+	return errors.Is(err, client.ErrEmptyPrompt) || errors.Is(err, client.ErrInvalidID)
+}
+
+// fingerprint identifies an alert's annotation values (its description
+// carries the value that fired).
+func fingerprint(annotations map[string]string) string {
+	keys := make([]string, 0, len(annotations))
+	for k := range annotations {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	h := sha256.New()
+	for _, k := range keys {
+		fmt.Fprintf(h, "%q=%q\n", k, annotations[k])
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// Row is one key of the ledger, for the landing page.
+type Row struct {
+	Key, Rule, Project, JobID string
+	// Status is the job's status as the watcher last read it ("" before).
+	Status, PRLink string
+	Created        time.Time
+	LastAction     time.Time
+	Ended          time.Time
+}
+
+// Rows returns the ledger's keys, for the landing page.
+func (r *Remediator) Rows() []Row {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []Row
+	for _, e := range r.ledger.sorted() {
+		row := Row{Key: e.Key, Rule: e.Rule, Project: e.Project, JobID: e.JobID, Created: e.Created, LastAction: e.lastAction(), Ended: e.Ended}
+		if e.JobID != "" {
+			if status, pr, known := r.opts.Jobs.Lookup(e.Project, e.JobID); known {
+				row.Status, row.PRLink = string(status), pr
+			}
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// DryRun reports whether the configuration in use is a dry run.
+func (r *Remediator) DryRun() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.cfg.DryRun
+}
