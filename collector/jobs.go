@@ -114,10 +114,10 @@ type jobsEntry struct {
 	// leaves the v1 listing (archived jobs are not listed), until the API
 	// answers 404 for it and it is no longer listed.
 	static, fromFile, discovered, added bool
-	hint                         client.JobStatus // status from the last v1 listing
-	job                          *client.Job      // last successful read; nil before it or after a 404
-	gone                         bool             // the API answered 404
-	nextRead                     time.Time        // zero: due now
+	hint                                client.JobStatus // status from the last v1 listing
+	job                                 *client.Job      // last successful read; nil before it or after a 404
+	gone                                bool             // the API answered 404
+	nextRead                            time.Time        // zero: due now
 }
 
 // CheckJobsConfig reports what NewJobsWatcher would refuse in cfg's
