@@ -13,9 +13,11 @@ import (
 	"syscall"
 
 	"github.com/prometheus/exporter-toolkit/web"
+	"gopkg.in/yaml.v3"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/exporter"
+	"github.com/mintlify-exporter/mintlify_exporter/remediation"
 )
 
 // checkTelemetryPath accepts an absolute, clean URL path that no other
@@ -108,6 +110,8 @@ func checkFiles(f *flags) error {
 		{"--cache.file", f.cacheFile},
 		{"--mintlify.api-key-file", f.apiKeyFile},
 		{"--jobs.file", f.jobsFile},
+		{"--remediation.config", f.remediation},
+		{"--remediation.token-file", f.remediationToken},
 	}
 	if f.web.WebConfigFile != nil {
 		files = append(files, struct{ flag, path string }{"--web.config.file", *f.web.WebConfigFile})
@@ -220,4 +224,91 @@ func checkJobsFile(p string) error {
 		}
 	}
 	return nil
+}
+
+// remediationConfig checks the remediation flags and returns the webhook's
+// configuration, nil when --remediation.config is not set. The rules file
+// is parsed here, so a mistake in it stops the start.
+func remediationConfig(f *flags) (*exporter.RemediationConfig, error) {
+	if f.remediation == "" {
+		if f.remediationToken != "" {
+			return nil, errors.New("--remediation.token-file is set but --remediation.config is not: add the rules file, or remove the token")
+		}
+		return nil, nil
+	}
+	cfg, err := remediation.LoadConfig(f.remediation)
+	if err != nil {
+		return nil, fmt.Errorf("--remediation.config=%s: %v", f.remediation, oneLine(err))
+	}
+	rc := &exporter.RemediationConfig{ConfigPath: f.remediation}
+	if f.remediationToken != "" {
+		if rc.Token, err = readToken(f.remediationToken); err != nil {
+			return nil, fmt.Errorf("--remediation.token-file=%s: %v", f.remediationToken, err)
+		}
+	}
+	if f.web.WebConfigFile != nil && *f.web.WebConfigFile != "" {
+		if rc.BasicAuth, err = hasBasicAuth(*f.web.WebConfigFile); err != nil {
+			return nil, fmt.Errorf("--web.config.file=%s: %v", *f.web.WebConfigFile, err)
+		}
+	}
+	ledger := ""
+	if f.cacheFile != "" {
+		ledger = f.cacheFile + remediation.LedgerSuffix
+	}
+	if err := remediation.CheckAuth(cfg, rc.Token, rc.BasicAuth, ledger); err != nil {
+		return nil, fmt.Errorf("--remediation.config=%s: %v", f.remediation, err)
+	}
+	return rc, nil
+}
+
+// readToken reads a bearer token file: one line of at least 16 visible
+// characters, not an API key.
+func readToken(path string) (string, error) {
+	b, err := readSmallFile(path, 4096)
+	if err != nil {
+		return "", err
+	}
+	tok := strings.TrimSpace(string(b))
+	switch {
+	case tok == "":
+		return "", errors.New("is empty: write a random token in it, such as the output of 'openssl rand -hex 32'")
+	case strings.ContainsAny(tok, " \t\r\n"):
+		return "", errors.New("holds more than one word: write the token alone")
+	case len(tok) < 16:
+		return "", errors.New("holds a token shorter than 16 characters: use a long random one, such as the output of 'openssl rand -hex 32'")
+	case looksLikeKey(tok):
+		return "", errors.New("holds what looks like a Mintlify API key (mint_...): the webhook's token must be a secret of its own")
+	}
+	return tok, nil
+}
+
+// hasBasicAuth reports whether the web configuration file sets
+// basic_auth_users, which makes every request authenticate.
+func hasBasicAuth(path string) (bool, error) {
+	b, err := readSmallFile(path, 1<<20)
+	if err != nil {
+		return false, err
+	}
+	var c struct {
+		Users map[string]string `yaml:"basic_auth_users"`
+	}
+	if err := yaml.Unmarshal(b, &c); err != nil {
+		return false, fmt.Errorf("cannot read basic_auth_users: %v", oneLine(err))
+	}
+	return len(c.Users) > 0, nil
+}
+
+// readSmallFile reads a regular file of at most limit bytes.
+func readSmallFile(path string, limit int64) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, errors.New("is not a regular file")
+	}
+	if st.Size() > limit {
+		return nil, fmt.Errorf("is larger than %d bytes", limit)
+	}
+	return os.ReadFile(path)
 }

@@ -171,6 +171,17 @@ func TestRefusedAtStart(t *testing.T) {
 	}
 	defer busy.Close()
 	ok := map[string]string{"MINTLIFY_API_KEY": testKey, "MINTLIFY_PROJECT_ID": "docs"}
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	token := write("token", "0123456789abcdef0123456789abcdef\n")
+	shortToken := write("short-token", "abc\n")
+	actingRules := write("acting.yml", "dry_run: false\nrules:\n  - name: thumbs-down\n    match: {alertname: A}\n    project: docs\n    key: k\n    prompt: p\n")
+	badRules := write("bad.yml", "rules:\n  - name: thumbs-down\n    match: {alertname: A}\n    project: docs\n    key: k\n")
 	for _, tt := range []struct {
 		name string
 		env  map[string]string
@@ -200,6 +211,14 @@ func TestRefusedAtStart(t *testing.T) {
 		{"bad api url", ok, []string{"--mintlify.api-url=api.mintlify.com"}, "--mintlify.api-url", []string{"http"}},
 		{"job watcher with nothing to watch", ok, []string{"--collector.jobs"}, "--jobs.id", []string{"--jobs.file", "--jobs.discover", "nothing to watch"}},
 		{"job id of an unknown project", ok, []string{"--collector.jobs", "--jobs.id=other/j1"}, "--jobs.id", []string{"--mintlify.project-id"}},
+		{"remediation token without rules", ok, []string{"--remediation.token-file=" + token}, "--remediation.token-file", []string{"--remediation.config"}},
+		{"remediation rules missing", ok, []string{"--remediation.config=" + filepath.Join(dir, "nope.yml")}, "--remediation.config", []string{"no such file"}},
+		{"remediation rules broken", ok, []string{"--remediation.config=" + badRules}, "--remediation.config", []string{"rule thumbs-down", "prompt is required"}},
+		{"remediation acting without authentication", ok, []string{"--remediation.config=" + actingRules, "--cache.file=" + filepath.Join(dir, "state.json")}, "--remediation.config",
+			[]string{"--remediation.token-file", "--web.config.file", "dry_run"}},
+		{"remediation acting without a ledger", ok, []string{"--remediation.config=" + actingRules, "--remediation.token-file=" + token}, "--remediation.config", []string{"--cache.file"}},
+		{"remediation token too short", ok, []string{"--remediation.config=" + actingRules, "--remediation.token-file=" + shortToken}, "--remediation.token-file", []string{"16 characters"}},
+		{"remediation token is an API key", ok, []string{"--remediation.config=" + actingRules, "--remediation.token-file=" + keyFile}, "--remediation.token-file", []string{"API key"}},
 		{"every source off", ok, []string{"--no-collector.visitors", "--no-collector.views", "--no-collector.assistant", "--no-collector.feedback",
 			"--no-collector.searches"}, "--collector.jobs", []string{"nothing to export"}},
 	} {

@@ -38,6 +38,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/exporter"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/intflag"
 	"github.com/mintlify-exporter/mintlify_exporter/logging"
+	"github.com/mintlify-exporter/mintlify_exporter/remediation"
 )
 
 const (
@@ -73,6 +74,8 @@ type flags struct {
 	jobsPollInterval time.Duration
 	jobsPollSet      bool
 	cacheFile        string
+	remediation      string // --remediation.config
+	remediationToken string // --remediation.token-file
 	logLevel         string
 	logFormat        string
 	demo             bool
@@ -159,6 +162,8 @@ func newAppVersion(f *flags, versionText string) (*kingpin.Application, *agentcm
 	app.Flag("jobs.discover", "Also discover jobs through the API's deprecated v1 job listing.").Default("false").BoolVar(&f.jobsDiscover)
 	app.Flag("jobs.poll-interval", "How often non-terminal jobs are re-read.").Default("1m").IsSetByUser(&f.jobsPollSet).DurationVar(&f.jobsPollInterval)
 
+	app.Flag("remediation.config", "Remediation rules (YAML, re-read when it changes): turns on POST "+remediation.Path+", which turns chosen Alertmanager alerts into agent jobs; dry run unless the file says dry_run: false (docs/remediation.md).").PlaceHolder("FILE").StringVar(&f.remediation)
+	app.Flag("remediation.token-file", "File holding the bearer token the remediation webhook requires (or use basic auth in --web.config.file).").PlaceHolder("FILE").StringVar(&f.remediationToken)
 	app.Flag("cache.file", "Persist the last good snapshots and the request ledger in this file, so a restart spends no request until a refresh is due.").PlaceHolder("FILE").StringVar(&f.cacheFile)
 	app.Flag("log.level", "Only log messages with the given severity or above. One of: [debug, info, warn, error]").Default("info").EnumVar(&f.logLevel, logging.Levels...)
 	app.Flag("log.format", "Output format of log messages. One of: [logfmt, json]").Default("logfmt").EnumVar(&f.logFormat, logging.Formats...)
@@ -552,6 +557,9 @@ func config(f *flags, logger log.Logger) (exporter.Config, error) {
 		if *f.collectors[src.Name] || f.demo && !*f.collectorSet[src.Name] {
 			cfg.Collectors = append(cfg.Collectors, src.Name)
 		}
+	}
+	if cfg.Remediation, err = remediationConfig(f); err != nil {
+		return cfg, err
 	}
 	if len(cfg.Collectors) == 0 && !cfg.Jobs.Enabled {
 		return cfg, errors.New("nothing to export: every source is off (--no-collector.*) and --collector.jobs is not set; turn one on")

@@ -67,6 +67,7 @@ func unprintable(r rune) bool {
 const (
 	cmdMessage = "agent message"
 	cmdGet     = "agent get"
+	cmdCreate  = "agent create"
 )
 
 // DefaultWaitTimeout is the default of --wait.timeout.
@@ -79,6 +80,10 @@ type Command struct {
 	wait        *bool
 	waitTimeout *time.Duration
 	getJob      *string
+	// agent create
+	createPrompt      *string
+	createWait        *bool
+	createWaitTimeout *time.Duration
 }
 
 // Register adds the "agent" command, with its "message" and "get"
@@ -95,6 +100,13 @@ func Register(app *kingpin.Application) *Command {
 	c.waitTimeout = msg.Flag("wait.timeout", "Stop waiting after this long (exit code 3).").
 		Default(DefaultWaitTimeout.String()).Duration()
 
+	create := agent.Command("create", "Start an agent job with a prompt and print it as JSON (the operation the remediation webhook uses).")
+	c.createPrompt = create.Flag("prompt", "What the agent should do; - reads it from standard input (one trailing newline removed).").
+		Required().PlaceHolder("TEXT").String()
+	c.createWait = create.Flag("wait", "Wait until the job is completed, archived or failed, showing progress on standard error, then print the final job.").Bool()
+	c.createWaitTimeout = create.Flag("wait.timeout", "Stop waiting after this long (exit code 3).").
+		Default(DefaultWaitTimeout.String()).Duration()
+
 	get := agent.Command("get", "Print an agent job as JSON.")
 	c.getJob = get.Flag("job", "Id of the agent job.").Required().PlaceHolder("ID").String()
 	return c
@@ -103,7 +115,7 @@ func Register(app *kingpin.Application) *Command {
 // Selected reports whether cmd, the command kingpin selected, is one of
 // the agent commands.
 func (c *Command) Selected(cmd string) bool {
-	return cmd == cmdMessage || cmd == cmdGet
+	return cmd == cmdMessage || cmd == cmdGet || cmd == cmdCreate
 }
 
 // Env is what the agent commands run with.
@@ -144,6 +156,8 @@ func (c *Command) Run(ctx context.Context, cmd string, env Env) int {
 		return r.message(*c.messageJob, *c.prompt, *c.wait, *c.waitTimeout)
 	case cmdGet:
 		return r.get(*c.getJob)
+	case cmdCreate:
+		return r.create(*c.createPrompt, *c.createWait, *c.createWaitTimeout)
 	}
 	fmt.Fprintf(env.Stderr, ErrorPrefix+"not an agent command: %q\n", cmd)
 	return ExitError

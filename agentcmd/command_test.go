@@ -15,7 +15,7 @@ import (
 func TestSelected(t *testing.T) {
 	app := kingpin.New("mintlify_exporter", "")
 	cmd := agentcmd.Register(app)
-	for s, want := range map[string]bool{"agent message": true, "agent get": true, "agent": false, "": false, "message": false} {
+	for s, want := range map[string]bool{"agent message": true, "agent get": true, "agent create": true, "agent": false, "": false, "message": false} {
 		if got := cmd.Selected(s); got != want {
 			t.Errorf("Selected(%q) = %v, want %v", s, got, want)
 		}
@@ -127,10 +127,10 @@ func TestMessageErrors(t *testing.T) {
 	h.key = mintlifytest.DefaultKey
 
 	remove := h.fake.AddFault(mintlifytest.Fault{Endpoint: "send_message", Status: 429, RetryAfter: "754"})
-	h.expect(h.run("agent", "message", "--job=j1", "--prompt=hi"), 1, "", agentcmd.ErrorPrefix+"rate limited: 100 messages per project per hour; retry after 12m34s\n")
+	h.expect(h.run("agent", "message", "--job=j1", "--prompt=hi"), 1, "", agentcmd.ErrorPrefix+"rate limited: 100 new jobs and messages per project per hour; retry after 12m34s\n")
 	remove()
 	remove = h.fake.AddFault(mintlifytest.Fault{Endpoint: "send_message", Status: 429})
-	h.expect(h.run("agent", "message", "--job=j1", "--prompt=hi"), 1, "", agentcmd.ErrorPrefix+"rate limited: 100 messages per project per hour; retry later\n")
+	h.expect(h.run("agent", "message", "--job=j1", "--prompt=hi"), 1, "", agentcmd.ErrorPrefix+"rate limited: 100 new jobs and messages per project per hour; retry later\n")
 	remove()
 	if got := h.fake.Messages("p1", "j1"); len(got) != 0 {
 		t.Errorf("messages delivered: %q", got)
@@ -143,7 +143,7 @@ func TestMessageErrors(t *testing.T) {
 		}
 	}
 	code := h.run("agent", "message", "--job=j1", "--prompt=hi")
-	if code != 1 || !strings.HasPrefix(h.stderr.String(), agentcmd.ErrorPrefix+"rate limited: 100 messages per project per hour; retry after ") {
+	if code != 1 || !strings.HasPrefix(h.stderr.String(), agentcmd.ErrorPrefix+"rate limited: 100 new jobs and messages per project per hour; retry after ") {
 		t.Errorf("101st message: exit %d, stderr %q", code, h.stderr.String())
 	}
 }
@@ -166,4 +166,54 @@ func TestOtherAPIErrorIsOneLine(t *testing.T) {
 	h.fake.AddFault(mintlifytest.Fault{Endpoint: "get_job", Status: 500})
 	h.expect(h.run("agent", "get", "--job=j1"), 1, "", agentcmd.ErrorPrefix+"get_job: HTTP 500: Internal Server Error\n")
 	h.expect(h.run("agent", "get", "--job= "), 1, "", agentcmd.ErrorPrefix+"--job must not be empty\n")
+}
+
+func TestCreate(t *testing.T) {
+	h := newHarness(t)
+	h.fake.AddJob("p1", mintlifytest.JobSpec{ID: "existing"}) // makes the project known to the fake
+	code := h.run("agent", "create", "--prompt=Document the new /v2 endpoints")
+	h.expect(code, 0, `{
+  "id": "job_00000001",
+  "status": "active",
+  "source": {
+    "repository": "https://github.com/acme/docs",
+    "ref": null
+  },
+  "model": "claude-sonnet-4",
+  "prLink": null,
+  "createdAt": "2025-03-01T12:00:00.000Z",
+  "archivedAt": null
+}
+`, "")
+	if got := h.fake.Messages("p1", "job_00000001"); !slices.Equal(got, []string{"Document the new /v2 endpoints"}) {
+		t.Errorf("the new job's prompt: %q", got)
+	}
+
+	// --wait follows it to its pull request, as agent message --wait does.
+	h.onSleep = func(i int) error {
+		if i == 1 {
+			h.fake.SetJobStatus("p1", "job_00000002", "completed")
+		}
+		return nil
+	}
+	h.stdin = "From standard input\n"
+	code = h.run("agent", "create", "--prompt=-", "--wait")
+	if code != 0 || !strings.Contains(h.stdout.String(), `"id": "job_00000002"`) || !strings.Contains(h.stdout.String(), `"status": "completed"`) {
+		t.Errorf("exit %d, stdout:\n%s", code, h.stdout.String())
+	}
+	h.expect(code, 0, h.stdout.String(), "job job_00000002: active (0s)\njob job_00000002: completed (5s)\npull request: https://github.com/acme/docs/pull/1\n")
+	if got := h.fake.Messages("p1", "job_00000002"); !slices.Equal(got, []string{"From standard input"}) {
+		t.Errorf("the prompt read from standard input: %q", got)
+	}
+
+	// Refused before anything is sent.
+	before := len(h.fake.Requests())
+	h.stdin = ""
+	h.expect(h.run("agent", "create", "--prompt=-"), 1, "", agentcmd.ErrorPrefix+"the prompt is empty; nothing was sent\n")
+	h.expect(h.run("agent", "create", "--prompt=x", "--wait", "--wait.timeout=0s"), 1, "", agentcmd.ErrorPrefix+"--wait.timeout must be positive (got 0s)\n")
+	if n := len(h.fake.Requests()) - before; n != 0 {
+		t.Errorf("%d requests sent for refused commands", n)
+	}
+	h.projects = []string{"nope"}
+	h.expect(h.run("agent", "create", "--prompt=x"), 1, "", agentcmd.ErrorPrefix+"project nope not found (check --mintlify.project-id)\n")
 }

@@ -45,26 +45,56 @@ func (r *run) message(jobID, prompt string, wait bool, timeout time.Duration) in
 	if jobID == "" {
 		return r.usage("--job must not be empty")
 	}
-	if wait && timeout <= 0 {
-		return r.usage(fmt.Sprintf("--wait.timeout must be positive (got %s)", timeout))
-	}
-	if prompt == "-" {
-		var err error
-		if prompt, err = r.readPrompt(); err != nil {
-			return r.usage(err.Error())
-		}
-	}
-	if prompt == "" {
-		return r.usage("the prompt is empty; nothing was sent")
-	}
-	if !utf8.ValidString(prompt) {
-		return r.usage("the prompt is not valid UTF-8; nothing was sent")
+	prompt, problem := r.checkPrompt(prompt, wait, timeout)
+	if problem != "" {
+		return r.usage(problem)
 	}
 	start := r.env.Now()
 	job, err := r.env.Client.SendMessage(r.ctx, r.project, jobID, prompt)
 	if err != nil {
 		return r.apiError(err, jobID, client.EndpointSendMessage)
 	}
+	return r.follow(job, jobID, start, wait, timeout)
+}
+
+// create starts a job and, with wait, follows it until it ends or timeout
+// passes.
+func (r *run) create(prompt string, wait bool, timeout time.Duration) int {
+	prompt, problem := r.checkPrompt(prompt, wait, timeout)
+	if problem != "" {
+		return r.usage(problem)
+	}
+	start := r.env.Now()
+	job, err := r.env.Client.CreateJob(r.ctx, r.project, prompt)
+	if err != nil {
+		return r.apiError(err, "", client.EndpointCreateJob)
+	}
+	return r.follow(job, job.ID, start, wait, timeout)
+}
+
+// checkPrompt reads --prompt=- and checks the prompt and --wait.timeout;
+// it returns the prompt, or the problem to report (nothing is sent then).
+func (r *run) checkPrompt(prompt string, wait bool, timeout time.Duration) (string, string) {
+	if wait && timeout <= 0 {
+		return "", fmt.Sprintf("--wait.timeout must be positive (got %s)", timeout)
+	}
+	if prompt == "-" {
+		var err error
+		if prompt, err = r.readPrompt(); err != nil {
+			return "", err.Error()
+		}
+	}
+	if prompt == "" {
+		return "", "the prompt is empty; nothing was sent"
+	}
+	if !utf8.ValidString(prompt) {
+		return "", "the prompt is not valid UTF-8; nothing was sent"
+	}
+	return prompt, ""
+}
+
+// follow prints job, or with wait follows it to its end first.
+func (r *run) follow(job *client.Job, jobID string, start time.Time, wait bool, timeout time.Duration) int {
 	if !wait {
 		return r.print(job, ExitOK)
 	}
@@ -114,6 +144,8 @@ func (r *run) apiError(err error, jobID string, e client.Endpoint) int {
 func (r *run) describe(err error, jobID string, e client.Endpoint) string {
 	var ae *client.APIError
 	switch {
+	case client.IsNotFound(err) && e == client.EndpointCreateJob:
+		return fmt.Sprintf("project %s not found (check --mintlify.project-id)", r.project)
 	case client.IsNotFound(err):
 		return fmt.Sprintf("job %s not found in project %s", jobID, r.project)
 	case client.IsUnauthorized(err) && errors.As(err, &ae):
@@ -130,8 +162,8 @@ func (r *run) describe(err error, jobID string, e client.Endpoint) string {
 		if has {
 			when = "after " + retryAfter.Round(time.Second).String()
 		}
-		if e == client.EndpointSendMessage {
-			return "rate limited: 100 messages per project per hour; retry " + when
+		if e == client.EndpointSendMessage || e == client.EndpointCreateJob {
+			return "rate limited: 100 new jobs and messages per project per hour; retry " + when
 		}
 		return "rate limited by the API; retry " + when
 	}

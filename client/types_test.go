@@ -34,7 +34,7 @@ func TestEndpointsAndStatuses(t *testing.T) {
 		client.EndpointVisitors: true, client.EndpointViews: true, client.EndpointCallerStats: true,
 		client.EndpointFeedbackByPage: true, client.EndpointSearches: true, client.EndpointConversations: true,
 	}
-	want := []client.Endpoint{"visitors", "views", "caller_stats", "feedback_by_page", "searches", "conversations", "get_job", "send_message", "list_jobs"}
+	want := []client.Endpoint{"visitors", "views", "caller_stats", "feedback_by_page", "searches", "conversations", "get_job", "send_message", "list_jobs", "create_job"}
 	if !slices.Equal(client.Endpoints, want) {
 		t.Errorf("Endpoints = %v, want %v", client.Endpoints, want)
 	}

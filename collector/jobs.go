@@ -88,7 +88,8 @@ type JobsWatcher struct {
 	static []jobRef
 	file   *jobsFile // nil without --jobs.file
 
-	pollMu sync.Mutex // one round at a time
+	pollMu sync.Mutex    // one round at a time
+	wake   chan struct{} // Watch asks Run for a round now
 
 	mu       sync.Mutex // guards everything below
 	projects map[string]*jobsProject
@@ -174,6 +175,7 @@ func NewJobsWatcher(cfg JobsConfig) (*JobsWatcher, error) {
 		logger:   cfg.Logger,
 		projects: make(map[string]*jobsProject),
 		added:    make(map[jobRef]bool),
+		wake:     make(chan struct{}, 1),
 		unknown:  make(map[[2]string]bool),
 		badIDs:   make(map[[2]string]bool),
 	}
@@ -227,6 +229,10 @@ func (w *JobsWatcher) Watch(project, id string) error {
 	}
 	w.added[jobRef{project, id}] = true
 	w.updateMembership(nil)
+	select { // Run reads it now rather than at the next poll
+	case w.wake <- struct{}{}:
+	default:
+	}
 	return nil
 }
 
@@ -250,8 +256,8 @@ func (w *JobsWatcher) Lookup(project, id string) (status client.JobStatus, prLin
 	return e.job.Status, prLink, true
 }
 
-// Run polls at once, then PollInterval after the end of each round, until
-// ctx is done.
+// Run polls at once, then PollInterval after the end of each round (or at
+// once when Watch added a job), until ctx is done.
 func (w *JobsWatcher) Run(ctx context.Context) {
 	t := time.NewTimer(w.cfg.PollInterval)
 	defer t.Stop()
@@ -262,6 +268,7 @@ func (w *JobsWatcher) Run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-w.wake:
 		}
 	}
 }

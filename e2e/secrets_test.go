@@ -238,7 +238,7 @@ func TestKeyFileModeWarning(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := runExporter(t, nil, "agent", "get", "--job=job1", "--mintlify.api-url="+fake.URL(),
-			"--mintlify.api-key-file="+path, "--mintlify.project-id=docs", "--no-collector.views", "--no-collector.assistant", "--no-collector.feedback", "--no-collector.searches")
+			"--mintlify.api-key-file="+path, "--mintlify.project-id=docs")
 		code, stdout, stderr := r.code, r.stdout, r.stderr
 		if code != 0 || !strings.Contains(stdout, `"job1"`) {
 			t.Fatalf("mode %04o: exit %d\nstdout: %s\nstderr: %s", c.mode, code, stdout, stderr)
@@ -258,7 +258,7 @@ func TestAgentCommandsNeverShowTheKey(t *testing.T) {
 	fake := fakeWithKey(t, secretKey, 10)
 	keyFile := writeKeyFile(t, filepath.Join(t.TempDir(), "key"), secretKey)
 	base := []string{"--mintlify.api-url=" + fake.URL(), "--mintlify.api-key-file=" + keyFile,
-		"--mintlify.project-id=docs", "--no-collector.views", "--no-collector.assistant", "--no-collector.feedback", "--no-collector.searches", "--log.level=debug", "--mintlify.timeout=200ms"}
+		"--mintlify.project-id=docs", "--log.level=debug", "--mintlify.timeout=200ms"}
 	get := []string{"agent", "get", "--job=job1"}
 	msg := []string{"agent", "message", "--job=job1", "--prompt=update the quickstart"}
 	echo := `{"error":"bad key ` + secretKey + `","details":[{"message":"Bearer ` + secretKey + `"}]}`

@@ -27,6 +27,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/landingpage"
 	"github.com/mintlify-exporter/mintlify_exporter/metricshandler"
+	"github.com/mintlify-exporter/mintlify_exporter/remediation"
 	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 )
 
@@ -67,6 +68,9 @@ type Config struct {
 	// Jobs configures the agent job watcher.
 	Jobs JobsConfig
 
+	// Remediation configures the Alertmanager webhook; nil turns it off.
+	Remediation *RemediationConfig
+
 	// CacheFile is --cache.file ("" disables it).
 	CacheFile string
 	// TelemetryPath is where metrics are served; MaxRequests bounds
@@ -93,6 +97,17 @@ type JobsConfig struct {
 	File         string
 	Discover     bool
 	PollInterval time.Duration
+}
+
+// RemediationConfig configures the remediation webhook (package
+// remediation); its ledger is kept beside CacheFile.
+type RemediationConfig struct {
+	// ConfigPath is --remediation.config.
+	ConfigPath string
+	// Token is the content of --remediation.token-file ("" for none).
+	Token string
+	// BasicAuth is true when --web.config.file sets basic_auth_users.
+	BasicAuth bool
 }
 
 // Limits of the sources' walks, defined once.
@@ -218,21 +233,41 @@ func New(cfg Config) (*Exporter, error) {
 	x.cancel = cancel
 	jobsDescribe := "disabled (--collector.jobs)"
 	var jobRows func() []landingpage.JobRow
-	if cfg.Jobs.Enabled {
-		jobs, err := collector.NewJobsWatcher(collector.JobsConfig{
+	var jobs *collector.JobsWatcher
+	if cfg.Jobs.Enabled || cfg.Remediation != nil { // the webhook's jobs are watched too
+		jobs, err = collector.NewJobsWatcher(collector.JobsConfig{
 			Client: c, Projects: cfg.Projects, IDs: cfg.Jobs.IDs, File: cfg.Jobs.File, Discover: cfg.Jobs.Discover,
-			PollInterval: cfg.Jobs.PollInterval, Status: status, Logger: cfg.Logger,
+			Added: cfg.Remediation != nil, PollInterval: cfg.Jobs.PollInterval, Status: status, Logger: cfg.Logger,
 		})
 		if err != nil {
 			x.Close()
 			return nil, err
 		}
 		live.MustRegister(jobs)
+		jobsDescribe = describeJobs(cfg)
+		jobRows = func() []landingpage.JobRow { return jobTable(jobs.Jobs()) }
+	}
+	var remediationRows func() []landingpage.RemediationRow
+	var webhook *remediation.Remediator
+	if rc := cfg.Remediation; rc != nil {
+		ledger := ""
+		if cfg.CacheFile != "" {
+			ledger = cfg.CacheFile + remediation.LedgerSuffix
+		}
+		webhook, err = remediation.New(remediation.Options{
+			ConfigPath: rc.ConfigPath, Projects: cfg.Projects, Token: rc.Token, BasicAuth: rc.BasicAuth,
+			LedgerPath: ledger, API: c, Jobs: jobs, Logger: cfg.Logger, Timeout: cfg.Timeout,
+		})
+		if err != nil {
+			x.Close()
+			return nil, fmt.Errorf("--remediation.config: %w", err)
+		}
+		live.MustRegister(webhook)
+		remediationRows = func() []landingpage.RemediationRow { return remediationTable(webhook.Rows()) }
+	}
+	if jobs != nil {
 		x.jobs = make(chan struct{})
 		go func() { defer close(x.jobs); jobs.Run(ctx) }()
-		jobsDescribe = fmt.Sprintf("watching %d job id(s), file %q, discovery %v, polled every %s",
-			len(cfg.Jobs.IDs), cfg.Jobs.File, cfg.Jobs.Discover, cfg.Jobs.PollInterval)
-		jobRows = func() []landingpage.JobRow { return jobTable(jobs.Jobs()) }
 	}
 
 	mux := http.NewServeMux()
@@ -242,6 +277,9 @@ func New(cfg Config) (*Exporter, error) {
 		mcfg.Cached = x.engine
 	}
 	mux.Handle(cfg.TelemetryPath, metricshandler.New(mcfg))
+	if webhook != nil {
+		mux.Handle(remediation.Path, webhook)
+	}
 	mux.HandleFunc("/-/healthy", func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusOK)
 		fmt.Fprintln(w, "Healthy")
@@ -258,9 +296,9 @@ func New(cfg Config) (*Exporter, error) {
 	if cfg.TelemetryPath != "/" {
 		mux.Handle("/", landingpage.New(landingpage.Config{
 			Version: cfg.Version, TelemetryPath: cfg.TelemetryPath,
-			JobsEnabled: cfg.Jobs.Enabled, JobsDescribe: jobsDescribe, Examples: cfg.Examples,
+			JobsEnabled: jobs != nil, JobsDescribe: jobsDescribe, Examples: cfg.Examples,
 		}, landingpage.State{
-			Units: units, Jobs: jobRows, BudgetRemaining: budget.Remaining, BudgetPerHour: budget.PerHour(), Notes: cfg.Notes,
+			Units: units, Jobs: jobRows, Remediation: remediationRows, BudgetRemaining: budget.Remaining, BudgetPerHour: budget.PerHour(), Notes: cfg.Notes,
 		}))
 	}
 	x.handler = withDeadline(mux, RequestTimeout)
@@ -321,7 +359,35 @@ func jobTable(jobs []collector.JobRow) []landingpage.JobRow {
 }
 
 // reservedPaths are the exporter's endpoints besides the metrics.
-var reservedPaths = []string{"/-/healthy", "/-/ready"}
+var reservedPaths = []string{"/-/healthy", "/-/ready", remediation.Path}
+
+// describeJobs says what the job watcher watches, for the landing page.
+func describeJobs(cfg Config) string {
+	var parts []string
+	if cfg.Jobs.Enabled {
+		parts = append(parts, fmt.Sprintf("%d job id(s)", len(cfg.Jobs.IDs)))
+		if cfg.Jobs.File != "" {
+			parts = append(parts, "the ids in "+cfg.Jobs.File)
+		}
+		if cfg.Jobs.Discover {
+			parts = append(parts, "the jobs the API lists (discovery)")
+		}
+	}
+	if cfg.Remediation != nil {
+		parts = append(parts, "the jobs the remediation webhook creates")
+	}
+	return fmt.Sprintf("Watching %s; active jobs are read every %s.", strings.Join(parts, ", "), cfg.Jobs.PollInterval)
+}
+
+// remediationTable turns the webhook's ledger into the landing page's rows.
+func remediationTable(rows []remediation.Row) []landingpage.RemediationRow {
+	out := make([]landingpage.RemediationRow, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, landingpage.RemediationRow{Key: r.Key, Rule: r.Rule, Project: r.Project, JobID: r.JobID,
+			Status: r.Status, PullRequest: r.PRLink, Created: r.Created, LastAction: r.LastAction, Ended: r.Ended})
+	}
+	return out
+}
 
 // CheckTelemetryPath reports why p cannot be the path metrics are served
 // under: it must be an absolute, clean URL path ("/metrics"), of letters,

@@ -30,7 +30,23 @@ type State struct {
 	Notes []string
 	// Jobs returns the watched agent jobs; nil when there is no job table.
 	Jobs func() []JobRow
-	Now  func() time.Time
+	// Remediation returns the remediation webhook's keys; nil when the
+	// webhook is off.
+	Remediation func() []RemediationRow
+	Now         func() time.Time
+}
+
+// RemediationRow is one key of the remediation webhook's ledger.
+type RemediationRow struct {
+	Key, Rule, Project, JobID string
+	// Status is the job's status as last read, "" before.
+	Status string
+	// PullRequest is the job's prLink, "" when it has none.
+	PullRequest string
+	// Created is when the job was asked for; LastAction when the key last
+	// created or messaged; Ended when its job was seen ended (zero while
+	// active).
+	Created, LastAction, Ended time.Time
 }
 
 // JobRow is one watched agent job in the landing page's table.
@@ -135,7 +151,47 @@ func (p *page) table() string {
 			p.jobs(&b, now)
 		}
 	}
+	if p.s.Remediation != nil {
+		p.remediation(&b, now)
+	}
 	return b.String()
+}
+
+// remediation writes the table of the webhook's keys.
+func (p *page) remediation(b *strings.Builder, now time.Time) {
+	b.WriteString("<h2>Remediation</h2>\n<p>Alerts that POST /webhook/alertmanager turned into agent jobs, one key at a time (docs/remediation.md).</p>\n")
+	rows := p.s.Remediation()
+	if len(rows) == 0 {
+		b.WriteString("<p>No alert has created a job yet.</p>\n")
+		return
+	}
+	b.WriteString("<table>\n<tr><th>key</th><th>rule</th><th>project</th><th>job</th><th>status</th><th>last action</th><th>pull request</th></tr>\n")
+	for _, r := range rows {
+		job, status := r.JobID, r.Status
+		if job == "" {
+			job, status = "-", "unknown: the create request got no answer"
+		} else if status == "" {
+			status = "not read yet"
+		}
+		if !r.Ended.IsZero() {
+			status += ", ended " + clock(r.Ended, now)
+		}
+		fmt.Fprintf(b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+			html.EscapeString(r.Key), html.EscapeString(r.Rule), html.EscapeString(r.Project), html.EscapeString(job),
+			html.EscapeString(status), html.EscapeString(clock(r.LastAction, now)), prCell(r.PullRequest))
+	}
+	b.WriteString("</table>\n")
+}
+
+// prCell is a pull request's link, or its text when it is not a web
+// address, or "-".
+func prCell(link string) string {
+	if u, err := url.Parse(link); err == nil && link != "" && (u.Scheme == "https" || u.Scheme == "http") {
+		return fmt.Sprintf(`<a href="%s">%s</a>`, html.EscapeString(link), html.EscapeString(link))
+	} else if link != "" {
+		return html.EscapeString(link)
+	}
+	return "-"
 }
 
 // jobs writes the table of watched jobs.
@@ -158,12 +214,7 @@ func (p *page) jobs(b *strings.Builder, now time.Time) {
 		if !j.Created.IsZero() {
 			age = now.Sub(j.Created).Round(time.Second).String()
 		}
-		pr := "-"
-		if u, err := url.Parse(j.PullRequest); err == nil && j.PullRequest != "" && (u.Scheme == "https" || u.Scheme == "http") {
-			pr = fmt.Sprintf(`<a href="%s">%s</a>`, html.EscapeString(j.PullRequest), html.EscapeString(j.PullRequest))
-		} else if j.PullRequest != "" {
-			pr = html.EscapeString(j.PullRequest)
-		}
+		pr := prCell(j.PullRequest)
 		fmt.Fprintf(b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
 			html.EscapeString(j.Project), html.EscapeString(j.ID), html.EscapeString(status), html.EscapeString(age), pr)
 	}
