@@ -85,20 +85,55 @@ scrape_configs:
 // alertmanagerConfig is the test Alertmanager's configuration: every alert
 // in its own group (group_by '...'), sent to the webhook a second after it
 // arrives and again on every change.
-func alertmanagerConfig(webhookURL string) string {
+func alertmanagerConfig(webhookURL, remediationURL, tokenFile string) string {
 	return fmt.Sprintf(`route:
   receiver: test-webhook
   group_by: ['...']
   group_wait: 1s
   group_interval: 1s
   repeat_interval: 1m
+  routes:
+    # The exporter's remediation webhook, as docs/remediation.md shows it;
+    # repeats every 5s, so that the test sees Alertmanager's repeats.
+    - matchers: ['alertname="MintlifyPageThumbsDownRising"']
+      receiver: mintlify-remediation
+      repeat_interval: 5s
+      continue: true
+    - receiver: test-webhook
 receivers:
   - name: test-webhook
     webhook_configs:
       - url: %q
         send_resolved: true
-`, webhookURL)
+  - name: mintlify-remediation
+    webhook_configs:
+      - url: %q
+        send_resolved: true
+        http_config:
+          authorization:
+            credentials_file: %q
+`, webhookURL, remediationURL, tokenFile)
 }
+
+// remediationRules is the test's --remediation.config: the example of
+// docs/remediation.md, acting.
+const remediationRules = `dry_run: false
+rules:
+  - name: thumbs-down
+    match: {alertname: MintlifyPageThumbsDownRising}
+    project: '{{ .Labels.project }}'
+    key: '{{ .Labels.project }}{{ .Labels.path }}'
+    cooldown: 168h
+    prompt: |
+      Readers gave the page {{ .Labels.path | quote }} many thumbs down this week. Read the page,
+      find what is unclear or wrong, and fix it with a small change.
+    follow_up: |
+      The page {{ .Labels.path | quote }} is still collecting thumbs down.
+    follow_up_every: 24h
+`
+
+// remediationToken is the bearer token of the remediation webhook.
+const remediationToken = "e2e-remediation-token-0123456789"
 
 // writeFile writes content to name in dir and returns its path.
 func writeFile(t *testing.T, dir, name string, content []byte) string {

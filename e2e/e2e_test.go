@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -73,6 +74,8 @@ type stack struct {
 	ruleAlerts   []string // alert names of the shipped rules file
 	path         string   // the most visited page of projectDocs
 	scrape       []byte   // the exporter's text exposition once every source was up
+	ledger       string   // the remediation webhook's ledger
+	thumbsPage   string   // the page made to collect thumbs down
 
 	queries  []dashQuery
 	failedAt time.Time // first sample of 1 in the failing job's failed status series
@@ -98,6 +101,7 @@ func TestPrometheusEndToEnd(t *testing.T) {
 	// Before the dashboards: it makes the API send a malformed row, which
 	// the skipped-rows panel needs.
 	t.Run("docs quality alerts", s.checkDocsQualityAlerts)
+	t.Run("remediation", s.checkRemediation)
 	t.Run("dashboards", s.checkDashboards)
 	t.Run("rate limited", s.checkRateLimited)
 	t.Run("refresh failing", s.checkRefreshFailing)
@@ -142,7 +146,12 @@ func startStack(t *testing.T, tools toolset) *stack {
 	// 6 sources × 2 projects × 3 windows (one request each) to hours and
 	// keep the alerts from firing within the test. The fake enforces no
 	// rate limit.
+	s.ledger = filepath.Join(dir, "state.json.remediation")
+	tokenFile := writeFile(t, dir, "remediation-token", []byte(remediationToken+"\n"))
 	s.exporter = startExporter(t, []string{"MINTLIFY_API_KEY=" + mintlifytest.DefaultKey},
+		"--remediation.config="+writeFile(t, dir, "remediation.yml", []byte(remediationRules)),
+		"--remediation.token-file="+tokenFile,
+		"--cache.file="+filepath.Join(dir, "state.json"),
 		"--mintlify.api-url="+s.srv.URL(),
 		"--mintlify.project-id="+projectDocs,
 		"--mintlify.project-id="+projectAPI,
@@ -161,7 +170,7 @@ func startStack(t *testing.T, tools toolset) *stack {
 	eventually(t, 20*time.Second, "every project's sources up in the exporter", s.scrapeUp)
 
 	s.hook = newWebhook(t)
-	amConfig := writeFile(t, dir, "alertmanager.yml", []byte(alertmanagerConfig(s.hook.URL())))
+	amConfig := writeFile(t, dir, "alertmanager.yml", []byte(alertmanagerConfig(s.hook.URL(), "http://"+s.exporter.addr+"/webhook/alertmanager", tokenFile)))
 	if out, err := runTool(t, nil, tools.amtool, "check-config", amConfig); err != nil {
 		t.Fatalf("amtool check-config on the test's configuration: %v\n%s", err, out)
 	}
@@ -444,6 +453,7 @@ func (s *stack) checkDocsQualityAlerts(t *testing.T) {
 		t.Fatal("the generated data has no feedback in the 7d window")
 	}
 	page := rows[len(rows)-1].Path
+	s.thumbsPage = page
 	s.docs.SetFeedback(today, page, 1, 40, 0, 41)
 	// One feedback answer of projectAPI with a negative count in its first
 	// row.
