@@ -302,14 +302,28 @@ func TestNeitherKeyNorProjectReportsBoth(t *testing.T) {
 // ended) with exit code 0.
 func TestAcceptedAndWorking(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "jobs"), []byte(demo.Projects[0].ID+"/"+demo.Jobs[0].ID+"\n"), 0o600); err != nil {
-		t.Fatal(err)
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
 	}
+	write("jobs", demo.Projects[0].ID+"/"+demo.Jobs[0].ID+"\n")
+	acting := write("acting.yml", "dry_run: false\nrules:\n  - name: r\n    match: {alertname: A}\n    project: '{{ .Labels.project }}'\n    key: k\n    prompt: p\n")
+	dryRun := write("dry.yml", "rules:\n  - name: r\n    match: {alertname: A}\n    project: p\n    key: k\n    prompt: p\n")
+	// "secret", hashed with bcrypt (cost 4).
+	basicAuth := write("web.yml", "basic_auth_users:\n  alertmanager: $2y$04$SbrHxDGOb6M6xOVtMrzvbuYudpI/hyOG0umz1hHd/tsGzgvDWmkEO\n")
 	for _, tt := range []struct {
 		name string
 		args []string
 		warn string // a warning that must be logged
 	}{
+		{"remediation dry run without authentication or cache file", []string{"--demo", "--remediation.config=" + dryRun}, "mode=\"dry run: nothing is sent\""},
+		{"remediation acting with a token", []string{"--demo", "--remediation.config=" + acting, "--remediation.token-file=" + write("token", "0123456789abcdef0123\n"),
+			"--cache.file=" + filepath.Join(dir, "cache-token")}, "mode=acting"},
+		{"remediation acting with basic auth", []string{"--demo", "--remediation.config=" + acting, "--web.config.file=" + basicAuth,
+			"--cache.file=" + filepath.Join(dir, "cache-basic")}, "mode=acting"},
 		{"demo with the job watcher", []string{"--demo", "--collector.jobs"}, ""},
 		{"demo with a job file", []string{"--demo", "--jobs.file=" + filepath.Join(dir, "jobs")}, ""},
 		{"budget above the API's limit", []string{"--demo", "--mintlify.requests-per-hour=150"}, "--mintlify.requests-per-hour=150 is above the API's limit of 100"},

@@ -137,6 +137,13 @@
 //     moves a job of any status back to active (prLink and archivedAt null
 //     again). Pull request links are numbered by the server from 1.
 //
+//   - A created job (POST /v2/agent/{projectId}/job, 201) gets the id
+//     job_NNNNNNNN (a counter of the server), the default repository, the
+//     default model, no ref, and stays active until SetJobStatus or a
+//     fault changes it; its prompt is its first message (Messages). The
+//     id format, and that the project's repository is used, are
+//     assumptions: the API takes only a prompt.
+//
 //   - The deprecated v1 listing is paged as documented: skip >= 0 (default
 //     0) and take 1..100 (default 12), anything else 400 {"error": ...};
 //     newest first, no hasMore. It leaves out archived jobs. Active jobs
