@@ -37,6 +37,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/exporter"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/intflag"
+	"github.com/mintlify-exporter/mintlify_exporter/jobs"
 	"github.com/mintlify-exporter/mintlify_exporter/logging"
 	"github.com/mintlify-exporter/mintlify_exporter/remediation"
 )
@@ -422,7 +423,7 @@ const (
 	maxPollInterval    = 24 * time.Hour
 	// minPollInterval keeps job reads, which no budget counts, to at
 	// most one per job a second.
-	minPollInterval = collector.MinJobsPollInterval
+	minPollInterval = jobs.MinPollInterval
 	maxTimeout      = time.Hour
 )
 
@@ -604,7 +605,7 @@ func serve(ctx context.Context, f *flags, logger log.Logger, slogger *slog.Logge
 		return startupError{err}
 	}
 	if cfg.Jobs.Enabled { // refused before anything is logged
-		if err := collector.CheckJobsConfig(collector.JobsConfig{Projects: cfg.Projects, IDs: cfg.Jobs.IDs,
+		if err := jobs.CheckConfig(jobs.Config{Projects: cfg.Projects, IDs: cfg.Jobs.IDs,
 			File: cfg.Jobs.File, Discover: cfg.Jobs.Discover, PollInterval: cfg.Jobs.PollInterval}); err != nil {
 			return startupError{err}
 		}

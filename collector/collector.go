@@ -81,6 +81,3 @@ func Build(names []string, c Client, o Options) ([]engine.Source, error) {
 	}
 	return out, nil
 }
-
-// SourceJobs is the job watcher's value of the "source" label.
-const SourceJobs = "jobs"

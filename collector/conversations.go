@@ -70,7 +70,7 @@ func (c *Conversations) Fetch(ctx context.Context, u engine.Unit, r client.DateR
 		counts[k] = 0
 	}
 	for k, n := range res.Counts {
-		k.ResponseType, k.Resolution = SanitizeLabel(k.ResponseType), SanitizeLabel(k.Resolution)
+		k.ResponseType, k.Resolution = engine.SanitizeLabel(k.ResponseType), engine.SanitizeLabel(k.Resolution)
 		counts[k] += float64(n)
 	}
 	keys := make([]client.ConversationKey, 0, len(counts))

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/leakcheck"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
 	"maps"
 	"net/http"
@@ -17,7 +18,6 @@ import (
 	"time"
 
 	"github.com/go-kit/log"
-	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
@@ -42,9 +42,6 @@ const (
 	faultScrapeEvery = 15 * time.Second
 	// faultAttempts is the client's default number of attempts.
 	faultAttempts = client.DefaultMaxAttempts
-	// faultGoroutineSlack tolerates goroutines of the runtime or the
-	// testing package that come and go on their own.
-	faultGoroutineSlack = 2
 )
 
 // faultDataset has faultPaths paths, all on day0, so the 1d window walk
@@ -708,183 +705,6 @@ func runFaultRow(t *testing.T, row faultRow) faultResult {
 	}
 
 	e.close()
-	faultNoLeak(t, goroutines)
+	leakcheck.Wait(t, goroutines)
 	return res
-}
-
-// faultNoLeak waits (a bounded time) for the goroutines started since base
-// was taken to end.
-func faultNoLeak(t *testing.T, base int) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > base+faultGoroutineSlack {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<20)
-			buf = buf[:runtime.Stack(buf, true)]
-			t.Fatalf("%d goroutines after Close, %d before:\n%s", runtime.NumGoroutine(), base, buf)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// faultJobsEnv is a jobs watcher of a fake holding active jobs a and b,
-// polled by hand with a test clock.
-type faultJobsEnv struct {
-	t      *testing.T
-	clock  *mintlifytest.Clock
-	srv    *mintlifytest.Server
-	hc     *http.Client
-	status *Status
-	logs   *logbuf.Buffer
-	w      *JobsWatcher
-}
-
-func newFaultJobsEnv(t *testing.T) *faultJobsEnv {
-	t.Helper()
-	e := &faultJobsEnv{t: t, clock: mintlifytest.NewClock(day0), status: NewStatus(), logs: &logbuf.Buffer{}}
-	e.srv = mintlifytest.NewServer(mintlifytest.WithClock(e.clock.Now))
-	base := http.DefaultTransport.(*http.Transport).Clone()
-	base.Proxy = nil
-	e.hc = &http.Client{Transport: base}
-	t.Cleanup(e.close)
-	for _, id := range []string{"a", "b"} {
-		e.srv.AddJob(faultProject, mintlifytest.JobSpec{ID: id, CreatedAt: day0})
-	}
-	key, err := client.StaticKey(mintlifytest.DefaultKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.New(client.Config{BaseURL: e.srv.URL(), Key: key, HTTPClient: e.hc,
-		Retry: client.RetryPolicy{Sleep: func(ctx context.Context, _ time.Duration) error { return ctx.Err() }}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.w, err = NewJobsWatcher(JobsConfig{Client: c, Projects: []string{faultProject}, IDs: []string{"a", "b"},
-		PollInterval: time.Minute, Status: e.status, Logger: log.NewLogfmtLogger(e.logs), Now: e.clock.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return e
-}
-
-func (e *faultJobsEnv) close() {
-	e.srv.Close()
-	e.hc.CloseIdleConnections()
-}
-
-// poll runs one round a minute after the last one.
-func (e *faultJobsEnv) poll() {
-	e.clock.Advance(time.Minute)
-	e.w.Poll(context.Background())
-}
-
-// reads counts the get-agent-job requests for a job.
-func (e *faultJobsEnv) reads(id string) int {
-	n := 0
-	for _, r := range e.srv.Requests() {
-		if r.Endpoint == mintlifytest.EndpointGetJob && strings.HasSuffix(r.Path, "/job/"+id) {
-			n++
-		}
-	}
-	return n
-}
-
-// series returns the watcher's exposition.
-func (e *faultJobsEnv) series() string {
-	e.t.Helper()
-	b, err := testutil.CollectAndFormat(e.w, expfmt.TypeTextPlain,
-		"mintlify_agent_jobs", "mintlify_agent_job_info", "mintlify_agent_job_status", "mintlify_agent_job_created_timestamp_seconds")
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return string(b)
-}
-
-func (e *faultJobsEnv) expectUp() {
-	e.t.Helper()
-	if !e.status.Up(faultProject, SourceJobs) {
-		e.t.Fatalf("mintlify_up{source=\"jobs\"} is 0; logs:\n%s", e.logs)
-	}
-}
-
-// TestFaultJobs covers the two job rows of the fault table: a job that
-// answers 404 and a job with a status the exporter does not know. Neither
-// fails the project's polling.
-func TestFaultJobs(t *testing.T) {
-	t.Run("job 404", func(t *testing.T) {
-		goroutines := runtime.NumGoroutine()
-		e := newFaultJobsEnv(t)
-		e.poll()
-		e.srv.RemoveJob(faultProject, "a")
-		before := e.reads("a")
-		for range 60 {
-			e.poll()
-			e.expectUp()
-			if s := e.series(); strings.Contains(s, `job_id="a"`) || !strings.Contains(s, `mintlify_agent_jobs{project="docs",status="active"} 1`) {
-				t.Fatalf("a job that answers 404 is still exported or counted:\n%s\nlogs:\n%s", s, e.logs)
-			}
-		}
-		// Read again every terminal interval (15 m), not every poll.
-		if n := e.reads("a") - before; n < 4 || n > 5 {
-			t.Errorf("%d reads of the missing job in an hour of polls every minute, want 4..5", n)
-		}
-		if n := faultLines(e.logs.String(), "agent job not found"); n != 1 {
-			t.Errorf("the 404 was logged %d times, want once:\n%s", n, e.logs)
-		}
-		if n := faultLines(e.logs.String(), "level=error"); n != 0 {
-			t.Errorf("a 404 logged as an error:\n%s", e.logs)
-		}
-		e.srv.AddJob(faultProject, mintlifytest.JobSpec{ID: "a", CreatedAt: day0})
-		for range 15 {
-			e.poll()
-		}
-		if s := e.series(); !strings.Contains(s, `mintlify_agent_jobs{project="docs",status="active"} 2`) {
-			t.Fatalf("the job is not exported again 15 minutes after it came back:\n%s", s)
-		}
-		if n := faultLines(e.logs.String(), "agent job found again"); n != 1 {
-			t.Errorf("the job's return was logged %d times, want once", n)
-		}
-		e.close()
-		faultNoLeak(t, goroutines)
-	})
-	t.Run("unknown job status", func(t *testing.T) {
-		goroutines := runtime.NumGoroutine()
-		e := newFaultJobsEnv(t)
-		e.poll()
-		e.srv.SetJobStatus(faultProject, "a", "paused")
-		before := e.reads("a")
-		for range 10 {
-			e.poll()
-			e.expectUp()
-			s := e.series()
-			for _, want := range []string{
-				`mintlify_agent_jobs{project="docs",status="paused"} 1`,
-				`mintlify_agent_jobs{project="docs",status="active"} 1`,
-				`mintlify_agent_jobs{project="docs",status="completed"} 0`,
-				`mintlify_agent_jobs{project="docs",status="archived"} 0`,
-				`mintlify_agent_jobs{project="docs",status="failed"} 0`,
-				`mintlify_agent_job_info{has_pr="false",job_id="a",model="claude-sonnet-4",project="docs",ref="",repository="https://github.com/acme/docs"} 1`,
-				`mintlify_agent_job_status{job_id="a",project="docs",status="paused"} 1`,
-				`mintlify_agent_job_status{job_id="a",project="docs",status="active"} 0`,
-			} {
-				if !strings.Contains(s, want) {
-					t.Fatalf("missing %s in:\n%s", want, s)
-				}
-			}
-		}
-		// An unknown status is not terminal: polled every interval.
-		if n := e.reads("a") - before; n != 10 {
-			t.Errorf("%d reads of the job in 10 polls, want 10", n)
-		}
-		if n := faultLines(e.logs.String(), "status the exporter does not know"); n != 1 {
-			t.Errorf("the unknown status was logged %d times, want once:\n%s", n, e.logs)
-		}
-		e.srv.SetJobStatus(faultProject, "a", "active")
-		e.poll()
-		if s := e.series(); strings.Contains(s, `status="paused"`) {
-			t.Fatalf("the unknown status is still exported after the job left it:\n%s", s)
-		}
-		e.close()
-		faultNoLeak(t, goroutines)
-	})
 }

@@ -27,8 +27,8 @@ func FuzzSanitizeLabel(f *testing.F) {
 		f.Add(p, uint32(10), uint32(4), uint32(12))
 	}
 	f.Fuzz(func(t *testing.T, p string, human, ai, total uint32) {
-		s := SanitizeLabel(p)
-		if !utf8.ValidString(s) || SanitizeLabel(s) != s || (utf8.ValidString(p) && s != p) {
+		s := engine.SanitizeLabel(p)
+		if !utf8.ValidString(s) || engine.SanitizeLabel(s) != s || (utf8.ValidString(p) && s != p) {
 			t.Fatalf("SanitizeLabel(%q) = %q", p, s)
 		}
 		if p == "" {

@@ -30,11 +30,6 @@ func (f PathFilter) keeps(path string) bool {
 	return (f.Include == nil || f.Include.MatchString(path)) && (f.Exclude == nil || !f.Exclude.MatchString(path))
 }
 
-// SanitizeLabel returns text from the API usable as a label value: invalid
-// UTF-8, which would make the whole scrape fail, becomes U+FFFD. Every
-// label value taken from an API answer goes through it.
-func SanitizeLabel(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
-
 // selectPaths sanitizes the paths of rows (two paths equal once sanitized
 // are merged, the first kept), filters them, orders them by key descending
 // then path, and caps them. It returns the rows kept and the number of
@@ -52,7 +47,7 @@ func selectPathsOf[R any](rows []R, path func(*R) *string, key func(*R) float64,
 	check := !unique
 	for i := range rows {
 		p := path(&rows[i])
-		if s := SanitizeLabel(*p); s != *p {
+		if s := engine.SanitizeLabel(*p); s != *p {
 			*p, check = s, true
 		}
 	}

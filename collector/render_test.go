@@ -84,7 +84,7 @@ func TestRenderEscapesAndSanitizesPaths(t *testing.T) {
 
 	want := map[string]client.Counts{}
 	for _, r := range renderRows {
-		p := collector.SanitizeLabel(r.Path)
+		p := engine.SanitizeLabel(r.Path)
 		if _, dup := want[p]; !dup {
 			want[p] = r.Counts
 		}

@@ -116,7 +116,7 @@ func (s *Searches) Fetch(ctx context.Context, u engine.Unit, r client.DateRange,
 // TermLabel returns a search term usable as a label value: valid UTF-8,
 // at most MaxTermRunes characters (a longer term is cut and ends with "…").
 func TermLabel(q string) string {
-	q = SanitizeLabel(q)
+	q = engine.SanitizeLabel(q)
 	if utf8.RuneCountInString(q) <= MaxTermRunes {
 		return q
 	}

@@ -274,3 +274,9 @@ func RenderUnit(src Source, u Unit, res *Result) *Exposition {
 	}
 	return x
 }
+
+// SanitizeLabel returns text from the API usable as a label value: invalid
+// UTF-8, which would make the whole scrape fail, becomes U+FFFD. Every
+// label value taken from an API answer goes through it (the sources' and
+// the job watcher's).
+func SanitizeLabel(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }

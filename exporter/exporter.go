@@ -25,6 +25,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/jobs"
 	"github.com/mintlify-exporter/mintlify_exporter/landingpage"
 	"github.com/mintlify-exporter/mintlify_exporter/metricshandler"
 	"github.com/mintlify-exporter/mintlify_exporter/remediation"
@@ -233,9 +234,9 @@ func New(cfg Config) (*Exporter, error) {
 	x.cancel = cancel
 	jobsDescribe := "disabled (--collector.jobs)"
 	var jobRows func() []landingpage.JobRow
-	var jobs *collector.JobsWatcher
+	var watcher *jobs.Watcher
 	if cfg.Jobs.Enabled || cfg.Remediation != nil { // the webhook's jobs are watched too
-		jobs, err = collector.NewJobsWatcher(collector.JobsConfig{
+		watcher, err = jobs.New(jobs.Config{
 			Client: c, Projects: cfg.Projects, IDs: cfg.Jobs.IDs, File: cfg.Jobs.File, Discover: cfg.Jobs.Discover,
 			Added: cfg.Remediation != nil, PollInterval: cfg.Jobs.PollInterval, Status: status, Logger: cfg.Logger,
 		})
@@ -243,9 +244,9 @@ func New(cfg Config) (*Exporter, error) {
 			x.Close()
 			return nil, err
 		}
-		live.MustRegister(jobs)
+		live.MustRegister(watcher)
 		jobsDescribe = describeJobs(cfg)
-		jobRows = func() []landingpage.JobRow { return jobTable(jobs.Jobs()) }
+		jobRows = func() []landingpage.JobRow { return jobTable(watcher.Jobs()) }
 	}
 	var remediationRows func() []landingpage.RemediationRow
 	var webhook *remediation.Remediator
@@ -256,7 +257,7 @@ func New(cfg Config) (*Exporter, error) {
 		}
 		webhook, err = remediation.New(remediation.Options{
 			ConfigPath: rc.ConfigPath, Projects: cfg.Projects, Token: rc.Token, BasicAuth: rc.BasicAuth,
-			LedgerPath: ledger, API: c, Jobs: jobs, Logger: cfg.Logger, Timeout: cfg.Timeout,
+			LedgerPath: ledger, API: c, Jobs: watcher, Logger: cfg.Logger, Timeout: cfg.Timeout,
 		})
 		if err != nil {
 			x.Close()
@@ -265,9 +266,9 @@ func New(cfg Config) (*Exporter, error) {
 		live.MustRegister(webhook)
 		remediationRows = func() []landingpage.RemediationRow { return remediationTable(webhook.Rows()) }
 	}
-	if jobs != nil {
+	if watcher != nil {
 		x.jobs = make(chan struct{})
-		go func() { defer close(x.jobs); jobs.Run(ctx) }()
+		go func() { defer close(x.jobs); watcher.Run(ctx) }()
 	}
 
 	mux := http.NewServeMux()
@@ -296,7 +297,7 @@ func New(cfg Config) (*Exporter, error) {
 	if cfg.TelemetryPath != "/" {
 		mux.Handle("/", landingpage.New(landingpage.Config{
 			Version: cfg.Version, TelemetryPath: cfg.TelemetryPath,
-			JobsEnabled: jobs != nil, JobsDescribe: jobsDescribe, Examples: cfg.Examples,
+			JobsEnabled: watcher != nil, JobsDescribe: jobsDescribe, Examples: cfg.Examples,
 		}, landingpage.State{
 			Units: units, Jobs: jobRows, Remediation: remediationRows, BudgetRemaining: budget.Remaining, BudgetPerHour: budget.PerHour(), Notes: cfg.Notes,
 		}))
@@ -343,7 +344,7 @@ func withDeadline(h http.Handler, d time.Duration) http.Handler {
 }
 
 // jobTable turns the watcher's jobs into the landing page's rows.
-func jobTable(jobs []collector.JobRow) []landingpage.JobRow {
+func jobTable(jobs []jobs.Row) []landingpage.JobRow {
 	out := make([]landingpage.JobRow, 0, len(jobs))
 	for _, j := range jobs {
 		r := landingpage.JobRow{Project: j.Project, ID: j.ID, Status: j.Status, Created: j.CreatedAt, PullRequest: j.PRLink}

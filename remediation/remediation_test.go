@@ -18,9 +18,9 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
-	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
+	"github.com/mintlify-exporter/mintlify_exporter/jobs"
 	"github.com/mintlify-exporter/mintlify_exporter/remediation"
 )
 
@@ -49,15 +49,15 @@ rules:
 
 // env is a fake API, the real client and job watcher on it, and a webhook.
 type env struct {
-	t      *testing.T
-	clock  *mintlifytest.Clock
-	fake   *mintlifytest.Server
-	client *client.Client
-	jobs   *collector.JobsWatcher
-	dir    string
-	config string
-	logs   *logbuf.Buffer
-	r      *remediation.Remediator
+	t       *testing.T
+	clock   *mintlifytest.Clock
+	fake    *mintlifytest.Server
+	client  *client.Client
+	watcher *jobs.Watcher
+	dir     string
+	config  string
+	logs    *logbuf.Buffer
+	r       *remediation.Remediator
 }
 
 func newEnv(t *testing.T, config string) *env {
@@ -72,7 +72,7 @@ func newEnv(t *testing.T, config string) *env {
 	if e.client, err = client.New(client.Config{BaseURL: e.fake.URL(), Key: key, Retry: client.RetryPolicy{MaxAttempts: 1}}); err != nil {
 		t.Fatal(err)
 	}
-	if e.jobs, err = collector.NewJobsWatcher(collector.JobsConfig{Client: e.client, Projects: []string{"docs"}, Added: true,
+	if e.watcher, err = jobs.New(jobs.Config{Client: e.client, Projects: []string{"docs"}, Added: true,
 		Status: engine.NewStatus(), Now: e.clock.Now}); err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func (e *env) start() *remediation.Remediator {
 	e.t.Helper()
 	r, err := remediation.New(remediation.Options{ConfigPath: e.config, Projects: []string{"docs"}, Token: token,
 		LedgerPath: filepath.Join(e.dir, "state.json"+remediation.LedgerSuffix),
-		API:        e.client, Jobs: e.jobs, Logger: log.NewLogfmtLogger(e.logs), Now: e.clock.Now})
+		API:        e.client, Jobs: e.watcher, Logger: log.NewLogfmtLogger(e.logs), Now: e.clock.Now})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -208,7 +208,7 @@ func TestOneJobPerKeyAcrossRepeatsAndRestarts(t *testing.T) {
 	}
 	// The watcher follows the job it was given, to its pull request.
 	e.fake.SetJobStatus("docs", o.JobID, "completed")
-	e.jobs.Poll(context.Background())
+	e.watcher.Poll(context.Background())
 	if rows := e.r.Rows(); len(rows) != 1 || rows[0].Status != "completed" || rows[0].PRLink == "" {
 		t.Errorf("rows %+v, want the job completed with its pull request", rows)
 	}
@@ -239,7 +239,7 @@ func TestFollowUpOnNewValuesThenCooldown(t *testing.T) {
 	}
 	// The job ends: a cooldown of 168h, then a new job.
 	e.fake.SetJobStatus("docs", job, "completed")
-	e.jobs.Poll(context.Background())
+	e.watcher.Poll(context.Background())
 	if o := e.fire(alert("/guide", 30)); o.Outcome != remediation.OutcomeCooldown {
 		t.Errorf("after the job ended: %+v, want cooldown", o)
 	}

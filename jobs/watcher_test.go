@@ -1,4 +1,4 @@
-package collector_test
+package jobs_test
 
 import (
 	"strings"
@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
-	"github.com/mintlify-exporter/mintlify_exporter/collector"
+	"github.com/mintlify-exporter/mintlify_exporter/jobs"
 )
 
 func TestJobsWatcherFollowsStateMachine(t *testing.T) {
@@ -14,7 +14,7 @@ func TestJobsWatcherFollowsStateMachine(t *testing.T) {
 	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "j1", Repository: "acme/docs", Ref: "main", RunFor: 5 * time.Minute, CreatedAt: jobsT0.Add(-time.Hour)})
 	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "j2", Model: "claude-opus-4", RunFor: 3 * time.Minute, Outcome: "failed", CreatedAt: jobsT0.Add(-2 * time.Hour)})
 	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "j3", Status: "completed", NoChanges: true, CreatedAt: jobsT0.Add(-3 * time.Hour)})
-	w := e.watcher(collector.JobsConfig{Projects: []string{"p1"}, IDs: []string{"j1", "j2", "p1/j3"}})
+	w := e.watcher(jobs.Config{Projects: []string{"p1"}, IDs: []string{"j1", "j2", "p1/j3"}})
 
 	// Before the first round the project is registered, with no job: up,
 	// since nothing failed.
@@ -74,7 +74,7 @@ func TestJobsTerminalJobsReadAtTerminalInterval(t *testing.T) {
 	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "done", Status: "completed", CreatedAt: jobsT0})
 	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "busy", CreatedAt: jobsT0})
 	// Poll interval 1m: the terminal interval defaults to max(15m, 10m).
-	w := e.watcher(collector.JobsConfig{Projects: []string{"p1"}, IDs: []string{"done", "busy"}, PollInterval: time.Minute})
+	w := e.watcher(jobs.Config{Projects: []string{"p1"}, IDs: []string{"done", "busy"}, PollInterval: time.Minute})
 
 	reads := func(id string) int {
 		n := 0
@@ -122,7 +122,7 @@ mintlify_agent_job_created_timestamp_seconds{job_id="done",project="p1"} 1.74083
 func TestJobsExplicitTerminalInterval(t *testing.T) {
 	e := newJobsEnv(t)
 	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "done", Status: "failed", CreatedAt: jobsT0})
-	w := e.watcher(collector.JobsConfig{Projects: []string{"p1"}, IDs: []string{"done"}, PollInterval: 30 * time.Second, TerminalInterval: 2 * time.Minute})
+	w := e.watcher(jobs.Config{Projects: []string{"p1"}, IDs: []string{"done"}, PollInterval: 30 * time.Second, TerminalInterval: 2 * time.Minute})
 	want := []int{1, 1, 1, 1, 2} // rounds at 0s, 30s, 60s, 90s, 120s
 	for i, w0 := range want {
 		if i > 0 {
@@ -138,7 +138,7 @@ func TestJobsExplicitTerminalInterval(t *testing.T) {
 func TestJobsUnknownStatusCountedAndLoggedOnce(t *testing.T) {
 	e := newJobsEnv(t)
 	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "j1", Status: "paused", CreatedAt: jobsT0})
-	w := e.watcher(collector.JobsConfig{Projects: []string{"p1"}, IDs: []string{"j1"}})
+	w := e.watcher(jobs.Config{Projects: []string{"p1"}, IDs: []string{"j1"}})
 	for range 3 {
 		e.poll(w)
 		e.clock.Advance(time.Minute)
@@ -160,7 +160,7 @@ func TestJobsNotFoundLeavesCountsNotUp(t *testing.T) {
 	e := newJobsEnv(t)
 	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "j1", CreatedAt: jobsT0})
 	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "j2", CreatedAt: jobsT0})
-	w := e.watcher(collector.JobsConfig{Projects: []string{"p1"}, IDs: []string{"j1", "j2", "nope"}})
+	w := e.watcher(jobs.Config{Projects: []string{"p1"}, IDs: []string{"j1", "j2", "nope"}})
 	e.poll(w)
 	e.fake.RemoveJob("p1", "j2")
 	e.clock.Advance(time.Minute)
@@ -202,13 +202,13 @@ func TestJobsIDForms(t *testing.T) {
 		{[]string{"p1"}, nil, `nothing to watch: set --jobs.id, --jobs.file or --jobs.discover`},
 	}
 	for _, tc := range bad {
-		_, err := collector.NewJobsWatcher(collector.JobsConfig{Client: e.client, Status: e.status, Projects: tc.projects, IDs: tc.ids})
+		_, err := jobs.New(jobs.Config{Client: e.client, Status: e.status, Projects: tc.projects, IDs: tc.ids})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("projects %q ids %q: error %v, want one containing %q", tc.projects, tc.ids, err, tc.want)
 		}
 	}
 
-	w := e.watcher(collector.JobsConfig{Projects: []string{"p1", "p2"}, IDs: []string{"p1/j1", "p2/j1"}})
+	w := e.watcher(jobs.Config{Projects: []string{"p1", "p2"}, IDs: []string{"p1/j1", "p2/j1"}})
 	e.poll(w)
 	e.expect(w, jobsHeader+jobsCounts("p1", 1, 0, 0, 0)+jobsCounts("p2", 0, 0, 0, 1)+jobInfoHeader+`mintlify_agent_job_info{has_pr="false",job_id="j1",model="claude-sonnet-4",project="p1",ref="",repository="https://github.com/acme/docs",status="active"} 1
 mintlify_agent_job_info{has_pr="false",job_id="j1",model="claude-sonnet-4",project="p2",ref="",repository="https://github.com/acme/docs",status="failed"} 1

@@ -1,4 +1,4 @@
-package collector_test
+package jobs_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
-	"github.com/mintlify-exporter/mintlify_exporter/collector"
+	"github.com/mintlify-exporter/mintlify_exporter/jobs"
 )
 
 func TestJobsDiscoverEveryJob(t *testing.T) {
@@ -22,7 +22,7 @@ func TestJobsDiscoverEveryJob(t *testing.T) {
 		}
 		e.fake.AddJob("p1", mintlifytest.JobSpec{ID: fmt.Sprintf("j%03d", i), Status: status, CreatedAt: jobsT0.Add(-time.Duration(i) * time.Minute)})
 	}
-	w := e.watcher(collector.JobsConfig{Projects: []string{"p1"}, Discover: true, Concurrency: 8})
+	w := e.watcher(jobs.Config{Projects: []string{"p1"}, Discover: true, Concurrency: 8})
 	e.poll(w)
 	if n := e.fake.CountRequests("list_jobs"); n != 3 {
 		t.Errorf("%d list_jobs requests for 250 jobs, want 3 (take=100)", n)
@@ -49,7 +49,7 @@ func TestJobsDiscoverEveryJob(t *testing.T) {
 func TestJobsStatusMetricKeepsInfoSeries(t *testing.T) {
 	e := newJobsEnv(t)
 	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "j1", Ref: "main", RunFor: 5 * time.Minute, Outcome: "failed", CreatedAt: jobsT0})
-	w := e.watcher(collector.JobsConfig{Projects: []string{"p1"}, IDs: []string{"j1"}})
+	w := e.watcher(jobs.Config{Projects: []string{"p1"}, IDs: []string{"j1"}})
 	info := `mintlify_agent_job_info{has_pr="false",job_id="j1",model="claude-sonnet-4",project="p1",ref="main",repository="https://github.com/acme/docs"} 1
 `
 	created := jobCreatedHeader + `mintlify_agent_job_created_timestamp_seconds{job_id="j1",project="p1"} 1.7408304e+09
@@ -88,7 +88,7 @@ func TestJobsWithAbsentFields(t *testing.T) {
 	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "bare", Omit: []string{"id", "status", "source", "model", "prLink", "createdAt", "archivedAt"}})
 	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "nocreated", Status: "completed", NoChanges: true, Omit: []string{"createdAt", "source.repository"}})
 	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "nullcreated", NullCreatedAt: true})
-	w := e.watcher(collector.JobsConfig{Projects: []string{"p1"}, IDs: []string{"bare", "nocreated", "nullcreated"}})
+	w := e.watcher(jobs.Config{Projects: []string{"p1"}, IDs: []string{"bare", "nocreated", "nullcreated"}})
 	e.poll(w)
 	e.expectUp(jobsUp("1", "60"))
 	e.expect(w, jobsHeader+jobsCounts("p1", 1, 0, 1, 0)+`mintlify_agent_jobs{project="p1",status=""} 1
@@ -120,7 +120,7 @@ func TestJobsDiscoveredButNotFound(t *testing.T) {
 	// The listing calls job j1 "sess-1", an id get-agent-job does not know.
 	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "j1", SessionID: "sess-1", CreatedAt: jobsT0})
 	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "j2", CreatedAt: jobsT0})
-	w := e.watcher(collector.JobsConfig{Projects: []string{"p1"}, Discover: true})
+	w := e.watcher(jobs.Config{Projects: []string{"p1"}, Discover: true})
 	for range 3 {
 		e.poll(w)
 		e.clock.Advance(16 * time.Minute) // past the terminal interval: sess-1 is read again
@@ -145,7 +145,7 @@ func TestJobsForbiddenStopsRoundAndSaysWhy(t *testing.T) {
 	e := newJobsEnv(t)
 	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "a", CreatedAt: jobsT0})
 	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "b", CreatedAt: jobsT0})
-	w := e.watcher(collector.JobsConfig{Projects: []string{"p1"}, IDs: []string{"a", "b"}, Discover: true, Concurrency: 1})
+	w := e.watcher(jobs.Config{Projects: []string{"p1"}, IDs: []string{"a", "b"}, Discover: true, Concurrency: 1})
 	e.fake.SetAllowlist(netip.MustParsePrefix("192.0.2.0/24"))
 	for range 2 {
 		e.poll(w)
@@ -167,14 +167,14 @@ func TestJobsRows(t *testing.T) {
 	e.fake.AddJob("p2", mintlifytest.JobSpec{ID: "z", Status: "completed", CreatedAt: jobsT0})
 	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "b", CreatedAt: jobsT0.Add(-time.Hour)})
 	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "a", Status: "completed", Omit: []string{"createdAt"}})
-	w := e.watcher(collector.JobsConfig{Projects: []string{"p2", "p1"}, IDs: []string{"p2/z", "p1/b", "p1/a", "p1/gone"}})
+	w := e.watcher(jobs.Config{Projects: []string{"p2", "p1"}, IDs: []string{"p2/z", "p1/b", "p1/a", "p1/gone"}})
 	if rows := w.Jobs(); len(rows) != 4 || rows[0].Known || rows[0].NotFound {
 		t.Errorf("before the first poll: %+v", rows)
 	}
 	e.poll(w)
 	rows := w.Jobs()
 	pr := "https://github.com/acme/docs/pull/"
-	want := []collector.JobRow{
+	want := []jobs.Row{
 		{Project: "p1", ID: "a", Status: "completed", Known: true},
 		{Project: "p1", ID: "b", Status: "active", CreatedAt: jobsT0.Add(-time.Hour), Known: true},
 		{Project: "p1", ID: "gone", NotFound: true},

@@ -1,4 +1,4 @@
-package collector_test
+package jobs_test
 
 import (
 	"context"
@@ -17,7 +17,8 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
-	"github.com/mintlify-exporter/mintlify_exporter/collector"
+	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/jobs"
 )
 
 // jobsT0 is the start of the test clock: 2025-03-01T12:00:00Z.
@@ -29,7 +30,7 @@ type jobsEnv struct {
 	clock  *mintlifytest.Clock
 	fake   *mintlifytest.Server
 	client *client.Client
-	status *collector.Status
+	status *engine.Status
 	logs   *logbuf.Buffer
 }
 
@@ -50,24 +51,24 @@ func newJobsEnv(t *testing.T) *jobsEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &jobsEnv{t: t, clock: clk, fake: fake, client: c, status: collector.NewStatus(), logs: &logbuf.Buffer{}}
+	return &jobsEnv{t: t, clock: clk, fake: fake, client: c, status: engine.NewStatus(), logs: &logbuf.Buffer{}}
 }
 
 // watcher returns a watcher of the env's fake; cfg's Client, Status,
 // Logger and Now are filled in.
-func (e *jobsEnv) watcher(cfg collector.JobsConfig) *collector.JobsWatcher {
+func (e *jobsEnv) watcher(cfg jobs.Config) *jobs.Watcher {
 	e.t.Helper()
 	cfg.Client, cfg.Status, cfg.Now = e.client, e.status, e.clock.Now
 	cfg.Logger = log.NewLogfmtLogger(e.logs)
-	w, err := collector.NewJobsWatcher(cfg)
+	w, err := jobs.New(cfg)
 	if err != nil {
-		e.t.Fatalf("NewJobsWatcher: %v", err)
+		e.t.Fatalf("New: %v", err)
 	}
 	return w
 }
 
 // poll runs one round.
-func (e *jobsEnv) poll(w *collector.JobsWatcher) {
+func (e *jobsEnv) poll(w *jobs.Watcher) {
 	e.t.Helper()
 	w.Poll(context.Background())
 }
@@ -145,7 +146,7 @@ func expandJobs(want string) string {
 
 // expect compares the watcher's whole exposition with want, in the short
 // form expandJobs reads.
-func (e *jobsEnv) expect(w *collector.JobsWatcher, want string) {
+func (e *jobsEnv) expect(w *jobs.Watcher, want string) {
 	e.t.Helper()
 	if err := testutil.CollectAndCompare(w, strings.NewReader(expandJobs(want))); err != nil {
 		e.t.Error(err)
@@ -180,7 +181,7 @@ func jobsCounts(project string, active, archived, completed, failed int) string 
 }
 
 // jobsGather returns the series of one metric family of the watcher.
-func jobsGather(t *testing.T, w *collector.JobsWatcher, name string) []*dto.Metric {
+func jobsGather(t *testing.T, w *jobs.Watcher, name string) []*dto.Metric {
 	t.Helper()
 	reg := prometheus.NewPedanticRegistry()
 	reg.MustRegister(w)

@@ -1,4 +1,4 @@
-package collector
+package jobs
 
 import (
 	"sort"
@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/engine"
 )
 
 var (
@@ -28,7 +29,7 @@ var (
 )
 
 // Describe implements prometheus.Collector.
-func (w *JobsWatcher) Describe(ch chan<- *prometheus.Desc) {
+func (w *Watcher) Describe(ch chan<- *prometheus.Desc) {
 	ch <- jobsDesc
 	ch <- jobInfoDesc
 	ch <- jobStatusDesc
@@ -40,7 +41,7 @@ func (w *JobsWatcher) Describe(ch chan<- *prometheus.Desc) {
 // of every watched job that has been read successfully and has not answered
 // 404 since, for every project the count of those jobs by status, and the
 // count of watched jobs that answered 404.
-func (w *JobsWatcher) Collect(ch chan<- prometheus.Metric) {
+func (w *Watcher) Collect(ch chan<- prometheus.Metric) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, pid := range w.order {
@@ -60,10 +61,10 @@ func (w *JobsWatcher) Collect(ch chan<- prometheus.Metric) {
 			}
 		}
 		sort.Strings(ids)
-		project := SanitizeLabel(pid)
+		project := engine.SanitizeLabel(pid)
 		for _, id := range ids {
 			j := p.jobs[id].job
-			status := SanitizeLabel(string(j.Status))
+			status := engine.SanitizeLabel(string(j.Status))
 			counts[status]++
 			ref := ""
 			if j.Source.Ref != nil {
@@ -73,9 +74,9 @@ func (w *JobsWatcher) Collect(ch chan<- prometheus.Metric) {
 			if j.PRLink != nil && *j.PRLink != "" {
 				hasPR = "true"
 			}
-			jobID := SanitizeLabel(id)
+			jobID := engine.SanitizeLabel(id)
 			ch <- prometheus.MustNewConstMetric(jobInfoDesc, prometheus.GaugeValue, 1,
-				project, jobID, SanitizeLabel(j.Model), SanitizeLabel(j.Source.Repository), SanitizeLabel(ref), hasPR)
+				project, jobID, engine.SanitizeLabel(j.Model), engine.SanitizeLabel(j.Source.Repository), engine.SanitizeLabel(ref), hasPR)
 			for _, s := range client.JobStatuses {
 				v := 0.0
 				if string(s) == status {

@@ -1,4 +1,4 @@
-package collector_test
+package jobs_test
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
-	"github.com/mintlify-exporter/mintlify_exporter/collector"
+	"github.com/mintlify-exporter/mintlify_exporter/jobs"
 )
 
 // TestJobsDotIDsRefusedAtTheDoor: "." and ".." cannot be job ids (they
@@ -20,14 +20,14 @@ import (
 func TestJobsDotIDsRefusedAtTheDoor(t *testing.T) {
 	e := newJobsEnv(t)
 	for _, id := range []string{".", "..", "p1/..", "p1/."} {
-		_, err := collector.NewJobsWatcher(collector.JobsConfig{Client: e.client, Status: e.status,
+		_, err := jobs.New(jobs.Config{Client: e.client, Status: e.status,
 			Projects: []string{"p1"}, IDs: []string{"a", id}})
 		if err == nil || !strings.Contains(err.Error(), "--jobs.id") || !strings.Contains(err.Error(), `"`+strings.TrimPrefix(id, "p1/")+`"`) {
 			t.Errorf("--jobs.id=%s: %v", id, err)
 		}
 	}
 	for _, d := range []time.Duration{time.Nanosecond, time.Millisecond, 999 * time.Millisecond, -time.Second} {
-		if _, err := collector.NewJobsWatcher(collector.JobsConfig{Client: e.client, Status: e.status,
+		if _, err := jobs.New(jobs.Config{Client: e.client, Status: e.status,
 			Projects: []string{"p1"}, IDs: []string{"a"}, PollInterval: d}); err == nil || !strings.Contains(err.Error(), "at least 1s") {
 			t.Errorf("PollInterval %s: %v, want refused", d, err)
 		}
@@ -36,7 +36,7 @@ func TestJobsDotIDsRefusedAtTheDoor(t *testing.T) {
 	if err := os.WriteFile(file, []byte("a\n..\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := collector.NewJobsWatcher(collector.JobsConfig{Client: e.client, Status: e.status,
+	if _, err := jobs.New(jobs.Config{Client: e.client, Status: e.status,
 		Projects: []string{"p1"}, File: file}); err == nil || !strings.Contains(err.Error(), file+":2") {
 		t.Errorf("a jobs file with ..: %v", err)
 	}
@@ -46,7 +46,7 @@ func TestJobsDotIDsRefusedAtTheDoor(t *testing.T) {
 		e.fake.AddJob("p1", mintlifytest.JobSpec{ID: fmt.Sprintf("job-%02d", i), CreatedAt: jobsT0})
 	}
 	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "..", CreatedAt: jobsT0})
-	w := e.watcher(collector.JobsConfig{Projects: []string{"p1"}, Discover: true})
+	w := e.watcher(jobs.Config{Projects: []string{"p1"}, Discover: true})
 	for round := 1; round <= 3; round++ {
 		e.poll(w)
 		if n := e.fake.CountRequests("get_job"); n != 20*round {
@@ -68,10 +68,10 @@ func TestJobsDotIDsRefusedAtTheDoor(t *testing.T) {
 func TestJobsWatchAddsJobs(t *testing.T) {
 	e := newJobsEnv(t)
 	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "j1", Status: "completed", CreatedAt: jobsT0.Add(-time.Hour)})
-	if err := collector.CheckJobsConfig(collector.JobsConfig{Projects: []string{"p1"}}); err == nil {
+	if err := jobs.CheckConfig(jobs.Config{Projects: []string{"p1"}}); err == nil {
 		t.Error("a watcher with nothing to watch was accepted")
 	}
-	w := e.watcher(collector.JobsConfig{Projects: []string{"p1"}, Added: true})
+	w := e.watcher(jobs.Config{Projects: []string{"p1"}, Added: true})
 	e.poll(w)
 	if n := e.fake.CountRequests("get_job"); n != 0 {
 		t.Errorf("%d get_job requests with no job, want 0", n)

@@ -1,4 +1,4 @@
-package collector
+package jobs
 
 import (
 	"context"
@@ -20,7 +20,7 @@ type jobsRound struct {
 	// round (a 429, a refused key, a server or transport failure).
 	stopped atomic.Bool
 	// err is the failure reported for the round and errJob the job it came
-	// from ("" for the listing); guarded by JobsWatcher.mu.
+	// from ("" for the listing); guarded by Watcher.mu.
 	err    error
 	errJob string
 }
@@ -33,7 +33,7 @@ type jobsRead struct {
 
 // readAll makes the reads, at most Concurrency at once, skipping those of
 // projects whose round was stopped.
-func (w *JobsWatcher) readAll(ctx context.Context, start time.Time, reads []jobsRead) {
+func (w *Watcher) readAll(ctx context.Context, start time.Time, reads []jobsRead) {
 	sem := make(chan struct{}, w.cfg.Concurrency)
 	var wg sync.WaitGroup
 	for _, rd := range reads {
@@ -62,7 +62,7 @@ func (w *JobsWatcher) readAll(ctx context.Context, start time.Time, reads []jobs
 }
 
 // applyRead records the answer to one read; the caller holds w.mu.
-func (w *JobsWatcher) applyRead(ctx context.Context, start time.Time, rd jobsRead, job *client.Job, err error) {
+func (w *Watcher) applyRead(ctx context.Context, start time.Time, rd jobsRead, job *client.Job, err error) {
 	p := w.projects[rd.round.project]
 	e := p.jobs[rd.id]
 	if e == nil {
@@ -120,7 +120,7 @@ func (w *JobsWatcher) applyRead(ctx context.Context, start time.Time, rd jobsRea
 // further request in it. A 429 always stops it and pauses the project until
 // Retry-After, or for a doubling backoff when the header is absent. The
 // caller holds w.mu.
-func (w *JobsWatcher) failed(r *jobsRound, jobID string, err error, stop bool) {
+func (w *Watcher) failed(r *jobsRound, jobID string, err error, stop bool) {
 	retryAfter, hasRetryAfter, limited := client.IsRateLimited(err)
 	if !limited {
 		if r.err == nil {
@@ -142,7 +142,7 @@ func (w *JobsWatcher) failed(r *jobsRound, jobID string, err error, stop bool) {
 	if until := w.cfg.Now().Add(pause); until.After(p.pausedUntil) {
 		p.pausedUntil = until
 	}
-	w.cfg.Status.SetInterval(p.id, SourceJobs, "", max(w.cfg.PollInterval, pause))
+	w.cfg.Status.SetInterval(p.id, Source, "", max(w.cfg.PollInterval, pause))
 }
 
 // jobsStopsRound reports whether an error concerns the API or the key as a

@@ -1,4 +1,4 @@
-package collector_test
+package jobs_test
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
-	"github.com/mintlify-exporter/mintlify_exporter/collector"
+	"github.com/mintlify-exporter/mintlify_exporter/jobs"
 )
 
 // twoActiveJobs is the exposition of jobs a and b, both active.
@@ -25,11 +25,11 @@ mintlify_agent_job_created_timestamp_seconds{job_id="b",project="p1"} 1.7408304e
 
 // newTwoJobs returns an env with active jobs a and b in p1 and a watcher of
 // them making one request at a time, after one good round.
-func newTwoJobs(t *testing.T) (*jobsEnv, *collector.JobsWatcher) {
+func newTwoJobs(t *testing.T) (*jobsEnv, *jobs.Watcher) {
 	e := newJobsEnv(t)
 	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "a", CreatedAt: jobsT0})
 	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "b", CreatedAt: jobsT0})
-	w := e.watcher(collector.JobsConfig{Projects: []string{"p1"}, IDs: []string{"a", "b"}, Concurrency: 1})
+	w := e.watcher(jobs.Config{Projects: []string{"p1"}, IDs: []string{"a", "b"}, Concurrency: 1})
 	e.poll(w)
 	e.fake.ResetRequests()
 	return e, w
@@ -182,7 +182,7 @@ func TestJobsRunPollsUntilCancelled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := collector.NewJobsWatcher(collector.JobsConfig{Client: c, Status: e.status, Projects: []string{"p1"}, IDs: []string{"a"},
+	w, err := jobs.New(jobs.Config{Client: c, Status: e.status, Projects: []string{"p1"}, IDs: []string{"a"},
 		PollInterval: time.Hour, Logger: log.NewNopLogger(), Now: e.clock.Now})
 	if err != nil {
 		t.Fatal(err)
@@ -241,7 +241,7 @@ func TestJobsConcurrencyBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := collector.NewJobsWatcher(collector.JobsConfig{Client: c, Status: e.status, Projects: []string{"p1"}, IDs: ids, Concurrency: 3, Now: e.clock.Now})
+	w, err := jobs.New(jobs.Config{Client: c, Status: e.status, Projects: []string{"p1"}, IDs: ids, Concurrency: 3, Now: e.clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package collector
+package jobs
 
 import (
 	"context"
@@ -16,19 +16,23 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/backoff"
 )
 
-// Defaults of JobsConfig.
+// Source is the job watcher's value of the "source" label of mintlify_up
+// and the other status series.
+const Source = "jobs"
+
+// Defaults of Config.
 const (
-	// DefaultJobsPollInterval is how often non-terminal jobs are re-read.
-	DefaultJobsPollInterval = time.Minute
-	// DefaultJobsConcurrency bounds the get-agent-job requests in flight.
-	DefaultJobsConcurrency = 4
-	// MinJobsPollInterval is the shortest PollInterval: job reads are
+	// DefaultPollInterval is how often non-terminal jobs are re-read.
+	DefaultPollInterval = time.Minute
+	// DefaultConcurrency bounds the get-agent-job requests in flight.
+	DefaultConcurrency = 4
+	// MinPollInterval is the shortest PollInterval: job reads are
 	// outside the analytics request budget, so they are paced by it.
-	MinJobsPollInterval = time.Second
-	// MinJobsTerminalInterval is the shortest default re-read interval of
-	// terminal jobs; the default is max(MinJobsTerminalInterval,
+	MinPollInterval = time.Second
+	// MinTerminalInterval is the shortest default re-read interval of
+	// terminal jobs; the default is max(MinTerminalInterval,
 	// 10 × PollInterval).
-	MinJobsTerminalInterval = 15 * time.Minute
+	MinTerminalInterval = 15 * time.Minute
 )
 
 // jobsBackoff is the pause of a project's job polling after a 429 without
@@ -36,8 +40,8 @@ const (
 // up to 15 m.
 var jobsBackoff = backoff.Policy{Base: time.Minute, Max: 15 * time.Minute}
 
-// JobsConfig configures a JobsWatcher.
-type JobsConfig struct {
+// Config configures a Watcher.
+type Config struct {
 	// Client reads the jobs. Required.
 	Client *client.Client
 	// Projects are the configured project ids. At least one is required.
@@ -59,15 +63,15 @@ type JobsConfig struct {
 	// while it runs, with Watch (the jobs the remediation webhook creates).
 	Added bool
 	// PollInterval (--jobs.poll-interval) is how often non-terminal jobs
-	// are re-read and how often Run polls; DefaultJobsPollInterval when
+	// are re-read and how often Run polls; DefaultPollInterval when
 	// zero.
 	PollInterval time.Duration
 	// TerminalInterval is how often terminal jobs (completed, archived,
 	// failed) are re-read; a completed job may still be archived. Zero
-	// means max(MinJobsTerminalInterval, 10 × PollInterval).
+	// means max(MinTerminalInterval, 10 × PollInterval).
 	TerminalInterval time.Duration
 	// Concurrency bounds the get-agent-job requests in flight;
-	// DefaultJobsConcurrency when zero.
+	// DefaultConcurrency when zero.
 	Concurrency int
 	// Status receives the health of every project's "jobs" source.
 	// Required; it is shared with the other collectors and exported by its
@@ -79,11 +83,11 @@ type JobsConfig struct {
 	Now func() time.Time
 }
 
-// JobsWatcher watches agent jobs and exports their state. It implements
+// Watcher watches agent jobs and exports their state. It implements
 // prometheus.Collector; Run (or repeated calls to Poll) keeps the state
 // current, and a scrape never calls the API.
-type JobsWatcher struct {
-	cfg    JobsConfig
+type Watcher struct {
+	cfg    Config
 	logger log.Logger
 	static []jobRef
 	file   *jobsFile // nil without --jobs.file
@@ -121,15 +125,15 @@ type jobsEntry struct {
 	nextRead                            time.Time        // zero: due now
 }
 
-// CheckJobsConfig reports what NewJobsWatcher would refuse in cfg's
+// CheckConfig reports what New would refuse in cfg's
 // settings (the client and status aside), so that a command can refuse
 // them before it logs anything.
-func CheckJobsConfig(cfg JobsConfig) error {
+func CheckConfig(cfg Config) error {
 	switch {
 	case len(cfg.Projects) == 0:
 		return errors.New("job watcher: no project: set --mintlify.project-id")
-	case cfg.PollInterval < 0 || cfg.PollInterval > 0 && cfg.PollInterval < MinJobsPollInterval:
-		return fmt.Errorf("job watcher: --jobs.poll-interval must be at least %s, not %s", MinJobsPollInterval, cfg.PollInterval)
+	case cfg.PollInterval < 0 || cfg.PollInterval > 0 && cfg.PollInterval < MinPollInterval:
+		return fmt.Errorf("job watcher: --jobs.poll-interval must be at least %s, not %s", MinPollInterval, cfg.PollInterval)
 	case cfg.TerminalInterval < 0:
 		return fmt.Errorf("job watcher: negative terminal poll interval %s", cfg.TerminalInterval)
 	case cfg.Concurrency < 0:
@@ -145,32 +149,32 @@ func CheckJobsConfig(cfg JobsConfig) error {
 	return nil
 }
 
-// NewJobsWatcher checks cfg, applies its defaults, reads --jobs.file once
+// New checks cfg, applies its defaults, reads --jobs.file once
 // and returns a watcher that has not polled yet. Every project's "jobs"
 // source is registered with cfg.Status (as up until its first round).
-func NewJobsWatcher(cfg JobsConfig) (*JobsWatcher, error) {
+func New(cfg Config) (*Watcher, error) {
 	switch {
 	case cfg.Client == nil:
 		return nil, errors.New("job watcher: no API client")
 	case cfg.Status == nil:
 		return nil, errors.New("job watcher: no Status")
 	}
-	if err := CheckJobsConfig(cfg); err != nil {
+	if err := CheckConfig(cfg); err != nil {
 		return nil, err
 	}
 	if cfg.PollInterval == 0 {
-		cfg.PollInterval = DefaultJobsPollInterval
+		cfg.PollInterval = DefaultPollInterval
 	}
 	if cfg.TerminalInterval == 0 {
-		cfg.TerminalInterval = max(MinJobsTerminalInterval, 10*cfg.PollInterval)
+		cfg.TerminalInterval = max(MinTerminalInterval, 10*cfg.PollInterval)
 	}
 	if cfg.Concurrency == 0 {
-		cfg.Concurrency = DefaultJobsConcurrency
+		cfg.Concurrency = DefaultConcurrency
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	w := &JobsWatcher{
+	w := &Watcher{
 		cfg:      cfg,
 		logger:   cfg.Logger,
 		projects: make(map[string]*jobsProject),
@@ -208,8 +212,8 @@ func NewJobsWatcher(cfg JobsConfig) (*JobsWatcher, error) {
 	}
 	w.updateMembership(nil)
 	for _, p := range w.order {
-		cfg.Status.Track(p, SourceJobs, "")
-		cfg.Status.SetInterval(p, SourceJobs, "", cfg.PollInterval)
+		cfg.Status.Track(p, Source, "")
+		cfg.Status.SetInterval(p, Source, "", cfg.PollInterval)
 	}
 	return w, nil
 }
@@ -218,7 +222,7 @@ func NewJobsWatcher(cfg JobsConfig) (*JobsWatcher, error) {
 // read at the next poll; the remediation webhook watches the jobs it
 // creates this way. An unknown project or an id that cannot be read is
 // refused.
-func (w *JobsWatcher) Watch(project, id string) error {
+func (w *Watcher) Watch(project, id string) error {
 	if err := checkJobID(id); err != nil {
 		return err
 	}
@@ -239,7 +243,7 @@ func (w *JobsWatcher) Watch(project, id string) error {
 // Lookup returns what the watcher knows of one job: its status as last
 // read ("" before the first read or after a 404), its pull request ("" when
 // none) and whether it has been read.
-func (w *JobsWatcher) Lookup(project, id string) (status client.JobStatus, prLink string, known bool) {
+func (w *Watcher) Lookup(project, id string) (status client.JobStatus, prLink string, known bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	p, ok := w.projects[project]
@@ -258,7 +262,7 @@ func (w *JobsWatcher) Lookup(project, id string) (status client.JobStatus, prLin
 
 // Run polls at once, then PollInterval after the end of each round (or at
 // once when Watch added a job), until ctx is done.
-func (w *JobsWatcher) Run(ctx context.Context) {
+func (w *Watcher) Run(ctx context.Context) {
 	t := time.NewTimer(w.cfg.PollInterval)
 	defer t.Stop()
 	for ctx.Err() == nil {
@@ -274,7 +278,7 @@ func (w *JobsWatcher) Run(ctx context.Context) {
 }
 
 // checkFile re-reads --jobs.file when it changed, logging a problem once.
-func (w *JobsWatcher) checkFile() {
+func (w *Watcher) checkFile() {
 	if w.file == nil {
 		return
 	}
@@ -296,7 +300,7 @@ func (w *JobsWatcher) checkFile() {
 // file's last good list and, when listed is not nil, the v1 listing of the
 // projects it has a key for; jobs that no longer have a reason are dropped.
 // The caller holds w.mu, or w is not shared yet.
-func (w *JobsWatcher) updateMembership(listed map[string][]client.LegacySession) {
+func (w *Watcher) updateMembership(listed map[string][]client.LegacySession) {
 	for _, p := range w.projects {
 		for _, e := range p.jobs {
 			e.static, e.fromFile, e.added = false, false, false
@@ -366,7 +370,7 @@ func (w *JobsWatcher) updateMembership(listed map[string][]client.LegacySession)
 // TerminalInterval) with bounded concurrency. Projects paused after a 429
 // are skipped until the pause ends. Each project's round is reported to the
 // Status as succeeded or failed; a job that answers 404 does not fail it.
-func (w *JobsWatcher) Poll(ctx context.Context) {
+func (w *Watcher) Poll(ctx context.Context) {
 	w.pollMu.Lock()
 	defer w.pollMu.Unlock()
 	start := w.cfg.Now()
@@ -421,7 +425,7 @@ func (w *JobsWatcher) Poll(ctx context.Context) {
 // failed listing fails the round, but the known jobs are still read unless
 // the key was refused or the project is rate limited: the deprecated
 // listing may break on its own.
-func (w *JobsWatcher) discover(ctx context.Context, rounds []*jobsRound) map[string][]client.LegacySession {
+func (w *Watcher) discover(ctx context.Context, rounds []*jobsRound) map[string][]client.LegacySession {
 	listed := make(map[string][]client.LegacySession)
 	for _, r := range rounds {
 		sessions, err := w.cfg.Client.ListJobsV1(ctx, r.project)
@@ -438,7 +442,7 @@ func (w *JobsWatcher) discover(ctx context.Context, rounds []*jobsRound) map[str
 
 // finish reports every project's round to the Status and logs changes of
 // state.
-func (w *JobsWatcher) finish(start time.Time, rounds []*jobsRound) {
+func (w *Watcher) finish(start time.Time, rounds []*jobsRound) {
 	end := w.cfg.Now()
 	dur := end.Sub(start)
 	w.mu.Lock()
@@ -451,8 +455,8 @@ func (w *JobsWatcher) finish(start time.Time, rounds []*jobsRound) {
 			}
 			p.errState = ""
 			p.limited = 0
-			w.cfg.Status.SetInterval(p.id, SourceJobs, "", w.cfg.PollInterval)
-			w.cfg.Status.Succeeded(p.id, SourceJobs, "", end, dur)
+			w.cfg.Status.SetInterval(p.id, Source, "", w.cfg.PollInterval)
+			w.cfg.Status.Succeeded(p.id, Source, "", end, dur)
 			continue
 		}
 		state, msg := r.err.Error(), "polling agent jobs failed; the last known state of each job stays exported"
@@ -470,6 +474,6 @@ func (w *JobsWatcher) finish(start time.Time, rounds []*jobsRound) {
 			level.Error(w.logger).Log(append(kv, "err", r.err)...)
 			p.errState = state
 		}
-		w.cfg.Status.Failed(p.id, SourceJobs, "", dur)
+		w.cfg.Status.Failed(p.id, Source, "", dur)
 	}
 }

@@ -1,12 +1,12 @@
-package collector
+package jobs
 
 import (
 	"sort"
 	"time"
 )
 
-// JobRow is one watched agent job as the landing page shows it.
-type JobRow struct {
+// Row is one watched agent job as the landing page shows it.
+type Row struct {
 	// Project and ID name the job.
 	Project, ID string
 	// Status is the job's status as last read ("" when the API sent none).
@@ -26,13 +26,13 @@ type JobRow struct {
 
 // Jobs returns every watched job, sorted by project then id. It is safe to
 // call at any time, concurrently with Poll and Collect.
-func (w *JobsWatcher) Jobs() []JobRow {
+func (w *Watcher) Jobs() []Row {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	var rows []JobRow
+	var rows []Row
 	for _, pid := range w.order {
 		for id, e := range w.projects[pid].jobs {
-			r := JobRow{Project: pid, ID: id, Status: string(e.hint), NotFound: e.gone}
+			r := Row{Project: pid, ID: id, Status: string(e.hint), NotFound: e.gone}
 			if j := e.job; j != nil && !e.gone {
 				r.Known = true
 				r.Status = string(j.Status)

@@ -1,4 +1,4 @@
-package collector_test
+package jobs_test
 
 import (
 	"os"
@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
-	"github.com/mintlify-exporter/mintlify_exporter/collector"
+	"github.com/mintlify-exporter/mintlify_exporter/jobs"
 )
 
 // writeJobsFile writes content with a given modification time, so a
@@ -25,7 +25,7 @@ func writeJobsFile(t *testing.T, path, content string, mtime int64) {
 }
 
 // watchedIDs returns the job ids of the watcher's info series.
-func watchedIDs(t *testing.T, w *collector.JobsWatcher) string {
+func watchedIDs(t *testing.T, w *jobs.Watcher) string {
 	t.Helper()
 	var ids []string
 	for _, m := range jobsGather(t, w, "mintlify_agent_job_info") {
@@ -46,7 +46,7 @@ func TestJobsFileReadAndReread(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), "jobs.txt")
 	writeJobsFile(t, path, "# watched jobs\nj1\n\n   j2   # the second one\n", 1000)
-	w := e.watcher(collector.JobsConfig{Projects: []string{"p1"}, File: path})
+	w := e.watcher(jobs.Config{Projects: []string{"p1"}, File: path})
 
 	step := func(want string) {
 		t.Helper()
@@ -116,7 +116,7 @@ func TestJobsFileErrorsAtStart(t *testing.T) {
 		{dir, "--jobs.file: " + dir + ": not a regular file"},
 		{bad, "--jobs.file: " + bad + `:3: job id "j2" has no project: with 2 --mintlify.project-id values, write it as PROJECT/ID`},
 	} {
-		_, err := collector.NewJobsWatcher(collector.JobsConfig{Client: e.client, Status: e.status, Projects: []string{"p1", "p2"}, File: tc.path})
+		_, err := jobs.New(jobs.Config{Client: e.client, Status: e.status, Projects: []string{"p1", "p2"}, File: tc.path})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("file %s: error %v, want one containing %q", tc.path, err, tc.want)
 		}
@@ -130,7 +130,7 @@ func TestJobsDiscovery(t *testing.T) {
 	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "c", Status: "failed", CreatedAt: jobsT0})
 	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "d", Status: "archived", CreatedAt: jobsT0})
 	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "e", CreatedAt: jobsT0})
-	w := e.watcher(collector.JobsConfig{Projects: []string{"p1"}, Discover: true})
+	w := e.watcher(jobs.Config{Projects: []string{"p1"}, Discover: true})
 
 	requests := func(listWant, getWant int) {
 		t.Helper()
