@@ -48,9 +48,10 @@ const (
 	maxRateLimited = 10
 )
 
-// rateLimitBackoff is the pause after a 429 without Retry-After: 1 m,
-// doubling for each further one of the same fetch, up to 32 m.
-var rateLimitBackoff = backoff.Policy{Base: time.Minute, Max: 32 * time.Minute}
+// rateLimitBackoff is the pause after a 429 without Retry-After, for each
+// further one of the same fetch (package backoff compares it with the
+// others).
+var rateLimitBackoff = backoff.BackfillRateLimit
 
 // Config configures a backfill run.
 type Config struct {

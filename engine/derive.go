@@ -190,7 +190,8 @@ func (e *Engine) deriveLocked(now time.Time) {
 			level.Info(e.logger).Log("msg", "window derived from the day store from now on: no requests of its own", "collector", u.Source, "project", u.Project, "window", u.Window.String())
 		}
 		u.snap, u.derived, u.attempted = snap, true, true
-		u.failures, u.lastErr, u.lastClass, u.retryAt = 0, "", "", time.Time{}
+		u.failures, u.lastErr, u.retryAt = 0, "", time.Time{}
+		u.errs.Recovered()
 		e.cfg.Status.Succeeded(u.Project, u.Source, u.Window.Name, snap.completed, 0)
 		changed = true
 	}

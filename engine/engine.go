@@ -13,6 +13,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/backoff"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/errstate"
 )
 
 // Config configures an Engine.
@@ -117,9 +118,9 @@ type unit struct {
 	retryAt   time.Time
 	failures  int
 	lastErr   string
-	// lastClass is errorClass of the last failure: a failure is logged when
-	// it differs from the previous one, not at every refresh.
-	lastClass string
+	// errs says when a failure is logged: when its errorClass differs from
+	// the last one's, and the recovery.
+	errs errstate.State
 	// waitAt, when set, is when the unit, due now, is expected to start: it
 	// waits for room in the request budget or for a rate-limit pause to
 	// end. waitWhy says which, for the landing page.
@@ -155,9 +156,9 @@ type snapshot struct {
 const failureBackoffBase = 30 * time.Second
 
 // rateLimitBackoff is the pause of every analytics request after a 429
-// without Retry-After: 2 m, doubling for each further 429 until a refresh
-// succeeds, up to client.MaxRateLimitPause.
-var rateLimitBackoff = backoff.Policy{Base: 2 * time.Minute, Max: client.MaxRateLimitPause}
+// without Retry-After, for each further 429 until a refresh succeeds
+// (package backoff compares it with the others).
+var rateLimitBackoff = backoff.AnalyticsRateLimit
 
 var skippedHelp = "Malformed rows of API answers skipped by source and reason (the rest of the answer is kept); never their content."
 

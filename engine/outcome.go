@@ -60,7 +60,7 @@ func (e *Engine) fail(u *unit, err error, end time.Time, took time.Duration) {
 		if paused := e.cfg.Budget.PausedUntil(); paused.After(u.retryAt) {
 			u.retryAt = paused
 		}
-		if class := errorClass(err); class != u.lastClass {
+		if u.errs.Failed(errorClass(err)) {
 			msg := u.Source + " refresh failed; serving the previous data"
 			if u.snap == nil {
 				msg = u.Source + " refresh failed; no data for this unit yet"
@@ -70,7 +70,6 @@ func (e *Engine) fail(u *unit, err error, end time.Time, took time.Duration) {
 			}
 			level.Error(e.logger).Log("msg", msg, "collector", u.Source, "project", u.Project, "window", u.Window.String(),
 				"err", advice(err), "retry_at", u.retryAt.UTC().Format(time.RFC3339))
-			u.lastClass = class
 		}
 		u.lastErr = err.Error()
 	})
@@ -97,10 +96,10 @@ func (e *Engine) succeed(u *unit, snap *snapshot) {
 	}
 	e.settle(u, func() {
 		e.keepProvisionalLocked(u, snap)
-		if u.lastErr != "" {
+		if u.errs.Recovered() {
 			level.Info(e.logger).Log("msg", u.Source+" refresh succeeded again", "collector", u.Source, "project", u.Project, "window", u.Window.String())
 		}
-		u.snap, u.failures, u.lastErr, u.lastClass, u.retryAt = snap, 0, "", "", time.Time{}
+		u.snap, u.failures, u.lastErr, u.retryAt = snap, 0, "", time.Time{}
 		u.attempted = true
 		e.rateLimits = 0
 		level.Debug(e.logger).Log("msg", u.Source+" refreshed", "collector", u.Source, "project", u.Project, "window", u.Window.String(),

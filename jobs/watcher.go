@@ -14,6 +14,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/backoff"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/errstate"
 )
 
 // Source is the job watcher's value of the "source" label of mintlify_up
@@ -36,9 +37,9 @@ const (
 )
 
 // jobsBackoff is the pause of a project's job polling after a 429 without
-// Retry-After: 1 m, doubling for each further one until a round succeeds,
-// up to 15 m.
-var jobsBackoff = backoff.Policy{Base: time.Minute, Max: 15 * time.Minute}
+// Retry-After, for each further one until a round succeeds (package
+// backoff compares it with the others).
+var jobsBackoff = backoff.JobsRateLimit
 
 // Config configures a Watcher.
 type Config struct {
@@ -107,9 +108,9 @@ type Watcher struct {
 type jobsProject struct {
 	id          string
 	jobs        map[string]*jobsEntry
-	pausedUntil time.Time // no requests before this (after a 429)
-	limited     int       // 429s without Retry-After since the last good round
-	errState    string    // the failure being reported, "" when healthy
+	pausedUntil time.Time      // no requests before this (after a 429)
+	limited     int            // 429s without Retry-After since the last good round
+	errs        errstate.State // the failure being reported
 }
 
 // jobsEntry is one watched job.
@@ -450,10 +451,9 @@ func (w *Watcher) finish(start time.Time, rounds []*jobsRound) {
 	for _, r := range rounds {
 		p := w.projects[r.project]
 		if r.err == nil {
-			if p.errState != "" {
+			if p.errs.Recovered() {
 				level.Info(w.logger).Log("msg", "agent jobs polled successfully again", "project", p.id)
 			}
-			p.errState = ""
 			p.limited = 0
 			w.cfg.Status.SetInterval(p.id, Source, "", w.cfg.PollInterval)
 			w.cfg.Status.Succeeded(p.id, Source, "", end, dur)
@@ -463,7 +463,7 @@ func (w *Watcher) finish(start time.Time, rounds []*jobsRound) {
 		if _, _, limited := client.IsRateLimited(r.err); limited {
 			state, msg = "rate limited", "agent job polling rate limited by the API; the project's job requests are paused, the last known state of each job stays exported"
 		}
-		if state != p.errState {
+		if p.errs.Failed(state) {
 			kv := []any{"msg", msg, "project", p.id}
 			if r.errJob != "" {
 				kv = append(kv, "job_id", r.errJob)
@@ -472,7 +472,6 @@ func (w *Watcher) finish(start time.Time, rounds []*jobsRound) {
 				kv = append(kv, "paused_until", p.pausedUntil.UTC().Format(time.RFC3339))
 			}
 			level.Error(w.logger).Log(append(kv, "err", r.err)...)
-			p.errState = state
 		}
 		w.cfg.Status.Failed(p.id, Source, "", dur)
 	}

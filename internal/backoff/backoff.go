@@ -54,3 +54,22 @@ func HalfJitter(d time.Duration) time.Duration {
 	}
 	return d/2 + rand.N(d-d/2+1)
 }
+
+// The pauses after a 429 answered without Retry-After, side by side (with
+// Retry-After, every caller waits what it says, capped at an hour). They
+// differ on purpose, by what the pause protects:
+//
+//   - AnalyticsRateLimit (the engine): 2 m, doubling to 1 h. The analytics
+//     limit is the organization's, shared with its other tools: every
+//     analytics request pauses, and a long limit is left alone longest.
+//   - BackfillRateLimit (the backfill command): 1 m, doubling to 32 m, for
+//     one fetch at a time; a backfill runs beside the exporter on its own
+//     smaller budget, and gives up after ten 429s in a row.
+//   - JobsRateLimit (the job watcher): 1 m, doubling to 15 m, per project.
+//     Job reads are outside the analytics budget, and a job's state gets
+//     stale fast, so it tries again soonest.
+var (
+	AnalyticsRateLimit = Policy{Base: 2 * time.Minute, Max: time.Hour}
+	BackfillRateLimit  = Policy{Base: time.Minute, Max: 32 * time.Minute}
+	JobsRateLimit      = Policy{Base: time.Minute, Max: 15 * time.Minute}
+)
