@@ -13,36 +13,17 @@ import (
 
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/go-kit/log"
-	"github.com/prometheus/common/version"
 
 	"github.com/mintlify-exporter/mintlify_exporter/backfill"
 	"github.com/mintlify-exporter/mintlify_exporter/client"
-	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
-	"github.com/mintlify-exporter/mintlify_exporter/demo"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
-	"github.com/mintlify-exporter/mintlify_exporter/exporter"
 )
-
-func init() {
-	// The backfill's help shows, after its own flags, the global flags it
-	// uses (see help.go).
-	commandGlobals[cmdBackfill] = []string{"mintlify.", "analytics.page-size", "analytics.max-paths", "analytics.path-", "collector.", "searches.", "conversations.", "cache.file", "log.", "demo", "help", "version"}
-	commandHelp[cmdBackfill] = map[string]string{
-		"demo":       "Backfill from a synthetic API started for this command alone; needs no key or project id.",
-		"cache.file": "The exporter's state file: the days written also seed its store of derived windows (stop the exporter first).",
-	}
-	commandDefaults[cmdBackfill] = map[string]string{"mintlify.requests-per-hour": strconv.Itoa(backfill.DefaultRequestsPerHour)}
-	commandHidden[cmdBackfill] = []string{"collector.jobs"}
-}
 
 // backfillCommand holds the backfill command's flags.
 type backfillCommand struct {
 	from, to, output             string
 	pages, dryRun, resume, force bool
-	// budgetSet tells whether --mintlify.requests-per-hour was given: the
-	// backfill's default (40) differs from serve's (90).
-	budgetSet bool
 }
 
 // cmdBackfill is the command's name as kingpin reports it.
@@ -56,8 +37,8 @@ func registerBackfill(app *kingpin.Application) *backfillCommand {
 		"Write past days of analytics as OpenMetrics for 'promtool tsdb create-blocks-from openmetrics': "+
 			"each completed UTC day of --from..--to, under the live metric names with window=\"1d\", stamped with the day's last second. "+
 			"Site-wide figures cost one request per source, project and day (90 days × 4 sources = 360 requests = 9 hours at 40 an hour). "+
-			"Here --mintlify.requests-per-hour defaults to %d; beside a live exporter the two must add up to 100 or less.",
-		backfill.DefaultRequestsPerHour))
+			"Here --mintlify.requests-per-hour defaults to %d; beside a live exporter the two must add up to %d or less.",
+		backfill.DefaultRequestsPerHour, client.AnalyticsRequestsPerHour))
 	cmd.Flag("from", "First day to backfill (YYYY-MM-DD, UTC); required.").PlaceHolder("DATE").StringVar(&b.from)
 	cmd.Flag("to", "Last day to backfill (YYYY-MM-DD, UTC), included; default yesterday, the last completed day.").PlaceHolder("DATE").StringVar(&b.to)
 	cmd.Flag("output", "OpenMetrics file to write; its journal FILE.journal is kept beside it until the backfill is complete; required.").PlaceHolder("FILE").StringVar(&b.output)
@@ -65,9 +46,6 @@ func registerBackfill(app *kingpin.Application) *backfillCommand {
 	cmd.Flag("dry-run", "Print the requests and the time the backfill needs, and stop: nothing is sent.").BoolVar(&b.dryRun)
 	cmd.Flag("resume", "Continue an interrupted or incomplete backfill (same arguments) from its journal: no finished day is asked again.").BoolVar(&b.resume)
 	cmd.Flag("force", "Start over: replace --output and its journal.").BoolVar(&b.force)
-	if rph := app.GetFlag("mintlify.requests-per-hour"); rph != nil {
-		rph.IsSetByUser(&b.budgetSet)
-	}
 	return b
 }
 
@@ -81,21 +59,23 @@ func (b *backfillCommand) Selected(cmd string) bool { return cmd == cmdBackfill 
 // run runs the backfill and returns the exit code.
 func (b *backfillCommand) run(ctx context.Context, f *flags, logger log.Logger, stdout, stderr io.Writer) int {
 	fail := func(err error) int {
-		fmt.Fprintf(stderr, "%s: error: %v\n", exporterName, err)
+		fmt.Fprintln(stderr, errorPrefix+err.Error())
 		return backfill.ExitError
 	}
-	if !b.budgetSet {
-		f.requestsPerHour = backfill.DefaultRequestsPerHour
+	// The backfill's budget defaults to less than the exporter's, so that
+	// both can run side by side.
+	if !f.api.requestsPerHourSet {
+		f.api.requestsPerHour = backfill.DefaultRequestsPerHour
 	}
 	cfg, err := config(f, logger)
 	if err != nil {
 		return fail(err)
 	}
-	if !b.budgetSet && f.demo {
+	if !f.api.requestsPerHourSet && f.demo {
 		// The demo's fake has no hourly limit for backfill: the quick
 		// start finishes in seconds instead of spreading 30 days over hours.
 		cfg.RequestsPerHour = demoBackfillPerHour
-		fmt.Fprintln(stderr, "demo: the synthetic API has no hourly limit for backfill, so the request budget is lifted; against the real API backfill sends 40 requests an hour unless --mintlify.requests-per-hour says otherwise")
+		fmt.Fprintf(stderr, "demo: the synthetic API has no hourly limit for backfill, so the request budget is lifted; against the real API backfill sends %d requests an hour unless --mintlify.requests-per-hour says otherwise\n", backfill.DefaultRequestsPerHour)
 	}
 	from, err := parseFlagDate("--from", b.from)
 	if err != nil {
@@ -105,63 +85,52 @@ func (b *backfillCommand) run(ctx context.Context, f *flags, logger log.Logger, 
 	if err != nil {
 		return fail(err)
 	}
-	if cfg.RequestsPerHour > 100 && !f.demo {
-		fmt.Fprintf(stderr, "warning: --mintlify.requests-per-hour=%d is above the API's limit of 100 per organization: expect 429 answers\n", cfg.RequestsPerHour)
-	}
-	var d *demo.Server
-	if f.demo {
-		d = demo.Start(time.Now, mintlifytest.WithRateLimit(0))
-		defer d.Close()
-		fmt.Fprintln(stderr, d.Banner())
-	}
-	key, projects, err := upstream(f, d, logger)
+	conn, err := f.api.connect(f.demo, forBackfill, logger)
 	if err != nil && b.dryRun {
 		// A dry run sends nothing: it needs no key.
-		if ids, perr := projectIDs(f); perr == nil && len(ids) > 0 {
-			key, projects, err = noKey{}, ids, nil
+		if ids, perr := f.api.projects(); perr == nil && len(ids) > 0 {
+			conn, err = connection{apiURL: f.api.url, key: noKey{}, projects: ids}, nil
 		}
 	}
 	if err != nil {
 		return fail(err)
 	}
+	defer conn.close()
+	if conn.demo != nil {
+		fmt.Fprintln(stderr, conn.demo.Banner())
+	}
 	budget := engine.NewBudget(cfg.RequestsPerHour, time.Now)
-	c, err := client.New(client.Config{
-		BaseURL: f.apiURL, Key: key, Timeout: cfg.Timeout, UserAgent: exporterName + "/" + version.Version,
-		Hooks: client.Hooks{Allow: budget.Allow},
-	})
+	c, err := conn.client(cfg.Timeout, &client.Hooks{Allow: budget.Allow})
 	if err != nil {
 		return fail(err)
 	}
-	sources, err := collector.Build(cfg.Collectors, c, collector.Options{
-		PageSize: cfg.PageSize, MaxPages: exporter.MaxPages, PageConcurrency: exporter.PageConcurrency,
-		Filter:           collector.PathFilter{Include: cfg.PathInclude, Exclude: cfg.PathExclude, MaxPaths: cfg.MaxPaths},
-		SearchesTopTerms: cfg.SearchesTopTerms, ConversationsMaxPages: cfg.ConversationsMaxPages,
-	})
+	sources, err := collector.Build(cfg.Collectors, c, cfg.Sources)
 	if err != nil {
 		return fail(err)
 	}
 	// What decides the output besides the range, pages, projects and
 	// sources: a resume with other values is refused.
-	apiURL := "--mintlify.api-url=" + f.apiURL
+	apiURL := "--mintlify.api-url=" + f.api.url
 	if f.demo {
 		apiURL = "--demo" // its address changes with every run
 	}
+	filter := cfg.Sources.Filter
 	args := []string{
 		apiURL,
-		"--analytics.path-include=" + regexpString(cfg.PathInclude),
-		"--analytics.path-exclude=" + regexpString(cfg.PathExclude),
-		"--analytics.max-paths=" + strconv.Itoa(cfg.MaxPaths),
-		"--searches.top-terms=" + strconv.Itoa(cfg.SearchesTopTerms),
+		"--analytics.path-include=" + regexpString(filter.Include),
+		"--analytics.path-exclude=" + regexpString(filter.Exclude),
+		"--analytics.max-paths=" + strconv.Itoa(filter.MaxPaths),
+		"--searches.top-terms=" + strconv.Itoa(cfg.Sources.SearchesTopTerms),
 	}
 	res, err := backfill.Run(ctx, backfill.Config{
 		From: from, To: to, Output: b.output,
 		Pages: b.pages, DryRun: b.dryRun, Resume: b.resume, Force: b.force, CacheFile: f.cacheFile,
-		Sources: sources, Projects: projects, Budget: budget, Args: args,
-		Protected: map[string]string{"--mintlify.api-key-file": f.apiKeyFile, "--cache.file": f.cacheFile, "--jobs.file": f.jobsFile},
+		Sources: sources, Projects: conn.projects, Budget: budget, Args: args,
+		Protected: map[string]string{"--mintlify.api-key-file": f.api.keyFile, "--cache.file": f.cacheFile, "--jobs.file": f.jobs.file},
 		Out:       stdout, Progress: stderr, Terminal: isTerminal(stderr),
 	})
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: error: %v\n", exporterName, err)
+		fmt.Fprintln(stderr, errorPrefix+err.Error())
 	}
 	return backfill.ExitCode(res, err)
 }

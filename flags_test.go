@@ -426,18 +426,27 @@ func TestHostileFlagValues(t *testing.T) {
 			for _, v := range values {
 				var args []string
 				ctx := cancelled()
-				if fl.command != nil { // the agent commands, against the demo
+				switch {
+				case len(fl.command) == 1 && fl.command[0] == cmdBackfill: // a dry run on the demo
+					args = append(args, cmdBackfill, "--demo", "--dry-run")
+					if name != "from" {
+						args = append(args, "--from="+time.Now().UTC().AddDate(0, 0, -3).Format(time.DateOnly))
+					}
+					if name != "output" {
+						args = append(args, "--output="+filepath.Join(t.TempDir(), "x.om"))
+					}
+				case fl.command != nil: // the agent commands, against the demo
 					args = append(append(args, fl.command...), "--demo")
-					if name != "job" {
+					if name != "job" && fl.command[1] != "create" {
 						args = append(args, "--job=job-demo-done")
 					}
-					if fl.command[1] == "message" && name != "prompt" {
+					if (fl.command[1] == "message" || fl.command[1] == "create") && name != "prompt" {
 						args = append(args, "--prompt=hi")
 					}
 					var cancel context.CancelFunc
 					ctx, cancel = context.WithTimeout(context.Background(), 20*time.Second)
 					defer cancel()
-				} else {
+				default:
 					args = append(args, "--mintlify.api-url="+fake.URL(), "--collector.jobs")
 					if name != "web.listen-address" {
 						args = append(args, loopback)
@@ -461,6 +470,9 @@ func TestHostileFlagValues(t *testing.T) {
 					t.Errorf("%s: failed without exactly one error line in the style of a flag error (%s: error: …):\n%s", desc, exporterName, short)
 				}
 				for _, l := range stderrLines(o.stderr) {
+					if len(fl.command) == 1 { // backfill prints its plan and progress on stderr
+						break
+					}
 					if !strings.HasPrefix(l, "time=") && !strings.HasPrefix(l, exporterName+": error: ") {
 						t.Errorf("%s: a stderr line that is neither a log line nor an error (a multi-line error?): %.200q", desc, l)
 					}

@@ -3,22 +3,28 @@ package main
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"text/template"
 
 	"github.com/alecthomas/kingpin/v2"
+
+	"github.com/mintlify-exporter/mintlify_exporter/backfill"
 )
 
 // commandGlobals lists, per top-level command, the prefixes of the global
 // flags that command uses; its help shows only those, after its own
 // flags. A command not listed here shows every global flag.
 var commandGlobals = map[string][]string{
-	"agent": {"mintlify.api-url", "mintlify.api-key-file", "mintlify.project-id", "mintlify.timeout", "log.", "demo", "help", "version"},
+	"agent":     {"mintlify.api-url", "mintlify.api-key-file", "mintlify.project-id", "mintlify.timeout", "log.", "demo", "help", "version"},
+	cmdBackfill: {"mintlify.", "analytics.page-size", "analytics.max-paths", "analytics.path-", "collector.", "searches.", "conversations.", "cache.file", "log.", "demo", "help", "version"},
 }
 
 // commandDefaults lists, per top-level command, global flags whose default
 // differs for that command, as its help shows them.
-var commandDefaults = map[string]map[string]string{}
+var commandDefaults = map[string]map[string]string{
+	cmdBackfill: {"mintlify.requests-per-hour": strconv.Itoa(backfill.DefaultRequestsPerHour)},
+}
 
 // commandHelp replaces, per top-level command, the help of global flags
 // whose meaning differs for that command.
@@ -27,11 +33,17 @@ var commandHelp = map[string]map[string]string{
 		"mintlify.project-id": "The project (deployment) the job belongs to; exactly one. Default: MINTLIFY_PROJECT_ID.",
 		"demo":                "Act on a synthetic API started for this command alone (not a running --demo exporter); needs no key or project id.",
 	},
+	cmdBackfill: {
+		"demo":       "Backfill from a synthetic API started for this command alone; needs no key or project id.",
+		"cache.file": "The exporter's state file: the days written also seed its store of derived windows (stop the exporter first).",
+	},
 }
 
 // commandHidden lists, per top-level command, global flags its help leaves
 // out although a prefix of commandGlobals matches them.
-var commandHidden = map[string][]string{}
+var commandHidden = map[string][]string{
+	cmdBackfill: {"collector.jobs"},
+}
 
 // usageTemplate is kingpin's default usage template, except that a
 // subcommand's help shows the subcommand's own flags first and then only

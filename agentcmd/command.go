@@ -12,6 +12,7 @@ import (
 	"github.com/alecthomas/kingpin/v2"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/progname"
 )
 
 // Exit codes of the agent commands.
@@ -33,7 +34,7 @@ const (
 
 // ErrorPrefix starts every error line of the agent commands, as it starts
 // the exporter's own start-up errors.
-const ErrorPrefix = "mintlify_exporter: error: "
+const ErrorPrefix = progname.ErrorPrefix
 
 // ErrorLine makes msg one line that is safe to print on a terminal:
 // control characters (a newline in a flag value, a terminal escape sent by

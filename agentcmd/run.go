@@ -163,7 +163,7 @@ func (r *run) describe(err error, jobID string, e client.Endpoint) string {
 			when = "after " + retryAfter.Round(time.Second).String()
 		}
 		if e == client.EndpointSendMessage || e == client.EndpointCreateJob {
-			return "rate limited: 100 new jobs and messages per project per hour; retry " + when
+			return fmt.Sprintf("rate limited: %d new jobs and messages per project per hour; retry %s", client.AgentUsesPerHour, when)
 		}
 		return "rate limited by the API; retry " + when
 	}

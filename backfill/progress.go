@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
 )
 
 // plural renders n and a noun, with an s when n is not 1.
@@ -58,7 +60,7 @@ func printPlan(cfg Config, res *Result, todo int) {
 			fmt.Fprintf(w, "time: about %s at %d requests per hour\n", formatDuration(BudgetTime(todo, perHour)), perHour)
 		}
 	}
-	fmt.Fprintf(w, "budget: --mintlify.requests-per-hour=%d; beside a live exporter the two budgets must add up to 100 or less (the API's limit per organization)\n", perHour)
+	fmt.Fprintf(w, "budget: --mintlify.requests-per-hour=%d; beside a live exporter the two budgets must add up to %d or less (the API's limit per organization)\n", perHour, client.AnalyticsRequestsPerHour)
 	if cfg.DryRun {
 		fmt.Fprintln(w, "dry run: nothing sent")
 	}

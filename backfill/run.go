@@ -463,8 +463,8 @@ func (r *runner) fetch(ctx context.Context, f fetch) (*entry, error) {
 			}
 			until := r.cfg.Now().Add(min(ra, client.MaxRateLimitPause))
 			r.cfg.Budget.Pause(until)
-			r.progress.note(fmt.Sprintf("the API answered 429 (rate limit, 100 analytics requests per organization per hour): pausing every request until %s",
-				until.UTC().Format(time.RFC3339)))
+			r.progress.note(fmt.Sprintf("the API answered 429 (rate limit, %d analytics requests per organization per hour): pausing every request until %s",
+				client.AnalyticsRequestsPerHour, until.UTC().Format(time.RFC3339)))
 			continue
 		}
 		attempts++

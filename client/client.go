@@ -11,13 +11,14 @@ import (
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/backoff"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/progname"
 )
 
 // Defaults applied by New to zero Config and RetryPolicy fields.
 const (
 	DefaultTimeout      = 30 * time.Second
 	DefaultMaxBodyBytes = 64 << 20
-	DefaultUserAgent    = "mintlify_exporter"
+	DefaultUserAgent    = progname.Name
 	DefaultMaxAttempts  = 4
 	DefaultBaseDelay    = 500 * time.Millisecond
 	DefaultMaxDelay     = 10 * time.Second

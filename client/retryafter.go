@@ -39,6 +39,16 @@ func ParseRetryAfter(v string, now time.Time) (d time.Duration, ok bool) {
 	return d, true
 }
 
+// The API's rate limits (../shared/API-NOTES.md), defined once.
+const (
+	// AnalyticsRequestsPerHour is the analytics limit: per organization,
+	// shared by every analytics endpoint.
+	AnalyticsRequestsPerHour = 100
+	// AgentUsesPerHour is the limit of create-job and send-message
+	// together, per project.
+	AgentUsesPerHour = 100
+)
+
 // MaxRateLimitPause caps any pause after a 429, Retry-After included: the
 // API's limits are per hour, so a longer pause would be an error (an
 // upstream bug, a far-future date) that could stop a client for good.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 )
 
@@ -52,7 +53,7 @@ type Server struct {
 func Start(now func() time.Time, extra ...mintlifytest.Option) *Server {
 	opts := []mintlifytest.Option{
 		mintlifytest.WithClock(now),
-		mintlifytest.WithRateLimit(100),
+		mintlifytest.WithRateLimit(client.AnalyticsRequestsPerHour),
 	}
 	s := &Server{Key: mintlifytest.DefaultKey}
 	for i, p := range Projects {

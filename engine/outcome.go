@@ -66,7 +66,7 @@ func (e *Engine) fail(u *unit, err error, end time.Time, took time.Duration) {
 				msg = u.Source + " refresh failed; no data for this unit yet"
 			}
 			if _, _, limited := client.IsRateLimited(err); limited {
-				msg += "; the API's rate limit (100 analytics requests per organization per hour) was hit, so every analytics request pauses until retry_at"
+				msg += fmt.Sprintf("; the API's rate limit (%d analytics requests per organization per hour) was hit, so every analytics request pauses until retry_at", client.AnalyticsRequestsPerHour)
 			}
 			level.Error(e.logger).Log("msg", msg, "collector", u.Source, "project", u.Project, "window", u.Window.String(),
 				"err", advice(err), "retry_at", u.retryAt.UTC().Format(time.RFC3339))

@@ -12,7 +12,6 @@ import (
 	stdlog "log"
 	"net/http"
 	"path"
-	"regexp"
 	"strings"
 	"time"
 
@@ -25,6 +24,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/progname"
 	"github.com/mintlify-exporter/mintlify_exporter/jobs"
 	"github.com/mintlify-exporter/mintlify_exporter/landingpage"
 	"github.com/mintlify-exporter/mintlify_exporter/metricshandler"
@@ -33,7 +33,7 @@ import (
 )
 
 // Name is the exporter's name, in its build info and User-Agent.
-const Name = "mintlify_exporter"
+const Name = progname.Name
 
 // Config is the whole configuration of a running exporter. Package main
 // builds it from the flags and validates every value, naming the flag at
@@ -54,17 +54,12 @@ type Config struct {
 	Collectors      []string
 	Windows         []engine.Window
 	RefreshInterval time.Duration
-	PageSize        int
-	MaxPaths        int
+	// Sources configures the sources' walks (page size, path filter, top
+	// terms, conversation pages); zero fields take the client's defaults.
+	Sources collector.Options
 	// DeriveWindows derives the windows of additive sources from a day
 	// store (--analytics.derived-windows).
 	DeriveWindows bool
-	PathInclude   *regexp.Regexp
-	PathExclude   *regexp.Regexp
-	// SearchesTopTerms is --searches.top-terms; ConversationsMaxPages is
-	// --conversations.max-pages.
-	SearchesTopTerms      int
-	ConversationsMaxPages int
 
 	// Jobs configures the agent job watcher.
 	Jobs JobsConfig
@@ -111,14 +106,6 @@ type RemediationConfig struct {
 	BasicAuth bool
 }
 
-// Limits of the sources' walks, defined once.
-const (
-	// MaxPages guards against an upstream that never stops paging.
-	MaxPages = client.DefaultMaxPages
-	// PageConcurrency bounds the pages fetched at once within one walk.
-	PageConcurrency = client.DefaultConcurrency
-)
-
 // Exporter is a running exporter.
 type Exporter struct {
 	handler http.Handler
@@ -129,9 +116,22 @@ type Exporter struct {
 	jobs    chan struct{} // closed when the job watcher has ended
 }
 
+// parts are what New builds and the routes serve.
+type parts struct {
+	live     *prometheus.Registry
+	budget   *engine.Budget
+	client   *client.Client
+	status   *engine.Status
+	units    func() []engine.UnitState
+	watcher  *jobs.Watcher           // nil when off
+	webhook  *remediation.Remediator // nil when off
+	jobsText string                  // what the landing page says of the watcher
+}
+
 // New builds and starts the exporter: the first refresh of every unit
 // starts now (unless the cache file holds data not yet due). Call Close to
-// stop it.
+// stop it. It builds the analytics (budget, client, sources, engine), then
+// the job watcher and the remediation webhook, then the routes.
 func New(cfg Config) (*Exporter, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = log.NewNopLogger()
@@ -151,33 +151,38 @@ func New(cfg Config) (*Exporter, error) {
 	if len(cfg.Projects) == 0 {
 		return nil, errors.New("no project to export")
 	}
+	ctx, cancel := context.WithCancel(context.Background())
+	x := &Exporter{cancel: cancel}
+	p, err := x.analytics(cfg)
+	if err == nil {
+		err = x.agents(ctx, cfg, p)
+	}
+	if err != nil {
+		x.Close()
+		return nil, err
+	}
+	x.handler = withDeadline(routes(cfg, x.engine, p), RequestTimeout)
+	if x.engine != nil {
+		x.engine.Start()
+	}
+	if p.watcher != nil {
+		x.jobs = make(chan struct{})
+		go func() { defer close(x.jobs); p.watcher.Run(ctx) }()
+	}
+	return x, nil
+}
 
+// analytics builds the request budget (with its journal beside the cache
+// file), the API client, the registry of live metrics, and the engine of
+// the analytics sources (nil when every source is off), not started.
+func (x *Exporter) analytics(cfg Config) (*parts, error) {
 	status := engine.NewStatus()
 	budget := engine.NewBudget(cfg.RequestsPerHour, time.Now)
 	budget.Pace(func(ctx context.Context, t time.Time) error { return client.DefaultSleep(ctx, time.Until(t)) })
-	var journal *statefile.Journal
 	if cfg.CacheFile != "" {
-		// The budget journal makes every request and pause durable before
-		// the next request, so a crash loop cannot exceed the budget.
-		if removed, err := statefile.CleanTemp(cfg.CacheFile); err != nil {
-			level.Warn(cfg.Logger).Log("msg", "could not remove a temporary file left by an interrupted save", "file", cfg.CacheFile, "err", err)
-		} else if len(removed) > 0 {
-			level.Info(cfg.Logger).Log("msg", "removed temporary files left by an interrupted save", "files", strings.Join(removed, ","))
+		if err := x.openJournal(cfg, budget); err != nil {
+			return nil, err
 		}
-		j, st, err := statefile.OpenJournal(cfg.CacheFile+statefile.JournalSuffix, time.Now)
-		if err != nil {
-			return nil, fmt.Errorf("--cache.file: %w", err)
-		}
-		if st.Skipped > 0 {
-			level.Warn(cfg.Logger).Log("msg", "skipped unreadable lines of the budget journal (a save interrupted by a crash)", "lines", st.Skipped)
-		}
-		engine.LogRestored(cfg.Logger, "budget journal", budget.Restore(st.Sent, st.PausedUntil))
-		budget.Record(j)
-		journal = j
-		if until := budget.PausedUntil(); !until.IsZero() {
-			level.Warn(cfg.Logger).Log("msg", "analytics requests stay paused after a 429 answered before the restart", "resume_at", until.UTC().Format(time.RFC3339))
-		}
-		level.Debug(cfg.Logger).Log("msg", "read the budget journal", "file", cfg.CacheFile+statefile.JournalSuffix, "requests_last_hour", budget.Used())
 	}
 	apiMetrics := engine.NewAPIMetrics()
 	c, err := client.New(client.Config{
@@ -185,108 +190,123 @@ func New(cfg Config) (*Exporter, error) {
 		Hooks: client.Hooks{Allow: budget.Allow, Observe: apiMetrics.Observe},
 	})
 	if err != nil {
-		journal.Close()
 		return nil, err
 	}
-
-	live := prometheus.NewRegistry()
-	live.MustRegister(
+	p := &parts{live: prometheus.NewRegistry(), budget: budget, client: c, status: status,
+		units: func() []engine.UnitState { return nil }, jobsText: "disabled (--collector.jobs)"}
+	p.live.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		versioncollector.NewCollector(Name),
 		status, budget, apiMetrics,
 	)
 	if fk, ok := cfg.Key.(*client.FileKey); ok {
-		live.MustRegister(collector.NewKeyFile(fk))
+		p.live.MustRegister(collector.NewKeyFile(fk))
 		logKeyFile(fk, cfg.Logger)
 	}
-
-	x := &Exporter{journal: journal}
-	sources, err := collector.Build(cfg.Collectors, c, collector.Options{
-		PageSize: cfg.PageSize, MaxPages: MaxPages, PageConcurrency: PageConcurrency,
-		Filter:           collector.PathFilter{Include: cfg.PathInclude, Exclude: cfg.PathExclude, MaxPaths: cfg.MaxPaths},
-		SearchesTopTerms: cfg.SearchesTopTerms, ConversationsMaxPages: cfg.ConversationsMaxPages,
+	sources, err := collector.Build(cfg.Collectors, c, cfg.Sources)
+	if err != nil || len(sources) == 0 {
+		return p, err
+	}
+	// The saver exists before the engine that reports its changes to it;
+	// it asks the engine for its state only after a change, once started.
+	var eng *engine.Engine
+	x.saver = statefile.NewSaver(cfg.CacheFile, func() engine.State { return eng.State() }, cfg.Logger)
+	eng, err = engine.New(engine.Config{
+		Sources: sources, Projects: cfg.Projects, Windows: cfg.Windows,
+		MinInterval: cfg.RefreshInterval, Budget: budget, Status: status, Logger: cfg.Logger,
+		DeriveWindows: cfg.DeriveWindows,
+		Restore:       statefile.Load(cfg.CacheFile, cfg.Logger),
+		OnChange:      x.saver.Changed,
 	})
 	if err != nil {
 		return nil, err
 	}
-	var units func() []engine.UnitState
-	if len(sources) > 0 {
-		x.engine, err = engine.New(engine.Config{
-			Sources: sources, Projects: cfg.Projects, Windows: cfg.Windows,
-			MinInterval: cfg.RefreshInterval, Budget: budget, Status: status, Logger: cfg.Logger,
-			DeriveWindows: cfg.DeriveWindows,
-			Restore:       statefile.Load(cfg.CacheFile, cfg.Logger),
-			OnChange:      func() { x.saver.Changed() },
-		})
-		if err != nil {
-			return nil, err
-		}
-		x.saver = statefile.NewSaver(cfg.CacheFile, x.engine.State, cfg.Logger)
-		live.MustRegister(x.engine.LiveCollectors()...)
-		units = x.engine.States
-		x.engine.Start()
-	} else {
-		units = func() []engine.UnitState { return nil }
-	}
+	x.engine = eng
+	p.live.MustRegister(eng.LiveCollectors()...)
+	p.units = eng.States
+	return p, nil
+}
 
-	ctx, cancel := context.WithCancel(context.Background())
-	x.cancel = cancel
-	jobsDescribe := "disabled (--collector.jobs)"
-	var jobRows func() []landingpage.JobRow
-	var watcher *jobs.Watcher
-	if cfg.Jobs.Enabled || cfg.Remediation != nil { // the webhook's jobs are watched too
-		watcher, err = jobs.New(jobs.Config{
-			Client: c, Projects: cfg.Projects, IDs: cfg.Jobs.IDs, File: cfg.Jobs.File, Discover: cfg.Jobs.Discover,
-			Added: cfg.Remediation != nil, PollInterval: cfg.Jobs.PollInterval, Status: status, Logger: cfg.Logger,
-		})
-		if err != nil {
-			x.Close()
-			return nil, err
-		}
-		live.MustRegister(watcher)
-		jobsDescribe = describeJobs(cfg)
-		jobRows = func() []landingpage.JobRow { return jobTable(watcher.Jobs()) }
+// openJournal opens the budget journal beside the cache file and restores
+// the budget from it: every request and pause is durable before the next
+// request, so a crash loop cannot exceed the budget.
+func (x *Exporter) openJournal(cfg Config, budget *engine.Budget) error {
+	if removed, err := statefile.CleanTemp(cfg.CacheFile); err != nil {
+		level.Warn(cfg.Logger).Log("msg", "could not remove a temporary file left by an interrupted save", "file", cfg.CacheFile, "err", err)
+	} else if len(removed) > 0 {
+		level.Info(cfg.Logger).Log("msg", "removed temporary files left by an interrupted save", "files", strings.Join(removed, ","))
 	}
-	var remediationRows func() []landingpage.RemediationRow
-	var webhook *remediation.Remediator
-	if rc := cfg.Remediation; rc != nil {
-		ledger := ""
-		if cfg.CacheFile != "" {
-			ledger = cfg.CacheFile + remediation.LedgerSuffix
-		}
-		webhook, err = remediation.New(remediation.Options{
-			ConfigPath: rc.ConfigPath, Projects: cfg.Projects, Token: rc.Token, BasicAuth: rc.BasicAuth,
-			LedgerPath: ledger, API: c, Jobs: watcher, Logger: cfg.Logger, Timeout: cfg.Timeout,
-		})
-		if err != nil {
-			x.Close()
-			return nil, fmt.Errorf("--remediation.config: %w", err)
-		}
-		live.MustRegister(webhook)
-		remediationRows = func() []landingpage.RemediationRow { return remediationTable(webhook.Rows()) }
+	j, st, err := statefile.OpenJournal(cfg.CacheFile+statefile.JournalSuffix, time.Now)
+	if err != nil {
+		return fmt.Errorf("--cache.file: %w", err)
 	}
-	if watcher != nil {
-		x.jobs = make(chan struct{})
-		go func() { defer close(x.jobs); watcher.Run(ctx) }()
+	if st.Skipped > 0 {
+		level.Warn(cfg.Logger).Log("msg", "skipped unreadable lines of the budget journal (a save interrupted by a crash)", "lines", st.Skipped)
 	}
+	engine.LogRestored(cfg.Logger, "budget journal", budget.Restore(st.Sent, st.PausedUntil))
+	budget.Record(j)
+	x.journal = j
+	if until := budget.PausedUntil(); !until.IsZero() {
+		level.Warn(cfg.Logger).Log("msg", "analytics requests stay paused after a 429 answered before the restart", "resume_at", until.UTC().Format(time.RFC3339))
+	}
+	level.Debug(cfg.Logger).Log("msg", "read the budget journal", "file", cfg.CacheFile+statefile.JournalSuffix, "requests_last_hour", budget.Used())
+	return nil
+}
 
+// agents builds the job watcher (with --collector.jobs, and for the jobs
+// the remediation webhook creates) and the webhook, not started.
+func (x *Exporter) agents(ctx context.Context, cfg Config, p *parts) error {
+	if !cfg.Jobs.Enabled && cfg.Remediation == nil {
+		return nil
+	}
+	w, err := jobs.New(jobs.Config{
+		Client: p.client, Projects: cfg.Projects, IDs: cfg.Jobs.IDs, File: cfg.Jobs.File, Discover: cfg.Jobs.Discover,
+		Added: cfg.Remediation != nil, PollInterval: cfg.Jobs.PollInterval, Status: p.status, Logger: cfg.Logger,
+	})
+	if err != nil {
+		return err
+	}
+	p.watcher, p.jobsText = w, describeJobs(cfg)
+	p.live.MustRegister(w)
+	rc := cfg.Remediation
+	if rc == nil {
+		return nil
+	}
+	ledger := ""
+	if cfg.CacheFile != "" {
+		ledger = cfg.CacheFile + remediation.LedgerSuffix
+	}
+	p.webhook, err = remediation.New(remediation.Options{
+		ConfigPath: rc.ConfigPath, Projects: cfg.Projects, Token: rc.Token, BasicAuth: rc.BasicAuth,
+		LedgerPath: ledger, API: p.client, Jobs: w, Logger: cfg.Logger, Timeout: cfg.Timeout,
+	})
+	if err != nil {
+		return fmt.Errorf("--remediation.config: %w", err)
+	}
+	p.live.MustRegister(p.webhook)
+	return nil
+}
+
+// routes is the exporter's HTTP handler: the metrics, health, readiness,
+// the remediation webhook and the landing page.
+func routes(cfg Config, eng *engine.Engine, p *parts) http.Handler {
 	mux := http.NewServeMux()
-	mcfg := metricshandler.Config{Live: live, MaxRequests: cfg.MaxRequests,
-		FirstWait: cfg.FirstWait, Instrument: live, Logger: cfg.Logger}
-	if x.engine != nil {
-		mcfg.Cached = x.engine
+	mcfg := metricshandler.Config{Live: p.live, MaxRequests: cfg.MaxRequests,
+		FirstWait: cfg.FirstWait, Instrument: p.live, Logger: cfg.Logger}
+	if eng != nil {
+		mcfg.Cached = eng
 	}
 	mux.Handle(cfg.TelemetryPath, metricshandler.New(mcfg))
-	if webhook != nil {
-		mux.Handle(remediation.Path, webhook)
+	if p.webhook != nil {
+		mux.Handle(remediation.Path, p.webhook)
 	}
 	mux.HandleFunc("/-/healthy", func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusOK)
 		fmt.Fprintln(w, "Healthy")
 	})
 	mux.HandleFunc("/-/ready", func(w http.ResponseWriter, r *http.Request) {
-		if x.engine != nil && !x.engine.Ready() {
+		if eng != nil && !eng.Ready() {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			fmt.Fprintln(w, "Not ready: the first refresh of some unit (source, project and window) is still to be tried; see the landing page")
 			return
@@ -294,16 +314,21 @@ func New(cfg Config) (*Exporter, error) {
 		w.WriteHeader(http.StatusOK)
 		fmt.Fprintln(w, "Ready")
 	})
-	if cfg.TelemetryPath != "/" {
-		mux.Handle("/", landingpage.New(landingpage.Config{
-			Version: cfg.Version, TelemetryPath: cfg.TelemetryPath,
-			JobsEnabled: watcher != nil, JobsDescribe: jobsDescribe, Examples: cfg.Examples,
-		}, landingpage.State{
-			Units: units, Jobs: jobRows, Remediation: remediationRows, BudgetRemaining: budget.Remaining, BudgetPerHour: budget.PerHour(), Notes: cfg.Notes,
-		}))
+	if cfg.TelemetryPath == "/" {
+		return mux
 	}
-	x.handler = withDeadline(mux, RequestTimeout)
-	return x, nil
+	state := landingpage.State{Units: p.units, BudgetRemaining: p.budget.Remaining, BudgetPerHour: p.budget.PerHour(), Notes: cfg.Notes}
+	if w := p.watcher; w != nil {
+		state.Jobs = func() []landingpage.JobRow { return jobTable(w.Jobs()) }
+	}
+	if h := p.webhook; h != nil {
+		state.Remediation = func() []landingpage.RemediationRow { return remediationTable(h.Rows()) }
+	}
+	mux.Handle("/", landingpage.New(landingpage.Config{
+		Version: cfg.Version, TelemetryPath: cfg.TelemetryPath,
+		JobsEnabled: p.watcher != nil, JobsDescribe: p.jobsText, Examples: cfg.Examples,
+	}, state))
+	return mux
 }
 
 // Timeouts of the HTTP server (main sets them on its http.Server): a

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/exporter"
 	"github.com/mintlify-exporter/mintlify_exporter/statefile"
@@ -48,7 +49,7 @@ func TestReadyWithoutAScrape(t *testing.T) {
 	cache := filepath.Join(t.TempDir(), "state.json")
 	x, err := exporter.New(exporter.Config{
 		APIURL: fake.URL(), Key: key, Timeout: 5 * time.Second, Projects: []string{"docs"}, RequestsPerHour: 90,
-		Collectors: []string{"visitors"}, Windows: windows, RefreshInterval: 15 * time.Minute, PageSize: 250,
+		Collectors: []string{"visitors"}, Windows: windows, RefreshInterval: 15 * time.Minute, Sources: collector.Options{PageSize: 250},
 		Jobs:      exporter.JobsConfig{Enabled: true, IDs: []string{"job-1"}, PollInterval: time.Minute},
 		CacheFile: cache,
 	})

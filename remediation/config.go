@@ -17,6 +17,8 @@ import (
 
 	"github.com/prometheus/common/model"
 	"gopkg.in/yaml.v3"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
 )
 
 // Defaults and limits of the configuration file.
@@ -26,7 +28,7 @@ const (
 	DefaultMaxPerProjectPerHour = 5
 	// APIMaxPerProjectPerHour is the API's own limit of create-job and
 	// send-message per project per hour (../shared/API-NOTES.md).
-	APIMaxPerProjectPerHour = 100
+	APIMaxPerProjectPerHour = client.AgentUsesPerHour
 	// DefaultMaxPerDay bounds the jobs created and messages sent per project
 	// in any 24 hours.
 	DefaultMaxPerDay = 20
@@ -122,7 +124,7 @@ func ParseConfig(data []byte) (*Config, error) {
 	case c.MaxPerDay < 1:
 		return nil, fmt.Errorf("max_per_day must be at least 1, not %d", c.MaxPerDay)
 	case len(f.Rules) == 0:
-		return nil, errors.New("no rules: add at least one under rules:")
+		return nil, errors.New("no rules: add at least one rule under \"rules\"")
 	}
 	seen := map[string]bool{}
 	for i, fr := range f.Rules {

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"os"
+
+	"github.com/alecthomas/kingpin/v2"
+	"github.com/prometheus/common/version"
+
+	"github.com/mintlify-exporter/mintlify_exporter/agentcmd"
+	"github.com/mintlify-exporter/mintlify_exporter/logging"
+)
+
+// flags holds every global flag, by group; each group registers its flags
+// and checks their values (flags_*.go).
+type flags struct {
+	web         webFlags
+	api         apiFlags
+	analytics   analyticsFlags
+	jobs        jobsFlags
+	remediation remediationFlags
+	cacheFile   string
+	log         logFlags
+	demo        bool
+}
+
+// logFlags are --log.level and --log.format.
+type logFlags struct{ level, format string }
+
+// commands are the subcommands besides serve.
+type commands struct {
+	agent    *agentcmd.Command
+	backfill *backfillCommand
+}
+
+// newApp is the command line: every flag and command.
+func newApp(f *flags) (*kingpin.Application, commands) {
+	return newAppVersion(f, version.Print(exporterName))
+}
+
+// newAppVersion is newApp with the text --version prints; kingpin also puts
+// that text into the .TH line of --help-man, which must be one line.
+func newAppVersion(f *flags, versionText string) (*kingpin.Application, commands) {
+	app := kingpin.New(exporterName, "Prometheus exporter for Mintlify: documentation analytics (visitors, views, assistant, feedback, searches) per site and page, and agent job status.")
+	app.Version(versionText)
+	app.HelpFlag.Short('h')
+	app.UsageWriter(os.Stdout)
+	app.UsageTemplate(usageTemplate)
+	app.UsageFuncs(usageFuncs)
+
+	f.web.register(app)
+	f.api.register(app)
+	f.analytics.register(app)
+	f.jobs.register(app)
+	f.remediation.register(app)
+	app.Flag("cache.file", "Persist the last good snapshots and the request ledger in this file, so a restart spends no request until a refresh is due.").PlaceHolder("FILE").StringVar(&f.cacheFile)
+	app.Flag("log.level", "Only log messages with the given severity or above. One of: [debug, info, warn, error]").Default("info").EnumVar(&f.log.level, logging.Levels...)
+	app.Flag("log.format", "Output format of log messages. One of: [logfmt, json]").Default("logfmt").EnumVar(&f.log.format, logging.Formats...)
+	app.Flag("demo", "Serve synthetic data from an embedded fake Mintlify API; needs no key or project id.").Default("false").BoolVar(&f.demo)
+
+	app.Command("serve", "Run the exporter (the default command).").Default()
+	return app, commands{agent: agentcmd.Register(app), backfill: registerBackfill(app)}
+}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"slices"
+
+	"github.com/go-kit/log"
+	"github.com/go-kit/log/level"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/demo"
+	"github.com/mintlify-exporter/mintlify_exporter/exporter"
+)
+
+// config assembles the exporter's configuration from the flag groups, each
+// of which checks its own values and names the flag at fault. It logs
+// warnings (deprecated flags, a budget above the API's limit) but never an
+// info line, so a bad start prints one line. The key and the projects come
+// from the connection (serveConfig).
+func config(f *flags, logger log.Logger) (exporter.Config, error) {
+	if err := f.api.check(f.demo); err != nil {
+		return exporter.Config{}, err
+	}
+	an, err := f.analytics.config(f.demo, logger)
+	if err != nil {
+		return exporter.Config{}, err
+	}
+	if err := f.api.checkBudget(logger); err != nil {
+		return exporter.Config{}, err
+	}
+	jc, err := f.jobs.config(f.demo)
+	if err != nil {
+		return exporter.Config{}, err
+	}
+	if err := f.web.check(); err != nil {
+		return exporter.Config{}, err
+	}
+	if err := checkFiles(f); err != nil {
+		return exporter.Config{}, err
+	}
+	rc, err := f.remediation.webhook(f.web.configFile(), f.cacheFile)
+	if err != nil {
+		return exporter.Config{}, err
+	}
+	if len(an.collectors) == 0 && !jc.Enabled {
+		return exporter.Config{}, errNothingToExport
+	}
+	if f.demo && f.api.url != client.DefaultBaseURL {
+		level.Warn(logger).Log("msg", "--mintlify.api-url is ignored with --demo, which serves its own synthetic API", "api_url", f.api.url)
+	}
+	if f.web.telemetryPath == "/" {
+		level.Warn(logger).Log("msg", "--web.telemetry-path=/ serves the metrics at /, in place of the landing page (the state of every unit and job)")
+	}
+	return exporter.Config{
+		APIURL: f.api.url, Timeout: f.api.timeout, UserAgent: userAgent(), RequestsPerHour: f.api.requestsPerHour,
+		Collectors: an.collectors, Windows: an.windows, RefreshInterval: an.refreshInterval,
+		Sources: an.sources, DeriveWindows: an.derive,
+		Jobs: jc, Remediation: rc,
+		CacheFile: f.cacheFile, TelemetryPath: f.web.telemetryPath, MaxRequests: f.web.maxRequests,
+		Version: versionLine(), Logger: logger,
+	}, nil
+}
+
+// serveConfig is config with the connection to the API (the demo's fake,
+// started, with --demo) and what the demo adds: its banner, its commands to
+// try and its jobs. Close the connection when done.
+func serveConfig(f *flags, logger log.Logger) (exporter.Config, connection, error) {
+	cfg, err := config(f, logger)
+	if err != nil {
+		return cfg, connection{}, err
+	}
+	conn, err := f.api.connect(f.demo, forServe, logger)
+	if err != nil {
+		return cfg, connection{}, err
+	}
+	cfg.APIURL, cfg.Key, cfg.Projects = conn.apiURL, conn.key, conn.projects
+	if d := conn.demo; d != nil {
+		cfg.Notes = append(cfg.Notes, d.Banner())
+		cfg.Examples = demoExamples()
+		for _, id := range d.JobIDs {
+			if !slices.Contains(cfg.Jobs.IDs, id) {
+				cfg.Jobs.IDs = append(cfg.Jobs.IDs, id)
+			}
+		}
+	}
+	if err := f.jobs.check(cfg.Jobs, cfg.Projects); err != nil { // refused before anything is logged
+		conn.close()
+		return cfg, connection{}, err
+	}
+	return cfg, conn, nil
+}
+
+// demoExamples are the agent commands to try against the demo, shown on
+// its landing page.
+func demoExamples() []string {
+	return []string{
+		exporterName + " agent get --demo --job=" + demo.Jobs[2].ID,
+		exporterName + " agent message --demo --job=" + demo.Jobs[0].ID + " --prompt='Also fix the broken links' --wait",
+	}
+}

@@ -1,0 +1,241 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/alecthomas/kingpin/v2"
+	"github.com/go-kit/log"
+	"github.com/go-kit/log/level"
+	"github.com/prometheus/common/version"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/demo"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/intflag"
+)
+
+// apiFlags are the --mintlify.* flags: where the API is, the key, the
+// projects, the timeout and the analytics request budget.
+type apiFlags struct {
+	url                string
+	keyFile            string
+	projectIDs         []string
+	timeout            time.Duration
+	requestsPerHour    int
+	requestsPerHourSet bool // backfill's default differs from serve's
+}
+
+// maxTimeout bounds --mintlify.timeout: beyond it a value is a typo.
+const maxTimeout = time.Hour
+
+func (a *apiFlags) register(app *kingpin.Application) {
+	app.Flag("mintlify.api-url", "Base address of the Mintlify API.").Default(client.DefaultBaseURL).StringVar(&a.url)
+	app.Flag("mintlify.api-key-file", "File holding the admin API key (re-read when it changes). Without it the key is read from the MINTLIFY_API_KEY environment variable.").PlaceHolder("FILE").StringVar(&a.keyFile)
+	app.Flag("mintlify.project-id", "Project to export; repeat for every project of the organization. Default: MINTLIFY_PROJECT_ID (comma-separated).").PlaceHolder("ID").StringsVar(&a.projectIDs)
+	app.Flag("mintlify.timeout", "Timeout of each request to the API.").Default("30s").DurationVar(&a.timeout)
+	intflag.Var(app.Flag("mintlify.requests-per-hour", fmt.Sprintf("Analytics requests the exporter may send per sliding hour, shared by all projects and windows (the API allows %d per organization).", client.AnalyticsRequestsPerHour)).
+		Default("90").IsSetByUser(&a.requestsPerHourSet), &a.requestsPerHour)
+}
+
+// check validates what every command that talks to the API uses; with
+// the demo, the API address is its own.
+func (a *apiFlags) check(demo bool) error {
+	switch {
+	case a.timeout <= 0:
+		return fmt.Errorf("--mintlify.timeout must be positive, not %s", a.timeout)
+	case a.timeout > maxTimeout:
+		return fmt.Errorf("--mintlify.timeout must be at most %s, not %s", maxTimeout, a.timeout)
+	}
+	if !demo {
+		if err := checkAPIURL(a.url); err != nil {
+			return fmt.Errorf("--mintlify.api-url=%q: %v", a.url, err)
+		}
+	}
+	return nil
+}
+
+// checkBudget validates --mintlify.requests-per-hour and warns above the
+// API's limit.
+func (a *apiFlags) checkBudget(logger log.Logger) error {
+	if a.requestsPerHour < 1 {
+		return fmt.Errorf("--mintlify.requests-per-hour must be at least 1, not %d", a.requestsPerHour)
+	}
+	if a.requestsPerHour > client.AnalyticsRequestsPerHour {
+		level.Warn(logger).Log("msg", fmt.Sprintf("--mintlify.requests-per-hour=%d is above the API's limit of %d analytics requests per organization an hour: expect 429 answers, for this exporter and for everything else of the organization that uses the API", a.requestsPerHour, client.AnalyticsRequestsPerHour))
+	}
+	return nil
+}
+
+// projects returns the configured projects: the flags, else the
+// environment. An empty or blank --mintlify.project-id is an error (an
+// unset shell variable), as is one given twice.
+func (a *apiFlags) projects() ([]string, error) {
+	if len(a.projectIDs) > 0 {
+		seen := map[string]bool{}
+		for _, p := range a.projectIDs {
+			if strings.TrimSpace(p) == "" {
+				return nil, errors.New("--mintlify.project-id is empty (an unset shell variable?): give the project id from the API keys page of the Mintlify dashboard")
+			}
+			if err := checkProjectID(p); err != nil {
+				return nil, fmt.Errorf("--mintlify.project-id=%q: %v", p, err)
+			}
+			if seen[p] {
+				return nil, fmt.Errorf("--mintlify.project-id=%s is given twice", p)
+			}
+			seen[p] = true
+		}
+		return a.projectIDs, nil
+	}
+	var out []string
+	for _, p := range strings.FieldsFunc(os.Getenv("MINTLIFY_PROJECT_ID"), func(r rune) bool { return r == ',' || r == ' ' || r == '\n' }) {
+		if err := checkProjectID(p); err != nil {
+			return nil, fmt.Errorf("MINTLIFY_PROJECT_ID: %q: %v", p, err)
+		}
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// checkProjectID refuses what cannot be a project id: it becomes one
+// segment of the API's URL paths.
+func checkProjectID(p string) error {
+	if len(p) > 200 {
+		return errors.New("longer than 200 characters; not a project id")
+	}
+	for _, r := range p {
+		if r <= ' ' || r == '/' || r == '?' || r == '#' || r == '%' || r == 0x7f || !unicode.IsPrint(r) {
+			return errors.New("holds a space, a slash or another character no project id has")
+		}
+	}
+	if p == "." || p == ".." {
+		return errors.New("not a project id")
+	}
+	return nil
+}
+
+// checkAPIURL accepts an absolute http or https address with a host.
+func checkAPIURL(s string) error {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		return errors.New("not an address; want https://api.mintlify.com or http://HOST:PORT")
+	case u.Scheme != "http" && u.Scheme != "https":
+		return errors.New("want an http:// or https:// address")
+	case u.Host == "" || u.Hostname() == "":
+		return errors.New("no host in the address")
+	case u.RawQuery != "" || u.Fragment != "" || u.User != nil:
+		return errors.New("want a base address without query, fragment or user")
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return errors.New("the port must be from 1 to 65535")
+		}
+	}
+	return nil
+}
+
+// purpose is the command a connection is for: the demo's fake differs.
+type purpose int
+
+const (
+	forServe    purpose = iota
+	forAgent            // the demo's jobs are in its first project
+	forBackfill         // the demo's fake has no hourly limit for backfill
+)
+
+// connection is where a command's API calls go: the API the flags name,
+// or, with --demo, a fake started for this command alone.
+type connection struct {
+	apiURL   string
+	key      client.KeySource
+	projects []string
+	demo     *demo.Server // nil without --demo
+}
+
+// connect checks the API flags and returns the connection; with neither a
+// key nor a project it reports both. Close it when done.
+func (a *apiFlags) connect(withDemo bool, p purpose, logger log.Logger) (connection, error) {
+	if err := a.check(withDemo); err != nil {
+		return connection{}, err
+	}
+	projects, perr := a.projects()
+	c := connection{apiURL: a.url}
+	var err error
+	switch {
+	case withDemo:
+		var opts []mintlifytest.Option
+		if p == forBackfill {
+			opts = append(opts, mintlifytest.WithRateLimit(0))
+		}
+		c.demo = demo.Start(time.Now, opts...)
+		c.apiURL = c.demo.URL()
+		c.key, err = client.StaticKey(c.demo.Key)
+		switch {
+		case len(projects) > 0:
+		case p == forAgent:
+			projects = c.demo.ProjectIDs[:1]
+		default:
+			projects = c.demo.ProjectIDs
+		}
+	case a.keyFile != "":
+		var fk *client.FileKey
+		if fk, err = client.NewFileKey(a.keyFile); err == nil {
+			c.key = fk
+			if fk.WorldReadable() {
+				level.Warn(logger).Log("msg", "the API key file is readable by every user of this machine; restrict it (chmod 600)", "file", fk.Path())
+			}
+		} else {
+			err = fmt.Errorf("--mintlify.api-key-file: %w", err)
+		}
+	default:
+		c.key, err = client.StaticKey(os.Getenv("MINTLIFY_API_KEY"))
+	}
+	if perr == nil && len(projects) == 0 {
+		perr = errors.New("no project: set --mintlify.project-id (or MINTLIFY_PROJECT_ID); the project id is on the API keys page of the Mintlify dashboard")
+	}
+	c.projects = projects
+	switch {
+	case err != nil && perr != nil:
+		err = fmt.Errorf("%v; and %v", err, perr)
+	case perr != nil:
+		err = perr
+	}
+	if err != nil {
+		c.close()
+		return connection{}, err
+	}
+	return c, nil
+}
+
+// client returns an API client of the connection.
+func (c connection) client(timeout time.Duration, hooks *client.Hooks) (*client.Client, error) {
+	cfg := client.Config{BaseURL: c.apiURL, Key: c.key, Timeout: timeout, UserAgent: userAgent()}
+	if hooks != nil {
+		cfg.Hooks = *hooks
+	}
+	cl, err := client.New(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("--mintlify.api-url: %w", err)
+	}
+	return cl, nil
+}
+
+// close stops the demo's fake, if any.
+func (c connection) close() {
+	if c.demo != nil {
+		c.demo.Close()
+	}
+}
+
+// userAgent is the exporter's User-Agent: name/version.
+func userAgent() string { return exporterName + "/" + version.Version }

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/alecthomas/kingpin/v2"
+	"gopkg.in/yaml.v3"
+
+	"github.com/mintlify-exporter/mintlify_exporter/exporter"
+	"github.com/mintlify-exporter/mintlify_exporter/remediation"
+)
+
+// remediationFlags are --remediation.config and --remediation.token-file.
+type remediationFlags struct {
+	config, tokenFile string
+}
+
+func (r *remediationFlags) register(app *kingpin.Application) {
+	app.Flag("remediation.config", "Remediation rules (YAML, re-read when it changes): turns on POST "+remediation.Path+", which turns chosen Alertmanager alerts into agent jobs; dry run unless the file says dry_run: false (docs/remediation.md).").PlaceHolder("FILE").StringVar(&r.config)
+	app.Flag("remediation.token-file", "File holding the bearer token the remediation webhook requires (or use basic auth in --web.config.file).").PlaceHolder("FILE").StringVar(&r.tokenFile)
+}
+
+// webhook checks the remediation flags and returns the webhook's
+// configuration, nil when --remediation.config is not set. The rules file
+// is parsed here, so a mistake in it stops the start. webConfig is
+// --web.config.file (its basic auth counts as authentication), cacheFile
+// --cache.file (the ledger's place).
+func (r *remediationFlags) webhook(webConfig, cacheFile string) (*exporter.RemediationConfig, error) {
+	if r.config == "" {
+		if r.tokenFile != "" {
+			return nil, errors.New("--remediation.token-file is set but --remediation.config is not: add the rules file, or remove the token")
+		}
+		return nil, nil
+	}
+	cfg, err := remediation.LoadConfig(r.config)
+	if err != nil {
+		return nil, fmt.Errorf("--remediation.config=%s: %v", r.config, oneLine(err))
+	}
+	rc := &exporter.RemediationConfig{ConfigPath: r.config}
+	if r.tokenFile != "" {
+		if rc.Token, err = readToken(r.tokenFile); err != nil {
+			return nil, fmt.Errorf("--remediation.token-file=%s: %v", r.tokenFile, err)
+		}
+	}
+	if webConfig != "" {
+		if rc.BasicAuth, err = hasBasicAuth(webConfig); err != nil {
+			return nil, fmt.Errorf("--web.config.file=%s: %v", webConfig, err)
+		}
+	}
+	ledger := ""
+	if cacheFile != "" {
+		ledger = cacheFile + remediation.LedgerSuffix
+	}
+	if err := remediation.CheckAuth(cfg, rc.Token, rc.BasicAuth, ledger); err != nil {
+		return nil, fmt.Errorf("--remediation.config=%s: %v", r.config, err)
+	}
+	return rc, nil
+}
+
+// readToken reads a bearer token file: one line of at least 16 visible
+// characters, not an API key.
+func readToken(path string) (string, error) {
+	b, err := readSmallFile(path, 4096)
+	if err != nil {
+		return "", err
+	}
+	tok := strings.TrimSpace(string(b))
+	switch {
+	case tok == "":
+		return "", errors.New("is empty: write a random token in it, such as the output of 'openssl rand -hex 32'")
+	case strings.ContainsAny(tok, " \t\r\n"):
+		return "", errors.New("holds more than one word: write the token alone")
+	case len(tok) < 16:
+		return "", errors.New("holds a token shorter than 16 characters: use a long random one, such as the output of 'openssl rand -hex 32'")
+	case looksLikeKey(tok):
+		return "", errors.New("holds what looks like a Mintlify API key (mint_...): the webhook's token must be a secret of its own")
+	}
+	return tok, nil
+}
+
+// hasBasicAuth reports whether the web configuration file sets
+// basic_auth_users, which makes every request authenticate.
+func hasBasicAuth(path string) (bool, error) {
+	b, err := readSmallFile(path, 1<<20)
+	if err != nil {
+		return false, err
+	}
+	var c struct {
+		Users map[string]string `yaml:"basic_auth_users"`
+	}
+	if err := yaml.Unmarshal(b, &c); err != nil {
+		return false, fmt.Errorf("cannot read basic_auth_users: %v", oneLine(err))
+	}
+	return len(c.Users) > 0, nil
+}

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/alecthomas/kingpin/v2"
+	"github.com/prometheus/exporter-toolkit/web"
+	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
+
+	"github.com/mintlify-exporter/mintlify_exporter/exporter"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/intflag"
+)
+
+// webFlags are the --web.* flags: exporter-toolkit's (listen addresses,
+// web configuration, systemd socket) and the exporter's own.
+type webFlags struct {
+	toolkit       *web.FlagConfig
+	telemetryPath string
+	maxRequests   int
+}
+
+// defaultAddress is the exporter's port, as registered in Prometheus'
+// default port allocations.
+const defaultAddress = ":9863"
+
+func (w *webFlags) register(app *kingpin.Application) {
+	w.toolkit = kingpinflag.AddFlags(app, defaultAddress)
+	app.Flag("web.telemetry-path", "Path under which to expose metrics.").Default("/metrics").StringVar(&w.telemetryPath)
+	intflag.Var(app.Flag("web.max-requests", "Maximum number of concurrent scrape requests; the excess is answered 503. 0 means no limit.").Default("40"), &w.maxRequests)
+}
+
+// configFile is --web.config.file, "" when not given.
+func (w *webFlags) configFile() string {
+	if w.toolkit.WebConfigFile == nil {
+		return ""
+	}
+	return *w.toolkit.WebConfigFile
+}
+
+// check validates the web flags before anything listens.
+func (w *webFlags) check() error {
+	if w.maxRequests < 0 {
+		return fmt.Errorf("--web.max-requests must be 0 (no limit) or more, not %d", w.maxRequests)
+	}
+	if err := exporter.CheckTelemetryPath(w.telemetryPath); err != nil {
+		return fmt.Errorf("--web.telemetry-path=%q: %v", w.telemetryPath, err)
+	}
+	if err := w.checkListenAddresses(); err != nil {
+		return err
+	}
+	if p := w.configFile(); p != "" {
+		if err := web.Validate(p); err != nil {
+			return fmt.Errorf("--web.config.file=%s: %v", p, oneLine(err))
+		}
+	}
+	return nil
+}
+
+// systemd reports whether exporter-toolkit listens itself: systemd socket
+// activation or a vsock address.
+func (w *webFlags) systemd() bool {
+	if w.toolkit.WebSystemdSocket != nil && *w.toolkit.WebSystemdSocket {
+		return true
+	}
+	for _, a := range *w.toolkit.WebListenAddresses {
+		if strings.HasPrefix(a, "vsock://") {
+			return true
+		}
+	}
+	return false
+}
+
+// checkListenAddresses validates --web.listen-address: HOST:PORT with a
+// numeric port (vsock:// addresses are left to exporter-toolkit).
+func (w *webFlags) checkListenAddresses() error {
+	if w.toolkit.WebSystemdSocket != nil && *w.toolkit.WebSystemdSocket {
+		return nil
+	}
+	if w.toolkit.WebListenAddresses == nil || len(*w.toolkit.WebListenAddresses) == 0 {
+		return errors.New("--web.listen-address: no address given")
+	}
+	for _, a := range *w.toolkit.WebListenAddresses {
+		if strings.HasPrefix(a, "vsock://") {
+			continue
+		}
+		if a == "" {
+			return errors.New("--web.listen-address is empty: give HOST:PORT or :PORT, such as :9863")
+		}
+		_, port, err := net.SplitHostPort(a)
+		if err != nil {
+			return fmt.Errorf("--web.listen-address=%q: want HOST:PORT or :PORT, such as :9863", a)
+		}
+		if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+			return fmt.Errorf("--web.listen-address=%q: the port must be a number from 0 to 65535", a)
+		}
+	}
+	return nil
+}
+
+// listen opens the sockets of --web.listen-address, naming the flag when
+// one cannot be opened. It returns nil, nil when exporter-toolkit must
+// listen itself.
+func (w *webFlags) listen() ([]net.Listener, error) {
+	if w.systemd() {
+		return nil, nil
+	}
+	var ls []net.Listener
+	for _, a := range *w.toolkit.WebListenAddresses {
+		l, err := net.Listen("tcp", a)
+		if err != nil {
+			for _, l := range ls {
+				l.Close()
+			}
+			switch {
+			case errors.Is(err, syscall.EADDRINUSE):
+				return nil, fmt.Errorf("--web.listen-address=%s: the address is already in use (another exporter?); stop what listens there or choose another port", a)
+			case errors.Is(err, syscall.EACCES):
+				return nil, fmt.Errorf("--web.listen-address=%s: permission denied; ports below 1024 need root or CAP_NET_BIND_SERVICE, choose a higher port", a)
+			case errors.Is(err, syscall.EADDRNOTAVAIL):
+				return nil, fmt.Errorf("--web.listen-address=%s: no interface of this machine has that address", a)
+			}
+			return nil, fmt.Errorf("--web.listen-address=%s: %v", a, err)
+		}
+		ls = append(ls, l)
+	}
+	return ls, nil
+}
