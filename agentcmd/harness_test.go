@@ -12,6 +12,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/agentcmd"
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 )
 
 // t0 is the start of the test clock: 2025-03-01T12:00:00Z.
@@ -63,10 +64,7 @@ func (h *harness) run(args ...string) int {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	c, err := client.New(client.Config{BaseURL: h.fake.URL(), Key: key, Retry: client.RetryPolicy{MaxAttempts: 1}})
-	if err != nil {
-		h.t.Fatal(err)
-	}
+	c := apitest.Client(h.t, h.fake, client.Config{Key: key, Retry: client.RetryPolicy{MaxAttempts: 1}})
 	code := cmd.Run(h.ctx, selected, agentcmd.Env{
 		Client:           c,
 		ProjectIDs:       h.projects,

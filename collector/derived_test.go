@@ -10,6 +10,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 )
 
 // derivedEnv is an engine with derived windows over every additive source
@@ -27,12 +28,8 @@ func newDerivedEnv(t *testing.T, restore *engine.State, opts ...mintlifytest.Opt
 	data := mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: 21, Paths: 300, Days: 40, End: day0, SearchTerms: 20, TurnsPerDay: 30})
 	srv := mintlifytest.NewServer(append([]mintlifytest.Option{mintlifytest.WithClock(clock), mintlifytest.WithProject("docs", data)}, opts...)...)
 	t.Cleanup(srv.Close)
-	key, _ := client.StaticKey(mintlifytest.DefaultKey)
 	b := engine.NewBudget(100_000, clock)
-	c, err := client.New(client.Config{BaseURL: srv.URL(), Key: key, Now: clock, Hooks: client.Hooks{Allow: b.Allow}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := apitest.Client(t, srv, client.Config{Now: clock, Hooks: client.Hooks{Allow: b.Allow}})
 	srcs, err := Build([]string{"views", "assistant", "searches", "conversations"}, c, Options{PageSize: 250, ConversationsMaxPages: 100})
 	if err != nil {
 		t.Fatal(err)
@@ -48,7 +45,9 @@ func newDerivedEnv(t *testing.T, restore *engine.State, opts ...mintlifytest.Opt
 	}
 	t.Cleanup(e.Close)
 	e.Start()
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(time.Millisecond) {
+	// A bound against a hang, not a timing assertion: the day store fills one
+	// read per wake-up on this fixed clock, which takes seconds.
+	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(time.Millisecond) {
 		e.Touch(context.Background(), 0)
 		if idle, _ := e.Idle(); idle {
 			break

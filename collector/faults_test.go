@@ -23,6 +23,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 )
 
 // The fault table: every row programs one misbehaviour of the upstream API
@@ -148,19 +149,10 @@ func newFaultEnv(t *testing.T, o faultOptions) *faultEnv {
 	if o.pageConcurrency == 0 {
 		o.pageConcurrency = 4
 	}
-	key, err := client.StaticKey(mintlifytest.DefaultKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.New(client.Config{
-		BaseURL: fx.srv.URL(), Key: key, HTTPClient: e.hc, Timeout: o.timeout, MaxBodyBytes: o.maxBody,
+	c := apitest.Client(t, fx.srv, client.Config{HTTPClient: e.hc, Timeout: o.timeout, MaxBodyBytes: o.maxBody,
 		Retry: client.RetryPolicy{Sleep: e.sleep},
 		Hooks: client.Hooks{Allow: fx.budget.Allow},
-		Now:   clock.Now,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+		Now:   clock.Now})
 	w, err := ParseWindow(faultWindow)
 	if err != nil {
 		t.Fatal(err)

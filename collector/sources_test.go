@@ -18,6 +18,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 )
 
 // sourcesEnv is an engine with the given sources against the fake, on a
@@ -40,12 +41,8 @@ func newSourcesEnv(t *testing.T, now time.Time, data map[string]*mintlifytest.Da
 	}
 	srv := mintlifytest.NewServer(opts...)
 	t.Cleanup(srv.Close)
-	key, _ := client.StaticKey(mintlifytest.DefaultKey)
 	b := engine.NewBudget(10_000, clock)
-	c, err := client.New(client.Config{BaseURL: srv.URL(), Key: key, Now: clock, Hooks: client.Hooks{Allow: b.Allow}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := apitest.Client(t, srv, client.Config{Now: clock, Hooks: client.Hooks{Allow: b.Allow}})
 	if o.PageSize == 0 {
 		o.PageSize = 250
 	}
@@ -361,12 +358,8 @@ func TestMalformedRowsAreSkippedAndCounted(t *testing.T) {
 			srv := mintlifytest.NewServer(mintlifytest.WithClock(clock), mintlifytest.WithProject("docs", data["docs"]))
 			t.Cleanup(srv.Close)
 			srv.AddFault(mintlifytest.Fault{Endpoint: c.endpoint, BadRow: c.bad, BadRowIndex: 1, Times: 1})
-			key, _ := client.StaticKey(mintlifytest.DefaultKey)
 			b := engine.NewBudget(1000, clock)
-			cl, err := client.New(client.Config{BaseURL: srv.URL(), Key: key, Now: clock, Hooks: client.Hooks{Allow: b.Allow}})
-			if err != nil {
-				t.Fatal(err)
-			}
+			cl := apitest.Client(t, srv, client.Config{Now: clock, Hooks: client.Hooks{Allow: b.Allow}})
 			srcs, err := Build([]string{c.source}, cl, Options{PageSize: 250, SearchesTopTerms: 10})
 			if err != nil {
 				t.Fatal(err)

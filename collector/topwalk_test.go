@@ -8,6 +8,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 )
 
 // topWalk fetches the 1d unit of a site of paths paths through the views
@@ -18,11 +19,7 @@ func topWalk(t *testing.T, paths, maxPaths int, opts ...mintlifytest.Option) (*e
 	data := mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: 9, Paths: paths, Days: 2, End: day0})
 	srv := mintlifytest.NewServer(append([]mintlifytest.Option{mintlifytest.WithClock(fixedDay0), mintlifytest.WithProject("docs", data)}, opts...)...)
 	t.Cleanup(srv.Close)
-	key, _ := client.StaticKey(mintlifytest.DefaultKey)
-	c, err := client.New(client.Config{BaseURL: srv.URL(), Key: key, Now: fixedDay0})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := apitest.Client(t, srv, client.Config{Now: fixedDay0})
 	src := NewViews(c, Options{PageSize: 250, MaxPages: 1000, PageConcurrency: 1, Filter: PathFilter{MaxPaths: maxPaths}})
 	w := windowOf(t, "1d")
 	r := w.Range(day0)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 )
 
 // visitorsFixture wires a real client, budget and visitors collector to a
@@ -58,19 +59,10 @@ func newVisitorsFixture(t *testing.T, now time.Time, data map[string]*mintlifyte
 	f.budget = NewBudget(o.perHour, f.clock.Now)
 
 	f.status = NewStatus()
-	key, err := client.StaticKey(mintlifytest.DefaultKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.New(client.Config{
-		BaseURL: f.srv.URL(), Key: key, Timeout: 5 * time.Second,
+	c := apitest.Client(t, f.srv, client.Config{Timeout: 5 * time.Second,
 		Retry: client.RetryPolicy{MaxAttempts: 2, Sleep: func(ctx context.Context, d time.Duration) error { return ctx.Err() }},
 		Hooks: client.Hooks{Allow: f.budget.Allow},
-		Now:   f.clock.Now,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+		Now:   f.clock.Now})
 	var windows []Window
 	for _, s := range o.windows {
 		w, err := ParseWindow(s)
@@ -79,6 +71,7 @@ func newVisitorsFixture(t *testing.T, now time.Time, data map[string]*mintlifyte
 		}
 		windows = append(windows, w)
 	}
+	var err error
 	f.v, err = newVisitorsEngine(visitorsConfig{
 		Client: c, Projects: o.projects, Windows: windows, MinInterval: o.interval,
 		PageSize: 250, MaxPages: 100, PageConcurrency: 4, Filter: o.filter,
@@ -307,5 +300,13 @@ func TestVisitorsSimulatedHours(t *testing.T) {
 	}
 	if !strings.Contains(f.logs.String(), "intervals stretched to fit the request budget") {
 		t.Fatal("the stretch was not logged")
+	}
+	// Every unit keeps being refreshed: its last success is no older than
+	// its planned interval, and a scrape period and a walk of slack.
+	now := f.clock.Now()
+	for _, s := range f.v.States() {
+		if age := now.Sub(s.Completed); s.Completed.IsZero() || age > s.Interval+5*time.Minute {
+			t.Errorf("%s %s %s: last refreshed %s ago, planned every %s", s.Source, s.Project, s.Window.Name, age, s.Interval)
+		}
 	}
 }

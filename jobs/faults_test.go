@@ -15,6 +15,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/leakcheck"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
 	"github.com/mintlify-exporter/mintlify_exporter/jobs"
@@ -48,15 +49,9 @@ func newFaultJobsEnv(t *testing.T) *faultJobsEnv {
 	for _, id := range []string{"a", "b"} {
 		e.srv.AddJob(faultProject, mintlifytest.JobSpec{ID: id, CreatedAt: day0})
 	}
-	key, err := client.StaticKey(mintlifytest.DefaultKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.New(client.Config{BaseURL: e.srv.URL(), Key: key, HTTPClient: e.hc,
+	c := apitest.Client(t, e.srv, client.Config{HTTPClient: e.hc,
 		Retry: client.RetryPolicy{Sleep: func(ctx context.Context, _ time.Duration) error { return ctx.Err() }}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	var err error
 	e.w, err = jobs.New(jobs.Config{Client: c, Projects: []string{faultProject}, IDs: []string{"a", "b"},
 		PollInterval: time.Minute, Status: e.status, Logger: log.NewLogfmtLogger(e.logs), Now: e.clock.Now})
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 	"github.com/mintlify-exporter/mintlify_exporter/jobs"
 )
 
@@ -39,18 +40,7 @@ func newJobsEnv(t *testing.T) *jobsEnv {
 	clk := mintlifytest.NewClock(jobsT0)
 	fake := mintlifytest.NewServer(mintlifytest.WithClock(clk.Now))
 	t.Cleanup(fake.Close)
-	key, err := client.StaticKey(mintlifytest.DefaultKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.New(client.Config{
-		BaseURL: fake.URL(),
-		Key:     key,
-		Retry:   client.RetryPolicy{MaxAttempts: 1},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := apitest.Client(t, fake, client.Config{Retry: client.RetryPolicy{MaxAttempts: 1}})
 	return &jobsEnv{t: t, clock: clk, fake: fake, client: c, status: engine.NewStatus(), logs: &logbuf.Buffer{}}
 }
 

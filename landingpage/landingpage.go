@@ -9,6 +9,7 @@ package landingpage
 import (
 	"fmt"
 	"html"
+	"html/template"
 	"net/http"
 	"net/url"
 	"strings"
@@ -88,6 +89,11 @@ type page struct {
 }
 
 func (p *page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	extra, err := p.table()
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
 	lp, err := web.NewLandingPage(web.LandingConfig{
 		Name:        "Mintlify Exporter",
 		Description: p.description(),
@@ -98,7 +104,7 @@ func (p *page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			{Address: "-/healthy", Text: "Health"},
 			{Address: "-/ready", Text: "Readiness", Description: "ready once every unit (source, project and window) has data, waits for the request budget or has been tried"},
 		},
-		ExtraHTML: p.table(),
+		ExtraHTML: extra,
 	})
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
@@ -117,113 +123,140 @@ func (p *page) description() string {
 	return `<span class="demo">` + html.EscapeString(strings.Join(p.s.Notes, " ")) + `</span>`
 }
 
-func (p *page) table() string {
-	var b strings.Builder
+// extraHTML is the page's own part, after the toolkit's links: the demo's
+// commands, the units, the agent jobs and the remediation keys. The
+// template escapes every value.
+var extraHTML = template.Must(template.New("extra").Parse(`
+{{- if .Examples}}<h2>Try the agent commands</h2>
+<p>In a shell (no key needed). Each command starts a synthetic API of its own with the same jobs, not this running demo's: the active job completes 20 seconds after the command starts.</p>
+<pre>{{range .Examples}}{{.}}
+{{end}}</pre>
+{{end -}}
+<style>` + stateStyle + `</style>
+<h2>Analytics</h2>
+<p class="summary">{{.Summary}}</p>
+<p>Each unit is refreshed at its planned interval, on the exporter's own timer; when the budget binds, short and cheap windows are refreshed more often, and a unit that waits for the budget is not failing.</p>
+<table>
+<tr><th>source</th><th>project</th><th>window</th><th>dates</th><th class="detail">cost (requests)</th><th class="detail">interval</th><th>data</th><th>last success</th><th>state</th></tr>
+{{range .Units}}<tr><td>{{.Source}}</td><td>{{.Project}}</td><td>{{.Window}}</td><td class="nowrap">{{.Dates}}</td><td class="detail">{{.Cost}}</td><td class="detail">{{.Interval}}</td><td>{{.Data}}</td><td>{{.Last}}</td><td class="state-{{.State}}">{{.Text}}</td></tr>
+{{end}}</table>
+{{if .JobsEnabled}}<h2>Agent jobs</h2>
+<p>{{.JobsDescribe}}</p>
+{{if .JobsShown}}{{if .Jobs}}<table>
+<tr><th>project</th><th>job</th><th>status</th><th>age</th><th>pull request</th></tr>
+{{range .Jobs}}<tr><td>{{.Project}}</td><td>{{.ID}}</td><td>{{.Status}}</td><td>{{.Age}}</td><td>{{template "pr" .PullRequest}}</td></tr>
+{{end}}</table>
+{{else}}<p>No job is watched yet.</p>
+{{end}}{{end}}{{end -}}
+{{if .RemediationShown}}<h2>Remediation</h2>
+<p>Alerts that POST /webhook/alertmanager turned into agent jobs, one key at a time (docs/remediation.md).</p>
+{{if .Remediation}}<table>
+<tr><th>key</th><th>rule</th><th>project</th><th>job</th><th>status</th><th>last action</th><th>pull request</th></tr>
+{{range .Remediation}}<tr><td>{{.Key}}</td><td>{{.Rule}}</td><td>{{.Project}}</td><td>{{.Job}}</td><td>{{.Status}}</td><td>{{.LastAction}}</td><td>{{template "pr" .PullRequest}}</td></tr>
+{{end}}</table>
+{{else}}<p>No alert has created a job yet.</p>
+{{end}}{{end -}}
+{{define "pr"}}{{if .Link}}<a href="{{.Link}}">{{.Text}}</a>{{else}}{{.Text}}{{end}}{{end}}`))
+
+// extraData is what extraHTML shows, as text for people.
+type extraData struct {
+	Examples               []string
+	Summary                string
+	Units                  []unitRow
+	JobsEnabled, JobsShown bool
+	JobsDescribe           string
+	Jobs                   []jobRow
+	RemediationShown       bool
+	Remediation            []remediationRow
+}
+
+type unitRow struct {
+	Source, Project, Window, Dates string
+	Cost                           int
+	Interval, Data, Last           string
+	State, Text                    string
+}
+
+type jobRow struct {
+	Project, ID, Status, Age string
+	PullRequest              prLink
+}
+
+type remediationRow struct {
+	Key, Rule, Project, Job, Status, LastAction string
+	PullRequest                                 prLink
+}
+
+// prLink is a pull request: a link when it is a web address, else its
+// text ("-" when there is none).
+type prLink struct{ Link, Text string }
+
+func newPRLink(s string) prLink {
+	if s == "" {
+		return prLink{Text: "-"}
+	}
+	if u, err := url.Parse(s); err == nil && (u.Scheme == "https" || u.Scheme == "http") {
+		return prLink{Link: s, Text: s}
+	}
+	return prLink{Text: s}
+}
+
+// table renders the page's own part.
+func (p *page) table() (string, error) {
 	now := p.s.Now()
-	if len(p.c.Examples) > 0 {
-		b.WriteString("<h2>Try the agent commands</h2>\n<p>In a shell (no key needed). Each command starts a synthetic API of its own with the same jobs, not this running demo's: the active job completes 20 seconds after the command starts.</p>\n<pre>")
-		for _, e := range p.c.Examples {
-			b.WriteString(html.EscapeString(e) + "\n")
-		}
-		b.WriteString("</pre>\n")
-	}
 	units := p.s.Units()
-	b.WriteString(stateStyle)
-	fmt.Fprintf(&b, "<h2>Analytics</h2>\n<p class=\"summary\">%s</p>\n", html.EscapeString(summaryLine(units, p.s.BudgetRemaining(), p.s.BudgetPerHour, now)))
-	b.WriteString("<p>Each unit is refreshed at its planned interval, on the exporter's own timer; when the budget binds, short and cheap windows are refreshed more often, and a unit that waits for the budget is not failing.</p>\n")
-	b.WriteString("<table>\n<tr><th>source</th><th>project</th><th>window</th><th>dates</th><th class=\"detail\">cost (requests)</th><th class=\"detail\">interval</th><th>data</th><th>last success</th><th>state</th></tr>\n")
+	d := extraData{Examples: p.c.Examples, Summary: summaryLine(units, p.s.BudgetRemaining(), p.s.BudgetPerHour, now),
+		JobsEnabled: p.c.JobsEnabled, JobsDescribe: p.c.JobsDescribe, JobsShown: p.s.Jobs != nil, RemediationShown: p.s.Remediation != nil}
 	for _, st := range units {
-		dates, summary, last := "-", "-", "never"
+		r := unitRow{Source: st.Source, Project: st.Project, Window: st.Window.String(), Dates: "-", Cost: st.Cost,
+			Interval: st.Interval.String(), Data: "-", Last: "never", State: st.State, Text: stateText(st, now)}
 		if !st.Completed.IsZero() {
-			dates = st.Range.String()
-			summary = st.Summary
-			last = fmt.Sprintf("%s ago", now.Sub(st.Completed).Round(time.Second))
+			r.Dates, r.Data = st.Range.String(), st.Summary
+			r.Last = fmt.Sprintf("%s ago", now.Sub(st.Completed).Round(time.Second))
 		}
-		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td><td class=\"nowrap\">%s</td><td class=\"detail\">%d</td><td class=\"detail\">%s</td><td>%s</td><td>%s</td><td class=\"state-%s\">%s</td></tr>\n",
-			html.EscapeString(st.Source), html.EscapeString(st.Project), html.EscapeString(st.Window.String()), html.EscapeString(dates),
-			st.Cost, html.EscapeString(st.Interval.String()), html.EscapeString(summary), html.EscapeString(last),
-			html.EscapeString(st.State), html.EscapeString(stateText(st, now)))
+		d.Units = append(d.Units, r)
 	}
-	b.WriteString("</table>\n")
-	if p.c.JobsEnabled {
-		fmt.Fprintf(&b, "<h2>Agent jobs</h2>\n<p>%s</p>\n", html.EscapeString(p.c.JobsDescribe))
-		if p.s.Jobs != nil {
-			p.jobs(&b, now)
+	if p.c.JobsEnabled && p.s.Jobs != nil {
+		for _, j := range p.s.Jobs() {
+			status := j.Status
+			if status == "" {
+				status = "not read yet"
+			}
+			if j.Error != "" {
+				status += " (last read failed: " + j.Error + ")"
+			}
+			age := "-"
+			if !j.Created.IsZero() {
+				age = now.Sub(j.Created).Round(time.Second).String()
+			}
+			d.Jobs = append(d.Jobs, jobRow{Project: j.Project, ID: j.ID, Status: status, Age: age, PullRequest: newPRLink(j.PullRequest)})
 		}
 	}
 	if p.s.Remediation != nil {
-		p.remediation(&b, now)
-	}
-	return b.String()
-}
-
-// remediation writes the table of the webhook's keys.
-func (p *page) remediation(b *strings.Builder, now time.Time) {
-	b.WriteString("<h2>Remediation</h2>\n<p>Alerts that POST /webhook/alertmanager turned into agent jobs, one key at a time (docs/remediation.md).</p>\n")
-	rows := p.s.Remediation()
-	if len(rows) == 0 {
-		b.WriteString("<p>No alert has created a job yet.</p>\n")
-		return
-	}
-	b.WriteString("<table>\n<tr><th>key</th><th>rule</th><th>project</th><th>job</th><th>status</th><th>last action</th><th>pull request</th></tr>\n")
-	for _, r := range rows {
-		job, status := r.JobID, r.Status
-		if job == "" {
-			job, status = "-", "unknown: the create request got no answer"
-		} else if status == "" {
-			status = "not read yet"
+		for _, r := range p.s.Remediation() {
+			job, status := r.JobID, r.Status
+			if job == "" {
+				job, status = "-", "unknown: the create request got no answer"
+			} else if status == "" {
+				status = "not read yet"
+			}
+			if !r.Ended.IsZero() {
+				status += ", ended " + clock(r.Ended, now)
+			}
+			d.Remediation = append(d.Remediation, remediationRow{Key: r.Key, Rule: r.Rule, Project: r.Project, Job: job,
+				Status: status, LastAction: clock(r.LastAction, now), PullRequest: newPRLink(r.PullRequest)})
 		}
-		if !r.Ended.IsZero() {
-			status += ", ended " + clock(r.Ended, now)
-		}
-		fmt.Fprintf(b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
-			html.EscapeString(r.Key), html.EscapeString(r.Rule), html.EscapeString(r.Project), html.EscapeString(job),
-			html.EscapeString(status), html.EscapeString(clock(r.LastAction, now)), prCell(r.PullRequest))
 	}
-	b.WriteString("</table>\n")
-}
-
-// prCell is a pull request's link, or its text when it is not a web
-// address, or "-".
-func prCell(link string) string {
-	if u, err := url.Parse(link); err == nil && link != "" && (u.Scheme == "https" || u.Scheme == "http") {
-		return fmt.Sprintf(`<a href="%s">%s</a>`, html.EscapeString(link), html.EscapeString(link))
-	} else if link != "" {
-		return html.EscapeString(link)
+	var b strings.Builder
+	if err := extraHTML.Execute(&b, d); err != nil {
+		return "", err
 	}
-	return "-"
-}
-
-// jobs writes the table of watched jobs.
-func (p *page) jobs(b *strings.Builder, now time.Time) {
-	rows := p.s.Jobs()
-	if len(rows) == 0 {
-		b.WriteString("<p>No job is watched yet.</p>\n")
-		return
-	}
-	b.WriteString("<table>\n<tr><th>project</th><th>job</th><th>status</th><th>age</th><th>pull request</th></tr>\n")
-	for _, j := range rows {
-		status := j.Status
-		if status == "" {
-			status = "not read yet"
-		}
-		if j.Error != "" {
-			status += " (last read failed: " + j.Error + ")"
-		}
-		age := "-"
-		if !j.Created.IsZero() {
-			age = now.Sub(j.Created).Round(time.Second).String()
-		}
-		pr := prCell(j.PullRequest)
-		fmt.Fprintf(b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
-			html.EscapeString(j.Project), html.EscapeString(j.ID), html.EscapeString(status), html.EscapeString(age), pr)
-	}
-	b.WriteString("</table>\n")
+	return b.String(), nil
 }
 
 // stateStyle colours the units' states: ok green, waiting amber, failing
 // red. No script: the page is static HTML.
-const stateStyle = `<style>
+const stateStyle = `
 td.state-ok { color: #1a7f37; }
 td.state-waiting, td.state-pending { color: #9a6700; }
 td.state-failing { color: #cf222e; font-weight: bold; }
@@ -237,7 +270,6 @@ pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 /* Narrow screens: the cost and interval columns give way to the state. */
 @media (max-width: 900px) { .detail { display: none; } th, td { padding: 0.15em 0.3em; } }
 span.demo { display: block; background: #fff3cd; border: 3px solid #d4a72c; padding: 0.6em; color: #4d2d00; }
-</style>
 `
 
 // clock writes a time for people: "17:05 UTC", with the date when it is

@@ -29,6 +29,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/promtest"
 	"github.com/mintlify-exporter/mintlify_exporter/metricshandler"
 )
@@ -145,18 +146,9 @@ func newEnv(t *testing.T, o envOptions) *env {
 	status := engine.NewStatus()
 	budget := engine.NewBudget(1000, fixedNow)
 	apiMetrics := engine.NewAPIMetrics()
-	key, err := client.StaticKey(mintlifytest.DefaultKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.New(client.Config{
-		BaseURL: srv.URL(), Key: key, Timeout: 10 * time.Second,
+	c := apitest.Client(t, srv, client.Config{Timeout: 10 * time.Second,
 		Retry: client.RetryPolicy{MaxAttempts: 1},
-		Hooks: client.Hooks{Allow: budget.Allow, Observe: apiMetrics.Observe},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+		Hooks: client.Hooks{Allow: budget.Allow, Observe: apiMetrics.Observe}})
 	src := collector.NewVisitors(c, collector.Options{PageSize: 25, MaxPages: 100, PageConcurrency: 4})
 	v, err := engine.New(engine.Config{
 		Sources: []engine.Source{src}, Projects: []string{"docs", "api"}, Windows: windows,

@@ -19,6 +19,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
 	"github.com/mintlify-exporter/mintlify_exporter/jobs"
 	"github.com/mintlify-exporter/mintlify_exporter/remediation"
@@ -65,13 +66,8 @@ func newEnv(t *testing.T, config string) *env {
 	e := &env{t: t, clock: mintlifytest.NewClock(t0), dir: t.TempDir(), logs: &logbuf.Buffer{}}
 	e.fake = mintlifytest.NewServer(mintlifytest.WithClock(e.clock.Now), mintlifytest.WithProject("docs", mintlifytest.NewDataset()))
 	t.Cleanup(e.fake.Close)
-	key, err := client.StaticKey(mintlifytest.DefaultKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if e.client, err = client.New(client.Config{BaseURL: e.fake.URL(), Key: key, Retry: client.RetryPolicy{MaxAttempts: 1}}); err != nil {
-		t.Fatal(err)
-	}
+	e.client = apitest.Client(t, e.fake, client.Config{Retry: client.RetryPolicy{MaxAttempts: 1}})
+	var err error
 	if e.watcher, err = jobs.New(jobs.Config{Client: e.client, Projects: []string{"docs"}, Added: true,
 		Status: engine.NewStatus(), Now: e.clock.Now}); err != nil {
 		t.Fatal(err)

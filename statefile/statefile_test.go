@@ -20,6 +20,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 )
 
@@ -267,15 +268,9 @@ const perHour = 90
 func newExporter(t *testing.T, srv *mintlifytest.Server, clk *mintlifytest.Clock, projects []string, restore *engine.State) *exporter {
 	t.Helper()
 	x := &exporter{b: engine.NewBudget(perHour, clk.Now), refreshed: make(chan struct{}, 16)}
-	key, err := client.StaticKey(mintlifytest.DefaultKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.New(client.Config{BaseURL: srv.URL(), Key: key, Hooks: client.Hooks{Allow: x.b.Allow}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := apitest.Client(t, srv, client.Config{Hooks: client.Hooks{Allow: x.b.Allow}})
 	src := collector.NewVisitors(c, collector.Options{PageSize: 100, MaxPages: 100, PageConcurrency: 2})
+	var err error
 	x.e, err = engine.New(engine.Config{
 		Sources: []engine.Source{src}, Projects: projects, Windows: windows,
 		MinInterval: 15 * time.Minute, Budget: x.b, Status: engine.NewStatus(), Now: clk.Now,
