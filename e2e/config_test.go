@@ -4,6 +4,7 @@ package e2e
 // test copy of the shipped rules.
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -115,22 +116,20 @@ receivers:
 `, webhookURL, remediationURL, tokenFile)
 }
 
-// remediationRules is the test's --remediation.config: the example of
-// docs/remediation.md, acting.
-const remediationRules = `dry_run: false
-rules:
-  - name: thumbs-down
-    match: {alertname: MintlifyPageThumbsDownRising}
-    project: '{{ .Labels.project }}'
-    key: '{{ .Labels.project }}{{ .Labels.path }}'
-    cooldown: 168h
-    prompt: |
-      Readers gave the page {{ .Labels.path | quote }} many thumbs down this week. Read the page,
-      find what is unclear or wrong, and fix it with a small change.
-    follow_up: |
-      The page {{ .Labels.path | quote }} is still collecting thumbs down.
-    follow_up_every: 24h
-`
+// remediationRules is the test's --remediation.config: the shipped rules
+// file (the example of docs/remediation.md), acting.
+func remediationRules(t *testing.T) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "deploy", "remediation", "remediation.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	acting := bytes.Replace(b, []byte("\ndry_run: true\n"), []byte("\ndry_run: false\n"), 1)
+	if bytes.Equal(acting, b) {
+		t.Fatal("deploy/remediation/remediation.yml has no line dry_run: true")
+	}
+	return acting
+}
 
 // remediationToken is the bearer token of the remediation webhook.
 const remediationToken = "e2e-remediation-token-0123456789"

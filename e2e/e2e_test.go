@@ -149,7 +149,7 @@ func startStack(t *testing.T, tools toolset) *stack {
 	s.ledger = filepath.Join(dir, "state.json.remediation")
 	tokenFile := writeFile(t, dir, "remediation-token", []byte(remediationToken+"\n"))
 	s.exporter = startExporter(t, []string{"MINTLIFY_API_KEY=" + mintlifytest.DefaultKey},
-		"--remediation.config="+writeFile(t, dir, "remediation.yml", []byte(remediationRules)),
+		"--remediation.config="+writeFile(t, dir, "remediation.yml", remediationRules(t)),
 		"--remediation.token-file="+tokenFile,
 		"--cache.file="+filepath.Join(dir, "state.json"),
 		"--mintlify.api-url="+s.srv.URL(),

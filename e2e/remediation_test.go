@@ -124,7 +124,7 @@ func TestRemediationWebhookAcrossRestarts(t *testing.T) {
 	t.Cleanup(fake.Close)
 	dir := t.TempDir()
 	args := append([]string{"--mintlify.api-url=" + fake.URL(), "--mintlify.project-id=docs", "--analytics.window=1d",
-		"--remediation.config=" + writeFile(t, dir, "rules.yml", []byte(remediationRules)),
+		"--remediation.config=" + writeFile(t, dir, "rules.yml", remediationRules(t)),
 		"--remediation.token-file=" + writeFile(t, dir, "token", []byte(remediationToken+"\n")),
 		"--cache.file=" + filepath.Join(dir, "state.json")}, visitorsOnly...)
 	env := []string{"MINTLIFY_API_KEY=" + mintlifytest.DefaultKey}

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/go-kit/log"
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/promtest"
 	"github.com/mintlify-exporter/mintlify_exporter/jobs"
 )
 
@@ -173,16 +173,5 @@ func jobsCounts(project string, active, archived, completed, failed int) string 
 // jobsGather returns the series of one metric family of the watcher.
 func jobsGather(t *testing.T, w *jobs.Watcher, name string) []*dto.Metric {
 	t.Helper()
-	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(w)
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() == name {
-			return mf.GetMetric()
-		}
-	}
-	return nil
+	return promtest.Gather(t, w, name)
 }

@@ -1,9 +1,11 @@
 package remediation_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,7 +15,6 @@ import (
 	"time"
 
 	"github.com/go-kit/log"
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
@@ -21,6 +22,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/promtest"
 	"github.com/mintlify-exporter/mintlify_exporter/jobs"
 	"github.com/mintlify-exporter/mintlify_exporter/remediation"
 )
@@ -29,24 +31,18 @@ var t0 = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 
 const token = "s3cret-token"
 
-// thumbsDown is the rule of docs/remediation.md's example; %s is the
-// dry_run value.
-const thumbsDown = `dry_run: %s
-max_per_project_per_hour: 5
-max_per_day: 20
-rules:
-  - name: thumbs-down
-    match: {alertname: MintlifyPageThumbsDownRising}
-    project: '{{ .Labels.project }}'
-    key: '{{ .Labels.project }}{{ .Labels.path }}'
-    cooldown: 168h
-    prompt: |
-      Readers gave the page {{ .Labels.path | quote }} many thumbs down this week. Read the page,
-      find what is unclear or wrong, and fix it with a small change.
-    follow_up: |
-      The page {{ .Labels.path | quote }} is still collecting thumbs down.
-    follow_up_every: 24h
-`
+// thumbsDown is the shipped rules file (deploy/remediation/remediation.yml,
+// the example of docs/remediation.md) with its dry_run value as %s.
+var thumbsDown = func() string {
+	b, err := os.ReadFile(filepath.Join("..", "deploy", "remediation", "remediation.yml"))
+	if err != nil {
+		panic(err)
+	}
+	if !bytes.Contains(b, []byte("\ndry_run: true\n")) {
+		panic("deploy/remediation/remediation.yml has no line dry_run: true")
+	}
+	return strings.Replace(string(b), "\ndry_run: true\n", "\ndry_run: %s\n", 1)
+}()
 
 // env is a fake API, the real client and job watcher on it, and a webhook.
 type env struct {
@@ -145,7 +141,7 @@ func payload(alerts ...map[string]any) string {
 }
 
 func TestDryRunByDefaultSendsNothing(t *testing.T) {
-	e := newEnv(t, strings.Replace(thumbsDown, "dry_run: %s\n", "", 1))
+	e := newEnv(t, strings.Replace(thumbsDown, "\ndry_run: %s\n", "\n", 1))
 	if !e.r.DryRun() {
 		t.Fatal("a file without dry_run is not a dry run")
 	}
@@ -415,26 +411,8 @@ func TestConfigReloadKeepsLastGood(t *testing.T) {
 // counter returns the value of one series of r's counters.
 func counter(t *testing.T, r *remediation.Remediator, name string, labels map[string]string) float64 {
 	t.Helper()
-	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(r)
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() != name {
-			continue
-		}
-	next:
-		for _, m := range mf.GetMetric() {
-			if len(m.GetLabel()) != len(labels) {
-				continue
-			}
-			for _, l := range m.GetLabel() {
-				if labels[l.GetName()] != l.GetValue() {
-					continue next
-				}
-			}
+	for _, m := range promtest.Gather(t, r, name) {
+		if maps.Equal(promtest.Labels(m), labels) {
 			return m.GetCounter().GetValue()
 		}
 	}

@@ -57,31 +57,11 @@ func Write(path string, f File) error {
 // rename, and a sync of the directory where the filesystem allows. The
 // remediation ledger beside the cache file is written this way too.
 func WriteJSON(path string, v any) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp-*")
+	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name()) // after a successful rename there is nothing to remove
-	if err := json.NewEncoder(tmp).Encode(v); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync() // make the rename durable where the filesystem allows
-		d.Close()
-	}
-	return nil
+	return writeAtomic(path, append(b, '\n'))
 }
 
 // CleanTemp removes the temporary files an interrupted save of the cache

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -122,4 +123,23 @@ func sampleOf(name, family string) bool {
 		}
 	}
 	return false
+}
+
+// Gather returns the series of the metric family name that c collects,
+// through a pedantic registry (which checks c's descriptions too); nil
+// when c has no such family.
+func Gather(tb testing.TB, c prometheus.Collector, name string) []*dto.Metric {
+	tb.Helper()
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(c)
+	mfs, err := reg.Gather()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == name {
+			return mf.GetMetric()
+		}
+	}
+	return nil
 }
