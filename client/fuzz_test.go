@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"net/http"
 	"reflect"
@@ -39,16 +40,24 @@ func fuzzDecodeError(t *testing.T, ep Endpoint, err error) {
 	}
 }
 
-// fuzzReference decodes body with encoding/json, numbers kept as written.
-func fuzzReference(t *testing.T, body []byte) map[string]any {
+// fuzzFields returns the values of the named fields of body, found as
+// encoding/json finds struct fields (case-insensitively, the last match
+// counting), as the typed decoding does; an absent field is nil.
+func fuzzFields(t *testing.T, body []byte, names ...string) map[string]any {
 	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	var m map[string]any
-	if err := dec.Decode(&m); err != nil {
+	var sf []reflect.StructField
+	for i, n := range names {
+		sf = append(sf, reflect.StructField{Name: fmt.Sprintf("F%d", i), Type: reflect.TypeFor[any](), Tag: reflect.StructTag(`json:"` + n + `"`)})
+	}
+	probe := reflect.New(reflect.StructOf(sf))
+	if err := json.Unmarshal(body, probe.Interface()); err != nil {
 		t.Fatalf("accepted a body encoding/json refuses: %v", err)
 	}
-	return m
+	out := map[string]any{}
+	for i, n := range names {
+		out[n] = probe.Elem().Field(i).Interface()
+	}
+	return out
 }
 
 // fuzzRows returns the elements of the array named arr in body, found as
@@ -326,7 +335,7 @@ func FuzzDecodeJob(f *testing.F) {
 			fuzzDecodeError(t, EndpointGetJob, err)
 			return
 		}
-		ref := fuzzReference(t, body)
+		ref := fuzzFields(t, body, "id", "status", "createdAt", "prLink", "archivedAt")
 		// Every field is optional: an absent, null or empty id is the id
 		// asked for; an absent or null status is "".
 		refID, _ := ref["id"].(string)

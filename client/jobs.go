@@ -106,51 +106,44 @@ func jobPath(ep Endpoint, projectID, jobID string) (string, error) {
 // the other fields their zero values. A field that is present must have its
 // type: a string where a string is documented, an RFC 3339 date-time for the
 // times. A status outside the documented four is kept as it came; fields the
-// client does not know are ignored.
+// client does not know are ignored. Keys match as encoding/json matches
+// them (case-insensitively, the last one counting), as for every endpoint.
 func decodeJob(ep Endpoint, body []byte, requestedID string) (*Job, error) {
-	o, err := parseBody(ep, body)
-	if err != nil {
+	var w struct {
+		ID         wireStr         `json:"id"`
+		Status     wireStr         `json:"status"`
+		Source     json.RawMessage `json:"source"`
+		Model      wireStr         `json:"model"`
+		PRLink     wireStr         `json:"prLink"`
+		CreatedAt  wireStr         `json:"createdAt"`
+		ArchivedAt wireStr         `json:"archivedAt"`
+	}
+	if err := decodePage(ep, body, &w, "", nil); err != nil {
 		return nil, err
 	}
+	f := fields{ep: ep}
 	j := &Job{Raw: json.RawMessage(bytes.Clone(bytes.TrimSpace(body)))}
-	if j.ID, err = o.optionalString("id"); err != nil {
-		return nil, err
-	}
+	j.ID = f.optString("id", &w.ID)
 	if j.ID == "" {
 		j.ID = requestedID
 	}
-	status, err := o.optionalString("status")
-	if err != nil {
-		return nil, err
+	j.Status = JobStatus(f.optString("status", &w.Status))
+	var src struct {
+		Repository wireStr `json:"repository"`
+		Ref        wireStr `json:"ref"`
 	}
-	j.Status = JobStatus(status)
-	if raw, ok, err := o.optional("source", "object"); err != nil {
-		return nil, err
-	} else if ok {
-		src, err := asObject(ep, "source", raw)
-		if err != nil {
-			return nil, err
-		}
-		if j.Source.Repository, err = src.optionalString("repository"); err != nil {
-			return nil, err
-		}
-		if j.Source.Ref, err = src.nullableString("ref"); err != nil {
-			return nil, err
-		}
+	if f.optObject("source", w.Source, &src) {
+		j.Source.Repository = f.optString("source.repository", &src.Repository)
+		j.Source.Ref = f.nullString("source.ref", &src.Ref)
 	}
-	if j.Model, err = o.optionalString("model"); err != nil {
-		return nil, err
-	}
-	if j.PRLink, err = o.nullableString("prLink"); err != nil {
-		return nil, err
-	}
-	if at, err := o.nullableTime("createdAt"); err != nil {
-		return nil, err
-	} else if at != nil {
+	j.Model = f.optString("model", &w.Model)
+	j.PRLink = f.nullString("prLink", &w.PRLink)
+	if at := f.nullTime("createdAt", &w.CreatedAt); at != nil {
 		j.CreatedAt = *at
 	}
-	if j.ArchivedAt, err = o.nullableTime("archivedAt"); err != nil {
-		return nil, err
+	j.ArchivedAt = f.nullTime("archivedAt", &w.ArchivedAt)
+	if f.err != nil {
+		return nil, f.err
 	}
 	return j, nil
 }

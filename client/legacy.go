@@ -107,50 +107,53 @@ func (c *Client) ListJobsV1Page(ctx context.Context, projectID string, skip, tak
 // but must have their types when present. The result is never nil.
 func decodeSessions(body []byte) ([]LegacySession, error) {
 	const ep = EndpointListJobs
-	root, err := parseBody(ep, body)
-	if err != nil {
+	var root struct {
+		AllSessions json.RawMessage `json:"allSessions"`
+	}
+	if err := decodePage(ep, body, &root, "", nil); err != nil {
 		return nil, err
 	}
-	elems, err := root.array("allSessions")
+	elems, err := decodeArray(ep, "allSessions", root.AllSessions)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]LegacySession, 0, len(elems))
 	for i, raw := range elems {
-		o, err := asObject(ep, fmt.Sprintf("allSessions[%d]", i), raw)
-		if err != nil {
+		var w struct {
+			SessionID       wireStr         `json:"sessionId"`
+			Haulted         wireBool        `json:"haulted"`
+			Subdomain       wireStr         `json:"subdomain"`
+			Branch          wireStr         `json:"branch"`
+			HaultReason     wireStr         `json:"haultReason"`
+			MessageToUser   wireStr         `json:"messageToUser"`
+			PullRequestLink wireStr         `json:"pullRequestLink"`
+			Todos           json.RawMessage `json:"todos"`
+			CreatedAt       wireStr         `json:"createdAt"`
+		}
+		at := fmt.Sprintf("allSessions[%d]", i)
+		if err := decodeObject(ep, at, raw, &w); err != nil {
 			return nil, err
 		}
-		var s LegacySession
-		if s.SessionID, err = o.requiredString("sessionId", true); err != nil {
-			return nil, err
+		f := fields{ep: ep}
+		s := LegacySession{
+			SessionID:       f.reqString(at+".sessionId", &w.SessionID),
+			Subdomain:       f.optString(at+".subdomain", &w.Subdomain),
+			Branch:          f.optString(at+".branch", &w.Branch),
+			HaultReason:     f.optString(at+".haultReason", &w.HaultReason),
+			MessageToUser:   f.optString(at+".messageToUser", &w.MessageToUser),
+			PullRequestLink: f.nullString(at+".pullRequestLink", &w.PullRequestLink),
 		}
-		if s.Haulted, err = o.requiredBool("haulted"); err != nil {
-			return nil, err
+		if f.err == nil {
+			s.Haulted, f.err = requireBool(ep, at+".haulted", &w.Haulted)
 		}
-		for _, f := range []struct {
-			name string
-			dst  *string
-		}{
-			{"subdomain", &s.Subdomain},
-			{"branch", &s.Branch},
-			{"haultReason", &s.HaultReason},
-			{"messageToUser", &s.MessageToUser},
-		} {
-			if *f.dst, err = o.optionalString(f.name); err != nil {
-				return nil, err
-			}
-		}
-		if s.PullRequestLink, err = o.nullableString("pullRequestLink"); err != nil {
-			return nil, err
-		}
-		if todos, ok := o.get("todos"); ok {
+		if todos := bytes.TrimSpace(w.Todos); len(todos) > 0 && todos[0] != 'n' {
 			s.Todos = json.RawMessage(bytes.Clone(todos))
 		}
-		if at, err := o.nullableTime("createdAt"); err != nil {
-			return nil, err
-		} else if at != nil {
-			s.CreatedAt = *at
+		if t := f.nullTime(at+".createdAt", &w.CreatedAt); t != nil {
+			s.CreatedAt = *t
+		}
+		if f.err != nil {
+			return nil, f.err
 		}
 		out = append(out, s)
 	}

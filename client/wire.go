@@ -7,13 +7,16 @@ import (
 	"math"
 	"reflect"
 	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
-// This file holds the one decoding path of the analytics endpoints: typed
+// This file holds the one decoding path of every endpoint: typed
 // encoding/json into wire structs whose leaves (wireNum, wireStr, wireBool)
-// record what they saw instead of failing, then validation of the page
-// (a malformed page is a *DecodeError naming the field) and of each row (a
-// malformed row is skipped and counted by reason). encoding/json ignores
+// record what they saw instead of failing, then validation of the page or
+// object (a malformed one is a *DecodeError naming the field; decode.go has
+// the field checks of the job endpoints) and, for the analytics endpoints,
+// of each row (a malformed row is skipped and counted by reason). encoding/json ignores
 // unknown fields; like it, key matching is case-insensitive and of repeated
 // keys the last one counts.
 
@@ -351,4 +354,70 @@ func numsOK(ns ...*wireNum) bool {
 		}
 	}
 	return true
+}
+
+// unquote decodes a JSON string literal that json.Unmarshal already found
+// well-formed. Unlike encoding/json it keeps bytes that are not valid UTF-8
+// exactly as sent: cleaning them is the caller's business.
+func unquote(raw json.RawMessage) string {
+	s := raw[1 : len(raw)-1]
+	if bytes.IndexByte(s, '\\') < 0 {
+		return string(s)
+	}
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			out = append(out, s[i])
+			continue
+		}
+		i++
+		switch s[i] {
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r := hex4(s[i+1 : i+5])
+			i += 4
+			if utf16.IsSurrogate(r) {
+				r2 := utf8.RuneError
+				if i+6 < len(s) && s[i+1] == '\\' && s[i+2] == 'u' {
+					r2 = hex4(s[i+3 : i+7])
+				}
+				if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+					r = dec
+					i += 6
+				} else {
+					r = utf8.RuneError
+				}
+			}
+			out = utf8.AppendRune(out, r)
+		default: // '"', '\\', '/'
+			out = append(out, s[i])
+		}
+	}
+	return string(out)
+}
+
+// hex4 decodes four hexadecimal digits.
+func hex4(b []byte) rune {
+	var r rune
+	for _, c := range b {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
 }
