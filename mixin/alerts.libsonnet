@@ -17,7 +17,7 @@
           },
           {
             alert: "MintlifyRefreshFailing",
-            expr: "mintlify_up == 0",
+            expr: "mintlify_up{%(exporterSelector)s} == 0" % $._config,
             'for': "30m",
             labels: { severity: $._config.severities.exporter },
             annotations: {
@@ -28,14 +28,14 @@
           },
           {
             alert: "MintlifyDataStale",
-            expr: |||
+            expr: (|||
               (
-                time() - mintlify_last_success_timestamp_seconds
-                  > 3 * mintlify_refresh_interval_seconds
+                time() - mintlify_last_success_timestamp_seconds{%(exporterSelector)s}
+                  > 3 * mintlify_refresh_interval_seconds{%(exporterSelector)s}
               )
-              and mintlify_last_success_timestamp_seconds > 0
-              unless on (job, instance, project, source) mintlify_units_waiting > 0
-            |||,
+              and mintlify_last_success_timestamp_seconds{%(exporterSelector)s} > 0
+              unless on (job, instance, project, source) mintlify_units_waiting{%(exporterSelector)s} > 0
+            |||) % $._config,
             'for': "10m",
             labels: { severity: $._config.severities.exporter },
             annotations: {
@@ -46,14 +46,14 @@
           },
           {
             alert: "MintlifyRateLimited",
-            expr: |||
-              increase(mintlify_api_requests_total{code="429"}[30m]) > 0
+            expr: (|||
+              increase(mintlify_api_requests_total{%(exporterSelector)s, code="429"}[30m]) > 0
               or
               (
-                mintlify_api_requests_total{code="429"} > 0
-                  unless mintlify_api_requests_total{code="429"} offset 30m
+                mintlify_api_requests_total{%(exporterSelector)s, code="429"} > 0
+                  unless mintlify_api_requests_total{%(exporterSelector)s, code="429"} offset 30m
               )
-            |||,
+            |||) % $._config,
             labels: { severity: $._config.severities.exporter },
             annotations: {
               summary: "Mintlify API answered 429 on the {{ $labels.endpoint }} endpoint",
@@ -63,10 +63,10 @@
           },
           {
             alert: "MintlifyBudgetExhausted",
-            expr: |||
-              mintlify_api_budget_remaining == 0
-                unless on(job, instance) (sum by (job, instance) (mintlify_units_waiting) > 0)
-            |||,
+            expr: (|||
+              mintlify_api_budget_remaining{%(exporterSelector)s} == 0
+                unless on(job, instance) (sum by (job, instance) (mintlify_units_waiting{%(exporterSelector)s}) > 0)
+            |||) % $._config,
             'for': "30m",
             labels: { severity: $._config.severities.exporter },
             annotations: {
@@ -77,14 +77,14 @@
           },
           {
             alert: "MintlifyRowsSkipped",
-            expr: |||
-              increase(mintlify_rows_skipped_total[1h]) > 0
+            expr: (|||
+              increase(mintlify_rows_skipped_total{%(exporterSelector)s}[1h]) > 0
               or
               (
-                mintlify_rows_skipped_total > 0
-                  unless mintlify_rows_skipped_total offset 1h
+                mintlify_rows_skipped_total{%(exporterSelector)s} > 0
+                  unless mintlify_rows_skipped_total{%(exporterSelector)s} offset 1h
               )
-            |||,
+            |||) % $._config,
             labels: { severity: $._config.severities.exporter },
             annotations: {
               summary: "The Mintlify API sent malformed {{ $labels.source }} rows ({{ $labels.reason }})",
@@ -99,23 +99,23 @@
         rules: [
           {
             record: "project_job_id:mintlify_agent_job_active_age:seconds",
-            expr: |||
+            expr: (|||
               (
-                (time() - mintlify_agent_job_created_timestamp_seconds)
+                (time() - mintlify_agent_job_created_timestamp_seconds{%(exporterSelector)s})
                   * on (job, instance, project, job_id) group_left (model, repository, ref)
-                mintlify_agent_job_info
+                mintlify_agent_job_info{%(exporterSelector)s}
               )
               and on (job, instance, project, job_id)
-              (mintlify_agent_job_status{status="active"} == 1)
-            |||,
+              (mintlify_agent_job_status{%(exporterSelector)s, status="active"} == 1)
+            |||) % $._config,
           },
           {
             alert: "MintlifyAgentJobFailed",
-            expr: |||
-              (mintlify_agent_job_status{status="failed"} == 1)
+            expr: (|||
+              (mintlify_agent_job_status{%(exporterSelector)s, status="failed"} == 1)
                 * on (job, instance, project, job_id) group_left (model, repository, ref, has_pr)
-              mintlify_agent_job_info
-            |||,
+              mintlify_agent_job_info{%(exporterSelector)s}
+            |||) % $._config,
             labels: { severity: $._config.severities.docs } + $._config.teamLabels,
             annotations: {
               summary: "Mintlify agent job {{ $labels.job_id }} failed",
@@ -125,7 +125,7 @@
           },
           {
             alert: "MintlifyAgentJobActiveTooLong",
-            expr: "project_job_id:mintlify_agent_job_active_age:seconds > 2 * 3600",
+            expr: "project_job_id:mintlify_agent_job_active_age:seconds{%(exporterSelector)s} > 2 * 3600" % $._config,
             labels: { severity: $._config.severities.docs } + $._config.teamLabels,
             annotations: {
               summary: "Mintlify agent job {{ $labels.job_id }} has been active for over 2 hours",
@@ -140,27 +140,27 @@
         rules: [
           {
             record: "project_window:mintlify_visitors_ai_share:ratio",
-            expr: |||
+            expr: (|||
               clamp_max(
-                mintlify_visitors{traffic="ai"}
+                mintlify_visitors{%(exporterSelector)s, traffic="ai"}
                   / ignoring (traffic)
-                (mintlify_visitors_deduplicated > 0),
+                (mintlify_visitors_deduplicated{%(exporterSelector)s} > 0),
                 1
               )
-            |||,
+            |||) % $._config,
           },
           {
             alert: "MintlifyHumanTrafficDropped",
-            expr: |||
+            expr: (|||
               (
-                mintlify_visitors{traffic="human", window="7d"}
-                  < 0.5 * mintlify_visitors{traffic="human", window="7d"} offset 7d
+                mintlify_visitors{%(exporterSelector)s, traffic="human", window="7d"}
+                  < 0.5 * mintlify_visitors{%(exporterSelector)s, traffic="human", window="7d"} offset 7d
               )
               and
               (
-                mintlify_visitors{traffic="human", window="7d"} offset 7d >= 100
+                mintlify_visitors{%(exporterSelector)s, traffic="human", window="7d"} offset 7d >= 100
               )
-            |||,
+            |||) % $._config,
             'for': "1h",
             labels: { severity: $._config.severities.docs } + $._config.teamLabels,
             annotations: {
@@ -176,25 +176,25 @@
         rules: [
           {
             record: "project_window:mintlify_assistant_unanswered_share:ratio",
-            expr: |||
-              sum without (response_type, resolution) (mintlify_assistant_conversations{resolution="unanswered"})
+            expr: (|||
+              sum without (response_type, resolution) (mintlify_assistant_conversations{%(exporterSelector)s, resolution="unanswered"})
                 /
               (
-                sum without (response_type, resolution) (mintlify_assistant_conversations{resolution=~"answered|unanswered"})
+                sum without (response_type, resolution) (mintlify_assistant_conversations{%(exporterSelector)s, resolution=~"answered|unanswered"})
                   > 0
               )
-            |||,
+            |||) % $._config,
           },
           {
             alert: "MintlifyAssistantUnansweredHigh",
-            expr: |||
-              project_window:mintlify_assistant_unanswered_share:ratio{window="1d"} > 0.4
+            expr: (|||
+              project_window:mintlify_assistant_unanswered_share:ratio{%(exporterSelector)s, window="1d"} > 0.4
               and on (job, instance, project, window)
               (
-                sum without (response_type, resolution) (mintlify_assistant_conversations{window="1d", resolution=~"answered|unanswered"})
+                sum without (response_type, resolution) (mintlify_assistant_conversations{%(exporterSelector)s, window="1d", resolution=~"answered|unanswered"})
                   >= 50
               )
-            |||,
+            |||) % $._config,
             'for': "1h",
             labels: { severity: $._config.severities.docs } + $._config.teamLabels,
             annotations: {
@@ -205,26 +205,26 @@
           },
           {
             record: "project_window_path:mintlify_page_thumbs_down_share:ratio",
-            expr: |||
-              sum without (kind) (mintlify_page_feedback{kind="thumbs_down"})
+            expr: (|||
+              sum without (kind) (mintlify_page_feedback{%(exporterSelector)s, kind="thumbs_down"})
                 /
-              (sum without (kind) (mintlify_page_feedback{kind=~"thumbs_up|thumbs_down"}) > 0)
-            |||,
+              (sum without (kind) (mintlify_page_feedback{%(exporterSelector)s, kind=~"thumbs_up|thumbs_down"}) > 0)
+            |||) % $._config,
           },
           {
             alert: "MintlifyPageThumbsDownRising",
-            expr: |||
-              mintlify_page_feedback{kind="thumbs_down", window="7d"} >= 10
+            expr: (|||
+              mintlify_page_feedback{%(exporterSelector)s, kind="thumbs_down", window="7d"} >= 10
               and on (job, instance, project, window, path)
               (
-                project_window_path:mintlify_page_thumbs_down_share:ratio{window="7d"} >= 0.5
+                project_window_path:mintlify_page_thumbs_down_share:ratio{%(exporterSelector)s, window="7d"} >= 0.5
               )
               unless on (job, instance, project, window, path)
               (
-                mintlify_page_feedback{kind="thumbs_down", window="7d"}
-                  <= mintlify_page_feedback{kind="thumbs_down", window="7d"} offset 1d
+                mintlify_page_feedback{%(exporterSelector)s, kind="thumbs_down", window="7d"}
+                  <= mintlify_page_feedback{%(exporterSelector)s, kind="thumbs_down", window="7d"} offset 1d
               )
-            |||,
+            |||) % $._config,
             'for': "1h",
             labels: { severity: $._config.severities.docs } + $._config.teamLabels,
             annotations: {

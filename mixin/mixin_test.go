@@ -264,3 +264,49 @@ func TestDashboardsMultiCluster(t *testing.T) {
 		}
 	}
 }
+
+// metricRef finds each metric of the exporter (and up) in an expression,
+// with the selector that follows it, if any.
+var metricRef = regexp.MustCompile(`\b(up|mintlify_[a-z_]+|project_[a-z_]+(?::[a-z_]+)+)\b(\{[^}]*\})?`)
+
+// TestSelectorOnEveryMetric: every series an alert or recording rule reads
+// carries the exporter selector of _config, so a shared Prometheus with
+// other jobs, or another job name, scopes them all.
+func TestSelectorOnEveryMetric(t *testing.T) {
+	for _, c := range []struct{ overrides, want, not string }{
+		{"{}", `job="mintlify"`, ""},
+		{`{ _config+:: { exporterSelector: 'job="docs-analytics"' } }`, `job="docs-analytics"`, `job="mintlify"`},
+	} {
+		vm := jsonnet.MakeVM()
+		out, err := vm.EvaluateAnonymousSnippet("test.jsonnet", "((import 'mixin.libsonnet') + "+c.overrides+").prometheusAlerts")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var f struct {
+			Groups []struct {
+				Rules []alertRule `json:"rules"`
+			} `json:"groups"`
+		}
+		if err := json.Unmarshal([]byte(out), &f); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, g := range f.Groups {
+			for _, r := range g.Rules {
+				name := r.Alert + r.Record
+				if c.not != "" && strings.Contains(r.Expr, c.not) {
+					t.Errorf("%s: %s is still in %q", name, c.not, r.Expr)
+				}
+				for _, m := range metricRef.FindAllStringSubmatch(r.Expr, -1) {
+					n++
+					if !strings.Contains(m[2], c.want) {
+						t.Errorf("%s: %s without the selector %s in %q", name, m[0], c.want, r.Expr)
+					}
+				}
+			}
+		}
+		if n < 30 {
+			t.Errorf("%d metric references found, want the rules' 30 or more", n)
+		}
+	}
+}
