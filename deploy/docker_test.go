@@ -106,6 +106,8 @@ func TestDockerfile(t *testing.T) {
 	copied := map[string]string{} // destination -> source, for COPY --from
 	var entrypoint []string
 	var expose, user string
+	labels := map[string]bool{}
+	var args []string
 	ignored := dockerignorePatterns(t)
 	for _, in := range ins {
 		switch in.Cmd {
@@ -139,8 +141,36 @@ func TestDockerfile(t *testing.T) {
 			}
 		case "EXPOSE":
 			expose = in.Args
+		case "LABEL":
+			for _, m := range ociLabel.FindAllStringSubmatch(in.Args, -1) {
+				labels[m[1]] = true
+			}
+		case "ARG":
+			args = append(args, strings.Fields(in.Args)...)
 		case "USER":
 			user = in.Args
+		}
+	}
+	for _, f := range froms {
+		image, _, _ := strings.Cut(strings.TrimSpace(strings.TrimPrefix(f, "--platform=$BUILDPLATFORM ")), " ")
+		if image != "scratch" && !pinnedImage.MatchString(image) {
+			t.Errorf("Dockerfile: FROM %s is not pinned by digest (NAME:TAG@sha256:…)", f)
+		}
+	}
+	if len(froms) > 0 {
+		froms[0] = strings.TrimPrefix(froms[0], "--platform=$BUILDPLATFORM ")
+		if !strings.HasPrefix(ins[indexOf(ins, "FROM")].Args, "--platform=$BUILDPLATFORM ") {
+			t.Error("Dockerfile: the build stage does not run on $BUILDPLATFORM: buildx would emulate it for every platform")
+		}
+	}
+	for _, a := range []string{"TARGETOS", "TARGETARCH"} {
+		if !slices.Contains(args, a) || !strings.Contains(strings.Join(runs, "\n"), "$"+a) {
+			t.Errorf("Dockerfile: the build does not cross-compile for $%s", a)
+		}
+	}
+	for _, l := range []string{"title", "description", "source", "licenses", "version", "revision", "created"} {
+		if !labels["org.opencontainers.image."+l] {
+			t.Errorf("Dockerfile: no OCI label org.opencontainers.image.%s", l)
 		}
 	}
 	if len(froms) < 2 || !strings.HasPrefix(froms[0], "golang:1.26") {
@@ -171,6 +201,22 @@ func TestDockerfile(t *testing.T) {
 	if user == "" || user == "root" || strings.HasPrefix(user, "0") || strings.HasPrefix(user, "root:") {
 		t.Errorf("Dockerfile: USER %q, want a non-root user", user)
 	}
+}
+
+// pinnedImage is an image reference pinned by the digest of its index.
+var pinnedImage = regexp.MustCompile(`^[a-z0-9./-]+:[A-Za-z0-9._-]+@sha256:[0-9a-f]{64}$`)
+
+// ociLabel finds the keys of a LABEL instruction.
+var ociLabel = regexp.MustCompile(`(org\.opencontainers\.image\.[a-z]+)=`)
+
+// indexOf returns the index of the first instruction cmd.
+func indexOf(ins []dockerInstruction, cmd string) int {
+	for i, in := range ins {
+		if in.Cmd == cmd {
+			return i
+		}
+	}
+	return 0
 }
 
 // TestDockerignoreKeepsSources checks that .dockerignore leaves every Go
