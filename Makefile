@@ -41,12 +41,16 @@ lint:
 	$(GO) vet ./...
 	$(GO) tool staticcheck ./...
 
-## generate: render the shipped rules and dashboards from the mixin (go-jsonnet, pinned as a tool in go.mod);
+## generate: render the shipped rules and dashboards from the mixin (go-jsonnet, pinned as a tool in go.mod), and their copies in the Helm chart;
 ## go test ./mixin/ fails when the files in the repository differ from what this writes.
 generate:
 	$(GO) tool jsonnet -S mixin/rules.jsonnet > deploy/prometheus/mintlify.rules.yml
 	$(GO) tool jsonnet -S mixin/prometheusrule.jsonnet > deploy/kubernetes/prometheusrule.yaml
 	$(GO) tool jsonnet -S -m dashboards mixin/dashboards.jsonnet >/dev/null
+	# The Helm chart can read only its own files: copies for its PrometheusRule and dashboards ConfigMap.
+	$(GO) tool jsonnet -S mixin/rules.jsonnet > charts/mintlify-exporter/files/mintlify.rules.yml
+	rm -f charts/mintlify-exporter/files/dashboards/*.json
+	$(GO) tool jsonnet -S -m charts/mintlify-exporter/files/dashboards mixin/dashboards.jsonnet >/dev/null
 
 ## crossbuild: release archives for linux/darwin amd64+arm64 and windows/amd64 in .tarballs/,
 ## with sha256sums.txt (PLATFORMS=linux/amd64 for one); scripts/crossbuild.sh says more.

@@ -106,6 +106,7 @@ func TestDeployFilesUseExistingFlags(t *testing.T) {
 		filepath.Join(kubernetesDir, "deployment.yaml"),
 		filepath.Join(kubernetesDir, "secret.example.yaml"),
 		composeFile, systemdUnitFile, systemdEnvFile, scrapeFile, rulesFile, dockerfile,
+		filepath.Join(chartDir, "values.yaml"), chartFullValue, filepath.Join(chartDir, "templates", "deployment.yaml"),
 	}
 	dash, _ := filepath.Glob(filepath.Join(dashboardsDir, "*.json"))
 	files = append(files, dash...)

@@ -2,7 +2,9 @@
 package mixin
 
 import (
+	"bytes"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,6 +18,37 @@ import (
 var generated = map[string]string{
 	"rules.jsonnet":          filepath.Join("..", "deploy", "prometheus", "mintlify.rules.yml"),
 	"prometheusrule.jsonnet": filepath.Join("..", "deploy", "kubernetes", "prometheusrule.yaml"),
+}
+
+// chartCopies maps each generated file to its copy in the Helm chart
+// (which can read only its own files); `make generate` writes both.
+var chartCopies = map[string]string{
+	filepath.Join("..", "deploy", "prometheus", "mintlify.rules.yml"): filepath.Join("..", "charts", "mintlify-exporter", "files", "mintlify.rules.yml"),
+}
+
+func TestChartCopiesUpToDate(t *testing.T) {
+	copies := maps.Clone(chartCopies)
+	dashboards, err := filepath.Glob(filepath.Join("..", "dashboards", "*.json"))
+	if err != nil || len(dashboards) == 0 {
+		t.Fatalf("no dashboards: %v", err)
+	}
+	for _, d := range dashboards {
+		copies[d] = filepath.Join("..", "charts", "mintlify-exporter", "files", "dashboards", filepath.Base(d))
+	}
+	inChart, _ := filepath.Glob(filepath.Join("..", "charts", "mintlify-exporter", "files", "dashboards", "*.json"))
+	if len(inChart) != len(dashboards) {
+		t.Errorf("the chart has %d dashboards, dashboards/ %d: run make generate", len(inChart), len(dashboards))
+	}
+	for src, dst := range copies {
+		a, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(dst)
+		if err != nil || !bytes.Equal(a, b) {
+			t.Errorf("%s is not a copy of %s: run make generate (%v)", dst, src, err)
+		}
+	}
 }
 
 func TestGeneratedFilesUpToDate(t *testing.T) {
