@@ -300,6 +300,12 @@ func routes(cfg Config, eng *engine.Engine, p *parts) http.Handler {
 	mux.Handle(cfg.TelemetryPath, metricshandler.New(mcfg))
 	if p.webhook != nil {
 		mux.Handle(remediation.Path, p.webhook)
+	} else {
+		// Not the landing page: an Alertmanager pointed here would take
+		// its 200 for a delivery.
+		mux.HandleFunc(remediation.Path, func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, "the remediation webhook is off: start the exporter with --remediation.config (docs/remediation.md)", http.StatusNotFound)
+		})
 	}
 	mux.HandleFunc("/-/healthy", func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusOK)

@@ -84,6 +84,12 @@ func TestReadyWithoutAScrape(t *testing.T) {
 			t.Errorf("the 7d:site window asked for limit=%s, want 1", r.Query.Get("limit"))
 		}
 	}
+	// Without --remediation.config the webhook's path is a 404 that says
+	// so, not the landing page (an Alertmanager would take a 200 for a
+	// delivery).
+	if code, body := get(t, h, "/webhook/alertmanager"); code != http.StatusNotFound || !strings.Contains(body, "--remediation.config") {
+		t.Errorf("the webhook's path without the webhook: %d %q, want 404 naming --remediation.config", code, body)
+	}
 	_, page := get(t, h, "/")
 	for _, want := range []string{"<td>visitors</td><td>docs</td><td>1d</td>", "<td>7d:site</td>", "site-wide totals", "job-1"} {
 		if !strings.Contains(page, want) {
