@@ -79,6 +79,19 @@ type (
 			ReadOnly  bool   `yaml:"readOnly"`
 		} `yaml:"volumeMounts"`
 	}
+	volume struct {
+		Name   string `yaml:"name"`
+		Secret *struct {
+			SecretName  string `yaml:"secretName"`
+			DefaultMode int    `yaml:"defaultMode"`
+		} `yaml:"secret"`
+		EmptyDir *struct {
+			SizeLimit string `yaml:"sizeLimit"`
+		} `yaml:"emptyDir"`
+		PersistentVolumeClaim *struct {
+			ClaimName string `yaml:"claimName"`
+		} `yaml:"persistentVolumeClaim"`
+	}
 	deployment struct {
 		APIVersion string  `yaml:"apiVersion"`
 		Kind       string  `yaml:"kind"`
@@ -109,19 +122,7 @@ type (
 					NodeSelector map[string]string `yaml:"nodeSelector"`
 					Tolerations  []map[string]any  `yaml:"tolerations"`
 					Affinity     map[string]any    `yaml:"affinity"`
-					Volumes      []struct {
-						Name   string `yaml:"name"`
-						Secret *struct {
-							SecretName  string `yaml:"secretName"`
-							DefaultMode int    `yaml:"defaultMode"`
-						} `yaml:"secret"`
-						EmptyDir *struct {
-							SizeLimit string `yaml:"sizeLimit"`
-						} `yaml:"emptyDir"`
-						PersistentVolumeClaim *struct {
-							ClaimName string `yaml:"claimName"`
-						} `yaml:"persistentVolumeClaim"`
-					} `yaml:"volumes"`
+					Volumes      []volume          `yaml:"volumes"`
 				} `yaml:"spec"`
 			} `yaml:"template"`
 		} `yaml:"spec"`
@@ -391,21 +392,7 @@ func TestHelmDefaultValues(t *testing.T) {
 	if v, _ := flagValue(c.Args, "mintlify.project-id"); v != "acme-docs" {
 		t.Errorf("args %q: want --mintlify.project-id=acme-docs", c.Args)
 	}
-	if slices.ContainsFunc(d.Spec.Template.Spec.Volumes, func(v struct {
-		Name   string `yaml:"name"`
-		Secret *struct {
-			SecretName  string `yaml:"secretName"`
-			DefaultMode int    `yaml:"defaultMode"`
-		} `yaml:"secret"`
-		EmptyDir *struct {
-			SizeLimit string `yaml:"sizeLimit"`
-		} `yaml:"emptyDir"`
-		PersistentVolumeClaim *struct {
-			ClaimName string `yaml:"claimName"`
-		} `yaml:"persistentVolumeClaim"`
-	}) bool {
-		return v.Name == "cache" && v.EmptyDir == nil
-	}) {
+	if slices.ContainsFunc(d.Spec.Template.Spec.Volumes, func(v volume) bool { return v.Name == "cache" && v.EmptyDir == nil }) {
 		t.Error("without persistence the cache is not an emptyDir")
 	}
 	// The key is in the Secret the chart made, and nowhere else.

@@ -76,8 +76,9 @@ type alertRule struct {
 	Labels map[string]string `json:"labels"`
 }
 
-// alerts evaluates the mixin with overrides (a jsonnet object added to it) and returns its alerts by name.
-func alerts(t *testing.T, overrides string) map[string]alertRule {
+// allRules evaluates the mixin with overrides (a jsonnet object added to it) and returns every
+// alerting and recording rule.
+func allRules(t *testing.T, overrides string) []alertRule {
 	t.Helper()
 	vm := jsonnet.MakeVM()
 	out, err := vm.EvaluateAnonymousSnippet("test.jsonnet", "((import 'mixin.libsonnet') + "+overrides+").prometheusAlerts")
@@ -92,12 +93,20 @@ func alerts(t *testing.T, overrides string) map[string]alertRule {
 	if err := json.Unmarshal([]byte(out), &f); err != nil {
 		t.Fatal(err)
 	}
-	m := map[string]alertRule{}
+	var rules []alertRule
 	for _, g := range f.Groups {
-		for _, r := range g.Rules {
-			if r.Alert != "" {
-				m[r.Alert] = r
-			}
+		rules = append(rules, g.Rules...)
+	}
+	return rules
+}
+
+// alerts returns the alerts of the mixin with overrides, by name.
+func alerts(t *testing.T, overrides string) map[string]alertRule {
+	t.Helper()
+	m := map[string]alertRule{}
+	for _, r := range allRules(t, overrides) {
+		if r.Alert != "" {
+			m[r.Alert] = r
 		}
 	}
 	if len(m) < 11 {
@@ -310,31 +319,16 @@ func TestSelectorOnEveryMetric(t *testing.T) {
 		{"{}", `job="mintlify"`, ""},
 		{`{ _config+:: { exporterSelector: 'job="docs-analytics"' } }`, `job="docs-analytics"`, `job="mintlify"`},
 	} {
-		vm := jsonnet.MakeVM()
-		out, err := vm.EvaluateAnonymousSnippet("test.jsonnet", "((import 'mixin.libsonnet') + "+c.overrides+").prometheusAlerts")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var f struct {
-			Groups []struct {
-				Rules []alertRule `json:"rules"`
-			} `json:"groups"`
-		}
-		if err := json.Unmarshal([]byte(out), &f); err != nil {
-			t.Fatal(err)
-		}
 		n := 0
-		for _, g := range f.Groups {
-			for _, r := range g.Rules {
-				name := r.Alert + r.Record
-				if c.not != "" && strings.Contains(r.Expr, c.not) {
-					t.Errorf("%s: %s is still in %q", name, c.not, r.Expr)
-				}
-				for _, m := range metricRef.FindAllStringSubmatch(r.Expr, -1) {
-					n++
-					if !strings.Contains(m[2], c.want) {
-						t.Errorf("%s: %s without the selector %s in %q", name, m[0], c.want, r.Expr)
-					}
+		for _, r := range allRules(t, c.overrides) {
+			name := r.Alert + r.Record
+			if c.not != "" && strings.Contains(r.Expr, c.not) {
+				t.Errorf("%s: %s is still in %q", name, c.not, r.Expr)
+			}
+			for _, m := range metricRef.FindAllStringSubmatch(r.Expr, -1) {
+				n++
+				if !strings.Contains(m[2], c.want) {
+					t.Errorf("%s: %s without the selector %s in %q", name, m[0], c.want, r.Expr)
 				}
 			}
 		}
