@@ -44,6 +44,9 @@ type outcome struct {
 	// retryAfter is a Retry-After that came with a retryable answer.
 	retryAfter    time.Duration
 	hasRetryAfter bool
+	// unsent: the attempt failed before a connection was made, so it
+	// cannot have reached the API.
+	unsent bool
 }
 
 // do performs the call, retrying transient failures per the RetryPolicy.
@@ -72,6 +75,9 @@ func (c *Client) do(ctx context.Context, r *call) (*response, error) {
 			}
 		}
 		o := c.attempt(ctx, r, key)
+		if o.unsent && c.hooks.Unsent != nil {
+			c.hooks.Unsent(r.endpoint)
+		}
 		if o.err == nil {
 			return o.resp, nil
 		}
@@ -207,8 +213,15 @@ func (c *Client) transportFailure(ctx, actx context.Context, r *call, err error)
 	return outcome{
 		err:       fmt.Errorf("%s: %w", r.endpoint, err),
 		retryable: r.idempotent() || neverSent(err),
+		unsent:    neverSent(err),
 	}
 }
+
+// IsConnectFailure reports whether err comes from a request that failed
+// before a connection to the API was made (the name did not resolve, the
+// connection was refused): it never reached the API, and the base address
+// (--mintlify.api-url) or the network is at fault.
+func IsConnectFailure(err error) bool { return neverSent(err) }
 
 // neverSent reports whether err certainly happened before any byte of the
 // request reached the server: the connection could not be made.

@@ -87,4 +87,8 @@ type Hooks struct {
 	Allow func(ctx context.Context, e Endpoint) error
 	// Observe, when set, is called after every attempt that was sent.
 	Observe func(Attempt)
+	// Unsent, when set, is called after an attempt Allow allowed that
+	// failed before a connection was made (see IsConnectFailure): it
+	// cannot have reached the API, so a request budget may take it back.
+	Unsent func(e Endpoint)
 }

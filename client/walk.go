@@ -93,8 +93,8 @@ func (c *Client) WalkViews(ctx context.Context, projectID string, r DateRange, o
 	return c.walkPaths(ctx, EndpointViews, projectID, r, o)
 }
 
-// walkPaths walks an offset-paged export.
-func (c *Client) walkPaths(ctx context.Context, ep Endpoint, projectID string, r DateRange, o WalkOptions) (*PathsResult, error) {
+// newWalk checks the options and sets up a walk of an offset-paged export.
+func (c *Client) newWalk(ep Endpoint, projectID string, r DateRange, o WalkOptions) (*walk, error) {
 	w := &walk{c: c, ep: ep, project: projectID, r: r, seen: make(map[string]struct{})}
 	var err error
 	if w.o, err = o.withDefaults(); err != nil {
@@ -109,6 +109,15 @@ func (c *Client) walkPaths(ctx context.Context, ep Endpoint, projectID string, r
 		// are made once rather than grown page by page.
 		w.res.Rows = make([]PathCounts, 0, rows)
 		w.seen = make(map[string]struct{}, rows)
+	}
+	return w, nil
+}
+
+// walkPaths walks an offset-paged export.
+func (c *Client) walkPaths(ctx context.Context, ep Endpoint, projectID string, r DateRange, o WalkOptions) (*PathsResult, error) {
+	w, err := c.newWalk(ep, projectID, r, o)
+	if err != nil {
+		return nil, err
 	}
 	next := 0
 	if w.o.KnownPages > 1 {
@@ -128,14 +137,7 @@ func (c *Client) walkPaths(ctx context.Context, ep Endpoint, projectID string, r
 		next = len(pages)
 	}
 	for i := next; ; i++ {
-		if i >= w.o.MaxPages {
-			return nil, w.fail(i, fmt.Errorf("the API still has more after %d pages: %w", w.o.MaxPages, ErrTooManyPages))
-		}
-		p, err := w.fetch(ctx, i)
-		if err != nil {
-			return nil, err
-		}
-		done, err := w.add(i, p)
+		done, err := w.step(ctx, i)
 		if err != nil {
 			return nil, err
 		}
@@ -143,6 +145,77 @@ func (c *Client) walkPaths(ctx context.Context, ep Endpoint, projectID string, r
 			return w.res, nil
 		}
 	}
+}
+
+// step fetches page number i and merges it, reporting whether it was the
+// last page.
+func (w *walk) step(ctx context.Context, i int) (bool, error) {
+	if i >= w.o.MaxPages {
+		return false, w.fail(i, fmt.Errorf("the API still has more after %d pages: %w", w.o.MaxPages, ErrTooManyPages))
+	}
+	p, err := w.fetch(ctx, i)
+	if err != nil {
+		return false, err
+	}
+	return w.add(i, p)
+}
+
+// PathsWalk is a walk of an offset-paged export (visitors or views) that
+// its caller drives one request at a time with Next, so that it can send
+// other requests between two pages and resume the walk later. It follows
+// the same rules as WalkVisitors (all or nothing, the same guards, Top),
+// one page a request, without concurrency. A PathsWalk is not safe for
+// concurrent use.
+type PathsWalk struct {
+	w    *walk
+	next int
+	done bool
+}
+
+// BeginWalk starts a walk of the export ep (EndpointVisitors or
+// EndpointViews) of range r; nothing is sent before the first Next.
+// KnownPages only sizes the result.
+func (c *Client) BeginWalk(ep Endpoint, projectID string, r DateRange, o WalkOptions) (*PathsWalk, error) {
+	if ep != EndpointVisitors && ep != EndpointViews {
+		return nil, fmt.Errorf("%s is not an offset-paged export", ep)
+	}
+	w, err := c.newWalk(ep, projectID, r, o)
+	if err != nil {
+		return nil, err
+	}
+	return &PathsWalk{w: w}, nil
+}
+
+// Next sends the walk's next request and reports whether the walk is
+// complete. After an error nothing was merged, and Next asks for the same
+// page again.
+func (p *PathsWalk) Next(ctx context.Context) (done bool, err error) {
+	if p.done {
+		return true, nil
+	}
+	done, err = p.w.step(ctx, p.next)
+	if err != nil {
+		// Nothing of the page was merged: the same page may be asked
+		// for again (after a 429, say).
+		return false, err
+	}
+	p.done = done
+	p.next++
+	return done, nil
+}
+
+// Pages is the number of pages merged so far.
+func (p *PathsWalk) Pages() int { return p.w.res.Pages }
+
+// Totals returns the site-wide totals of the first page, once it came.
+func (p *PathsWalk) Totals() (Counts, bool) { return p.w.res.Totals, p.w.res.Pages > 0 }
+
+// Result is the walk's result once Next reported it complete, else nil.
+func (p *PathsWalk) Result() *PathsResult {
+	if !p.done {
+		return nil
+	}
+	return p.w.res
 }
 
 // walk is the state of one walk of an offset-paged export.

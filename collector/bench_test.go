@@ -372,7 +372,7 @@ func TestRefreshMemoryChild(t *testing.T) {
 	mu.Lock()
 	now = now.Add(16 * time.Minute) // the data is now due
 	mu.Unlock()
-	v.Touch(context.Background(), 0)
+	v.Touch()
 	<-refreshed
 	expo := v.Exposition()
 	if got := strings.Count(string(exposition(t, expo)), "mintlify_page_visitors_deduplicated{"); got != n {

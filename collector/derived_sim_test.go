@@ -174,7 +174,7 @@ func simulateDerived(t *testing.T, derive bool, hours int) derivedSimResult {
 	}
 	for minute := 0; minute < hours*60; minute++ {
 		now := clk.Now()
-		e.Touch(context.Background(), 0)
+		e.Touch()
 		settle()
 		if minute < 60 || minute%5 != 0 {
 			advance()

@@ -1,7 +1,7 @@
 package collector
 
 import (
-	"context"
+	"testing"
 	"time"
 
 	"github.com/go-kit/log"
@@ -73,9 +73,27 @@ func newVisitorsEngine(cfg visitorsConfig) (*visitorsEngine, error) {
 }
 
 // Touch starts the engine on the first scrape, then touches it.
-func (v *visitorsEngine) Touch(ctx context.Context, wait time.Duration) {
+func (v *visitorsEngine) Touch() {
 	v.Start()
-	v.Engine.Touch(ctx, wait)
+	v.Engine.Touch()
+}
+
+// waitIdle waits, up to a minute, until the engine's worker sleeps with
+// nothing to send now: each of its changes wakes the wait.
+func waitIdle(t testing.TB, e *engine.Engine) {
+	t.Helper()
+	deadline := time.After(time.Minute)
+	for {
+		idle, ch := e.Idle()
+		if idle {
+			return
+		}
+		select {
+		case <-ch:
+		case <-deadline:
+			t.Fatalf("the engine still works after a minute: %+v", e.States())
+		}
+	}
 }
 
 // Interval is the interval planned for the first unit.

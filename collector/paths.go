@@ -119,22 +119,104 @@ func fetchPaths(ctx context.Context, u engine.Unit, r client.DateRange, prevCost
 		out.Cost, out.Summary, out.Skipped = 1, "site-wide totals", page.Skipped
 		return pathsUnit{totals: page.Totals}, nil
 	}
-	o.KnownPages = prevCost
-	if f.MaxPaths > 0 {
-		// Rows sorted by total let the walk stop at the top MaxPaths.
-		o.Top, o.Keep = f.MaxPaths, f.keeps
-	}
-	res, err := walk(ctx, u.Project, r, o)
+	res, err := walk(ctx, u.Project, r, walkOptions(o, prevCost, f))
 	if err != nil {
 		return pathsUnit{}, err
 	}
+	return finishPaths(res, f, out), nil
+}
+
+// walkOptions are the options of a full window's walk: told the previous
+// walk's page count, and allowed to stop at the top MaxPaths when rows
+// come sorted by total.
+func walkOptions(o client.WalkOptions, prevCost int, f PathFilter) client.WalkOptions {
+	o.KnownPages = prevCost
+	if f.MaxPaths > 0 {
+		o.Top, o.Keep = f.MaxPaths, f.keeps
+	}
+	return o
+}
+
+// finishPaths filters and caps a walk's rows and sets out's Cost, Summary
+// and Skipped.
+func finishPaths(res *client.PathsResult, f PathFilter, out *engine.Result) pathsUnit {
 	rows, distinct := selectPathsOf(res.Rows, pathOf, totalOf, f, true)
 	out.Cost, out.Skipped = res.Pages, res.Skipped
 	out.Summary = fmt.Sprintf("%d paths, %d exported", distinct, len(rows))
 	if res.Stopped {
 		out.Summary = fmt.Sprintf("top %d exported; rows came sorted, so the walk stopped after %d paths", len(rows), distinct)
 	}
-	return pathsUnit{totals: res.Totals, rows: rows, distinct: distinct}, nil
+	return pathsUnit{totals: res.Totals, rows: rows, distinct: distinct}
+}
+
+// PathsWalker is what a paths source needs to send a walk one request at a
+// time (engine.Stepper); *client.Client implements it. A client without it
+// is walked whole by Fetch.
+type PathsWalker interface {
+	BeginWalk(ep client.Endpoint, projectID string, r client.DateRange, o client.WalkOptions) (*client.PathsWalk, error)
+}
+
+// walks reports whether the unit u of a paths source is walked one request
+// at a time through c.
+func walks(c any, u engine.Unit) bool {
+	_, ok := c.(PathsWalker)
+	return ok && !u.Window.Site
+}
+
+// pathsWalk is the engine.Walk of a full window of the visitors or views
+// source; build turns what was read into the source's samples.
+type pathsWalk struct {
+	pw     *client.PathsWalk
+	u      engine.Unit
+	filter PathFilter
+	nfam   int
+	build  func(u engine.Unit, pu pathsUnit, out *engine.Result)
+}
+
+// beginPaths starts the walk of a full window through c when it is a
+// PathsWalker; nil for a site window or another client.
+func beginPaths(c any, ep client.Endpoint, u engine.Unit, r client.DateRange, prevCost int, o client.WalkOptions, f PathFilter,
+	nfam int, build func(engine.Unit, pathsUnit, *engine.Result)) (engine.Walk, error) {
+	pw, ok := c.(PathsWalker)
+	if !ok || u.Window.Site {
+		return nil, nil
+	}
+	w, err := pw.BeginWalk(ep, u.Project, r, walkOptions(o, prevCost, f))
+	if err != nil {
+		return nil, err
+	}
+	return &pathsWalk{pw: w, u: u, filter: f, nfam: nfam, build: build}, nil
+}
+
+// Step implements engine.Walk.
+func (w *pathsWalk) Step(ctx context.Context) (bool, error) { return w.pw.Next(ctx) }
+
+// Sent implements engine.Walk.
+func (w *pathsWalk) Sent() int { return w.pw.Pages() }
+
+// Totals implements engine.Walk: the first page's totals, as a site
+// window's result.
+func (w *pathsWalk) Totals() *engine.Result {
+	t, ok := w.pw.Totals()
+	if !ok {
+		return nil
+	}
+	site := w.u
+	site.Window.Site = true
+	out := &engine.Result{Samples: make([][]engine.Sample, w.nfam), Cost: 1, Summary: "site-wide totals"}
+	w.build(site, pathsUnit{totals: t}, out)
+	return out
+}
+
+// Result implements engine.Walk.
+func (w *pathsWalk) Result() (*engine.Result, error) {
+	res := w.pw.Result()
+	if res == nil {
+		return nil, fmt.Errorf("%s walk of project %q is not complete", w.u.Source, w.u.Project)
+	}
+	out := &engine.Result{Samples: make([][]engine.Sample, w.nfam)}
+	w.build(w.u, finishPaths(res, w.filter, out), out)
+	return out, nil
 }
 
 // pathOf and totalOf read a visitors or views row for selectPaths: rows

@@ -273,7 +273,7 @@ func simulate(t *testing.T, planner engine.Planner, hours, budget int, windowNam
 	}
 	for minute := 0; minute < hours*60; minute++ {
 		now := clk.Now()
-		e.Touch(context.Background(), 0)
+		e.Touch()
 		settle()
 		for _, st := range e.States() {
 			k := st.Unit.String()

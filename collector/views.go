@@ -38,7 +38,7 @@ const (
 )
 
 var viewsFamilies = []engine.Family{
-	viewsSite: {Name: "mintlify_views",
+	viewsSite: {SiteWide: true, Name: "mintlify_views",
 		Help:   "Site-wide page view events of the project over the window (the last N calendar days in UTC, today included), by traffic: human, ai, and other for the API's total beyond the two. Additive: sum() over traffic is the total." + CachedHelp,
 		Labels: []string{"traffic"}},
 	viewsPage: {Name: "mintlify_page_views",
@@ -74,6 +74,25 @@ func (v *Views) Fetch(ctx context.Context, u engine.Unit, r client.DateRange, pr
 	if err != nil {
 		return nil, err
 	}
+	v.build(u, res, out)
+	return out, nil
+}
+
+// Begin implements engine.Stepper: a full window is a walk sent one page
+// at a time.
+func (v *Views) Begin(u engine.Unit, r client.DateRange, prevCost int) (engine.Walk, error) {
+	return beginPaths(v.client, client.EndpointViews, u, r, prevCost, v.walk, v.filter, len(viewsFamilies), v.build)
+}
+
+// Walks implements engine.Stepper.
+func (v *Views) Walks(u engine.Unit) bool { return walks(v.client, u) }
+
+// SplitsTotals implements engine.Splitter: a full window's site totals are
+// a unit of their own, one request whatever the size of the site.
+func (*Views) SplitsTotals() bool { return true }
+
+// build sets out's samples from what one unit read.
+func (v *Views) build(u engine.Unit, res pathsUnit, out *engine.Result) {
 	if !u.Window.Site {
 		page := make([]engine.Sample, 0, 3*len(res.rows))
 		for _, r := range res.rows {
@@ -84,7 +103,6 @@ func (v *Views) Fetch(ctx context.Context, u engine.Unit, r client.DateRange, pr
 		out.Samples[viewsPathsExported] = []engine.Sample{{Value: float64(len(res.rows))}}
 	}
 	out.Samples[viewsSite] = appendTraffic(nil, "", res.totals)
-	return out, nil
 }
 
 // appendTraffic appends the human, ai and (when positive) other series of

@@ -44,10 +44,10 @@ const (
 const CachedHelp = " Cached: read from the API at most every mintlify_refresh_interval_seconds."
 
 var visitorsFamilies = []engine.Family{
-	visVisitors: {Name: "mintlify_visitors",
+	visVisitors: {SiteWide: true, Name: "mintlify_visitors",
 		Help:   "Site-wide unique visitors of the project over the window (the last N calendar days in UTC, today included), by traffic (human or ai)." + CachedHelp,
 		Labels: []string{"traffic"}},
-	visVisitorsDedup: {Name: "mintlify_visitors_deduplicated",
+	visVisitorsDedup: {SiteWide: true, Name: "mintlify_visitors_deduplicated",
 		Help: "Site-wide unique visitors of the project over the window, deduplicated across human and AI traffic (not the sum of the two)." + CachedHelp},
 	visPage: {Name: "mintlify_page_visitors",
 		Help:   "Unique visitors of one page over the window, by traffic (human or ai). Unique counts are not additive: do not sum pages." + CachedHelp,
@@ -85,6 +85,25 @@ func (v *Visitors) Fetch(ctx context.Context, u engine.Unit, r client.DateRange,
 	if err != nil {
 		return nil, err
 	}
+	v.build(u, res, out)
+	return out, nil
+}
+
+// Begin implements engine.Stepper: a full window is a walk sent one page
+// at a time.
+func (v *Visitors) Begin(u engine.Unit, r client.DateRange, prevCost int) (engine.Walk, error) {
+	return beginPaths(v.client, client.EndpointVisitors, u, r, prevCost, v.walk, v.filter, len(visitorsFamilies), v.build)
+}
+
+// Walks implements engine.Stepper.
+func (v *Visitors) Walks(u engine.Unit) bool { return walks(v.client, u) }
+
+// SplitsTotals implements engine.Splitter: a full window's site totals are
+// a unit of their own, one request whatever the size of the site.
+func (*Visitors) SplitsTotals() bool { return true }
+
+// build sets out's samples from what one unit read.
+func (v *Visitors) build(u engine.Unit, res pathsUnit, out *engine.Result) {
 	if !u.Window.Site {
 		page := make([]engine.Sample, 0, 2*len(res.rows))
 		dedup := make([]engine.Sample, 0, len(res.rows))
@@ -103,5 +122,4 @@ func (v *Visitors) Fetch(ctx context.Context, u engine.Unit, r client.DateRange,
 		{Labels: [2]string{"ai"}, Value: res.totals.AI},
 	}
 	out.Samples[visVisitorsDedup] = []engine.Sample{{Value: res.totals.Total}}
-	return out, nil
 }

@@ -89,7 +89,7 @@ func newVisitorsFixture(t *testing.T, now time.Time, data map[string]*mintlifyte
 // does so to observe their outcome without sleeping).
 func (f *visitorsFixture) scrape() {
 	f.t.Helper()
-	f.v.Touch(context.Background(), 0)
+	f.v.Touch()
 	f.waitIdle()
 }
 
@@ -130,7 +130,8 @@ func smallDataset() *mintlifytest.Dataset {
 func TestVisitorsCollectLiteral(t *testing.T) {
 	f := newVisitorsFixture(t, day0, map[string]*mintlifytest.Dataset{"docs": smallDataset()},
 		fixtureOptions{projects: []string{"docs"}})
-	f.v.Touch(context.Background(), 10*time.Second)
+	f.v.Touch()
+	waitIdle(t, f.v.Engine)
 	if !f.v.Ready() {
 		t.Fatalf("not ready after the first scrape; logs:\n%s", f.logs)
 	}

@@ -55,6 +55,9 @@ type Budget struct {
 // fsync). When Spent fails the request is not sent.
 type Recorder interface {
 	Spent(t time.Time) error
+	// Unspent says that the request Spent recorded at t failed before a
+	// connection was made: it never reached the API.
+	Unspent(t time.Time) error
 	Paused(until time.Time) error
 }
 
@@ -143,6 +146,28 @@ func (b *Budget) Allow(ctx context.Context, e client.Endpoint) error {
 		if err := wait(ctx, next.Add(paceMargin)); err != nil {
 			return fmt.Errorf("%w: waiting for room: %w", ErrBudgetExhausted, err)
 		}
+	}
+}
+
+// Unsent is the client's Unsent hook: an analytics request Allow counted
+// failed before a connection was made (DNS failure, connection refused), so
+// it never reached the API and is taken back from the ledger (the last one
+// counted; the engine sends one at a time).
+func (b *Budget) Unsent(e client.Endpoint) {
+	if !e.Analytics() {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.sent) == 0 {
+		return
+	}
+	t := b.sent[len(b.sent)-1]
+	b.sent = b.sent[:len(b.sent)-1]
+	if b.rec != nil {
+		// Failing to record it only errs on the side of the API: a
+		// restart counts the request as spent.
+		_ = b.rec.Unspent(t)
 	}
 }
 

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -22,6 +23,13 @@ func (r *recorder) Spent(t time.Time) error {
 		return r.fail
 	}
 	r.sent = append(r.sent, t)
+	return nil
+}
+
+func (r *recorder) Unspent(t time.Time) error {
+	if i := slices.IndexFunc(r.sent, t.Equal); i >= 0 {
+		r.sent = slices.Delete(r.sent, i, i+1)
+	}
 	return nil
 }
 

@@ -1,12 +1,15 @@
 package engine
 
 import (
-	"cmp"
+	"fmt"
 	"math"
 	"slices"
 	"time"
 
+	"github.com/go-kit/log/level"
+
 	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/schedule"
 )
 
 // CostEstimator is implemented by a source that knows what a unit costs
@@ -41,7 +44,7 @@ const derivedGrace = 2 * time.Hour
 // midnight anyway, and its requests stay free for the rollover, when every
 // unit is due at once. The zero time means never (a refresh is running).
 func (e *Engine) dueAtLocked(u *unit, now time.Time) time.Time {
-	if u.inFlight {
+	if u.inFlight || u.job != nil {
 		return time.Time{}
 	}
 	if u.derived {
@@ -74,7 +77,7 @@ func (e *Engine) dueAtLocked(u *unit, now time.Time) time.Time {
 // unit stays due until its refresh starts: a replan that stretches its
 // interval meanwhile does not take the refresh back.
 func (e *Engine) dueLocked(u *unit, now time.Time) bool {
-	if u.inFlight {
+	if u.inFlight || u.job != nil {
 		return false
 	}
 	u.due = u.due || !now.Before(e.dueAtLocked(u, now))
@@ -143,167 +146,274 @@ func (e *Engine) guessingLocked(now time.Time) bool {
 	return false
 }
 
-// valueOrderLocked sorts units by what a request spent on them buys, best
-// first. A unit without data is worth the most; among those the cheapest
-// goes first, so every project's one-request units have data within
-// seconds however large the site. A unit with data is wrong by about
-// a/(24·N) of its value after a hours for an N-day window, and by about
-// 1/N once the UTC day rolled over and the window moved; it goes by that
-// error per request. Ties keep the units' order.
-func (e *Engine) valueOrderLocked(units []*unit, now time.Time, cost map[*unit]int) {
-	score := func(u *unit) float64 {
-		days := float64(max(1, u.Window.Days))
-		wrong := now.Sub(u.snap.completed).Hours() / (24 * days)
-		if u.snap.rng != u.Window.Range(now) {
-			wrong = max(wrong, 1/days)
+// Walks over time. Offset paging over data that changes between two pages
+// can skip or repeat rows (a row that moves across a page boundary), and a
+// walk that yields to other requests is spread out: one older than
+// maxWalkAge starts again, and the exported breakdown stays the last
+// complete walk meanwhile. Repeated paths are merged by the walk.
+const minWalkAge = 3 * time.Hour
+
+// maxWalkAge is how long a walk of cost requests may run before it starts
+// again: three hours, or twice what the whole budget takes to send it.
+func maxWalkAge(cost, perHour int) time.Duration {
+	return max(minWalkAge, time.Duration(2*float64(cost)/float64(max(1, perHour))*float64(time.Hour)))
+}
+
+// spareFloor is the room the day store's history always leaves in the
+// hour, so that filling it never empties the budget.
+func spareFloor(perHour int) int { return max(1, perHour/10) }
+
+// candidate is a request the worker could send next, and what it is for.
+type candidate struct {
+	c    schedule.Candidate
+	u    *unit // the unit refreshed or audited, or the base of a day read
+	j    *job  // the job in progress, nil for a fetch still to start
+	kind jobKind
+	day  *dayTask
+	left int // requests still to send, for forecasts
+}
+
+// isWalkLocked reports whether u's fetch is a page walk sent one request at
+// a time.
+func (e *Engine) isWalkLocked(u *unit) bool {
+	st, ok := e.sources[u.src].src.(Stepper)
+	return ok && st.Walks(u.Unit)
+}
+
+// wrongLocked is how wrong u's data is at now, as a share of its value: an
+// N-day window by about a/(24·N) after a hours, and by at least 1/N once
+// the UTC day rolled over and the window moved.
+func wrongLocked(u *unit, now time.Time) float64 {
+	days := float64(max(1, u.Window.Days))
+	if u.snap == nil {
+		return 1
+	}
+	wrong := now.Sub(u.snap.completed).Hours() / (24 * days)
+	if u.snap.rng != u.Window.Range(now) {
+		wrong = max(wrong, 1/days)
+	}
+	return wrong
+}
+
+// unitCandidateLocked is the next request of u: the first of its fetch, or
+// the next page of its walk in progress.
+func (e *Engine) unitCandidateLocked(order int, u *unit, now time.Time) candidate {
+	cost, _ := e.estimateLocked(u, now)
+	cd := candidate{u: u, j: u.job, kind: jobRefresh}
+	if u.derived {
+		cd.kind = jobAudit
+	}
+	c := schedule.Candidate{Order: order, Days: u.Window.Days, Need: 1}
+	sent := 0
+	if u.job != nil {
+		sent, c.Started, cd.kind = u.job.walk.Sent(), true, u.job.kind
+	}
+	cd.left = max(1, cost-sent)
+	switch {
+	case u.pages != nil || (u.Window.Site && e.isSplit(u)):
+		c.Kind = schedule.Totals
+	case e.isWalkLocked(u):
+		c.Kind = schedule.Walk
+	default:
+		c.Kind, c.Need = schedule.Single, min(cost, e.cfg.Budget.PerHour())
+		if cost > 1 {
+			c.Kind = schedule.Walk // a walk sent whole, such as a cursor walk
 		}
-		return wrong / float64(cost[u])
 	}
-	index := make(map[*unit]int, len(e.units))
-	for i, u := range e.units {
-		index[u] = i
+	c.Critical = u.Window.Days == 1 && c.Kind != schedule.Walk
+	switch {
+	case cd.kind == jobAudit:
+		c.Class, c.Value = schedule.Stale, 0.5/float64(max(1, u.Window.Days)*cd.left)
+	case u.snap == nil:
+		c.Class = schedule.FirstData
+	default:
+		c.Class, c.Value = schedule.Stale, wrongLocked(u, now)/float64(cd.left)
 	}
-	slices.SortStableFunc(units, func(a, b *unit) int {
+	cd.c = c
+	u.rank = rankText(c)
+	return cd
+}
+
+// isSplit reports whether u's source splits its windows (Splitter).
+func (e *Engine) isSplit(u *unit) bool {
+	sp, ok := e.sources[u.src].src.(Splitter)
+	return ok && sp.SplitsTotals()
+}
+
+// rankText says where a candidate stands in the value order.
+func rankText(c schedule.Candidate) string {
+	switch c.Class {
+	case schedule.FirstData:
+		kind := [...]string{"site totals", "one request", "page walk"}[c.Kind]
+		return fmt.Sprintf("first data: %dd, %s", c.Days, kind)
+	case schedule.Stale:
+		return fmt.Sprintf("refresh: %.2g of its value per request", c.Value)
+	}
+	return c.Class.String()
+}
+
+// dayCandidatesLocked lists the day store's reads: those in progress, then
+// the closed days the derived windows lack or must read again. The day
+// that just ended goes before stale units when it is cheap (every derived
+// window waits for it), by its value per request otherwise; the rest only
+// in spare room.
+func (e *Engine) dayCandidatesLocked(now time.Time, order int) []candidate {
+	yesterday := client.DateOf(now).AddDays(-1)
+	var out []candidate
+	running := map[dayKey]bool{}
+	add := func(dt *dayTask, j *job) {
+		cost, _ := e.estimateLocked(dt.base, now)
+		c := schedule.Candidate{Order: order, Days: 1, Need: 1, Started: j != nil}
+		order++
+		if !e.isWalkLocked(dt.base) {
+			c.Need = min(cost, e.cfg.Budget.PerHour())
+		}
+		left := cost
+		if j != nil {
+			left = max(1, cost-j.walk.Sent())
+		}
 		switch {
-		case a.snap == nil && b.snap == nil:
-			if c := cmp.Compare(cost[a], cost[b]); c != 0 {
-				return c
-			}
-			if c := cmp.Compare(a.Window.Days, b.Window.Days); c != 0 {
-				return c
-			}
-		case a.snap == nil:
-			return -1
-		case b.snap == nil:
-			return 1
+		case dt.day != yesterday || dt.reread:
+			c.Class = schedule.Spare
+		case cost <= urgentDayCost:
+			c.Class = schedule.Urgent
 		default:
-			if c := cmp.Compare(score(b), score(a)); c != 0 {
-				return c
-			}
+			c.Class, c.Value = schedule.Stale, 1/float64(left)
 		}
-		return cmp.Compare(index[a], index[b])
-	})
+		out = append(out, candidate{c: c, u: dt.base, j: j, kind: jobDay, day: dt, left: left})
+	}
+	for _, j := range e.dayJobs {
+		running[j.day.key()] = true
+		add(j.day, j)
+	}
+	for _, dt := range e.dayTasksLocked(now) {
+		if !running[dt.key()] {
+			add(&dt, nil)
+		}
+	}
+	return out
 }
 
-// task is what the worker does next: refresh a unit, audit a derived
-// window (audit), or read a closed day into the day store (day).
-type task struct {
-	u     *unit
-	cost  int
-	audit bool
-	day   *dayTask
-	spare bool // a day read in the budget's spare room
-}
+// urgentDayCost is the most requests the day that just ended may cost to
+// be read before stale units.
+const urgentDayCost = 2
 
-// chooseLocked returns what to do now, or nil and when to look again. It
-// books the budget for every due unit in value order (reservations): each
-// gets the earliest time its requests fit the sliding hour without
-// delaying a unit worth more. The first whose time is now runs; a unit
-// cheaper than every unit that waits ahead of it (one request beside
-// walks) thus fills the room a more valuable walk cannot use yet, but
-// never delays it, while units of the same cost keep their order. The
-// others wait, each with the time it is expected to start (waitAt).
-// Closed days for the day store come after the units without data when
-// they are the day that just ended (every derived window waits for it),
-// else last, in the budget's spare room.
-func (e *Engine) chooseLocked(now time.Time) (pick *task, next time.Time) {
-	var due []*unit
-	cost := map[*unit]int{}
+// rolloverReserveLocked is the room kept in the hour before UTC midnight
+// for the requests that read the new day first: one for each 1d totals or
+// one-request unit with data.
+func (e *Engine) rolloverReserveLocked(now time.Time) int {
+	midnight := client.DateOf(now).AddDays(1).Time()
+	if midnight.Sub(now) > time.Hour {
+		return 0
+	}
+	n := 0
 	for _, u := range e.units {
-		if e.dueLocked(u, now) {
-			due = append(due, u)
-			cost[u], _ = e.estimateLocked(u, now)
+		if u.Window.Days == 1 && u.snap != nil && !u.derived && !e.isWalkLocked(u) {
+			n++
+		}
+	}
+	return min(n, e.cfg.Budget.PerHour()/2)
+}
+
+// decideLocked returns the job whose next request the worker sends now, or
+// nil and when to look again. It lists every candidate (dropping walks
+// that ran too long), lets package schedule pick, and forecasts when each
+// waiting unit is expected to start.
+func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
+	var cands []candidate
+	for i, u := range e.units {
+		u.rank = ""
+		if j := u.job; j != nil && e.expiredLocked(j, now) {
+			e.dropJobLocked(j)
+		}
+		if u.job != nil || e.dueLocked(u, now) {
+			cands = append(cands, e.unitCandidateLocked(i, u, now))
 			continue
 		}
 		u.waitAt, u.waitWhy = time.Time{}, ""
-		if at := e.dueAtLocked(u, now); !at.IsZero() && (next.IsZero() || at.Before(next)) {
-			next = at
-		}
+		next = minTime(next, e.dueAtLocked(u, now))
 	}
-	e.valueOrderLocked(due, now, cost)
-	todo := make([]*task, 0, len(due))
-	for _, u := range due {
-		todo = append(todo, &task{u: u, cost: cost[u], audit: u.derived})
-	}
-	fill := -1 // todo[fill:], when fill >= 0, may only use the budget's spare room
 	if e.cfg.DeriveWindows {
+		for _, j := range slices.Clone(e.dayJobs) {
+			if e.expiredLocked(j, now) {
+				e.dropJobLocked(j)
+			}
+		}
 		if now.Before(e.dayRetryAt) {
 			next = minTime(next, e.dayRetryAt)
 		} else {
-			// The day that just ended goes after the units without data
-			// and the 1d units the derived windows add to it.
-			yesterday := client.DateOf(now).AddDays(-1)
-			at := slices.IndexFunc(todo, func(t *task) bool { return t.u.snap != nil })
-			if at < 0 {
-				at = len(todo)
-			}
-			for i := at; i < len(todo); i++ {
-				if e.isBaseLocked(todo[i].u) {
-					at = i + 1
-				}
-			}
-			var urgent, rest []*task
-			for _, dt := range e.dayTasksLocked(now) {
-				c, _ := e.estimateLocked(dt.base, now)
-				t := &task{u: dt.base, cost: c, day: &dt}
-				if dt.day == yesterday && !dt.reread {
-					urgent = append(urgent, t)
-				} else {
-					rest = append(rest, t)
-				}
-			}
-			todo = slices.Concat(todo[:at], urgent, todo[at:])
-			fill = len(todo)
-			todo = append(todo, rest...)
+			cands = append(cands, e.dayCandidatesLocked(now, len(e.units))...)
 		}
 	}
+	perHour := e.cfg.Budget.PerHour()
+	paused := e.cfg.Budget.PausedUntil()
+	view := schedule.Budget{Remaining: e.cfg.Budget.Remaining(), Paused: !paused.IsZero(),
+		Reserve: e.rolloverReserveLocked(now), SpareFloor: spareFloor(perHour)}
+	sc := make([]schedule.Candidate, len(cands))
+	for i := range cands {
+		sc[i] = cands[i].c
+	}
+	order := schedule.Order(sc)
+	picked := schedule.Next(sc, view)
+	wake := e.forecastLocked(cands, order, picked, view, now)
+	if picked < 0 {
+		next = minTime(next, wake)
+	} else {
+		pick, next = e.startLocked(cands[picked], now), now
+	}
+	return pick, next
+}
+
+// forecastLocked sets when each waiting unit is expected to start, going
+// down the value order and booking each candidate's requests in the
+// sliding hour after those ahead of it, and returns when the worker
+// should look again for the candidates that wait. It logs the first
+// round's line when a unit without data has to wait.
+func (e *Engine) forecastLocked(cands []candidate, order []int, picked int, view schedule.Budget, now time.Time) (wake time.Time) {
+	perHour := e.cfg.Budget.PerHour()
 	sent, paused := e.cfg.Budget.Ledger()
 	from := now
 	if paused.After(now) {
 		from = paused
 	}
-	book := newReservations(sent, e.cfg.Budget.PerHour())
-	waitingFirst := false
-	// A unit may go before a more valuable one that waits only when it is
-	// cheaper than every unit ahead of it that waits (a one-request unit
-	// beside walks); else it starts after them. Spare-room day reads
-	// always start after every unit that waits.
-	gate, cheapestAhead := from, math.MaxInt
-	for i, t := range todo {
-		u := t.u
-		need := min(t.cost, e.cfg.Budget.PerHour())
-		start := from
-		spare := fill >= 0 && i >= fill
-		if t.cost >= cheapestAhead || spare {
-			start = gate
-		}
-		at := book.earliest(start, need)
-		if spare && (at.After(now) || overSpareShare(e.spareUsedLocked(now), need, e.dayReserveLocked(now))) {
-			continue // spare room, within the planner's share for days: not booked, not waited for
-		}
-		book.add(at, need)
-		if at.After(gate) {
-			gate = at
-		}
-		if at.After(now) {
-			cheapestAhead = min(cheapestAhead, t.cost)
-		}
-		if t.day != nil {
-			t.spare = spare
-			switch {
-			case !at.After(now):
-				if pick == nil {
-					pick = t
-				}
-			case pick == nil:
-				next = minTime(next, at) // a day read that waits for room
+	ledger := newReservations(sent, perHour)
+	book := newReservations(sent, perHour)
+	gate, waitingFirst, blocked := from, false, false
+	for _, i := range order {
+		cd := cands[i]
+		need := min(max(1, cd.c.Need), perHour)
+		if !blocked && i != picked {
+			// When the hour has room for it and the room it may not use.
+			extra := view.Remaining - schedule.Room(cd.c, view)
+			at := ledger.earliest(from, min(perHour, need+extra))
+			if view.Reserve > 0 && !cd.c.Critical {
+				at = minTime(at, client.DateOf(now).AddDays(1).Time())
 			}
+			if !at.After(now) {
+				at = now.Add(time.Second) // defensive: never a busy loop
+			}
+			wake = minTime(wake, at)
+			blocked = need > view.Remaining // nothing passes it
+		}
+		if cd.c.Class == schedule.Spare {
+			continue // not forecast: spare room only
+		}
+		at := book.earliest(gate, need)
+		if i == picked {
+			at = now
+		}
+		for left, t := max(cd.left, need), at; left > 0; {
+			n := min(left, perHour)
+			t = book.earliest(t, n)
+			book.add(t, n)
+			left -= n
+		}
+		gate = maxTime(gate, at)
+		if cd.kind == jobDay {
 			continue
 		}
-		if !at.After(now) { // runs now, or next: not waiting
-			if pick == nil {
-				pick = t
-			}
+		u := cd.u
+		if !at.After(now) {
 			u.waitAt, u.waitWhy = time.Time{}, ""
 			continue
 		}
@@ -314,26 +424,84 @@ func (e *Engine) chooseLocked(now time.Time) (pick *task, next time.Time) {
 		if u.snap == nil && !u.attempted {
 			waitingFirst = true
 		}
-		if pick == nil {
-			next = minTime(next, at)
-		}
 	}
-	if pick != nil {
-		next = now
-	}
-	// The first round's line waits for estimates backed by data, or for
-	// the worker to have nothing left to start.
-	if waitingFirst && !e.firstRoundLogged && (pick == nil || !e.guessingLocked(now)) {
+	if waitingFirst && !e.firstRoundLogged && (picked < 0 || !e.guessingLocked(now)) {
 		e.logFirstRoundLocked(now)
 	}
-	return pick, next
+	return wake
 }
 
-// overSpareShare reports whether need more requests of day reads would
-// exceed the share reserve the planner left them in the hour, used
-// already; one read an hour always fits, however costly.
-func overSpareShare(used, need, reserve int) bool {
-	return used > 0 && used+need > reserve
+// startLocked makes cd's job the one in progress, starting it when new,
+// and returns it.
+func (e *Engine) startLocked(cd candidate, now time.Time) *job {
+	if cd.j != nil {
+		return cd.j
+	}
+	u := cd.u
+	j := &job{kind: cd.kind, u: u, day: cd.day, started: now}
+	prev := 0
+	switch cd.kind {
+	case jobRefresh:
+		j.rng = u.Window.Range(now)
+		if u.snap != nil {
+			prev, _ = e.estimateLocked(u, now)
+		}
+		u.due = false
+		u.job = j
+	case jobAudit:
+		j.rng = client.DateRange{From: client.DateOf(now).AddDays(-(u.Window.Days - 1)), To: client.DateOf(now)}
+		u.due = false
+		u.job = j
+	case jobDay:
+		j.rng = client.DateRange{From: cd.day.day, To: cd.day.day.AddDays(1)}
+		e.dayJobs = append(e.dayJobs, j)
+	}
+	j.walk, j.err = e.newWalk(u, j.rng, prev)
+	return j
+}
+
+// expiredLocked reports whether a walk in progress must start again: it
+// ran longer than maxWalkAge, a 1d window's range moved at midnight (its
+// pages would be yesterday's), or an audit's day ended.
+func (e *Engine) expiredLocked(j *job, now time.Time) bool {
+	switch {
+	case j.kind == jobRefresh && j.u.Window.Days == 1 && j.rng != j.u.Window.Range(now):
+		return true
+	case j.kind == jobAudit && client.DateOf(now) != client.DateOf(j.started):
+		return true
+	}
+	cost, _ := e.estimateLocked(j.u, j.started)
+	return now.Sub(j.started) > maxWalkAge(cost, e.cfg.Budget.PerHour())
+}
+
+// dropJobLocked abandons a walk in progress; the unit stays due, so that a
+// new walk starts when its turn comes.
+func (e *Engine) dropJobLocked(j *job) {
+	level.Debug(e.logger).Log("msg", "a walk in progress starts again (it ran too long, or its date range moved)",
+		"collector", j.u.Source, "project", j.u.Project, "window", j.u.Window.String(), "pages", j.walk.Sent())
+	e.detachLocked(j)
+	if j.kind == jobRefresh {
+		j.u.due = true
+	}
+}
+
+// detachLocked removes j from where it is kept.
+func (e *Engine) detachLocked(j *job) {
+	if j.kind == jobDay {
+		e.dayJobs = slices.DeleteFunc(e.dayJobs, func(o *job) bool { return o == j })
+		return
+	}
+	if j.u.job == j {
+		j.u.job = nil
+	}
+}
+
+// maxTime is the later of a and b.
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // minTime is the earlier of a and b, where the zero time means none.

@@ -29,16 +29,28 @@ var unitsWaitingDesc = prometheus.NewDesc("mintlify_units_waiting",
 	"Units (windows) of the source and project with no data yet that wait for the request budget or a rate-limit pause: a large site's first round, not a failure.",
 	[]string{"project", "source"}, nil)
 
-// render renders a result's families for a unit.
+// render renders a result's families for a unit: those it exports.
 func (e *Engine) render(u *unit, res *Result) []chunk {
 	fams := e.sources[u.src].families
 	out := make([]chunk, len(fams))
 	for i, f := range fams {
-		if i < len(res.Samples) {
+		if i < len(res.Samples) && u.exports(f) {
 			out[i] = renderFamily(f, u.Project, u.Window.Name, res.Samples[i])
 		}
 	}
 	return out
+}
+
+// exports reports whether u exports family f: a window's totals unit only
+// its site-wide families, its page walk only the others, a whole unit all.
+func (u *unit) exports(f Family) bool {
+	switch {
+	case u.pages != nil:
+		return f.SiteWide
+	case u.totals != nil:
+		return !f.SiteWide
+	}
+	return true
 }
 
 // publishLocked swaps in a new exposition of the current data: for each
@@ -86,6 +98,12 @@ type UnitState struct {
 	LastError string
 	// Deferred says what a waiting unit waits for, in a few words.
 	Deferred string
+	// Progress describes a walk in progress ("3 of about 8 pages"), ""
+	// when none.
+	Progress string
+	// Rank says where a due unit stands in the value order (docs/design.md,
+	// "Value order"), "" when it is not due.
+	Rank string
 }
 
 // States returns the state of every unit.
@@ -96,7 +114,10 @@ func (e *Engine) States() []UnitState {
 	out := make([]UnitState, len(e.units))
 	for i, u := range e.units {
 		cost, _ := e.estimateLocked(u, now)
-		s := UnitState{Unit: u.Unit, Interval: u.interval, Refreshing: u.inFlight, LastError: u.lastErr, Cost: cost}
+		s := UnitState{Unit: u.Unit, Interval: u.interval, Refreshing: u.inFlight || u.job != nil, LastError: u.lastErr, Cost: cost, Rank: u.rank}
+		if u.job != nil && u.job.walk != nil {
+			s.Progress = fmt.Sprintf("%d of about %d pages", u.job.walk.Sent(), max(cost, u.job.walk.Sent()+1))
+		}
 		if u.snap != nil {
 			s.Range, s.Completed, s.Cost, s.Summary = u.snap.rng, u.snap.completed, u.snap.res.Cost, u.snap.res.Summary
 		}
@@ -107,6 +128,8 @@ func (e *Engine) States() []UnitState {
 			s.State = StateFailing
 		case u.waitAt.After(now):
 			s.State = StateWaiting
+		case u.job != nil:
+			s.State = StateRefreshing
 		case u.snap == nil:
 			s.State = StatePending
 		default:
@@ -117,6 +140,9 @@ func (e *Engine) States() []UnitState {
 			if u.waitAt.After(now) {
 				s.Next = u.waitAt
 				s.Deferred = fmt.Sprintf("waiting for the request budget (%d requests)", min(cost, e.cfg.Budget.PerHour()))
+				if s.Progress != "" {
+					s.Deferred = "waiting for the request budget; its walk has " + s.Progress
+				}
 				if u.waitWhy == "paused" {
 					s.Deferred = "waiting for the API's rate-limit pause to end"
 				}
@@ -241,20 +267,24 @@ func (e *Engine) Describe(ch chan<- *prometheus.Desc) {
 func (e *Engine) Collect(ch chan<- prometheus.Metric) {
 	e.mu.Lock()
 	type item struct {
-		u    Unit
-		src  int
-		snap *snapshot
+		u       Unit
+		src     int
+		snap    *snapshot
+		exports func(Family) bool
 	}
 	var items []item
 	for _, u := range e.units {
 		if u.snap != nil {
-			items = append(items, item{u.Unit, u.src, u.snap})
+			items = append(items, item{u.Unit, u.src, u.snap, u.exports})
 		}
 	}
 	e.mu.Unlock()
 	for _, it := range items {
 		s := e.sources[it.src]
 		for fi, samples := range it.snap.res.Samples {
+			if !it.exports(s.families[fi]) {
+				continue
+			}
 			n := len(s.families[fi].Labels)
 			for _, sm := range samples {
 				lv := append([]string{it.u.Project, it.u.Window.Name}, sm.Labels[:n]...)

@@ -175,11 +175,18 @@ func (e *Engine) coveredLocked(u *unit, now time.Time) bool {
 	return true
 }
 
-// deriveLocked re-renders every derivable window the store covers from its
-// days and its base: after its base refreshed or a day was read.
-func (e *Engine) deriveLocked(now time.Time) {
+// deriveLocked re-renders the derivable windows the store covers from
+// their days and their base, after base refreshed or one of its days was
+// read; every window when base is nil (a restart).
+func (e *Engine) deriveLocked(now time.Time, base *unit) {
 	changed := false
 	for _, u := range e.units {
+		if base != nil && u.base != base {
+			continue
+		}
+		if u.derived && u.fallback == "" && u.base.snap != nil && u.base.snap.rng != u.base.Window.Range(now) {
+			continue // its base has yet to read the new day: the window waits for it, derived
+		}
 		if !e.coveredLocked(u, now) {
 			u.derived = false
 			continue
@@ -192,7 +199,7 @@ func (e *Engine) deriveLocked(now time.Time) {
 		u.snap, u.derived, u.attempted = snap, true, true
 		u.failures, u.lastErr, u.retryAt = 0, "", time.Time{}
 		u.errs.Recovered()
-		e.cfg.Status.Succeeded(u.Project, u.Source, u.Window.Name, snap.completed, 0)
+		e.cfg.Status.Succeeded(u.Project, u.Source, u.Window.String(), snap.completed, 0)
 		changed = true
 	}
 	if changed {
@@ -222,6 +229,9 @@ type dayTask struct {
 	day    client.Date
 	reread bool
 }
+
+// key is the day store's key of t.
+func (t *dayTask) key() dayKey { return dayKey{t.base.src, t.base.Project, t.base.Window.Site, t.day} }
 
 // dayTasksLocked lists the closed days the derivable windows need and the
 // store lacks, newest first (the newest feeds every window), then the
@@ -281,20 +291,6 @@ func (e *Engine) dayReserveLocked(now time.Time) int {
 	return int(math.Ceil(perDay / 24))
 }
 
-// spareUsedLocked is the number of requests day reads sent in the budget's
-// spare room during the last hour: they may not exceed dayReserveLocked,
-// the share the planner left, so that filling the store never starves a
-// unit of the plan.
-func (e *Engine) spareUsedLocked(now time.Time) int {
-	cut := now.Add(-time.Hour)
-	i := 0
-	for i < len(e.spareSent) && !e.spareSent[i].After(cut) {
-		i++
-	}
-	e.spareSent = e.spareSent[i:]
-	return len(e.spareSent)
-}
-
 // pruneDaysLocked drops days no window needs any more.
 func (e *Engine) pruneDaysLocked(now time.Time) {
 	need := map[dayKey]bool{}
@@ -313,33 +309,18 @@ func (e *Engine) pruneDaysLocked(now time.Time) {
 	}
 }
 
-// readDay reads one closed day of a base unit into the store, on the
-// worker. A second read that changed the day is counted.
-func (e *Engine) readDay(t dayTask, spare bool) {
-	rng := client.DateRange{From: t.day, To: t.day.AddDays(1)}
-	before := e.cfg.Budget.Used()
-	res, err := e.sources[t.base.src].src.Fetch(e.ctx, t.base.Unit, rng, 0)
-	if spare {
-		sent := max(0, e.cfg.Budget.Used()-before)
-		if res != nil {
-			sent = res.Cost
-		}
-		e.mu.Lock()
-		for range sent {
-			e.spareSent = append(e.spareSent, e.now())
-		}
-		e.mu.Unlock()
-	}
+// finishDay stores a closed day read by a day job, or backs day reads off
+// after a failure. A second read that changed the day is counted.
+func (e *Engine) finishDay(j *job, res *Result, err error, now time.Time) {
+	t := j.day
 	if err == nil {
 		err = e.check(t.base, res)
 	}
-	now := e.now()
 	e.mu.Lock()
 	defer func() {
 		e.changedLocked()
 		e.mu.Unlock()
 	}()
-	k := dayKey{t.base.src, t.base.Project, t.base.Window.Site, t.day}
 	if err != nil {
 		if e.ctx.Err() == nil {
 			e.dayRetryAt = now.Add(failureBackoffBase)
@@ -353,11 +334,12 @@ func (e *Engine) readDay(t dayTask, spare bool) {
 		}
 		return
 	}
+	k := t.key()
 	if old := e.days[k]; old != nil && t.reread && !old.provisional && family0(old.res) != family0(res) {
 		e.dayChanges.WithLabelValues(t.base.Source).Inc()
 	}
 	e.days[k] = &dayEntry{res: res, readAt: now, reread: t.reread || readLate(t.day, now)}
-	e.deriveLocked(now)
+	e.deriveLocked(now, t.base)
 	if e.cfg.OnChange != nil {
 		go e.cfg.OnChange()
 	}
@@ -382,14 +364,11 @@ func family0(res *Result) float64 {
 	return v
 }
 
-// audit reads a derived window's closed days directly, once, and compares
-// them with their sum in the store; above maxDrift the window falls back
-// to direct reads, with a warning that says why.
-func (e *Engine) audit(u *unit) {
-	start := e.now()
-	rng := client.DateRange{From: client.DateOf(start).AddDays(-(u.Window.Days - 1)), To: client.DateOf(start)}
-	res, err := e.sources[u.src].src.Fetch(e.ctx, u.Unit, rng, 0)
-	now := e.now()
+// finishAudit compares a direct read of a derived window's closed days
+// with their sum in the store; above maxDrift the window falls back to
+// direct reads, with a warning that says why.
+func (e *Engine) finishAudit(j *job, res *Result, err error, now time.Time) {
+	u := j.u
 	e.mu.Lock()
 	defer func() {
 		e.changedLocked()
@@ -397,7 +376,7 @@ func (e *Engine) audit(u *unit) {
 	}()
 	u.inFlight = false
 	u.auditAt = now
-	if err != nil || !u.derived || !e.coveredLocked(u, now) || client.DateOf(now) != client.DateOf(start) {
+	if err != nil || !u.derived || !e.coveredLocked(u, now) || client.DateOf(now) != client.DateOf(j.started) {
 		if err != nil && e.ctx.Err() == nil {
 			u.auditAt = now.Add(-auditEvery + failureBackoffBase) // try again soon
 			level.Warn(e.logger).Log("msg", "the audit of a derived window failed; it stays derived", "collector", u.Source, "project", u.Project, "window", u.Window.String(), "err", advice(err))
@@ -438,16 +417,23 @@ func (c derivedCollector) Collect(ch chan<- prometheus.Metric) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for _, u := range e.units {
-		if u.base == nil {
-			continue
+		if u.base == nil || u.pages != nil && u.pages.base != nil {
+			continue // a window's two parts are one series: the walk's
+		}
+		derived, audited, drift := u.derived, u.audited, u.drift
+		if t := u.totals; t != nil && t.base != nil {
+			derived = derived && t.derived
+			if t.audited {
+				audited, drift = true, max(drift, t.drift)
+			}
 		}
 		v := 0.0
-		if u.derived {
+		if derived {
 			v = 1
 		}
 		ch <- prometheus.MustNewConstMetric(derivedDesc, prometheus.GaugeValue, v, u.Project, u.Source, u.Window.Name)
-		if u.audited {
-			ch <- prometheus.MustNewConstMetric(driftDesc, prometheus.GaugeValue, u.drift, u.Project, u.Source, u.Window.Name)
+		if audited {
+			ch <- prometheus.MustNewConstMetric(driftDesc, prometheus.GaugeValue, drift, u.Project, u.Source, u.Window.Name)
 		}
 	}
 }

@@ -86,10 +86,12 @@ type Engine struct {
 	// reads back after one failed.
 	days       map[dayKey]*dayEntry
 	dayRetryAt time.Time
-	// spareSent holds, per request, when the day reads that used the
-	// budget's spare room sent it (the last hour only).
-	spareSent  []time.Time
+	// dayJobs are the day store's reads in progress.
+	dayJobs    []*job
 	dayChanges *prometheus.CounterVec
+	// connErrs says when a failure to connect to the API is logged: once
+	// per kind for the whole engine.
+	connErrs errstate.State
 
 	expo atomic.Pointer[Exposition]
 }
@@ -110,8 +112,18 @@ type unit struct {
 	src      int // index in Engine.sources
 	snap     *snapshot
 	interval time.Duration
-	inFlight bool // the worker is refreshing it
+	inFlight bool // the worker is sending a request of its job
 	due      bool // fell due; stays so until its refresh starts
+	// job is its fetch in progress (a walk that yields between pages), nil
+	// when none.
+	job *job
+	// For a source that splits its windows (Splitter): totals is a page
+	// walk's totals unit, pages a totals unit's page walk; both nil for a
+	// unit that is the whole window.
+	totals, pages *unit
+	// rank says where the unit stands in the value order, for the landing
+	// page; "" when it is not due.
+	rank string
 	// attempted is set once a refresh of the unit ended, in success or
 	// failure, in this process or a previous one (restored data).
 	attempted bool
@@ -214,6 +226,8 @@ func New(cfg Config) (*Engine, error) {
 		}
 		e.sources = append(e.sources, info)
 		seen := map[string]bool{}
+		sp, splits := s.(Splitter)
+		splits = splits && sp.SplitsTotals()
 		for _, p := range cfg.Projects {
 			for _, w := range cfg.Windows {
 				k := p + "\x00" + w.Name
@@ -221,8 +235,17 @@ func New(cfg Config) (*Engine, error) {
 					continue
 				}
 				seen[k] = true
-				e.units = append(e.units, &unit{Unit: Unit{Source: s.Name(), Project: p, Window: w}, src: si})
-				cfg.Status.Track(p, s.Name(), w.Name)
+				u := &unit{Unit: Unit{Source: s.Name(), Project: p, Window: w}, src: si}
+				if splits && !w.Site {
+					site := w
+					site.Site = true
+					t := &unit{Unit: Unit{Source: s.Name(), Project: p, Window: site}, src: si, pages: u}
+					u.totals = t
+					e.units = append(e.units, t)
+					cfg.Status.Track(p, s.Name(), site.String())
+				}
+				e.units = append(e.units, u)
+				cfg.Status.Track(p, s.Name(), w.String())
 			}
 		}
 		// Every reason is exported from the start, at 0, so that rate()

@@ -102,7 +102,10 @@ type memSource struct {
 	name  string
 	group string // CostGroup; "" for none
 	fixed int    // EstimateCost; 0: unknown before the first fetch
-	b     *Budget
+	// step makes the source a Stepper: a unit is a walk of cost requests
+	// sent one at a time.
+	step bool
+	b    *Budget
 
 	mu      sync.Mutex
 	cost    map[string]int
@@ -148,6 +151,55 @@ func (s *memSource) count(project, window string) int {
 	defer s.mu.Unlock()
 	return s.fetches[project+"/"+window]
 }
+
+// Walks implements Stepper: with step set, every unit is a walk.
+func (s *memSource) Walks(Unit) bool { return s.step }
+
+// Begin implements Stepper when step is set.
+func (s *memSource) Begin(u Unit, r client.DateRange, _ int) (Walk, error) {
+	if !s.step {
+		return nil, nil
+	}
+	k := u.Project + "/" + u.Window.String()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return &memWalk{s: s, k: k, r: r, n: max(1, s.cost[k])}, nil
+}
+
+// memWalk is a memSource unit sent one request at a time.
+type memWalk struct {
+	s    *memSource
+	k    string
+	r    client.DateRange
+	n    int
+	sent int
+	res  *Result
+}
+
+func (w *memWalk) Step(ctx context.Context) (bool, error) {
+	if err := w.s.b.Allow(ctx, client.EndpointVisitors); err != nil {
+		return false, err
+	}
+	w.sent++
+	if w.sent < w.n {
+		return false, nil
+	}
+	s := w.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.order = append(s.order, s.name+"/"+w.k)
+	s.ranges = append(s.ranges, w.r)
+	if fail := s.fail[w.k]; fail != nil {
+		return false, fail
+	}
+	s.fetches[w.k]++
+	w.res = &Result{Samples: [][]Sample{{{Value: float64(s.fetches[w.k])}}}, Cost: w.n, Summary: "in memory"}
+	return true, nil
+}
+
+func (w *memWalk) Sent() int                { return w.sent }
+func (w *memWalk) Totals() *Result          { return nil }
+func (w *memWalk) Result() (*Result, error) { return w.res, nil }
 
 func (s *memSource) Fetch(ctx context.Context, u Unit, r client.DateRange, _ int) (*Result, error) {
 	k := u.Project + "/" + u.Window.String()
@@ -242,7 +294,7 @@ func newRig(t *testing.T, o rigOptions, mk ...func(*Budget) Source) *rig {
 // clock as it is: every refresh that can run now has run.
 func (r *rig) settle() {
 	r.t.Helper()
-	r.e.Touch(context.Background(), 0)
+	r.e.Touch()
 	deadline := time.NewTimer(30 * time.Second)
 	defer deadline.Stop()
 	for {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"net"
 	"slices"
 	"time"
 
@@ -40,7 +41,7 @@ func (e *Engine) fail(u *unit, err error, end time.Time, took time.Duration) {
 		e.settle(u, func() {}) // shutting down: not a failure of the API
 		return
 	}
-	e.cfg.Status.Failed(u.Project, u.Source, u.Window.Name, took)
+	e.cfg.Status.Failed(u.Project, u.Source, u.Window.String(), took)
 	if ra, has, ok := client.IsRateLimited(err); ok {
 		e.mu.Lock()
 		e.rateLimits++
@@ -60,7 +61,14 @@ func (e *Engine) fail(u *unit, err error, end time.Time, took time.Duration) {
 		if paused := e.cfg.Budget.PausedUntil(); paused.After(u.retryAt) {
 			u.retryAt = paused
 		}
-		if u.errs.Failed(errorClass(err)) {
+		if client.IsConnectFailure(err) {
+			// One line per kind for the whole engine, not one per unit:
+			// the address is wrong or unreachable, not the unit.
+			if e.connErrs.Failed(errorClass(err)) {
+				level.Error(e.logger).Log("msg", "cannot connect to the API: check --mintlify.api-url and the network (no analytics request was spent; units retry with a back-off)",
+					"err", err, "retry_at", u.retryAt.UTC().Format(time.RFC3339))
+			}
+		} else if u.errs.Failed(errorClass(err)) {
 			msg := u.Source + " refresh failed; serving the previous data"
 			if u.snap == nil {
 				msg = u.Source + " refresh failed; no data for this unit yet"
@@ -78,7 +86,6 @@ func (e *Engine) fail(u *unit, err error, end time.Time, took time.Duration) {
 // succeed installs a refresh's data, counts its skipped rows, replans and
 // publishes the new exposition.
 func (e *Engine) succeed(u *unit, snap *snapshot) {
-	e.cfg.Status.Succeeded(u.Project, u.Source, u.Window.Name, snap.completed, snap.duration)
 	for _, reason := range slices.Sorted(maps.Keys(snap.res.Skipped)) {
 		n := snap.res.Skipped[reason]
 		if n <= 0 {
@@ -94,27 +101,36 @@ func (e *Engine) succeed(u *unit, snap *snapshot) {
 				"collector", u.Source, "project", u.Project, "window", u.Window.String(), "reason", reason, "rows", n)
 		}
 	}
-	e.settle(u, func() {
-		e.keepProvisionalLocked(u, snap)
-		if u.errs.Recovered() {
-			level.Info(e.logger).Log("msg", u.Source+" refresh succeeded again", "collector", u.Source, "project", u.Project, "window", u.Window.String())
-		}
-		u.snap, u.failures, u.lastErr, u.retryAt = snap, 0, "", time.Time{}
-		u.attempted = true
-		e.rateLimits = 0
-		level.Debug(e.logger).Log("msg", u.Source+" refreshed", "collector", u.Source, "project", u.Project, "window", u.Window.String(),
-			"range", snap.rng.String(), "requests", snap.res.Cost, "summary", snap.res.Summary, "duration", snap.duration)
-		if e.cfg.DeriveWindows {
-			e.pruneDaysLocked(snap.completed)
-			e.deriveLocked(snap.completed)
-		}
-		e.replanLocked()
-		e.publishLocked()
-		e.logAllDataLocked()
-	})
+	e.settle(u, func() { e.installLocked(u, snap) })
 	if e.cfg.OnChange != nil {
 		e.cfg.OnChange()
 	}
+}
+
+// installLocked makes snap u's data: the unit has recovered, derived
+// windows built on it are summed again, the plan and the exposition are
+// renewed.
+func (e *Engine) installLocked(u *unit, snap *snapshot) {
+	e.cfg.Status.Succeeded(u.Project, u.Source, u.Window.String(), snap.completed, snap.duration)
+	e.keepProvisionalLocked(u, snap)
+	if u.errs.Recovered() {
+		level.Info(e.logger).Log("msg", u.Source+" refresh succeeded again", "collector", u.Source, "project", u.Project, "window", u.Window.String())
+	}
+	if e.connErrs.Recovered() {
+		level.Info(e.logger).Log("msg", "the API answers again", "url_flag", "--mintlify.api-url")
+	}
+	u.snap, u.failures, u.lastErr, u.retryAt = snap, 0, "", time.Time{}
+	u.attempted = true
+	e.rateLimits = 0
+	level.Debug(e.logger).Log("msg", u.Source+" refreshed", "collector", u.Source, "project", u.Project, "window", u.Window.String(),
+		"range", snap.rng.String(), "requests", snap.res.Cost, "summary", snap.res.Summary, "duration", snap.duration)
+	if e.cfg.DeriveWindows {
+		e.pruneDaysLocked(snap.completed)
+		e.deriveLocked(snap.completed, u)
+	}
+	e.replanLocked()
+	e.publishLocked()
+	e.logAllDataLocked()
 }
 
 // planSummary is what the plan log line says.
@@ -164,7 +180,7 @@ func (e *Engine) replanLocked() {
 		for _, u := range e.units {
 			if u.derived {
 				u.interval = u.base.interval
-				e.cfg.Status.SetInterval(u.Project, u.Source, u.Window.Name, u.interval)
+				e.cfg.Status.SetInterval(u.Project, u.Source, u.Window.String(), u.interval)
 			}
 		}
 	}()
@@ -173,7 +189,7 @@ func (e *Engine) replanLocked() {
 		sum.perRound += pu[i].Cost
 		sum.perHour += float64(pu[i].Cost) * float64(time.Hour) / float64(u.interval)
 		sum.shortest, sum.longest = min(sum.shortest, u.interval), max(sum.longest, u.interval)
-		e.cfg.Status.SetInterval(u.Project, u.Source, u.Window.Name, u.interval)
+		e.cfg.Status.SetInterval(u.Project, u.Source, u.Window.String(), u.interval)
 	}
 	if !known || !sum.material(e.plan) {
 		return
@@ -252,6 +268,12 @@ func errorClass(err error) string {
 		return "body too large"
 	case errors.Is(err, context.DeadlineExceeded):
 		return "timeout"
+	case client.IsConnectFailure(err):
+		var dns *net.DNSError
+		if errors.As(err, &dns) {
+			return "connect dns"
+		}
+		return "connect"
 	}
 	return "transport"
 }

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"strings"
 	"sync"
 	"testing"
@@ -41,10 +40,10 @@ func TestServesOldDataWhileRefreshing(t *testing.T) {
 	src.gate = make(chan struct{})
 	src.mu.Unlock()
 	r.clock.Advance(5 * time.Minute) // 15 minutes since the first refresh
-	r.e.Touch(context.Background(), 0)
+	r.e.Touch()
 	r.eventually("the refresh to start", func() bool { return r.state("one/docs/1d").State == StateRefreshing })
 	done := make(chan struct{})
-	go func() { r.e.Touch(context.Background(), time.Hour); close(done) }()
+	go func() { r.e.Touch(); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(30 * time.Second):
@@ -64,7 +63,7 @@ func TestOneRefreshAtATime(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 25 {
 		wg.Add(1)
-		go func() { defer wg.Done(); r.e.Touch(context.Background(), time.Minute) }()
+		go func() { defer wg.Done(); r.e.Touch() }()
 	}
 	wg.Wait()
 	r.settle()

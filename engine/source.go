@@ -43,6 +43,10 @@ type Family struct {
 	// Labels are the family's own labels, at most MaxLabels, besides
 	// project and window.
 	Labels []string
+	// SiteWide marks a family of site-wide totals: for a source that
+	// splits its windows (Splitter), the window's totals unit exports it
+	// and its page walk exports the others.
+	SiteWide bool
 }
 
 // Sample is one series of a family: the values of the family's own labels,

@@ -123,13 +123,24 @@ func (e *Engine) restoreLocked(st *State) {
 				continue
 			}
 			u.snap, u.attempted = snap, true
-			e.cfg.Status.Restore(u.Project, u.Source, u.Window.Name, snap.completed)
+			e.cfg.Status.Restore(u.Project, u.Source, u.Window.String(), snap.completed)
 			n++
+		}
+	}
+	// A cache file written before windows were split keeps the totals
+	// in the page walk's data: they stand in for the totals unit's.
+	for _, u := range e.units {
+		if t := u.totals; t != nil && u.snap != nil && t.snap == nil {
+			if res := e.siteWideOf(u, u.snap.res); res != nil {
+				t.snap = &snapshot{rng: u.snap.rng, res: res, completed: u.snap.completed, rendered: e.render(t, res)}
+				t.attempted = true
+				e.cfg.Status.Restore(t.Project, t.Source, t.Window.String(), u.snap.completed)
+			}
 		}
 	}
 	days := e.restoreDaysLocked(st.Days)
 	if e.cfg.DeriveWindows {
-		e.deriveLocked(e.now())
+		e.deriveLocked(e.now(), nil)
 	}
 	level.Info(e.logger).Log("msg", "restored state from the cache file", "units", n, "of", len(e.units),
 		"days", days, "ledger_requests_last_hour", e.cfg.Budget.Used())
@@ -159,6 +170,22 @@ func (e *Engine) restoredResult(u *unit, families map[string][]Sample, cost int)
 		return nil, errors.New("it holds families the source does not export")
 	}
 	return res, nil
+}
+
+// siteWideOf returns the site-wide families of res, a result of u's source
+// (nil when it has none).
+func (e *Engine) siteWideOf(u *unit, res *Result) *Result {
+	out := &Result{Samples: make([][]Sample, len(res.Samples)), Cost: 1, Summary: "site-wide totals"}
+	any := false
+	for fi, f := range e.sources[u.src].families {
+		if fi < len(res.Samples) && f.SiteWide && len(res.Samples[fi]) > 0 {
+			out.Samples[fi], any = res.Samples[fi], true
+		}
+	}
+	if !any {
+		return nil
+	}
+	return out
 }
 
 // LogRestored logs what Budget.Restore discarded or changed of a ledger

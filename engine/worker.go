@@ -2,44 +2,40 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
 )
 
 // maxSleep bounds one sleep of the worker on real timers, so that a clock
 // that jumps (a suspended machine) is looked at again within minutes.
 const maxSleep = 5 * time.Minute
 
-// work is the engine's one worker: until Close it refreshes, one at a
-// time, the unit that chooseLocked says buys the most now, and otherwise
-// sleeps until the next unit falls due, a back-off or a rate-limit pause
-// ends, or the budget has room for the unit that waits for it. Running
-// one refresh at a time keeps the budget check made before a refresh true
-// until it ends.
+// work is the engine's one worker: until Close it sends, one at a time,
+// the request decideLocked says is worth the most now (the first request
+// of a due unit's fetch, the next page of a walk in progress, a closed day
+// for the day store), and otherwise sleeps until a unit falls due, a
+// back-off or a rate-limit pause ends, or the budget has room. It never
+// waits for the budget while holding a walk: a walk yields between pages.
 func (e *Engine) work() {
 	defer close(e.done)
 	for e.ctx.Err() == nil {
 		now := e.now()
 		e.mu.Lock()
 		e.pokesSeen = e.pokes
-		t, next := e.chooseLocked(now)
+		j, next := e.decideLocked(now)
 		switch {
-		case t == nil:
+		case j == nil:
 			e.sleeping, e.wakeAt = true, next
-		case t.day == nil:
-			t.u.inFlight, t.u.due = true, false
+		case j.kind != jobDay:
+			j.u.inFlight = true
 		}
-		e.working = t != nil
+		e.working = j != nil
 		e.changedLocked()
 		e.mu.Unlock()
-		if t != nil {
-			switch {
-			case t.day != nil:
-				e.readDay(*t.day, t.spare)
-			case t.audit:
-				e.audit(t.u)
-			default:
-				e.refresh(t.u, t.cost)
-			}
+		if j != nil {
+			e.step(j)
 			continue
 		}
 		e.sleepUntil(next)
@@ -96,46 +92,11 @@ func (e *Engine) poke() {
 	}
 }
 
-// Touch is called by every scrape. Refreshes do not need it (they run on
-// the engine's timer); it wakes the worker, and, while a first refresh is
-// actually sending requests (see holdLocked), waits up to wait (or until
-// ctx ends) for it, so that the first scrape after a start has data. It
-// never waits for a unit that cannot make progress now.
-func (e *Engine) Touch(ctx context.Context, wait time.Duration) {
-	e.poke()
-	if wait <= 0 {
-		return
-	}
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
-	for {
-		e.mu.Lock()
-		hold := e.holdLocked()
-		ch := e.changed
-		e.mu.Unlock()
-		if !hold {
-			return
-		}
-		select {
-		case <-ch:
-		case <-timer.C:
-			return
-		case <-ctx.Done():
-			return
-		}
-	}
-}
-
-// holdLocked reports whether a scrape should wait for first data: the
-// worker runs, some unit has had no attempt and does not wait for the
-// budget, and the budget has room now (a walk paced by the budget is not
-// progressing).
-func (e *Engine) holdLocked() bool {
-	if !e.started || e.ctx.Err() != nil || e.readyLocked() {
-		return false
-	}
-	return e.cfg.Budget.Remaining() > 0 && e.cfg.Budget.PausedUntil().IsZero()
-}
+// Touch is called by every scrape: it wakes the worker to look at the
+// units again, and never waits. Refreshes do not need it (they run on the
+// engine's timer); a scrape before the first data gets a partial answer,
+// and /-/ready says when the first data is in.
+func (e *Engine) Touch() { e.poke() }
 
 // Ready reports whether the engine has done what it can now: every unit
 // has data, waits for the request budget, or has had its first attempt
@@ -184,19 +145,60 @@ func (e *Engine) changedLocked() {
 	e.changed = make(chan struct{})
 }
 
-// refresh runs one unit on the worker; u.inFlight is set.
-func (e *Engine) refresh(u *unit, cost int) {
-	start := e.now()
-	rng := u.Window.Range(start)
-	// A source may fetch the pages it expects concurrently: only a cost
-	// it measured itself, never an estimate from a sibling, is passed on.
-	prev := 0
-	if u.snap != nil {
-		prev = cost
+// step sends the next request of j on the worker and, when the fetch
+// ended, hands its result or error on. A request the budget refused (a
+// retry that found no room) or a 429 keeps the walk: it goes on with the
+// same page once there is room.
+func (e *Engine) step(j *job) {
+	done, err := false, j.err
+	if err == nil && j.walk != nil {
+		done, err = j.walk.Step(e.ctx)
 	}
-	res, err := e.sources[u.src].src.Fetch(e.ctx, u.Unit, rng, prev)
-	end := e.now()
-	took := end.Sub(start)
+	now := e.now()
+	// wait: the walk goes on later (a page sent, or a retry the budget
+	// refused); keep: it goes on after a 429, which is still a failure.
+	wait := err == nil && !done
+	keep := false
+	if err != nil && e.ctx.Err() == nil && j.err == nil {
+		_, _, keep = client.IsRateLimited(err)
+		wait = errors.Is(err, ErrBudgetExhausted) || errors.Is(err, ErrRateLimitPause)
+	}
+	e.mu.Lock()
+	if !j.totalsDone && j.walk != nil {
+		if t := j.walk.Totals(); t != nil {
+			e.installTotalsLocked(j, t, now)
+		}
+	}
+	if wait {
+		if j.kind != jobDay {
+			j.u.inFlight = false
+		}
+		e.changedLocked()
+		e.mu.Unlock()
+		return
+	}
+	if !keep {
+		e.detachLocked(j)
+	}
+	e.mu.Unlock()
+	var res *Result
+	if err == nil {
+		res, err = j.walk.Result()
+	}
+	switch j.kind {
+	case jobDay:
+		e.finishDay(j, res, err, now)
+	case jobAudit:
+		e.finishAudit(j, res, err, now)
+	default:
+		e.finishRefresh(j, res, err, now)
+	}
+}
+
+// finishRefresh installs a refresh's result, or records its failure.
+func (e *Engine) finishRefresh(j *job, res *Result, err error, end time.Time) {
+	u := j.u
+	took := end.Sub(j.started)
 	if err == nil {
 		err = e.check(u, res)
 	}
@@ -204,6 +206,23 @@ func (e *Engine) refresh(u *unit, cost int) {
 		e.fail(u, err, end, took)
 		return
 	}
-	e.succeed(u, &snapshot{rng: rng, res: res, completed: end, duration: took,
+	e.succeed(u, &snapshot{rng: j.rng, res: res, completed: end, duration: took,
 		rendered: e.render(u, res)})
+}
+
+// installTotalsLocked hands the site totals a page walk read on its first
+// page to the window's totals unit, when they are newer than its data:
+// a walk refreshes its totals too.
+func (e *Engine) installTotalsLocked(j *job, res *Result, at time.Time) {
+	j.totalsDone = true
+	t := j.u.totals
+	if j.kind != jobRefresh || t == nil || t.job != nil || t.inFlight || t.derived ||
+		j.rng != t.Window.Range(at) || (t.snap != nil && !t.snap.completed.Before(at)) {
+		return
+	}
+	res.Cost = 1
+	e.installLocked(t, &snapshot{rng: j.rng, res: res, completed: at, rendered: e.render(t, res)})
+	if e.cfg.OnChange != nil {
+		go e.cfg.OnChange()
+	}
 }

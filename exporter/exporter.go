@@ -73,9 +73,6 @@ type Config struct {
 	// concurrent scrapes (0: no limit).
 	TelemetryPath string
 	MaxRequests   int
-	// FirstWait bounds how long a scrape without a scrape-timeout header
-	// waits for first data; 10s when zero.
-	FirstWait time.Duration
 
 	// Version is shown on the landing page; Notes are lines shown first
 	// there (the demo banner); Examples are commands to try, shown there as
@@ -136,9 +133,6 @@ func New(cfg Config) (*Exporter, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = log.NewNopLogger()
 	}
-	if cfg.FirstWait == 0 {
-		cfg.FirstWait = 10 * time.Second
-	}
 	if cfg.TelemetryPath == "" {
 		cfg.TelemetryPath = "/metrics"
 	}
@@ -178,7 +172,6 @@ func New(cfg Config) (*Exporter, error) {
 func (x *Exporter) analytics(cfg Config) (*parts, error) {
 	status := engine.NewStatus()
 	budget := engine.NewBudget(cfg.RequestsPerHour, time.Now)
-	budget.Pace(func(ctx context.Context, t time.Time) error { return client.DefaultSleep(ctx, time.Until(t)) })
 	if cfg.CacheFile != "" {
 		if err := x.openJournal(cfg, budget); err != nil {
 			return nil, err
@@ -187,7 +180,7 @@ func (x *Exporter) analytics(cfg Config) (*parts, error) {
 	apiMetrics := engine.NewAPIMetrics()
 	c, err := client.New(client.Config{
 		BaseURL: cfg.APIURL, Key: cfg.Key, Timeout: cfg.Timeout, UserAgent: cfg.UserAgent,
-		Hooks: client.Hooks{Allow: budget.Allow, Observe: apiMetrics.Observe},
+		Hooks: client.Hooks{Allow: budget.Allow, Observe: apiMetrics.Observe, Unsent: budget.Unsent},
 	})
 	if err != nil {
 		return nil, err
@@ -293,7 +286,7 @@ func (x *Exporter) agents(ctx context.Context, cfg Config, p *parts) error {
 func routes(cfg Config, eng *engine.Engine, p *parts) http.Handler {
 	mux := http.NewServeMux()
 	mcfg := metricshandler.Config{Live: p.live, MaxRequests: cfg.MaxRequests,
-		FirstWait: cfg.FirstWait, Instrument: p.live, Logger: cfg.Logger}
+		Instrument: p.live, Logger: cfg.Logger}
 	if eng != nil {
 		mcfg.Cached = eng
 	}

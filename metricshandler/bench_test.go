@@ -9,7 +9,6 @@ package metricshandler_test
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -93,7 +92,7 @@ func getScrapeFixture(b *testing.B, n int) *scrapeFixture {
 		b.Fatal(err)
 	}
 	v.Start()
-	v.Touch(context.Background(), 5*time.Minute)
+	waitReady(b, v)
 	if st := v.States(); len(st) != 1 || st[0].Summary != fmt.Sprintf("%d paths, %d exported", n, n) {
 		b.Fatalf("first refresh: %+v", st)
 	}
@@ -106,7 +105,7 @@ func getScrapeFixture(b *testing.B, n int) *scrapeFixture {
 	f := &scrapeFixture{
 		live: live, own: own,
 		handler: httptest.NewServer(metricshandler.New(metricshandler.Config{
-			Live: live, Cached: v, MaxRequests: 40, FirstWait: 10 * time.Second, Instrument: live,
+			Live: live, Cached: v, MaxRequests: 40, Instrument: live,
 		})),
 		slow:   httptest.NewServer(promhttp.HandlerFor(prometheus.Gatherers{live, vreg}, promhttp.HandlerOpts{})),
 		bodies: map[string][]byte{},

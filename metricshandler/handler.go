@@ -13,13 +13,11 @@ package metricshandler
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/go-kit/log"
 	"github.com/go-kit/log/level"
@@ -34,8 +32,8 @@ import (
 // families, and the same as a prometheus.Collector for the slow path.
 type Cached interface {
 	prometheus.Collector
-	// Touch starts due refreshes and may wait for first data.
-	Touch(ctx context.Context, wait time.Duration)
+	// Touch wakes the engine's worker; it never waits.
+	Touch()
 	// Exposition is the current pre-rendered exposition.
 	Exposition() *engine.Exposition
 }
@@ -51,10 +49,6 @@ type Config struct {
 	// their answer is prepared; scrapes of the slow path (protobuf,
 	// OpenMetrics only) count, in a pool of their own, until it is sent.
 	MaxRequests int
-	// FirstWait is how long a scrape without an
-	// X-Prometheus-Scrape-Timeout-Seconds header may wait for the first
-	// data.
-	FirstWait time.Duration
 	// Instrument, when set, receives promhttp's handler metrics.
 	Instrument prometheus.Registerer
 	Logger     log.Logger
@@ -137,29 +131,13 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if h.cfg.Cached != nil {
-		h.cfg.Cached.Touch(r.Context(), firstWait(r.Header, h.cfg.FirstWait))
+		h.cfg.Cached.Touch()
 	}
 	if !text {
 		h.slow.ServeHTTP(w, r)
 		return
 	}
 	h.serveText(w, r, format, release)
-}
-
-// firstWait returns how long a scrape may wait for first snapshots: a little
-// less than the scrape timeout Prometheus announces, else the default.
-func firstWait(hdr http.Header, def time.Duration) time.Duration {
-	s := hdr.Get("X-Prometheus-Scrape-Timeout-Seconds")
-	if s == "" {
-		return def
-	}
-	secs, err := strconv.ParseFloat(s, 64)
-	if err != nil || secs <= 0 {
-		return def
-	}
-	d := time.Duration(secs * float64(time.Second))
-	// Leave time to render and send the answer.
-	return d - min(d/10+250*time.Millisecond, d/2)
 }
 
 // serveText writes the pre-rendered exposition and the live part; it calls

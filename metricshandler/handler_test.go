@@ -2,7 +2,6 @@ package metricshandler_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -86,7 +85,6 @@ type envOptions struct {
 	// handler, as main does; their values change between scrapes.
 	goProcess   bool
 	maxRequests int
-	firstWait   time.Duration
 	// fail makes every visitors request fail with 500.
 	fail bool
 	// latency delays every answer of the fake.
@@ -168,7 +166,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	}
 	if !o.noSnapshots {
 		v.Start()
-		v.Touch(context.Background(), time.Minute)
+		waitReady(t, v)
 		if !v.Ready() {
 			t.Fatalf("no snapshots after the first refresh: %+v", v.States())
 		}
@@ -177,15 +175,12 @@ func newEnv(t *testing.T, o envOptions) *env {
 	if o.wrap != nil {
 		hv = o.wrap(v)
 	}
-	if o.firstWait == 0 {
-		o.firstWait = 5 * time.Second
-	}
 	vreg := prometheus.NewRegistry()
 	vreg.MustRegister(v)
 	return &env{
 		srv: srv, visitors: v, live: live,
 		h: metricshandler.New(metricshandler.Config{
-			Live: live, Cached: hv, MaxRequests: o.maxRequests, FirstWait: o.firstWait, Instrument: instrument,
+			Live: live, Cached: hv, MaxRequests: o.maxRequests, Instrument: instrument,
 		}),
 		slow: promhttp.HandlerFor(prometheus.Gatherers{live, vreg}, promhttp.HandlerOpts{}),
 	}
@@ -581,7 +576,7 @@ func TestLabelEscapingRoundTrips(t *testing.T) {
 func TestBeforeFirstSnapshot(t *testing.T) {
 	// Every first refresh fails: the scrapes do not wait (every unit has
 	// had its attempt), serve no data, and mintlify_up says 0.
-	e := newEnv(t, envOptions{fail: true, firstWait: 200 * time.Millisecond})
+	e := newEnv(t, envOptions{fail: true})
 	plain := scrape(e.h, "Accept", acceptText)
 	gz := scrape(e.h, "Accept", acceptText, "Accept-Encoding", "gzip")
 	fast := promtest.ParseText(t, plain.Body.Bytes())
@@ -604,24 +599,21 @@ func TestBeforeFirstSnapshot(t *testing.T) {
 	sameFamilies(t, "text vs protobuf", fast, parseProto(t, scrape(e.h, "Accept", acceptProto).Body.Bytes()))
 }
 
-// gatedVisitors is the real visitors collector whose Touch reports the wait
-// it was given and then blocks until released (or the scrape ends).
+// gatedVisitors is the real visitors collector whose Touch reports that a
+// scrape reached it and then blocks until released.
 type gatedVisitors struct {
 	*engine.Engine
-	entered chan time.Duration
+	entered chan struct{}
 	release chan struct{}
 }
 
-func (g *gatedVisitors) Touch(ctx context.Context, wait time.Duration) {
-	g.entered <- wait
-	select {
-	case <-g.release:
-	case <-ctx.Done():
-	}
+func (g *gatedVisitors) Touch() {
+	g.entered <- struct{}{}
+	<-g.release
 }
 
 func gate(buffer int) (*gatedVisitors, func(*engine.Engine) metricshandler.Cached) {
-	g := &gatedVisitors{entered: make(chan time.Duration, buffer), release: make(chan struct{})}
+	g := &gatedVisitors{entered: make(chan struct{}, buffer), release: make(chan struct{})}
 	return g, func(v *engine.Engine) metricshandler.Cached { g.Engine = v; return g }
 }
 
@@ -659,40 +651,10 @@ func TestMaxRequests(t *testing.T) {
 	}
 }
 
-// TestScrapeTimeoutHeader: the first wait is a little less than the scrape
-// timeout Prometheus announces, else the configured default.
-func TestScrapeTimeoutHeader(t *testing.T) {
-	g, wrap := gate(1)
-	close(g.release)
-	e := newEnv(t, envOptions{wrap: wrap, firstWait: 10 * time.Second})
-	for _, tc := range []struct {
-		header string
-		want   time.Duration
-	}{
-		{"", 10 * time.Second},
-		{"10", 10*time.Second - time.Second - 250*time.Millisecond},
-		{"0.5", 250 * time.Millisecond},
-		{"0.1", 50 * time.Millisecond},
-		{"garbage", 10 * time.Second},
-		{"-3", 10 * time.Second},
-	} {
-		hdr := []string{"Accept", acceptText}
-		if tc.header != "" {
-			hdr = append(hdr, "X-Prometheus-Scrape-Timeout-Seconds", tc.header)
-		}
-		if r := scrape(e.h, hdr...); r.Code != http.StatusOK {
-			t.Fatalf("status %d", r.Code)
-		}
-		if got := <-g.entered; got != tc.want {
-			t.Errorf("X-Prometheus-Scrape-Timeout-Seconds %q: waited up to %s, want %s", tc.header, got, tc.want)
-		}
-	}
-}
-
-// TestScrapeTimeoutBoundsFirstWait: with an API slower than the scrape
-// timeout, the first scrape answers in time with the live part only.
-func TestScrapeTimeoutBoundsFirstWait(t *testing.T) {
-	e := newEnv(t, envOptions{latency: time.Minute, noSnapshots: true, firstWait: time.Minute})
+// TestFirstScrapeNeverWaits: with an API slower than the scrape timeout,
+// the first scrape answers at once with the live part only.
+func TestFirstScrapeNeverWaits(t *testing.T) {
+	e := newEnv(t, envOptions{latency: time.Minute, noSnapshots: true})
 	start := time.Now()
 	r := scrape(e.h, "Accept", acceptText, "X-Prometheus-Scrape-Timeout-Seconds", "0.5")
 	took := time.Since(start)
@@ -722,4 +684,22 @@ func TestNoVisitors(t *testing.T) {
 		t.Error("gzip answer differs from the plain one")
 	}
 	sameFamilies(t, "text vs protobuf", fams, parseProto(t, scrape(h, "Accept", acceptProto).Body.Bytes()))
+}
+
+// waitReady waits, up to a minute, for the engine to be ready: each of its
+// changes wakes the wait.
+func waitReady(t testing.TB, v *engine.Engine) {
+	t.Helper()
+	deadline := time.After(time.Minute)
+	for {
+		idle, ch := v.Idle()
+		if v.Ready() && idle {
+			return
+		}
+		select {
+		case <-ch:
+		case <-deadline:
+			t.Fatalf("not ready after a minute: %+v", v.States())
+		}
+	}
 }

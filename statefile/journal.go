@@ -34,8 +34,9 @@ const maxJournalBytes = 4 << 20
 // itself is written only now and then; the journal is what makes a crash
 // loop unable to exceed the budget.
 //
-// Each line is "s UNIXNANO" (a request sent) or "p UNIXNANO" (paused
-// until). Unknown or malformed lines are skipped. The journal is compacted
+// Each line is "s UNIXNANO" (a request sent), "u UNIXNANO" (the request
+// recorded at that time failed before a connection was made: not spent) or
+// "p UNIXNANO" (paused until). Unknown or malformed lines are skipped. The journal is compacted
 // (rewritten atomically with the last hour only) when it is opened and when
 // it grows past a few thousand lines.
 type Journal struct {
@@ -68,6 +69,7 @@ func OpenJournal(path string, now func() time.Time) (*Journal, JournalState, err
 		now = time.Now
 	}
 	var st JournalState
+	var unsent []time.Time
 	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
 		return nil, st, fmt.Errorf("budget journal %s is not a regular file; remove it", path)
 	}
@@ -88,17 +90,21 @@ func OpenJournal(path string, now func() time.Time) (*Journal, JournalState, err
 		}
 		kind, num, ok := strings.Cut(line, " ")
 		ns, err := strconv.ParseInt(num, 10, 64)
-		if !ok || err != nil || (kind != "s" && kind != "p") {
+		if !ok || err != nil || (kind != "s" && kind != "p" && kind != "u") {
 			st.Skipped++ // a torn last line after a crash, or not ours
 			continue
 		}
 		t := time.Unix(0, ns).UTC()
-		if kind == "s" {
+		switch {
+		case kind == "s":
 			st.Sent = append(st.Sent, t)
-		} else if t.After(st.PausedUntil) {
+		case kind == "u":
+			unsent = append(unsent, t)
+		case t.After(st.PausedUntil):
 			st.PausedUntil = t
 		}
 	}
+	st.Sent = withoutUnsent(st.Sent, unsent)
 	slices.SortFunc(st.Sent, time.Time.Compare)
 	j := &Journal{path: path, now: now, pause: st.PausedUntil}
 	j.sent = append(j.sent, st.Sent...)
@@ -135,6 +141,27 @@ func (j *Journal) Spent(t time.Time) error {
 	}
 	j.sent = append(j.sent, t)
 	return j.appendLocked('s', t)
+}
+
+// Unspent appends that the request recorded at t was not sent after all
+// (it failed before a connection was made), synced to disk.
+func (j *Journal) Unspent(t time.Time) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if i := slices.IndexFunc(j.sent, t.Equal); i >= 0 {
+		j.sent = slices.Delete(j.sent, i, i+1)
+	}
+	return j.appendLocked('u', t)
+}
+
+// withoutUnsent removes from sent one entry for each time in unsent.
+func withoutUnsent(sent, unsent []time.Time) []time.Time {
+	for _, u := range unsent {
+		if i := slices.IndexFunc(sent, u.Equal); i >= 0 {
+			sent = slices.Delete(sent, i, i+1)
+		}
+	}
+	return sent
 }
 
 // Paused appends a rate-limit pause until t, synced to disk.

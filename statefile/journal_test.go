@@ -166,9 +166,10 @@ func TestRestoreClampsTimes(t *testing.T) {
 	if x.b.Used() != 0 || !x.b.PausedUntil().IsZero() {
 		t.Errorf("an hour later: %d used, paused until %s; want 0 and no pause", x.b.Used(), x.b.PausedUntil())
 	}
+	// The unit and, from its data, its window's site totals.
 	st := x.e.State()
-	if len(st.Units) != 1 || !st.Units[0].Completed.Equal(t0) {
-		t.Errorf("restored units %+v, want one completed at %s", st.Units, t0)
+	if len(st.Units) != 2 || !st.Units[0].Completed.Equal(t0) || !st.Units[1].Completed.Equal(t0) {
+		t.Errorf("restored units %+v, want the window's two parts completed at %s", st.Units, t0)
 	}
 }
 
