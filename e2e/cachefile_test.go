@@ -35,9 +35,10 @@ func TestCacheFileRestart(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the cache file is not valid after the first run: %v", err)
 	}
-	if len(st.Units) != len(projects)*len(windowDays) || len(st.Ledger) != want {
+	// Each window is two units: its site totals and its page walk.
+	if len(st.Units) != 2*len(projects)*len(windowDays) || len(st.Ledger) != want {
 		t.Errorf("cache file: %d units and %d ledger entries, want %d and %d",
-			len(st.Units), len(st.Ledger), len(projects)*len(windowDays), want)
+			len(st.Units), len(st.Ledger), 2*len(projects)*len(windowDays), want)
 	}
 
 	second := startExporter(t, keyEnv, args...)
@@ -122,9 +123,9 @@ func TestCacheFileIgnoredWhenBad(t *testing.T) {
 			if err != nil {
 				t.Fatalf("the cache file was not replaced by a valid one: %v", err)
 			}
-			if len(st.Units) != len(windowDays) || len(st.Ledger) != want {
+			if len(st.Units) != 2*len(windowDays) || len(st.Ledger) != want {
 				t.Errorf("new cache file: %d units, %d ledger entries; want %d, %d",
-					len(st.Units), len(st.Ledger), len(windowDays), want)
+					len(st.Units), len(st.Ledger), 2*len(windowDays), want)
 			}
 			skipIfDayChanged(t, today)
 		})

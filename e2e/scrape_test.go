@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -46,13 +47,20 @@ func getURL(t *testing.T, c *http.Client, url string, hdr map[string]string) (*h
 	return resp, body
 }
 
-// scrapeHeaders asks for the text format and lets the first scrape wait
-// for the first snapshots, as Prometheus does.
+// scrapeHeaders announces a scrape timeout, as Prometheus does; the
+// exporter never waits for it.
 var scrapeHeaders = map[string]string{"X-Prometheus-Scrape-Timeout-Seconds": "10"}
 
-// scrape GETs /metrics and parses the text format.
+// scrape waits for /-/ready, as a user waits for the first data before
+// reading a partial target, then GETs /metrics and parses the text format.
 func (p *process) scrape(t *testing.T) ([]byte, map[string]*dto.MetricFamily) {
 	t.Helper()
+	eventually(t, time.Minute, "/-/ready is 200", func() string {
+		if resp, body := p.get(t, "/-/ready", nil); resp.StatusCode != http.StatusOK {
+			return fmt.Sprintf("%d %s", resp.StatusCode, body)
+		}
+		return ""
+	})
 	resp, body := p.get(t, "/metrics", scrapeHeaders)
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("scrape: status %d: %s", resp.StatusCode, body)

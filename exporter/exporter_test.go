@@ -74,9 +74,9 @@ func TestReadyWithoutAScrape(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	// 1 page for the 1d walk, 1 request for the site window.
-	if n := fake.CountRequests(mintlifytest.EndpointVisitors); n != 2 {
-		t.Errorf("%d visitors requests before any scrape, want 2", n)
+	// 1d: its totals and a walk of 1 page; 1 request for the site window.
+	if n := fake.CountRequests(mintlifytest.EndpointVisitors); n != 3 {
+		t.Errorf("%d visitors requests before any scrape, want 3", n)
 	}
 	for _, r := range fake.Requests() {
 		if r.Endpoint == mintlifytest.EndpointVisitors && r.Query.Get("dateFrom") == now.UTC().AddDate(0, 0, -6).Format("2006-01-02") &&
@@ -104,7 +104,7 @@ func TestReadyWithoutAScrape(t *testing.T) {
 	x.Close()
 	closed = true
 	f, err := statefile.Read(cache)
-	if err != nil || len(f.Units) != 2 {
-		t.Fatalf("cache file after Close: %+v, %v; want 2 units", f.Units, err)
+	if err != nil || len(f.Units) != 3 {
+		t.Fatalf("cache file after Close: %d units, %v; want 3 (1d totals and walk, 7d:site)", len(f.Units), err)
 	}
 }
