@@ -66,7 +66,7 @@ func (e *Engine) fail(u *unit, err error, end time.Time, took time.Duration) {
 			// the address is wrong or unreachable, not the unit.
 			if e.connErrs.Failed(errorClass(err)) {
 				level.Error(e.logger).Log("msg", "cannot connect to the API: check --mintlify.api-url and the network (no analytics request was spent; units retry with a back-off)",
-					"err", err, "retry_at", u.retryAt.UTC().Format(time.RFC3339))
+					"err", connectError(err), "retry_at", u.retryAt.UTC().Format(time.RFC3339))
 			}
 		} else if u.errs.Failed(errorClass(err)) {
 			msg := u.Source + " refresh failed; serving the previous data"
@@ -276,6 +276,17 @@ func errorClass(err error) string {
 		return "connect"
 	}
 	return "transport"
+}
+
+// connectError is the short form of a failure to connect: the dial's own
+// error ("dial tcp 127.0.0.1:9: connect: connection refused"), without the
+// request's URL and query.
+func connectError(err error) string {
+	var op *net.OpError
+	if errors.As(err, &op) {
+		return op.Error()
+	}
+	return err.Error()
 }
 
 // advice returns the error text with what to do for the common cases.
