@@ -42,8 +42,9 @@ func startLargeSite(t *testing.T) (*mintlifytest.Server, *process) {
 	return srv, startExporter(t, keyEnv, args...)
 }
 
-// TestLargeSiteFirstRound: within 60 s every one-request unit of every
-// project has data and /-/ready is 200; from then on a scrape announcing a
+// TestLargeSiteFirstRound: within 60 s the one-request units of the
+// windows the first hour's budget reaches (1d and 7d; 30d follows in the
+// value order) have data in every project and /-/ready is 200; from then on a scrape announcing a
 // 10 s timeout is answered at once; no source is down; the budget holds;
 // the log says once that the first round does not fit, repeats no message
 // more than 3 times and has no line over 2 KB.
@@ -53,7 +54,7 @@ func TestLargeSiteFirstRound(t *testing.T) {
 	}
 	srv, p := startLargeSite(t)
 	start := time.Now()
-	eventually(t, 60*time.Second, "every one-request unit has data and /-/ready is 200", func() string {
+	eventually(t, 60*time.Second, "every 1d and 7d one-request unit has data and /-/ready is 200", func() string {
 		resp, _ := p.get(t, "/-/ready", nil)
 		if resp.StatusCode != http.StatusOK {
 			return fmt.Sprintf("/-/ready answers %d", resp.StatusCode)
@@ -61,7 +62,7 @@ func TestLargeSiteFirstRound(t *testing.T) {
 		_, fams := p.scrape(t)
 		got := series(fams)
 		for _, proj := range largeProjects {
-			for _, w := range []string{"1d", "7d", "30d"} {
+			for _, w := range []string{"1d", "7d"} {
 				for _, k := range []string{
 					key("mintlify_assistant_queries", "project", proj, "window", w, "caller", "web"),
 					key("mintlify_searches", "project", proj, "window", w),

@@ -159,9 +159,9 @@ func maxWalkAge(cost, perHour int) time.Duration {
 	return max(minWalkAge, time.Duration(2*float64(cost)/float64(max(1, perHour))*float64(time.Hour)))
 }
 
-// spareFloor is the room the day store's history always leaves in the
-// hour, so that filling it never empties the budget.
-func spareFloor(perHour int) int { return max(1, perHour/10) }
+// headroom is the room refreshes of stale data and the day store's
+// history leave in the hour (schedule.Budget.Headroom): a tenth of it.
+func headroom(perHour int) int { return max(1, perHour/10) }
 
 // candidate is a request the worker could send next, and what it is for.
 type candidate struct {
@@ -226,6 +226,8 @@ func (e *Engine) unitCandidateLocked(order int, u *unit, now time.Time) candidat
 		c.Class, c.Value = schedule.Stale, 0.5/float64(max(1, u.Window.Days)*cd.left)
 	case u.snap == nil:
 		c.Class = schedule.FirstData
+	case c.Critical && u.snap.rng != u.Window.Range(now):
+		c.Class = schedule.Urgent // a 1d unit still showing the day that ended
 	default:
 		c.Class, c.Value = schedule.Stale, wrongLocked(u, now)/float64(cd.left)
 	}
@@ -248,6 +250,8 @@ func rankText(c schedule.Candidate) string {
 		return fmt.Sprintf("first data: %dd, %s", c.Days, kind)
 	case schedule.Stale:
 		return fmt.Sprintf("refresh: %.2g of its value per request", c.Value)
+	case schedule.Urgent:
+		return "the new day (UTC midnight passed)"
 	}
 	return c.Class.String()
 }
@@ -348,7 +352,8 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 	perHour := e.cfg.Budget.PerHour()
 	paused := e.cfg.Budget.PausedUntil()
 	view := schedule.Budget{Remaining: e.cfg.Budget.Remaining(), Paused: !paused.IsZero(),
-		Reserve: e.rolloverReserveLocked(now), SpareFloor: spareFloor(perHour)}
+		Reserve: e.rolloverReserveLocked(now), Headroom: headroom(perHour),
+		SpareLeft: max(0, max(1, e.dayReserveLocked(now))-e.spareUsedLocked(now))}
 	sc := make([]schedule.Candidate, len(cands))
 	for i := range cands {
 		sc[i] = cands[i].c
@@ -360,6 +365,11 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 		next = minTime(next, wake)
 	} else {
 		pick, next = e.startLocked(cands[picked], now), now
+		if c := cands[picked].c; c.Class == schedule.Spare {
+			for range max(1, c.Need) {
+				e.spareSent = append(e.spareSent, now)
+			}
+		}
 	}
 	return pick, next
 }

@@ -291,6 +291,20 @@ func (e *Engine) dayReserveLocked(now time.Time) int {
 	return int(math.Ceil(perDay / 24))
 }
 
+// spareUsedLocked is the number of requests day reads sent in the
+// budget's spare room during the last hour: they may not exceed
+// dayReserveLocked, the share the planner left them, so that filling the
+// store never starves a unit of the plan.
+func (e *Engine) spareUsedLocked(now time.Time) int {
+	cut := now.Add(-time.Hour)
+	i := 0
+	for i < len(e.spareSent) && !e.spareSent[i].After(cut) {
+		i++
+	}
+	e.spareSent = e.spareSent[i:]
+	return len(e.spareSent)
+}
+
 // pruneDaysLocked drops days no window needs any more.
 func (e *Engine) pruneDaysLocked(now time.Time) {
 	need := map[dayKey]bool{}

@@ -225,10 +225,11 @@ func TestDerivedWindowsStayFreshAcrossMidnight(t *testing.T) {
 
 func trimFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
-// TestDayStoreFillUsesSpareRoom: filling an empty store uses the room no
-// unit can use, down to the spare floor, and a unit that falls due never
-// waits behind it.
-func TestDayStoreFillUsesSpareRoom(t *testing.T) {
+// TestDayStoreFillKeepsToItsShare: filling an empty store uses at most
+// the quarter of the budget the planner leaves it in any hour, so that the
+// units of the plan never wait behind it; the day that just ended is not
+// history and goes first.
+func TestDayStoreFillKeepsToItsShare(t *testing.T) {
 	src := &daySource{}
 	r := newRig(t, rigOptions{perHour: 40, projects: []string{"docs"}, windows: []string{"1d", "30d"}},
 		func(b *Budget) Source { src.b = b; return src })
@@ -237,17 +238,20 @@ func TestDayStoreFillUsesSpareRoom(t *testing.T) {
 	r.e.linkDerivable()
 	r.e.Start()
 	r.settle()
-	// Two units, then the 29 closed days (one audit of 30d once derived):
-	// 40 less the floor of 4 is room enough.
-	if n := src.days.Load(); n != 29 {
-		t.Fatalf("%d closed days read in the first hour, want all 29", n)
+	if n := src.days.Load(); n != 1+10 {
+		t.Fatalf("%d closed days read in the first hour, want 11: yesterday and 10 in a quarter of 40", n)
 	}
-	if left := r.b.Remaining(); left < spareFloor(40) {
-		t.Errorf("%d requests left, want at least the spare floor %d", left, spareFloor(40))
+	if left := r.b.Remaining(); left < 40-11-2 {
+		t.Errorf("%d requests left after the first round, want the plan's share kept (at least 27)", left)
 	}
 	r.clock.Advance(16 * time.Minute)
 	r.settle()
 	if st := r.state("events/docs/1d"); !st.Completed.Equal(r.clock.Now()) {
 		t.Errorf("the 1d unit did not refresh when due: %+v", st)
+	}
+	r.clock.Advance(time.Hour)
+	r.settle()
+	if n := src.days.Load(); n != 21 {
+		t.Errorf("%d closed days read after an hour, want 21", n)
 	}
 }

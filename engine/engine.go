@@ -86,8 +86,10 @@ type Engine struct {
 	// reads back after one failed.
 	days       map[dayKey]*dayEntry
 	dayRetryAt time.Time
-	// dayJobs are the day store's reads in progress.
+	// dayJobs are the day store's reads in progress; spareSent holds when
+	// each request of a spare one went (the last hour only).
 	dayJobs    []*job
+	spareSent  []time.Time
 	dayChanges *prometheus.CounterVec
 	// connErrs says when a failure to connect to the API is logged: once
 	// per kind for the whole engine.

@@ -17,8 +17,18 @@ import (
 func threeProjects(t *testing.T, perHour int) (*rig, *memSource, *memSource, *memSource) {
 	var walk, views, one *memSource
 	r := newRig(t, rigOptions{perHour: perHour, projects: []string{"a", "b", "c"}, windows: []string{"1d", "7d", "30d"}},
-		func(b *Budget) Source { walk = newMemSource("walk", b); walk.group = "paths"; walk.step = true; return walk },
-		func(b *Budget) Source { views = newMemSource("views", b); views.group = "paths"; views.step = true; return views },
+		func(b *Budget) Source {
+			walk = newMemSource("walk", b)
+			walk.group = "paths"
+			walk.step = true
+			return walk
+		},
+		func(b *Budget) Source {
+			views = newMemSource("views", b)
+			views.group = "paths"
+			views.step = true
+			return views
+		},
 		func(b *Budget) Source { one = newMemSource("one", b); one.fixed = 1; return one },
 	)
 	for _, p := range []string{"a", "b", "c"} {

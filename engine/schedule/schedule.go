@@ -14,19 +14,20 @@
 //     first), then kind (site totals, then one-request units, then page
 //     walks), a walk in progress before one not started, then the units'
 //     own order (project, source).
-//  2. Urgent: the closed day that just ended, when derived windows wait
-//     for it and it is cheap.
+//  2. Urgent: after UTC midnight, the 1d totals and one-request units
+//     still showing the day that ended, then the closed day that just
+//     ended, when derived windows wait for it and it is cheap.
 //  3. Stale: due units with data, by how wrong their data is per request
 //     still to send; among equals a walk in progress first.
 //  4. Spare: the day store's history, only with room nothing above can
-//     use, and never below the spare floor.
+//     use, within the share the planner left it.
 //
 // A request that does not fit the room it may use waits, and nothing below
 // it jumps ahead, so a costlier request is never delayed by cheaper ones;
-// the exceptions are the room kept before UTC midnight (Budget.Reserve),
-// which only rollover-critical requests may use, and the spare floor: a
-// request that waits only for those may be passed by one allowed to use
-// that room.
+// the exceptions are the room kept before UTC midnight (Budget.Reserve)
+// for rollover-critical requests, the headroom that stale refreshes leave,
+// and the spare share: a request that waits only for those may be passed
+// by one allowed to use that room.
 package schedule
 
 import (
@@ -106,9 +107,15 @@ type Budget struct {
 	// Reserve is the room kept for rollover-critical requests (in the
 	// hour before UTC midnight); others may not use it.
 	Reserve int
-	// SpareFloor is the room spare requests (day store history) always
-	// leave.
-	SpareFloor int
+	// Headroom is the room refreshes of data that is merely stale, and
+	// spare requests, always leave (above the reserve): first data and
+	// urgent requests may use it, and so may a request retried after a
+	// 5xx, so that what can wait does not spend the budget to the last
+	// request.
+	Headroom int
+	// SpareLeft is how many more spare requests (day store history) the
+	// planner's share for them allows in the sliding hour.
+	SpareLeft int
 }
 
 // less orders candidates by value, best first.
@@ -154,8 +161,11 @@ func Room(c Candidate, b Budget) int {
 	if !c.Critical {
 		room -= b.Reserve
 	}
+	if c.Class == Stale || c.Class == Spare {
+		room -= b.Headroom
+	}
 	if c.Class == Spare {
-		room -= b.SpareFloor
+		room = min(room, b.SpareLeft)
 	}
 	return room
 }
@@ -178,8 +188,8 @@ func Next(cands []Candidate, b Budget) int {
 		if need > b.Remaining {
 			return -1 // waits for the hour to have room: nothing passes it
 		}
-		// Waits only for the rollover reserve or the spare floor: a
-		// candidate that may use that room may pass.
+		// Waits only for the rollover reserve, the headroom or the
+		// spare share: a candidate that may use that room may pass.
 	}
 	return -1
 }

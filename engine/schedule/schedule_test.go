@@ -81,11 +81,18 @@ func TestNext(t *testing.T) {
 		{"above the reserve others go", []Candidate{stale(0.5, 0)}, Budget{Remaining: 4, Reserve: 3}, 0},
 		{"a critical request may use the reserve", []Candidate{critical(stale(0.5, 0))}, Budget{Remaining: 1, Reserve: 3}, 0},
 		{"a critical one passes one that waits for the reserve", []Candidate{stale(0.9, 0), critical(stale(0.1, 1))}, Budget{Remaining: 2, Reserve: 3}, 1},
-		{"spare room keeps the floor", []Candidate{{Class: Spare, Need: 1}}, Budget{Remaining: 9, SpareFloor: 9}, -1},
-		{"spare room above the floor", []Candidate{{Class: Spare, Need: 1}}, Budget{Remaining: 10, SpareFloor: 9}, 0},
-		{"the floor binds spare requests only", []Candidate{stale(0.1, 0)}, Budget{Remaining: 1, SpareFloor: 9}, 0},
-		{"spare keeps the reserve and the floor", []Candidate{{Class: Spare, Need: 1}}, Budget{Remaining: 12, Reserve: 3, SpareFloor: 9}, -1},
-		{"spare above both", []Candidate{{Class: Spare, Need: 1}}, Budget{Remaining: 13, Reserve: 3, SpareFloor: 9}, 0},
+		{"stale refreshes keep the headroom", []Candidate{stale(0.1, 0)}, Budget{Remaining: 9, Headroom: 9}, -1},
+		{"above the headroom they go", []Candidate{stale(0.1, 0)}, Budget{Remaining: 10, Headroom: 9}, 0},
+		{"first data may use the headroom", []Candidate{first(30, Walk, 0)}, Budget{Remaining: 1, Headroom: 9}, 0},
+		{"urgent requests may use the headroom", []Candidate{{Class: Urgent, Need: 1}}, Budget{Remaining: 1, Headroom: 9}, 0},
+		{"critical stale refreshes keep the headroom, not the reserve", []Candidate{critical(stale(0.5, 0))}, Budget{Remaining: 10, Reserve: 5, Headroom: 9}, 0},
+		{"critical stale refreshes at the headroom wait", []Candidate{critical(stale(0.5, 0))}, Budget{Remaining: 9, Reserve: 5, Headroom: 9}, -1},
+		{"first data passes stale units that wait for the headroom", []Candidate{stale(0.9, 0), {Class: Spare, Need: 1}, first(30, Walk, 2)}, Budget{Remaining: 5, Headroom: 9}, 2},
+		{"spare requests keep the headroom", []Candidate{{Class: Spare, Need: 1}}, Budget{Remaining: 9, Headroom: 9, SpareLeft: 50}, -1},
+		{"spare requests within their share", []Candidate{{Class: Spare, Need: 1}}, Budget{Remaining: 10, Headroom: 9, SpareLeft: 1}, 0},
+		{"spare requests past their share wait", []Candidate{{Class: Spare, Need: 1}}, Budget{Remaining: 90, SpareLeft: 0}, -1},
+		{"spare keeps the reserve and the headroom", []Candidate{{Class: Spare, Need: 1}}, Budget{Remaining: 12, Reserve: 3, Headroom: 9, SpareLeft: 50}, -1},
+		{"spare above both", []Candidate{{Class: Spare, Need: 1}}, Budget{Remaining: 13, Reserve: 3, Headroom: 9, SpareLeft: 50}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := Next(tc.cands, tc.budget); got != tc.want {
@@ -96,19 +103,26 @@ func TestNext(t *testing.T) {
 }
 
 func TestRoom(t *testing.T) {
-	b := Budget{Remaining: 20, Reserve: 5, SpareFloor: 2}
+	b := Budget{Remaining: 20, Reserve: 5, Headroom: 2, SpareLeft: 4}
 	for _, tc := range []struct {
 		c    Candidate
 		want int
 	}{
-		{stale(1, 0), 15},
-		{critical(stale(1, 0)), 20},
-		{Candidate{Class: Spare}, 13},
-		{Candidate{Class: Spare, Critical: true}, 18},
+		{first(7, Walk, 0), 15},
+		{critical(first(1, Totals, 0)), 20},
+		{Candidate{Class: Urgent}, 15},
+		{stale(1, 0), 13},
+		{critical(stale(1, 0)), 18},
+		{Candidate{Class: Spare}, 4},
+		{Candidate{Class: Spare, Critical: true}, 4},
 	} {
 		if got := Room(tc.c, b); got != tc.want {
 			t.Errorf("Room(%+v) = %d, want %d", tc.c, got, tc.want)
 		}
+	}
+	b.SpareLeft = 50
+	if got := Room(Candidate{Class: Spare}, b); got != 13 {
+		t.Errorf("spare room with a large share = %d, want 13 (reserve and headroom kept)", got)
 	}
 }
 

@@ -1,0 +1,121 @@
+package e2e
+
+// First data in the order users look (issue 28), with the real binary at
+// default flags against the fake enforcing the API's 100 requests an hour.
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/promtest"
+)
+
+// startSites starts the fake with n projects of paths paths each (rows out
+// of order, so every walk reads every page) and the API's limit, and the
+// exporter against it with the default flags.
+func startSites(t *testing.T, prefix string, n, paths int) ([]string, *mintlifytest.Server, *process) {
+	t.Helper()
+	today := time.Now().UTC().Truncate(24 * time.Hour)
+	opts := []mintlifytest.Option{mintlifytest.WithRateLimit(100), mintlifytest.WithUnorderedPaths()}
+	var projects []string
+	for i := range n {
+		p := fmt.Sprintf("%s-%d", prefix, i)
+		projects = append(projects, p)
+		opts = append(opts, mintlifytest.WithProject(p, mintlifytest.Generate(mintlifytest.GenerateOptions{
+			Seed: int64(900 + i), Paths: paths, Days: 30, End: today.AddDate(0, 0, 1),
+		})))
+	}
+	srv := mintlifytest.NewServer(opts...)
+	t.Cleanup(srv.Close)
+	args := []string{"--mintlify.api-url=" + srv.URL()}
+	for _, p := range projects {
+		args = append(args, "--mintlify.project-id="+p)
+	}
+	return projects, srv, startExporter(t, keyEnv, args...)
+}
+
+// missing returns the first of keys the scrape lacks, "" when it has all.
+func missing(got map[string]float64, keys []string) string {
+	for _, k := range keys {
+		if _, ok := got[k]; !ok {
+			return "no " + k
+		}
+	}
+	return ""
+}
+
+// TestTenProjectsFirstData: 10 projects of 500 paths. Within 60 s every
+// project's 1d visitors and views totals, within 2 minutes every 1d unit
+// of every project (page breakdowns included) has data, inside the first
+// hour's budget and without a 429.
+func TestTenProjectsFirstData(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the exporter against 10 projects")
+	}
+	t.Parallel()
+	projects, srv, p := startSites(t, "ten", 10, 500)
+	start := time.Now()
+	var totals, units []string
+	for _, proj := range projects {
+		totals = append(totals,
+			key("mintlify_visitors", "project", proj, "window", "1d", "traffic", "human"),
+			key("mintlify_views", "project", proj, "window", "1d", "traffic", "human"))
+		units = append(units,
+			key("mintlify_visitors_paths", "project", proj, "window", "1d"),
+			key("mintlify_views_paths", "project", proj, "window", "1d"),
+			key("mintlify_assistant_queries", "project", proj, "window", "1d", "caller", "web"),
+			key("mintlify_searches", "project", proj, "window", "1d"),
+			key("mintlify_feedback_pages_truncated", "project", proj, "window", "1d"))
+	}
+	scrapeNow := func() map[string]float64 {
+		resp, body := p.get(t, "/metrics", scrapeHeaders)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("scrape: %d", resp.StatusCode)
+		}
+		return series(promtest.ParseText(t, body))
+	}
+	eventually(t, 60*time.Second, "every project's 1d visitors and views totals", func() string { return missing(scrapeNow(), totals) })
+	t.Logf("every 1d total after %s", time.Since(start).Round(time.Millisecond))
+	eventually(t, 2*time.Minute-time.Since(start), "every 1d unit of every project", func() string { return missing(scrapeNow(), units) })
+	t.Logf("every 1d unit after %s, %d requests", time.Since(start).Round(time.Millisecond), len(srv.Requests()))
+	for _, r := range srv.Requests() {
+		if r.Status == http.StatusTooManyRequests {
+			t.Fatalf("the API answered 429 to %s", r.Path)
+		}
+	}
+	if n := len(srv.Requests()); n > 90 {
+		t.Errorf("%d requests, over the budget of 90", n)
+	}
+}
+
+// TestLargeSiteSpendsTheHour: 3 projects of 2,000 paths. The hour's 90
+// requests all go out at once (no idle budget), none is answered 429, and
+// none reads a closed day for the day store while a unit has no data.
+func TestLargeSiteSpendsTheHour(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the exporter against 6,000 paths")
+	}
+	t.Parallel()
+	_, srv, p := startSites(t, "large", 3, 2000)
+	eventually(t, 5*time.Minute, "90 requests answered", func() string {
+		if n := len(srv.Requests()); n < 90 {
+			return fmt.Sprintf("%d requests", n)
+		}
+		return ""
+	})
+	today := time.Now().UTC().Format(time.DateOnly)
+	for _, r := range srv.Requests() {
+		if r.Status == http.StatusTooManyRequests {
+			t.Errorf("the API answered 429 to %s", r.Path)
+		}
+		if to := r.Query.Get("dateTo"); to != "" && to <= today {
+			t.Errorf("a closed day read for the day store (%s to %s) while units have no data", r.Query.Get("dateFrom"), to)
+		}
+	}
+	if resp, _ := p.get(t, "/-/ready", nil); resp.StatusCode != http.StatusOK {
+		t.Errorf("/-/ready is %d with every unit either done or waiting for the budget", resp.StatusCode)
+	}
+}
