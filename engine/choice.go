@@ -48,6 +48,9 @@ func (e *Engine) dueAtLocked(u *unit, now time.Time) time.Time {
 		return time.Time{}
 	}
 	if u.derived {
+		if auditedWithTotals(u) {
+			return time.Time{}
+		}
 		at := u.auditAt.Add(auditEvery)
 		if e.unsettledLocked(u, now) && at.Before(now.Add(auditEvery/24)) {
 			at = now.Add(auditEvery / 24) // audited once its days are read for good
@@ -73,11 +76,18 @@ func (e *Engine) dueAtLocked(u *unit, now time.Time) time.Time {
 	return at
 }
 
+// auditedWithTotals reports whether u is a derived page walk whose window's
+// totals unit is derived too: the audit compares the site-wide figure, so
+// the totals unit's audit stands for both parts and u has none of its own.
+func auditedWithTotals(u *unit) bool {
+	return u.derived && u.totals != nil && u.totals.derived
+}
+
 // dueLocked reports whether u should start a refresh at now. Once due, a
 // unit stays due until its refresh starts: a replan that stretches its
 // interval meanwhile does not take the refresh back.
 func (e *Engine) dueLocked(u *unit, now time.Time) bool {
-	if u.inFlight || u.job != nil {
+	if u.inFlight || u.job != nil || auditedWithTotals(u) {
 		return false
 	}
 	u.due = u.due || !now.Before(e.dueAtLocked(u, now))
@@ -161,7 +171,7 @@ func maxWalkAge(cost, perHour int) time.Duration {
 
 // headroom is the room refreshes of stale data and the day store's
 // history leave in the hour (schedule.Budget.Headroom): a tenth of it.
-func headroom(perHour int) int { return max(1, perHour/10) }
+func headroom(perHour int) int { return perHour / 10 }
 
 // candidate is a request the worker could send next, and what it is for.
 type candidate struct {
@@ -208,7 +218,12 @@ func (e *Engine) unitCandidateLocked(order int, u *unit, now time.Time) candidat
 	if u.job != nil {
 		sent, c.Started, cd.kind = u.job.walk.Sent(), true, u.job.kind
 	}
-	cd.left = max(1, cost-sent)
+	cd.left = cost - sent
+	if cd.left < 1 {
+		// The walk outgrew its estimate: as many pages again, a guess
+		// that doubles as it goes on.
+		cd.left = max(1, sent)
+	}
 	switch {
 	case u.pages != nil || (u.Window.Site && e.isSplit(u)):
 		c.Kind = schedule.Totals
@@ -224,6 +239,11 @@ func (e *Engine) unitCandidateLocked(order int, u *unit, now time.Time) candidat
 	switch {
 	case cd.kind == jobAudit:
 		c.Class, c.Value = schedule.Stale, 0.5/float64(max(1, u.Window.Days)*cd.left)
+	case u.snap == nil && c.Kind == schedule.Walk && max(cd.left, sent) > e.cfg.Budget.PerHour()/2:
+		// A walk too long to end within half the hour's budget (a large
+		// site) yields, page by page, to refreshes worth more per
+		// request: its first data is worth 1 over its remaining pages.
+		c.Class, c.Value = schedule.Stale, 1/float64(cd.left)
 	case u.snap == nil:
 		c.Class = schedule.FirstData
 	case c.Critical && u.snap.rng != u.Window.Range(now):

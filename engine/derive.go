@@ -408,8 +408,12 @@ func (e *Engine) finishAudit(j *job, res *Result, err error, now time.Time) {
 		u.derived = false
 		level.Warn(e.logger).Log("msg", "a derived window does not add up: it is read directly from now on (events counted late, or the API draws day boundaries elsewhere than UTC midnight)",
 			"collector", u.Source, "project", u.Project, "window", u.Window.String(), "direct", direct, "sum_of_days", derived, "drift_ratio", drift)
-		// Due now: its direct read replaces the derived data.
+		// Due now: its direct read replaces the derived data; so is the
+		// window's page walk, whose audit this was too.
 		u.due = true
+		if p := u.pages; p != nil && p.derived {
+			p.fallback, p.derived, p.due = u.fallback, false, true
+		}
 		e.replanLocked()
 		e.publishLocked()
 	}
@@ -517,6 +521,24 @@ func (e *Engine) restoreDaysLocked(days []DayData) int {
 				n++
 			}
 			break
+		}
+	}
+	// A day of a page walk holds its site totals too: the window's totals
+	// unit takes them when its own day store lacks the day (a cache file
+	// of an earlier version, or one backfill wrote).
+	for k, de := range e.days {
+		site := k
+		site.site = true
+		if k.site || e.days[site] != nil {
+			continue
+		}
+		for _, u := range e.units {
+			if u.src == k.src && u.Project == k.project && u.Window.Site && u.base != nil && u.pages != nil {
+				if res := e.siteWideOf(u, de.res); res != nil {
+					e.days[site] = &dayEntry{res: res, readAt: de.readAt, reread: de.reread}
+				}
+				break
+			}
 		}
 	}
 	return n

@@ -170,7 +170,9 @@ func (e *Engine) replanLocked() {
 		pu = append(pu, PlanUnit{Cost: cost, Days: u.Window.Days})
 		planned = append(planned, u)
 	}
-	intervals := e.cfg.Planner(pu, max(1, e.cfg.Budget.PerHour()-e.dayReserveLocked(now)), e.cfg.MinInterval)
+	// The plan leaves the day store its share and the headroom that
+	// stale refreshes keep (schedule.Budget.Headroom).
+	intervals := e.cfg.Planner(pu, max(1, e.cfg.Budget.PerHour()-e.dayReserveLocked(now)-headroom(e.cfg.Budget.PerHour())), e.cfg.MinInterval)
 	sum := planSummary{units: len(planned), shortest: time.Duration(math.MaxInt64)}
 	if len(planned) == 0 {
 		sum.shortest = auditEvery

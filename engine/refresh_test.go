@@ -191,26 +191,34 @@ func TestRateLimitPausesEveryUnit(t *testing.T) {
 	}
 }
 
-// TestWalkLongerThanTheBudgetIsPaced: a walk that needs more requests than
-// one hour's budget is paced over several hours instead of failing.
-func TestWalkLongerThanTheBudgetIsPaced(t *testing.T) {
+// TestWalkLongerThanTheBudgetResumes: a walk that needs more requests
+// than one hour's budget sends what fits, yields, and resumes on the
+// engine's timer as room frees, without holding the worker or failing.
+func TestWalkLongerThanTheBudgetResumes(t *testing.T) {
 	var src *memSource
-	r := newRig(t, rigOptions{perHour: 2, pace: true, projects: []string{"docs"}, windows: []string{"7d"}},
-		func(b *Budget) Source { src = newMemSource("walk", b); return src })
+	r := newRig(t, rigOptions{perHour: 2, projects: []string{"docs"}, windows: []string{"7d"}},
+		func(b *Budget) Source { src = newMemSource("walk", b); src.step = true; return src })
 	src.setCost("docs", "7d", 5)
 	r.e.Start()
-	// 5 requests at 2 an hour: the walk waits for the clock twice, each
-	// time for the hour of the oldest requests to end.
-	for range 2 {
-		at := r.clock.earliestWait(t)
-		r.clock.Advance(at.Sub(r.clock.Now()))
+	r.settle()
+	if st := r.state("walk/docs/7d"); st.State != StateWaiting || !strings.Contains(st.Deferred, "2 of about") {
+		t.Fatalf("after the hour's 2 requests: %s %q, want waiting with its walk at 2 pages", st.State, st.Deferred)
 	}
-	r.waitFor("the paced walk", func() bool { return src.count("docs", "7d") == 1 })
+	if r.e.Working() {
+		t.Fatal("the worker is held by a walk that waits for the budget")
+	}
+	// 5 requests at 2 an hour: two waits for the hour of the oldest
+	// requests to end.
+	for range 2 {
+		r.clock.Advance(r.state("walk/docs/7d").Next.Sub(r.clock.Now()))
+		r.settle()
+	}
+	r.waitFor("the walk", func() bool { return src.count("docs", "7d") == 1 })
 	if took := r.clock.Now().Sub(t0); took != 2*(time.Hour+paceMargin) {
 		t.Errorf("the walk took %s of clock time, want 2h10s", took)
 	}
 	if !r.st.Up("docs", "walk") {
-		t.Fatal("the paced walk failed")
+		t.Fatal("the walk failed")
 	}
 	if iv := r.state("walk/docs/7d").Interval; iv != 150*time.Minute {
 		t.Errorf("interval %s, want 2h30m (5 requests at 2 an hour)", iv)
