@@ -414,7 +414,7 @@ func (e *Engine) forecastLocked(cands []candidate, order []int, picked int, view
 		need := min(max(1, cd.c.Need), perHour)
 		if !blocked && i != picked {
 			// When the hour has room for it and the room it may not use.
-			extra := view.Remaining - schedule.Room(cd.c, view)
+			extra := max(0, view.Remaining-schedule.Room(cd.c, view))
 			at := ledger.earliest(from, min(perHour, need+extra))
 			if view.Reserve > 0 && !cd.c.Critical {
 				at = minTime(at, client.DateOf(now).AddDays(1).Time())
@@ -428,7 +428,10 @@ func (e *Engine) forecastLocked(cands []candidate, order []int, picked int, view
 		if cd.c.Class == schedule.Spare {
 			continue // not forecast: spare room only
 		}
-		at := book.earliest(gate, need)
+		// It goes once the hour has room for it beside what it may not use
+		// (the headroom, the reserve).
+		extra := max(0, view.Remaining-schedule.Room(cd.c, view))
+		at := book.earliest(gate, min(perHour, need+extra))
 		if i == picked {
 			at = now
 		}
@@ -500,7 +503,10 @@ func (e *Engine) expiredLocked(j *job, now time.Time) bool {
 	case j.kind == jobAudit && client.DateOf(now) != client.DateOf(j.started):
 		return true
 	}
-	cost, _ := e.estimateLocked(j.u, j.started)
+	cost, _ := e.estimateLocked(j.u, now)
+	if s := j.u.snap; s != nil && !s.derived {
+		cost = max(cost, s.res.Cost) // a whole walk, not the day after a rollover
+	}
 	return now.Sub(j.started) > maxWalkAge(cost, e.cfg.Budget.PerHour())
 }
 

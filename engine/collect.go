@@ -104,7 +104,16 @@ type UnitState struct {
 	// Rank says where a due unit stands in the value order (docs/design.md,
 	// "Value order"), "" when it is not due.
 	Rank string
+	// Part is PartTotals or PartPages for the two units of a split
+	// window, "" for a unit that is the whole window.
+	Part string
 }
+
+// The parts of a split window (Splitter), as UnitState.Part gives them.
+const (
+	PartTotals = "totals"
+	PartPages  = "pages"
+)
 
 // States returns the state of every unit.
 func (e *Engine) States() []UnitState {
@@ -115,6 +124,12 @@ func (e *Engine) States() []UnitState {
 	for i, u := range e.units {
 		cost, _ := e.estimateLocked(u, now)
 		s := UnitState{Unit: u.Unit, Interval: u.interval, Refreshing: u.inFlight || u.job != nil, LastError: u.lastErr, Cost: cost, Rank: u.rank}
+		switch {
+		case u.pages != nil:
+			s.Part = PartTotals
+		case u.totals != nil:
+			s.Part = PartPages
+		}
 		if u.job != nil && u.job.walk != nil {
 			s.Progress = fmt.Sprintf("%d of about %d pages", u.job.walk.Sent(), max(cost, u.job.walk.Sent()+1))
 		}

@@ -224,3 +224,78 @@ func TestWalkLongerThanTheBudgetResumes(t *testing.T) {
 		t.Errorf("interval %s, want 2h30m (5 requests at 2 an hour)", iv)
 	}
 }
+
+// TestMaxWalkAge: a walk may run three hours, or twice what the whole
+// budget takes to send it when that is longer.
+func TestMaxWalkAge(t *testing.T) {
+	for _, tc := range []struct {
+		cost, perHour int
+		want          time.Duration
+	}{
+		{1, 90, 3 * time.Hour},
+		{135, 90, 3 * time.Hour},
+		{180, 90, 4 * time.Hour},
+		{400, 90, 8*time.Hour + 53*time.Minute + 20*time.Second},
+		{10, 0, 20 * time.Hour},
+	} {
+		if got := maxWalkAge(tc.cost, tc.perHour); got != tc.want {
+			t.Errorf("maxWalkAge(%d, %d) = %s, want %s", tc.cost, tc.perHour, got, tc.want)
+		}
+	}
+}
+
+// TestWalkStartsAgainAtMidnight: a 1d walk still under way when the UTC
+// day ends starts again with the new day's range (its pages would be
+// yesterday's); a 7d walk goes on with its range; a walk older than
+// maxWalkAge starts again.
+func TestWalkStartsAgainAtMidnight(t *testing.T) {
+	var src *memSource
+	r := newRig(t, rigOptions{perHour: 10, projects: []string{"docs"}, windows: []string{"1d"}},
+		func(b *Budget) Source { src = newMemSource("walk", b); src.step = true; return src })
+	src.setCost("docs", "1d", 25)
+	r.clock.Advance(11*time.Hour + 30*time.Minute) // 23:30
+	r.e.Start()
+	r.settle()
+	if st := r.state("walk/docs/1d"); st.State != StateWaiting || st.Progress == "" {
+		t.Fatalf("at 23:30: %s (%q), want the walk waiting half way", st.State, st.Progress)
+	}
+	old := client.LastNDays(r.clock.Now(), 1)
+	for range 4 * 60 {
+		r.clock.Advance(time.Minute)
+		r.settle()
+		if src.count("docs", "1d") > 0 {
+			break
+		}
+	}
+	src.mu.Lock()
+	ranges := append([]client.DateRange(nil), src.ranges...)
+	src.mu.Unlock()
+	if len(ranges) != 1 || ranges[0] == old || ranges[0] != client.LastNDays(r.clock.Now(), 1) {
+		t.Fatalf("walks completed over %v, want one, of the new day (not %v)", ranges, old)
+	}
+
+	r.e.mu.Lock()
+	defer r.e.mu.Unlock()
+	u := r.e.units[0]
+	now := r.clock.Now()
+	for _, tc := range []struct {
+		name    string
+		days    int
+		rng     client.DateRange
+		started time.Time
+		want    bool
+	}{
+		{"a fresh walk", 1, u.Window.Range(now), now, false},
+		{"a 1d walk of yesterday", 1, client.LastNDays(now.Add(-24*time.Hour), 1), now, true},
+		{"a 7d walk of yesterday's range", 7, client.LastNDays(now.Add(-24*time.Hour), 7), now, false},
+		{"a walk at its age bound", 1, u.Window.Range(now), now.Add(-maxWalkAge(25, 10)), false},
+		{"a walk past its age bound", 1, u.Window.Range(now), now.Add(-maxWalkAge(25, 10) - time.Second), true},
+	} {
+		w := *u
+		w.Window.Days = tc.days
+		j := &job{kind: jobRefresh, u: &w, rng: tc.rng, started: tc.started}
+		if got := r.e.expiredLocked(j, now); got != tc.want {
+			t.Errorf("%s: expired %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -91,7 +91,7 @@ func TestReadyWithoutAScrape(t *testing.T) {
 		t.Errorf("the webhook's path without the webhook: %d %q, want 404 naming --remediation.config", code, body)
 	}
 	_, page := get(t, h, "/")
-	for _, want := range []string{"<td>visitors</td><td>docs</td><td>1d</td>", "<td>7d:site</td>", "site-wide totals", "job-1"} {
+	for _, want := range []string{"<td>visitors</td><td>docs</td><td>1d totals</td>", "<td>visitors</td><td>docs</td><td>1d pages</td>", "<td>7d:site</td>", "site-wide totals", "job-1"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the landing page lacks %q", want)
 		}

@@ -135,10 +135,10 @@ var extraHTML = template.Must(template.New("extra").Parse(`
 <style>` + stateStyle + `</style>
 <h2>Analytics</h2>
 <p class="summary">{{.Summary}}</p>
-<p>Each unit is refreshed at its planned interval, on the exporter's own timer; when the budget binds, short and cheap windows are refreshed more often, and a unit that waits for the budget is not failing.</p>
+<p>Each unit is refreshed at its planned interval, on the exporter's own timer, one request at a time: a page walk yields between pages to requests worth more. First data goes in the order people look (every project's site totals, then its other 1d units and 1d page walks, then longer windows); then each due unit by how wrong its data is per request it costs ("next request" below). A unit that waits for the budget is not failing. A window's "totals" are one request whatever the size of the site; its "pages" are the walk of every page.</p>
 <table>
-<tr><th>source</th><th>project</th><th>window</th><th>dates</th><th class="detail">cost (requests)</th><th class="detail">interval</th><th>data</th><th>last success</th><th>state</th></tr>
-{{range .Units}}<tr><td>{{.Source}}</td><td>{{.Project}}</td><td>{{.Window}}</td><td class="nowrap">{{.Dates}}</td><td class="detail">{{.Cost}}</td><td class="detail">{{.Interval}}</td><td>{{.Data}}</td><td>{{.Last}}</td><td class="state-{{.State}}">{{.Text}}</td></tr>
+<tr><th>source</th><th>project</th><th>window</th><th>dates</th><th class="detail">cost (requests)</th><th class="detail">interval</th><th>data</th><th>last success</th><th>state</th><th class="detail">next request</th></tr>
+{{range .Units}}<tr><td>{{.Source}}</td><td>{{.Project}}</td><td>{{.Window}}</td><td class="nowrap">{{.Dates}}</td><td class="detail">{{.Cost}}</td><td class="detail">{{.Interval}}</td><td>{{.Data}}</td><td>{{.Last}}</td><td class="state-{{.State}}">{{.Text}}</td><td class="detail">{{.Rank}}</td></tr>
 {{end}}</table>
 {{if .JobsEnabled}}<h2>Agent jobs</h2>
 <p>{{.JobsDescribe}}</p>
@@ -174,7 +174,7 @@ type unitRow struct {
 	Source, Project, Window, Dates string
 	Cost                           int
 	Interval, Data, Last           string
-	State, Text                    string
+	State, Text, Rank              string
 }
 
 type jobRow struct {
@@ -208,8 +208,11 @@ func (p *page) table() (string, error) {
 	d := extraData{Examples: p.c.Examples, Summary: summaryLine(units, p.s.BudgetRemaining(), p.s.BudgetPerHour, now),
 		JobsEnabled: p.c.JobsEnabled, JobsDescribe: p.c.JobsDescribe, JobsShown: p.s.Jobs != nil, RemediationShown: p.s.Remediation != nil}
 	for _, st := range units {
-		r := unitRow{Source: st.Source, Project: st.Project, Window: st.Window.String(), Dates: "-", Cost: st.Cost,
-			Interval: st.Interval.String(), Data: "-", Last: "never", State: st.State, Text: stateText(st, now)}
+		r := unitRow{Source: st.Source, Project: st.Project, Window: windowText(st), Dates: "-", Cost: st.Cost,
+			Interval: st.Interval.String(), Data: "-", Last: "never", State: st.State, Text: stateText(st, now), Rank: st.Rank}
+		if r.Rank == "" {
+			r.Rank = "-"
+		}
 		if !st.Completed.IsZero() {
 			r.Dates, r.Data = st.Range.String(), st.Summary
 			r.Last = fmt.Sprintf("%s ago", now.Sub(st.Completed).Round(time.Second))
@@ -282,10 +285,26 @@ func clock(t, now time.Time) string {
 	return t.Format("Jan 2 15:04 UTC")
 }
 
+// windowText names a unit's window: "7d", or for the two parts of a window
+// that is split, "7d totals" and "7d pages"; a window asked for as
+// site-wide figures only stays "7d:site".
+func windowText(st engine.UnitState) string {
+	switch st.Part {
+	case engine.PartTotals:
+		return st.Window.Name + " totals"
+	case engine.PartPages:
+		return st.Window.Name + " pages"
+	}
+	return st.Window.String()
+}
+
 // stateText says what a unit is doing and what comes next.
 func stateText(st engine.UnitState, now time.Time) string {
 	switch st.State {
 	case engine.StateRefreshing:
+		if st.Progress != "" {
+			return "refreshing: walk at " + st.Progress
+		}
 		return "refreshing"
 	case engine.StateFailing:
 		return fmt.Sprintf("failing: %s (next try about %s)", st.LastError, clock(st.Next, now))
