@@ -106,7 +106,8 @@ type simBudget struct {
 
 func newSimBudget(perHour int, clk *simClock) *simBudget {
 	b := &simBudget{Budget: engine.NewBudget(perHour, clk.Now), clk: clk}
-	b.Pace(clk.waitUntil)
+	// No pacing: the engine sends a request only when the hour has room;
+	// a refusal would be a bug the simulation must see.
 	return b
 }
 

@@ -208,7 +208,7 @@ func wrongLocked(u *unit, now time.Time) float64 {
 // unitCandidateLocked is the next request of u: the first of its fetch, or
 // the next page of its walk in progress.
 func (e *Engine) unitCandidateLocked(order int, u *unit, now time.Time) candidate {
-	cost, _ := e.estimateLocked(u, now)
+	cost, guess := e.estimateLocked(u, now)
 	cd := candidate{u: u, j: u.job, kind: jobRefresh}
 	if u.derived {
 		cd.kind = jobAudit
@@ -219,10 +219,13 @@ func (e *Engine) unitCandidateLocked(order int, u *unit, now time.Time) candidat
 		sent, c.Started, cd.kind = u.job.walk.Sent(), true, u.job.kind
 	}
 	cd.left = cost - sent
-	if cd.left < 1 {
-		// The walk outgrew its estimate: as many pages again, a guess
-		// that doubles as it goes on.
-		cd.left = max(1, sent)
+	unknown := cd.left < 1 || guess && sent > 0
+	if unknown {
+		// A walk whose size nothing tells (its first, or one that
+		// outgrew its last): as long as an hour's budget, the same for
+		// every such walk, so that they go one at a time rather than
+		// all half way.
+		cd.left = max(1, e.cfg.Budget.PerHour())
 	}
 	switch {
 	case u.pages != nil || (u.Window.Site && e.isSplit(u)):
@@ -239,7 +242,7 @@ func (e *Engine) unitCandidateLocked(order int, u *unit, now time.Time) candidat
 	switch {
 	case cd.kind == jobAudit:
 		c.Class, c.Value = schedule.Stale, 0.5/float64(max(1, u.Window.Days)*cd.left)
-	case u.snap == nil && c.Kind == schedule.Walk && max(cd.left, sent) > e.cfg.Budget.PerHour()/2:
+	case u.snap == nil && c.Kind == schedule.Walk && (!unknown && cd.left > e.cfg.Budget.PerHour()/2 || e.longWalksLocked(u)):
 		// A walk too long to end within half the hour's budget (a large
 		// site) yields, page by page, to refreshes worth more per
 		// request: its first data is worth 1 over its remaining pages.
@@ -248,12 +251,31 @@ func (e *Engine) unitCandidateLocked(order int, u *unit, now time.Time) candidat
 		c.Class = schedule.FirstData
 	case c.Critical && u.snap.rng != u.Window.Range(now):
 		c.Class = schedule.Urgent // a 1d unit still showing the day that ended
+	case c.Kind != schedule.Walk && cost <= 1 && now.Sub(u.snap.completed) >= cheapMaxInterval:
+		c.Class = schedule.Overdue
 	default:
 		c.Class, c.Value = schedule.Stale, wrongLocked(u, now)/float64(cd.left)
 	}
 	cd.c = c
 	u.rank = rankText(c)
 	return cd
+}
+
+// longWalksLocked reports whether u's site is known for walks longer than
+// half the hour's budget: a walk of the same project and source (or cost
+// group) took that many requests, or has sent them and goes on.
+func (e *Engine) longWalksLocked(u *unit) bool {
+	long := e.cfg.Budget.PerHour() / 2
+	group := e.sources[u.src].group
+	for _, o := range e.units {
+		if o.Project != u.Project || o.Window.Site || (o.src != u.src && (group == "" || e.sources[o.src].group != group)) {
+			continue
+		}
+		if o.snap != nil && !o.snap.derived && o.snap.res.Cost > long || o.job != nil && o.job.walk != nil && o.job.walk.Sent() > long {
+			return true
+		}
+	}
+	return false
 }
 
 // isSplit reports whether u's source splits its windows (Splitter).
@@ -272,36 +294,42 @@ func rankText(c schedule.Candidate) string {
 		return fmt.Sprintf("refresh: %.2g of its value per request", c.Value)
 	case schedule.Urgent:
 		return "the new day (UTC midnight passed)"
+	case schedule.Overdue:
+		return "overdue: a one-request unit an hour old"
 	}
 	return c.Class.String()
 }
 
 // dayCandidatesLocked lists the day store's reads: those in progress, then
 // the closed days the derived windows lack or must read again. The day
-// that just ended goes before stale units when it is cheap (every derived
-// window waits for it), by its value per request otherwise; the rest only
-// in spare room.
+// that just ended goes by its value per request among stale units (every
+// derived window waits for it); the rest only in spare room.
 func (e *Engine) dayCandidatesLocked(now time.Time, order int) []candidate {
 	yesterday := client.DateOf(now).AddDays(-1)
 	var out []candidate
 	running := map[dayKey]bool{}
 	add := func(dt *dayTask, j *job) {
-		cost, _ := e.estimateLocked(dt.base, now)
+		cost, guess := e.estimateLocked(dt.base, now)
 		c := schedule.Candidate{Order: order, Days: 1, Need: 1, Started: j != nil}
 		order++
 		if !e.isWalkLocked(dt.base) {
 			c.Need = min(cost, e.cfg.Budget.PerHour())
 		}
 		left := cost
-		if j != nil {
-			left = max(1, cost-j.walk.Sent())
+		if guess && e.isWalkLocked(dt.base) {
+			left = max(1, e.cfg.Budget.PerHour()) // nothing tells its size: see unitCandidateLocked
+		} else if j != nil && j.walk != nil {
+			if left = cost - j.walk.Sent(); left < 1 {
+				left = max(1, e.cfg.Budget.PerHour()) // outgrew its estimate: see unitCandidateLocked
+			}
 		}
 		switch {
 		case dt.day != yesterday || dt.reread:
 			c.Class = schedule.Spare
-		case cost <= urgentDayCost:
-			c.Class = schedule.Urgent
 		default:
+			// Every derived window waits for it (a provisional day
+			// stands in meanwhile): worth a whole day per request,
+			// within the headroom.
 			c.Class, c.Value = schedule.Stale, 1/float64(left)
 		}
 		out = append(out, candidate{c: c, u: dt.base, j: j, kind: jobDay, day: dt, left: left})
@@ -317,10 +345,6 @@ func (e *Engine) dayCandidatesLocked(now time.Time, order int) []candidate {
 	}
 	return out
 }
-
-// urgentDayCost is the most requests the day that just ended may cost to
-// be read before stale units.
-const urgentDayCost = 2
 
 // rolloverReserveLocked is the room kept in the hour before UTC midnight
 // for the requests that read the new day first: one for each 1d totals or
@@ -506,6 +530,9 @@ func (e *Engine) expiredLocked(j *job, now time.Time) bool {
 	cost, _ := e.estimateLocked(j.u, now)
 	if s := j.u.snap; s != nil && !s.derived {
 		cost = max(cost, s.res.Cost) // a whole walk, not the day after a rollover
+	}
+	if j.walk != nil {
+		cost = max(cost, 2*j.walk.Sent()) // a walk that outgrew its estimate
 	}
 	return now.Sub(j.started) > maxWalkAge(cost, e.cfg.Budget.PerHour())
 }

@@ -133,6 +133,11 @@ func (e *Engine) installLocked(u *unit, snap *snapshot) {
 	e.logAllDataLocked()
 }
 
+// cheapMaxInterval is the longest interval a one-request unit gets while
+// the budget allows it to every such unit: an hour, however large the
+// site's walks.
+const cheapMaxInterval = time.Hour
+
 // planSummary is what the plan log line says.
 type planSummary struct {
 	units, perRound   int
@@ -167,7 +172,11 @@ func (e *Engine) replanLocked() {
 			cost = max(1, u.snap.res.Cost) // the plan is for whole windows, not the day after a rollover
 		}
 		known = known && !guess
-		pu = append(pu, PlanUnit{Cost: cost, Days: u.Window.Days})
+		p := PlanUnit{Cost: cost, Days: u.Window.Days}
+		if cost <= 1 && !e.isWalkLocked(u) {
+			p.MaxInterval = cheapMaxInterval
+		}
+		pu = append(pu, p)
 		planned = append(planned, u)
 	}
 	// The plan leaves the day store its share and the headroom that

@@ -12,6 +12,10 @@ type PlanUnit struct {
 	Cost int
 	// Days is the length of the unit's window.
 	Days int
+	// MaxInterval, when set, is the longest interval the unit may get
+	// while the budget allows every unit its maximum (one-request units:
+	// an hour, so that a large site's walks never leave them stale).
+	MaxInterval time.Duration
 }
 
 // Planner returns each unit's refresh interval, never below minInterval,
@@ -44,25 +48,43 @@ func PlanWeighted(units []PlanUnit, perHour int, minInterval time.Duration) []ti
 	minH := minInterval.Hours()
 	cost := make([]float64, len(units))
 	weight := make([]float64, len(units))
+	maxH := make([]float64, len(units))
+	capped := 0.0 // the requests an hour of the units held at their maximum
 	for i, u := range units {
 		cost[i] = float64(max(1, u.Cost))
 		weight[i] = math.Sqrt(cost[i] * float64(max(1, u.Days)))
+		maxH[i] = math.Inf(1)
+		if u.MaxInterval > 0 {
+			maxH[i] = math.Max(minH, u.MaxInterval.Hours())
+			capped += cost[i] / maxH[i]
+		}
 	}
+	budget := float64(perHour)
+	if capped >= budget {
+		// The maxima do not fit the budget together: none holds.
+		for i := range maxH {
+			maxH[i] = math.Inf(1)
+		}
+	}
+	// interval is unit i's interval, in hours, at the multiplier k.
+	interval := func(i int, k float64) float64 { return math.Min(maxH[i], math.Max(minH, k*weight[i])) }
 	// rate is the requests an hour when unit i is refreshed every
-	// max(minH, k·weight_i) hours; it falls as k grows.
+	// interval(i, k) hours; it falls as k grows.
 	rate := func(k float64) float64 {
 		r := 0.0
 		for i := range units {
-			r += cost[i] / math.Max(minH, k*weight[i])
+			r += cost[i] / interval(i, k)
 		}
 		return r
 	}
-	budget := float64(perHour)
 	if minH > 0 && rate(0) <= budget {
 		return out
 	}
 	lo, hi := 0.0, 1.0
-	for rate(hi) > budget {
+	for range 1000 { // rate falls towards capped < budget: a bound, not a limit
+		if rate(hi) <= budget {
+			break
+		}
 		hi *= 2
 	}
 	for range 100 {
@@ -74,7 +96,7 @@ func PlanWeighted(units []PlanUnit, perHour int, minInterval time.Duration) []ti
 		}
 	}
 	for i := range units {
-		secs := math.Ceil(math.Max(minH, hi*weight[i]) * 3600)
+		secs := math.Ceil(interval(i, hi) * 3600)
 		out[i] = max(minInterval, time.Duration(secs)*time.Second)
 	}
 	return out

@@ -10,15 +10,17 @@
 //
 // The value order (docs/design.md, "Value order"):
 //
+//  0. Overdue: a one-request unit whose data is an hour old or more (so
+//     that no walk, however long, leaves the cheap units stale).
 //  1. First data: units that never had data, by window length (1d
 //     first), then kind (site totals, then one-request units, then page
 //     walks), a walk in progress before one not started, then the units'
 //     own order (project, source).
 //  2. Urgent: after UTC midnight, the 1d totals and one-request units
-//     still showing the day that ended, then the closed day that just
-//     ended, when derived windows wait for it and it is cheap.
-//  3. Stale: due units with data, by how wrong their data is per request
-//     still to send; among equals a walk in progress first.
+//     still showing the day that ended.
+//  3. Stale: due units with data, and the closed day that just ended for
+//     the day store, by how wrong their data is per request still to
+//     send; among equals a walk in progress first.
 //  4. Spare: the day store's history, only with room nothing above can
 //     use, within the share the planner left it.
 //
@@ -41,7 +43,10 @@ type Class int
 
 // The classes, in value order.
 const (
-	FirstData Class = iota
+	// Overdue: a one-request unit whose data is an hour old or more goes
+	// before everything, whatever walks are under way.
+	Overdue Class = iota
+	FirstData
 	Urgent
 	Stale
 	Spare
@@ -50,6 +55,8 @@ const (
 // String names the class for the landing page.
 func (c Class) String() string {
 	switch c {
+	case Overdue:
+		return "overdue"
 	case FirstData:
 		return "first data"
 	case Urgent:
@@ -107,11 +114,11 @@ type Budget struct {
 	// Reserve is the room kept for rollover-critical requests (in the
 	// hour before UTC midnight); others may not use it.
 	Reserve int
-	// Headroom is the room refreshes of data that is merely stale, and
-	// spare requests, always leave (above the reserve): first data and
-	// urgent requests may use it, and so may a request retried after a
-	// 5xx, so that what can wait does not spend the budget to the last
-	// request.
+	// Headroom is the room refreshes of data that has it (overdue or
+	// stale) and spare requests always leave (above the reserve): first
+	// data and urgent requests may use it, and so may a request retried
+	// after a 5xx, so that what can wait does not spend the budget to the
+	// last request.
 	Headroom int
 	// SpareLeft is how many more spare requests (day store history) the
 	// planner's share for them allows in the sliding hour.
@@ -161,7 +168,7 @@ func Room(c Candidate, b Budget) int {
 	if !c.Critical {
 		room -= b.Reserve
 	}
-	if c.Class == Stale || c.Class == Spare {
+	if c.Class == Overdue || c.Class == Stale || c.Class == Spare {
 		room -= b.Headroom
 	}
 	if c.Class == Spare {

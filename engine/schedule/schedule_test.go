@@ -28,8 +28,8 @@ func TestOrder(t *testing.T) {
 		want  []int
 	}{
 		{"classes in value order", []Candidate{
-			{Class: Spare, Need: 1}, stale(0.9, 0), {Class: Urgent, Need: 1}, first(30, Walk, 9),
-		}, []int{3, 2, 1, 0}},
+			{Class: Spare, Need: 1}, stale(0.9, 0), {Class: Urgent, Need: 1}, first(30, Walk, 9), {Class: Overdue, Need: 1, Order: 20},
+		}, []int{4, 3, 2, 1, 0}},
 		{"first data by days, then kind", []Candidate{
 			first(7, Totals, 0), first(1, Walk, 1), first(1, Single, 2), first(1, Totals, 3), first(30, Totals, 4),
 		}, []int{3, 2, 1, 0, 4}},
@@ -83,6 +83,8 @@ func TestNext(t *testing.T) {
 		{"a critical one passes one that waits for the reserve", []Candidate{stale(0.9, 0), critical(stale(0.1, 1))}, Budget{Remaining: 2, Reserve: 3}, 1},
 		{"stale refreshes keep the headroom", []Candidate{stale(0.1, 0)}, Budget{Remaining: 9, Headroom: 9}, -1},
 		{"above the headroom they go", []Candidate{stale(0.1, 0)}, Budget{Remaining: 10, Headroom: 9}, 0},
+		{"overdue refreshes keep the headroom", []Candidate{{Class: Overdue, Need: 1}}, Budget{Remaining: 9, Headroom: 9}, -1},
+		{"overdue refreshes above it go", []Candidate{{Class: Overdue, Need: 1}}, Budget{Remaining: 10, Headroom: 9}, 0},
 		{"first data may use the headroom", []Candidate{first(30, Walk, 0)}, Budget{Remaining: 1, Headroom: 9}, 0},
 		{"urgent requests may use the headroom", []Candidate{{Class: Urgent, Need: 1}}, Budget{Remaining: 1, Headroom: 9}, 0},
 		{"critical stale refreshes keep the headroom, not the reserve", []Candidate{critical(stale(0.5, 0))}, Budget{Remaining: 10, Reserve: 5, Headroom: 9}, 0},
@@ -127,7 +129,7 @@ func TestRoom(t *testing.T) {
 }
 
 func TestClassString(t *testing.T) {
-	for c, want := range map[Class]string{FirstData: "first data", Urgent: "day that just ended", Stale: "refresh", Spare: "day store history", Class(9): "unknown"} {
+	for c, want := range map[Class]string{Overdue: "overdue", FirstData: "first data", Urgent: "day that just ended", Stale: "refresh", Spare: "day store history", Class(9): "unknown"} {
 		if got := c.String(); got != want {
 			t.Errorf("%d.String() = %q, want %q", c, got, want)
 		}
