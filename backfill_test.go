@@ -47,7 +47,7 @@ func TestBackfillCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(data), `mintlify_page_visitors_deduplicated{project="docs",window="1d",path="`) || !strings.HasSuffix(string(data), "# EOF\n") {
+	if !strings.Contains(string(data), `mintlify_page_visitors_deduplicated{job="mintlify",project="docs",window="1d",path="`) || !strings.HasSuffix(string(data), "# EOF\n") {
 		t.Errorf("the output lacks per-page series or # EOF:\n%s", data)
 	}
 	if n := srv.CountRequests(mintlifytest.EndpointVisitors); n != 3 {
