@@ -7,14 +7,14 @@ require (
 	github.com/go-kit/log v0.2.1
 	github.com/go-logfmt/logfmt v0.6.1
 	github.com/google/go-jsonnet v0.21.0
-	github.com/klauspost/compress v1.20.1
+	github.com/klauspost/compress v1.20.1 // snappy: backfill's tests decode remote-write requests (client_golang/exp encodes with it)
 	github.com/prometheus/client_golang v1.25.0
-	github.com/prometheus/client_golang/exp v0.0.0-20261019101427-217707f26b14
+	github.com/prometheus/client_golang/exp v0.0.0-20261019101427-217707f26b14 // backfill's remote-write client (api/remote): encoding, snappy, 1.0 headers, retries on 5xx/429 only
 	github.com/prometheus/client_model v0.6.3
 	github.com/prometheus/common v0.72.0
 	github.com/prometheus/exporter-toolkit v0.20.0
-	github.com/prometheus/prometheus v0.315.1
-	go.yaml.in/yaml/v2 v2.4.4
+	github.com/prometheus/prometheus v0.315.1 // prompb only: the remote-write 1.0 WriteRequest types (client_golang/exp has the 2.0 ones only); v0.315.1 is the newest that keeps go 1.26.0
+	go.yaml.in/yaml/v2 v2.4.4 // --remote-write.config: prometheus/common/config's HTTPClientConfig unmarshals with yaml v2, strictly as Prometheus does
 	golang.org/x/crypto v0.57.0
 	gopkg.in/yaml.v3 v3.0.1
 )

@@ -51,6 +51,11 @@ const DefaultRemoteWriteRetries = 10
 // remote_timeout.
 const DefaultRemoteTimeout = 30 * time.Second
 
+// MaxRetryAfter caps the wait a receiver's Retry-After asks for (the
+// client waits it on top of its backoff): a receiver cannot park the
+// backfill for hours.
+const MaxRetryAfter = 5 * time.Minute
+
 // MaxSamplesPerRequest caps the samples of one request; a request holds
 // whole fetches (one day, source and project), so one large fetch may
 // exceed it.
@@ -220,8 +225,9 @@ func oneLine(s string, n int) string {
 // lastStatus is the status code of the last answer.
 type lastStatus struct{ code atomic.Int32 }
 
-// headerTransport adds the configured headers to every request and
-// records the status of every answer (the client reports it in text only).
+// headerTransport adds the configured headers to every request, records
+// the status of every answer (the client reports it in text only) and
+// caps its Retry-After at MaxRetryAfter.
 type headerTransport struct {
 	next    http.RoundTripper
 	headers map[string]string
@@ -242,7 +248,24 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	t.last.code.Store(int32(resp.StatusCode))
+	if ra := resp.Header.Get("Retry-After"); ra != "" {
+		resp.Header.Set("Retry-After", capRetryAfter(ra, time.Now()))
+	}
 	return resp, nil
+}
+
+// capRetryAfter returns a Retry-After value (seconds or an HTTP date) as
+// seconds, at most MaxRetryAfter; one that does not parse is dropped
+// ("0"), as the client would.
+func capRetryAfter(v string, now time.Time) string {
+	var d time.Duration
+	if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
+		d = time.Duration(min(max(n, 0), int64(MaxRetryAfter/time.Second))) * time.Second
+	} else if t, err := http.ParseTime(v); err == nil {
+		d = t.Sub(now)
+	}
+	d = min(max(d, 0), MaxRetryAfter)
+	return strconv.FormatInt(int64(d/time.Second), 10)
 }
 
 // batches splits entries, in time order, into requests of whole fetches
