@@ -404,3 +404,19 @@ func TestTargetLabels(t *testing.T) {
 		t.Errorf("MergeLabels: %v", got)
 	}
 }
+
+// TestRemoteWriteResumeNeedsAJournal: --resume without the journal is an
+// error (a finished remote-write backfill leaves none), before any request.
+func TestRemoteWriteResumeNeedsAJournal(t *testing.T) {
+	h := newHarness(t)
+	recv := newReceiver(t)
+	cfg := h.rwConfig(day(0), day(2), newWriter(t, recv.url(), ""))
+	cfg.Resume = true
+	_, err := h.run(context.Background(), cfg)
+	if err == nil || !strings.Contains(err.Error(), "--resume: there is no journal "+h.path("rw.journal")) {
+		t.Errorf("--resume without a journal: %v", err)
+	}
+	if n := h.srv.CountRequests(""); n != 0 || recv.requests() != 0 {
+		t.Errorf("%d API requests and %d write requests, want none", n, recv.requests())
+	}
+}

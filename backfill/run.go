@@ -258,6 +258,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		if !jExists && outExists {
 			return nil, fmt.Errorf("--resume: %s has no journal (%s): that backfill finished; to write it again use --force", cfg.Output, jpath)
 		}
+		if !jExists && cfg.RemoteWrite != nil {
+			// Nothing shows whether it finished: starting over would spend
+			// the whole budget again on a mistyped path.
+			return nil, fmt.Errorf("--resume: there is no journal %s: nothing to resume (a finished remote-write backfill removes its journal); check --remote-write.journal, or run without --resume to start", jpath)
+		}
 	case exists(jpath):
 		refusal = fmt.Errorf("an interrupted backfill left %s: add --resume (with the same arguments) to continue it, or --force to start over", jpath)
 	case outExists:
