@@ -1,6 +1,7 @@
 package backfill
 
 import (
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
@@ -51,5 +52,30 @@ func TestHeaderTransport(t *testing.T) {
 	}
 	if req.Header.Get("X-Scope-OrgID") != "" {
 		t.Error("the caller's request was changed")
+	}
+}
+
+// BenchmarkWriteRequest builds the request of one day of a large site: 4
+// sources of 1000 paths, 3 samples a path.
+func BenchmarkWriteRequest(b *testing.B) {
+	var entries []*entry
+	for s := range 4 {
+		e := &entry{Day: "2025-03-01", Source: fmt.Sprintf("src%d", s), Project: "docs"}
+		for f := range 3 {
+			fam := family{Name: fmt.Sprintf("mintlify_page_metric_%d_%d", s, f), Help: "h", Labels: []string{"path", "traffic"}}
+			for p := range 1000 {
+				fam.Series = append(fam.Series, series{L: []string{fmt.Sprintf("/page/%d", p), "human"}, V: "12"})
+			}
+			e.Families = append(e.Families, fam)
+		}
+		entries = append(entries, e)
+	}
+	labels := DefaultLabels()
+	b.ReportAllocs()
+	for b.Loop() {
+		req, n, err := writeRequest(entries, labels)
+		if err != nil || n != 12000 || len(req.Timeseries) != 12000 {
+			b.Fatalf("%d samples, %d series, %v", n, len(req.Timeseries), err)
+		}
 	}
 }
