@@ -21,10 +21,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -148,10 +150,11 @@ func readRemoteWriteFile(path string, f *remoteWriteFile) error {
 	flag := "--remote-write.config=" + path
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return fmt.Errorf("%s: %v", flag, errors.Unwrap(err))
+		return fmt.Errorf("%s: %v", flag, pathless(err))
 	}
 	if err := yaml.UnmarshalStrict(data, f); err != nil {
-		msg := strings.ReplaceAll(err.Error(), "\n", "; ")
+		// The parser quotes values (`...`): they may be secrets.
+		msg := quoted.ReplaceAllString(strings.ReplaceAll(err.Error(), "\n", "; "), "a value")
 		if strings.Contains(msg, "field url ") {
 			msg += " (the URL is --remote-write.url)"
 		}
@@ -171,7 +174,52 @@ func readRemoteWriteFile(path string, f *remoteWriteFile) error {
 	if f.RemoteTimeout <= 0 {
 		return fmt.Errorf("%s: remote_timeout must be above zero", flag)
 	}
+	// The client reads these files at each request, where a missing one
+	// would look like a network error and be retried for minutes.
+	for _, file := range referencedFiles(&f.HTTPClientConfig) {
+		if file.path == "" {
+			continue
+		}
+		fh, err := os.Open(file.path)
+		if err != nil {
+			return fmt.Errorf("%s: %s %s: %v", flag, file.field, file.path, pathless(err))
+		}
+		fh.Close()
+	}
 	return nil
+}
+
+// quoted matches a value the YAML parser quotes in its errors.
+var quoted = regexp.MustCompile("`[^`]*`")
+
+// pathless is a file error without the path (the message names it).
+func pathless(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// referencedFile is a file an HTTP setting names.
+type referencedFile struct{ field, path string }
+
+// referencedFiles lists the files of c's settings (resolved against the
+// config file's directory).
+func referencedFiles(c *config.HTTPClientConfig) []referencedFile {
+	var out []referencedFile
+	if b := c.BasicAuth; b != nil {
+		out = append(out, referencedFile{"basic_auth.username_file", b.UsernameFile}, referencedFile{"basic_auth.password_file", b.PasswordFile})
+	}
+	if a := c.Authorization; a != nil {
+		out = append(out, referencedFile{"authorization.credentials_file", a.CredentialsFile})
+	}
+	if o := c.OAuth2; o != nil {
+		out = append(out, referencedFile{"oauth2.client_secret_file", o.ClientSecretFile})
+	}
+	t := c.TLSConfig
+	return append(out, referencedFile{"bearer_token_file", c.BearerTokenFile}, referencedFile{"tls_config.ca_file", t.CAFile},
+		referencedFile{"tls_config.cert_file", t.CertFile}, referencedFile{"tls_config.key_file", t.KeyFile})
 }
 
 // redactURL hides the password of a URL that may not parse.

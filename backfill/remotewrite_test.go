@@ -364,6 +364,9 @@ func TestRemoteWriteConfigErrors(t *testing.T) {
 		{"http://127.0.0.1:9/api/v1/write", write("hdr.yml", "headers:\n  Authorization: Bearer hunter2\n"), "the header Authorization is set by the protocol"},
 		{"http://127.0.0.1:9/api/v1/write", write("two.yml", "basic_auth:\n  username: u\n  password: hunter2\nbearer_token: hunter2\n"), "at most one of basic_auth"},
 		{"http://127.0.0.1:9/api/v1/write", write("timeout.yml", "remote_timeout: 0s\n"), "remote_timeout must be above zero"},
+		{"http://127.0.0.1:9/api/v1/write", write("type.yml", "basic_auth: hunter2\n"), "line 1: cannot unmarshal !!str a value into"},
+		{"http://127.0.0.1:9/api/v1/write", write("pwfile.yml", "basic_auth:\n  username: u\n  password_file: missing-password\n"), "basic_auth.password_file " + dir + "/missing-password: no such file or directory"},
+		{"http://127.0.0.1:9/api/v1/write", write("token.yml", "bearer_token_file: /nonexistent/token\n"), "authorization.credentials_file /nonexistent/token: no such file"},
 	} {
 		_, err := backfill.NewRemoteWriter(backfill.RemoteWriteOptions{URL: tc.url, ConfigFile: tc.config})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
