@@ -80,7 +80,8 @@ func (c *sampleCounter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // TestBackfillRemoteWriteEndToEnd runs a live exporter scraped by the real
-// Prometheus (remote-write receiver on, out-of-order window of 30 days),
+// Prometheus (remote-write receiver on, out-of-order window of 30 days) with
+// the labels a ServiceMonitor adds (namespace, pod, instance),
 // then backfills 10 days by remote write: the first run stops when the API
 // refuses the key on the 6th day, the second resumes. Every sample reaches
 // Prometheus exactly once, a range query returns the fake's answers for
@@ -114,6 +115,9 @@ scrape_configs:
   - job_name: mintlify
     static_configs:
       - targets: [%q]
+        # As a ServiceMonitor adds them: a constant namespace, and a pod
+        # that changes with every restart.
+        labels: {namespace: monitoring, pod: mintlify-exporter-5d8f7c-x2x9q}
 `, exporter.addr))
 	prom := startProcess(t, "prometheus", tools.prometheus, environ(), func(addr string) []string {
 		return []string{
@@ -141,7 +145,7 @@ scrape_configs:
 	journal := filepath.Join(dir, "rw.journal")
 	args := []string{"backfill", "--from=" + first.Format(time.DateOnly), "--backfill.pages", "--analytics.max-paths=25",
 		"--mintlify.requests-per-hour=400", "--mintlify.api-url=" + srv.URL(), "--mintlify.project-id=" + projectDocs,
-		"--remote-write.url=" + proxy.URL + "/api/v1/write", "--remote-write.journal=" + journal}
+		"--remote-write.url=" + proxy.URL + "/api/v1/write", "--remote-write.journal=" + journal, "--backfill.label=namespace=monitoring"}
 	env := []string{"MINTLIFY_API_KEY=" + mintlifytest.DefaultKey}
 
 	// The first run stops on the 6th day: the API refuses the key.
@@ -163,7 +167,7 @@ scrape_configs:
 	if strings.Contains(r.stdout+r.stderr, mintlifytest.DefaultKey) {
 		t.Error("the backfill printed the API key")
 	}
-	for _, want := range []string{"by remote write", `target labels: job="mintlify"`, " sent: ", "every day is in " + proxy.URL} {
+	for _, want := range []string{"by remote write", `target labels: job="mintlify", namespace="monitoring"`, " sent: ", "every day is in " + proxy.URL} {
 		if !strings.Contains(r.stdout+r.stderr, want) {
 			t.Errorf("the resumed run's output lacks %q:\n%s\n%s", want, r.stdout, r.stderr)
 		}
@@ -190,10 +194,11 @@ scrape_configs:
 	}
 	want := expectedBackfill(srv, first, rwDays, 25)
 	for _, s := range series {
-		if s.Metric["job"] != "mintlify" || s.Metric["instance"] != "" {
-			t.Errorf("series %s: want job=\"mintlify\" and no instance", formatLabels(s.Metric))
+		if s.Metric["job"] != "mintlify" || s.Metric["namespace"] != "monitoring" || s.Metric["instance"] != "" || s.Metric["pod"] != "" {
+			t.Errorf("series %s: want job=\"mintlify\", namespace=\"monitoring\", no instance or pod", formatLabels(s.Metric))
 		}
 		delete(s.Metric, "job")
+		delete(s.Metric, "namespace")
 		for _, v := range s.Values {
 			ts, _ := v[0].(float64)
 			day := time.Unix(int64(ts), 0).UTC().Truncate(24 * time.Hour)
