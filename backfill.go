@@ -32,6 +32,7 @@ type backfillCommand struct {
 // remoteWriteFlags are the --remote-write.* flags.
 type remoteWriteFlags struct {
 	url, config, journal string
+	journalSet           bool
 }
 
 // defaultRemoteWriteJournal is --remote-write.journal's default.
@@ -56,7 +57,7 @@ func registerBackfill(app *kingpin.Application) *backfillCommand {
 	cmd.Flag("backfill.label", "Target label of every backfilled series, NAME=VALUE, repeatable: the labels the live series get from their scrape, so that history and live data are one series. Default job=mintlify (the shipped scrape config's and chart's job); NAME= with no value removes one.").PlaceHolder("NAME=VALUE").StringsVar(&b.labels)
 	cmd.Flag("remote-write.url", "Send the samples by Prometheus remote write (1.0) to this write endpoint instead of writing --output, each day once fetched, oldest first: Prometheus' receiver (http://HOST:9090/api/v1/write, with --web.enable-remote-write-receiver), Mimir, Thanos Receive, VictoriaMetrics. The receiver must accept samples as old as --from (see docs/backfill.md).").PlaceHolder("URL").StringVar(&b.remoteWrite.url)
 	cmd.Flag("remote-write.config", "YAML file with the HTTP settings of remote write, in the format of Prometheus' remote_write (basic_auth, authorization, bearer token or password files, tls_config, proxy_url, headers such as X-Scope-OrgID, remote_timeout); without url.").PlaceHolder("FILE").StringVar(&b.remoteWrite.config)
-	cmd.Flag("remote-write.journal", "Journal of a remote-write backfill: what was fetched and what the receiver accepted, kept until every day is sent; --resume continues from it.").Default(defaultRemoteWriteJournal).PlaceHolder("FILE").StringVar(&b.remoteWrite.journal)
+	cmd.Flag("remote-write.journal", "Journal of a remote-write backfill: what was fetched and what the receiver accepted, kept until every day is sent; --resume continues from it.").Default(defaultRemoteWriteJournal).PlaceHolder("FILE").IsSetByUser(&b.remoteWrite.journalSet).StringVar(&b.remoteWrite.journal)
 	cmd.Flag("backfill.pages", "Also write the per-page series: a full walk per source, project and day (one request per --analytics.page-size paths), capped by --analytics.path-include/-exclude and --analytics.max-paths.").BoolVar(&b.pages)
 	cmd.Flag("dry-run", "Print the requests and the time the backfill needs, and stop: nothing is sent.").BoolVar(&b.dryRun)
 	cmd.Flag("resume", "Continue an interrupted or incomplete backfill (same arguments) from its journal: no finished day is asked again.").BoolVar(&b.resume)
@@ -110,6 +111,8 @@ func (b *backfillCommand) run(ctx context.Context, f *flags, logger log.Logger, 
 		journal = b.remoteWrite.journal
 	case b.remoteWrite.config != "":
 		return fail(fmt.Errorf("--remote-write.config=%s is set without --remote-write.url", b.remoteWrite.config))
+	case b.remoteWrite.journalSet:
+		return fail(fmt.Errorf("--remote-write.journal=%s is set without --remote-write.url (the journal of --output is FILE.journal)", b.remoteWrite.journal))
 	}
 	to, err := parseFlagDate("--to", b.to)
 	if err != nil {

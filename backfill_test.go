@@ -65,6 +65,7 @@ func TestBackfillCommand(t *testing.T) {
 		{"--from=" + from + " --output=" + dir + "/b.om --remote-write.url=http://127.0.0.1:9/api/v1/write", "--output and --remote-write.url exclude each other"},
 		{"--from=" + from + " --remote-write.url=ftp://127.0.0.1:9/", "--remote-write.url=ftp://127.0.0.1:9/: want an http or https URL"},
 		{"--from=" + from + " --output=" + dir + "/c.om --remote-write.config=" + dir + "/rw.yml", "--remote-write.config=" + dir + "/rw.yml is set without --remote-write.url"},
+		{"--from=" + from + " --output=" + dir + "/c.om --remote-write.journal=" + dir + "/j", "--remote-write.journal=" + dir + "/j is set without --remote-write.url"},
 	} {
 		o := runMain(t, env, append([]string{"backfill", api}, strings.Fields(tc.args)...)...)
 		if o.code != 1 || !strings.Contains(o.stderr, tc.want) {

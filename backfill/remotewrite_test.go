@@ -423,3 +423,24 @@ func TestRemoteWriteResumeNeedsAJournal(t *testing.T) {
 		t.Errorf("%d API requests and %d write requests, want none", n, recv.requests())
 	}
 }
+
+// TestRemoteWriteDryRun prints the plan of a remote-write backfill and
+// sends nothing, to the API or the receiver.
+func TestRemoteWriteDryRun(t *testing.T) {
+	h := newHarness(t)
+	recv := newReceiver(t)
+	cfg := h.rwConfig(day(0), day(2), newWriter(t, recv.url(), ""))
+	cfg.DryRun = true
+	h.mustRun(cfg)
+	for _, want := range []string{"into " + recv.url() + " by remote write, each day once fetched (journal " + h.path("rw.journal") + ")", "cost: 3 requests", "dry run: nothing sent"} {
+		if !strings.Contains(h.out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, h.out.String())
+		}
+	}
+	if n := h.srv.CountRequests(""); n != 0 || recv.requests() != 0 {
+		t.Errorf("%d API requests and %d write requests, want none", n, recv.requests())
+	}
+	if _, err := os.Stat(h.path("rw.journal")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the dry run made a journal: %v", err)
+	}
+}
