@@ -1,7 +1,8 @@
 package main
 
 // The "backfill" command: past days of analytics into an OpenMetrics file
-// for promtool (package backfill does the work).
+// for promtool, or by remote write into a receiver (package backfill does
+// the work).
 
 import (
 	"context"
@@ -24,7 +25,18 @@ import (
 type backfillCommand struct {
 	from, to, output             string
 	pages, dryRun, resume, force bool
+	labels                       []string
+	remoteWrite                  remoteWriteFlags
 }
+
+// remoteWriteFlags are the --remote-write.* flags.
+type remoteWriteFlags struct {
+	url, config, journal string
+	journalSet           bool
+}
+
+// defaultRemoteWriteJournal is --remote-write.journal's default.
+const defaultRemoteWriteJournal = "backfill-remote-write.journal"
 
 // cmdBackfill is the command's name as kingpin reports it.
 const cmdBackfill = "backfill"
@@ -34,14 +46,18 @@ const cmdBackfill = "backfill"
 func registerBackfill(app *kingpin.Application) *backfillCommand {
 	b := &backfillCommand{}
 	cmd := app.Command(cmdBackfill, fmt.Sprintf(
-		"Write past days of analytics as OpenMetrics for 'promtool tsdb create-blocks-from openmetrics': "+
-			"each completed UTC day of --from..--to, under the live metric names with window=\"1d\", stamped with the day's last second. "+
+		"Write past days of analytics as OpenMetrics for 'promtool tsdb create-blocks-from openmetrics', or send them by remote write (--remote-write.url): "+
+			"each completed UTC day of --from..--to, under the live metric names with window=\"1d\" and the live target labels (job=\"mintlify\"), stamped with the day's last second. "+
 			"Site-wide figures cost one request per source, project and day (90 days × 4 sources = 360 requests = 9 hours at 40 an hour). "+
 			"Here --mintlify.requests-per-hour defaults to %d; beside a live exporter the two must add up to %d or less.",
 		backfill.DefaultRequestsPerHour, client.AnalyticsRequestsPerHour))
 	cmd.Flag("from", "First day to backfill (YYYY-MM-DD, UTC); required.").PlaceHolder("DATE").StringVar(&b.from)
 	cmd.Flag("to", "Last day to backfill (YYYY-MM-DD, UTC), included; default yesterday, the last completed day.").PlaceHolder("DATE").StringVar(&b.to)
-	cmd.Flag("output", "OpenMetrics file to write; its journal FILE.journal is kept beside it until the backfill is complete; required.").PlaceHolder("FILE").StringVar(&b.output)
+	cmd.Flag("output", "OpenMetrics file to write; its journal FILE.journal is kept beside it until the backfill is complete; required unless --remote-write.url.").PlaceHolder("FILE").StringVar(&b.output)
+	cmd.Flag("backfill.label", "Target label of every backfilled series, NAME=VALUE, repeatable: the labels the live series get from their scrape, so that history and live data are one series. Default job=mintlify (the shipped scrape config's and chart's job); NAME= with no value removes one.").PlaceHolder("NAME=VALUE").StringsVar(&b.labels)
+	cmd.Flag("remote-write.url", "Send the samples by Prometheus remote write (1.0) to this write endpoint instead of writing --output, each day once fetched, oldest first: Prometheus' receiver (http://HOST:9090/api/v1/write, with --web.enable-remote-write-receiver), Mimir, Thanos Receive, VictoriaMetrics. The receiver must accept samples as old as --from (see docs/backfill.md).").PlaceHolder("URL").StringVar(&b.remoteWrite.url)
+	cmd.Flag("remote-write.config", "YAML file with the HTTP settings of remote write, in the format of Prometheus' remote_write (basic_auth, authorization, bearer token or password files, tls_config, proxy_url, headers such as X-Scope-OrgID, remote_timeout); without url.").PlaceHolder("FILE").StringVar(&b.remoteWrite.config)
+	cmd.Flag("remote-write.journal", "Journal of a remote-write backfill: what was fetched and what the receiver accepted, kept until every day is sent; --resume continues from it.").Default(defaultRemoteWriteJournal).PlaceHolder("FILE").IsSetByUser(&b.remoteWrite.journalSet).StringVar(&b.remoteWrite.journal)
 	cmd.Flag("backfill.pages", "Also write the per-page series: a full walk per source, project and day (one request per --analytics.page-size paths), capped by --analytics.path-include/-exclude and --analytics.max-paths.").BoolVar(&b.pages)
 	cmd.Flag("dry-run", "Print the requests and the time the backfill needs, and stop: nothing is sent.").BoolVar(&b.dryRun)
 	cmd.Flag("resume", "Continue an interrupted or incomplete backfill (same arguments) from its journal: no finished day is asked again.").BoolVar(&b.resume)
@@ -80,6 +96,23 @@ func (b *backfillCommand) run(ctx context.Context, f *flags, logger log.Logger, 
 	from, err := parseFlagDate("--from", b.from)
 	if err != nil {
 		return fail(err)
+	}
+	labels, err := b.targetLabels()
+	if err != nil {
+		return fail(err)
+	}
+	var rw *backfill.RemoteWriter
+	journal := ""
+	switch {
+	case b.remoteWrite.url != "":
+		if rw, err = backfill.NewRemoteWriter(backfill.RemoteWriteOptions{URL: b.remoteWrite.url, ConfigFile: b.remoteWrite.config, UserAgent: userAgent()}); err != nil {
+			return fail(err)
+		}
+		journal = b.remoteWrite.journal
+	case b.remoteWrite.config != "":
+		return fail(fmt.Errorf("--remote-write.config=%s is set without --remote-write.url", b.remoteWrite.config))
+	case b.remoteWrite.journalSet:
+		return fail(fmt.Errorf("--remote-write.journal=%s is set without --remote-write.url (the journal of --output is FILE.journal)", b.remoteWrite.journal))
 	}
 	to, err := parseFlagDate("--to", b.to)
 	if err != nil {
@@ -123,16 +156,29 @@ func (b *backfillCommand) run(ctx context.Context, f *flags, logger log.Logger, 
 		"--searches.top-terms=" + strconv.Itoa(cfg.Sources.SearchesTopTerms),
 	}
 	res, err := backfill.Run(ctx, backfill.Config{
-		From: from, To: to, Output: b.output,
+		From: from, To: to, Output: b.output, RemoteWrite: rw, Journal: journal, Labels: labels,
 		Pages: b.pages, DryRun: b.dryRun, Resume: b.resume, Force: b.force, CacheFile: f.cacheFile,
 		Sources: sources, Projects: conn.projects, Budget: budget, Args: args,
-		Protected: map[string]string{"--mintlify.api-key-file": f.api.keyFile, "--cache.file": f.cacheFile, "--jobs.file": f.jobs.file},
+		Protected: map[string]string{"--mintlify.api-key-file": f.api.keyFile, "--cache.file": f.cacheFile, "--jobs.file": f.jobs.file, "--remote-write.config": b.remoteWrite.config},
 		Out:       stdout, Progress: stderr, Terminal: isTerminal(stderr),
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, errorPrefix+err.Error())
 	}
 	return backfill.ExitCode(res, err)
+}
+
+// targetLabels are the default target labels with --backfill.label applied.
+func (b *backfillCommand) targetLabels() ([]backfill.Label, error) {
+	var set []backfill.Label
+	for _, s := range b.labels {
+		l, err := backfill.ParseLabel(s)
+		if err != nil {
+			return nil, err
+		}
+		set = append(set, l)
+	}
+	return backfill.MergeLabels(backfill.DefaultLabels(), set), nil
 }
 
 // parseFlagDate parses a YYYY-MM-DD flag value; "" is the zero Date.

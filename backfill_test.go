@@ -47,22 +47,32 @@ func TestBackfillCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(data), `mintlify_page_visitors_deduplicated{project="docs",window="1d",path="`) || !strings.HasSuffix(string(data), "# EOF\n") {
+	if !strings.Contains(string(data), `mintlify_page_visitors_deduplicated{job="mintlify",project="docs",window="1d",path="`) || !strings.HasSuffix(string(data), "# EOF\n") {
 		t.Errorf("the output lacks per-page series or # EOF:\n%s", data)
 	}
 	if n := srv.CountRequests(mintlifytest.EndpointVisitors); n != 3 {
 		t.Errorf("%d requests, want 3 (one page a day)", n)
 	}
 
+	before := srv.CountRequests("")
 	for _, tc := range []struct{ args, want string }{
 		{"--from=" + from + " --output=" + out, "exists: add --force"},
 		{"--from=2025-02-30 --output=" + out, `--from: invalid date "2025-02-30"`},
 		{"--output=" + out, "--from is required"},
 		{"--from=" + from + " --output=" + out + " --analytics.max-paths=-1", "--analytics.max-paths must be 0"},
+		{"--from=" + from + " --output=" + out + " --backfill.label=job", "--backfill.label=job: want NAME=VALUE"},
+		{"--from=" + from + " --output=" + out + " --backfill.label=window=7d", "--backfill.label=window=7d: window is a label of every series"},
+		{"--from=" + from + " --output=" + dir + "/b.om --remote-write.url=http://127.0.0.1:9/api/v1/write", "--output and --remote-write.url exclude each other"},
+		{"--from=" + from + " --remote-write.url=ftp://127.0.0.1:9/", "--remote-write.url=ftp://127.0.0.1:9/: want an http or https URL"},
+		{"--from=" + from + " --output=" + dir + "/c.om --remote-write.config=" + dir + "/rw.yml", "--remote-write.config=" + dir + "/rw.yml is set without --remote-write.url"},
+		{"--from=" + from + " --output=" + dir + "/c.om --remote-write.journal=" + dir + "/j", "--remote-write.journal=" + dir + "/j is set without --remote-write.url"},
 	} {
 		o := runMain(t, env, append([]string{"backfill", api}, strings.Fields(tc.args)...)...)
 		if o.code != 1 || !strings.Contains(o.stderr, tc.want) {
 			t.Errorf("backfill %s: exit %d, stderr %q; want 1 and %q", tc.args, o.code, o.stderr, tc.want)
 		}
+	}
+	if n := srv.CountRequests("") - before; n != 0 {
+		t.Errorf("refused command lines sent %d requests", n)
 	}
 }

@@ -1,7 +1,8 @@
 // Package backfill loads past days of analytics from the API into an
-// OpenMetrics file that promtool turns into Prometheus blocks
-// ("mintlify_exporter backfill"), so a new installation has months of
-// history on its first day.
+// OpenMetrics file that promtool turns into Prometheus blocks, or sends
+// them by remote write to a store that accepts it ("mintlify_exporter
+// backfill"), so a new installation has months of history on its first
+// day.
 //
 // # What it writes
 //
@@ -19,6 +20,19 @@
 // The file is OpenMetrics text ending with "# EOF": each family is
 // contiguous, series are ordered by their label values, and each series'
 // samples by time, as "promtool tsdb create-blocks-from openmetrics" wants.
+//
+// Every series also carries the target labels the live series get from
+// their scrape (Config.Labels: job="mintlify" by default), so that history
+// and live data are one series.
+//
+// # Remote write
+//
+// With Config.RemoteWrite the samples go to a remote-write 1.0 receiver
+// instead of a file (remotewrite.go): each day once all its fetches are
+// done, oldest first, in requests of whole fetches. The journal is then
+// Config.Journal; a line records the fetches of each request the receiver
+// accepted, so that a resumed run sends first what was fetched but not
+// accepted and never sends an accepted sample again.
 //
 // # Cost and pacing
 //

@@ -2,6 +2,7 @@ package backfill
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -61,6 +62,12 @@ type series struct {
 // key identifies a fetch.
 type key struct{ day, source, project string }
 
+// sentLine is a journal line of a remote-write backfill: the fetches whose
+// samples the receiver accepted, as [day, source, project].
+type sentLine struct {
+	Sent [][3]string `json:"sent"`
+}
+
 func (e *entry) key() key { return key{e.Day, e.Source, e.Project} }
 
 // journal is an open journal: the entries read, and the file appended to.
@@ -69,6 +76,17 @@ type journal struct {
 	f       *os.File
 	entries []*entry
 	done    map[key]bool
+	// sent are the fetches a remote-write backfill sent (always a subset
+	// of done).
+	sent map[key]bool
+}
+
+// journalData is what a journal file holds.
+type journalData struct {
+	entries []*entry
+	sent    map[key]bool
+	// validLen is the length of its complete lines.
+	validLen int64
 }
 
 // errArgsChanged is wrapped when a journal was made with other arguments.
@@ -77,21 +95,23 @@ var errArgsChanged = errors.New("made with other arguments")
 // readJournal reads the journal at path, if any, checking that it was made
 // with args. A last line cut short by a crash is dropped (and truncated
 // when open for writing). exists is false when there is no journal.
-func readJournal(path string, args []string) (entries []*entry, validLen int64, exists bool, err error) {
+func readJournal(path string, args []string) (jd journalData, exists bool, err error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, 0, false, nil
+		return journalData{sent: map[key]bool{}}, false, nil
 	}
 	if err != nil {
-		return nil, 0, true, fmt.Errorf("reading the journal: %w", err)
+		return journalData{}, true, fmt.Errorf("reading the journal: %w", err)
 	}
-	entries, validLen, err = parseJournal(path, data, args)
-	return entries, validLen, true, err
+	jd, err = parseJournal(path, data, args)
+	return jd, true, err
 }
 
 // parseJournal reads the journal path holds, data, written for args.
-func parseJournal(path string, data []byte, args []string) (entries []*entry, validLen int64, err error) {
+func parseJournal(path string, data []byte, args []string) (jd journalData, err error) {
 	fix := "remove it, or start over with --force"
+	jd.sent = map[key]bool{}
+	fetched := map[key]bool{}
 	lines := 0
 	for off := 0; off < len(data); {
 		nl := bytes.IndexByte(data[off:], '\n')
@@ -103,30 +123,42 @@ func parseJournal(path string, data []byte, args []string) (entries []*entry, va
 		if lines == 1 {
 			var h header
 			if err := json.Unmarshal(line, &h); err != nil || h.Journal != journalMagic {
-				return nil, 0, fmt.Errorf("%s is not a backfill journal: %s", path, fix)
+				return journalData{}, fmt.Errorf("%s is not a backfill journal: %s", path, fix)
 			}
 			if h.Version != journalVersion {
-				return nil, 0, fmt.Errorf("%s is a journal of format %d, this program writes %d: %s", path, h.Version, journalVersion, fix)
+				return journalData{}, fmt.Errorf("%s is a journal of format %d, this program writes %d: %s", path, h.Version, journalVersion, fix)
 			}
 			if !slices.Equal(h.Args, args) {
-				return nil, 0, fmt.Errorf("%s was %w (%s); now: %s. Resume with the same arguments, or start over with --force",
+				return journalData{}, fmt.Errorf("%s was %w (%s); now: %s. Resume with the same arguments, or start over with --force",
 					path, errArgsChanged, strings.Join(h.Args, " "), strings.Join(args, " "))
+			}
+		} else if bytes.HasPrefix(line, []byte(`{"sent":`)) {
+			var sl sentLine
+			if err := json.Unmarshal(line, &sl); err != nil {
+				return journalData{}, fmt.Errorf("%s: line %d is damaged: %s", path, lines, fix)
+			}
+			for _, k := range sl.Sent {
+				if !fetched[key{k[0], k[1], k[2]}] {
+					return journalData{}, fmt.Errorf("%s: line %d is damaged (it marks as sent a fetch the journal lacks): %s", path, lines, fix)
+				}
+				jd.sent[key{k[0], k[1], k[2]}] = true
 			}
 		} else {
 			e := &entry{}
 			if err := json.Unmarshal(line, e); err != nil || !e.valid() {
-				return nil, 0, fmt.Errorf("%s: line %d is damaged: %s", path, lines, fix)
+				return journalData{}, fmt.Errorf("%s: line %d is damaged: %s", path, lines, fix)
 			}
-			entries = append(entries, e)
+			jd.entries = append(jd.entries, e)
+			fetched[e.key()] = true
 		}
 		off += nl + 1
-		validLen = int64(off)
+		jd.validLen = int64(off)
 	}
 	if lines == 0 {
 		// Crashed before the header was written: as good as no journal.
-		return nil, 0, nil
+		return journalData{sent: map[key]bool{}}, nil
 	}
-	return entries, validLen, nil
+	return jd, nil
 }
 
 // valid checks what the output writer relies on.
@@ -155,14 +187,15 @@ func (e *entry) valid() bool {
 // openJournal opens the journal for appending: it reads an existing one
 // (made with args) when resume is set, else starts a new one.
 func openJournal(path string, args []string, resume bool) (*journal, error) {
-	j := &journal{path: path, done: map[key]bool{}}
+	j := &journal{path: path, done: map[key]bool{}, sent: map[key]bool{}}
 	var validLen int64
 	exists := false
 	if resume {
-		var err error
-		if j.entries, validLen, exists, err = readJournal(path, args); err != nil {
+		jd, ex, err := readJournal(path, args)
+		if err != nil {
 			return nil, err
 		}
+		j.entries, j.sent, validLen, exists = jd.entries, jd.sent, jd.validLen, ex
 	}
 	if exists && validLen > 0 {
 		f, err := os.OpenFile(path, os.O_RDWR, 0)
@@ -219,6 +252,54 @@ func (j *journal) add(e *entry) error {
 	j.entries = append(j.entries, e)
 	j.done[e.key()] = true
 	return nil
+}
+
+// markSent records that the receiver accepted the samples of entries.
+func (j *journal) markSent(entries []*entry) error {
+	sl := sentLine{Sent: make([][3]string, len(entries))}
+	for i, e := range entries {
+		sl.Sent[i] = [3]string{e.Day, e.Source, e.Project}
+	}
+	line, err := json.Marshal(sl)
+	if err != nil {
+		return fmt.Errorf("encoding the journal's sent line: %w", err)
+	}
+	if err := j.writeLine(line); err != nil {
+		return err
+	}
+	for _, e := range entries {
+		j.sent[e.key()] = true
+	}
+	return nil
+}
+
+// unsent returns the entries not sent yet, in time order (then by source
+// rank and project).
+func (j *journal) unsent(sources []string) []*entry {
+	var out []*entry
+	for _, e := range j.entries {
+		if !j.sent[e.key()] {
+			out = append(out, e)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *entry) int {
+		if c := strings.Compare(a.Day, b.Day); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(rank(sources, a.Source), rank(sources, b.Source)); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Project, b.Project)
+	})
+	return out
+}
+
+// rank is the position of source in sources, or after them all.
+func rank(sources []string, source string) int {
+	if i := slices.Index(sources, source); i >= 0 {
+		return i
+	}
+	return len(sources)
 }
 
 // close closes the file.

@@ -71,9 +71,10 @@ type outSeries struct {
 
 // render writes entries as OpenMetrics text: families in the order of
 // sources (then of each source's families), series by label values,
-// samples by time, "# EOF" last. The order does not depend on the order of
-// entries, so a resumed run writes the same bytes as an uninterrupted one.
-func render(w io.Writer, entries []*entry, sources []string) error {
+// samples by time, "# EOF" last; every series carries the target labels.
+// The order does not depend on the order of entries, so a resumed run
+// writes the same bytes as an uninterrupted one.
+func render(w io.Writer, entries []*entry, sources []string, labels []Label) error {
 	fams := map[string]*outFamily{}
 	for _, e := range entries {
 		day, err := client.ParseDate(e.Day)
@@ -96,7 +97,7 @@ func render(w io.Writer, entries []*entry, sources []string) error {
 			}
 			for _, s := range f.Series {
 				k := append([]string{e.Project}, s.L...)
-				text := seriesLabels(e.Project, f.Labels, s.L)
+				text := seriesLabels(labels, e.Project, f.Labels, s.L)
 				se := of.series[text]
 				if se == nil {
 					se = &outSeries{sortKey: k, labels: text, points: map[int64]string{}}
@@ -150,11 +151,18 @@ func render(w io.Writer, entries []*entry, sources []string) error {
 	return bw.Flush()
 }
 
-// seriesLabels renders a series' label set: project, window, then the
-// family's own labels.
-func seriesLabels(project string, names, values []string) string {
+// seriesLabels renders a series' label set: the target labels, project,
+// window, then the family's own labels.
+func seriesLabels(target []Label, project string, names, values []string) string {
 	var b strings.Builder
-	b.WriteString(`{project="`)
+	b.WriteByte('{')
+	for _, l := range target {
+		b.WriteString(l.Name)
+		b.WriteString(`="`)
+		b.WriteString(escaper.Replace(l.Value))
+		b.WriteString(`",`)
+	}
+	b.WriteString(`project="`)
 	b.WriteString(escaper.Replace(project))
 	b.WriteString(`",window="` + Window + `"`)
 	for i, n := range names {
@@ -170,14 +178,14 @@ func seriesLabels(project string, names, values []string) string {
 
 // writeOutput writes the journal's entries to path atomically: a temporary
 // file in the same directory, synced, renamed over path.
-func writeOutput(path string, entries []*entry, sources []string) error {
+func writeOutput(path string, entries []*entry, sources []string, labels []Label) error {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return fmt.Errorf("writing --output: %w", err)
 	}
 	defer os.Remove(tmp.Name()) // fails harmlessly once renamed
-	err = render(tmp, entries, sources)
+	err = render(tmp, entries, sources, labels)
 	if err == nil {
 		err = tmp.Chmod(0o644)
 	}

@@ -36,8 +36,17 @@ func printPlan(cfg Config, res *Result, todo int) {
 	if cfg.Pages {
 		kind = "site-wide and per-page series (a full walk per source, project and day)"
 	}
+	into := cfg.Output
+	if cfg.RemoteWrite != nil {
+		into = cfg.RemoteWrite.URL() + " by remote write, each day once fetched (journal " + cfg.Journal + ")"
+	}
 	fmt.Fprintf(w, "backfill %s..%s (%s) of %s into %s: %s, window=%q, each day stamped with its last second (UTC)\n",
-		cfg.From, cfg.From.AddDays(res.Days-1), plural(res.Days, "day"), strings.Join(cfg.Projects, ", "), cfg.Output, kind, Window)
+		cfg.From, cfg.From.AddDays(res.Days-1), plural(res.Days, "day"), strings.Join(cfg.Projects, ", "), into, kind, Window)
+	if len(cfg.Labels) > 0 {
+		fmt.Fprintf(w, "target labels: %s (as the live series get from their scrape; --backfill.label)\n", formatLabels(cfg.Labels))
+	} else {
+		fmt.Fprintln(w, "target labels: none (--backfill.label)")
+	}
 	fmt.Fprintf(w, "sources: %s\n", strings.Join(res.Sources, ", "))
 	if len(res.Skipped) > 0 {
 		fmt.Fprintf(w, "skipped: %s (no site-wide figures; --backfill.pages adds them with their per-page series)\n", strings.Join(res.Skipped, ", "))
@@ -70,21 +79,40 @@ func printPlan(cfg Config, res *Result, todo int) {
 func printReport(cfg Config, res *Result, journaled int, runErr error) {
 	w := cfg.Out
 	again := "run again with the same arguments and --resume: no finished day is asked again"
+	holder := cfg.Output
+	if rw := cfg.RemoteWrite; rw != nil {
+		again = "run again with the same arguments and --resume: no finished day is asked or sent again"
+		holder = "the journal " + cfg.Journal
+		if res.WriteRequests > 0 {
+			fmt.Fprintf(w, "sent %s to %s in %s\n", plural(res.Samples, "sample"), rw.URL(), plural(res.WriteRequests, "request"))
+		}
+	}
 	switch {
 	case res.Interrupted:
-		fmt.Fprintf(w, "interrupted after %d of %d fetches; %s holds them; %s\n", journaled, res.Fetches, cfg.Output, again)
+		fmt.Fprintf(w, "interrupted after %d of %d fetches; %s holds them; %s\n", journaled, res.Fetches, holder, again)
 	case runErr != nil:
-		fmt.Fprintf(w, "stopped after %d of %d fetches; %s holds them\n", journaled, res.Fetches, cfg.Output)
+		fmt.Fprintf(w, "stopped after %d of %d fetches; %s holds them\n", journaled, res.Fetches, holder)
 	case len(res.Failed) > 0:
 		fmt.Fprintf(w, "%s failed after %d attempts each; %s holds the other %d of %d; %s:\n",
-			plural(len(res.Failed), "fetch"), cfg.Attempts, cfg.Output, journaled, res.Fetches, again)
+			plural(len(res.Failed), "fetch"), cfg.Attempts, holder, journaled, res.Fetches, again)
 		for _, f := range res.Failed {
 			fmt.Fprintf(w, "  %s %s %s: %v\n", f.Day, f.Source, f.Project, f.Err)
 		}
+	case cfg.RemoteWrite != nil:
+		fmt.Fprintf(w, "done: %s, %s sent by this run; every day is in %s\n", plural(res.Fetches, "fetch"), plural(res.Requests, "request"), cfg.RemoteWrite.URL())
 	default:
 		fmt.Fprintf(w, "done: %s, %s sent by this run; wrote %s\n", plural(res.Fetches, "fetch"), plural(res.Requests, "request"), cfg.Output)
 		fmt.Fprintf(w, "load it: promtool tsdb create-blocks-from openmetrics %s DIR (then move DIR's blocks into Prometheus' --storage.tsdb.path)\n", cfg.Output)
 	}
+}
+
+// formatLabels renders labels as name="value", ...
+func formatLabels(labels []Label) string {
+	parts := make([]string, len(labels))
+	for i, l := range labels {
+		parts[i] = fmt.Sprintf("%s=%q", l.Name, l.Value)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // clearLine returns to the start of the line and clears it.
@@ -149,9 +177,27 @@ func (p *progress) line() string {
 	if p.total > 0 {
 		filled = p.done * width / p.total
 	}
-	return fmt.Sprintf("[%s%s] %d/%d fetches, %s, %s",
+	sent := ""
+	if p.cfg.RemoteWrite != nil {
+		sent = ", " + plural(p.res.Samples, "sample") + " sent"
+	}
+	return fmt.Sprintf("[%s%s] %d/%d fetches, %s%s, %s",
 		strings.Repeat("#", filled), strings.Repeat("-", width-filled), p.done, p.total,
-		plural(p.res.Requests, "request"), leftText(p.left()))
+		plural(p.res.Requests, "request"), sent, leftText(p.left()))
+}
+
+// sent records a request the receiver accepted: the samples of the days
+// from..to.
+func (p *progress) sent(from, to string, samples int) {
+	if p.tty {
+		p.redraw()
+		return
+	}
+	days := from
+	if to != from {
+		days += ".." + to
+	}
+	fmt.Fprintf(p.w, "%s sent: %s to %s (%s in all)\n", days, plural(samples, "sample"), p.cfg.RemoteWrite.URL(), plural(p.res.Samples, "sample"))
 }
 
 func (p *progress) redraw() {

@@ -59,8 +59,17 @@ type Config struct {
 	// zero To means yesterday (UTC).
 	From, To client.Date
 	// Output is the OpenMetrics file to write; its journal is
-	// JournalPath(Output).
+	// JournalPath(Output). Empty with RemoteWrite.
 	Output string
+	// RemoteWrite, when set, sends the samples to a remote-write receiver
+	// instead of writing Output, each day once fetched, oldest first;
+	// the journal is then Journal.
+	RemoteWrite *RemoteWriter
+	// Journal is the journal of a remote-write backfill.
+	Journal string
+	// Labels are the target labels every series carries, sorted by name
+	// (MergeLabels); the command's default is DefaultLabels.
+	Labels []Label
 	// Pages fetches full walks with the per-page series instead of
 	// site-wide figures only.
 	Pages bool
@@ -135,8 +144,11 @@ type Result struct {
 	Failed []Failure
 	// Interrupted tells that the context ended before the end.
 	Interrupted bool
-	// Written tells that the output was written.
+	// Written tells that the output was written (with RemoteWrite: that
+	// every fetch in the journal was sent).
 	Written bool
+	// Samples and WriteRequests are what this run sent by remote write.
+	Samples, WriteRequests int
 }
 
 // ExitCode is the command's exit code for a run that returned r and err.
@@ -167,8 +179,12 @@ type fetch struct {
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	cfg = cfg.withDefaults()
 	switch {
-	case cfg.Output == "":
-		return nil, errors.New("--output is required: the OpenMetrics file to write, such as history.om")
+	case cfg.Output == "" && cfg.RemoteWrite == nil:
+		return nil, errors.New("--output is required: the OpenMetrics file to write, such as history.om (or --remote-write.url to send the samples by remote write)")
+	case cfg.Output != "" && cfg.RemoteWrite != nil:
+		return nil, errors.New("--output and --remote-write.url exclude each other: write a file for promtool, or send by remote write")
+	case cfg.RemoteWrite != nil && cfg.Journal == "":
+		return nil, errors.New("backfill: Config.Journal is required with RemoteWrite")
 	case cfg.Resume && cfg.Force:
 		return nil, errors.New("--resume and --force exclude each other: --resume continues the journal, --force starts over")
 	case len(cfg.Projects) == 0:
@@ -180,6 +196,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	days, err := Days(cfg.From, cfg.To, cfg.Now())
 	if err != nil {
+		return nil, err
+	}
+	if err := checkLabels(cfg.Labels, familyLabels(cfg.Sources)); err != nil {
 		return nil, err
 	}
 	res := &Result{Days: len(days)}
@@ -204,32 +223,45 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		fmt.Sprintf("--backfill.pages=%v", cfg.Pages),
 		"projects=" + strings.Join(cfg.Projects, ","),
 		"sources=" + strings.Join(res.Sources, ","),
-	}, cfg.Args...)
+	}, labelArgs(cfg.Labels)...)
+	if cfg.RemoteWrite != nil {
+		args = append(args, "--remote-write.url="+cfg.RemoteWrite.URL())
+	}
+	args = append(args, cfg.Args...)
 
 	// The files: refuse to overwrite anything unless told, and anything
 	// but a regular file even when told, before any request is sent.
-	jpath := JournalPath(cfg.Output)
-	if st, err := os.Stat(filepath.Dir(cfg.Output)); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("--output %s: the directory %s does not exist", cfg.Output, filepath.Dir(cfg.Output))
+	jpath := cfg.journalPath()
+	files := []struct{ what, path string }{{"--output " + cfg.Output, cfg.Output}, {"the journal of --output, " + jpath, jpath}}
+	if cfg.RemoteWrite != nil {
+		files = []struct{ what, path string }{{"--remote-write.journal " + jpath, jpath}}
 	}
-	for _, p := range []struct{ what, path string }{{"--output " + cfg.Output, cfg.Output}, {"the journal of --output, " + jpath, jpath}} {
+	if st, err := os.Stat(filepath.Dir(files[0].path)); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("%s: the directory %s does not exist", files[0].what, filepath.Dir(files[0].path))
+	}
+	for _, p := range files {
 		if err := checkReplaceable(p.path, cfg.Protected); err != nil {
 			return nil, fmt.Errorf("%s: %v", p.what, err)
 		}
 	}
-	outExists := exists(cfg.Output)
+	outExists := cfg.RemoteWrite == nil && exists(cfg.Output)
 	var entries []*entry
 	var refusal error // what stops a real run; a dry run prints the plan and says it
 	switch {
 	case cfg.Force:
 	case cfg.Resume:
-		var jExists bool
-		entries, _, jExists, err = readJournal(jpath, args)
+		jd, jExists, err := readJournal(jpath, args)
 		if err != nil {
 			return nil, err
 		}
+		entries = jd.entries
 		if !jExists && outExists {
 			return nil, fmt.Errorf("--resume: %s has no journal (%s): that backfill finished; to write it again use --force", cfg.Output, jpath)
+		}
+		if !jExists && cfg.RemoteWrite != nil {
+			// Nothing shows whether it finished: starting over would spend
+			// the whole budget again on a mistyped path.
+			return nil, fmt.Errorf("--resume: there is no journal %s: nothing to resume (a finished remote-write backfill removes its journal); check --remote-write.journal, or run without --resume to start", jpath)
 		}
 	case exists(jpath):
 		refusal = fmt.Errorf("an interrupted backfill left %s: add --resume (with the same arguments) to continue it, or --force to start over", jpath)
@@ -278,7 +310,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	cfg.Budget.Restore(sent, time.Time{})
 
-	r := &runner{cfg: cfg, res: res, journal: j, todo: todo}
+	names := make([]string, len(cfg.Sources))
+	for i, s := range cfg.Sources {
+		names[i] = s.Name()
+	}
+	r := &runner{cfg: cfg, res: res, journal: j, todo: todo, sources: names}
 	r.progress = newProgress(cfg, res, len(todo))
 	cfg.Budget.Pace(func(ctx context.Context, t time.Time) error {
 		r.progress.waiting(t, "the request budget")
@@ -287,14 +323,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	runErr := r.run(ctx)
 	r.progress.finish()
 
-	names := make([]string, len(cfg.Sources))
-	for i, s := range cfg.Sources {
-		names[i] = s.Name()
+	if cfg.RemoteWrite == nil {
+		if err := writeOutput(cfg.Output, j.entries, names, cfg.Labels); err != nil {
+			return res, errors.Join(runErr, err)
+		}
+		res.Written = true
+	} else {
+		res.Written = len(j.unsent(names)) == 0
 	}
-	if err := writeOutput(cfg.Output, j.entries, names); err != nil {
-		return res, errors.Join(runErr, err)
-	}
-	res.Written = true
 	if cfg.CacheFile != "" && runErr == nil && !res.Interrupted {
 		n, err := seedDayStore(cfg, j.entries)
 		if err != nil {
@@ -303,13 +339,32 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		res.Seeded = n
 		fmt.Fprintf(cfg.Out, "day store: %d days of additive sources added to --cache.file=%s (derived windows)\n", n, cfg.CacheFile)
 	}
-	if runErr == nil && !res.Interrupted && len(res.Failed) == 0 && len(j.entries) == res.Fetches {
+	if runErr == nil && !res.Interrupted && len(res.Failed) == 0 && len(j.entries) == res.Fetches && res.Written {
 		if err := j.remove(); err != nil {
 			return res, err
 		}
 	}
 	printReport(cfg, res, len(j.entries), runErr)
 	return res, runErr
+}
+
+// journalPath is the journal's path.
+func (cfg Config) journalPath() string {
+	if cfg.RemoteWrite != nil {
+		return cfg.Journal
+	}
+	return JournalPath(cfg.Output)
+}
+
+// familyLabels maps each family of sources to its own label names.
+func familyLabels(sources []engine.Source) map[string][]string {
+	out := map[string][]string{}
+	for _, s := range sources {
+		for _, f := range s.Families() {
+			out[f.Name] = f.Labels
+		}
+	}
+	return out
 }
 
 func (cfg Config) withDefaults() Config {
@@ -383,6 +438,7 @@ type runner struct {
 	res      *Result
 	journal  *journal
 	todo     []fetch
+	sources  []string // the names of all enabled sources, in order
 	progress *progress
 	prevCost map[key]int // by source and project: the last walk's pages
 }
@@ -392,6 +448,10 @@ type runner struct {
 // single fetches are collected in res.Failed.
 func (r *runner) run(ctx context.Context) error {
 	r.prevCost = map[key]int{}
+	// What an interrupted run fetched but did not send goes first.
+	if err := r.sendUnsent(ctx); err != nil || r.res.Interrupted {
+		return err
+	}
 	for i, f := range r.todo {
 		if ctx.Err() != nil {
 			r.res.Interrupted = true
@@ -420,6 +480,11 @@ func (r *runner) run(ctx context.Context) error {
 		}
 		last := i == len(r.todo)-1 || r.todo[i+1].day != f.day
 		r.progress.fetched(f, last)
+		if last {
+			if err := r.sendUnsent(ctx); err != nil || r.res.Interrupted {
+				return err
+			}
+		}
 	}
 	return nil
 }

@@ -82,13 +82,17 @@ func TestBackfillEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := expectedBackfill(srv, first, 25)
+	want := expectedBackfill(srv, first, backfillDays, 25)
 	site := 0
 	for _, s := range series {
 		name := s.Metric["__name__"]
 		if s.Metric["project"] != projectDocs {
 			t.Errorf("series %s: unexpected project", formatLabels(s.Metric))
 		}
+		if s.Metric["job"] != "mintlify" {
+			t.Errorf("series %s: no job=\"mintlify\", the live series' job", formatLabels(s.Metric))
+		}
+		delete(s.Metric, "job")
 		if strings.HasPrefix(name, "mintlify_visitors") {
 			site++
 			if len(s.Values) != backfillDays {
@@ -162,11 +166,12 @@ func seriesKey(labels map[string]string, day time.Time) string {
 	return formatLabels(labels) + " @ " + day.Format(time.DateOnly)
 }
 
-// expectedBackfill computes, from the fake's answers for each day, every
-// point the backfill should have written (maxPaths pages kept per day).
-func expectedBackfill(srv *mintlifytest.Server, first time.Time, maxPaths int) map[string]float64 {
+// expectedBackfill computes, from the fake's answers for each of days days
+// from first, every point the backfill should have written (maxPaths pages
+// kept per day), without the target labels.
+func expectedBackfill(srv *mintlifytest.Server, first time.Time, days, maxPaths int) map[string]float64 {
 	want := map[string]float64{}
-	for i := range backfillDays {
+	for i := range days {
 		day := first.AddDate(0, 0, i)
 		totals, rows := srv.Visitors(projectDocs, day, day.AddDate(0, 0, 1))
 		set := func(v int64, name string, kv ...string) {

@@ -54,8 +54,8 @@ var grafanaValues = map[string]string{
 	"__range_ms":      "30000",
 	"project":         projectDocs,
 	"window":          "7d",
-	// job and instance are Grafana's "All" (their allValue): backfilled
-	// series have no job or instance label.
+	// job and instance are Grafana's "All" (their allValue), as they are
+	// by default: backfilled series have no instance label.
 	"job":      ".*",
 	"instance": ".*",
 	// "path" is set to the most visited page of projectDocs.

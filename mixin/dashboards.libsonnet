@@ -10,6 +10,23 @@ local sources = {
 
 local targetSelector = 'job=~"$job", instance=~"$instance"';
 
+// The analytics dashboards draw one line per figure whatever the target: every query is
+// aggregated over instance and pod. Backfilled history has neither label (see docs/backfill.md),
+// and a restarted pod brings new ones; without this a graph would show history and live data, or
+// each pod's, as separate lines.
+local joinedDashboards = ['docs-traffic.json', 'docs-quality.json'];
+local joinTargets(panels) = [
+  p
+  + (if std.objectHas(p, 'targets') then {
+       targets: [
+         t + (if std.objectHas(t, 'expr') then { expr: 'max without (instance, pod) (%s)' % t.expr } else {})
+         for t in p.targets
+       ],
+     } else {})
+  + (if std.objectHas(p, 'panels') then { panels: joinTargets(p.panels) } else {})
+  for p in panels
+];
+
 // Replaces the target selector in every string of v (queries, definitions).
 local rewrite(v, from, to) =
   if std.isString(v) then std.strReplace(v, from, to)
@@ -52,7 +69,8 @@ local queryVar(name, label, description, query) = {
                  'label_values(%s{%sjob=~"$job"}, instance)' % [c.dashboardTargetMetric, cluster]),
       ],
     [file]:
-      local d = rewrite(sources[file], targetSelector, cluster + targetSelector);
+      local r = rewrite(sources[file], targetSelector, cluster + targetSelector);
+      local d = if std.member(joinedDashboards, file) then r { panels: joinTargets(r.panels) } else r;
       d {
         tags: c.dashboardTags,
         templating+: {

@@ -2,7 +2,8 @@
 // one scheme the exporter uses wherever it waits longer after each further
 // failure: the client's retries of transient failures, the engine's retry
 // of a failed refresh and its pause after a 429, the job watcher's pause
-// after a 429 and backfill's retries.
+// after a 429 and backfill's retries. Backfill's remote write waits in
+// client_golang's remote-write client, configured with RemoteWrite.
 //
 // It only computes durations: waiting, and counting the failures, stay
 // with the caller.
@@ -73,3 +74,9 @@ var (
 	BackfillRateLimit  = Policy{Base: time.Minute, Max: 32 * time.Minute}
 	JobsRateLimit      = Policy{Base: time.Minute, Max: 15 * time.Minute}
 )
+
+// RemoteWrite is the backoff of backfill's remote-write requests after a
+// 5xx, a 429 (plus its Retry-After) or a network error: 1 s, doubling to
+// 1 m (the client jitters each wait within the doubling), long enough to
+// ride out a receiver's restart.
+var RemoteWrite = Policy{Base: time.Second, Max: time.Minute}

@@ -1,0 +1,88 @@
+package backfill
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Label is a target label every backfilled series carries, as a scrape
+// gives the live series theirs (job, instance...).
+type Label struct{ Name, Value string }
+
+// DefaultJob is the job label of the live series with the shipped scrape
+// config (deploy/prometheus/scrape.yml), Compose file and chart
+// (ServiceMonitor and PodMonitor relabel job to it), and the job the
+// shipped rules and dashboards select.
+const DefaultJob = "mintlify"
+
+// DefaultLabels are the target labels of backfilled series unless told
+// otherwise: job="mintlify".
+func DefaultLabels() []Label { return []Label{{"job", DefaultJob}} }
+
+// ParseLabel parses one --backfill.label value, NAME=VALUE. An empty
+// VALUE removes the label (as in Prometheus, an empty label is no label).
+func ParseLabel(s string) (Label, error) {
+	name, value, ok := strings.Cut(s, "=")
+	switch {
+	case !ok:
+		return Label{}, fmt.Errorf("--backfill.label=%s: want NAME=VALUE, such as job=mintlify", s)
+	case !validLabelName(name):
+		return Label{}, fmt.Errorf("--backfill.label=%s: %q is not a label name (letters, digits and _, not starting with a digit)", s, name)
+	case strings.HasPrefix(name, "__"):
+		return Label{}, fmt.Errorf("--backfill.label=%s: names starting with __ are reserved for Prometheus", s)
+	}
+	return Label{name, value}, nil
+}
+
+// MergeLabels returns base with set applied in order: a label of set
+// replaces the one of the same name, one with an empty value removes it.
+// The result is sorted by name.
+func MergeLabels(base, set []Label) []Label {
+	m := map[string]string{}
+	for _, l := range append(slices.Clip(base), set...) {
+		m[l.Name] = l.Value
+	}
+	out := make([]Label, 0, len(m))
+	for n, v := range m {
+		if v != "" {
+			out = append(out, Label{n, v})
+		}
+	}
+	slices.SortFunc(out, func(a, b Label) int { return cmp.Compare(a.Name, b.Name) })
+	return out
+}
+
+// validLabelName reports whether s is a label name: a metric name without
+// colons.
+func validLabelName(s string) bool { return validName(s) && !strings.Contains(s, ":") }
+
+// checkLabels refuses target labels that would clash with the labels the
+// series have of their own (project, window, and those of families).
+func checkLabels(labels []Label, families map[string][]string) error {
+	own := map[string]string{"project": "every series", "window": "every series"}
+	for fam, names := range families {
+		for _, n := range names {
+			own[n] = fam
+		}
+	}
+	for _, l := range labels {
+		if !validLabelName(l.Name) || strings.HasPrefix(l.Name, "__") {
+			return fmt.Errorf("--backfill.label=%s=%s: %q is not a label name a target may set", l.Name, l.Value, l.Name)
+		}
+		if by, ok := own[l.Name]; ok {
+			return fmt.Errorf("--backfill.label=%s=%s: %s is a label of %s; choose another name", l.Name, l.Value, l.Name, by)
+		}
+	}
+	return nil
+}
+
+// labelArgs renders labels as the arguments recorded in the journal.
+func labelArgs(labels []Label) []string {
+	out := make([]string, len(labels))
+	for i, l := range labels {
+		out[i] = "--backfill.label=" + l.Name + "=" + l.Value
+	}
+	return out
+}

@@ -1,0 +1,469 @@
+package backfill
+
+// Sending by the Prometheus remote-write protocol 1.0: a snappy-compressed
+// protobuf prometheus.WriteRequest per POST.
+//
+// The types and the client come from Prometheus modules, not from this
+// project:
+//   - github.com/prometheus/prometheus/prompb has the 1.0 WriteRequest
+//     types (client_golang/exp generates only the 2.0 ones). Of the
+//     prometheus module it compiles prompb and the model packages it
+//     imports (labels, histogram, exemplar) with gogo/protobuf, nothing of
+//     the server.
+//   - github.com/prometheus/client_golang/exp/api/remote is the client:
+//     it encodes (gogo's MarshalToSizedBuffer), compresses with
+//     klauspost/compress/snappy, sets the 1.0 headers, and retries with a
+//     jittered exponential backoff on 5xx, 429 and network errors, never
+//     on other 4xx. It is far lighter than Prometheus' own queue manager
+//     (storage/remote), which needs the whole server.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/exp/api/remote"
+	"github.com/prometheus/common/config"
+	"github.com/prometheus/common/model"
+	"github.com/prometheus/prometheus/prompb"
+	"go.yaml.in/yaml/v2"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/backoff"
+)
+
+// DefaultRemoteWriteRetries is how many times a request the receiver
+// answered 5xx or 429 (or that did not reach it) is sent again, after
+// waits of backoff.RemoteWrite (1 s doubling to 1 m, jittered): about
+// five minutes, so that a receiver's restart does not stop a backfill.
+const DefaultRemoteWriteRetries = 10
+
+// DefaultRemoteTimeout is the time one request may take, as Prometheus'
+// remote_timeout.
+const DefaultRemoteTimeout = 30 * time.Second
+
+// MaxRetryAfter caps the wait a receiver's Retry-After asks for (the
+// client waits it on top of its backoff): a receiver cannot park the
+// backfill for hours.
+const MaxRetryAfter = 5 * time.Minute
+
+// MaxSamplesPerRequest caps the samples of one request; a request holds
+// whole fetches (one day, source and project), so one large fetch may
+// exceed it.
+const MaxSamplesPerRequest = 2000
+
+// RemoteWriteOptions configure a RemoteWriter.
+type RemoteWriteOptions struct {
+	// URL is the receiver's write endpoint, such as
+	// http://prometheus:9090/api/v1/write.
+	URL string
+	// ConfigFile, when set, is a YAML file in the format of Prometheus'
+	// remote_write HTTP settings (basic_auth, authorization,
+	// bearer_token_file, oauth2, tls_config, proxy_url, headers,
+	// remote_timeout...), without url.
+	ConfigFile string
+	// UserAgent is sent with every request.
+	UserAgent string
+	// Retries, MinBackoff and MaxBackoff bound the retries of a request
+	// answered 5xx or 429; when Retries is 0, DefaultRemoteWriteRetries
+	// and backoff.RemoteWrite. Tests set Retries with zero waits.
+	Retries                int
+	MinBackoff, MaxBackoff time.Duration
+}
+
+// RemoteWriter sends samples to a remote-write receiver.
+type RemoteWriter struct {
+	url     string // redacted: for people and the journal
+	api     *remote.API
+	last    *lastStatus
+	retries int
+}
+
+// remoteWriteFile is the --remote-write.config file: the HTTP settings of
+// a Prometheus remote_write entry.
+type remoteWriteFile struct {
+	RemoteTimeout model.Duration    `yaml:"remote_timeout,omitempty"`
+	Headers       map[string]string `yaml:"headers,omitempty"`
+	// Named, not embedded: embedded, its UnmarshalYAML would be promoted
+	// and parse the whole file, refusing remote_timeout and headers.
+	HTTPClientConfig config.HTTPClientConfig `yaml:",inline"`
+}
+
+// reservedHeaders are the headers the protocol or the HTTP settings set;
+// a headers entry may not replace them (Prometheus refuses them too).
+var reservedHeaders = []string{
+	"Authorization", "Host", "Content-Encoding", "Content-Length", "Content-Type", "User-Agent",
+	"Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "Www-Authenticate",
+	"Accept-Encoding", "X-Prometheus-Remote-Write-Version", "Upgrade", "Transfer-Encoding",
+}
+
+// NewRemoteWriter checks the URL and the config file and returns a
+// writer. Its errors name the flag at fault and never hold a secret.
+func NewRemoteWriter(o RemoteWriteOptions) (*RemoteWriter, error) {
+	u, err := url.Parse(o.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("--remote-write.url=%s: want an http or https URL of the receiver's write endpoint, such as http://prometheus:9090/api/v1/write", redactURL(o.URL))
+	}
+	if u.User != nil {
+		return nil, fmt.Errorf("--remote-write.url=%s: credentials do not belong on the command line: put them in --remote-write.config (basic_auth with password_file, or authorization)", u.Redacted())
+	}
+	f := remoteWriteFile{RemoteTimeout: model.Duration(DefaultRemoteTimeout), HTTPClientConfig: config.DefaultHTTPClientConfig}
+	if o.ConfigFile != "" {
+		if err := readRemoteWriteFile(o.ConfigFile, &f); err != nil {
+			return nil, err
+		}
+	}
+	last := &lastStatus{}
+	client, err := config.NewClientFromConfig(f.HTTPClientConfig, "remote_write", config.WithUserAgent(o.UserAgent))
+	if err != nil {
+		return nil, fmt.Errorf("--remote-write.config=%s: %v", o.ConfigFile, err)
+	}
+	client.Transport = &headerTransport{next: client.Transport, headers: f.Headers, last: last}
+	client.Timeout = time.Duration(f.RemoteTimeout)
+	retries, minB, maxB := o.Retries, o.MinBackoff, o.MaxBackoff
+	if retries == 0 {
+		retries, minB, maxB = DefaultRemoteWriteRetries, backoff.RemoteWrite.Base, backoff.RemoteWrite.Max
+	}
+	api, err := remote.NewAPI(u.String(),
+		remote.WithAPIHTTPClient(client),
+		remote.WithAPIPath(""), // the URL is the whole endpoint, as in Prometheus' remote_write
+		remote.WithAPIBackoff(remote.BackoffConfig{Min: minB, Max: maxB, MaxRetries: retries}))
+	if err != nil {
+		return nil, fmt.Errorf("--remote-write.url=%s: %v", u.Redacted(), err)
+	}
+	return &RemoteWriter{url: u.Redacted(), api: api, last: last, retries: retries}, nil
+}
+
+// readRemoteWriteFile reads and checks the --remote-write.config file.
+func readRemoteWriteFile(path string, f *remoteWriteFile) error {
+	flag := "--remote-write.config=" + path
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("%s: %v", flag, pathless(err))
+	}
+	if err := yaml.UnmarshalStrict(data, f); err != nil {
+		// The parser quotes values (`...`): they may be secrets.
+		msg := quoted.ReplaceAllString(strings.ReplaceAll(err.Error(), "\n", "; "), "a value")
+		if strings.Contains(msg, "field url ") {
+			msg += " (the URL is --remote-write.url)"
+		}
+		return fmt.Errorf("%s: %s", flag, msg)
+	}
+	f.HTTPClientConfig.SetDirectory(filepath.Dir(path))
+	if err := f.HTTPClientConfig.Validate(); err != nil {
+		return fmt.Errorf("%s: %v", flag, err)
+	}
+	for h := range f.Headers {
+		for _, r := range reservedHeaders {
+			if strings.EqualFold(h, r) {
+				return fmt.Errorf("%s: the header %s is set by the protocol or the HTTP settings; remove it from headers", flag, h)
+			}
+		}
+	}
+	if f.RemoteTimeout <= 0 {
+		return fmt.Errorf("%s: remote_timeout must be above zero", flag)
+	}
+	// The client reads these files at each request, where a missing one
+	// would look like a network error and be retried for minutes.
+	for _, file := range referencedFiles(&f.HTTPClientConfig) {
+		if file.path == "" {
+			continue
+		}
+		fh, err := os.Open(file.path)
+		if err != nil {
+			return fmt.Errorf("%s: %s %s: %v", flag, file.field, file.path, pathless(err))
+		}
+		fh.Close()
+	}
+	return nil
+}
+
+// quoted matches a value the YAML parser quotes in its errors.
+var quoted = regexp.MustCompile("`[^`]*`")
+
+// pathless is a file error without the path (the message names it).
+func pathless(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// referencedFile is a file an HTTP setting names.
+type referencedFile struct{ field, path string }
+
+// referencedFiles lists the files of c's settings (resolved against the
+// config file's directory).
+func referencedFiles(c *config.HTTPClientConfig) []referencedFile {
+	var out []referencedFile
+	if b := c.BasicAuth; b != nil {
+		out = append(out, referencedFile{"basic_auth.username_file", b.UsernameFile}, referencedFile{"basic_auth.password_file", b.PasswordFile})
+	}
+	if a := c.Authorization; a != nil {
+		out = append(out, referencedFile{"authorization.credentials_file", a.CredentialsFile})
+	}
+	if o := c.OAuth2; o != nil {
+		out = append(out, referencedFile{"oauth2.client_secret_file", o.ClientSecretFile})
+	}
+	t := c.TLSConfig
+	return append(out, referencedFile{"bearer_token_file", c.BearerTokenFile}, referencedFile{"tls_config.ca_file", t.CAFile},
+		referencedFile{"tls_config.cert_file", t.CertFile}, referencedFile{"tls_config.key_file", t.KeyFile})
+}
+
+// redactURL hides the password of a URL that may not parse.
+func redactURL(s string) string {
+	if u, err := url.Parse(s); err == nil {
+		return u.Redacted()
+	}
+	if i := strings.LastIndex(s, "@"); i >= 0 {
+		return "xxxxx" + s[i:]
+	}
+	return s
+}
+
+// URL is the receiver's URL, without a password.
+func (w *RemoteWriter) URL() string { return w.url }
+
+// send sends one request; onRetry is called before each retry. The error
+// is for people: one line, with the receiver's answer and what to do.
+func (w *RemoteWriter) send(ctx context.Context, req *prompb.WriteRequest, onRetry func(error)) error {
+	_, err := w.api.Write(ctx, remote.WriteV1MessageType, req, remote.WithWriteRetryCallback(onRetry))
+	if err == nil || ctx.Err() != nil {
+		return err
+	}
+	return w.explain(err, w.last.code.Load())
+}
+
+// explain turns the client's error into one line: what the receiver
+// answered and what to do.
+func (w *RemoteWriter) explain(err error, code int32) error {
+	msg := oneLine(err.Error(), 300)
+	switch {
+	case code == 0 || code >= 500 || code == http.StatusTooManyRequests:
+		return fmt.Errorf("remote write to %s failed after %d retries: %s; when the receiver is back, run again with --resume: nothing sent is sent again", w.url, w.retries, msg)
+	case code == http.StatusUnauthorized || code == http.StatusForbidden:
+		return fmt.Errorf("remote write to %s refused: %s; check the credentials in --remote-write.config (basic_auth, authorization, headers such as X-Scope-OrgID)", w.url, msg)
+	case code == http.StatusNotFound || code == http.StatusMethodNotAllowed:
+		return fmt.Errorf("remote write to %s: %s; check --remote-write.url: Prometheus' receiver is /api/v1/write and needs --web.enable-remote-write-receiver", w.url, msg)
+	}
+	return fmt.Errorf("remote write to %s refused the samples: %s; a receiver refuses samples older than it accepts (its out-of-order window, see docs/backfill.md): fix it and run again with --resume", w.url, msg)
+}
+
+// oneLine flattens s to one line of at most n bytes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		s = s[:n] + "..."
+	}
+	return s
+}
+
+// lastStatus is the status code of the last answer.
+type lastStatus struct{ code atomic.Int32 }
+
+// headerTransport adds the configured headers to every request, records
+// the status of every answer (the client reports it in text only) and
+// caps its Retry-After at MaxRetryAfter.
+type headerTransport struct {
+	next    http.RoundTripper
+	headers map[string]string
+	last    *lastStatus
+}
+
+// RoundTrip implements http.RoundTripper.
+func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if len(t.headers) > 0 {
+		req = req.Clone(req.Context())
+		for k, v := range t.headers {
+			req.Header.Set(k, v)
+		}
+	}
+	resp, err := t.next.RoundTrip(req)
+	if err != nil {
+		t.last.code.Store(0)
+		return nil, err
+	}
+	t.last.code.Store(int32(resp.StatusCode))
+	if ra := resp.Header.Get("Retry-After"); ra != "" {
+		resp.Header.Set("Retry-After", capRetryAfter(ra, time.Now()))
+	}
+	return resp, nil
+}
+
+// capRetryAfter returns a Retry-After value (seconds or an HTTP date) as
+// seconds, at most MaxRetryAfter; one that does not parse is dropped
+// ("0"), as the client would.
+func capRetryAfter(v string, now time.Time) string {
+	var d time.Duration
+	if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
+		d = time.Duration(min(max(n, 0), int64(MaxRetryAfter/time.Second))) * time.Second
+	} else if t, err := http.ParseTime(v); err == nil {
+		d = t.Sub(now)
+	}
+	d = min(max(d, 0), MaxRetryAfter)
+	return strconv.FormatInt(int64(d/time.Second), 10)
+}
+
+// batches splits entries, in time order, into requests of whole fetches
+// of up to MaxSamplesPerRequest samples (a single larger fetch is one
+// request).
+func batches(entries []*entry) [][]*entry {
+	var out [][]*entry
+	var cur []*entry
+	n := 0
+	for _, e := range entries {
+		k := e.samples()
+		if len(cur) > 0 && n+k > MaxSamplesPerRequest {
+			out = append(out, cur)
+			cur, n = nil, 0
+		}
+		cur = append(cur, e)
+		n += k
+	}
+	if len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// samples is the number of samples of an entry.
+func (e *entry) samples() int {
+	n := 0
+	for _, f := range e.Families {
+		n += len(f.Series)
+	}
+	return n
+}
+
+// writeRequest builds the request of entries (in time order): one time
+// series per label set, its samples in time order, label names sorted, as
+// the protocol requires; and the families' metadata.
+func writeRequest(entries []*entry, target []Label) (*prompb.WriteRequest, int, error) {
+	series := map[string]*prompb.TimeSeries{}
+	var order []string
+	meta := map[string]prompb.MetricMetadata{}
+	n := 0
+	for _, e := range entries {
+		day, err := client.ParseDate(e.Day)
+		if err != nil {
+			return nil, 0, err
+		}
+		ts := Stamp(day) * 1000
+		for _, f := range e.Families {
+			if _, ok := meta[f.Name]; !ok {
+				meta[f.Name] = prompb.MetricMetadata{Type: prompb.MetricMetadata_GAUGE, MetricFamilyName: f.Name, Help: f.Help}
+			}
+			for _, s := range f.Series {
+				v, err := strconv.ParseFloat(s.V, 64)
+				if err != nil {
+					return nil, 0, fmt.Errorf("journal: %s %s %s: value %q", e.Day, e.Source, e.Project, s.V)
+				}
+				ls := protoLabels(f.Name, target, e.Project, f.Labels, s.L)
+				k := labelsKey(ls)
+				t := series[k]
+				if t == nil {
+					t = &prompb.TimeSeries{Labels: ls}
+					series[k] = t
+					order = append(order, k)
+				}
+				if last := len(t.Samples) - 1; last >= 0 && t.Samples[last].Timestamp >= ts {
+					continue // the same fetch twice: keep the first
+				}
+				t.Samples = append(t.Samples, prompb.Sample{Value: v, Timestamp: ts})
+				n++
+			}
+		}
+	}
+	req := &prompb.WriteRequest{Timeseries: make([]prompb.TimeSeries, 0, len(order))}
+	for _, k := range order {
+		req.Timeseries = append(req.Timeseries, *series[k])
+	}
+	names := make([]string, 0, len(meta))
+	for name := range meta {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		req.Metadata = append(req.Metadata, meta[name])
+	}
+	return req, n, nil
+}
+
+// protoLabels is a series' label set, sorted by name: __name__, the target
+// labels, project, window and the family's own labels.
+func protoLabels(name string, target []Label, project string, names, values []string) []prompb.Label {
+	ls := make([]prompb.Label, 0, 3+len(target)+len(names))
+	ls = append(ls, prompb.Label{Name: model.MetricNameLabel, Value: name},
+		prompb.Label{Name: "project", Value: project}, prompb.Label{Name: "window", Value: Window})
+	for _, l := range target {
+		ls = append(ls, prompb.Label{Name: l.Name, Value: l.Value})
+	}
+	for i, n := range names {
+		if values[i] != "" {
+			ls = append(ls, prompb.Label{Name: n, Value: values[i]})
+		}
+	}
+	// Sorted, and one label per name (the first: a journal may be made
+	// by hand; Run refuses target labels that clash).
+	slices.SortStableFunc(ls, func(a, b prompb.Label) int { return strings.Compare(a.Name, b.Name) })
+	return slices.CompactFunc(ls, func(a, b prompb.Label) bool { return a.Name == b.Name })
+}
+
+// labelsKey identifies a label set.
+func labelsKey(ls []prompb.Label) string {
+	var b strings.Builder
+	for _, l := range ls {
+		b.WriteString(l.Name)
+		b.WriteByte(0)
+		b.WriteString(l.Value)
+		b.WriteByte(0)
+	}
+	return b.String()
+}
+
+// sendUnsent sends, oldest first, every fetch of the journal not sent yet,
+// and records each accepted request in the journal. An interruption sets
+// res.Interrupted; other errors stop the run.
+func (r *runner) sendUnsent(ctx context.Context) error {
+	rw := r.cfg.RemoteWrite
+	if rw == nil {
+		return nil
+	}
+	for _, b := range batches(r.journal.unsent(r.sources)) {
+		req, n, err := writeRequest(b, r.cfg.Labels)
+		if err != nil {
+			return err
+		}
+		retry := 0
+		err = rw.send(ctx, req, func(err error) {
+			retry++
+			r.progress.note(fmt.Sprintf("remote write: %s; retry %d of %d", oneLine(err.Error(), 200), retry, rw.retries))
+		})
+		if ctx.Err() != nil {
+			r.res.Interrupted = true
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := r.journal.markSent(b); err != nil {
+			return err
+		}
+		r.res.Samples += n
+		r.res.WriteRequests++
+		r.progress.sent(b[0].Day, b[len(b)-1].Day, n)
+	}
+	return nil
+}
