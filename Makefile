@@ -15,7 +15,7 @@ LDFLAGS  := -s -w -X $(VPKG).Version=$(VERSION) -X $(VPKG).Revision=$(REVISION) 
 # twelve; make fuzz FUZZTIME=1000000x fuzzes longer.
 FUZZTIME ?= 30000x
 
-.PHONY: all build test test-short tools unit lint simulate fuzz cover bench run-demo clean
+.PHONY: all build test test-short tools unit lint simulate fuzz cover bench run-demo clean mutate
 
 all: lint build test
 
@@ -73,6 +73,16 @@ cover:
 	$(GO) tool covdata percent -i=$(COVERDIR)
 	$(GO) tool covdata textfmt -i=$(COVERDIR) -o coverage.txt
 	@$(GO) tool cover -func=coverage.txt | tail -1
+
+## mutate: mutation testing (gremlins, pinned in tools/gremlins) of the scheduler (engine/schedule,
+## which must kill 90 % of its mutants) and of the engine (budget, choice, derived windows);
+## docs/benchmarks.md has the figures. A few minutes for the scheduler, about a quarter of an hour for
+## the engine on 2 cores; not part of make test.
+mutate:
+	@mkdir -p .tools/bin
+	cd tools/gremlins && $(GO) build -o ../../.tools/bin/gremlins github.com/go-gremlins/gremlins/cmd/gremlins
+	.tools/bin/gremlins unleash --workers 1 --threshold-efficacy 90 ./engine/schedule
+	.tools/bin/gremlins unleash --workers 1 ./engine
 
 ## fuzz: run every fuzz target for FUZZTIME each.
 fuzz:

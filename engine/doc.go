@@ -11,7 +11,10 @@
 //   - A Window is N calendar days in UTC ending today ("7d"); "7d:site"
 //     asks only for site-wide figures, at one request per source.
 //   - A Unit is one source × project × window: what the engine schedules,
-//     refreshes all or nothing, exposes and persists.
+//     refreshes all or nothing, exposes and persists. A source that splits
+//     its windows (Splitter: visitors, views) has two units a window: the
+//     site totals (one request) and the page walk (SiteWide families go to
+//     the first, the rest to the second).
 //   - The Budget is the ledger of analytics requests sent in the last
 //     sliding hour. The API allows 100 per organization per hour, shared by
 //     every analytics endpoint, so there is one Budget for all units; it is
@@ -24,27 +27,21 @@
 //     data, when the UTC day rolled over (its date range moved), or when
 //     its data is older than its planned interval; a failed unit again
 //     when its back-off ends; everything when a rate-limit pause ends. No
-//     scrape is needed. Every unit is refreshed once at start-up (unless
-//     restored data is not yet due).
-//   - Chooses by value (choice.go): one refresh at a time, on one worker
-//     goroutine, so the budget check made before a refresh holds until it
-//     ends. A unit without data is worth the most, the cheapest of those
-//     first, so every project's one-request units have data within seconds
-//     however large the site; a unit with data goes by how wrong its data
-//     is per request. Before its first fetch a unit's cost is estimated
-//     (the source's CostEstimator, else its siblings: other windows, the
-//     source's CostGrouper group, other projects). The budget is booked for
-//     every due unit in value order: a unit runs when its requests fit the
-//     sliding hour; a cheaper one may fill room a more valuable walk cannot
-//     use yet, never delaying it.
+//     scrape is needed, and a scrape (Touch) never waits.
+//   - Spends the budget by the request (choice.go, fetch.go): one worker
+//     sends one analytics request at a time, the one package schedule
+//     ranks first among the candidates: the first request of a due unit,
+//     the next page of a walk in progress (a Stepper's Walk keeps its
+//     offset and rows between requests), a closed day for the day store.
+//     The value order is in package schedule's documentation; the engine
+//     only turns units into candidates and forecasts when each waiting
+//     unit is expected to start. Walks that run too long, or whose 1d
+//     range moved at midnight, start again.
 //   - Waiting is not failing: a due unit that does not fit waits, with the
 //     time it is expected to start (States, Summary), counted in
 //     mintlify_units_waiting while it has no data; one log line says when
 //     the first round does not fit the hour. Ready is true once every unit
-//     has data, waits or was tried. A scrape (Touch) waits for first data
-//     only while a first refresh is sending requests, never for a unit that
-//     cannot progress; once a unit has data it never waits at all
-//     (stale-while-revalidate). A walk longer than an hour's budget is paced.
+//     has data, waits or was tried.
 //   - Keeps all or nothing (outcome.go): a failed refresh keeps the
 //     previous data, sets mintlify_up to 0 (the only thing that does),
 //     logs once per kind of error, and backs off. A 429 pauses every
@@ -53,8 +50,10 @@
 //     mintlify_rows_skipped_total{source,reason}, logging each kind once.
 //   - Plans: PlanWeighted stretches intervals only when the budget binds,
 //     and then in proportion to sqrt(cost × days), which minimises the
-//     mean relative staleness across units. The plan is logged in one line
-//     once every cost is known, and again when it changes materially.
+//     mean relative staleness across units, holding one-request units to
+//     an hour; it plans for the budget less a tenth of headroom and the day
+//     store's share. The plan is logged in one line once every cost is
+//     known, and again when it changes materially.
 //   - Renders (collect.go): each refresh renders its unit's families to text once and
 //     compresses them once (Exposition); a scrape writes those bytes and
 //     the small live part, so it costs little more than copying bytes.
@@ -70,8 +69,8 @@
 //
 // # Adding a source
 //
-// Write one file in package collector with a type that implements Source,
-// add it to collector's list of sources, serve its endpoint in the fake
-// (client/mintlifytest), and test it there. Nothing in this package
-// changes.
+// Write one file in package collector with a type that implements Source
+// (and Stepper when a unit is a walk of pages), add it to collector's list
+// of sources, serve its endpoint in the fake (client/mintlifytest), and
+// test it there. Nothing in this package changes.
 package engine
