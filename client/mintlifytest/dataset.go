@@ -21,6 +21,23 @@ type Dataset struct {
 	paths   []string
 	days    map[int32]*dayColumns // key: days since 1970-01-01
 	x       *extras               // the other signals; nil until one is set
+	// returning is SetReturning's share: 0 adds unique visitors across
+	// days.
+	returning float64
+}
+
+// SetReturning makes unique visitors not add up across days: over a range
+// of n days a path's visitors are the sum of its days divided by
+// 1 + r·(n−1), as if a share r of each day's visitors had come on another
+// day of the range too. 0, the default, adds days up. An assumption of the
+// simulations that must not be built on the planner's model (a window of
+// N days moving exactly 1/N as fast as 1d); the API's real overlap is not
+// known. Page views always add up.
+func (d *Dataset) SetReturning(r float64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.returning = max(0, r)
+	d.version++
 }
 
 // dayColumns holds one day's values, indexed by path number. A column may be

@@ -92,7 +92,9 @@
 //   - A searches cursor is base64 of an offset; conversation ids are ULIDs.
 //
 //   - Per-path counts of a date range are the sums of the path's daily
-//     counts. Site totals are not the sum over paths: each of human, ai and
+//     counts, or, for unique visitors after Dataset.SetReturning(r), that
+//     sum divided by 1 + r·(n−1) over n days (returning visitors counted
+//     once; the real overlap is not published). Site totals are not the sum over paths: each of human, ai and
 //     total is floor(3/5 of the sum over paths) but at least the largest
 //     path's value, and total is then clamped into [max(human, ai),
 //     human+ai]. With two or more paths with visitors every site figure is

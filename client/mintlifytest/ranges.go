@@ -108,6 +108,16 @@ func (r *rangeResult) compute() {
 		paths, h, a, t = r.ds.viewSums(r.from, r.to)
 	} else {
 		paths, h, a, t = r.ds.sums(r.from, r.to)
+		r.ds.mu.RLock()
+		share := r.ds.returning
+		r.ds.mu.RUnlock()
+		if n := int64(r.to - r.from); share > 0 && n > 1 {
+			div := 1 + share*float64(n-1)
+			for i := range t {
+				h[i], a[i] = int64(float64(h[i])/div), int64(float64(a[i])/div)
+				t[i] = min(max(int64(float64(t[i])/div), h[i], a[i]), h[i]+a[i])
+			}
+		}
 	}
 	n := 0
 	for _, v := range t {

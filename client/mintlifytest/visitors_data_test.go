@@ -304,3 +304,28 @@ func TestSpecialPathsEncoded(t *testing.T) {
 		}
 	}
 }
+
+// TestSetReturning: with a returning share, unique visitors of a range of
+// n days are the sum of the days divided by 1 + r·(n−1); one day and page
+// views are unchanged.
+func TestSetReturning(t *testing.T) {
+	d := mintlifytest.NewDataset()
+	day := time.Date(2026, 3, 10, 0, 0, 0, 0, time.UTC)
+	for i := range 3 {
+		d.Set(day.AddDate(0, 0, i), "/a", 30, 12, 36)
+		d.SetViews(day.AddDate(0, 0, i), "/a", 60, 24, 84)
+	}
+	d.SetReturning(0.5)
+	srv := mintlifytest.NewServer(mintlifytest.WithClock(func() time.Time { return day.AddDate(0, 0, 3) }), mintlifytest.WithProject("p", d))
+	defer srv.Close()
+	_, rows := srv.Visitors("p", day, day.AddDate(0, 0, 3))
+	if len(rows) != 1 || rows[0].Human != 45 || rows[0].AI != 18 || rows[0].Total != 54 {
+		t.Errorf("3 days at a returning share of 0.5: %+v, want 90/2, 36/2, 108/2", rows)
+	}
+	if _, rows := srv.Visitors("p", day, day.AddDate(0, 0, 1)); len(rows) != 1 || rows[0].Human != 30 {
+		t.Errorf("one day: %+v, want unchanged", rows)
+	}
+	if _, rows := srv.Views("p", day, day.AddDate(0, 0, 3)); len(rows) != 1 || rows[0].Human != 180 {
+		t.Errorf("views over 3 days: %+v, want added up", rows)
+	}
+}
