@@ -214,8 +214,7 @@ func (s *stack) scrapeUp() string {
 	if err != nil {
 		return err.Error()
 	}
-	// As Prometheus does: the first scrape may wait for the first
-	// refreshes up to about this long.
+	// As Prometheus does; the exporter never waits for it.
 	req.Header.Set("X-Prometheus-Scrape-Timeout-Seconds", "5")
 	resp, err := httpClient.Do(req)
 	if err != nil {
@@ -230,6 +229,14 @@ func (s *stack) scrapeUp() string {
 	fams, err := parser.TextToMetricFamilies(bytes.NewReader(body))
 	if err != nil {
 		return "the scrape does not parse: " + err.Error()
+	}
+	// A scrape answers at once, partial until every unit's first data is
+	// in: the checks want it whole.
+	for _, name := range []string{"mintlify_page_visitors_deduplicated", "mintlify_page_views", "mintlify_assistant_queries",
+		"mintlify_page_feedback", "mintlify_searches", "mintlify_assistant_conversations"} {
+		if fams[name] == nil {
+			return "no " + name + " yet"
+		}
 	}
 	up := map[string]float64{}
 	jobs := map[string]bool{}

@@ -63,7 +63,7 @@ func TestLandingPageInABrowser(t *testing.T) {
 	// Every unit's row shows its state, in the DOM Chromium builds.
 	dom := chromium(t, bin, "--dump-dom", landing)
 	rows := regexp.MustCompile(`<td class="state-(ok|waiting|failing|refreshing|pending)">[^<]+</td>`).FindAllString(dom, -1)
-	if want := 36; len(rows) != want { // the demo: 6 sources, 2 projects, 3 windows
+	if want := 48; len(rows) != want { // the demo: 6 sources, 2 projects, 3 windows, and visitors' and views' totals
 		t.Errorf("%d unit rows with a state, want %d:\n%.3000s", len(rows), want, dom)
 	}
 	if !strings.Contains(dom, "DEMO MODE") || !strings.Contains(dom, "units:") {
