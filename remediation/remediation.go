@@ -397,7 +397,7 @@ func (r *Remediator) handle(ctx context.Context, a Alert) AlertOutcome {
 		level.Error(r.logger).Log("msg", "remediation failed", "rule", rule.Name, "key", out.Key, "err", err)
 		return out
 	}
-	d := newTemplateData(a)
+	d := rule.data(a)
 	project, err := render(rule.project, d, MaxLabelRunes)
 	if err != nil {
 		return fail(err)
