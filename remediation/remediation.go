@@ -18,6 +18,7 @@
 package remediation
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -45,6 +46,21 @@ const Path = "/webhook/alertmanager"
 
 // MaxPayloadBytes bounds a webhook request's body.
 const MaxPayloadBytes = 4 << 20
+
+// Bounds of the payloads read at once. A 4 MiB payload of tiny alerts
+// takes about 25 MiB once decoded, and a dry run needs no credentials: 60
+// strangers posting at once took 1.5 GiB before payloads waited for a
+// slot. A payload holds its slot from before its body is read until its
+// answer is written; the handling of payloads is one at a time anyway.
+const (
+	// MaxPayloadsAtOnce is how many payloads are read, decoded and
+	// handled at once; the others wait without their body being read.
+	MaxPayloadsAtOnce = 2
+	// MaxPayloadWait is how long a payload waits for a slot before it is
+	// answered 503 (Alertmanager sends it again later): well within the
+	// server's ReadTimeout of 30 s, which also runs while it waits.
+	MaxPayloadWait = 10 * time.Second
+)
 
 // Outcomes of an alert, the outcome label of mintlify_remediation_alerts_total.
 const (
@@ -106,6 +122,8 @@ type Remediator struct {
 	opts   Options
 	logger log.Logger
 
+	slots chan struct{} // MaxPayloadsAtOnce payloads read and handled at once
+
 	mu       sync.Mutex // one payload at a time; guards everything below
 	cfg      *Config
 	file     *filewatch.File
@@ -156,7 +174,8 @@ func New(opts Options) (*Remediator, error) {
 	if opts.API == nil || opts.Jobs == nil {
 		return nil, errors.New("remediation: no API client or job watcher")
 	}
-	r := &Remediator{opts: opts, logger: log.With(opts.Logger, "component", "remediation"), file: filewatch.New(opts.ConfigPath)}
+	r := &Remediator{opts: opts, logger: log.With(opts.Logger, "component", "remediation"), file: filewatch.New(opts.ConfigPath),
+		slots: make(chan struct{}, MaxPayloadsAtOnce)}
 	cfg, err := r.readConfig()
 	if err != nil {
 		return nil, err
@@ -270,6 +289,8 @@ func (r *Remediator) Collect(ch chan<- prometheus.Metric) {
 }
 
 // Payload is Alertmanager's webhook payload, version 4 (the fields used).
+// The webhook reads it one alert at a time (see walkPayload), so that a
+// payload of many alerts costs its bytes, not their decoded maps.
 type Payload struct {
 	Version  string  `json:"version"`
 	Status   string  `json:"status"`
@@ -300,7 +321,10 @@ type AlertOutcome struct {
 	Reason  string `json:"reason,omitempty"`
 }
 
-// ServeHTTP answers POST /webhook/alertmanager.
+// ServeHTTP answers POST /webhook/alertmanager. A request is
+// authenticated, its announced size checked and a slot taken before any of
+// its body is read, so what strangers post costs at most
+// MaxPayloadsAtOnce payloads of memory.
 func (r *Remediator) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if req.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
@@ -312,39 +336,161 @@ func (r *Remediator) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, "unauthorized: send the bearer token of --remediation.token-file", http.StatusUnauthorized)
 		return
 	}
-	body := http.MaxBytesReader(w, req.Body, MaxPayloadBytes)
-	var p Payload
-	dec := json.NewDecoder(body)
-	if err := dec.Decode(&p); err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			http.Error(w, fmt.Sprintf("payload larger than %d bytes", MaxPayloadBytes), http.StatusRequestEntityTooLarge)
-			return
-		}
-		http.Error(w, "not an Alertmanager webhook payload: "+oneLine(err.Error()), http.StatusBadRequest)
+	if req.ContentLength > MaxPayloadBytes {
+		http.Error(w, tooLarge, http.StatusRequestEntityTooLarge)
 		return
 	}
-	if problem := p.check(); problem != "" {
-		http.Error(w, "not an Alertmanager webhook payload (version 4): "+problem, http.StatusBadRequest)
+	if !r.acquire(req.Context()) {
+		w.Header().Set("Retry-After", "10")
+		http.Error(w, "too many payloads at once: send it again later", http.StatusServiceUnavailable)
 		return
 	}
-	res := r.Handle(req.Context(), p)
+	defer func() { <-r.slots }()
+	body, code, msg := readPayload(w, req)
+	if code != http.StatusOK {
+		http.Error(w, msg, code)
+		return
+	}
+	answer := r.handlePayload(req.Context(), body)
 	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(res)
+	_, _ = w.Write(answer)
 }
 
-// check returns what makes p unusable, "" when nothing does.
-func (p *Payload) check() string {
-	if p.Version != "4" {
-		return fmt.Sprintf("version %q, want \"4\"", p.Version)
+var tooLarge = fmt.Sprintf("payload larger than %d bytes", MaxPayloadBytes)
+
+// acquire takes a payload slot, waiting at most MaxPayloadWait; false when
+// none came free.
+func (r *Remediator) acquire(ctx context.Context) bool {
+	select {
+	case r.slots <- struct{}{}:
+		return true
+	default:
 	}
-	for i, a := range p.Alerts {
-		if a.Status != "firing" && a.Status != "resolved" {
-			return fmt.Sprintf("alerts[%d].status %q, want firing or resolved", i, a.Status)
+	timer := time.NewTimer(MaxPayloadWait)
+	defer timer.Stop()
+	select {
+	case r.slots <- struct{}{}:
+		return true
+	case <-timer.C:
+	case <-ctx.Done():
+	}
+	return false
+}
+
+// readPayload reads req's body, at most MaxPayloadBytes, and checks that
+// it is a payload every alert of which can be handled; on failure it
+// returns the HTTP status and message to answer.
+func readPayload(w http.ResponseWriter, req *http.Request) ([]byte, int, string) {
+	var buf bytes.Buffer
+	if req.ContentLength > 0 {
+		buf.Grow(int(req.ContentLength) + bytes.MinRead)
+	}
+	if _, err := buf.ReadFrom(http.MaxBytesReader(w, req.Body, MaxPayloadBytes)); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, http.StatusRequestEntityTooLarge, tooLarge
 		}
-		if len(a.Labels) == 0 {
-			return fmt.Sprintf("alerts[%d] has no labels", i)
+		return nil, http.StatusBadRequest, "cannot read the payload: " + oneLine(err.Error())
+	}
+	body := buf.Bytes()
+	version, err := walkPayload(body, func(i int, a *Alert) error {
+		if problem := checkAlert(i, a); problem != "" {
+			return errors.New(problem)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, http.StatusBadRequest, "not an Alertmanager webhook payload (version 4): " + oneLine(err.Error())
+	}
+	if version != "4" {
+		return nil, http.StatusBadRequest, fmt.Sprintf("not an Alertmanager webhook payload (version 4): version %q, want \"4\"", version)
+	}
+	return body, http.StatusOK, ""
+}
+
+// walkPayload reads a payload's JSON object, calling fn with each alert
+// of "alerts" in order as it is decoded (a is reused: fn must not keep
+// it), and returns its "version". Other fields are skipped; a field given
+// twice is an error.
+func walkPayload(body []byte, fn func(i int, a *Alert) error) (string, error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := expectDelim(dec, '{'); err != nil {
+		return "", err
+	}
+	var version string
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", err
+		}
+		name, _ := tok.(string)
+		if seen[name] && (name == "version" || name == "alerts") {
+			return "", fmt.Errorf("%q given twice", name)
+		}
+		seen[name] = true
+		switch name {
+		case "version":
+			err = dec.Decode(&version)
+		case "alerts":
+			err = walkAlerts(dec, fn)
+		default:
+			var skip json.RawMessage
+			err = dec.Decode(&skip)
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+	if err := expectDelim(dec, '}'); err != nil {
+		return "", err
+	}
+	return version, nil
+}
+
+// walkAlerts reads the array of alerts, calling fn with each.
+func walkAlerts(dec *json.Decoder, fn func(i int, a *Alert) error) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return fmt.Errorf("alerts: %w", err)
+	}
+	if tok == nil { // null: no alerts
+		return nil
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '[' {
+		return fmt.Errorf("alerts: want an array, got %v", tok)
+	}
+	for i := 0; dec.More(); i++ {
+		var a Alert
+		if err := dec.Decode(&a); err != nil {
+			return fmt.Errorf("alerts[%d]: %w", i, err)
+		}
+		if err := fn(i, &a); err != nil {
+			return err
+		}
+	}
+	return expectDelim(dec, ']')
+}
+
+// expectDelim reads the next token, which must be d.
+func expectDelim(dec *json.Decoder, d json.Delim) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if got, ok := tok.(json.Delim); !ok || got != d {
+		return fmt.Errorf("want %q, got %v", d, tok)
+	}
+	return nil
+}
+
+// checkAlert returns what makes alert i unusable, "" when nothing does.
+func checkAlert(i int, a *Alert) string {
+	if a.Status != "firing" && a.Status != "resolved" {
+		return fmt.Sprintf("alerts[%d].status %q, want firing or resolved", i, a.Status)
+	}
+	if len(a.Labels) == 0 {
+		return fmt.Sprintf("alerts[%d] has no labels", i)
 	}
 	return ""
 }
@@ -359,18 +505,26 @@ func (r *Remediator) authorized(req *http.Request) bool {
 	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(r.opts.Token)) == 1
 }
 
-// Handle acts on every alert of p, in order, and returns their outcomes.
-func (r *Remediator) Handle(ctx context.Context, p Payload) Result {
+// handlePayload acts on every alert of a checked payload, in order, and
+// returns the answer: a Result in JSON, written as the alerts are handled.
+func (r *Remediator) handlePayload(ctx context.Context, body []byte) []byte {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.reload()
-	var res Result
-	for _, a := range p.Alerts {
-		o := r.handle(ctx, a)
+	var out bytes.Buffer
+	out.WriteString(`{"outcomes":[`)
+	_, _ = walkPayload(body, func(i int, a *Alert) error {
+		o := r.handle(ctx, *a)
 		r.alerts.WithLabelValues(o.Rule, o.Outcome).Inc()
-		res.Outcomes = append(res.Outcomes, o)
-	}
-	return res
+		if i > 0 {
+			out.WriteByte(',')
+		}
+		b, _ := json.Marshal(o)
+		out.Write(b)
+		return nil
+	})
+	out.WriteString("]}\n")
+	return out.Bytes()
 }
 
 // handle decides what to do with one alert and does it. The caller holds

@@ -2,6 +2,8 @@ package remediation_test
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -84,5 +86,45 @@ func TestPublicTextNeverReachesAPrompt(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// readCounter is a request body that counts the bytes read from it.
+type readCounter struct {
+	r    *strings.Reader
+	read int
+}
+
+func (c *readCounter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.read += n
+	return n, err
+}
+
+// TestWebhookRefusesBeforeReadingTheBody: a request without the token, or
+// announcing a body over the limit, is answered without a byte of its
+// body read.
+func TestWebhookRefusesBeforeReadingTheBody(t *testing.T) {
+	e := newEnv(t, fmt.Sprintf(thumbsDown, "false"))
+	for _, tt := range []struct {
+		name, auth string
+		length     int64
+		want       int
+	}{
+		{"no token", "", 100, http.StatusUnauthorized},
+		{"wrong token", "Bearer nope", 100, http.StatusUnauthorized},
+		{"announced too large", "Bearer " + token, remediation.MaxPayloadBytes + 1, http.StatusRequestEntityTooLarge},
+	} {
+		body := &readCounter{r: strings.NewReader(payload(alert("/a", 12)))}
+		req := httptest.NewRequest(http.MethodPost, remediation.Path, body)
+		req.ContentLength = tt.length
+		if tt.auth != "" {
+			req.Header.Set("Authorization", tt.auth)
+		}
+		rec := httptest.NewRecorder()
+		e.r.ServeHTTP(rec, req)
+		if rec.Code != tt.want || body.read != 0 {
+			t.Errorf("%s: %d with %d bytes of the body read, want %d with none", tt.name, rec.Code, body.read, tt.want)
+		}
 	}
 }
