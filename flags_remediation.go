@@ -59,10 +59,19 @@ func (r *remediationFlags) webhook(webConfig, cacheFile string) (*exporter.Remed
 	return rc, nil
 }
 
+// Sizes of the small files the exporter reads whole.
+const (
+	// maxTokenFileBytes bounds --remediation.token-file.
+	maxTokenFileBytes = 4096
+	// maxWebConfigBytes bounds --web.config.file and the TLS files it
+	// names.
+	maxWebConfigBytes = 1 << 20
+)
+
 // readToken reads a bearer token file: one line of at least 16 visible
 // characters, not an API key.
 func readToken(path string) (string, error) {
-	b, err := readSmallFile(path, 4096)
+	b, err := readSmallFile(path, maxTokenFileBytes)
 	if err != nil {
 		return "", err
 	}
@@ -83,7 +92,7 @@ func readToken(path string) (string, error) {
 // hasBasicAuth reports whether the web configuration file sets
 // basic_auth_users, which makes every request authenticate.
 func hasBasicAuth(path string) (bool, error) {
-	b, err := readSmallFile(path, 1<<20)
+	b, err := readSmallFile(path, maxWebConfigBytes)
 	if err != nil {
 		return false, err
 	}

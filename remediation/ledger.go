@@ -8,11 +8,16 @@ import (
 	"sort"
 	"time"
 
+	"github.com/mintlify-exporter/mintlify_exporter/internal/filewatch"
 	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 )
 
 // LedgerSuffix is appended to --cache.file to name the ledger's file.
 const LedgerSuffix = ".remediation"
+
+// MaxLedgerBytes caps what is read of the ledger: a key takes about 300
+// bytes, so this holds tens of thousands.
+const MaxLedgerBytes = 16 << 20
 
 // ledgerFormat and ledgerVersion identify the ledger's file.
 const (
@@ -83,11 +88,15 @@ func openLedger(path string, now time.Time) (*ledger, error) {
 	if path == "" {
 		return l, nil
 	}
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
+	b, _, err := filewatch.New(path).Read(MaxLedgerBytes)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
 		return l, nil
-	}
-	if err != nil {
+	case errors.Is(err, filewatch.ErrNotRegular):
+		return nil, fmt.Errorf("%s is not a regular file (a FIFO would hang the exporter); remove it", path)
+	case errors.Is(err, filewatch.ErrTooLarge):
+		return nil, fmt.Errorf("%s is larger than %d bytes: not a remediation ledger the exporter wrote; move it away", path, MaxLedgerBytes)
+	case err != nil:
 		return nil, err
 	}
 	var f ledgerFile

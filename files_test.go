@@ -1,0 +1,93 @@
+package main
+
+// Issue 29: every file the exporter opens is checked before it is opened.
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestEveryFileCheckedBeforeOpening: a FIFO with no writer, or a file
+// larger than its reader takes (sparse: it costs no disk), in place of any
+// file the exporter reads (web configuration and the TLS files it names,
+// remediation rules and token, jobs file, cache file, budget journal,
+// remediation ledger) stops the start at once with one line naming the
+// flag, instead of hanging (a FIFO's open blocks and SIGTERM cannot end
+// it) or reading it whole.
+func TestEveryFileCheckedBeforeOpening(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFO here:", err)
+	}
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	sparse := func(name string, size int64) string {
+		p := write(name, "")
+		if err := os.Truncate(p, size); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	rules := write("rules.yml", "rules:\n  - name: r\n    match: {alertname: A}\n    project: docs\n    key: k\n    prompt: p\n")
+	tlsFIFO := write("web-tls.yml", "tls_server_config:\n  cert_file: fifo\n  key_file: fifo\n")
+	// A cache file whose journal or ledger is a FIFO, or too large.
+	cacheWith := func(name, suffix string, size int64) string {
+		cache := filepath.Join(dir, name, "state.json")
+		if err := os.Mkdir(filepath.Dir(cache), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if size < 0 {
+			if err := syscall.Mkfifo(cache+suffix, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			sparse(filepath.Join(name, "state.json"+suffix), size)
+		}
+		return cache
+	}
+	ok := map[string]string{"MINTLIFY_API_KEY": testKey, "MINTLIFY_PROJECT_ID": "docs"}
+	remediationFlags := []string{"--remediation.config=" + rules}
+	for _, tc := range []struct {
+		name string
+		args []string
+		flag string
+		want string
+	}{
+		{"web config FIFO", []string{"--web.config.file=" + fifo}, "--web.config.file", "regular file"},
+		{"TLS certificate FIFO", []string{"--web.config.file=" + tlsFIFO}, "cert_file", "regular file"},
+		{"web config too large", []string{"--web.config.file=" + sparse("web-big.yml", 2<<20)}, "--web.config.file", "larger than"},
+		{"remediation config FIFO", []string{"--remediation.config=" + fifo}, "--remediation.config", "regular file"},
+		{"token file FIFO", append([]string{"--remediation.token-file=" + fifo}, remediationFlags...), "--remediation.token-file", "regular file"},
+		{"jobs file too large", []string{"--collector.jobs", "--jobs.file=" + sparse("jobs-big", 2<<20)}, "--jobs.file", "larger than"},
+		{"remediation ledger FIFO", append([]string{"--cache.file=" + cacheWith("ledger-fifo", ".remediation", -1)}, remediationFlags...), "--cache.file", "regular file"},
+		{"remediation ledger too large", append([]string{"--cache.file=" + cacheWith("ledger-big", ".remediation", 17<<20)}, remediationFlags...), "--cache.file", "larger than"},
+		{"budget journal FIFO", []string{"--cache.file=" + cacheWith("journal-fifo", ".ledger", -1)}, "--cache.file", "regular file"},
+		{"budget journal too large", []string{"--cache.file=" + cacheWith("journal-big", ".ledger", 5<<20)}, "--cache.file", "larger than"},
+		{"cache file of 500 MB", []string{"--cache.file=" + cacheWith("cache-big", "", 500<<20)}, "--cache.file", "larger than 64 MiB"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			done := make(chan runOutput, 1)
+			go func() { done <- runCtx(t, cancelled(), ok, append([]string{loopback}, tc.args...)...) }()
+			select {
+			case o := <-done:
+				lines := strings.Split(strings.TrimSpace(o.stderr), "\n")
+				last := lines[len(lines)-1]
+				if o.code != 1 || !strings.Contains(last, tc.flag) || !strings.Contains(last, tc.want) || len(lines) != 1 {
+					t.Errorf("exit %d, want 1 and one line naming %s and %q:\n%s", o.code, tc.flag, tc.want, o.stderr)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("start-up hangs")
+			}
+		})
+	}
+}
