@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/remediation"
 )
@@ -126,5 +129,62 @@ func TestWebhookRefusesBeforeReadingTheBody(t *testing.T) {
 		if rec.Code != tt.want || body.read != 0 {
 			t.Errorf("%s: %d with %d bytes of the body read, want %d with none", tt.name, rec.Code, body.read, tt.want)
 		}
+	}
+}
+
+// breakLedger makes every save of the env's ledger fail, as a full disk
+// does (even for root: a directory stands where the file is renamed to),
+// and returns the repair.
+func (e *env) breakLedger() (repair func()) {
+	e.t.Helper()
+	ledger := filepath.Join(e.dir, "state.json"+remediation.LedgerSuffix)
+	saved, err := os.ReadFile(ledger)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.Remove(ledger); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.Mkdir(ledger, 0o700); err != nil {
+		e.t.Fatal(err)
+	}
+	return func() {
+		e.t.Helper()
+		if err := os.Remove(ledger); err != nil {
+			e.t.Fatal(err)
+		}
+		if err := os.WriteFile(ledger, saved, 0o600); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+}
+
+// TestFollowUpRecordedBeforeSending: a follow-up the ledger cannot record
+// (a full disk) is not sent; once the ledger can be written, it is sent
+// and recorded, and a restart knows it (no second one within
+// follow_up_every).
+func TestFollowUpRecordedBeforeSending(t *testing.T) {
+	e := newEnv(t, fmt.Sprintf(thumbsDown, "false"))
+	job := e.fire(alert("/guide", 12)).JobID
+	e.clock.Advance(25 * time.Hour)
+	repair := e.breakLedger()
+	for n := 20; n < 23; n++ {
+		if o := e.fire(alert("/guide", n)); o.Outcome != remediation.OutcomeError {
+			t.Errorf("follow-up with the ledger unwritable: %+v, want error", o)
+		}
+	}
+	if msgs := e.fake.Messages("docs", job); len(msgs) != 1 {
+		t.Fatalf("%d follow-ups sent that the ledger could not record", len(msgs)-1)
+	}
+	repair()
+	if o := e.fire(alert("/guide", 30)); o.Outcome != remediation.OutcomeMessaged {
+		t.Fatalf("after the repair: %+v, want messaged", o)
+	}
+	e.r = e.start()
+	if o := e.fire(alert("/guide", 31)); o.Outcome != remediation.OutcomeActive {
+		t.Errorf("after a restart, new values right after a follow-up: %+v, want active", o)
+	}
+	if msgs := e.fake.Messages("docs", job); len(msgs) != 2 {
+		t.Errorf("the job got %d messages, want the prompt and one follow-up", len(msgs))
 	}
 }

@@ -683,25 +683,40 @@ func (r *Remediator) create(ctx context.Context, rule *Rule, project, key, promp
 	return out
 }
 
-// message sends the rule's follow-up to the key's active job.
+// message sends the rule's follow-up to the key's active job, recording
+// it in the ledger before it is sent, as create does: a follow-up the
+// ledger cannot record (a full disk) is not sent, so after a crash the
+// caps and follow_up_every still count every message that went out.
 func (r *Remediator) message(ctx context.Context, rule *Rule, project string, e *Entry, prompt, values string, now time.Time, out AlertOutcome) AlertOutcome {
+	prevMessaged := e.Messaged
+	undo := func() {
+		e.Messaged = prevMessaged
+		r.ledger.actions = r.ledger.actions[:len(r.ledger.actions)-1]
+	}
 	r.ledger.actions = append(r.ledger.actions, action{Project: project, At: now})
+	e.Messaged = now
+	if err := r.ledger.save(); err != nil {
+		undo()
+		out.Outcome, out.Reason = OutcomeError, err.Error()
+		level.Error(r.logger).Log("msg", "remediation failed: nothing sent", "rule", rule.Name, "key", e.Key, "err", err)
+		return out
+	}
 	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
 	defer cancel()
 	_, err := r.opts.API.SendMessage(ctx, project, e.JobID, prompt)
-	if err != nil && neverCreated(err) {
-		r.ledger.actions = r.ledger.actions[:len(r.ledger.actions)-1]
+	switch {
+	case err == nil:
+		e.Values = values
+	case neverCreated(err): // refused: nothing was delivered
+		undo()
 	}
-	if err == nil {
-		e.Messaged, e.Values = now, values
+	if err != nil && client.IsNotFound(err) { // the job is gone: a new one may be created
+		e.Ended = now
 	}
 	if serr := r.ledger.save(); serr != nil {
 		level.Error(r.logger).Log("msg", "cannot save the remediation ledger", "err", serr)
 	}
 	if err != nil {
-		if client.IsNotFound(err) { // the job is gone: a new one may be created
-			e.Ended = now
-		}
 		out.Outcome, out.Reason = OutcomeError, err.Error()
 		level.Error(r.logger).Log("msg", "remediation failed: the follow-up was not sent", "rule", rule.Name, "project", project, "key", e.Key, "job_id", e.JobID, "err", err)
 		return out
