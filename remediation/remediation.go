@@ -184,8 +184,12 @@ func New(opts Options) (*Remediator, error) {
 		return nil, err
 	}
 	r.cfg = cfg
-	if r.ledger, err = openLedger(opts.LedgerPath, opts.Now()); err != nil {
+	var clamped int
+	if r.ledger, clamped, err = openLedger(opts.LedgerPath, opts.Now()); err != nil {
 		return nil, err
+	}
+	if clamped > 0 {
+		level.Warn(r.logger).Log("msg", "times from the future in the remediation ledger were set to now (was the clock wrong?)", "file", opts.LedgerPath, "times", clamped)
 	}
 	r.alerts = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "mintlify_remediation_alerts_total",
