@@ -91,3 +91,31 @@ func TestEveryFileCheckedBeforeOpening(t *testing.T) {
 		})
 	}
 }
+
+// TestTokenAndBasicAuthRefusedTogether: with basic_auth_users in the web
+// configuration, Alertmanager's one Authorization header is basic auth,
+// so a bearer token could never be checked: every webhook call was 401
+// and the start said nothing. The combination is refused at start, for
+// a dry run too.
+func TestTokenAndBasicAuthRefusedTogether(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	// "secret", hashed with bcrypt (cost 4).
+	basicAuth := write("web.yml", "basic_auth_users:\n  alertmanager: $2y$04$SbrHxDGOb6M6xOVtMrzvbuYudpI/hyOG0umz1hHd/tsGzgvDWmkEO\n")
+	token := write("token", "0123456789abcdef0123\n")
+	for _, dry := range []string{"false", "true"} {
+		rules := write("rules-"+dry+".yml", "dry_run: "+dry+"\nrules:\n  - name: r\n    match: {alertname: A}\n    project: p\n    key: k\n    prompt: p\n")
+		o := runCtx(t, cancelled(), nil, loopback, "--demo", "--remediation.config="+rules, "--remediation.token-file="+token,
+			"--web.config.file="+basicAuth, "--cache.file="+filepath.Join(dir, "cache-"+dry))
+		lines := strings.Split(strings.TrimSpace(o.stderr), "\n")
+		if o.code != 1 || len(lines) != 1 || !strings.Contains(o.stderr, "--remediation.token-file") || !strings.Contains(o.stderr, "basic_auth_users") {
+			t.Errorf("dry_run %s: exit %d, want 1 and one line naming both:\n%s", dry, o.code, o.stderr)
+		}
+	}
+}

@@ -136,8 +136,11 @@ type Remediator struct {
 
 // CheckAuth reports why a configuration cannot run with the given
 // authentication and ledger: acting on the API needs a token or basic
-// auth, and a ledger.
+// auth, and a ledger; a token and basic auth together cannot work at all.
 func CheckAuth(cfg *Config, token string, basicAuth bool, ledgerPath string) error {
+	if token != "" && basicAuth {
+		return errors.New("--remediation.token-file and basic_auth_users in --web.config.file cannot be used together: Alertmanager sends one Authorization header, which basic auth takes, so the webhook would refuse every call; keep one of them")
+	}
 	if cfg.DryRun {
 		return nil
 	}
