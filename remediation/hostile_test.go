@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/remediation"
 )
 
@@ -221,5 +222,43 @@ func TestLedgerTimesFromTheFutureClamped(t *testing.T) {
 	e.clock.Advance(169 * time.Hour)
 	if o := e.fire(alert("/old", 12)); o.Outcome != remediation.OutcomeCreated {
 		t.Errorf("the key whose job ended in 2031, a cooldown later: %+v, want created", o)
+	}
+}
+
+// TestLandingPageDoesNotWaitOnTheAPI: while a create request hangs
+// upstream, the webhook's rows (the landing page) and its mode are still
+// answered: no lock is held across a network call.
+func TestLandingPageDoesNotWaitOnTheAPI(t *testing.T) {
+	e := newEnv(t, fmt.Sprintf(thumbsDown, "false"))
+	started, release := make(chan struct{}), make(chan struct{})
+	e.fake.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointCreateJob, Times: 1, Mutate: func(map[string]any) {
+		close(started)
+		<-release
+	}})
+	fired := make(chan remediation.AlertOutcome, 1)
+	go func() {
+		_, out := e.post(payload(alert("/hang", 12)), "Bearer "+token)
+		fired <- out[0]
+	}()
+	<-started
+	answered := make(chan []remediation.Row, 1)
+	go func() {
+		e.r.DryRun()
+		answered <- e.r.Rows()
+	}()
+	select {
+	case rows := <-answered:
+		if len(rows) != 1 || rows[0].Key != "docs/hang" || rows[0].JobID != "" {
+			t.Errorf("rows while the create hangs: %+v, want the key without a job yet", rows)
+		}
+	case <-time.After(10 * time.Second): // a failure guard, not a synchronisation
+		t.Error("the rows wait for the create request to end")
+		close(release)
+		<-answered
+		return
+	}
+	close(release)
+	if o := <-fired; o.Outcome != remediation.OutcomeCreated {
+		t.Errorf("the create: %+v", o)
 	}
 }

@@ -124,7 +124,12 @@ type Remediator struct {
 
 	slots chan struct{} // MaxPayloadsAtOnce payloads read and handled at once
 
-	mu       sync.Mutex // one payload at a time; guards everything below
+	// payload makes the payloads' handling one at a time: held across
+	// the API calls, so that the ledger changes only under it.
+	payload sync.Mutex
+	// mu guards everything below; it is never held across a network
+	// call, so the landing page (Rows) never waits on the API.
+	mu       sync.Mutex
 	cfg      *Config
 	file     *filewatch.File
 	badMsg   string // the last problem of the file, logged once
@@ -515,6 +520,8 @@ func (r *Remediator) authorized(req *http.Request) bool {
 // handlePayload acts on every alert of a checked payload, in order, and
 // returns the answer: a Result in JSON, written as the alerts are handled.
 func (r *Remediator) handlePayload(ctx context.Context, body []byte) []byte {
+	r.payload.Lock()
+	defer r.payload.Unlock()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.reload()
@@ -535,7 +542,8 @@ func (r *Remediator) handlePayload(ctx context.Context, body []byte) []byte {
 }
 
 // handle decides what to do with one alert and does it. The caller holds
-// r.mu.
+// r.payload and r.mu; create and message release r.mu across their API
+// call.
 func (r *Remediator) handle(ctx context.Context, a Alert) AlertOutcome {
 	cfg := r.cfg
 	var rule *Rule
@@ -660,9 +668,11 @@ func (r *Remediator) create(ctx context.Context, rule *Rule, project, key, promp
 		level.Error(r.logger).Log("msg", "remediation failed: nothing sent", "rule", rule.Name, "key", key, "err", err)
 		return out
 	}
-	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
-	defer cancel()
-	job, err := r.opts.API.CreateJob(ctx, project, prompt)
+	var job *client.Job
+	err := r.unlocked(ctx, func(ctx context.Context) (err error) {
+		job, err = r.opts.API.CreateJob(ctx, project, prompt)
+		return err
+	})
 	e.Pending = false
 	if err != nil {
 		if neverCreated(err) {
@@ -708,9 +718,10 @@ func (r *Remediator) message(ctx context.Context, rule *Rule, project string, e 
 		level.Error(r.logger).Log("msg", "remediation failed: nothing sent", "rule", rule.Name, "key", e.Key, "err", err)
 		return out
 	}
-	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
-	defer cancel()
-	_, err := r.opts.API.SendMessage(ctx, project, e.JobID, prompt)
+	err := r.unlocked(ctx, func(ctx context.Context) error {
+		_, err := r.opts.API.SendMessage(ctx, project, e.JobID, prompt)
+		return err
+	})
 	switch {
 	case err == nil:
 		e.Values = values
@@ -732,6 +743,17 @@ func (r *Remediator) message(ctx context.Context, rule *Rule, project string, e 
 	out.Outcome = OutcomeMessaged
 	level.Info(r.logger).Log("msg", "follow-up message sent to an agent job for an alert", "rule", rule.Name, "project", project, "key", e.Key, "job_id", e.JobID)
 	return out
+}
+
+// unlocked makes the API call call with r.mu released (the caller holds
+// it, and r.payload), within the request timeout. The ledger does not
+// change meanwhile: only the holder of r.payload changes it.
+func (r *Remediator) unlocked(ctx context.Context, call func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
+	defer cancel()
+	r.mu.Unlock()
+	defer r.mu.Lock()
+	return call(ctx)
 }
 
 // neverCreated reports whether err certainly left nothing behind upstream:
