@@ -262,3 +262,30 @@ func TestLandingPageDoesNotWaitOnTheAPI(t *testing.T) {
 		t.Errorf("the create: %+v", o)
 	}
 }
+
+// TestLedgerTempFilesRemoved: the temporary files a kill during a save
+// of the ledger leaves (FILE.remediation.tmp-*) are removed at start, and
+// logged; other files are left alone.
+func TestLedgerTempFilesRemoved(t *testing.T) {
+	e := newEnv(t, fmt.Sprintf(thumbsDown, "true"))
+	ledger := filepath.Join(e.dir, "state.json"+remediation.LedgerSuffix)
+	left := []string{ledger + ".tmp-123", ledger + ".tmp-456"}
+	other := filepath.Join(e.dir, "state.json.remediation-notes")
+	for _, p := range append(left, other) {
+		if err := os.WriteFile(p, []byte("{"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.r = e.start()
+	for _, p := range left {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s is still there: %v", filepath.Base(p), err)
+		}
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("another file was removed: %v", err)
+	}
+	if e.logs.CountLines("removed temporary files left by an interrupted save of the remediation ledger", "state.json.remediation.tmp-123") != 1 {
+		t.Errorf("the removal is not logged:\n%s", e.logs)
+	}
+}

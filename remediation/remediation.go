@@ -39,6 +39,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/filewatch"
+	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 )
 
 // Path is where the webhook is served.
@@ -192,6 +193,7 @@ func New(opts Options) (*Remediator, error) {
 		return nil, err
 	}
 	r.cfg = cfg
+	r.cleanTemp()
 	var clamped int
 	if r.ledger, clamped, err = openLedger(opts.LedgerPath, opts.Now()); err != nil {
 		return nil, err
@@ -227,6 +229,21 @@ func New(opts Options) (*Remediator, error) {
 	level.Info(r.logger).Log("msg", "remediation webhook ready", "path", Path, "rules", len(cfg.Rules), "mode", mode,
 		"keys_in_ledger", len(r.ledger.entries), "max_per_project_per_hour", cfg.MaxPerProjectPerHour, "max_per_day", cfg.MaxPerDay)
 	return r, nil
+}
+
+// cleanTemp removes the ledger's temporary files that a kill during a
+// save left (FILE.remediation.tmp-*), as the cache file's are.
+func (r *Remediator) cleanTemp() {
+	if r.opts.LedgerPath == "" {
+		return
+	}
+	removed, err := statefile.CleanTemp(r.opts.LedgerPath)
+	if err != nil {
+		level.Warn(r.logger).Log("msg", "could not remove a temporary file left by an interrupted save of the remediation ledger", "file", r.opts.LedgerPath, "err", err)
+	}
+	if len(removed) > 0 {
+		level.Info(r.logger).Log("msg", "removed temporary files left by an interrupted save of the remediation ledger", "files", strings.Join(removed, ","))
+	}
 }
 
 // readConfig reads the file and marks its version.
