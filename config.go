@@ -73,6 +73,10 @@ func serveConfig(f *flags, logger log.Logger) (exporter.Config, connection, erro
 		return cfg, connection{}, err
 	}
 	cfg.APIURL, cfg.Key, cfg.Projects = conn.apiURL, conn.key, conn.projects
+	if err := checkTokenIsNotKey(cfg.Remediation, conn.key, f.remediation.tokenFile); err != nil {
+		conn.close()
+		return cfg, connection{}, err
+	}
 	if d := conn.demo; d != nil {
 		cfg.Notes = append(cfg.Notes, d.Banner())
 		cfg.Examples = demoExamples()

@@ -5,10 +5,13 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/exporter"
 )
 
 // TestEveryFileCheckedBeforeOpening: a FIFO with no writer, or a file
@@ -117,5 +120,51 @@ func TestTokenAndBasicAuthRefusedTogether(t *testing.T) {
 		if o.code != 1 || len(lines) != 1 || !strings.Contains(o.stderr, "--remediation.token-file") || !strings.Contains(o.stderr, "basic_auth_users") {
 			t.Errorf("dry_run %s: exit %d, want 1 and one line naming both:\n%s", dry, o.code, o.stderr)
 		}
+	}
+}
+
+// TestTokenThatHoldsTheKeyRefused: a webhook token file that holds the
+// API key is refused at start, behind a UTF-8 byte order mark or any
+// prefix too, and compared with the key in use (which need not look like
+// a key); the error never shows the key.
+func TestTokenThatHoldsTheKeyRefused(t *testing.T) {
+	dir := t.TempDir()
+	rules := filepath.Join(dir, "rules.yml")
+	if err := os.WriteFile(rules, []byte("rules:\n  - name: r\n    match: {alertname: A}\n    project: docs\n    key: k\n    prompt: p\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ok := map[string]string{"MINTLIFY_API_KEY": testKey, "MINTLIFY_PROJECT_ID": "docs"}
+	for i, tc := range []struct{ name, token, want string }{
+		{"the key", testKey + "\n", "looks like a Mintlify API key"},
+		{"a byte order mark and the key", "\uFEFF" + testKey + "\n", "looks like a Mintlify API key"},
+		{"a prefix and the key", "token-" + testKey, "looks like a Mintlify API key"},
+		{"a byte order mark and a token", "\uFEFF0123456789abcdef0123", "printable ASCII"},
+	} {
+		token := filepath.Join(dir, "token"+strconv.Itoa(i))
+		if err := os.WriteFile(token, []byte(tc.token), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		o := runCtx(t, cancelled(), ok, loopback, "--remediation.config="+rules, "--remediation.token-file="+token)
+		if o.code != 1 || !strings.Contains(o.stderr, "--remediation.token-file") || !strings.Contains(o.stderr, tc.want) || strings.Contains(o.stderr, testKey[5:]) {
+			t.Errorf("%s: exit %d, want 1 and one line saying %q without the key:\n%s", tc.name, o.code, tc.want, o.stderr)
+		}
+	}
+}
+
+// keyOf is a client.KeySource of a fixed key.
+type keyOf string
+
+func (k keyOf) Key() (string, error) { return string(k), nil }
+
+// TestTokenComparedWithTheKeyInUse: whatever the key in use looks like,
+// a token that holds it is refused without showing it.
+func TestTokenComparedWithTheKeyInUse(t *testing.T) {
+	const key = "an-unusual-key-0123456789"
+	rc := &exporter.RemediationConfig{Token: "prefix" + key}
+	if err := checkTokenIsNotKey(rc, keyOf(key), "/t"); err == nil || !strings.Contains(err.Error(), "--remediation.token-file=/t") || strings.Contains(err.Error(), key) {
+		t.Errorf("a token holding the key in use: %v", err)
+	}
+	if err := checkTokenIsNotKey(&exporter.RemediationConfig{Token: "0123456789abcdef0123"}, keyOf(key), "/t"); err != nil {
+		t.Errorf("a token of its own: %v", err)
 	}
 }
