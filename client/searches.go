@@ -99,7 +99,7 @@ func decodeSearches(body []byte) (*SearchesPage, error) {
 			page.Skipped.add(SkipBadCount)
 		default:
 			page.Rows = append(page.Rows, SearchTerm{
-				Query:          r.SearchQuery.s,
+				Query:          labelText(r.SearchQuery.s),
 				Hits:           r.Hits.v,
 				CTR:            r.CTR.v,
 				TopClickedPage: top,
