@@ -168,3 +168,35 @@ func TestTokenComparedWithTheKeyInUse(t *testing.T) {
 		t.Errorf("a token of its own: %v", err)
 	}
 }
+
+// TestProjectListWithAnEmptyItemRefused: MINTLIFY_PROJECT_ID="a,,b" (an
+// unset variable between two commas) is refused naming the variable, as
+// an empty --mintlify.project-id is; spaces around the commas are fine.
+func TestProjectListWithAnEmptyItemRefused(t *testing.T) {
+	for env, want := range map[string]int{"a,,b": 1, "a,b,": 1, ",a": 1, "a, b": 0, "a b\nc": 0, "a,b": 0} {
+		o := runCtx(t, cancelled(), map[string]string{"MINTLIFY_API_KEY": testKey, "MINTLIFY_PROJECT_ID": env}, loopback, "--mintlify.api-url=http://127.0.0.1:1")
+		if o.code != want || want == 1 && (!strings.Contains(o.stderr, "MINTLIFY_PROJECT_ID") || !strings.Contains(o.stderr, "empty")) {
+			t.Errorf("MINTLIFY_PROJECT_ID=%q: exit %d, want %d (and an error naming the variable):\n%s", env, o.code, want, o.stderr)
+		}
+	}
+}
+
+// TestPlainHTTPToAnotherHostWarned: an API address in plain http to a host
+// that is not a loopback address sends the key in clear text: the start
+// warns; https and loopback addresses do not.
+func TestPlainHTTPToAnotherHostWarned(t *testing.T) {
+	ok := map[string]string{"MINTLIFY_API_KEY": testKey, "MINTLIFY_PROJECT_ID": "docs"}
+	for url, warn := range map[string]bool{
+		"http://192.0.2.10:8080":  true,
+		"http://api.example.com":  true,
+		"http://127.0.0.2:1":      false,
+		"http://localhost:1":      false,
+		"http://[::1]:1":          false,
+		"https://api.example.com": false,
+	} {
+		o := runCtx(t, cancelled(), ok, loopback, "--mintlify.api-url="+url)
+		if got := strings.Contains(o.stderr, "travels in clear text"); got != warn || o.code != 0 {
+			t.Errorf("%s: exit %d, warning %t, want %t:\n%s", url, o.code, got, warn, o.stderr)
+		}
+	}
+}
