@@ -289,3 +289,25 @@ func TestLedgerTempFilesRemoved(t *testing.T) {
 		t.Errorf("the removal is not logged:\n%s", e.logs)
 	}
 }
+
+// TestOneLogLinePerPayloadForCappedAlerts: a notification of 10,000
+// alerts past the caps logs one line for them, not 10,000; a dry run
+// logs at most 10 alerts one by one, then how many more.
+func TestOneLogLinePerPayloadForCappedAlerts(t *testing.T) {
+	var alerts []map[string]any
+	for i := range 10000 {
+		alerts = append(alerts, alert(fmt.Sprintf("/page-%d", i), 12))
+	}
+	e := newEnv(t, fmt.Sprintf(thumbsDown, "false"))
+	if code, out := e.post(payload(alerts...), "Bearer "+token); code != http.StatusOK || len(out) != 10000 {
+		t.Fatalf("answer %d, %d outcomes", code, len(out))
+	}
+	if n := e.logs.CountLines("remediation capped"); n != 1 || e.logs.CountLines("remediation capped", "alerts=9995") != 1 {
+		t.Errorf("%d lines for the capped alerts, want 1 counting 9995:\n%.2000s", n, e.logs)
+	}
+	dry := newEnv(t, fmt.Sprintf(thumbsDown, "true"))
+	dry.post(payload(alerts[:1000]...), "Bearer "+token)
+	if n := dry.logs.CountLines("dry run: would create a job"); n != 10 || dry.logs.CountLines("not logged one by one", "alerts=990") != 1 {
+		t.Errorf("%d dry-run lines, want 10 and one line for the 990 more:\n%.2000s", n, dry.logs)
+	}
+}

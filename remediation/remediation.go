@@ -130,14 +130,16 @@ type Remediator struct {
 	payload sync.Mutex
 	// mu guards everything below; it is never held across a network
 	// call, so the landing page (Rows) never waits on the API.
-	mu       sync.Mutex
-	cfg      *Config
-	file     *filewatch.File
-	badMsg   string // the last problem of the file, logged once
-	ledger   *ledger
-	alerts   *prometheus.CounterVec
-	created  *prometheus.CounterVec
-	messages *prometheus.CounterVec
+	mu sync.Mutex
+	// dryRunLogged counts the dry-run lines of the payload being handled.
+	dryRunLogged int
+	cfg          *Config
+	file         *filewatch.File
+	badMsg       string // the last problem of the file, logged once
+	ledger       *ledger
+	alerts       *prometheus.CounterVec
+	created      *prometheus.CounterVec
+	messages     *prometheus.CounterVec
 }
 
 // CheckAuth reports why a configuration cannot run with the given
@@ -544,9 +546,20 @@ func (r *Remediator) handlePayload(ctx context.Context, body []byte) []byte {
 	r.reload()
 	var out bytes.Buffer
 	out.WriteString(`{"outcomes":[`)
+	r.dryRunLogged = 0
+	capped := map[string]*cappedAlerts{}
+	defer r.logPayload(capped)
 	_, _ = walkPayload(body, func(i int, a *Alert) error {
 		o := r.handle(ctx, *a)
 		r.alerts.WithLabelValues(o.Rule, o.Outcome).Inc()
+		if o.Outcome == OutcomeCapped {
+			c := capped[o.Rule]
+			if c == nil {
+				c = &cappedAlerts{firstKey: o.Key, reason: o.Reason}
+				capped[o.Rule] = c
+			}
+			c.n++
+		}
 		if i > 0 {
 			out.WriteByte(',')
 		}
@@ -556,6 +569,36 @@ func (r *Remediator) handlePayload(ctx context.Context, body []byte) []byte {
 	})
 	out.WriteString("]}\n")
 	return out.Bytes()
+}
+
+// maxDryRunLines bounds the dry-run lines (each with its prompt) logged
+// for one payload: anyone may post to a dry run, and one payload may hold
+// a hundred thousand alerts.
+const maxDryRunLines = 10
+
+// cappedAlerts are the alerts of one rule that a payload had capped.
+type cappedAlerts struct {
+	n        int
+	firstKey string
+	reason   string
+}
+
+// logPayload logs what one payload's alerts did that is not logged one by
+// one: one line per rule whose alerts were capped, and the dry-run lines
+// left out. The caller holds r.payload.
+func (r *Remediator) logPayload(capped map[string]*cappedAlerts) {
+	rules := make([]string, 0, len(capped))
+	for rule := range capped {
+		rules = append(rules, rule)
+	}
+	sort.Strings(rules)
+	for _, rule := range rules {
+		c := capped[rule]
+		level.Warn(r.logger).Log("msg", "remediation capped", "rule", rule, "alerts", c.n, "first_key", c.firstKey, "reason", c.reason)
+	}
+	if n := r.dryRunLogged - maxDryRunLines; n > 0 {
+		level.Info(r.logger).Log("msg", "dry run: more alerts of the notification would have acted; not logged one by one", "alerts", n)
+	}
 }
 
 // handle decides what to do with one alert and does it. The caller holds
@@ -634,13 +677,11 @@ func (r *Remediator) handle(ctx context.Context, a Alert) AlertOutcome {
 	}
 	if n := r.ledger.count(project, now, time.Hour); n >= cfg.MaxPerProjectPerHour {
 		out.Outcome, out.Reason = OutcomeCapped, fmt.Sprintf("%d jobs and messages for project %s in the last hour (max_per_project_per_hour)", n, project)
-		level.Warn(r.logger).Log("msg", "remediation capped", "rule", rule.Name, "key", out.Key, "reason", out.Reason)
-		return out
+		return out // logged once per payload (logPayload)
 	}
 	if n := r.ledger.count(project, now, 24*time.Hour); n >= cfg.MaxPerDay {
 		out.Outcome, out.Reason = OutcomeCapped, fmt.Sprintf("%d jobs and messages for project %s in the last 24 hours (max_per_day)", n, project)
-		level.Warn(r.logger).Log("msg", "remediation capped", "rule", rule.Name, "key", out.Key, "reason", out.Reason)
-		return out
+		return out // logged once per payload (logPayload)
 	}
 	if cfg.DryRun {
 		what := "create a job"
@@ -648,7 +689,9 @@ func (r *Remediator) handle(ctx context.Context, a Alert) AlertOutcome {
 			what = "send a follow-up message to job " + e.JobID
 		}
 		out.Outcome = OutcomeDryRun
-		level.Info(r.logger).Log("msg", "dry run: would "+what, "rule", rule.Name, "project", project, "key", out.Key, "prompt", prompt)
+		if r.dryRunLogged++; r.dryRunLogged <= maxDryRunLines {
+			level.Info(r.logger).Log("msg", "dry run: would "+what, "rule", rule.Name, "project", project, "key", out.Key, "prompt", prompt)
+		}
 		return out
 	}
 	if message {
