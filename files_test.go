@@ -200,3 +200,31 @@ func TestPlainHTTPToAnotherHostWarned(t *testing.T) {
 		}
 	}
 }
+
+// TestJobWatcherFlagsWithRemediation: the remediation webhook's jobs are
+// watched, so --collector.jobs with it needs no --jobs.* flag, and
+// --jobs.poll-interval (which paces that watcher) is accepted without
+// --collector.jobs; without the webhook both are refused as before.
+func TestJobWatcherFlagsWithRemediation(t *testing.T) {
+	rules := filepath.Join(t.TempDir(), "rules.yml")
+	if err := os.WriteFile(rules, []byte("rules:\n  - name: r\n    match: {alertname: A}\n    project: docs\n    key: k\n    prompt: p\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ok := map[string]string{"MINTLIFY_API_KEY": testKey, "MINTLIFY_PROJECT_ID": "docs"}
+	api := "--mintlify.api-url=http://127.0.0.1:1"
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--collector.jobs", "--remediation.config=" + rules}, 0, ""},
+		{[]string{"--jobs.poll-interval=30s", "--remediation.config=" + rules}, 0, ""},
+		{[]string{"--collector.jobs"}, 1, "nothing to watch"},
+		{[]string{"--jobs.poll-interval=30s"}, 1, "add --collector.jobs"},
+	} {
+		o := runCtx(t, cancelled(), ok, append([]string{loopback, api}, tc.args...)...)
+		if o.code != tc.code || !strings.Contains(o.stderr, tc.want) {
+			t.Errorf("%q: exit %d, want %d and %q:\n%s", tc.args, o.code, tc.code, tc.want, o.stderr)
+		}
+	}
+}
