@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"fmt"
+	"math"
 	"reflect"
 	"strconv"
 	"time"
@@ -81,6 +82,9 @@ func decodeSearches(body []byte) (*SearchesPage, error) {
 	var err error
 	if page.TotalSearches, err = requireNum(ep, "totalSearches", &w.TotalSearches); err != nil {
 		return nil, err
+	}
+	if page.TotalSearches != math.Trunc(page.TotalSearches) { // the schema says integer
+		return nil, &DecodeError{Endpoint: ep, Field: "totalSearches", Reason: "not an integer: " + strconv.FormatFloat(page.TotalSearches, 'g', -1, 64)}
 	}
 	var ok bool
 	if page.NextCursor, ok = w.NextCursor.nullable(); !ok {
