@@ -311,3 +311,21 @@ func TestOneLogLinePerPayloadForCappedAlerts(t *testing.T) {
 		t.Errorf("%d dry-run lines, want 10 and one line for the 990 more:\n%.2000s", n, dry.logs)
 	}
 }
+
+// TestCreateAnswerWithoutIDStartsTheCooldown: a 201 answer without the
+// new job's id (the schema requires no field) is refused, since the job
+// could not be followed, and counted as a create whose answer never came:
+// the key's cooldown starts, so the next alert creates no second job.
+func TestCreateAnswerWithoutIDStartsTheCooldown(t *testing.T) {
+	e := newEnv(t, fmt.Sprintf(thumbsDown, "false"))
+	e.fake.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointCreateJob, Times: 1, Mutate: func(b map[string]any) { delete(b, "id") }})
+	if o := e.fire(alert("/noid", 12)); o.Outcome != remediation.OutcomeError || !strings.Contains(o.Reason, "id: missing") {
+		t.Errorf("a 201 without id: %+v, want error naming the id", o)
+	}
+	if o := e.fire(alert("/noid", 12)); o.Outcome != remediation.OutcomeCooldown {
+		t.Errorf("the next alert: %+v, want cooldown", o)
+	}
+	if n := e.fake.CountRequests(mintlifytest.EndpointCreateJob); n != 1 {
+		t.Errorf("%d create requests, want 1", n)
+	}
+}
