@@ -13,8 +13,11 @@
 // resolved alerts never act; the ledger of keys, jobs and times is written
 // beside --cache.file before the next request, so Alertmanager's repeats
 // and restarts never create a second job; the project must be configured.
-// Label values reach prompts cut and on one line, and a template reading
-// text typed by the public is refused unless the rule allows it.
+// Label values reach prompts cut and on one line, and a rule's templates
+// are given no text typed by the public (a search term, the annotations)
+// unless the rule allows it. Requests are authenticated, and their size
+// bounded, before a body is read; at most MaxPayloadsAtOnce are read at
+// once.
 package remediation
 
 import (
@@ -128,18 +131,20 @@ type Remediator struct {
 	// payload makes the payloads' handling one at a time: held across
 	// the API calls, so that the ledger changes only under it.
 	payload sync.Mutex
+	// dryRunLogged counts the dry-run lines of the payload being handled
+	// (guarded by payload).
+	dryRunLogged int
+
 	// mu guards everything below; it is never held across a network
 	// call, so the landing page (Rows) never waits on the API.
-	mu sync.Mutex
-	// dryRunLogged counts the dry-run lines of the payload being handled.
-	dryRunLogged int
-	cfg          *Config
-	file         *filewatch.File
-	badMsg       string // the last problem of the file, logged once
-	ledger       *ledger
-	alerts       *prometheus.CounterVec
-	created      *prometheus.CounterVec
-	messages     *prometheus.CounterVec
+	mu       sync.Mutex
+	cfg      *Config
+	file     *filewatch.File
+	badMsg   string // the last problem of the file, logged once
+	ledger   *ledger
+	alerts   *prometheus.CounterVec
+	created  *prometheus.CounterVec
+	messages *prometheus.CounterVec
 }
 
 // CheckAuth reports why a configuration cannot run with the given
