@@ -27,7 +27,7 @@ func config(f *flags, logger log.Logger) (exporter.Config, error) {
 	if err := f.api.checkBudget(logger); err != nil {
 		return exporter.Config{}, err
 	}
-	jc, err := f.jobs.config(f.demo)
+	jc, err := f.jobs.config(f.demo, f.remediation.config != "")
 	if err != nil {
 		return exporter.Config{}, err
 	}
@@ -73,6 +73,10 @@ func serveConfig(f *flags, logger log.Logger) (exporter.Config, connection, erro
 		return cfg, connection{}, err
 	}
 	cfg.APIURL, cfg.Key, cfg.Projects = conn.apiURL, conn.key, conn.projects
+	if err := checkTokenIsNotKey(cfg.Remediation, conn.key, f.remediation.tokenFile); err != nil {
+		conn.close()
+		return cfg, connection{}, err
+	}
 	if d := conn.demo; d != nil {
 		cfg.Notes = append(cfg.Notes, d.Banner())
 		cfg.Examples = demoExamples()
@@ -82,7 +86,7 @@ func serveConfig(f *flags, logger log.Logger) (exporter.Config, connection, erro
 			}
 		}
 	}
-	if err := f.jobs.check(cfg.Jobs, cfg.Projects); err != nil { // refused before anything is logged
+	if err := f.jobs.check(cfg.Jobs, cfg.Projects, cfg.Remediation != nil); err != nil { // refused before anything is logged
 		conn.close()
 		return cfg, connection{}, err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -76,6 +77,34 @@ func TestReliabilityDocIsTrue(t *testing.T) {
 	for _, m := range named {
 		if !defined[m[1]] {
 			t.Errorf("docs/reliability.md names %s, which no test file defines", m[1])
+		}
+	}
+
+	// Issue 29: a row for each of its 14 items, each naming tests that
+	// exist.
+	start = strings.Index(doc, "## Third pass: prompts, webhook memory, one budget per cache file")
+	if start < 0 {
+		t.Fatal("no section on the third pass (issue 29)")
+	}
+	third := doc[start:]
+	if end := strings.Index(third[3:], "\n## "); end >= 0 {
+		third = third[:end+3]
+	}
+	for item := 1; item <= 14; item++ {
+		var line string
+		for _, l := range strings.Split(third, "\n") {
+			if strings.HasPrefix(l, fmt.Sprintf("| %d | ", item)) {
+				line = l
+			}
+		}
+		tests := regexp.MustCompile("`(Test[A-Za-z0-9]+)`").FindAllStringSubmatch(line, -1)
+		if len(tests) == 0 {
+			t.Errorf("item %d of issue 29 has no row naming its test", item)
+		}
+		for _, m := range tests {
+			if !defined[m[1]] {
+				t.Errorf("item %d names %s, which no test file defines", item, m[1])
+			}
 		}
 	}
 }

@@ -12,6 +12,10 @@ import (
 	"strings"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/filewatch"
+	"github.com/mintlify-exporter/mintlify_exporter/jobs"
+	"github.com/mintlify-exporter/mintlify_exporter/remediation"
+	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 )
 
 // checkFiles validates the file flags before start: the cache file's
@@ -22,6 +26,9 @@ func checkFiles(f *flags) error {
 		if err := checkCacheFile(f.cacheFile); err != nil {
 			return fmt.Errorf("--cache.file=%s: %v", f.cacheFile, err)
 		}
+	}
+	if err := checkReadFiles(f); err != nil {
+		return err
 	}
 	files := []struct{ flag, path string }{
 		{"--cache.file", f.cacheFile},
@@ -36,6 +43,46 @@ func checkFiles(f *flags) error {
 			if a.path != "" && b.path != "" && sameFile(a.path, b.path) {
 				return fmt.Errorf("%s and %s name the same file %s; give each its own file", a.flag, b.flag, a.path)
 			}
+		}
+	}
+	return nil
+}
+
+// checkReadFiles checks every file the exporter reads at start and
+// after, before anything opens it: a regular file (a FIFO would hang the
+// start, and SIGTERM with it) of at most the size its reader takes, with
+// one error naming the flag. The files beside --cache.file may not exist
+// yet.
+func checkReadFiles(f *flags) error {
+	files := []struct {
+		flag, path string
+		limit      int64
+		missingOK  bool
+	}{
+		{"--remediation.config", f.remediation.config, remediation.MaxConfigBytes, false},
+		{"--remediation.token-file", f.remediation.tokenFile, maxTokenFileBytes, false},
+		{"--jobs.file", f.jobs.file, jobs.MaxFileBytes, false},
+	}
+	if c := f.cacheFile; c != "" {
+		files = append(files, []struct {
+			flag, path string
+			limit      int64
+			missingOK  bool
+		}{
+			{"--cache.file", c, statefile.MaxCacheBytes, true},
+			{"--cache.file", c + statefile.JournalSuffix, statefile.MaxJournalBytes, true},
+			{"--cache.file", c + remediation.LedgerSuffix, remediation.MaxLedgerBytes, true},
+		}...)
+	}
+	for _, fl := range files {
+		if fl.path == "" {
+			continue
+		}
+		if err := checkFile(fl.path, fl.limit, fl.missingOK); err != nil {
+			if fl.flag == "--cache.file" && fl.path != f.cacheFile {
+				return fmt.Errorf("--cache.file=%s: %s %v", f.cacheFile, fl.path, err)
+			}
+			return fmt.Errorf("%s=%s: %v", fl.flag, fl.path, err)
 		}
 	}
 	return nil
@@ -116,22 +163,12 @@ func looksLikeKey(s string) bool {
 // given by mistake): its lines become job_id labels. The job watcher
 // reads it again and reports syntax errors.
 func checkJobsFile(p string) error {
-	st, err := os.Stat(p)
+	b, err := readSmallFile(p, jobs.MaxFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return errors.New("does not exist; create it, with one job id a line")
 	}
 	if err != nil {
-		return unwrapPath(err)
-	}
-	if st.IsDir() {
-		return errors.New("is a directory; give a file of job ids, one a line")
-	}
-	if !st.Mode().IsRegular() {
-		return errors.New("is not a regular file (a FIFO or device would hang the exporter); give a file of job ids, one a line")
-	}
-	b, err := os.ReadFile(p)
-	if err != nil {
-		return unwrapPath(err)
+		return err
 	}
 	for i, line := range strings.Split(string(b), "\n") {
 		if looksLikeKey(line) {
@@ -141,17 +178,50 @@ func checkJobsFile(p string) error {
 	return nil
 }
 
-// readSmallFile reads a regular file of at most limit bytes.
+// readSmallFile reads a regular file of at most limit bytes, refusing a
+// FIFO, device or directory before opening it (opening a FIFO with no
+// writer blocks, and SIGTERM cannot end it) and a larger file unread.
+// Errors are one line without the path, which the caller's flag names.
 func readSmallFile(path string, limit int64) ([]byte, error) {
+	b, _, err := filewatch.New(path).Read(limit)
+	return b, fileError(err, limit)
+}
+
+// checkFile checks what readSmallFile checks, without reading: path is a
+// regular file of at most limit bytes. A missing file passes when
+// missingOK (a file the exporter creates).
+func checkFile(path string, limit int64, missingOK bool) error {
 	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
+	switch {
+	case missingOK && errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fileError(err, limit)
+	case !st.Mode().IsRegular():
+		return fileError(filewatch.ErrNotRegular, limit)
+	case st.Size() > limit:
+		return fileError(filewatch.ErrTooLarge, limit)
 	}
-	if !st.Mode().IsRegular() {
-		return nil, errors.New("is not a regular file")
+	return nil
+}
+
+// fileError words the errors of readSmallFile and checkFile.
+func fileError(err error, limit int64) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, filewatch.ErrNotRegular):
+		return errors.New("is not a regular file (a FIFO, device or directory would hang or fail the exporter); give a regular file")
+	case errors.Is(err, filewatch.ErrTooLarge):
+		return fmt.Errorf("is larger than %s, more than a file of this kind holds: is it the right file?", sizeText(limit))
 	}
-	if st.Size() > limit {
-		return nil, fmt.Errorf("is larger than %d bytes", limit)
+	return unwrapPath(err)
+}
+
+// sizeText writes a byte count in KiB or MiB.
+func sizeText(n int64) string {
+	if n >= 1<<20 {
+		return fmt.Sprintf("%d MiB", n>>20)
 	}
-	return os.ReadFile(path)
+	return fmt.Sprintf("%d KiB", n>>10)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"slices"
@@ -94,13 +95,23 @@ func (a *apiFlags) projects() ([]string, error) {
 		}
 		return a.projectIDs, nil
 	}
+	env := os.Getenv("MINTLIFY_PROJECT_ID")
+	if strings.TrimSpace(env) == "" {
+		return nil, nil
+	}
 	var out []string
-	for _, p := range strings.FieldsFunc(os.Getenv("MINTLIFY_PROJECT_ID"), func(r rune) bool { return r == ',' || r == ' ' || r == '\n' }) {
-		if err := checkProjectID(p); err != nil {
-			return nil, fmt.Errorf("MINTLIFY_PROJECT_ID: %q: %v", p, err)
+	for i, part := range strings.Split(env, ",") {
+		ids := strings.Fields(part)
+		if len(ids) == 0 {
+			return nil, fmt.Errorf("MINTLIFY_PROJECT_ID=%q: item %d is empty (two commas in a row, or an unset shell variable?); list the project ids separated by commas", env, i+1)
 		}
-		if !slices.Contains(out, p) {
-			out = append(out, p)
+		for _, p := range ids {
+			if err := checkProjectID(p); err != nil {
+				return nil, fmt.Errorf("MINTLIFY_PROJECT_ID: %q: %v", p, err)
+			}
+			if !slices.Contains(out, p) {
+				out = append(out, p)
+			}
 		}
 	}
 	return out, nil
@@ -214,7 +225,25 @@ func (a *apiFlags) connect(withDemo bool, p purpose, logger log.Logger) (connect
 		c.close()
 		return connection{}, err
 	}
+	if !withDemo && cleartextRemote(a.url) {
+		level.Warn(logger).Log("msg", "--mintlify.api-url is plain http to a host that is not this machine: the API key travels in clear text; use https", "api_url", a.url)
+	}
 	return c, nil
+}
+
+// cleartextRemote reports whether the API address is plain http to a host
+// other than a loopback address (where a test fake or a local proxy is).
+func cleartextRemote(s string) bool {
+	u, err := url.Parse(s)
+	if err != nil || u.Scheme != "http" {
+		return false
+	}
+	host := u.Hostname()
+	if strings.EqualFold(host, "localhost") {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip == nil || !ip.IsLoopback()
 }
 
 // client returns an API client of the connection.

@@ -36,8 +36,9 @@ func (j *jobsFlags) register(app *kingpin.Application) {
 }
 
 // config checks the job flags; the watcher runs with --collector.jobs or
-// with the demo.
-func (j *jobsFlags) config(demo bool) (exporter.JobsConfig, error) {
+// with the demo, and with the remediation webhook (for the jobs it
+// creates), which --jobs.poll-interval then paces too.
+func (j *jobsFlags) config(demo, remediation bool) (exporter.JobsConfig, error) {
 	c := exporter.JobsConfig{Enabled: j.enabled || demo, IDs: j.ids, File: j.file, Discover: j.discover, PollInterval: j.pollInterval}
 	if j.pollInterval < jobs.MinPollInterval || j.pollInterval > maxPollInterval {
 		return c, fmt.Errorf("--jobs.poll-interval must be from %s to %s, not %s", jobs.MinPollInterval, maxPollInterval, j.pollInterval)
@@ -46,7 +47,7 @@ func (j *jobsFlags) config(demo bool) (exporter.JobsConfig, error) {
 		for _, f := range []struct {
 			flag string
 			set  bool
-		}{{"--jobs.id", len(j.ids) > 0}, {"--jobs.file", j.file != ""}, {"--jobs.discover", j.discover}, {"--jobs.poll-interval", j.pollSet}} {
+		}{{"--jobs.id", len(j.ids) > 0}, {"--jobs.file", j.file != ""}, {"--jobs.discover", j.discover}, {"--jobs.poll-interval", j.pollSet && !remediation}} {
 			if f.set {
 				return c, fmt.Errorf("%s is set but the job watcher is off: add --collector.jobs", f.flag)
 			}
@@ -70,9 +71,11 @@ func (j *jobsFlags) config(demo bool) (exporter.JobsConfig, error) {
 
 // check refuses, before anything is logged, what the watcher would refuse
 // once the projects are known.
-func (j *jobsFlags) check(c exporter.JobsConfig, projects []string) error {
+// With the remediation webhook on, the jobs it creates are there to watch:
+// --collector.jobs needs no --jobs.* then.
+func (j *jobsFlags) check(c exporter.JobsConfig, projects []string, remediation bool) error {
 	if !c.Enabled {
 		return nil
 	}
-	return jobs.CheckConfig(jobs.Config{Projects: projects, IDs: c.IDs, File: c.File, Discover: c.Discover, PollInterval: c.PollInterval})
+	return jobs.CheckConfig(jobs.Config{Projects: projects, IDs: c.IDs, File: c.File, Discover: c.Discover, PollInterval: c.PollInterval, Added: remediation})
 }

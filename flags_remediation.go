@@ -8,6 +8,7 @@ import (
 	"github.com/alecthomas/kingpin/v2"
 	"gopkg.in/yaml.v3"
 
+	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/exporter"
 	"github.com/mintlify-exporter/mintlify_exporter/remediation"
 )
@@ -59,10 +60,19 @@ func (r *remediationFlags) webhook(webConfig, cacheFile string) (*exporter.Remed
 	return rc, nil
 }
 
+// Sizes of the small files the exporter reads whole.
+const (
+	// maxTokenFileBytes bounds --remediation.token-file.
+	maxTokenFileBytes = 4096
+	// maxWebConfigBytes bounds --web.config.file and the TLS files it
+	// names.
+	maxWebConfigBytes = 1 << 20
+)
+
 // readToken reads a bearer token file: one line of at least 16 visible
 // characters, not an API key.
 func readToken(path string) (string, error) {
-	b, err := readSmallFile(path, 4096)
+	b, err := readSmallFile(path, maxTokenFileBytes)
 	if err != nil {
 		return "", err
 	}
@@ -74,16 +84,47 @@ func readToken(path string) (string, error) {
 		return "", errors.New("holds more than one word: write the token alone")
 	case len(tok) < 16:
 		return "", errors.New("holds a token shorter than 16 characters: use a long random one, such as the output of 'openssl rand -hex 32'")
-	case looksLikeKey(tok):
+	case holdsKey(tok):
 		return "", errors.New("holds what looks like a Mintlify API key (mint_...): the webhook's token must be a secret of its own")
+	case strings.IndexFunc(tok, func(r rune) bool { return r <= ' ' || r > '~' }) >= 0:
+		return "", errors.New("holds characters other than printable ASCII (a byte order mark?): write the token alone, such as the output of 'openssl rand -hex 32'")
 	}
 	return tok, nil
+}
+
+// holdsKey reports whether s holds what looks like an admin API key
+// anywhere, behind a byte order mark or any other prefix.
+func holdsKey(s string) bool {
+	for i := strings.Index(s, "mint_"); i >= 0; {
+		if looksLikeKey(s[i:]) {
+			return true
+		}
+		next := strings.Index(s[i+1:], "mint_")
+		if next < 0 {
+			break
+		}
+		i += 1 + next
+	}
+	return false
+}
+
+// checkTokenIsNotKey refuses a webhook token that holds the API key in
+// use (which need not look like one): the token is sent by Alertmanager
+// and kept in its configuration.
+func checkTokenIsNotKey(rc *exporter.RemediationConfig, key client.KeySource, tokenFile string) error {
+	if rc == nil || rc.Token == "" || key == nil {
+		return nil
+	}
+	if k, err := key.Key(); err == nil && k != "" && strings.Contains(rc.Token, k) {
+		return fmt.Errorf("--remediation.token-file=%s: holds the Mintlify API key in use: the webhook's token must be a secret of its own", tokenFile)
+	}
+	return nil
 }
 
 // hasBasicAuth reports whether the web configuration file sets
 // basic_auth_users, which makes every request authenticate.
 func hasBasicAuth(path string) (bool, error) {
-	b, err := readSmallFile(path, 1<<20)
+	b, err := readSmallFile(path, maxWebConfigBytes)
 	if err != nil {
 		return false, err
 	}

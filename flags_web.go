@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -11,6 +12,7 @@ import (
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/prometheus/exporter-toolkit/web"
 	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
+	"gopkg.in/yaml.v3"
 
 	"github.com/mintlify-exporter/mintlify_exporter/exporter"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/intflag"
@@ -54,6 +56,9 @@ func (w *webFlags) check() error {
 		return err
 	}
 	if p := w.configFile(); p != "" {
+		if err := checkWebConfigFiles(p); err != nil {
+			return fmt.Errorf("--web.config.file=%s: %v", p, err)
+		}
 		if err := web.Validate(p); err != nil {
 			return fmt.Errorf("--web.config.file=%s: %v", p, oneLine(err))
 		}
@@ -129,4 +134,39 @@ func (w *webFlags) listen() ([]net.Listener, error) {
 		ls = append(ls, l)
 	}
 	return ls, nil
+}
+
+// checkWebConfigFiles checks the web configuration file and the TLS files
+// it names (relative to its directory, as exporter-toolkit reads them)
+// before exporter-toolkit opens any: regular files of a bounded size.
+func checkWebConfigFiles(path string) error {
+	b, err := readSmallFile(path, maxWebConfigBytes)
+	if err != nil {
+		return err
+	}
+	var c struct {
+		TLS struct {
+			Cert     string `yaml:"cert_file"`
+			Key      string `yaml:"key_file"`
+			ClientCA string `yaml:"client_ca_file"`
+		} `yaml:"tls_server_config"`
+	}
+	if yaml.Unmarshal(b, &c) != nil {
+		return nil // web.Validate says what is wrong
+	}
+	for _, f := range []struct{ field, path string }{
+		{"cert_file", c.TLS.Cert}, {"key_file", c.TLS.Key}, {"client_ca_file", c.TLS.ClientCA},
+	} {
+		if f.path == "" {
+			continue
+		}
+		p := f.path
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(filepath.Dir(path), p)
+		}
+		if err := checkFile(p, maxWebConfigBytes, false); err != nil {
+			return fmt.Errorf("tls_server_config.%s %s %v", f.field, p, err)
+		}
+	}
+	return nil
 }

@@ -363,9 +363,7 @@ func TestWalkConversationsGuards(t *testing.T) {
 		requests int
 	}{
 		{"too many pages", mintlifytest.Fault{}, client.CursorWalkOptions{PageSize: 10, MaxPages: 4}, client.ErrTooManyPages, "--conversations.max-pages", 4},
-		{"hasMore without cursor", mintlifytest.Fault{NoNextCursor: true}, client.CursorWalkOptions{PageSize: 50}, nil, "nextCursor: hasMore is true but there is no cursor", 1},
 		{"repeated cursor", mintlifytest.Fault{RepeatCursor: true}, client.CursorWalkOptions{PageSize: 50}, nil, "repeats an earlier one", 2},
-		{"empty page with more", mintlifytest.Fault{EmptyPage: true, HasMoreForever: true}, client.CursorWalkOptions{PageSize: 50}, client.ErrEmptyPageWithMore, "page 1", 1},
 		{"malformed page", mintlifytest.Fault{Mutate: func(b map[string]any) { delete(b, "hasMore") }}, client.CursorWalkOptions{}, nil, "hasMore: missing", 1},
 		{"bad option", mintlifytest.Fault{}, client.CursorWalkOptions{PageSize: 1001}, nil, "1..1000", 0},
 	} {
@@ -501,6 +499,50 @@ func TestRateLimitSharedByEveryAnalyticsEndpoint(t *testing.T) {
 			if !limited || has != withRA || (withRA && ra <= 0) {
 				t.Errorf("Retry-After sent %v: error %v (retry after %v, %v)", withRA, err, ra, has)
 			}
+		}
+	}
+}
+
+// TestPaginationAsTheSchemaAllows: what the vendor's schema allows is
+// read, not refused. A conversations page that says hasMore with a null
+// nextCursor ends the walk (there is no way to ask for more), marked
+// Incomplete; an empty conversations page with a cursor is followed; a
+// totalSearches that is not an integer (the schema says integer) is
+// refused, 12.0 is not.
+func TestPaginationAsTheSchemaAllows(t *testing.T) {
+	ds := mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: 3, Paths: 20, Days: 5, End: testEnd, TurnsPerDay: 100})
+	r := windows()[1]
+	opts := client.CursorWalkOptions{PageSize: 50}
+	h := newHarness(t, nil, mintlifytest.WithProject(testProject, ds))
+	all, err := h.c.WalkConversations(context.Background(), testProject, r, opts)
+	if err != nil || all.Pages < 3 || all.Incomplete {
+		t.Fatalf("the walk without faults: %+v, %v", all, err)
+	}
+
+	h = newHarness(t, nil, mintlifytest.WithProject(testProject, ds))
+	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointConversations, Times: 1, NoNextCursor: true})
+	res, err := h.c.WalkConversations(context.Background(), testProject, r, opts)
+	if err != nil || !res.Incomplete || res.Turns != 50 || res.Pages != 1 {
+		t.Errorf("hasMore with a null nextCursor: %+v, %v; want the first page's 50 turns, Incomplete", res, err)
+	}
+
+	h = newHarness(t, nil, mintlifytest.WithProject(testProject, ds))
+	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointConversations, Times: 1, EmptyPage: true})
+	res, err = h.c.WalkConversations(context.Background(), testProject, r, opts)
+	if err != nil || res.Incomplete || res.Turns != all.Turns-50 || res.Pages != all.Pages {
+		t.Errorf("an empty first page with a cursor: %+v, %v; want %d turns in %d pages", res, err, all.Turns-50, all.Pages)
+	}
+
+	for total, ok := range map[string]bool{"2.5": false, "12.0": true, "1e3": true} {
+		h = newHarness(t, nil, mintlifytest.WithProject(testProject, ds))
+		h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointSearches, Mutate: func(b map[string]any) { b["totalSearches"] = num(total) }})
+		page, err := h.c.Searches(context.Background(), testProject, r, 10, "")
+		var de *client.DecodeError
+		switch {
+		case ok && err != nil:
+			t.Errorf("totalSearches %s: %v", total, err)
+		case !ok && (!errors.As(err, &de) || de.Field != "totalSearches"):
+			t.Errorf("totalSearches %s: %+v, %v; want a DecodeError naming totalSearches", total, page, err)
 		}
 	}
 }

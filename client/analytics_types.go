@@ -231,6 +231,9 @@ type ConversationsResult struct {
 	Pages int
 	// Skipped counts malformed turns, left out of Counts.
 	Skipped Skipped
+	// Incomplete is true when the last page said hasMore but gave no
+	// nextCursor: the turns after it could not be asked for.
+	Incomplete bool
 }
 
 // CursorWalkOptions tunes WalkConversations. Zero fields take their

@@ -41,10 +41,11 @@ type conversationsPage struct {
 // PageSize turns.
 //
 // The walk is all or nothing. It fails with ErrTooManyPages when more than
-// MaxPages pages would be needed, with ErrEmptyPageWithMore for a page
-// without turns that claims more, and with a *DecodeError for a page with
-// hasMore true and no nextCursor, or a nextCursor already seen (the walk
-// would not end). A turn that is not an object, has no id, or a
+// MaxPages pages would be needed, and with a *DecodeError for a nextCursor
+// already seen (the walk would not end). A page without turns that claims
+// more is followed by its cursor, as any page. A page with hasMore true
+// and no nextCursor (null, which the schema allows) ends the walk: there
+// is no way to ask for more; the result says so (Incomplete). A turn that is not an object, has no id, or a
 // responseType or resolutionStatus that is not a string (or null) or is
 // an empty responseType is skipped and counted in Skipped.
 func (c *Client) WalkConversations(ctx context.Context, projectID string, r DateRange, o CursorWalkOptions) (*ConversationsResult, error) {
@@ -105,12 +106,10 @@ func (c *Client) WalkConversations(ctx context.Context, projectID string, r Date
 		if !page.hasMore {
 			return res, nil
 		}
-		if page.turns == 0 && page.skipped.Total() == 0 {
-			return nil, fail(i, ErrEmptyPageWithMore)
-		}
 		switch {
 		case page.nextCursor == nil || *page.nextCursor == "":
-			return nil, fail(i, &DecodeError{Endpoint: ep, Field: "nextCursor", Reason: "hasMore is true but there is no cursor"})
+			res.Incomplete = true
+			return res, nil
 		case seen[*page.nextCursor]:
 			return nil, fail(i, &DecodeError{Endpoint: ep, Field: "nextCursor", Reason: "cursor " + quoteShort(*page.nextCursor) + " repeats an earlier one"})
 		}

@@ -369,26 +369,66 @@ func TestDecodeJobOptionalFields(t *testing.T) {
 	}
 }
 
+// TestDecodeSessions: the v1 listing's schema requires no field. Only a
+// listing that is not an object, or whose allSessions is not an array
+// (when present), fails; a missing or null allSessions is an empty page.
 func TestDecodeSessions(t *testing.T) {
-	sess := func(b map[string]any, i int) map[string]any { return b["allSessions"].([]any)[i].(map[string]any) }
 	cases := []decodeCase{
-		{name: "allSessions missing", mutate: func(b map[string]any) { delete(b, "allSessions") }, field: "allSessions", reason: "missing"},
-		{name: "allSessions null", mutate: func(b map[string]any) { b["allSessions"] = nil }, field: "allSessions", reason: "wrong type: null, want array"},
-		{name: "session number", mutate: func(b map[string]any) { b["allSessions"].([]any)[0] = num("1") }, field: "allSessions[0]", reason: "wrong type: number, want object"},
-		{name: "sessionId missing", mutate: func(b map[string]any) { delete(sess(b, 0), "sessionId") }, field: "allSessions[0].sessionId", reason: "missing"},
-		{name: "haulted missing", mutate: func(b map[string]any) { delete(sess(b, 0), "haulted") }, field: "allSessions[0].haulted", reason: "missing"},
-		{name: "haulted string", mutate: func(b map[string]any) { sess(b, 0)["haulted"] = "no" }, field: "allSessions[0].haulted", reason: "wrong type: string, want boolean"},
-		{name: "branch number", mutate: func(b map[string]any) { sess(b, 0)["branch"] = num("1") }, field: "allSessions[0].branch", reason: "wrong type"},
-		{name: "pullRequestLink bool", mutate: func(b map[string]any) { sess(b, 0)["pullRequestLink"] = true }, field: "allSessions[0].pullRequestLink", reason: "wrong type"},
-		{name: "createdAt bad", mutate: func(b map[string]any) { sess(b, 0)["createdAt"] = "soon" }, field: "allSessions[0].createdAt", reason: "invalid date-time"},
-		{name: "optional fields absent", mutate: func(b map[string]any) {
-			for _, k := range []string{"subdomain", "branch", "haultReason", "pullRequestLink", "messageToUser", "todos", "createdAt"} {
-				delete(sess(b, 0), k)
-			}
-		}},
+		{name: "allSessions string", mutate: func(b map[string]any) { b["allSessions"] = "x" }, field: "allSessions", reason: "wrong type: string, want array"},
+		{name: "not an object", body: `[]`, reason: "want object"},
+		{name: "allSessions missing", mutate: func(b map[string]any) { delete(b, "allSessions") }},
+		{name: "allSessions null", mutate: func(b map[string]any) { b["allSessions"] = nil }},
 	}
 	for _, tc := range cases {
 		checkDecode(t, mintlifytest.EndpointListJobs, func(h *harness) error { return opListJobs.run(h, context.Background()) }, tc)
+	}
+}
+
+// TestBadSessionsSkippedAndCounted: a session that is malformed (not an
+// object, no sessionId, a field of the wrong type, an id too long for a
+// label) is skipped and counted, the others kept, where it used to fail
+// the whole listing; a session without haulted takes it from its
+// haultReason.
+func TestBadSessionsSkippedAndCounted(t *testing.T) {
+	sess := func(b map[string]any, i int) map[string]any { return b["allSessions"].([]any)[i].(map[string]any) }
+	for _, tc := range []struct {
+		name   string
+		mutate func(b map[string]any)
+		skip   int
+	}{
+		{"session number", func(b map[string]any) { b["allSessions"].([]any)[0] = num("1") }, 1},
+		{"sessionId missing", func(b map[string]any) { delete(sess(b, 0), "sessionId") }, 1},
+		{"sessionId empty", func(b map[string]any) { sess(b, 0)["sessionId"] = "" }, 1},
+		{"sessionId of 10,000 characters", func(b map[string]any) { sess(b, 0)["sessionId"] = strings.Repeat("s", 10000) }, 1},
+		{"haulted string", func(b map[string]any) { sess(b, 0)["haulted"] = "no" }, 1},
+		{"branch number", func(b map[string]any) { sess(b, 0)["branch"] = num("1") }, 1},
+		{"pullRequestLink bool", func(b map[string]any) { sess(b, 0)["pullRequestLink"] = true }, 1},
+		{"createdAt bad", func(b map[string]any) { sess(b, 0)["createdAt"] = "soon" }, 1},
+		{"two bad sessions", func(b map[string]any) { delete(sess(b, 0), "sessionId"); sess(b, 1)["haulted"] = 1 }, 2},
+		{"haulted missing", func(b map[string]any) { delete(sess(b, 0), "haulted") }, 0},
+		{"optional fields absent", func(b map[string]any) {
+			for _, k := range []string{"subdomain", "branch", "haultReason", "pullRequestLink", "messageToUser", "todos", "createdAt"} {
+				delete(sess(b, 0), k)
+			}
+		}, 0},
+	} {
+		h := jobHarness(t, nil)
+		h.srv.AddJob(testProject, mintlifytest.JobSpec{ID: "job-2", Ref: "main"})
+		h.srv.AddJob(testProject, mintlifytest.JobSpec{ID: "job-3", Ref: "main"})
+		h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointListJobs, Mutate: tc.mutate})
+		sessions, skipped, err := h.c.ListJobsV1Counting(context.Background(), testProject)
+		if err != nil || skipped != tc.skip || len(sessions) != 3-tc.skip {
+			t.Errorf("%s: %d sessions, %d skipped, %v; want %d and %d", tc.name, len(sessions), skipped, err, 3-tc.skip, tc.skip)
+		}
+	}
+	// Without haulted, haultReason decides.
+	h := jobHarness(t, nil)
+	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointListJobs, Mutate: func(b map[string]any) {
+		delete(sess(b, 0), "haulted")
+		sess(b, 0)["haultReason"] = "completed"
+	}})
+	if s, err := h.c.ListJobsV1(context.Background(), testProject); err != nil || len(s) != 1 || s[0].Status() != client.StatusCompleted {
+		t.Errorf("a completed session without haulted: %+v, %v", s, err)
 	}
 }
 

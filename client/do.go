@@ -146,7 +146,7 @@ func (c *Client) attempt(ctx context.Context, r *call, key string) outcome {
 	var readErr error
 	tooLarge := ok && res.ContentLength > limit // refused unread
 	if !tooLarge {
-		b, readErr = readBody(res, limit+1)
+		b, readErr = readBody(res, limit+1+errorBodyOverread(ok, key))
 		tooLarge = readErr == nil && int64(len(b)) > limit
 	}
 	c.observe(Attempt{Endpoint: r.endpoint, StatusCode: res.StatusCode, Err: readErr, Duration: time.Since(start)})
@@ -180,10 +180,7 @@ func (c *Client) attempt(ctx context.Context, r *call, key string) outcome {
 		b = redactEscaped(b, key)
 		return outcome{resp: &response{body: b}}
 	}
-	if tooLarge {
-		b = b[:limit]
-	}
-	ae := c.apiError(r.endpoint, res, b, key)
+	ae := c.apiError(r.endpoint, res, cutErrorBody(b, limit, key), key)
 	o := outcome{err: ae}
 	switch res.StatusCode {
 	case http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
@@ -262,6 +259,7 @@ func (c *Client) apiError(ep Endpoint, res *http.Response, body []byte, key stri
 				ae.Details = append(ae.Details, excerpt(d.Message, key))
 			}
 		}
+		ae.Details = boundDetails(ae.Details)
 		ae.Message = excerpt(ae.Message, key)
 	case len(bytes.TrimSpace(body)) > 0:
 		ae.Message = excerpt(string(body), key)

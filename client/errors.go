@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"net/http"
@@ -16,8 +17,9 @@ var (
 	// ErrTooManyPages ends a walk that still had more pages after its
 	// MaxPages pages (WalkOptions, CursorWalkOptions, ListJobsOptions).
 	ErrTooManyPages = errors.New("too many pages")
-	// ErrEmptyPageWithMore ends a visitors or views walk when a page has no
-	// rows but claims that more exist, which would otherwise loop forever.
+	// ErrEmptyPageWithMore is no longer returned: a walk follows an empty
+	// page that says hasMore to the next one (the API's rule), up to its
+	// MaxPages (ErrTooManyPages). Kept for the callers that test for it.
 	ErrEmptyPageWithMore = errors.New("empty page with hasMore true")
 	// ErrBodyTooLarge is returned when a response body exceeds
 	// Config.MaxBodyBytes. The body is never silently cut.
@@ -152,4 +154,41 @@ func Advice(err error) string {
 		return "check --mintlify.project-id against the dashboard's API keys page"
 	}
 	return ""
+}
+
+// errorBodyOverread is how many bytes past its limit an answer's body is
+// read: for an error answer, the length of the key, so that a key that
+// starts before the cut is read whole and redacted (cutErrorBody) rather
+// than cut into a fragment no redaction recognises.
+func errorBodyOverread(ok bool, key string) int64 {
+	if ok {
+		return 0
+	}
+	return int64(len(key))
+}
+
+// cutErrorBody redacts key from an error answer's body, then cuts it to
+// limit bytes: redacting first means a key across the cut never leaves a
+// fragment.
+func cutErrorBody(b []byte, limit int64, key string) []byte {
+	if key != "" {
+		b = bytes.ReplaceAll(b, []byte(key), []byte("[redacted]"))
+	}
+	if int64(len(b)) > limit {
+		b = b[:limit]
+	}
+	return b
+}
+
+// maxDetails bounds the details an APIError keeps (each an excerpt), so
+// that an answer of thousands of details gives a message of one line.
+const maxDetails = 5
+
+// boundDetails keeps the first maxDetails details and says how many more
+// there were.
+func boundDetails(d []string) []string {
+	if len(d) <= maxDetails {
+		return d
+	}
+	return append(d[:maxDetails:maxDetails], fmt.Sprintf("and %d more", len(d)-maxDetails))
 }

@@ -86,7 +86,7 @@ func decodeFeedback(body []byte) (*FeedbackPage, error) {
 			page.Skipped.add(SkipBadCount)
 		default:
 			page.Rows = append(page.Rows, PageFeedback{
-				Path: r.Path.s, ThumbsUp: r.ThumbsUp.v, ThumbsDown: r.ThumbsDown.v, Code: r.Code.v, Total: r.Total.v,
+				Path: labelText(r.Path.s), ThumbsUp: r.ThumbsUp.v, ThumbsDown: r.ThumbsDown.v, Code: r.Code.v, Total: r.Total.v,
 			})
 		}
 	}

@@ -151,6 +151,9 @@ func FuzzDecodePaths(f *testing.F) {
 			if r.Path == "" {
 				t.Fatalf("row %d: empty path kept", i)
 			}
+			if len(r.Path) > MaxLabelBytes {
+				t.Fatalf("row %d: a path of %d bytes, over MaxLabelBytes", i, len(r.Path))
+			}
 			fuzzCount(t, "human", r.Human)
 			fuzzCount(t, "ai", r.AI)
 			fuzzCount(t, "total", r.Total)

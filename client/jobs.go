@@ -127,16 +127,18 @@ func decodeJob(ep Endpoint, body []byte, requestedID string) (*Job, error) {
 	if j.ID == "" {
 		j.ID = requestedID
 	}
-	j.Status = JobStatus(f.optString("status", &w.Status))
+	j.Status = JobStatus(labelText(f.optString("status", &w.Status)))
 	var src struct {
 		Repository wireStr `json:"repository"`
 		Ref        wireStr `json:"ref"`
 	}
 	if f.optObject("source", w.Source, &src) {
-		j.Source.Repository = f.optString("source.repository", &src.Repository)
-		j.Source.Ref = f.nullString("source.ref", &src.Ref)
+		j.Source.Repository = labelText(f.optString("source.repository", &src.Repository))
+		if j.Source.Ref = f.nullString("source.ref", &src.Ref); j.Source.Ref != nil {
+			*j.Source.Ref = labelText(*j.Source.Ref)
+		}
 	}
-	j.Model = f.optString("model", &w.Model)
+	j.Model = labelText(f.optString("model", &w.Model))
 	j.PRLink = f.nullString("prLink", &w.PRLink)
 	if at := f.nullTime("createdAt", &w.CreatedAt); at != nil {
 		j.CreatedAt = *at

@@ -40,122 +40,174 @@ func (c *Client) ListJobsV1(ctx context.Context, projectID string) ([]LegacySess
 	return c.WalkJobsV1(ctx, projectID, ListJobsOptions{})
 }
 
+// ListJobsV1Counting is ListJobsV1 that also returns how many sessions
+// were skipped as malformed (see decodeSessions).
+func (c *Client) ListJobsV1Counting(ctx context.Context, projectID string) ([]LegacySession, int, error) {
+	return c.walkJobsV1(ctx, projectID, ListJobsOptions{})
+}
+
 // WalkJobsV1 reads every page of the deprecated v1 listing: skip=0,
 // take=opts.Take, then skip += take until a page comes back shorter than
-// take (the API sends no hasMore). A session listed twice (the listing is newest first, so a job created during the
-// walk shifts the rest by one) is kept once, at its first place. Any failed
-// page fails the whole walk. The result is never nil on success.
+// take (the API sends no hasMore). A session listed twice (the listing is
+// newest first, so a job created during the walk shifts the rest by one) is
+// kept once, at its first place. A malformed session is skipped (see
+// decodeSessions); any failed page fails the whole walk. The result is
+// never nil on success.
 func (c *Client) WalkJobsV1(ctx context.Context, projectID string, opts ListJobsOptions) ([]LegacySession, error) {
+	out, _, err := c.walkJobsV1(ctx, projectID, opts)
+	return out, err
+}
+
+// walkJobsV1 is WalkJobsV1, with the count of sessions skipped.
+func (c *Client) walkJobsV1(ctx context.Context, projectID string, opts ListJobsOptions) ([]LegacySession, int, error) {
 	take, maxPages := opts.Take, opts.MaxPages
 	switch {
 	case take == 0:
 		take = ListJobsMaxTake
 	case take < 1 || take > ListJobsMaxTake:
-		return nil, fmt.Errorf("%s: page size (take) %d outside 1..%d", EndpointListJobs, take, ListJobsMaxTake)
+		return nil, 0, fmt.Errorf("%s: page size (take) %d outside 1..%d", EndpointListJobs, take, ListJobsMaxTake)
 	}
 	switch {
 	case maxPages == 0:
 		maxPages = DefaultListJobsMaxPages
 	case maxPages < 0:
-		return nil, fmt.Errorf("%s: negative MaxPages %d", EndpointListJobs, maxPages)
+		return nil, 0, fmt.Errorf("%s: negative MaxPages %d", EndpointListJobs, maxPages)
 	}
 	out := []LegacySession{}
 	seen := make(map[string]bool)
+	skipped := 0
 	for page := 0; ; page++ {
 		if page == maxPages {
-			return nil, fmt.Errorf("%s: %w: still %d sessions on page %d of %d; the listing is larger than any sane project or the server ignores skip",
+			return nil, 0, fmt.Errorf("%s: %w: still %d sessions on page %d of %d; the listing is larger than any sane project or the server ignores skip",
 				EndpointListJobs, ErrTooManyPages, take, maxPages, maxPages)
 		}
-		sessions, err := c.ListJobsV1Page(ctx, projectID, page*take, take)
+		l, err := c.listJobsV1Page(ctx, projectID, page*take, take)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		for _, s := range sessions {
+		skipped += l.skipped
+		for _, s := range l.sessions {
 			if !seen[s.SessionID] {
 				seen[s.SessionID] = true
 				out = append(out, s)
 			}
 		}
-		if len(sessions) < take {
-			return out, nil
+		if l.rows < take { // skipped rows count: the server sent them
+			return out, skipped, nil
 		}
 	}
 }
 
 // ListJobsV1Page reads one page of the deprecated v1 listing:
 // GET /v1/agent/{projectId}/jobs?skip=skip&take=take, with skip >= 0 and
-// take 1..ListJobsMaxTake.
+// take 1..ListJobsMaxTake. Malformed sessions are left out.
 func (c *Client) ListJobsV1Page(ctx context.Context, projectID string, skip, take int) ([]LegacySession, error) {
+	l, err := c.listJobsV1Page(ctx, projectID, skip, take)
+	return l.sessions, err
+}
+
+// sessionsPage is one page of the v1 listing.
+type sessionsPage struct {
+	sessions []LegacySession
+	rows     int // the sessions the API sent, skipped ones included
+	skipped  int
+}
+
+func (c *Client) listJobsV1Page(ctx context.Context, projectID string, skip, take int) (sessionsPage, error) {
 	p, err := segment("project id", projectID)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", EndpointListJobs, err)
+		return sessionsPage{}, fmt.Errorf("%s: %w", EndpointListJobs, err)
 	}
 	if skip < 0 || take < 1 || take > ListJobsMaxTake {
-		return nil, fmt.Errorf("%s: skip %d, take %d: want skip >= 0 and take 1..%d", EndpointListJobs, skip, take, ListJobsMaxTake)
+		return sessionsPage{}, fmt.Errorf("%s: skip %d, take %d: want skip >= 0 and take 1..%d", EndpointListJobs, skip, take, ListJobsMaxTake)
 	}
 	q := url.Values{"skip": {strconv.Itoa(skip)}, "take": {strconv.Itoa(take)}}
 	res, err := c.do(ctx, &call{endpoint: EndpointListJobs, method: http.MethodGet, path: "/v1/agent/" + p + "/jobs", query: q})
 	if err != nil {
-		return nil, err
+		return sessionsPage{}, err
 	}
-	s, err := decodeSessions(res.body)
-	return s, err
+	return decodeSessions(res.body)
 }
 
-// decodeSessions decodes the v1 listing. allSessions is required, and each
-// session's sessionId and haulted; the other fields may be absent or null
-// but must have their types when present. The result is never nil.
-func decodeSessions(body []byte) ([]LegacySession, error) {
+// decodeSessions decodes the v1 listing. The schema requires no field: an
+// absent or null allSessions is an empty page. A session that is not an
+// object, has no usable sessionId (absent, null, empty, or longer than
+// MaxLabelBytes: it becomes a job_id label and cannot be cut), or has a
+// field of the wrong type is skipped and counted, as a malformed
+// analytics row is: one bad session no longer fails the project's
+// discovery. A session without haulted is haulted when its haultReason
+// says it ended (anything but "" and "processing").
+func decodeSessions(body []byte) (sessionsPage, error) {
 	const ep = EndpointListJobs
 	var root struct {
 		AllSessions json.RawMessage `json:"allSessions"`
 	}
 	if err := decodePage(ep, body, &root, "", nil); err != nil {
-		return nil, err
+		return sessionsPage{}, err
+	}
+	page := sessionsPage{sessions: []LegacySession{}}
+	if raw := bytes.TrimSpace(root.AllSessions); len(raw) == 0 || raw[0] == 'n' {
+		return page, nil
 	}
 	elems, err := decodeArray(ep, "allSessions", root.AllSessions)
 	if err != nil {
-		return nil, err
+		return sessionsPage{}, err
 	}
-	out := make([]LegacySession, 0, len(elems))
+	page.rows = len(elems)
 	for i, raw := range elems {
-		var w struct {
-			SessionID       wireStr         `json:"sessionId"`
-			Haulted         wireBool        `json:"haulted"`
-			Subdomain       wireStr         `json:"subdomain"`
-			Branch          wireStr         `json:"branch"`
-			HaultReason     wireStr         `json:"haultReason"`
-			MessageToUser   wireStr         `json:"messageToUser"`
-			PullRequestLink wireStr         `json:"pullRequestLink"`
-			Todos           json.RawMessage `json:"todos"`
-			CreatedAt       wireStr         `json:"createdAt"`
+		s, ok := decodeSession(fmt.Sprintf("allSessions[%d]", i), raw)
+		if !ok {
+			page.skipped++
+			continue
 		}
-		at := fmt.Sprintf("allSessions[%d]", i)
-		if err := decodeObject(ep, at, raw, &w); err != nil {
-			return nil, err
-		}
-		f := fields{ep: ep}
-		s := LegacySession{
-			SessionID:       f.reqString(at+".sessionId", &w.SessionID),
-			Subdomain:       f.optString(at+".subdomain", &w.Subdomain),
-			Branch:          f.optString(at+".branch", &w.Branch),
-			HaultReason:     f.optString(at+".haultReason", &w.HaultReason),
-			MessageToUser:   f.optString(at+".messageToUser", &w.MessageToUser),
-			PullRequestLink: f.nullString(at+".pullRequestLink", &w.PullRequestLink),
-		}
-		if f.err == nil {
-			s.Haulted, f.err = requireBool(ep, at+".haulted", &w.Haulted)
-		}
-		if todos := bytes.TrimSpace(w.Todos); len(todos) > 0 && todos[0] != 'n' {
-			s.Todos = json.RawMessage(bytes.Clone(todos))
-		}
-		if t := f.nullTime(at+".createdAt", &w.CreatedAt); t != nil {
-			s.CreatedAt = *t
-		}
-		if f.err != nil {
-			return nil, f.err
-		}
-		out = append(out, s)
+		page.sessions = append(page.sessions, s)
 	}
-	return out, nil
+	return page, nil
+}
+
+// decodeSession decodes one session of the listing; false when it is
+// malformed.
+func decodeSession(at string, raw json.RawMessage) (LegacySession, bool) {
+	const ep = EndpointListJobs
+	var w struct {
+		SessionID       wireStr         `json:"sessionId"`
+		Haulted         wireBool        `json:"haulted"`
+		Subdomain       wireStr         `json:"subdomain"`
+		Branch          wireStr         `json:"branch"`
+		HaultReason     wireStr         `json:"haultReason"`
+		MessageToUser   wireStr         `json:"messageToUser"`
+		PullRequestLink wireStr         `json:"pullRequestLink"`
+		Todos           json.RawMessage `json:"todos"`
+		CreatedAt       wireStr         `json:"createdAt"`
+	}
+	if err := decodeObject(ep, at, raw, &w); err != nil {
+		return LegacySession{}, false
+	}
+	f := fields{ep: ep}
+	s := LegacySession{
+		SessionID:       f.reqString(at+".sessionId", &w.SessionID),
+		Subdomain:       f.optString(at+".subdomain", &w.Subdomain),
+		Branch:          f.optString(at+".branch", &w.Branch),
+		HaultReason:     f.optString(at+".haultReason", &w.HaultReason),
+		MessageToUser:   f.optString(at+".messageToUser", &w.MessageToUser),
+		PullRequestLink: f.nullString(at+".pullRequestLink", &w.PullRequestLink),
+	}
+	switch w.Haulted.st {
+	case wireOK:
+		s.Haulted = w.Haulted.v
+	case wireAbsent, wireNull:
+		s.Haulted = s.HaultReason != "" && s.HaultReason != HaultReasonProcessing
+	default:
+		f.fail(at+".haulted", w.Haulted.problem())
+	}
+	if todos := bytes.TrimSpace(w.Todos); len(todos) > 0 && todos[0] != 'n' {
+		s.Todos = json.RawMessage(bytes.Clone(todos))
+	}
+	if t := f.nullTime(at+".createdAt", &w.CreatedAt); t != nil {
+		s.CreatedAt = *t
+	}
+	if f.err != nil || len(s.SessionID) > MaxLabelBytes {
+		return LegacySession{}, false
+	}
+	return s, true
 }

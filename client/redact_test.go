@@ -3,6 +3,7 @@ package client_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -81,4 +82,41 @@ func escapeAll(s string) string {
 func hex4(n int) string {
 	const digits = "0123456789abcdef"
 	return string([]byte{digits[n>>12&15], digits[n>>8&15], digits[n>>4&15], digits[n&15]})
+}
+
+// TestKeyAcrossTheErrorBodyCut: an error answer whose key straddles the
+// point where the body is cut (64 KiB), after white space that the message
+// collapses, shows no fragment of the key; an answer of many details
+// gives a bounded message.
+func TestKeyAcrossTheErrorBodyCut(t *testing.T) {
+	const key = "mint_CUTsecret0123456789abcdefgh"
+	const cut = 64 << 10
+	h := jobHarness(t, func(c *client.Config) {
+		c.Key = mustStatic(t, key)
+		c.Retry.MaxAttempts = 1
+	}, mintlifytest.WithKeys(key))
+	for _, spaces := range []int{0, cut - len(key) - 1, cut - len(key), cut - len(key) + 1, 65509, cut - 5, cut - 1, cut, cut + 1} {
+		body := []byte(strings.Repeat(" ", spaces) + key + " and more")
+		h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointGetJob, Times: 1, Status: 500, BodyBytes: body})
+		_, err := h.c.GetJob(context.Background(), testProject, "job-1")
+		if err == nil {
+			t.Fatalf("%d spaces: no error", spaces)
+		}
+		for i := 0; i+6 <= len(key); i++ {
+			if frag := key[i : i+6]; strings.Contains(err.Error(), frag) {
+				t.Errorf("%d spaces: the error shows %q of the key: %.300s", spaces, frag, err)
+				break
+			}
+		}
+	}
+	details := make([]map[string]string, 2000)
+	for i := range details {
+		details[i] = map[string]string{"message": "bad field"}
+	}
+	b, _ := json.Marshal(map[string]any{"error": "invalid", "details": details})
+	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointGetJob, Times: 1, Status: 400, BodyBytes: b})
+	_, err := h.c.GetJob(context.Background(), testProject, "job-1")
+	if err == nil || len(err.Error()) > 2000 {
+		t.Errorf("an answer of 2,000 details: an error of %d bytes, want at most 2000", len(fmt.Sprint(err)))
+	}
 }

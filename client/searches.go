@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"fmt"
+	"math"
 	"reflect"
 	"strconv"
 	"time"
@@ -82,6 +83,9 @@ func decodeSearches(body []byte) (*SearchesPage, error) {
 	if page.TotalSearches, err = requireNum(ep, "totalSearches", &w.TotalSearches); err != nil {
 		return nil, err
 	}
+	if page.TotalSearches != math.Trunc(page.TotalSearches) { // the schema says integer
+		return nil, &DecodeError{Endpoint: ep, Field: "totalSearches", Reason: "not an integer: " + strconv.FormatFloat(page.TotalSearches, 'g', -1, 64)}
+	}
 	var ok bool
 	if page.NextCursor, ok = w.NextCursor.nullable(); !ok {
 		return nil, &DecodeError{Endpoint: ep, Field: "nextCursor", Reason: w.NextCursor.problem(true)}
@@ -99,7 +103,7 @@ func decodeSearches(body []byte) (*SearchesPage, error) {
 			page.Skipped.add(SkipBadCount)
 		default:
 			page.Rows = append(page.Rows, SearchTerm{
-				Query:          r.SearchQuery.s,
+				Query:          labelText(r.SearchQuery.s),
 				Hits:           r.Hits.v,
 				CTR:            r.CTR.v,
 				TopClickedPage: top,

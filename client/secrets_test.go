@@ -121,7 +121,7 @@ func TestKeyNeverInErrors(t *testing.T) {
 	run(nil, []mintlifytest.Fault{{Offset: anyOff, Reset: true}})
 	run(nil, []mintlifytest.Fault{{Offset: anyOff, Truncate: true}})
 	run(nil, []mintlifytest.Fault{{Offset: anyOff, Delay: time.Minute}})
-	run(nil, []mintlifytest.Fault{{Offset: anyOff, Body: `{"id":"` + key + `","createdAt":"` + key + `","visitors":"` + key + `"}`}})
+	run(nil, []mintlifytest.Fault{{Offset: anyOff, Body: `{"id":"` + key + `","createdAt":"` + key + `","visitors":"` + key + `","allSessions":"` + key + `"}`}})
 	run(nil, []mintlifytest.Fault{{Offset: anyOff, Mutate: func(b map[string]any) {
 		b["status"], b["createdAt"], b["totals"], b["allSessions"] = 5, key, key, key
 	}}})

@@ -154,7 +154,7 @@ func decodePaths(ep Endpoint, body []byte) (*PathsPage, error) {
 		case !numsOK(&r.Human, &r.AI, &r.Total):
 			page.Skipped.add(SkipBadCount)
 		default:
-			page.Rows = append(page.Rows, PathCounts{Path: r.Path.s, Counts: Counts{Human: r.Human.v, AI: r.AI.v, Total: r.Total.v}})
+			page.Rows = append(page.Rows, PathCounts{Path: labelText(r.Path.s), Counts: Counts{Human: r.Human.v, AI: r.AI.v, Total: r.Total.v}})
 		}
 	}
 	return page, nil

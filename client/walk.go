@@ -70,9 +70,11 @@ func (o WalkOptions) withDefaults() (WalkOptions, error) {
 // page: ceil(rows/PageSize), at least 1.
 //
 // The walk is all or nothing: when any page fails, the result is nil and
-// the error names the page's offset. It also ends with an error when a page
-// claims more rows but has none (ErrEmptyPageWithMore), or when more than
-// MaxPages pages would be needed (ErrTooManyPages). A path seen on an
+// the error names the page's offset. It also ends with an error when more
+// than MaxPages pages would be needed (ErrTooManyPages). A page without
+// rows that says hasMore is followed by the next, as the API's rule says
+// (offset + limit while hasMore is true): MaxPages is the guard against
+// empty pages without end. A path seen on an
 // earlier page is dropped and counted in Duplicates. Malformed rows are
 // skipped and counted in Skipped (see Views); they never fail the walk.
 //
@@ -126,11 +128,7 @@ func (c *Client) walkPaths(ctx context.Context, ep Endpoint, projectID string, r
 			return nil, err
 		}
 		for i, p := range pages {
-			done, err := w.add(i, p)
-			if err != nil {
-				return nil, err
-			}
-			if done {
+			if w.add(i, p) {
 				return w.res, nil
 			}
 		}
@@ -157,7 +155,7 @@ func (w *walk) step(ctx context.Context, i int) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return w.add(i, p)
+	return w.add(i, p), nil
 }
 
 // PathsWalk is a walk of an offset-paged export (visitors or views) that
@@ -258,12 +256,9 @@ func (w *walk) fetch(ctx context.Context, i int) (*PathsPage, error) {
 }
 
 // add merges page number i into the result and reports whether it was the
-// last page.
-// A page whose rows were all skipped is not empty.
-func (w *walk) add(i int, p *PathsPage) (last bool, err error) {
-	if len(p.Rows) == 0 && p.Skipped.Total() == 0 && p.HasMore {
-		return false, w.fail(i, ErrEmptyPageWithMore)
-	}
+// last page. An empty page that says hasMore is not the last: the walk
+// goes on, up to MaxPages.
+func (w *walk) add(i int, p *PathsPage) (last bool) {
 	if i == 0 {
 		w.res.Totals = p.Totals
 	}
@@ -282,9 +277,9 @@ func (w *walk) add(i int, p *PathsPage) (last bool, err error) {
 	}
 	if p.HasMore && w.o.Top > 0 && !w.unordered && w.kept >= w.o.Top {
 		w.res.Stopped = true
-		return true, nil
+		return true
 	}
-	return !p.HasMore, nil
+	return !p.HasMore
 }
 
 // rank follows the order of the rows for WalkOptions.Top: first is the

@@ -203,28 +203,12 @@ func TestWalkVisitorsGuards(t *testing.T) {
 			wantReqs:  4,
 		},
 		{
-			name:      "empty page with more",
-			fault:     mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, Offset: 100, EmptyPage: true},
-			opts:      client.WalkOptions{PageSize: 100},
-			wantIs:    client.ErrEmptyPageWithMore,
-			wantInErr: "page at offset 100",
-			wantReqs:  2,
-		},
-		{
-			name:      "empty page with more, parallel",
-			fault:     mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, Offset: 100, EmptyPage: true},
-			opts:      client.WalkOptions{PageSize: 100, KnownPages: 3},
-			wantIs:    client.ErrEmptyPageWithMore,
-			wantInErr: "page at offset 100",
-			wantReqs:  3,
-		},
-		{
 			name:      "empty first page with more forever",
 			fault:     mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, Offset: mintlifytest.AnyOffset, EmptyPage: true, HasMoreForever: true},
-			opts:      client.WalkOptions{PageSize: 100},
-			wantIs:    client.ErrEmptyPageWithMore,
-			wantInErr: "page at offset 0",
-			wantReqs:  1,
+			opts:      client.WalkOptions{PageSize: 100, MaxPages: 5},
+			wantIs:    client.ErrTooManyPages,
+			wantInErr: "after 5 pages",
+			wantReqs:  5,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -411,6 +395,35 @@ func TestPathEscaping(t *testing.T) {
 	for _, r := range h.requests() {
 		if r.Project != project {
 			t.Errorf("fake saw project %q, want %q", r.Project, project)
+		}
+	}
+}
+
+// TestWalkFollowsEmptyPagesWithMore: a page without rows that says
+// hasMore (the first one too) is followed by the next, offset + limit, as
+// the API's pagination rule says; the walk ends with the first page that
+// has no more, sequentially or in parallel.
+func TestWalkFollowsEmptyPagesWithMore(t *testing.T) {
+	ds, r := generated(250)
+	for _, tc := range []struct {
+		name   string
+		offset int
+		opts   client.WalkOptions
+		rows   int
+	}{
+		{"empty first page", 0, client.WalkOptions{PageSize: 100}, 150},
+		{"empty middle page", 100, client.WalkOptions{PageSize: 100}, 150},
+		{"empty middle page, parallel", 100, client.WalkOptions{PageSize: 100, KnownPages: 3}, 150},
+	} {
+		h := newHarness(t, nil, mintlifytest.WithProject(testProject, ds))
+		h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, Offset: tc.offset, EmptyPage: true, HasMoreForever: true})
+		res, err := h.c.WalkVisitors(context.Background(), testProject, r, tc.opts)
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if len(res.Rows) != tc.rows || res.Pages != 3 || h.count(mintlifytest.EndpointVisitors) != 3 {
+			t.Errorf("%s: %d rows in %d pages, %d requests; want %d rows in 3 pages, 3 requests", tc.name, len(res.Rows), res.Pages, h.count(mintlifytest.EndpointVisitors), tc.rows)
 		}
 	}
 }

@@ -421,3 +421,23 @@ func hex4(b []byte) rune {
 	}
 	return r
 }
+
+// MaxLabelBytes bounds a string of an answer that becomes a label value
+// (a path, a search term, a job's status, model, repository or ref): a
+// longer one is cut on a character boundary and ends with "…", within
+// the bound. Values that become equal once cut are merged like any
+// duplicate (the first one counts).
+const MaxLabelBytes = 1024
+
+// labelText cuts s to MaxLabelBytes (see there).
+func labelText(s string) string {
+	if len(s) <= MaxLabelBytes {
+		return s
+	}
+	const mark = "…"
+	cut := MaxLabelBytes - len(mark)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + mark
+}

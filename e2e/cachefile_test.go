@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -130,4 +131,36 @@ func TestCacheFileIgnoredWhenBad(t *testing.T) {
 			skipIfDayChanged(t, today)
 		})
 	}
+}
+
+// TestTwoExportersOnOneCacheFile: a second exporter given the cache file
+// of a running one refuses to start, with one line naming the lock file
+// and the PID holding it, and sends nothing: two would spend two budgets.
+// Once the first stopped, it starts.
+func TestTwoExportersOnOneCacheFile(t *testing.T) {
+	t.Parallel()
+	today := utcToday()
+	srv := newFake(t, today, map[string]int{"lock-a": 40})
+	cacheFile := filepath.Join(t.TempDir(), "state.json")
+	args := append(exporterArgs(srv.URL(), "lock-a"), "--cache.file="+cacheFile)
+	first := startExporter(t, keyEnv, args...)
+	first.scrape(t)
+	sent := len(srv.Requests())
+
+	r := runExporter(t, keyEnv, append(args, "--web.listen-address=127.0.0.1:0")...)
+	pid := strconv.Itoa(first.cmd.Process.Pid)
+	var errLines []string // the start's info lines aside
+	for _, l := range logLines(r.stderr) {
+		if !strings.Contains(l, "level=info") {
+			errLines = append(errLines, l)
+		}
+	}
+	if r.code == 0 || len(errLines) != 1 || !strings.Contains(errLines[0], cacheFile+statefile.LockSuffix) || !strings.Contains(errLines[0], "PID "+pid) {
+		t.Errorf("second exporter: exit %d, error lines %q; want one naming %s and PID %s\n%s", r.code, errLines, cacheFile+statefile.LockSuffix, pid, r.stderr)
+	}
+	if n := len(srv.Requests()); n != sent {
+		t.Errorf("the refused exporter sent %d requests", n-sent)
+	}
+	first.stop(t)
+	startExporter(t, keyEnv, args...).stop(t)
 }

@@ -109,6 +109,7 @@ type Exporter struct {
 	engine  *engine.Engine
 	saver   *statefile.Saver
 	journal *statefile.Journal
+	lock    *statefile.FileLock // of the cache file, nil without one
 	cancel  context.CancelFunc
 	jobs    chan struct{} // closed when the job watcher has ended
 }
@@ -225,6 +226,13 @@ func (x *Exporter) analytics(cfg Config) (*parts, error) {
 // the budget from it: every request and pause is durable before the next
 // request, so a crash loop cannot exceed the budget.
 func (x *Exporter) openJournal(cfg Config, budget *engine.Budget) error {
+	// The lock comes first: the temporary files and the journal may be
+	// another exporter's.
+	lock, err := statefile.Lock(cfg.CacheFile)
+	if err != nil {
+		return fmt.Errorf("--cache.file=%s: %w", cfg.CacheFile, err)
+	}
+	x.lock = lock
 	if removed, err := statefile.CleanTemp(cfg.CacheFile); err != nil {
 		level.Warn(cfg.Logger).Log("msg", "could not remove a temporary file left by an interrupted save", "file", cfg.CacheFile, "err", err)
 	} else if len(removed) > 0 {
@@ -458,6 +466,7 @@ func (x *Exporter) Close() {
 		x.saver.Close()
 	}
 	x.journal.Close()
+	x.lock.Unlock()
 }
 
 // logKeyFile logs the first failure to use a changed API key file (and each

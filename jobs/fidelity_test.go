@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"net/netip"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/jobs"
@@ -221,4 +224,36 @@ func TestJobsRows(t *testing.T) {
 		}
 	}
 	wg.Wait()
+}
+
+// TestBadListedSessionSkipped: a malformed session of the v1 listing (no
+// sessionId, which the schema does not require) is skipped, counted in
+// mintlify_agent_sessions_skipped_total and logged once; the project's
+// discovery does not fail (mintlify_up stays 1) and the other sessions are
+// watched.
+func TestBadListedSessionSkipped(t *testing.T) {
+	e := newJobsEnv(t)
+	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "a", CreatedAt: jobsT0})
+	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "b", CreatedAt: jobsT0})
+	e.fake.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointListJobs, Mutate: func(b map[string]any) {
+		delete(b["allSessions"].([]any)[0].(map[string]any), "sessionId")
+	}})
+	w := e.watcher(jobs.Config{Projects: []string{"p1"}, Discover: true})
+	for range 2 {
+		e.poll(w)
+		e.clock.Advance(time.Minute)
+	}
+	e.expectUp(jobsUp("1", "60"))
+	if got := watchedIDs(t, w); got != "a" && got != "b" {
+		t.Errorf("watched %q, want the one good session", got)
+	}
+	if err := testutil.CollectAndCompare(w, strings.NewReader(`# HELP mintlify_agent_sessions_skipped_total Sessions of the deprecated v1 job listing skipped as malformed (not an object, no usable sessionId, a field of the wrong type), by project; the other sessions of the listing are kept.
+# TYPE mintlify_agent_sessions_skipped_total counter
+mintlify_agent_sessions_skipped_total{project="p1"} 2
+`), "mintlify_agent_sessions_skipped_total"); err != nil {
+		t.Error(err)
+	}
+	if n := e.logs.CountLines("skipped malformed sessions of the v1 job listing"); n != 1 {
+		t.Errorf("%d log lines for the skipped sessions, want 1:\n%s", n, e.logs)
+	}
 }

@@ -85,9 +85,9 @@ func parseJobsFile(path string, data []byte, projects []string) ([]jobRef, error
 	return refs, nil
 }
 
-// maxJobsFileBytes bounds a --jobs.file: a million bytes hold tens of
+// MaxFileBytes bounds a --jobs.file: a million bytes hold tens of
 // thousands of job ids.
-const maxJobsFileBytes = 1 << 20
+const MaxFileBytes = 1 << 20
 
 // jobsFile is a --jobs.file and the last good list read from it. It is
 // re-read when it changes (filewatch: identity, size, modification time or
@@ -115,7 +115,7 @@ func (f *jobsFile) load() (changed bool, err error) {
 	if changed, err := f.file.Changed(); err != nil || !changed {
 		return false, err
 	}
-	data, info, err := f.file.Read(maxJobsFileBytes)
+	data, info, err := f.file.Read(MaxFileBytes)
 	switch {
 	case errors.Is(err, filewatch.ErrNotRegular), errors.Is(err, filewatch.ErrTooLarge):
 		return false, fmt.Errorf("%s: %w", f.path(), err)

@@ -26,6 +26,9 @@ var (
 	jobsNotFoundDesc = prometheus.NewDesc("mintlify_agent_jobs_not_found",
 		"Watched agent jobs whose last read answered 404 (not found); they are not exported otherwise. A discovered job counted here means the v1 listing's sessionId is not the v2 job id, which the API does not promise.",
 		[]string{"project"}, nil)
+	sessionsSkippedDesc = prometheus.NewDesc("mintlify_agent_sessions_skipped_total",
+		"Sessions of the deprecated v1 job listing skipped as malformed (not an object, no usable sessionId, a field of the wrong type), by project; the other sessions of the listing are kept.",
+		[]string{"project"}, nil)
 )
 
 // Describe implements prometheus.Collector.
@@ -35,6 +38,7 @@ func (w *Watcher) Describe(ch chan<- *prometheus.Desc) {
 	ch <- jobStatusDesc
 	ch <- jobCreatedDesc
 	ch <- jobsNotFoundDesc
+	ch <- sessionsSkippedDesc
 }
 
 // Collect implements prometheus.Collector. It exports the last known state
@@ -100,6 +104,9 @@ func (w *Watcher) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(jobsDesc, prometheus.GaugeValue, counts[s], project, s)
 		}
 		ch <- prometheus.MustNewConstMetric(jobsNotFoundDesc, prometheus.GaugeValue, float64(notFound), project)
+		if w.cfg.Discover {
+			ch <- prometheus.MustNewConstMetric(sessionsSkippedDesc, prometheus.CounterValue, p.skipped, project)
+		}
 	}
 }
 

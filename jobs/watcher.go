@@ -111,6 +111,9 @@ type jobsProject struct {
 	pausedUntil time.Time      // no requests before this (after a 429)
 	limited     int            // 429s without Retry-After since the last good round
 	errs        errstate.State // the failure being reported
+	// skipped counts the malformed sessions of the v1 listing skipped
+	// since start (mintlify_agent_sessions_skipped_total).
+	skipped float64
 }
 
 // jobsEntry is one watched job.
@@ -429,12 +432,21 @@ func (w *Watcher) Poll(ctx context.Context) {
 func (w *Watcher) discover(ctx context.Context, rounds []*jobsRound) map[string][]client.LegacySession {
 	listed := make(map[string][]client.LegacySession)
 	for _, r := range rounds {
-		sessions, err := w.cfg.Client.ListJobsV1(ctx, r.project)
+		sessions, skipped, err := w.cfg.Client.ListJobsV1Counting(ctx, r.project)
 		if err != nil {
 			w.mu.Lock()
 			w.failed(r, "", err, client.IsRefused(err))
 			w.mu.Unlock()
 			continue
+		}
+		if skipped > 0 {
+			w.mu.Lock()
+			p := w.projects[r.project]
+			if p.skipped == 0 {
+				level.Warn(w.logger).Log("msg", "skipped malformed sessions of the v1 job listing (counted in mintlify_agent_sessions_skipped_total; logged once)", "project", r.project, "sessions", skipped)
+			}
+			p.skipped += float64(skipped)
+			w.mu.Unlock()
 		}
 		listed[r.project] = sessions
 	}

@@ -49,8 +49,10 @@ const (
 )
 
 // PublicLabels are the labels of this exporter's series whose values are
-// text typed by the public (a search term): a template that reads one, or
-// reads every label or annotation at once, needs allow_public_text.
+// text typed by the public (a search term). A rule without
+// allow_public_text renders its templates over the alert's labels without
+// these and without the annotations (which may repeat them): no template
+// construct can reach what is not there.
 var PublicLabels = []string{"term"}
 
 // Config is a parsed, validated configuration file (--remediation.config).
@@ -184,7 +186,7 @@ func parseRule(fr fileRule) (*Rule, error) {
 		if *t.out, err = template.New(t.field).Funcs(templateFuncs).Option("missingkey=zero").Parse(t.text); err != nil {
 			return nil, fmt.Errorf("%s: %s", t.field, oneLine(err.Error()))
 		}
-		if what := publicText((*t.out).Tree); what != "" && !r.AllowPublicText {
+		if what := publicTextIn(*t.out); what != "" && !r.AllowPublicText {
 			return nil, fmt.Errorf("%s reads %s, which may hold text typed by the public (a search term): a prompt must not carry it unless the rule says allow_public_text: true (docs/remediation.md explains the risk)", t.field, what)
 		}
 	}
@@ -198,8 +200,25 @@ var templateFuncs = template.FuncMap{
 	"quote": strconv.Quote,
 }
 
-// publicText returns what in tree reads a label of PublicLabels, every
-// label at once or the annotations (which may repeat labels), or "".
+// publicTextIn returns what a template of t's set (its own, and those it
+// defines) reads by name of the public text a rule without
+// allow_public_text does not get, or "". It is not the guard (the
+// template's data is: see Rule.data); it tells at start that such a read
+// would render nothing.
+func publicTextIn(t *template.Template) string {
+	for _, tt := range t.Templates() {
+		if tt.Tree == nil {
+			continue
+		}
+		if what := publicText(tt.Tree); what != "" {
+			return what
+		}
+	}
+	return ""
+}
+
+// publicText returns what in tree reads a label of PublicLabels or the
+// annotations by name, or "".
 func publicText(tree *parse.Tree) string {
 	var found string
 	var walk func(n parse.Node)
@@ -209,9 +228,7 @@ func publicText(tree *parse.Tree) string {
 		}
 		switch ident[0] {
 		case "Labels":
-			if len(ident) == 1 {
-				found = ".Labels as a whole"
-			} else if slices.Contains(PublicLabels, ident[1]) {
+			if len(ident) > 1 && slices.Contains(PublicLabels, ident[1]) {
 				found = ".Labels." + ident[1]
 			}
 		case "Annotations":
@@ -283,22 +300,32 @@ func publicText(tree *parse.Tree) string {
 }
 
 // templateData is what a rule's templates see: the alert's labels and
-// annotations, each value cut to MaxLabelRunes runes with control
-// characters (newlines included) turned into spaces, so that no value can
-// start a line of its own in a prompt.
+// annotations the rule may read, each value cut to MaxLabelRunes runes
+// with control characters (newlines included) turned into spaces, so that
+// no value can start a line of its own in a prompt.
 type templateData struct {
 	Labels      map[string]string
 	Annotations map[string]string
 }
 
-func newTemplateData(a Alert) templateData {
-	return templateData{Labels: cleanValues(a.Labels), Annotations: cleanValues(a.Annotations)}
+// data is what r's templates see of a. Without allow_public_text it holds
+// neither the labels of PublicLabels nor any annotation: the guard is what
+// the template is given, not what it is written to read, so define,
+// block, {{ . }}, {{ $ }}, printf and index all find nothing to leak.
+func (r *Rule) data(a Alert) templateData {
+	if r.AllowPublicText {
+		return templateData{Labels: cleanValues(a.Labels, nil), Annotations: cleanValues(a.Annotations, nil)}
+	}
+	return templateData{Labels: cleanValues(a.Labels, PublicLabels), Annotations: map[string]string{}}
 }
 
-func cleanValues(in map[string]string) map[string]string {
+// cleanValues returns in without the names of drop, every value cleaned.
+func cleanValues(in map[string]string, drop []string) map[string]string {
 	out := make(map[string]string, len(in))
 	for k, v := range in {
-		out[k] = cleanValue(v)
+		if !slices.Contains(drop, k) {
+			out[k] = cleanValue(v)
+		}
 	}
 	return out
 }

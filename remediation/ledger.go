@@ -8,11 +8,16 @@ import (
 	"sort"
 	"time"
 
+	"github.com/mintlify-exporter/mintlify_exporter/internal/filewatch"
 	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 )
 
 // LedgerSuffix is appended to --cache.file to name the ledger's file.
 const LedgerSuffix = ".remediation"
+
+// MaxLedgerBytes caps what is read of the ledger: a key takes about 300
+// bytes, so this holds tens of thousands.
+const MaxLedgerBytes = 16 << 20
 
 // ledgerFormat and ledgerVersion identify the ledger's file.
 const (
@@ -77,25 +82,32 @@ type ledger struct {
 
 // openLedger reads the ledger at path ("" keeps it in memory only). A
 // missing file is an empty ledger; an unreadable one is an error, since
-// starting without it could create a second job for a key.
-func openLedger(path string, now time.Time) (*ledger, error) {
-	l := &ledger{path: path, entries: map[string]*Entry{}}
+// starting without it could create a second job for a key. Times later
+// than now (a clock that was wrong, a file edited) are clamped to now, so
+// an action dated years ahead cannot keep a project capped until then;
+// clamped counts them, for the caller to log.
+func openLedger(path string, now time.Time) (l *ledger, clamped int, err error) {
+	l = &ledger{path: path, entries: map[string]*Entry{}}
 	if path == "" {
-		return l, nil
+		return l, 0, nil
 	}
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return l, nil
-	}
-	if err != nil {
-		return nil, err
+	b, _, err := filewatch.New(path).Read(MaxLedgerBytes)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return l, 0, nil
+	case errors.Is(err, filewatch.ErrNotRegular):
+		return nil, 0, fmt.Errorf("%s is not a regular file (a FIFO would hang the exporter); remove it", path)
+	case errors.Is(err, filewatch.ErrTooLarge):
+		return nil, 0, fmt.Errorf("%s is larger than %d bytes: not a remediation ledger the exporter wrote; move it away", path, MaxLedgerBytes)
+	case err != nil:
+		return nil, 0, err
 	}
 	var f ledgerFile
 	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, fmt.Errorf("%s: corrupt remediation ledger: %v; move it away to start with an empty one (the jobs it lists may then be created again)", path, err)
+		return nil, 0, fmt.Errorf("%s: corrupt remediation ledger: %v; move it away to start with an empty one (the jobs it lists may then be created again)", path, err)
 	}
 	if f.Format != ledgerFormat || f.Version != ledgerVersion {
-		return nil, fmt.Errorf("%s: not a remediation ledger of this version (format %q, version %d)", path, f.Format, f.Version)
+		return nil, 0, fmt.Errorf("%s: not a remediation ledger of this version (format %q, version %d)", path, f.Format, f.Version)
 	}
 	for _, e := range f.Entries {
 		if e == nil || e.Key == "" {
@@ -110,8 +122,30 @@ func openLedger(path string, now time.Time) (*ledger, error) {
 		l.entries[e.Key] = e
 	}
 	l.actions = f.Actions
+	clamped = l.clamp(now)
 	l.prune(now)
-	return l, nil
+	return l, clamped, nil
+}
+
+// clamp sets every time of the ledger later than now to now and returns
+// how many it changed.
+func (l *ledger) clamp(now time.Time) int {
+	n := 0
+	at := func(t *time.Time) {
+		if t.After(now) {
+			*t = now
+			n++
+		}
+	}
+	for i := range l.actions {
+		at(&l.actions[i].At)
+	}
+	for _, e := range l.entries {
+		at(&e.Created)
+		at(&e.Messaged)
+		at(&e.Ended)
+	}
+	return n
 }
 
 // prune forgets actions older than a day.

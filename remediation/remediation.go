@@ -13,11 +13,15 @@
 // resolved alerts never act; the ledger of keys, jobs and times is written
 // beside --cache.file before the next request, so Alertmanager's repeats
 // and restarts never create a second job; the project must be configured.
-// Label values reach prompts cut and on one line, and a template reading
-// text typed by the public is refused unless the rule allows it.
+// Label values reach prompts cut and on one line, and a rule's templates
+// are given no text typed by the public (a search term, the annotations)
+// unless the rule allows it. Requests are authenticated, and their size
+// bounded, before a body is read; at most MaxPayloadsAtOnce are read at
+// once.
 package remediation
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -38,6 +42,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/filewatch"
+	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 )
 
 // Path is where the webhook is served.
@@ -45,6 +50,21 @@ const Path = "/webhook/alertmanager"
 
 // MaxPayloadBytes bounds a webhook request's body.
 const MaxPayloadBytes = 4 << 20
+
+// Bounds of the payloads read at once. A 4 MiB payload of tiny alerts
+// takes about 25 MiB once decoded, and a dry run needs no credentials: 60
+// strangers posting at once took 1.5 GiB before payloads waited for a
+// slot. A payload holds its slot from before its body is read until its
+// answer is written; the handling of payloads is one at a time anyway.
+const (
+	// MaxPayloadsAtOnce is how many payloads are read, decoded and
+	// handled at once; the others wait without their body being read.
+	MaxPayloadsAtOnce = 2
+	// MaxPayloadWait is how long a payload waits for a slot before it is
+	// answered 503 (Alertmanager sends it again later): well within the
+	// server's ReadTimeout of 30 s, which also runs while it waits.
+	MaxPayloadWait = 10 * time.Second
+)
 
 // Outcomes of an alert, the outcome label of mintlify_remediation_alerts_total.
 const (
@@ -106,7 +126,18 @@ type Remediator struct {
 	opts   Options
 	logger log.Logger
 
-	mu       sync.Mutex // one payload at a time; guards everything below
+	slots chan struct{} // MaxPayloadsAtOnce payloads read and handled at once
+
+	// payload makes the payloads' handling one at a time: held across
+	// the API calls, so that the ledger changes only under it.
+	payload sync.Mutex
+	// dryRunLogged counts the dry-run lines of the payload being handled
+	// (guarded by payload).
+	dryRunLogged int
+
+	// mu guards everything below; it is never held across a network
+	// call, so the landing page (Rows) never waits on the API.
+	mu       sync.Mutex
 	cfg      *Config
 	file     *filewatch.File
 	badMsg   string // the last problem of the file, logged once
@@ -118,8 +149,11 @@ type Remediator struct {
 
 // CheckAuth reports why a configuration cannot run with the given
 // authentication and ledger: acting on the API needs a token or basic
-// auth, and a ledger.
+// auth, and a ledger; a token and basic auth together cannot work at all.
 func CheckAuth(cfg *Config, token string, basicAuth bool, ledgerPath string) error {
+	if token != "" && basicAuth {
+		return errors.New("--remediation.token-file and basic_auth_users in --web.config.file cannot be used together: Alertmanager sends one Authorization header, which basic auth takes, so the webhook would refuse every call; keep one of them")
+	}
 	if cfg.DryRun {
 		return nil
 	}
@@ -156,7 +190,8 @@ func New(opts Options) (*Remediator, error) {
 	if opts.API == nil || opts.Jobs == nil {
 		return nil, errors.New("remediation: no API client or job watcher")
 	}
-	r := &Remediator{opts: opts, logger: log.With(opts.Logger, "component", "remediation"), file: filewatch.New(opts.ConfigPath)}
+	r := &Remediator{opts: opts, logger: log.With(opts.Logger, "component", "remediation"), file: filewatch.New(opts.ConfigPath),
+		slots: make(chan struct{}, MaxPayloadsAtOnce)}
 	cfg, err := r.readConfig()
 	if err != nil {
 		return nil, err
@@ -165,8 +200,13 @@ func New(opts Options) (*Remediator, error) {
 		return nil, err
 	}
 	r.cfg = cfg
-	if r.ledger, err = openLedger(opts.LedgerPath, opts.Now()); err != nil {
+	r.cleanTemp()
+	var clamped int
+	if r.ledger, clamped, err = openLedger(opts.LedgerPath, opts.Now()); err != nil {
 		return nil, err
+	}
+	if clamped > 0 {
+		level.Warn(r.logger).Log("msg", "times from the future in the remediation ledger were set to now (was the clock wrong?)", "file", opts.LedgerPath, "times", clamped)
 	}
 	r.alerts = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "mintlify_remediation_alerts_total",
@@ -196,6 +236,21 @@ func New(opts Options) (*Remediator, error) {
 	level.Info(r.logger).Log("msg", "remediation webhook ready", "path", Path, "rules", len(cfg.Rules), "mode", mode,
 		"keys_in_ledger", len(r.ledger.entries), "max_per_project_per_hour", cfg.MaxPerProjectPerHour, "max_per_day", cfg.MaxPerDay)
 	return r, nil
+}
+
+// cleanTemp removes the ledger's temporary files that a kill during a
+// save left (FILE.remediation.tmp-*), as the cache file's are.
+func (r *Remediator) cleanTemp() {
+	if r.opts.LedgerPath == "" {
+		return
+	}
+	removed, err := statefile.CleanTemp(r.opts.LedgerPath)
+	if err != nil {
+		level.Warn(r.logger).Log("msg", "could not remove a temporary file left by an interrupted save of the remediation ledger", "file", r.opts.LedgerPath, "err", err)
+	}
+	if len(removed) > 0 {
+		level.Info(r.logger).Log("msg", "removed temporary files left by an interrupted save of the remediation ledger", "files", strings.Join(removed, ","))
+	}
 }
 
 // readConfig reads the file and marks its version.
@@ -270,6 +325,8 @@ func (r *Remediator) Collect(ch chan<- prometheus.Metric) {
 }
 
 // Payload is Alertmanager's webhook payload, version 4 (the fields used).
+// The webhook reads it one alert at a time (see walkPayload), so that a
+// payload of many alerts costs its bytes, not their decoded maps.
 type Payload struct {
 	Version  string  `json:"version"`
 	Status   string  `json:"status"`
@@ -300,7 +357,10 @@ type AlertOutcome struct {
 	Reason  string `json:"reason,omitempty"`
 }
 
-// ServeHTTP answers POST /webhook/alertmanager.
+// ServeHTTP answers POST /webhook/alertmanager. A request is
+// authenticated, its announced size checked and a slot taken before any of
+// its body is read, so what strangers post costs at most
+// MaxPayloadsAtOnce payloads of memory.
 func (r *Remediator) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if req.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
@@ -312,39 +372,161 @@ func (r *Remediator) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, "unauthorized: send the bearer token of --remediation.token-file", http.StatusUnauthorized)
 		return
 	}
-	body := http.MaxBytesReader(w, req.Body, MaxPayloadBytes)
-	var p Payload
-	dec := json.NewDecoder(body)
-	if err := dec.Decode(&p); err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			http.Error(w, fmt.Sprintf("payload larger than %d bytes", MaxPayloadBytes), http.StatusRequestEntityTooLarge)
-			return
-		}
-		http.Error(w, "not an Alertmanager webhook payload: "+oneLine(err.Error()), http.StatusBadRequest)
+	if req.ContentLength > MaxPayloadBytes {
+		http.Error(w, tooLarge, http.StatusRequestEntityTooLarge)
 		return
 	}
-	if problem := p.check(); problem != "" {
-		http.Error(w, "not an Alertmanager webhook payload (version 4): "+problem, http.StatusBadRequest)
+	if !r.acquire(req.Context()) {
+		w.Header().Set("Retry-After", "10")
+		http.Error(w, "too many payloads at once: send it again later", http.StatusServiceUnavailable)
 		return
 	}
-	res := r.Handle(req.Context(), p)
+	defer func() { <-r.slots }()
+	body, code, msg := readPayload(w, req)
+	if code != http.StatusOK {
+		http.Error(w, msg, code)
+		return
+	}
+	answer := r.handlePayload(req.Context(), body)
 	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(res)
+	_, _ = w.Write(answer)
 }
 
-// check returns what makes p unusable, "" when nothing does.
-func (p *Payload) check() string {
-	if p.Version != "4" {
-		return fmt.Sprintf("version %q, want \"4\"", p.Version)
+var tooLarge = fmt.Sprintf("payload larger than %d bytes", MaxPayloadBytes)
+
+// acquire takes a payload slot, waiting at most MaxPayloadWait; false when
+// none came free.
+func (r *Remediator) acquire(ctx context.Context) bool {
+	select {
+	case r.slots <- struct{}{}:
+		return true
+	default:
 	}
-	for i, a := range p.Alerts {
-		if a.Status != "firing" && a.Status != "resolved" {
-			return fmt.Sprintf("alerts[%d].status %q, want firing or resolved", i, a.Status)
+	timer := time.NewTimer(MaxPayloadWait)
+	defer timer.Stop()
+	select {
+	case r.slots <- struct{}{}:
+		return true
+	case <-timer.C:
+	case <-ctx.Done():
+	}
+	return false
+}
+
+// readPayload reads req's body, at most MaxPayloadBytes, and checks that
+// it is a payload every alert of which can be handled; on failure it
+// returns the HTTP status and message to answer.
+func readPayload(w http.ResponseWriter, req *http.Request) ([]byte, int, string) {
+	var buf bytes.Buffer
+	if req.ContentLength > 0 {
+		buf.Grow(int(req.ContentLength) + bytes.MinRead)
+	}
+	if _, err := buf.ReadFrom(http.MaxBytesReader(w, req.Body, MaxPayloadBytes)); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, http.StatusRequestEntityTooLarge, tooLarge
 		}
-		if len(a.Labels) == 0 {
-			return fmt.Sprintf("alerts[%d] has no labels", i)
+		return nil, http.StatusBadRequest, "cannot read the payload: " + oneLine(err.Error())
+	}
+	body := buf.Bytes()
+	version, err := walkPayload(body, func(i int, a *Alert) error {
+		if problem := checkAlert(i, a); problem != "" {
+			return errors.New(problem)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, http.StatusBadRequest, "not an Alertmanager webhook payload (version 4): " + oneLine(err.Error())
+	}
+	if version != "4" {
+		return nil, http.StatusBadRequest, fmt.Sprintf("not an Alertmanager webhook payload (version 4): version %q, want \"4\"", version)
+	}
+	return body, http.StatusOK, ""
+}
+
+// walkPayload reads a payload's JSON object, calling fn with each alert
+// of "alerts" in order as it is decoded (a is reused: fn must not keep
+// it), and returns its "version". Other fields are skipped; a field given
+// twice is an error.
+func walkPayload(body []byte, fn func(i int, a *Alert) error) (string, error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := expectDelim(dec, '{'); err != nil {
+		return "", err
+	}
+	var version string
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", err
+		}
+		name, _ := tok.(string)
+		if seen[name] && (name == "version" || name == "alerts") {
+			return "", fmt.Errorf("%q given twice", name)
+		}
+		seen[name] = true
+		switch name {
+		case "version":
+			err = dec.Decode(&version)
+		case "alerts":
+			err = walkAlerts(dec, fn)
+		default:
+			var skip json.RawMessage
+			err = dec.Decode(&skip)
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+	if err := expectDelim(dec, '}'); err != nil {
+		return "", err
+	}
+	return version, nil
+}
+
+// walkAlerts reads the array of alerts, calling fn with each.
+func walkAlerts(dec *json.Decoder, fn func(i int, a *Alert) error) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return fmt.Errorf("alerts: %w", err)
+	}
+	if tok == nil { // null: no alerts
+		return nil
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '[' {
+		return fmt.Errorf("alerts: want an array, got %v", tok)
+	}
+	for i := 0; dec.More(); i++ {
+		var a Alert
+		if err := dec.Decode(&a); err != nil {
+			return fmt.Errorf("alerts[%d]: %w", i, err)
+		}
+		if err := fn(i, &a); err != nil {
+			return err
+		}
+	}
+	return expectDelim(dec, ']')
+}
+
+// expectDelim reads the next token, which must be d.
+func expectDelim(dec *json.Decoder, d json.Delim) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if got, ok := tok.(json.Delim); !ok || got != d {
+		return fmt.Errorf("want %q, got %v", d, tok)
+	}
+	return nil
+}
+
+// checkAlert returns what makes alert i unusable, "" when nothing does.
+func checkAlert(i int, a *Alert) string {
+	if a.Status != "firing" && a.Status != "resolved" {
+		return fmt.Sprintf("alerts[%d].status %q, want firing or resolved", i, a.Status)
+	}
+	if len(a.Labels) == 0 {
+		return fmt.Sprintf("alerts[%d] has no labels", i)
 	}
 	return ""
 }
@@ -359,22 +541,74 @@ func (r *Remediator) authorized(req *http.Request) bool {
 	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(r.opts.Token)) == 1
 }
 
-// Handle acts on every alert of p, in order, and returns their outcomes.
-func (r *Remediator) Handle(ctx context.Context, p Payload) Result {
+// handlePayload acts on every alert of a checked payload, in order, and
+// returns the answer: a Result in JSON, written as the alerts are handled.
+func (r *Remediator) handlePayload(ctx context.Context, body []byte) []byte {
+	r.payload.Lock()
+	defer r.payload.Unlock()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.reload()
-	var res Result
-	for _, a := range p.Alerts {
-		o := r.handle(ctx, a)
+	var out bytes.Buffer
+	out.WriteString(`{"outcomes":[`)
+	r.dryRunLogged = 0
+	capped := map[string]*cappedAlerts{}
+	defer r.logPayload(capped)
+	_, _ = walkPayload(body, func(i int, a *Alert) error {
+		o := r.handle(ctx, *a)
 		r.alerts.WithLabelValues(o.Rule, o.Outcome).Inc()
-		res.Outcomes = append(res.Outcomes, o)
+		if o.Outcome == OutcomeCapped {
+			c := capped[o.Rule]
+			if c == nil {
+				c = &cappedAlerts{firstKey: o.Key, reason: o.Reason}
+				capped[o.Rule] = c
+			}
+			c.n++
+		}
+		if i > 0 {
+			out.WriteByte(',')
+		}
+		b, _ := json.Marshal(o)
+		out.Write(b)
+		return nil
+	})
+	out.WriteString("]}\n")
+	return out.Bytes()
+}
+
+// maxDryRunLines bounds the dry-run lines (each with its prompt) logged
+// for one payload: anyone may post to a dry run, and one payload may hold
+// a hundred thousand alerts.
+const maxDryRunLines = 10
+
+// cappedAlerts are the alerts of one rule that a payload had capped.
+type cappedAlerts struct {
+	n        int
+	firstKey string
+	reason   string
+}
+
+// logPayload logs what one payload's alerts did that is not logged one by
+// one: one line per rule whose alerts were capped, and the dry-run lines
+// left out. The caller holds r.payload.
+func (r *Remediator) logPayload(capped map[string]*cappedAlerts) {
+	rules := make([]string, 0, len(capped))
+	for rule := range capped {
+		rules = append(rules, rule)
 	}
-	return res
+	sort.Strings(rules)
+	for _, rule := range rules {
+		c := capped[rule]
+		level.Warn(r.logger).Log("msg", "remediation capped", "rule", rule, "alerts", c.n, "first_key", c.firstKey, "reason", c.reason)
+	}
+	if n := r.dryRunLogged - maxDryRunLines; n > 0 {
+		level.Info(r.logger).Log("msg", "dry run: more alerts of the notification would have acted; not logged one by one", "alerts", n)
+	}
 }
 
 // handle decides what to do with one alert and does it. The caller holds
-// r.mu.
+// r.payload and r.mu; create and message release r.mu across their API
+// call.
 func (r *Remediator) handle(ctx context.Context, a Alert) AlertOutcome {
 	cfg := r.cfg
 	var rule *Rule
@@ -397,7 +631,7 @@ func (r *Remediator) handle(ctx context.Context, a Alert) AlertOutcome {
 		level.Error(r.logger).Log("msg", "remediation failed", "rule", rule.Name, "key", out.Key, "err", err)
 		return out
 	}
-	d := newTemplateData(a)
+	d := rule.data(a)
 	project, err := render(rule.project, d, MaxLabelRunes)
 	if err != nil {
 		return fail(err)
@@ -448,13 +682,11 @@ func (r *Remediator) handle(ctx context.Context, a Alert) AlertOutcome {
 	}
 	if n := r.ledger.count(project, now, time.Hour); n >= cfg.MaxPerProjectPerHour {
 		out.Outcome, out.Reason = OutcomeCapped, fmt.Sprintf("%d jobs and messages for project %s in the last hour (max_per_project_per_hour)", n, project)
-		level.Warn(r.logger).Log("msg", "remediation capped", "rule", rule.Name, "key", out.Key, "reason", out.Reason)
-		return out
+		return out // logged once per payload (logPayload)
 	}
 	if n := r.ledger.count(project, now, 24*time.Hour); n >= cfg.MaxPerDay {
 		out.Outcome, out.Reason = OutcomeCapped, fmt.Sprintf("%d jobs and messages for project %s in the last 24 hours (max_per_day)", n, project)
-		level.Warn(r.logger).Log("msg", "remediation capped", "rule", rule.Name, "key", out.Key, "reason", out.Reason)
-		return out
+		return out // logged once per payload (logPayload)
 	}
 	if cfg.DryRun {
 		what := "create a job"
@@ -462,7 +694,9 @@ func (r *Remediator) handle(ctx context.Context, a Alert) AlertOutcome {
 			what = "send a follow-up message to job " + e.JobID
 		}
 		out.Outcome = OutcomeDryRun
-		level.Info(r.logger).Log("msg", "dry run: would "+what, "rule", rule.Name, "project", project, "key", out.Key, "prompt", prompt)
+		if r.dryRunLogged++; r.dryRunLogged <= maxDryRunLines {
+			level.Info(r.logger).Log("msg", "dry run: would "+what, "rule", rule.Name, "project", project, "key", out.Key, "prompt", prompt)
+		}
 		return out
 	}
 	if message {
@@ -499,9 +733,11 @@ func (r *Remediator) create(ctx context.Context, rule *Rule, project, key, promp
 		level.Error(r.logger).Log("msg", "remediation failed: nothing sent", "rule", rule.Name, "key", key, "err", err)
 		return out
 	}
-	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
-	defer cancel()
-	job, err := r.opts.API.CreateJob(ctx, project, prompt)
+	var job *client.Job
+	err := r.unlocked(ctx, func(ctx context.Context) (err error) {
+		job, err = r.opts.API.CreateJob(ctx, project, prompt)
+		return err
+	})
 	e.Pending = false
 	if err != nil {
 		if neverCreated(err) {
@@ -529,25 +765,41 @@ func (r *Remediator) create(ctx context.Context, rule *Rule, project, key, promp
 	return out
 }
 
-// message sends the rule's follow-up to the key's active job.
+// message sends the rule's follow-up to the key's active job, recording
+// it in the ledger before it is sent, as create does: a follow-up the
+// ledger cannot record (a full disk) is not sent, so after a crash the
+// caps and follow_up_every still count every message that went out.
 func (r *Remediator) message(ctx context.Context, rule *Rule, project string, e *Entry, prompt, values string, now time.Time, out AlertOutcome) AlertOutcome {
-	r.ledger.actions = append(r.ledger.actions, action{Project: project, At: now})
-	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
-	defer cancel()
-	_, err := r.opts.API.SendMessage(ctx, project, e.JobID, prompt)
-	if err != nil && neverCreated(err) {
+	prevMessaged := e.Messaged
+	undo := func() {
+		e.Messaged = prevMessaged
 		r.ledger.actions = r.ledger.actions[:len(r.ledger.actions)-1]
 	}
-	if err == nil {
-		e.Messaged, e.Values = now, values
+	r.ledger.actions = append(r.ledger.actions, action{Project: project, At: now})
+	e.Messaged = now
+	if err := r.ledger.save(); err != nil {
+		undo()
+		out.Outcome, out.Reason = OutcomeError, err.Error()
+		level.Error(r.logger).Log("msg", "remediation failed: nothing sent", "rule", rule.Name, "key", e.Key, "err", err)
+		return out
+	}
+	err := r.unlocked(ctx, func(ctx context.Context) error {
+		_, err := r.opts.API.SendMessage(ctx, project, e.JobID, prompt)
+		return err
+	})
+	switch {
+	case err == nil:
+		e.Values = values
+	case neverCreated(err): // refused: nothing was delivered
+		undo()
+	}
+	if err != nil && client.IsNotFound(err) { // the job is gone: a new one may be created
+		e.Ended = now
 	}
 	if serr := r.ledger.save(); serr != nil {
 		level.Error(r.logger).Log("msg", "cannot save the remediation ledger", "err", serr)
 	}
 	if err != nil {
-		if client.IsNotFound(err) { // the job is gone: a new one may be created
-			e.Ended = now
-		}
 		out.Outcome, out.Reason = OutcomeError, err.Error()
 		level.Error(r.logger).Log("msg", "remediation failed: the follow-up was not sent", "rule", rule.Name, "project", project, "key", e.Key, "job_id", e.JobID, "err", err)
 		return out
@@ -556,6 +808,17 @@ func (r *Remediator) message(ctx context.Context, rule *Rule, project string, e 
 	out.Outcome = OutcomeMessaged
 	level.Info(r.logger).Log("msg", "follow-up message sent to an agent job for an alert", "rule", rule.Name, "project", project, "key", e.Key, "job_id", e.JobID)
 	return out
+}
+
+// unlocked makes the API call call with r.mu released (the caller holds
+// it, and r.payload), within the request timeout. The ledger does not
+// change meanwhile: only the holder of r.payload changes it.
+func (r *Remediator) unlocked(ctx context.Context, call func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
+	defer cancel()
+	r.mu.Unlock()
+	defer r.mu.Lock()
+	return call(ctx)
 }
 
 // neverCreated reports whether err certainly left nothing behind upstream:

@@ -345,7 +345,7 @@ func TestConfigRefusals(t *testing.T) {
 	}{
 		{"public label", strings.Replace(fmt.Sprintf(thumbsDown, "true"), "many thumbs down", "{{ .Labels.term }}", 1), ".Labels.term"},
 		{"index of a public label", strings.Replace(fmt.Sprintf(thumbsDown, "true"), "many thumbs down", `{{ index .Labels "term" }}`, 1), ".Labels.term"},
-		{"every label", strings.Replace(fmt.Sprintf(thumbsDown, "true"), "many thumbs down", "{{ range .Labels }}{{ . }}{{ end }}", 1), ".Labels as a whole"},
+		{"a public label in a defined template", strings.Replace(fmt.Sprintf(thumbsDown, "true"), "many thumbs down", `{{ define "t" }}{{ .Labels.term }}{{ end }}{{ template "t" . }}`, 1), ".Labels.term"},
 		{"annotations", strings.Replace(fmt.Sprintf(thumbsDown, "true"), "many thumbs down", "{{ .Annotations.description }}", 1), ".Annotations"},
 		{"unknown field", fmt.Sprintf(thumbsDown, "true") + "    prompts: x\n", "prompts"},
 		{"over the API's limit", strings.Replace(fmt.Sprintf(thumbsDown, "false"), "max_per_project_per_hour: 5", "max_per_project_per_hour: 101", 1), "1 to 100"},

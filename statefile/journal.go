@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/filewatch"
 )
 
 // JournalSuffix is appended to --cache.file to name the budget journal.
@@ -22,9 +23,9 @@ const JournalSuffix = ".ledger"
 // rewrite kept, when that is more).
 const maxJournalLines = 4096
 
-// maxJournalBytes caps what is read of a journal: a larger file is not one
+// MaxJournalBytes caps what is read of a journal: a larger file is not one
 // the exporter wrote (a few thousand lines of 21 bytes).
-const maxJournalBytes = 4 << 20
+const MaxJournalBytes = 4 << 20
 
 // Journal is the append-only ledger of the analytics request budget, kept
 // next to the cache file (path + JournalSuffix). Every request is appended
@@ -73,7 +74,7 @@ func OpenJournal(path string, now func() time.Time) (*Journal, JournalState, err
 	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
 		return nil, st, fmt.Errorf("budget journal %s is not a regular file; remove it", path)
 	}
-	b, err := readLimited(path, maxJournalBytes)
+	b, err := readLimited(path, MaxJournalBytes)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 	case err != nil:
@@ -114,22 +115,18 @@ func OpenJournal(path string, now func() time.Time) (*Journal, JournalState, err
 	return j, st, nil
 }
 
-// readLimited reads at most limit bytes of the file at path; a larger file
-// is an error.
+// readLimited reads the regular file at path, at most limit bytes: a
+// FIFO or device is refused before it is opened (the open could block) and
+// a larger file unread.
 func readLimited(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
+	b, _, err := filewatch.New(path).Read(limit)
+	switch {
+	case errors.Is(err, filewatch.ErrNotRegular):
+		return nil, fmt.Errorf("%s is not a regular file; remove it", path)
+	case errors.Is(err, filewatch.ErrTooLarge):
+		return nil, fmt.Errorf("%s is larger than %d bytes: not a file the exporter wrote; move it away", path, limit)
 	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("%s is larger than %d bytes: not a file the exporter wrote", path, limit)
-	}
-	return b, nil
+	return b, err
 }
 
 // Spent appends one analytics request sent at t, synced to disk.

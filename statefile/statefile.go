@@ -102,6 +102,14 @@ func globEscape(s string) string {
 	return b.String()
 }
 
+// MaxCacheBytes caps what is read of a cache file: decoding it costs
+// several times its size in memory, so a larger file would not fit the
+// deployment's 256 MiB (a 500 MB file, sparse or not, took 516-593 MB of
+// RSS at every start); it is refused unread. What the file holds the
+// exporter also holds in memory while it runs, so a file it wrote in a
+// deployment that fits is far smaller.
+const MaxCacheBytes = 64 << 20
+
 // ErrForeign is returned by Read for a file of another format or version.
 var ErrForeign = errors.New("not a mintlify_exporter state file of this version")
 
@@ -109,12 +117,7 @@ var ErrForeign = errors.New("not a mintlify_exporter state file of this version"
 // again against its sources when it restores them.
 func Read(path string) (File, error) {
 	var f File
-	if st, err := os.Stat(path); err != nil {
-		return f, err
-	} else if !st.Mode().IsRegular() {
-		return f, fmt.Errorf("%s is not a regular file", path) // a FIFO would block the read
-	}
-	b, err := os.ReadFile(path)
+	b, err := readLimited(path, MaxCacheBytes)
 	if err != nil {
 		return f, err
 	}

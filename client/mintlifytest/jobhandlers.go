@@ -221,8 +221,10 @@ func appendSession(b []byte, projectID string, j *job) []byte {
 	b = strconv.AppendBool(b, haulted)
 	b = append(b, `,"haultReason":`...)
 	b = appendString(b, reason)
-	b = append(b, `,"pullRequestLink":`...)
-	b = appendNullableString(b, j.prLink)
+	if j.prLink != nil { // a string in the schema: omitted, never null
+		b = append(b, `,"pullRequestLink":`...)
+		b = appendString(b, *j.prLink)
+	}
 	b = append(b, `,"messageToUser":`...)
 	b = appendString(b, msg)
 	b = append(b, `,"todos":[]`...)

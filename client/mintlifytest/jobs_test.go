@@ -308,6 +308,11 @@ func TestListJobs(t *testing.T) {
 	if strings.Contains(string(r.body), `"haultReason":null`) {
 		t.Errorf("a haultReason is null; the API's values are completed, github_missconfigured, error, processing, interrupted: %s", r.body)
 	}
+	// The schema says string: a session without a pull request has no
+	// pullRequestLink at all, never null.
+	if strings.Contains(string(r.body), `"pullRequestLink":null`) {
+		t.Errorf("a pullRequestLink is null; the schema says string (omit it): %s", r.body)
+	}
 }
 
 // listIDs reads one page of the v1 listing and returns its session ids.

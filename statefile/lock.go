@@ -1,0 +1,82 @@
+package statefile
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// LockSuffix is appended to --cache.file to name its lock file. The lock
+// is on a file of its own because the journal and the cache file are
+// replaced by rename when they are written, which a lock on them would
+// not survive.
+const LockSuffix = ".lock"
+
+// ErrLocked is wrapped by the error of Lock when another process holds the
+// lock.
+var ErrLocked = errors.New("in use by another exporter")
+
+// FileLock is the exclusive lock of one cache file, held by this process
+// until Unlock or its exit (the system drops it then, even after a
+// SIGKILL).
+type FileLock struct {
+	f *os.File
+}
+
+// Lock takes the exclusive lock of the cache file at path (on path +
+// LockSuffix) and writes this process's PID into the lock file. When
+// another process holds it, the error wraps ErrLocked and names the lock
+// file and the PID written in it. Two exporters on one cache file would
+// each spend a whole request budget, and each would replace the journal
+// under the other. Where the platform has no lock (see lock_other.go),
+// Lock only writes the PID.
+func Lock(path string) (*FileLock, error) {
+	name := path + LockSuffix
+	if fi, err := os.Lstat(name); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file; remove it", name)
+	}
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|lockOpenFlags, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open the lock file: %w", err)
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s is not a regular file; remove it", name)
+	}
+	if err := lockFile(f); err != nil {
+		f.Close()
+		if errors.Is(err, errWouldBlock) {
+			return nil, fmt.Errorf("%w: PID %s holds %s; give each exporter its own --cache.file (two on one file spend two request budgets)", ErrLocked, holder(name), name)
+		}
+		return nil, fmt.Errorf("lock %s: %w", name, err)
+	}
+	if err := f.Truncate(0); err == nil {
+		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	return &FileLock{f: f}, nil
+}
+
+// holder returns the PID written in the lock file, or "unknown".
+func holder(name string) string {
+	b, err := readLimited(name, 64)
+	if err != nil {
+		return "unknown"
+	}
+	pid := strings.TrimSpace(string(b))
+	if n, err := strconv.Atoi(pid); err != nil || n <= 0 {
+		return "unknown"
+	}
+	return pid
+}
+
+// Unlock releases the lock. A nil FileLock does nothing.
+func (l *FileLock) Unlock() error {
+	if l == nil || l.f == nil {
+		return nil
+	}
+	err := l.f.Close()
+	l.f = nil
+	return err
+}
