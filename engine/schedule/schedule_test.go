@@ -81,7 +81,7 @@ func TestNext(t *testing.T) {
 		{"above the reserve others go", []Candidate{stale(0.5, 0)}, Budget{Remaining: 4, Reserve: 3}, 0},
 		{"a critical request may use the reserve", []Candidate{critical(stale(0.5, 0))}, Budget{Remaining: 1, Reserve: 3}, 0},
 		{"a critical one passes one that waits for the reserve", []Candidate{stale(0.9, 0), critical(stale(0.1, 1))}, Budget{Remaining: 2, Reserve: 3}, 1},
-		{"one that waits only for the headroom, needing all the hour's room, is passed", []Candidate{stale(0.9, 0), first(30, Walk, 1)}, Budget{Remaining: 1, Headroom: 1}, 1},
+		{"one that waits only for the reserve, needing all the hour's room, is passed", []Candidate{stale(0.9, 0), critical(stale(0.1, 1))}, Budget{Remaining: 1, Reserve: 1}, 1},
 		{"stale refreshes keep the headroom", []Candidate{stale(0.1, 0)}, Budget{Remaining: 9, Headroom: 9}, -1},
 		{"above the headroom they go", []Candidate{stale(0.1, 0)}, Budget{Remaining: 10, Headroom: 9}, 0},
 		{"overdue refreshes keep the headroom", []Candidate{{Class: Overdue, Need: 1}}, Budget{Remaining: 9, Headroom: 9}, -1},
