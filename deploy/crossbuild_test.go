@@ -11,11 +11,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"gopkg.in/yaml.v3"
 )
 
 // TestCrossbuild runs scripts/crossbuild.sh (what make crossbuild runs) for
@@ -213,5 +216,47 @@ func TestOneVersionString(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "-ldflags '"+strings.TrimSpace(string(script))+"'") {
 		t.Errorf("make build's ldflags are not scripts/ldflags.sh's %s:\n%s", script, out)
+	}
+}
+
+// workflowBuild matches a tool the release workflow builds: the tools/
+// module and the package.
+var workflowBuild = regexp.MustCompile(`cd tools/([a-z0-9]+) && go build -o \S+ (\S+)\)`)
+
+// TestReleaseWorkflowTools: the workflow parses, and every tool it builds
+// is pinned in its tools/ module (which requires the package's module).
+func TestReleaseWorkflowTools(t *testing.T) {
+	wf := readFile(t, filepath.Join("..", ".github", "workflows", "ci.yml"))
+	var parsed struct {
+		Jobs map[string]struct {
+			Steps []map[string]any `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal(wf, &parsed); err != nil || len(parsed.Jobs["release"].Steps) == 0 {
+		t.Fatalf("ci.yml: %v, or no release job", err)
+	}
+	builds := workflowBuild.FindAllSubmatch(wf, -1)
+	if len(builds) < 2 {
+		t.Fatalf("the release job builds %d tools, want syft and cosign", len(builds))
+	}
+	for _, b := range builds {
+		dir, pkg := string(b[1]), string(b[2])
+		mod := string(readFile(t, filepath.Join("..", "tools", dir, "go.mod")))
+		readFile(t, filepath.Join("..", "tools", dir, "go.sum"))
+		found := false
+		for _, line := range strings.Split(mod, "\n") {
+			f := strings.Fields(line)
+			if len(f) >= 2 && (pkg == f[0] || strings.HasPrefix(pkg, f[0]+"/")) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("tools/%s/go.mod does not require the module of %s", dir, pkg)
+		}
+	}
+	for _, step := range []string{"sign-blob", "spdx-json", "id-token: write", "*.zip"} {
+		if !bytes.Contains(wf, []byte(step)) {
+			t.Errorf("the release workflow lacks %q", step)
+		}
 	}
 }
