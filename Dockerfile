@@ -26,14 +26,21 @@ RUN go mod download
 COPY . .
 # Set by buildx for each --platform.
 ARG TARGETOS TARGETARCH
-# The stamp of make build and the release archives (scripts/ldflags.sh; no .git here, so
-# give them): VERSION without the v, and SOURCE_DATE_EPOCH, the commit's time, as the build date.
+# The stamp of make build and the release archives (as scripts/ldflags.sh writes it; no .git
+# here, so give them): VERSION without its v, the build user "release", and SOURCE_DATE_EPOCH,
+# the commit's time, as the build date.
 ARG VERSION=unknown
 ARG REVISION=unknown
 ARG BRANCH=unknown
 ARG SOURCE_DATE_EPOCH=0
 RUN CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH go build -trimpath -o /out/mintlify_exporter \
-      -ldflags "$(./scripts/ldflags.sh)" . \
+      -ldflags "-s -w \
+        -X github.com/prometheus/common/version.Version=${VERSION#v} \
+        -X github.com/prometheus/common/version.Revision=${REVISION} \
+        -X github.com/prometheus/common/version.Branch=${BRANCH} \
+        -X github.com/prometheus/common/version.BuildUser=release \
+        -X github.com/prometheus/common/version.BuildDate=$(date -u -d @${SOURCE_DATE_EPOCH} +%Y%m%d-%H:%M:%S)" \
+      . \
     && mkdir -p /out/state
 
 # Static binary, no shell, user "nonroot" (65532).

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The -ldflags that stamp the version into github.com/prometheus/common/version,
-# one definition for make build, scripts/crossbuild.sh and the image: run, it
+# one definition for make build and scripts/crossbuild.sh (the Dockerfile, without
+# git, writes the same from its build arguments): run, it
 # prints them; sourced, it sets VERSION, REVISION, BRANCH, SOURCE_DATE_EPOCH,
 # BUILD_USER and LDFLAGS.
 #
