@@ -6,7 +6,8 @@
 #   docker buildx build --platform linux/amd64,linux/arm64 -t mintlify_exporter \
 #     --build-arg VERSION=$(git describe --tags --always) \
 #     --build-arg REVISION=$(git rev-parse HEAD) \
-#     --build-arg BUILD_DATE=$(date -u +%Y-%m-%dT%H:%M:%SZ) .
+#     --build-arg SOURCE_DATE_EPOCH=$(git log -1 --format=%ct) \
+#     --build-arg BUILD_DATE=$(date -u -d @$(git log -1 --format=%ct) +%Y-%m-%dT%H:%M:%SZ) .
 #   docker run -p 9863:9863 mintlify_exporter --demo
 #
 # Both base images are pinned by the digest of their multi-platform index,
@@ -25,17 +26,20 @@ RUN go mod download
 COPY . .
 # Set by buildx for each --platform.
 ARG TARGETOS TARGETARCH
+# The stamp of make build and the release archives (as scripts/ldflags.sh writes it; no .git
+# here, so give them): VERSION without its v, the build user "release", and SOURCE_DATE_EPOCH,
+# the commit's time, as the build date.
 ARG VERSION=unknown
 ARG REVISION=unknown
 ARG BRANCH=unknown
-ARG BUILD_DATE=unknown
+ARG SOURCE_DATE_EPOCH=0
 RUN CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH go build -trimpath -o /out/mintlify_exporter \
       -ldflags "-s -w \
-        -X github.com/prometheus/common/version.Version=${VERSION} \
+        -X github.com/prometheus/common/version.Version=${VERSION#v} \
         -X github.com/prometheus/common/version.Revision=${REVISION} \
         -X github.com/prometheus/common/version.Branch=${BRANCH} \
-        -X github.com/prometheus/common/version.BuildUser=docker \
-        -X github.com/prometheus/common/version.BuildDate=${BUILD_DATE}" \
+        -X github.com/prometheus/common/version.BuildUser=release \
+        -X github.com/prometheus/common/version.BuildDate=$(date -u -d @${SOURCE_DATE_EPOCH} +%Y%m%d-%H:%M:%S)" \
       . \
     && mkdir -p /out/state
 

@@ -1,13 +1,14 @@
 # mintlify_exporter build, test and benchmark targets.
 GO       ?= go
 PKG      := github.com/mintlify-exporter/mintlify_exporter
-VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
-BRANCH   ?= $(shell git rev-parse --abbrev-ref HEAD 2>/dev/null || echo unknown)
-VPKG     := github.com/prometheus/common/version
-LDFLAGS  := -s -w -X $(VPKG).Version=$(VERSION) -X $(VPKG).Revision=$(REVISION) \
-            -X $(VPKG).Branch=$(BRANCH) -X $(VPKG).BuildUser=$(shell id -un)@$(shell hostname) \
-            -X $(VPKG).BuildDate=$(shell date -u +%Y%m%d-%H:%M:%S)
+# VERSION, REVISION and BRANCH default to what git says (scripts/ldflags.sh, which
+# scripts/crossbuild.sh uses too: one version string, 0.3.0 for the tag v0.3.0).
+VERSION  ?=
+REVISION ?=
+BRANCH   ?=
+LDFLAGS  := $(shell VERSION='$(VERSION)' REVISION='$(REVISION)' BRANCH='$(BRANCH)' ./scripts/ldflags.sh)
+# make install puts the binary into $(DESTDIR)$(PREFIX)/bin.
+PREFIX   ?= $(HOME)/.local
 # FUZZTIME bounds each fuzz target by executions, not seconds: a run cut by
 # its deadline can fail with "context deadline exceeded" (a Go fuzzer race)
 # though nothing was found. 30000x is 1-3 s per target here (FuzzSanitizeLabel,
@@ -15,12 +16,17 @@ LDFLAGS  := -s -w -X $(VPKG).Version=$(VERSION) -X $(VPKG).Revision=$(REVISION) 
 # twelve; make fuzz FUZZTIME=1000000x fuzzes longer.
 FUZZTIME ?= 30000x
 
-.PHONY: all build test test-short tools unit lint simulate fuzz cover bench run-demo clean mutate
+.PHONY: all build install test test-short tools unit lint simulate fuzz cover bench run-demo clean mutate
 
 all: lint build test
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o mintlify_exporter .
+
+## install: make build, then the binary into $(DESTDIR)$(PREFIX)/bin (PREFIX=~/.local by default; PREFIX=/usr/local as root).
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 mintlify_exporter $(DESTDIR)$(PREFIX)/bin/mintlify_exporter
 
 ## test: the whole suite (lint: gofmt, vet and staticcheck; unit and end-to-end tests with the race detector, the simulations, short fuzzing).
 test: tools lint unit simulate fuzz

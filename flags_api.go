@@ -209,7 +209,11 @@ func (a *apiFlags) connect(withDemo bool, p purpose, logger log.Logger) (connect
 			err = fmt.Errorf("--mintlify.api-key-file: %w", err)
 		}
 	default:
-		c.key, err = client.StaticKey(os.Getenv("MINTLIFY_API_KEY"))
+		// The variable's name with the reason, unless the reason already
+		// names it (no key at all).
+		if c.key, err = client.StaticKey(os.Getenv("MINTLIFY_API_KEY")); err != nil && !errors.Is(err, client.ErrNoKey) {
+			err = fmt.Errorf("MINTLIFY_API_KEY: %w", err)
+		}
 	}
 	if perr == nil && len(projects) == 0 {
 		perr = errors.New("no project: set --mintlify.project-id (or MINTLIFY_PROJECT_ID); the project id is on the API keys page of the Mintlify dashboard")
@@ -266,5 +270,6 @@ func (c connection) close() {
 	}
 }
 
-// userAgent is the exporter's User-Agent: name/version.
-func userAgent() string { return exporterName + "/" + version.Version }
+// userAgent is the exporter's User-Agent: name/version, as every
+// Prometheus component sends it.
+func userAgent() string { return version.ComponentUserAgent(exporterName) }

@@ -40,9 +40,9 @@ func CheckKey(key string) error {
 	case strings.HasPrefix(key, indexKeyPrefix):
 		return errors.New("the API key is an index API key (mint_us_); " + wantAdmin)
 	case !strings.HasPrefix(key, adminKeyPrefix):
-		return errors.New("not a Mintlify admin API key: admin keys start with mint_")
+		return errors.New("not a Mintlify admin API key: admin keys start with mint_ (create one on the API keys page of the Mintlify dashboard)")
 	case key == adminKeyPrefix:
-		return errors.New("not a Mintlify admin API key: nothing follows the mint_ prefix")
+		return errors.New("not a Mintlify admin API key: nothing follows the mint_ prefix (copy the whole key from the API keys page of the Mintlify dashboard)")
 	}
 	for i := 0; i < len(key); i++ {
 		if c := key[i]; c <= ' ' || c >= 0x7f {

@@ -22,6 +22,11 @@ var Projects = []struct {
 	{"acme-developers", 300},
 }
 
+// CreatedJobRunFor is how long a job created in the demo (agent create
+// --demo) runs before it completes with a pull request, so that --wait
+// ends.
+const CreatedJobRunFor = 15 * time.Second
+
 // Jobs are the synthetic agent jobs of the first project: one completes
 // 20 seconds after the fake starts (so `agent message --demo --wait`
 // ends in seconds), one fails after 40, one is already completed, one
@@ -54,6 +59,7 @@ func Start(now func() time.Time, extra ...mintlifytest.Option) *Server {
 	opts := []mintlifytest.Option{
 		mintlifytest.WithClock(now),
 		mintlifytest.WithRateLimit(client.AnalyticsRequestsPerHour),
+		mintlifytest.WithCreatedJobsRunning(CreatedJobRunFor),
 	}
 	s := &Server{Key: mintlifytest.DefaultKey}
 	for i, p := range Projects {

@@ -2,6 +2,8 @@ package deploy
 
 import (
 	"archive/tar"
+	"archive/zip"
+	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,9 +11,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
 )
 
 // TestCrossbuild runs scripts/crossbuild.sh (what make crossbuild runs) for
@@ -25,12 +32,12 @@ func TestCrossbuild(t *testing.T) {
 	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
 		t.Skip("runs the linux/amd64 binary")
 	}
-	out := t.TempDir()
-	cmd := exec.Command(filepath.Join("..", "scripts", "crossbuild.sh"))
-	cmd.Env = append(os.Environ(), "PLATFORMS=linux/amd64", "VERSION=v9.8.7-rc.1", "REVISION=0123456789abcdef", "BRANCH=release-9.8", "OUT="+out)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("crossbuild.sh: %v\n%s", err, b)
-	}
+	out := crossbuild(t, "PLATFORMS=linux/amd64", "VERSION=v9.8.7-rc.1", "REVISION=0123456789abcdef", "BRANCH=release-9.8")
+	// A second build of the same commit, at another time of day, in another
+	// time zone and with another umask, is byte-identical.
+	again := crossbuild(t, "PLATFORMS=linux/amd64", "VERSION=v9.8.7-rc.1", "REVISION=0123456789abcdef", "BRANCH=release-9.8",
+		"TZ=America/Los_Angeles", "CROSSBUILD_UMASK=0077", "USER=someone-else")
+	compareBuilds(t, out, again)
 	const name = "mintlify_exporter-9.8.7-rc.1.linux-amd64"
 	archive := filepath.Join(out, name+".tar.gz")
 	data := readFile(t, archive)
@@ -83,9 +90,173 @@ func TestCrossbuild(t *testing.T) {
 	if err != nil {
 		t.Fatalf("--version: %v\n%s", err, v)
 	}
-	for _, want := range []string{"version 9.8.7-rc.1", "branch: release-9.8", "revision: 0123456789abcdef"} {
+	for _, want := range []string{"version 9.8.7-rc.1", "branch: release-9.8", "revision: 0123456789abcdef", "build user:       release"} {
 		if !strings.Contains(string(v), want) {
 			t.Errorf("--version prints %q, want %q in it", v, want)
+		}
+	}
+}
+
+// crossbuild runs scripts/crossbuild.sh with env into a new directory, which
+// it returns. CROSSBUILD_UMASK runs it under that umask.
+func crossbuild(t *testing.T, env ...string) string {
+	t.Helper()
+	out := t.TempDir()
+	script := filepath.Join("..", "scripts", "crossbuild.sh")
+	umask := "0022"
+	for _, e := range env {
+		if v, ok := strings.CutPrefix(e, "CROSSBUILD_UMASK="); ok {
+			umask = v
+		}
+	}
+	cmd := exec.Command("bash", "-c", "umask "+umask+" && exec "+script)
+	cmd.Env = append(append(os.Environ(), env...), "OUT="+out)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("crossbuild.sh: %v\n%s", err, b)
+	}
+	return out
+}
+
+// compareBuilds checks that two crossbuild outputs hold the same files,
+// byte for byte.
+func compareBuilds(t *testing.T, a, b string) {
+	t.Helper()
+	names := func(dir string) []string {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range entries {
+			out = append(out, e.Name())
+		}
+		return out
+	}
+	na, nb := names(a), names(b)
+	if !slices.Equal(na, nb) || len(na) < 2 {
+		t.Fatalf("the builds wrote %q and %q", na, nb)
+	}
+	for _, n := range na {
+		if !bytes.Equal(readFile(t, filepath.Join(a, n)), readFile(t, filepath.Join(b, n))) {
+			t.Errorf("%s differs between two builds of one commit", n)
+		}
+	}
+}
+
+// fakeGo stands in for go build in TestCrossbuildArchives: it writes a
+// small file per platform where -o says, so that every platform's archive
+// is made without compiling.
+const fakeGo = `#!/bin/sh
+while [ $# -gt 0 ]; do
+  if [ "$1" = -o ]; then printf 'binary for %s/%s\n' "$GOOS" "$GOARCH" > "$2"; exit 0; fi
+  shift
+done
+exit 1
+`
+
+// TestCrossbuildArchives: every platform's archive (a .zip for Windows,
+// .tar.gz otherwise) with its layout and checksum, byte-identical over two
+// runs in different time zones and umasks; go build is a stand-in (the
+// binary's reproducibility is TestCrossbuild's).
+func TestCrossbuildArchives(t *testing.T) {
+	goStub := filepath.Join(t.TempDir(), "go")
+	if err := os.WriteFile(goStub, []byte(fakeGo), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"GO=" + goStub, "PLATFORMS=linux/arm64 windows/amd64 darwin/arm64", "VERSION=v1.2.3", "REVISION=abc", "BRANCH=main",
+		"SOURCE_DATE_EPOCH=1700000000"}
+	out := crossbuild(t, env...)
+	again := crossbuild(t, append(env, "TZ=Asia/Kolkata", "CROSSBUILD_UMASK=0002")...)
+	compareBuilds(t, out, again)
+	sums := string(readFile(t, filepath.Join(out, "sha256sums.txt")))
+	for _, name := range []string{"mintlify_exporter-1.2.3.linux-arm64.tar.gz", "mintlify_exporter-1.2.3.darwin-arm64.tar.gz", "mintlify_exporter-1.2.3.windows-amd64.zip"} {
+		sum := sha256.Sum256(readFile(t, filepath.Join(out, name)))
+		if !strings.Contains(sums, hex.EncodeToString(sum[:])+"  "+name+"\n") {
+			t.Errorf("sha256sums.txt lacks %s's line:\n%s", name, sums)
+		}
+	}
+	z, err := zip.OpenReader(filepath.Join(out, "mintlify_exporter-1.2.3.windows-amd64.zip"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer z.Close()
+	var files []string
+	for _, f := range z.File {
+		files = append(files, f.Name)
+		if want := time.Unix(1700000000, 0).UTC(); !f.Modified.UTC().Equal(want) {
+			t.Errorf("%s: time %v, want SOURCE_DATE_EPOCH %v", f.Name, f.Modified.UTC(), want)
+		}
+	}
+	const dir = "mintlify_exporter-1.2.3.windows-amd64/"
+	if want := []string{dir + "LICENSE", dir + "README.md", dir + "mintlify_exporter.exe"}; !slices.Equal(files, want) {
+		t.Errorf("the Windows zip holds %q, want %q", files, want)
+	}
+}
+
+// TestOneVersionString: make build and the release archives stamp one
+// version string, git's tag without its v, from one definition
+// (scripts/ldflags.sh).
+func TestOneVersionString(t *testing.T) {
+	makeBin, err := exec.LookPath("make")
+	if err != nil {
+		t.Skip("no make")
+	}
+	out, err := exec.Command(makeBin, "-C", "..", "-s", "-n", "build", "VERSION=v9.8.7", "REVISION=abc", "BRANCH=main").CombinedOutput()
+	if err != nil {
+		t.Fatalf("make -n build: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "version.Version=9.8.7 ") {
+		t.Errorf("make build stamps another version than 9.8.7 for v9.8.7:\n%s", out)
+	}
+	cmd := exec.Command(filepath.Join("..", "scripts", "ldflags.sh"))
+	cmd.Env = append(os.Environ(), "VERSION=v9.8.7", "REVISION=abc", "BRANCH=main")
+	script, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), "-ldflags '"+strings.TrimSpace(string(script))+"'") {
+		t.Errorf("make build's ldflags are not scripts/ldflags.sh's %s:\n%s", script, out)
+	}
+}
+
+// workflowBuild matches a tool the release workflow builds: the tools/
+// module and the package.
+var workflowBuild = regexp.MustCompile(`cd tools/([a-z0-9]+) && go build -o \S+ (\S+)\)`)
+
+// TestReleaseWorkflowTools: the workflow parses, and every tool it builds
+// is pinned in its tools/ module (which requires the package's module).
+func TestReleaseWorkflowTools(t *testing.T) {
+	wf := readFile(t, filepath.Join("..", ".github", "workflows", "ci.yml"))
+	var parsed struct {
+		Jobs map[string]struct {
+			Steps []map[string]any `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal(wf, &parsed); err != nil || len(parsed.Jobs["release"].Steps) == 0 {
+		t.Fatalf("ci.yml: %v, or no release job", err)
+	}
+	builds := workflowBuild.FindAllSubmatch(wf, -1)
+	if len(builds) < 2 {
+		t.Fatalf("the release job builds %d tools, want syft and cosign", len(builds))
+	}
+	for _, b := range builds {
+		dir, pkg := string(b[1]), string(b[2])
+		mod := string(readFile(t, filepath.Join("..", "tools", dir, "go.mod")))
+		readFile(t, filepath.Join("..", "tools", dir, "go.sum"))
+		found := false
+		for _, line := range strings.Split(mod, "\n") {
+			f := strings.Fields(line)
+			if len(f) >= 2 && (pkg == f[0] || strings.HasPrefix(pkg, f[0]+"/")) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("tools/%s/go.mod does not require the module of %s", dir, pkg)
+		}
+	}
+	for _, step := range []string{"sign-blob", "spdx-json", "id-token: write", "*.zip"} {
+		if !bytes.Contains(wf, []byte(step)) {
+			t.Errorf("the release workflow lacks %q", step)
 		}
 	}
 }

@@ -38,10 +38,14 @@ type (
 		MatchLabels map[string]string `yaml:"matchLabels"`
 	}
 	probe struct {
-		HTTPGet struct {
-			Path string `yaml:"path"`
-			Port string `yaml:"port"`
+		HTTPGet *struct {
+			Path   string `yaml:"path"`
+			Port   string `yaml:"port"`
+			Scheme string `yaml:"scheme"`
 		} `yaml:"httpGet"`
+		TCPSocket *struct {
+			Port string `yaml:"port"`
+		} `yaml:"tcpSocket"`
 		PeriodSeconds    int `yaml:"periodSeconds"`
 		TimeoutSeconds   int `yaml:"timeoutSeconds"`
 		FailureThreshold int `yaml:"failureThreshold"`
@@ -91,6 +95,24 @@ type (
 		PersistentVolumeClaim *struct {
 			ClaimName string `yaml:"claimName"`
 		} `yaml:"persistentVolumeClaim"`
+	}
+	testPod struct {
+		APIVersion string  `yaml:"apiVersion"`
+		Kind       string  `yaml:"kind"`
+		Metadata   objMeta `yaml:"metadata"`
+		Spec       struct {
+			RestartPolicy                string         `yaml:"restartPolicy"`
+			AutomountServiceAccountToken *bool          `yaml:"automountServiceAccountToken"`
+			SecurityContext              map[string]any `yaml:"securityContext"`
+			Containers                   []struct {
+				Name            string         `yaml:"name"`
+				Image           string         `yaml:"image"`
+				ImagePullPolicy string         `yaml:"imagePullPolicy"`
+				SecurityContext map[string]any `yaml:"securityContext"`
+				Command         []string       `yaml:"command"`
+				Args            []string       `yaml:"args"`
+			} `yaml:"containers"`
+		} `yaml:"spec"`
 	}
 	deployment struct {
 		APIVersion string  `yaml:"apiVersion"`
@@ -171,6 +193,10 @@ type (
 		Port     any    `yaml:"port"`
 		Protocol string `yaml:"protocol"`
 	}
+	networkPeer struct {
+		NamespaceSelector *labelSelector `yaml:"namespaceSelector"`
+		PodSelector       *labelSelector `yaml:"podSelector"`
+	}
 	networkPolicy struct {
 		APIVersion string  `yaml:"apiVersion"`
 		Kind       string  `yaml:"kind"`
@@ -180,15 +206,16 @@ type (
 			PolicyTypes []string      `yaml:"policyTypes"`
 			Ingress     []struct {
 				Ports []networkPort `yaml:"ports"`
-				From  []struct {
-					NamespaceSelector *labelSelector `yaml:"namespaceSelector"`
-					PodSelector       *labelSelector `yaml:"podSelector"`
-				} `yaml:"from"`
+				From  []networkPeer `yaml:"from"`
 			} `yaml:"ingress"`
 			Egress []struct {
 				Ports []networkPort `yaml:"ports"`
 			} `yaml:"egress"`
 		} `yaml:"spec"`
+	}
+	secretKeySelector struct {
+		Name string `yaml:"name"`
+		Key  string `yaml:"key"`
 	}
 	relabeling struct {
 		Action       string   `yaml:"action"`
@@ -198,10 +225,26 @@ type (
 		Replacement  string   `yaml:"replacement"`
 	}
 	scrapeEndpoint struct {
-		Port              string       `yaml:"port"`
-		Path              string       `yaml:"path"`
-		Interval          string       `yaml:"interval"`
-		ScrapeTimeout     string       `yaml:"scrapeTimeout"`
+		Port          string `yaml:"port"`
+		Path          string `yaml:"path"`
+		Interval      string `yaml:"interval"`
+		ScrapeTimeout string `yaml:"scrapeTimeout"`
+		Scheme        string `yaml:"scheme"`
+		TLSConfig     *struct {
+			InsecureSkipVerify bool   `yaml:"insecureSkipVerify"`
+			ServerName         string `yaml:"serverName"`
+			CA                 *struct {
+				Secret secretKeySelector `yaml:"secret"`
+			} `yaml:"ca"`
+		} `yaml:"tlsConfig"`
+		BasicAuth *struct {
+			Username secretKeySelector `yaml:"username"`
+			Password secretKeySelector `yaml:"password"`
+		} `yaml:"basicAuth"`
+		Authorization *struct {
+			Type        string            `yaml:"type"`
+			Credentials secretKeySelector `yaml:"credentials"`
+		} `yaml:"authorization"`
 		Relabelings       []relabeling `yaml:"relabelings"`
 		MetricRelabelings []relabeling `yaml:"metricRelabelings"`
 	}
@@ -244,7 +287,9 @@ type (
 type rendered struct {
 	deployment      *deployment
 	service         *service
-	secret          *secret
+	secret          *secret            // the API key's
+	secrets         map[string]*secret // every Secret, by name
+	testPod         *testPod
 	dashboards      *configMap
 	pvc             *pvc
 	networkPolicy   *networkPolicy
@@ -262,16 +307,13 @@ func decodeStrict(doc []byte, v any) error {
 	return dec.Decode(v)
 }
 
-// renderChart runs helm template with the value files given and decodes
-// every object strictly into its type.
-func renderChart(t *testing.T, helm string, valueFiles ...string) rendered {
+// renderChart runs helm template with more arguments (--values, --set) and
+// decodes every object strictly into its type.
+func renderChart(t *testing.T, helm string, more ...string) rendered {
 	t.Helper()
-	args := []string{"template", "mintlify-exporter", chartDir, "--namespace", "monitoring", kubeVersion}
-	for _, f := range valueFiles {
-		args = append(args, "--values", f)
-	}
+	args := append([]string{"template", "mintlify-exporter", chartDir, "--namespace", "monitoring", kubeVersion}, more...)
 	out := mustRunTool(t, ".", helm, args...)
-	r := rendered{apiVersionsSeen: map[string]string{}}
+	r := rendered{apiVersionsSeen: map[string]string{}, secrets: map[string]*secret{}}
 	dec := yaml.NewDecoder(strings.NewReader(out))
 	for {
 		var node yaml.Node
@@ -304,8 +346,18 @@ func renderChart(t *testing.T, helm string, valueFiles ...string) rendered {
 			r.service = &service{}
 			v = r.service
 		case "Secret":
-			r.secret = &secret{}
-			v = r.secret
+			s := &secret{}
+			if err := decodeStrict(doc, s); err != nil {
+				t.Errorf("Secret: %v\n%s", err, doc)
+			}
+			r.secrets[s.Metadata.Name] = s
+			if !strings.HasSuffix(s.Metadata.Name, "-web-config") {
+				r.secret = s
+			}
+			continue
+		case "Pod":
+			r.testPod = &testPod{}
+			v = r.testPod
 		case "ConfigMap":
 			r.dashboards = &configMap{}
 			v = r.dashboards
@@ -381,9 +433,9 @@ func TestHelmDefaultValues(t *testing.T) {
 	if err := os.WriteFile(values, []byte("projectIds: [acme-docs]\napiKey:\n  value: "+key+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r := renderChart(t, helm, values)
+	r := renderChart(t, helm, "--values", values)
 	slices.Sort(r.kinds)
-	if want := []string{"Deployment", "Secret", "Service"}; !slices.Equal(r.kinds, want) {
+	if want := []string{"Deployment", "PersistentVolumeClaim", "Pod", "Secret", "Service"}; !slices.Equal(r.kinds, want) {
 		t.Fatalf("default values render %v, want %v", r.kinds, want)
 	}
 	d := r.deployment
@@ -392,9 +444,9 @@ func TestHelmDefaultValues(t *testing.T) {
 	if v, _ := flagValue(c.Args, "mintlify.project-id"); v != "acme-docs" {
 		t.Errorf("args %q: want --mintlify.project-id=acme-docs", c.Args)
 	}
-	if slices.ContainsFunc(d.Spec.Template.Spec.Volumes, func(v volume) bool { return v.Name == "cache" && v.EmptyDir == nil }) {
-		t.Error("without persistence the cache is not an emptyDir")
-	}
+	// The budget journal and the remediation ledger outlive the pod: an
+	// upgrade, a key rotation or a drain does not spend a first round again.
+	checkCacheOnClaim(t, r)
 	// The key is in the Secret the chart made, and nowhere else.
 	if got := r.secret.Data["api-key"]; got == "" {
 		t.Errorf("the Secret has no api-key: %v", r.secret.Data)
@@ -407,13 +459,13 @@ func TestHelmDefaultValues(t *testing.T) {
 
 func TestHelmFullValues(t *testing.T) {
 	helm := helmBinary(t)
-	r := renderChart(t, helm, chartFullValue)
+	r := renderChart(t, helm, "--values", chartFullValue)
 	slices.Sort(r.kinds)
-	want := []string{"ConfigMap", "Deployment", "NetworkPolicy", "PersistentVolumeClaim", "PodMonitor", "PrometheusRule", "Service", "ServiceMonitor"}
+	want := []string{"ConfigMap", "Deployment", "NetworkPolicy", "PersistentVolumeClaim", "Pod", "PrometheusRule", "Service", "ServiceMonitor"}
 	if !slices.Equal(r.kinds, want) {
 		t.Fatalf("full values render %v, want %v (an existing Secret: no Secret)", r.kinds, want)
 	}
-	for kind, v := range map[string]string{"ServiceMonitor": "monitoring.coreos.com/v1", "PodMonitor": "monitoring.coreos.com/v1",
+	for kind, v := range map[string]string{"ServiceMonitor": "monitoring.coreos.com/v1",
 		"PrometheusRule": "monitoring.coreos.com/v1", "NetworkPolicy": "networking.k8s.io/v1", "Deployment": "apps/v1"} {
 		if r.apiVersionsSeen[kind] != v {
 			t.Errorf("%s apiVersion %s, want %s", kind, r.apiVersionsSeen[kind], v)
@@ -437,28 +489,11 @@ func TestHelmFullValues(t *testing.T) {
 	if !slices.Equal(projects, []string{"acme-docs", "acme-developers"}) || !slices.Contains(c.Args, "--collector.jobs") {
 		t.Errorf("args %q: want both projects and the extra args", c.Args)
 	}
-	for _, v := range d.Spec.Template.Spec.Volumes {
-		if v.Name == "cache" && (v.PersistentVolumeClaim == nil || v.PersistentVolumeClaim.ClaimName != r.pvc.Metadata.Name) {
-			t.Errorf("the cache volume is not the chart's claim %s", r.pvc.Metadata.Name)
-		}
+	checkCacheOnClaim(t, r)
+	if r.pvc.Spec.StorageClassName != "standard" {
+		t.Errorf("storageClassName %q, want standard from values", r.pvc.Spec.StorageClassName)
 	}
-	// The label kube-prometheus-stack selects on, through values.
-	for _, m := range []*monitor{r.serviceMonitor, r.podMonitor} {
-		if m.Metadata.Labels["release"] != "kube-prometheus-stack" {
-			t.Errorf("%s labels %v: no release label from values", m.Metadata.Name, m.Metadata.Labels)
-		}
-		eps := append(m.Spec.Endpoints, m.Spec.PodMetricsEndpoints...)
-		if len(eps) != 1 || eps[0].Port != "http" || eps[0].Path != metricsPath {
-			t.Errorf("scrape endpoints %+v", eps)
-			continue
-		}
-		if !slices.ContainsFunc(eps[0].Relabelings, func(r relabeling) bool { return r.TargetLabel == "job" && r.Replacement == jobName }) {
-			t.Errorf("relabelings %+v: the rules select job=%q", eps[0].Relabelings, jobName)
-		}
-		if !subset(m.Spec.Selector.MatchLabels, d.Spec.Template.Metadata.Labels) {
-			t.Errorf("the monitor's selector %v does not select the pod %v", m.Spec.Selector.MatchLabels, d.Spec.Template.Metadata.Labels)
-		}
-	}
+	checkMonitor(t, r.serviceMonitor, d)
 	if r.serviceMonitor.Spec.Endpoints[0].Interval != "2m" {
 		t.Errorf("serviceMonitor.interval from values: %s", r.serviceMonitor.Spec.Endpoints[0].Interval)
 	}
@@ -511,6 +546,47 @@ func TestHelmFullValues(t *testing.T) {
 	}
 }
 
+// checkCacheOnClaim checks that --cache.file is on the chart's
+// PersistentVolumeClaim.
+func checkCacheOnClaim(t *testing.T, r rendered) {
+	t.Helper()
+	if r.pvc == nil {
+		t.Fatal("no PersistentVolumeClaim: the cache file does not outlive the pod")
+	}
+	if r.pvc.Spec.Resources.Requests["storage"] != "64Mi" || !slices.Equal(r.pvc.Spec.AccessModes, []string{"ReadWriteOnce"}) {
+		t.Errorf("claim %+v, want 64Mi ReadWriteOnce", r.pvc.Spec)
+	}
+	found := false
+	for _, v := range r.deployment.Spec.Template.Spec.Volumes {
+		if v.Name == "cache" {
+			found = v.PersistentVolumeClaim != nil && v.PersistentVolumeClaim.ClaimName == r.pvc.Metadata.Name
+		}
+	}
+	if !found {
+		t.Errorf("the cache volume is not the chart's claim %s", r.pvc.Metadata.Name)
+	}
+}
+
+// checkMonitor checks a ServiceMonitor or PodMonitor: the label
+// kube-prometheus-stack selects on (through values), one endpoint with the
+// job name the rules select, and a selector of the exporter's pod.
+func checkMonitor(t *testing.T, m *monitor, d *deployment) {
+	t.Helper()
+	if m.Metadata.Labels["release"] != "kube-prometheus-stack" {
+		t.Errorf("%s labels %v: no release label from values", m.Metadata.Name, m.Metadata.Labels)
+	}
+	eps := append(m.Spec.Endpoints, m.Spec.PodMetricsEndpoints...)
+	if len(eps) != 1 || eps[0].Port != "http" || eps[0].Path != metricsPath {
+		t.Fatalf("scrape endpoints %+v", eps)
+	}
+	if !slices.ContainsFunc(eps[0].Relabelings, func(r relabeling) bool { return r.TargetLabel == "job" && r.Replacement == jobName }) {
+		t.Errorf("relabelings %+v: the rules select job=%q", eps[0].Relabelings, jobName)
+	}
+	if !subset(m.Spec.Selector.MatchLabels, d.Spec.Template.Metadata.Labels) {
+		t.Errorf("the monitor's selector %v does not select the pod %v", m.Spec.Selector.MatchLabels, d.Spec.Template.Metadata.Labels)
+	}
+}
+
 // checkDeployment checks what every rendering's Deployment must do.
 func checkDeployment(t *testing.T, d *deployment, secretName string) {
 	t.Helper()
@@ -535,7 +611,8 @@ func checkDeployment(t *testing.T, d *deployment, secretName string) {
 		!slices.Equal(sc.Capabilities.Drop, []string{"ALL"}) {
 		t.Errorf("container security %+v", sc)
 	}
-	if c.LivenessProbe == nil || c.LivenessProbe.HTTPGet.Path != healthyPath || c.ReadinessProbe == nil || c.ReadinessProbe.HTTPGet.Path != readyPath {
+	if c.LivenessProbe == nil || c.LivenessProbe.HTTPGet == nil || c.LivenessProbe.HTTPGet.Path != healthyPath ||
+		c.ReadinessProbe == nil || c.ReadinessProbe.HTTPGet == nil || c.ReadinessProbe.HTTPGet.Path != readyPath {
 		t.Errorf("probes %+v / %+v: want %s and %s", c.LivenessProbe, c.ReadinessProbe, healthyPath, readyPath)
 	}
 	if len(c.Ports) != 1 || c.Ports[0].ContainerPort != 9863 || c.Ports[0].Name != "http" {

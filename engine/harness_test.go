@@ -34,31 +34,6 @@ func newManualClock(t time.Time) *manualClock {
 	return &manualClock{t: t, moved: make(chan struct{}), waiters: map[*int]time.Time{}}
 }
 
-// earliestWait is the earliest time a WaitUntil waits for, once one
-// waits: the next moment the test must move the clock to for anything to
-// happen. It waits, in real time, for a waiter to appear.
-func (c *manualClock) earliestWait(t *testing.T) time.Time {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		c.mu.Lock()
-		var first time.Time
-		for _, w := range c.waiters {
-			if w.After(c.t) && (first.IsZero() || w.Before(first)) {
-				first = w
-			}
-		}
-		c.mu.Unlock()
-		if !first.IsZero() {
-			return first
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("nothing waits for the clock")
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
 func (c *manualClock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()

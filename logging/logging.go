@@ -3,14 +3,16 @@
 //
 // Every line, whether logged through the go-kit API the exporter uses or
 // through the *slog.Logger that libraries such as exporter-toolkit take,
-// goes through one slog handler and so has one format, the one of
-// node_exporter and Prometheus 3 (prometheus/common/promslog): the keys
-// time, level, source and msg, then the entry's own keys. In logfmt:
+// goes through one slog handler and so has one format: the keys time,
+// level, source and msg, then the entry's own keys. In logfmt:
 //
 //	time=2026-08-01T12:00:00.000Z level=info source=main.go:120 msg="Listening on" address=[::]:9863
 //
 // and in JSON the same keys in the same order. Times are UTC with
-// milliseconds; levels are lower case (debug, info, warn, error).
+// milliseconds; levels are lower case (debug, info, warn, error), as go-kit
+// wrote them. This is not promslog's output (prometheus/common/promslog, as
+// in node_exporter and Prometheus 3 prints level=INFO): a query matching
+// level=info keeps matching.
 package logging
 
 import (

@@ -134,11 +134,37 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.cfg.Cached.Touch()
 	}
 	if !text {
-		h.slow.ServeHTTP(w, r)
+		aw := &abortWriter{ResponseWriter: w}
+		h.slow.ServeHTTP(aw, r)
+		if aw.err != nil {
+			level.Debug(h.cfg.Logger).Log("msg", "scrape answer not fully sent", "err", aw.err)
+		}
 		return
 	}
 	h.serveText(w, r, format, release)
 }
+
+// abortWriter passes an answer to the client until a write fails (the
+// client went away), then discards the rest: promhttp would log one error
+// per metric family of an aborted scrape (dozens of "broken pipe" lines in
+// a millisecond). err is the first failure, which the handler logs once.
+type abortWriter struct {
+	http.ResponseWriter
+	err error
+}
+
+// Write implements io.Writer.
+func (a *abortWriter) Write(p []byte) (int, error) {
+	if a.err == nil {
+		if _, err := a.ResponseWriter.Write(p); err != nil {
+			a.err = err
+		}
+	}
+	return len(p), nil
+}
+
+// Unwrap gives http.ResponseController the client's writer.
+func (a *abortWriter) Unwrap() http.ResponseWriter { return a.ResponseWriter }
 
 // serveText writes the pre-rendered exposition and the live part; it calls
 // release once the answer is ready, before sending it.

@@ -13,9 +13,11 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/go-kit/log"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	versioncollector "github.com/prometheus/client_golang/prometheus/collectors/version"
@@ -700,6 +702,37 @@ func waitReady(t testing.TB, v *engine.Engine) {
 		case <-ch:
 		case <-deadline:
 			t.Fatalf("not ready after a minute: %+v", v.States())
+		}
+	}
+}
+
+// brokenPipe is a ResponseWriter whose client has gone away: every write
+// fails.
+type brokenPipe struct{ hdr http.Header }
+
+func (b *brokenPipe) Header() http.Header { return b.hdr }
+func (b *brokenPipe) WriteHeader(int)     {}
+func (b *brokenPipe) Write([]byte) (int, error) {
+	return 0, fmt.Errorf("write tcp 127.0.0.1:9863->127.0.0.1:40000: %w", syscall.EPIPE)
+}
+
+// TestAbortedScrapeLogsOnce: a scrape whose client goes away logs one debug
+// line, not one error per metric family, on both paths.
+func TestAbortedScrapeLogsOnce(t *testing.T) {
+	live := prometheus.NewRegistry()
+	live.MustRegister(versioncollector.NewCollector("mintlify_exporter"),
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	var logs bytes.Buffer
+	h := metricshandler.New(metricshandler.Config{Live: live, Logger: log.NewLogfmtLogger(&logs)})
+	for _, accept := range []string{"text/plain;version=0.0.4", "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited",
+		"application/openmetrics-text;version=1.0.0"} {
+		logs.Reset()
+		req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+		req.Header.Set("Accept", accept)
+		h.ServeHTTP(&brokenPipe{hdr: http.Header{}}, req)
+		lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
+		if len(lines) > 1 || strings.Contains(logs.String(), "level=error") {
+			t.Errorf("Accept %s: an aborted scrape logged %d lines, want at most one at debug:\n%s", accept, len(lines), logs.String())
 		}
 	}
 }

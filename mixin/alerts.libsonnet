@@ -111,15 +111,27 @@
           },
           {
             alert: "MintlifyAgentJobFailed",
+            // A failure seen happening: the job was watched in another status within the hour
+            // before, or was created within the hour. A job that failed before the exporter first
+            // watched it (found by --jobs.discover on a fresh install) starts its failed series at 1
+            // and says nothing new. The alert resolves an hour after the failure.
             expr: (|||
-              (mintlify_agent_job_status{%(exporterSelector)s, status="failed"} == 1)
+              (
+                (mintlify_agent_job_status{%(exporterSelector)s, status="failed"} == 1)
+                and on (job, instance, project, job_id)
+                (
+                  changes(mintlify_agent_job_status{%(exporterSelector)s, status="failed"}[1h]) > 0
+                  or
+                  time() - mintlify_agent_job_created_timestamp_seconds{%(exporterSelector)s} < 3600
+                )
+              )
                 * on (job, instance, project, job_id) group_left (model, repository, ref, has_pr)
               mintlify_agent_job_info{%(exporterSelector)s}
             |||) % $._config,
             labels: { severity: $._config.severities.docs } + $._config.teamLabels,
             annotations: {
               summary: "Mintlify agent job {{ $labels.job_id }} failed",
-              description: "Agent job {{ $labels.job_id }} of project {{ $labels.project }} (repository {{ $labels.repository }}, ref {{ $labels.ref }}, model {{ $labels.model }}) ended in status failed.",
+              description: "Agent job {{ $labels.job_id }} of project {{ $labels.project }} (repository {{ $labels.repository }}, ref {{ $labels.ref }}, model {{ $labels.model }}) ended in status failed within the last hour.",
               runbook_url: $._config.runbookURLPrefix + "mintlifyagentjobfailed",
             },
           },
@@ -213,23 +225,35 @@
           },
           {
             alert: "MintlifyPageThumbsDownRising",
+            // Rising: more thumbs down than at some time in the last day, or a page new among
+            // those with feedback in a project watched a day ago. A count that never changed (a
+            // fresh install's first day included) is not rising.
             expr: (|||
               mintlify_page_feedback{%(exporterSelector)s, kind="thumbs_down", window="7d"} >= 10
               and on (job, instance, project, window, path)
               (
                 project_window_path:mintlify_page_thumbs_down_share:ratio{%(exporterSelector)s, window="7d"} >= 0.5
               )
-              unless on (job, instance, project, window, path)
+              and on (job, instance, project, window, path)
               (
                 mintlify_page_feedback{%(exporterSelector)s, kind="thumbs_down", window="7d"}
-                  <= mintlify_page_feedback{%(exporterSelector)s, kind="thumbs_down", window="7d"} offset 1d
+                  > min_over_time(mintlify_page_feedback{%(exporterSelector)s, kind="thumbs_down", window="7d"}[1d])
+                or
+                (
+                  (
+                    mintlify_page_feedback{%(exporterSelector)s, kind="thumbs_down", window="7d"}
+                      unless mintlify_page_feedback{%(exporterSelector)s, kind="thumbs_down", window="7d"} offset 1d
+                  )
+                  and on (job, instance, project)
+                  group by (job, instance, project) (mintlify_page_feedback{%(exporterSelector)s, window="7d"} offset 1d)
+                )
               )
             |||) % $._config,
             'for': "1h",
             labels: { severity: $._config.severities.docs } + $._config.teamLabels,
             annotations: {
               summary: "Page {{ $labels.path }} of project {{ $labels.project }} collects thumbs down",
-              description: "Page {{ $labels.path }} of project {{ $labels.project }} got {{ $value | humanize }} thumbs down in the last 7 days, at least half of its thumbs and more than 24 hours earlier. Readers find the page wrong, outdated or unclear.",
+              description: "Page {{ $labels.path }} of project {{ $labels.project }} got {{ $value | humanize }} thumbs down in the last 7 days, at least half of its thumbs, and more than at some time in the 24 hours before. Readers find the page wrong, outdated or unclear.",
               runbook_url: $._config.runbookURLPrefix + "mintlifypagethumbsdownrising",
             },
           },

@@ -50,6 +50,8 @@ local queryVar(name, label, description, query) = {
   refresh: 2,
   regex: '',
   sort: 1,
+  // ".*", not dashboard-linter's ".+": series loaded by `mintlify_exporter backfill` may lack job and
+  // instance, and "All" must still select them (dashboards/.lint records the exception).
   allValue: '.*',
 };
 
@@ -62,10 +64,11 @@ local queryVar(name, label, description, query) = {
          queryVar('cluster', 'Cluster', 'Clusters with a mintlify_exporter.',
                   'label_values(%s, %s)' % [c.dashboardTargetMetric, c.clusterLabel]),
        ] else []) + [
-        queryVar('job', 'Job', 'Scrape jobs of mintlify_exporter targets.',
+        // Named and labelled job and instance, as dashboard-linter's template rules ask.
+        queryVar('job', 'job', 'Scrape jobs of mintlify_exporter targets.',
                  if c.showMultiCluster then 'label_values(%s{%s=~"$cluster"}, job)' % [c.dashboardTargetMetric, c.clusterLabel]
                  else 'label_values(%s, job)' % c.dashboardTargetMetric),
-        queryVar('instance', 'Instance', 'mintlify_exporter targets of the chosen jobs.',
+        queryVar('instance', 'instance', 'mintlify_exporter targets of the chosen jobs.',
                  'label_values(%s{%sjob=~"$job"}, instance)' % [c.dashboardTargetMetric, cluster]),
       ],
     [file]:

@@ -1,26 +1,32 @@
 #!/usr/bin/env bash
 # Builds release archives of mintlify_exporter the way Prometheus projects
-# name them: .tarballs/mintlify_exporter-VERSION.OS-ARCH.tar.gz, each holding
-# mintlify_exporter-VERSION.OS-ARCH/{mintlify_exporter[.exe],LICENSE,README.md},
+# name them: .tarballs/mintlify_exporter-VERSION.OS-ARCH.tar.gz (.zip for
+# Windows), each holding mintlify_exporter-VERSION.OS-ARCH/{mintlify_exporter[.exe],LICENSE,README.md},
 # and .tarballs/sha256sums.txt. The version, revision, branch, user and date
-# are stamped with -ldflags into github.com/prometheus/common/version, so
-# --version and mintlify_exporter_build_info show them.
+# are stamped with -ldflags into github.com/prometheus/common/version
+# (scripts/ldflags.sh, which make build uses too), so --version and
+# mintlify_exporter_build_info show them.
+#
+# Reproducible: two runs on one commit with one Go toolchain write
+# byte-identical archives. The build date is the commit's time
+# (SOURCE_DATE_EPOCH), the build user is fixed, and the archives hold
+# sorted entries with that time, owner 0 and normalised modes (gzip -n:
+# no name or time in the gzip header; zip -X: no extra attributes).
 #
 #   scripts/crossbuild.sh                      # every platform below
 #   PLATFORMS=linux/amd64 scripts/crossbuild.sh
-# VERSION, REVISION, BRANCH and OUT override what git says and .tarballs.
+# VERSION, REVISION, BRANCH, SOURCE_DATE_EPOCH, BUILD_USER and OUT override
+# what git says, "release" and .tarballs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
 PLATFORMS=${PLATFORMS:-linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64}
-VERSION=${VERSION:-$(git describe --tags --always --dirty 2>/dev/null || echo dev)}
-VERSION=${VERSION#v}
-REVISION=${REVISION:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}
-BRANCH=${BRANCH:-$(git rev-parse --abbrev-ref HEAD 2>/dev/null || echo unknown)}
 OUT=${OUT:-.tarballs}
-VPKG=github.com/prometheus/common/version
-LDFLAGS="-s -w -X $VPKG.Version=$VERSION -X $VPKG.Revision=$REVISION -X $VPKG.Branch=$BRANCH -X $VPKG.BuildUser=$(id -un)@$(hostname) -X $VPKG.BuildDate=$(date -u +%Y%m%d-%H:%M:%S)"
+# shellcheck source=scripts/ldflags.sh
+. scripts/ldflags.sh
+export TZ=UTC LC_ALL=C
 mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 for p in $PLATFORMS; do
@@ -32,7 +38,16 @@ for p in $PLATFORMS; do
   echo "crossbuild: $name" >&2
   CGO_ENABLED=0 GOOS=$os GOARCH=$arch $GO build -trimpath -ldflags "$LDFLAGS" -o "$work/$name/$exe" .
   cp LICENSE README.md "$work/$name/"
-  tar -C "$work" --owner=0 --group=0 --numeric-owner -czf "$OUT/$name.tar.gz" "$name"
+  chmod 0755 "$work/$name" "$work/$name/$exe"
+  chmod 0644 "$work/$name/LICENSE" "$work/$name/README.md"
+  touch -h -d "@$SOURCE_DATE_EPOCH" "$work/$name" "$work/$name"/*
+  if [ "$os" = windows ]; then
+    rm -f "$OUT/$name.zip"
+    (cd "$work" && find "$name" | sort | zip -q -X -D -@ "$OUT/$name.zip")
+  else
+    tar -C "$work" --sort=name --mtime="@$SOURCE_DATE_EPOCH" --owner=0 --group=0 --numeric-owner \
+      --format=gnu -cf - "$name" | gzip -n -9 > "$OUT/$name.tar.gz"
+  fi
 done
-(cd "$OUT" && sha256sum -- *.tar.gz > sha256sums.txt)
+(cd "$OUT" && shopt -s nullglob && sha256sum -- *.tar.gz *.zip > sha256sums.txt)
 echo "crossbuild: $OUT/sha256sums.txt" >&2

@@ -51,7 +51,8 @@ func (s *Server) serveSendMessage(r *http.Request, rt route, body []byte) reply 
 }
 
 // serveCreateJob answers POST /v2/agent/{projectId}/job: a new active job
-// on the default repository that stays active until changed.
+// on the default repository that stays active until changed, or completes
+// after WithCreatedJobsRunning's time.
 func (s *Server) serveCreateJob(r *http.Request, rt route, body []byte) reply {
 	now := s.now()
 	prompt, problem := parsePrompt(r.Header.Get("Content-Type"), body)
@@ -67,7 +68,7 @@ func (s *Server) serveCreateJob(r *http.Request, rt route, body []byte) reply {
 		return rep
 	}
 	s.jobSeq++
-	spec := JobSpec{ID: fmt.Sprintf("job_%08x", s.jobSeq), Model: defaultModel, Outcome: statusCompleted, CreatedAt: now}
+	spec := JobSpec{ID: fmt.Sprintf("job_%08x", s.jobSeq), Model: defaultModel, Outcome: statusCompleted, CreatedAt: now, RunFor: s.createdRunFor}
 	j := &job{spec: spec, repository: defaultRepository, messages: []string{prompt}}
 	s.setStatus(j, statusActive, now)
 	s.projects[rt.project].jobs[spec.ID] = j

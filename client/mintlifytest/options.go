@@ -50,3 +50,11 @@ func WithLatency(d time.Duration) Option {
 func WithProject(projectID string, d *Dataset) Option {
 	return func(s *Server) { s.project(projectID).data = d }
 }
+
+// WithCreatedJobsRunning makes every job created through the API (POST
+// /v2/agent/{projectId}/job) run for d of the clock, then complete with a
+// pull request, as JobSpec.RunFor does for added jobs. By default (0) a
+// created job stays active until the test changes it.
+func WithCreatedJobsRunning(d time.Duration) Option {
+	return func(s *Server) { s.createdRunFor = d }
+}

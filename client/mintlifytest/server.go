@@ -34,6 +34,8 @@ type Server struct {
 	log            []Request
 	prSeq          int
 	jobSeq         int
+	// createdRunFor is how long created jobs run (WithCreatedJobsRunning).
+	createdRunFor time.Duration
 
 	cache rangeCache
 }

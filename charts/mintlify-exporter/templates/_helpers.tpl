@@ -35,3 +35,64 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- define "mintlify-exporter.secretName" -}}
 {{- .Values.apiKey.existingSecret | default (printf "%s-api-key" (include "mintlify-exporter.fullname" .)) }}
 {{- end }}
+
+{{/* GOMEMLIMIT: goMemLimitPercent of resources.limits.memory, in MiB; empty without a limit.
+A Kubernetes quantity is a number and a suffix (Ki, Mi, Gi, Ti binary; k, M, G, T decimal). */}}
+{{- define "mintlify-exporter.goMemLimit" -}}
+{{- $limit := toString (dig "limits" "memory" "" (.Values.resources | default dict)) }}
+{{- if and $limit .Values.goMemLimitPercent }}
+{{- $number := regexFind "^[0-9]+(\\.[0-9]+)?" $limit }}
+{{- $suffix := trimPrefix $number $limit }}
+{{- $factors := dict "" 1 "k" 1000 "M" 1000000 "G" 1000000000 "T" 1000000000000 "Ki" 1024 "Mi" 1048576 "Gi" 1073741824 "Ti" 1099511627776 }}
+{{- if or (not $number) (not (hasKey $factors $suffix)) }}
+{{- fail (printf "resources.limits.memory=%s: not a quantity the chart can read for GOMEMLIMIT (use Mi or Gi, such as 256Mi), or set goMemLimitPercent=0" $limit) }}
+{{- end }}
+{{- $mib := floor (divf (mulf (float64 $number) (get $factors $suffix) .Values.goMemLimitPercent) (mulf 100 1048576)) }}
+{{- printf "%dMiB" (int64 $mib) }}
+{{- end }}
+{{- end }}
+
+{{/* Whether the exporter serves HTTPS (webConfig.tlsSecret). */}}
+{{- define "mintlify-exporter.tls" -}}
+{{- if .Values.webConfig.tlsSecret }}true{{ end }}
+{{- end }}
+
+{{/* Whether the chart writes a --web.config.file. */}}
+{{- define "mintlify-exporter.webConfig" -}}
+{{- if or .Values.webConfig.tlsSecret .Values.webConfig.basicAuthUsers }}true{{ end }}
+{{- end }}
+
+{{/* The scheme of the scrapes: the monitor's scheme value, else https with TLS, else http. */}}
+{{- define "mintlify-exporter.scheme" -}}
+{{- .monitor.scheme | default (ternary "https" "http" (eq (include "mintlify-exporter.tls" .root) "true")) }}
+{{- end }}
+
+{{/* A probe of the values with what the web config asks: tcpSocket on the port with basic auth
+(a kubelet probe cannot send a password from a Secret), scheme HTTPS with TLS. */}}
+{{- define "mintlify-exporter.probe" -}}
+{{- $probe := deepCopy .probe }}
+{{- if .root.Values.webConfig.basicAuthUsers }}
+{{- $_ := unset $probe "httpGet" }}
+{{- $_ := set $probe "tcpSocket" (dict "port" "http") }}
+{{- else if and (hasKey $probe "httpGet") (eq (include "mintlify-exporter.tls" .root) "true") }}
+{{- $_ := set $probe.httpGet "scheme" "HTTPS" }}
+{{- end }}
+{{- toYaml $probe }}
+{{- end }}
+
+{{/* The scrape settings a monitor's endpoint shares (scheme, TLS, authentication). */}}
+{{- define "mintlify-exporter.scrapeAuth" -}}
+scheme: {{ include "mintlify-exporter.scheme" . }}
+{{- with .monitor.tlsConfig }}
+tlsConfig:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .monitor.basicAuth }}
+basicAuth:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .monitor.authorization }}
+authorization:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end }}
