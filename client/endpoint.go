@@ -68,9 +68,10 @@ type Attempt struct {
 }
 
 // Code is the attempt's outcome as a label value: the HTTP status code, or
-// "error" when no response arrived.
+// "error" when no whole response arrived (none at all, or a body cut by a
+// timeout or a reset: the status alone is not an answer).
 func (a Attempt) Code() string {
-	if a.StatusCode == 0 {
+	if a.StatusCode == 0 || a.Err != nil {
 		return "error"
 	}
 	return strconv.Itoa(a.StatusCode)

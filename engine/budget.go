@@ -123,17 +123,19 @@ func (b *Budget) Allow(ctx context.Context, e client.Endpoint) error {
 		}
 		b.prune(now)
 		if len(b.sent) < b.perHour {
-			// Counted before it is recorded: a failed record still
-			// counts, so the budget errs on the side of the API.
-			b.sent = append(b.sent, now)
 			var err error
 			if b.rec != nil {
 				err = b.rec.Spent(now)
 			}
-			b.mu.Unlock()
 			if err != nil {
+				// Not recorded, so not sent: it does not count (a
+				// line the journal did write counts at a restart,
+				// which errs on the side of the API).
+				b.mu.Unlock()
 				return fmt.Errorf("%w: %w", ErrNotRecorded, err)
 			}
+			b.sent = append(b.sent, now)
+			b.mu.Unlock()
 			return nil
 		}
 		next := b.sent[0].Add(time.Hour)
