@@ -230,6 +230,61 @@ func (e *Engine) LiveCollectors() []prometheus.Collector {
 	return out
 }
 
+// liveState is what mintlify_units_waiting and the derived-window
+// families export, taken under the engine's lock at each change.
+type liveState struct {
+	waiting []liveCount
+	derived []liveDerived
+}
+
+type liveCount struct {
+	project, source string
+	n               int
+}
+
+type liveDerived struct {
+	project, source, window string
+	derived, audited        bool
+	drift                   float64
+}
+
+// liveLocked takes the liveState of now; the caller holds e.mu.
+func (e *Engine) liveLocked() *liveState {
+	st := &liveState{}
+	now := e.now()
+	at := map[[2]string]int{}
+	for _, u := range e.units {
+		k := [2]string{u.Project, u.Source}
+		i, ok := at[k]
+		if !ok {
+			i = len(st.waiting)
+			at[k] = i
+			st.waiting = append(st.waiting, liveCount{project: u.Project, source: u.Source})
+		}
+		if u.snap == nil && u.waitAt.After(now) {
+			st.waiting[i].n++
+		}
+		if u.base == nil || u.pages != nil && u.pages.base != nil {
+			continue // a window's two parts are one series: the walk's
+		}
+		d := liveDerived{project: u.Project, source: u.Source, window: u.Window.Name, derived: u.derived, audited: u.audited, drift: u.drift}
+		if t := u.totals; t != nil && t.base != nil {
+			d.derived = d.derived && t.derived
+			if t.audited {
+				d.audited, d.drift = true, max(d.drift, t.drift)
+			}
+		}
+		st.derived = append(st.derived, d)
+	}
+	sort.Slice(st.waiting, func(i, j int) bool {
+		if st.waiting[i].project != st.waiting[j].project {
+			return st.waiting[i].project < st.waiting[j].project
+		}
+		return st.waiting[i].source < st.waiting[j].source
+	})
+	return st
+}
+
 // waitingCollector exports mintlify_units_waiting for every project and
 // source, 0 included.
 type waitingCollector struct{ e *Engine }
@@ -237,33 +292,10 @@ type waitingCollector struct{ e *Engine }
 // Describe implements prometheus.Collector.
 func (c waitingCollector) Describe(ch chan<- *prometheus.Desc) { ch <- unitsWaitingDesc }
 
-// Collect implements prometheus.Collector.
+// Collect implements prometheus.Collector, from the engine's last change.
 func (c waitingCollector) Collect(ch chan<- prometheus.Metric) {
-	e := c.e
-	type key struct{ project, source string }
-	counts := map[key]int{}
-	var keys []key
-	e.mu.Lock()
-	now := e.now()
-	for _, u := range e.units {
-		k := key{u.Project, u.Source}
-		if _, ok := counts[k]; !ok {
-			keys = append(keys, k)
-			counts[k] = 0
-		}
-		if u.snap == nil && u.waitAt.After(now) {
-			counts[k]++
-		}
-	}
-	e.mu.Unlock()
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].project != keys[j].project {
-			return keys[i].project < keys[j].project
-		}
-		return keys[i].source < keys[j].source
-	})
-	for _, k := range keys {
-		ch <- prometheus.MustNewConstMetric(unitsWaitingDesc, prometheus.GaugeValue, float64(counts[k]), k.project, k.source)
+	for _, w := range c.e.live.Load().waiting {
+		ch <- prometheus.MustNewConstMetric(unitsWaitingDesc, prometheus.GaugeValue, float64(w.n), w.project, w.source)
 	}
 }
 

@@ -431,27 +431,14 @@ func (c derivedCollector) Describe(ch chan<- *prometheus.Desc) {
 
 // Collect implements prometheus.Collector.
 func (c derivedCollector) Collect(ch chan<- prometheus.Metric) {
-	e := c.e
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for _, u := range e.units {
-		if u.base == nil || u.pages != nil && u.pages.base != nil {
-			continue // a window's two parts are one series: the walk's
-		}
-		derived, audited, drift := u.derived, u.audited, u.drift
-		if t := u.totals; t != nil && t.base != nil {
-			derived = derived && t.derived
-			if t.audited {
-				audited, drift = true, max(drift, t.drift)
-			}
-		}
+	for _, d := range c.e.live.Load().derived {
 		v := 0.0
-		if derived {
+		if d.derived {
 			v = 1
 		}
-		ch <- prometheus.MustNewConstMetric(derivedDesc, prometheus.GaugeValue, v, u.Project, u.Source, u.Window.Name)
-		if audited {
-			ch <- prometheus.MustNewConstMetric(driftDesc, prometheus.GaugeValue, drift, u.Project, u.Source, u.Window.Name)
+		ch <- prometheus.MustNewConstMetric(derivedDesc, prometheus.GaugeValue, v, d.project, d.source, d.window)
+		if d.audited {
+			ch <- prometheus.MustNewConstMetric(driftDesc, prometheus.GaugeValue, d.drift, d.project, d.source, d.window)
 		}
 	}
 }

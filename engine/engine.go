@@ -96,6 +96,9 @@ type Engine struct {
 	connErrs errstate.State
 
 	expo atomic.Pointer[Exposition]
+	// live is what the scrape-time collectors export, taken at each
+	// change: a scrape takes no lock of the engine's.
+	live atomic.Pointer[liveState]
 }
 
 // sourceInfo is a source with its families' descriptions.
@@ -267,6 +270,7 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e.replanLocked()
 	e.publishLocked()
+	e.live.Store(e.liveLocked())
 	e.mu.Unlock()
 	return e, nil
 }

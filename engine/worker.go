@@ -143,6 +143,7 @@ func (e *Engine) Working() bool {
 func (e *Engine) changedLocked() {
 	close(e.changed)
 	e.changed = make(chan struct{})
+	e.live.Store(e.liveLocked())
 }
 
 // step sends the next request of j on the worker and, when the fetch
