@@ -17,10 +17,6 @@ var (
 	// ErrTooManyPages ends a walk that still had more pages after its
 	// MaxPages pages (WalkOptions, CursorWalkOptions, ListJobsOptions).
 	ErrTooManyPages = errors.New("too many pages")
-	// ErrEmptyPageWithMore is no longer returned: a walk follows an empty
-	// page that says hasMore to the next one (the API's rule), up to its
-	// MaxPages (ErrTooManyPages). Kept for the callers that test for it.
-	ErrEmptyPageWithMore = errors.New("empty page with hasMore true")
 	// ErrBodyTooLarge is returned when a response body exceeds
 	// Config.MaxBodyBytes. The body is never silently cut.
 	ErrBodyTooLarge = errors.New("response body too large")

@@ -311,30 +311,3 @@ func (b *Budget) Describe(ch chan<- *prometheus.Desc) { ch <- budgetRemainingDes
 func (b *Budget) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(budgetRemainingDesc, prometheus.GaugeValue, float64(b.Remaining()))
 }
-
-// WaitFor returns once need analytics requests fit the last hour's budget.
-// A budget that paces (see Pace) waits for the oldest requests to leave the
-// hour, or for ctx to end; one that does not returns ErrBudgetExhausted at
-// once when they do not fit. need is capped at the budget.
-func (b *Budget) WaitFor(ctx context.Context, need int) error {
-	for {
-		b.mu.Lock()
-		now := b.now()
-		b.prune(now)
-		need := min(max(need, 1), b.perHour)
-		over := len(b.sent) + need - b.perHour // requests that must leave the hour first
-		if over <= 0 {
-			b.mu.Unlock()
-			return nil
-		}
-		next := b.sent[over-1].Add(time.Hour)
-		wait := b.waitUntil
-		b.mu.Unlock()
-		if wait == nil {
-			return fmt.Errorf("%w: %d requests fit at %s", ErrBudgetExhausted, need, next.UTC().Format(time.RFC3339))
-		}
-		if err := wait(ctx, next.Add(paceMargin)); err != nil {
-			return fmt.Errorf("%w: waiting for room: %w", ErrBudgetExhausted, err)
-		}
-	}
-}

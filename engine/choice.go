@@ -436,9 +436,10 @@ func (e *Engine) forecastLocked(cands []candidate, order []int, picked int, view
 	for _, i := range order {
 		cd := cands[i]
 		need := min(max(1, cd.c.Need), perHour)
+		// It goes once the hour has room for it beside the room it may not
+		// use (the headroom, the reserve).
+		extra := max(0, view.Remaining-schedule.Room(cd.c, view))
 		if !blocked && i != picked {
-			// When the hour has room for it and the room it may not use.
-			extra := max(0, view.Remaining-schedule.Room(cd.c, view))
 			at := ledger.earliest(from, min(perHour, need+extra))
 			if view.Reserve > 0 && !cd.c.Critical {
 				at = minTime(at, client.DateOf(now).AddDays(1).Time())
@@ -452,9 +453,6 @@ func (e *Engine) forecastLocked(cands []candidate, order []int, picked int, view
 		if cd.c.Class == schedule.Spare {
 			continue // not forecast: spare room only
 		}
-		// It goes once the hour has room for it beside what it may not use
-		// (the headroom, the reserve).
-		extra := max(0, view.Remaining-schedule.Room(cd.c, view))
 		at := book.earliest(gate, min(perHour, need+extra))
 		if i == picked {
 			at = now

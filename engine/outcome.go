@@ -273,8 +273,6 @@ func errorClass(err error) string {
 		return "paused"
 	case errors.Is(err, client.ErrTooManyPages):
 		return "too many pages"
-	case errors.Is(err, client.ErrEmptyPageWithMore):
-		return "empty page"
 	case errors.Is(err, client.ErrBodyTooLarge):
 		return "body too large"
 	case errors.Is(err, context.DeadlineExceeded):
