@@ -228,7 +228,7 @@ func (e *Engine) unitCandidateLocked(order int, u *unit, now time.Time) candidat
 		cd.left = max(1, e.cfg.Budget.PerHour())
 	}
 	switch {
-	case u.pages != nil || (u.Window.Site && e.isSplit(u)):
+	case u.pages != nil || (u.Window.Site && e.sources[u.src].splits):
 		c.Kind = schedule.Totals
 	case e.isWalkLocked(u):
 		c.Kind = schedule.Walk
@@ -276,12 +276,6 @@ func (e *Engine) longWalksLocked(u *unit) bool {
 		}
 	}
 	return false
-}
-
-// isSplit reports whether u's source splits its windows (Splitter).
-func (e *Engine) isSplit(u *unit) bool {
-	sp, ok := e.sources[u.src].src.(Splitter)
-	return ok && sp.SplitsTotals()
 }
 
 // rankText says where a candidate stands in the value order.

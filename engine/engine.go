@@ -109,6 +109,8 @@ type sourceInfo struct {
 	descs    []*prometheus.Desc
 	// group is the source's CostGroup, "" when it has none.
 	group string
+	// splits is set for a Splitter that splits its windows.
+	splits bool
 }
 
 // unit is the refresh state of one unit; guarded by Engine.mu.
@@ -221,6 +223,9 @@ func New(cfg Config) (*Engine, error) {
 		if g, ok := s.(CostGrouper); ok {
 			info.group = g.CostGroup()
 		}
+		if sp, ok := s.(Splitter); ok {
+			info.splits = sp.SplitsTotals()
+		}
 		for _, f := range info.families {
 			if names[f.Name] || len(f.Labels) > MaxLabels {
 				return nil, fmt.Errorf("engine: source %s: family %s is declared twice or has more than %d labels", s.Name(), f.Name, MaxLabels)
@@ -231,8 +236,6 @@ func New(cfg Config) (*Engine, error) {
 		}
 		e.sources = append(e.sources, info)
 		seen := map[string]bool{}
-		sp, splits := s.(Splitter)
-		splits = splits && sp.SplitsTotals()
 		for _, p := range cfg.Projects {
 			for _, w := range cfg.Windows {
 				k := p + "\x00" + w.Name
@@ -241,7 +244,7 @@ func New(cfg Config) (*Engine, error) {
 				}
 				seen[k] = true
 				u := &unit{Unit: Unit{Source: s.Name(), Project: p, Window: w}, src: si}
-				if splits && !w.Site {
+				if info.splits && !w.Site {
 					site := w
 					site.Site = true
 					t := &unit{Unit: Unit{Source: s.Name(), Project: p, Window: site}, src: si, pages: u}

@@ -145,9 +145,7 @@ func (j *Journal) Spent(t time.Time) error {
 func (j *Journal) Unspent(t time.Time) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if i := slices.IndexFunc(j.sent, t.Equal); i >= 0 {
-		j.sent = slices.Delete(j.sent, i, i+1)
-	}
+	j.sent = withoutUnsent(j.sent, []time.Time{t})
 	return j.appendLocked('u', t)
 }
 
