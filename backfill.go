@@ -18,7 +18,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/backfill"
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
-	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
 )
 
 // backfillCommand holds the backfill command's flags.
@@ -132,7 +132,7 @@ func (b *backfillCommand) run(ctx context.Context, f *flags, logger log.Logger, 
 	if conn.demo != nil {
 		fmt.Fprintln(stderr, conn.demo.Banner())
 	}
-	budget := engine.NewBudget(cfg.RequestsPerHour, time.Now)
+	budget := budget.New(cfg.RequestsPerHour, time.Now)
 	c, err := conn.client(cfg.Timeout, &client.Hooks{Allow: budget.Allow})
 	if err != nil {
 		return fail(err)

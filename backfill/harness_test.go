@@ -19,7 +19,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
-	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
 )
 
 // t0 is the test clock's start: 2025-03-10T12:00:00Z; yesterday is
@@ -93,7 +93,7 @@ func (h *harness) waitUntil(ctx context.Context, t time.Time) error {
 // sources, as a new process would have.
 func (h *harness) config(from, to client.Date, output string) backfill.Config {
 	h.t.Helper()
-	budget := engine.NewBudget(h.perHour, h.clock.Now)
+	budget := budget.New(h.perHour, h.clock.Now)
 	key, err := client.StaticKey(mintlifytest.DefaultKey)
 	if err != nil {
 		h.t.Fatal(err)

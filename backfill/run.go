@@ -14,6 +14,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/backoff"
 )
 
@@ -94,7 +95,7 @@ type Config struct {
 	// Projects are the projects to backfill.
 	Projects []string
 	// Budget paces the requests; Run makes it wait for room (Pace).
-	Budget *engine.Budget
+	Budget *budget.Budget
 	// Args are the arguments, besides the range, Pages, Projects and
 	// Sources, that decide the output (path filters, max paths, API
 	// address...). They are recorded in the journal, and a resume with

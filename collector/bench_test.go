@@ -34,6 +34,9 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/exposition"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
 )
 
 // benchSizes are the path counts of the benchmarks, one window each.
@@ -160,7 +163,7 @@ func (f *refreshFixture) client(tb testing.TB, hooks client.Hooks) *client.Clien
 // refresh is one refresh as the engine makes it with the visitors
 // source: walk every page, select the paths, then render and compress
 // every family.
-func (f *refreshFixture) refresh(tb testing.TB, c *client.Client) (*engine.Result, *engine.Exposition) {
+func (f *refreshFixture) refresh(tb testing.TB, c *client.Client) (*engine.Result, *exposition.Exposition) {
 	src := collector.NewVisitors(c, collector.Options{PageSize: benchPageSize})
 	res, err := src.Fetch(context.Background(), benchUnit, f.rng, 0)
 	if err != nil {
@@ -169,8 +172,8 @@ func (f *refreshFixture) refresh(tb testing.TB, c *client.Client) (*engine.Resul
 	return res, engine.RenderUnit(src, benchUnit, res)
 }
 
-// exposition returns the text exposition of one refresh, as scrapes get it.
-func exposition(tb testing.TB, x *engine.Exposition) []byte {
+// exposed returns the text exposition of one refresh, as scrapes get it.
+func exposed(tb testing.TB, x *exposition.Exposition) []byte {
 	tb.Helper()
 	var buf bytes.Buffer
 	if err := x.WriteText(&buf); err != nil {
@@ -209,7 +212,7 @@ func BenchmarkRefreshBaseline(b *testing.B) {
 func refreshBaseline(tb testing.TB, n int) func() {
 	f := getRefreshFixture(tb, n)
 	_, x := f.refresh(tb, f.client(tb, client.Hooks{}))
-	text := exposition(tb, x)
+	text := exposed(tb, x)
 	return func() {
 		var rows []client.PathCounts
 		for _, body := range f.pages {
@@ -360,7 +363,7 @@ func TestRefreshMemoryChild(t *testing.T) {
 	src := collector.NewVisitors(f.client(t, client.Hooks{}), collector.Options{PageSize: benchPageSize, MaxPages: 1000, PageConcurrency: 4})
 	v, err := engine.New(engine.Config{
 		Sources: []engine.Source{src}, Projects: []string{benchProject}, Windows: []engine.Window{benchWindow},
-		MinInterval: 15 * time.Minute, Budget: engine.NewBudget(1_000_000, clock), Status: engine.NewStatus(), Now: clock,
+		MinInterval: 15 * time.Minute, Budget: budget.New(1_000_000, clock), Status: health.NewStatus(), Now: clock,
 		OnChange: func() { refreshed <- struct{}{} },
 	})
 	if err != nil {
@@ -375,7 +378,7 @@ func TestRefreshMemoryChild(t *testing.T) {
 	v.Touch()
 	<-refreshed
 	expo := v.Exposition()
-	if got := strings.Count(string(exposition(t, expo)), "mintlify_page_visitors_deduplicated{"); got != n {
+	if got := strings.Count(string(exposed(t, expo)), "mintlify_page_visitors_deduplicated{"); got != n {
 		t.Fatalf("the exposition has %d paths, want %d", got, n)
 	}
 

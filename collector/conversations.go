@@ -8,6 +8,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/exposition"
 )
 
 // ConversationsClient is what the conversations source needs of the API
@@ -70,7 +71,7 @@ func (c *Conversations) Fetch(ctx context.Context, u engine.Unit, r client.DateR
 		counts[k] = 0
 	}
 	for k, n := range res.Counts {
-		k.ResponseType, k.Resolution = engine.SanitizeLabel(k.ResponseType), engine.SanitizeLabel(k.Resolution)
+		k.ResponseType, k.Resolution = exposition.SanitizeLabel(k.ResponseType), exposition.SanitizeLabel(k.Resolution)
 		counts[k] += float64(n)
 	}
 	keys := make([]client.ConversationKey, 0, len(counts))

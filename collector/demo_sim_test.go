@@ -9,6 +9,9 @@ package collector
 
 import (
 	"github.com/go-kit/log"
+
+	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
 
 	"sync"
@@ -29,7 +32,7 @@ func TestDemoSimulation(t *testing.T) {
 	clk := newSimClock(start)
 	srv := demo.Start(clk.Now)
 	t.Cleanup(srv.Close)
-	budget := engine.NewBudget(90, clk.Now)
+	budget := budget.New(90, clk.Now)
 	var mu sync.Mutex
 	codes := map[int]int{}
 	key, _ := client.StaticKey(srv.Key)
@@ -55,7 +58,7 @@ func TestDemoSimulation(t *testing.T) {
 	for _, w := range []string{"1d", "7d", "30d"} {
 		windows = append(windows, windowOf(t, w))
 	}
-	status := engine.NewStatus()
+	status := health.NewStatus()
 	e, err := engine.New(engine.Config{Sources: sources, Projects: srv.ProjectIDs, Windows: windows,
 		MinInterval: 15 * time.Minute, Budget: budget, Status: status, Now: clk.Now, WaitUntil: clk.waitUntil,
 		DeriveWindows: true, Logger: log.NewLogfmtLogger(&simLog)})

@@ -23,6 +23,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
 )
 
 var derivedSimSources = []string{"visitors", "views", "assistant", "feedback", "searches"}
@@ -141,7 +142,7 @@ func simulateDerived(t *testing.T, derive bool, hours int) derivedSimResult {
 	}
 	e, err := engine.New(engine.Config{
 		Sources: srcs, Projects: projects, Windows: windows, MinInterval: 15 * time.Minute,
-		Budget: b.Budget, Status: engine.NewStatus(), Logger: log.NewNopLogger(), Now: clk.Now, WaitUntil: clk.waitUntil,
+		Budget: b.Budget, Status: health.NewStatus(), Logger: log.NewNopLogger(), Now: clk.Now, WaitUntil: clk.waitUntil,
 		DeriveWindows: derive, Restore: restore,
 	})
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 )
 
@@ -28,7 +30,7 @@ func newDerivedEnv(t *testing.T, restore *engine.State, opts ...mintlifytest.Opt
 	data := mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: 21, Paths: 300, Days: 40, End: day0, SearchTerms: 20, TurnsPerDay: 30})
 	srv := mintlifytest.NewServer(append([]mintlifytest.Option{mintlifytest.WithClock(clock), mintlifytest.WithProject("docs", data)}, opts...)...)
 	t.Cleanup(srv.Close)
-	b := engine.NewBudget(100_000, clock)
+	b := budget.New(100_000, clock)
 	c := apitest.Client(t, srv, client.Config{Now: clock, Hooks: client.Hooks{Allow: b.Allow}})
 	srcs, err := Build([]string{"views", "assistant", "searches", "conversations"}, c, Options{PageSize: 250, ConversationsMaxPages: 100})
 	if err != nil {
@@ -39,7 +41,7 @@ func newDerivedEnv(t *testing.T, restore *engine.State, opts ...mintlifytest.Opt
 		ws = append(ws, windowOf(t, w))
 	}
 	e, err := engine.New(engine.Config{Sources: srcs, Projects: []string{"docs"}, Windows: ws, MinInterval: 15 * time.Minute,
-		Budget: b, Status: engine.NewStatus(), Now: clock, DeriveWindows: true, Restore: restore})
+		Budget: b, Status: health.NewStatus(), Now: clock, DeriveWindows: true, Restore: restore})
 	if err != nil {
 		t.Fatal(err)
 	}

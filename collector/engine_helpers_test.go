@@ -8,19 +8,22 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/exposition"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
 )
 
 // The engine's names, as the collector's tests use them.
 type (
-	Budget     = engine.Budget
-	Status     = engine.Status
+	Budget     = budget.Budget
+	Status     = health.Status
 	Window     = engine.Window
-	Exposition = engine.Exposition
+	Exposition = exposition.Exposition
 )
 
 var (
-	NewBudget   = engine.NewBudget
-	NewStatus   = engine.NewStatus
+	NewBudget   = budget.New
+	NewStatus   = health.NewStatus
 	ParseWindow = engine.ParseWindow
 )
 

@@ -8,6 +8,8 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
 )
 
 // UnitResult is one unit's result, for RestoredEngine.
@@ -43,7 +45,7 @@ func RestoredEngine(tb testing.TB, src engine.Source, now time.Time, results ...
 	}
 	e, err := engine.New(engine.Config{
 		Sources: []engine.Source{src}, Projects: projects, Windows: windows, MinInterval: 15 * time.Minute,
-		Budget: engine.NewBudget(90, func() time.Time { return now }), Status: engine.NewStatus(),
+		Budget: budget.New(90, func() time.Time { return now }), Status: health.NewStatus(),
 		Now: func() time.Time { return now }, Restore: st,
 	})
 	if err != nil {

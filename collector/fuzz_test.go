@@ -14,6 +14,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/exposition"
 )
 
 // FuzzSanitizePath: a sanitized path is valid UTF-8, unchanged when it
@@ -27,8 +28,8 @@ func FuzzSanitizeLabel(f *testing.F) {
 		f.Add(p, uint32(10), uint32(4), uint32(12))
 	}
 	f.Fuzz(func(t *testing.T, p string, human, ai, total uint32) {
-		s := engine.SanitizeLabel(p)
-		if !utf8.ValidString(s) || engine.SanitizeLabel(s) != s || (utf8.ValidString(p) && s != p) {
+		s := exposition.SanitizeLabel(p)
+		if !utf8.ValidString(s) || exposition.SanitizeLabel(s) != s || (utf8.ValidString(p) && s != p) {
 			t.Fatalf("SanitizeLabel(%q) = %q", p, s)
 		}
 		if p == "" {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
 )
 
 // TestLargeSiteSimulation: no one-request or totals unit goes longer than
@@ -40,7 +41,7 @@ func TestLargeSiteSimulation(t *testing.T) {
 		windows = append(windows, windowOf(t, w))
 	}
 	e, err := engine.New(engine.Config{Sources: sources, Projects: []string{"huge"}, Windows: windows,
-		MinInterval: 15 * time.Minute, Budget: b.Budget, Status: engine.NewStatus(),
+		MinInterval: 15 * time.Minute, Budget: b.Budget, Status: health.NewStatus(),
 		Now: clk.Now, WaitUntil: clk.waitUntil, DeriveWindows: true})
 	if err != nil {
 		t.Fatal(err)

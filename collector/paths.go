@@ -10,6 +10,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/exposition"
 )
 
 // PathFilter selects and caps the paths a per-page source exports for each
@@ -47,7 +48,7 @@ func selectPathsOf[R any](rows []R, path func(*R) *string, key func(*R) float64,
 	check := !unique
 	for i := range rows {
 		p := path(&rows[i])
-		if s := engine.SanitizeLabel(*p); s != *p {
+		if s := exposition.SanitizeLabel(*p); s != *p {
 			*p, check = s, true
 		}
 	}

@@ -23,6 +23,8 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
 )
 
 // simClock is a manual clock whose waiters (the budget's pacing) block
@@ -98,14 +100,14 @@ func (c *simClock) waiting() bool {
 // simBudget is a simulation's request budget, paced on its clock, that
 // records when each analytics request went out.
 type simBudget struct {
-	*engine.Budget
+	*budget.Budget
 	clk  *simClock
 	mu   sync.Mutex
 	sent []time.Time
 }
 
 func newSimBudget(perHour int, clk *simClock) *simBudget {
-	b := &simBudget{Budget: engine.NewBudget(perHour, clk.Now), clk: clk}
+	b := &simBudget{Budget: budget.New(perHour, clk.Now), clk: clk}
 	// No pacing: the engine sends a request only when the hour has room;
 	// a refusal would be a bug the simulation must see.
 	return b
@@ -238,7 +240,7 @@ func simulate(t *testing.T, planner engine.Planner, hours, budget int, windowNam
 	src := NewVisitors(c, Options{PageSize: 250, MaxPages: 100, PageConcurrency: 1})
 	e, err := engine.New(engine.Config{
 		Sources: []engine.Source{src}, Projects: []string{"docs", "api"}, Windows: windows,
-		MinInterval: 15 * time.Minute, Budget: b.Budget, Status: engine.NewStatus(), Logger: log.NewNopLogger(),
+		MinInterval: 15 * time.Minute, Budget: b.Budget, Status: health.NewStatus(), Logger: log.NewNopLogger(),
 		Now: clk.Now, WaitUntil: clk.waitUntil, Planner: planner,
 	})
 	if err != nil {

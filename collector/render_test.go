@@ -17,6 +17,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/exposition"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/promtest"
 )
 
@@ -64,7 +65,7 @@ var renderRows = []client.PathCounts{
 	row("/", 5, 0, 5),
 }
 
-func writeText(t *testing.T, e *engine.Exposition) []byte {
+func writeText(t *testing.T, e *exposition.Exposition) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := e.WriteText(&buf); err != nil {
@@ -84,7 +85,7 @@ func TestRenderEscapesAndSanitizesPaths(t *testing.T) {
 
 	want := map[string]client.Counts{}
 	for _, r := range renderRows {
-		p := engine.SanitizeLabel(r.Path)
+		p := exposition.SanitizeLabel(r.Path)
 		if _, dup := want[p]; !dup {
 			want[p] = r.Counts
 		}
@@ -209,7 +210,7 @@ func TestExpositionWriteGzip(t *testing.T) {
 	for i := range big {
 		big[i] = row(fmt.Sprintf("/docs/section-%d/page-%d", i%37, i), float64(i), float64(i/3), float64(i+i/7))
 	}
-	exps := map[string]*engine.Exposition{
+	exps := map[string]*exposition.Exposition{
 		"zero":    {},
 		"one":     restoredVisitors(t, renderSnapshot("docs", "1d", client.Counts{Human: 1, AI: 2, Total: 2}, renderRows...)).Exposition(),
 		"several": restoredVisitors(t, renderSnapshot("docs", "1d", client.Counts{}, big...), renderSnapshot("api", "1d", client.Counts{}, renderRows...)).Exposition(),

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/exposition"
 )
 
 // SearchesClient is what the searches source needs of the API client;
@@ -116,7 +117,7 @@ func (s *Searches) Fetch(ctx context.Context, u engine.Unit, r client.DateRange,
 // TermLabel returns a search term usable as a label value: valid UTF-8,
 // at most MaxTermRunes characters (a longer term is cut and ends with "…").
 func TermLabel(q string) string {
-	q = engine.SanitizeLabel(q)
+	q = exposition.SanitizeLabel(q)
 	if utf8.RuneCountInString(q) <= MaxTermRunes {
 		return q
 	}

@@ -17,6 +17,8 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 )
 
@@ -40,7 +42,7 @@ func newSourcesEnv(t *testing.T, now time.Time, data map[string]*mintlifytest.Da
 	}
 	srv := mintlifytest.NewServer(opts...)
 	t.Cleanup(srv.Close)
-	b := engine.NewBudget(10_000, clock)
+	b := budget.New(10_000, clock)
 	c := apitest.Client(t, srv, client.Config{Now: clock, Hooks: client.Hooks{Allow: b.Allow}})
 	if o.PageSize == 0 {
 		o.PageSize = 250
@@ -54,7 +56,7 @@ func newSourcesEnv(t *testing.T, now time.Time, data map[string]*mintlifytest.Da
 		ws = append(ws, windowOf(t, w))
 	}
 	e, err := engine.New(engine.Config{Sources: sources, Projects: projects, Windows: ws, MinInterval: 15 * time.Minute,
-		Budget: b, Status: engine.NewStatus(), Now: clock})
+		Budget: b, Status: health.NewStatus(), Now: clock})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -361,13 +363,13 @@ func TestMalformedRowsAreSkippedAndCounted(t *testing.T) {
 			srv := mintlifytest.NewServer(mintlifytest.WithClock(clock), mintlifytest.WithProject("docs", data["docs"]))
 			t.Cleanup(srv.Close)
 			srv.AddFault(mintlifytest.Fault{Endpoint: c.endpoint, BadRow: c.bad, BadRowIndex: 1, AfterN: c.afterN, Times: 1})
-			b := engine.NewBudget(1000, clock)
+			b := budget.New(1000, clock)
 			cl := apitest.Client(t, srv, client.Config{Now: clock, Hooks: client.Hooks{Allow: b.Allow}})
 			srcs, err := Build([]string{c.source}, cl, Options{PageSize: 250, SearchesTopTerms: 10})
 			if err != nil {
 				t.Fatal(err)
 			}
-			status := engine.NewStatus()
+			status := health.NewStatus()
 			e, err := engine.New(engine.Config{Sources: srcs, Projects: []string{"docs"}, Windows: []engine.Window{windowOf(t, "1d")},
 				MinInterval: 15 * time.Minute, Budget: b, Status: status, Now: clock})
 			if err != nil {

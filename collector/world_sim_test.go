@@ -23,6 +23,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
 )
 
 // worldHourShare is the share of a day's traffic that arrives in UTC hour
@@ -128,7 +129,7 @@ func runWorld(t *testing.T, planner engine.Planner, budget, hours int) worldResu
 		windows = append(windows, windowOf(t, w))
 	}
 	e, err := engine.New(engine.Config{Sources: sources, Projects: []string{"docs", "api"}, Windows: windows,
-		MinInterval: 15 * time.Minute, Budget: b.Budget, Status: engine.NewStatus(), Logger: log.NewNopLogger(),
+		MinInterval: 15 * time.Minute, Budget: b.Budget, Status: health.NewStatus(), Logger: log.NewNopLogger(),
 		Now: clk.Now, WaitUntil: clk.waitUntil, Planner: planner, DeriveWindows: true})
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"github.com/go-kit/log/level"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/engine/schedule"
 )
 
@@ -632,11 +633,11 @@ func (r *reservations) earliest(from time.Time, n int) time.Time {
 		return from
 	}
 	for _, a := range r.at {
-		if t := a.Add(time.Hour + paceMargin); t.After(from) && r.fits(t, n) {
+		if t := a.Add(time.Hour + budget.PaceMargin); t.After(from) && r.fits(t, n) {
 			return t
 		}
 	}
 	// Unreachable while n is at most perHour: an hour after the last
 	// booked request, nothing is booked.
-	return r.at[len(r.at)-1].Add(time.Hour + paceMargin)
+	return r.at[len(r.at)-1].Add(time.Hour + budget.PaceMargin)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/exposition"
 )
 
 // The states of a unit, as UnitState.State gives them.
@@ -30,12 +31,12 @@ var unitsWaitingDesc = prometheus.NewDesc("mintlify_units_waiting",
 	[]string{"project", "source"}, nil)
 
 // render renders a result's families for a unit: those it exports.
-func (e *Engine) render(u *unit, res *Result) []chunk {
+func (e *Engine) render(u *unit, res *Result) []exposition.Chunk {
 	fams := e.sources[u.src].families
-	out := make([]chunk, len(fams))
+	out := make([]exposition.Chunk, len(fams))
 	for i, f := range fams {
 		if i < len(res.Samples) && u.exports(f) {
-			out[i] = renderFamily(f, u.Project, u.Window.Name, res.Samples[i])
+			out[i] = exposition.Series(f.Name, f.Labels, u.Project, u.Window.Name, res.Samples[i])
 		}
 	}
 	return out
@@ -56,19 +57,19 @@ func (u *unit) exports(f Family) bool {
 // publishLocked swaps in a new exposition of the current data: for each
 // source, each family whole, units in project then window order.
 func (e *Engine) publishLocked() {
-	x := &Exposition{}
+	x := &exposition.Exposition{}
 	for si, s := range e.sources {
 		for fi := range s.families {
 			header := false
 			for _, u := range e.units {
-				if u.src != si || u.snap == nil || len(u.snap.rendered[fi].text) == 0 {
+				if u.src != si || u.snap == nil || u.snap.rendered[fi].Empty() {
 					continue
 				}
 				if !header { // a family without series is left out, as client_golang does
-					x.add(s.headers[fi])
+					x.Add(s.headers[fi])
 					header = true
 				}
-				x.add(u.snap.rendered[fi])
+				x.Add(u.snap.rendered[fi])
 			}
 		}
 	}
@@ -343,4 +344,19 @@ func (e *Engine) Collect(ch chan<- prometheus.Metric) {
 			}
 		}
 	}
+}
+
+// RenderUnit renders one unit's result as the engine does at each refresh,
+// headers included: for benchmarks, tests and tools that need the
+// exposition of one result without running an engine.
+func RenderUnit(src Source, u Unit, res *Result) *exposition.Exposition {
+	x := &exposition.Exposition{}
+	for i, f := range src.Families() {
+		if i >= len(res.Samples) || len(res.Samples[i]) == 0 {
+			continue
+		}
+		x.Add(exposition.Header(f.Name, f.Help))
+		x.Add(exposition.Series(f.Name, f.Labels, u.Project, u.Window.Name, res.Samples[i]))
+	}
+	return x
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
 )
 
 // daySource is an additive source whose count of a day is 100 plus the
@@ -18,7 +19,7 @@ import (
 // shift set, a range of several days is counted as the API would if its
 // day boundary were not UTC midnight: 5 % more.
 type daySource struct {
-	b       *Budget
+	b       *budget.Budget
 	now     func() time.Time
 	shift   atomic.Bool
 	fetches atomic.Int64
@@ -69,7 +70,7 @@ func newDayRig(t *testing.T, shift bool) (*rig, *daySource) {
 	src := &daySource{}
 	src.shift.Store(shift)
 	r := newRig(t, rigOptions{perHour: 1000, projects: []string{"docs"}, windows: []string{"1d", "7d", "30d"}},
-		func(b *Budget) Source { src.b = b; return src })
+		func(b *budget.Budget) Source { src.b = b; return src })
 	src.now = r.clock.Now
 	r.e.cfg.DeriveWindows = true
 	r.e.linkDerivable()
@@ -232,7 +233,7 @@ func trimFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 func TestDayStoreFillKeepsToItsShare(t *testing.T) {
 	src := &daySource{}
 	r := newRig(t, rigOptions{perHour: 40, projects: []string{"docs"}, windows: []string{"1d", "30d"}},
-		func(b *Budget) Source { src.b = b; return src })
+		func(b *budget.Budget) Source { src.b = b; return src })
 	src.now = r.clock.Now
 	r.e.cfg.DeriveWindows = true
 	r.e.linkDerivable()

@@ -12,6 +12,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/exposition"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/backoff"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/errstate"
 )
@@ -27,9 +30,9 @@ type Config struct {
 	MinInterval time.Duration
 	// Budget is the organization's analytics request ledger, also the
 	// client's Allow hook.
-	Budget *Budget
+	Budget *budget.Budget
 	// Status exports each source's health per project.
-	Status *Status
+	Status *health.Status
 	Logger log.Logger
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
@@ -95,7 +98,7 @@ type Engine struct {
 	// per kind for the whole engine.
 	connErrs errstate.State
 
-	expo atomic.Pointer[Exposition]
+	expo atomic.Pointer[exposition.Exposition]
 	// live is what the scrape-time collectors export, taken at each
 	// change: a scrape takes no lock of the engine's.
 	live atomic.Pointer[liveState]
@@ -105,7 +108,7 @@ type Engine struct {
 type sourceInfo struct {
 	src      Source
 	families []Family
-	headers  []chunk
+	headers  []exposition.Chunk
 	descs    []*prometheus.Desc
 	// group is the source's CostGroup, "" when it has none.
 	group string
@@ -164,7 +167,7 @@ type snapshot struct {
 	res       *Result
 	completed time.Time
 	duration  time.Duration
-	rendered  []chunk // one per family of the source
+	rendered  []exposition.Chunk // one per family of the source
 	// derived is set when the data is the sum of the day store's days and
 	// today's 1d unit.
 	derived bool
@@ -231,7 +234,7 @@ func New(cfg Config) (*Engine, error) {
 				return nil, fmt.Errorf("engine: source %s: family %s is declared twice or has more than %d labels", s.Name(), f.Name, MaxLabels)
 			}
 			names[f.Name] = true
-			info.headers = append(info.headers, headerChunk(f))
+			info.headers = append(info.headers, exposition.Header(f.Name, f.Help))
 			info.descs = append(info.descs, prometheus.NewDesc(f.Name, f.Help, append([]string{"project", "window"}, f.Labels...), nil))
 		}
 		e.sources = append(e.sources, info)
@@ -266,7 +269,7 @@ func New(cfg Config) (*Engine, error) {
 		return nil, errors.New("engine: no source supports any of the windows")
 	}
 	e.linkDerivable()
-	e.expo.Store(&Exposition{})
+	e.expo.Store(&exposition.Exposition{})
 	e.mu.Lock()
 	if cfg.Restore != nil {
 		e.restoreLocked(cfg.Restore)
@@ -298,4 +301,4 @@ func (e *Engine) Close() {
 }
 
 // Exposition returns the current pre-rendered exposition.
-func (e *Engine) Exposition() *Exposition { return e.expo.Load() }
+func (e *Engine) Exposition() *exposition.Exposition { return e.expo.Load() }

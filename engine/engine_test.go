@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
 )
 
 // threeProjects is the large-site rig: 3 projects, windows 1d/7d/30d, a
@@ -17,19 +19,19 @@ import (
 func threeProjects(t *testing.T, perHour int) (*rig, *memSource, *memSource, *memSource) {
 	var walk, views, one *memSource
 	r := newRig(t, rigOptions{perHour: perHour, projects: []string{"a", "b", "c"}, windows: []string{"1d", "7d", "30d"}},
-		func(b *Budget) Source {
+		func(b *budget.Budget) Source {
 			walk = newMemSource("walk", b)
 			walk.group = "paths"
 			walk.step = true
 			return walk
 		},
-		func(b *Budget) Source {
+		func(b *budget.Budget) Source {
 			views = newMemSource("views", b)
 			views.group = "paths"
 			views.step = true
 			return views
 		},
-		func(b *Budget) Source { one = newMemSource("one", b); one.fixed = 1; return one },
+		func(b *budget.Budget) Source { one = newMemSource("one", b); one.fixed = 1; return one },
 	)
 	for _, p := range []string{"a", "b", "c"} {
 		for _, w := range []string{"1d", "7d", "30d"} {
@@ -247,7 +249,7 @@ func TestEstimateFromSiblings(t *testing.T) {
 func TestRefreshesOnItsOwnTimer(t *testing.T) {
 	var src *memSource
 	r := newRig(t, rigOptions{perHour: 3600, minInterval: 20 * time.Second, projects: []string{"docs"}, windows: []string{"1d"}},
-		func(b *Budget) Source { src = newMemSource("one", b); src.fixed = 1; return src })
+		func(b *budget.Budget) Source { src = newMemSource("one", b); src.fixed = 1; return src })
 	r.e.Start()
 	r.waitFor("the first refresh", func() bool { return src.count("docs", "1d") == 1 })
 
@@ -294,8 +296,8 @@ func TestRefreshesOnItsOwnTimer(t *testing.T) {
 func TestCheapUnitDoesNotWaitBehindAWalk(t *testing.T) {
 	var walk, one *memSource
 	r := newRig(t, rigOptions{perHour: 20, projects: []string{"docs"}, windows: []string{"1d"}},
-		func(b *Budget) Source { walk = newMemSource("walk", b); walk.step = true; return walk },
-		func(b *Budget) Source { one = newMemSource("one", b); one.fixed = 1; return one })
+		func(b *budget.Budget) Source { walk = newMemSource("walk", b); walk.step = true; return walk },
+		func(b *budget.Budget) Source { one = newMemSource("one", b); one.fixed = 1; return one })
 	walk.setCost("docs", "1d", 40)
 	r.e.Start()
 	r.settle()
@@ -327,7 +329,7 @@ func TestCheapUnitDoesNotWaitBehindAWalk(t *testing.T) {
 func TestScrapeHoldsOnlyForProgress(t *testing.T) {
 	var src *memSource
 	r := newRig(t, rigOptions{perHour: 90, projects: []string{"docs"}, windows: []string{"1d"}},
-		func(b *Budget) Source { src = newMemSource("one", b); src.fixed = 1; return src })
+		func(b *budget.Budget) Source { src = newMemSource("one", b); src.fixed = 1; return src })
 	if r.e.Ready() {
 		t.Fatal("ready before the first attempt")
 	}
@@ -345,7 +347,7 @@ func TestScrapeHoldsOnlyForProgress(t *testing.T) {
 func TestFailureIsNotWaiting(t *testing.T) {
 	var src *memSource
 	r := newRig(t, rigOptions{perHour: 90, projects: []string{"docs"}, windows: []string{"1d"}},
-		func(b *Budget) Source { src = newMemSource("one", b); src.fixed = 1; return src })
+		func(b *budget.Budget) Source { src = newMemSource("one", b); src.fixed = 1; return src })
 	src.setFail("docs", "1d", errServer)
 	r.e.Start()
 	r.settle()

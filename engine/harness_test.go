@@ -11,6 +11,8 @@ import (
 	"github.com/go-kit/log"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
 )
 
@@ -80,7 +82,7 @@ type memSource struct {
 	// step makes the source a Stepper: a unit is a walk of cost requests
 	// sent one at a time.
 	step bool
-	b    *Budget
+	b    *budget.Budget
 
 	mu      sync.Mutex
 	cost    map[string]int
@@ -93,7 +95,7 @@ type memSource struct {
 	gate chan struct{}
 }
 
-func newMemSource(name string, b *Budget) *memSource {
+func newMemSource(name string, b *budget.Budget) *memSource {
 	return &memSource{name: name, b: b, cost: map[string]int{}, fetches: map[string]int{}, fail: map[string]error{}}
 }
 
@@ -216,8 +218,8 @@ func (s *memSource) fetched() []string {
 type rig struct {
 	t     *testing.T
 	clock *manualClock
-	b     *Budget
-	st    *Status
+	b     *budget.Budget
+	st    *health.Status
 	e     *Engine
 	logs  *logbuf.Buffer
 }
@@ -232,10 +234,10 @@ type rigOptions struct {
 
 // newRig builds the engine of sources (made by mk with the rig's budget);
 // Start is left to the test.
-func newRig(t *testing.T, o rigOptions, mk ...func(*Budget) Source) *rig {
+func newRig(t *testing.T, o rigOptions, mk ...func(*budget.Budget) Source) *rig {
 	t.Helper()
 	clock := newManualClock(t0)
-	b := NewBudget(o.perHour, clock.Now)
+	b := budget.New(o.perHour, clock.Now)
 	if o.pace {
 		b.Pace(clock.WaitUntil)
 	}
@@ -254,7 +256,7 @@ func newRig(t *testing.T, o rigOptions, mk ...func(*Budget) Source) *rig {
 	if o.minInterval == 0 {
 		o.minInterval = 15 * time.Minute
 	}
-	r := &rig{t: t, clock: clock, b: b, st: NewStatus(), logs: &logbuf.Buffer{}}
+	r := &rig{t: t, clock: clock, b: b, st: health.NewStatus(), logs: &logbuf.Buffer{}}
 	var err error
 	r.e, err = New(Config{Sources: sources, Projects: o.projects, Windows: windows, MinInterval: o.minInterval,
 		Budget: b, Status: r.st, Now: clock.Now, WaitUntil: clock.WaitUntil, Logger: log.NewLogfmtLogger(r.logs)})

@@ -13,6 +13,7 @@ import (
 	"github.com/go-kit/log/level"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/backoff"
 )
 
@@ -267,9 +268,9 @@ func errorClass(err error) string {
 		return fmt.Sprintf("api %d %s", ae.StatusCode, ae.Message)
 	case errors.As(err, &de):
 		return "decode " + de.Reason
-	case errors.Is(err, ErrBudgetExhausted):
+	case errors.Is(err, budget.ErrExhausted):
 		return "budget"
-	case errors.Is(err, ErrRateLimitPause):
+	case errors.Is(err, budget.ErrRateLimitPause):
 		return "paused"
 	case errors.Is(err, client.ErrTooManyPages):
 		return "too many pages"

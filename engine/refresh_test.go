@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
 )
 
 // oneUnit is a rig of one one-request source ("one") over projects and
@@ -16,7 +17,7 @@ func oneUnit(t *testing.T, o rigOptions) (*rig, *memSource) {
 	if o.perHour == 0 {
 		o.perHour = 90
 	}
-	r := newRig(t, o, func(b *Budget) Source { src = newMemSource("one", b); src.fixed = 1; return src })
+	r := newRig(t, o, func(b *budget.Budget) Source { src = newMemSource("one", b); src.fixed = 1; return src })
 	return r, src
 }
 
@@ -197,7 +198,7 @@ func TestRateLimitPausesEveryUnit(t *testing.T) {
 func TestWalkLongerThanTheBudgetResumes(t *testing.T) {
 	var src *memSource
 	r := newRig(t, rigOptions{perHour: 2, projects: []string{"docs"}, windows: []string{"7d"}},
-		func(b *Budget) Source { src = newMemSource("walk", b); src.step = true; return src })
+		func(b *budget.Budget) Source { src = newMemSource("walk", b); src.step = true; return src })
 	src.setCost("docs", "7d", 5)
 	r.e.Start()
 	r.settle()
@@ -214,7 +215,7 @@ func TestWalkLongerThanTheBudgetResumes(t *testing.T) {
 		r.settle()
 	}
 	r.waitFor("the walk", func() bool { return src.count("docs", "7d") == 1 })
-	if took := r.clock.Now().Sub(t0); took != 2*(time.Hour+paceMargin) {
+	if took := r.clock.Now().Sub(t0); took != 2*(time.Hour+budget.PaceMargin) {
 		t.Errorf("the walk took %s of clock time, want 2h10s", took)
 	}
 	if !r.st.Up("docs", "walk") {
@@ -251,7 +252,7 @@ func TestMaxWalkAge(t *testing.T) {
 func TestWalkStartsAgainAtMidnight(t *testing.T) {
 	var src *memSource
 	r := newRig(t, rigOptions{perHour: 10, projects: []string{"docs"}, windows: []string{"1d"}},
-		func(b *Budget) Source { src = newMemSource("walk", b); src.step = true; return src })
+		func(b *budget.Budget) Source { src = newMemSource("walk", b); src.step = true; return src })
 	src.setCost("docs", "1d", 25)
 	r.clock.Advance(11*time.Hour + 30*time.Minute) // 23:30
 	r.e.Start()

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/exposition"
 )
 
 // Source is one kind of analytics data read from the API, such as unique
@@ -35,7 +36,7 @@ type Source interface {
 
 // MaxLabels is the most labels a family may have besides project and
 // window.
-const MaxLabels = 2
+const MaxLabels = exposition.MaxLabels
 
 // Family describes one metric family of a source. All are gauges.
 type Family struct {
@@ -49,12 +50,9 @@ type Family struct {
 	SiteWide bool
 }
 
-// Sample is one series of a family: the values of the family's own labels,
-// in the order of Family.Labels, and the value.
-type Sample struct {
-	Labels [MaxLabels]string
-	Value  float64
-}
+// Sample is one series of a family: its own label values, in the order of
+// Family.Labels, and the value.
+type Sample = exposition.Sample
 
 // Result is what one successful fetch of a unit produced.
 type Result struct {

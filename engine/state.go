@@ -1,16 +1,14 @@
 package engine
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"time"
 
-	"github.com/go-kit/log"
 	"github.com/go-kit/log/level"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
 )
 
 // State is what the engine keeps across restarts: the request ledger and
@@ -40,42 +38,6 @@ type UnitData struct {
 	Summary         string    `json:"summary,omitempty"`
 	// Families holds the series of each family, by family name.
 	Families map[string][]Sample `json:"families"`
-}
-
-// MarshalJSON writes a sample as an array of its label values followed by
-// its value: ["/quickstart", "human", 12]. Empty trailing labels are left
-// out.
-func (s Sample) MarshalJSON() ([]byte, error) {
-	n := MaxLabels
-	for n > 0 && s.Labels[n-1] == "" {
-		n--
-	}
-	if math.IsNaN(s.Value) || math.IsInf(s.Value, 0) {
-		return nil, fmt.Errorf("sample value %v cannot be saved", s.Value)
-	}
-	out := make([]any, 0, n+1)
-	for _, l := range s.Labels[:n] {
-		out = append(out, l)
-	}
-	return json.Marshal(append(out, s.Value))
-}
-
-// UnmarshalJSON reads what MarshalJSON writes.
-func (s *Sample) UnmarshalJSON(b []byte) error {
-	var parts []json.RawMessage
-	if err := json.Unmarshal(b, &parts); err != nil {
-		return err
-	}
-	if len(parts) == 0 || len(parts) > MaxLabels+1 {
-		return errors.New("a sample is an array of up to 2 label values and a value")
-	}
-	*s = Sample{}
-	for i, p := range parts[:len(parts)-1] {
-		if err := json.Unmarshal(p, &s.Labels[i]); err != nil {
-			return fmt.Errorf("sample label %d: %w", i, err)
-		}
-	}
-	return json.Unmarshal(parts[len(parts)-1], &s.Value)
 }
 
 // State returns the current state, to persist.
@@ -110,7 +72,7 @@ func (e *Engine) State() State {
 // configured units (others are ignored). Restored data is served at once
 // and refreshed only when due. The caller holds e.mu.
 func (e *Engine) restoreLocked(st *State) {
-	LogRestored(e.logger, "cache file", e.cfg.Budget.Restore(st.Ledger, st.PausedUntil))
+	budget.LogRestored(e.logger, "cache file", e.cfg.Budget.Restore(st.Ledger, st.PausedUntil))
 	n := 0
 	for _, d := range st.Units {
 		for _, u := range e.units {
@@ -186,23 +148,6 @@ func (e *Engine) siteWideOf(u *unit, res *Result) *Result {
 		return nil
 	}
 	return out
-}
-
-// LogRestored logs what Budget.Restore discarded or changed of a ledger
-// read from what (the cache file, the budget journal); nothing when it took
-// it as it was.
-func LogRestored(logger log.Logger, what string, r Restored) {
-	if r.Future > 0 {
-		level.Warn(logger).Log("msg", "the "+what+" holds analytics requests dated after the clock; counting them as sent now",
-			"requests", r.Future)
-	}
-	if !r.PauseClamped.IsZero() {
-		level.Warn(logger).Log("msg", "the "+what+" holds a rate-limit pause longer than a 429 can ask; pausing for at most "+client.MaxRateLimitPause.String()+" instead",
-			"paused_until", r.PauseClamped.UTC().Format(time.RFC3339))
-	}
-	if r.Dropped > 0 {
-		level.Debug(logger).Log("msg", "dropped analytics requests older than an hour from the "+what, "requests", r.Dropped)
-	}
 }
 
 // restoredSnapshot checks persisted data against the unit's source and

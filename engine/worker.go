@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
 )
 
 // maxSleep bounds one sleep of the worker on real timers, so that a clock
@@ -162,7 +163,7 @@ func (e *Engine) step(j *job) {
 	keep := false
 	if err != nil && e.ctx.Err() == nil && j.err == nil {
 		_, _, keep = client.IsRateLimited(err)
-		wait = errors.Is(err, ErrBudgetExhausted) || errors.Is(err, ErrRateLimitPause)
+		wait = errors.Is(err, budget.ErrExhausted) || errors.Is(err, budget.ErrRateLimitPause)
 	}
 	e.mu.Lock()
 	if !j.totalsDone && j.walk != nil {

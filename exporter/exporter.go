@@ -24,6 +24,8 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/progname"
 	"github.com/mintlify-exporter/mintlify_exporter/jobs"
 	"github.com/mintlify-exporter/mintlify_exporter/landingpage"
@@ -117,9 +119,9 @@ type Exporter struct {
 // parts are what New builds and the routes serve.
 type parts struct {
 	live     *prometheus.Registry
-	budget   *engine.Budget
+	budget   *budget.Budget
 	client   *client.Client
-	status   *engine.Status
+	status   *health.Status
 	units    func() []engine.UnitState
 	watcher  *jobs.Watcher           // nil when off
 	webhook  *remediation.Remediator // nil when off
@@ -171,28 +173,28 @@ func New(cfg Config) (*Exporter, error) {
 // file), the API client, the registry of live metrics, and the engine of
 // the analytics sources (nil when every source is off), not started.
 func (x *Exporter) analytics(cfg Config) (*parts, error) {
-	status := engine.NewStatus()
-	budget := engine.NewBudget(cfg.RequestsPerHour, time.Now)
+	status := health.NewStatus()
+	ledger := budget.New(cfg.RequestsPerHour, time.Now)
 	if cfg.CacheFile != "" {
-		if err := x.openJournal(cfg, budget); err != nil {
+		if err := x.openJournal(cfg, ledger); err != nil {
 			return nil, err
 		}
 	}
-	apiMetrics := engine.NewAPIMetrics()
+	apiMetrics := health.NewAPIMetrics()
 	c, err := client.New(client.Config{
 		BaseURL: cfg.APIURL, Key: cfg.Key, Timeout: cfg.Timeout, UserAgent: cfg.UserAgent,
-		Hooks: client.Hooks{Allow: budget.Allow, Observe: apiMetrics.Observe, Unsent: budget.Unsent},
+		Hooks: client.Hooks{Allow: ledger.Allow, Observe: apiMetrics.Observe, Unsent: ledger.Unsent},
 	})
 	if err != nil {
 		return nil, err
 	}
-	p := &parts{live: prometheus.NewRegistry(), budget: budget, client: c, status: status,
+	p := &parts{live: prometheus.NewRegistry(), budget: ledger, client: c, status: status,
 		units: func() []engine.UnitState { return nil }, jobsText: "disabled (--collector.jobs)"}
 	p.live.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		versioncollector.NewCollector(Name),
-		status, budget, apiMetrics,
+		status, ledger, apiMetrics,
 	)
 	if fk, ok := cfg.Key.(*client.FileKey); ok {
 		p.live.MustRegister(collector.NewKeyFile(fk))
@@ -208,7 +210,7 @@ func (x *Exporter) analytics(cfg Config) (*parts, error) {
 	x.saver = statefile.NewSaver(cfg.CacheFile, func() engine.State { return eng.State() }, cfg.Logger)
 	eng, err = engine.New(engine.Config{
 		Sources: sources, Projects: cfg.Projects, Windows: cfg.Windows,
-		MinInterval: cfg.RefreshInterval, Budget: budget, Status: status, Logger: cfg.Logger,
+		MinInterval: cfg.RefreshInterval, Budget: ledger, Status: status, Logger: cfg.Logger,
 		DeriveWindows: cfg.DeriveWindows,
 		Restore:       statefile.Load(cfg.CacheFile, cfg.Logger),
 		OnChange:      x.saver.Changed,
@@ -225,7 +227,7 @@ func (x *Exporter) analytics(cfg Config) (*parts, error) {
 // openJournal opens the budget journal beside the cache file and restores
 // the budget from it: every request and pause is durable before the next
 // request, so a crash loop cannot exceed the budget.
-func (x *Exporter) openJournal(cfg Config, budget *engine.Budget) error {
+func (x *Exporter) openJournal(cfg Config, ledger *budget.Budget) error {
 	// The lock comes first: the temporary files and the journal may be
 	// another exporter's.
 	lock, err := statefile.Lock(cfg.CacheFile)
@@ -245,13 +247,13 @@ func (x *Exporter) openJournal(cfg Config, budget *engine.Budget) error {
 	if st.Skipped > 0 {
 		level.Warn(cfg.Logger).Log("msg", "skipped unreadable lines of the budget journal (a save interrupted by a crash)", "lines", st.Skipped)
 	}
-	engine.LogRestored(cfg.Logger, "budget journal", budget.Restore(st.Sent, st.PausedUntil))
-	budget.Record(j)
+	budget.LogRestored(cfg.Logger, "budget journal", ledger.Restore(st.Sent, st.PausedUntil))
+	ledger.Record(j)
 	x.journal = j
-	if until := budget.PausedUntil(); !until.IsZero() {
+	if until := ledger.PausedUntil(); !until.IsZero() {
 		level.Warn(cfg.Logger).Log("msg", "analytics requests stay paused after a 429 answered before the restart", "resume_at", until.UTC().Format(time.RFC3339))
 	}
-	level.Debug(cfg.Logger).Log("msg", "read the budget journal", "file", cfg.CacheFile+statefile.JournalSuffix, "requests_last_hour", budget.Used())
+	level.Debug(cfg.Logger).Log("msg", "read the budget journal", "file", cfg.CacheFile+statefile.JournalSuffix, "requests_last_hour", ledger.Used())
 	return nil
 }
 

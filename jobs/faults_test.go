@@ -14,7 +14,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
-	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/leakcheck"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
@@ -33,14 +33,14 @@ type faultJobsEnv struct {
 	clock  *mintlifytest.Clock
 	srv    *mintlifytest.Server
 	hc     *http.Client
-	status *engine.Status
+	status *health.Status
 	logs   *logbuf.Buffer
 	w      *jobs.Watcher
 }
 
 func newFaultJobsEnv(t *testing.T) *faultJobsEnv {
 	t.Helper()
-	e := &faultJobsEnv{t: t, clock: mintlifytest.NewClock(day0), status: engine.NewStatus(), logs: &logbuf.Buffer{}}
+	e := &faultJobsEnv{t: t, clock: mintlifytest.NewClock(day0), status: health.NewStatus(), logs: &logbuf.Buffer{}}
 	e.srv = mintlifytest.NewServer(mintlifytest.WithClock(e.clock.Now))
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	base.Proxy = nil

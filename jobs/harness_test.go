@@ -3,12 +3,14 @@ package jobs_test
 import (
 	"context"
 	"fmt"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
 
 	"github.com/go-kit/log"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -16,7 +18,6 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
-	"github.com/mintlify-exporter/mintlify_exporter/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/promtest"
 	"github.com/mintlify-exporter/mintlify_exporter/jobs"
@@ -31,7 +32,7 @@ type jobsEnv struct {
 	clock  *mintlifytest.Clock
 	fake   *mintlifytest.Server
 	client *client.Client
-	status *engine.Status
+	status *health.Status
 	logs   *logbuf.Buffer
 }
 
@@ -41,7 +42,7 @@ func newJobsEnv(t *testing.T) *jobsEnv {
 	fake := mintlifytest.NewServer(mintlifytest.WithClock(clk.Now))
 	t.Cleanup(fake.Close)
 	c := apitest.Client(t, fake, client.Config{Retry: client.RetryPolicy{MaxAttempts: 1}})
-	return &jobsEnv{t: t, clock: clk, fake: fake, client: c, status: engine.NewStatus(), logs: &logbuf.Buffer{}}
+	return &jobsEnv{t: t, clock: clk, fake: fake, client: c, status: health.NewStatus(), logs: &logbuf.Buffer{}}
 }
 
 // watcher returns a watcher of the env's fake; cfg's Client, Status,

@@ -7,7 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
-	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/exposition"
 )
 
 var (
@@ -65,10 +65,10 @@ func (w *Watcher) Collect(ch chan<- prometheus.Metric) {
 			}
 		}
 		sort.Strings(ids)
-		project := engine.SanitizeLabel(pid)
+		project := exposition.SanitizeLabel(pid)
 		for _, id := range ids {
 			j := p.jobs[id].job
-			status := engine.SanitizeLabel(string(j.Status))
+			status := exposition.SanitizeLabel(string(j.Status))
 			counts[status]++
 			ref := ""
 			if j.Source.Ref != nil {
@@ -78,9 +78,9 @@ func (w *Watcher) Collect(ch chan<- prometheus.Metric) {
 			if j.PRLink != nil && *j.PRLink != "" {
 				hasPR = "true"
 			}
-			jobID := engine.SanitizeLabel(id)
+			jobID := exposition.SanitizeLabel(id)
 			ch <- prometheus.MustNewConstMetric(jobInfoDesc, prometheus.GaugeValue, 1,
-				project, jobID, engine.SanitizeLabel(j.Model), engine.SanitizeLabel(j.Source.Repository), engine.SanitizeLabel(ref), hasPR)
+				project, jobID, exposition.SanitizeLabel(j.Model), exposition.SanitizeLabel(j.Source.Repository), exposition.SanitizeLabel(ref), hasPR)
 			for _, s := range client.JobStatuses {
 				v := 0.0
 				if string(s) == status {

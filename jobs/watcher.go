@@ -12,7 +12,7 @@ import (
 	"github.com/go-kit/log/level"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
-	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/backoff"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/errstate"
 )
@@ -77,7 +77,7 @@ type Config struct {
 	// Status receives the health of every project's "jobs" source.
 	// Required; it is shared with the other collectors and exported by its
 	// own Collect, not by the watcher's.
-	Status *engine.Status
+	Status *health.Status
 	// Logger receives warnings and errors; none when nil.
 	Logger log.Logger
 	// Now is the clock; time.Now when nil.

@@ -28,6 +28,8 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
 	"github.com/mintlify-exporter/mintlify_exporter/metricshandler"
 )
 
@@ -69,9 +71,9 @@ func getScrapeFixture(b *testing.B, n int) *scrapeFixture {
 		})),
 	)
 	defer srv.Close() // the snapshot stays current: the fake is needed once
-	status := engine.NewStatus()
-	budget := engine.NewBudget(1_000_000, fixedNow)
-	apiMetrics := engine.NewAPIMetrics()
+	status := health.NewStatus()
+	budget := budget.New(1_000_000, fixedNow)
+	apiMetrics := health.NewAPIMetrics()
 	key, err := client.StaticKey(mintlifytest.DefaultKey)
 	if err != nil {
 		b.Fatal(err)

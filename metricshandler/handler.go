@@ -25,7 +25,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/common/expfmt"
 
-	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/exposition"
 )
 
 // Cached is what the handler needs of the engine: the pre-rendered
@@ -35,7 +35,7 @@ type Cached interface {
 	// Touch wakes the engine's worker; it never waits.
 	Touch()
 	// Exposition is the current pre-rendered exposition.
-	Exposition() *engine.Exposition
+	Exposition() *exposition.Exposition
 }
 
 // Config configures the handler.
@@ -184,7 +184,7 @@ func (h *handler) serveText(w http.ResponseWriter, r *http.Request, format expfm
 			level.Error(h.cfg.Logger).Log("msg", "error encoding metric family", "family", mf.GetName(), "err", err)
 		}
 	}
-	var expo *engine.Exposition
+	var expo *exposition.Exposition
 	if h.cfg.Cached != nil {
 		expo = h.cfg.Cached.Exposition()
 	}
@@ -216,7 +216,7 @@ func (h *handler) serveText(w http.ResponseWriter, r *http.Request, format expfm
 	_, _ = w.Write(live.Bytes())
 }
 
-var emptyExposition = &engine.Exposition{}
+var emptyExposition = &exposition.Exposition{}
 
 // accepts reports whether an Accept or Accept-Encoding header value accepts
 // name (such as "text/plain" or "gzip") with a non-zero quality, directly or

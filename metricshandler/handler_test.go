@@ -30,6 +30,8 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/promtest"
 	"github.com/mintlify-exporter/mintlify_exporter/metricshandler"
@@ -143,9 +145,9 @@ func newEnv(t *testing.T, o envOptions) *env {
 		},
 	})
 
-	status := engine.NewStatus()
-	budget := engine.NewBudget(1000, fixedNow)
-	apiMetrics := engine.NewAPIMetrics()
+	status := health.NewStatus()
+	budget := budget.New(1000, fixedNow)
+	apiMetrics := health.NewAPIMetrics()
 	c := apitest.Client(t, srv, client.Config{Timeout: 10 * time.Second,
 		Retry: client.RetryPolicy{MaxAttempts: 1},
 		Hooks: client.Hooks{Allow: budget.Allow, Observe: apiMetrics.Observe}})

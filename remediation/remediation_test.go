@@ -19,7 +19,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
-	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/promtest"
@@ -65,7 +65,7 @@ func newEnv(t *testing.T, config string) *env {
 	e.client = apitest.Client(t, e.fake, client.Config{Retry: client.RetryPolicy{MaxAttempts: 1}})
 	var err error
 	if e.watcher, err = jobs.New(jobs.Config{Client: e.client, Projects: []string{"docs"}, Added: true,
-		Status: engine.NewStatus(), Now: e.clock.Now}); err != nil {
+		Status: health.NewStatus(), Now: e.clock.Now}); err != nil {
 		t.Fatal(err)
 	}
 	e.config = filepath.Join(e.dir, "remediation.yml")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 )
 
@@ -56,7 +57,7 @@ func TestJournalSurvivesAKill(t *testing.T) {
 		t.Errorf("paused until %s, %d lines skipped; want %s and 1", st.PausedUntil, st.Skipped, t0.Add(10*time.Minute))
 	}
 	// The budget restored from it refuses what a crash forgot.
-	b := engine.NewBudget(3, clk.Now)
+	b := budget.New(3, clk.Now)
 	b.Restore(st.Sent, st.PausedUntil)
 	if b.Remaining() != 0 || b.PausedUntil().IsZero() {
 		t.Errorf("restored budget: %d remaining, paused until %s", b.Remaining(), b.PausedUntil())

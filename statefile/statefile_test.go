@@ -19,6 +19,8 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 )
@@ -256,7 +258,7 @@ func TestFailedWriteKeepsOldFile(t *testing.T) {
 // exporter is an engine with the visitors source, against the fake.
 type exporter struct {
 	e         *engine.Engine
-	b         *engine.Budget
+	b         *budget.Budget
 	refreshed chan struct{}
 }
 
@@ -266,13 +268,13 @@ const perHour = 90
 
 func newExporter(t *testing.T, srv *mintlifytest.Server, clk *mintlifytest.Clock, projects []string, restore *engine.State) *exporter {
 	t.Helper()
-	x := &exporter{b: engine.NewBudget(perHour, clk.Now), refreshed: make(chan struct{}, 16)}
+	x := &exporter{b: budget.New(perHour, clk.Now), refreshed: make(chan struct{}, 16)}
 	c := apitest.Client(t, srv, client.Config{Hooks: client.Hooks{Allow: x.b.Allow}})
 	src := collector.NewVisitors(c, collector.Options{PageSize: 100, MaxPages: 100, PageConcurrency: 2})
 	var err error
 	x.e, err = engine.New(engine.Config{
 		Sources: []engine.Source{src}, Projects: projects, Windows: windows,
-		MinInterval: 15 * time.Minute, Budget: x.b, Status: engine.NewStatus(), Now: clk.Now,
+		MinInterval: 15 * time.Minute, Budget: x.b, Status: health.NewStatus(), Now: clk.Now,
 		Restore: restore, OnChange: func() {
 			select {
 			case x.refreshed <- struct{}{}:

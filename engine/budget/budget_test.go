@@ -1,4 +1,4 @@
-package engine
+package budget
 
 import (
 	"context"
@@ -15,15 +15,15 @@ import (
 
 func TestBudgetSlidingHour(t *testing.T) {
 	clk := mintlifytest.NewClock(day0)
-	b := NewBudget(3, clk.Now)
+	b := New(3, clk.Now)
 	for i := range 3 {
 		if err := b.Allow(context.Background(), client.EndpointVisitors); err != nil {
 			t.Fatalf("request %d refused: %v", i, err)
 		}
 		clk.Advance(10 * time.Minute)
 	}
-	if err := b.Allow(context.Background(), client.EndpointVisitors); !errors.Is(err, ErrBudgetExhausted) {
-		t.Fatalf("4th request in the hour: %v, want ErrBudgetExhausted", err)
+	if err := b.Allow(context.Background(), client.EndpointVisitors); !errors.Is(err, ErrExhausted) {
+		t.Fatalf("4th request in the hour: %v, want ErrExhausted", err)
 	}
 	if err := b.Allow(context.Background(), client.EndpointGetJob); err != nil {
 		t.Fatalf("job requests do not spend the analytics budget: %v", err)
@@ -50,7 +50,7 @@ mintlify_api_budget_remaining 0
 
 func TestBudgetPause(t *testing.T) {
 	clk := mintlifytest.NewClock(day0)
-	b := NewBudget(90, clk.Now)
+	b := New(90, clk.Now)
 	b.Pause(day0.Add(10 * time.Minute))
 	b.Pause(day0.Add(5 * time.Minute)) // never shortens
 	if err := b.Allow(context.Background(), client.EndpointVisitors); !errors.Is(err, ErrRateLimitPause) {
@@ -70,7 +70,7 @@ func TestBudgetPause(t *testing.T) {
 
 func TestBudgetRestore(t *testing.T) {
 	clk := mintlifytest.NewClock(day0)
-	b := NewBudget(90, clk.Now)
+	b := New(90, clk.Now)
 	_ = b.Allow(context.Background(), client.EndpointVisitors)
 	b.Restore([]time.Time{day0.Add(-2 * time.Hour), day0.Add(-30 * time.Minute), day0.Add(-10 * time.Minute)}, day0.Add(time.Minute))
 	sent, paused := b.Ledger()

@@ -1,9 +1,15 @@
-package engine
+// Package exposition renders metric families to the Prometheus text format
+// (0.0.4) once per refresh, with a deflate copy of each piece, so that a
+// scrape only concatenates bytes, compressed or not.
+package exposition
 
 import (
 	"bytes"
 	"compress/flate"
 	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"hash/crc32"
 	"io"
 	"math"
@@ -13,10 +19,10 @@ import (
 	"sync"
 )
 
-// chunk is a piece of text exposition with its own deflate segment: raw
+// Chunk is a piece of text exposition with its own deflate segment: raw
 // deflate blocks ending with a sync flush and no final block, so segments can
 // be concatenated into one valid deflate stream.
-type chunk struct {
+type Chunk struct {
 	text    []byte
 	deflate []byte
 }
@@ -26,7 +32,7 @@ type chunk struct {
 const gzipLevel = flate.BestSpeed
 
 // flateWriters recycles deflate compressors: each one is about 1 MiB of
-// state, too much to allocate for every chunk and every gzip scrape.
+// state, too much to allocate for every Chunk and every gzip scrape.
 var flateWriters = sync.Pool{New: func() any {
 	w, _ := flate.NewWriter(io.Discard, gzipLevel) // level is valid
 	return w
@@ -43,7 +49,7 @@ func putFlateWriter(w *flate.Writer) {
 	flateWriters.Put(w)
 }
 
-func newChunk(text []byte) chunk {
+func newChunk(text []byte) Chunk {
 	var buf bytes.Buffer
 	buf.Grow(len(text)/16 + 64) // exposition text compresses 20 to 30 times
 	w := getFlateWriter(&buf)
@@ -52,20 +58,20 @@ func newChunk(text []byte) chunk {
 	putFlateWriter(w)
 	d := buf.Bytes()
 	if cap(d)-len(d) > len(d)/8+64 {
-		d = bytes.Clone(d) // the chunk lives until the next refresh: no slack
+		d = bytes.Clone(d) // the Chunk lives until the next refresh: no slack
 	}
-	return chunk{text: text, deflate: d}
+	return Chunk{text: text, deflate: d}
 }
 
-// headerChunk renders a family's "# HELP" and "# TYPE" lines.
-func headerChunk(f Family) chunk {
+// Header renders a gauge family's "# HELP" and "# TYPE" lines.
+func Header(name, help string) Chunk {
 	var b []byte
 	b = append(b, "# HELP "...)
-	b = append(b, f.Name...)
+	b = append(b, name...)
 	b = append(b, ' ')
-	b = appendEscapedHelp(b, f.Help)
+	b = appendEscapedHelp(b, help)
 	b = append(b, "\n# TYPE "...)
-	b = append(b, f.Name...)
+	b = append(b, name...)
 	b = append(b, " gauge\n"...)
 	return newChunk(b)
 }
@@ -80,10 +86,10 @@ const (
 // writes them, so both scrape paths carry identical series, and for each
 // the slot it takes its value from: a Sample label index, slotProject or
 // slotWindow.
-func labelOrder(f Family) (names []string, slots []int) {
-	names = append([]string{"project", "window"}, f.Labels...)
+func labelOrder(labels []string) (names []string, slots []int) {
+	names = append([]string{"project", "window"}, labels...)
 	slots = []int{slotProject, slotWindow}
-	for i := range f.Labels {
+	for i := range labels {
 		slots = append(slots, i)
 	}
 	idx := make([]int, len(names))
@@ -98,20 +104,20 @@ func labelOrder(f Family) (names []string, slots []int) {
 	return sn, ss
 }
 
-// renderFamily renders the series of one family for one unit, without
-// headers. The text is sized exactly: it is kept until the next refresh
+// Series renders the series of family name, whose own labels are labels,
+// for one project and window, without headers. The text is sized exactly: it is kept until the next refresh
 // and is most of the memory at large sites.
-func renderFamily(f Family, project, window string, samples []Sample) chunk {
+func Series(name string, labels []string, project, window string, samples []Sample) Chunk {
 	if len(samples) == 0 {
-		return chunk{}
+		return Chunk{}
 	}
 	// The series of one family and unit differ only in the family's own
 	// label values and the value: everything else, the project and window
 	// escaped once, is a template of literals between those values.
-	names, slots := labelOrder(f)
+	names, slots := labelOrder(labels)
 	literals := []string{}
 	var vars []int // Sample label index between literals[i] and literals[i+1]
-	lit := f.Name + "{"
+	lit := name + "{"
 	for k, n := range names {
 		if k > 0 {
 			lit += ","
@@ -198,17 +204,68 @@ func escapedLabelLen(s string) int {
 
 func appendEscapedHelp(b []byte, s string) []byte { return append(b, helpEscaper.Replace(s)...) }
 
+// MaxLabels is the most labels a family may have besides project and
+// window.
+const MaxLabels = 2
+
+// Sample is one series of a family: the values of the family's own labels,
+// in the order of Family.Labels, and the value.
+type Sample struct {
+	Labels [MaxLabels]string
+	Value  float64
+}
+
+// MarshalJSON writes a sample as an array of its label values followed by
+// its value: ["/quickstart", "human", 12]. Empty trailing labels are left
+// out.
+func (s Sample) MarshalJSON() ([]byte, error) {
+	n := MaxLabels
+	for n > 0 && s.Labels[n-1] == "" {
+		n--
+	}
+	if math.IsNaN(s.Value) || math.IsInf(s.Value, 0) {
+		return nil, fmt.Errorf("sample value %v cannot be saved", s.Value)
+	}
+	out := make([]any, 0, n+1)
+	for _, l := range s.Labels[:n] {
+		out = append(out, l)
+	}
+	return json.Marshal(append(out, s.Value))
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (s *Sample) UnmarshalJSON(b []byte) error {
+	var parts []json.RawMessage
+	if err := json.Unmarshal(b, &parts); err != nil {
+		return err
+	}
+	if len(parts) == 0 || len(parts) > MaxLabels+1 {
+		return errors.New("a sample is an array of up to 2 label values and a value")
+	}
+	*s = Sample{}
+	for i, p := range parts[:len(parts)-1] {
+		if err := json.Unmarshal(p, &s.Labels[i]); err != nil {
+			return fmt.Errorf("sample label %d: %w", i, err)
+		}
+	}
+	return json.Unmarshal(parts[len(parts)-1], &s.Value)
+}
+
+// Empty reports whether c holds no series.
+func (c Chunk) Empty() bool { return len(c.text) == 0 }
+
 // Exposition is the pre-rendered text exposition (format 0.0.4) of every
 // unit of every source, with a deflate copy made once per refresh. It is
 // immutable; a refresh builds a new one and swaps it in. Each family is one
 // block: its header, then its series for every unit.
 type Exposition struct {
-	chunks  []chunk
+	chunks  []Chunk
 	textLen int
 	crc     uint32
 }
 
-func (e *Exposition) add(c chunk) {
+// Add appends c; an empty chunk adds nothing.
+func (e *Exposition) Add(c Chunk) {
 	if len(c.text) == 0 {
 		return
 	}
@@ -258,21 +315,6 @@ func (e *Exposition) WriteGzip(w io.Writer, tail []byte) error {
 	binary.LittleEndian.PutUint32(trailer[4:], uint32(e.textLen+len(tail)))
 	_, err := w.Write(trailer[:])
 	return err
-}
-
-// RenderUnit renders one unit's result as the engine does at each refresh,
-// headers included: for benchmarks, tests and tools that need the
-// exposition of one result without running an engine.
-func RenderUnit(src Source, u Unit, res *Result) *Exposition {
-	x := &Exposition{}
-	for i, f := range src.Families() {
-		if i >= len(res.Samples) || len(res.Samples[i]) == 0 {
-			continue
-		}
-		x.add(headerChunk(f))
-		x.add(renderFamily(f, u.Project, u.Window.Name, res.Samples[i]))
-	}
-	return x
 }
 
 // SanitizeLabel returns text from the API usable as a label value: invalid

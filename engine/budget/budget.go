@@ -1,4 +1,7 @@
-package engine
+// Package budget is the ledger of the organization's analytics requests: at
+// most a configured number in any sliding hour, shared by every project and
+// source, paused after a 429, and durable through a Recorder.
+package budget
 
 import (
 	"context"
@@ -8,14 +11,16 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-kit/log"
+	"github.com/go-kit/log/level"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 )
 
-// ErrBudgetExhausted is returned by Budget.Allow when the analytics requests
+// ErrExhausted is returned by Budget.Allow when the analytics requests
 // of the last hour already reach the configured budget.
-var ErrBudgetExhausted = errors.New("analytics request budget for the last hour is spent")
+var ErrExhausted = errors.New("analytics request budget for the last hour is spent")
 
 // ErrRateLimitPause is returned by Budget.Allow while analytics requests are
 // paused after a 429 answer.
@@ -25,10 +30,10 @@ var budgetRemainingDesc = prometheus.NewDesc("mintlify_api_budget_remaining",
 	"Analytics requests the exporter may still send in the current sliding hour by its own accounting (--mintlify.requests-per-hour minus requests sent in the last hour).",
 	nil, nil)
 
-// paceMargin is how long after a request leaves the ledger's hour a paced
+// PaceMargin is how long after a request leaves the ledger's hour a paced
 // request waits: the API counts a request when it arrives, a little after
 // the ledger does, and by its own clock.
-const paceMargin = 5 * time.Second
+const PaceMargin = 5 * time.Second
 
 // Budget is the ledger of analytics requests sent during the last hour,
 // shared by every project and window of one organization. It is the
@@ -74,8 +79,8 @@ func (b *Budget) Record(r Recorder) {
 	b.rec = r
 }
 
-// NewBudget returns a Budget of perHour analytics requests per sliding hour.
-func NewBudget(perHour int, now func() time.Time) *Budget {
+// New returns a Budget of perHour analytics requests per sliding hour.
+func New(perHour int, now func() time.Time) *Budget {
 	if now == nil {
 		now = time.Now
 	}
@@ -142,11 +147,11 @@ func (b *Budget) Allow(ctx context.Context, e client.Endpoint) error {
 		wait := b.waitUntil
 		b.mu.Unlock()
 		if wait == nil {
-			return fmt.Errorf("%w (%d of %d); the next request fits at %s", ErrBudgetExhausted,
+			return fmt.Errorf("%w (%d of %d); the next request fits at %s", ErrExhausted,
 				b.perHour, b.perHour, next.UTC().Format(time.RFC3339))
 		}
-		if err := wait(ctx, next.Add(paceMargin)); err != nil {
-			return fmt.Errorf("%w: waiting for room: %w", ErrBudgetExhausted, err)
+		if err := wait(ctx, next.Add(PaceMargin)); err != nil {
+			return fmt.Errorf("%w: waiting for room: %w", ErrExhausted, err)
 		}
 	}
 }
@@ -310,4 +315,21 @@ func (b *Budget) Describe(ch chan<- *prometheus.Desc) { ch <- budgetRemainingDes
 // Collect implements prometheus.Collector.
 func (b *Budget) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(budgetRemainingDesc, prometheus.GaugeValue, float64(b.Remaining()))
+}
+
+// LogRestored logs what Budget.Restore discarded or changed of a ledger
+// read from what (the cache file, the budget journal); nothing when it took
+// it as it was.
+func LogRestored(logger log.Logger, what string, r Restored) {
+	if r.Future > 0 {
+		level.Warn(logger).Log("msg", "the "+what+" holds analytics requests dated after the clock; counting them as sent now",
+			"requests", r.Future)
+	}
+	if !r.PauseClamped.IsZero() {
+		level.Warn(logger).Log("msg", "the "+what+" holds a rate-limit pause longer than a 429 can ask; pausing for at most "+client.MaxRateLimitPause.String()+" instead",
+			"paused_until", r.PauseClamped.UTC().Format(time.RFC3339))
+	}
+	if r.Dropped > 0 {
+		level.Debug(logger).Log("msg", "dropped analytics requests older than an hour from the "+what, "requests", r.Dropped)
+	}
 }

@@ -1,4 +1,7 @@
-package engine
+// Package health exports how the exporter's refreshes and upstream requests
+// fare: mintlify_up and the refresh timestamps, durations and intervals per
+// project and source, and the API request counters and durations.
+package health
 
 import (
 	"sort"

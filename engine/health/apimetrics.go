@@ -1,4 +1,4 @@
-package engine
+package health
 
 import (
 	"github.com/prometheus/client_golang/prometheus"

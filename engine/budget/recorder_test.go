@@ -1,4 +1,4 @@
-package engine
+package budget
 
 import (
 	"context"
@@ -47,7 +47,7 @@ func (r *recorder) Paused(t time.Time) error {
 // budget with nothing sent).
 func TestBudgetRecordsBeforeSending(t *testing.T) {
 	clk := mintlifytest.NewClock(day0)
-	b := NewBudget(5, clk.Now)
+	b := New(5, clk.Now)
 	r := &recorder{}
 	b.Record(r)
 	for range 2 {
@@ -84,7 +84,7 @@ func TestBudgetRecordsBeforeSending(t *testing.T) {
 // and from the cache file) counts once; times are clamped to the clock.
 func TestBudgetRestoreUnion(t *testing.T) {
 	clk := mintlifytest.NewClock(day0)
-	b := NewBudget(90, clk.Now)
+	b := New(90, clk.Now)
 	ledger := []time.Time{day0.Add(-20 * time.Minute), day0.Add(-10 * time.Minute), day0.Add(-10 * time.Minute)}
 	b.Restore(ledger, time.Time{})
 	b.Restore(append(ledger, day0.Add(-5*time.Minute)), time.Time{})
