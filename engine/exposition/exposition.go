@@ -51,16 +51,12 @@ func putFlateWriter(w *flate.Writer) {
 
 func newChunk(text []byte) Chunk {
 	var buf bytes.Buffer
-	buf.Grow(len(text)/16 + 64) // exposition text compresses 20 to 30 times
 	w := getFlateWriter(&buf)
 	_, _ = w.Write(text) // writes to a bytes.Buffer do not fail
 	_ = w.Flush()
 	putFlateWriter(w)
-	d := buf.Bytes()
-	if cap(d)-len(d) > len(d)/8+64 {
-		d = bytes.Clone(d) // the Chunk lives until the next refresh: no slack
-	}
-	return Chunk{text: text, deflate: d}
+	// The chunk lives until the next refresh: keep no slack.
+	return Chunk{text: text, deflate: bytes.Clone(buf.Bytes())}
 }
 
 // Header renders a gauge family's "# HELP" and "# TYPE" lines.

@@ -4,7 +4,6 @@
 package health
 
 import (
-	"sort"
 	"sync"
 	"time"
 
@@ -159,18 +158,7 @@ func (s *Status) Collect(ch chan<- prometheus.Metric) {
 	s.mu.Lock()
 	aggs := s.aggregate()
 	s.mu.Unlock()
-	keys := make([]pairKey, 0, len(aggs))
-	for k := range aggs {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].project != keys[j].project {
-			return keys[i].project < keys[j].project
-		}
-		return keys[i].source < keys[j].source
-	})
-	for _, k := range keys {
-		a := aggs[k]
+	for k, a := range aggs { // the registry sorts what it gathers
 		up := 0.0
 		if a.up {
 			up = 1
