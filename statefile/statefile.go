@@ -175,8 +175,11 @@ type Saver struct {
 	now    func() time.Time
 	delay  time.Duration
 
+	// after schedules f after d (time.AfterFunc; tests fire it by hand).
+	after func(d time.Duration, f func()) stopper
+
 	mu     sync.Mutex
-	timer  *time.Timer
+	timer  stopper
 	closed bool
 	saves  int
 	writes sync.Mutex // serializes writes of the file
@@ -188,8 +191,13 @@ func NewSaver(path string, state func() engine.State, logger log.Logger) *Saver 
 	if logger == nil {
 		logger = log.NewNopLogger()
 	}
-	return &Saver{path: path, state: state, logger: logger, now: time.Now, delay: DefaultDelay}
+	return &Saver{path: path, state: state, logger: logger, now: time.Now, delay: DefaultDelay, after: afterFunc}
 }
+
+// stopper is a scheduled save that may be cancelled.
+type stopper interface{ Stop() bool }
+
+func afterFunc(d time.Duration, f func()) stopper { return time.AfterFunc(d, f) }
 
 // SetDelay changes the debounce delay (tests shorten it).
 func (s *Saver) SetDelay(d time.Duration) {
@@ -208,7 +216,7 @@ func (s *Saver) Changed() {
 	if s.closed || s.timer != nil {
 		return
 	}
-	s.timer = time.AfterFunc(s.delay, func() {
+	s.timer = s.after(s.delay, func() {
 		s.mu.Lock()
 		s.timer = nil
 		closed := s.closed

@@ -7,9 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -337,47 +335,6 @@ func TestSaverEmptyPathDoesNothing(t *testing.T) {
 	}
 	if statefile.Load("", log.NewNopLogger()) != nil {
 		t.Fatal("Load of an empty path returned a state")
-	}
-}
-
-// TestSaverDebounces: a burst of changes is written once, after the delay,
-// off the caller's goroutine; Close writes the last state.
-func TestSaverDebounces(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "state.json")
-	var mu sync.Mutex
-	ledger := []time.Time{t0}
-	state := func() engine.State {
-		mu.Lock()
-		defer mu.Unlock()
-		return engine.State{Ledger: slices.Clone(ledger)}
-	}
-	s := statefile.NewSaver(path, state, nil)
-	s.SetDelay(50 * time.Millisecond)
-	for range 100 {
-		s.Changed()
-	}
-	if s.Saves() != 0 {
-		t.Fatal("saved before the delay")
-	}
-	deadline := time.Now().Add(10 * time.Second) // a bound, not a timing assertion
-	for s.Saves() == 0 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
-	if s.Saves() != 1 {
-		t.Fatalf("a burst of 100 changes was saved %d times, want once", s.Saves())
-	}
-	mu.Lock()
-	ledger = append(ledger, t0.Add(time.Minute))
-	mu.Unlock()
-	s.Close()
-	f, err := statefile.Read(path)
-	if err != nil || len(f.Ledger) != 2 || s.Saves() != 2 {
-		t.Fatalf("after Close: %d saves, ledger %v, err %v; want the last state saved", s.Saves(), f.Ledger, err)
-	}
-	s.Changed() // after Close: nothing more is written
-	time.Sleep(100 * time.Millisecond)
-	if s.Saves() != 2 {
-		t.Fatalf("a change after Close was saved")
 	}
 }
 

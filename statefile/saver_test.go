@@ -1,0 +1,90 @@
+package statefile
+
+import (
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/engine"
+)
+
+// manualTimers records the saves a Saver schedules; the test fires them.
+type manualTimers struct {
+	mu      sync.Mutex
+	delays  []time.Duration
+	fire    []func()
+	stopped []bool
+}
+
+type manualTimer struct {
+	m *manualTimers
+	i int
+}
+
+func (t manualTimer) Stop() bool {
+	t.m.mu.Lock()
+	defer t.m.mu.Unlock()
+	was := !t.m.stopped[t.i]
+	t.m.stopped[t.i] = true
+	return was
+}
+
+func (m *manualTimers) after(d time.Duration, f func()) stopper {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.delays = append(m.delays, d)
+	m.fire = append(m.fire, f)
+	m.stopped = append(m.stopped, false)
+	return manualTimer{m, len(m.fire) - 1}
+}
+
+func (m *manualTimers) scheduled() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.fire)
+}
+
+// TestSaverDebounces: a burst of changes schedules one save, after the
+// delay; Close cancels a scheduled save and writes the last state; a change
+// after Close schedules nothing, and a save that fires after Close writes
+// nothing.
+func TestSaverDebounces(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	t0 := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+	ledger := []time.Time{t0}
+	s := NewSaver(path, func() engine.State { return engine.State{Ledger: append([]time.Time(nil), ledger...)} }, nil)
+	timers := &manualTimers{}
+	s.after = timers.after
+	s.SetDelay(50 * time.Millisecond)
+	for range 100 {
+		s.Changed()
+	}
+	if timers.scheduled() != 1 || timers.delays[0] != 50*time.Millisecond || s.Saves() != 0 {
+		t.Fatalf("a burst of 100 changes scheduled %d saves (delays %v) and wrote %d, want one save after 50ms, none yet",
+			timers.scheduled(), timers.delays, s.Saves())
+	}
+	timers.fire[0]()
+	if s.Saves() != 1 {
+		t.Fatalf("the scheduled save wrote %d times, want once", s.Saves())
+	}
+	s.Changed()
+	if timers.scheduled() != 2 {
+		t.Fatal("a change after a save scheduled nothing")
+	}
+	ledger = append(ledger, t0.Add(time.Minute))
+	s.Close()
+	f, err := Read(path)
+	if err != nil || len(f.Ledger) != 2 || s.Saves() != 2 || !timers.stopped[1] {
+		t.Fatalf("after Close: %d saves, ledger %v, err %v, pending save stopped %v; want the last state saved and the pending save stopped",
+			s.Saves(), f.Ledger, err, timers.stopped[1])
+	}
+	s.Changed()
+	if timers.scheduled() != 2 {
+		t.Fatal("a change after Close scheduled a save")
+	}
+	timers.fire[1]() // a timer that fired as Close stopped it
+	if s.Saves() != 2 {
+		t.Fatal("a save that fired after Close wrote the file")
+	}
+}
