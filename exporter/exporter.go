@@ -1,15 +1,14 @@
 // Package exporter assembles the exporter from one validated Config: the
 // API client with its request budget, the analytics sources on the engine,
-// the job watcher, the cache file, and the HTTP handler serving /metrics,
-// /-/healthy, /-/ready and the landing page. Package main parses flags into
-// a Config and serves the handler; everything in between is here.
+// the job watcher, the cache file, and the HTTP server of /metrics,
+// /-/healthy, /-/ready and the landing page. The command line
+// (internal/cli) turns flags into a Config.
 package exporter
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	stdlog "log"
 	"net/http"
 	"path"
 	"strings"
@@ -35,8 +34,8 @@ import (
 // Name is the exporter's name, in its build info and User-Agent.
 const Name = progname.Name
 
-// Config is the whole configuration of a running exporter. Package main
-// builds it from the flags and validates every value, naming the flag at
+// Config is the whole configuration of a running exporter. The command
+// line builds it from the flags and validates every value, naming the flag at
 // fault; New refuses what it cannot run but does not name flags.
 type Config struct {
 	// The upstream API.
@@ -112,6 +111,7 @@ type Exporter struct {
 	lock    *statefile.FileLock // of the cache file, nil without one
 	cancel  context.CancelFunc
 	jobs    chan struct{} // closed when the job watcher has ended
+	logger  log.Logger
 }
 
 // parts are what New builds and the routes serve.
@@ -147,7 +147,7 @@ func New(cfg Config) (*Exporter, error) {
 		return nil, errors.New("no project to export")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	x := &Exporter{cancel: cancel}
+	x := &Exporter{cancel: cancel, logger: cfg.Logger}
 	p, err := x.analytics(cfg)
 	if err == nil {
 		err = x.agents(ctx, cfg, p)
@@ -336,34 +336,6 @@ func routes(cfg Config, eng *engine.Engine, p *parts) http.Handler {
 		JobsEnabled: p.watcher != nil, JobsDescribe: p.jobsText, Examples: cfg.Examples,
 	}, state))
 	return mux
-}
-
-// Timeouts of the HTTP server (main sets them on its http.Server): a
-// client that sends its request or reads the answer too slowly is cut
-// off, so slow clients cannot hold the exporter's connections and scrape
-// slots. RequestTimeout is also the deadline of each request's context (a
-// scrape waiting for first data gives up then).
-const (
-	// ReadHeaderTimeout bounds reading a request's headers.
-	ReadHeaderTimeout = 10 * time.Second
-	// ReadTimeout bounds reading a whole request, body included.
-	ReadTimeout = 30 * time.Second
-	// RequestTimeout bounds a request from the end of its headers to the
-	// end of its answer (http.Server.WriteTimeout): well over any scrape
-	// timeout, and over the time a 10,000-path exposition takes on a slow
-	// link.
-	RequestTimeout = 2 * time.Minute
-	// IdleTimeout bounds a kept-alive connection between requests.
-	IdleTimeout = 2 * time.Minute
-)
-
-// NewServer returns the HTTP server of handler (the Exporter's), with the
-// timeouts above; errorLog receives the server's errors (nil: the log
-// package's standard logger).
-func NewServer(handler http.Handler, errorLog *stdlog.Logger) *http.Server {
-	return &http.Server{Handler: handler, ErrorLog: errorLog,
-		ReadHeaderTimeout: ReadHeaderTimeout, ReadTimeout: ReadTimeout,
-		WriteTimeout: RequestTimeout, IdleTimeout: IdleTimeout}
 }
 
 // withDeadline gives each request's context a deadline of d.

@@ -1,4 +1,4 @@
-package main
+package cli
 
 // Issue 29: every file the exporter opens is checked before it is opened.
 

@@ -1,4 +1,4 @@
-package main
+package cli
 
 // The "backfill" command: past days of analytics into an OpenMetrics file
 // for promtool, or by remote write into a receiver (package backfill does

@@ -1,4 +1,4 @@
-package main
+package cli
 
 // Issue 19: flags and files an attacker (or a typo) could use to stop the
 // exporter or make it misbehave.

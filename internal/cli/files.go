@@ -1,4 +1,4 @@
-package main
+package cli
 
 // Checks of the files the flags name, shared by the flag groups.
 

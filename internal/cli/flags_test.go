@@ -1,4 +1,4 @@
-package main
+package cli
 
 // First use and daily operation: help on every command, the demo for the
 // agent commands, start-up refusals naming one flag, hostile values for
