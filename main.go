@@ -1,8 +1,5 @@
 // Command mintlify_exporter is a Prometheus exporter for Mintlify's REST
-// API: documentation analytics per site and page and the status of agent
-// jobs, with an Alertmanager receiver that turns alerts into agent jobs,
-// "agent" subcommands and a "backfill" of past days. The command line
-// lives in internal/cli.
+// API; its command line is package internal/cli.
 package main
 
 import (

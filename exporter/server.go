@@ -15,16 +15,13 @@ import (
 	"github.com/prometheus/exporter-toolkit/web"
 )
 
-// Timeouts of the HTTP server, so that slow clients cannot hold the
-// connections and scrape slots.
+// Timeouts of the HTTP server: slow clients cannot hold the scrape slots.
 const (
 	// ReadHeaderTimeout bounds reading a request's headers.
 	ReadHeaderTimeout = 10 * time.Second
 	// ReadTimeout bounds reading a whole request, body included.
 	ReadTimeout = 30 * time.Second
-	// RequestTimeout bounds a request from its headers to the end of its
-	// answer, and is its context's deadline: well over any scrape timeout
-	// and a 10,000-path exposition on a slow link.
+	// RequestTimeout bounds a request after its headers, and its context.
 	RequestTimeout = 2 * time.Minute
 	// IdleTimeout bounds a kept-alive connection between requests.
 	IdleTimeout = 2 * time.Minute
@@ -39,17 +36,14 @@ func newServer(handler http.Handler, logger *slog.Logger) *http.Server {
 		WriteTimeout: RequestTimeout, IdleTimeout: IdleTimeout}
 }
 
-// Listeners are the sockets the exporter serves on, with exporter-toolkit's
-// --web.* flags.
+// Listeners are the sockets the exporter serves on.
 type Listeners struct {
 	flags *web.FlagConfig
 	ls    []net.Listener // nil when exporter-toolkit listens itself
 }
 
-// Listen opens the sockets of --web.listen-address before anything starts,
-// so that a port in use is a start-up error naming the flag. With
-// --web.systemd-socket or a vsock:// address exporter-toolkit listens
-// itself, in Serve.
+// Listen opens --web.listen-address's sockets first, so a port in use is a
+// start-up error; a systemd socket or vsock:// is exporter-toolkit's job.
 func Listen(flags *web.FlagConfig) (*Listeners, error) {
 	l := &Listeners{flags: flags}
 	if toolkitListens(flags) {
@@ -66,8 +60,7 @@ func Listen(flags *web.FlagConfig) (*Listeners, error) {
 	return l, nil
 }
 
-// toolkitListens reports whether exporter-toolkit opens the sockets: systemd
-// socket activation or a vsock address.
+// toolkitListens reports whether exporter-toolkit opens the sockets.
 func toolkitListens(flags *web.FlagConfig) bool {
 	if flags.WebSystemdSocket != nil && *flags.WebSystemdSocket {
 		return true
@@ -100,9 +93,8 @@ func (l *Listeners) Close() {
 	}
 }
 
-// Serve serves the exporter on l, with the TLS and basic auth of
-// --web.config.file, until ctx ends; it then stops the exporter and lets
-// in-flight requests finish for up to ShutdownGrace.
+// Serve serves the exporter on l (TLS and basic auth as --web.config.file
+// says) until ctx ends, then stops it, finishing requests in ShutdownGrace.
 func (x *Exporter) Serve(ctx context.Context, l *Listeners, logger *slog.Logger) error {
 	srv := newServer(x.handler, logger)
 	errc := make(chan error, 1)
