@@ -1,5 +1,4 @@
-// Command mintlify_exporter is a Prometheus exporter for Mintlify's REST
-// API; its command line is package internal/cli.
+// Command mintlify_exporter is a Prometheus exporter for Mintlify (internal/cli).
 package main
 
 import (
