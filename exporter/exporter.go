@@ -1,15 +1,12 @@
-// Package exporter assembles the exporter from one validated Config: the
-// API client with its request budget, the analytics sources on the engine,
-// the job watcher, the cache file, and the HTTP handler serving /metrics,
-// /-/healthy, /-/ready and the landing page. Package main parses flags into
-// a Config and serves the handler; everything in between is here.
+// Package exporter assembles and serves the exporter from one validated
+// Config: the API client and its budget, the sources on the engine, the job
+// watcher, the webhook, the cache file and the HTTP endpoints.
 package exporter
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	stdlog "log"
 	"net/http"
 	"path"
 	"strings"
@@ -37,9 +34,8 @@ import (
 // Name is the exporter's name, in its build info and User-Agent.
 const Name = progname.Name
 
-// Config is the whole configuration of a running exporter. Package main
-// builds it from the flags and validates every value, naming the flag at
-// fault; New refuses what it cannot run but does not name flags.
+// Config is the whole configuration of a running exporter; the command
+// line validates it, naming the flag at fault.
 type Config struct {
 	// The upstream API.
 	APIURL    string
@@ -47,25 +43,19 @@ type Config struct {
 	Timeout   time.Duration
 	UserAgent string
 	Projects  []string
-	// RequestsPerHour is the analytics request budget shared by all
-	// sources, projects and windows (--mintlify.requests-per-hour).
+	// RequestsPerHour is the analytics budget of all sources, projects and windows.
 	RequestsPerHour int
 
-	// Analytics.
 	// Collectors names the enabled analytics sources (collector.Sources).
 	Collectors      []string
 	Windows         []engine.Window
 	RefreshInterval time.Duration
-	// Sources configures the sources' walks (page size, path filter, top
-	// terms, conversation pages); zero fields take the client's defaults.
+	// Sources configures the sources' walks; zero fields take the defaults.
 	Sources collector.Options
-	// DeriveWindows derives the windows of additive sources from a day
-	// store (--analytics.derived-windows).
+	// DeriveWindows derives additive sources' windows from a day store.
 	DeriveWindows bool
 
-	// Jobs configures the agent job watcher.
 	Jobs JobsConfig
-
 	// Remediation configures the Alertmanager webhook; nil turns it off.
 	Remediation *RemediationConfig
 
@@ -76,9 +66,8 @@ type Config struct {
 	TelemetryPath string
 	MaxRequests   int
 
-	// Version is shown on the landing page; Notes are lines shown first
-	// there (the demo banner); Examples are commands to try, shown there as
-	// code (the demo's agent commands).
+	// Version, Notes (the demo banner) and Examples (commands to try) are
+	// shown on the landing page.
 	Version  string
 	Notes    []string
 	Examples []string
@@ -94,8 +83,8 @@ type JobsConfig struct {
 	PollInterval time.Duration
 }
 
-// RemediationConfig configures the remediation webhook (package
-// remediation); its ledger is kept beside CacheFile.
+// RemediationConfig configures the remediation webhook; its ledger is
+// kept beside CacheFile.
 type RemediationConfig struct {
 	// ConfigPath is --remediation.config.
 	ConfigPath string
@@ -114,6 +103,7 @@ type Exporter struct {
 	lock    *statefile.FileLock // of the cache file, nil without one
 	cancel  context.CancelFunc
 	jobs    chan struct{} // closed when the job watcher has ended
+	logger  log.Logger
 }
 
 // parts are what New builds and the routes serve.
@@ -130,8 +120,7 @@ type parts struct {
 
 // New builds and starts the exporter: the first refresh of every unit
 // starts now (unless the cache file holds data not yet due). Call Close to
-// stop it. It builds the analytics (budget, client, sources, engine), then
-// the job watcher and the remediation webhook, then the routes.
+// stop it.
 func New(cfg Config) (*Exporter, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = log.NewNopLogger()
@@ -149,7 +138,7 @@ func New(cfg Config) (*Exporter, error) {
 		return nil, errors.New("no project to export")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	x := &Exporter{cancel: cancel}
+	x := &Exporter{cancel: cancel, logger: cfg.Logger}
 	p, err := x.analytics(cfg)
 	if err == nil {
 		err = x.agents(ctx, cfg, p)
@@ -169,9 +158,8 @@ func New(cfg Config) (*Exporter, error) {
 	return x, nil
 }
 
-// analytics builds the request budget (with its journal beside the cache
-// file), the API client, the registry of live metrics, and the engine of
-// the analytics sources (nil when every source is off), not started.
+// analytics builds the budget, the API client, the live registry and the
+// engine (nil when every source is off), not started.
 func (x *Exporter) analytics(cfg Config) (*parts, error) {
 	status := health.NewStatus()
 	ledger := budget.New(cfg.RequestsPerHour, time.Now)
@@ -224,9 +212,8 @@ func (x *Exporter) analytics(cfg Config) (*parts, error) {
 	return p, nil
 }
 
-// openJournal opens the budget journal beside the cache file and restores
-// the budget from it: every request and pause is durable before the next
-// request, so a crash loop cannot exceed the budget.
+// openJournal restores the budget from its journal beside the cache file,
+// so that a crash loop cannot exceed the budget.
 func (x *Exporter) openJournal(cfg Config, ledger *budget.Budget) error {
 	// The lock comes first: the temporary files and the journal may be
 	// another exporter's.
@@ -257,8 +244,7 @@ func (x *Exporter) openJournal(cfg Config, ledger *budget.Budget) error {
 	return nil
 }
 
-// agents builds the job watcher (with --collector.jobs, and for the jobs
-// the remediation webhook creates) and the webhook, not started.
+// agents builds the job watcher and the webhook, not started.
 func (x *Exporter) agents(ctx context.Context, cfg Config, p *parts) error {
 	if !cfg.Jobs.Enabled && cfg.Remediation == nil {
 		return nil
@@ -291,8 +277,7 @@ func (x *Exporter) agents(ctx context.Context, cfg Config, p *parts) error {
 	return nil
 }
 
-// routes is the exporter's HTTP handler: the metrics, health, readiness,
-// the remediation webhook and the landing page.
+// routes is the exporter's HTTP handler.
 func routes(cfg Config, eng *engine.Engine, p *parts) http.Handler {
 	mux := http.NewServeMux()
 	mcfg := metricshandler.Config{Live: p.live, MaxRequests: cfg.MaxRequests,
@@ -338,34 +323,6 @@ func routes(cfg Config, eng *engine.Engine, p *parts) http.Handler {
 		JobsEnabled: p.watcher != nil, JobsDescribe: p.jobsText, Examples: cfg.Examples,
 	}, state))
 	return mux
-}
-
-// Timeouts of the HTTP server (main sets them on its http.Server): a
-// client that sends its request or reads the answer too slowly is cut
-// off, so slow clients cannot hold the exporter's connections and scrape
-// slots. RequestTimeout is also the deadline of each request's context (a
-// scrape waiting for first data gives up then).
-const (
-	// ReadHeaderTimeout bounds reading a request's headers.
-	ReadHeaderTimeout = 10 * time.Second
-	// ReadTimeout bounds reading a whole request, body included.
-	ReadTimeout = 30 * time.Second
-	// RequestTimeout bounds a request from the end of its headers to the
-	// end of its answer (http.Server.WriteTimeout): well over any scrape
-	// timeout, and over the time a 10,000-path exposition takes on a slow
-	// link.
-	RequestTimeout = 2 * time.Minute
-	// IdleTimeout bounds a kept-alive connection between requests.
-	IdleTimeout = 2 * time.Minute
-)
-
-// NewServer returns the HTTP server of handler (the Exporter's), with the
-// timeouts above; errorLog receives the server's errors (nil: the log
-// package's standard logger).
-func NewServer(handler http.Handler, errorLog *stdlog.Logger) *http.Server {
-	return &http.Server{Handler: handler, ErrorLog: errorLog,
-		ReadHeaderTimeout: ReadHeaderTimeout, ReadTimeout: ReadTimeout,
-		WriteTimeout: RequestTimeout, IdleTimeout: IdleTimeout}
 }
 
 // withDeadline gives each request's context a deadline of d.
@@ -424,10 +381,8 @@ func remediationTable(rows []remediation.Row) []landingpage.RemediationRow {
 	return out
 }
 
-// CheckTelemetryPath reports why p cannot be the path metrics are served
-// under: it must be an absolute, clean URL path ("/metrics"), of letters,
-// digits and -._~!$&'()*+,;=:@/ only, and not one of the exporter's other
-// endpoints.
+// CheckTelemetryPath reports why p cannot be the path of the metrics: it
+// must be a clean absolute URL path, not another endpoint's.
 func CheckTelemetryPath(p string) error {
 	if !strings.HasPrefix(p, "/") {
 		return errors.New("must start with a slash, such as /metrics")
@@ -471,8 +426,7 @@ func (x *Exporter) Close() {
 	x.lock.Unlock()
 }
 
-// logKeyFile logs the first failure to use a changed API key file (and each
-// new reason), and the recovery.
+// logKeyFile logs a changed API key file that cannot be used, and the recovery.
 func logKeyFile(fk *client.FileKey, logger log.Logger) {
 	fk.Notify(func(err error) {
 		if err != nil {

@@ -1,4 +1,4 @@
-package main
+package cli
 
 // Kingpin's parse errors, in the style of every other configuration error.
 

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -22,9 +22,7 @@ type jobsFlags struct {
 	pollSet      bool
 }
 
-// maxPollInterval bounds --jobs.poll-interval: beyond it a value is a
-// typo. The lower bound, jobs.MinPollInterval, keeps job reads, which no
-// budget counts, to at most one per job a second.
+// maxPollInterval bounds --jobs.poll-interval: beyond it a value is a typo.
 const maxPollInterval = 24 * time.Hour
 
 func (j *jobsFlags) register(app *kingpin.Application) {
@@ -35,9 +33,8 @@ func (j *jobsFlags) register(app *kingpin.Application) {
 	app.Flag("jobs.poll-interval", "How often non-terminal jobs are re-read.").Default("1m").IsSetByUser(&j.pollSet).DurationVar(&j.pollInterval)
 }
 
-// config checks the job flags; the watcher runs with --collector.jobs or
-// with the demo, and with the remediation webhook (for the jobs it
-// creates), which --jobs.poll-interval then paces too.
+// config checks the job flags; the watcher also runs for the demo and for
+// the jobs the remediation webhook creates.
 func (j *jobsFlags) config(demo, remediation bool) (exporter.JobsConfig, error) {
 	c := exporter.JobsConfig{Enabled: j.enabled || demo, IDs: j.ids, File: j.file, Discover: j.discover, PollInterval: j.pollInterval}
 	if j.pollInterval < jobs.MinPollInterval || j.pollInterval > maxPollInterval {

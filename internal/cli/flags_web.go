@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/prometheus/exporter-toolkit/web"
@@ -66,20 +65,6 @@ func (w *webFlags) check() error {
 	return nil
 }
 
-// systemd reports whether exporter-toolkit listens itself: systemd socket
-// activation or a vsock address.
-func (w *webFlags) systemd() bool {
-	if w.toolkit.WebSystemdSocket != nil && *w.toolkit.WebSystemdSocket {
-		return true
-	}
-	for _, a := range *w.toolkit.WebListenAddresses {
-		if strings.HasPrefix(a, "vsock://") {
-			return true
-		}
-	}
-	return false
-}
-
 // checkListenAddresses validates --web.listen-address: HOST:PORT with a
 // numeric port (vsock:// addresses are left to exporter-toolkit).
 func (w *webFlags) checkListenAddresses() error {
@@ -105,35 +90,6 @@ func (w *webFlags) checkListenAddresses() error {
 		}
 	}
 	return nil
-}
-
-// listen opens the sockets of --web.listen-address, naming the flag when
-// one cannot be opened. It returns nil, nil when exporter-toolkit must
-// listen itself.
-func (w *webFlags) listen() ([]net.Listener, error) {
-	if w.systemd() {
-		return nil, nil
-	}
-	var ls []net.Listener
-	for _, a := range *w.toolkit.WebListenAddresses {
-		l, err := net.Listen("tcp", a)
-		if err != nil {
-			for _, l := range ls {
-				l.Close()
-			}
-			switch {
-			case errors.Is(err, syscall.EADDRINUSE):
-				return nil, fmt.Errorf("--web.listen-address=%s: the address is already in use (another exporter?); stop what listens there or choose another port", a)
-			case errors.Is(err, syscall.EACCES):
-				return nil, fmt.Errorf("--web.listen-address=%s: permission denied; ports below 1024 need root or CAP_NET_BIND_SERVICE, choose a higher port", a)
-			case errors.Is(err, syscall.EADDRNOTAVAIL):
-				return nil, fmt.Errorf("--web.listen-address=%s: no interface of this machine has that address", a)
-			}
-			return nil, fmt.Errorf("--web.listen-address=%s: %v", a, err)
-		}
-		ls = append(ls, l)
-	}
-	return ls, nil
 }
 
 // checkWebConfigFiles checks the web configuration file and the TLS files

@@ -1,6 +1,7 @@
-package main
+package cli
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,5 +75,24 @@ func TestBackfillCommand(t *testing.T) {
 	}
 	if n := srv.CountRequests("") - before; n != 0 {
 		t.Errorf("refused command lines sent %d requests", n)
+	}
+}
+
+// TestBackfillRefusesTheKeyFile: backfill --output naming the API key
+// file is refused before anything is sent, even with --force.
+func TestBackfillRefusesTheKeyFile(t *testing.T) {
+	dir := t.TempDir()
+	keyFile := filepath.Join(dir, "api-key")
+	if err := os.WriteFile(keyFile, []byte(testKey+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := runCtx(t, context.Background(), map[string]string{"MINTLIFY_PROJECT_ID": "docs"}, "backfill",
+		"--mintlify.api-url=http://127.0.0.1:1", "--mintlify.api-key-file="+keyFile,
+		"--from=2025-01-01", "--to=2025-01-02", "--output="+keyFile, "--force")
+	if o.code != 1 || !strings.Contains(o.stderr, "--output") || !strings.Contains(o.stderr, "--mintlify.api-key-file") {
+		t.Errorf("exit %d, want 1 and an error naming --output and the key file:\n%s", o.code, o.stderr)
+	}
+	if b, _ := os.ReadFile(keyFile); string(b) != testKey+"\n" {
+		t.Error("the key file was replaced")
 	}
 }

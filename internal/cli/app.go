@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"os"
@@ -10,8 +10,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/logging"
 )
 
-// flags holds every global flag, by group; each group registers its flags
-// and checks their values (flags_*.go).
+// flags holds every global flag, by group (flags_*.go).
 type flags struct {
 	web         webFlags
 	api         apiFlags

@@ -1,8 +1,6 @@
-package main
+package cli
 
-// The "backfill" command: past days of analytics into an OpenMetrics file
-// for promtool, or by remote write into a receiver (package backfill does
-// the work).
+// The "backfill" command's flags; package backfill does the work.
 
 import (
 	"context"
@@ -19,6 +17,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
+	"github.com/mintlify-exporter/mintlify_exporter/exporter"
 )
 
 // backfillCommand holds the backfill command's flags.
@@ -41,8 +40,7 @@ const defaultRemoteWriteJournal = "backfill-remote-write.journal"
 // cmdBackfill is the command's name as kingpin reports it.
 const cmdBackfill = "backfill"
 
-// registerBackfill adds the backfill command and its flags to app, after
-// the shared flags (newApp).
+// registerBackfill adds the backfill command and its flags to app.
 func registerBackfill(app *kingpin.Application) *backfillCommand {
 	b := &backfillCommand{}
 	cmd := app.Command(cmdBackfill, fmt.Sprintf(
@@ -65,8 +63,7 @@ func registerBackfill(app *kingpin.Application) *backfillCommand {
 	return b
 }
 
-// demoBackfillPerHour is backfill's budget against the demo's fake, which
-// has no hourly limit for it.
+// demoBackfillPerHour is backfill's budget against the demo's fake.
 const demoBackfillPerHour = 100_000
 
 // Selected reports whether cmd, the command kingpin selected, is backfill.
@@ -78,53 +75,15 @@ func (b *backfillCommand) run(ctx context.Context, f *flags, logger log.Logger, 
 		fmt.Fprintln(stderr, errorPrefix+err.Error())
 		return backfill.ExitError
 	}
-	// The backfill's budget defaults to less than the exporter's, so that
-	// both can run side by side.
-	if !f.api.requestsPerHourSet {
-		f.api.requestsPerHour = backfill.DefaultRequestsPerHour
-	}
-	cfg, err := config(f, logger)
+	cfg, err := backfillConfig(f, logger, stderr)
 	if err != nil {
 		return fail(err)
 	}
-	if !f.api.requestsPerHourSet && f.demo {
-		// The demo's fake has no hourly limit for backfill: the quick
-		// start finishes in seconds instead of spreading 30 days over hours.
-		cfg.RequestsPerHour = demoBackfillPerHour
-		fmt.Fprintf(stderr, "demo: the synthetic API has no hourly limit for backfill, so the request budget is lifted; against the real API backfill sends %d requests an hour unless --mintlify.requests-per-hour says otherwise\n", backfill.DefaultRequestsPerHour)
-	}
-	from, err := parseFlagDate("--from", b.from)
+	bc, err := b.options()
 	if err != nil {
 		return fail(err)
 	}
-	labels, err := b.targetLabels()
-	if err != nil {
-		return fail(err)
-	}
-	var rw *backfill.RemoteWriter
-	journal := ""
-	switch {
-	case b.remoteWrite.url != "":
-		if rw, err = backfill.NewRemoteWriter(backfill.RemoteWriteOptions{URL: b.remoteWrite.url, ConfigFile: b.remoteWrite.config, UserAgent: userAgent()}); err != nil {
-			return fail(err)
-		}
-		journal = b.remoteWrite.journal
-	case b.remoteWrite.config != "":
-		return fail(fmt.Errorf("--remote-write.config=%s is set without --remote-write.url", b.remoteWrite.config))
-	case b.remoteWrite.journalSet:
-		return fail(fmt.Errorf("--remote-write.journal=%s is set without --remote-write.url (the journal of --output is FILE.journal)", b.remoteWrite.journal))
-	}
-	to, err := parseFlagDate("--to", b.to)
-	if err != nil {
-		return fail(err)
-	}
-	conn, err := f.api.connect(f.demo, forBackfill, logger)
-	if err != nil && b.dryRun {
-		// A dry run sends nothing: it needs no key.
-		if ids, perr := f.api.projects(); perr == nil && len(ids) > 0 {
-			conn, err = connection{apiURL: f.api.url, key: noKey{}, projects: ids}, nil
-		}
-	}
+	conn, err := b.connect(f, logger)
 	if err != nil {
 		return fail(err)
 	}
@@ -132,40 +91,95 @@ func (b *backfillCommand) run(ctx context.Context, f *flags, logger log.Logger, 
 	if conn.demo != nil {
 		fmt.Fprintln(stderr, conn.demo.Banner())
 	}
-	budget := budget.New(cfg.RequestsPerHour, time.Now)
-	c, err := conn.client(cfg.Timeout, &client.Hooks{Allow: budget.Allow})
+	bc.Budget = budget.New(cfg.RequestsPerHour, time.Now)
+	c, err := conn.client(cfg.Timeout, &client.Hooks{Allow: bc.Budget.Allow})
 	if err != nil {
 		return fail(err)
 	}
-	sources, err := collector.Build(cfg.Collectors, c, cfg.Sources)
-	if err != nil {
+	if bc.Sources, err = collector.Build(cfg.Collectors, c, cfg.Sources); err != nil {
 		return fail(err)
 	}
-	// What decides the output besides the range, pages, projects and
-	// sources: a resume with other values is refused.
+	bc.Output, bc.CacheFile, bc.Projects, bc.Args = b.output, f.cacheFile, conn.projects, resumeArgs(f, cfg)
+	bc.Protected = map[string]string{"--mintlify.api-key-file": f.api.keyFile, "--cache.file": f.cacheFile, "--jobs.file": f.jobs.file, "--remote-write.config": b.remoteWrite.config}
+	bc.Out, bc.Progress, bc.Terminal = stdout, stderr, isTerminal(stderr)
+	res, err := backfill.Run(ctx, bc)
+	if err != nil {
+		fmt.Fprintln(stderr, errorPrefix+err.Error())
+	}
+	return backfill.ExitCode(res, err)
+}
+
+// backfillConfig is the exporter's configuration with backfill's budget,
+// by default less than the exporter's so that both can run side by side.
+func backfillConfig(f *flags, logger log.Logger, stderr io.Writer) (exporter.Config, error) {
+	if !f.api.requestsPerHourSet {
+		f.api.requestsPerHour = backfill.DefaultRequestsPerHour
+	}
+	cfg, err := config(f, logger)
+	if err != nil {
+		return cfg, err
+	}
+	if !f.api.requestsPerHourSet && f.demo {
+		cfg.RequestsPerHour = demoBackfillPerHour
+		fmt.Fprintf(stderr, "demo: the synthetic API has no hourly limit for backfill, so the request budget is lifted; against the real API backfill sends %d requests an hour unless --mintlify.requests-per-hour says otherwise\n", backfill.DefaultRequestsPerHour)
+	}
+	return cfg, nil
+}
+
+// options checks the backfill's own flags.
+func (b *backfillCommand) options() (backfill.Config, error) {
+	var c backfill.Config
+	var err error
+	if c.From, err = parseFlagDate("--from", b.from); err != nil {
+		return c, err
+	}
+	if c.Labels, err = b.targetLabels(); err != nil {
+		return c, err
+	}
+	switch {
+	case b.remoteWrite.url != "":
+		if c.RemoteWrite, err = backfill.NewRemoteWriter(backfill.RemoteWriteOptions{URL: b.remoteWrite.url, ConfigFile: b.remoteWrite.config, UserAgent: userAgent()}); err != nil {
+			return c, err
+		}
+		c.Journal = b.remoteWrite.journal
+	case b.remoteWrite.config != "":
+		return c, fmt.Errorf("--remote-write.config=%s is set without --remote-write.url", b.remoteWrite.config)
+	case b.remoteWrite.journalSet:
+		return c, fmt.Errorf("--remote-write.journal=%s is set without --remote-write.url (the journal of --output is FILE.journal)", b.remoteWrite.journal)
+	}
+	if c.To, err = parseFlagDate("--to", b.to); err != nil {
+		return c, err
+	}
+	c.Pages, c.DryRun, c.Resume, c.Force = b.pages, b.dryRun, b.resume, b.force
+	return c, nil
+}
+
+// connect connects to the API; a dry run sends nothing, so it needs no key.
+func (b *backfillCommand) connect(f *flags, logger log.Logger) (connection, error) {
+	conn, err := f.api.connect(f.demo, forBackfill, logger)
+	if err != nil && b.dryRun {
+		if ids, perr := f.api.projects(); perr == nil && len(ids) > 0 {
+			return connection{apiURL: f.api.url, key: noKey{}, projects: ids}, nil
+		}
+	}
+	return conn, err
+}
+
+// resumeArgs are what decides the output besides the range, pages,
+// projects and sources: a resume with other values is refused.
+func resumeArgs(f *flags, cfg exporter.Config) []string {
 	apiURL := "--mintlify.api-url=" + f.api.url
 	if f.demo {
 		apiURL = "--demo" // its address changes with every run
 	}
 	filter := cfg.Sources.Filter
-	args := []string{
+	return []string{
 		apiURL,
 		"--analytics.path-include=" + regexpString(filter.Include),
 		"--analytics.path-exclude=" + regexpString(filter.Exclude),
 		"--analytics.max-paths=" + strconv.Itoa(filter.MaxPaths),
 		"--searches.top-terms=" + strconv.Itoa(cfg.Sources.SearchesTopTerms),
 	}
-	res, err := backfill.Run(ctx, backfill.Config{
-		From: from, To: to, Output: b.output, RemoteWrite: rw, Journal: journal, Labels: labels,
-		Pages: b.pages, DryRun: b.dryRun, Resume: b.resume, Force: b.force, CacheFile: f.cacheFile,
-		Sources: sources, Projects: conn.projects, Budget: budget, Args: args,
-		Protected: map[string]string{"--mintlify.api-key-file": f.api.keyFile, "--cache.file": f.cacheFile, "--jobs.file": f.jobs.file, "--remote-write.config": b.remoteWrite.config},
-		Out:       stdout, Progress: stderr, Terminal: isTerminal(stderr),
-	})
-	if err != nil {
-		fmt.Fprintln(stderr, errorPrefix+err.Error())
-	}
-	return backfill.ExitCode(res, err)
 }
 
 // targetLabels are the default target labels with --backfill.label applied.

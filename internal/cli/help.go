@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -13,8 +13,7 @@ import (
 )
 
 // commandGlobals lists, per top-level command, the prefixes of the global
-// flags that command uses; its help shows only those, after its own
-// flags. A command not listed here shows every global flag.
+// flags it uses, which its help shows after its own; others use them all.
 var commandGlobals = map[string][]string{
 	"agent":     {"mintlify.api-url", "mintlify.api-key-file", "mintlify.project-id", "mintlify.timeout", "log.", "demo", "help", "version"},
 	cmdBackfill: {"mintlify.", "analytics.page-size", "analytics.max-paths", "analytics.path-", "collector.", "searches.", "conversations.", "cache.file", "log.", "demo", "help", "version"},
@@ -45,10 +44,8 @@ var commandHidden = map[string][]string{
 	cmdBackfill: {"collector.jobs"},
 }
 
-// usageTemplate is kingpin's default usage template, except that a
-// subcommand's help shows the subcommand's own flags first and then only
-// the global flags it uses (globalFlags), instead of one list in which the
-// exporter's serving flags bury the command's own.
+// usageTemplate is kingpin's default, except that a subcommand's help
+// shows its own flags first, then only the global flags it uses.
 const usageTemplate = `{{define "FormatCommand" -}}
 {{if .FlagSummary}} {{.FlagSummary}}{{end -}}
 {{range .Args}}{{if not .Hidden}} {{if not .Required}}[{{end}}{{if .PlaceHolder}}{{.PlaceHolder}}{{else}}<{{.Name}}>{{end}}{{if .Value|IsCumulative}}...{{end}}{{if not .Required}}]{{end}}{{end}}{{end -}}
@@ -157,9 +154,8 @@ func usesGlobal(command, name string) bool {
 	return false
 }
 
-// unusedFlag returns an error naming the first global flag in args that the
-// selected command cmd does not use: accepting it silently would let a user
-// believe it acts (backfill --analytics.window, agent --collector.jobs).
+// unusedFlag returns an error naming the first global flag in args that
+// command cmd does not use (backfill --analytics.window) and would ignore.
 func unusedFlag(app *kingpin.Application, args []string, cmd string) error {
 	top, _, _ := strings.Cut(cmd, " ")
 	if _, ok := commandGlobals[top]; !ok {

@@ -1,4 +1,4 @@
-package main
+package cli
 
 // Checks of the files the flags name, shared by the flag groups.
 
@@ -48,11 +48,9 @@ func checkFiles(f *flags) error {
 	return nil
 }
 
-// checkReadFiles checks every file the exporter reads at start and
-// after, before anything opens it: a regular file (a FIFO would hang the
-// start, and SIGTERM with it) of at most the size its reader takes, with
-// one error naming the flag. The files beside --cache.file may not exist
-// yet.
+// checkReadFiles checks every file the exporter reads, before anything
+// opens it: a regular file (a FIFO would hang the start, and SIGTERM with
+// it) no larger than its reader takes. Those of --cache.file may be missing.
 func checkReadFiles(f *flags) error {
 	files := []struct {
 		flag, path string
@@ -88,9 +86,7 @@ func checkReadFiles(f *flags) error {
 	return nil
 }
 
-// checkCacheFile checks that the cache file can be written: its directory
-// exists and the exporter can create files in it, and the path is not a
-// directory.
+// checkCacheFile checks that the exporter can create the cache file.
 func checkCacheFile(p string) error {
 	if st, err := os.Stat(p); err == nil && st.IsDir() {
 		return errors.New("is a directory; give a file name in it, such as " + filepath.Join(p, "mintlify_exporter.cache"))
@@ -122,8 +118,7 @@ func checkCacheFile(p string) error {
 	return nil
 }
 
-// sameFile reports whether two paths name one file: the same file on disk,
-// or the same cleaned absolute path.
+// sameFile reports whether two paths name one file on disk or one path.
 func sameFile(a, b string) bool {
 	if sa, err := os.Stat(a); err == nil {
 		if sb, err := os.Stat(b); err == nil {
@@ -135,8 +130,7 @@ func sameFile(a, b string) bool {
 	return err1 == nil && err2 == nil && path.Clean(aa) == path.Clean(bb)
 }
 
-// unwrapPath drops the operation and path of a *fs.PathError, which the
-// message names already.
+// unwrapPath drops the path of a *fs.PathError, which the message names.
 func unwrapPath(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
@@ -160,8 +154,7 @@ func looksLikeKey(s string) bool {
 }
 
 // checkJobsFile refuses a jobs file that holds an API key (the key file
-// given by mistake): its lines become job_id labels. The job watcher
-// reads it again and reports syntax errors.
+// given by mistake): its lines would become job_id labels.
 func checkJobsFile(p string) error {
 	b, err := readSmallFile(p, jobs.MaxFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -178,18 +171,16 @@ func checkJobsFile(p string) error {
 	return nil
 }
 
-// readSmallFile reads a regular file of at most limit bytes, refusing a
-// FIFO, device or directory before opening it (opening a FIFO with no
-// writer blocks, and SIGTERM cannot end it) and a larger file unread.
-// Errors are one line without the path, which the caller's flag names.
+// readSmallFile reads a regular file of at most limit bytes; a FIFO is
+// refused before it is opened (with no writer, opening blocks). Errors
+// leave out the path, which the caller's flag names.
 func readSmallFile(path string, limit int64) ([]byte, error) {
 	b, _, err := filewatch.New(path).Read(limit)
 	return b, fileError(err, limit)
 }
 
-// checkFile checks what readSmallFile checks, without reading: path is a
-// regular file of at most limit bytes. A missing file passes when
-// missingOK (a file the exporter creates).
+// checkFile checks what readSmallFile checks, without reading; a missing
+// file passes when missingOK (a file the exporter creates).
 func checkFile(path string, limit int64, missingOK bool) error {
 	st, err := os.Stat(path)
 	switch {

@@ -1,8 +1,11 @@
-package main
+package cli
 
 import (
 	"bytes"
+	"go/parser"
+	"go/token"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -242,5 +245,36 @@ func TestHelpMan(t *testing.T) {
 	}
 	if !strings.HasPrefix(rest, ".SH \"NAME\"") || !strings.Contains(rest, "--mintlify.project-id") {
 		t.Errorf("not a man page after the header:\n%.300s", rest)
+	}
+}
+
+// TestOnlyTheRootImportsCLI: the command line assembles the other packages
+// and none of them imports it back; the root main is its only importer.
+func TestOnlyTheRootImportsCLI(t *testing.T) {
+	const cliPath = `"github.com/mintlify-exporter/mintlify_exporter/internal/cli"`
+	root := filepath.Join("..", "..")
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && strings.HasPrefix(d.Name(), ".") && p != root {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || filepath.Dir(p) == root {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, imp := range f.Imports {
+			if imp.Path.Value == cliPath {
+				t.Errorf("%s imports internal/cli; only the root main may", p)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

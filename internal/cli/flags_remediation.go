@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -24,10 +24,8 @@ func (r *remediationFlags) register(app *kingpin.Application) {
 }
 
 // webhook checks the remediation flags and returns the webhook's
-// configuration, nil when --remediation.config is not set. The rules file
-// is parsed here, so a mistake in it stops the start. webConfig is
-// --web.config.file (its basic auth counts as authentication), cacheFile
-// --cache.file (the ledger's place).
+// configuration, nil without --remediation.config. Basic auth in webConfig
+// counts as authentication.
 func (r *remediationFlags) webhook(webConfig, cacheFile string) (*exporter.RemediationConfig, error) {
 	if r.config == "" {
 		if r.tokenFile != "" {
@@ -64,8 +62,7 @@ func (r *remediationFlags) webhook(webConfig, cacheFile string) (*exporter.Remed
 const (
 	// maxTokenFileBytes bounds --remediation.token-file.
 	maxTokenFileBytes = 4096
-	// maxWebConfigBytes bounds --web.config.file and the TLS files it
-	// names.
+	// maxWebConfigBytes bounds --web.config.file and its TLS files.
 	maxWebConfigBytes = 1 << 20
 )
 
@@ -109,8 +106,7 @@ func holdsKey(s string) bool {
 }
 
 // checkTokenIsNotKey refuses a webhook token that holds the API key in
-// use (which need not look like one): the token is sent by Alertmanager
-// and kept in its configuration.
+// use: Alertmanager's configuration would then hold the key.
 func checkTokenIsNotKey(rc *exporter.RemediationConfig, key client.KeySource, tokenFile string) error {
 	if rc == nil || rc.Token == "" || key == nil {
 		return nil

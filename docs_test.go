@@ -80,11 +80,11 @@ func TestReliabilityDocIsTrue(t *testing.T) {
 		}
 	}
 
-	// Issue 29: a row for each of its 14 items, each naming tests that
-	// exist.
+	// The third pass's table: a row for each of its 14 items, each naming
+	// tests that exist.
 	start = strings.Index(doc, "## Third pass: prompts, webhook memory, one budget per cache file")
 	if start < 0 {
-		t.Fatal("no section on the third pass (issue 29)")
+		t.Fatal("no section on the third pass")
 	}
 	third := doc[start:]
 	if end := strings.Index(third[3:], "\n## "); end >= 0 {
@@ -99,7 +99,7 @@ func TestReliabilityDocIsTrue(t *testing.T) {
 		}
 		tests := regexp.MustCompile("`(Test[A-Za-z0-9]+)`").FindAllStringSubmatch(line, -1)
 		if len(tests) == 0 {
-			t.Errorf("item %d of issue 29 has no row naming its test", item)
+			t.Errorf("item %d of the third pass has no row naming its test", item)
 		}
 		for _, m := range tests {
 			if !defined[m[1]] {

@@ -1,8 +1,7 @@
-package main
-
-// Issue 29: every file the exporter opens is checked before it is opened.
+package cli
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -225,6 +224,40 @@ func TestJobWatcherFlagsWithRemediation(t *testing.T) {
 		o := runCtx(t, cancelled(), ok, append([]string{loopback, api}, tc.args...)...)
 		if o.code != tc.code || !strings.Contains(o.stderr, tc.want) {
 			t.Errorf("%q: exit %d, want %d and %q:\n%s", tc.args, o.code, tc.code, tc.want, o.stderr)
+		}
+	}
+}
+
+// TestFIFOsRefusedAtStart: a FIFO with no writer as the key file, the
+// jobs file or the cache file is refused at once; opening it would hang
+// start-up beyond the reach of SIGTERM.
+func TestFIFOsRefusedAtStart(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFO here:", err)
+	}
+	ok := map[string]string{"MINTLIFY_API_KEY": testKey, "MINTLIFY_PROJECT_ID": "docs"}
+	for _, tc := range []struct {
+		env  map[string]string
+		args []string
+		flag string
+	}{
+		{map[string]string{"MINTLIFY_PROJECT_ID": "docs"}, []string{"--mintlify.api-key-file=" + fifo}, "--mintlify.api-key-file"},
+		{ok, []string{"--collector.jobs", "--jobs.file=" + fifo}, "--jobs.file"},
+		{ok, []string{"--cache.file=" + fifo}, "--cache.file"},
+	} {
+		done := make(chan runOutput, 1)
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		go func() { done <- runCtx(t, ctx, tc.env, append([]string{loopback}, tc.args...)...) }()
+		select {
+		case o := <-done:
+			if o.code != 1 || !strings.Contains(o.stderr, tc.flag) || !strings.Contains(o.stderr, "regular file") {
+				t.Errorf("%s=FIFO: exit %d, want 1 and an error naming the flag:\n%s", tc.flag, o.code, o.stderr)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%s=FIFO: start-up hangs", tc.flag)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 // First use and daily operation: help on every command, the demo for the
 // agent commands, start-up refusals naming one flag, hostile values for
@@ -589,5 +589,46 @@ func TestParseErrorsNameTheFlag(t *testing.T) {
 		if o.code != 1 || strings.TrimSpace(o.stderr) != c.want {
 			t.Errorf("%q: exit %d, stderr %q, want %q", c.args, o.code, o.stderr, c.want)
 		}
+	}
+}
+
+// TestIntegerFlagsParsedAsIntegers: an integer flag takes digits only, and
+// a number too large for an int is refused as such, not wrapped around.
+func TestIntegerFlagsParsedAsIntegers(t *testing.T) {
+	ok := map[string]string{"MINTLIFY_API_KEY": testKey, "MINTLIFY_PROJECT_ID": "docs"}
+	for _, tc := range []struct{ arg, want string }{
+		{"--mintlify.requests-per-hour=1.9", "not a whole number"},
+		{"--mintlify.requests-per-hour=1e2", "not a whole number"},
+		{"--web.max-requests=2.5", "not a whole number"},
+		{"--analytics.page-size=99999999999999999999", "out of range"},
+		{"--mintlify.requests-per-hour=9223372036854775807", "above the API's limit"},
+	} {
+		o := runCtx(t, cancelled(), ok, loopback, tc.arg)
+		flag, _, _ := strings.Cut(tc.arg, "=")
+		if tc.want == "above the API's limit" { // accepted, with the warning
+			if o.code != 0 || !strings.Contains(o.stderr, "9223372036854775807") || strings.Contains(o.stderr, "-9223372036854775808") {
+				t.Errorf("%s: exit %d:\n%s", tc.arg, o.code, o.stderr)
+			}
+			continue
+		}
+		if o.code != 1 || !strings.Contains(o.stderr, flag) || !strings.Contains(o.stderr, tc.want) {
+			t.Errorf("%s: exit %d, want 1 and an error naming %s, %q:\n%s", tc.arg, o.code, flag, tc.want, o.stderr)
+		}
+	}
+}
+
+// TestPollIntervalMinimum: job reads are outside the request budget, so
+// --jobs.poll-interval below a second is refused.
+func TestPollIntervalMinimum(t *testing.T) {
+	ok := map[string]string{"MINTLIFY_API_KEY": testKey, "MINTLIFY_PROJECT_ID": "docs"}
+	for _, v := range []string{"1ns", "1ms", "999ms"} {
+		o := runCtx(t, cancelled(), ok, loopback, "--collector.jobs", "--jobs.id=j1", "--jobs.poll-interval="+v)
+		if o.code != 1 || !strings.Contains(o.stderr, "--jobs.poll-interval") || !strings.Contains(o.stderr, "from 1s") {
+			t.Errorf("--jobs.poll-interval=%s: exit %d:\n%s", v, o.code, o.stderr)
+		}
+	}
+	o := runCtx(t, cancelled(), ok, loopback, "--collector.jobs", "--jobs.id=j1", "--jobs.poll-interval=1s")
+	if o.code != 0 {
+		t.Errorf("--jobs.poll-interval=1s: exit %d:\n%s", o.code, o.stderr)
 	}
 }

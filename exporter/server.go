@@ -1,0 +1,126 @@
+package exporter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/go-kit/log/level"
+	"github.com/prometheus/exporter-toolkit/web"
+)
+
+// Timeouts of the HTTP server: slow clients cannot hold the scrape slots.
+const (
+	// ReadHeaderTimeout bounds reading a request's headers.
+	ReadHeaderTimeout = 10 * time.Second
+	// ReadTimeout bounds reading a whole request, body included.
+	ReadTimeout = 30 * time.Second
+	// RequestTimeout bounds a request after its headers, and its context.
+	RequestTimeout = 2 * time.Minute
+	// IdleTimeout bounds a kept-alive connection between requests.
+	IdleTimeout = 2 * time.Minute
+	// ShutdownGrace bounds how long in-flight requests may take on SIGTERM.
+	ShutdownGrace = 4 * time.Second
+)
+
+// newServer is the HTTP server of handler, with the timeouts above.
+func newServer(handler http.Handler, logger *slog.Logger) *http.Server {
+	return &http.Server{Handler: handler, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelError),
+		ReadHeaderTimeout: ReadHeaderTimeout, ReadTimeout: ReadTimeout,
+		WriteTimeout: RequestTimeout, IdleTimeout: IdleTimeout}
+}
+
+// Listeners are the sockets the exporter serves on.
+type Listeners struct {
+	flags *web.FlagConfig
+	ls    []net.Listener // nil when exporter-toolkit listens itself
+}
+
+// Listen opens --web.listen-address's sockets first, so a port in use is a
+// start-up error; a systemd socket or vsock:// is exporter-toolkit's job.
+func Listen(flags *web.FlagConfig) (*Listeners, error) {
+	l := &Listeners{flags: flags}
+	if toolkitListens(flags) {
+		return l, nil
+	}
+	for _, a := range *flags.WebListenAddresses {
+		s, err := net.Listen("tcp", a)
+		if err != nil {
+			l.Close()
+			return nil, listenError(a, err)
+		}
+		l.ls = append(l.ls, s)
+	}
+	return l, nil
+}
+
+// toolkitListens reports whether exporter-toolkit opens the sockets.
+func toolkitListens(flags *web.FlagConfig) bool {
+	if flags.WebSystemdSocket != nil && *flags.WebSystemdSocket {
+		return true
+	}
+	for _, a := range *flags.WebListenAddresses {
+		if strings.HasPrefix(a, "vsock://") {
+			return true
+		}
+	}
+	return false
+}
+
+// listenError says why address a cannot be listened on, and what to do.
+func listenError(a string, err error) error {
+	switch {
+	case errors.Is(err, syscall.EADDRINUSE):
+		return fmt.Errorf("--web.listen-address=%s: the address is already in use (another exporter?); stop what listens there or choose another port", a)
+	case errors.Is(err, syscall.EACCES):
+		return fmt.Errorf("--web.listen-address=%s: permission denied; ports below 1024 need root or CAP_NET_BIND_SERVICE, choose a higher port", a)
+	case errors.Is(err, syscall.EADDRNOTAVAIL):
+		return fmt.Errorf("--web.listen-address=%s: no interface of this machine has that address", a)
+	}
+	return fmt.Errorf("--web.listen-address=%s: %v", a, err)
+}
+
+// Close closes the sockets not yet served.
+func (l *Listeners) Close() {
+	for _, s := range l.ls {
+		s.Close()
+	}
+}
+
+// Serve serves the exporter on l (TLS and basic auth as --web.config.file
+// says) until ctx ends, then stops it, finishing requests in ShutdownGrace.
+func (x *Exporter) Serve(ctx context.Context, l *Listeners, logger *slog.Logger) error {
+	srv := newServer(x.handler, logger)
+	errc := make(chan error, 1)
+	go func() {
+		if l.ls == nil {
+			errc <- web.ListenAndServe(srv, l.flags, logger)
+			return
+		}
+		errc <- web.ServeMultiple(l.ls, srv, l.flags, logger)
+	}()
+	select {
+	case err := <-errc:
+		if errors.Is(err, http.ErrServerClosed) {
+			return nil
+		}
+		return err
+	case <-ctx.Done():
+	}
+	level.Info(x.logger).Log("msg", "shutting down: finishing in-flight scrapes, cancelling refreshes")
+	sctx, cancel := context.WithTimeout(context.Background(), ShutdownGrace)
+	defer cancel()
+	x.Close()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	<-errc // the server's goroutine has logged its last line
+	level.Info(x.logger).Log("msg", "stopped")
+	return nil
+}

@@ -1,0 +1,130 @@
+// Package cli is mintlify_exporter's command line: the flag groups
+// (flags_*.go), the help and parse errors, the checks of the files the
+// flags name, and the commands it runs: serve (the exporter), backfill and
+// agent. It assembles the packages that do the work; only the root main
+// imports it.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"strconv"
+	"syscall"
+
+	"github.com/go-kit/log"
+	"github.com/go-kit/log/level"
+	"github.com/prometheus/common/version"
+
+	"github.com/mintlify-exporter/mintlify_exporter/agentcmd"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/progname"
+	"github.com/mintlify-exporter/mintlify_exporter/logging"
+)
+
+const (
+	exporterName = progname.Name
+	errorPrefix  = progname.ErrorPrefix
+)
+
+// Main runs the command line of the process and returns its exit code.
+func Main() int {
+	fillVersion()
+	return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+}
+
+// run is the whole program; it returns the exit code. SIGINT and SIGTERM
+// stop it.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return runContext(ctx, args, stdin, stdout, stderr)
+}
+
+// runContext is run until ctx ends.
+func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var f flags
+	versionText := version.Print(exporterName)
+	if slices.Contains(args, "--help-man") { // the man page's header (.TH): one line, quoted
+		versionText = strconv.Quote(version.Version)
+	}
+	app, cmds := newAppVersion(&f, versionText)
+	helpOrVersion := false // kingpin calls Terminate after printing --help or --version
+	app.Terminate(func(int) { helpOrVersion = true })
+	app.ErrorWriter(stderr)
+	app.UsageWriter(stdout)
+	cmd, err := app.Parse(args)
+	if helpOrVersion { // printed; a missing required flag after --help is no error
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "%s%s; try --help\n", errorPrefix, agentcmd.ErrorLine(explainParseError(app, args, err)))
+		return 1
+	}
+	if cmd == "" {
+		return 0
+	}
+	if err := unusedFlag(app, args, cmd); err != nil {
+		fmt.Fprintln(stderr, errorPrefix+err.Error())
+		return 1
+	}
+	logger, slogger, err := logging.New(stderr, f.log.level, f.log.format)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s%v\n", errorPrefix, err)
+		return 1
+	}
+	switch {
+	case cmds.backfill.Selected(cmd):
+		return cmds.backfill.run(ctx, &f, logger, stdout, stderr)
+	case cmds.agent.Selected(cmd):
+		return runAgent(ctx, cmd, cmds.agent, &f, logger, stdin, stdout, stderr)
+	}
+	if err := serve(ctx, &f, logger, slogger); err != nil {
+		var se startupError
+		if errors.As(err, &se) {
+			// A mistake in the configuration reads like a flag error.
+			fmt.Fprintln(stderr, errorPrefix+agentcmd.ErrorLine(se.Error()))
+			return 1
+		}
+		level.Error(logger).Log("msg", "exiting", "err", err)
+		return 1
+	}
+	return 0
+}
+
+// runAgent runs an agent subcommand, against a demo's fake API of its own
+// with --demo.
+func runAgent(ctx context.Context, cmd string, agent *agentcmd.Command, f *flags, logger log.Logger, stdin io.Reader, stdout, stderr io.Writer) int {
+	conn, err := f.api.connect(f.demo, forAgent, logger)
+	if err != nil {
+		fmt.Fprintln(stderr, errorPrefix+agentcmd.ErrorLine(err.Error()))
+		return 1
+	}
+	defer conn.close()
+	if conn.demo != nil {
+		level.Warn(logger).Log("msg", "DEMO MODE: a synthetic API started for this command; the jobs and their answers are made up")
+	}
+	c, err := conn.client(f.api.timeout, nil)
+	if err != nil {
+		fmt.Fprintln(stderr, errorPrefix+agentcmd.ErrorLine(err.Error()))
+		return 1
+	}
+	return agent.Run(ctx, cmd, agentcmd.Env{
+		Client: c, ProjectIDs: conn.projects, Stdin: stdin, Stdout: stdout, Stderr: stderr,
+		StderrIsTerminal: isTerminal(stderr),
+	})
+}
+
+// isTerminal reports whether w is a terminal (progress is then one line
+// updated in place).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
