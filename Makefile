@@ -40,7 +40,7 @@ unit:
 
 ## simulate: the planner and derived-windows simulations, without the race detector (they skip under it; see docs/design.md).
 simulate:
-	$(GO) test -count=1 -run 'Simulation' -v ./collector/
+	$(GO) test -count=1 -run 'Simulation' -v ./engine/
 
 ## lint: gofmt, go vet and staticcheck (pinned as a tool in go.mod).
 lint:

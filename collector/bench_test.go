@@ -1,6 +1,6 @@
 package collector_test
 
-// Refresh benchmarks (issue 7): the cost of turning the API's pages into a
+// Refresh benchmarks: the cost of turning the API's pages into a
 // served snapshot, against the bare cost of decoding the same pages with
 // encoding/json plus one gzip pass over the rendered text, and the memory a
 // snapshot of 100,000 paths keeps.

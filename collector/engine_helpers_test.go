@@ -112,3 +112,13 @@ func (v *visitorsEngine) intervals() map[string]time.Duration {
 }
 
 var _ Client = (*client.Client)(nil)
+
+// windowOf parses a window name the test knows is valid.
+func windowOf(t *testing.T, s string) engine.Window {
+	t.Helper()
+	w, err := engine.ParseWindow(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}

@@ -407,11 +407,7 @@ func TestMalformedRowsAreSkippedAndCounted(t *testing.T) {
 			before := text.String()
 			clk.Advance(16 * time.Minute)
 			e.Touch()
-			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
-				if idle, _ := e.Idle(); idle || time.Now().After(deadline) {
-					break
-				}
-			}
+			waitIdle(t, e)
 			if status.Up("docs", c.source) {
 				t.Fatal("a malformed page did not fail the refresh")
 			}

@@ -1,6 +1,6 @@
 package e2e
 
-// First data in the order users look (issue 28), with the real binary at
+// First data in the order users look, with the real binary at
 // default flags against the fake enforcing the API's 100 requests an hour.
 
 import (

@@ -1,7 +1,7 @@
 package e2e
 
 // A large site whose first round of refreshes does not fit the hour's
-// budget (issue 18): 3 projects of 2,000 paths at the default flags, rows
+// budget: 3 projects of 2,000 paths at the default flags, rows
 // served out of order (the API promises none), so every walk reads every
 // page: 171 requests against the default budget of 90.
 

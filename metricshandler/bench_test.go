@@ -1,6 +1,6 @@
 package metricshandler_test
 
-// Scrape benchmarks (issue 7): a scrape through the real handler against
+// Scrape benchmarks: a scrape through the real handler against
 // serving the same bytes from memory, at 1k, 10k and 100k paths × 1 window
 // (3 series a path), plain and gzip; and, for context, the idiomatic
 // promhttp.HandlerFor over the same collectors.
@@ -212,7 +212,7 @@ func BenchmarkServeBytes(b *testing.B) {
 // BenchmarkScrape is a scrape through the exporter's handler, over
 // loopback. x-serve-bytes is its ratio to BenchmarkServeBytes of the same
 // case (measured here, untimed, when BenchmarkServeBytes did not run), and
-// ms-over-serve-bytes the difference. The targets (issue 10): at 20,000
+// ms-over-serve-bytes the difference. The targets: at 20,000
 // paths, x-serve-bytes at most 1.5 plain, and at most 1.5 ms over serving
 // the same bytes compressed with gzip.
 func BenchmarkScrape(b *testing.B) {

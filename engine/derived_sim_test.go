@@ -1,14 +1,14 @@
-package collector
+package engine_test
 
-// The derived-windows simulation (issue 23): the real engine with the
+// The derived-windows simulation: the real engine with the
 // default sources (visitors, views, assistant, feedback, searches) against
 // the fake, 2 projects of 1,000 paths, windows 1d, 7d and 30d, budget 90,
 // on a manual clock from midnight for 26 hours, with today's counts
 // growing hour by hour. Once with every window read directly (the weighted
-// plan of issue 10), once with derived windows from a day store seeded as
+// plan), once with derived windows from a day store seeded as
 // `backfill --cache.file` seeds it.
 //
-//	go test -run TestDerivedWindowsSimulation -v ./collector/
+//	go test -run TestDerivedWindowsSimulation -v ./engine/
 
 import (
 	"context"
@@ -22,6 +22,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
 )
@@ -127,8 +128,8 @@ func simulateDerived(t *testing.T, derive bool, hours int) derivedSimResult {
 
 	b := newSimBudget(budget, clk)
 	c := simClient(t, srv.URL(), clk, b.allow)
-	o := Options{PageSize: 250, MaxPages: 100, PageConcurrency: 1}
-	srcs, err := Build(derivedSimSources, c, o)
+	o := collector.Options{PageSize: 250, MaxPages: 100, PageConcurrency: 1}
+	srcs, err := collector.Build(derivedSimSources, c, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,12 +260,12 @@ func simulateDerived(t *testing.T, derive bool, hours int) derivedSimResult {
 // day through the additive sources, from a second fake serving the same
 // data, into a state holding only the day store: what `backfill
 // --cache.file` leaves for a new installation.
-func seedDays(t *testing.T, clk *simClock, opts []mintlifytest.Option, o Options, projects []string) *engine.State {
+func seedDays(t *testing.T, clk *simClock, opts []mintlifytest.Option, o collector.Options, projects []string) *engine.State {
 	t.Helper()
 	now := clk.Now
 	srv := mintlifytest.NewServer(append([]mintlifytest.Option{mintlifytest.WithClock(now)}, opts...)...)
 	defer srv.Close()
-	srcs, err := Build([]string{"views", "assistant", "searches"}, simClient(t, srv.URL(), clk, nil), o)
+	srcs, err := collector.Build([]string{"views", "assistant", "searches"}, simClient(t, srv.URL(), clk, nil), o)
 	if err != nil {
 		t.Fatal(err)
 	}

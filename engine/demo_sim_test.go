@@ -1,15 +1,16 @@
-package collector
+package engine_test
 
 // The untouched demo, simulated: every source of --demo against the demo's
 // fake (which enforces the API's 100 requests an hour) with the default
 // budget, windows and derived windows, for three hours on a manual clock.
 // None of the conditions the shipped alerts watch may arise.
 //
-//	go test -run TestDemoSimulation -v ./collector/
+//	go test -run TestDemoSimulation -v ./engine/
 
 import (
 	"github.com/go-kit/log"
 
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
@@ -47,10 +48,10 @@ func TestDemoSimulation(t *testing.T) {
 		t.Fatal(err)
 	}
 	var names []string
-	for _, s := range Sources {
+	for _, s := range collector.Sources {
 		names = append(names, s.Name) // --demo turns every source on
 	}
-	sources, err := Build(names, c, Options{PageSize: 250, SearchesTopTerms: 0, ConversationsMaxPages: 10})
+	sources, err := collector.Build(names, c, collector.Options{PageSize: 250, SearchesTopTerms: 0, ConversationsMaxPages: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

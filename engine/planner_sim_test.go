@@ -1,12 +1,12 @@
-package collector
+package engine_test
 
-// The planning simulation (issue 10): the real engine with the visitors
+// The planning simulation: the real engine with the visitors
 // source against the fake API, on a manual clock, for a day and more of
 // simulated time, once with the engine's weighted planner and once with
 // every unit stretched alike at the same budget. Today's traffic grows hour
 // by hour, so every window's value changes as a real site's does.
 //
-//	go test -run TestPlannerSimulation -v ./collector/
+//	go test -run TestPlannerSimulation -v ./engine/
 
 import (
 	"context"
@@ -22,6 +22,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
@@ -237,7 +238,7 @@ func simulate(t *testing.T, planner engine.Planner, hours, budget int, windowNam
 	for _, s := range windowNames {
 		windows = append(windows, windowOf(t, s))
 	}
-	src := NewVisitors(c, Options{PageSize: 250, MaxPages: 100, PageConcurrency: 1})
+	src := collector.NewVisitors(c, collector.Options{PageSize: 250, MaxPages: 100, PageConcurrency: 1})
 	e, err := engine.New(engine.Config{
 		Sources: []engine.Source{src}, Projects: []string{"docs", "api"}, Windows: windows,
 		MinInterval: 15 * time.Minute, Budget: b.Budget, Status: health.NewStatus(), Logger: log.NewNopLogger(),

@@ -1,6 +1,6 @@
-package collector
+package engine_test
 
-// A world the planner was not built on (issue 28): traffic that follows
+// A world the planner was not built on: traffic that follows
 // the working day of three time zones instead of growing evenly through
 // the day, a launch-day burst on a few pages, unique visitors that do not
 // add up across days (a share of each day's visitors returns on another
@@ -9,7 +9,7 @@ package collector
 // unit stretched alike, the engine's plan, and a bound with an unlimited
 // budget (every unit at the minimum interval).
 //
-//	go test -run TestWorldSimulation -v ./collector/
+//	go test -run TestWorldSimulation -v ./engine/
 
 import (
 	"fmt"
@@ -22,6 +22,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
 )
@@ -120,7 +121,7 @@ func runWorld(t *testing.T, planner engine.Planner, budget, hours int) worldResu
 	t.Cleanup(srv.Close)
 	b := newSimBudget(budget, clk)
 	c := simClient(t, srv.URL(), clk, b.allow)
-	sources, err := Build([]string{"visitors", "views"}, c, Options{PageSize: 250, MaxPages: 100, PageConcurrency: 1})
+	sources, err := collector.Build([]string{"visitors", "views"}, c, collector.Options{PageSize: 250, MaxPages: 100, PageConcurrency: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

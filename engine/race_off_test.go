@@ -1,6 +1,6 @@
 //go:build !race
 
-package collector
+package engine_test
 
 // raceEnabled is set when the tests run with the race detector.
 const raceEnabled = false

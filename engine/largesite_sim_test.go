@@ -1,10 +1,10 @@
-package collector
+package engine_test
 
 // A site of 100,000 paths served unsorted, for 24 simulated hours, at the
 // default flags and the API's 100 requests an hour: every walk is 400
 // pages, four times the hour's budget.
 //
-//	go test -run TestLargeSiteSimulation -v ./collector/
+//	go test -run TestLargeSiteSimulation -v ./engine/
 
 import (
 	"strings"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
 )
@@ -31,8 +32,8 @@ func TestLargeSiteSimulation(t *testing.T) {
 	t.Cleanup(srv.Close)
 	b := newSimBudget(budget, clk)
 	c := simClient(t, srv.URL(), clk, b.allow)
-	sources, err := Build([]string{"visitors", "views", "assistant", "feedback", "searches"}, c,
-		Options{PageSize: 250, MaxPages: 1000, PageConcurrency: 1, Filter: PathFilter{MaxPaths: 5000}})
+	sources, err := collector.Build([]string{"visitors", "views", "assistant", "feedback", "searches"}, c,
+		collector.Options{PageSize: 250, MaxPages: 1000, PageConcurrency: 1, Filter: collector.PathFilter{MaxPaths: 5000}})
 	if err != nil {
 		t.Fatal(err)
 	}
