@@ -173,26 +173,12 @@ type fetch struct {
 
 // Run backfills the configured range: it checks the arguments and files,
 // prints the plan and its cost, and unless DryRun fetches every day that
-// the journal lacks and writes the output. The error is for people: it
-// names the flag or file at fault. The Result is nil when nothing was
-// started.
+// the journal lacks and writes the output. The error names the flag or
+// file at fault. The Result is nil when nothing was started.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	cfg = cfg.withDefaults()
-	switch {
-	case cfg.Output == "" && cfg.RemoteWrite == nil:
-		return nil, errors.New("--output is required: the OpenMetrics file to write, such as history.om (or --remote-write.url to send the samples by remote write)")
-	case cfg.Output != "" && cfg.RemoteWrite != nil:
-		return nil, errors.New("--output and --remote-write.url exclude each other: write a file for promtool, or send by remote write")
-	case cfg.RemoteWrite != nil && cfg.Journal == "":
-		return nil, errors.New("backfill: Config.Journal is required with RemoteWrite")
-	case cfg.Resume && cfg.Force:
-		return nil, errors.New("--resume and --force exclude each other: --resume continues the journal, --force starts over")
-	case len(cfg.Projects) == 0:
-		return nil, errors.New("no project: set --mintlify.project-id (or MINTLIFY_PROJECT_ID)")
-	case len(cfg.Sources) == 0:
-		return nil, errors.New("no analytics source is enabled: enable one with --collector.<name>")
-	case cfg.Budget == nil:
-		return nil, errors.New("backfill: Config.Budget is required")
+	if err := cfg.validate(); err != nil {
+		return nil, err
 	}
 	days, err := Days(cfg.From, cfg.To, cfg.Now())
 	if err != nil {
@@ -202,6 +188,57 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Days: len(days)}
+	sources, err := cfg.backfilledSources(res)
+	if err != nil {
+		return nil, err
+	}
+	args := cfg.journalArgs(days, res.Sources)
+	jpath := cfg.journalPath()
+	if err := cfg.checkFiles(jpath); err != nil {
+		return nil, err
+	}
+	entries, refusal, err := cfg.priorRun(jpath, args)
+	if err != nil {
+		return nil, err
+	}
+	if refusal != nil && !cfg.DryRun {
+		return nil, refusal
+	}
+	todo := plan(res, days, sources, cfg.Projects, entries)
+	printPlan(cfg, res, len(todo))
+	if cfg.DryRun {
+		if refusal != nil {
+			fmt.Fprintf(cfg.Out, "note: a real run would stop here: %v\n", refusal)
+		}
+		return res, nil
+	}
+	return execute(ctx, cfg, res, todo, jpath, args)
+}
+
+// validate checks the arguments that need no file or clock.
+func (cfg Config) validate() error {
+	switch {
+	case cfg.Output == "" && cfg.RemoteWrite == nil:
+		return errors.New("--output is required: the OpenMetrics file to write, such as history.om (or --remote-write.url to send the samples by remote write)")
+	case cfg.Output != "" && cfg.RemoteWrite != nil:
+		return errors.New("--output and --remote-write.url exclude each other: write a file for promtool, or send by remote write")
+	case cfg.RemoteWrite != nil && cfg.Journal == "":
+		return errors.New("backfill: Config.Journal is required with RemoteWrite")
+	case cfg.Resume && cfg.Force:
+		return errors.New("--resume and --force exclude each other: --resume continues the journal, --force starts over")
+	case len(cfg.Projects) == 0:
+		return errors.New("no project: set --mintlify.project-id (or MINTLIFY_PROJECT_ID)")
+	case len(cfg.Sources) == 0:
+		return errors.New("no analytics source is enabled: enable one with --collector.<name>")
+	case cfg.Budget == nil:
+		return errors.New("backfill: Config.Budget is required")
+	}
+	return nil
+}
+
+// backfilledSources returns the sources that support the run's unit
+// window, recording them and the others in res.
+func (cfg Config) backfilledSources(res *Result) ([]engine.Source, error) {
 	w := unitWindow(cfg.Pages)
 	var sources []engine.Source
 	for _, s := range cfg.Sources {
@@ -212,65 +249,80 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			res.Skipped = append(res.Skipped, s.Name())
 		}
 	}
-	if len(sources) == 0 {
-		if cfg.Pages {
-			return nil, fmt.Errorf("none of the enabled sources (%s) has a one-day unit", strings.Join(res.Skipped, ", "))
-		}
-		return nil, fmt.Errorf("none of the enabled sources (%s) has site-wide figures: add --backfill.pages for their per-page series", strings.Join(res.Skipped, ", "))
+	switch {
+	case len(sources) > 0:
+		return sources, nil
+	case cfg.Pages:
+		return nil, fmt.Errorf("none of the enabled sources (%s) has a one-day unit", strings.Join(res.Skipped, ", "))
 	}
+	return nil, fmt.Errorf("none of the enabled sources (%s) has site-wide figures: add --backfill.pages for their per-page series", strings.Join(res.Skipped, ", "))
+}
+
+// journalArgs are the arguments recorded in the journal; a resume with
+// others is refused.
+func (cfg Config) journalArgs(days []client.Date, sources []string) []string {
 	args := append([]string{
 		"--from=" + days[0].String(), "--to=" + days[len(days)-1].String(),
 		fmt.Sprintf("--backfill.pages=%v", cfg.Pages),
 		"projects=" + strings.Join(cfg.Projects, ","),
-		"sources=" + strings.Join(res.Sources, ","),
+		"sources=" + strings.Join(sources, ","),
 	}, labelArgs(cfg.Labels)...)
 	if cfg.RemoteWrite != nil {
 		args = append(args, "--remote-write.url="+cfg.RemoteWrite.URL())
 	}
-	args = append(args, cfg.Args...)
+	return append(args, cfg.Args...)
+}
 
-	// The files: refuse to overwrite anything unless told, and anything
-	// but a regular file even when told, before any request is sent.
-	jpath := cfg.journalPath()
+// checkFiles refuses, before any request is sent, an output or journal
+// in a missing directory or that must not be replaced.
+func (cfg Config) checkFiles(jpath string) error {
 	files := []struct{ what, path string }{{"--output " + cfg.Output, cfg.Output}, {"the journal of --output, " + jpath, jpath}}
 	if cfg.RemoteWrite != nil {
 		files = []struct{ what, path string }{{"--remote-write.journal " + jpath, jpath}}
 	}
 	if st, err := os.Stat(filepath.Dir(files[0].path)); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("%s: the directory %s does not exist", files[0].what, filepath.Dir(files[0].path))
+		return fmt.Errorf("%s: the directory %s does not exist", files[0].what, filepath.Dir(files[0].path))
 	}
 	for _, p := range files {
 		if err := checkReplaceable(p.path, cfg.Protected); err != nil {
-			return nil, fmt.Errorf("%s: %v", p.what, err)
+			return fmt.Errorf("%s: %v", p.what, err)
 		}
 	}
+	return nil
+}
+
+// priorRun reads what an earlier run left: the journal's entries with
+// Resume, and otherwise the refusal a real run would stop on (a dry run
+// only prints it).
+func (cfg Config) priorRun(jpath string, args []string) (entries []*entry, refusal, err error) {
 	outExists := cfg.RemoteWrite == nil && exists(cfg.Output)
-	var entries []*entry
-	var refusal error // what stops a real run; a dry run prints the plan and says it
 	switch {
 	case cfg.Force:
 	case cfg.Resume:
 		jd, jExists, err := readJournal(jpath, args)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		entries = jd.entries
 		if !jExists && outExists {
-			return nil, fmt.Errorf("--resume: %s has no journal (%s): that backfill finished; to write it again use --force", cfg.Output, jpath)
+			return nil, nil, fmt.Errorf("--resume: %s has no journal (%s): that backfill finished; to write it again use --force", cfg.Output, jpath)
 		}
 		if !jExists && cfg.RemoteWrite != nil {
 			// Nothing shows whether it finished: starting over would spend
 			// the whole budget again on a mistyped path.
-			return nil, fmt.Errorf("--resume: there is no journal %s: nothing to resume (a finished remote-write backfill removes its journal); check --remote-write.journal, or run without --resume to start", jpath)
+			return nil, nil, fmt.Errorf("--resume: there is no journal %s: nothing to resume (a finished remote-write backfill removes its journal); check --remote-write.journal, or run without --resume to start", jpath)
 		}
+		return jd.entries, nil, nil
 	case exists(jpath):
 		refusal = fmt.Errorf("an interrupted backfill left %s: add --resume (with the same arguments) to continue it, or --force to start over", jpath)
 	case outExists:
 		refusal = fmt.Errorf("--output %s exists: add --force to replace it, or choose another file", cfg.Output)
 	}
-	if refusal != nil && !cfg.DryRun {
-		return nil, refusal
-	}
+	return nil, refusal, nil
+}
+
+// plan lists the fetches the journal's entries lack, counting all of
+// them and the resumed ones in res.
+func plan(res *Result, days []client.Date, sources []engine.Source, projects []string, entries []*entry) []fetch {
 	done := map[key]bool{}
 	for _, e := range entries {
 		done[e.key()] = true
@@ -278,7 +330,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	var todo []fetch
 	for _, d := range days {
 		for _, s := range sources {
-			for _, p := range cfg.Projects {
+			for _, p := range projects {
 				res.Fetches++
 				if done[key{d.String(), s.Name(), p}] {
 					res.Resumed++
@@ -288,14 +340,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			}
 		}
 	}
-	printPlan(cfg, res, len(todo))
-	if cfg.DryRun {
-		if refusal != nil {
-			fmt.Fprintf(cfg.Out, "note: a real run would stop here: %v\n", refusal)
-		}
-		return res, nil
-	}
+	return todo
+}
 
+// execute does the fetches of todo, writes or sends the output, seeds the
+// day store and removes the journal of a complete run.
+func execute(ctx context.Context, cfg Config, res *Result, todo []fetch, jpath string, args []string) (*Result, error) {
 	j, err := openJournal(jpath, args, cfg.Resume)
 	if err != nil {
 		return nil, err
@@ -322,30 +372,38 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	})
 	runErr := r.run(ctx)
 	r.progress.finish()
+	if err := r.finish(runErr); err != nil {
+		return res, err
+	}
+	printReport(cfg, res, len(j.entries), runErr)
+	return res, runErr
+}
 
+// finish writes the output (or checks that every day was sent), seeds the
+// day store and removes the journal once nothing is left to do.
+func (r *runner) finish(runErr error) error {
+	cfg, res, j := r.cfg, r.res, r.journal
 	if cfg.RemoteWrite == nil {
-		if err := writeOutput(cfg.Output, j.entries, names, cfg.Labels); err != nil {
-			return res, errors.Join(runErr, err)
+		if err := writeOutput(cfg.Output, j.entries, r.sources, cfg.Labels); err != nil {
+			return errors.Join(runErr, err)
 		}
 		res.Written = true
 	} else {
-		res.Written = len(j.unsent(names)) == 0
+		res.Written = len(j.unsent(r.sources)) == 0
 	}
-	if cfg.CacheFile != "" && runErr == nil && !res.Interrupted {
+	clean := runErr == nil && !res.Interrupted
+	if cfg.CacheFile != "" && clean {
 		n, err := seedDayStore(cfg, j.entries)
 		if err != nil {
-			return res, err
+			return err
 		}
 		res.Seeded = n
 		fmt.Fprintf(cfg.Out, "day store: %d days of additive sources added to --cache.file=%s (derived windows)\n", n, cfg.CacheFile)
 	}
-	if runErr == nil && !res.Interrupted && len(res.Failed) == 0 && len(j.entries) == res.Fetches && res.Written {
-		if err := j.remove(); err != nil {
-			return res, err
-		}
+	if clean && len(res.Failed) == 0 && len(j.entries) == res.Fetches && res.Written {
+		return j.remove()
 	}
-	printReport(cfg, res, len(j.entries), runErr)
-	return res, runErr
+	return nil
 }
 
 // journalPath is the journal's path.

@@ -610,14 +610,7 @@ func (r *Remediator) logPayload(capped map[string]*cappedAlerts) {
 // r.payload and r.mu; create and message release r.mu across their API
 // call.
 func (r *Remediator) handle(ctx context.Context, a Alert) AlertOutcome {
-	cfg := r.cfg
-	var rule *Rule
-	for _, rl := range cfg.Rules {
-		if rl.matches(a.Labels) {
-			rule = rl
-			break
-		}
-	}
+	rule := r.cfg.match(a.Labels)
 	if rule == nil {
 		return AlertOutcome{Outcome: OutcomeNoRule}
 	}
@@ -626,83 +619,112 @@ func (r *Remediator) handle(ctx context.Context, a Alert) AlertOutcome {
 		out.Outcome = OutcomeResolved
 		return out
 	}
-	fail := func(err error) AlertOutcome {
+	d, err := r.decide(rule, a, &out)
+	if err != nil {
 		out.Outcome, out.Reason = OutcomeError, err.Error()
 		level.Error(r.logger).Log("msg", "remediation failed", "rule", rule.Name, "key", out.Key, "err", err)
 		return out
 	}
-	d := rule.data(a)
-	project, err := render(rule.project, d, MaxLabelRunes)
+	if out.Outcome != "" { // the key's job is active or cooling down
+		return out
+	}
+	if out.Outcome, out.Reason = r.capped(d.project, d.now); out.Outcome != "" {
+		return out // logged once per payload (logPayload)
+	}
+	switch {
+	case r.cfg.DryRun:
+		return r.dryRun(d, out)
+	case d.message:
+		return r.message(ctx, rule, d.project, d.entry, d.prompt, d.values, d.now, out)
+	}
+	return r.create(ctx, rule, d.project, out.Key, d.prompt, d.values, d.now, out)
+}
+
+// decision is what an alert that matched a rule would do.
+type decision struct {
+	rule                    *Rule
+	project, prompt, values string
+	entry                   *Entry // the key's ledger entry; nil before its first job
+	message                 bool   // a follow-up to entry's job rather than a new job
+	now                     time.Time
+}
+
+// decide renders the alert's project, key (into out.Key) and prompt. It
+// sets out.Outcome when the key's ledger entry says to do nothing now.
+func (r *Remediator) decide(rule *Rule, a Alert, out *AlertOutcome) (*decision, error) {
+	data := rule.data(a)
+	project, err := render(rule.project, data, MaxLabelRunes)
 	if err != nil {
-		return fail(err)
+		return nil, err
 	}
 	if !slices.Contains(r.opts.Projects, project) {
-		return fail(fmt.Errorf("project %q is not one of --mintlify.project-id", project))
+		return nil, fmt.Errorf("project %q is not one of --mintlify.project-id", project)
 	}
-	if out.Key, err = render(rule.key, d, 2*MaxLabelRunes); err != nil {
-		return fail(err)
+	if out.Key, err = render(rule.key, data, 2*MaxLabelRunes); err != nil {
+		return nil, err
 	}
-	now := r.opts.Now()
-	r.ledger.prune(now)
-	values := fingerprint(a.Annotations)
-	e := r.ledger.entries[out.Key]
-	if e != nil {
-		out.JobID = e.JobID
-		r.observe(e, now)
+	d := &decision{rule: rule, project: project, values: fingerprint(a.Annotations), now: r.opts.Now()}
+	r.ledger.prune(d.now)
+	if d.entry = r.ledger.entries[out.Key]; d.entry != nil {
+		out.JobID = d.entry.JobID
+		r.observe(d.entry, d.now)
 	}
-	var prompt string
-	message := false
-	switch {
-	case e != nil && e.Ended.IsZero(): // its job is active
-		switch {
-		case rule.followUp == nil:
-			out.Reason = "the key's job is still active"
-		case now.Sub(e.lastAction()) < rule.FollowUpEvery:
-			out.Reason = fmt.Sprintf("the key's job is active; the next follow-up may go at %s", e.lastAction().Add(rule.FollowUpEvery).UTC().Format(time.RFC3339))
-		case e.Values == values:
-			out.Reason = "the key's job is active and the alert's values have not changed"
-		default:
-			message = true
-		}
-		if !message {
+	tmpl := rule.prompt
+	switch e := d.entry; {
+	case e != nil && e.Ended.IsZero():
+		if out.Reason = d.noFollowUp(); out.Reason != "" {
 			out.Outcome = OutcomeActive
-			return out
+			return d, nil
 		}
-		if prompt, err = render(rule.followUp, d, MaxPromptRunes); err != nil {
-			return fail(err)
-		}
-	case e != nil && now.Before(e.Ended.Add(rule.Cooldown)):
+		tmpl, d.message = rule.followUp, true
+	case e != nil && d.now.Before(e.Ended.Add(rule.Cooldown)):
 		out.Outcome = OutcomeCooldown
 		out.Reason = fmt.Sprintf("the key's last job ended at %s; the cooldown of %s ends at %s", e.Ended.UTC().Format(time.RFC3339), rule.Cooldown, e.Ended.Add(rule.Cooldown).UTC().Format(time.RFC3339))
-		return out
-	default:
-		if prompt, err = render(rule.prompt, d, MaxPromptRunes); err != nil {
-			return fail(err)
-		}
+		return d, nil
 	}
-	if n := r.ledger.count(project, now, time.Hour); n >= cfg.MaxPerProjectPerHour {
-		out.Outcome, out.Reason = OutcomeCapped, fmt.Sprintf("%d jobs and messages for project %s in the last hour (max_per_project_per_hour)", n, project)
-		return out // logged once per payload (logPayload)
+	d.prompt, err = render(tmpl, data, MaxPromptRunes)
+	return d, err
+}
+
+// noFollowUp says why the key's active job gets no follow-up now, or ""
+// when it does.
+func (d *decision) noFollowUp() string {
+	e, rule := d.entry, d.rule
+	switch {
+	case rule.followUp == nil:
+		return "the key's job is still active"
+	case d.now.Sub(e.lastAction()) < rule.FollowUpEvery:
+		return fmt.Sprintf("the key's job is active; the next follow-up may go at %s", e.lastAction().Add(rule.FollowUpEvery).UTC().Format(time.RFC3339))
+	case e.Values == d.values:
+		return "the key's job is active and the alert's values have not changed"
 	}
-	if n := r.ledger.count(project, now, 24*time.Hour); n >= cfg.MaxPerDay {
-		out.Outcome, out.Reason = OutcomeCapped, fmt.Sprintf("%d jobs and messages for project %s in the last 24 hours (max_per_day)", n, project)
-		return out // logged once per payload (logPayload)
+	return ""
+}
+
+// capped returns OutcomeCapped and why when the project has used its
+// hourly or daily jobs and messages, or "" when it has room.
+func (r *Remediator) capped(project string, now time.Time) (outcome, reason string) {
+	if n := r.ledger.count(project, now, time.Hour); n >= r.cfg.MaxPerProjectPerHour {
+		return OutcomeCapped, fmt.Sprintf("%d jobs and messages for project %s in the last hour (max_per_project_per_hour)", n, project)
 	}
-	if cfg.DryRun {
-		what := "create a job"
-		if message {
-			what = "send a follow-up message to job " + e.JobID
-		}
-		out.Outcome = OutcomeDryRun
-		if r.dryRunLogged++; r.dryRunLogged <= maxDryRunLines {
-			level.Info(r.logger).Log("msg", "dry run: would "+what, "rule", rule.Name, "project", project, "key", out.Key, "prompt", prompt)
-		}
-		return out
+	if n := r.ledger.count(project, now, 24*time.Hour); n >= r.cfg.MaxPerDay {
+		return OutcomeCapped, fmt.Sprintf("%d jobs and messages for project %s in the last 24 hours (max_per_day)", n, project)
 	}
-	if message {
-		return r.message(ctx, rule, project, e, prompt, values, now, out)
+	return "", ""
+}
+
+// dryRun logs what d would do, for the first maxDryRunLines alerts of a
+// payload.
+func (r *Remediator) dryRun(d *decision, out AlertOutcome) AlertOutcome {
+	what := "create a job"
+	if d.message {
+		what = "send a follow-up message to job " + d.entry.JobID
 	}
-	return r.create(ctx, rule, project, out.Key, prompt, values, now, out)
+	out.Outcome = OutcomeDryRun
+	if r.dryRunLogged++; r.dryRunLogged <= maxDryRunLines {
+		level.Info(r.logger).Log("msg", "dry run: would "+what, "rule", d.rule.Name, "project", d.project, "key", out.Key, "prompt", d.prompt)
+	}
+	return out
 }
 
 // observe notes in e when its job was first seen ended.
