@@ -8,8 +8,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 )
 
-// Client returns a client of srv configured by cfg, with the fake's key
-// when cfg.Key is nil.
+// Client returns a client of srv; a nil cfg.Key is the fake's key.
 func Client(t testing.TB, srv *mintlifytest.Server, cfg client.Config) *client.Client {
 	t.Helper()
 	cfg.BaseURL = srv.URL()

@@ -1,5 +1,4 @@
-// Package backoff computes the delays of the capped exponential backoff
-// used wherever the exporter waits longer after each further failure.
+// Package backoff computes the delays of a capped exponential backoff.
 package backoff
 
 import (
@@ -7,16 +6,14 @@ import (
 	"time"
 )
 
-// Policy waits Base after the first failure, doubling after each further
-// one, never above Max (a zero Max gives zero delays). Jitter, when set,
-// randomizes each delay (HalfJitter is the usual choice).
+// Policy waits Base after one failure, doubling after each further one up
+// to Max (a zero Max gives zero delays); Jitter, if set, randomizes each.
 type Policy struct {
 	Base, Max time.Duration
 	Jitter    func(time.Duration) time.Duration
 }
 
-// Delay returns the delay after n consecutive failures; it never
-// overflows and is never negative.
+// Delay returns the delay after n consecutive failures, never negative.
 func (p Policy) Delay(n int) time.Duration {
 	ceil := max(p.Max, 0)
 	d := min(max(p.Base, 0), ceil)
@@ -41,16 +38,12 @@ func HalfJitter(d time.Duration) time.Duration {
 	return d/2 + rand.N(d-d/2+1)
 }
 
-// The pauses after a 429 without Retry-After differ by what they protect:
-// the organization's shared analytics limit is left alone longest, one
-// backfill fetch less, and job reads (outside that limit, soon stale)
-// least.
+// Pauses after a 429 without Retry-After; job reads, soon stale, wait least.
 var (
 	AnalyticsRateLimit = Policy{Base: 2 * time.Minute, Max: time.Hour}
 	BackfillRateLimit  = Policy{Base: time.Minute, Max: 32 * time.Minute}
 	JobsRateLimit      = Policy{Base: time.Minute, Max: 15 * time.Minute}
 )
 
-// RemoteWrite is backfill's remote-write backoff, long enough to ride out
-// a receiver's restart.
+// RemoteWrite rides out a remote-write receiver's restart.
 var RemoteWrite = Policy{Base: time.Second, Max: time.Minute}

@@ -1,5 +1,4 @@
-// Package errstate decides when a repeated failure is worth a log line:
-// the first, one of another kind, and the recovery; not each retry.
+// Package errstate logs a failure once per kind, and the recovery.
 package errstate
 
 // State is the class of the current failure; the zero value is healthy.

@@ -1,6 +1,4 @@
-// Package filewatch tells by polling when a file read again on change has
-// changed; comparing identity too sees replacements by rename (Kubernetes
-// secret volumes, editors) as well as rewrites in place.
+// Package filewatch polls files for rewrites and replacements by rename.
 package filewatch
 
 import (
@@ -34,8 +32,7 @@ func (f *File) Path() string { return f.path }
 // Seen returns the version last recorded with Mark, or nil.
 func (f *File) Seen() fs.FileInfo { return f.seen }
 
-// Changed reports whether the file at the path is not the version last
-// marked.
+// Changed reports whether the file is not the version last marked.
 func (f *File) Changed() (bool, error) {
 	info, err := os.Stat(f.path)
 	if err != nil {
@@ -47,8 +44,7 @@ func (f *File) Changed() (bool, error) {
 // Mark records info, as returned by Read, as the version last read.
 func (f *File) Mark(info fs.FileInfo) { f.seen = info }
 
-// Read returns the content, at most limit bytes, and the version of the
-// open file it was read from; it does not Mark.
+// Read returns at most limit bytes and the version they were read from.
 func (f *File) Read(limit int64) ([]byte, fs.FileInfo, error) {
 	if limit < 0 {
 		limit = 0
@@ -85,8 +81,7 @@ func (f *File) Read(limit int64) ([]byte, fs.FileInfo, error) {
 	return b, info, nil
 }
 
-// Same reports whether a and b are the same file with the same size,
-// modification time and mode; nil is the same as nothing.
+// Same reports whether a and b are one version of one file.
 func Same(a, b fs.FileInfo) bool {
 	if a == nil || b == nil {
 		return false

@@ -1,5 +1,4 @@
-// Package intflag is a kingpin integer flag; kingpin's own reads through
-// float64 ("1.9" becomes 1, large values overflow).
+// Package intflag is a kingpin int flag not read through float64 as kingpin's.
 package intflag
 
 import (

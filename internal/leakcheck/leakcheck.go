@@ -10,8 +10,7 @@ import (
 // Slack tolerates goroutines of the runtime and testing package.
 const Slack = 2
 
-// Wait fails t with every stack unless the goroutines started since base
-// (runtime.NumGoroutine) end within five seconds.
+// Wait fails t unless the goroutines started since base end within 5 s.
 func Wait(t testing.TB, base int) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
