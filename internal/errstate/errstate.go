@@ -1,4 +1,4 @@
-// Package errstate logs a failure once per kind, and the recovery.
+// Package errstate tells when a failure is news to log: once per kind, and the recovery.
 package errstate
 
 // State is the class of the current failure; the zero value is healthy.
