@@ -78,9 +78,8 @@ type Options struct {
 	ConfigPath string   // re-read when it changes
 	Projects   []string // a rule's project must be one of these
 	Token      string   // the bearer token required ("" for none)
-	// BasicAuth tells that --web.config.file authenticates every request.
-	BasicAuth  bool
-	LedgerPath string // "" keeps the ledger in memory: only for a dry run
+	BasicAuth  bool     // --web.config.file authenticates every request
+	LedgerPath string   // "" keeps the ledger in memory: only for a dry run
 	API        API
 	Jobs       Jobs
 	Logger     log.Logger
