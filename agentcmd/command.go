@@ -17,29 +17,18 @@ import (
 
 // Exit codes of the agent commands.
 const (
-	// ExitOK means the job was printed; for message, that the message was
-	// sent and, with --wait, that the job ended completed or archived.
-	ExitOK = 0
-	// ExitError means a usage error or an API error.
-	ExitError = 1
-	// ExitJobFailed means that, with --wait, the job ended failed.
-	ExitJobFailed = 2
-	// ExitTimeout means that, with --wait, --wait.timeout passed before the
-	// job ended.
-	ExitTimeout = 3
-	// ExitInterrupted means the context was cancelled (Ctrl-C), for example
-	// while waiting.
-	ExitInterrupted = 130
+	ExitOK          = 0   // done; with --wait, the job completed or was archived
+	ExitError       = 1   // a usage or API error
+	ExitJobFailed   = 2   // with --wait, the job failed
+	ExitTimeout     = 3   // --wait.timeout passed first
+	ExitInterrupted = 130 // the context was cancelled (Ctrl-C)
 )
 
-// ErrorPrefix starts every error line of the agent commands, as it starts
-// the exporter's own start-up errors.
+// ErrorPrefix starts every error line, as the exporter's own.
 const ErrorPrefix = progname.ErrorPrefix
 
-// ErrorLine makes msg one line that is safe to print on a terminal:
-// control characters (a newline in a flag value, a terminal escape sent by
-// the API) and the bidirectional overrides that reorder text are written
-// as Go escapes, and bytes that are not UTF-8 as U+FFFD.
+// ErrorLine makes msg one line safe for a terminal: control characters and
+// bidirectional overrides (from a flag or the API) become Go escapes.
 func ErrorLine(msg string) string {
 	msg = strings.ToValidUTF8(msg, "\uFFFD")
 	if !strings.ContainsFunc(msg, unprintable) {
@@ -57,14 +46,12 @@ func ErrorLine(msg string) string {
 	return b.String()
 }
 
-// unprintable reports whether r must not reach a terminal as it is: a C0
-// or C1 control character, DEL, or a bidirectional embedding, override or
-// isolate (U+202A-U+202E, U+2066-U+2069).
+// unprintable reports whether r must not reach a terminal: a control
+// character or a bidirectional embedding, override or isolate.
 func unprintable(r rune) bool {
 	return unicode.IsControl(r) || r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069
 }
 
-// The full names kingpin gives the commands once selected.
 const (
 	cmdMessage = "agent message"
 	cmdGet     = "agent get"
@@ -81,14 +68,13 @@ type Command struct {
 	wait        *bool
 	waitTimeout *time.Duration
 	getJob      *string
-	// agent create
+
 	createPrompt      *string
 	createWait        *bool
 	createWaitTimeout *time.Duration
 }
 
-// Register adds the "agent" command, with its "message" and "get"
-// subcommands and their flags, to app.
+// Register adds the "agent" command and its subcommands to app.
 func Register(app *kingpin.Application) *Command {
 	c := &Command{}
 	agent := app.Command("agent", "Work with Mintlify agent jobs (needs exactly one --mintlify.project-id).")
@@ -113,30 +99,21 @@ func Register(app *kingpin.Application) *Command {
 	return c
 }
 
-// Selected reports whether cmd, the command kingpin selected, is one of
-// the agent commands.
+// Selected reports whether cmd, as kingpin selected it, is an agent command.
 func (c *Command) Selected(cmd string) bool {
 	return cmd == cmdMessage || cmd == cmdGet || cmd == cmdCreate
 }
 
 // Env is what the agent commands run with.
 type Env struct {
-	// Client talks to the API.
-	Client *client.Client
-	// ProjectIDs are the configured --mintlify.project-id values; the
-	// commands need exactly one.
-	ProjectIDs []string
-	// Stdin is read for --prompt=-.
-	Stdin io.Reader
-	// Stdout receives the job as JSON; Stderr progress and errors.
+	Client         *client.Client
+	ProjectIDs     []string // --mintlify.project-id: exactly one
+	Stdin          io.Reader
 	Stdout, Stderr io.Writer
-	// StderrIsTerminal selects progress as one updating line instead of one
-	// line per status change.
+	// StderrIsTerminal shows progress as one line rewritten in place.
 	StderrIsTerminal bool
-	// Now is the clock; time.Now when nil.
-	Now func() time.Time
-	// Sleep waits d or until ctx is done, returning ctx's error then; a
-	// timer when nil.
+	// Now and Sleep (which ends early with ctx's error) default to real time.
+	Now   func() time.Time
 	Sleep func(ctx context.Context, d time.Duration) error
 }
 

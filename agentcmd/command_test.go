@@ -217,3 +217,18 @@ func TestCreate(t *testing.T) {
 	h.projects = []string{"nope"}
 	h.expect(h.run("agent", "create", "--prompt=x"), 1, "", agentcmd.ErrorPrefix+"project nope not found (check --mintlify.project-id)\n")
 }
+
+func TestErrorLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain":           "plain",
+		"a\nb":            `a\nb`,
+		"\x1b[31mred":     `\x1b[31mred`,
+		"bad \xff byte":   "bad \uFFFD byte",
+		"rtl \u202e over": `rtl \u202e over`,
+		"c1 \u009b":       `c1 \u009b`,
+	} {
+		if got := agentcmd.ErrorLine(in); got != want {
+			t.Errorf("ErrorLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -8,12 +8,9 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 )
 
-// progress shows a job's progress on standard error (what the API sent is
-// passed through ErrorLine: no control character reaches the terminal): on a terminal one
-// status line rewritten in place ("job ID: active (1m20s)"), otherwise one
-// line per status change and, while it does not change, one every
-// progressEvery, so a log shows the wait goes on. A pull request link is
-// printed on its own line once when it appears.
+// progress shows a job's status on standard error: on a terminal one line
+// rewritten in place, otherwise a line per change and one every
+// progressEvery, so a log shows the wait goes on.
 type progress struct {
 	w     io.Writer
 	tty   bool
@@ -28,11 +25,9 @@ type progress struct {
 	pr      string    // the pull request link printed, "" before
 }
 
-// progressEvery is how often, off a terminal, the status is printed again
-// while it does not change.
+// progressEvery is how often an unchanged status is printed off a terminal.
 const progressEvery = 30 * time.Second
 
-// clearLine returns to the start of the line and clears it.
 const clearLine = "\r\x1b[K"
 
 // show reports the job. fromRead is false for the job the message call
@@ -56,12 +51,10 @@ func (p *progress) show(job *client.Job, fromRead bool) {
 	}
 }
 
-// line is the status line.
 func (p *progress) line() string {
 	return ErrorLine(fmt.Sprintf("job %s: %s (%s)", p.jobID, p.status, p.now().Sub(p.start).Round(time.Second)))
 }
 
-// redraw rewrites the status line on a terminal.
 func (p *progress) redraw() {
 	if !p.tty || !p.shown {
 		return
@@ -70,7 +63,6 @@ func (p *progress) redraw() {
 	p.drawn = true
 }
 
-// clear empties the terminal line before other output.
 func (p *progress) clear() {
 	if p.drawn {
 		fmt.Fprint(p.w, clearLine)
@@ -85,7 +77,7 @@ func (p *progress) note(msg string) {
 	p.redraw()
 }
 
-// done ends the status line so later output starts on a new line.
+// done ends the status line.
 func (p *progress) done() {
 	if p.drawn {
 		fmt.Fprintln(p.w)

@@ -14,8 +14,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 )
 
-// maxStdinPrompt caps a prompt read from standard input, so a runaway pipe
-// is refused instead of read into memory.
+// maxStdinPrompt refuses a runaway pipe rather than read it into memory.
 const maxStdinPrompt = 1 << 20
 
 // run is one execution of an agent command.
@@ -25,7 +24,6 @@ type run struct {
 	project string
 }
 
-// get prints one job.
 func (r *run) get(jobID string) int {
 	jobID = strings.TrimSpace(jobID)
 	if jobID == "" {
@@ -38,8 +36,7 @@ func (r *run) get(jobID string) int {
 	return r.print(job, ExitOK)
 }
 
-// message sends a follow-up message and, with wait, follows the job until
-// it ends or timeout passes.
+// message sends a follow-up message and, with wait, follows the job.
 func (r *run) message(jobID, prompt string, wait bool, timeout time.Duration) int {
 	jobID = strings.TrimSpace(jobID)
 	if jobID == "" {
@@ -57,8 +54,7 @@ func (r *run) message(jobID, prompt string, wait bool, timeout time.Duration) in
 	return r.follow(job, jobID, start, wait, timeout)
 }
 
-// create starts a job and, with wait, follows it until it ends or timeout
-// passes.
+// create starts a job and, with wait, follows it.
 func (r *run) create(prompt string, wait bool, timeout time.Duration) int {
 	prompt, problem := r.checkPrompt(prompt, wait, timeout)
 	if problem != "" {
@@ -72,8 +68,7 @@ func (r *run) create(prompt string, wait bool, timeout time.Duration) int {
 	return r.follow(job, job.ID, start, wait, timeout)
 }
 
-// checkPrompt reads --prompt=- and checks the prompt and --wait.timeout;
-// it returns the prompt, or the problem to report (nothing is sent then).
+// checkPrompt returns the prompt, or the problem to report before sending.
 func (r *run) checkPrompt(prompt string, wait bool, timeout time.Duration) (string, string) {
 	if wait && timeout <= 0 {
 		return "", fmt.Sprintf("--wait.timeout must be positive (got %s)", timeout)
@@ -104,8 +99,7 @@ func (r *run) follow(job *client.Job, jobID string, start time.Time, wait bool, 
 	return r.print(last, code)
 }
 
-// readPrompt reads the whole of standard input and removes one trailing
-// newline ("\n" or "\r\n"), the one a shell or an editor adds.
+// readPrompt reads standard input without the trailing newline an editor adds.
 func (r *run) readPrompt() (string, error) {
 	if r.env.Stdin == nil {
 		return "", errors.New("--prompt=-: no standard input")
@@ -124,7 +118,6 @@ func (r *run) readPrompt() (string, error) {
 	return s, nil
 }
 
-// usage reports a usage error.
 func (r *run) usage(msg string) int {
 	fmt.Fprintln(r.env.Stderr, ErrorPrefix+ErrorLine(msg))
 	return ExitError
@@ -170,8 +163,7 @@ func (r *run) describe(err error, jobID string, e client.Endpoint) string {
 	return err.Error()
 }
 
-// print writes the job as the API sent it, indented by two spaces, and
-// returns code, or ExitError when the job cannot be printed.
+// print writes the job as the API sent it, indented, and returns code.
 func (r *run) print(job *client.Job, code int) int {
 	if job == nil {
 		return code
@@ -197,12 +189,9 @@ func (r *run) print(job *client.Job, code int) int {
 	return code
 }
 
-// terminalSafeJSON writes the characters of JSON text b that valid JSON
-// may carry raw inside strings but a terminal would act on (DEL, the C1
-// controls such as the 8-bit CSI, bidirectional overrides, line and
-// paragraph separators) as \u escapes: the same JSON value, safe to show.
-// Such characters appear only inside strings, so escaping them keeps the
-// text valid.
+// terminalSafeJSON escapes as \u what JSON strings may carry raw but a
+// terminal acts on (DEL, C1 controls, bidirectional overrides): the same
+// value, safe to show.
 func terminalSafeJSON(b []byte) []byte {
 	unsafe := func(r rune) bool {
 		return r == 0x7f || r >= 0x80 && r <= 0x9f || r == 0x2028 || r == 0x2029 || r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069

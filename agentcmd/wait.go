@@ -9,9 +9,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 )
 
-// Delays between reads of the job while waiting: the first is
-// waitFirstDelay, each next one waitGrowth times longer, up to
-// waitMaxDelay.
+// Delays between reads of the job while waiting.
 const (
 	waitFirstDelay = 2 * time.Second
 	waitMaxDelay   = 30 * time.Second
@@ -27,11 +25,9 @@ type waiter struct {
 	progress progress
 }
 
-// wait polls the job until it is completed, archived or failed, timeout
-// passes, the context is cancelled or an error that retrying cannot fix
-// happens. It returns the last job known and the exit code. The job the
-// send-message call returned is never taken as the end, since the message
-// is processed asynchronously: the job is read at least once.
+// wait polls the job until it ends, timeout passes, ctx ends or an error
+// retrying cannot fix; it returns the last job known and the exit code. The
+// job is read at least once: messages are processed asynchronously.
 func (w *waiter) wait(job *client.Job) (*client.Job, int) {
 	w.progress.show(job, false)
 	delay := waitFirstDelay
@@ -84,8 +80,7 @@ func (w *waiter) wait(job *client.Job) (*client.Job, int) {
 	}
 }
 
-// sleep waits d; on a terminal it redraws the status line every second so
-// the elapsed time moves.
+// sleep waits d, redrawing a terminal's status line every second.
 func (w *waiter) sleep(d time.Duration) error {
 	if !w.progress.tty {
 		return w.env.Sleep(w.ctx, d)
@@ -115,9 +110,8 @@ func (w *waiter) timedOut(job *client.Job) int {
 	return ExitTimeout
 }
 
-// retryable reports whether a failed read while waiting is worth retrying:
-// rate limits, server errors and transport failures are; an unknown job, a
-// refused key, another 4xx or a malformed answer are not.
+// retryable reports whether a failed read is worth retrying: a 429, a 5xx
+// or a transport failure.
 func retryable(err error) bool {
 	if _, _, ok := client.IsRateLimited(err); ok {
 		return true

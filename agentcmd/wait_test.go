@@ -3,6 +3,7 @@ package agentcmd_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -166,5 +167,23 @@ func TestWaitRateLimitedReadWaitsRetryAfter(t *testing.T) {
 	// After the wait Retry-After asked for, the delay is back under its cap.
 	if want := []time.Duration{s(2), s(45), s(30)}; !slices.Equal(h.sleeps, want) {
 		t.Errorf("sleeps %v, want %v", h.sleeps, want)
+	}
+}
+
+// TestWaitTimeoutBoundsEveryRead: a read of the job that hangs while
+// waiting is cut off when --wait.timeout passes (exit 3), not after the
+// client's own timeout and retries.
+func TestWaitTimeoutBoundsEveryRead(t *testing.T) {
+	h := newHarness(t)
+	h.addJob(mintlifytest.JobSpec{RunFor: time.Hour})
+	// The read hangs for 10 minutes; the harness gives up (exit 130)
+	// after 30 s, which a read bounded by --wait.timeout never reaches.
+	h.fake.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointGetJob, Delay: 10 * time.Minute})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	h.ctx = ctx
+	code := h.run("agent", "message", "--job=j1", "--prompt=go", "--wait", "--wait.timeout=3s")
+	if code != agentcmd.ExitTimeout || !strings.Contains(h.stderr.String(), "gave up waiting after 3s") {
+		t.Errorf("exit %d, want %d (--wait.timeout); stderr:\n%s", code, agentcmd.ExitTimeout, h.stderr.String())
 	}
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/go-kit/log"
 
-	"github.com/mintlify-exporter/mintlify_exporter/backfill"
 	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 )
 
@@ -54,28 +53,6 @@ func TestSeedsTheDayStore(t *testing.T) {
 		h.mustRun(cfg)
 		if st := statefile.Load(cache, log.NewNopLogger()); st == nil || len(st.Days) != 7 {
 			t.Fatalf("pages=%v: a second run left %d days, want 7", pages, len(st.Days))
-		}
-	}
-}
-
-// TestDryRunPrintsThePlanBesideAJournal: an interrupted backfill's journal
-// does not keep a dry run from printing its plan; it says what a real run
-// would need.
-func TestDryRunPrintsThePlanBesideAJournal(t *testing.T) {
-	h := newHarness(t)
-	out := h.path("history.om")
-	if err := os.WriteFile(backfill.JournalPath(out), []byte("{}\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg := h.config(day(0), day(2), out)
-	cfg.DryRun = true
-	res := h.mustRun(cfg)
-	if res.Requests != 0 {
-		t.Errorf("a dry run sent %d requests", res.Requests)
-	}
-	for _, want := range []string{"cost: 3 requests", "a real run would stop here: an interrupted backfill left"} {
-		if !strings.Contains(h.out.String(), want) {
-			t.Errorf("the dry run's output lacks %q:\n%s", want, h.out.String())
 		}
 	}
 }

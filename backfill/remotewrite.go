@@ -1,21 +1,7 @@
 package backfill
 
-// Sending by the Prometheus remote-write protocol 1.0: a snappy-compressed
-// protobuf prometheus.WriteRequest per POST.
-//
-// The types and the client come from Prometheus modules, not from this
-// project:
-//   - github.com/prometheus/prometheus/prompb has the 1.0 WriteRequest
-//     types (client_golang/exp generates only the 2.0 ones). Of the
-//     prometheus module it compiles prompb and the model packages it
-//     imports (labels, histogram, exemplar) with gogo/protobuf, nothing of
-//     the server.
-//   - github.com/prometheus/client_golang/exp/api/remote is the client:
-//     it encodes (gogo's MarshalToSizedBuffer), compresses with
-//     klauspost/compress/snappy, sets the 1.0 headers, and retries with a
-//     jittered exponential backoff on 5xx, 429 and network errors, never
-//     on other 4xx. It is far lighter than Prometheus' own queue manager
-//     (storage/remote), which needs the whole server.
+// Remote write 1.0 with prompb's types and client_golang/exp's client,
+// which retries 5xx, 429 and network errors only (go.mod says why these).
 
 import (
 	"context"
@@ -43,41 +29,29 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/backoff"
 )
 
-// DefaultRemoteWriteRetries is how many times a request the receiver
-// answered 5xx or 429 (or that did not reach it) is sent again, after
-// waits of backoff.RemoteWrite (1 s doubling to 1 m, jittered): about
-// five minutes, so that a receiver's restart does not stop a backfill.
+// DefaultRemoteWriteRetries rides out about five minutes of a receiver's
+// restart.
 const DefaultRemoteWriteRetries = 10
 
-// DefaultRemoteTimeout is the time one request may take, as Prometheus'
-// remote_timeout.
+// DefaultRemoteTimeout bounds one request, as Prometheus' remote_timeout.
 const DefaultRemoteTimeout = 30 * time.Second
 
-// MaxRetryAfter caps the wait a receiver's Retry-After asks for (the
-// client waits it on top of its backoff): a receiver cannot park the
-// backfill for hours.
+// MaxRetryAfter keeps a receiver from parking the backfill for hours.
 const MaxRetryAfter = 5 * time.Minute
 
-// MaxSamplesPerRequest caps the samples of one request; a request holds
-// whole fetches (one day, source and project), so one large fetch may
-// exceed it.
+// MaxSamplesPerRequest caps a request of whole fetches; one large fetch
+// may exceed it.
 const MaxSamplesPerRequest = 2000
 
 // RemoteWriteOptions configure a RemoteWriter.
 type RemoteWriteOptions struct {
-	// URL is the receiver's write endpoint, such as
-	// http://prometheus:9090/api/v1/write.
+	// URL is the receiver's write endpoint.
 	URL string
-	// ConfigFile, when set, is a YAML file in the format of Prometheus'
-	// remote_write HTTP settings (basic_auth, authorization,
-	// bearer_token_file, oauth2, tls_config, proxy_url, headers,
-	// remote_timeout...), without url.
+	// ConfigFile holds Prometheus' remote_write HTTP settings, without url.
 	ConfigFile string
-	// UserAgent is sent with every request.
-	UserAgent string
-	// Retries, MinBackoff and MaxBackoff bound the retries of a request
-	// answered 5xx or 429; when Retries is 0, DefaultRemoteWriteRetries
-	// and backoff.RemoteWrite. Tests set Retries with zero waits.
+	UserAgent  string
+	// Retries, MinBackoff and MaxBackoff default (Retries 0) to
+	// DefaultRemoteWriteRetries and backoff.RemoteWrite.
 	Retries                int
 	MinBackoff, MaxBackoff time.Duration
 }
@@ -90,8 +64,7 @@ type RemoteWriter struct {
 	retries int
 }
 
-// remoteWriteFile is the --remote-write.config file: the HTTP settings of
-// a Prometheus remote_write entry.
+// remoteWriteFile is the --remote-write.config file.
 type remoteWriteFile struct {
 	RemoteTimeout model.Duration    `yaml:"remote_timeout,omitempty"`
 	Headers       map[string]string `yaml:"headers,omitempty"`
@@ -100,16 +73,15 @@ type remoteWriteFile struct {
 	HTTPClientConfig config.HTTPClientConfig `yaml:",inline"`
 }
 
-// reservedHeaders are the headers the protocol or the HTTP settings set;
-// a headers entry may not replace them (Prometheus refuses them too).
+// reservedHeaders may not be set by a headers entry, as in Prometheus.
 var reservedHeaders = []string{
 	"Authorization", "Host", "Content-Encoding", "Content-Length", "Content-Type", "User-Agent",
 	"Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "Www-Authenticate",
 	"Accept-Encoding", "X-Prometheus-Remote-Write-Version", "Upgrade", "Transfer-Encoding",
 }
 
-// NewRemoteWriter checks the URL and the config file and returns a
-// writer. Its errors name the flag at fault and never hold a secret.
+// NewRemoteWriter checks the URL and the config file; its errors never
+// hold a secret.
 func NewRemoteWriter(o RemoteWriteOptions) (*RemoteWriter, error) {
 	u, err := url.Parse(o.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -145,7 +117,6 @@ func NewRemoteWriter(o RemoteWriteOptions) (*RemoteWriter, error) {
 	return &RemoteWriter{url: u.Redacted(), api: api, last: last, retries: retries}, nil
 }
 
-// readRemoteWriteFile reads and checks the --remote-write.config file.
 func readRemoteWriteFile(path string, f *remoteWriteFile) error {
 	flag := "--remote-write.config=" + path
 	data, err := os.ReadFile(path)
@@ -204,8 +175,7 @@ func pathless(err error) error {
 // referencedFile is a file an HTTP setting names.
 type referencedFile struct{ field, path string }
 
-// referencedFiles lists the files of c's settings (resolved against the
-// config file's directory).
+// referencedFiles lists the files c's settings name.
 func referencedFiles(c *config.HTTPClientConfig) []referencedFile {
 	var out []referencedFile
 	if b := c.BasicAuth; b != nil {
@@ -236,8 +206,7 @@ func redactURL(s string) string {
 // URL is the receiver's URL, without a password.
 func (w *RemoteWriter) URL() string { return w.url }
 
-// send sends one request; onRetry is called before each retry. The error
-// is for people: one line, with the receiver's answer and what to do.
+// send sends one request, calling onRetry before each retry.
 func (w *RemoteWriter) send(ctx context.Context, req *prompb.WriteRequest, onRetry func(error)) error {
 	_, err := w.api.Write(ctx, remote.WriteV1MessageType, req, remote.WithWriteRetryCallback(onRetry))
 	if err == nil || ctx.Err() != nil {
@@ -246,8 +215,7 @@ func (w *RemoteWriter) send(ctx context.Context, req *prompb.WriteRequest, onRet
 	return w.explain(err, w.last.code.Load())
 }
 
-// explain turns the client's error into one line: what the receiver
-// answered and what to do.
+// explain says in one line what the receiver answered and what to do.
 func (w *RemoteWriter) explain(err error, code int32) error {
 	msg := oneLine(err.Error(), 300)
 	switch {
@@ -273,9 +241,8 @@ func oneLine(s string, n int) string {
 // lastStatus is the status code of the last answer.
 type lastStatus struct{ code atomic.Int32 }
 
-// headerTransport adds the configured headers to every request, records
-// the status of every answer (the client reports it in text only) and
-// caps its Retry-After at MaxRetryAfter.
+// headerTransport adds the configured headers, records each answer's
+// status (the client gives it in text only) and caps Retry-After.
 type headerTransport struct {
 	next    http.RoundTripper
 	headers map[string]string
@@ -302,9 +269,8 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// capRetryAfter returns a Retry-After value (seconds or an HTTP date) as
-// seconds, at most MaxRetryAfter; one that does not parse is dropped
-// ("0"), as the client would.
+// capRetryAfter returns Retry-After as seconds, at most MaxRetryAfter ("0"
+// when it does not parse, as the client would).
 func capRetryAfter(v string, now time.Time) string {
 	var d time.Duration
 	if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
@@ -316,9 +282,7 @@ func capRetryAfter(v string, now time.Time) string {
 	return strconv.FormatInt(int64(d/time.Second), 10)
 }
 
-// batches splits entries, in time order, into requests of whole fetches
-// of up to MaxSamplesPerRequest samples (a single larger fetch is one
-// request).
+// batches splits entries into requests of whole fetches.
 func batches(entries []*entry) [][]*entry {
 	var out [][]*entry
 	var cur []*entry
@@ -338,7 +302,6 @@ func batches(entries []*entry) [][]*entry {
 	return out
 }
 
-// samples is the number of samples of an entry.
 func (e *entry) samples() int {
 	n := 0
 	for _, f := range e.Families {
@@ -347,9 +310,8 @@ func (e *entry) samples() int {
 	return n
 }
 
-// writeRequest builds the request of entries (in time order): one time
-// series per label set, its samples in time order, label names sorted, as
-// the protocol requires; and the families' metadata.
+// writeRequest builds the request of entries, in the order the protocol
+// requires.
 func writeRequest(entries []*entry, target []Label) (*prompb.WriteRequest, int, error) {
 	series := map[string]*prompb.TimeSeries{}
 	var order []string
@@ -401,8 +363,7 @@ func writeRequest(entries []*entry, target []Label) (*prompb.WriteRequest, int, 
 	return req, n, nil
 }
 
-// protoLabels is a series' label set, sorted by name: __name__, the target
-// labels, project, window and the family's own labels.
+// protoLabels is a series' label set, sorted by name.
 func protoLabels(name string, target []Label, project string, names, values []string) []prompb.Label {
 	ls := make([]prompb.Label, 0, 3+len(target)+len(names))
 	ls = append(ls, prompb.Label{Name: model.MetricNameLabel, Value: name},
@@ -433,9 +394,8 @@ func labelsKey(ls []prompb.Label) string {
 	return b.String()
 }
 
-// sendUnsent sends, oldest first, every fetch of the journal not sent yet,
-// and records each accepted request in the journal. An interruption sets
-// res.Interrupted; other errors stop the run.
+// sendUnsent sends, oldest first, what the journal has not sent, recording
+// each accepted request.
 func (r *runner) sendUnsent(ctx context.Context) error {
 	rw := r.cfg.RemoteWrite
 	if rw == nil {

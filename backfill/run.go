@@ -20,102 +20,68 @@ import (
 
 // Exit codes of the backfill command.
 const (
-	// ExitOK: every fetch succeeded and the output is complete (or, with
-	// DryRun, the plan was printed).
-	ExitOK = 0
-	// ExitError: a usage error, or the run stopped on an error no retry
-	// can fix (a refused key, an unknown project, a file that cannot be
-	// written).
-	ExitError = 1
-	// ExitIncomplete: some fetches failed after their retries; the output
-	// holds every other one, and a run with Resume retries them.
-	ExitIncomplete = 2
-	// ExitInterrupted: the context ended (Ctrl-C, SIGTERM); the output
-	// holds what was fetched, and a run with Resume continues.
-	ExitInterrupted = 130
+	ExitOK          = 0   // complete, or the plan of a dry run printed
+	ExitError       = 1   // a usage error, or an error no retry can fix
+	ExitIncomplete  = 2   // some fetches failed; Resume retries them
+	ExitInterrupted = 130 // the context ended; Resume continues
 )
 
 // Defaults of Config.
 const (
-	// DefaultAttempts is how many times a fetch is tried (beyond the
-	// client's own retries of transient failures) before it is reported.
+	// DefaultAttempts is how many times a fetch is tried, beyond the
+	// client's own retries.
 	DefaultAttempts = 3
-	// DefaultRetryDelay is the wait before a fetch's second attempt; it
-	// doubles for each further attempt, up to maxRetryDelay.
+	// DefaultRetryDelay is the first wait between attempts; it doubles.
 	DefaultRetryDelay = 30 * time.Second
-	// maxRetryDelay caps the wait between two attempts of a fetch.
-	maxRetryDelay = time.Hour
-	// maxRateLimited bounds the 429 answers one fetch may get.
-	maxRateLimited = 10
+	maxRetryDelay     = time.Hour
+	maxRateLimited    = 10 // 429 answers to one fetch
 )
 
-// rateLimitBackoff is the pause after a 429 without Retry-After, for each
-// further one of the same fetch (package backoff compares it with the
-// others).
+// rateLimitBackoff is the pause after each 429 without Retry-After.
 var rateLimitBackoff = backoff.BackfillRateLimit
 
 // Config configures a backfill run.
 type Config struct {
-	// From and To are the first and last day to backfill, both included; a
-	// zero To means yesterday (UTC).
+	// From and To are the first and last day, both included; a zero To
+	// means yesterday (UTC).
 	From, To client.Date
-	// Output is the OpenMetrics file to write; its journal is
-	// JournalPath(Output). Empty with RemoteWrite.
-	Output string
-	// RemoteWrite, when set, sends the samples to a remote-write receiver
-	// instead of writing Output, each day once fetched, oldest first;
-	// the journal is then Journal.
+	// Output is the OpenMetrics file to write, journaled in
+	// JournalPath(Output); or RemoteWrite sends the samples, journaled in
+	// Journal.
+	Output      string
 	RemoteWrite *RemoteWriter
-	// Journal is the journal of a remote-write backfill.
-	Journal string
-	// Labels are the target labels every series carries, sorted by name
-	// (MergeLabels); the command's default is DefaultLabels.
+	Journal     string
+	// Labels are the target labels every series carries (MergeLabels).
 	Labels []Label
-	// Pages fetches full walks with the per-page series instead of
-	// site-wide figures only.
-	Pages bool
-	// DryRun prints the plan and its cost and sends nothing.
+	// Pages fetches full walks with per-page series, not site figures.
+	Pages  bool
 	DryRun bool
-	// Protected are files (flag name to path) that --output and its
-	// journal must never replace, such as the API key file:
-	// {"--mintlify.api-key-file": "/etc/mintlify/key"}. Empty paths are
-	// ignored.
+	// Protected maps flags to files the output and journal must never
+	// replace, such as the API key file.
 	Protected map[string]string
-	// Resume continues from an existing journal; Force starts over,
-	// replacing the output and any journal. Without either, an existing
-	// output or journal is an error.
+	// Resume continues the journal; Force starts over. Without either, an
+	// existing output or journal is an error.
 	Resume, Force bool
-	// CacheFile, when set, is the exporter's --cache.file: the days of
-	// additive sources are added to its day store (derived windows).
+	// CacheFile is --cache.file, whose day store gets the additive days.
 	CacheFile string
 
-	// Sources are the enabled analytics sources, in exposition order,
-	// built on a client whose Allow hook is Budget.Allow.
-	Sources []engine.Source
-	// Projects are the projects to backfill.
+	// Sources are built on a client whose Allow hook is Budget.Allow.
+	Sources  []engine.Source
 	Projects []string
-	// Budget paces the requests; Run makes it wait for room (Pace).
-	Budget *budget.Budget
-	// Args are the arguments, besides the range, Pages, Projects and
-	// Sources, that decide the output (path filters, max paths, API
-	// address...). They are recorded in the journal, and a resume with
-	// other Args is refused.
+	Budget   *budget.Budget
+	// Args are the other arguments that decide the output (path filters,
+	// API address...): a resume with other Args is refused.
 	Args []string
 
-	// Now is the clock; time.Now when nil.
-	Now func() time.Time
-	// WaitUntil waits until Now reads t, or until ctx ends (returning its
-	// error); a timer on Now when nil. Tests pass one that moves their
-	// clock.
+	// Now and WaitUntil (until Now reads t, or ctx ends) default to real
+	// time.
+	Now       func() time.Time
 	WaitUntil func(ctx context.Context, t time.Time) error
-	// Out receives the plan and the final report; Progress the progress
-	// (a bar when Terminal, one line per day otherwise) and notes. Both
-	// may be the same writer; nil discards.
+	// Out receives the plan and report, Progress the progress (a bar when
+	// Terminal); nil discards.
 	Out, Progress io.Writer
 	Terminal      bool
-	// Attempts and RetryDelay bound the retries of a failed fetch
-	// (DefaultAttempts and DefaultRetryDelay when zero); the delay doubles
-	// for each further attempt, up to an hour.
+	// Attempts and RetryDelay bound the retries of a failed fetch.
 	Attempts   int
 	RetryDelay time.Duration
 }
@@ -129,24 +95,18 @@ type Failure struct {
 
 // Result is what a run did.
 type Result struct {
-	// Days is the number of days in the range; Fetches the number of
-	// fetches they need (days × sources × projects).
-	Days, Fetches int
-	// Sources are the sources backfilled; Skipped those without site-wide
-	// figures, left out without Pages.
+	Days, Fetches int // Fetches = days × sources × projects
+	// Skipped are the sources without site-wide figures, left out without
+	// Pages.
 	Sources, Skipped []string
-	// Resumed is the fetches found in the journal, Fetched those done by
-	// this run, Requests the requests its finished fetches cost (those of
-	// failed fetches are not counted).
+	// Resumed fetches were in the journal; Requests counts only those of
+	// finished fetches.
 	Resumed, Fetched, Requests int
-	// Seeded is the number of days added to the day store of CacheFile.
-	Seeded int
-	// Failed lists the fetches that failed after their retries.
-	Failed []Failure
-	// Interrupted tells that the context ended before the end.
-	Interrupted bool
-	// Written tells that the output was written (with RemoteWrite: that
-	// every fetch in the journal was sent).
+	Seeded                     int // days added to CacheFile's day store
+	Failed                     []Failure
+	Interrupted                bool
+	// Written: the output was written, or with RemoteWrite every fetch
+	// sent.
 	Written bool
 	// Samples and WriteRequests are what this run sent by remote write.
 	Samples, WriteRequests int
@@ -172,28 +132,12 @@ type fetch struct {
 	project string
 }
 
-// Run backfills the configured range: it checks the arguments and files,
-// prints the plan and its cost, and unless DryRun fetches every day that
-// the journal lacks and writes the output. The error is for people: it
-// names the flag or file at fault. The Result is nil when nothing was
-// started.
+// Run prints the plan and its cost and, unless DryRun, fetches what the
+// journal lacks and writes the output. The Result is nil if nothing started.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	cfg = cfg.withDefaults()
-	switch {
-	case cfg.Output == "" && cfg.RemoteWrite == nil:
-		return nil, errors.New("--output is required: the OpenMetrics file to write, such as history.om (or --remote-write.url to send the samples by remote write)")
-	case cfg.Output != "" && cfg.RemoteWrite != nil:
-		return nil, errors.New("--output and --remote-write.url exclude each other: write a file for promtool, or send by remote write")
-	case cfg.RemoteWrite != nil && cfg.Journal == "":
-		return nil, errors.New("backfill: Config.Journal is required with RemoteWrite")
-	case cfg.Resume && cfg.Force:
-		return nil, errors.New("--resume and --force exclude each other: --resume continues the journal, --force starts over")
-	case len(cfg.Projects) == 0:
-		return nil, errors.New("no project: set --mintlify.project-id (or MINTLIFY_PROJECT_ID)")
-	case len(cfg.Sources) == 0:
-		return nil, errors.New("no analytics source is enabled: enable one with --collector.<name>")
-	case cfg.Budget == nil:
-		return nil, errors.New("backfill: Config.Budget is required")
+	if err := cfg.validate(); err != nil {
+		return nil, err
 	}
 	days, err := Days(cfg.From, cfg.To, cfg.Now())
 	if err != nil {
@@ -203,6 +147,56 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Days: len(days)}
+	sources, err := cfg.backfilledSources(res)
+	if err != nil {
+		return nil, err
+	}
+	args := cfg.journalArgs(days, res.Sources)
+	jpath := cfg.journalPath()
+	if err := cfg.checkFiles(jpath); err != nil {
+		return nil, err
+	}
+	entries, refusal, err := cfg.priorRun(jpath, args)
+	if err != nil {
+		return nil, err
+	}
+	if refusal != nil && !cfg.DryRun {
+		return nil, refusal
+	}
+	todo := plan(res, days, sources, cfg.Projects, entries)
+	printPlan(cfg, res, len(todo))
+	if cfg.DryRun {
+		if refusal != nil {
+			fmt.Fprintf(cfg.Out, "note: a real run would stop here: %v\n", refusal)
+		}
+		return res, nil
+	}
+	return execute(ctx, cfg, res, todo, jpath, args)
+}
+
+// validate checks the arguments that need no file or clock.
+func (cfg Config) validate() error {
+	switch {
+	case cfg.Output == "" && cfg.RemoteWrite == nil:
+		return errors.New("--output is required: the OpenMetrics file to write, such as history.om (or --remote-write.url to send the samples by remote write)")
+	case cfg.Output != "" && cfg.RemoteWrite != nil:
+		return errors.New("--output and --remote-write.url exclude each other: write a file for promtool, or send by remote write")
+	case cfg.RemoteWrite != nil && cfg.Journal == "":
+		return errors.New("backfill: Config.Journal is required with RemoteWrite")
+	case cfg.Resume && cfg.Force:
+		return errors.New("--resume and --force exclude each other: --resume continues the journal, --force starts over")
+	case len(cfg.Projects) == 0:
+		return errors.New("no project: set --mintlify.project-id (or MINTLIFY_PROJECT_ID)")
+	case len(cfg.Sources) == 0:
+		return errors.New("no analytics source is enabled: enable one with --collector.<name>")
+	case cfg.Budget == nil:
+		return errors.New("backfill: Config.Budget is required")
+	}
+	return nil
+}
+
+// backfilledSources returns the sources that support the run's window.
+func (cfg Config) backfilledSources(res *Result) ([]engine.Source, error) {
 	w := unitWindow(cfg.Pages)
 	var sources []engine.Source
 	for _, s := range cfg.Sources {
@@ -213,65 +207,76 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			res.Skipped = append(res.Skipped, s.Name())
 		}
 	}
-	if len(sources) == 0 {
-		if cfg.Pages {
-			return nil, fmt.Errorf("none of the enabled sources (%s) has a one-day unit", strings.Join(res.Skipped, ", "))
-		}
-		return nil, fmt.Errorf("none of the enabled sources (%s) has site-wide figures: add --backfill.pages for their per-page series", strings.Join(res.Skipped, ", "))
+	switch {
+	case len(sources) > 0:
+		return sources, nil
+	case cfg.Pages:
+		return nil, fmt.Errorf("none of the enabled sources (%s) has a one-day unit", strings.Join(res.Skipped, ", "))
 	}
+	return nil, fmt.Errorf("none of the enabled sources (%s) has site-wide figures: add --backfill.pages for their per-page series", strings.Join(res.Skipped, ", "))
+}
+
+// journalArgs are the arguments a resume must repeat.
+func (cfg Config) journalArgs(days []client.Date, sources []string) []string {
 	args := append([]string{
 		"--from=" + days[0].String(), "--to=" + days[len(days)-1].String(),
 		fmt.Sprintf("--backfill.pages=%v", cfg.Pages),
 		"projects=" + strings.Join(cfg.Projects, ","),
-		"sources=" + strings.Join(res.Sources, ","),
+		"sources=" + strings.Join(sources, ","),
 	}, labelArgs(cfg.Labels)...)
 	if cfg.RemoteWrite != nil {
 		args = append(args, "--remote-write.url="+cfg.RemoteWrite.URL())
 	}
-	args = append(args, cfg.Args...)
+	return append(args, cfg.Args...)
+}
 
-	// The files: refuse to overwrite anything unless told, and anything
-	// but a regular file even when told, before any request is sent.
-	jpath := cfg.journalPath()
+// checkFiles refuses an output or journal that must not be written.
+func (cfg Config) checkFiles(jpath string) error {
 	files := []struct{ what, path string }{{"--output " + cfg.Output, cfg.Output}, {"the journal of --output, " + jpath, jpath}}
 	if cfg.RemoteWrite != nil {
 		files = []struct{ what, path string }{{"--remote-write.journal " + jpath, jpath}}
 	}
 	if st, err := os.Stat(filepath.Dir(files[0].path)); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("%s: the directory %s does not exist", files[0].what, filepath.Dir(files[0].path))
+		return fmt.Errorf("%s: the directory %s does not exist", files[0].what, filepath.Dir(files[0].path))
 	}
 	for _, p := range files {
 		if err := checkReplaceable(p.path, cfg.Protected); err != nil {
-			return nil, fmt.Errorf("%s: %v", p.what, err)
+			return fmt.Errorf("%s: %v", p.what, err)
 		}
 	}
+	return nil
+}
+
+// priorRun returns the journal's entries with Resume, and otherwise the
+// refusal a real run stops on (a dry run prints it).
+func (cfg Config) priorRun(jpath string, args []string) (entries []*entry, refusal, err error) {
 	outExists := cfg.RemoteWrite == nil && exists(cfg.Output)
-	var entries []*entry
-	var refusal error // what stops a real run; a dry run prints the plan and says it
 	switch {
 	case cfg.Force:
 	case cfg.Resume:
 		jd, jExists, err := readJournal(jpath, args)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		entries = jd.entries
 		if !jExists && outExists {
-			return nil, fmt.Errorf("--resume: %s has no journal (%s): that backfill finished; to write it again use --force", cfg.Output, jpath)
+			return nil, nil, fmt.Errorf("--resume: %s has no journal (%s): that backfill finished; to write it again use --force", cfg.Output, jpath)
 		}
 		if !jExists && cfg.RemoteWrite != nil {
 			// Nothing shows whether it finished: starting over would spend
 			// the whole budget again on a mistyped path.
-			return nil, fmt.Errorf("--resume: there is no journal %s: nothing to resume (a finished remote-write backfill removes its journal); check --remote-write.journal, or run without --resume to start", jpath)
+			return nil, nil, fmt.Errorf("--resume: there is no journal %s: nothing to resume (a finished remote-write backfill removes its journal); check --remote-write.journal, or run without --resume to start", jpath)
 		}
+		return jd.entries, nil, nil
 	case exists(jpath):
 		refusal = fmt.Errorf("an interrupted backfill left %s: add --resume (with the same arguments) to continue it, or --force to start over", jpath)
 	case outExists:
 		refusal = fmt.Errorf("--output %s exists: add --force to replace it, or choose another file", cfg.Output)
 	}
-	if refusal != nil && !cfg.DryRun {
-		return nil, refusal
-	}
+	return nil, refusal, nil
+}
+
+// plan lists the fetches the journal's entries lack.
+func plan(res *Result, days []client.Date, sources []engine.Source, projects []string, entries []*entry) []fetch {
 	done := map[key]bool{}
 	for _, e := range entries {
 		done[e.key()] = true
@@ -279,7 +284,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	var todo []fetch
 	for _, d := range days {
 		for _, s := range sources {
-			for _, p := range cfg.Projects {
+			for _, p := range projects {
 				res.Fetches++
 				if done[key{d.String(), s.Name(), p}] {
 					res.Resumed++
@@ -289,14 +294,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			}
 		}
 	}
-	printPlan(cfg, res, len(todo))
-	if cfg.DryRun {
-		if refusal != nil {
-			fmt.Fprintf(cfg.Out, "note: a real run would stop here: %v\n", refusal)
-		}
-		return res, nil
-	}
+	return todo
+}
 
+// execute does the fetches of todo, then finishes.
+func execute(ctx context.Context, cfg Config, res *Result, todo []fetch, jpath string, args []string) (*Result, error) {
 	j, err := openJournal(jpath, args, cfg.Resume)
 	if err != nil {
 		return nil, err
@@ -323,33 +325,40 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	})
 	runErr := r.run(ctx)
 	r.progress.finish()
-
-	if cfg.RemoteWrite == nil {
-		if err := writeOutput(cfg.Output, j.entries, names, cfg.Labels); err != nil {
-			return res, errors.Join(runErr, err)
-		}
-		res.Written = true
-	} else {
-		res.Written = len(j.unsent(names)) == 0
-	}
-	if cfg.CacheFile != "" && runErr == nil && !res.Interrupted {
-		n, err := seedDayStore(cfg, j.entries)
-		if err != nil {
-			return res, err
-		}
-		res.Seeded = n
-		fmt.Fprintf(cfg.Out, "day store: %d days of additive sources added to --cache.file=%s (derived windows)\n", n, cfg.CacheFile)
-	}
-	if runErr == nil && !res.Interrupted && len(res.Failed) == 0 && len(j.entries) == res.Fetches && res.Written {
-		if err := j.remove(); err != nil {
-			return res, err
-		}
+	if err := r.finish(runErr); err != nil {
+		return res, err
 	}
 	printReport(cfg, res, len(j.entries), runErr)
 	return res, runErr
 }
 
-// journalPath is the journal's path.
+// finish writes the output, seeds the day store and removes the journal
+// once nothing is left to do.
+func (r *runner) finish(runErr error) error {
+	cfg, res, j := r.cfg, r.res, r.journal
+	if cfg.RemoteWrite == nil {
+		if err := writeOutput(cfg.Output, j.entries, r.sources, cfg.Labels); err != nil {
+			return errors.Join(runErr, err)
+		}
+		res.Written = true
+	} else {
+		res.Written = len(j.unsent(r.sources)) == 0
+	}
+	clean := runErr == nil && !res.Interrupted
+	if cfg.CacheFile != "" && clean {
+		n, err := seedDayStore(cfg, j.entries)
+		if err != nil {
+			return err
+		}
+		res.Seeded = n
+		fmt.Fprintf(cfg.Out, "day store: %d days of additive sources added to --cache.file=%s (derived windows)\n", n, cfg.CacheFile)
+	}
+	if clean && len(res.Failed) == 0 && len(j.entries) == res.Fetches && res.Written {
+		return j.remove()
+	}
+	return nil
+}
+
 func (cfg Config) journalPath() string {
 	if cfg.RemoteWrite != nil {
 		return cfg.Journal
@@ -391,10 +400,8 @@ func (cfg Config) withDefaults() Config {
 	return cfg
 }
 
-// checkReplaceable refuses a path that must not be replaced by a new
-// regular file: anything that exists and is not a regular file (a
-// directory, a device such as /dev/null, a FIFO, a socket; symbolic links
-// are followed), and the protected files.
+// checkReplaceable refuses a path that exists and is not a regular file
+// (after links), or is a protected file.
 func checkReplaceable(path string, protected map[string]string) error {
 	st, err := os.Stat(path)
 	switch {
@@ -420,8 +427,6 @@ func checkReplaceable(path string, protected map[string]string) error {
 	return nil
 }
 
-// samePath reports whether two paths are the same once made absolute and
-// cleaned.
 func samePath(a, b string) bool {
 	aa, err1 := filepath.Abs(a)
 	bb, err2 := filepath.Abs(b)
@@ -444,9 +449,8 @@ type runner struct {
 	prevCost map[key]int // by source and project: the last walk's pages
 }
 
-// run does every fetch of todo in order. It returns an error that ends
-// the run (a refused key, a journal that cannot be written); failures of
-// single fetches are collected in res.Failed.
+// run does every fetch of todo in order; failures of single fetches go to
+// res.Failed, and the error is one that ends the run.
 func (r *runner) run(ctx context.Context) error {
 	r.prevCost = map[key]int{}
 	// What an interrupted run fetched but did not send goes first.
@@ -490,15 +494,12 @@ func (r *runner) run(ctx context.Context) error {
 	return nil
 }
 
-// fatal reports whether err stops the whole run: no other day would fare
-// better. A refused key (401), a refused caller (403: allowlist or scope)
-// and an unknown project (404) are not retried.
+// fatal reports whether no other day would fare better (401, 403, 404).
 func fatal(err error) bool {
 	return client.IsRefused(err) || client.IsNotFound(err)
 }
 
-// fetch fetches one day of one source and project, retrying failures and
-// waiting out 429 pauses.
+// fetch fetches one unit, retrying failures and waiting out 429 pauses.
 func (r *runner) fetch(ctx context.Context, f fetch) (*entry, error) {
 	u := engine.Unit{Source: f.src.Name(), Project: f.project, Window: unitWindow(r.cfg.Pages)}
 	rng := client.DateRange{From: f.day, To: f.day.AddDays(1)}

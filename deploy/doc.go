@@ -1,12 +1,7 @@
 // Package deploy holds the operational files shipped with mintlify_exporter
-// and the tests that keep them working: the Prometheus recording and
-// alerting rules with their promtool unit tests, the Alertmanager example,
-// the Kubernetes manifests, the systemd unit and the compose demo stack, as
-// well as checks of the Grafana dashboards in ../dashboards and of the
-// Dockerfile.
-//
-// The package has no Go API; `go test ./deploy/` runs the checks. Those that
-// need promtool, amtool or systemd-analyze skip when the program is missing,
-// naming the Debian package to install, and fail instead when the
-// environment variable CI is set.
+// (rules, Alertmanager and remediation examples, Kubernetes manifests,
+// systemd unit, compose stack) and the tests that keep them, the Helm chart
+// in ../charts, the dashboards, the Dockerfile and the release archives
+// working. It has no Go API. Tests that need a missing tool (promtool,
+// amtool, helm...) skip, saying how to install it, and fail when CI is set.
 package deploy

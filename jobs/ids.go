@@ -11,13 +11,12 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/filewatch"
 )
 
-// jobRef names one watched job: the project it belongs to and its id.
+// jobRef names one watched job.
 type jobRef struct {
 	project, id string
 }
 
-// parseJobRef parses a job id as given to --jobs.id or in --jobs.file:
-// "ID" when exactly one project is configured, or "PROJECT/ID".
+// parseJobRef parses "ID" (with exactly one project) or "PROJECT/ID".
 func parseJobRef(s string, projects []string) (jobRef, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
@@ -50,8 +49,7 @@ func parseJobRef(s string, projects []string) (jobRef, error) {
 	return jobRef{}, fmt.Errorf("job id %q: project %q is not one of the configured --mintlify.project-id values", s, project)
 }
 
-// checkJobID refuses a job id the API's path cannot carry: "." and ".."
-// would address another route (the client refuses to send them).
+// checkJobID refuses "." and "..", which would address another route.
 func checkJobID(id string) error {
 	if id == "." || id == ".." {
 		return fmt.Errorf("job id %q is not a job id: %q would address another route of the API; remove it", id, id)
@@ -59,10 +57,8 @@ func checkJobID(id string) error {
 	return nil
 }
 
-// parseJobsFile parses the content of a --jobs.file: one job id a line in
-// the forms parseJobRef accepts; '#' starts a comment that runs to the end
-// of the line; blank lines are ignored. Any invalid line makes the whole
-// file invalid, naming the line.
+// parseJobsFile parses a --jobs.file: one job id a line, '#' comments; one
+// invalid line makes the whole file invalid.
 func parseJobsFile(path string, data []byte, projects []string) ([]jobRef, error) {
 	var refs []jobRef
 	sc := bufio.NewScanner(bytes.NewReader(data))
@@ -85,13 +81,10 @@ func parseJobsFile(path string, data []byte, projects []string) ([]jobRef, error
 	return refs, nil
 }
 
-// MaxFileBytes bounds a --jobs.file: a million bytes hold tens of
-// thousands of job ids.
+// MaxFileBytes bounds a --jobs.file (tens of thousands of ids).
 const MaxFileBytes = 1 << 20
 
-// jobsFile is a --jobs.file and the last good list read from it. It is
-// re-read when it changes (filewatch: identity, size, modification time or
-// mode).
+// jobsFile is a --jobs.file and the last good list read from it.
 type jobsFile struct {
 	file     *filewatch.File // marked with the version last parsed, good or bad
 	projects []string
@@ -100,17 +93,14 @@ type jobsFile struct {
 	errMsg string   // the current problem, "" when the last check was fine
 }
 
-// newJobsFile returns the jobsFile of path, not read yet.
 func newJobsFile(path string, projects []string) *jobsFile {
 	return &jobsFile{file: filewatch.New(path), projects: projects}
 }
 
-// path returns the file's path.
 func (f *jobsFile) path() string { return f.file.Path() }
 
-// load reads and parses the file when it changed since the last version
-// parsed. It reports whether the list changed and any problem; on a
-// problem the last good list stays.
+// load parses the file if it changed, reporting whether the list changed
+// and any problem; on a problem the last good list stays.
 func (f *jobsFile) load() (changed bool, err error) {
 	if changed, err := f.file.Changed(); err != nil || !changed {
 		return false, err

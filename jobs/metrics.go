@@ -41,10 +41,7 @@ func (w *Watcher) Describe(ch chan<- *prometheus.Desc) {
 	ch <- sessionsSkippedDesc
 }
 
-// Collect implements prometheus.Collector. It exports the last known state
-// of every watched job that has been read successfully and has not answered
-// 404 since, for every project the count of those jobs by status, and the
-// count of watched jobs that answered 404.
+// Collect implements prometheus.Collector.
 func (w *Watcher) Collect(ch chan<- prometheus.Metric) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -110,8 +107,7 @@ func (w *Watcher) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// jobsUnixSeconds converts t to Unix seconds without the overflow of
-// UnixNano outside the years 1678-2262.
+// jobsUnixSeconds avoids UnixNano's overflow outside 1678-2262.
 func jobsUnixSeconds(t time.Time) float64 {
 	return float64(t.Unix()) + float64(t.Nanosecond())/1e9
 }

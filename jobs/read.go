@@ -16,23 +16,19 @@ import (
 // jobsRound is one project's part of a poll round.
 type jobsRound struct {
 	project string
-	// stopped is set when the project must get no further request in this
-	// round (a 429, a refused key, a server or transport failure).
+	// stopped: no further request for the project this round.
 	stopped atomic.Bool
-	// err is the failure reported for the round and errJob the job it came
-	// from ("" for the listing); guarded by Watcher.mu.
+	// err is the round's failure, from job errJob ("" for the listing).
 	err    error
 	errJob string
 }
 
-// jobsRead is one get-agent-job request to make.
 type jobsRead struct {
 	round *jobsRound
 	id    string
 }
 
-// readAll makes the reads, at most Concurrency at once, skipping those of
-// projects whose round was stopped.
+// readAll makes the reads, Concurrency at once, but not of stopped rounds.
 func (w *Watcher) readAll(ctx context.Context, start time.Time, reads []jobsRead) {
 	sem := make(chan struct{}, w.cfg.Concurrency)
 	var wg sync.WaitGroup
@@ -101,9 +97,7 @@ func (w *Watcher) applyRead(ctx context.Context, start time.Time, rd jobsRead, j
 		if !e.gone {
 			msg := "agent job not found; it is no longer exported, and is counted in mintlify_agent_jobs_not_found"
 			if e.discovered && !e.static && !e.fromFile && e.job == nil {
-				// The v1 listing named it and it was never found, so the
-				// listing's sessionId is not the v2 job id here: the API
-				// does not promise that it is.
+				// The API does not promise the v1 sessionId is the v2 job id.
 				msg = "agent job discovered through the v1 listing is not found by get-agent-job: the listing's sessionId may not be the job id; it is counted in mintlify_agent_jobs_not_found"
 			}
 			level.Warn(w.logger).Log("msg", msg, "project", p.id, "job_id", e.id, "err", err)
@@ -115,10 +109,8 @@ func (w *Watcher) applyRead(ctx context.Context, start time.Time, rd jobsRead, j
 	}
 }
 
-// failed records a failed request of a project's round (jobID "" for the
-// listing): the round fails, and stop says whether the project gets no
-// further request in it. A 429 always stops it and pauses the project until
-// Retry-After, or for a doubling backoff when the header is absent. The
+// failed fails a project's round (jobID "" for the listing); stop ends its
+// requests for the round, as a 429 always does, pausing the project. The
 // caller holds w.mu.
 func (w *Watcher) failed(r *jobsRound, jobID string, err error, stop bool) {
 	retryAfter, hasRetryAfter, limited := client.IsRateLimited(err)
@@ -145,11 +137,8 @@ func (w *Watcher) failed(r *jobsRound, jobID string, err error, stop bool) {
 	w.cfg.Status.SetInterval(p.id, Source, "", max(w.cfg.PollInterval, pause))
 }
 
-// jobsStopsRound reports whether an error concerns the API or the key as a
-// whole rather than one job, so further requests in the round would only
-// add load: a refused key (401) or caller (403), a server error or a transport failure. A
-// malformed job, an id the client refuses to send or another 4xx concerns
-// that job only.
+// jobsStopsRound reports whether err concerns the API or key rather than
+// one job (401, 403, 5xx, transport), so more requests would only add load.
 func jobsStopsRound(err error) bool {
 	var ae *client.APIError
 	if errors.As(err, &ae) {

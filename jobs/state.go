@@ -7,25 +7,16 @@ import (
 
 // Row is one watched agent job as the landing page shows it.
 type Row struct {
-	// Project and ID name the job.
 	Project, ID string
-	// Status is the job's status as last read ("" when the API sent none).
-	// For a job not read yet, or not found, it is the status the v1 listing
-	// gave it when it was discovered, else "".
-	Status string
-	// PRLink is the pull request URL, "" when there is none.
-	PRLink string
-	// CreatedAt is the job's createdAt, the zero time when unknown.
+	// Status is as last read or, before a read or after a 404, as listed.
+	Status    string
+	PRLink    string
 	CreatedAt time.Time
-	// Known is true when the job's last read succeeded; false when the API
-	// answered 404 (see NotFound) or the job has not been read yet.
-	Known bool
-	// NotFound is true when the last read answered 404.
-	NotFound bool
+	Known     bool // the last read succeeded
+	NotFound  bool // the last read answered 404
 }
 
-// Jobs returns every watched job, sorted by project then id. It is safe to
-// call at any time, concurrently with Poll and Collect.
+// Jobs returns every watched job, sorted by project then id.
 func (w *Watcher) Jobs() []Row {
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -17,8 +17,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/errstate"
 )
 
-// Source is the job watcher's value of the "source" label of mintlify_up
-// and the other status series.
+// Source is the watcher's "source" label value on the status series.
 const Source = "jobs"
 
 // Defaults of Config.
@@ -50,18 +49,13 @@ type Config struct {
 	// IDs are the jobs to watch (--jobs.id): "ID" when exactly one project
 	// is configured, else "PROJECT/ID".
 	IDs []string
-	// File (--jobs.file) holds further job ids, one a line in the same
-	// forms; '#' starts a comment, blank lines are ignored. It is re-read
-	// at each poll when it changed (another file at the path, as after a
-	// rename, or a new size, modification time or mode); when it cannot be
-	// read or parsed, the last good list stays and a warning is logged
-	// once. It must be a regular file of at most 1 MiB.
+	// File (--jobs.file) holds further ids, re-read when it changes; a bad
+	// version keeps the last good list and is logged once.
 	File string
 	// Discover (--jobs.discover) also lists each project's jobs every poll
 	// through the deprecated v1 listing and watches them.
 	Discover bool
-	// Added allows a watcher with nothing else to watch: jobs are added
-	// while it runs, with Watch (the jobs the remediation webhook creates).
+	// Added allows a watcher with nothing to watch but what Watch adds.
 	Added bool
 	// PollInterval (--jobs.poll-interval) is how often non-terminal jobs
 	// are re-read and how often Run polls; DefaultPollInterval when
@@ -75,8 +69,6 @@ type Config struct {
 	// DefaultConcurrency when zero.
 	Concurrency int
 	// Status receives the health of every project's "jobs" source.
-	// Required; it is shared with the other collectors and exported by its
-	// own Collect, not by the watcher's.
 	Status *health.Status
 	// Logger receives warnings and errors; none when nil.
 	Logger log.Logger
@@ -84,9 +76,7 @@ type Config struct {
 	Now func() time.Time
 }
 
-// Watcher watches agent jobs and exports their state. It implements
-// prometheus.Collector; Run (or repeated calls to Poll) keeps the state
-// current, and a scrape never calls the API.
+// Watcher watches agent jobs and collects their state; Run keeps it current.
 type Watcher struct {
 	cfg    Config
 	logger log.Logger
@@ -129,9 +119,8 @@ type jobsEntry struct {
 	nextRead                            time.Time        // zero: due now
 }
 
-// CheckConfig reports what New would refuse in cfg's
-// settings (the client and status aside), so that a command can refuse
-// them before it logs anything.
+// CheckConfig reports what New would refuse in cfg's settings, for a
+// command to refuse before it logs anything.
 func CheckConfig(cfg Config) error {
 	switch {
 	case len(cfg.Projects) == 0:

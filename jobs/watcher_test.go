@@ -1,10 +1,16 @@
 package jobs_test
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/go-kit/log"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/jobs"
 )
@@ -220,4 +226,220 @@ mintlify_up{project="p2",source="jobs"} 1
 ` + jobsIntervalHeader + `mintlify_refresh_interval_seconds{project="p1",source="jobs"} 60
 mintlify_refresh_interval_seconds{project="p2",source="jobs"} 60
 `)
+}
+
+func TestJobsRunPollsUntilCancelled(t *testing.T) {
+	e := newJobsEnv(t)
+	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "a", CreatedAt: jobsT0})
+	key, err := client.StaticKey(mintlifytest.DefaultKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := make(chan struct{}, 1)
+	c, err := client.New(client.Config{BaseURL: e.fake.URL(), Key: key, Hooks: client.Hooks{Observe: func(client.Attempt) {
+		select {
+		case sent <- struct{}{}:
+		default:
+		}
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := jobs.New(jobs.Config{Client: c, Status: e.status, Projects: []string{"p1"}, IDs: []string{"a"},
+		PollInterval: time.Hour, Logger: log.NewNopLogger(), Now: e.clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		w.Run(ctx)
+		close(done)
+	}()
+	select {
+	case <-sent:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run sent no request")
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return after cancel")
+	}
+	if n := e.fake.CountRequests("get_job"); n != 1 {
+		t.Errorf("%d requests, want 1 (the next round is an hour away)", n)
+	}
+}
+
+func TestJobsDiscoverEveryJob(t *testing.T) {
+	e := newJobsEnv(t)
+	for i := range 250 {
+		status := "completed"
+		if i%50 == 0 {
+			status = "active"
+		}
+		e.fake.AddJob("p1", mintlifytest.JobSpec{ID: fmt.Sprintf("j%03d", i), Status: status, CreatedAt: jobsT0.Add(-time.Duration(i) * time.Minute)})
+	}
+	w := e.watcher(jobs.Config{Projects: []string{"p1"}, Discover: true, Concurrency: 8})
+	e.poll(w)
+	if n := e.fake.CountRequests("list_jobs"); n != 3 {
+		t.Errorf("%d list_jobs requests for 250 jobs, want 3 (take=100)", n)
+	}
+	if n := e.fake.CountRequests("get_job"); n != 250 {
+		t.Errorf("%d get_job requests, want 250", n)
+	}
+	if n := len(w.Jobs()); n != 250 {
+		t.Errorf("%d jobs watched, want 250", n)
+	}
+	if got := jobsGather(t, w, "mintlify_agent_jobs"); len(got) != 4 {
+		t.Fatalf("mintlify_agent_jobs: %v", got)
+	} else {
+		want := map[string]float64{"active": 5, "completed": 245, "archived": 0, "failed": 0}
+		for _, m := range got {
+			status := m.GetLabel()[1].GetValue()
+			if m.GetGauge().GetValue() != want[status] {
+				t.Errorf("status %s: %v jobs, want %v", status, m.GetGauge().GetValue(), want[status])
+			}
+		}
+	}
+}
+
+func TestJobsDiscoveredButNotFound(t *testing.T) {
+	e := newJobsEnv(t)
+	// The listing calls job j1 "sess-1", an id get-agent-job does not know.
+	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "j1", SessionID: "sess-1", CreatedAt: jobsT0})
+	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "j2", CreatedAt: jobsT0})
+	w := e.watcher(jobs.Config{Projects: []string{"p1"}, Discover: true})
+	for range 3 {
+		e.poll(w)
+		e.clock.Advance(16 * time.Minute) // past the terminal interval: sess-1 is read again
+	}
+	if n := e.fake.CountRequests("get_job"); n != 6 {
+		t.Errorf("%d get_job requests, want 6 (both ids every round)", n)
+	}
+	e.expectUp(jobsUp("1", "60"))
+	e.expect(w, jobsHeader+jobsCounts("p1", 1, 0, 0, 0)+jobInfoHeader+`mintlify_agent_job_info{has_pr="false",job_id="j2",model="claude-sonnet-4",project="p1",ref="",repository="https://github.com/acme/docs",status="active"} 1
+`+jobCreatedHeader+`mintlify_agent_job_created_timestamp_seconds{job_id="j2",project="p1"} 1.7408304e+09
+`+jobsNotFoundHeader+`mintlify_agent_jobs_not_found{project="p1"} 1
+`)
+	if n := e.logs.CountLines("level=warn", "sessionId may not be the job id", "job_id=sess-1"); n != 1 {
+		t.Errorf("the 404 of a discovered id logged %d times in 3 rounds, want once:\n%s", n, e.logs)
+	}
+	if rows := w.Jobs(); len(rows) != 2 || rows[0].ID != "j2" || rows[1].ID != "sess-1" || !rows[1].NotFound || rows[1].Known || rows[1].Status != "active" {
+		t.Errorf("rows %+v", rows)
+	}
+}
+
+// TestBadListedSessionSkipped: a malformed session of the v1 listing (no
+// sessionId, which the schema does not require) is skipped, counted in
+// mintlify_agent_sessions_skipped_total and logged once; the project's
+// discovery does not fail (mintlify_up stays 1) and the other sessions are
+// watched.
+func TestBadListedSessionSkipped(t *testing.T) {
+	e := newJobsEnv(t)
+	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "a", CreatedAt: jobsT0})
+	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "b", CreatedAt: jobsT0})
+	e.fake.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointListJobs, Mutate: func(b map[string]any) {
+		delete(b["allSessions"].([]any)[0].(map[string]any), "sessionId")
+	}})
+	w := e.watcher(jobs.Config{Projects: []string{"p1"}, Discover: true})
+	for range 2 {
+		e.poll(w)
+		e.clock.Advance(time.Minute)
+	}
+	e.expectUp(jobsUp("1", "60"))
+	if got := watchedIDs(t, w); got != "a" && got != "b" {
+		t.Errorf("watched %q, want the one good session", got)
+	}
+	if err := testutil.CollectAndCompare(w, strings.NewReader(`# HELP mintlify_agent_sessions_skipped_total Sessions of the deprecated v1 job listing skipped as malformed (not an object, no usable sessionId, a field of the wrong type), by project; the other sessions of the listing are kept.
+# TYPE mintlify_agent_sessions_skipped_total counter
+mintlify_agent_sessions_skipped_total{project="p1"} 2
+`), "mintlify_agent_sessions_skipped_total"); err != nil {
+		t.Error(err)
+	}
+	if n := e.logs.CountLines("skipped malformed sessions of the v1 job listing"); n != 1 {
+		t.Errorf("%d log lines for the skipped sessions, want 1:\n%s", n, e.logs)
+	}
+}
+
+func TestJobsDiscovery(t *testing.T) {
+	e := newJobsEnv(t)
+	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "a", Ref: "main", CreatedAt: jobsT0})
+	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "b", Status: "completed", CreatedAt: jobsT0})
+	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "c", Status: "failed", CreatedAt: jobsT0})
+	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "d", Status: "archived", CreatedAt: jobsT0})
+	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "e", CreatedAt: jobsT0})
+	w := e.watcher(jobs.Config{Projects: []string{"p1"}, Discover: true})
+
+	requests := func(listWant, getWant int) {
+		t.Helper()
+		if l, g := e.fake.CountRequests("list_jobs"), e.fake.CountRequests("get_job"); l != listWant || g != getWant {
+			t.Errorf("list_jobs %d, get_job %d; want %d and %d", l, g, listWant, getWant)
+		}
+	}
+
+	// Listed: active a and e (not haulted), completed b (haultReason
+	// completed), failed c (haultReason error); archived d is not listed.
+	e.poll(w)
+	requests(1, 4)
+	if got := watchedIDs(t, w); got != "a,b,c,e" {
+		t.Fatalf("watched %q, want a,b,c,e", got)
+	}
+	e.expect(w, jobsHeader+jobsCounts("p1", 2, 0, 1, 1)+jobInfoHeader+`mintlify_agent_job_info{has_pr="false",job_id="a",model="claude-sonnet-4",project="p1",ref="main",repository="https://github.com/acme/docs",status="active"} 1
+mintlify_agent_job_info{has_pr="false",job_id="e",model="claude-sonnet-4",project="p1",ref="",repository="https://github.com/acme/docs",status="active"} 1
+mintlify_agent_job_info{has_pr="true",job_id="b",model="claude-sonnet-4",project="p1",ref="",repository="https://github.com/acme/docs",status="completed"} 1
+mintlify_agent_job_info{has_pr="false",job_id="c",model="claude-sonnet-4",project="p1",ref="",repository="https://github.com/acme/docs",status="failed"} 1
+`+jobCreatedHeader+`mintlify_agent_job_created_timestamp_seconds{job_id="a",project="p1"} 1.7408304e+09
+mintlify_agent_job_created_timestamp_seconds{job_id="b",project="p1"} 1.7408304e+09
+mintlify_agent_job_created_timestamp_seconds{job_id="c",project="p1"} 1.7408304e+09
+mintlify_agent_job_created_timestamp_seconds{job_id="e",project="p1"} 1.7408304e+09
+`)
+
+	// b is archived (and so leaves the listing), c gets a follow-up and is
+	// listed active again, e is deleted.
+	e.fake.SetJobStatus("p1", "b", "archived")
+	e.fake.SetJobStatus("p1", "c", "active")
+	e.fake.RemoveJob("p1", "e")
+	e.clock.Advance(time.Minute)
+	e.poll(w)
+	// a and e are active, so due; c's listed status changed, so it is read
+	// at once rather than at its terminal interval; b is not due.
+	requests(2, 7)
+	if got := watchedIDs(t, w); got != "a,b,c" {
+		t.Fatalf("watched %q, want a,b,c (b stays watched after leaving the listing, e answered 404)", got)
+	}
+	e.expect(w, jobsHeader+jobsCounts("p1", 2, 0, 1, 0)+jobInfoHeader+`mintlify_agent_job_info{has_pr="false",job_id="a",model="claude-sonnet-4",project="p1",ref="main",repository="https://github.com/acme/docs",status="active"} 1
+mintlify_agent_job_info{has_pr="true",job_id="b",model="claude-sonnet-4",project="p1",ref="",repository="https://github.com/acme/docs",status="completed"} 1
+mintlify_agent_job_info{has_pr="false",job_id="c",model="claude-sonnet-4",project="p1",ref="",repository="https://github.com/acme/docs",status="active"} 1
+`+jobCreatedHeader+`mintlify_agent_job_created_timestamp_seconds{job_id="a",project="p1"} 1.7408304e+09
+mintlify_agent_job_created_timestamp_seconds{job_id="b",project="p1"} 1.7408304e+09
+mintlify_agent_job_created_timestamp_seconds{job_id="c",project="p1"} 1.7408304e+09
+`+jobsNotFoundHeader+`mintlify_agent_jobs_not_found{project="p1"} 1
+`)
+
+	// At b's terminal interval the archive shows. The deleted e is not
+	// read again: it answered 404 and is no longer listed.
+	e.clock.Advance(14 * time.Minute)
+	e.poll(w)
+	requests(3, 10)
+	e.expect(w, jobsHeader+jobsCounts("p1", 2, 1, 0, 0)+jobInfoHeader+`mintlify_agent_job_info{has_pr="false",job_id="a",model="claude-sonnet-4",project="p1",ref="main",repository="https://github.com/acme/docs",status="active"} 1
+mintlify_agent_job_info{has_pr="true",job_id="b",model="claude-sonnet-4",project="p1",ref="",repository="https://github.com/acme/docs",status="archived"} 1
+mintlify_agent_job_info{has_pr="false",job_id="c",model="claude-sonnet-4",project="p1",ref="",repository="https://github.com/acme/docs",status="active"} 1
+`+jobCreatedHeader+`mintlify_agent_job_created_timestamp_seconds{job_id="a",project="p1"} 1.7408304e+09
+mintlify_agent_job_created_timestamp_seconds{job_id="b",project="p1"} 1.7408304e+09
+mintlify_agent_job_created_timestamp_seconds{job_id="c",project="p1"} 1.7408304e+09
+`)
+
+	// A failed listing fails the round, but known jobs are still read.
+	e.fake.AddFault(mintlifytest.Fault{Endpoint: "list_jobs", Status: 500, Times: 1})
+	e.clock.Advance(time.Minute)
+	e.poll(w)
+	requests(4, 12)
+	e.expectUp(jobsUpHeader + `mintlify_up{project="p1",source="jobs"} 0
+` + jobsIntervalHeader + `mintlify_refresh_interval_seconds{project="p1",source="jobs"} 60
+`)
+	if n := e.logs.CountLines("level=error", "list_jobs: HTTP 500"); n != 1 {
+		t.Errorf("listing failure logged %d times, want once:\n%s", n, e.logs)
+	}
 }

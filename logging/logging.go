@@ -1,18 +1,11 @@
-// Package logging builds the exporter's loggers from the --log.level and
-// --log.format flags, as Prometheus components do.
-//
-// Every line, whether logged through the go-kit API the exporter uses or
-// through the *slog.Logger that libraries such as exporter-toolkit take,
-// goes through one slog handler and so has one format: the keys time,
-// level, source and msg, then the entry's own keys. In logfmt:
+// Package logging builds the exporter's loggers from --log.level and
+// --log.format. The go-kit logger and the *slog.Logger given to libraries
+// write through one slog handler, so every line has one format:
 //
 //	time=2026-08-01T12:00:00.000Z level=info source=main.go:120 msg="Listening on" address=[::]:9863
 //
-// and in JSON the same keys in the same order. Times are UTC with
-// milliseconds; levels are lower case (debug, info, warn, error), as go-kit
-// wrote them. This is not promslog's output (prometheus/common/promslog, as
-// in node_exporter and Prometheus 3 prints level=INFO): a query matching
-// level=info keeps matching.
+// Levels stay lower case as go-kit wrote them (promslog writes level=INFO),
+// so queries matching level=info keep matching.
 package logging
 
 import (
@@ -39,10 +32,8 @@ var (
 // TimeLayout is the layout of the time key (UTC, milliseconds).
 const TimeLayout = "2006-01-02T15:04:05.000Z07:00"
 
-// New returns a logger writing to w in the given format ("logfmt" or
-// "json"), keeping entries at lvl ("debug", "info", "warn", "error") and
-// above; and the same logger as a *slog.Logger for libraries that take one.
-// Both write through one handler, so their lines have one format.
+// New returns a logger writing to w in format, keeping entries at lvl and
+// above, and the same logger as a *slog.Logger.
 func New(w io.Writer, lvl, format string) (log.Logger, *slog.Logger, error) {
 	var sl slog.Level
 	switch lvl {
@@ -70,10 +61,8 @@ func New(w io.Writer, lvl, format string) (log.Logger, *slog.Logger, error) {
 	return &goKit{h: h}, slog.New(h), nil
 }
 
-// replaceAttr gives the built-in keys their format: UTC time with
-// milliseconds, a lower-case level, the source as file:line. An entry's own
-// key that collides with a built-in one is renamed logged_<key>, as promslog
-// does, so JSON lines never repeat a key.
+// replaceAttr formats the built-in keys; an entry's own key that collides
+// with one becomes logged_<key> (as in promslog), so JSON never repeats one.
 func replaceAttr(groups []string, a slog.Attr) slog.Attr {
 	if len(groups) > 0 {
 		return a
@@ -104,10 +93,8 @@ func replaceAttr(groups []string, a slog.Attr) slog.Attr {
 	return a
 }
 
-// goKit is a go-kit logger that writes through a slog handler: the "level"
-// key (go-kit/log/level) becomes the record's level, "msg" its message, the
-// first caller outside go-kit and this package its source, and every other
-// pair an attribute.
+// goKit is a go-kit logger writing through a slog handler; the "level" and
+// "msg" keys become the record's level and message.
 type goKit struct {
 	h slog.Handler
 }
@@ -187,9 +174,8 @@ func toSlog(v level.Value) slog.Level {
 	return slog.LevelInfo
 }
 
-// callerPC returns the program counter of the first caller outside go-kit's
-// log packages and this package, so source names the logging call site
-// however many go-kit wrappers (log.With, level.Info) lie in between.
+// callerPC returns the first caller outside go-kit's log packages and this
+// one: the call site, however many wrappers lie in between.
 func callerPC() uintptr {
 	const thisLog = "github.com/mintlify-exporter/mintlify_exporter/logging.(*goKit).Log"
 	var pcs [16]uintptr

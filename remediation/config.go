@@ -363,6 +363,16 @@ func render(t *template.Template, d templateData, limit int) (string, error) {
 	return s, nil
 }
 
+// match returns the first rule that matches labels, or nil.
+func (c *Config) match(labels map[string]string) *Rule {
+	for _, rl := range c.Rules {
+		if rl.matches(labels) {
+			return rl
+		}
+	}
+	return nil
+}
+
 // matches reports whether every label of the rule's match has its value
 // in labels.
 func (r *Rule) matches(labels map[string]string) bool {

@@ -1,23 +1,7 @@
-// Package remediation makes the exporter an Alertmanager receiver that
-// turns a chosen alert into an agent job: POST /webhook/alertmanager takes
-// Alertmanager's webhook payload (version 4); each rule of the
-// configuration file (--remediation.config) matches alerts by label and
-// renders a project, a key and a prompt from their labels. For a key with
-// no active job and no cooldown running it creates a job; for a key whose
-// job is still active and whose alert fires again with new values it sends
-// the rule's follow-up message, at most once per follow_up_every.
-// Otherwise it records why it did nothing.
-//
-// Guard rails: dry run by default; caps per project per hour and per day;
-// one job per key at a time; a cooldown per key after its job ended;
-// resolved alerts never act; the ledger of keys, jobs and times is written
-// beside --cache.file before the next request, so Alertmanager's repeats
-// and restarts never create a second job; the project must be configured.
-// Label values reach prompts cut and on one line, and a rule's templates
-// are given no text typed by the public (a search term, the annotations)
-// unless the rule allows it. Requests are authenticated, and their size
-// bounded, before a body is read; at most MaxPayloadsAtOnce are read at
-// once.
+// Package remediation is an Alertmanager webhook receiver that turns the
+// alerts its rules match into agent jobs, and follow-up messages to them,
+// within caps, cooldowns and a ledger that survives restarts (see
+// docs/remediation.md).
 package remediation
 
 import (
@@ -51,19 +35,13 @@ const Path = "/webhook/alertmanager"
 // MaxPayloadBytes bounds a webhook request's body.
 const MaxPayloadBytes = 4 << 20
 
-// Bounds of the payloads read at once. A 4 MiB payload of tiny alerts
-// takes about 25 MiB once decoded, and a dry run needs no credentials: 60
-// strangers posting at once took 1.5 GiB before payloads waited for a
-// slot. A payload holds its slot from before its body is read until its
-// answer is written; the handling of payloads is one at a time anyway.
+// Bounds of the payloads read at once: a 4 MiB payload takes about 25 MiB
+// decoded, and 60 strangers posting to a dry run took 1.5 GiB before
+// payloads waited for a slot. A payload waits at most MaxPayloadWait (within
+// the server's 30 s ReadTimeout), then is answered 503 and sent again.
 const (
-	// MaxPayloadsAtOnce is how many payloads are read, decoded and
-	// handled at once; the others wait without their body being read.
 	MaxPayloadsAtOnce = 2
-	// MaxPayloadWait is how long a payload waits for a slot before it is
-	// answered 503 (Alertmanager sends it again later): well within the
-	// server's ReadTimeout of 30 s, which also runs while it waits.
-	MaxPayloadWait = 10 * time.Second
+	MaxPayloadWait    = 10 * time.Second
 )
 
 // Outcomes of an alert, the outcome label of mintlify_remediation_alerts_total.
@@ -97,46 +75,32 @@ type Jobs interface {
 
 // Options configure a Remediator.
 type Options struct {
-	// ConfigPath is --remediation.config; it is re-read when it changes
-	// (a bad version is logged once and the last good one stays).
-	ConfigPath string
-	// Projects are --mintlify.project-id: a rule's project must be one.
-	Projects []string
-	// Token is the bearer token every request must carry ("" for none).
-	Token string
-	// BasicAuth is true when the web configuration (--web.config.file)
-	// makes every request authenticate with basic auth before it reaches
-	// the webhook.
-	BasicAuth bool
-	// LedgerPath is where the ledger is kept ("" keeps it in memory: only
-	// a dry run may do without).
-	LedgerPath string
+	ConfigPath string   // re-read when it changes
+	Projects   []string // a rule's project must be one of these
+	Token      string   // the bearer token required ("" for none)
+	BasicAuth  bool     // --web.config.file authenticates every request
+	LedgerPath string   // "" keeps the ledger in memory: only for a dry run
 	API        API
 	Jobs       Jobs
 	Logger     log.Logger
-	// Now is the clock; time.Now when nil.
-	Now func() time.Time
-	// Timeout bounds each request to the API; 30s when zero.
-	Timeout time.Duration
+	Now        func() time.Time // time.Now when nil
+	Timeout    time.Duration    // of each API request; 30s when zero
 }
 
-// Remediator is the webhook. It is an http.Handler and a
-// prometheus.Collector of its counters.
+// Remediator is the webhook: an http.Handler and a prometheus.Collector.
 type Remediator struct {
 	opts   Options
 	logger log.Logger
 
 	slots chan struct{} // MaxPayloadsAtOnce payloads read and handled at once
 
-	// payload makes the payloads' handling one at a time: held across
-	// the API calls, so that the ledger changes only under it.
-	payload sync.Mutex
-	// dryRunLogged counts the dry-run lines of the payload being handled
-	// (guarded by payload).
-	dryRunLogged int
+	// payload handles payloads one at a time, held across the API calls:
+	// the ledger changes only under it.
+	payload      sync.Mutex
+	dryRunLogged int // in the payload being handled
 
-	// mu guards everything below; it is never held across a network
-	// call, so the landing page (Rows) never waits on the API.
+	// mu guards everything below; never held across a network call, so the
+	// landing page never waits on the API.
 	mu       sync.Mutex
 	cfg      *Config
 	file     *filewatch.File
@@ -147,9 +111,7 @@ type Remediator struct {
 	messages *prometheus.CounterVec
 }
 
-// CheckAuth reports why a configuration cannot run with the given
-// authentication and ledger: acting on the API needs a token or basic
-// auth, and a ledger; a token and basic auth together cannot work at all.
+// CheckAuth reports why cfg cannot run with this authentication and ledger.
 func CheckAuth(cfg *Config, token string, basicAuth bool, ledgerPath string) error {
 	if token != "" && basicAuth {
 		return errors.New("--remediation.token-file and basic_auth_users in --web.config.file cannot be used together: Alertmanager sends one Authorization header, which basic auth takes, so the webhook would refuse every call; keep one of them")
@@ -238,8 +200,7 @@ func New(opts Options) (*Remediator, error) {
 	return r, nil
 }
 
-// cleanTemp removes the ledger's temporary files that a kill during a
-// save left (FILE.remediation.tmp-*), as the cache file's are.
+// cleanTemp removes the temporary files a kill during a save left.
 func (r *Remediator) cleanTemp() {
 	if r.opts.LedgerPath == "" {
 		return
@@ -263,9 +224,8 @@ func (r *Remediator) readConfig() (*Config, error) {
 	return ParseConfig(data)
 }
 
-// reload re-reads the configuration when the file changed; a version that
-// cannot be used is logged once and the last good one stays. The caller
-// holds r.mu.
+// reload re-reads a changed configuration; a bad version is logged once
+// and the last good one stays. The caller holds r.mu.
 func (r *Remediator) reload() {
 	if changed, err := r.file.Changed(); err != nil || !changed {
 		if err != nil {
@@ -325,8 +285,6 @@ func (r *Remediator) Collect(ch chan<- prometheus.Metric) {
 }
 
 // Payload is Alertmanager's webhook payload, version 4 (the fields used).
-// The webhook reads it one alert at a time (see walkPayload), so that a
-// payload of many alerts costs its bytes, not their decoded maps.
 type Payload struct {
 	Version  string  `json:"version"`
 	Status   string  `json:"status"`
@@ -357,10 +315,9 @@ type AlertOutcome struct {
 	Reason  string `json:"reason,omitempty"`
 }
 
-// ServeHTTP answers POST /webhook/alertmanager. A request is
-// authenticated, its announced size checked and a slot taken before any of
-// its body is read, so what strangers post costs at most
-// MaxPayloadsAtOnce payloads of memory.
+// ServeHTTP answers POST /webhook/alertmanager. Nothing of the body is
+// read before the request is authenticated, its size checked and a slot
+// taken.
 func (r *Remediator) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if req.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
@@ -394,8 +351,7 @@ func (r *Remediator) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 
 var tooLarge = fmt.Sprintf("payload larger than %d bytes", MaxPayloadBytes)
 
-// acquire takes a payload slot, waiting at most MaxPayloadWait; false when
-// none came free.
+// acquire takes a payload slot, waiting at most MaxPayloadWait.
 func (r *Remediator) acquire(ctx context.Context) bool {
 	select {
 	case r.slots <- struct{}{}:
@@ -413,9 +369,8 @@ func (r *Remediator) acquire(ctx context.Context) bool {
 	return false
 }
 
-// readPayload reads req's body, at most MaxPayloadBytes, and checks that
-// it is a payload every alert of which can be handled; on failure it
-// returns the HTTP status and message to answer.
+// readPayload reads and checks req's body; on failure it returns the HTTP
+// status and message to answer.
 func readPayload(w http.ResponseWriter, req *http.Request) ([]byte, int, string) {
 	var buf bytes.Buffer
 	if req.ContentLength > 0 {
@@ -444,10 +399,9 @@ func readPayload(w http.ResponseWriter, req *http.Request) ([]byte, int, string)
 	return body, http.StatusOK, ""
 }
 
-// walkPayload reads a payload's JSON object, calling fn with each alert
-// of "alerts" in order as it is decoded (a is reused: fn must not keep
-// it), and returns its "version". Other fields are skipped; a field given
-// twice is an error.
+// walkPayload calls fn with each alert as it is decoded, so that many
+// alerts cost their bytes, not their maps (fn must not keep a), and returns
+// the payload's version.
 func walkPayload(body []byte, fn func(i int, a *Alert) error) (string, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := expectDelim(dec, '{'); err != nil {
@@ -541,8 +495,8 @@ func (r *Remediator) authorized(req *http.Request) bool {
 	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(r.opts.Token)) == 1
 }
 
-// handlePayload acts on every alert of a checked payload, in order, and
-// returns the answer: a Result in JSON, written as the alerts are handled.
+// handlePayload acts on every alert of a checked payload and returns the
+// Result as JSON.
 func (r *Remediator) handlePayload(ctx context.Context, body []byte) []byte {
 	r.payload.Lock()
 	defer r.payload.Unlock()
@@ -576,9 +530,8 @@ func (r *Remediator) handlePayload(ctx context.Context, body []byte) []byte {
 	return out.Bytes()
 }
 
-// maxDryRunLines bounds the dry-run lines (each with its prompt) logged
-// for one payload: anyone may post to a dry run, and one payload may hold
-// a hundred thousand alerts.
+// maxDryRunLines bounds the dry-run lines of a payload: anyone may post
+// to a dry run a payload of a hundred thousand alerts.
 const maxDryRunLines = 10
 
 // cappedAlerts are the alerts of one rule that a payload had capped.
@@ -588,9 +541,8 @@ type cappedAlerts struct {
 	reason   string
 }
 
-// logPayload logs what one payload's alerts did that is not logged one by
-// one: one line per rule whose alerts were capped, and the dry-run lines
-// left out. The caller holds r.payload.
+// logPayload logs one line per rule whose alerts were capped, and the
+// number of dry-run lines left out. The caller holds r.payload.
 func (r *Remediator) logPayload(capped map[string]*cappedAlerts) {
 	rules := make([]string, 0, len(capped))
 	for rule := range capped {
@@ -607,17 +559,9 @@ func (r *Remediator) logPayload(capped map[string]*cappedAlerts) {
 }
 
 // handle decides what to do with one alert and does it. The caller holds
-// r.payload and r.mu; create and message release r.mu across their API
-// call.
+// r.payload and r.mu.
 func (r *Remediator) handle(ctx context.Context, a Alert) AlertOutcome {
-	cfg := r.cfg
-	var rule *Rule
-	for _, rl := range cfg.Rules {
-		if rl.matches(a.Labels) {
-			rule = rl
-			break
-		}
-	}
+	rule := r.cfg.match(a.Labels)
 	if rule == nil {
 		return AlertOutcome{Outcome: OutcomeNoRule}
 	}
@@ -626,83 +570,109 @@ func (r *Remediator) handle(ctx context.Context, a Alert) AlertOutcome {
 		out.Outcome = OutcomeResolved
 		return out
 	}
-	fail := func(err error) AlertOutcome {
+	d, err := r.decide(rule, a, &out)
+	if err != nil {
 		out.Outcome, out.Reason = OutcomeError, err.Error()
 		level.Error(r.logger).Log("msg", "remediation failed", "rule", rule.Name, "key", out.Key, "err", err)
 		return out
 	}
-	d := rule.data(a)
-	project, err := render(rule.project, d, MaxLabelRunes)
+	if out.Outcome != "" { // the key's job is active or cooling down
+		return out
+	}
+	if out.Outcome, out.Reason = r.capped(d.project, d.now); out.Outcome != "" {
+		return out // logged once per payload (logPayload)
+	}
+	switch {
+	case r.cfg.DryRun:
+		return r.dryRun(d, out)
+	case d.message:
+		return r.message(ctx, rule, d.project, d.entry, d.prompt, d.values, d.now, out)
+	}
+	return r.create(ctx, rule, d.project, out.Key, d.prompt, d.values, d.now, out)
+}
+
+// decision is what an alert that matched a rule would do.
+type decision struct {
+	rule                    *Rule
+	project, prompt, values string
+	entry                   *Entry // the key's ledger entry; nil before its first job
+	message                 bool   // a follow-up to entry's job rather than a new job
+	now                     time.Time
+}
+
+// decide renders the alert's project, key and prompt; it sets out.Outcome
+// when the key's ledger entry says to do nothing now.
+func (r *Remediator) decide(rule *Rule, a Alert, out *AlertOutcome) (*decision, error) {
+	data := rule.data(a)
+	project, err := render(rule.project, data, MaxLabelRunes)
 	if err != nil {
-		return fail(err)
+		return nil, err
 	}
 	if !slices.Contains(r.opts.Projects, project) {
-		return fail(fmt.Errorf("project %q is not one of --mintlify.project-id", project))
+		return nil, fmt.Errorf("project %q is not one of --mintlify.project-id", project)
 	}
-	if out.Key, err = render(rule.key, d, 2*MaxLabelRunes); err != nil {
-		return fail(err)
+	if out.Key, err = render(rule.key, data, 2*MaxLabelRunes); err != nil {
+		return nil, err
 	}
-	now := r.opts.Now()
-	r.ledger.prune(now)
-	values := fingerprint(a.Annotations)
-	e := r.ledger.entries[out.Key]
-	if e != nil {
-		out.JobID = e.JobID
-		r.observe(e, now)
+	d := &decision{rule: rule, project: project, values: fingerprint(a.Annotations), now: r.opts.Now()}
+	r.ledger.prune(d.now)
+	if d.entry = r.ledger.entries[out.Key]; d.entry != nil {
+		out.JobID = d.entry.JobID
+		r.observe(d.entry, d.now)
 	}
-	var prompt string
-	message := false
-	switch {
-	case e != nil && e.Ended.IsZero(): // its job is active
-		switch {
-		case rule.followUp == nil:
-			out.Reason = "the key's job is still active"
-		case now.Sub(e.lastAction()) < rule.FollowUpEvery:
-			out.Reason = fmt.Sprintf("the key's job is active; the next follow-up may go at %s", e.lastAction().Add(rule.FollowUpEvery).UTC().Format(time.RFC3339))
-		case e.Values == values:
-			out.Reason = "the key's job is active and the alert's values have not changed"
-		default:
-			message = true
-		}
-		if !message {
+	tmpl := rule.prompt
+	switch e := d.entry; {
+	case e != nil && e.Ended.IsZero():
+		if out.Reason = d.noFollowUp(); out.Reason != "" {
 			out.Outcome = OutcomeActive
-			return out
+			return d, nil
 		}
-		if prompt, err = render(rule.followUp, d, MaxPromptRunes); err != nil {
-			return fail(err)
-		}
-	case e != nil && now.Before(e.Ended.Add(rule.Cooldown)):
+		tmpl, d.message = rule.followUp, true
+	case e != nil && d.now.Before(e.Ended.Add(rule.Cooldown)):
 		out.Outcome = OutcomeCooldown
 		out.Reason = fmt.Sprintf("the key's last job ended at %s; the cooldown of %s ends at %s", e.Ended.UTC().Format(time.RFC3339), rule.Cooldown, e.Ended.Add(rule.Cooldown).UTC().Format(time.RFC3339))
-		return out
-	default:
-		if prompt, err = render(rule.prompt, d, MaxPromptRunes); err != nil {
-			return fail(err)
-		}
+		return d, nil
 	}
-	if n := r.ledger.count(project, now, time.Hour); n >= cfg.MaxPerProjectPerHour {
-		out.Outcome, out.Reason = OutcomeCapped, fmt.Sprintf("%d jobs and messages for project %s in the last hour (max_per_project_per_hour)", n, project)
-		return out // logged once per payload (logPayload)
+	d.prompt, err = render(tmpl, data, MaxPromptRunes)
+	return d, err
+}
+
+// noFollowUp says why the key's active job gets no follow-up now, or "".
+func (d *decision) noFollowUp() string {
+	e, rule := d.entry, d.rule
+	switch {
+	case rule.followUp == nil:
+		return "the key's job is still active"
+	case d.now.Sub(e.lastAction()) < rule.FollowUpEvery:
+		return fmt.Sprintf("the key's job is active; the next follow-up may go at %s", e.lastAction().Add(rule.FollowUpEvery).UTC().Format(time.RFC3339))
+	case e.Values == d.values:
+		return "the key's job is active and the alert's values have not changed"
 	}
-	if n := r.ledger.count(project, now, 24*time.Hour); n >= cfg.MaxPerDay {
-		out.Outcome, out.Reason = OutcomeCapped, fmt.Sprintf("%d jobs and messages for project %s in the last 24 hours (max_per_day)", n, project)
-		return out // logged once per payload (logPayload)
+	return ""
+}
+
+// capped returns OutcomeCapped and why when the project has no room left.
+func (r *Remediator) capped(project string, now time.Time) (outcome, reason string) {
+	if n := r.ledger.count(project, now, time.Hour); n >= r.cfg.MaxPerProjectPerHour {
+		return OutcomeCapped, fmt.Sprintf("%d jobs and messages for project %s in the last hour (max_per_project_per_hour)", n, project)
 	}
-	if cfg.DryRun {
-		what := "create a job"
-		if message {
-			what = "send a follow-up message to job " + e.JobID
-		}
-		out.Outcome = OutcomeDryRun
-		if r.dryRunLogged++; r.dryRunLogged <= maxDryRunLines {
-			level.Info(r.logger).Log("msg", "dry run: would "+what, "rule", rule.Name, "project", project, "key", out.Key, "prompt", prompt)
-		}
-		return out
+	if n := r.ledger.count(project, now, 24*time.Hour); n >= r.cfg.MaxPerDay {
+		return OutcomeCapped, fmt.Sprintf("%d jobs and messages for project %s in the last 24 hours (max_per_day)", n, project)
 	}
-	if message {
-		return r.message(ctx, rule, project, e, prompt, values, now, out)
+	return "", ""
+}
+
+// dryRun logs what d would do, for the first maxDryRunLines alerts.
+func (r *Remediator) dryRun(d *decision, out AlertOutcome) AlertOutcome {
+	what := "create a job"
+	if d.message {
+		what = "send a follow-up message to job " + d.entry.JobID
 	}
-	return r.create(ctx, rule, project, out.Key, prompt, values, now, out)
+	out.Outcome = OutcomeDryRun
+	if r.dryRunLogged++; r.dryRunLogged <= maxDryRunLines {
+		level.Info(r.logger).Log("msg", "dry run: would "+what, "rule", d.rule.Name, "project", d.project, "key", out.Key, "prompt", d.prompt)
+	}
+	return out
 }
 
 // observe notes in e when its job was first seen ended.
@@ -718,8 +688,7 @@ func (r *Remediator) observe(e *Entry, now time.Time) {
 	}
 }
 
-// create asks for a job, recording the request in the ledger before it is
-// sent.
+// create asks for a job, recorded in the ledger before it is sent.
 func (r *Remediator) create(ctx context.Context, rule *Rule, project, key, prompt, values string, now time.Time, out AlertOutcome) AlertOutcome {
 	e := &Entry{Key: key, Rule: rule.Name, Project: project, Created: now, Pending: true, Values: values}
 	prev := r.ledger.entries[key]
@@ -765,10 +734,8 @@ func (r *Remediator) create(ctx context.Context, rule *Rule, project, key, promp
 	return out
 }
 
-// message sends the rule's follow-up to the key's active job, recording
-// it in the ledger before it is sent, as create does: a follow-up the
-// ledger cannot record (a full disk) is not sent, so after a crash the
-// caps and follow_up_every still count every message that went out.
+// message sends the rule's follow-up to the key's active job, recorded in
+// the ledger before it is sent so that the caps count it after a crash.
 func (r *Remediator) message(ctx context.Context, rule *Rule, project string, e *Entry, prompt, values string, now time.Time, out AlertOutcome) AlertOutcome {
 	prevMessaged := e.Messaged
 	undo := func() {
@@ -810,9 +777,8 @@ func (r *Remediator) message(ctx context.Context, rule *Rule, project string, e 
 	return out
 }
 
-// unlocked makes the API call call with r.mu released (the caller holds
-// it, and r.payload), within the request timeout. The ledger does not
-// change meanwhile: only the holder of r.payload changes it.
+// unlocked makes call with r.mu released, within the request timeout; the
+// caller still holds r.payload, so the ledger does not change meanwhile.
 func (r *Remediator) unlocked(ctx context.Context, call func(context.Context) error) error {
 	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
 	defer cancel()
@@ -821,9 +787,8 @@ func (r *Remediator) unlocked(ctx context.Context, call func(context.Context) er
 	return call(ctx)
 }
 
-// neverCreated reports whether err certainly left nothing behind upstream:
-// an answer of 4xx (refused, not found, rate limited), or a request
-// refused before it was sent.
+// neverCreated reports whether err certainly left nothing upstream: a 4xx,
+// or a request refused before it was sent.
 func neverCreated(err error) bool {
 	var apiErr *client.APIError
 	if errors.As(err, &apiErr) {

@@ -419,3 +419,205 @@ func counter(t *testing.T, r *remediation.Remediator, name string, labels map[st
 	t.Fatalf("no series %s%v", name, labels)
 	return 0
 }
+
+// readCounter is a request body that counts the bytes read from it.
+type readCounter struct {
+	r    *strings.Reader
+	read int
+}
+
+func (c *readCounter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.read += n
+	return n, err
+}
+
+// TestWebhookRefusesBeforeReadingTheBody: a request without the token, or
+// announcing a body over the limit, is answered without a byte of its
+// body read.
+func TestWebhookRefusesBeforeReadingTheBody(t *testing.T) {
+	e := newEnv(t, fmt.Sprintf(thumbsDown, "false"))
+	for _, tt := range []struct {
+		name, auth string
+		length     int64
+		want       int
+	}{
+		{"no token", "", 100, http.StatusUnauthorized},
+		{"wrong token", "Bearer nope", 100, http.StatusUnauthorized},
+		{"announced too large", "Bearer " + token, remediation.MaxPayloadBytes + 1, http.StatusRequestEntityTooLarge},
+	} {
+		body := &readCounter{r: strings.NewReader(payload(alert("/a", 12)))}
+		req := httptest.NewRequest(http.MethodPost, remediation.Path, body)
+		req.ContentLength = tt.length
+		if tt.auth != "" {
+			req.Header.Set("Authorization", tt.auth)
+		}
+		rec := httptest.NewRecorder()
+		e.r.ServeHTTP(rec, req)
+		if rec.Code != tt.want || body.read != 0 {
+			t.Errorf("%s: %d with %d bytes of the body read, want %d with none", tt.name, rec.Code, body.read, tt.want)
+		}
+	}
+}
+
+// breakLedger makes every save of the env's ledger fail, as a full disk
+// does (even for root: a directory stands where the file is renamed to),
+// and returns the repair.
+func (e *env) breakLedger() (repair func()) {
+	e.t.Helper()
+	ledger := filepath.Join(e.dir, "state.json"+remediation.LedgerSuffix)
+	saved, err := os.ReadFile(ledger)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.Remove(ledger); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.Mkdir(ledger, 0o700); err != nil {
+		e.t.Fatal(err)
+	}
+	return func() {
+		e.t.Helper()
+		if err := os.Remove(ledger); err != nil {
+			e.t.Fatal(err)
+		}
+		if err := os.WriteFile(ledger, saved, 0o600); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+}
+
+// TestFollowUpRecordedBeforeSending: a follow-up the ledger cannot record
+// (a full disk) is not sent; once the ledger can be written, it is sent
+// and recorded, and a restart knows it (no second one within
+// follow_up_every).
+func TestFollowUpRecordedBeforeSending(t *testing.T) {
+	e := newEnv(t, fmt.Sprintf(thumbsDown, "false"))
+	job := e.fire(alert("/guide", 12)).JobID
+	e.clock.Advance(25 * time.Hour)
+	repair := e.breakLedger()
+	for n := 20; n < 23; n++ {
+		if o := e.fire(alert("/guide", n)); o.Outcome != remediation.OutcomeError {
+			t.Errorf("follow-up with the ledger unwritable: %+v, want error", o)
+		}
+	}
+	if msgs := e.fake.Messages("docs", job); len(msgs) != 1 {
+		t.Fatalf("%d follow-ups sent that the ledger could not record", len(msgs)-1)
+	}
+	repair()
+	if o := e.fire(alert("/guide", 30)); o.Outcome != remediation.OutcomeMessaged {
+		t.Fatalf("after the repair: %+v, want messaged", o)
+	}
+	e.r = e.start()
+	if o := e.fire(alert("/guide", 31)); o.Outcome != remediation.OutcomeActive {
+		t.Errorf("after a restart, new values right after a follow-up: %+v, want active", o)
+	}
+	if msgs := e.fake.Messages("docs", job); len(msgs) != 2 {
+		t.Errorf("the job got %d messages, want the prompt and one follow-up", len(msgs))
+	}
+}
+
+// TestLandingPageDoesNotWaitOnTheAPI: while a create request hangs
+// upstream, the webhook's rows (the landing page) and its mode are still
+// answered: no lock is held across a network call.
+func TestLandingPageDoesNotWaitOnTheAPI(t *testing.T) {
+	e := newEnv(t, fmt.Sprintf(thumbsDown, "false"))
+	started, release := make(chan struct{}), make(chan struct{})
+	e.fake.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointCreateJob, Times: 1, Mutate: func(map[string]any) {
+		close(started)
+		<-release
+	}})
+	fired := make(chan remediation.AlertOutcome, 1)
+	go func() {
+		_, out := e.post(payload(alert("/hang", 12)), "Bearer "+token)
+		fired <- out[0]
+	}()
+	<-started
+	answered := make(chan []remediation.Row, 1)
+	go func() {
+		e.r.DryRun()
+		answered <- e.r.Rows()
+	}()
+	select {
+	case rows := <-answered:
+		if len(rows) != 1 || rows[0].Key != "docs/hang" || rows[0].JobID != "" {
+			t.Errorf("rows while the create hangs: %+v, want the key without a job yet", rows)
+		}
+	case <-time.After(10 * time.Second): // a failure guard, not a synchronisation
+		t.Error("the rows wait for the create request to end")
+		close(release)
+		<-answered
+		return
+	}
+	close(release)
+	if o := <-fired; o.Outcome != remediation.OutcomeCreated {
+		t.Errorf("the create: %+v", o)
+	}
+}
+
+// TestLedgerTempFilesRemoved: the temporary files a kill during a save
+// of the ledger leaves (FILE.remediation.tmp-*) are removed at start, and
+// logged; other files are left alone.
+func TestLedgerTempFilesRemoved(t *testing.T) {
+	e := newEnv(t, fmt.Sprintf(thumbsDown, "true"))
+	ledger := filepath.Join(e.dir, "state.json"+remediation.LedgerSuffix)
+	left := []string{ledger + ".tmp-123", ledger + ".tmp-456"}
+	other := filepath.Join(e.dir, "state.json.remediation-notes")
+	for _, p := range append(left, other) {
+		if err := os.WriteFile(p, []byte("{"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.r = e.start()
+	for _, p := range left {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s is still there: %v", filepath.Base(p), err)
+		}
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("another file was removed: %v", err)
+	}
+	if e.logs.CountLines("removed temporary files left by an interrupted save of the remediation ledger", "state.json.remediation.tmp-123") != 1 {
+		t.Errorf("the removal is not logged:\n%s", e.logs)
+	}
+}
+
+// TestOneLogLinePerPayloadForCappedAlerts: a notification of 10,000
+// alerts past the caps logs one line for them, not 10,000; a dry run
+// logs at most 10 alerts one by one, then how many more.
+func TestOneLogLinePerPayloadForCappedAlerts(t *testing.T) {
+	var alerts []map[string]any
+	for i := range 10000 {
+		alerts = append(alerts, alert(fmt.Sprintf("/page-%d", i), 12))
+	}
+	e := newEnv(t, fmt.Sprintf(thumbsDown, "false"))
+	if code, out := e.post(payload(alerts...), "Bearer "+token); code != http.StatusOK || len(out) != 10000 {
+		t.Fatalf("answer %d, %d outcomes", code, len(out))
+	}
+	if n := e.logs.CountLines("remediation capped"); n != 1 || e.logs.CountLines("remediation capped", "alerts=9995") != 1 {
+		t.Errorf("%d lines for the capped alerts, want 1 counting 9995:\n%.2000s", n, e.logs)
+	}
+	dry := newEnv(t, fmt.Sprintf(thumbsDown, "true"))
+	dry.post(payload(alerts[:1000]...), "Bearer "+token)
+	if n := dry.logs.CountLines("dry run: would create a job"); n != 10 || dry.logs.CountLines("not logged one by one", "alerts=990") != 1 {
+		t.Errorf("%d dry-run lines, want 10 and one line for the 990 more:\n%.2000s", n, dry.logs)
+	}
+}
+
+// TestCreateAnswerWithoutIDStartsTheCooldown: a 201 answer without the
+// new job's id (the schema requires no field) is refused, since the job
+// could not be followed, and counted as a create whose answer never came:
+// the key's cooldown starts, so the next alert creates no second job.
+func TestCreateAnswerWithoutIDStartsTheCooldown(t *testing.T) {
+	e := newEnv(t, fmt.Sprintf(thumbsDown, "false"))
+	e.fake.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointCreateJob, Times: 1, Mutate: func(b map[string]any) { delete(b, "id") }})
+	if o := e.fire(alert("/noid", 12)); o.Outcome != remediation.OutcomeError || !strings.Contains(o.Reason, "id: missing") {
+		t.Errorf("a 201 without id: %+v, want error naming the id", o)
+	}
+	if o := e.fire(alert("/noid", 12)); o.Outcome != remediation.OutcomeCooldown {
+		t.Errorf("the next alert: %+v, want cooldown", o)
+	}
+	if n := e.fake.CountRequests(mintlifytest.EndpointCreateJob); n != 1 {
+		t.Errorf("%d create requests, want 1", n)
+	}
+}

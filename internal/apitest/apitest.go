@@ -1,6 +1,4 @@
-// Package apitest gives a package's tests an API client of the project's
-// fake (client/mintlifytest) on loopback, with the fake's default key: the
-// part every test harness shared.
+// Package apitest gives tests an API client of the fake (client/mintlifytest).
 package apitest
 
 import (
@@ -10,10 +8,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 )
 
-// Client returns a client of srv configured by cfg, whose BaseURL is set
-// to srv's and whose Key, when nil, to mintlifytest.DefaultKey. A zero
-// cfg.Retry is the client's default policy; tests that must see every
-// failure set MaxAttempts: 1.
+// Client returns a client of srv; a nil cfg.Key is the fake's key.
 func Client(t testing.TB, srv *mintlifytest.Server, cfg client.Config) *client.Client {
 	t.Helper()
 	cfg.BaseURL = srv.URL()

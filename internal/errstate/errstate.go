@@ -1,18 +1,12 @@
-// Package errstate decides when a repeated failure is worth a log line:
-// the first failure, a failure of another kind than the last, and the
-// recovery, but not the same failure again at every retry. The engine's
-// units and the job watcher's projects each keep one State.
+// Package errstate tells when a failure is news to log: once per kind, and the recovery.
 package errstate
 
-// State is the failure being reported, by its class; the zero value is
-// healthy. It is not safe for concurrent use: its owner holds a lock.
+// State is the class of the current failure; the zero value is healthy.
 type State struct {
 	class string
 }
 
-// Failed records a failure of class (what stays the same between two
-// failures for the same reason) and reports whether it is news to log: the
-// thing was healthy or failed for another reason.
+// Failed records a failure of class and reports whether it is news to log.
 func (s *State) Failed(class string) bool {
 	if class == "" {
 		class = "error"
@@ -22,8 +16,7 @@ func (s *State) Failed(class string) bool {
 	return news
 }
 
-// Recovered records a success and reports whether it ends a failure, a
-// recovery to log.
+// Recovered records a success and reports whether it ends a failure.
 func (s *State) Recovered() bool {
 	was := s.class != ""
 	s.class = ""

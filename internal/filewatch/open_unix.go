@@ -7,5 +7,5 @@ import (
 	"syscall"
 )
 
-// openFlags opens without blocking on a FIFO that has no writer.
+// openFlags does not block on a FIFO put there since the Stat.
 const openFlags = os.O_RDONLY | syscall.O_NONBLOCK

@@ -1,6 +1,4 @@
-// Package intflag is a kingpin flag value for integers parsed as integers.
-// kingpin's own IntVar reads through float64: "1.9" becomes 1 and
-// 9223372036854775807 overflows to a negative number.
+// Package intflag is a kingpin int flag not read through float64 as kingpin's.
 package intflag
 
 import (
@@ -11,10 +9,9 @@ import (
 	"github.com/alecthomas/kingpin/v2"
 )
 
-// Value is an int flag: a decimal integer (an optional sign and digits),
-// nothing else.
+// Value is an int flag: a decimal integer and nothing else.
 type Value struct {
-	name string // the flag's name, for errors: kingpin does not name it
+	name string // for errors: kingpin does not name the flag
 	p    *int
 }
 
@@ -23,7 +20,7 @@ func Var(c *kingpin.FlagClause, p *int) {
 	c.SetValue(&Value{name: c.Model().Name, p: p})
 }
 
-// Set parses s as a decimal integer.
+// Set parses s.
 func (v *Value) Set(s string) error {
 	n, err := strconv.ParseInt(s, 10, strconv.IntSize)
 	var ne *strconv.NumError

@@ -1,5 +1,4 @@
-// Package leakcheck lets tests check that what they started has ended: a
-// goroutine count taken before, compared (for a bounded time) after.
+// Package leakcheck lets tests check that the goroutines they started ended.
 package leakcheck
 
 import (
@@ -8,13 +7,10 @@ import (
 	"time"
 )
 
-// Slack tolerates goroutines of the runtime or the testing package that
-// come and go on their own.
+// Slack tolerates goroutines of the runtime and testing package.
 const Slack = 2
 
-// Wait waits up to five seconds for the goroutines started since base (a
-// runtime.NumGoroutine taken before) to end, and fails t with every
-// goroutine's stack if some are left.
+// Wait fails t unless the goroutines started since base end within 5 s.
 func Wait(t testing.TB, base int) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)

@@ -1,6 +1,4 @@
-// Package logbuf provides a byte buffer that several goroutines may write
-// to while another reads it: for capturing a logger's or a subprocess's
-// output in tests.
+// Package logbuf is a buffer for tests to capture output written concurrently.
 package logbuf
 
 import (
@@ -9,8 +7,7 @@ import (
 	"sync"
 )
 
-// Buffer is a bytes.Buffer safe for concurrent use. The zero value is
-// ready to use.
+// Buffer is a bytes.Buffer safe for concurrent use.
 type Buffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer

@@ -1,11 +1,8 @@
-// Package progname holds the program's name and the start of its one-line
-// errors, defined once for the commands, the exporter's build info and the
-// API client's User-Agent.
+// Package progname holds the program's name and the prefix of its errors.
 package progname
 
 // Name is the program's name.
 const Name = "mintlify_exporter"
 
-// ErrorPrefix starts every one-line error the commands print, as kingpin's
-// own do.
+// ErrorPrefix starts every one-line error, as kingpin's own.
 const ErrorPrefix = Name + ": error: "

@@ -1,9 +1,4 @@
-// Package promtest holds the checks of Prometheus expositions that the
-// tests of several packages make (the engine's pre-rendered exposition, the
-// /metrics handler): parsing the text format, reading a series' labels,
-// reading one gzip member, and checking that every family is one block.
-//
-// It is imported by tests only.
+// Package promtest holds checks of Prometheus expositions shared by tests.
 package promtest
 
 import (
@@ -20,8 +15,7 @@ import (
 	"github.com/prometheus/common/model"
 )
 
-// ParseText parses a text exposition (format 0.0.4, UTF-8 names allowed),
-// failing the test when it does not parse.
+// ParseText parses a text exposition (UTF-8 names allowed) or fails t.
 func ParseText(tb testing.TB, b []byte) map[string]*dto.MetricFamily {
 	tb.Helper()
 	p := expfmt.NewTextParser(model.UTF8Validation)
@@ -41,8 +35,7 @@ func Labels(m *dto.Metric) map[string]string {
 	return out
 }
 
-// GunzipOne reads exactly one gzip member, checking its CRC and size, and
-// fails the test when anything follows it.
+// GunzipOne reads exactly one gzip member and fails t if anything follows.
 func GunzipOne(tb testing.TB, b []byte) []byte {
 	tb.Helper()
 	br := bytes.NewReader(b)
@@ -64,11 +57,7 @@ func GunzipOne(tb testing.TB, b []byte) []byte {
 	return out
 }
 
-// CheckBlocks fails the test unless every family of a text exposition is
-// one block: exactly one HELP line, then its TYPE line, then all of its
-// samples, at least one. A sample belongs to the block of its family's
-// name, or of that name without a _bucket, _sum or _count suffix
-// (histograms and summaries). Other comments and blank lines are ignored.
+// CheckBlocks fails t unless each family is one block: HELP, TYPE, samples.
 func CheckBlocks(tb testing.TB, b []byte) {
 	tb.Helper()
 	seen := map[string]bool{}
@@ -112,7 +101,6 @@ func CheckBlocks(tb testing.TB, b []byte) {
 	}
 }
 
-// sampleOf reports whether a sample named name belongs to family.
 func sampleOf(name, family string) bool {
 	if name == family {
 		return true
@@ -125,9 +113,7 @@ func sampleOf(name, family string) bool {
 	return false
 }
 
-// Gather returns the series of the metric family name that c collects,
-// through a pedantic registry (which checks c's descriptions too); nil
-// when c has no such family.
+// Gather returns the series of c's family name (pedantic registry), or nil.
 func Gather(tb testing.TB, c prometheus.Collector, name string) []*dto.Metric {
 	tb.Helper()
 	reg := prometheus.NewPedanticRegistry()

@@ -2,13 +2,13 @@ package jobs_test
 
 import (
 	"context"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/go-kit/log"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
@@ -165,50 +165,6 @@ func TestJobsRateLimitWithoutRetryAfterBacksOff(t *testing.T) {
 	}
 }
 
-func TestJobsRunPollsUntilCancelled(t *testing.T) {
-	e := newJobsEnv(t)
-	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "a", CreatedAt: jobsT0})
-	key, err := client.StaticKey(mintlifytest.DefaultKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sent := make(chan struct{}, 1)
-	c, err := client.New(client.Config{BaseURL: e.fake.URL(), Key: key, Hooks: client.Hooks{Observe: func(client.Attempt) {
-		select {
-		case sent <- struct{}{}:
-		default:
-		}
-	}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := jobs.New(jobs.Config{Client: c, Status: e.status, Projects: []string{"p1"}, IDs: []string{"a"},
-		PollInterval: time.Hour, Logger: log.NewNopLogger(), Now: e.clock.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		w.Run(ctx)
-		close(done)
-	}()
-	select {
-	case <-sent:
-	case <-time.After(10 * time.Second):
-		t.Fatal("Run sent no request")
-	}
-	cancel()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("Run did not return after cancel")
-	}
-	if n := e.fake.CountRequests("get_job"); n != 1 {
-		t.Errorf("%d requests, want 1 (the next round is an hour away)", n)
-	}
-}
-
 func TestJobsConcurrencyBounded(t *testing.T) {
 	e := newJobsEnv(t)
 	var ids []string
@@ -266,4 +222,25 @@ func TestJobsConcurrencyBounded(t *testing.T) {
 		t.Errorf("%d requests in flight at once, want at most 3", peak)
 	}
 	e.expectUp(jobsUp("1", "60"))
+}
+
+func TestJobsForbiddenStopsRoundAndSaysWhy(t *testing.T) {
+	e := newJobsEnv(t)
+	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "a", CreatedAt: jobsT0})
+	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "b", CreatedAt: jobsT0})
+	w := e.watcher(jobs.Config{Projects: []string{"p1"}, IDs: []string{"a", "b"}, Discover: true, Concurrency: 1})
+	e.fake.SetAllowlist(netip.MustParsePrefix("192.0.2.0/24"))
+	for range 2 {
+		e.poll(w)
+		e.clock.Advance(time.Minute)
+	}
+	// The listing is refused, and so no job is read: a 403 concerns every
+	// request of the key from this place.
+	if l, g := e.fake.CountRequests("list_jobs"), e.fake.CountRequests("get_job"); l != 2 || g != 0 {
+		t.Errorf("list_jobs %d, get_job %d; want 2 and 0", l, g)
+	}
+	e.expectUp(jobsUp("0", "60"))
+	if n := e.logs.CountLines("level=error", "this IP is not on the organization's allowlist, or the key lacks the read scope"); n != 1 {
+		t.Errorf("the refusal was logged %d times, want once, saying why:\n%s", n, e.logs)
+	}
 }
