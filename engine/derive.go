@@ -217,8 +217,8 @@ type dayTask struct {
 // key is the day store's key of t.
 func (t *dayTask) key() dayKey { return dayKey{t.base.src, t.base.Project, t.base.Window.Site, t.day} }
 
-// dayTasksLocked lists the closed days the store lacks, newest first (it
-// feeds every window), then those due a second read.
+// dayTasksLocked lists the closed days the store lacks, newest first (the
+// newest feeds every window), then those due a second read.
 func (e *Engine) dayTasksLocked(now time.Time) []dayTask {
 	var missing, reread []dayTask
 	seen := map[dayKey]bool{}
@@ -384,7 +384,7 @@ func (e *Engine) finishAudit(j *job, res *Result, err error, now time.Time) {
 		u.derived = false
 		level.Warn(e.logger).Log("msg", "a derived window does not add up: it is read directly from now on (events counted late, or the API draws day boundaries elsewhere than UTC midnight)",
 			"collector", u.Source, "project", u.Project, "window", u.Window.String(), "direct", direct, "sum_of_days", derived, "drift_ratio", drift)
-		// Read directly now, and so is its page walk, audited with it.
+		// Due now for a direct read, and so is its page walk, audited with it.
 		u.due = true
 		if p := u.pages; p != nil && p.derived {
 			p.fallback, p.derived, p.due = u.fallback, false, true
