@@ -1,6 +1,5 @@
-// Package schedule picks the next analytics request to send: a pure function
-// of the candidates and the budget (no clock, I/O or locks), pinned by tables.
-// The value order it implements is in docs/design.md, "Value order".
+// Package schedule picks the next analytics request, a pure function of the
+// candidates and the budget; docs/design.md ("Value order") explains the order.
 package schedule
 
 import (
