@@ -19,8 +19,7 @@ type Summer interface {
 	// Additive reports whether u's window is the sum of its days: false
 	// for top-N lists.
 	Additive(u Unit) bool
-	// Sum returns u's window from the results of its 1d unit over each
-	// day, oldest first.
+	// Sum returns u's window from its 1d results, one per day, oldest first.
 	Sum(u Unit, days []*Result) *Result
 }
 

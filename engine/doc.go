@@ -7,6 +7,7 @@
 // and turn the answer into Samples. The engine does the rest, the same way
 // for every source:
 //
+//   - source.go: Source, Unit, Window; engine.go: New, Start and Close.
 //   - worker.go: one worker sends one analytics request at a time, whether
 //     or not anything scrapes; a scrape (Touch) never waits.
 //   - choice.go: which request goes next: units become candidates, package
@@ -23,8 +24,8 @@
 // Package engine/budget is the request ledger and the client's Allow hook;
 // package engine/health exports mintlify_up and the refresh metrics.
 //
-// To add a source, write one file in package collector with a type that implements Source
-// (and Stepper when a unit is a walk of pages), add it to collector's list
-// of sources, serve its endpoint in the fake (client/mintlifytest), and
-// test it there. Nothing in this package changes.
+// To add a source, write one file in package collector with a type that
+// implements Source (and Stepper when a unit is a walk of pages), add it to
+// collector's list of sources, serve its endpoint in the fake
+// (client/mintlifytest), and test it there. Nothing in this package changes.
 package engine
