@@ -1,7 +1,4 @@
-// Package demo runs the exporter's --demo mode backend: the fake Mintlify
-// API of package mintlifytest on loopback, filled with synthetic but
-// realistic data, so the real exporter code path can be tried end to end
-// without an API key.
+// Package demo runs --demo mode's backend: the fake API on loopback with synthetic data.
 package demo
 
 import (
@@ -22,15 +19,10 @@ var Projects = []struct {
 	{"acme-developers", 300},
 }
 
-// CreatedJobRunFor is how long a job created in the demo (agent create
-// --demo) runs before it completes with a pull request, so that --wait
-// ends.
+// CreatedJobRunFor is how long a job made by agent create --demo runs, so --wait ends.
 const CreatedJobRunFor = 15 * time.Second
 
-// Jobs are the synthetic agent jobs of the first project: one completes
-// 20 seconds after the fake starts (so `agent message --demo --wait`
-// ends in seconds), one fails after 40, one is already completed, one
-// archived.
+// Jobs are the first project's agent jobs; the first ends in seconds, for --wait.
 var Jobs = []mintlifytest.JobSpec{
 	{ID: "job-demo-active", Repository: "https://github.com/acme/docs", Ref: "main", Model: "claude-sonnet-4", RunFor: 20 * time.Second},
 	{ID: "job-demo-failing", Repository: "https://github.com/acme/docs", Ref: "fix-links", Model: "claude-sonnet-4", RunFor: 40 * time.Second, Outcome: "failed"},
@@ -41,20 +33,12 @@ var Jobs = []mintlifytest.JobSpec{
 // Server is a running demo backend.
 type Server struct {
 	*mintlifytest.Server
-	// Key is the admin key the fake accepts.
-	Key string
-	// ProjectIDs are the synthetic projects.
-	ProjectIDs []string
-	// JobIDs are the synthetic jobs as PROJECT/ID, all in the first project.
-	JobIDs []string
+	Key        string   // the admin key the fake accepts
+	ProjectIDs []string // the synthetic projects
+	JobIDs     []string // the synthetic jobs as PROJECT/ID
 }
 
-// Start starts the demo backend on 127.0.0.1 with the upstream rate limit of
-// 100 analytics requests an hour, and data from 90 days ago to 30 days ahead,
-// so a demo left running keeps showing traffic.
-//
-// The fake enforces the API's 100 analytics requests an hour unless extra
-// options say otherwise (backfill's demo lifts it).
+// Start starts the backend on 127.0.0.1, rate-limited like the API unless extra lifts it.
 func Start(now func() time.Time, extra ...mintlifytest.Option) *Server {
 	opts := []mintlifytest.Option{
 		mintlifytest.WithClock(now),
@@ -64,7 +48,7 @@ func Start(now func() time.Time, extra ...mintlifytest.Option) *Server {
 	s := &Server{Key: mintlifytest.DefaultKey}
 	for i, p := range Projects {
 		opts = append(opts, mintlifytest.WithProject(p.ID, mintlifytest.Generate(mintlifytest.GenerateOptions{
-			Seed: int64(i + 1), Paths: p.Paths, Days: 120, End: now().AddDate(0, 0, 30),
+			Seed: int64(i + 1), Paths: p.Paths, Days: 120, End: now().AddDate(0, 0, 30), // a demo left running keeps showing traffic
 		})))
 		s.ProjectIDs = append(s.ProjectIDs, p.ID)
 	}

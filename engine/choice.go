@@ -13,37 +13,31 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/engine/schedule"
 )
 
-// CostEstimator is implemented by a source that knows what a unit costs
-// before its first fetch, such as a single request per unit. EstimateCost
-// returns 0 when it does not know (a paged walk before its first page).
+// CostEstimator is implemented by a source that knows a unit's cost before
+// its first fetch; EstimateCost returns 0 when it does not.
 type CostEstimator interface {
 	EstimateCost(u Unit) int
 }
 
-// CostGrouper is implemented by sources whose units cost alike because
-// they walk the same pages, such as visitors and views (one row per path):
-// before its first fetch, a unit's cost is estimated from the same
-// project and window of another source of its group.
+// CostGrouper is implemented by sources whose units walk the same pages
+// (visitors and views), so one's cost estimates the other's.
 type CostGrouper interface {
 	CostGroup() string
 }
 
-// unknownCost is the estimate of a unit nothing is known about: a paged
-// walk of a site of about 1,000 paths. It only orders the first round;
-// the planner replans from real costs as they arrive.
+// unknownCost is the estimate of a unit nothing is known about (a walk of
+// about 1,000 paths); it only orders the first round.
 const unknownCost = 4
 
-// derivedGrace is how long after UTC midnight a window derived the day
-// before waits for the day that ended to be read into the store before it
-// is read directly instead.
+// derivedGrace is how long after UTC midnight a derived window waits for
+// the day that ended to reach the store before it is read directly.
 const derivedGrace = 2 * time.Hour
 
-// dueAtLocked is when u falls due, as seen at now: at once without data
-// (after any back-off), at the UTC midnight that moves its window, or when
-// its data is older than its interval. In the last quarter of an interval
-// before that midnight a refresh is not due: its data would be replaced at
-// midnight anyway, and its requests stay free for the rollover, when every
-// unit is due at once. The zero time means never (a refresh is running).
+// dueAtLocked is when u falls due: at once without data (after any
+// back-off), at the midnight that moves its window, or when its data is
+// older than its interval; zero for never. A refresh in the last quarter of
+// an interval before midnight waits for it: its data would be replaced then,
+// and its requests stay free for the rollover.
 func (e *Engine) dueAtLocked(u *unit, now time.Time) time.Time {
 	if u.inFlight || u.job != nil {
 		return time.Time{}
@@ -67,8 +61,6 @@ func (e *Engine) dueAtLocked(u *unit, now time.Time) time.Time {
 		at = rollover
 	}
 	if u.snap.derived && u.fallback == "" && at.Before(rollover.Add(derivedGrace)) {
-		// A window derived yesterday waits for the day that just closed
-		// to be read into the store, rather than being read whole.
 		at = rollover.Add(derivedGrace)
 	}
 	if u.retryAt.After(at) {
@@ -77,16 +69,14 @@ func (e *Engine) dueAtLocked(u *unit, now time.Time) time.Time {
 	return at
 }
 
-// auditedWithTotals reports whether u is a derived page walk whose window's
-// totals unit is derived too: the audit compares the site-wide figure, so
-// the totals unit's audit stands for both parts and u has none of its own.
+// auditedWithTotals reports whether u is a derived page walk whose totals
+// unit is derived too: the totals' audit of the site-wide figure stands for both.
 func auditedWithTotals(u *unit) bool {
 	return u.derived && u.totals != nil && u.totals.derived
 }
 
-// dueLocked reports whether u should start a refresh at now. Once due, a
-// unit stays due until its refresh starts: a replan that stretches its
-// interval meanwhile does not take the refresh back.
+// dueLocked reports whether u should start a refresh at now. A due unit stays
+// due until it starts, even if a replan stretches its interval.
 func (e *Engine) dueLocked(u *unit, now time.Time) bool {
 	if u.inFlight || u.job != nil || auditedWithTotals(u) {
 		return false
@@ -95,15 +85,12 @@ func (e *Engine) dueLocked(u *unit, now time.Time) bool {
 	return u.due
 }
 
-// estimateLocked is what the next refresh of u is expected to cost, and
-// whether that is a guess nothing backs. With data: its last cost, less
-// the share of it that left the window when the UTC day rolled over (a 1d
-// window starts the day nearly empty). Before its first fetch: what its
-// source says (CostEstimator), else the nearest sibling with data: the
-// same project's other windows of the source, then the same project of a
-// source of its cost group (visitors and views), then the same window of
-// another project. The walk is paced request by request anyway, so an
-// estimate too low never exceeds the budget.
+// estimateLocked is the expected cost of u's next refresh, and whether it is
+// a bare guess. With data: its last cost, less the share that left the
+// window at midnight. Before: its CostEstimator, else the nearest sibling
+// with data (same project and source, then cost group, then same window of
+// another project). Walks are paced per request, so a low estimate never
+// exceeds the budget.
 func (e *Engine) estimateLocked(u *unit, now time.Time) (cost int, guess bool) {
 	if u.snap != nil && !u.snap.derived {
 		cost := u.snap.res.Cost
@@ -132,8 +119,7 @@ func (e *Engine) estimateLocked(u *unit, now time.Time) (cost int, guess bool) {
 			if o == u || o.snap == nil || o.snap.derived || o.Window.Site != u.Window.Site || !sibling(o) {
 				continue
 			}
-			// The nearest window by ratio of days; a tie goes to the
-			// longer window, whose cost bounds the shorter's.
+			// A tie goes to the longer window, whose cost bounds the shorter's.
 			d := math.Abs(math.Log(float64(max(1, o.Window.Days)) / float64(max(1, u.Window.Days))))
 			if d < bestDist || (d == bestDist && o.snap.res.Cost > best) {
 				best, bestDist = o.snap.res.Cost, d
@@ -146,8 +132,7 @@ func (e *Engine) estimateLocked(u *unit, now time.Time) (cost int, guess bool) {
 	return unknownCost, true
 }
 
-// guessingLocked reports whether some unit without data has only the
-// default estimate.
+// guessingLocked reports whether some unit has only the default estimate.
 func (e *Engine) guessingLocked(now time.Time) bool {
 	for _, u := range e.units {
 		if _, guess := e.estimateLocked(u, now); guess {
@@ -157,11 +142,8 @@ func (e *Engine) guessingLocked(now time.Time) bool {
 	return false
 }
 
-// Walks over time. Offset paging over data that changes between two pages
-// can skip or repeat rows (a row that moves across a page boundary), and a
-// walk that yields to other requests is spread out: one older than
-// maxWalkAge starts again, and the exported breakdown stays the last
-// complete walk meanwhile. Repeated paths are merged by the walk.
+// minWalkAge is the least maxWalkAge: offset paging over changing data is
+// only consistent within a walk that is not spread out too long.
 const minWalkAge = 3 * time.Hour
 
 // maxWalkAge is how long a walk of cost requests may run before it starts
@@ -170,8 +152,7 @@ func maxWalkAge(cost, perHour int) time.Duration {
 	return max(minWalkAge, time.Duration(2*float64(cost)/float64(max(1, perHour))*float64(time.Hour)))
 }
 
-// headroom is the room refreshes of stale data and the day store's
-// history leave in the hour (schedule.Budget.Headroom): a tenth of it.
+// headroom is a tenth of the hour's budget (schedule.Budget.Headroom).
 func headroom(perHour int) int { return perHour / 10 }
 
 // candidate is a request the worker could send next, and what it is for.
@@ -184,16 +165,13 @@ type candidate struct {
 	left int // requests still to send, for forecasts
 }
 
-// isWalkLocked reports whether u's fetch is a page walk sent one request at
-// a time.
+// isWalkLocked reports whether u's fetch is a walk sent a request at a time.
 func (e *Engine) isWalkLocked(u *unit) bool {
 	st, ok := e.sources[u.src].src.(Stepper)
 	return ok && st.Walks(u.Unit)
 }
 
-// wrongLocked is how wrong u's data is at now, as a share of its value: an
-// N-day window by about a/(24·N) after a hours, and by at least 1/N once
-// the UTC day rolled over and the window moved.
+// wrongLocked is how wrong u's data is at now, as a share of its value.
 func wrongLocked(u *unit, now time.Time) float64 {
 	days := float64(max(1, u.Window.Days))
 	if u.snap == nil {
@@ -206,8 +184,7 @@ func wrongLocked(u *unit, now time.Time) float64 {
 	return wrong
 }
 
-// unitCandidateLocked is the next request of u: the first of its fetch, or
-// the next page of its walk in progress.
+// unitCandidateLocked is the next request of u: its first, or its walk's next.
 func (e *Engine) unitCandidateLocked(order int, u *unit, now time.Time) candidate {
 	cost, guess := e.estimateLocked(u, now)
 	cd := candidate{u: u, j: u.job, kind: jobRefresh}
@@ -222,10 +199,8 @@ func (e *Engine) unitCandidateLocked(order int, u *unit, now time.Time) candidat
 	cd.left = cost - sent
 	unknown := cd.left < 1 || guess && sent > 0
 	if unknown {
-		// A walk whose size nothing tells (its first, or one that
-		// outgrew its last): as long as an hour's budget, the same for
-		// every such walk, so that they go one at a time rather than
-		// all half way.
+		// A walk of unknown size counts as an hour's budget, so that
+		// such walks go one at a time rather than all half way.
 		cd.left = max(1, e.cfg.Budget.PerHour())
 	}
 	switch {
@@ -244,9 +219,8 @@ func (e *Engine) unitCandidateLocked(order int, u *unit, now time.Time) candidat
 	case cd.kind == jobAudit:
 		c.Class, c.Value = schedule.Stale, 0.5/float64(max(1, u.Window.Days)*cd.left)
 	case u.snap == nil && c.Kind == schedule.Walk && (!unknown && cd.left > e.cfg.Budget.PerHour()/2 || e.longWalksLocked(u)):
-		// A walk too long to end within half the hour's budget (a large
-		// site) yields, page by page, to refreshes worth more per
-		// request: its first data is worth 1 over its remaining pages.
+		// A walk longer than half the hour (a large site) competes by
+		// value: its first data is worth 1 over its remaining pages.
 		c.Class, c.Value = schedule.Stale, 1/float64(cd.left)
 	case u.snap == nil:
 		c.Class = schedule.FirstData
@@ -262,9 +236,8 @@ func (e *Engine) unitCandidateLocked(order int, u *unit, now time.Time) candidat
 	return cd
 }
 
-// longWalksLocked reports whether u's site is known for walks longer than
-// half the hour's budget: a walk of the same project and source (or cost
-// group) took that many requests, or has sent them and goes on.
+// longWalksLocked reports whether a walk of u's project and source (or
+// cost group) took, or has sent, more than half the hour's budget.
 func (e *Engine) longWalksLocked(u *unit) bool {
 	long := e.cfg.Budget.PerHour() / 2
 	group := e.sources[u.src].group
@@ -295,10 +268,9 @@ func rankText(c schedule.Candidate) string {
 	return c.Class.String()
 }
 
-// dayCandidatesLocked lists the day store's reads: those in progress, then
-// the closed days the derived windows lack or must read again. The day
-// that just ended goes by its value per request among stale units (every
-// derived window waits for it); the rest only in spare room.
+// dayCandidatesLocked lists the day store's reads, in progress first. The
+// day that just ended competes as stale (every derived window waits for
+// it); older days only in spare room.
 func (e *Engine) dayCandidatesLocked(now time.Time, order int) []candidate {
 	yesterday := client.DateOf(now).AddDays(-1)
 	var out []candidate
@@ -322,9 +294,7 @@ func (e *Engine) dayCandidatesLocked(now time.Time, order int) []candidate {
 		case dt.day != yesterday || dt.reread:
 			c.Class = schedule.Spare
 		default:
-			// Every derived window waits for it (a provisional day
-			// stands in meanwhile): worth a whole day per request,
-			// within the headroom.
+			// A provisional day stands in meanwhile: worth a whole day per request.
 			c.Class, c.Value = schedule.Stale, 1/float64(left)
 		}
 		out = append(out, candidate{c: c, u: dt.base, j: j, kind: jobDay, day: dt, left: left})
@@ -341,9 +311,8 @@ func (e *Engine) dayCandidatesLocked(now time.Time, order int) []candidate {
 	return out
 }
 
-// rolloverReserveLocked is the room kept in the hour before UTC midnight
-// for the requests that read the new day first: one for each 1d totals or
-// one-request unit with data.
+// rolloverReserveLocked is the room kept in the hour before UTC midnight:
+// one request for each 1d totals or one-request unit with data.
 func (e *Engine) rolloverReserveLocked(now time.Time) int {
 	midnight := client.DateOf(now).AddDays(1).Time()
 	if midnight.Sub(now) > time.Hour {
@@ -359,9 +328,7 @@ func (e *Engine) rolloverReserveLocked(now time.Time) int {
 }
 
 // decideLocked returns the job whose next request the worker sends now, or
-// nil and when to look again. It lists every candidate (dropping walks
-// that ran too long), lets package schedule pick, and forecasts when each
-// waiting unit is expected to start.
+// nil and when to look again; it also forecasts the waiting units' start.
 func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 	var cands []candidate
 	for i, u := range e.units {
@@ -413,11 +380,9 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 	return pick, next
 }
 
-// forecastLocked sets when each waiting unit is expected to start, going
-// down the value order and booking each candidate's requests in the
-// sliding hour after those ahead of it, and returns when the worker
-// should look again for the candidates that wait. It logs the first
-// round's line when a unit without data has to wait.
+// forecastLocked sets when each waiting unit is expected to start, booking
+// each candidate's requests after those ahead of it in the value order, and
+// returns when the worker should look again.
 func (e *Engine) forecastLocked(cands []candidate, order []int, picked int, view schedule.Budget, now time.Time) (wake time.Time) {
 	perHour := e.cfg.Budget.PerHour()
 	sent, paused := e.cfg.Budget.Ledger()
@@ -431,8 +396,7 @@ func (e *Engine) forecastLocked(cands []candidate, order []int, picked int, view
 	for _, i := range order {
 		cd := cands[i]
 		need := min(max(1, cd.c.Need), perHour)
-		// It goes once the hour has room for it beside the room it may not
-		// use (the headroom, the reserve).
+		// The room it may not use (headroom, reserve) must be free too.
 		extra := max(0, view.Remaining-schedule.Room(cd.c, view))
 		if !blocked && i != picked {
 			at := ledger.earliest(from, min(perHour, need+extra))
@@ -481,8 +445,7 @@ func (e *Engine) forecastLocked(cands []candidate, order []int, picked int, view
 	return wake
 }
 
-// startLocked makes cd's job the one in progress, starting it when new,
-// and returns it.
+// startLocked returns cd's job, starting it when new.
 func (e *Engine) startLocked(cd candidate, now time.Time) *job {
 	if cd.j != nil {
 		return cd.j
@@ -510,9 +473,8 @@ func (e *Engine) startLocked(cd candidate, now time.Time) *job {
 	return j
 }
 
-// expiredLocked reports whether a walk in progress must start again: it
-// ran longer than maxWalkAge, a 1d window's range moved at midnight (its
-// pages would be yesterday's), or an audit's day ended.
+// expiredLocked reports whether a walk in progress must start again: it ran
+// past maxWalkAge, its 1d range moved at midnight, or its audit's day ended.
 func (e *Engine) expiredLocked(j *job, now time.Time) bool {
 	switch {
 	case j.kind == jobRefresh && j.u.Window.Days == 1 && j.rng != j.u.Window.Range(now):
@@ -530,8 +492,7 @@ func (e *Engine) expiredLocked(j *job, now time.Time) bool {
 	return now.Sub(j.started) > maxWalkAge(cost, e.cfg.Budget.PerHour())
 }
 
-// dropJobLocked abandons a walk in progress; the unit stays due, so that a
-// new walk starts when its turn comes.
+// dropJobLocked abandons a walk; the unit stays due, to start anew.
 func (e *Engine) dropJobLocked(j *job) {
 	level.Debug(e.logger).Log("msg", "a walk in progress starts again (it ran too long, or its date range moved)",
 		"collector", j.u.Source, "project", j.u.Project, "window", j.u.Window.String(), "pages", j.walk.Sent())
@@ -568,8 +529,8 @@ func minTime(a, b time.Time) time.Time {
 	return a
 }
 
-// reservations is a forecast of the request ledger: the requests of the
-// last hour and those booked for the units that wait, by time.
+// reservations forecasts the ledger: the last hour's requests and the
+// bookings of the units that wait.
 type reservations struct {
 	perHour int
 	at      []time.Time // ascending
@@ -609,9 +570,8 @@ func (r *reservations) count(end time.Time) int {
 	return r.cum[hi] - r.cum[lo]
 }
 
-// fits reports whether n more requests at t keep every sliding hour that
-// contains t within the budget: the hours ending at t and at each booked
-// time in the hour after t are the only ones whose count they change.
+// fits reports whether n more requests at t keep every sliding hour within
+// the budget: only the hours ending at t and at bookings in the hour after t change.
 func (r *reservations) fits(t time.Time, n int) bool {
 	if r.count(t)+n > r.perHour {
 		return false
@@ -625,9 +585,8 @@ func (r *reservations) fits(t time.Time, n int) bool {
 	return true
 }
 
-// earliest is the first time from from on at which n requests fit: from
-// itself, or the moment a booked request leaves the hour (with the margin
-// the budget's pacing keeps).
+// earliest is the first time from from on at which n requests fit (with the
+// budget's pacing margin).
 func (r *reservations) earliest(from time.Time, n int) time.Time {
 	if r.fits(from, n) {
 		return from
@@ -637,7 +596,6 @@ func (r *reservations) earliest(from time.Time, n int) time.Time {
 			return t
 		}
 	}
-	// Unreachable while n is at most perHour: an hour after the last
-	// booked request, nothing is booked.
+	// Unreachable while n <= perHour: nothing is booked an hour after the last.
 	return r.at[len(r.at)-1].Add(time.Hour + budget.PaceMargin)
 }

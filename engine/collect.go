@@ -11,19 +11,15 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/engine/exposition"
 )
 
-// The states of a unit, as UnitState.State gives them.
+// The states of a unit (UnitState.State).
 const (
-	// StateOK: the unit has data and is not due.
-	StateOK = "ok"
-	// StateRefreshing: a refresh is sending requests.
-	StateRefreshing = "refreshing"
-	// StateWaiting: the unit is due and waits for room in the request
-	// budget or for a rate-limit pause to end. Not a failure.
+	StateOK         = "ok"         // has data and is not due
+	StateRefreshing = "refreshing" // sending requests
+	// StateWaiting: due, waiting for the budget or a pause. Not a failure.
 	StateWaiting = "waiting"
 	// StateFailing: the last refresh failed; any previous data is served.
 	StateFailing = "failing"
-	// StatePending: no refresh has been tried yet.
-	StatePending = "pending"
+	StatePending = "pending" // never tried
 )
 
 var unitsWaitingDesc = prometheus.NewDesc("mintlify_units_waiting",
@@ -42,8 +38,8 @@ func (e *Engine) render(u *unit, res *Result) []exposition.Chunk {
 	return out
 }
 
-// exports reports whether u exports family f: a window's totals unit only
-// its site-wide families, its page walk only the others, a whole unit all.
+// exports reports whether u exports f: a totals unit only the site-wide
+// families, its page walk the others, a whole unit all.
 func (u *unit) exports(f Family) bool {
 	switch {
 	case u.pages != nil:
@@ -54,8 +50,7 @@ func (u *unit) exports(f Family) bool {
 	return true
 }
 
-// publishLocked swaps in a new exposition of the current data: for each
-// source, each family whole, units in project then window order.
+// publishLocked swaps in a new exposition: per source, each family whole.
 func (e *Engine) publishLocked() {
 	x := &exposition.Exposition{}
 	for si, s := range e.sources {
@@ -79,38 +74,25 @@ func (e *Engine) publishLocked() {
 // UnitState describes one unit for the landing page.
 type UnitState struct {
 	Unit
-	// State is one of StateOK, StateRefreshing, StateWaiting, StateFailing
-	// and StatePending.
-	State string
-	// Next is when the unit is expected to refresh next: for a waiting
-	// unit, when the budget is expected to have room for it. Zero while it
-	// refreshes.
+	State string // one of the State constants
+	// Next is the expected next refresh (zero while it refreshes).
 	Next time.Time
-	// Range, Completed, Cost and Summary describe the last good data; Completed
-	// is zero before the first. Cost is then the estimate.
-	Range     client.DateRange
-	Completed time.Time
-	Cost      int
-	Summary   string
-	// Interval is the planned refresh interval.
-	Interval   time.Duration
+	// Range, Completed, Cost and Summary describe the last good data
+	// (Completed zero before the first, Cost then an estimate).
+	Range      client.DateRange
+	Completed  time.Time
+	Cost       int
+	Summary    string
+	Interval   time.Duration // planned
 	Refreshing bool
-	// LastError is the error of the last refresh, "" when it succeeded.
-	LastError string
-	// Deferred says what a waiting unit waits for, in a few words.
-	Deferred string
-	// Progress describes a walk in progress ("3 of about 8 pages"), ""
-	// when none.
-	Progress string
-	// Rank says where a due unit stands in the value order (docs/design.md,
-	// "Value order"), "" when it is not due.
-	Rank string
-	// Part is PartTotals or PartPages for the two units of a split
-	// window, "" for a unit that is the whole window.
-	Part string
+	LastError  string // "" when the last refresh succeeded
+	Deferred   string // what a waiting unit waits for
+	Progress   string // of a walk: "3 of about 8 pages"
+	Rank       string // its place in the value order, "" when not due
+	Part       string // PartTotals or PartPages in a split window
 }
 
-// The parts of a split window (Splitter), as UnitState.Part gives them.
+// The parts of a split window (UnitState.Part).
 const (
 	PartTotals = "totals"
 	PartPages  = "pages"
@@ -176,9 +158,8 @@ func (e *Engine) States() []UnitState {
 type Summary struct {
 	Units                                     int
 	OK, Refreshing, Waiting, Failing, Pending int
-	// NextRefresh is the earliest time a unit is expected to refresh;
-	// AllDataBy, while some unit has no data, when the last of them is
-	// expected to have it (zero when unknown).
+	// NextRefresh is the earliest expected refresh; AllDataBy, while some
+	// unit has no data, when the last should have it (zero if unknown).
 	NextRefresh, AllDataBy time.Time
 }
 
@@ -218,11 +199,8 @@ func (e *Engine) Summary() Summary {
 	return s
 }
 
-// LiveCollectors returns the engine's metrics that change between
-// refreshes and are gathered at every scrape: mintlify_rows_skipped_total,
-// mintlify_units_waiting and, with derived windows,
-// mintlify_derived_window, mintlify_derived_window_drift_ratio and
-// mintlify_derived_day_changes_total.
+// LiveCollectors returns the engine's metrics gathered at every scrape:
+// rows skipped, units waiting and the derived-window families.
 func (e *Engine) LiveCollectors() []prometheus.Collector {
 	out := []prometheus.Collector{e.skipped, waitingCollector{e}}
 	if e.cfg.DeriveWindows {
@@ -231,8 +209,7 @@ func (e *Engine) LiveCollectors() []prometheus.Collector {
 	return out
 }
 
-// liveState is what mintlify_units_waiting and the derived-window
-// families export, taken under the engine's lock at each change.
+// liveState is what the scrape-time collectors export, taken at each change.
 type liveState struct {
 	waiting []liveCount
 	derived []liveDerived
@@ -286,8 +263,7 @@ func (e *Engine) liveLocked() *liveState {
 	return st
 }
 
-// waitingCollector exports mintlify_units_waiting for every project and
-// source, 0 included.
+// waitingCollector exports mintlify_units_waiting, 0 included.
 type waitingCollector struct{ e *Engine }
 
 // Describe implements prometheus.Collector.
@@ -309,9 +285,8 @@ func (e *Engine) Describe(ch chan<- *prometheus.Desc) {
 	}
 }
 
-// Collect implements prometheus.Collector from the current data. The scrape
-// handler's fast path serves the pre-rendered Exposition instead; both
-// carry the same series.
+// Collect implements prometheus.Collector; the scrape handler serves the
+// pre-rendered Exposition instead, with the same series.
 func (e *Engine) Collect(ch chan<- prometheus.Metric) {
 	e.mu.Lock()
 	type item struct {
@@ -346,9 +321,8 @@ func (e *Engine) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// RenderUnit renders one unit's result as the engine does at each refresh,
-// headers included: for benchmarks, tests and tools that need the
-// exposition of one result without running an engine.
+// RenderUnit renders one result as a refresh does, headers included, for
+// benchmarks and tools without an engine.
 func RenderUnit(src Source, u Unit, res *Result) *exposition.Exposition {
 	x := &exposition.Exposition{}
 	for i, f := range src.Families() {

@@ -13,23 +13,17 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 )
 
-// Summer is implemented by a source whose counts are events, additive over
-// days (views, assistant caller stats, total searches, conversation turns).
-// Its windows longer than a day can then be derived: the sum of the
-// window's closed days, each read once into the day store, and today's 1d
-// unit, at no request of their own.
+// Summer is implemented by a source whose counts add up over days, so that
+// its windows can be derived from the day store (docs/design.md, "Derived windows").
 type Summer interface {
 	// Additive reports whether u's window is the sum of its days: false
-	// for a unit with top-N lists (top search terms).
+	// for top-N lists.
 	Additive(u Unit) bool
-	// Sum returns the result of u's window from the results of the 1-day
-	// ranges that make it up (each what Fetch returned for the source's 1d
-	// unit over one day), oldest first.
+	// Sum returns u's window from its 1d results, one per day, oldest first.
 	Sum(u Unit, days []*Result) *Result
 }
 
-// SumSamples adds up samples with equal labels, in the order their labels
-// first appear: the Sum of a family whose series are event counts.
+// SumSamples adds up samples with equal labels, in order of first appearance.
 func SumSamples(parts ...[]Sample) []Sample {
 	var out []Sample
 	at := map[[MaxLabels]string]int{}
@@ -48,18 +42,14 @@ func SumSamples(parts ...[]Sample) []Sample {
 
 // Derived windows.
 const (
-	// auditEvery is how often a derived window is read directly, once,
-	// and compared with the sum of its days.
+	// auditEvery is how often a derived window is compared with a direct read.
 	auditEvery = 24 * time.Hour
-	// maxDrift is the relative difference between a direct read and the
-	// sum of days above which a window falls back to direct reads.
+	// maxDrift is the audit's difference above which the window is read directly.
 	maxDrift = 0.01
-	// rereadAfter is how long after a day ends it is read a second time,
-	// to catch events counted late.
+	// rereadAfter is when a closed day is read again, for late events.
 	rereadAfter = 24 * time.Hour
-	// fillShare is the share of the budget the planner leaves free for
-	// reading closed days while the day store does not cover the windows;
-	// reads in the budget's spare room never use more in any hour.
+	// fillShare is the budget's share left for reading closed days while the
+	// store lacks some; spare-room reads never use more in an hour.
 	fillShare = 0.25
 )
 
@@ -85,15 +75,13 @@ type dayEntry struct {
 	res    *Result
 	readAt time.Time
 	reread bool // read the second time, rereadAfter after the day ended
-	// provisional is set for the day that just ended, taken from its 1d
-	// unit's last data before midnight until the day is read: the derived
-	// windows stay as fresh as their 1d unit across the rollover.
+	// provisional: the day that just ended, from its 1d unit's last data,
+	// until read; derived windows stay fresh across the rollover.
 	provisional bool
 }
 
-// keepProvisionalLocked keeps a base unit's data of the day that just
-// ended, when its first refresh of a new day replaces it, as that day's
-// provisional entry in the store.
+// keepProvisionalLocked keeps the 1d data of the day that just ended, when
+// the new day replaces it, as that day's provisional entry.
 func (e *Engine) keepProvisionalLocked(b *unit, next *snapshot) {
 	if !e.cfg.DeriveWindows || b.snap == nil || b.snap.rng == next.rng || !e.isBaseLocked(b) {
 		return
@@ -108,9 +96,8 @@ func (e *Engine) keepProvisionalLocked(b *unit, next *snapshot) {
 	}
 }
 
-// unsettledLocked reports whether one of u's closed days is provisional
-// or due its second read: an audit then would compare a direct read with
-// days the store is about to replace.
+// unsettledLocked reports whether a closed day of u is provisional or due a
+// second read: an audit then would compare with days about to be replaced.
 func (e *Engine) unsettledLocked(u *unit, now time.Time) bool {
 	for _, d := range closedDays(u, now) {
 		de := e.days[dayKey{u.src, u.Project, u.Window.Site, d}]
@@ -121,8 +108,7 @@ func (e *Engine) unsettledLocked(u *unit, now time.Time) bool {
 	return false
 }
 
-// linkDerivable links every unit whose window can be derived to its
-// base, the 1d unit of the same source, project and kind of window.
+// linkDerivable links every derivable window to its base, the matching 1d unit.
 func (e *Engine) linkDerivable() {
 	if !e.cfg.DeriveWindows {
 		return
@@ -160,8 +146,8 @@ func closedDays(u *unit, now time.Time) []client.Date {
 	return out
 }
 
-// coveredLocked reports whether the day store holds every closed day of
-// u's window and its base has today's data.
+// coveredLocked reports whether the store holds all u's closed days and its
+// base has today's data.
 func (e *Engine) coveredLocked(u *unit, now time.Time) bool {
 	b := u.base
 	if b == nil || u.fallback != "" || b.snap == nil || b.snap.rng != b.Window.Range(now) {
@@ -175,9 +161,7 @@ func (e *Engine) coveredLocked(u *unit, now time.Time) bool {
 	return true
 }
 
-// deriveLocked re-renders the derivable windows the store covers from
-// their days and their base, after base refreshed or one of its days was
-// read; every window when base is nil (a restart).
+// deriveLocked re-renders the covered derivable windows of base (all when nil).
 func (e *Engine) deriveLocked(now time.Time, base *unit) {
 	changed := false
 	for _, u := range e.units {
@@ -207,8 +191,7 @@ func (e *Engine) deriveLocked(now time.Time, base *unit) {
 	}
 }
 
-// sumLocked sums u's closed days from the store, with its base's data of
-// today when today is set.
+// sumLocked sums u's closed days, and its base's today when today is set.
 func (e *Engine) sumLocked(u *unit, now time.Time, today bool) *Result {
 	var parts []*Result
 	for _, d := range closedDays(u, now) {
@@ -233,9 +216,8 @@ type dayTask struct {
 // key is the day store's key of t.
 func (t *dayTask) key() dayKey { return dayKey{t.base.src, t.base.Project, t.base.Window.Site, t.day} }
 
-// dayTasksLocked lists the closed days the derivable windows need and the
-// store lacks, newest first (the newest feeds every window), then the
-// days due a second read.
+// dayTasksLocked lists the closed days the store lacks, newest first (the
+// newest feeds every window), then those due a second read.
 func (e *Engine) dayTasksLocked(now time.Time) []dayTask {
 	var missing, reread []dayTask
 	seen := map[dayKey]bool{}
@@ -263,9 +245,8 @@ func (e *Engine) dayTasksLocked(now time.Time) []dayTask {
 	return append(missing, reread...)
 }
 
-// dayReserveLocked is the part of the hourly budget the planner leaves to
-// reading closed days: a quarter while the store lacks days, then the
-// steady rate of two reads a day of each base unit.
+// dayReserveLocked is the budget share left to reading closed days: a
+// quarter while the store lacks days, then two reads a day per base.
 func (e *Engine) dayReserveLocked(now time.Time) int {
 	if !e.cfg.DeriveWindows {
 		return 0
@@ -291,10 +272,8 @@ func (e *Engine) dayReserveLocked(now time.Time) int {
 	return int(math.Ceil(perDay / 24))
 }
 
-// spareUsedLocked is the number of requests day reads sent in the
-// budget's spare room during the last hour: they may not exceed
-// dayReserveLocked, the share the planner left them, so that filling the
-// store never starves a unit of the plan.
+// spareUsedLocked counts the last hour's spare-room day reads, held within
+// dayReserveLocked so that filling the store starves no unit.
 func (e *Engine) spareUsedLocked(now time.Time) int {
 	cut := now.Add(-time.Hour)
 	i := 0
@@ -323,8 +302,7 @@ func (e *Engine) pruneDaysLocked(now time.Time) {
 	}
 }
 
-// finishDay stores a closed day read by a day job, or backs day reads off
-// after a failure. A second read that changed the day is counted.
+// finishDay stores a day read, or backs day reads off; a changed second read is counted.
 func (e *Engine) finishDay(j *job, res *Result, err error, now time.Time) {
 	t := j.day
 	if err == nil {
@@ -359,14 +337,12 @@ func (e *Engine) finishDay(j *job, res *Result, err error, now time.Time) {
 	}
 }
 
-// readLate reports whether day was read a day or more after it ended: it
-// has had the time to take late events in, and is not read again.
+// readLate reports whether day was read a day after it ended: not read again.
 func readLate(day client.Date, readAt time.Time) bool {
 	return !readAt.Before(day.AddDays(1).Time().Add(rereadAfter))
 }
 
-// family0 is the sum of the values of a result's first family: the
-// site-wide figure the audit compares.
+// family0 sums a result's first family: the site-wide figure audits compare.
 func family0(res *Result) float64 {
 	if res == nil || len(res.Samples) == 0 {
 		return 0
@@ -378,9 +354,8 @@ func family0(res *Result) float64 {
 	return v
 }
 
-// finishAudit compares a direct read of a derived window's closed days
-// with their sum in the store; above maxDrift the window falls back to
-// direct reads, with a warning that says why.
+// finishAudit compares a direct read with the sum of days; above maxDrift
+// the window falls back to direct reads.
 func (e *Engine) finishAudit(j *job, res *Result, err error, now time.Time) {
 	u := j.u
 	e.mu.Lock()
@@ -408,8 +383,7 @@ func (e *Engine) finishAudit(j *job, res *Result, err error, now time.Time) {
 		u.derived = false
 		level.Warn(e.logger).Log("msg", "a derived window does not add up: it is read directly from now on (events counted late, or the API draws day boundaries elsewhere than UTC midnight)",
 			"collector", u.Source, "project", u.Project, "window", u.Window.String(), "direct", direct, "sum_of_days", derived, "drift_ratio", drift)
-		// Due now: its direct read replaces the derived data; so is the
-		// window's page walk, whose audit this was too.
+		// Due now for a direct read, and so is its page walk, audited with it.
 		u.due = true
 		if p := u.pages; p != nil && p.derived {
 			p.fallback, p.derived, p.due = u.fallback, false, true
@@ -419,8 +393,7 @@ func (e *Engine) finishAudit(j *job, res *Result, err error, now time.Time) {
 	}
 }
 
-// derivedCollector exports mintlify_derived_window and
-// mintlify_derived_window_drift_ratio.
+// derivedCollector exports the derived-window families.
 type derivedCollector struct{ e *Engine }
 
 // Describe implements prometheus.Collector.
@@ -445,15 +418,14 @@ func (c derivedCollector) Collect(ch chan<- prometheus.Metric) {
 
 // DayData is one closed day of the day store, as --cache.file keeps it.
 type DayData struct {
-	Source  string `json:"source"`
-	Project string `json:"project"`
-	Site    bool   `json:"site,omitempty"`
-	// Day is the UTC day, YYYY-MM-DD.
-	Day    string    `json:"day"`
-	ReadAt time.Time `json:"readAt"`
-	Reread bool      `json:"reread,omitempty"`
-	Cost   int       `json:"cost"`
-	// Families holds the day's series of each family, by family name.
+	Source  string    `json:"source"`
+	Project string    `json:"project"`
+	Site    bool      `json:"site,omitempty"`
+	Day     string    `json:"day"` // UTC, YYYY-MM-DD
+	ReadAt  time.Time `json:"readAt"`
+	Reread  bool      `json:"reread,omitempty"`
+	Cost    int       `json:"cost"`
+	// Families holds each family's series, by family name.
 	Families map[string][]Sample `json:"families"`
 }
 
@@ -479,8 +451,7 @@ func (e *Engine) dayStateLocked() []DayData {
 	return out
 }
 
-// restoreDaysLocked installs persisted days that a derivable window of
-// this configuration needs, and returns how many.
+// restoreDaysLocked installs the persisted days this configuration needs.
 func (e *Engine) restoreDaysLocked(days []DayData) int {
 	if !e.cfg.DeriveWindows {
 		return 0
@@ -510,9 +481,8 @@ func (e *Engine) restoreDaysLocked(days []DayData) int {
 			break
 		}
 	}
-	// A day of a page walk holds its site totals too: the window's totals
-	// unit takes them when its own day store lacks the day (a cache file
-	// of an earlier version, or one backfill wrote).
+	// A page walk's day holds the site totals too, for a totals unit whose
+	// own day is missing (an older cache file, or backfill's).
 	for k, de := range e.days {
 		site := k
 		site.site = true

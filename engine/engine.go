@@ -21,41 +21,31 @@ import (
 
 // Config configures an Engine.
 type Config struct {
-	// Sources are the enabled sources, in exposition order.
 	Sources  []Source
 	Projects []string
 	Windows  []Window
-	// MinInterval is the shortest time between two refreshes of one unit
-	// (--analytics.refresh-interval); the planner may stretch it.
+	// MinInterval is --analytics.refresh-interval; the planner may stretch it.
 	MinInterval time.Duration
-	// Budget is the organization's analytics request ledger, also the
-	// client's Allow hook.
+	// Budget is the analytics request ledger, also the client's Allow hook.
 	Budget *budget.Budget
-	// Status exports each source's health per project.
 	Status *health.Status
 	Logger log.Logger
-	// Now is the clock; time.Now when nil.
-	Now func() time.Time
-	// WaitUntil is the worker's timer: it returns once the clock reads t,
-	// or with ctx's error when ctx ends first. Nil waits on real timers;
-	// tests on a manual clock pass one that their clock releases.
+	Now    func() time.Time // time.Now when nil
+	// WaitUntil returns once the clock reads t, or with ctx's error; nil
+	// waits on real timers. Tests on a manual clock pass their own.
 	WaitUntil func(ctx context.Context, t time.Time) error
-	// Planner plans each unit's refresh interval; PlanWeighted when nil.
-	Planner Planner
-	// Restore, when set, is persisted state to start from: units whose
-	// restored data is not yet due are not refreshed at start-up.
+	Planner   Planner // PlanWeighted when nil
+	// Restore is persisted state to start from.
 	Restore *State
-	// OnChange, when set, is called after a unit's data changed, outside
-	// the engine's locks (for example to schedule saving the state).
+	// OnChange is called after a unit's data changed, outside the
+	// engine's locks (to schedule saving the state).
 	OnChange func()
-	// DeriveWindows derives the windows of additive sources (Summer) from a
-	// day store of closed days and today's 1d unit (see derive.go).
+	// DeriveWindows derives the windows of Summer sources (derive.go).
 	DeriveWindows bool
 }
 
-// Engine refreshes every unit of every source from the API on its own
-// timer and serves the results as one pre-rendered exposition. See the
-// package documentation.
+// Engine refreshes every unit on its own timer and serves the results as one
+// pre-rendered exposition. See the package documentation.
 type Engine struct {
 	cfg       Config
 	now       func() time.Time
@@ -71,36 +61,29 @@ type Engine struct {
 
 	mu      sync.Mutex
 	started bool
-	// sleeping is set while the worker sleeps; pokes counts wake-ups and
-	// pokesSeen those the worker had when it last looked at the units
-	// (see Idle).
+	// sleeping and working are the worker's state; pokes counts wake-ups and
+	// pokesSeen those the worker had when it last looked at the units (Idle).
 	sleeping, working bool
 	wakeAt            time.Time // when the sleeping worker's timer fires; zero for never
 	pokes, pokesSeen  uint64
-	// rateLimits counts 429 answers since the last successful refresh.
-	rateLimits int
-	changed    chan struct{} // closed and replaced whenever a unit changes state
-	plan       planSummary   // the plan last logged
-	// firstRoundLogged and allDataLogged keep the first round's two log
-	// lines (it does not fit the hour; every unit has data) to one each.
+	rateLimits        int           // 429 answers since the last successful refresh
+	changed           chan struct{} // closed and replaced whenever a unit changes state
+	plan              planSummary   // the plan last logged
+	// firstRoundLogged and allDataLogged keep two log lines to one each.
 	firstRoundLogged, allDataLogged bool
 	skipLogged                      map[string]bool
-	// days is the day store of derived windows; dayRetryAt holds day
-	// reads back after one failed.
+	// days is the day store; dayRetryAt holds reads back after a failure.
 	days       map[dayKey]*dayEntry
 	dayRetryAt time.Time
-	// dayJobs are the day store's reads in progress; spareSent holds when
-	// each request of a spare one went (the last hour only).
+	// dayJobs are day reads in progress; spareSent the hour's spare requests.
 	dayJobs    []*job
 	spareSent  []time.Time
 	dayChanges *prometheus.CounterVec
-	// connErrs says when a failure to connect to the API is logged: once
-	// per kind for the whole engine.
+	// connErrs logs a connection failure once per kind for the engine.
 	connErrs errstate.State
 
 	expo atomic.Pointer[exposition.Exposition]
-	// live is what the scrape-time collectors export, taken at each
-	// change: a scrape takes no lock of the engine's.
+	// live is what scrape-time collectors export, so a scrape takes no lock.
 	live atomic.Pointer[liveState]
 }
 
@@ -110,10 +93,8 @@ type sourceInfo struct {
 	families []Family
 	headers  []exposition.Chunk
 	descs    []*prometheus.Desc
-	// group is the source's CostGroup, "" when it has none.
-	group string
-	// splits is set for a Splitter that splits its windows.
-	splits bool
+	group    string // its CostGroup, "" when none
+	splits   bool   // a Splitter that splits its windows
 }
 
 // unit is the refresh state of one unit; guarded by Engine.mu.
@@ -124,33 +105,22 @@ type unit struct {
 	interval time.Duration
 	inFlight bool // the worker is sending a request of its job
 	due      bool // fell due; stays so until its refresh starts
-	// job is its fetch in progress (a walk that yields between pages), nil
-	// when none.
-	job *job
-	// For a source that splits its windows (Splitter): totals is a page
-	// walk's totals unit, pages a totals unit's page walk; both nil for a
-	// unit that is the whole window.
+	job      *job // its fetch in progress
+	// For a Splitter's window: totals is a page walk's totals unit, pages
+	// a totals unit's page walk.
 	totals, pages *unit
-	// rank says where the unit stands in the value order, for the landing
-	// page; "" when it is not due.
-	rank string
-	// attempted is set once a refresh of the unit ended, in success or
-	// failure, in this process or a previous one (restored data).
-	attempted bool
-	retryAt   time.Time
-	failures  int
-	lastErr   string
-	// errs says when a failure is logged: when its errorClass differs from
-	// the last one's, and the recovery.
+	rank          string // its place in the value order, "" when not due
+	attempted     bool   // a refresh ended, here or before a restart
+	retryAt       time.Time
+	failures      int
+	lastErr       string
+	// errs logs a failure when its errorClass changes, and the recovery.
 	errs errstate.State
-	// waitAt, when set, is when the unit, due now, is expected to start: it
-	// waits for room in the request budget or for a rate-limit pause to
-	// end. waitWhy says which, for the landing page.
+	// waitAt is when the due unit should start; waitWhy: "budget" or "paused".
 	waitAt  time.Time
 	waitWhy string
-	// Derived windows: base is the 1d unit a derivable window sums with its
-	// closed days (nil when it is not derivable); derived is set while its
-	// data is that sum; auditAt is its last audit and drift what it found;
+	// Derived windows: base is the 1d unit summed with the closed days
+	// (nil when not derivable); derived is set while the data is that sum;
 	// fallback says why it is read directly again.
 	base     *unit
 	derived  bool
@@ -160,26 +130,20 @@ type unit struct {
 	fallback string
 }
 
-// snapshot is the immutable result of one successful refresh of a unit,
-// with its families rendered.
+// snapshot is the immutable result of one successful refresh, rendered.
 type snapshot struct {
 	rng       client.DateRange
 	res       *Result
 	completed time.Time
 	duration  time.Duration
 	rendered  []exposition.Chunk // one per family of the source
-	// derived is set when the data is the sum of the day store's days and
-	// today's 1d unit.
-	derived bool
+	derived   bool               // the sum of the day store's days and today's 1d unit
 }
 
-// failureBackoffBase is the wait before a failed unit is refreshed again;
-// it doubles for each further failure, up to the unit's interval.
+// failureBackoffBase is the first retry wait, doubled per further failure.
 const failureBackoffBase = 30 * time.Second
 
-// rateLimitBackoff is the pause of every analytics request after a 429
-// without Retry-After, for each further 429 until a refresh succeeds
-// (package backoff compares it with the others).
+// rateLimitBackoff is the pause after a 429 without Retry-After.
 var rateLimitBackoff = backoff.AnalyticsRateLimit
 
 var skippedHelp = "Malformed rows of API answers skipped by source and reason (the rest of the answer is kept); never their content."
@@ -281,9 +245,8 @@ func New(cfg Config) (*Engine, error) {
 	return e, nil
 }
 
-// Start starts the worker: every unit without restored data that is still
-// current is refreshed at once, cheapest first, and every unit again when
-// it falls due, whether or not anything scrapes. Call Close to stop it.
+// Start starts the worker, which refreshes every unit when it falls due,
+// whether or not anything scrapes. Call Close to stop it.
 func (e *Engine) Start() {
 	e.startOnce.Do(func() {
 		e.mu.Lock()

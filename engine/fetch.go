@@ -7,35 +7,26 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 )
 
-// Walk is a fetch of one unit that the engine sends one request at a
-// time, so that it can send other requests between two pages and resume
-// the walk later.
+// Walk is a fetch the engine sends one request at a time, so that other
+// requests can go between its pages.
 type Walk interface {
-	// Step sends the walk's next request and reports whether the walk is
-	// complete. After an error the same step may be tried again.
+	// Step sends the next request and reports completion; after an error the step may be retried.
 	Step(ctx context.Context) (done bool, err error)
-	// Sent is the number of requests (pages) the walk has used so far.
-	Sent() int
-	// Totals is, once the first page came, a result holding only the
-	// source's site-wide families (Family.SiteWide); nil before, or when
-	// the source has none.
+	Sent() int // requests sent so far
+	// Totals is the site-wide families' result once the first page came, or nil.
 	Totals() *Result
-	// Result is the unit's result once Step reported the walk complete.
-	Result() (*Result, error)
+	Result() (*Result, error) // once complete
 }
 
-// Stepper is implemented by a source whose fetch of a unit may be a walk
-// of pages (visitors and views). Walks reports whether u is one; Begin
-// returns the walk of u over r (nil when u is not a walk: Fetch sends it).
+// Stepper is implemented by a source whose unit may be a walk of pages.
+// Begin returns nil when u is not one: Fetch sends it.
 type Stepper interface {
 	Walks(u Unit) bool
 	Begin(u Unit, r client.DateRange, prevCost int) (Walk, error)
 }
 
-// Splitter is implemented by a source whose full windows have two parts,
-// scheduled as units of their own: the site totals (one request with
-// limit=1, whatever the size of the site; its families are SiteWide) and
-// the page breakdown (a walk, whose first page refreshes the totals too).
+// Splitter is implemented by a source whose full windows are two units:
+// the site totals (one request with limit=1) and the page walk.
 type Splitter interface {
 	SplitsTotals() bool
 }
@@ -49,19 +40,16 @@ const (
 	jobAudit                  // a direct read of a derived window's closed days
 )
 
-// job is a fetch in progress: a walk the worker advances one request at a
-// time, between which other requests may go.
+// job is a fetch in progress, advanced one request at a time.
 type job struct {
-	kind    jobKind
-	u       *unit // the unit refreshed or audited; the base unit for a day
-	day     *dayTask
-	rng     client.DateRange
-	started time.Time
-	walk    Walk
-	err     error // the walk could not be begun
-	// totalsDone is set once the walk's totals were handed to the
-	// window's totals unit.
-	totalsDone bool
+	kind       jobKind
+	u          *unit // the unit refreshed or audited; the base unit for a day
+	day        *dayTask
+	rng        client.DateRange
+	started    time.Time
+	walk       Walk
+	err        error // the walk could not be begun
+	totalsDone bool  // the totals went to the window's totals unit
 }
 
 // singleWalk is a fetch sent whole by Source.Fetch, as one step.
@@ -93,9 +81,7 @@ func (w *singleWalk) Totals() *Result { return nil }
 
 func (w *singleWalk) Result() (*Result, error) { return w.res, nil }
 
-// newWalk starts the fetch of u over rng: a walk when the source is a
-// Stepper with a walk for the unit, else one Fetch. prev is the unit's
-// last measured cost.
+// newWalk starts the fetch of u over rng: the source's walk, else one Fetch.
 func (e *Engine) newWalk(u *unit, rng client.DateRange, prev int) (Walk, error) {
 	src := e.sources[u.src].src
 	if st, ok := src.(Stepper); ok {

@@ -25,8 +25,7 @@ func (e *Engine) check(u *unit, res *Result) error {
 	return nil
 }
 
-// settle ends u's refresh: f updates its state, then everything waiting
-// for a change (scrapes holding for first data, tests) is woken.
+// settle ends u's refresh: f updates its state, then waiters are woken.
 func (e *Engine) settle(u *unit, f func()) {
 	e.mu.Lock()
 	f()
@@ -57,14 +56,13 @@ func (e *Engine) fail(u *unit, err error, end time.Time, took time.Duration) {
 		u.failures++
 		u.attempted = true
 		u.retryAt = end.Add(backoff.Policy{Base: failureBackoffBase, Max: u.interval}.Delay(u.failures))
-		// After a 429 the unit goes again when the pause ends, not before:
-		// one time in the log, the one that counts.
+		// After a 429 the unit goes again when the pause ends.
 		if paused := e.cfg.Budget.PausedUntil(); paused.After(u.retryAt) {
 			u.retryAt = paused
 		}
 		if client.IsConnectFailure(err) {
-			// One line per kind for the whole engine, not one per unit:
-			// the address is wrong or unreachable, not the unit.
+			// One line per kind for the engine: the address is at fault,
+			// not the unit.
 			if e.connErrs.Failed(errorClass(err)) {
 				level.Error(e.logger).Log("msg", "cannot connect to the API: check --mintlify.api-url and the network (no analytics request was spent; units retry with a back-off)",
 					"err", connectError(err), "retry_at", u.retryAt.UTC().Format(time.RFC3339))
@@ -84,8 +82,7 @@ func (e *Engine) fail(u *unit, err error, end time.Time, took time.Duration) {
 	})
 }
 
-// succeed installs a refresh's data, counts its skipped rows, replans and
-// publishes the new exposition.
+// succeed installs a refresh's data and counts its skipped rows.
 func (e *Engine) succeed(u *unit, snap *snapshot) {
 	for _, reason := range slices.Sorted(maps.Keys(snap.res.Skipped)) {
 		n := snap.res.Skipped[reason]
@@ -108,9 +105,8 @@ func (e *Engine) succeed(u *unit, snap *snapshot) {
 	}
 }
 
-// installLocked makes snap u's data: the unit has recovered, derived
-// windows built on it are summed again, the plan and the exposition are
-// renewed.
+// installLocked makes snap u's data and renews what depends on it: derived
+// windows, the plan, the exposition.
 func (e *Engine) installLocked(u *unit, snap *snapshot) {
 	e.cfg.Status.Succeeded(u.Project, u.Source, u.Window.String(), snap.completed, snap.duration)
 	e.keepProvisionalLocked(u, snap)
@@ -134,9 +130,8 @@ func (e *Engine) installLocked(u *unit, snap *snapshot) {
 	e.logAllDataLocked()
 }
 
-// cheapMaxInterval is the longest interval a one-request unit gets while
-// the budget allows it to every such unit: an hour, however large the
-// site's walks.
+// cheapMaxInterval caps a one-request unit's interval while the budget
+// allows it to all of them, however large the site's walks.
 const cheapMaxInterval = time.Hour
 
 // planSummary is what the plan log line says.
@@ -146,19 +141,15 @@ type planSummary struct {
 	shortest, longest time.Duration
 }
 
-// material reports whether p differs enough from q to be logged again:
-// a tenth or more in the requests an hour or in either interval.
+// material reports whether p differs from q by a tenth or more.
 func (p planSummary) material(q planSummary) bool {
 	apart := func(a, b float64) bool { return math.Abs(a-b) > 0.1*math.Max(a, b) }
 	return p.units != q.units || apart(p.perHour, q.perHour) ||
 		apart(p.shortest.Seconds(), q.shortest.Seconds()) || apart(p.longest.Seconds(), q.longest.Seconds())
 }
 
-// replanLocked recomputes every unit's interval from the expected costs
-// (estimated from siblings before a unit's first fetch). The plan is logged
-// in one short line once every cost is backed by data or a sibling, and
-// again only when it changes materially; the landing page has each unit's
-// interval and cost.
+// replanLocked recomputes every unit's interval from the expected costs and
+// logs the plan once every cost is known, and again when it changes materially.
 func (e *Engine) replanLocked() {
 	now := e.now()
 	pu := make([]PlanUnit, 0, len(e.units))
@@ -180,15 +171,14 @@ func (e *Engine) replanLocked() {
 		pu = append(pu, p)
 		planned = append(planned, u)
 	}
-	// The plan leaves the day store its share and the headroom that
-	// stale refreshes keep (schedule.Budget.Headroom).
+	// The plan leaves the day store's share and the headroom free.
 	intervals := e.cfg.Planner(pu, max(1, e.cfg.Budget.PerHour()-e.dayReserveLocked(now)-headroom(e.cfg.Budget.PerHour())), e.cfg.MinInterval)
 	sum := planSummary{units: len(planned), shortest: time.Duration(math.MaxInt64)}
 	if len(planned) == 0 {
 		sum.shortest = auditEvery
 	}
 	defer func() {
-		// A derived window refreshes with its 1d unit: it has that interval.
+		// A derived window has its 1d unit's interval.
 		for _, u := range e.units {
 			if u.derived {
 				u.interval = u.base.interval
@@ -216,10 +206,8 @@ func (e *Engine) replanLocked() {
 		"shortest_interval", sum.shortest, "longest_interval", sum.longest)
 }
 
-// logFirstRoundLocked says once, when the first unit without data has to
-// wait for the budget, that the first round does not fit the hour and
-// when all data is expected; chooseLocked has set every waiting unit's
-// waitAt.
+// logFirstRoundLocked says once that the first round does not fit the hour
+// and when all data is expected; forecastLocked has set every waitAt.
 func (e *Engine) logFirstRoundLocked(now time.Time) {
 	e.firstRoundLogged = true
 	need, waiting := 0, 0
@@ -257,9 +245,8 @@ func (e *Engine) logAllDataLocked() {
 	level.Info(e.logger).Log("msg", "every unit has data", "units", len(e.units))
 }
 
-// errorClass names the kind of a refresh error, leaving out what varies
-// between two refreshes failing for the same reason (such as the offset of
-// the page that failed first in a parallel walk).
+// errorClass names the kind of a refresh error, without what varies between
+// failures for the same reason (such as the offset of a failed page).
 func errorClass(err error) string {
 	var ae *client.APIError
 	var de *client.DecodeError
@@ -288,9 +275,7 @@ func errorClass(err error) string {
 	return "transport"
 }
 
-// connectError is the short form of a failure to connect: the dial's own
-// error ("dial tcp 127.0.0.1:9: connect: connection refused"), without the
-// request's URL and query.
+// connectError is the dial's own error, without the request's URL and query.
 func connectError(err error) string {
 	var op *net.OpError
 	if errors.As(err, &op) {

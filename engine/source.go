@@ -11,66 +11,48 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/engine/exposition"
 )
 
-// Source is one kind of analytics data read from the API, such as unique
-// visitors or search terms. A source says what one unit costs, how to fetch
-// it and which series the answer makes; it does not schedule, budget, retry,
-// cache, render or persist: the Engine does that, the same way for every
-// source. Implementations live in package collector, one file each.
+// Source is one kind of analytics data: what a unit costs, how to fetch it
+// and which series the answer makes. The Engine does everything else.
 type Source interface {
-	// Name is the source's value of the "source" label and of its
-	// --collector.<name> flag.
+	// Name is the "source" label and the --collector.<name> flag.
 	Name() string
-	// Families lists the metric families the source exports, in the order
-	// they are exposed. Every family carries the labels project and window
-	// besides its own.
+	// Families lists the families in exposition order, each also labelled
+	// project and window.
 	Families() []Family
-	// Supports reports whether the source has a unit for window w: a
-	// source without site-wide figures has none for an Nd:site window.
+	// Supports reports whether the source has a unit for window w.
 	Supports(w Window) bool
-	// Fetch reads one unit for the date range r: every page of it, all or
-	// nothing. prevCost is the cost of the unit's last successful fetch (0
-	// before the first), which a paged source may use to fetch the pages it
-	// expects concurrently. The result's Samples follow Families.
+	// Fetch reads one unit for r, every page or nothing. prevCost, the last
+	// fetch's cost (0 before the first), lets a paged source fetch the pages
+	// it expects concurrently.
 	Fetch(ctx context.Context, u Unit, r client.DateRange, prevCost int) (*Result, error)
 }
 
-// MaxLabels is the most labels a family may have besides project and
-// window.
+// MaxLabels is the most labels a family may have besides project and window.
 const MaxLabels = exposition.MaxLabels
 
 // Family describes one metric family of a source. All are gauges.
 type Family struct {
 	Name, Help string
-	// Labels are the family's own labels, at most MaxLabels, besides
-	// project and window.
-	Labels []string
-	// SiteWide marks a family of site-wide totals: for a source that
-	// splits its windows (Splitter), the window's totals unit exports it
-	// and its page walk exports the others.
+	Labels     []string // at most MaxLabels, besides project and window
+	// SiteWide marks a family of site-wide totals: the totals unit of a
+	// Splitter's window exports it, the page walk the others.
 	SiteWide bool
 }
 
-// Sample is one series of a family: its own label values, in the order of
-// Family.Labels, and the value.
+// Sample is one series of a family.
 type Sample = exposition.Sample
 
 // Result is what one successful fetch of a unit produced.
 type Result struct {
-	// Samples holds, for each of the source's families in order, its series
-	// for this unit. A family with no series is left out of the exposition.
+	// Samples holds each family's series, in Families order.
 	Samples [][]Sample
-	// Cost is the number of requests the fetch sent (pages, for a paged
-	// source): the planner's estimate of the next fetch.
-	Cost int
-	// Skipped counts malformed rows the fetch skipped, by reason.
-	Skipped map[string]int
-	// Summary describes the result in a few words for the landing page,
-	// such as "1234 paths, 1000 exported".
+	Cost    int            // requests sent: the estimate of the next fetch
+	Skipped map[string]int // malformed rows skipped, by reason
+	// Summary describes the result for the landing page ("1234 paths, 1000 exported").
 	Summary string
 }
 
-// Unit is what the engine schedules, refreshes all or nothing, and
-// persists: one source, project and window.
+// Unit is one source, project and window: what the engine schedules.
 type Unit struct {
 	Source  string
 	Project string
@@ -80,14 +62,11 @@ type Unit struct {
 // String names the unit in logs: "visitors/docs/7d".
 func (u Unit) String() string { return u.Source + "/" + u.Project + "/" + u.Window.String() }
 
-// Window is a date range relative to today: the Days calendar days in UTC
-// ending with today, today included. A site window ("7d:site") exports only
-// site-wide figures, at one request per source whatever the site's size.
+// Window is the Days calendar days in UTC ending today. A site window
+// ("7d:site") exports only site-wide figures, one request per source.
 type Window struct {
-	// Name is the label value, such as "7d" (without ":site").
-	Name string
+	Name string // the label value, such as "7d" (without ":site")
 	Days int
-	// Site restricts the window to site-wide figures.
 	Site bool
 }
 
@@ -112,6 +91,5 @@ func (w Window) String() string {
 	return w.Name
 }
 
-// Range returns the dates the window covers at now: dateFrom is today-(N-1)
-// days and dateTo is tomorrow, exclusive.
+// Range returns the dates the window covers at now, dateTo exclusive.
 func (w Window) Range(now time.Time) client.DateRange { return client.LastNDays(now, w.Days) }

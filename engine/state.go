@@ -11,32 +11,28 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
 )
 
-// State is what the engine keeps across restarts: the request ledger and
-// each unit's last good data. Package statefile writes it to
-// --cache.file; it knows nothing of the sources.
+// State is what the engine keeps across restarts, which package statefile
+// writes to --cache.file.
 type State struct {
-	// Ledger holds the send times of the analytics requests of the last
-	// hour; PausedUntil the end of a rate-limit pause.
+	// Ledger and PausedUntil are the budget's (budget.Budget.Ledger).
 	Ledger      []time.Time `json:"ledger"`
 	PausedUntil time.Time   `json:"pausedUntil"`
 	Units       []UnitData  `json:"units"`
-	// Days is the day store of derived windows (derive.go).
-	Days []DayData `json:"days,omitempty"`
+	Days        []DayData   `json:"days,omitempty"` // the day store (derive.go)
 }
 
 // UnitData is one unit's last good data.
 type UnitData struct {
-	Source  string `json:"source"`
-	Project string `json:"project"`
-	// Window is as written on the command line: "7d" or "7d:site".
-	Window          string    `json:"window"`
+	Source          string    `json:"source"`
+	Project         string    `json:"project"`
+	Window          string    `json:"window"` // "7d" or "7d:site"
 	DateFrom        string    `json:"dateFrom"`
 	DateTo          string    `json:"dateTo"`
 	Completed       time.Time `json:"completed"`
 	DurationSeconds float64   `json:"durationSeconds"`
 	Cost            int       `json:"cost"`
 	Summary         string    `json:"summary,omitempty"`
-	// Families holds the series of each family, by family name.
+	// Families holds each family's series, by family name.
 	Families map[string][]Sample `json:"families"`
 }
 
@@ -68,9 +64,8 @@ func (e *Engine) State() State {
 	return st
 }
 
-// restoreLocked installs persisted state: the ledger, and the data of
-// configured units (others are ignored). Restored data is served at once
-// and refreshed only when due. The caller holds e.mu.
+// restoreLocked installs persisted state; data of units no longer
+// configured is ignored. The caller holds e.mu.
 func (e *Engine) restoreLocked(st *State) {
 	budget.LogRestored(e.logger, "cache file", e.cfg.Budget.Restore(st.Ledger, st.PausedUntil))
 	n := 0
@@ -89,8 +84,8 @@ func (e *Engine) restoreLocked(st *State) {
 			n++
 		}
 	}
-	// A cache file written before windows were split keeps the totals
-	// in the page walk's data: they stand in for the totals unit's.
+	// A cache file from before windows were split holds the totals in
+	// the page walk's data: they stand in for the totals unit's.
 	for _, u := range e.units {
 		if t := u.totals; t != nil && u.snap != nil && t.snap == nil {
 			if res := e.siteWideOf(u, u.snap.res); res != nil {
@@ -134,8 +129,7 @@ func (e *Engine) restoredResult(u *unit, families map[string][]Sample, cost int)
 	return res, nil
 }
 
-// siteWideOf returns the site-wide families of res, a result of u's source
-// (nil when it has none).
+// siteWideOf returns res's site-wide families, nil when none.
 func (e *Engine) siteWideOf(u *unit, res *Result) *Result {
 	out := &Result{Samples: make([][]Sample, len(res.Samples)), Cost: 1, Summary: "site-wide totals"}
 	any := false
@@ -150,8 +144,7 @@ func (e *Engine) siteWideOf(u *unit, res *Result) *Result {
 	return out
 }
 
-// restoredSnapshot checks persisted data against the unit's source and
-// renders it.
+// restoredSnapshot checks persisted data against u's source and renders it.
 func (e *Engine) restoredSnapshot(u *unit, d UnitData) (*snapshot, error) {
 	from, err := client.ParseDate(d.DateFrom)
 	if err != nil {
@@ -164,8 +157,7 @@ func (e *Engine) restoredSnapshot(u *unit, d UnitData) (*snapshot, error) {
 	if d.Completed.IsZero() {
 		return nil, errors.New("no completion time")
 	}
-	// A completion time after the clock would hide the data's age and
-	// postpone its refresh: the data counts as completed now.
+	// A completion after the clock would postpone the refresh.
 	if now := e.now(); d.Completed.After(now) {
 		level.Warn(e.logger).Log("msg", "a unit of the cache file was completed after the clock reads; counting it as completed now",
 			"unit", u.Unit.String(), "completed", d.Completed.UTC().Format(time.RFC3339), "now", now.UTC().Format(time.RFC3339))

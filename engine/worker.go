@@ -9,16 +9,13 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
 )
 
-// maxSleep bounds one sleep of the worker on real timers, so that a clock
-// that jumps (a suspended machine) is looked at again within minutes.
+// maxSleep bounds a sleep on real timers, so that a clock that jumps (a
+// suspended machine) is looked at again within minutes.
 const maxSleep = 5 * time.Minute
 
-// work is the engine's one worker: until Close it sends, one at a time,
-// the request decideLocked says is worth the most now (the first request
-// of a due unit's fetch, the next page of a walk in progress, a closed day
-// for the day store), and otherwise sleeps until a unit falls due, a
-// back-off or a rate-limit pause ends, or the budget has room. It never
-// waits for the budget while holding a walk: a walk yields between pages.
+// work is the engine's one worker: until Close it sends the request
+// decideLocked picks, one at a time, or sleeps until something may change.
+// It never holds a walk while waiting for the budget.
 func (e *Engine) work() {
 	defer close(e.done)
 	for e.ctx.Err() == nil {
@@ -46,8 +43,7 @@ func (e *Engine) work() {
 	}
 }
 
-// sleepUntil returns when the clock reads t (never, for the zero time),
-// when Touch or a change wakes the worker, or at Close.
+// sleepUntil returns when the clock reads t (never, for zero), at a poke, or at Close.
 func (e *Engine) sleepUntil(t time.Time) {
 	ctx, cancel := context.WithCancel(e.ctx)
 	defer cancel()
@@ -93,15 +89,11 @@ func (e *Engine) poke() {
 	}
 }
 
-// Touch is called by every scrape: it wakes the worker to look at the
-// units again, and never waits. Refreshes do not need it (they run on the
-// engine's timer); a scrape before the first data gets a partial answer,
-// and /-/ready says when the first data is in.
+// Touch is called by every scrape: it wakes the worker and never waits.
 func (e *Engine) Touch() { e.poke() }
 
-// Ready reports whether the engine has done what it can now: every unit
-// has data, waits for the request budget, or has had its first attempt
-// (a failure shows in mintlify_up).
+// Ready reports whether every unit has data, waits for the budget, or has
+// had its first attempt.
 func (e *Engine) Ready() bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -117,10 +109,9 @@ func (e *Engine) readyLocked() bool {
 	return true
 }
 
-// Idle reports whether the worker sleeps, having looked at the units since
-// the last wake-up (Touch) and with its timer still to come, and returns a
-// channel closed at the next change. Tests on a manual clock wait for it after each Touch, so that
-// the worker never reads the clock while they move it.
+// Idle reports whether the worker sleeps, having seen the last Touch and
+// before its timer, and returns a channel closed at the next change. Tests
+// on a manual clock wait for it, so the worker never reads the clock they move.
 func (e *Engine) Idle() (bool, <-chan struct{}) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -138,18 +129,15 @@ func (e *Engine) changedLocked() {
 	e.live.Store(e.liveLocked())
 }
 
-// step sends the next request of j on the worker and, when the fetch
-// ended, hands its result or error on. A request the budget refused (a
-// retry that found no room) or a 429 keeps the walk: it goes on with the
-// same page once there is room.
+// step sends j's next request and, when the fetch ended, hands on its result.
 func (e *Engine) step(j *job) {
 	done, err := false, j.err
 	if err == nil && j.walk != nil {
 		done, err = j.walk.Step(e.ctx)
 	}
 	now := e.now()
-	// wait: the walk goes on later (a page sent, or a retry the budget
-	// refused); keep: it goes on after a 429, which is still a failure.
+	// wait: the walk goes on later (a page sent, or refused by the budget);
+	// keep: it goes on after a 429, which is still a failure.
 	wait := err == nil && !done
 	keep := false
 	if err != nil && e.ctx.Err() == nil && j.err == nil {
@@ -203,9 +191,8 @@ func (e *Engine) finishRefresh(j *job, res *Result, err error, end time.Time) {
 		rendered: e.render(u, res)})
 }
 
-// installTotalsLocked hands the site totals a page walk read on its first
-// page to the window's totals unit, when they are newer than its data:
-// a walk refreshes its totals too.
+// installTotalsLocked hands the totals a walk read on its first page to the
+// window's totals unit, when newer than its data.
 func (e *Engine) installTotalsLocked(j *job, res *Result, at time.Time) {
 	j.totalsDone = true
 	t := j.u.totals

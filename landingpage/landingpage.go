@@ -1,9 +1,7 @@
-// Package landingpage serves the exporter's landing page: the
-// exporter-toolkit page with links, plus a table of every unit (source,
-// project and window) with its refresh state, cost and planned interval,
-// and a table of the watched agent jobs. Notes (the demo banner) come
-// first. It never shows the API key, and links only to what the exporter
-// serves (no profiling links: the exporter does not serve /debug/pprof).
+// Package landingpage serves the landing page: the exporter-toolkit page
+// with a table of every unit's refresh state, cost and interval, and of the
+// watched agent jobs. It never shows the API key, and links only to what the
+// exporter serves (no /debug/pprof).
 package landingpage
 
 import (
@@ -22,17 +20,15 @@ import (
 
 // State supplies what the page shows; it is read at every request.
 type State struct {
-	// Units returns the state of every unit.
 	Units func() []engine.UnitState
 	// BudgetRemaining and BudgetPerHour describe the request budget.
 	BudgetRemaining func() int
 	BudgetPerHour   int
-	// Notes are lines shown first, before anything else (the demo banner).
+	// Notes are shown before anything else (the demo banner).
 	Notes []string
 	// Jobs returns the watched agent jobs; nil when there is no job table.
 	Jobs func() []JobRow
-	// Remediation returns the remediation webhook's keys; nil when the
-	// webhook is off.
+	// Remediation returns the webhook's keys; nil when it is off.
 	Remediation func() []RemediationRow
 	Now         func() time.Time
 }
@@ -44,9 +40,8 @@ type RemediationRow struct {
 	Status string
 	// PullRequest is the job's prLink, "" when it has none.
 	PullRequest string
-	// Created is when the job was asked for; LastAction when the key last
-	// created or messaged; Ended when its job was seen ended (zero while
-	// active).
+	// Created is when the job was asked for; LastAction when the key
+	// last acted; Ended when the job was seen ended (zero while active).
 	Created, LastAction, Ended time.Time
 }
 
@@ -54,9 +49,8 @@ type RemediationRow struct {
 type JobRow struct {
 	Project string
 	ID      string
-	// Status is the job's last known status ("" before the first read).
-	Status string
-	// Created is the job's createdAt; zero when the API did not send it.
+	Status  string // "" before the first read
+	// Created is zero when the API did not send it.
 	Created time.Time
 	// PullRequest is the job's prLink, "" when it has none.
 	PullRequest string
@@ -70,8 +64,7 @@ type Config struct {
 	TelemetryPath string
 	JobsEnabled   bool
 	JobsDescribe  string
-	// Examples are commands to try, shown as code (the demo's agent
-	// commands).
+	// Examples are commands to try, shown as code (the demo's).
 	Examples []string
 }
 
@@ -113,8 +106,7 @@ func (p *page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	lp.ServeHTTP(w, r)
 }
 
-// description is the page's heading: the notes (the demo banner) when
-// there are any, so they come before everything else. The landing page
+// description is the page's heading: the notes when there are any. The
 // template does not escape it.
 func (p *page) description() string {
 	if len(p.s.Notes) == 0 {
@@ -123,9 +115,8 @@ func (p *page) description() string {
 	return `<span class="demo">` + html.EscapeString(strings.Join(p.s.Notes, " ")) + `</span>`
 }
 
-// extraHTML is the page's own part, after the toolkit's links: the demo's
-// commands, the units, the agent jobs and the remediation keys. The
-// template escapes every value.
+// extraHTML is the page's own part, after the toolkit's links. The template
+// escapes every value.
 var extraHTML = template.Must(template.New("extra").Parse(`
 {{- if .Examples}}<h2>Try the agent commands</h2>
 <p>In a shell (no key needed). Each command starts a synthetic API of its own with the same jobs, not this running demo's: the active job completes 20 seconds after the command starts.</p>
@@ -257,8 +248,7 @@ func (p *page) table() (string, error) {
 	return b.String(), nil
 }
 
-// stateStyle colours the units' states: ok green, waiting amber, failing
-// red. No script: the page is static HTML.
+// stateStyle colours the units' states; no script: the page is static HTML.
 const stateStyle = `
 td.state-ok { color: #1a7f37; }
 td.state-waiting, td.state-pending { color: #9a6700; }
@@ -275,8 +265,7 @@ pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 span.demo { display: block; background: #fff3cd; border: 3px solid #d4a72c; padding: 0.6em; color: #4d2d00; }
 `
 
-// clock writes a time for people: "17:05 UTC", with the date when it is
-// not today's.
+// clock writes "17:05 UTC", with the date when it is not today's.
 func clock(t, now time.Time) string {
 	t, now = t.UTC(), now.UTC()
 	if t.Format(time.DateOnly) == now.Format(time.DateOnly) {
@@ -285,9 +274,8 @@ func clock(t, now time.Time) string {
 	return t.Format("Jan 2 15:04 UTC")
 }
 
-// windowText names a unit's window: "7d", or for the two parts of a window
-// that is split, "7d totals" and "7d pages"; a window asked for as
-// site-wide figures only stays "7d:site".
+// windowText names a unit's window: "7d", "7d:site", or "7d totals" and
+// "7d pages" for the two parts of a split window.
 func windowText(st engine.UnitState) string {
 	switch st.Part {
 	case engine.PartTotals:
@@ -324,7 +312,7 @@ func stateText(st engine.UnitState, now time.Time) string {
 }
 
 // summaryLine counts the units by state, with the budget left and when the
-// next refresh, and all data while some unit waits for it, are expected.
+// next refresh and all data are expected.
 func summaryLine(units []engine.UnitState, left, perHour int, now time.Time) string {
 	count := map[string]int{}
 	var next, allBy time.Time

@@ -1,14 +1,7 @@
-// Package metricshandler serves the exporter's /metrics endpoint.
-//
-// A scrape is made of two parts. The analytics families of every source
-// (possibly hundreds of thousands of series) are rendered to text and
-// compressed once per refresh by package engine; the small live part
-// (health, budget, request metrics, agent jobs, build info, Go and process
-// metrics) is gathered from a registry at every scrape. For the text format, the handler writes the
-// pre-rendered bytes followed by the live part, so a scrape costs little more
-// than copying bytes. No family is split across the two parts. Clients that
-// ask only for protobuf or OpenMetrics are served by client_golang from the
-// same data (the slow path).
+// Package metricshandler serves /metrics: the analytics families pre-rendered
+// by package engine, followed by the live part gathered at every scrape, so
+// a text scrape costs little more than copying bytes. Clients that want
+// only protobuf or OpenMetrics get client_golang's answer (the slow path).
 package metricshandler
 
 import (
@@ -28,30 +21,25 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/engine/exposition"
 )
 
-// Cached is what the handler needs of the engine: the pre-rendered
-// families, and the same as a prometheus.Collector for the slow path.
+// Cached is the engine: the pre-rendered families, and the same as a
+// prometheus.Collector for the slow path.
 type Cached interface {
 	prometheus.Collector
-	// Touch wakes the engine's worker; it never waits.
-	Touch()
-	// Exposition is the current pre-rendered exposition.
-	Exposition() *exposition.Exposition
+	Touch()                             // wakes the worker; never waits
+	Exposition() *exposition.Exposition // the current pre-rendered families
 }
 
 // Config configures the handler.
 type Config struct {
-	// Live gathers everything but the cached families, at every scrape.
+	// Live gathers everything but the cached families.
 	Live prometheus.Gatherer
 	// Cached is the engine; nil serves the live part only.
 	Cached Cached
-	// MaxRequests bounds concurrent scrapes (--web.max-requests); the
-	// excess is answered 503. 0 means no limit. Text scrapes count while
-	// their answer is prepared; scrapes of the slow path (protobuf,
-	// OpenMetrics only) count, in a pool of their own, until it is sent.
+	// MaxRequests bounds concurrent scrapes (--web.max-requests; 0: no
+	// limit), in two pools: text and slow path (see ServeHTTP).
 	MaxRequests int
-	// Instrument, when set, receives promhttp's handler metrics.
-	Instrument prometheus.Registerer
-	Logger     log.Logger
+	Instrument  prometheus.Registerer // receives promhttp's handler metrics
+	Logger      log.Logger
 }
 
 type handler struct {
@@ -95,24 +83,14 @@ func (e errorLogger) Println(v ...any) {
 	level.Error(e.l).Log("msg", "error gathering metrics", "err", fmt.Sprint(v...))
 }
 
-// ServeHTTP implements http.Handler.
-//
-// A text scrape (every Prometheus scrape) holds one of the MaxRequests
-// slots while it prepares its answer and gives it back before it sends the
-// answer, so clients that read slowly cannot hold every slot: what they
-// are sent is the shared pre-rendered exposition, and the server's write
-// timeout ends them. The slow path (protobuf, OpenMetrics only) writes as
-// it encodes, so it holds a slot until its answer is sent: its slots are a
-// pool of their own, of the same size, so slow readers of that path cannot
-// refuse the text scrapes either.
+// ServeHTTP implements http.Handler. A text scrape holds a slot only while
+// it prepares its answer, so slow readers cannot hold every slot; the slow
+// path writes as it encodes and holds one until sent, in a pool of its own.
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	// Prometheus prefers OpenMetrics but accepts the text format; like
-	// node_exporter, the exporter answers such scrapes in the text format,
-	// from the pre-rendered bytes. Clients that prefer protobuf, or accept
-	// no text at all, get client_golang's answer.
+	// Prometheus prefers OpenMetrics but accepts text: like node_exporter,
+	// answer in text, from the pre-rendered bytes, whenever accepted.
 	format := expfmt.NegotiateAccept(r.Header, expfmt.DefaultAcceptedFormats()...)
-	// The answer's format depends on Accept: caches must know it.
-	w.Header().Add("Vary", "Accept")
+	w.Header().Add("Vary", "Accept") // the format depends on Accept
 	text := format.FormatType() == expfmt.TypeTextPlain && accepts(r.Header.Get("Accept"), "text/plain", true)
 	pool := h.inflight
 	if !text {
@@ -144,10 +122,8 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.serveText(w, r, format, release)
 }
 
-// abortWriter passes an answer to the client until a write fails (the
-// client went away), then discards the rest: promhttp would log one error
-// per metric family of an aborted scrape (dozens of "broken pipe" lines in
-// a millisecond). err is the first failure, which the handler logs once.
+// abortWriter discards the rest of an answer after a write failed, where
+// promhttp would log every remaining family; err is logged once.
 type abortWriter struct {
 	http.ResponseWriter
 	err error
@@ -166,7 +142,7 @@ func (a *abortWriter) Write(p []byte) (int, error) {
 // Unwrap gives http.ResponseController the client's writer.
 func (a *abortWriter) Unwrap() http.ResponseWriter { return a.ResponseWriter }
 
-// serveText writes the pre-rendered exposition and the live part; it calls
+// serveText writes the pre-rendered exposition and the live part, calling
 // release once the answer is ready, before sending it.
 func (h *handler) serveText(w http.ResponseWriter, r *http.Request, format expfmt.Format, release func()) {
 	mfs, err := h.cfg.Live.Gather()
@@ -218,11 +194,9 @@ func (h *handler) serveText(w http.ResponseWriter, r *http.Request, format expfm
 
 var emptyExposition = &exposition.Exposition{}
 
-// accepts reports whether an Accept or Accept-Encoding header value accepts
-// name (such as "text/plain" or "gzip") with a non-zero quality, directly or
-// through a wildcard ("text/*", "*/*", "*"). An empty header accepts name
-// when emptyAccepts is set (an absent Accept means anything; an absent
-// Accept-Encoding means no compression).
+// accepts reports whether an Accept or Accept-Encoding value accepts name
+// with a non-zero quality, directly or by wildcard; an empty header accepts
+// it when emptyAccepts is set.
 func accepts(header, name string, emptyAccepts bool) bool {
 	if strings.TrimSpace(header) == "" {
 		return emptyAccepts

@@ -18,28 +18,19 @@ import (
 // JournalSuffix is appended to --cache.file to name the budget journal.
 const JournalSuffix = ".ledger"
 
-// maxJournalLines is how many lines the journal may hold before it is
-// rewritten with only the last hour's entries (or twice what the last
-// rewrite kept, when that is more).
+// maxJournalLines is the least line count that triggers a compaction.
 const maxJournalLines = 4096
 
 // MaxJournalBytes caps what is read of a journal: a larger file is not one
-// the exporter wrote (a few thousand lines of 21 bytes).
+// the exporter wrote.
 const MaxJournalBytes = 4 << 20
 
-// Journal is the append-only ledger of the analytics request budget, kept
-// next to the cache file (path + JournalSuffix). Every request is appended
-// and synced to disk before it is sent, and so is every rate-limit pause, so
-// a process killed at any moment (SIGKILL, OOM) restarts knowing what it
-// spent in the last hour and how long it must stay paused. The cache file
-// itself is written only now and then; the journal is what makes a crash
-// loop unable to exceed the budget.
-//
-// Each line is "s UNIXNANO" (a request sent), "u UNIXNANO" (the request
-// recorded at that time failed before a connection was made: not spent) or
-// "p UNIXNANO" (paused until). Unknown or malformed lines are skipped. The journal is compacted
-// (rewritten atomically with the last hour only) when it is opened and when
-// it grows past a few thousand lines.
+// Journal is the budget's append-only ledger beside the cache file. Every
+// request and pause is synced to it before the request is sent, so a crash
+// loop cannot exceed the budget. Lines are "s UNIXNANO" (sent), "u UNIXNANO"
+// (that request failed before connecting: not spent) and "p UNIXNANO"
+// (paused until); others are skipped. It is compacted to the last hour when
+// opened and when it grows long.
 type Journal struct {
 	mu    sync.Mutex
 	path  string
@@ -48,9 +39,8 @@ type Journal struct {
 	sent  []time.Time // ascending: what a compaction keeps
 	pause time.Time
 	lines int
-	// compactAt is the line count that triggers the next compaction:
-	// twice what the last one kept, at least maxJournalLines, so a large
-	// budget does not rewrite the file at every request.
+	// compactAt is the line count of the next compaction: twice what
+	// the last kept, so a large budget does not rewrite at every request.
 	compactAt int
 }
 
@@ -58,13 +48,11 @@ type Journal struct {
 type JournalState struct {
 	Sent        []time.Time
 	PausedUntil time.Time
-	// Skipped counts lines that could not be read.
-	Skipped int
+	Skipped     int // unreadable lines
 }
 
-// OpenJournal opens (creating it if needed) the journal at path, returns
-// what it holds, and compacts it. now is the clock (nil: time.Now). Entries
-// are returned as written; the budget clamps them to its clock.
+// OpenJournal opens or creates the journal at path, returns what it holds
+// as written (the budget clamps it), and compacts it. now may be nil.
 func OpenJournal(path string, now func() time.Time) (*Journal, JournalState, error) {
 	if now == nil {
 		now = time.Now
@@ -115,9 +103,8 @@ func OpenJournal(path string, now func() time.Time) (*Journal, JournalState, err
 	return j, st, nil
 }
 
-// readLimited reads the regular file at path, at most limit bytes: a
-// FIFO or device is refused before it is opened (the open could block) and
-// a larger file unread.
+// readLimited reads the regular file at path, at most limit bytes; a FIFO
+// or device is refused before the open, which could block.
 func readLimited(path string, limit int64) ([]byte, error) {
 	b, _, err := filewatch.New(path).Read(limit)
 	switch {
@@ -140,8 +127,7 @@ func (j *Journal) Spent(t time.Time) error {
 	return j.appendLocked('s', t)
 }
 
-// Unspent appends that the request recorded at t was not sent after all
-// (it failed before a connection was made), synced to disk.
+// Unspent appends that the request of t was not sent after all.
 func (j *Journal) Unspent(t time.Time) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -172,8 +158,7 @@ func (j *Journal) Paused(until time.Time) error {
 	return j.appendLocked('p', until)
 }
 
-// compactIfLongLocked compacts the journal when it reached compactAt
-// lines; the caller holds j.mu.
+// compactIfLongLocked compacts at compactAt lines; the caller holds j.mu.
 func (j *Journal) compactIfLongLocked() error {
 	if j.f == nil || j.lines < j.compactAt {
 		return nil
@@ -197,8 +182,8 @@ func (j *Journal) appendLocked(kind byte, t time.Time) error {
 	return nil
 }
 
-// compactLocked rewrites the journal with the last hour's requests and a
-// pause not yet over, atomically, and reopens it for appending.
+// compactLocked rewrites the journal atomically with the last hour's
+// requests and a pause not yet over, and reopens it.
 func (j *Journal) compactLocked() error {
 	now := j.now()
 	cut := now.Add(-time.Hour)
@@ -250,8 +235,8 @@ func (j *Journal) Close() error {
 	return err
 }
 
-// writeAtomic writes b to path through a synced temporary file renamed
-// over it (named like the cache file's, so CleanTemp removes leftovers).
+// writeAtomic writes b to path through a synced temporary file renamed over
+// it (path.tmp-*, as CleanTemp expects).
 func writeAtomic(path string, b []byte) error {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp-*")

@@ -8,30 +8,22 @@ import (
 	"strings"
 )
 
-// LockSuffix is appended to --cache.file to name its lock file. The lock
-// is on a file of its own because the journal and the cache file are
-// replaced by rename when they are written, which a lock on them would
-// not survive.
+// LockSuffix names the lock file: a file of its own, because the journal and
+// the cache file are replaced by rename, which a lock would not survive.
 const LockSuffix = ".lock"
 
-// ErrLocked is wrapped by the error of Lock when another process holds the
-// lock.
+// ErrLocked is wrapped by Lock's error when another process holds the lock.
 var ErrLocked = errors.New("in use by another exporter")
 
-// FileLock is the exclusive lock of one cache file, held by this process
-// until Unlock or its exit (the system drops it then, even after a
-// SIGKILL).
+// FileLock is a cache file's lock, held until Unlock or the process's exit.
 type FileLock struct {
 	f *os.File
 }
 
-// Lock takes the exclusive lock of the cache file at path (on path +
-// LockSuffix) and writes this process's PID into the lock file. When
-// another process holds it, the error wraps ErrLocked and names the lock
-// file and the PID written in it. Two exporters on one cache file would
-// each spend a whole request budget, and each would replace the journal
-// under the other. Where the platform has no lock (see lock_other.go),
-// Lock only writes the PID.
+// Lock takes the exclusive lock of the cache file at path and writes this
+// process's PID in the lock file: two exporters on one file would each spend
+// a budget and replace the journal under the other. Without flock(2) it only
+// writes the PID.
 func Lock(path string) (*FileLock, error) {
 	name := path + LockSuffix
 	if fi, err := os.Lstat(name); err == nil && !fi.Mode().IsRegular() {

@@ -7,13 +7,9 @@ import (
 	"os"
 )
 
-// lockOpenFlags are the flags the lock file is opened with besides
-// O_RDWR|O_CREATE.
 const lockOpenFlags = 0
 
-// errWouldBlock is never returned here.
 var errWouldBlock = errors.New("locked")
 
-// lockFile does nothing on platforms without flock(2) (Windows): nothing
-// stops two exporters on one cache file there (docs/operations.md).
+// lockFile does nothing without flock(2) (Windows; docs/operations.md).
 func lockFile(*os.File) error { return nil }

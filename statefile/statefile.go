@@ -1,15 +1,7 @@
-// Package statefile persists the engine's state (--cache.file): the last
-// good data of every unit and the analytics request ledger, so that a
-// restart serves data at once, sends no request until a refresh is due, and
-// keeps counting the budget's hour. It knows the engine's State and nothing
-// of the sources.
-//
-// The file is JSON with a format name and version. It is written to a
-// temporary file in the same directory, synced and renamed over the old one,
-// so a crash leaves the old or the new file, never a mix. A file that is
-// corrupt, truncated, or of another format or version is ignored with a
-// warning. Saving is debounced (Saver): bursts of refreshes are written
-// once, off the engine's worker, and at most Delay after the first change.
+// Package statefile keeps the engine's State in --cache.file, so that a
+// restart serves data at once, and the budget journal beside it. Files are
+// replaced atomically (temporary file, fsync, rename); one that is corrupt
+// or of another format or version is ignored with a warning.
 package statefile
 
 import (
@@ -29,7 +21,6 @@ import (
 )
 
 // Format and Version identify the file; a file with other values is ignored.
-// Version 1 held visitors only; version 2 holds every source's units.
 const (
 	Format  = "mintlify_exporter/state"
 	Version = 2
@@ -52,10 +43,8 @@ func Write(path string, f File) error {
 	return nil
 }
 
-// WriteJSON writes v as JSON to path atomically, as Write does: a
-// temporary file next to it (path.tmp-*, which CleanTemp removes), fsync,
-// rename, and a sync of the directory where the filesystem allows. The
-// remediation ledger beside the cache file is written this way too.
+// WriteJSON writes v as JSON to path atomically, as Write does (the
+// remediation ledger is written this way too).
 func WriteJSON(path string, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -65,9 +54,8 @@ func WriteJSON(path string, v any) error {
 }
 
 // CleanTemp removes the temporary files an interrupted save of the cache
-// file or of its budget journal left next to path (path.tmp-*,
-// path.ledger.tmp-*: a process killed between creating and renaming one).
-// It returns the names removed. Call it at start, before any save.
+// file or its journal left next to path, and returns their names. Call it
+// at start, before any save.
 func CleanTemp(path string) ([]string, error) {
 	var removed []string
 	var errs []error
@@ -102,19 +90,15 @@ func globEscape(s string) string {
 	return b.String()
 }
 
-// MaxCacheBytes caps what is read of a cache file: decoding it costs
-// several times its size in memory, so a larger file would not fit the
-// deployment's 256 MiB (a 500 MB file, sparse or not, took 516-593 MB of
-// RSS at every start); it is refused unread. What the file holds the
-// exporter also holds in memory while it runs, so a file it wrote in a
-// deployment that fits is far smaller.
+// MaxCacheBytes caps what is read of a cache file: decoding costs several
+// times its size, so a larger one would not fit the deployment's 256 MiB (a
+// 500 MB file took 516-593 MB of RSS); a file the exporter wrote is far smaller.
 const MaxCacheBytes = 64 << 20
 
 // ErrForeign is returned by Read for a file of another format or version.
 var ErrForeign = errors.New("not a mintlify_exporter state file of this version")
 
-// Read reads and checks the file at path. The engine checks each unit
-// again against its sources when it restores them.
+// Read reads and checks the file at path; the engine checks each unit again.
 func Read(path string) (File, error) {
 	var f File
 	b, err := readLimited(path, MaxCacheBytes)
@@ -135,8 +119,7 @@ func Read(path string) (File, error) {
 	return f, nil
 }
 
-// Load returns the state saved at path, or nil when there is none or it
-// cannot be used (logged). An empty path disables it.
+// Load returns the state saved at path; nil when none, unusable (logged) or path is "".
 func Load(path string, logger log.Logger) *engine.State {
 	if path == "" {
 		return nil
@@ -160,14 +143,12 @@ func Load(path string, logger log.Logger) *engine.State {
 	return &f.State
 }
 
-// DefaultDelay is how long a Saver waits after a change before it writes:
-// refreshes that end close together are written once, and a crash loses
-// at most this much, far less than one refresh interval.
+// DefaultDelay is a Saver's debounce: close refreshes are written once, and
+// a crash loses at most this much.
 const DefaultDelay = 30 * time.Second
 
-// Saver writes the state to one path at most once per Delay after a
-// change, on its own goroutine, never on the engine's worker. A Saver with
-// an empty path does nothing.
+// Saver writes the state at most once per delay after a change, off the
+// engine's worker. With an empty path it does nothing.
 type Saver struct {
 	path   string
 	state  func() engine.State
@@ -185,8 +166,7 @@ type Saver struct {
 	writes sync.Mutex // serializes writes of the file
 }
 
-// NewSaver returns a Saver of the state returned by state, written to
-// path ("" disables it) DefaultDelay after a change.
+// NewSaver returns a Saver of state to path ("" disables it).
 func NewSaver(path string, state func() engine.State, logger log.Logger) *Saver {
 	if logger == nil {
 		logger = log.NewNopLogger()

@@ -1,6 +1,4 @@
-// Package budget is the ledger of the organization's analytics requests: at
-// most a configured number in any sliding hour, shared by every project and
-// source, paused after a 429, and durable through a Recorder.
+// Package budget is the organization's ledger of analytics requests in the sliding hour.
 package budget
 
 import (
@@ -18,30 +16,20 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 )
 
-// ErrExhausted is returned by Budget.Allow when the analytics requests
-// of the last hour already reach the configured budget.
+// ErrExhausted is returned by Budget.Allow when the hour's budget is spent.
 var ErrExhausted = errors.New("analytics request budget for the last hour is spent")
 
-// ErrRateLimitPause is returned by Budget.Allow while analytics requests are
-// paused after a 429 answer.
+// ErrRateLimitPause is returned by Budget.Allow during a rate-limit pause.
 var ErrRateLimitPause = errors.New("analytics requests are paused after a 429 answer")
 
 var budgetRemainingDesc = prometheus.NewDesc("mintlify_api_budget_remaining",
 	"Analytics requests the exporter may still send in the current sliding hour by its own accounting (--mintlify.requests-per-hour minus requests sent in the last hour).",
 	nil, nil)
 
-// PaceMargin is how long after a request leaves the ledger's hour a paced
-// request waits: the API counts a request when it arrives, a little after
-// the ledger does, and by its own clock.
+// PaceMargin pads a paced wait: the API counts a request later, by its own clock.
 const PaceMargin = 5 * time.Second
 
-// Budget is the ledger of analytics requests sent during the last hour,
-// shared by every project and window of one organization. It is the
-// client's Allow hook: an analytics request that does not fit the budget, or
-// that would be sent during a rate-limit pause, is never sent. By default a
-// request that does not fit is refused; with Pace, it waits until the oldest
-// request of the hour leaves the ledger, so a walk longer than one hour's
-// budget still completes, at the budget's pace.
+// Budget is the client's Allow hook: no analytics request goes without room.
 type Budget struct {
 	mu          sync.Mutex
 	perHour     int
@@ -53,26 +41,18 @@ type Budget struct {
 	recErr      error
 }
 
-// Recorder makes what the budget spends and every rate-limit pause durable
-// (statefile.Journal, next to --cache.file). Spent is called for each
-// analytics request before it is sent, Paused for each pause as soon as it
-// is known; both hold the budget's lock and must be quick (an append and an
-// fsync). When Spent fails the request is not sent.
+// Recorder makes spending and pauses durable. It is called under the budget's
+// lock before the request goes, so must be quick; if Spent fails, nothing is sent.
 type Recorder interface {
 	Spent(t time.Time) error
-	// Unspent says that the request Spent recorded at t failed before a
-	// connection was made: it never reached the API.
 	Unspent(t time.Time) error
 	Paused(until time.Time) error
 }
 
-// ErrNotRecorded is returned by Budget.Allow when the request could not be
-// recorded durably (the Recorder failed): it is not sent, so that a crash
-// cannot forget it.
+// ErrNotRecorded is returned by Budget.Allow when the Recorder failed (nothing sent).
 var ErrNotRecorded = errors.New("the analytics request could not be recorded in the budget journal, so it was not sent")
 
-// Record makes the budget call r for every request it allows and every
-// pause, before the request is sent. Set it before the first request.
+// Record sets the Recorder; call it before the first request.
 func (b *Budget) Record(r Recorder) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -87,9 +67,7 @@ func New(perHour int, now func() time.Time) *Budget {
 	return &Budget{perHour: perHour, now: now}
 }
 
-// Pace makes Allow wait for room in the budget instead of refusing.
-// waitUntil waits until the budget's clock reads t, or until ctx ends,
-// returning ctx's error then; tests pass one that moves their clock.
+// Pace makes Allow wait for room with waitUntil instead of refusing.
 func (b *Budget) Pace(waitUntil func(ctx context.Context, t time.Time) error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -111,10 +89,7 @@ func (b *Budget) prune(now time.Time) {
 	}
 }
 
-// Allow records an analytics request about to be sent, or refuses it. Other
-// endpoints are always allowed and not recorded. During a rate-limit pause
-// it refuses at once; when the hour's budget is spent it waits for room if
-// the budget paces (see Pace), else refuses.
+// Allow records an analytics request about to be sent, or refuses (or, paced, waits).
 func (b *Budget) Allow(ctx context.Context, e client.Endpoint) error {
 	if !e.Analytics() {
 		return nil
@@ -133,9 +108,7 @@ func (b *Budget) Allow(ctx context.Context, e client.Endpoint) error {
 				err = b.rec.Spent(now)
 			}
 			if err != nil {
-				// Not recorded, so not sent: it does not count (a
-				// line the journal did write counts at a restart,
-				// which errs on the side of the API).
+				// Not sent, not counted (a written journal line counts at a restart).
 				b.mu.Unlock()
 				return fmt.Errorf("%w: %w", ErrNotRecorded, err)
 			}
@@ -156,10 +129,8 @@ func (b *Budget) Allow(ctx context.Context, e client.Endpoint) error {
 	}
 }
 
-// Unsent is the client's Unsent hook: an analytics request Allow counted
-// failed before a connection was made (DNS failure, connection refused), so
-// it never reached the API and is taken back from the ledger (the last one
-// counted; the engine sends one at a time).
+// Unsent is the client's Unsent hook: the last analytics request counted
+// never reached the API (no connection was made) and is taken back.
 func (b *Budget) Unsent(e client.Endpoint) {
 	if !e.Analytics() {
 		return
@@ -172,14 +143,12 @@ func (b *Budget) Unsent(e client.Endpoint) {
 	t := b.sent[len(b.sent)-1]
 	b.sent = b.sent[:len(b.sent)-1]
 	if b.rec != nil {
-		// Failing to record it only errs on the side of the API: a
-		// restart counts the request as spent.
+		// A failure errs on the side of the API: a restart counts it.
 		_ = b.rec.Unspent(t)
 	}
 }
 
-// Remaining is the number of analytics requests that may still be sent in
-// the current sliding hour. A rate-limit pause does not change it.
+// Remaining is the analytics requests that may still be sent this hour.
 func (b *Budget) Remaining() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -196,9 +165,7 @@ func (b *Budget) Used() int {
 	return len(b.sent)
 }
 
-// Pause stops every analytics request until t (a 429's Retry-After). A later
-// pause never shortens an earlier one. With a Recorder the pause is durable
-// when Pause returns; a failure to record it is returned by RecordErr.
+// Pause stops analytics requests until t, never shortening a pause; see RecordErr.
 func (b *Budget) Pause(until time.Time) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -210,16 +177,14 @@ func (b *Budget) Pause(until time.Time) {
 	}
 }
 
-// RecordErr returns the error of the last pause the Recorder failed to
-// record, nil if it was recorded.
+// RecordErr returns the Recorder's error for the last pause, if any.
 func (b *Budget) RecordErr() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.recErr
 }
 
-// PausedUntil returns the end of the current rate-limit pause, or the zero
-// time when requests are not paused.
+// PausedUntil returns the end of the current pause, zero when none.
 func (b *Budget) PausedUntil() time.Time {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -229,8 +194,7 @@ func (b *Budget) PausedUntil() time.Time {
 	return b.pausedUntil
 }
 
-// Ledger returns the send times of the last hour and the end of any pause,
-// for persisting across restarts.
+// Ledger returns the send times of the last hour and the pause end.
 func (b *Budget) Ledger() (sent []time.Time, pausedUntil time.Time) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -240,23 +204,14 @@ func (b *Budget) Ledger() (sent []time.Time, pausedUntil time.Time) {
 
 // Restored says what Budget.Restore changed of what it was given.
 type Restored struct {
-	// Future counts requests dated after the clock: each is counted as
-	// sent now.
-	Future int
-	// Dropped counts requests older than an hour.
-	Dropped int
-	// PauseClamped is the pause end as given when it was more than
-	// client.MaxRateLimitPause ahead (and cut to that); zero otherwise.
-	PauseClamped time.Time
+	Future       int       // dated after the clock: counted as now
+	Dropped      int       // older than an hour
+	PauseClamped time.Time // the pause end as given, when cut to client.MaxRateLimitPause
 }
 
-// Restore merges a persisted ledger into the budget, so that a restart keeps
-// counting the hour. Restored times are not trusted: entries older than an
-// hour are dropped, entries after the clock count as sent now, and a pause
-// ends no later than client.MaxRateLimitPause from now. Merging is a union
-// (a request present in both the budget and sent counts once), so the
-// same ledger read from the cache file and from the journal is not counted
-// twice.
+// Restore merges a persisted ledger, not trusting it: old entries are dropped,
+// future ones count as now, the pause is capped. The merge is a union, so a
+// ledger read from both the cache file and the journal counts once.
 func (b *Budget) Restore(sent []time.Time, pausedUntil time.Time) Restored {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -287,8 +242,7 @@ func (b *Budget) Restore(sent []time.Time, pausedUntil time.Time) Restored {
 	return r
 }
 
-// unionSorted merges two ascending lists as multisets: a time present m
-// times in a and n times in b is present max(m, n) times in the result.
+// unionSorted merges ascending lists as multisets (max of the counts).
 func unionSorted(a, b []time.Time) []time.Time {
 	out := make([]time.Time, 0, max(len(a), len(b)))
 	i, j := 0, 0
@@ -317,9 +271,7 @@ func (b *Budget) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(budgetRemainingDesc, prometheus.GaugeValue, float64(b.Remaining()))
 }
 
-// LogRestored logs what Budget.Restore discarded or changed of a ledger
-// read from what (the cache file, the budget journal); nothing when it took
-// it as it was.
+// LogRestored logs what Restore changed of a ledger read from what.
 func LogRestored(logger log.Logger, what string, r Restored) {
 	if r.Future > 0 {
 		level.Warn(logger).Log("msg", "the "+what+" holds analytics requests dated after the clock; counting them as sent now",

@@ -1,6 +1,5 @@
-// Package exposition renders metric families to the Prometheus text format
-// (0.0.4) once per refresh, with a deflate copy of each piece, so that a
-// scrape only concatenates bytes, compressed or not.
+// Package exposition renders metric families to the text format (0.0.4) once
+// per refresh, with a deflate copy, so that a scrape only concatenates bytes.
 package exposition
 
 import (
@@ -19,20 +18,17 @@ import (
 	"sync"
 )
 
-// Chunk is a piece of text exposition with its own deflate segment: raw
-// deflate blocks ending with a sync flush and no final block, so segments can
-// be concatenated into one valid deflate stream.
+// Chunk is a piece of text exposition with its deflate segment: sync-flushed
+// raw blocks without a final block, so segments concatenate into one stream.
 type Chunk struct {
 	text    []byte
 	deflate []byte
 }
 
-// gzipLevel trades compression for CPU. Compression happens once per
-// refresh, but a refresh may carry hundreds of thousands of series.
+// gzipLevel favours CPU: a refresh may carry hundreds of thousands of series.
 const gzipLevel = flate.BestSpeed
 
-// flateWriters recycles deflate compressors: each one is about 1 MiB of
-// state, too much to allocate for every Chunk and every gzip scrape.
+// flateWriters recycles compressors: each holds about 1 MiB of state.
 var flateWriters = sync.Pool{New: func() any {
 	w, _ := flate.NewWriter(io.Discard, gzipLevel) // level is valid
 	return w
@@ -78,10 +74,8 @@ const (
 	slotWindow  = -2
 )
 
-// labelOrder returns the family's label names sorted, as client_golang
-// writes them, so both scrape paths carry identical series, and for each
-// the slot it takes its value from: a Sample label index, slotProject or
-// slotWindow.
+// labelOrder returns the label names sorted, as client_golang writes them (so
+// both scrape paths carry identical series), and each one's slot.
 func labelOrder(labels []string) (names []string, slots []int) {
 	names = append([]string{"project", "window"}, labels...)
 	slots = []int{slotProject, slotWindow}
@@ -100,16 +94,14 @@ func labelOrder(labels []string) (names []string, slots []int) {
 	return sn, ss
 }
 
-// Series renders the series of family name, whose own labels are labels,
-// for one project and window, without headers. The text is sized exactly: it is kept until the next refresh
-// and is most of the memory at large sites.
+// Series renders a family's series for one project and window, without
+// headers, sized exactly: the text lives until the next refresh.
 func Series(name string, labels []string, project, window string, samples []Sample) Chunk {
 	if len(samples) == 0 {
 		return Chunk{}
 	}
-	// The series of one family and unit differ only in the family's own
-	// label values and the value: everything else, the project and window
-	// escaped once, is a template of literals between those values.
+	// Everything but the own label values and the value is a template of
+	// literals, the project and window escaped once.
 	names, slots := labelOrder(labels)
 	literals := []string{}
 	var vars []int // Sample label index between literals[i] and literals[i+1]
@@ -158,8 +150,7 @@ func Series(name string, labels []string, project, window string, samples []Samp
 	return newChunk(b)
 }
 
-// appendValue formats a sample value: whole numbers as integers (as the
-// exporter always wrote counts), others as client_golang does.
+// appendValue writes whole numbers as integers, others as client_golang does.
 func appendValue(b []byte, v float64) []byte {
 	switch {
 	case math.IsNaN(v):
@@ -200,20 +191,17 @@ func escapedLabelLen(s string) int {
 
 func appendEscapedHelp(b []byte, s string) []byte { return append(b, helpEscaper.Replace(s)...) }
 
-// MaxLabels is the most labels a family may have besides project and
-// window.
+// MaxLabels is the most labels a family may have besides project and window.
 const MaxLabels = 2
 
-// Sample is one series of a family: the values of the family's own labels,
-// in the order of Family.Labels, and the value.
+// Sample is one series: its own label values (in Family.Labels order) and value.
 type Sample struct {
 	Labels [MaxLabels]string
 	Value  float64
 }
 
-// MarshalJSON writes a sample as an array of its label values followed by
-// its value: ["/quickstart", "human", 12]. Empty trailing labels are left
-// out.
+// MarshalJSON writes ["/quickstart", "human", 12]: the label values without
+// empty trailing ones, then the value.
 func (s Sample) MarshalJSON() ([]byte, error) {
 	n := MaxLabels
 	for n > 0 && s.Labels[n-1] == "" {
@@ -250,10 +238,8 @@ func (s *Sample) UnmarshalJSON(b []byte) error {
 // Empty reports whether c holds no series.
 func (c Chunk) Empty() bool { return len(c.text) == 0 }
 
-// Exposition is the pre-rendered text exposition (format 0.0.4) of every
-// unit of every source, with a deflate copy made once per refresh. It is
-// immutable; a refresh builds a new one and swaps it in. Each family is one
-// block: its header, then its series for every unit.
+// Exposition is the immutable pre-rendered exposition of every unit, one
+// block per family; a refresh builds a new one and swaps it in.
 type Exposition struct {
 	chunks  []Chunk
 	textLen int
@@ -286,9 +272,8 @@ func (e *Exposition) WriteText(w io.Writer) error {
 // gzipHeader is a minimal gzip member header: no name, no mtime, OS unknown.
 var gzipHeader = []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff}
 
-// WriteGzip writes one gzip member holding the pre-rendered text followed by
-// tail (the live part of a scrape). Only tail is compressed here; the
-// pre-rendered part was compressed when the snapshot was made.
+// WriteGzip writes one gzip member of the pre-rendered text and tail (the
+// live part), compressing only tail.
 func (e *Exposition) WriteGzip(w io.Writer, tail []byte) error {
 	if _, err := w.Write(gzipHeader); err != nil {
 		return err
@@ -313,8 +298,6 @@ func (e *Exposition) WriteGzip(w io.Writer, tail []byte) error {
 	return err
 }
 
-// SanitizeLabel returns text from the API usable as a label value: invalid
-// UTF-8, which would make the whole scrape fail, becomes U+FFFD. Every
-// label value taken from an API answer goes through it (the sources' and
-// the job watcher's).
+// SanitizeLabel makes text from the API a valid label value (invalid UTF-8
+// would fail the whole scrape). Every label value from an answer goes through it.
 func SanitizeLabel(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }

@@ -6,15 +6,13 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 )
 
-// APIMetrics counts and times every attempt the client sends upstream. Its
-// Observe method is the client's Observe hook.
+// APIMetrics counts and times every upstream attempt (the client's Observe hook).
 type APIMetrics struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 }
 
-// NewAPIMetrics returns the upstream request metrics, with every endpoint's
-// duration histogram present from the start.
+// NewAPIMetrics returns the metrics, every endpoint's histogram present at 0.
 func NewAPIMetrics() *APIMetrics {
 	m := &APIMetrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{

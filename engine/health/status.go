@@ -1,6 +1,5 @@
-// Package health exports how the exporter's refreshes and upstream requests
-// fare: mintlify_up and the refresh timestamps, durations and intervals per
-// project and source, and the API request counters and durations.
+// Package health exports how refreshes and upstream requests fare: mintlify_up
+// and the refresh metrics per project and source, and the API request metrics.
 package health
 
 import (
@@ -25,16 +24,11 @@ var (
 		[]string{"project", "source"}, nil)
 )
 
-// Status tracks the refresh health of every (project, source) pair and
-// exports it as mintlify_up, mintlify_last_success_timestamp_seconds,
-// mintlify_refresh_duration_seconds and mintlify_refresh_interval_seconds.
-//
-// A source may be made of several parts refreshed independently (the
-// visitors source has one part per window); the exported value aggregates
-// the parts pessimistically: down when any part's last refresh failed, the
-// oldest last success, the longest duration and interval. A pair is exported
-// once any of its parts has been registered with Track, as up: a part that
-// was never tried, or waits for the request budget, has not failed.
+// Status tracks the refresh health of every (project, source) pair. A source's
+// parts (its units) are refreshed independently and aggregated pessimistically:
+// down when any part's last refresh failed, the oldest last success, the
+// longest duration and interval. A part never tried, or waiting for the
+// budget, has not failed.
 type Status struct {
 	mu    sync.Mutex
 	parts map[statusKey]*partStatus
@@ -64,8 +58,7 @@ func (s *Status) part(project, source, part string) *partStatus {
 	return p
 }
 
-// Track registers a part so the pair is exported (as up: nothing failed)
-// before its first refresh ends.
+// Track registers a part, so the pair is exported (up) before it is refreshed.
 func (s *Status) Track(project, source, part string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -95,8 +88,7 @@ func (s *Status) Failed(project, source, part string, dur time.Duration) {
 	p.failed, p.duration = true, dur
 }
 
-// Restore records a success loaded from persisted state (a cache file)
-// without marking a refresh as having happened in this process.
+// Restore records a success loaded from the cache file.
 func (s *Status) Restore(project, source, part string, lastSuccess time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
