@@ -37,7 +37,7 @@ func (c *Client) CallerStats(ctx context.Context, projectID string, r DateRange)
 
 // decodeCallerStats decodes and validates a caller stats answer.
 func decodeCallerStats(body []byte) (*CallerStats, error) {
-	const ep = EndpointCallerStats
+	ep := EndpointCallerStats
 	var w callerStatsWire
 	if err := decodePage(ep, body, &w, "", nil); err != nil {
 		return nil, err

@@ -49,7 +49,7 @@ type conversationsPage struct {
 // responseType or resolutionStatus that is not a string (or null) or is
 // an empty responseType is skipped and counted in Skipped.
 func (c *Client) WalkConversations(ctx context.Context, projectID string, r DateRange, o CursorWalkOptions) (*ConversationsResult, error) {
-	const ep = EndpointConversations
+	ep := EndpointConversations
 	fail := func(page int, err error) error {
 		rng := "all dates"
 		if r != (DateRange{}) {
@@ -120,7 +120,7 @@ func (c *Client) WalkConversations(ctx context.Context, projectID string, r Date
 
 // decodeConversations decodes and validates one page of conversations.
 func decodeConversations(body []byte) (*conversationsPage, error) {
-	const ep = EndpointConversations
+	ep := EndpointConversations
 	var w conversationsWire
 	if err := decodePage(ep, body, &w, "conversations", conversationRowType); err != nil {
 		return nil, err

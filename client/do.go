@@ -17,6 +17,10 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/backoff"
 )
 
+// errUndefinedEndpoint is the error of a call whose endpoint was defined by
+// neither analytics nor free.
+var errUndefinedEndpoint = errors.New("endpoint not defined with a budget class (client.analytics or client.free)")
+
 // call describes one API operation.
 type call struct {
 	endpoint Endpoint
@@ -51,6 +55,10 @@ type outcome struct {
 
 // do performs the call, retrying transient failures per the RetryPolicy.
 func (c *Client) do(ctx context.Context, r *call) (*response, error) {
+	if !r.endpoint.defined() {
+		// Nothing is sent for an endpoint without a budget class.
+		return nil, fmt.Errorf("%s: %w", r.endpoint, errUndefinedEndpoint)
+	}
 	var last error
 	for attempt := 1; ; attempt++ {
 		if err := ctx.Err(); err != nil {
@@ -395,24 +403,4 @@ func readBody(res *http.Response, limit int64) ([]byte, error) {
 			return buf, err
 		}
 	}
-}
-
-// MaxBody is the largest answer of the endpoint the client reads: what a
-// sane page can be, with a wide margin (a 250-row visitors page is about
-// 30 KB; 8 MiB allows 32 KiB a row). A larger answer is an error
-// (ErrBodyTooLarge). Together with the walk's page concurrency it bounds
-// what one walk holds in memory, whatever the API sends. Config.MaxBodyBytes
-// lowers it further.
-func (e Endpoint) MaxBody() int64 {
-	switch e {
-	case EndpointVisitors, EndpointViews, EndpointListJobs:
-		return 8 << 20
-	case EndpointFeedbackByPage, EndpointSearches:
-		return 4 << 20
-	case EndpointConversations: // up to 1,000 turns of text a page
-		return 32 << 20
-	case EndpointCallerStats, EndpointGetJob, EndpointSendMessage, EndpointCreateJob:
-		return 1 << 20
-	}
-	return DefaultMaxBodyBytes
 }

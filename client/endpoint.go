@@ -9,50 +9,91 @@ import (
 // DefaultBaseURL is the address of Mintlify's public REST API.
 const DefaultBaseURL = "https://api.mintlify.com"
 
-// Endpoint names one upstream operation. The names are fixed and short so
-// they can be used as Prometheus label values; they are never URLs.
+// Endpoint names one upstream operation; the name is a Prometheus label
+// value, never a URL. Every endpoint is defined below by analytics or free,
+// so its budget class is part of its definition.
 type Endpoint string
 
-// The upstream operations the client knows. The six analytics endpoints
-// share the organization's analytics rate limit.
-const (
-	// EndpointVisitors is GET /v1/analytics/{projectId}/visitors.
-	EndpointVisitors Endpoint = "visitors"
-	// EndpointViews is GET /v1/analytics/{projectId}/views.
-	EndpointViews Endpoint = "views"
-	// EndpointCallerStats is GET /v1/analytics/{projectId}/assistant/caller-stats.
-	EndpointCallerStats Endpoint = "caller_stats"
-	// EndpointFeedbackByPage is GET /v1/analytics/{projectId}/feedback/by-page.
-	EndpointFeedbackByPage Endpoint = "feedback_by_page"
-	// EndpointSearches is GET /v1/analytics/{projectId}/searches.
-	EndpointSearches Endpoint = "searches"
-	// EndpointConversations is GET /v1/analytics/{projectId}/assistant.
-	EndpointConversations Endpoint = "conversations"
-	// EndpointGetJob is GET /v2/agent/{projectId}/job/{id}.
-	EndpointGetJob Endpoint = "get_job"
-	// EndpointSendMessage is POST /v2/agent/{projectId}/job/{id}/message.
-	EndpointSendMessage Endpoint = "send_message"
-	// EndpointListJobs is the deprecated GET /v1/agent/{projectId}/jobs.
-	EndpointListJobs Endpoint = "list_jobs"
-	// EndpointCreateJob is POST /v2/agent/{projectId}/job.
-	EndpointCreateJob Endpoint = "create_job"
-)
-
-// Endpoints lists every endpoint, in a stable order: the analytics ones
-// first.
-var Endpoints = []Endpoint{
-	EndpointVisitors, EndpointViews, EndpointCallerStats, EndpointFeedbackByPage, EndpointSearches, EndpointConversations,
-	EndpointGetJob, EndpointSendMessage, EndpointListJobs, EndpointCreateJob,
+// endpointDef is what an endpoint's definition fixes besides its name.
+type endpointDef struct {
+	analytics bool  // spends the organization's shared analytics limit
+	maxBody   int64 // see MaxBody
 }
 
-// Analytics reports whether the endpoint spends the organization's shared
-// analytics rate limit (100 requests per hour upstream).
-func (e Endpoint) Analytics() bool {
-	switch e {
-	case EndpointVisitors, EndpointViews, EndpointCallerStats, EndpointFeedbackByPage, EndpointSearches, EndpointConversations:
-		return true
+var defs = map[Endpoint]endpointDef{}
+
+// Endpoints lists every endpoint, in the order they are defined.
+var Endpoints []Endpoint
+
+// analytics defines an endpoint that spends the organization's analytics
+// rate limit (100 requests per hour upstream): Hooks.Allow counts it.
+func analytics(name string, maxBody int64) Endpoint {
+	return define(name, endpointDef{analytics: true, maxBody: maxBody})
+}
+
+// free defines an endpoint outside the analytics rate limit.
+func free(name string, maxBody int64) Endpoint {
+	return define(name, endpointDef{maxBody: maxBody})
+}
+
+func define(name string, d endpointDef) Endpoint {
+	e := Endpoint(name)
+	if _, dup := defs[e]; dup {
+		panic("client: endpoint " + name + " defined twice")
 	}
-	return false
+	defs[e] = d
+	Endpoints = append(Endpoints, e)
+	return e
+}
+
+// The upstream operations, analytics first. Sizes: a 250-row visitors page
+// is about 30 KB, so 8 MiB allows 32 KiB a row.
+var (
+	// EndpointVisitors is GET /v1/analytics/{projectId}/visitors.
+	EndpointVisitors = analytics("visitors", 8<<20)
+	// EndpointViews is GET /v1/analytics/{projectId}/views.
+	EndpointViews = analytics("views", 8<<20)
+	// EndpointCallerStats is GET /v1/analytics/{projectId}/assistant/caller-stats.
+	EndpointCallerStats = analytics("caller_stats", 1<<20)
+	// EndpointFeedbackByPage is GET /v1/analytics/{projectId}/feedback/by-page.
+	EndpointFeedbackByPage = analytics("feedback_by_page", 4<<20)
+	// EndpointSearches is GET /v1/analytics/{projectId}/searches.
+	EndpointSearches = analytics("searches", 4<<20)
+	// EndpointConversations is GET /v1/analytics/{projectId}/assistant
+	// (up to 1,000 turns of text a page).
+	EndpointConversations = analytics("conversations", 32<<20)
+	// EndpointGetJob is GET /v2/agent/{projectId}/job/{id}.
+	EndpointGetJob = free("get_job", 1<<20)
+	// EndpointSendMessage is POST /v2/agent/{projectId}/job/{id}/message.
+	EndpointSendMessage = free("send_message", 1<<20)
+	// EndpointListJobs is the deprecated GET /v1/agent/{projectId}/jobs.
+	EndpointListJobs = free("list_jobs", 8<<20)
+	// EndpointCreateJob is POST /v2/agent/{projectId}/job.
+	EndpointCreateJob = free("create_job", 1<<20)
+)
+
+// Analytics reports whether the endpoint spends the organization's shared
+// analytics rate limit. A name defined by neither analytics nor free is
+// counted: a missing definition can over-count, never bypass the budget.
+func (e Endpoint) Analytics() bool {
+	d, ok := defs[e]
+	return !ok || d.analytics
+}
+
+// MaxBody is the largest answer of the endpoint the client reads (a larger
+// one is ErrBodyTooLarge); with the walk's page concurrency it bounds what a
+// walk holds in memory. Config.MaxBodyBytes lowers it further.
+func (e Endpoint) MaxBody() int64 {
+	if d, ok := defs[e]; ok {
+		return d.maxBody
+	}
+	return DefaultMaxBodyBytes
+}
+
+// defined reports whether e was defined by analytics or free.
+func (e Endpoint) defined() bool {
+	_, ok := defs[e]
+	return ok
 }
 
 // Attempt describes one HTTP attempt against the upstream API, successful or

@@ -35,7 +35,7 @@ var feedbackRowType = reflect.TypeFor[feedbackRowWire]()
 // thumbsDown, code, total) that is missing, null, negative or not a number
 // is left out and counted in Skipped.
 func (c *Client) FeedbackByPage(ctx context.Context, projectID string, r DateRange, limit int) (*FeedbackPage, error) {
-	const ep = EndpointFeedbackByPage
+	ep := EndpointFeedbackByPage
 	p, err := segment("project id", projectID)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ep, err)
@@ -61,7 +61,7 @@ func (c *Client) FeedbackByPage(ctx context.Context, projectID string, r DateRan
 
 // decodeFeedback decodes and validates a feedback by page answer.
 func decodeFeedback(body []byte) (*FeedbackPage, error) {
-	const ep = EndpointFeedbackByPage
+	ep := EndpointFeedbackByPage
 	var w feedbackWire
 	if err := decodePage(ep, body, &w, "feedback", feedbackRowType); err != nil {
 		return nil, err

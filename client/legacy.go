@@ -138,7 +138,7 @@ func (c *Client) listJobsV1Page(ctx context.Context, projectID string, skip, tak
 // discovery. A session without haulted is haulted when its haultReason
 // says it ended (anything but "" and "processing").
 func decodeSessions(body []byte) (sessionsPage, error) {
-	const ep = EndpointListJobs
+	ep := EndpointListJobs
 	var root struct {
 		AllSessions json.RawMessage `json:"allSessions"`
 	}
@@ -168,7 +168,7 @@ func decodeSessions(body []byte) (sessionsPage, error) {
 // decodeSession decodes one session of the listing; false when it is
 // malformed.
 func decodeSession(at string, raw json.RawMessage) (LegacySession, bool) {
-	const ep = EndpointListJobs
+	ep := EndpointListJobs
 	var w struct {
 		SessionID       wireStr         `json:"sessionId"`
 		Haulted         wireBool        `json:"haulted"`

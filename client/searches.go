@@ -41,7 +41,7 @@ var searchRowType = reflect.TypeFor[searchRowWire]()
 // negative or not a number, or a topClickedPage that is neither a string
 // nor null is left out and counted in Skipped.
 func (c *Client) Searches(ctx context.Context, projectID string, r DateRange, limit int, cursor string) (*SearchesPage, error) {
-	const ep = EndpointSearches
+	ep := EndpointSearches
 	p, err := segment("project id", projectID)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ep, err)
@@ -70,7 +70,7 @@ func (c *Client) Searches(ctx context.Context, projectID string, r DateRange, li
 
 // decodeSearches decodes and validates a searches page.
 func decodeSearches(body []byte) (*SearchesPage, error) {
-	const ep = EndpointSearches
+	ep := EndpointSearches
 	var w searchesWire
 	if err := decodePage(ep, body, &w, "searches", searchRowType); err != nil {
 		return nil, err
