@@ -20,6 +20,10 @@ type Assistant struct{ client AssistantClient }
 // NewAssistant returns the assistant source.
 func NewAssistant(c AssistantClient, _ Options) *Assistant { return &Assistant{client: c} }
 
+// assistantSource is the source behind --collector.assistant.
+var assistantSource = SourceInfo{Name: "assistant", Default: true, Help: "assistant queries by caller (1 request per window)",
+	New: func(c Client, o Options) engine.Source { return NewAssistant(c, o) }}
+
 var assistantFamilies = []engine.Family{{
 	Name:   "mintlify_assistant_queries",
 	Help:   "Queries to the documentation's AI assistant over the window, by caller: web (the site's widget), api, other, and unknown for the API's total beyond the three. Additive." + CachedHelp,
@@ -54,3 +58,13 @@ func (a *Assistant) Fetch(ctx context.Context, u engine.Unit, r client.DateRange
 	}
 	return &engine.Result{Samples: [][]engine.Sample{samples}, Cost: 1, Summary: "queries by caller"}, nil
 }
+
+// Additive implements engine.Summer: assistant queries are events.
+func (*Assistant) Additive(engine.Unit) bool { return true }
+
+// Sum implements engine.Summer.
+func (*Assistant) Sum(_ engine.Unit, days []*engine.Result) *engine.Result {
+	return &engine.Result{Samples: [][]engine.Sample{engine.SumSamples(familyOf(days, 0)...)}}
+}
+
+var _ engine.Summer = (*Assistant)(nil)

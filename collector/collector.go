@@ -48,20 +48,7 @@ type SourceInfo struct {
 }
 
 // Sources lists every analytics source, in exposition order.
-var Sources = []SourceInfo{
-	{Name: "visitors", Default: true, Help: "unique visitors, site-wide and per page (1 request per 250 paths per window)",
-		New: func(c Client, o Options) engine.Source { return NewVisitors(c, o) }},
-	{Name: "views", Default: true, Help: "page view events, site-wide and per page (1 request per 250 paths per window)",
-		New: func(c Client, o Options) engine.Source { return NewViews(c, o) }},
-	{Name: "assistant", Default: true, Help: "assistant queries by caller (1 request per window)",
-		New: func(c Client, o Options) engine.Source { return NewAssistant(c, o) }},
-	{Name: "feedback", Default: true, Help: "feedback per page, the 100 pages with the most (1 request per window)",
-		New: func(c Client, o Options) engine.Source { return NewFeedback(c, o) }},
-	{Name: "searches", Default: true, Help: "search volume, and the top terms with --searches.top-terms (1 request per window)",
-		New: func(c Client, o Options) engine.Source { return NewSearches(c, o) }},
-	{Name: "conversations", Default: false, Help: "assistant conversation turns by response type and resolution (1 request per 1,000 turns per window)",
-		New: func(c Client, o Options) engine.Source { return NewConversations(c, o) }},
-}
+var Sources = []SourceInfo{visitorsSource, viewsSource, assistantSource, feedbackSource, searchesSource, conversationsSource}
 
 // Build returns the named sources, in the order of Sources.
 func Build(names []string, c Client, o Options) ([]engine.Source, error) {
@@ -80,4 +67,15 @@ func Build(names []string, c Client, o Options) ([]engine.Source, error) {
 		return nil, fmt.Errorf("unknown analytics source %q", n)
 	}
 	return out, nil
+}
+
+// familyOf returns the samples of family i of each day.
+func familyOf(days []*engine.Result, i int) [][]engine.Sample {
+	out := make([][]engine.Sample, 0, len(days))
+	for _, d := range days {
+		if i < len(d.Samples) {
+			out = append(out, d.Samples[i])
+		}
+	}
+	return out
 }

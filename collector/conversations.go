@@ -1,6 +1,7 @@
 package collector
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -32,6 +33,10 @@ type Conversations struct {
 func NewConversations(c ConversationsClient, o Options) *Conversations {
 	return &Conversations{client: c, maxPages: o.ConversationsMaxPages}
 }
+
+// conversationsSource is the source behind --collector.conversations.
+var conversationsSource = SourceInfo{Name: "conversations", Default: false, Help: "assistant conversation turns by response type and resolution (1 request per 1,000 turns per window)",
+	New: func(c Client, o Options) engine.Source { return NewConversations(c, o) }}
 
 var conversationsFamilies = []engine.Family{{
 	Name:   "mintlify_assistant_conversations",
@@ -90,3 +95,22 @@ func (c *Conversations) Fetch(ctx context.Context, u engine.Unit, r client.DateR
 	return &engine.Result{Samples: [][]engine.Sample{samples}, Cost: max(1, res.Pages), Skipped: res.Skipped,
 		Summary: fmt.Sprintf("%d turns", res.Turns)}, nil
 }
+
+// Additive implements engine.Summer: conversation turns are events.
+func (*Conversations) Additive(engine.Unit) bool { return true }
+
+// Sum implements engine.Summer.
+func (*Conversations) Sum(_ engine.Unit, days []*engine.Result) *engine.Result {
+	return &engine.Result{Samples: [][]engine.Sample{sumFamily(days, 0)}}
+}
+
+// sumFamily sums family i over the days, series ordered by their labels.
+func sumFamily(days []*engine.Result, i int) []engine.Sample {
+	s := engine.SumSamples(familyOf(days, i)...)
+	slices.SortStableFunc(s, func(a, b engine.Sample) int {
+		return cmp.Or(strings.Compare(a.Labels[0], b.Labels[0]), strings.Compare(a.Labels[1], b.Labels[1]))
+	})
+	return s
+}
+
+var _ engine.Summer = (*Conversations)(nil)

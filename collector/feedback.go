@@ -29,6 +29,10 @@ func NewFeedback(c FeedbackClient, o Options) *Feedback {
 	return &Feedback{client: c, filter: o.Filter}
 }
 
+// feedbackSource is the source behind --collector.feedback.
+var feedbackSource = SourceInfo{Name: "feedback", Default: true, Help: "feedback per page, the 100 pages with the most (1 request per window)",
+	New: func(c Client, o Options) engine.Source { return NewFeedback(c, o) }}
+
 var feedbackFamilies = []engine.Family{
 	{Name: "mintlify_page_feedback",
 		Help:   "Feedback entries on one page over the window, by kind: thumbs_up, thumbs_down, code (code snippet feedback), and other for the API's total beyond the three. Additive. The API shows at most the 100 pages with the most feedback (see mintlify_feedback_pages_truncated)." + CachedHelp,

@@ -35,6 +35,10 @@ func NewSearches(c SearchesClient, o Options) *Searches {
 	return &Searches{client: c, topTerms: min(max(o.SearchesTopTerms, 0), client.MaxSearchesLimit)}
 }
 
+// searchesSource is the source behind --collector.searches.
+var searchesSource = SourceInfo{Name: "searches", Default: true, Help: "search volume, and the top terms with --searches.top-terms (1 request per window)",
+	New: func(c Client, o Options) engine.Source { return NewSearches(c, o) }}
+
 // The searches families, in exposition order.
 const (
 	searchesTotal = iota
@@ -129,3 +133,16 @@ func TermLabel(q string) string {
 	}
 	return q
 }
+
+// Additive implements engine.Summer: total searches are events; the top
+// terms are a top-N list, so a unit with them is read directly.
+func (s *Searches) Additive(u engine.Unit) bool { return s.topTerms == 0 || u.Window.Site }
+
+// Sum implements engine.Summer.
+func (*Searches) Sum(_ engine.Unit, days []*engine.Result) *engine.Result {
+	out := &engine.Result{Samples: make([][]engine.Sample, len(searchesFamilies))}
+	out.Samples[searchesTotal] = engine.SumSamples(familyOf(days, searchesTotal)...)
+	return out
+}
+
+var _ engine.Summer = (*Searches)(nil)

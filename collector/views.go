@@ -1,7 +1,10 @@
 package collector
 
 import (
+	"cmp"
 	"context"
+	"slices"
+	"strings"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
@@ -28,6 +31,10 @@ type Views struct {
 func NewViews(c ViewsClient, o Options) *Views {
 	return &Views{client: c, walk: o.walkOptions(), filter: o.Filter}
 }
+
+// viewsSource is the source behind --collector.views.
+var viewsSource = SourceInfo{Name: "views", Default: true, Help: "page view events, site-wide and per page (1 request per 250 paths per window)",
+	New: func(c Client, o Options) engine.Source { return NewViews(c, o) }}
 
 // The views families, in exposition order.
 const (
@@ -122,3 +129,50 @@ func appendTraffic(s []engine.Sample, path string, c client.Counts) []engine.Sam
 	}
 	return s
 }
+
+// Additive implements engine.Summer: views are events.
+func (*Views) Additive(engine.Unit) bool { return true }
+
+// Sum implements engine.Summer. Per-page series are summed by path and
+// traffic, and the paths ranked by their summed total and cut to
+// --analytics.max-paths as a direct read would; the paths count is that
+// of the paths the days exported (equal to a direct read's while a day's
+// paths fit --analytics.max-paths and no path filter is set).
+func (v *Views) Sum(u engine.Unit, days []*engine.Result) *engine.Result {
+	out := &engine.Result{Samples: make([][]engine.Sample, len(viewsFamilies))}
+	out.Samples[viewsSite] = engine.SumSamples(familyOf(days, viewsSite)...)
+	if u.Window.Site {
+		return out
+	}
+	page := engine.SumSamples(familyOf(days, viewsPage)...)
+	total := map[string]float64{}
+	for _, s := range page {
+		total[s.Labels[0]] += s.Value
+	}
+	paths := make([]string, 0, len(total))
+	for p := range total {
+		paths = append(paths, p)
+	}
+	slices.SortFunc(paths, func(a, b string) int { return cmp.Or(cmp.Compare(total[b], total[a]), strings.Compare(a, b)) })
+	distinct := len(paths)
+	if v.filter.MaxPaths > 0 && len(paths) > v.filter.MaxPaths {
+		paths = paths[:v.filter.MaxPaths]
+	}
+	rank := make(map[string]int, len(paths))
+	for i, p := range paths {
+		rank[p] = i
+	}
+	kept := page[:0]
+	for _, s := range page {
+		if _, ok := rank[s.Labels[0]]; ok {
+			kept = append(kept, s)
+		}
+	}
+	slices.SortStableFunc(kept, func(a, b engine.Sample) int { return cmp.Compare(rank[a.Labels[0]], rank[b.Labels[0]]) })
+	out.Samples[viewsPage] = kept
+	out.Samples[viewsPaths] = []engine.Sample{{Value: float64(distinct)}}
+	out.Samples[viewsPathsExported] = []engine.Sample{{Value: float64(len(paths))}}
+	return out
+}
+
+var _ engine.Summer = (*Views)(nil)

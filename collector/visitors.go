@@ -29,6 +29,10 @@ func NewVisitors(c VisitorsClient, o Options) *Visitors {
 	return &Visitors{client: c, walk: o.walkOptions(), filter: o.Filter}
 }
 
+// visitorsSource is the source behind --collector.visitors.
+var visitorsSource = SourceInfo{Name: "visitors", Default: true, Help: "unique visitors, site-wide and per page (1 request per 250 paths per window)",
+	New: func(c Client, o Options) engine.Source { return NewVisitors(c, o) }}
+
 // The visitors families, in exposition order.
 const (
 	visVisitors = iota
