@@ -117,26 +117,10 @@ func (c *Client) do(ctx context.Context, r *call) (*response, error) {
 func (c *Client) attempt(ctx context.Context, r *call, key string) outcome {
 	actx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-
-	target := c.base + r.path
-	if len(r.query) > 0 {
-		target += "?" + r.query.Encode()
-	}
-	var body io.Reader
-	if r.body != nil {
-		body = bytes.NewReader(r.body)
-	}
-	req, err := http.NewRequestWithContext(actx, r.method, target, body)
+	req, err := c.newRequest(actx, r, key)
 	if err != nil {
 		return outcome{err: fmt.Errorf("%s: building request: %w", r.endpoint, err)}
 	}
-	req.Header.Set("Authorization", "Bearer "+key)
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", c.userAgent)
-	if r.body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-
 	start := time.Now()
 	res, err := c.http.Do(req)
 	if err != nil {
@@ -158,37 +142,70 @@ func (c *Client) attempt(ctx context.Context, r *call, key string) outcome {
 		tooLarge = readErr == nil && int64(len(b)) > limit
 	}
 	c.observe(Attempt{Endpoint: r.endpoint, StatusCode: res.StatusCode, Err: readErr, Duration: time.Since(start)})
+	switch {
+	case readErr != nil:
+		return c.readFailure(ctx, actx, r, readErr)
+	case ok && tooLarge:
+		return outcome{err: fmt.Errorf("%s: HTTP %d: body exceeds %d bytes: %w", r.endpoint, res.StatusCode, limit, ErrBodyTooLarge)}
+	case ok:
+		return outcome{resp: &response{body: redactBody(b, key)}}
+	}
+	return c.errorAnswer(r, res, cutErrorBody(b, limit, key), key)
+}
 
-	if readErr != nil {
-		if ctx.Err() != nil {
-			return outcome{err: fmt.Errorf("%s: reading response: %w", r.endpoint, ctx.Err())}
-		}
-		reason := "reading body: " + readErr.Error()
-		if actx.Err() != nil {
-			reason = fmt.Sprintf("reading body: no complete answer within %s", c.timeout)
-		}
-		// The server answered, so a POST reached it: only GETs are repeated.
-		return outcome{
-			err:       &DecodeError{Endpoint: r.endpoint, Reason: reason},
-			retryable: r.idempotent(),
-		}
+// newRequest builds the HTTP request of the call.
+func (c *Client) newRequest(ctx context.Context, r *call, key string) (*http.Request, error) {
+	target := c.base + r.path
+	if len(r.query) > 0 {
+		target += "?" + r.query.Encode()
 	}
-	if ok {
-		if tooLarge {
-			return outcome{err: fmt.Errorf("%s: HTTP %d: body exceeds %d bytes: %w", r.endpoint, res.StatusCode, limit, ErrBodyTooLarge)}
-		}
-		// A body carrying the key (an echo, an upstream bug) must not bring
-		// it into a decoded value, an error or Job.Raw: the key leaves
-		// before anything decodes the body.
-		if key != "" && bytes.Contains(b, []byte(key)) {
-			b = bytes.ReplaceAll(b, []byte(key), []byte("[redacted]"))
-		}
-		// The key written with JSON escapes (mint\u005f...) decodes to the
-		// key: such strings are decoded and redacted too.
-		b = redactEscaped(b, key)
-		return outcome{resp: &response{body: b}}
+	var body io.Reader
+	if r.body != nil {
+		body = bytes.NewReader(r.body)
 	}
-	ae := c.apiError(r.endpoint, res, cutErrorBody(b, limit, key), key)
+	req, err := http.NewRequestWithContext(ctx, r.method, target, body)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", c.userAgent)
+	if r.body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	return req, nil
+}
+
+// readFailure classifies an answer whose body could not be read whole.
+func (c *Client) readFailure(ctx, actx context.Context, r *call, readErr error) outcome {
+	if ctx.Err() != nil {
+		return outcome{err: fmt.Errorf("%s: reading response: %w", r.endpoint, ctx.Err())}
+	}
+	reason := "reading body: " + readErr.Error()
+	if actx.Err() != nil {
+		reason = fmt.Sprintf("reading body: no complete answer within %s", c.timeout)
+	}
+	// The server answered, so a POST reached it: only GETs are repeated.
+	return outcome{
+		err:       &DecodeError{Endpoint: r.endpoint, Reason: reason},
+		retryable: r.idempotent(),
+	}
+}
+
+// redactBody takes the key out of a 2xx body before anything decodes it,
+// so an echo of it (an upstream bug) never reaches a value, an error or
+// Job.Raw: as bytes, and written with JSON escapes (mint\u005f...).
+func redactBody(b []byte, key string) []byte {
+	if key != "" && bytes.Contains(b, []byte(key)) {
+		b = bytes.ReplaceAll(b, []byte(key), []byte("[redacted]"))
+	}
+	return redactEscaped(b, key)
+}
+
+// errorAnswer is the outcome of a non-2xx answer: 500, 502, 503 and 504
+// are retried for GETs.
+func (c *Client) errorAnswer(r *call, res *http.Response, body []byte, key string) outcome {
+	ae := c.apiError(r.endpoint, res, body, key)
 	o := outcome{err: ae}
 	switch res.StatusCode {
 	case http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
