@@ -59,7 +59,7 @@ var searchesFamilies = []engine.Family{
 		Labels: []string{"term"}},
 	searchesWithoutClicks: {Name: "mintlify_search_terms_without_clicks",
 		Help: "Among the exported top search terms, how many had no click on any result (ctr 0): content the docs may lack (only with --searches.top-terms)." + CachedHelp},
-	// The name before issue 21, kept one release with the same values.
+	// The previous name, kept one release with the same values.
 	searchesTermCTRDeprecated: {Name: "mintlify_search_term_click_through_rate",
 		Help:   "Deprecated: use mintlify_search_term_click_through_ratio (same values); this name goes in the next release." + CachedHelp,
 		Labels: []string{"term"}},
