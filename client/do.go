@@ -17,8 +17,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/backoff"
 )
 
-// errUndefinedEndpoint is the error of a call whose endpoint was defined by
-// neither analytics nor free.
+// errUndefinedEndpoint: the call's endpoint has no budget class.
 var errUndefinedEndpoint = errors.New("endpoint not defined with a budget class (client.analytics or client.free)")
 
 // call describes one API operation.
@@ -41,22 +40,18 @@ type response struct {
 
 // outcome is the result of one attempt.
 type outcome struct {
-	resp *response
-	err  error
-	// retryable: a later attempt may succeed.
-	retryable bool
-	// retryAfter is a Retry-After that came with a retryable answer.
+	resp          *response
+	err           error
+	retryable     bool
 	retryAfter    time.Duration
 	hasRetryAfter bool
-	// unsent: the attempt failed before a connection was made, so it
-	// cannot have reached the API.
+	// unsent: no connection was made, so the API never saw it.
 	unsent bool
 }
 
 // do performs the call, retrying transient failures per the RetryPolicy.
 func (c *Client) do(ctx context.Context, r *call) (*response, error) {
 	if !r.endpoint.defined() {
-		// Nothing is sent for an endpoint without a budget class.
 		return nil, fmt.Errorf("%s: %w", r.endpoint, errUndefinedEndpoint)
 	}
 	var last error
@@ -112,8 +107,7 @@ func (c *Client) do(ctx context.Context, r *call) (*response, error) {
 	}
 }
 
-// attempt sends the request once and reads the answer within the
-// per-attempt timeout.
+// attempt sends the request once and reads the answer within the timeout.
 func (c *Client) attempt(ctx context.Context, r *call, key string) outcome {
 	actx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
@@ -193,8 +187,7 @@ func (c *Client) readFailure(ctx, actx context.Context, r *call, readErr error) 
 }
 
 // redactBody takes the key out of a 2xx body before anything decodes it,
-// so an echo of it (an upstream bug) never reaches a value, an error or
-// Job.Raw: as bytes, and written with JSON escapes (mint\u005f...).
+// as bytes and written with JSON escapes (mint\u005f...).
 func redactBody(b []byte, key string) []byte {
 	if key != "" && bytes.Contains(b, []byte(key)) {
 		b = bytes.ReplaceAll(b, []byte(key), []byte("[redacted]"))
@@ -225,8 +218,7 @@ func (c *Client) transportFailure(ctx, actx context.Context, r *call, err error)
 		return outcome{err: fmt.Errorf("%s: %w", r.endpoint, err)}
 	}
 	if actx.Err() != nil {
-		// The per-attempt timeout: the request may have reached the
-		// server, so only GETs are repeated.
+		// The per-attempt timeout: a POST may have reached the server.
 		return outcome{
 			err:       fmt.Errorf("%s: no answer within %s: %w", r.endpoint, c.timeout, err),
 			retryable: r.idempotent(),
@@ -239,14 +231,12 @@ func (c *Client) transportFailure(ctx, actx context.Context, r *call, err error)
 	}
 }
 
-// IsConnectFailure reports whether err comes from a request that failed
-// before a connection to the API was made (the name did not resolve, the
-// connection was refused): it never reached the API, and the base address
-// (--mintlify.api-url) or the network is at fault.
+// IsConnectFailure reports whether err comes from a request that never
+// reached the API: no connection could be made (--mintlify.api-url or the
+// network is at fault).
 func IsConnectFailure(err error) bool { return neverSent(err) }
 
-// neverSent reports whether err certainly happened before any byte of the
-// request reached the server: the connection could not be made.
+// neverSent reports whether the connection could not be made.
 func neverSent(err error) bool {
 	var op *net.OpError
 	return errors.As(err, &op) && op.Op == "dial"
@@ -298,8 +288,7 @@ func (c *Client) apiError(ep Endpoint, res *http.Response, body []byte, key stri
 // maxExcerptRunes bounds a message taken from a response body.
 const maxExcerptRunes = 200
 
-// excerpt makes s fit for an error message: the key removed, white space
-// collapsed, invalid UTF-8 and control characters replaced, length bounded.
+// excerpt makes s fit for a one-line error message, without the key.
 func excerpt(s, key string) string {
 	s = redact(s, key)
 	s = strings.ToValidUTF8(s, "\uFFFD")
@@ -316,11 +305,10 @@ func excerpt(s, key string) string {
 	return s
 }
 
-// redactEscaped returns the JSON body b with every string literal that
-// decodes to something holding key (through \u escapes, which no byte
-// search sees) replaced by the same string with the key redacted. A body
-// without a \u escape is returned as it is, without a scan. Literals that
-// do not decode are left to the decoder, which rejects them.
+// redactEscaped redacts key from every string literal of the JSON body b
+// that holds it only through \u escapes, which no byte search sees. A body
+// without \u is returned unscanned; undecodable literals are left to the
+// decoder, which rejects them.
 func redactEscaped(b []byte, key string) []byte {
 	if key == "" || !bytes.Contains(b, []byte(`\u`)) {
 		return b
@@ -373,12 +361,12 @@ func redact(s, key string) string {
 	return strings.ReplaceAll(s, key, "[redacted]")
 }
 
-// ErrInvalidID is wrapped by the error of a call given a project or job id
-// that cannot be a path segment ("", "." or ".."): nothing is sent.
+// ErrInvalidID is wrapped by the error of a call given an id that cannot be
+// a path segment ("", "." or ".."): nothing is sent.
 var ErrInvalidID = errors.New("invalid id")
 
-// segment escapes one path segment. Empty, "." and ".." are refused: they
-// would silently address another route.
+// segment escapes one path segment; "", "." and ".." would address another
+// route.
 func segment(what, v string) (string, error) {
 	switch v {
 	case "":
@@ -389,12 +377,9 @@ func segment(what, v string) (string, error) {
 	return url.PathEscape(v), nil
 }
 
-// readBody reads at most limit bytes of the body (decompressed, when the
-// transport undid a gzip encoding: a gzip bomb stops at limit too), into
-// a buffer sized from Content-Length when the server sent one (a 250-row
-// page is about 30 KB: growing a buffer to it copies it several times).
-// The buffer never grows past limit, so what one answer holds is bounded
-// by its endpoint's cap, not twice that.
+// readBody reads at most limit bytes of the (decompressed: a gzip bomb
+// stops too) body into a buffer sized from Content-Length and never grown
+// past limit, so one answer holds at most its endpoint's cap.
 func readBody(res *http.Response, limit int64) ([]byte, error) {
 	size := int64(64 << 10)
 	if n := res.ContentLength; n >= 0 {

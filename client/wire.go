@@ -11,14 +11,10 @@ import (
 	"unicode/utf8"
 )
 
-// This file holds the one decoding path of every endpoint: typed
-// encoding/json into wire structs whose leaves (wireNum, wireStr, wireBool)
-// record what they saw instead of failing, then validation of the page or
-// object (a malformed one is a *DecodeError naming the field; decode.go has
-// the field checks of the job endpoints) and, for the analytics endpoints,
-// of each row (a malformed row is skipped and counted by reason). encoding/json ignores
-// unknown fields; like it, key matching is case-insensitive and of repeated
-// keys the last one counts.
+// The one decoding path of every endpoint: typed encoding/json into wire
+// structs whose leaves record what they saw instead of failing, then
+// validation: a malformed page is a *DecodeError naming the field, a
+// malformed analytics row is skipped and counted by reason.
 
 // wireState says what a leaf found.
 type wireState uint8
@@ -156,8 +152,8 @@ func (s *wireStr) problem(wantNull bool) string {
 	return "wrong type: " + kindName(s.kind) + ", want " + want
 }
 
-// wireSeen records only the JSON type of a value and whether it is a
-// non-empty string, without keeping it.
+// wireSeen records only a value's JSON type and whether it is a non-empty
+// string.
 type wireSeen struct {
 	st       wireState
 	nonEmpty bool
@@ -211,12 +207,9 @@ func (w *wireBool) problem() string {
 	return "wrong type: " + kindName(w.kind) + ", want boolean"
 }
 
-// decodePage unmarshals body into v, a pointer to a wire struct whose row
-// array, named rows in the JSON, holds elements of rowType. A value of the
-// wrong type where a row object belongs is not an error (that row stays
-// zero and is skipped by its validation); anything else that stops
-// encoding/json is a *DecodeError. When the body is not a JSON object the
-// error says so.
+// decodePage unmarshals body into v, a wire struct whose array rows holds
+// rowType. A row of the wrong type stays zero, for its validation to skip;
+// anything else that stops encoding/json is a *DecodeError.
 func decodePage(ep Endpoint, body []byte, v any, rows string, rowType reflect.Type) error {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 || trimmed[0] != '{' {
@@ -234,9 +227,7 @@ func decodePage(ep Endpoint, body []byte, v any, rows string, rowType reflect.Ty
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		if rowType != nil && te.Type == rowType {
-			// encoding/json reports only the first type error: make sure
-			// the row array itself (the last one, should the key repeat) is
-			// an array.
+			// encoding/json reports only the first type error.
 			return checkArray(ep, body, rows)
 		}
 		return &DecodeError{Endpoint: ep, Field: te.Field, Reason: "wrong type: " + jsonTypeName(te.Value) + ", want " + wantName(te.Type)}
@@ -356,9 +347,8 @@ func numsOK(ns ...*wireNum) bool {
 	return true
 }
 
-// unquote decodes a JSON string literal that json.Unmarshal already found
-// well-formed. Unlike encoding/json it keeps bytes that are not valid UTF-8
-// exactly as sent: cleaning them is the caller's business.
+// unquote decodes a well-formed JSON string literal, keeping invalid UTF-8
+// as sent (unlike encoding/json): cleaning it is the caller's business.
 func unquote(raw json.RawMessage) string {
 	s := raw[1 : len(raw)-1]
 	if bytes.IndexByte(s, '\\') < 0 {
@@ -422,11 +412,8 @@ func hex4(b []byte) rune {
 	return r
 }
 
-// MaxLabelBytes bounds a string of an answer that becomes a label value
-// (a path, a search term, a job's status, model, repository or ref): a
-// longer one is cut on a character boundary and ends with "…", within
-// the bound. Values that become equal once cut are merged like any
-// duplicate (the first one counts).
+// MaxLabelBytes bounds an answer's string that becomes a label value: a
+// longer one is cut on a character boundary, ending with "…".
 const MaxLabelBytes = 1024
 
 // labelText cuts s to MaxLabelBytes (see there).
