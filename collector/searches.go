@@ -9,22 +9,19 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 )
 
-// SearchesClient is what the searches source needs of the API client;
-// *client.Client implements it.
+// SearchesClient is what the searches source needs; *client.Client
+// implements it.
 type SearchesClient interface {
 	Searches(ctx context.Context, projectID string, r client.DateRange, limit int, cursor string) (*client.SearchesPage, error)
 }
 
-// MaxTermRunes caps the length of a search term used as a label value;
-// longer terms are cut and end with "…".
+// MaxTermRunes caps a search term used as a label value.
 const MaxTermRunes = 100
 
-// Searches is the source of search volume (GET /searches): one request per
-// window. totalSearches is the whole range's count whatever the page size,
-// so by default the request asks for one row; with --searches.top-terms=N
-// it asks for the N most searched terms (rows come ordered by hits) and
-// exports them. Terms are text typed by the public: they are cut to
-// MaxTermRunes, made valid UTF-8, and never logged.
+// Searches is the source of search volume: one request a window, for one
+// row (totalSearches is site-wide whatever the limit) or, with
+// --searches.top-terms=N, the top N terms. Terms are typed by the public:
+// cut to MaxTermRunes, made valid UTF-8, never logged.
 type Searches struct {
 	client   SearchesClient
 	topTerms int
@@ -35,7 +32,6 @@ func NewSearches(c SearchesClient, o Options) *Searches {
 	return &Searches{client: c, topTerms: min(max(o.SearchesTopTerms, 0), client.MaxSearchesLimit)}
 }
 
-// searchesSource is the source behind --collector.searches.
 var searchesSource = SourceInfo{Name: "searches", Default: true, Help: "search volume, and the top terms with --searches.top-terms (1 request per window)",
 	New: func(c Client, o Options) engine.Source { return NewSearches(c, o) }}
 
@@ -71,11 +67,10 @@ func (*Searches) Name() string { return "searches" }
 // Families implements engine.Source.
 func (*Searches) Families() []engine.Family { return searchesFamilies }
 
-// Supports implements engine.Source: totalSearches is a site-wide figure.
+// Supports implements engine.Source.
 func (*Searches) Supports(engine.Window) bool { return true }
 
-// EstimateCost implements engine.CostEstimator: one request per unit (the
-// top terms fit one page).
+// EstimateCost implements engine.CostEstimator.
 func (*Searches) EstimateCost(engine.Unit) int { return 1 }
 
 // Fetch implements engine.Source.
@@ -117,8 +112,8 @@ func (s *Searches) Fetch(ctx context.Context, u engine.Unit, r client.DateRange,
 	return out, nil
 }
 
-// TermLabel returns a search term usable as a label value: valid UTF-8,
-// at most MaxTermRunes characters (a longer term is cut and ends with "…").
+// TermLabel returns a search term fit for a label value: valid UTF-8, at
+// most MaxTermRunes characters.
 func TermLabel(q string) string {
 	q = engine.SanitizeLabel(q)
 	if utf8.RuneCountInString(q) <= MaxTermRunes {
@@ -134,8 +129,8 @@ func TermLabel(q string) string {
 	return q
 }
 
-// Additive implements engine.Summer: total searches are events; the top
-// terms are a top-N list, so a unit with them is read directly.
+// Additive implements engine.Summer: top terms are not events, so a unit
+// with them is read directly.
 func (s *Searches) Additive(u engine.Unit) bool { return s.topTerms == 0 || u.Window.Site }
 
 // Sum implements engine.Summer.
