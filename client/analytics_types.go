@@ -3,7 +3,6 @@ package client
 import "time"
 
 // The largest limit each analytics endpoint accepts (the smallest is 1).
-// Feedback by page has no offset or cursor: no more than its limit can be read.
 const (
 	MaxPageSize              = 250 // visitors and views
 	MaxFeedbackLimit         = 100
@@ -17,9 +16,7 @@ const (
 	DefaultConversationsMaxPages = 10
 )
 
-// Reasons a row was skipped (the keys of Skipped), fit for a label value. A
-// bad count is negative, not finite, null or missing; a bad row is not an
-// object, or a field it is read for is missing or of the wrong type.
+// Reasons a row was skipped (the keys of Skipped), fit for a label value.
 const (
 	SkipEmptyPath = "empty_path"
 	SkipBadCount  = "bad_count"
@@ -49,7 +46,6 @@ func (s *Skipped) add(reason string) {
 	(*s)[reason]++
 }
 
-// merge adds o's counts to s.
 func (s *Skipped) merge(o Skipped) {
 	for k, v := range o {
 		if *s == nil {
@@ -59,9 +55,8 @@ func (s *Skipped) merge(o Skipped) {
 	}
 }
 
-// Counts holds the counts of visitors or views by traffic. A visitors Total
-// is deduplicated (not Human+AI) and not additive; a views Total may exceed
-// Human+AI.
+// Counts holds visitors or views by traffic. A visitors Total is
+// deduplicated (not Human+AI) and does not add up over pages or days.
 type Counts struct {
 	Human float64 `json:"human"`
 	AI    float64 `json:"ai"`
@@ -74,8 +69,7 @@ type PathCounts struct {
 	Counts
 }
 
-// PathsQuery holds the query of visitors and views; zero fields are not
-// sent.
+// PathsQuery holds the query of visitors and views; zero fields are unsent.
 type PathsQuery struct {
 	Range  DateRange
 	Limit  int
@@ -95,13 +89,12 @@ type PathsResult struct {
 	Range  DateRange
 	Totals Counts
 	Rows   []PathCounts // each path once, in the order first returned
-	// Pages counts the pages up to the first without more (not those a
-	// concurrent walk fetched beyond): the next walk's KnownPages.
+	// Pages counts the pages up to the first without more: the next walk's
+	// KnownPages.
 	Pages      int
 	Duplicates int // rows whose path an earlier page had
 	Skipped    Skipped
-	// Stopped: the walk held WalkOptions.Top rows, all in descending order
-	// of total, so no later row could rank among them.
+	// Stopped: the walk ended early under WalkOptions.Top.
 	Stopped bool
 }
 
@@ -122,8 +115,8 @@ type PageFeedback struct {
 	Total      float64 `json:"total"`
 }
 
-// FeedbackPage is the answer of feedback by page. HasMore: more pages had
-// feedback than the limit let through, and they cannot be read.
+// FeedbackPage is the answer of feedback by page; HasMore: pages beyond the
+// limit had feedback, and cannot be read.
 type FeedbackPage struct {
 	Rows    []PageFeedback
 	HasMore bool
@@ -148,8 +141,7 @@ type SearchesPage struct {
 	Skipped       Skipped
 }
 
-// Values of ConversationKey.ResponseType and Resolution the API documents.
-// Other values are kept as they come.
+// Values of ConversationKey the API documents; others are kept as they come.
 const (
 	ResponseTypeAnswer             = "answer"
 	ResponseTypeClarifyingQuestion = "clarifying_question"
@@ -159,26 +151,25 @@ const (
 )
 
 // ConversationKey classifies a conversation turn; an absent responseType is
-// ResponseTypeAnswer, the API's documented default.
+// ResponseTypeAnswer.
 type ConversationKey struct {
 	ResponseType string
 	Resolution   string
 }
 
 // ConversationsResult is a cursor walk of the assistant conversations for
-// one range. Only counts are kept: no text is decoded.
+// one range; no text is decoded.
 type ConversationsResult struct {
 	Range   DateRange
 	Counts  map[ConversationKey]int
 	Turns   int // the sum of Counts
 	Pages   int
 	Skipped Skipped
-	// Incomplete: the last page said hasMore without a nextCursor.
+	// Incomplete: the last page had hasMore without a nextCursor.
 	Incomplete bool
 }
 
-// CursorWalkOptions tunes WalkConversations; zero fields take the
-// defaults. A walk needing more than MaxPages fails with ErrTooManyPages.
+// CursorWalkOptions tunes WalkConversations; zero fields take defaults.
 type CursorWalkOptions struct {
 	PageSize int
 	MaxPages int

@@ -13,11 +13,8 @@ type callerStatsWire struct {
 	Total wireNum `json:"total"`
 }
 
-// CallerStats fetches the assistant queries of a project by caller for
-// range r: GET /v1/analytics/{projectId}/assistant/caller-stats. It is one
-// request whatever the site's size. dateFrom and dateTo are sent when set.
-// All four counts are required finite non-negative numbers; anything else
-// is a *DecodeError naming the field.
+// CallerStats fetches a project's assistant queries by caller in r: one
+// request whatever the site's size.
 func (c *Client) CallerStats(ctx context.Context, projectID string, r DateRange) (*CallerStats, error) {
 	p, err := segment("project id", projectID)
 	if err != nil {

@@ -29,8 +29,8 @@ type Config struct {
 	// BaseURL may have a path prefix; DefaultBaseURL when empty.
 	BaseURL string
 	Key     KeySource
-	// HTTPClient sends the requests; by default one that does not follow
-	// redirects (a 3xx is an APIError).
+	// HTTPClient defaults to one that follows no redirects (a 3xx is an
+	// APIError).
 	HTTPClient *http.Client
 	// Timeout bounds each attempt, reading the body included.
 	Timeout   time.Duration
@@ -45,7 +45,7 @@ type Config struct {
 }
 
 // RetryPolicy says how transient failures are retried; zero fields take
-// their defaults.
+// defaults.
 type RetryPolicy struct {
 	// MaxAttempts counts the first attempt: 1 disables retries.
 	MaxAttempts int
@@ -55,8 +55,7 @@ type RetryPolicy struct {
 	MaxDelay time.Duration
 	// Sleep waits d or until ctx is done, returning ctx's error then.
 	Sleep func(ctx context.Context, d time.Duration) error
-	// Jitter randomizes a delay, kept within [0, MaxDelay]; by default
-	// uniformly in [d/2, d].
+	// Jitter randomizes a delay within [0, MaxDelay]; default [d/2, d].
 	Jitter func(d time.Duration) time.Duration
 }
 
@@ -154,8 +153,7 @@ func parseBaseURL(s string) (string, error) {
 	return strings.TrimRight(u.String(), "/"), nil
 }
 
-// defaultHTTPClient bounds connection set-up and follows no redirects;
-// per-attempt timeouts come from contexts.
+// defaultHTTPClient bounds connection set-up and follows no redirects.
 func defaultHTTPClient() *http.Client {
 	t := &http.Transport{
 		Proxy: http.ProxyFromEnvironment,
@@ -178,8 +176,7 @@ func defaultHTTPClient() *http.Client {
 	}
 }
 
-// DefaultSleep is the default RetryPolicy.Sleep: it waits d or until ctx is
-// done, returning ctx's error then.
+// DefaultSleep waits d or until ctx is done, returning ctx's error then.
 func DefaultSleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()

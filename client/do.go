@@ -20,7 +20,6 @@ import (
 // errUndefinedEndpoint: the call's endpoint has no budget class.
 var errUndefinedEndpoint = errors.New("endpoint not defined with a budget class (client.analytics or client.free)")
 
-// call describes one API operation.
 type call struct {
 	endpoint Endpoint
 	method   string
@@ -33,12 +32,11 @@ type call struct {
 // reached the server.
 func (r *call) idempotent() bool { return r.method == http.MethodGet }
 
-// response is a successful (2xx) answer, with the key removed from its body.
+// response is a 2xx answer, its body without the key.
 type response struct {
 	body []byte
 }
 
-// outcome is the result of one attempt.
 type outcome struct {
 	resp          *response
 	err           error
@@ -147,7 +145,6 @@ func (c *Client) attempt(ctx context.Context, r *call, key string) outcome {
 	return c.errorAnswer(r, res, cutErrorBody(b, limit, key), key)
 }
 
-// newRequest builds the HTTP request of the call.
 func (c *Client) newRequest(ctx context.Context, r *call, key string) (*http.Request, error) {
 	target := c.base + r.path
 	if len(r.query) > 0 {
@@ -242,14 +239,12 @@ func neverSent(err error) bool {
 	return errors.As(err, &op) && op.Op == "dial"
 }
 
-// observe calls Hooks.Observe when set.
 func (c *Client) observe(a Attempt) {
 	if c.hooks.Observe != nil {
 		c.hooks.Observe(a)
 	}
 }
 
-// apiError builds the APIError of a non-2xx answer.
 func (c *Client) apiError(ep Endpoint, res *http.Response, body []byte, key string) *APIError {
 	ae := &APIError{Endpoint: ep, StatusCode: res.StatusCode}
 	if v := res.Header.Get("Retry-After"); v != "" {
@@ -353,7 +348,6 @@ func redactEscaped(b []byte, key string) []byte {
 	return append(out, b[last:]...)
 }
 
-// redact removes key from s.
 func redact(s, key string) string {
 	if key == "" {
 		return s
@@ -365,7 +359,7 @@ func redact(s, key string) string {
 // a path segment ("", "." or ".."): nothing is sent.
 var ErrInvalidID = errors.New("invalid id")
 
-// segment escapes one path segment; "", "." and ".." would address another
+// segment escapes a path segment; "", "." and ".." would address another
 // route.
 func segment(what, v string) (string, error) {
 	switch v {

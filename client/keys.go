@@ -13,8 +13,7 @@ import (
 // ErrNoKey is returned when no API key was configured.
 var ErrNoKey = errors.New("no API key: set --mintlify.api-key-file or MINTLIFY_API_KEY")
 
-// Key prefixes of the three kinds of Mintlify API keys; only admin keys work
-// here.
+// Key prefixes of the three kinds of API keys; only admin keys work here.
 const (
 	adminKeyPrefix     = "mint_"
 	assistantKeyPrefix = "mint_dsc_"
@@ -51,7 +50,6 @@ func CheckKey(key string) error {
 	return nil
 }
 
-// staticKey is a KeySource that never changes.
 type staticKey string
 
 func (k staticKey) Key() (string, error) { return string(k), nil }
@@ -96,7 +94,6 @@ func (k *FileKey) Failures() uint64 {
 	return k.failures
 }
 
-// fail records a failed re-read; the caller holds k.mu.
 func (k *FileKey) fail(err error) {
 	if k.lastErr != nil && k.lastErr.Error() == err.Error() {
 		return
@@ -108,7 +105,7 @@ func (k *FileKey) fail(err error) {
 	}
 }
 
-// recovered records a good read after failures. The caller holds k.mu.
+// recovered records a good read after failures; the caller holds k.mu.
 func (k *FileKey) recovered() {
 	if k.lastErr == nil {
 		return
@@ -160,8 +157,8 @@ func (k *FileKey) Key() (string, error) {
 	return k.key, nil
 }
 
-// LastError says why the file's last re-read failed; nil when the key in use
-// is its current content.
+// LastError says why the file's last re-read failed; nil when the key in
+// use is its current content.
 func (k *FileKey) LastError() error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -201,8 +198,8 @@ func (k *FileKey) read() (string, fs.FileInfo, error) {
 // maxKeyFileBytes bounds the key file: keys are a few dozen bytes.
 const maxKeyFileBytes = 4096
 
-// unwrapPathError drops a *fs.PathError's operation and path, which the
-// messages name once.
+// unwrapPathError drops a *fs.PathError's operation and path: messages name
+// the path once.
 func unwrapPathError(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {

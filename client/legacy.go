@@ -21,8 +21,7 @@ const (
 // ListJobsOptions tunes WalkJobsV1; the zero value suits the real API.
 type ListJobsOptions struct {
 	Take int
-	// MaxPages bounds the walk: a listing still full ends it with
-	// ErrTooManyPages.
+	// MaxPages bounds the walk (ErrTooManyPages).
 	MaxPages int
 }
 
@@ -46,7 +45,6 @@ func (c *Client) WalkJobsV1(ctx context.Context, projectID string, opts ListJobs
 	return out, err
 }
 
-// walkJobsV1 is WalkJobsV1, with the count of sessions skipped.
 func (c *Client) walkJobsV1(ctx context.Context, projectID string, opts ListJobsOptions) ([]LegacySession, int, error) {
 	take, maxPages := opts.Take, opts.MaxPages
 	switch {
@@ -93,7 +91,6 @@ func (c *Client) ListJobsV1Page(ctx context.Context, projectID string, skip, tak
 	return l.sessions, err
 }
 
-// sessionsPage is one page of the v1 listing.
 type sessionsPage struct {
 	sessions []LegacySession
 	rows     int // the sessions the API sent, skipped ones included
@@ -149,7 +146,6 @@ func decodeSessions(body []byte) (sessionsPage, error) {
 	return page, nil
 }
 
-// decodeSession decodes one session; false when it is malformed.
 func decodeSession(at string, raw json.RawMessage) (LegacySession, bool) {
 	ep := EndpointListJobs
 	var w struct {

@@ -31,7 +31,6 @@ type WalkOptions struct {
 	Keep func(path string) bool
 }
 
-// withDefaults checks o and fills in defaults.
 func (o WalkOptions) withDefaults() (WalkOptions, error) {
 	switch {
 	case o.PageSize < 0 || o.PageSize > MaxPageSize:
@@ -91,7 +90,6 @@ func (c *Client) newWalk(ep Endpoint, projectID string, r DateRange, o WalkOptio
 	return w, nil
 }
 
-// walkPaths walks an offset-paged export.
 func (c *Client) walkPaths(ctx context.Context, ep Endpoint, projectID string, r DateRange, o WalkOptions) (*PathsResult, error) {
 	w, err := c.newWalk(ep, projectID, r, o)
 	if err != nil {
@@ -184,7 +182,6 @@ func (p *PathsWalk) Result() *PathsResult {
 	return p.w.res
 }
 
-// walk is the state of one walk of an offset-paged export.
 type walk struct {
 	c       *Client
 	ep      Endpoint
@@ -212,7 +209,7 @@ func (w *walk) fail(page int, err error) error {
 	return fmt.Errorf("%s walk of project %q %s: page at offset %d: %w", w.ep, w.project, rng, page*w.o.PageSize, err)
 }
 
-// fetch gets page number i (offset i*PageSize).
+// fetch gets page i (offset i*PageSize).
 func (w *walk) fetch(ctx context.Context, i int) (*PathsPage, error) {
 	p, err := w.c.pathsPage(ctx, w.ep, w.project, PathsQuery{Range: w.r, Limit: w.o.PageSize, Offset: i * w.o.PageSize})
 	if err != nil {

@@ -27,7 +27,6 @@ const (
 	wireBadValue                   // a number that is negative or out of range
 )
 
-// kindName names the JSON type of a value from its first byte.
 func kindName(c byte) string {
 	switch c {
 	case '{':
@@ -52,7 +51,6 @@ type wireNum struct {
 	kind byte // first byte of a value of the wrong type
 }
 
-// UnmarshalJSON records the value; it never fails.
 func (n *wireNum) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	*n = wireNum{}
@@ -80,10 +78,8 @@ func (n *wireNum) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// ok reports whether the number is usable.
 func (n *wireNum) ok() bool { return n.st == wireOK }
 
-// problem describes what is wrong with a number that is not ok.
 func (n *wireNum) problem() string {
 	switch n.st {
 	case wireAbsent:
@@ -106,8 +102,7 @@ type wireStr struct {
 	kind byte
 }
 
-// UnmarshalJSON records the value; it never fails. Bytes that are not
-// valid UTF-8 are kept as sent (see unquote).
+// UnmarshalJSON keeps invalid UTF-8 as sent (see unquote).
 func (s *wireStr) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	*s = wireStr{}
@@ -124,8 +119,8 @@ func (s *wireStr) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// nullable returns the string, or nil when absent or null; ok is false
-// for a value of another type.
+// nullable returns the string, nil when absent or null; ok is false for
+// another type.
 func (s *wireStr) nullable() (v *string, ok bool) {
 	switch s.st {
 	case wireOK:
@@ -137,7 +132,6 @@ func (s *wireStr) nullable() (v *string, ok bool) {
 	return nil, false
 }
 
-// problem describes a string field that is not a string.
 func (s *wireStr) problem(wantNull bool) string {
 	want := "string"
 	if wantNull {
@@ -159,7 +153,6 @@ type wireSeen struct {
 	nonEmpty bool
 }
 
-// UnmarshalJSON records the value's type; it never fails.
 func (s *wireSeen) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	*s = wireSeen{st: wireWrongType}
@@ -172,14 +165,12 @@ func (s *wireSeen) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// wireBool is a boolean.
 type wireBool struct {
 	v    bool
 	st   wireState
 	kind byte
 }
 
-// UnmarshalJSON records the value; it never fails.
 func (w *wireBool) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	*w = wireBool{}
@@ -196,7 +187,6 @@ func (w *wireBool) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// problem describes a boolean that is not ok.
 func (w *wireBool) problem() string {
 	switch w.st {
 	case wireAbsent:
@@ -235,8 +225,7 @@ func decodePage(ep Endpoint, body []byte, v any, rows string, rowType reflect.Ty
 	return &DecodeError{Endpoint: ep, Reason: "malformed JSON: " + err.Error()}
 }
 
-// checkArray checks that the field named rows of body (matched as
-// encoding/json matches it) is an array.
+// checkArray checks that the field rows of body is an array.
 func checkArray(ep Endpoint, body []byte, rows string) error {
 	probe := reflect.New(reflect.StructOf([]reflect.StructField{{
 		Name: "R", Type: reflect.TypeFor[json.RawMessage](), Tag: reflect.StructTag(`json:"` + rows + `"`),
@@ -255,7 +244,6 @@ func checkArray(ep Endpoint, body []byte, rows string) error {
 	return nil
 }
 
-// errString is err's text, or "" for nil.
 func errString(err error) string {
 	if err == nil {
 		return "not a JSON value"
@@ -263,8 +251,7 @@ func errString(err error) string {
 	return err.Error()
 }
 
-// jsonTypeName maps encoding/json's UnmarshalTypeError.Value to the names
-// used in this package's errors.
+// jsonTypeName names UnmarshalTypeError.Value for this package's errors.
 func jsonTypeName(v string) string {
 	switch v {
 	case "bool":
@@ -278,7 +265,6 @@ func jsonTypeName(v string) string {
 	return v
 }
 
-// wantName names the JSON type a Go wire type stands for.
 func wantName(t reflect.Type) string {
 	switch t.Kind() {
 	case reflect.Slice:
@@ -328,8 +314,8 @@ func requireBool(ep Endpoint, field string, b *wireBool) (bool, error) {
 	return b.v, nil
 }
 
-// requireRows checks that a page's row array was present (a nil slice
-// means missing or null: encoding/json makes [] an empty non-nil slice).
+// requireRows checks that a page's row array was there: encoding/json
+// makes [] an empty non-nil slice, absent and null nil.
 func requireRows[T any](ep Endpoint, field string, rows []T) error {
 	if rows == nil {
 		return &DecodeError{Endpoint: ep, Field: field, Reason: "missing or null, want array"}
@@ -337,7 +323,6 @@ func requireRows[T any](ep Endpoint, field string, rows []T) error {
 	return nil
 }
 
-// numsOK reports whether every number is usable.
 func numsOK(ns ...*wireNum) bool {
 	for _, n := range ns {
 		if !n.ok() {
@@ -395,7 +380,6 @@ func unquote(raw json.RawMessage) string {
 	return string(out)
 }
 
-// hex4 decodes four hexadecimal digits.
 func hex4(b []byte) rune {
 	var r rune
 	for _, c := range b {
@@ -416,7 +400,6 @@ func hex4(b []byte) rune {
 // longer one is cut on a character boundary, ending with "…".
 const MaxLabelBytes = 1024
 
-// labelText cuts s to MaxLabelBytes (see there).
 func labelText(s string) string {
 	if len(s) <= MaxLabelBytes {
 		return s

@@ -7,20 +7,19 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 )
 
-// AssistantClient is what the assistant source needs of the API client;
-// *client.Client implements it.
+// AssistantClient is what the assistant source needs; *client.Client
+// implements it.
 type AssistantClient interface {
 	CallerStats(ctx context.Context, projectID string, r client.DateRange) (*client.CallerStats, error)
 }
 
-// Assistant is the source of assistant queries by caller (GET
-// /assistant/caller-stats): one request per window, site-wide.
+// Assistant is the source of assistant queries by caller: one request per
+// window.
 type Assistant struct{ client AssistantClient }
 
 // NewAssistant returns the assistant source.
 func NewAssistant(c AssistantClient, _ Options) *Assistant { return &Assistant{client: c} }
 
-// assistantSource is the source behind --collector.assistant.
 var assistantSource = SourceInfo{Name: "assistant", Default: true, Help: "assistant queries by caller (1 request per window)",
 	New: func(c Client, o Options) engine.Source { return NewAssistant(c, o) }}
 
@@ -36,10 +35,10 @@ func (*Assistant) Name() string { return "assistant" }
 // Families implements engine.Source.
 func (*Assistant) Families() []engine.Family { return assistantFamilies }
 
-// Supports implements engine.Source: caller stats are site-wide figures.
+// Supports implements engine.Source.
 func (*Assistant) Supports(engine.Window) bool { return true }
 
-// EstimateCost implements engine.CostEstimator: one request per unit.
+// EstimateCost implements engine.CostEstimator.
 func (*Assistant) EstimateCost(engine.Unit) int { return 1 }
 
 // Fetch implements engine.Source.
@@ -59,7 +58,7 @@ func (a *Assistant) Fetch(ctx context.Context, u engine.Unit, r client.DateRange
 	return &engine.Result{Samples: [][]engine.Sample{samples}, Cost: 1, Summary: "queries by caller"}, nil
 }
 
-// Additive implements engine.Summer: assistant queries are events.
+// Additive implements engine.Summer.
 func (*Assistant) Additive(engine.Unit) bool { return true }
 
 // Sum implements engine.Summer.

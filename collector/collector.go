@@ -9,17 +9,14 @@ import (
 
 // Options configures the analytics sources.
 type Options struct {
-	// PageSize is the limit sent to offset-paged endpoints (1..250).
+	// PageSize is the limit sent to offset-paged endpoints.
 	PageSize int
-	// MaxPages guards against an upstream that never stops paging.
 	MaxPages int
 	// PageConcurrency bounds the pages fetched at once within one walk.
 	PageConcurrency int
-	// Filter selects and caps the paths of per-page sources.
-	Filter PathFilter
+	Filter          PathFilter
 	// SearchesTopTerms is --searches.top-terms (0: totals only).
-	SearchesTopTerms int
-	// ConversationsMaxPages is --conversations.max-pages.
+	SearchesTopTerms      int
 	ConversationsMaxPages int
 }
 
@@ -27,8 +24,7 @@ func (o Options) walkOptions() client.WalkOptions {
 	return client.WalkOptions{PageSize: o.PageSize, MaxPages: o.MaxPages, Concurrency: o.PageConcurrency}
 }
 
-// Client is what the analytics sources need of the API client;
-// *client.Client implements it.
+// Client is what the analytics sources need; *client.Client implements it.
 type Client interface {
 	VisitorsClient
 	ViewsClient
@@ -40,8 +36,7 @@ type Client interface {
 
 // SourceInfo describes one analytics source for its --collector.<name> flag.
 type SourceInfo struct {
-	Name string
-	// Default tells whether the source is on without its flag.
+	Name    string
 	Default bool
 	Help    string
 	New     func(c Client, o Options) engine.Source
