@@ -23,8 +23,7 @@ var (
 type APIError struct {
 	Endpoint   Endpoint
 	StatusCode int
-	// Message is the API's "error" field, an excerpt of another body, or
-	// the status text.
+	// Message is the API's "error", an excerpt of the body or status text.
 	Message string
 	Details []string
 	// RetryAfter is the parsed Retry-After, if HasRetryAfter.
@@ -32,8 +31,7 @@ type APIError struct {
 	HasRetryAfter bool
 }
 
-// Error formats the error as `endpoint: HTTP code: message (details)`, then
-// Advice.
+// Error formats the error as `endpoint: HTTP code: message (details)`.
 func (e *APIError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: HTTP %d", e.Endpoint, e.StatusCode)
@@ -56,9 +54,8 @@ func (e *APIError) Error() string {
 	return b.String()
 }
 
-// Advice says what a 403 means for this endpoint (the IP is not on the
-// allowlist, or the key lacks the read or, for POSTs, write scope); "" for
-// other statuses.
+// Advice says what a 403 means for this endpoint: the IP is not on the
+// allowlist, or the key lacks the read (GET) or write (POST) scope.
 func (e *APIError) Advice() string {
 	switch e.StatusCode {
 	case http.StatusForbidden:
@@ -73,8 +70,7 @@ func (e *APIError) Advice() string {
 // DecodeError is a response without the documented shape.
 type DecodeError struct {
 	Endpoint Endpoint
-	// Field is the offending field as a path ("visitors[3].human"); "" for
-	// the body as a whole.
+	// Field is the offending field's path; "" for the whole body.
 	Field  string
 	Reason string
 }
@@ -99,20 +95,17 @@ func statusOf(err error) int {
 // IsNotFound reports whether err is an HTTP 404 answer.
 func IsNotFound(err error) bool { return statusOf(err) == http.StatusNotFound }
 
-// IsUnauthorized reports whether err is an HTTP 401 answer: a missing,
-// wrong, revoked or expired key.
+// IsUnauthorized reports whether err is an HTTP 401: a wrong or dead key.
 func IsUnauthorized(err error) bool { return statusOf(err) == http.StatusUnauthorized }
 
-// IsForbidden reports whether err is an HTTP 403 answer (see
-// APIError.Advice).
+// IsForbidden reports whether err is an HTTP 403 (see APIError.Advice).
 func IsForbidden(err error) bool { return statusOf(err) == http.StatusForbidden }
 
 // IsRefused reports whether err is a 401 or 403: every request with the
 // same key from the same place will be refused too.
 func IsRefused(err error) bool { return IsUnauthorized(err) || IsForbidden(err) }
 
-// IsRateLimited reports whether err is an HTTP 429 answer (ok) and, if so,
-// the Retry-After it carried.
+// IsRateLimited reports whether err is an HTTP 429, with its Retry-After.
 func IsRateLimited(err error) (retryAfter time.Duration, hasRetryAfter bool, ok bool) {
 	var ae *APIError
 	if !errors.As(err, &ae) || ae.StatusCode != http.StatusTooManyRequests {
@@ -121,8 +114,7 @@ func IsRateLimited(err error) (retryAfter time.Duration, hasRetryAfter bool, ok 
 	return ae.RetryAfter, ae.HasRetryAfter, true
 }
 
-// Advice says what a person should do about a 401 (the key) or a 404 (the
-// project id); "" otherwise.
+// Advice says what to do about a 401 (the key) or 404 (the project id).
 func Advice(err error) string {
 	switch {
 	case IsUnauthorized(err):

@@ -5,8 +5,7 @@ import (
 	"time"
 )
 
-// JobStatus is an agent job's status. Values outside the four documented
-// ones are kept as they came so they can be reported, never dropped.
+// JobStatus is an agent job's status; unknown values are kept and reported.
 type JobStatus string
 
 // The documented agent job statuses.
@@ -67,9 +66,7 @@ const (
 	HaultReasonInterrupted          = "interrupted" // a person stopped the agent
 )
 
-// LegacySession is one element of the deprecated v1 job listing's
-// allSessions array. Field names (including the API's spellings haulted and
-// haultReason) are the API's own.
+// LegacySession is one session of the deprecated v1 listing, in its words.
 type LegacySession struct {
 	SessionID       string          `json:"sessionId"`
 	Subdomain       string          `json:"subdomain"`
@@ -82,12 +79,10 @@ type LegacySession struct {
 	CreatedAt       time.Time       `json:"createdAt"` // zero when absent
 }
 
-// Status maps a v1 session onto the v2 statuses: running or "processing"
-// is active; "github_missconfigured" and "error" are failed; "completed"
-// and "interrupted" are completed (a person stopped it on purpose: not
-// failed, which alerts, and its pull request stands); haulted without a
-// reason is "haulted"; other reasons are kept as unknown statuses. v1
-// cannot express archived.
+// Status maps a v1 session onto the v2 statuses. "interrupted" (a person
+// stopped it) is completed: not failed, which alerts, and its pull request
+// stands. Haulted without a reason is "haulted"; unknown reasons are kept.
+// v1 cannot express archived.
 func (s LegacySession) Status() JobStatus {
 	if !s.Haulted {
 		return StatusActive

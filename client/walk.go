@@ -53,16 +53,11 @@ func (o WalkOptions) withDefaults() (WalkOptions, error) {
 	return o, nil
 }
 
-// WalkVisitors fetches every page of the unique visitors export for range
-// r: offset grows by the page size while hasMore, one request per page. It
-// is all or nothing: a failed page, or more than MaxPages pages
-// (ErrTooManyPages, the guard against empty pages without end), fails it
-// with the page's offset. Paths seen on an earlier page are dropped
-// (Duplicates), malformed rows skipped (Skipped).
-//
-// With KnownPages K > 1, pages 0..K-1 are fetched concurrently; the first
-// failure cancels the others, and pages after one without more are not
-// used (the site shrank). The result is assembled in offset order.
+// WalkVisitors fetches every page of the unique visitors export for r, one
+// request per page, all or nothing: a failed page or more than MaxPages
+// (ErrTooManyPages) fails it. Repeated paths are dropped (Duplicates),
+// malformed rows skipped. With KnownPages K > 1, pages 0..K-1 are fetched
+// concurrently; pages after one without more are not used.
 func (c *Client) WalkVisitors(ctx context.Context, projectID string, r DateRange, o WalkOptions) (*PathsResult, error) {
 	return c.walkPaths(ctx, EndpointVisitors, projectID, r, o)
 }

@@ -7,8 +7,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 )
 
-// AssistantClient is what the assistant source needs; *client.Client
-// implements it.
+// AssistantClient is what the assistant source needs of *client.Client.
 type AssistantClient interface {
 	CallerStats(ctx context.Context, projectID string, r client.DateRange) (*client.CallerStats, error)
 }

@@ -11,8 +11,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 )
 
-// ConversationsClient is what the conversations source needs;
-// *client.Client implements it.
+// ConversationsClient is what the conversations source needs of *client.Client.
 type ConversationsClient interface {
 	WalkConversations(ctx context.Context, projectID string, r client.DateRange, o client.CursorWalkOptions) (*client.ConversationsResult, error)
 }

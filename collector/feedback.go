@@ -8,8 +8,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 )
 
-// FeedbackClient is what the feedback source needs; *client.Client
-// implements it.
+// FeedbackClient is what the feedback source needs of *client.Client.
 type FeedbackClient interface {
 	FeedbackByPage(ctx context.Context, projectID string, r client.DateRange, limit int) (*client.FeedbackPage, error)
 }

@@ -12,8 +12,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 )
 
-// PathFilter selects and caps the paths a per-page source exports
-// (--analytics.path-include, --analytics.path-exclude, --analytics.max-paths).
+// PathFilter selects and caps the paths a per-page source exports.
 type PathFilter struct {
 	Include *regexp.Regexp
 	Exclude *regexp.Regexp
@@ -26,16 +25,14 @@ func (f PathFilter) keeps(path string) bool {
 	return (f.Include == nil || f.Include.MatchString(path)) && (f.Exclude == nil || !f.Exclude.MatchString(path))
 }
 
-// selectPaths sanitizes (merging paths made equal), filters, orders (key
-// descending, then path) and caps rows. It returns the rows kept and the
-// distinct paths before filtering.
+// selectPaths sanitizes (merging equal paths), filters, orders by key then
+// path, and caps rows; distinct counts the paths before filtering.
 func selectPaths[R any](rows []R, path func(*R) *string, key func(*R) float64, f PathFilter) (kept []R, distinct int) {
 	return selectPathsOf(rows, path, key, f, false)
 }
 
-// selectPathsOf is selectPaths; unique says the paths came distinct, so the
-// set of paths seen (as costly as sorting at 100,000) is built only when
-// sanitizing changed one. It filters rows in place.
+// selectPathsOf filters rows in place; unique (a walk's rows) builds the set
+// of paths seen, as costly as sorting, only when sanitizing changed one.
 func selectPathsOf[R any](rows []R, path func(*R) *string, key func(*R) float64, f PathFilter, unique bool) (kept []R, distinct int) {
 	check := !unique
 	for i := range rows {
@@ -91,9 +88,8 @@ type pathsUnit struct {
 	distinct int                 // distinct paths before filtering
 }
 
-// fetchPaths reads one unit of visitors or views: a site window is one page
-// of one row, for its totals; a full window a walk whose rows selectPaths
-// filters and caps. It sets out's Cost, Summary and Skipped.
+// fetchPaths reads one unit of visitors or views: a site window is one row
+// for its totals, a full window a walk whose rows selectPaths keeps.
 func fetchPaths(ctx context.Context, u engine.Unit, r client.DateRange, prevCost int,
 	one func(context.Context, string, client.PathsQuery) (*client.PathsPage, error),
 	walk func(context.Context, string, client.DateRange, client.WalkOptions) (*client.PathsResult, error),
@@ -113,8 +109,7 @@ func fetchPaths(ctx context.Context, u engine.Unit, r client.DateRange, prevCost
 	return finishPaths(res, f, out), nil
 }
 
-// walkOptions are a full window's walk's: told the previous page count, and
-// allowed to stop at the top MaxPaths when rows come sorted by total.
+// walkOptions may stop at the top MaxPaths when rows come sorted by total.
 func walkOptions(o client.WalkOptions, prevCost int, f PathFilter) client.WalkOptions {
 	o.KnownPages = prevCost
 	if f.MaxPaths > 0 {
@@ -123,8 +118,7 @@ func walkOptions(o client.WalkOptions, prevCost int, f PathFilter) client.WalkOp
 	return o
 }
 
-// finishPaths filters and caps a walk's rows and sets out's Cost, Summary
-// and Skipped.
+// finishPaths keeps a walk's rows and sets out's Cost, Summary and Skipped.
 func finishPaths(res *client.PathsResult, f PathFilter, out *engine.Result) pathsUnit {
 	rows, distinct := selectPathsOf(res.Rows, pathOf, totalOf, f, true)
 	out.Cost, out.Skipped = res.Pages, res.Skipped
@@ -135,8 +129,7 @@ func finishPaths(res *client.PathsResult, f PathFilter, out *engine.Result) path
 	return pathsUnit{totals: res.Totals, rows: rows, distinct: distinct}
 }
 
-// PathsWalker is what a paths source needs to walk one request at a time
-// (engine.Stepper); without it Fetch walks whole.
+// PathsWalker lets a paths source walk one request at a time.
 type PathsWalker interface {
 	BeginWalk(ep client.Endpoint, projectID string, r client.DateRange, o client.WalkOptions) (*client.PathsWalk, error)
 }
@@ -156,8 +149,7 @@ type pathsWalk struct {
 	build  func(u engine.Unit, pu pathsUnit, out *engine.Result)
 }
 
-// beginPaths starts the walk of a full window through a PathsWalker; nil
-// for a site window or another client.
+// beginPaths starts a full window's walk; nil when not walked in steps.
 func beginPaths(c any, ep client.Endpoint, u engine.Unit, r client.DateRange, prevCost int, o client.WalkOptions, f PathFilter,
 	nfam int, build func(engine.Unit, pathsUnit, *engine.Result)) (engine.Walk, error) {
 	pw, ok := c.(PathsWalker)
@@ -209,8 +201,7 @@ func totalOf(r *client.PathCounts) float64 { return r.Total }
 // first walk, a unit's cost is estimated from the other source's.
 const pathsCostGroup = "paths"
 
-// siteCost is a unit's cost before it runs: one request for a site window,
-// unknown (0) for a walk.
+// siteCost is one request for a site window, unknown (0) for a walk.
 func siteCost(u engine.Unit) int {
 	if u.Window.Site {
 		return 1

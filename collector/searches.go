@@ -9,8 +9,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 )
 
-// SearchesClient is what the searches source needs; *client.Client
-// implements it.
+// SearchesClient is what the searches source needs of *client.Client.
 type SearchesClient interface {
 	Searches(ctx context.Context, projectID string, r client.DateRange, limit int, cursor string) (*client.SearchesPage, error)
 }
@@ -18,10 +17,9 @@ type SearchesClient interface {
 // MaxTermRunes caps a search term used as a label value.
 const MaxTermRunes = 100
 
-// Searches is the source of search volume: one request a window, for one
-// row (totalSearches is site-wide whatever the limit) or, with
-// --searches.top-terms=N, the top N terms. Terms are typed by the public:
-// cut to MaxTermRunes, made valid UTF-8, never logged.
+// Searches is the source of search volume (one row: totalSearches is
+// site-wide) and, with --searches.top-terms, the top terms, which are
+// typed by the public: cut, made valid UTF-8, never logged.
 type Searches struct {
 	client   SearchesClient
 	topTerms int
@@ -112,8 +110,7 @@ func (s *Searches) Fetch(ctx context.Context, u engine.Unit, r client.DateRange,
 	return out, nil
 }
 
-// TermLabel returns a search term fit for a label value: valid UTF-8, at
-// most MaxTermRunes characters.
+// TermLabel returns a search term fit for a label value.
 func TermLabel(q string) string {
 	q = engine.SanitizeLabel(q)
 	if utf8.RuneCountInString(q) <= MaxTermRunes {
@@ -129,8 +126,7 @@ func TermLabel(q string) string {
 	return q
 }
 
-// Additive implements engine.Summer: top terms are not events, so a unit
-// with them is read directly.
+// Additive implements engine.Summer: top terms do not add up over days.
 func (s *Searches) Additive(u engine.Unit) bool { return s.topTerms == 0 || u.Window.Site }
 
 // Sum implements engine.Summer.

@@ -10,15 +10,14 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 )
 
-// ViewsClient is what the views source needs; *client.Client implements it.
+// ViewsClient is what the views source needs of *client.Client.
 type ViewsClient interface {
 	Views(ctx context.Context, projectID string, q client.PathsQuery) (*client.PathsPage, error)
 	WalkViews(ctx context.Context, projectID string, r client.DateRange, o client.WalkOptions) (*client.PathsResult, error)
 }
 
-// Views is the source of page view events, site-wide and per page. Views
-// add up: traffic "other" is what the total exceeds human and AI by, so
-// sum() over traffic is the total.
+// Views is the source of page view events, site-wide and per page; traffic
+// "other" makes sum() over traffic the total.
 type Views struct {
 	client ViewsClient
 	walk   client.WalkOptions
@@ -105,8 +104,7 @@ func (v *Views) build(u engine.Unit, res pathsUnit, out *engine.Result) {
 	out.Samples[viewsSite] = appendTraffic(nil, "", res.totals)
 }
 
-// appendTraffic appends the human, ai and (positive) other series; a
-// non-empty path is the first label.
+// appendTraffic appends the human, ai and (positive) other series.
 func appendTraffic(s []engine.Sample, path string, c client.Counts) []engine.Sample {
 	add := func(traffic string, v float64) {
 		if path == "" {
@@ -126,9 +124,8 @@ func appendTraffic(s []engine.Sample, path string, c client.Counts) []engine.Sam
 // Additive implements engine.Summer.
 func (*Views) Additive(engine.Unit) bool { return true }
 
-// Sum implements engine.Summer: the paths are ranked by their summed total
-// and cut to --analytics.max-paths as a direct read would; the paths count
-// is of the paths the days exported.
+// Sum implements engine.Summer: paths ranked by summed total and cut to
+// --analytics.max-paths, as a direct read would.
 func (v *Views) Sum(u engine.Unit, days []*engine.Result) *engine.Result {
 	out := &engine.Result{Samples: make([][]engine.Sample, len(viewsFamilies))}
 	out.Samples[viewsSite] = engine.SumSamples(familyOf(days, viewsSite)...)

@@ -7,8 +7,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 )
 
-// VisitorsClient is what the visitors source needs; *client.Client
-// implements it.
+// VisitorsClient is what the visitors source needs of *client.Client.
 type VisitorsClient interface {
 	Visitors(ctx context.Context, projectID string, q client.PathsQuery) (*client.PathsPage, error)
 	WalkVisitors(ctx context.Context, projectID string, r client.DateRange, o client.WalkOptions) (*client.PathsResult, error)
