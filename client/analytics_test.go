@@ -430,7 +430,7 @@ func TestConversationsSkipAndFuture(t *testing.T) {
 }
 
 // TestFutureFieldsEveryEndpoint: a page full of fields and enum values
-// from the future decodes as the page without them (issue 13).
+// from the future decodes as the page without them.
 func TestFutureFieldsEveryEndpoint(t *testing.T) {
 	ds, r := generated(60)
 	h := newHarness(t, nil, mintlifytest.WithProject(testProject, ds))

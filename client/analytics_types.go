@@ -2,20 +2,11 @@ package client
 
 import "time"
 
-// Page size limits of the analytics endpoints, as the API publishes them.
-// Each is the largest limit the endpoint accepts; the smallest is always 1.
+// The largest limit each analytics endpoint accepts (the smallest is 1).
 const (
-	// MaxPageSize is the largest limit of the offset-paged endpoints,
-	// visitors and views (1..250).
-	MaxPageSize = 250
-	// MaxFeedbackLimit is the largest limit of feedback by page (1..100).
-	// The endpoint has no offset or cursor: no more pages than this can be
-	// read.
-	MaxFeedbackLimit = 100
-	// MaxSearchesLimit is the largest limit of searches (1..100).
-	MaxSearchesLimit = 100
-	// MaxConversationsPageSize is the largest limit of the assistant
-	// conversations listing (1..1000).
+	MaxPageSize              = 250 // visitors and views
+	MaxFeedbackLimit         = 100
+	MaxSearchesLimit         = 100
 	MaxConversationsPageSize = 1000
 )
 
@@ -25,26 +16,18 @@ const (
 	DefaultConversationsMaxPages = 10
 )
 
-// Reasons a row was skipped, the keys of Skipped. They are short snake_case
-// words fit for a Prometheus label value.
+// Reasons a row was skipped (the keys of Skipped), fit for a label value.
 const (
-	// SkipEmptyPath: a row whose path is "".
 	SkipEmptyPath = "empty_path"
-	// SkipBadCount: a count (or rate) that is negative, not a number, not
-	// finite, null or missing.
-	SkipBadCount = "bad_count"
-	// SkipBadRow: a row that is not an object, or whose path, search term or
-	// another field the row is read for is missing or of the wrong type.
-	SkipBadRow = "bad_row"
-	// SkipEmptyTerm: a search row whose searchQuery is "".
-	SkipEmptyTerm = "empty_term"
+	SkipBadCount  = "bad_count"
+	SkipBadRow    = "bad_row"
+	SkipEmptyTerm = "empty_term" // searchQuery ""
 )
 
 // SkipReasons lists every skip reason in a stable order.
 var SkipReasons = []string{SkipEmptyPath, SkipBadCount, SkipBadRow, SkipEmptyTerm}
 
-// Skipped counts the malformed rows left out of an answer, by reason (one of
-// SkipReasons). It is nil or empty when every row was kept.
+// Skipped counts the malformed rows left out of an answer, by reason.
 type Skipped map[string]int
 
 // Total is the number of rows skipped for any reason.
@@ -56,7 +39,6 @@ func (s Skipped) Total() int {
 	return n
 }
 
-// add counts one skipped row, allocating the map on first use.
 func (s *Skipped) add(reason string) {
 	if *s == nil {
 		*s = make(Skipped, 1)
@@ -64,7 +46,6 @@ func (s *Skipped) add(reason string) {
 	(*s)[reason]++
 }
 
-// merge adds o's counts to s.
 func (s *Skipped) merge(o Skipped) {
 	for k, v := range o {
 		if *s == nil {
@@ -74,30 +55,21 @@ func (s *Skipped) merge(o Skipped) {
 	}
 }
 
-// Counts holds the counts of visitors or views split by traffic. The API
-// publishes them as JSON numbers (not integers): any finite non-negative
-// number is accepted.
-//
-// For unique visitors, Total is deduplicated across human and AI traffic, so
-// it is not Human+AI, and unique counts are not additive across pages or
-// days. For views (events), counts are additive and Total may exceed
-// Human+AI.
+// Counts holds visitors or views by traffic. A visitors Total is
+// deduplicated (not Human+AI) and does not add up over pages or days.
 type Counts struct {
 	Human float64 `json:"human"`
 	AI    float64 `json:"ai"`
 	Total float64 `json:"total"`
 }
 
-// PathCounts is one row of the visitors or views export: a page and its
-// counts.
+// PathCounts is one row of the visitors or views export.
 type PathCounts struct {
 	Path string `json:"path"`
 	Counts
 }
 
-// PathsQuery holds the query parameters of the offset-paged exports
-// (visitors and views). A zero Range sends neither dateFrom nor dateTo; a
-// zero Limit sends none (the API's default is 50).
+// PathsQuery holds the query of visitors and views; zero fields are unsent.
 type PathsQuery struct {
 	Range  DateRange
 	Limit  int
@@ -106,44 +78,27 @@ type PathsQuery struct {
 
 // PathsPage is one page of the visitors or views export.
 type PathsPage struct {
-	// Totals are the site-wide counts of the whole date range, whatever
-	// the page.
-	Totals Counts
-	// Rows are the page's well-formed rows, in the API's order.
-	Rows []PathCounts
-	// HasMore is true when more rows exist beyond this page.
+	Totals  Counts // site-wide, whatever the page
+	Rows    []PathCounts
 	HasMore bool
-	// Skipped counts the page's malformed rows, left out of Rows.
 	Skipped Skipped
 }
 
-// PathsResult is a complete walk of every page of the visitors or views
-// export for one date range.
+// PathsResult is a walk of the visitors or views export for one range.
 type PathsResult struct {
-	Range DateRange
-	// Totals are the site-wide totals of the first page.
+	Range  DateRange
 	Totals Counts
-	// Rows holds each path once, in the order the API first returned it.
-	Rows []PathCounts
-	// Pages is the number of pages the walk used: every page up to and
-	// including the first without more. Pages a concurrent walk fetched
-	// beyond that one (the site shrank) are not counted, so Pages is the
-	// right KnownPages for the next walk.
-	Pages int
-	// Duplicates counts rows dropped because their path was already seen on
-	// an earlier page.
-	Duplicates int
-	// Skipped counts the malformed rows of every page used, by reason.
-	Skipped Skipped
-	// Stopped is set when the walk stopped before the last page: it held
-	// WalkOptions.Top rows and every row had come in descending order of
-	// total, so no later row could rank among them.
+	Rows   []PathCounts // each path once, in the order first returned
+	// Pages counts the pages up to the first without more: the next walk's
+	// KnownPages.
+	Pages      int
+	Duplicates int // rows whose path an earlier page had
+	Skipped    Skipped
+	// Stopped: the walk ended early under WalkOptions.Top.
 	Stopped bool
 }
 
-// CallerStats is the answer of assistant caller stats: assistant queries in
-// the date range by caller. Counts are additive; Total may exceed the sum
-// of the others.
+// CallerStats counts assistant queries by caller; Total may exceed the sum.
 type CallerStats struct {
 	Web   float64 `json:"web"`
 	API   float64 `json:"api"`
@@ -151,8 +106,7 @@ type CallerStats struct {
 	Total float64 `json:"total"`
 }
 
-// PageFeedback is one row of feedback by page: feedback entries of one page
-// in the date range. Total may exceed the sum of the others.
+// PageFeedback is one row of feedback by page; Total may exceed the sum.
 type PageFeedback struct {
 	Path       string  `json:"path"`
 	ThumbsUp   float64 `json:"thumbsUp"`
@@ -161,88 +115,62 @@ type PageFeedback struct {
 	Total      float64 `json:"total"`
 }
 
-// FeedbackPage is the answer of feedback by page. The endpoint has no
-// offset or cursor: HasMore true means more pages had feedback than the
-// limit let through, and they cannot be read.
+// FeedbackPage is the answer of feedback by page; HasMore: pages beyond the
+// limit had feedback, and cannot be read.
 type FeedbackPage struct {
 	Rows    []PageFeedback
 	HasMore bool
 	Skipped Skipped
 }
 
-// SearchTerm is one row of searches: one search term typed by the public.
-// Query is text typed by anyone: never log it, and bound it before using it
-// as a label value.
+// SearchTerm is one row of searches. Query is typed by the public: never
+// log it, and bound it before using it as a label value.
 type SearchTerm struct {
-	Query string
-	// Hits is the number of searches for the term in the date range.
-	Hits float64
-	// CTR is the API's click-through rate, as it gives it (finite and not
-	// negative; the API documents no upper bound).
-	CTR float64
-	// TopClickedPage is nil when the API sent null or nothing.
+	Query          string
+	Hits           float64
+	CTR            float64 // as the API gives it: no documented upper bound
 	TopClickedPage *string
-	// LastSearchedAt is nil when the API sent null, nothing, or something
-	// that is not an RFC 3339 date-time.
-	LastSearchedAt *time.Time
+	LastSearchedAt *time.Time // nil unless an RFC 3339 date-time came
 }
 
 // SearchesPage is one page of searches, rows ordered by hits descending.
 type SearchesPage struct {
-	Rows []SearchTerm
-	// TotalSearches counts every search event in the date range, whatever
-	// the limit: it is the site-wide figure.
-	TotalSearches float64
-	// NextCursor is the cursor of the next page, nil at the end.
-	NextCursor *string
-	Skipped    Skipped
+	Rows          []SearchTerm
+	TotalSearches float64 // site-wide, whatever the limit
+	NextCursor    *string // nil at the end
+	Skipped       Skipped
 }
 
-// Values of ConversationKey.ResponseType and Resolution the API documents.
-// Other values are kept as they come.
+// Values of ConversationKey the API documents; others are kept as they come.
 const (
 	ResponseTypeAnswer             = "answer"
 	ResponseTypeClarifyingQuestion = "clarifying_question"
 	ResolutionAnswered             = "answered"
 	ResolutionUnanswered           = "unanswered"
-	// ResolutionUnknown stands for a null or absent resolutionStatus.
-	ResolutionUnknown = "unknown"
+	ResolutionUnknown              = "unknown" // null, absent or empty
 )
 
-// ConversationKey classifies one assistant conversation turn. An absent or
-// null responseType is ResponseTypeAnswer (the API's documented default); a
-// null, absent or empty resolutionStatus is ResolutionUnknown. Unknown
-// values are kept as the API sent them.
+// ConversationKey classifies a conversation turn; an absent responseType is
+// ResponseTypeAnswer.
 type ConversationKey struct {
 	ResponseType string
 	Resolution   string
 }
 
-// ConversationsResult is a complete cursor walk of the assistant
-// conversations for one date range. Only counts are kept: the text of
-// queries, responses and sources is never decoded.
+// ConversationsResult is a cursor walk of the assistant conversations for
+// one range; no text is decoded.
 type ConversationsResult struct {
-	Range DateRange
-	// Counts holds the number of turns of each kind.
-	Counts map[ConversationKey]int
-	// Turns is the number of turns counted (the sum of Counts).
-	Turns int
-	// Pages is the number of pages (requests) the walk used.
-	Pages int
-	// Skipped counts malformed turns, left out of Counts.
+	Range   DateRange
+	Counts  map[ConversationKey]int
+	Turns   int // the sum of Counts
+	Pages   int
 	Skipped Skipped
-	// Incomplete is true when the last page said hasMore but gave no
-	// nextCursor: the turns after it could not be asked for.
+	// Incomplete: the last page had hasMore without a nextCursor.
 	Incomplete bool
 }
 
-// CursorWalkOptions tunes WalkConversations. Zero fields take their
-// defaults.
+// CursorWalkOptions tunes WalkConversations; zero fields take defaults.
 type CursorWalkOptions struct {
-	// PageSize is the limit sent upstream, 1..MaxConversationsPageSize;
-	// DefaultConversationsPageSize when 0.
 	PageSize int
-	// MaxPages bounds the walk: a walk that would need more pages fails
-	// with ErrTooManyPages. DefaultConversationsMaxPages when 0.
 	MaxPages int
 }

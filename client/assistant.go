@@ -13,11 +13,8 @@ type callerStatsWire struct {
 	Total wireNum `json:"total"`
 }
 
-// CallerStats fetches the assistant queries of a project by caller for
-// range r: GET /v1/analytics/{projectId}/assistant/caller-stats. It is one
-// request whatever the site's size. dateFrom and dateTo are sent when set.
-// All four counts are required finite non-negative numbers; anything else
-// is a *DecodeError naming the field.
+// CallerStats fetches a project's assistant queries by caller in r: one
+// request whatever the site's size.
 func (c *Client) CallerStats(ctx context.Context, projectID string, r DateRange) (*CallerStats, error) {
 	p, err := segment("project id", projectID)
 	if err != nil {
@@ -37,7 +34,7 @@ func (c *Client) CallerStats(ctx context.Context, projectID string, r DateRange)
 
 // decodeCallerStats decodes and validates a caller stats answer.
 func decodeCallerStats(body []byte) (*CallerStats, error) {
-	const ep = EndpointCallerStats
+	ep := EndpointCallerStats
 	var w callerStatsWire
 	if err := decodePage(ep, body, &w, "", nil); err != nil {
 		return nil, err

@@ -26,51 +26,36 @@ const (
 
 // Config configures a Client. Only Key is required.
 type Config struct {
-	// BaseURL is the API's base address; DefaultBaseURL when empty. A path
-	// prefix is kept, a trailing slash is tolerated.
+	// BaseURL may have a path prefix; DefaultBaseURL when empty.
 	BaseURL string
-	// Key supplies the API key before every attempt.
-	Key KeySource
-	// HTTPClient sends the requests. When nil, the client uses its own
-	// transport, which does not follow redirects (a 3xx is an APIError).
+	Key     KeySource
+	// HTTPClient defaults to one that follows no redirects (a 3xx is an
+	// APIError).
 	HTTPClient *http.Client
-	// Timeout bounds each attempt, reading the body included; DefaultTimeout
-	// when zero.
-	Timeout time.Duration
-	// UserAgent is sent as User-Agent, for example
-	// "mintlify_exporter/1.2.3"; DefaultUserAgent when empty.
+	// Timeout bounds each attempt, reading the body included.
+	Timeout   time.Duration
 	UserAgent string
-	// Retry says how transient failures are retried.
-	Retry RetryPolicy
-	// Hooks are called around every attempt. They may be called from several
-	// goroutines at once (WalkVisitors fetches pages concurrently).
+	Retry     RetryPolicy
+	// Hooks may be called from several goroutines at once.
 	Hooks Hooks
-	// MaxBodyBytes caps a response body; DefaultMaxBodyBytes when zero. A
-	// larger body is an error (ErrBodyTooLarge), never silently cut.
+	// MaxBodyBytes caps a response body (a larger one is ErrBodyTooLarge).
 	MaxBodyBytes int64
-	// Now is the clock against which a Retry-After HTTP date is read;
-	// time.Now when nil.
+	// Now is the clock a Retry-After HTTP date is read against.
 	Now func() time.Time
 }
 
-// RetryPolicy says how transient failures are retried. Zero fields take
-// their defaults.
+// RetryPolicy says how transient failures are retried; zero fields take
+// defaults.
 type RetryPolicy struct {
-	// MaxAttempts is the total number of attempts, the first included;
-	// DefaultMaxAttempts when zero, 1 disables retries.
+	// MaxAttempts counts the first attempt: 1 disables retries.
 	MaxAttempts int
-	// BaseDelay is the delay before the first retry; it doubles for each
-	// further retry. DefaultBaseDelay when zero.
+	// BaseDelay is the delay before the first retry, doubled for each next.
 	BaseDelay time.Duration
-	// MaxDelay caps the delay between attempts; DefaultMaxDelay when zero.
-	// When a 5xx answer carries a Retry-After longer than the computed
-	// delay, that is waited instead, up to MaxDelay.
+	// MaxDelay caps the delay, and a 5xx's longer Retry-After, if waited.
 	MaxDelay time.Duration
 	// Sleep waits d or until ctx is done, returning ctx's error then.
-	// Defaults to a timer; tests inject their own.
 	Sleep func(ctx context.Context, d time.Duration) error
-	// Jitter randomizes a delay; its result is kept within [0, MaxDelay].
-	// The default picks uniformly in [d/2, d].
+	// Jitter randomizes a delay within [0, MaxDelay]; default [d/2, d].
 	Jitter func(d time.Duration) time.Duration
 }
 
@@ -150,8 +135,7 @@ func New(cfg Config) (*Client, error) {
 	return c, nil
 }
 
-// parseBaseURL checks an http(s) base URL and returns it without a trailing
-// slash.
+// parseBaseURL checks an http(s) base URL and drops a trailing slash.
 func parseBaseURL(s string) (string, error) {
 	if s == "" {
 		s = DefaultBaseURL
@@ -169,8 +153,7 @@ func parseBaseURL(s string) (string, error) {
 	return strings.TrimRight(u.String(), "/"), nil
 }
 
-// defaultHTTPClient returns a client with bounded connection set-up that
-// does not follow redirects. Per-attempt timeouts come from contexts.
+// defaultHTTPClient bounds connection set-up and follows no redirects.
 func defaultHTTPClient() *http.Client {
 	t := &http.Transport{
 		Proxy: http.ProxyFromEnvironment,
@@ -194,7 +177,6 @@ func defaultHTTPClient() *http.Client {
 }
 
 // DefaultSleep waits d or until ctx is done, returning ctx's error then.
-// It is the default RetryPolicy.Sleep.
 func DefaultSleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()

@@ -7,9 +7,7 @@ import (
 	"strconv"
 )
 
-// conversationWire is the wire form of one conversation turn: only what is
-// counted. The text of the query, the response and the sources is skipped
-// by the decoder, never kept.
+// conversationWire is one turn, only what is counted: no text is kept.
 type conversationWire struct {
 	ID               wireSeen `json:"id"`
 	ResponseType     wireStr  `json:"responseType"`
@@ -35,21 +33,12 @@ type conversationsPage struct {
 }
 
 // WalkConversations counts every assistant conversation turn of a project
-// in range r by response type and resolution, following the cursor of
-// GET /v1/analytics/{projectId}/assistant (limit o.PageSize, 1..
-// MaxConversationsPageSize) while hasMore is true. It costs one request per
-// PageSize turns.
-//
-// The walk is all or nothing. It fails with ErrTooManyPages when more than
-// MaxPages pages would be needed, and with a *DecodeError for a nextCursor
-// already seen (the walk would not end). A page without turns that claims
-// more is followed by its cursor, as any page. A page with hasMore true
-// and no nextCursor (null, which the schema allows) ends the walk: there
-// is no way to ask for more; the result says so (Incomplete). A turn that is not an object, has no id, or a
-// responseType or resolutionStatus that is not a string (or null) or is
-// an empty responseType is skipped and counted in Skipped.
+// in r by response type and resolution, following the cursor: one request
+// per PageSize turns, all or nothing. More than MaxPages pages is
+// ErrTooManyPages, a cursor already seen a *DecodeError; hasMore without a
+// nextCursor ends the walk Incomplete. Malformed turns are skipped.
 func (c *Client) WalkConversations(ctx context.Context, projectID string, r DateRange, o CursorWalkOptions) (*ConversationsResult, error) {
-	const ep = EndpointConversations
+	ep := EndpointConversations
 	fail := func(page int, err error) error {
 		rng := "all dates"
 		if r != (DateRange{}) {
@@ -120,7 +109,7 @@ func (c *Client) WalkConversations(ctx context.Context, projectID string, r Date
 
 // decodeConversations decodes and validates one page of conversations.
 func decodeConversations(body []byte) (*conversationsPage, error) {
-	const ep = EndpointConversations
+	ep := EndpointConversations
 	var w conversationsWire
 	if err := decodePage(ep, body, &w, "conversations", conversationRowType); err != nil {
 		return nil, err

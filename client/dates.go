@@ -30,7 +30,7 @@ func ParseDate(s string) (Date, error) {
 // Time returns midnight UTC at the start of the day.
 func (d Date) Time() time.Time { return time.Date(d.Year, d.Month, d.Day, 0, 0, 0, 0, time.UTC) }
 
-// AddDays returns the day n days after d (before it when n is negative).
+// AddDays returns the day n days after d.
 func (d Date) AddDays(n int) Date { return DateOf(d.Time().AddDate(0, 0, n)) }
 
 // IsZero reports whether d is the zero Date.
@@ -39,15 +39,13 @@ func (d Date) IsZero() bool { return d == Date{} }
 // String formats the day as YYYY-MM-DD, the form the API takes.
 func (d Date) String() string { return fmt.Sprintf("%04d-%02d-%02d", d.Year, d.Month, d.Day) }
 
-// DateRange is a half-open range of days: From is included, To is not,
-// exactly as the API's dateFrom and dateTo parameters.
+// DateRange is a half-open range of days, as dateFrom and dateTo.
 type DateRange struct {
 	From Date
 	To   Date
 }
 
-// LastNDays returns the n calendar days in UTC ending with the day of now,
-// today included: From is today-(n-1) days and To is tomorrow (exclusive).
+// LastNDays returns the n UTC days ending with today, today included.
 func LastNDays(now time.Time, n int) DateRange {
 	today := DateOf(now)
 	return DateRange{From: today.AddDays(-(n - 1)), To: today.AddDays(1)}

@@ -7,10 +7,8 @@ import (
 	"time"
 )
 
-// This file holds the field checks of the job endpoints' typed decoding
-// (wire.go's leaves and decodePage): every field of a job may be absent or
-// null, and one that is present must have its type; the first problem is
-// kept, as a *DecodeError naming the field's path.
+// The field checks of the job endpoints: a field may be absent or null, a
+// present one must have its type; the first problem is kept.
 
 // fields checks the fields of one object, keeping the first problem.
 type fields struct {
@@ -18,7 +16,6 @@ type fields struct {
 	err error
 }
 
-// fail keeps the first problem.
 func (f *fields) fail(field, reason string) {
 	if f.err == nil {
 		f.err = &DecodeError{Endpoint: f.ep, Field: field, Reason: reason}
@@ -67,8 +64,8 @@ func (f *fields) nullTime(field string, s *wireStr) *time.Time {
 	return &t
 }
 
-// optObject decodes an object that may be absent or null into v and
-// reports whether it was there.
+// optObject decodes an object that may be absent or null into v, reporting
+// whether it was there.
 func (f *fields) optObject(field string, raw json.RawMessage, v any) bool {
 	raw = bytes.TrimSpace(raw)
 	switch {

@@ -136,7 +136,7 @@ var pathRowCases = []rowCase{
 }
 
 // TestDecodePathsSkipsBadRows: a malformed row is left out and counted by
-// reason; the other rows of the page are kept, in order (issue 13).
+// reason; the other rows of the page are kept, in order.
 func TestDecodePathsSkipsBadRows(t *testing.T) {
 	ds, r := generated(20)
 	for _, ep := range []string{mintlifytest.EndpointVisitors, mintlifytest.EndpointViews} {
@@ -187,7 +187,7 @@ func TestDecodePathsSkipsBadRows(t *testing.T) {
 }
 
 // TestDecodeCountsAsNumbers: counts written 12.0 or 1.2e+01 read as 12, on
-// every endpoint (issue 13), through the fake's CountFormat fault.
+// every endpoint, through the fake's CountFormat fault.
 func TestDecodeCountsAsNumbers(t *testing.T) {
 	ds, r := generated(30)
 	for _, cf := range []mintlifytest.CountFormat{mintlifytest.CountsWithFraction, mintlifytest.CountsWithExponent} {

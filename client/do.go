@@ -17,7 +17,9 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/backoff"
 )
 
-// call describes one API operation.
+// errUndefinedEndpoint: the call's endpoint has no budget class.
+var errUndefinedEndpoint = errors.New("endpoint not defined with a budget class (client.analytics or client.free)")
+
 type call struct {
 	endpoint Endpoint
 	method   string
@@ -30,27 +32,26 @@ type call struct {
 // reached the server.
 func (r *call) idempotent() bool { return r.method == http.MethodGet }
 
-// response is a successful (2xx) answer, with the key removed from its body.
+// response is a 2xx answer, its body without the key.
 type response struct {
 	body []byte
 }
 
-// outcome is the result of one attempt.
 type outcome struct {
-	resp *response
-	err  error
-	// retryable: a later attempt may succeed.
-	retryable bool
-	// retryAfter is a Retry-After that came with a retryable answer.
+	resp          *response
+	err           error
+	retryable     bool
 	retryAfter    time.Duration
 	hasRetryAfter bool
-	// unsent: the attempt failed before a connection was made, so it
-	// cannot have reached the API.
+	// unsent: no connection was made, so the API never saw it.
 	unsent bool
 }
 
 // do performs the call, retrying transient failures per the RetryPolicy.
 func (c *Client) do(ctx context.Context, r *call) (*response, error) {
+	if !r.endpoint.defined() {
+		return nil, fmt.Errorf("%s: %w", r.endpoint, errUndefinedEndpoint)
+	}
 	var last error
 	for attempt := 1; ; attempt++ {
 		if err := ctx.Err(); err != nil {
@@ -104,31 +105,14 @@ func (c *Client) do(ctx context.Context, r *call) (*response, error) {
 	}
 }
 
-// attempt sends the request once and reads the answer within the
-// per-attempt timeout.
+// attempt sends the request once and reads the answer within the timeout.
 func (c *Client) attempt(ctx context.Context, r *call, key string) outcome {
 	actx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-
-	target := c.base + r.path
-	if len(r.query) > 0 {
-		target += "?" + r.query.Encode()
-	}
-	var body io.Reader
-	if r.body != nil {
-		body = bytes.NewReader(r.body)
-	}
-	req, err := http.NewRequestWithContext(actx, r.method, target, body)
+	req, err := c.newRequest(actx, r, key)
 	if err != nil {
 		return outcome{err: fmt.Errorf("%s: building request: %w", r.endpoint, err)}
 	}
-	req.Header.Set("Authorization", "Bearer "+key)
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", c.userAgent)
-	if r.body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-
 	start := time.Now()
 	res, err := c.http.Do(req)
 	if err != nil {
@@ -150,37 +134,68 @@ func (c *Client) attempt(ctx context.Context, r *call, key string) outcome {
 		tooLarge = readErr == nil && int64(len(b)) > limit
 	}
 	c.observe(Attempt{Endpoint: r.endpoint, StatusCode: res.StatusCode, Err: readErr, Duration: time.Since(start)})
+	switch {
+	case readErr != nil:
+		return c.readFailure(ctx, actx, r, readErr)
+	case ok && tooLarge:
+		return outcome{err: fmt.Errorf("%s: HTTP %d: body exceeds %d bytes: %w", r.endpoint, res.StatusCode, limit, ErrBodyTooLarge)}
+	case ok:
+		return outcome{resp: &response{body: redactBody(b, key)}}
+	}
+	return c.errorAnswer(r, res, cutErrorBody(b, limit, key), key)
+}
 
-	if readErr != nil {
-		if ctx.Err() != nil {
-			return outcome{err: fmt.Errorf("%s: reading response: %w", r.endpoint, ctx.Err())}
-		}
-		reason := "reading body: " + readErr.Error()
-		if actx.Err() != nil {
-			reason = fmt.Sprintf("reading body: no complete answer within %s", c.timeout)
-		}
-		// The server answered, so a POST reached it: only GETs are repeated.
-		return outcome{
-			err:       &DecodeError{Endpoint: r.endpoint, Reason: reason},
-			retryable: r.idempotent(),
-		}
+func (c *Client) newRequest(ctx context.Context, r *call, key string) (*http.Request, error) {
+	target := c.base + r.path
+	if len(r.query) > 0 {
+		target += "?" + r.query.Encode()
 	}
-	if ok {
-		if tooLarge {
-			return outcome{err: fmt.Errorf("%s: HTTP %d: body exceeds %d bytes: %w", r.endpoint, res.StatusCode, limit, ErrBodyTooLarge)}
-		}
-		// A body carrying the key (an echo, an upstream bug) must not bring
-		// it into a decoded value, an error or Job.Raw: the key leaves
-		// before anything decodes the body.
-		if key != "" && bytes.Contains(b, []byte(key)) {
-			b = bytes.ReplaceAll(b, []byte(key), []byte("[redacted]"))
-		}
-		// The key written with JSON escapes (mint\u005f...) decodes to the
-		// key: such strings are decoded and redacted too.
-		b = redactEscaped(b, key)
-		return outcome{resp: &response{body: b}}
+	var body io.Reader
+	if r.body != nil {
+		body = bytes.NewReader(r.body)
 	}
-	ae := c.apiError(r.endpoint, res, cutErrorBody(b, limit, key), key)
+	req, err := http.NewRequestWithContext(ctx, r.method, target, body)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", c.userAgent)
+	if r.body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	return req, nil
+}
+
+// readFailure classifies an answer whose body could not be read whole.
+func (c *Client) readFailure(ctx, actx context.Context, r *call, readErr error) outcome {
+	if ctx.Err() != nil {
+		return outcome{err: fmt.Errorf("%s: reading response: %w", r.endpoint, ctx.Err())}
+	}
+	reason := "reading body: " + readErr.Error()
+	if actx.Err() != nil {
+		reason = fmt.Sprintf("reading body: no complete answer within %s", c.timeout)
+	}
+	// The server answered, so a POST reached it: only GETs are repeated.
+	return outcome{
+		err:       &DecodeError{Endpoint: r.endpoint, Reason: reason},
+		retryable: r.idempotent(),
+	}
+}
+
+// redactBody takes the key out of a 2xx body before anything decodes it,
+// as bytes and written with JSON escapes (mint\u005f...).
+func redactBody(b []byte, key string) []byte {
+	if key != "" && bytes.Contains(b, []byte(key)) {
+		b = bytes.ReplaceAll(b, []byte(key), []byte("[redacted]"))
+	}
+	return redactEscaped(b, key)
+}
+
+// errorAnswer is the outcome of a non-2xx answer: 500, 502, 503 and 504
+// are retried for GETs.
+func (c *Client) errorAnswer(r *call, res *http.Response, body []byte, key string) outcome {
+	ae := c.apiError(r.endpoint, res, body, key)
 	o := outcome{err: ae}
 	switch res.StatusCode {
 	case http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
@@ -200,8 +215,7 @@ func (c *Client) transportFailure(ctx, actx context.Context, r *call, err error)
 		return outcome{err: fmt.Errorf("%s: %w", r.endpoint, err)}
 	}
 	if actx.Err() != nil {
-		// The per-attempt timeout: the request may have reached the
-		// server, so only GETs are repeated.
+		// The per-attempt timeout: a POST may have reached the server.
 		return outcome{
 			err:       fmt.Errorf("%s: no answer within %s: %w", r.endpoint, c.timeout, err),
 			retryable: r.idempotent(),
@@ -214,27 +228,23 @@ func (c *Client) transportFailure(ctx, actx context.Context, r *call, err error)
 	}
 }
 
-// IsConnectFailure reports whether err comes from a request that failed
-// before a connection to the API was made (the name did not resolve, the
-// connection was refused): it never reached the API, and the base address
-// (--mintlify.api-url) or the network is at fault.
+// IsConnectFailure reports whether err comes from a request that never
+// reached the API: no connection could be made (--mintlify.api-url or the
+// network is at fault).
 func IsConnectFailure(err error) bool { return neverSent(err) }
 
-// neverSent reports whether err certainly happened before any byte of the
-// request reached the server: the connection could not be made.
+// neverSent reports whether the connection could not be made.
 func neverSent(err error) bool {
 	var op *net.OpError
 	return errors.As(err, &op) && op.Op == "dial"
 }
 
-// observe calls Hooks.Observe when set.
 func (c *Client) observe(a Attempt) {
 	if c.hooks.Observe != nil {
 		c.hooks.Observe(a)
 	}
 }
 
-// apiError builds the APIError of a non-2xx answer.
 func (c *Client) apiError(ep Endpoint, res *http.Response, body []byte, key string) *APIError {
 	ae := &APIError{Endpoint: ep, StatusCode: res.StatusCode}
 	if v := res.Header.Get("Retry-After"); v != "" {
@@ -273,8 +283,7 @@ func (c *Client) apiError(ep Endpoint, res *http.Response, body []byte, key stri
 // maxExcerptRunes bounds a message taken from a response body.
 const maxExcerptRunes = 200
 
-// excerpt makes s fit for an error message: the key removed, white space
-// collapsed, invalid UTF-8 and control characters replaced, length bounded.
+// excerpt makes s fit for a one-line error message, without the key.
 func excerpt(s, key string) string {
 	s = redact(s, key)
 	s = strings.ToValidUTF8(s, "\uFFFD")
@@ -291,11 +300,10 @@ func excerpt(s, key string) string {
 	return s
 }
 
-// redactEscaped returns the JSON body b with every string literal that
-// decodes to something holding key (through \u escapes, which no byte
-// search sees) replaced by the same string with the key redacted. A body
-// without a \u escape is returned as it is, without a scan. Literals that
-// do not decode are left to the decoder, which rejects them.
+// redactEscaped redacts key from every string literal of the JSON body b
+// that holds it only through \u escapes, which no byte search sees. A body
+// without \u is returned unscanned; undecodable literals are left to the
+// decoder, which rejects them.
 func redactEscaped(b []byte, key string) []byte {
 	if key == "" || !bytes.Contains(b, []byte(`\u`)) {
 		return b
@@ -340,7 +348,6 @@ func redactEscaped(b []byte, key string) []byte {
 	return append(out, b[last:]...)
 }
 
-// redact removes key from s.
 func redact(s, key string) string {
 	if key == "" {
 		return s
@@ -348,12 +355,12 @@ func redact(s, key string) string {
 	return strings.ReplaceAll(s, key, "[redacted]")
 }
 
-// ErrInvalidID is wrapped by the error of a call given a project or job id
-// that cannot be a path segment ("", "." or ".."): nothing is sent.
+// ErrInvalidID is wrapped by the error of a call given an id that cannot be
+// a path segment ("", "." or ".."): nothing is sent.
 var ErrInvalidID = errors.New("invalid id")
 
-// segment escapes one path segment. Empty, "." and ".." are refused: they
-// would silently address another route.
+// segment escapes a path segment; "", "." and ".." would address another
+// route.
 func segment(what, v string) (string, error) {
 	switch v {
 	case "":
@@ -364,12 +371,9 @@ func segment(what, v string) (string, error) {
 	return url.PathEscape(v), nil
 }
 
-// readBody reads at most limit bytes of the body (decompressed, when the
-// transport undid a gzip encoding: a gzip bomb stops at limit too), into
-// a buffer sized from Content-Length when the server sent one (a 250-row
-// page is about 30 KB: growing a buffer to it copies it several times).
-// The buffer never grows past limit, so what one answer holds is bounded
-// by its endpoint's cap, not twice that.
+// readBody reads at most limit bytes of the (decompressed: a gzip bomb
+// stops too) body into a buffer sized from Content-Length and never grown
+// past limit, so one answer holds at most its endpoint's cap.
 func readBody(res *http.Response, limit int64) ([]byte, error) {
 	size := int64(64 << 10)
 	if n := res.ContentLength; n >= 0 {
@@ -395,24 +399,4 @@ func readBody(res *http.Response, limit int64) ([]byte, error) {
 			return buf, err
 		}
 	}
-}
-
-// MaxBody is the largest answer of the endpoint the client reads: what a
-// sane page can be, with a wide margin (a 250-row visitors page is about
-// 30 KB; 8 MiB allows 32 KiB a row). A larger answer is an error
-// (ErrBodyTooLarge). Together with the walk's page concurrency it bounds
-// what one walk holds in memory, whatever the API sends. Config.MaxBodyBytes
-// lowers it further.
-func (e Endpoint) MaxBody() int64 {
-	switch e {
-	case EndpointVisitors, EndpointViews, EndpointListJobs:
-		return 8 << 20
-	case EndpointFeedbackByPage, EndpointSearches:
-		return 4 << 20
-	case EndpointConversations: // up to 1,000 turns of text a page
-		return 32 << 20
-	case EndpointCallerStats, EndpointGetJob, EndpointSendMessage, EndpointCreateJob:
-		return 1 << 20
-	}
-	return DefaultMaxBodyBytes
 }

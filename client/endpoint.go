@@ -9,67 +9,89 @@ import (
 // DefaultBaseURL is the address of Mintlify's public REST API.
 const DefaultBaseURL = "https://api.mintlify.com"
 
-// Endpoint names one upstream operation. The names are fixed and short so
-// they can be used as Prometheus label values; they are never URLs.
+// Endpoint names one upstream operation: a label value, never a URL. Each
+// is defined by analytics or free, so its budget class is part of it.
 type Endpoint string
 
-// The upstream operations the client knows. The six analytics endpoints
-// share the organization's analytics rate limit.
-const (
-	// EndpointVisitors is GET /v1/analytics/{projectId}/visitors.
-	EndpointVisitors Endpoint = "visitors"
-	// EndpointViews is GET /v1/analytics/{projectId}/views.
-	EndpointViews Endpoint = "views"
-	// EndpointCallerStats is GET /v1/analytics/{projectId}/assistant/caller-stats.
-	EndpointCallerStats Endpoint = "caller_stats"
-	// EndpointFeedbackByPage is GET /v1/analytics/{projectId}/feedback/by-page.
-	EndpointFeedbackByPage Endpoint = "feedback_by_page"
-	// EndpointSearches is GET /v1/analytics/{projectId}/searches.
-	EndpointSearches Endpoint = "searches"
-	// EndpointConversations is GET /v1/analytics/{projectId}/assistant.
-	EndpointConversations Endpoint = "conversations"
-	// EndpointGetJob is GET /v2/agent/{projectId}/job/{id}.
-	EndpointGetJob Endpoint = "get_job"
-	// EndpointSendMessage is POST /v2/agent/{projectId}/job/{id}/message.
-	EndpointSendMessage Endpoint = "send_message"
-	// EndpointListJobs is the deprecated GET /v1/agent/{projectId}/jobs.
-	EndpointListJobs Endpoint = "list_jobs"
-	// EndpointCreateJob is POST /v2/agent/{projectId}/job.
-	EndpointCreateJob Endpoint = "create_job"
+type endpointDef struct {
+	analytics bool  // spends the organization's shared analytics limit
+	maxBody   int64 // see MaxBody
+}
+
+var defs = map[Endpoint]endpointDef{}
+
+// Endpoints lists every endpoint, in the order they are defined.
+var Endpoints []Endpoint
+
+// analytics defines an endpoint Hooks.Allow counts against the
+// organization's analytics rate limit (100 requests an hour).
+func analytics(name string, maxBody int64) Endpoint {
+	return define(name, endpointDef{analytics: true, maxBody: maxBody})
+}
+
+// free defines an endpoint outside the analytics rate limit.
+func free(name string, maxBody int64) Endpoint {
+	return define(name, endpointDef{maxBody: maxBody})
+}
+
+func define(name string, d endpointDef) Endpoint {
+	e := Endpoint(name)
+	if _, dup := defs[e]; dup {
+		panic("client: endpoint " + name + " defined twice")
+	}
+	defs[e] = d
+	Endpoints = append(Endpoints, e)
+	return e
+}
+
+// The upstream operations (a 250-row visitors page is about 30 KB: 8 MiB
+// allows 32 KiB a row; a conversations page holds up to 1,000 turns).
+var (
+	EndpointVisitors       = analytics("visitors", 8<<20)         // GET /v1/analytics/{projectId}/visitors
+	EndpointViews          = analytics("views", 8<<20)            // GET /v1/analytics/{projectId}/views
+	EndpointCallerStats    = analytics("caller_stats", 1<<20)     // GET /v1/analytics/{projectId}/assistant/caller-stats
+	EndpointFeedbackByPage = analytics("feedback_by_page", 4<<20) // GET /v1/analytics/{projectId}/feedback/by-page
+	EndpointSearches       = analytics("searches", 4<<20)         // GET /v1/analytics/{projectId}/searches
+	EndpointConversations  = analytics("conversations", 32<<20)   // GET /v1/analytics/{projectId}/assistant
+	EndpointGetJob         = free("get_job", 1<<20)               // GET /v2/agent/{projectId}/job/{id}
+	EndpointSendMessage    = free("send_message", 1<<20)          // POST /v2/agent/{projectId}/job/{id}/message
+	EndpointListJobs       = free("list_jobs", 8<<20)             // deprecated GET /v1/agent/{projectId}/jobs
+	EndpointCreateJob      = free("create_job", 1<<20)            // POST /v2/agent/{projectId}/job
 )
 
-// Endpoints lists every endpoint, in a stable order: the analytics ones
-// first.
-var Endpoints = []Endpoint{
-	EndpointVisitors, EndpointViews, EndpointCallerStats, EndpointFeedbackByPage, EndpointSearches, EndpointConversations,
-	EndpointGetJob, EndpointSendMessage, EndpointListJobs, EndpointCreateJob,
-}
-
-// Analytics reports whether the endpoint spends the organization's shared
-// analytics rate limit (100 requests per hour upstream).
+// Analytics reports whether the endpoint spends the analytics rate limit.
+// An undefined name is counted: a missing definition never bypasses it.
 func (e Endpoint) Analytics() bool {
-	switch e {
-	case EndpointVisitors, EndpointViews, EndpointCallerStats, EndpointFeedbackByPage, EndpointSearches, EndpointConversations:
-		return true
-	}
-	return false
+	d, ok := defs[e]
+	return !ok || d.analytics
 }
 
-// Attempt describes one HTTP attempt against the upstream API, successful or
-// not. Retries are separate attempts.
+// MaxBody is the largest answer of the endpoint the client reads (larger is
+// ErrBodyTooLarge), lowered by Config.MaxBodyBytes.
+func (e Endpoint) MaxBody() int64 {
+	if d, ok := defs[e]; ok {
+		return d.maxBody
+	}
+	return DefaultMaxBodyBytes
+}
+
+func (e Endpoint) defined() bool {
+	_, ok := defs[e]
+	return ok
+}
+
+// Attempt describes one HTTP attempt; retries are separate attempts.
 type Attempt struct {
 	Endpoint Endpoint
-	// StatusCode is the HTTP status received, or 0 when no response arrived.
+	// StatusCode is 0 when no response arrived; Err is then the transport
+	// error, else the error that cut reading the body short.
 	StatusCode int
-	// Err is the transport error when no response arrived (StatusCode 0),
-	// or the error that cut reading the response body short.
-	Err      error
-	Duration time.Duration
+	Err        error
+	Duration   time.Duration
 }
 
-// Code is the attempt's outcome as a label value: the HTTP status code, or
-// "error" when no whole response arrived (none at all, or a body cut by a
-// timeout or a reset: the status alone is not an answer).
+// Code is the attempt's outcome as a label value: the status code, or
+// "error" when no whole response arrived.
 func (a Attempt) Code() string {
 	if a.StatusCode == 0 || a.Err != nil {
 		return "error"
@@ -77,19 +99,14 @@ func (a Attempt) Code() string {
 	return strconv.Itoa(a.StatusCode)
 }
 
-// Hooks lets the caller account for and observe every attempt without the
-// client depending on Prometheus.
+// Hooks lets the caller account for and observe every attempt.
 type Hooks struct {
-	// Allow, when set, is called before every attempt, retries included,
-	// with the call's context. It may wait (for a request budget, say) and
-	// should return when ctx ends. A non-nil error stops the call before
-	// anything is sent; the client returns that error (wrapped) to its
-	// caller.
+	// Allow is called before every attempt, retries included; it may wait
+	// (for a budget) until ctx ends. An error stops the call unsent.
 	Allow func(ctx context.Context, e Endpoint) error
-	// Observe, when set, is called after every attempt that was sent.
+	// Observe is called after every attempt sent.
 	Observe func(Attempt)
-	// Unsent, when set, is called after an attempt Allow allowed that
-	// failed before a connection was made (see IsConnectFailure): it
-	// cannot have reached the API, so a request budget may take it back.
+	// Unsent is called after an allowed attempt that never reached the API
+	// (IsConnectFailure): a budget may take it back.
 	Unsent func(e Endpoint)
 }

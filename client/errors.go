@@ -11,14 +11,11 @@ import (
 
 // Errors returned (wrapped) by the client; test for them with errors.Is.
 var (
-	// ErrEmptyPrompt is returned by SendMessage for an empty prompt; nothing
-	// is sent.
+	// ErrEmptyPrompt: SendMessage sends nothing for an empty prompt.
 	ErrEmptyPrompt = errors.New("empty prompt: the API requires at least one character")
-	// ErrTooManyPages ends a walk that still had more pages after its
-	// MaxPages pages (WalkOptions, CursorWalkOptions, ListJobsOptions).
+	// ErrTooManyPages ends a walk still having more after MaxPages pages.
 	ErrTooManyPages = errors.New("too many pages")
-	// ErrBodyTooLarge is returned when a response body exceeds
-	// Config.MaxBodyBytes. The body is never silently cut.
+	// ErrBodyTooLarge: a body over its cap; it is never silently cut.
 	ErrBodyTooLarge = errors.New("response body too large")
 )
 
@@ -26,21 +23,15 @@ var (
 type APIError struct {
 	Endpoint   Endpoint
 	StatusCode int
-	// Message is the API's "error" field, or a short excerpt of a body that
-	// is not the API's JSON error shape, or the HTTP status text when the
-	// body is empty.
+	// Message is the API's "error", an excerpt of the body or status text.
 	Message string
-	// Details holds the messages of the API's "details" array, if any.
 	Details []string
-	// RetryAfter is the parsed Retry-After header (delta-seconds or
-	// HTTP-date), 0 when absent or unparsable; HasRetryAfter tells which.
+	// RetryAfter is the parsed Retry-After, if HasRetryAfter.
 	RetryAfter    time.Duration
 	HasRetryAfter bool
 }
 
-// Error formats the error as `endpoint: HTTP code: message (details)`,
-// followed for a 403 by what the status means for this endpoint (see
-// Advice).
+// Error formats the error as `endpoint: HTTP code: message (details)`.
 func (e *APIError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: HTTP %d", e.Endpoint, e.StatusCode)
@@ -63,11 +54,8 @@ func (e *APIError) Error() string {
 	return b.String()
 }
 
-// Advice says, for a 403, what the answer means for this endpoint and so
-// what to do; "" for any other status. A 403 is not about the key being
-// valid (that is a 401): the caller's IP is not on the organization's
-// allowlist, or the key lacks the scope the call needs, read for the GET
-// endpoints and write for send-message and create-job (POSTs).
+// Advice says what a 403 means for this endpoint: the IP is not on the
+// allowlist, or the key lacks the read (GET) or write (POST) scope.
 func (e *APIError) Advice() string {
 	switch e.StatusCode {
 	case http.StatusForbidden:
@@ -79,15 +67,11 @@ func (e *APIError) Advice() string {
 	return ""
 }
 
-// DecodeError is a response that does not have the documented shape:
-// malformed or truncated JSON, a missing required field, a wrong type or an
-// invalid value.
+// DecodeError is a response without the documented shape.
 type DecodeError struct {
 	Endpoint Endpoint
-	// Field is the offending field as a path, for example
-	// "visitors[3].human" or "source.ref"; "" means the body as a whole.
-	Field string
-	// Reason says what is wrong, for example "negative count -1".
+	// Field is the offending field's path; "" for the whole body.
+	Field  string
 	Reason string
 }
 
@@ -108,28 +92,20 @@ func statusOf(err error) int {
 	return 0
 }
 
-// IsNotFound reports whether err is an HTTP 404 answer, for example an
-// unknown job or project.
+// IsNotFound reports whether err is an HTTP 404 answer.
 func IsNotFound(err error) bool { return statusOf(err) == http.StatusNotFound }
 
-// IsUnauthorized reports whether err is an HTTP 401 answer: a missing,
-// wrong, revoked or expired key. A 403 is not one: see IsForbidden, and
-// IsRefused for either.
+// IsUnauthorized reports whether err is an HTTP 401: a wrong or dead key.
 func IsUnauthorized(err error) bool { return statusOf(err) == http.StatusUnauthorized }
 
-// IsForbidden reports whether err is an HTTP 403 answer: the caller's IP is
-// not on the organization's allowlist, or the key lacks the scope the call
-// needs (read for GET, write for send-message). APIError.Advice says which
-// applies to the endpoint.
+// IsForbidden reports whether err is an HTTP 403 (see APIError.Advice).
 func IsForbidden(err error) bool { return statusOf(err) == http.StatusForbidden }
 
-// IsRefused reports whether err is an HTTP 401 or 403 answer: the API
-// refused the caller as a whole rather than one request, so further
-// requests with the same key from the same place will be refused too.
+// IsRefused reports whether err is a 401 or 403: every request with the
+// same key from the same place will be refused too.
 func IsRefused(err error) bool { return IsUnauthorized(err) || IsForbidden(err) }
 
-// IsRateLimited reports whether err is an HTTP 429 answer (ok) and, if so,
-// the Retry-After it carried.
+// IsRateLimited reports whether err is an HTTP 429, with its Retry-After.
 func IsRateLimited(err error) (retryAfter time.Duration, hasRetryAfter bool, ok bool) {
 	var ae *APIError
 	if !errors.As(err, &ae) || ae.StatusCode != http.StatusTooManyRequests {
@@ -138,10 +114,7 @@ func IsRateLimited(err error) (retryAfter time.Duration, hasRetryAfter bool, ok 
 	return ae.RetryAfter, ae.HasRetryAfter, true
 }
 
-// Advice returns what a person should do about err when the API refused
-// the caller or the project: for a 401, the key; for a 404, the project
-// id; "" otherwise (a 403's advice is part of its Error, see
-// APIError.Advice).
+// Advice says what to do about a 401 (the key) or 404 (the project id).
 func Advice(err error) string {
 	switch {
 	case IsUnauthorized(err):
@@ -152,10 +125,8 @@ func Advice(err error) string {
 	return ""
 }
 
-// errorBodyOverread is how many bytes past its limit an answer's body is
-// read: for an error answer, the length of the key, so that a key that
-// starts before the cut is read whole and redacted (cutErrorBody) rather
-// than cut into a fragment no redaction recognises.
+// errorBodyOverread reads an error answer the key's length past its limit,
+// so a key across the cut is read whole and redacted.
 func errorBodyOverread(ok bool, key string) int64 {
 	if ok {
 		return 0
@@ -163,9 +134,7 @@ func errorBodyOverread(ok bool, key string) int64 {
 	return int64(len(key))
 }
 
-// cutErrorBody redacts key from an error answer's body, then cuts it to
-// limit bytes: redacting first means a key across the cut never leaves a
-// fragment.
+// cutErrorBody redacts key from an error body, then cuts it to limit.
 func cutErrorBody(b []byte, limit int64, key string) []byte {
 	if key != "" {
 		b = bytes.ReplaceAll(b, []byte(key), []byte("[redacted]"))
@@ -176,12 +145,10 @@ func cutErrorBody(b []byte, limit int64, key string) []byte {
 	return b
 }
 
-// maxDetails bounds the details an APIError keeps (each an excerpt), so
-// that an answer of thousands of details gives a message of one line.
+// maxDetails bounds an APIError's details to keep its message one line.
 const maxDetails = 5
 
-// boundDetails keeps the first maxDetails details and says how many more
-// there were.
+// boundDetails keeps maxDetails details and says how many more there were.
 func boundDetails(d []string) []string {
 	if len(d) <= maxDetails {
 		return d

@@ -24,18 +24,11 @@ type feedbackWire struct {
 
 var feedbackRowType = reflect.TypeFor[feedbackRowWire]()
 
-// FeedbackByPage fetches feedback entries per page of a project for range
-// r: GET /v1/analytics/{projectId}/feedback/by-page with limit (1..
-// MaxFeedbackLimit; 0 sends none, and the API's default of 10 applies). The
-// endpoint has no offset or cursor: one request is all there is, and
-// HasMore says that more pages had feedback than limit let through.
-//
-// The answer must have the feedback array and hasMore; a row that is not
-// an object, has an empty or missing path, or a count (thumbsUp,
-// thumbsDown, code, total) that is missing, null, negative or not a number
-// is left out and counted in Skipped.
+// FeedbackByPage fetches a project's feedback per page in r. There is no
+// offset or cursor: HasMore says more pages had feedback than limit let
+// through. A malformed row is skipped (Skipped).
 func (c *Client) FeedbackByPage(ctx context.Context, projectID string, r DateRange, limit int) (*FeedbackPage, error) {
-	const ep = EndpointFeedbackByPage
+	ep := EndpointFeedbackByPage
 	p, err := segment("project id", projectID)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ep, err)
@@ -61,7 +54,7 @@ func (c *Client) FeedbackByPage(ctx context.Context, projectID string, r DateRan
 
 // decodeFeedback decodes and validates a feedback by page answer.
 func decodeFeedback(body []byte) (*FeedbackPage, error) {
-	const ep = EndpointFeedbackByPage
+	ep := EndpointFeedbackByPage
 	var w feedbackWire
 	if err := decodePage(ep, body, &w, "feedback", feedbackRowType); err != nil {
 		return nil, err

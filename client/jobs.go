@@ -8,9 +8,7 @@ import (
 	"net/http"
 )
 
-// GetJob reads an agent job: GET /v2/agent/{projectId}/job/{id}. An unknown
-// job is an APIError for which IsNotFound is true. Every field of the job
-// object is optional (see Job); an answer without "id" is the job asked for.
+// GetJob reads an agent job; an unknown one IsNotFound.
 func (c *Client) GetJob(ctx context.Context, projectID, jobID string) (*Job, error) {
 	path, err := jobPath(EndpointGetJob, projectID, jobID)
 	if err != nil {
@@ -24,16 +22,10 @@ func (c *Client) GetJob(ctx context.Context, projectID, jobID string) (*Job, err
 	return job, err
 }
 
-// SendMessage sends a follow-up prompt to an agent job:
-// POST /v2/agent/{projectId}/job/{id}/message with {"prompt": prompt}. It
-// returns the job as the API answered; the message is processed
-// asynchronously, so poll GetJob to follow it. An empty prompt is refused
-// with ErrEmptyPrompt and nothing is sent. Bytes of prompt that are not
-// valid UTF-8 are sent as U+FFFD, since JSON cannot carry them.
-//
-// The request is repeated only when it certainly never reached the server;
-// after a timeout, a lost connection or a 5xx answer it is not, so a
-// message is never sent twice by the client.
+// SendMessage sends a follow-up prompt to an agent job and returns the job
+// as answered (poll GetJob to follow it). An empty prompt is ErrEmptyPrompt,
+// unsent. It is repeated only when it certainly never reached the server,
+// so a message is never sent twice.
 func (c *Client) SendMessage(ctx context.Context, projectID, jobID, prompt string) (*Job, error) {
 	path, err := jobPath(EndpointSendMessage, projectID, jobID)
 	if err != nil {
@@ -42,11 +34,9 @@ func (c *Client) SendMessage(ctx context.Context, projectID, jobID, prompt strin
 	return c.postPrompt(ctx, EndpointSendMessage, path+"/message", prompt, jobID)
 }
 
-// CreateJob starts an agent job: POST /v2/agent/{projectId}/job with
-// {"prompt": prompt}. It returns the new job (201) as the API answered; an
-// answer without an id is a DecodeError, since the job could not be
-// followed. Like SendMessage, it refuses an empty prompt and never sends
-// the request twice.
+// CreateJob starts an agent job and returns it; an answer without an id is
+// a DecodeError (the job could not be followed). Like SendMessage, it is
+// never sent twice.
 func (c *Client) CreateJob(ctx context.Context, projectID, prompt string) (*Job, error) {
 	p, err := segment("project id", projectID)
 	if err != nil {
@@ -100,14 +90,8 @@ func jobPath(ep Endpoint, projectID, jobID string) (string, error) {
 	return "/v2/agent/" + p + "/job/" + j, nil
 }
 
-// decodeJob decodes and validates an agent job object. The API's schema
-// has no required field, so every field may be absent or null: id is then
-// requestedID, status "" (an unknown status), createdAt the zero time, and
-// the other fields their zero values. A field that is present must have its
-// type: a string where a string is documented, an RFC 3339 date-time for the
-// times. A status outside the documented four is kept as it came; fields the
-// client does not know are ignored. Keys match as encoding/json matches
-// them (case-insensitively, the last one counting), as for every endpoint.
+// decodeJob decodes an agent job object, where no field is required (id is
+// then requestedID) but a present one must have its documented type.
 func decodeJob(ep Endpoint, body []byte, requestedID string) (*Job, error) {
 	var w struct {
 		ID         wireStr         `json:"id"`

@@ -13,23 +13,21 @@ import (
 // ErrNoKey is returned when no API key was configured.
 var ErrNoKey = errors.New("no API key: set --mintlify.api-key-file or MINTLIFY_API_KEY")
 
-// Key prefixes of the three kinds of Mintlify API keys. Only admin keys work
-// for the endpoints this package calls.
+// Key prefixes of the three kinds of API keys; only admin keys work here.
 const (
 	adminKeyPrefix     = "mint_"
 	assistantKeyPrefix = "mint_dsc_"
 	indexKeyPrefix     = "mint_us_"
 )
 
-// KeySource supplies the API key. The client calls Key before every attempt,
-// so a source may change its answer at any time (key rotation).
-// Implementations must be safe for concurrent use.
+// KeySource supplies the API key before every attempt, so it may change
+// (rotation). Implementations must be safe for concurrent use.
 type KeySource interface {
 	Key() (string, error)
 }
 
-// CheckKey reports whether key looks like a Mintlify admin API key. The
-// error explains which kind of key it is instead, and never includes the key.
+// CheckKey reports whether key looks like an admin API key; the error says
+// which kind it is instead, never the key.
 func CheckKey(key string) error {
 	const wantAdmin = "the exporter needs an admin API key (mint_ followed by neither dsc_ nor us_) from the dashboard's API keys page"
 	switch {
@@ -52,14 +50,11 @@ func CheckKey(key string) error {
 	return nil
 }
 
-// staticKey is a KeySource that never changes.
 type staticKey string
 
 func (k staticKey) Key() (string, error) { return string(k), nil }
 
-// StaticKey returns a KeySource for a fixed key, for example one taken from
-// the environment. Surrounding white space is removed and the key is checked
-// with CheckKey.
+// StaticKey returns a KeySource for a fixed key, trimmed and checked.
 func StaticKey(key string) (KeySource, error) {
 	key = strings.TrimSpace(key)
 	if err := CheckKey(key); err != nil {
@@ -68,13 +63,10 @@ func StaticKey(key string) (KeySource, error) {
 	return staticKey(key), nil
 }
 
-// FileKey is a KeySource that reads the key from a file and reads it again
-// whenever the file changes (its size, modification time, mode or identity,
-// as after an atomic rename), so a key can be rotated without a restart.
-//
-// When the file cannot be read, or holds no valid key, after a good key was
-// read, Key keeps returning the last good key and LastError reports why the
-// file was not used. FileKey is safe for concurrent use.
+// FileKey is a KeySource that reads the key from a file again whenever the
+// file changes (size, time, mode or identity), so a key rotates without a
+// restart. After a good read, a failed one keeps the last good key and
+// LastError says why. Safe for concurrent use.
 type FileKey struct {
 	path string
 
@@ -86,27 +78,22 @@ type FileKey struct {
 	notify   func(err error)
 }
 
-// Notify sets a function called when the state of the file changes: with
-// the error when the file could not be used (the previous key stays in
-// use), again when the reason changes, and with nil when a good key was
-// read again. f is called from inside Key with the FileKey's lock held: it
-// must not call the FileKey's methods.
+// Notify sets f, called with the error when the file cannot be used (again
+// when the reason changes) and with nil once a good key is read again. It is
+// called with the lock held: it must not call the FileKey.
 func (k *FileKey) Notify(f func(err error)) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	k.notify = f
 }
 
-// Failures returns how many times the file could not be used: a failing
-// file counts once per distinct reason, not once per read.
+// Failures counts the file's failures, once per distinct reason.
 func (k *FileKey) Failures() uint64 {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	return k.failures
 }
 
-// fail records a failed re-read, counting and notifying when the reason is
-// new. The caller holds k.mu.
 func (k *FileKey) fail(err error) {
 	if k.lastErr != nil && k.lastErr.Error() == err.Error() {
 		return
@@ -118,7 +105,7 @@ func (k *FileKey) fail(err error) {
 	}
 }
 
-// recovered records a good read after failures. The caller holds k.mu.
+// recovered records a good read after failures; the caller holds k.mu.
 func (k *FileKey) recovered() {
 	if k.lastErr == nil {
 		return
@@ -129,8 +116,8 @@ func (k *FileKey) recovered() {
 	}
 }
 
-// NewFileKey reads and checks the key in the file at path now. Errors name
-// the path, never the file's content.
+// NewFileKey reads and checks the key file now; errors name the path, never
+// its content.
 func NewFileKey(path string) (*FileKey, error) {
 	k := &FileKey{path: path, file: filewatch.New(path)}
 	key, info, err := k.read()
@@ -154,8 +141,8 @@ func (k *FileKey) Key() (string, error) {
 		k.fail(fmt.Errorf("API key file %s: %w", k.path, unwrapPathError(err)))
 		return k.key, nil
 	}
-	// After a failure the file is read again at every use, even unchanged:
-	// a fix within the file system's timestamp granularity is not missed.
+	// After a failure the file is read at every use: a fix within the
+	// file system's timestamp granularity is not missed.
 	if !changed && k.lastErr == nil {
 		return k.key, nil
 	}
@@ -170,16 +157,16 @@ func (k *FileKey) Key() (string, error) {
 	return k.key, nil
 }
 
-// LastError returns why the last attempt to re-read the file failed, or nil
-// when the key in use is the file's current content.
+// LastError says why the file's last re-read failed; nil when the key in
+// use is its current content.
 func (k *FileKey) LastError() error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	return k.lastErr
 }
 
-// WorldReadable reports whether the key file, as last read, may be read by
-// any user of the system.
+// WorldReadable reports whether the key file, as last read, is readable by
+// any user.
 func (k *FileKey) WorldReadable() bool {
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -187,8 +174,7 @@ func (k *FileKey) WorldReadable() bool {
 	return info != nil && info.Mode().Perm()&0o004 != 0
 }
 
-// read reads and checks the key file. The FileInfo describes exactly the
-// version that was read.
+// read reads and checks the key file; the FileInfo is of the version read.
 func (k *FileKey) read() (string, fs.FileInfo, error) {
 	b, info, err := k.file.Read(maxKeyFileBytes)
 	switch {
@@ -212,8 +198,8 @@ func (k *FileKey) read() (string, fs.FileInfo, error) {
 // maxKeyFileBytes bounds the key file: keys are a few dozen bytes.
 const maxKeyFileBytes = 4096
 
-// unwrapPathError drops the operation and path of a *fs.PathError: the
-// messages of this file name the path once.
+// unwrapPathError drops a *fs.PathError's operation and path: messages name
+// the path once.
 func unwrapPathError(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {

@@ -11,9 +11,8 @@ import (
 	"syscall"
 )
 
-// whoCannotRead explains a permission error on the key file: which user
-// the process runs as, and the owner and mode of the file (or of the
-// directory that cannot be entered), so the fix is plain.
+// whoCannotRead explains a permission error on the key file: the process's
+// user and the file's (or directory's) owner and mode.
 func whoCannotRead(path string) string {
 	uid := os.Getuid()
 	me := describeUser(uid)
@@ -38,8 +37,7 @@ func owner(st os.FileInfo) string {
 	return "an unknown user"
 }
 
-// describeUser returns "uid N (name)", or "uid N" when the name is unknown
-// (as in a distroless container without that user).
+// describeUser returns "uid N (name)", or "uid N" without a name.
 func describeUser(uid int) string {
 	if u, err := user.LookupId(strconv.Itoa(uid)); err == nil && u.Username != "" {
 		return fmt.Sprintf("uid %d (%s)", uid, u.Username)

@@ -10,55 +10,41 @@ import (
 	"strconv"
 )
 
-// Paging of the deprecated v1 listing: skip >= 0 (default 0) and take
-// 1..100 (default 12). The API sends no hasMore: a page shorter than take
-// is the last.
+// Paging of the deprecated v1 listing (skip, take): the API sends no
+// hasMore, so a page shorter than take is the last.
 const (
-	// ListJobsMaxTake is the largest take the API accepts, and the page
-	// size WalkJobsV1 uses unless told otherwise.
-	ListJobsMaxTake = 100
-	// DefaultListJobsMaxPages bounds a walk of the listing: 100 pages of
-	// 100 sessions.
+	// ListJobsMaxTake is the largest take the API accepts (the default).
+	ListJobsMaxTake         = 100
 	DefaultListJobsMaxPages = 100
 )
 
-// ListJobsOptions tunes WalkJobsV1. The zero value is right for the real
-// API.
+// ListJobsOptions tunes WalkJobsV1; the zero value suits the real API.
 type ListJobsOptions struct {
-	// Take is the page size, 1..ListJobsMaxTake; ListJobsMaxTake when 0.
 	Take int
-	// MaxPages bounds the walk: a listing still full after MaxPages pages
-	// ends it with ErrTooManyPages. DefaultListJobsMaxPages when 0.
+	// MaxPages bounds the walk (ErrTooManyPages).
 	MaxPages int
 }
 
-// ListJobsV1 lists every agent session of a project through the
-// deprecated GET /v1/agent/{projectId}/jobs, the only way to discover jobs
-// without knowing their ids: WalkJobsV1 with the default options. Map each
-// session with LegacySession.Status.
+// ListJobsV1 lists every agent session of a project through the deprecated
+// v1 listing, the only way to discover jobs without their ids.
 func (c *Client) ListJobsV1(ctx context.Context, projectID string) ([]LegacySession, error) {
 	return c.WalkJobsV1(ctx, projectID, ListJobsOptions{})
 }
 
-// ListJobsV1Counting is ListJobsV1 that also returns how many sessions
-// were skipped as malformed (see decodeSessions).
+// ListJobsV1Counting is ListJobsV1 with the count of sessions skipped.
 func (c *Client) ListJobsV1Counting(ctx context.Context, projectID string) ([]LegacySession, int, error) {
 	return c.walkJobsV1(ctx, projectID, ListJobsOptions{})
 }
 
-// WalkJobsV1 reads every page of the deprecated v1 listing: skip=0,
-// take=opts.Take, then skip += take until a page comes back shorter than
-// take (the API sends no hasMore). A session listed twice (the listing is
-// newest first, so a job created during the walk shifts the rest by one) is
-// kept once, at its first place. A malformed session is skipped (see
-// decodeSessions); any failed page fails the whole walk. The result is
-// never nil on success.
+// WalkJobsV1 reads every page of the v1 listing until one is shorter than
+// take. A session listed twice (a job created during the walk shifts the
+// newest-first listing) is kept once; a malformed one is skipped; a failed
+// page fails the walk.
 func (c *Client) WalkJobsV1(ctx context.Context, projectID string, opts ListJobsOptions) ([]LegacySession, error) {
 	out, _, err := c.walkJobsV1(ctx, projectID, opts)
 	return out, err
 }
 
-// walkJobsV1 is WalkJobsV1, with the count of sessions skipped.
 func (c *Client) walkJobsV1(ctx context.Context, projectID string, opts ListJobsOptions) ([]LegacySession, int, error) {
 	take, maxPages := opts.Take, opts.MaxPages
 	switch {
@@ -98,15 +84,13 @@ func (c *Client) walkJobsV1(ctx context.Context, projectID string, opts ListJobs
 	}
 }
 
-// ListJobsV1Page reads one page of the deprecated v1 listing:
-// GET /v1/agent/{projectId}/jobs?skip=skip&take=take, with skip >= 0 and
-// take 1..ListJobsMaxTake. Malformed sessions are left out.
+// ListJobsV1Page reads one page of the v1 listing; malformed sessions are
+// left out.
 func (c *Client) ListJobsV1Page(ctx context.Context, projectID string, skip, take int) ([]LegacySession, error) {
 	l, err := c.listJobsV1Page(ctx, projectID, skip, take)
 	return l.sessions, err
 }
 
-// sessionsPage is one page of the v1 listing.
 type sessionsPage struct {
 	sessions []LegacySession
 	rows     int // the sessions the API sent, skipped ones included
@@ -129,16 +113,13 @@ func (c *Client) listJobsV1Page(ctx context.Context, projectID string, skip, tak
 	return decodeSessions(res.body)
 }
 
-// decodeSessions decodes the v1 listing. The schema requires no field: an
-// absent or null allSessions is an empty page. A session that is not an
-// object, has no usable sessionId (absent, null, empty, or longer than
-// MaxLabelBytes: it becomes a job_id label and cannot be cut), or has a
-// field of the wrong type is skipped and counted, as a malformed
-// analytics row is: one bad session no longer fails the project's
-// discovery. A session without haulted is haulted when its haultReason
-// says it ended (anything but "" and "processing").
+// decodeSessions decodes the v1 listing, where no field is required. A
+// session that is not an object, has a field of the wrong type or no usable
+// sessionId (it becomes a job_id label and cannot be cut) is skipped and
+// counted, not fatal. Without haulted, a session is haulted when its
+// haultReason says it ended.
 func decodeSessions(body []byte) (sessionsPage, error) {
-	const ep = EndpointListJobs
+	ep := EndpointListJobs
 	var root struct {
 		AllSessions json.RawMessage `json:"allSessions"`
 	}
@@ -165,10 +146,8 @@ func decodeSessions(body []byte) (sessionsPage, error) {
 	return page, nil
 }
 
-// decodeSession decodes one session of the listing; false when it is
-// malformed.
 func decodeSession(at string, raw json.RawMessage) (LegacySession, bool) {
-	const ep = EndpointListJobs
+	ep := EndpointListJobs
 	var w struct {
 		SessionID       wireStr         `json:"sessionId"`
 		Haulted         wireBool        `json:"haulted"`

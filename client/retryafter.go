@@ -7,23 +7,19 @@ import (
 	"time"
 )
 
-// ParseRetryAfter parses a Retry-After header value: either delta-seconds
-// ("120") or an HTTP-date ("Wed, 21 Oct 2015 07:28:00 GMT"), the latter
-// relative to now. A date in the past, or negative seconds, give 0. ok is false for an empty or
-// unparsable value.
+// ParseRetryAfter parses a Retry-After value: delta-seconds or an HTTP-date
+// relative to now; the past gives 0. ok is false for an unparsable value.
 func ParseRetryAfter(v string, now time.Time) (d time.Duration, ok bool) {
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return 0, false
 	}
 	if len(v) > 1 && v[0] == '-' && isDigits(v[1:]) {
-		// A negative delay means "now".
 		return 0, true
 	}
 	if isDigits(v) {
 		secs, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || secs > maxRetryAfterSeconds {
-			// Absurdly long, or beyond int64: cap it.
 			secs = maxRetryAfterSeconds
 		}
 		return time.Duration(secs) * time.Second, true
@@ -39,23 +35,21 @@ func ParseRetryAfter(v string, now time.Time) (d time.Duration, ok bool) {
 	return d, true
 }
 
-// The API's rate limits (../shared/API-NOTES.md), defined once.
+// The API's rate limits (../shared/API-NOTES.md).
 const (
-	// AnalyticsRequestsPerHour is the analytics limit: per organization,
-	// shared by every analytics endpoint.
+	// AnalyticsRequestsPerHour is per organization, for every analytics
+	// endpoint together.
 	AnalyticsRequestsPerHour = 100
-	// AgentUsesPerHour is the limit of create-job and send-message
-	// together, per project.
+	// AgentUsesPerHour is per project, create-job and send-message together.
 	AgentUsesPerHour = 100
 )
 
-// MaxRateLimitPause caps any pause after a 429, Retry-After included: the
-// API's limits are per hour, so a longer pause would be an error (an
-// upstream bug, a far-future date) that could stop a client for good.
+// MaxRateLimitPause caps any pause after a 429: the limits are hourly, so
+// a longer Retry-After is an upstream error that could stop a client for
+// good.
 const MaxRateLimitPause = time.Hour
 
-// maxRetryAfterSeconds caps delta-seconds so the duration cannot overflow
-// (one year is already far beyond anything meaningful).
+// maxRetryAfterSeconds keeps the duration from overflowing.
 const maxRetryAfterSeconds = 365 * 24 * 60 * 60
 
 // isDigits reports whether s is a non-empty string of ASCII digits.

@@ -27,21 +27,11 @@ type searchesWire struct {
 
 var searchRowType = reflect.TypeFor[searchRowWire]()
 
-// Searches fetches one page of the search terms of a project for range r:
-// GET /v1/analytics/{projectId}/searches with limit (1..MaxSearchesLimit; 0
-// sends none, and the API's default of 50 applies) and cursor (sent when
-// not ""; take it from the previous page's NextCursor). Rows come ordered
-// by hits, descending. TotalSearches counts every search event in the
-// range, whatever the limit: limit 1 gives the site-wide figure at the cost
-// of one request.
-//
-// The answer must have the searches array and totalSearches; nextCursor may
-// be a string, null or absent (the end). A row that is not an object, has a
-// missing or empty searchQuery (SkipEmptyTerm), hits or ctr missing,
-// negative or not a number, or a topClickedPage that is neither a string
-// nor null is left out and counted in Skipped.
+// Searches fetches one page of a project's search terms in r, by hits
+// descending; limit 0 and cursor "" are not sent. TotalSearches is
+// site-wide whatever the limit. A malformed row is skipped (Skipped).
 func (c *Client) Searches(ctx context.Context, projectID string, r DateRange, limit int, cursor string) (*SearchesPage, error) {
-	const ep = EndpointSearches
+	ep := EndpointSearches
 	p, err := segment("project id", projectID)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ep, err)
@@ -70,7 +60,7 @@ func (c *Client) Searches(ctx context.Context, projectID string, r DateRange, li
 
 // decodeSearches decodes and validates a searches page.
 func decodeSearches(body []byte) (*SearchesPage, error) {
-	const ep = EndpointSearches
+	ep := EndpointSearches
 	var w searchesWire
 	if err := decodePage(ep, body, &w, "searches", searchRowType); err != nil {
 		return nil, err

@@ -9,29 +9,15 @@ import (
 	"strconv"
 )
 
-// Visitors fetches one page of the unique visitors export of a project:
-// GET /v1/analytics/{projectId}/visitors. See Views for the query and the
-// validation; the rows are in the answer's visitors array.
+// Visitors fetches one page of the unique visitors export (see Views).
 func (c *Client) Visitors(ctx context.Context, projectID string, q PathsQuery) (*PathsPage, error) {
 	return c.pathsPage(ctx, EndpointVisitors, projectID, q)
 }
 
-// Views fetches one page of the page views export of a project:
-// GET /v1/analytics/{projectId}/views. Views are events: unlike unique
-// visitors they add up across pages and days.
-//
-// dateFrom and dateTo are sent as YYYY-MM-DD when the Range's From and To
-// are not zero (the API's defaults apply otherwise), limit when q.Limit is
-// not zero, and offset always (offset=0 included), so every request states
-// its page. A limit outside 1..MaxPageSize or a negative offset is refused
-// without a request.
-//
-// The page must have totals (with human, ai and total), the row array and
-// hasMore, each of the right type, and finite non-negative totals; anything
-// else is a *DecodeError naming the field. A row that is not an object, or
-// has an empty or missing path, or a count that is missing, null, negative
-// or not a number, is left out and counted in Skipped; the rest of the page
-// is kept. Counts may be written as any JSON number (12, 12.0, 1.2e1).
+// Views fetches one page of the page views export. Dates and limit are
+// sent when set, offset always; a limit outside 1..MaxPageSize or a
+// negative offset is refused unsent. A page without valid totals, rows and
+// hasMore is a *DecodeError; a malformed row is skipped (Skipped).
 func (c *Client) Views(ctx context.Context, projectID string, q PathsQuery) (*PathsPage, error) {
 	return c.pathsPage(ctx, EndpointViews, projectID, q)
 }
@@ -65,8 +51,7 @@ func (c *Client) pathsPage(ctx context.Context, ep Endpoint, projectID string, q
 	return decodePaths(ep, res.body)
 }
 
-// rangeValues returns the dateFrom and dateTo parameters of r: each is sent
-// only when set.
+// rangeValues returns dateFrom and dateTo, each only when set.
 func rangeValues(r DateRange) url.Values {
 	v := url.Values{}
 	if !r.From.IsZero() {
@@ -91,8 +76,7 @@ type pathRowWire struct {
 	countsWire
 }
 
-// visitorsWire and viewsWire are the wire forms of the two exports; they
-// differ only in the name of the row array.
+// visitorsWire and viewsWire differ only in the name of the row array.
 type visitorsWire struct {
 	Totals  json.RawMessage `json:"totals"`
 	Rows    []pathRowWire   `json:"visitors"`

@@ -15,33 +15,22 @@ const (
 	DefaultConcurrency = 4
 )
 
-// WalkOptions tunes WalkVisitors and WalkViews. Zero fields take their
-// defaults.
+// WalkOptions tunes WalkVisitors and WalkViews; zero fields take defaults.
 type WalkOptions struct {
-	// PageSize is the limit sent upstream, 1..250; DefaultPageSize when 0.
 	PageSize int
-	// MaxPages bounds the walk; a site still claiming more rows after
-	// MaxPages pages ends it with ErrTooManyPages. DefaultMaxPages when 0.
+	// MaxPages bounds the walk: more ends it with ErrTooManyPages.
 	MaxPages int
-	// KnownPages is how many pages the previous walk of the same range
-	// needed (PathsResult.Pages). When it is above 1, the first
-	// KnownPages pages are fetched concurrently.
-	KnownPages int
-	// Concurrency bounds the concurrent requests; DefaultConcurrency when 0.
+	// KnownPages is the previous walk's PathsResult.Pages: above 1, that
+	// many pages are fetched concurrently.
+	KnownPages  int
 	Concurrency int
-	// Top, when above 0, lets the walk stop early: once it holds Top rows
-	// that Keep accepts (every row when Keep is nil), when every row so far
-	// came in descending order of total (checked on every page, across
-	// pages), no later row can rank above the ones it holds, and the walk
-	// ends with that page (PathsResult.Stopped). Among rows whose total
-	// ties with the Top-th, those the API listed first are kept. The API
-	// promises no order: rows out of order anywhere make the walk read
-	// every page.
+	// Top, above 0, ends the walk once it holds Top rows Keep accepts, if
+	// every row so far came in descending order of total (the API promises
+	// no order: then every page is read). Ties keep the first listed.
 	Top  int
 	Keep func(path string) bool
 }
 
-// withDefaults checks o and fills in defaults.
 func (o WalkOptions) withDefaults() (WalkOptions, error) {
 	switch {
 	case o.PageSize < 0 || o.PageSize > MaxPageSize:
@@ -64,33 +53,16 @@ func (o WalkOptions) withDefaults() (WalkOptions, error) {
 	return o, nil
 }
 
-// WalkVisitors fetches every page of the unique visitors export for range
-// r, following the API's pagination: offset grows by the page size while
-// hasMore is true. In the steady state it sends exactly one request per
-// page: ceil(rows/PageSize), at least 1.
-//
-// The walk is all or nothing: when any page fails, the result is nil and
-// the error names the page's offset. It also ends with an error when more
-// than MaxPages pages would be needed (ErrTooManyPages). A page without
-// rows that says hasMore is followed by the next, as the API's rule says
-// (offset + limit while hasMore is true): MaxPages is the guard against
-// empty pages without end. A path seen on an
-// earlier page is dropped and counted in Duplicates. Malformed rows are
-// skipped and counted in Skipped (see Views); they never fail the walk.
-//
-// With KnownPages K > 1, pages 0..K-1 are fetched concurrently (at most
-// Concurrency at a time); the first failure cancels the others. When a page
-// says hasMore is false, pages after it are not started, and the rows of
-// those already fetched are ignored (the site shrank). When page K-1 still
-// has more, the walk goes on one page at a time. The result is assembled in
-// offset order either way; Totals come from the offset-0 page, and Pages
-// counts the pages used, up to the first without more.
+// WalkVisitors fetches every page of the unique visitors export for r, one
+// request per page, all or nothing: a failed page or more than MaxPages
+// (ErrTooManyPages) fails it. Repeated paths are dropped (Duplicates),
+// malformed rows skipped. With KnownPages K > 1, pages 0..K-1 are fetched
+// concurrently; pages after one without more are not used.
 func (c *Client) WalkVisitors(ctx context.Context, projectID string, r DateRange, o WalkOptions) (*PathsResult, error) {
 	return c.walkPaths(ctx, EndpointVisitors, projectID, r, o)
 }
 
-// WalkViews fetches every page of the page views export for range r,
-// exactly as WalkVisitors walks the visitors export.
+// WalkViews walks the page views export as WalkVisitors does visitors.
 func (c *Client) WalkViews(ctx context.Context, projectID string, r DateRange, o WalkOptions) (*PathsResult, error) {
 	return c.walkPaths(ctx, EndpointViews, projectID, r, o)
 }
@@ -107,15 +79,12 @@ func (c *Client) newWalk(ep Endpoint, projectID string, r DateRange, o WalkOptio
 	}
 	w.res = &PathsResult{Range: r}
 	if rows := w.o.KnownPages * w.o.PageSize; rows > 0 {
-		// The previous walk's size: the rows and the set of paths seen
-		// are made once rather than grown page by page.
 		w.res.Rows = make([]PathCounts, 0, rows)
 		w.seen = make(map[string]struct{}, rows)
 	}
 	return w, nil
 }
 
-// walkPaths walks an offset-paged export.
 func (c *Client) walkPaths(ctx context.Context, ep Endpoint, projectID string, r DateRange, o WalkOptions) (*PathsResult, error) {
 	w, err := c.newWalk(ep, projectID, r, o)
 	if err != nil {
@@ -145,8 +114,7 @@ func (c *Client) walkPaths(ctx context.Context, ep Endpoint, projectID string, r
 	}
 }
 
-// step fetches page number i and merges it, reporting whether it was the
-// last page.
+// step fetches and merges page i, reporting whether it was the last.
 func (w *walk) step(ctx context.Context, i int) (bool, error) {
 	if i >= w.o.MaxPages {
 		return false, w.fail(i, fmt.Errorf("the API still has more after %d pages: %w", w.o.MaxPages, ErrTooManyPages))
@@ -158,21 +126,17 @@ func (w *walk) step(ctx context.Context, i int) (bool, error) {
 	return w.add(i, p), nil
 }
 
-// PathsWalk is a walk of an offset-paged export (visitors or views) that
-// its caller drives one request at a time with Next, so that it can send
-// other requests between two pages and resume the walk later. It follows
-// the same rules as WalkVisitors (all or nothing, the same guards, Top),
-// one page a request, without concurrency. A PathsWalk is not safe for
-// concurrent use.
+// PathsWalk is a walk its caller drives one page at a time with Next, so it
+// can send other requests between pages. Same rules as WalkVisitors,
+// without concurrency; not safe for concurrent use.
 type PathsWalk struct {
 	w    *walk
 	next int
 	done bool
 }
 
-// BeginWalk starts a walk of the export ep (EndpointVisitors or
-// EndpointViews) of range r; nothing is sent before the first Next.
-// KnownPages only sizes the result.
+// BeginWalk starts a walk of ep (EndpointVisitors or EndpointViews) over r;
+// nothing is sent before the first Next.
 func (c *Client) BeginWalk(ep Endpoint, projectID string, r DateRange, o WalkOptions) (*PathsWalk, error) {
 	if ep != EndpointVisitors && ep != EndpointViews {
 		return nil, fmt.Errorf("%s is not an offset-paged export", ep)
@@ -185,16 +149,13 @@ func (c *Client) BeginWalk(ep Endpoint, projectID string, r DateRange, o WalkOpt
 }
 
 // Next sends the walk's next request and reports whether the walk is
-// complete. After an error nothing was merged, and Next asks for the same
-// page again.
+// complete. After an error nothing was merged: Next asks for the same page.
 func (p *PathsWalk) Next(ctx context.Context) (done bool, err error) {
 	if p.done {
 		return true, nil
 	}
 	done, err = p.w.step(ctx, p.next)
 	if err != nil {
-		// Nothing of the page was merged: the same page may be asked
-		// for again (after a 429, say).
 		return false, err
 	}
 	p.done = done
@@ -216,7 +177,6 @@ func (p *PathsWalk) Result() *PathsResult {
 	return p.w.res
 }
 
-// walk is the state of one walk of an offset-paged export.
 type walk struct {
 	c       *Client
 	ep      Endpoint
@@ -225,16 +185,14 @@ type walk struct {
 	o       WalkOptions
 	res     *PathsResult
 	seen    map[string]struct{}
-	// For WalkOptions.Top: whether every row so far came in descending
-	// order of total, the last row's total, and how many rows Keep
-	// accepted.
+	// For Top: whether rows came in descending order, the last total, and
+	// how many rows Keep accepted.
 	unordered bool
 	last      float64
 	kept      int
 }
 
-// fail wraps err with the walk's project, range and, unless page is
-// negative, the page's offset.
+// fail wraps err with the walk's project, range and page offset (page >= 0).
 func (w *walk) fail(page int, err error) error {
 	rng := "all dates"
 	if w.r != (DateRange{}) {
@@ -246,7 +204,7 @@ func (w *walk) fail(page int, err error) error {
 	return fmt.Errorf("%s walk of project %q %s: page at offset %d: %w", w.ep, w.project, rng, page*w.o.PageSize, err)
 }
 
-// fetch gets page number i (offset i*PageSize).
+// fetch gets page i (offset i*PageSize).
 func (w *walk) fetch(ctx context.Context, i int) (*PathsPage, error) {
 	p, err := w.c.pathsPage(ctx, w.ep, w.project, PathsQuery{Range: w.r, Limit: w.o.PageSize, Offset: i * w.o.PageSize})
 	if err != nil {
@@ -255,9 +213,8 @@ func (w *walk) fetch(ctx context.Context, i int) (*PathsPage, error) {
 	return p, nil
 }
 
-// add merges page number i into the result and reports whether it was the
-// last page. An empty page that says hasMore is not the last: the walk
-// goes on, up to MaxPages.
+// add merges page i and reports whether it was the last. An empty page
+// saying hasMore is not.
 func (w *walk) add(i int, p *PathsPage) (last bool) {
 	if i == 0 {
 		w.res.Totals = p.Totals
@@ -282,8 +239,7 @@ func (w *walk) add(i int, p *PathsPage) (last bool) {
 	return !p.HasMore
 }
 
-// rank follows the order of the rows for WalkOptions.Top: first is the
-// walk's first row.
+// rank follows the order of the rows for WalkOptions.Top.
 func (w *walk) rank(first bool, row PathCounts) {
 	if !first && row.Total > w.last {
 		w.unordered = true
@@ -295,10 +251,8 @@ func (w *walk) rank(first bool, row PathCounts) {
 	w.kept++
 }
 
-// fetchConcurrently gets pages 0..k-1, at most Concurrency at a time. Pages
-// after one that has no more are not started; the returned slice ends with
-// the first page without more (or holds all k pages). The first failure
-// cancels the requests in flight and is returned.
+// fetchConcurrently gets pages 0..k-1, at most Concurrency at a time, up to
+// the first without more. The first failure cancels the rest.
 func (w *walk) fetchConcurrently(ctx context.Context, k int) ([]*PathsPage, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -1,13 +1,5 @@
 package client_test
 
-// Walk benchmark (issue 7): wall time of one walk of 40 pages (10,000
-// paths, limit 250) against the fake API answering each request after
-// 100 ms, one page at a time versus 4 at a time when the previous walk
-// said how many pages there are. Each op takes seconds: use a small
-// -benchtime, for example
-//
-//	go test -run '^$' -bench Walk -benchtime=3x ./client/
-
 import (
 	"context"
 	"testing"
@@ -17,6 +9,13 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 )
 
+// BenchmarkWalk measures the wall time of one walk of 40 pages (10,000
+// paths, limit 250) against the fake API answering each request after
+// 100 ms, one page at a time versus 4 at a time when the previous walk
+// said how many pages there are. Each op takes seconds: use a small
+// -benchtime, for example
+//
+//	go test -run '^$' -bench Walk -benchtime=3x ./client/
 func BenchmarkWalk(b *testing.B) {
 	const (
 		paths    = 10_000

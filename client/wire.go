@@ -11,14 +11,10 @@ import (
 	"unicode/utf8"
 )
 
-// This file holds the one decoding path of every endpoint: typed
-// encoding/json into wire structs whose leaves (wireNum, wireStr, wireBool)
-// record what they saw instead of failing, then validation of the page or
-// object (a malformed one is a *DecodeError naming the field; decode.go has
-// the field checks of the job endpoints) and, for the analytics endpoints,
-// of each row (a malformed row is skipped and counted by reason). encoding/json ignores
-// unknown fields; like it, key matching is case-insensitive and of repeated
-// keys the last one counts.
+// The one decoding path of every endpoint: typed encoding/json into wire
+// structs whose leaves record what they saw instead of failing, then
+// validation: a malformed page is a *DecodeError naming the field, a
+// malformed analytics row is skipped and counted by reason.
 
 // wireState says what a leaf found.
 type wireState uint8
@@ -31,7 +27,6 @@ const (
 	wireBadValue                   // a number that is negative or out of range
 )
 
-// kindName names the JSON type of a value from its first byte.
 func kindName(c byte) string {
 	switch c {
 	case '{':
@@ -56,7 +51,6 @@ type wireNum struct {
 	kind byte // first byte of a value of the wrong type
 }
 
-// UnmarshalJSON records the value; it never fails.
 func (n *wireNum) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	*n = wireNum{}
@@ -84,10 +78,8 @@ func (n *wireNum) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// ok reports whether the number is usable.
 func (n *wireNum) ok() bool { return n.st == wireOK }
 
-// problem describes what is wrong with a number that is not ok.
 func (n *wireNum) problem() string {
 	switch n.st {
 	case wireAbsent:
@@ -110,8 +102,7 @@ type wireStr struct {
 	kind byte
 }
 
-// UnmarshalJSON records the value; it never fails. Bytes that are not
-// valid UTF-8 are kept as sent (see unquote).
+// UnmarshalJSON keeps invalid UTF-8 as sent (see unquote).
 func (s *wireStr) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	*s = wireStr{}
@@ -128,8 +119,8 @@ func (s *wireStr) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// nullable returns the string, or nil when absent or null; ok is false
-// for a value of another type.
+// nullable returns the string, nil when absent or null; ok is false for
+// another type.
 func (s *wireStr) nullable() (v *string, ok bool) {
 	switch s.st {
 	case wireOK:
@@ -141,7 +132,6 @@ func (s *wireStr) nullable() (v *string, ok bool) {
 	return nil, false
 }
 
-// problem describes a string field that is not a string.
 func (s *wireStr) problem(wantNull bool) string {
 	want := "string"
 	if wantNull {
@@ -156,14 +146,13 @@ func (s *wireStr) problem(wantNull bool) string {
 	return "wrong type: " + kindName(s.kind) + ", want " + want
 }
 
-// wireSeen records only the JSON type of a value and whether it is a
-// non-empty string, without keeping it.
+// wireSeen records only a value's JSON type and whether it is a non-empty
+// string.
 type wireSeen struct {
 	st       wireState
 	nonEmpty bool
 }
 
-// UnmarshalJSON records the value's type; it never fails.
 func (s *wireSeen) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	*s = wireSeen{st: wireWrongType}
@@ -176,14 +165,12 @@ func (s *wireSeen) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// wireBool is a boolean.
 type wireBool struct {
 	v    bool
 	st   wireState
 	kind byte
 }
 
-// UnmarshalJSON records the value; it never fails.
 func (w *wireBool) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	*w = wireBool{}
@@ -200,7 +187,6 @@ func (w *wireBool) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// problem describes a boolean that is not ok.
 func (w *wireBool) problem() string {
 	switch w.st {
 	case wireAbsent:
@@ -211,12 +197,9 @@ func (w *wireBool) problem() string {
 	return "wrong type: " + kindName(w.kind) + ", want boolean"
 }
 
-// decodePage unmarshals body into v, a pointer to a wire struct whose row
-// array, named rows in the JSON, holds elements of rowType. A value of the
-// wrong type where a row object belongs is not an error (that row stays
-// zero and is skipped by its validation); anything else that stops
-// encoding/json is a *DecodeError. When the body is not a JSON object the
-// error says so.
+// decodePage unmarshals body into v, a wire struct whose array rows holds
+// rowType. A row of the wrong type stays zero, for its validation to skip;
+// anything else that stops encoding/json is a *DecodeError.
 func decodePage(ep Endpoint, body []byte, v any, rows string, rowType reflect.Type) error {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 || trimmed[0] != '{' {
@@ -234,9 +217,7 @@ func decodePage(ep Endpoint, body []byte, v any, rows string, rowType reflect.Ty
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		if rowType != nil && te.Type == rowType {
-			// encoding/json reports only the first type error: make sure
-			// the row array itself (the last one, should the key repeat) is
-			// an array.
+			// encoding/json reports only the first type error.
 			return checkArray(ep, body, rows)
 		}
 		return &DecodeError{Endpoint: ep, Field: te.Field, Reason: "wrong type: " + jsonTypeName(te.Value) + ", want " + wantName(te.Type)}
@@ -244,8 +225,7 @@ func decodePage(ep Endpoint, body []byte, v any, rows string, rowType reflect.Ty
 	return &DecodeError{Endpoint: ep, Reason: "malformed JSON: " + err.Error()}
 }
 
-// checkArray checks that the field named rows of body (matched as
-// encoding/json matches it) is an array.
+// checkArray checks that the field rows of body is an array.
 func checkArray(ep Endpoint, body []byte, rows string) error {
 	probe := reflect.New(reflect.StructOf([]reflect.StructField{{
 		Name: "R", Type: reflect.TypeFor[json.RawMessage](), Tag: reflect.StructTag(`json:"` + rows + `"`),
@@ -264,7 +244,6 @@ func checkArray(ep Endpoint, body []byte, rows string) error {
 	return nil
 }
 
-// errString is err's text, or "" for nil.
 func errString(err error) string {
 	if err == nil {
 		return "not a JSON value"
@@ -272,8 +251,7 @@ func errString(err error) string {
 	return err.Error()
 }
 
-// jsonTypeName maps encoding/json's UnmarshalTypeError.Value to the names
-// used in this package's errors.
+// jsonTypeName names UnmarshalTypeError.Value for this package's errors.
 func jsonTypeName(v string) string {
 	switch v {
 	case "bool":
@@ -287,7 +265,6 @@ func jsonTypeName(v string) string {
 	return v
 }
 
-// wantName names the JSON type a Go wire type stands for.
 func wantName(t reflect.Type) string {
 	switch t.Kind() {
 	case reflect.Slice:
@@ -337,8 +314,8 @@ func requireBool(ep Endpoint, field string, b *wireBool) (bool, error) {
 	return b.v, nil
 }
 
-// requireRows checks that a page's row array was present (a nil slice
-// means missing or null: encoding/json makes [] an empty non-nil slice).
+// requireRows checks that a page's row array was there: encoding/json
+// makes [] an empty non-nil slice, absent and null nil.
 func requireRows[T any](ep Endpoint, field string, rows []T) error {
 	if rows == nil {
 		return &DecodeError{Endpoint: ep, Field: field, Reason: "missing or null, want array"}
@@ -346,7 +323,6 @@ func requireRows[T any](ep Endpoint, field string, rows []T) error {
 	return nil
 }
 
-// numsOK reports whether every number is usable.
 func numsOK(ns ...*wireNum) bool {
 	for _, n := range ns {
 		if !n.ok() {
@@ -356,9 +332,8 @@ func numsOK(ns ...*wireNum) bool {
 	return true
 }
 
-// unquote decodes a JSON string literal that json.Unmarshal already found
-// well-formed. Unlike encoding/json it keeps bytes that are not valid UTF-8
-// exactly as sent: cleaning them is the caller's business.
+// unquote decodes a well-formed JSON string literal, keeping invalid UTF-8
+// as sent (unlike encoding/json): cleaning it is the caller's business.
 func unquote(raw json.RawMessage) string {
 	s := raw[1 : len(raw)-1]
 	if bytes.IndexByte(s, '\\') < 0 {
@@ -405,7 +380,6 @@ func unquote(raw json.RawMessage) string {
 	return string(out)
 }
 
-// hex4 decodes four hexadecimal digits.
 func hex4(b []byte) rune {
 	var r rune
 	for _, c := range b {
@@ -422,14 +396,10 @@ func hex4(b []byte) rune {
 	return r
 }
 
-// MaxLabelBytes bounds a string of an answer that becomes a label value
-// (a path, a search term, a job's status, model, repository or ref): a
-// longer one is cut on a character boundary and ends with "…", within
-// the bound. Values that become equal once cut are merged like any
-// duplicate (the first one counts).
+// MaxLabelBytes bounds an answer's string that becomes a label value: a
+// longer one is cut on a character boundary, ending with "…".
 const MaxLabelBytes = 1024
 
-// labelText cuts s to MaxLabelBytes (see there).
 func labelText(s string) string {
 	if len(s) <= MaxLabelBytes {
 		return s

@@ -7,18 +7,20 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 )
 
-// AssistantClient is what the assistant source needs of the API client;
-// *client.Client implements it.
+// AssistantClient is what the assistant source needs of *client.Client.
 type AssistantClient interface {
 	CallerStats(ctx context.Context, projectID string, r client.DateRange) (*client.CallerStats, error)
 }
 
-// Assistant is the source of assistant queries by caller (GET
-// /assistant/caller-stats): one request per window, site-wide.
+// Assistant is the source of assistant queries by caller: one request per
+// window.
 type Assistant struct{ client AssistantClient }
 
 // NewAssistant returns the assistant source.
 func NewAssistant(c AssistantClient, _ Options) *Assistant { return &Assistant{client: c} }
+
+var assistantSource = SourceInfo{Name: "assistant", Default: true, Help: "assistant queries by caller (1 request per window)",
+	New: func(c Client, o Options) engine.Source { return NewAssistant(c, o) }}
 
 var assistantFamilies = []engine.Family{{
 	Name:   "mintlify_assistant_queries",
@@ -32,10 +34,10 @@ func (*Assistant) Name() string { return "assistant" }
 // Families implements engine.Source.
 func (*Assistant) Families() []engine.Family { return assistantFamilies }
 
-// Supports implements engine.Source: caller stats are site-wide figures.
+// Supports implements engine.Source.
 func (*Assistant) Supports(engine.Window) bool { return true }
 
-// EstimateCost implements engine.CostEstimator: one request per unit.
+// EstimateCost implements engine.CostEstimator.
 func (*Assistant) EstimateCost(engine.Unit) int { return 1 }
 
 // Fetch implements engine.Source.
@@ -54,3 +56,13 @@ func (a *Assistant) Fetch(ctx context.Context, u engine.Unit, r client.DateRange
 	}
 	return &engine.Result{Samples: [][]engine.Sample{samples}, Cost: 1, Summary: "queries by caller"}, nil
 }
+
+// Additive implements engine.Summer.
+func (*Assistant) Additive(engine.Unit) bool { return true }
+
+// Sum implements engine.Summer.
+func (*Assistant) Sum(_ engine.Unit, days []*engine.Result) *engine.Result {
+	return &engine.Result{Samples: [][]engine.Sample{engine.SumSamples(familyOf(days, 0)...)}}
+}
+
+var _ engine.Summer = (*Assistant)(nil)

@@ -1,6 +1,7 @@
 package collector
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -11,19 +12,14 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/engine/exposition"
 )
 
-// ConversationsClient is what the conversations source needs of the API
-// client; *client.Client implements it.
+// ConversationsClient is what the conversations source needs of *client.Client.
 type ConversationsClient interface {
 	WalkConversations(ctx context.Context, projectID string, r client.DateRange, o client.CursorWalkOptions) (*client.ConversationsResult, error)
 }
 
 // Conversations is the source of assistant conversation turns by response
-// type and resolution (GET /assistant, a cursor walk of 1,000 turns a
-// page): its cost grows with the assistant's traffic, so it is off by
-// default, and a walk longer than --conversations.max-pages fails and
-// exports nothing for the unit. Only the counts are kept: never a query,
-// a response or a source. It has no site-wide figure at one request, so no
-// unit for a site window.
+// type and resolution: a cursor walk whose cost grows with traffic, so off
+// by default. Only counts are kept. It has no site window.
 type Conversations struct {
 	client   ConversationsClient
 	maxPages int
@@ -33,6 +29,9 @@ type Conversations struct {
 func NewConversations(c ConversationsClient, o Options) *Conversations {
 	return &Conversations{client: c, maxPages: o.ConversationsMaxPages}
 }
+
+var conversationsSource = SourceInfo{Name: "conversations", Default: false, Help: "assistant conversation turns by response type and resolution (1 request per 1,000 turns per window)",
+	New: func(c Client, o Options) engine.Source { return NewConversations(c, o) }}
 
 var conversationsFamilies = []engine.Family{{
 	Name:   "mintlify_assistant_conversations",
@@ -46,11 +45,11 @@ func (*Conversations) Name() string { return "conversations" }
 // Families implements engine.Source.
 func (*Conversations) Families() []engine.Family { return conversationsFamilies }
 
-// Supports implements engine.Source: counting turns takes a walk of them.
+// Supports implements engine.Source.
 func (*Conversations) Supports(w engine.Window) bool { return !w.Site }
 
-// knownConversationKeys are always exported, 0 when absent, so that ratios
-// such as the unanswered share keep their series.
+// knownConversationKeys are always exported (0 when absent), so ratios keep
+// their series.
 var knownConversationKeys = []client.ConversationKey{
 	{ResponseType: client.ResponseTypeAnswer, Resolution: client.ResolutionAnswered},
 	{ResponseType: client.ResponseTypeAnswer, Resolution: client.ResolutionUnanswered},
@@ -91,3 +90,22 @@ func (c *Conversations) Fetch(ctx context.Context, u engine.Unit, r client.DateR
 	return &engine.Result{Samples: [][]engine.Sample{samples}, Cost: max(1, res.Pages), Skipped: res.Skipped,
 		Summary: fmt.Sprintf("%d turns", res.Turns)}, nil
 }
+
+// Additive implements engine.Summer.
+func (*Conversations) Additive(engine.Unit) bool { return true }
+
+// Sum implements engine.Summer.
+func (*Conversations) Sum(_ engine.Unit, days []*engine.Result) *engine.Result {
+	return &engine.Result{Samples: [][]engine.Sample{sumFamily(days, 0)}}
+}
+
+// sumFamily sums family i over the days, series ordered by their labels.
+func sumFamily(days []*engine.Result, i int) []engine.Sample {
+	s := engine.SumSamples(familyOf(days, i)...)
+	slices.SortStableFunc(s, func(a, b engine.Sample) int {
+		return cmp.Or(strings.Compare(a.Labels[0], b.Labels[0]), strings.Compare(a.Labels[1], b.Labels[1]))
+	})
+	return s
+}
+
+var _ engine.Summer = (*Conversations)(nil)

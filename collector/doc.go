@@ -1,13 +1,13 @@
 // Package collector holds the exporter's analytics sources, one file per
-// source, node_exporter style: visitors.go (unique visitors, site-wide and
-// per page), views.go, assistant.go, feedback.go, searches.go and
-// conversations.go are sources that package engine schedules, budgets,
-// renders and persists; additive.go derives the windows of the additive
-// ones from a store of days. collector.go lists the sources (Sources, one
-// --collector.<name> flag each) and builds them; paths.go selects, filters
-// and caps the paths of per-page sources; keyfile.go exports the state of
-// the API key file. The agent job watcher is package jobs.
+// source (visitors.go, views.go, assistant.go, feedback.go, searches.go,
+// conversations.go), each with its flag's SourceInfo, its families, its
+// engine.Source methods and, for additive sources, its engine.Summer
+// methods. collector.go lists the sources in exposition order and builds
+// them; paths.go holds what the per-page sources share; keyfile.go exports
+// the state of the API key file.
 //
-// A scrape never calls the API: sources fetch only when the engine asks
-// them to.
+// A new source is its file here, its client method and endpoint (defined
+// with its budget class), and two lines in collector.go: its client
+// interface in Client and its SourceInfo in Sources. A scrape never calls
+// the API: sources fetch only when the engine asks them to.
 package collector

@@ -8,17 +8,14 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 )
 
-// FeedbackClient is what the feedback source needs of the API client;
-// *client.Client implements it.
+// FeedbackClient is what the feedback source needs of *client.Client.
 type FeedbackClient interface {
 	FeedbackByPage(ctx context.Context, projectID string, r client.DateRange, limit int) (*client.FeedbackPage, error)
 }
 
-// Feedback is the source of feedback entries per page (GET
-// /feedback/by-page): one request of the largest page the API allows
-// (100 pages, with no offset or cursor), so the pages beyond the first 100
-// cannot be read; mintlify_feedback_pages_truncated says when there were
-// more. It has no site-wide figure, so no unit for a site window.
+// Feedback is the source of feedback per page: one request of the API's
+// largest page (100 pages, no offset or cursor); mintlify_feedback_pages_truncated
+// says when there were more. It has no site window.
 type Feedback struct {
 	client FeedbackClient
 	filter PathFilter
@@ -28,6 +25,9 @@ type Feedback struct {
 func NewFeedback(c FeedbackClient, o Options) *Feedback {
 	return &Feedback{client: c, filter: o.Filter}
 }
+
+var feedbackSource = SourceInfo{Name: "feedback", Default: true, Help: "feedback per page, the 100 pages with the most (1 request per window)",
+	New: func(c Client, o Options) engine.Source { return NewFeedback(c, o) }}
 
 var feedbackFamilies = []engine.Family{
 	{Name: "mintlify_page_feedback",
@@ -43,11 +43,10 @@ func (*Feedback) Name() string { return "feedback" }
 // Families implements engine.Source.
 func (*Feedback) Families() []engine.Family { return feedbackFamilies }
 
-// Supports implements engine.Source: feedback is per page only.
+// Supports implements engine.Source.
 func (*Feedback) Supports(w engine.Window) bool { return !w.Site }
 
-// EstimateCost implements engine.CostEstimator: one request (limit=100)
-// per unit.
+// EstimateCost implements engine.CostEstimator.
 func (*Feedback) EstimateCost(engine.Unit) int { return 1 }
 
 // Fetch implements engine.Source.

@@ -6,10 +6,8 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 )
 
-// KeyFile exports the state of the API key file (--mintlify.api-key-file),
-// which is re-read when it changes: a rotated file that cannot be read or
-// holds no valid admin key leaves the previous key in use, which works
-// until that key expires. Alert on mintlify_api_key_file_ok == 0.
+// KeyFile exports the state of --mintlify.api-key-file: a rotated file that
+// cannot be used leaves the previous key in use until it expires.
 type KeyFile struct {
 	key      *client.FileKey
 	ok       *prometheus.Desc
@@ -35,9 +33,8 @@ func (c *KeyFile) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.failures
 }
 
-// Collect implements prometheus.Collector. It reads the file's state as of
-// the last use of the key; Key is called first so that a scrape sees a
-// rotation even when no request was sent since.
+// Collect implements prometheus.Collector; it calls Key first so a scrape
+// sees a rotation even when no request was sent since.
 func (c *KeyFile) Collect(ch chan<- prometheus.Metric) {
 	c.key.Key() //nolint:errcheck // FileKey.Key never fails once created
 	ok := 1.0

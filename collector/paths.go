@@ -13,37 +13,27 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/engine/exposition"
 )
 
-// PathFilter selects and caps the paths a per-page source exports for each
-// project and window (--analytics.path-include, --analytics.path-exclude,
-// --analytics.max-paths).
+// PathFilter selects and caps the paths a per-page source exports.
 type PathFilter struct {
-	// Include, when set, keeps only paths it matches (unanchored).
 	Include *regexp.Regexp
-	// Exclude, when set, drops paths it matches (unanchored).
 	Exclude *regexp.Regexp
 	// MaxPaths keeps the top MaxPaths paths; 0 keeps all.
 	MaxPaths int
 }
 
-// keeps reports whether the filter's include and exclude patterns keep
-// path.
+// keeps reports whether the include and exclude patterns keep path.
 func (f PathFilter) keeps(path string) bool {
 	return (f.Include == nil || f.Include.MatchString(path)) && (f.Exclude == nil || !f.Exclude.MatchString(path))
 }
 
-// selectPaths sanitizes the paths of rows (two paths equal once sanitized
-// are merged, the first kept), filters them, orders them by key descending
-// then path, and caps them. It returns the rows kept and the number of
-// distinct paths before filtering.
+// selectPaths sanitizes (merging equal paths), filters, orders by key then
+// path, and caps rows; distinct counts the paths before filtering.
 func selectPaths[R any](rows []R, path func(*R) *string, key func(*R) float64, f PathFilter) (kept []R, distinct int) {
 	return selectPathsOf(rows, path, key, f, false)
 }
 
-// selectPathsOf is selectPaths; unique says the rows' paths are known to
-// be distinct as they came (a walk merges repeated paths), so only paths
-// that sanitizing changed can collide, and the set of paths seen is built
-// only when one did: at 100,000 paths that set costs as much as sorting.
-// It filters rows in place: the caller gives up rows.
+// selectPathsOf filters rows in place; unique (a walk's rows) builds the set
+// of paths seen, as costly as sorting, only when sanitizing changed one.
 func selectPathsOf[R any](rows []R, path func(*R) *string, key func(*R) float64, f PathFilter, unique bool) (kept []R, distinct int) {
 	check := !unique
 	for i := range rows {
@@ -70,9 +60,7 @@ func selectPathsOf[R any](rows []R, path func(*R) *string, key func(*R) float64,
 			kept = append(kept, r)
 		}
 	}
-	// Sorting pointers: a comparison of two rows by value would move each
-	// to the heap to hand it to key and path, millions of times at 100,000
-	// paths.
+	// Sorting pointers: comparing rows by value moves each to the heap.
 	order := make([]*R, len(kept))
 	for i := range kept {
 		order[i] = &kept[i]
@@ -94,20 +82,15 @@ func selectPathsOf[R any](rows []R, path func(*R) *string, key func(*R) float64,
 	return out, distinct
 }
 
-// pathsUnit is what one unit of the visitors or views source read: the
-// site-wide totals and, for a full window, the rows selectPaths kept.
+// pathsUnit is what one unit of a paths source read.
 type pathsUnit struct {
 	totals   client.Counts
 	rows     []client.PathCounts // nil for a site window
 	distinct int                 // distinct paths before filtering
 }
 
-// fetchPaths reads one unit of an offset-paged paths export (visitors or
-// views), through one, the single-page read, and walk, the walk of every
-// page, of that export. A site window costs one page of one row, for its
-// totals; a full window a walk (told the previous walk's page count,
-// prevCost) whose rows selectPaths filters and caps. It sets out's Cost,
-// Summary and Skipped.
+// fetchPaths reads one unit of visitors or views: a site window is one row
+// for its totals, a full window a walk whose rows selectPaths keeps.
 func fetchPaths(ctx context.Context, u engine.Unit, r client.DateRange, prevCost int,
 	one func(context.Context, string, client.PathsQuery) (*client.PathsPage, error),
 	walk func(context.Context, string, client.DateRange, client.WalkOptions) (*client.PathsResult, error),
@@ -127,9 +110,7 @@ func fetchPaths(ctx context.Context, u engine.Unit, r client.DateRange, prevCost
 	return finishPaths(res, f, out), nil
 }
 
-// walkOptions are the options of a full window's walk: told the previous
-// walk's page count, and allowed to stop at the top MaxPaths when rows
-// come sorted by total.
+// walkOptions may stop at the top MaxPaths when rows come sorted by total.
 func walkOptions(o client.WalkOptions, prevCost int, f PathFilter) client.WalkOptions {
 	o.KnownPages = prevCost
 	if f.MaxPaths > 0 {
@@ -138,8 +119,7 @@ func walkOptions(o client.WalkOptions, prevCost int, f PathFilter) client.WalkOp
 	return o
 }
 
-// finishPaths filters and caps a walk's rows and sets out's Cost, Summary
-// and Skipped.
+// finishPaths keeps a walk's rows and sets out's Cost, Summary and Skipped.
 func finishPaths(res *client.PathsResult, f PathFilter, out *engine.Result) pathsUnit {
 	rows, distinct := selectPathsOf(res.Rows, pathOf, totalOf, f, true)
 	out.Cost, out.Skipped = res.Pages, res.Skipped
@@ -150,22 +130,18 @@ func finishPaths(res *client.PathsResult, f PathFilter, out *engine.Result) path
 	return pathsUnit{totals: res.Totals, rows: rows, distinct: distinct}
 }
 
-// PathsWalker is what a paths source needs to send a walk one request at a
-// time (engine.Stepper); *client.Client implements it. A client without it
-// is walked whole by Fetch.
+// PathsWalker lets a paths source walk one request at a time.
 type PathsWalker interface {
 	BeginWalk(ep client.Endpoint, projectID string, r client.DateRange, o client.WalkOptions) (*client.PathsWalk, error)
 }
 
-// walks reports whether the unit u of a paths source is walked one request
-// at a time through c.
+// walks reports whether u is walked one request at a time through c.
 func walks(c any, u engine.Unit) bool {
 	_, ok := c.(PathsWalker)
 	return ok && !u.Window.Site
 }
 
-// pathsWalk is the engine.Walk of a full window of the visitors or views
-// source; build turns what was read into the source's samples.
+// pathsWalk is the engine.Walk of a full window of visitors or views.
 type pathsWalk struct {
 	pw     *client.PathsWalk
 	u      engine.Unit
@@ -174,8 +150,7 @@ type pathsWalk struct {
 	build  func(u engine.Unit, pu pathsUnit, out *engine.Result)
 }
 
-// beginPaths starts the walk of a full window through c when it is a
-// PathsWalker; nil for a site window or another client.
+// beginPaths starts a full window's walk; nil when not walked in steps.
 func beginPaths(c any, ep client.Endpoint, u engine.Unit, r client.DateRange, prevCost int, o client.WalkOptions, f PathFilter,
 	nfam int, build func(engine.Unit, pathsUnit, *engine.Result)) (engine.Walk, error) {
 	pw, ok := c.(PathsWalker)
@@ -195,8 +170,7 @@ func (w *pathsWalk) Step(ctx context.Context) (bool, error) { return w.pw.Next(c
 // Sent implements engine.Walk.
 func (w *pathsWalk) Sent() int { return w.pw.Pages() }
 
-// Totals implements engine.Walk: the first page's totals, as a site
-// window's result.
+// Totals implements engine.Walk: the first page's totals.
 func (w *pathsWalk) Totals() *engine.Result {
 	t, ok := w.pw.Totals()
 	if !ok {
@@ -220,18 +194,15 @@ func (w *pathsWalk) Result() (*engine.Result, error) {
 	return out, nil
 }
 
-// pathOf and totalOf read a visitors or views row for selectPaths: rows
-// are ranked by their total.
+// pathOf and totalOf read a row for selectPaths, ranked by total.
 func pathOf(r *client.PathCounts) *string  { return &r.Path }
 func totalOf(r *client.PathCounts) float64 { return r.Total }
 
-// pathsCostGroup is the engine.CostGrouper group of the sources that walk
-// every path (visitors and views): before its first walk, a unit's cost is
-// estimated from the other source's.
+// pathsCostGroup groups visitors and views (engine.CostGrouper): before its
+// first walk, a unit's cost is estimated from the other source's.
 const pathsCostGroup = "paths"
 
-// siteCost is what a unit of a paths source costs before it runs: one
-// request for a site window, unknown (0) for a walk.
+// siteCost is one request for a site window, unknown (0) for a walk.
 func siteCost(u engine.Unit) int {
 	if u.Window.Site {
 		return 1

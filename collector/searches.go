@@ -10,22 +10,17 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/engine/exposition"
 )
 
-// SearchesClient is what the searches source needs of the API client;
-// *client.Client implements it.
+// SearchesClient is what the searches source needs of *client.Client.
 type SearchesClient interface {
 	Searches(ctx context.Context, projectID string, r client.DateRange, limit int, cursor string) (*client.SearchesPage, error)
 }
 
-// MaxTermRunes caps the length of a search term used as a label value;
-// longer terms are cut and end with "…".
+// MaxTermRunes caps a search term used as a label value.
 const MaxTermRunes = 100
 
-// Searches is the source of search volume (GET /searches): one request per
-// window. totalSearches is the whole range's count whatever the page size,
-// so by default the request asks for one row; with --searches.top-terms=N
-// it asks for the N most searched terms (rows come ordered by hits) and
-// exports them. Terms are text typed by the public: they are cut to
-// MaxTermRunes, made valid UTF-8, and never logged.
+// Searches is the source of search volume (one row: totalSearches is
+// site-wide) and, with --searches.top-terms, the top terms, which are
+// typed by the public: cut, made valid UTF-8, never logged.
 type Searches struct {
 	client   SearchesClient
 	topTerms int
@@ -35,6 +30,9 @@ type Searches struct {
 func NewSearches(c SearchesClient, o Options) *Searches {
 	return &Searches{client: c, topTerms: min(max(o.SearchesTopTerms, 0), client.MaxSearchesLimit)}
 }
+
+var searchesSource = SourceInfo{Name: "searches", Default: true, Help: "search volume, and the top terms with --searches.top-terms (1 request per window)",
+	New: func(c Client, o Options) engine.Source { return NewSearches(c, o) }}
 
 // The searches families, in exposition order.
 const (
@@ -56,7 +54,7 @@ var searchesFamilies = []engine.Family{
 		Labels: []string{"term"}},
 	searchesWithoutClicks: {Name: "mintlify_search_terms_without_clicks",
 		Help: "Among the exported top search terms, how many had no click on any result (ctr 0): content the docs may lack (only with --searches.top-terms)." + CachedHelp},
-	// The name before issue 21, kept one release with the same values.
+	// The previous name, kept one release with the same values.
 	searchesTermCTRDeprecated: {Name: "mintlify_search_term_click_through_rate",
 		Help:   "Deprecated: use mintlify_search_term_click_through_ratio (same values); this name goes in the next release." + CachedHelp,
 		Labels: []string{"term"}},
@@ -68,11 +66,10 @@ func (*Searches) Name() string { return "searches" }
 // Families implements engine.Source.
 func (*Searches) Families() []engine.Family { return searchesFamilies }
 
-// Supports implements engine.Source: totalSearches is a site-wide figure.
+// Supports implements engine.Source.
 func (*Searches) Supports(engine.Window) bool { return true }
 
-// EstimateCost implements engine.CostEstimator: one request per unit (the
-// top terms fit one page).
+// EstimateCost implements engine.CostEstimator.
 func (*Searches) EstimateCost(engine.Unit) int { return 1 }
 
 // Fetch implements engine.Source.
@@ -114,8 +111,7 @@ func (s *Searches) Fetch(ctx context.Context, u engine.Unit, r client.DateRange,
 	return out, nil
 }
 
-// TermLabel returns a search term usable as a label value: valid UTF-8,
-// at most MaxTermRunes characters (a longer term is cut and ends with "…").
+// TermLabel returns a search term fit for a label value.
 func TermLabel(q string) string {
 	q = exposition.SanitizeLabel(q)
 	if utf8.RuneCountInString(q) <= MaxTermRunes {
@@ -130,3 +126,15 @@ func TermLabel(q string) string {
 	}
 	return q
 }
+
+// Additive implements engine.Summer: top terms do not add up over days.
+func (s *Searches) Additive(u engine.Unit) bool { return s.topTerms == 0 || u.Window.Site }
+
+// Sum implements engine.Summer.
+func (*Searches) Sum(_ engine.Unit, days []*engine.Result) *engine.Result {
+	out := &engine.Result{Samples: make([][]engine.Sample, len(searchesFamilies))}
+	out.Samples[searchesTotal] = engine.SumSamples(familyOf(days, searchesTotal)...)
+	return out
+}
+
+var _ engine.Summer = (*Searches)(nil)

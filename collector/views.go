@@ -1,23 +1,23 @@
 package collector
 
 import (
+	"cmp"
 	"context"
+	"slices"
+	"strings"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 )
 
-// ViewsClient is what the views source needs of the API client;
-// *client.Client implements it.
+// ViewsClient is what the views source needs of *client.Client.
 type ViewsClient interface {
 	Views(ctx context.Context, projectID string, q client.PathsQuery) (*client.PathsPage, error)
 	WalkViews(ctx context.Context, projectID string, r client.DateRange, o client.WalkOptions) (*client.PathsResult, error)
 }
 
-// Views is the source of page view events (GET /views), site-wide and per
-// page, by traffic. View events are additive: traffic "other" is the total
-// minus human and AI when it is larger, so that sum() over traffic is the
-// total. A full window costs one request per 250 paths; a site window one.
+// Views is the source of page view events, site-wide and per page; traffic
+// "other" makes sum() over traffic the total.
 type Views struct {
 	client ViewsClient
 	walk   client.WalkOptions
@@ -28,6 +28,9 @@ type Views struct {
 func NewViews(c ViewsClient, o Options) *Views {
 	return &Views{client: c, walk: o.walkOptions(), filter: o.Filter}
 }
+
+var viewsSource = SourceInfo{Name: "views", Default: true, Help: "page view events, site-wide and per page (1 request per 250 paths per window)",
+	New: func(c Client, o Options) engine.Source { return NewViews(c, o) }}
 
 // The views families, in exposition order.
 const (
@@ -56,15 +59,13 @@ func (*Views) Name() string { return "views" }
 // Families implements engine.Source.
 func (*Views) Families() []engine.Family { return viewsFamilies }
 
-// Supports implements engine.Source: views has site-wide totals.
+// Supports implements engine.Source.
 func (*Views) Supports(engine.Window) bool { return true }
 
-// EstimateCost implements engine.CostEstimator: a site window costs one
-// request; a full window's walk is not known before it runs.
+// EstimateCost implements engine.CostEstimator.
 func (*Views) EstimateCost(u engine.Unit) int { return siteCost(u) }
 
-// CostGroup implements engine.CostGrouper: views walk the same paths as
-// visitors.
+// CostGroup implements engine.CostGrouper.
 func (*Views) CostGroup() string { return pathsCostGroup }
 
 // Fetch implements engine.Source.
@@ -78,8 +79,7 @@ func (v *Views) Fetch(ctx context.Context, u engine.Unit, r client.DateRange, pr
 	return out, nil
 }
 
-// Begin implements engine.Stepper: a full window is a walk sent one page
-// at a time.
+// Begin implements engine.Stepper.
 func (v *Views) Begin(u engine.Unit, r client.DateRange, prevCost int) (engine.Walk, error) {
 	return beginPaths(v.client, client.EndpointViews, u, r, prevCost, v.walk, v.filter, len(viewsFamilies), v.build)
 }
@@ -87,8 +87,7 @@ func (v *Views) Begin(u engine.Unit, r client.DateRange, prevCost int) (engine.W
 // Walks implements engine.Stepper.
 func (v *Views) Walks(u engine.Unit) bool { return walks(v.client, u) }
 
-// SplitsTotals implements engine.Splitter: a full window's site totals are
-// a unit of their own, one request whatever the size of the site.
+// SplitsTotals implements engine.Splitter.
 func (*Views) SplitsTotals() bool { return true }
 
 // build sets out's samples from what one unit read.
@@ -105,8 +104,7 @@ func (v *Views) build(u engine.Unit, res pathsUnit, out *engine.Result) {
 	out.Samples[viewsSite] = appendTraffic(nil, "", res.totals)
 }
 
-// appendTraffic appends the human, ai and (when positive) other series of
-// additive counts; with a path, the path is the first label.
+// appendTraffic appends the human, ai and (positive) other series.
 func appendTraffic(s []engine.Sample, path string, c client.Counts) []engine.Sample {
 	add := func(traffic string, v float64) {
 		if path == "" {
@@ -122,3 +120,47 @@ func appendTraffic(s []engine.Sample, path string, c client.Counts) []engine.Sam
 	}
 	return s
 }
+
+// Additive implements engine.Summer.
+func (*Views) Additive(engine.Unit) bool { return true }
+
+// Sum implements engine.Summer: paths ranked by summed total and cut to
+// --analytics.max-paths, as a direct read would.
+func (v *Views) Sum(u engine.Unit, days []*engine.Result) *engine.Result {
+	out := &engine.Result{Samples: make([][]engine.Sample, len(viewsFamilies))}
+	out.Samples[viewsSite] = engine.SumSamples(familyOf(days, viewsSite)...)
+	if u.Window.Site {
+		return out
+	}
+	page := engine.SumSamples(familyOf(days, viewsPage)...)
+	total := map[string]float64{}
+	for _, s := range page {
+		total[s.Labels[0]] += s.Value
+	}
+	paths := make([]string, 0, len(total))
+	for p := range total {
+		paths = append(paths, p)
+	}
+	slices.SortFunc(paths, func(a, b string) int { return cmp.Or(cmp.Compare(total[b], total[a]), strings.Compare(a, b)) })
+	distinct := len(paths)
+	if v.filter.MaxPaths > 0 && len(paths) > v.filter.MaxPaths {
+		paths = paths[:v.filter.MaxPaths]
+	}
+	rank := make(map[string]int, len(paths))
+	for i, p := range paths {
+		rank[p] = i
+	}
+	kept := page[:0]
+	for _, s := range page {
+		if _, ok := rank[s.Labels[0]]; ok {
+			kept = append(kept, s)
+		}
+	}
+	slices.SortStableFunc(kept, func(a, b engine.Sample) int { return cmp.Compare(rank[a.Labels[0]], rank[b.Labels[0]]) })
+	out.Samples[viewsPage] = kept
+	out.Samples[viewsPaths] = []engine.Sample{{Value: float64(distinct)}}
+	out.Samples[viewsPathsExported] = []engine.Sample{{Value: float64(len(paths))}}
+	return out
+}
+
+var _ engine.Summer = (*Views)(nil)

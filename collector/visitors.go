@@ -7,17 +7,14 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 )
 
-// VisitorsClient is what the visitors source needs of the API client;
-// *client.Client implements it.
+// VisitorsClient is what the visitors source needs of *client.Client.
 type VisitorsClient interface {
 	Visitors(ctx context.Context, projectID string, q client.PathsQuery) (*client.PathsPage, error)
 	WalkVisitors(ctx context.Context, projectID string, r client.DateRange, o client.WalkOptions) (*client.PathsResult, error)
 }
 
-// Visitors is the source of unique visitors (GET /visitors), site-wide and
-// per page, by traffic. Unique counts are not additive: no series sums or
-// folds pages. A full window costs one request per 250 paths; a site
-// window one request.
+// Visitors is the source of unique visitors, site-wide and per page. Unique
+// counts do not add up: no series sums or folds pages.
 type Visitors struct {
 	client VisitorsClient
 	walk   client.WalkOptions
@@ -29,6 +26,9 @@ func NewVisitors(c VisitorsClient, o Options) *Visitors {
 	return &Visitors{client: c, walk: o.walkOptions(), filter: o.Filter}
 }
 
+var visitorsSource = SourceInfo{Name: "visitors", Default: true, Help: "unique visitors, site-wide and per page (1 request per 250 paths per window)",
+	New: func(c Client, o Options) engine.Source { return NewVisitors(c, o) }}
+
 // The visitors families, in exposition order.
 const (
 	visVisitors = iota
@@ -39,8 +39,7 @@ const (
 	visPathsExported
 )
 
-// CachedHelp ends the HELP text of the families read from the API on a
-// schedule; backfill, which writes past days, leaves it out.
+// CachedHelp ends the HELP of families read on a schedule (not backfill's).
 const CachedHelp = " Cached: read from the API at most every mintlify_refresh_interval_seconds."
 
 var visitorsFamilies = []engine.Family{
@@ -67,15 +66,13 @@ func (*Visitors) Name() string { return "visitors" }
 // Families implements engine.Source.
 func (*Visitors) Families() []engine.Family { return visitorsFamilies }
 
-// Supports implements engine.Source: visitors has site-wide totals.
+// Supports implements engine.Source.
 func (*Visitors) Supports(engine.Window) bool { return true }
 
-// EstimateCost implements engine.CostEstimator: a site window costs one
-// request; a full window's walk is not known before it runs.
+// EstimateCost implements engine.CostEstimator.
 func (*Visitors) EstimateCost(u engine.Unit) int { return siteCost(u) }
 
-// CostGroup implements engine.CostGrouper: visitors walk the same paths as
-// views.
+// CostGroup implements engine.CostGrouper.
 func (*Visitors) CostGroup() string { return pathsCostGroup }
 
 // Fetch implements engine.Source.
@@ -89,8 +86,7 @@ func (v *Visitors) Fetch(ctx context.Context, u engine.Unit, r client.DateRange,
 	return out, nil
 }
 
-// Begin implements engine.Stepper: a full window is a walk sent one page
-// at a time.
+// Begin implements engine.Stepper.
 func (v *Visitors) Begin(u engine.Unit, r client.DateRange, prevCost int) (engine.Walk, error) {
 	return beginPaths(v.client, client.EndpointVisitors, u, r, prevCost, v.walk, v.filter, len(visitorsFamilies), v.build)
 }
@@ -98,8 +94,7 @@ func (v *Visitors) Begin(u engine.Unit, r client.DateRange, prevCost int) (engin
 // Walks implements engine.Stepper.
 func (v *Visitors) Walks(u engine.Unit) bool { return walks(v.client, u) }
 
-// SplitsTotals implements engine.Splitter: a full window's site totals are
-// a unit of their own, one request whatever the size of the site.
+// SplitsTotals implements engine.Splitter.
 func (*Visitors) SplitsTotals() bool { return true }
 
 // build sets out's samples from what one unit read.

@@ -130,12 +130,22 @@ func aiAffinity(path string) float64 {
 // pages, search terms and conversation turns. It draws from its own stream
 // of the seed, so the visitors are the same as without it.
 func generateExtras(d *Dataset, o GenerateOptions, first int32, cols []*dayColumns) {
+	// One generator, drawn from in this order: a seed's dataset never changes.
 	rng := rand.New(rand.NewPCG(uint64(o.Seed), 0x6578747261))
 	x := d.ext()
-	paths := d.paths
-	n := len(paths)
+	generateViews(x, rng, first, cols, len(d.paths))
+	generateFeedback(x, rng, first, len(cols), len(d.paths))
+	generateSearches(x, rng, first, len(cols), d.paths, o.SearchTerms)
+	for k := range cols {
+		generateTurns(x, rng, dayTime(first+int32(k)), o.TurnsPerDay, d.paths)
+	}
+	x.sorted = false
+}
 
-	// Views: per page a views-per-visitor factor, per day some noise.
+// generateViews makes views from visitors with a views-per-visitor factor
+// per page and some noise per day, and the assistant's queries: about one
+// per 40 human visitors.
+func generateViews(x *extras, rng *rand.Rand, first int32, cols []*dayColumns, n int) {
 	perVisitor := make([]float64, n)
 	for i := range perVisitor {
 		perVisitor[i] = 1.2 + 1.3*rng.Float64()
@@ -156,17 +166,18 @@ func generateExtras(d *Dataset, o GenerateOptions, first int32, cols []*dayColum
 		}
 		x.views[dn] = v
 
-		// Assistant queries: about one per 40 human visitors.
 		q := float64(humans)/40*(0.8+0.4*rng.Float64()) + 3
 		web := int64(q * 0.7)
 		api := int64(q * 0.2)
 		other := int64(q * 0.07)
 		x.callers[dn] = CallerStats{Web: web, API: api, Other: other, Total: web + api + other + int64(q*0.03)}
 	}
+}
 
-	// Feedback on up to 300 pages, more on popular ones.
+// generateFeedback puts feedback on up to 300 pages, more on popular ones.
+func generateFeedback(x *extras, rng *rand.Rand, first int32, days, n int) {
 	fbPaths := min(n, 300)
-	for k := range cols {
+	for k := range days {
 		dn := first + int32(k)
 		m := make(map[int32]feedbackCount)
 		for i := range fbPaths {
@@ -184,17 +195,20 @@ func generateExtras(d *Dataset, o GenerateOptions, first int32, cols []*dayColum
 		}
 		x.feedback[dn] = m
 	}
+}
 
-	// Search terms, Zipf-like, some without any click (content gaps).
-	terms := searchTerms(o.SearchTerms, rng)
+// generateSearches makes Zipf-like search terms, some without any click
+// (content gaps).
+func generateSearches(x *extras, rng *rand.Rand, first int32, days int, paths []string, count int) {
+	terms := searchTerms(count, rng)
 	ctr := make([]float64, len(terms))
 	for j, t := range terms {
 		if rng.IntN(6) > 0 {
 			ctr[j] = 0.1 + 0.8*rng.Float64()
-			x.topPage[t] = paths[rng.IntN(min(n, 50))]
+			x.topPage[t] = paths[rng.IntN(min(len(paths), 50))]
 		}
 	}
-	for k := range cols {
+	for k := range days {
 		dn := first + int32(k)
 		m := make(map[string]searchCount, len(terms))
 		for j, t := range terms {
@@ -207,45 +221,44 @@ func generateExtras(d *Dataset, o GenerateOptions, first int32, cols []*dayColum
 		}
 		x.searches[dn] = m
 	}
+}
 
-	// Conversation turns, with every response type and resolution.
-	for k := range cols {
-		day := dayTime(first + int32(k))
-		turns := int(float64(o.TurnsPerDay) * (0.6 + 0.8*rng.Float64()))
-		for range turns {
-			t := Turn{
-				Time:     day.Add(time.Duration(rng.Int64N(int64(24*time.Hour/time.Millisecond))) * time.Millisecond),
-				Query:    turnQueries[rng.IntN(len(turnQueries))],
-				Response: turnResponses[rng.IntN(len(turnResponses))],
-			}
-			switch r := rng.IntN(20); {
-			case r < 3:
-				t.ResponseType = "clarifying_question"
-			case r < 5: // absent: an answer
-			default:
-				t.ResponseType = "answer"
-			}
-			switch r := rng.IntN(20); {
-			case r < 13:
-				t.Resolution = "answered"
-			case r < 18:
-				t.Resolution = "unanswered"
-			}
-			if rng.IntN(10) < 7 {
-				t.QueryCategory = turnCategories[rng.IntN(len(turnCategories))]
-			}
-			if rng.IntN(10) < 6 {
-				p := paths[rng.IntN(min(n, 100))]
-				t.PageURL = "https://docs.example.com" + p
-				t.Sources = []Source{{Title: p, URL: t.PageURL}}
-			}
-			x.turnSeq++
-			t.ID = makeULID(t.Time, x.turnSeq)
-			x.turnIDs[t.ID] = true
-			x.turns = append(x.turns, t)
+// generateTurns adds one day's conversation turns, with every response
+// type and resolution.
+func generateTurns(x *extras, rng *rand.Rand, day time.Time, perDay int, paths []string) {
+	turns := int(float64(perDay) * (0.6 + 0.8*rng.Float64()))
+	for range turns {
+		t := Turn{
+			Time:     day.Add(time.Duration(rng.Int64N(int64(24*time.Hour/time.Millisecond))) * time.Millisecond),
+			Query:    turnQueries[rng.IntN(len(turnQueries))],
+			Response: turnResponses[rng.IntN(len(turnResponses))],
 		}
+		switch r := rng.IntN(20); {
+		case r < 3:
+			t.ResponseType = "clarifying_question"
+		case r < 5: // absent: an answer
+		default:
+			t.ResponseType = "answer"
+		}
+		switch r := rng.IntN(20); {
+		case r < 13:
+			t.Resolution = "answered"
+		case r < 18:
+			t.Resolution = "unanswered"
+		}
+		if rng.IntN(10) < 7 {
+			t.QueryCategory = turnCategories[rng.IntN(len(turnCategories))]
+		}
+		if rng.IntN(10) < 6 {
+			p := paths[rng.IntN(min(len(paths), 100))]
+			t.PageURL = "https://docs.example.com" + p
+			t.Sources = []Source{{Title: p, URL: t.PageURL}}
+		}
+		x.turnSeq++
+		t.ID = makeULID(t.Time, x.turnSeq)
+		x.turnIDs[t.ID] = true
+		x.turns = append(x.turns, t)
 	}
-	x.sorted = false
 }
 
 // boolF is 1 for true, else 0.

@@ -34,6 +34,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	rt, routed := parseRoute(r.URL)
 	rec.Endpoint, rec.Project = rt.endpoint, rt.project
+	if s.events.Arrived != nil {
+		s.events.Arrived(rec)
+	}
 	// The request is logged as soon as its answer's status is decided,
 	// before the body is written, so a client that has read its answer
 	// always finds its request in the log; a request that gets no answer is

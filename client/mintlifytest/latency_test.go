@@ -11,7 +11,13 @@ import (
 )
 
 func TestLatency(t *testing.T) {
-	s, _ := newServer(t, mintlifytest.WithProject("a", tinyDataset()), mintlifytest.WithLatency(30*time.Millisecond))
+	arrived := make(chan mintlifytest.Request, 3)
+	logged := make(chan mintlifytest.Request, 3)
+	s, _ := newServer(t, mintlifytest.WithProject("a", tinyDataset()), mintlifytest.WithLatency(30*time.Millisecond),
+		mintlifytest.WithEvents(mintlifytest.Events{
+			Arrived: func(r mintlifytest.Request) { arrived <- r },
+			Logged:  func(r mintlifytest.Request) { logged <- r },
+		}))
 	start := time.Now()
 	if r := get(t, s, "/v1/analytics/a/visitors"); r.status != http.StatusOK {
 		t.Fatalf("status %d", r.status)
@@ -19,6 +25,8 @@ func TestLatency(t *testing.T) {
 	if el := time.Since(start); el < 30*time.Millisecond {
 		t.Fatalf("answered after %v, latency 30ms", el)
 	}
+	waitFor(t, arrived, "the first request to arrive")
+	waitFor(t, logged, "the first request to be logged")
 
 	s.SetLatency(time.Hour)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
@@ -28,11 +36,11 @@ func TestLatency(t *testing.T) {
 	if _, err := http.DefaultClient.Do(req); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err %v, want deadline exceeded", err)
 	}
+	waitFor(t, arrived, "the abandoned request to arrive")
 	// The abandoned request is logged without a status once its handler
 	// notices the cancellation.
-	waitForRequests(t, s, 2)
-	if reqs := s.Requests(); reqs[1].Status != 0 {
-		t.Fatalf("abandoned request logged with status %d", reqs[1].Status)
+	if r := waitFor(t, logged, "the abandoned request to be logged"); r.Status != 0 {
+		t.Fatalf("abandoned request logged with status %d", r.Status)
 	}
 
 	// Close ends a request waiting on latency, handler included.
@@ -42,28 +50,23 @@ func TestLatency(t *testing.T) {
 		_, err := http.DefaultClient.Do(req)
 		done <- err
 	}()
-	time.Sleep(20 * time.Millisecond) // give the request time to reach the handler
+	waitFor(t, arrived, "the third request to reach the handler")
 	s.Close()
-	select {
-	case err := <-done:
-		if err == nil {
-			t.Fatal("request answered despite Close")
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Close left a request hanging")
+	if err := waitFor(t, done, "the request cut by Close"); err == nil {
+		t.Fatal("request answered despite Close")
 	}
-	waitForRequests(t, s, 3)
+	waitFor(t, logged, "the request cut by Close to be logged")
 }
 
-// waitForRequests polls the log until it holds n requests: handlers log
-// after the client has seen the connection end.
-func waitForRequests(t *testing.T, s *mintlifytest.Server, n int) {
+// waitFor returns the next value of ch. Its bound only turns a hang into a
+// failure: a passing run never waits for it.
+func waitFor[T any](t *testing.T, ch <-chan T, what string) T {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for s.CountRequests("") < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d requests logged, want %d", s.CountRequests(""), n)
-		}
-		time.Sleep(time.Millisecond)
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(10 * time.Second):
+		t.Fatalf("waited 10s for %s", what)
+		panic("unreachable")
 	}
 }

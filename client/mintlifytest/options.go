@@ -58,3 +58,18 @@ func WithProject(projectID string, d *Dataset) Option {
 func WithCreatedJobsRunning(d time.Duration) Option {
 	return func(s *Server) { s.createdRunFor = d }
 }
+
+// Events are called from the handler serving a request, so a test can wait
+// for one instead of sleeping. They must not block for long.
+type Events struct {
+	// Arrived is called as a request enters the handler, before latency,
+	// faults and the answer (its Status is 0).
+	Arrived func(Request)
+	// Logged is called once the request is in the log (see Request).
+	Logged func(Request)
+}
+
+// WithEvents sets the functions called as requests arrive and are logged.
+func WithEvents(e Events) Option {
+	return func(s *Server) { s.events = e }
+}

@@ -39,6 +39,9 @@ func (s *Server) record(r Request) {
 	s.mu.Lock()
 	s.log = append(s.log, r)
 	s.mu.Unlock()
+	if s.events.Logged != nil {
+		s.events.Logged(r)
+	}
 }
 
 // Requests returns a copy of the log of every request received so far, in

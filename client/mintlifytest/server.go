@@ -36,6 +36,7 @@ type Server struct {
 	jobSeq         int
 	// createdRunFor is how long created jobs run (WithCreatedJobsRunning).
 	createdRunFor time.Duration
+	events        Events
 
 	cache rangeCache
 }

@@ -1,0 +1,46 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+)
+
+// An endpoint named without analytics or free is counted by the budget and
+// refused by the client before the budget is asked or anything is sent.
+func TestUndefinedEndpointIsCountedAndNeverSent(t *testing.T) {
+	srv := mintlifytest.NewServer()
+	t.Cleanup(srv.Close)
+	key, err := StaticKey(mintlifytest.DefaultKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	allowed := 0
+	c, err := New(Config{BaseURL: srv.URL(), Key: key, Hooks: Hooks{
+		Allow: func(context.Context, Endpoint) error { allowed++; return nil },
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	undefined := Endpoint("pages")
+	if !undefined.Analytics() {
+		t.Error("an undefined endpoint is not counted against the analytics budget")
+	}
+	if undefined.MaxBody() != DefaultMaxBodyBytes {
+		t.Errorf("undefined endpoint's MaxBody = %d", undefined.MaxBody())
+	}
+	_, err = c.do(context.Background(), &call{endpoint: undefined, method: "GET", path: "/v1/analytics/p/pages"})
+	if !errors.Is(err, errUndefinedEndpoint) {
+		t.Errorf("call of an undefined endpoint: %v", err)
+	}
+	if allowed != 0 || len(srv.Requests()) != 0 {
+		t.Errorf("undefined endpoint: Allow called %d times, %d requests sent", allowed, len(srv.Requests()))
+	}
+	for _, e := range Endpoints {
+		if _, err := c.do(context.Background(), &call{endpoint: e, method: "GET", path: "/nowhere"}); errors.Is(err, errUndefinedEndpoint) {
+			t.Errorf("%s refused as undefined", e)
+		}
+	}
+}
