@@ -49,7 +49,7 @@ func checkDecode(t *testing.T, endpoint string, run func(h *harness) error, tc d
 		t.Errorf("%s: error %v, want a DecodeError", tc.name, err)
 		return
 	}
-	if string(de.Endpoint) != endpoint || de.Field != tc.field || !strings.Contains(de.Reason, tc.reason) {
+	if de.Endpoint.String() != endpoint || de.Field != tc.field || !strings.Contains(de.Reason, tc.reason) {
 		t.Errorf("%s: DecodeError{%q, %q, %q}, want field %q and reason containing %q", tc.name, de.Endpoint, de.Field, de.Reason, tc.field, tc.reason)
 	}
 	if want := ": " + tc.field + ": "; tc.field != "" && !strings.Contains(err.Error(), want) {

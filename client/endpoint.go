@@ -9,16 +9,16 @@ import (
 // DefaultBaseURL is the address of Mintlify's public REST API.
 const DefaultBaseURL = "https://api.mintlify.com"
 
-// Endpoint names one upstream operation: a label value, never a URL. Each
-// is defined by analytics or free, so its budget class is part of it.
-type Endpoint string
+// Endpoint names one upstream operation: a label value, never a URL. An
+// Endpoint is made only by analytics or free, in this file, so its budget
+// class is part of it; the zero Endpoint is refused unsent.
+type Endpoint struct{ def *endpointDef }
 
 type endpointDef struct {
-	analytics bool  // spends the organization's shared analytics limit
-	maxBody   int64 // see MaxBody
+	name    string
+	free    bool  // outside the analytics rate limit; the zero value is counted
+	maxBody int64 // see MaxBody
 }
-
-var defs = map[Endpoint]endpointDef{}
 
 // Endpoints lists every endpoint, in the order they are defined.
 var Endpoints []Endpoint
@@ -26,20 +26,21 @@ var Endpoints []Endpoint
 // analytics defines an endpoint Hooks.Allow counts against the
 // organization's analytics rate limit (100 requests an hour).
 func analytics(name string, maxBody int64) Endpoint {
-	return define(name, endpointDef{analytics: true, maxBody: maxBody})
+	return define(endpointDef{name: name, maxBody: maxBody})
 }
 
 // free defines an endpoint outside the analytics rate limit.
 func free(name string, maxBody int64) Endpoint {
-	return define(name, endpointDef{maxBody: maxBody})
+	return define(endpointDef{name: name, free: true, maxBody: maxBody})
 }
 
-func define(name string, d endpointDef) Endpoint {
-	e := Endpoint(name)
-	if _, dup := defs[e]; dup {
-		panic("client: endpoint " + name + " defined twice")
+func define(d endpointDef) Endpoint {
+	for _, e := range Endpoints {
+		if e.def.name == d.name {
+			panic("client: endpoint " + d.name + " defined twice")
+		}
 	}
-	defs[e] = d
+	e := Endpoint{def: &d}
 	Endpoints = append(Endpoints, e)
 	return e
 }
@@ -59,26 +60,28 @@ var (
 	EndpointCreateJob      = free("create_job", 1<<20)            // POST /v2/agent/{projectId}/job
 )
 
-// Analytics reports whether the endpoint spends the analytics rate limit.
-// An undefined name is counted: a missing definition never bypasses it.
-func (e Endpoint) Analytics() bool {
-	d, ok := defs[e]
-	return !ok || d.analytics
+// String is the endpoint's name, its "endpoint" label value.
+func (e Endpoint) String() string {
+	if e.def == nil {
+		return ""
+	}
+	return e.def.name
 }
+
+// Analytics reports whether the endpoint spends the analytics rate limit;
+// the zero Endpoint does.
+func (e Endpoint) Analytics() bool { return e.def == nil || !e.def.free }
 
 // MaxBody is the largest answer of the endpoint the client reads (larger is
 // ErrBodyTooLarge), lowered by Config.MaxBodyBytes.
 func (e Endpoint) MaxBody() int64 {
-	if d, ok := defs[e]; ok {
-		return d.maxBody
+	if e.def == nil {
+		return DefaultMaxBodyBytes
 	}
-	return DefaultMaxBodyBytes
+	return e.def.maxBody
 }
 
-func (e Endpoint) defined() bool {
-	_, ok := defs[e]
-	return ok
-}
+func (e Endpoint) defined() bool { return e.def != nil }
 
 // Attempt describes one HTTP attempt; retries are separate attempts.
 type Attempt struct {

@@ -8,8 +8,9 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 )
 
-// An endpoint named without analytics or free is counted by the budget and
-// refused by the client before the budget is asked or anything is sent.
+// The zero Endpoint, the only one made without analytics or free, is
+// counted by the budget and refused by the client before the budget is
+// asked or anything is sent.
 func TestUndefinedEndpointIsCountedAndNeverSent(t *testing.T) {
 	srv := mintlifytest.NewServer()
 	t.Cleanup(srv.Close)
@@ -24,7 +25,7 @@ func TestUndefinedEndpointIsCountedAndNeverSent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	undefined := Endpoint("pages")
+	var undefined Endpoint
 	if !undefined.Analytics() {
 		t.Error("an undefined endpoint is not counted against the analytics budget")
 	}

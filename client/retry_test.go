@@ -596,7 +596,7 @@ func TestHooks(t *testing.T) {
 	for _, o := range allOps {
 		h := jobHarness(t, func(c *client.Config) {
 			c.Hooks.Allow = func(_ context.Context, e client.Endpoint) error {
-				if string(e) != o.endpoint {
+				if e.String() != o.endpoint {
 					t.Errorf("Allow(%q) for %s", e, o.name)
 				}
 				return refusal

@@ -34,9 +34,13 @@ func TestEndpointsAndStatuses(t *testing.T) {
 		client.EndpointVisitors: true, client.EndpointViews: true, client.EndpointCallerStats: true,
 		client.EndpointFeedbackByPage: true, client.EndpointSearches: true, client.EndpointConversations: true,
 	}
-	want := []client.Endpoint{"visitors", "views", "caller_stats", "feedback_by_page", "searches", "conversations", "get_job", "send_message", "list_jobs", "create_job"}
-	if !slices.Equal(client.Endpoints, want) {
-		t.Errorf("Endpoints = %v, want %v", client.Endpoints, want)
+	want := []string{"visitors", "views", "caller_stats", "feedback_by_page", "searches", "conversations", "get_job", "send_message", "list_jobs", "create_job"}
+	var got []string
+	for _, e := range client.Endpoints {
+		got = append(got, e.String())
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("Endpoints = %v, want %v", got, want)
 	}
 	for _, e := range client.Endpoints {
 		if e.Analytics() != analytics[e] {

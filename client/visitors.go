@@ -42,7 +42,7 @@ func (c *Client) pathsPage(ctx context.Context, ep Endpoint, projectID string, q
 	res, err := c.do(ctx, &call{
 		endpoint: ep,
 		method:   "GET",
-		path:     "/v1/analytics/" + p + "/" + string(ep),
+		path:     "/v1/analytics/" + p + "/" + ep.String(),
 		query:    v,
 	})
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/derive"
 )
 
 // AssistantClient is what the assistant source needs of *client.Client.
@@ -62,7 +63,7 @@ func (*Assistant) Additive(engine.Unit) bool { return true }
 
 // Sum implements engine.Summer.
 func (*Assistant) Sum(_ engine.Unit, days []*engine.Result) *engine.Result {
-	return &engine.Result{Samples: [][]engine.Sample{engine.SumSamples(familyOf(days, 0)...)}}
+	return &engine.Result{Samples: [][]engine.Sample{derive.SumSamples(familyOf(days, 0)...)}}
 }
 
 var _ engine.Summer = (*Assistant)(nil)

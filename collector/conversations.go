@@ -9,6 +9,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/derive"
 	"github.com/mintlify-exporter/mintlify_exporter/engine/exposition"
 )
 
@@ -101,7 +102,7 @@ func (*Conversations) Sum(_ engine.Unit, days []*engine.Result) *engine.Result {
 
 // sumFamily sums family i over the days, series ordered by their labels.
 func sumFamily(days []*engine.Result, i int) []engine.Sample {
-	s := engine.SumSamples(familyOf(days, i)...)
+	s := derive.SumSamples(familyOf(days, i)...)
 	slices.SortStableFunc(s, func(a, b engine.Sample) int {
 		return cmp.Or(strings.Compare(a.Labels[0], b.Labels[0]), strings.Compare(a.Labels[1], b.Labels[1]))
 	})

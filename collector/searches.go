@@ -7,6 +7,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/derive"
 	"github.com/mintlify-exporter/mintlify_exporter/engine/exposition"
 )
 
@@ -133,7 +134,7 @@ func (s *Searches) Additive(u engine.Unit) bool { return s.topTerms == 0 || u.Wi
 // Sum implements engine.Summer.
 func (*Searches) Sum(_ engine.Unit, days []*engine.Result) *engine.Result {
 	out := &engine.Result{Samples: make([][]engine.Sample, len(searchesFamilies))}
-	out.Samples[searchesTotal] = engine.SumSamples(familyOf(days, searchesTotal)...)
+	out.Samples[searchesTotal] = derive.SumSamples(familyOf(days, searchesTotal)...)
 	return out
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/derive"
 )
 
 // ViewsClient is what the views source needs of *client.Client.
@@ -128,11 +129,11 @@ func (*Views) Additive(engine.Unit) bool { return true }
 // --analytics.max-paths, as a direct read would.
 func (v *Views) Sum(u engine.Unit, days []*engine.Result) *engine.Result {
 	out := &engine.Result{Samples: make([][]engine.Sample, len(viewsFamilies))}
-	out.Samples[viewsSite] = engine.SumSamples(familyOf(days, viewsSite)...)
+	out.Samples[viewsSite] = derive.SumSamples(familyOf(days, viewsSite)...)
 	if u.Window.Site {
 		return out
 	}
-	page := engine.SumSamples(familyOf(days, viewsPage)...)
+	page := derive.SumSamples(familyOf(days, viewsPage)...)
 	total := map[string]float64{}
 	for _, s := range page {
 		total[s.Labels[0]] += s.Value

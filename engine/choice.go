@@ -10,6 +10,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/derive"
 	"github.com/mintlify-exporter/mintlify_exporter/engine/schedule"
 )
 
@@ -274,7 +275,7 @@ func rankText(c schedule.Candidate) string {
 func (e *Engine) dayCandidatesLocked(now time.Time, order int) []candidate {
 	yesterday := client.DateOf(now).AddDays(-1)
 	var out []candidate
-	running := map[dayKey]bool{}
+	running := map[derive.Key]bool{}
 	add := func(dt *dayTask, j *job) {
 		cost, guess := e.estimateLocked(dt.base, now)
 		c := schedule.Candidate{Order: order, Days: 1, Need: 1, Started: j != nil}
@@ -291,7 +292,7 @@ func (e *Engine) dayCandidatesLocked(now time.Time, order int) []candidate {
 			}
 		}
 		switch {
-		case dt.day != yesterday || dt.reread:
+		case dt.Key.Day != yesterday || dt.Reread:
 			c.Class = schedule.Spare
 		default:
 			// A provisional day stands in meanwhile: worth a whole day per request.
@@ -300,11 +301,11 @@ func (e *Engine) dayCandidatesLocked(now time.Time, order int) []candidate {
 		out = append(out, candidate{c: c, u: dt.base, j: j, kind: jobDay, day: dt, left: left})
 	}
 	for _, j := range e.dayJobs {
-		running[j.day.key()] = true
+		running[j.day.Key] = true
 		add(j.day, j)
 	}
 	for _, dt := range e.dayTasksLocked(now) {
-		if !running[dt.key()] {
+		if !running[dt.Key] {
 			add(&dt, nil)
 		}
 	}
@@ -359,7 +360,7 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 	paused := e.cfg.Budget.PausedUntil()
 	view := schedule.Budget{Remaining: e.cfg.Budget.Remaining(), Paused: !paused.IsZero(),
 		Reserve: e.rolloverReserveLocked(now), Headroom: headroom(perHour),
-		SpareLeft: max(0, max(1, e.dayReserveLocked(now))-e.spareUsedLocked(now))}
+		SpareLeft: max(0, max(1, e.dayReserveLocked(now))-e.spare.Count(now))}
 	sc := make([]schedule.Candidate, len(cands))
 	for i := range cands {
 		sc[i] = cands[i].c
@@ -372,9 +373,7 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 	} else {
 		pick, next = e.startLocked(cands[picked], now), now
 		if c := cands[picked].c; c.Class == schedule.Spare {
-			for range max(1, c.Need) {
-				e.spareSent = append(e.spareSent, now)
-			}
+			e.spare.Add(now, max(1, c.Need))
 		}
 	}
 	return pick, next
@@ -466,7 +465,7 @@ func (e *Engine) startLocked(cd candidate, now time.Time) *job {
 		u.due = false
 		u.job = j
 	case jobDay:
-		j.rng = client.DateRange{From: cd.day.day, To: cd.day.day.AddDays(1)}
+		j.rng = client.DateRange{From: cd.day.Key.Day, To: cd.day.Key.Day.AddDays(1)}
 		e.dayJobs = append(e.dayJobs, j)
 	}
 	j.walk, j.err = e.newWalk(u, j.rng, prev)

@@ -3,7 +3,6 @@ package engine
 import (
 	"cmp"
 	"fmt"
-	"math"
 	"slices"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/derive"
 )
 
 // Summer is implemented by a source whose counts add up over days, so that
@@ -23,34 +23,10 @@ type Summer interface {
 	Sum(u Unit, days []*Result) *Result
 }
 
-// SumSamples adds up samples with equal labels, in order of first appearance.
-func SumSamples(parts ...[]Sample) []Sample {
-	var out []Sample
-	at := map[[MaxLabels]string]int{}
-	for _, p := range parts {
-		for _, s := range p {
-			if i, ok := at[s.Labels]; ok {
-				out[i].Value += s.Value
-				continue
-			}
-			at[s.Labels] = len(out)
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 // Derived windows.
 const (
 	// auditEvery is how often a derived window is compared with a direct read.
 	auditEvery = 24 * time.Hour
-	// maxDrift is the audit's difference above which the window is read directly.
-	maxDrift = 0.01
-	// rereadAfter is when a closed day is read again, for late events.
-	rereadAfter = 24 * time.Hour
-	// fillShare is the budget's share left for reading closed days while the
-	// store lacks some; spare-room reads never use more in an hour.
-	fillShare = 0.25
 )
 
 var (
@@ -62,22 +38,19 @@ var (
 		[]string{"project", "source", "window"}, nil)
 )
 
-// dayKey names one closed day of one source's 1d unit.
-type dayKey struct {
-	src     int
-	project string
-	site    bool
-	day     client.Date
+// dayKey is the day store's key of a unit's day.
+func dayKey(u *unit, day client.Date) derive.Key {
+	return derive.Key{Source: u.src, Project: u.Project, Site: u.Window.Site, Day: day}
 }
 
-// dayEntry is one closed day in the day store.
-type dayEntry struct {
-	res    *Result
-	readAt time.Time
-	reread bool // read the second time, rereadAfter after the day ended
-	// provisional: the day that just ended, from its 1d unit's last data,
-	// until read; derived windows stay fresh across the rollover.
-	provisional bool
+// closedKeys returns the day store's keys of u's closed days, oldest first.
+func closedKeys(u *unit, now time.Time) []derive.Key {
+	days := derive.ClosedDays(u.Window.Days, now)
+	out := make([]derive.Key, len(days))
+	for i, d := range days {
+		out[i] = dayKey(u, d)
+	}
+	return out
 }
 
 // keepProvisionalLocked keeps the 1d data of the day that just ended, when
@@ -90,22 +63,13 @@ func (e *Engine) keepProvisionalLocked(b *unit, next *snapshot) {
 	if b.snap.rng.To != day.AddDays(1) || day.AddDays(1) != next.rng.From {
 		return // not yesterday's 1d data
 	}
-	k := dayKey{b.src, b.Project, b.Window.Site, day}
-	if e.days[k] == nil {
-		e.days[k] = &dayEntry{res: b.snap.res, readAt: b.snap.completed, provisional: true}
-	}
+	e.days.KeepProvisional(dayKey(b, day), b.snap.res, b.snap.completed)
 }
 
 // unsettledLocked reports whether a closed day of u is provisional or due a
 // second read: an audit then would compare with days about to be replaced.
 func (e *Engine) unsettledLocked(u *unit, now time.Time) bool {
-	for _, d := range closedDays(u, now) {
-		de := e.days[dayKey{u.src, u.Project, u.Window.Site, d}]
-		if de != nil && (de.provisional || !de.reread && !now.Before(d.AddDays(1).Time().Add(rereadAfter))) {
-			return true
-		}
-	}
-	return false
+	return e.days.Unsettled(closedKeys(u, now), now)
 }
 
 // linkDerivable links every derivable window to its base, the matching 1d unit.
@@ -136,16 +100,6 @@ func (e *Engine) isBaseLocked(b *unit) bool {
 	return false
 }
 
-// closedDays returns the closed days of u's window at now, oldest first.
-func closedDays(u *unit, now time.Time) []client.Date {
-	today := client.DateOf(now)
-	out := make([]client.Date, 0, u.Window.Days-1)
-	for d := u.Window.Days - 1; d >= 1; d-- {
-		out = append(out, today.AddDays(-d))
-	}
-	return out
-}
-
 // coveredLocked reports whether the store holds all u's closed days and its
 // base has today's data.
 func (e *Engine) coveredLocked(u *unit, now time.Time) bool {
@@ -153,12 +107,7 @@ func (e *Engine) coveredLocked(u *unit, now time.Time) bool {
 	if b == nil || u.fallback != "" || b.snap == nil || b.snap.rng != b.Window.Range(now) {
 		return false
 	}
-	for _, d := range closedDays(u, now) {
-		if e.days[dayKey{u.src, u.Project, u.Window.Site, d}] == nil {
-			return false
-		}
-	}
-	return true
+	return e.days.Covers(closedKeys(u, now))
 }
 
 // deriveLocked re-renders the covered derivable windows of base (all when nil).
@@ -194,8 +143,8 @@ func (e *Engine) deriveLocked(now time.Time, base *unit) {
 // sumLocked sums u's closed days, and its base's today when today is set.
 func (e *Engine) sumLocked(u *unit, now time.Time, today bool) *Result {
 	var parts []*Result
-	for _, d := range closedDays(u, now) {
-		parts = append(parts, e.days[dayKey{u.src, u.Project, u.Window.Site, d}].res)
+	for _, k := range closedKeys(u, now) {
+		parts = append(parts, e.days[k].Result)
 	}
 	if today {
 		parts = append(parts, u.base.snap.res)
@@ -206,43 +155,33 @@ func (e *Engine) sumLocked(u *unit, now time.Time, today bool) *Result {
 	return res
 }
 
-// dayTask is a closed day to read into the store.
+// dayTask is a closed day to read into the store, for base.
 type dayTask struct {
-	base   *unit
-	day    client.Date
-	reread bool
+	derive.Task
+	base *unit
 }
 
-// key is the day store's key of t.
-func (t *dayTask) key() dayKey { return dayKey{t.base.src, t.base.Project, t.base.Window.Site, t.day} }
-
-// dayTasksLocked lists the closed days the store lacks, newest first (the
-// newest feeds every window), then those due a second read.
+// dayTasksLocked lists the closed days to read, in derive.Store.Tasks' order.
 func (e *Engine) dayTasksLocked(now time.Time) []dayTask {
-	var missing, reread []dayTask
-	seen := map[dayKey]bool{}
+	var want []derive.Key
+	base := map[derive.Key]*unit{}
 	for _, u := range e.units {
 		if u.base == nil || u.fallback != "" {
 			continue
 		}
-		for _, d := range closedDays(u, now) {
-			k := dayKey{u.src, u.Project, u.Window.Site, d}
-			if seen[k] {
-				continue
-			}
-			seen[k] = true
-			switch de := e.days[k]; {
-			case de == nil || de.provisional:
-				missing = append(missing, dayTask{base: u.base, day: d})
-			case !de.reread && !now.Before(d.AddDays(1).Time().Add(rereadAfter)):
-				reread = append(reread, dayTask{base: u.base, day: d, reread: true})
+		for _, k := range closedKeys(u, now) {
+			want = append(want, k)
+			if base[k] == nil {
+				base[k] = u.base
 			}
 		}
 	}
-	newestFirst := func(a, b dayTask) int { return -cmp.Compare(a.day.Time().Unix(), b.day.Time().Unix()) }
-	slices.SortStableFunc(missing, newestFirst)
-	slices.SortStableFunc(reread, newestFirst)
-	return append(missing, reread...)
+	tasks := e.days.Tasks(want, now)
+	out := make([]dayTask, len(tasks))
+	for i, t := range tasks {
+		out[i] = dayTask{Task: t, base: base[t.Key]}
+	}
+	return out
 }
 
 // dayReserveLocked is the budget share left to reading closed days: a
@@ -264,42 +203,22 @@ func (e *Engine) dayReserveLocked(now time.Time) int {
 	if len(bases) == 0 {
 		return 0
 	}
-	for _, dt := range e.dayTasksLocked(now) {
-		if !dt.reread {
-			return int(math.Ceil(fillShare * float64(e.cfg.Budget.PerHour())))
-		}
-	}
-	return int(math.Ceil(perDay / 24))
-}
-
-// spareUsedLocked counts the last hour's spare-room day reads, held within
-// dayReserveLocked so that filling the store starves no unit.
-func (e *Engine) spareUsedLocked(now time.Time) int {
-	cut := now.Add(-time.Hour)
-	i := 0
-	for i < len(e.spareSent) && !e.spareSent[i].After(cut) {
-		i++
-	}
-	e.spareSent = e.spareSent[i:]
-	return len(e.spareSent)
+	filling := slices.ContainsFunc(e.dayTasksLocked(now), func(t dayTask) bool { return !t.Reread })
+	return derive.Reserve(e.cfg.Budget.PerHour(), filling, perDay)
 }
 
 // pruneDaysLocked drops days no window needs any more.
 func (e *Engine) pruneDaysLocked(now time.Time) {
-	need := map[dayKey]bool{}
+	keep := map[derive.Key]bool{}
 	for _, u := range e.units {
 		if u.base == nil {
 			continue
 		}
-		for _, d := range closedDays(u, now) {
-			need[dayKey{u.src, u.Project, u.Window.Site, d}] = true
+		for _, k := range closedKeys(u, now) {
+			keep[k] = true
 		}
 	}
-	for k := range e.days {
-		if !need[k] {
-			delete(e.days, k)
-		}
-	}
+	e.days.Prune(keep)
 }
 
 // finishDay stores a day read, or backs day reads off; a changed second read is counted.
@@ -316,7 +235,7 @@ func (e *Engine) finishDay(j *job, res *Result, err error, now time.Time) {
 	if err != nil {
 		if e.ctx.Err() == nil {
 			e.dayRetryAt = now.Add(failureBackoffBase)
-			level.Warn(e.logger).Log("msg", "reading a closed day into the day store failed; windows are read directly meanwhile", "collector", t.base.Source, "project", t.base.Project, "day", t.day.String(), "err", advice(err))
+			level.Warn(e.logger).Log("msg", "reading a closed day into the day store failed; windows are read directly meanwhile", "collector", t.base.Source, "project", t.base.Project, "day", t.Key.Day.String(), "err", advice(err))
 			if ra, has, ok := client.IsRateLimited(err); ok {
 				if !has {
 					ra = rateLimitBackoff.Delay(1)
@@ -326,20 +245,14 @@ func (e *Engine) finishDay(j *job, res *Result, err error, now time.Time) {
 		}
 		return
 	}
-	k := t.key()
-	if old := e.days[k]; old != nil && t.reread && !old.provisional && family0(old.res) != family0(res) {
+	if old := e.days[t.Key]; old != nil && t.Reread && !old.Provisional && family0(old.Result) != family0(res) {
 		e.dayChanges.WithLabelValues(t.base.Source).Inc()
 	}
-	e.days[k] = &dayEntry{res: res, readAt: now, reread: t.reread || readLate(t.day, now)}
+	e.days.Put(t.Key, res, now, t.Reread)
 	e.deriveLocked(now, t.base)
 	if e.cfg.OnChange != nil {
 		go e.cfg.OnChange()
 	}
-}
-
-// readLate reports whether day was read a day after it ended: not read again.
-func readLate(day client.Date, readAt time.Time) bool {
-	return !readAt.Before(day.AddDays(1).Time().Add(rereadAfter))
 }
 
 // family0 sums a result's first family: the site-wide figure audits compare.
@@ -373,12 +286,9 @@ func (e *Engine) finishAudit(j *job, res *Result, err error, now time.Time) {
 		return
 	}
 	direct, derived := family0(res), family0(e.sumLocked(u, now, false))
-	drift := 0.0
-	if direct != derived {
-		drift = math.Abs(direct-derived) / math.Max(math.Abs(direct), math.Abs(derived))
-	}
+	drift := derive.Drift(direct, derived)
 	u.drift, u.audited = drift, true
-	if drift > maxDrift {
+	if drift > derive.MaxDrift {
 		u.fallback = fmt.Sprintf("the sum of its days differs from a direct read by %.1f %%", 100*drift)
 		u.derived = false
 		level.Warn(e.logger).Log("msg", "a derived window does not add up: it is read directly from now on (events counted late, or the API draws day boundaries elsewhere than UTC midnight)",
@@ -433,14 +343,14 @@ type DayData struct {
 func (e *Engine) dayStateLocked() []DayData {
 	out := make([]DayData, 0, len(e.days))
 	for k, de := range e.days {
-		if de.provisional {
+		if de.Provisional {
 			continue // read again after a restart
 		}
-		d := DayData{Source: e.sources[k.src].src.Name(), Project: k.project, Site: k.site, Day: k.day.String(),
-			ReadAt: de.readAt, Reread: de.reread, Cost: de.res.Cost, Families: map[string][]Sample{}}
-		for fi, f := range e.sources[k.src].families {
-			if fi < len(de.res.Samples) && len(de.res.Samples[fi]) > 0 {
-				d.Families[f.Name] = de.res.Samples[fi]
+		d := DayData{Source: e.sources[k.Source].src.Name(), Project: k.Project, Site: k.Site, Day: k.Day.String(),
+			ReadAt: de.ReadAt, Reread: de.Reread, Cost: de.Result.Cost, Families: map[string][]Sample{}}
+		for fi, f := range e.sources[k.Source].families {
+			if fi < len(de.Result.Samples) && len(de.Result.Samples[fi]) > 0 {
+				d.Families[f.Name] = de.Result.Samples[fi]
 			}
 		}
 		out = append(out, d)
@@ -465,7 +375,7 @@ func (e *Engine) restoreDaysLocked(days []DayData) int {
 		}
 		for _, u := range e.units {
 			if u.base == nil || e.sources[u.src].src.Name() != d.Source || u.Project != d.Project || u.Window.Site != d.Site ||
-				!slices.Contains(closedDays(u, now), day) {
+				!slices.Contains(derive.ClosedDays(u.Window.Days, now), day) {
 				continue
 			}
 			res, err := e.restoredResult(u.base, d.Families, d.Cost)
@@ -473,9 +383,8 @@ func (e *Engine) restoreDaysLocked(days []DayData) int {
 				level.Warn(e.logger).Log("msg", "ignoring a day of the cache file's day store", "collector", d.Source, "project", d.Project, "day", d.Day, "err", err)
 				break
 			}
-			k := dayKey{u.src, u.Project, u.Window.Site, day}
-			if e.days[k] == nil {
-				e.days[k] = &dayEntry{res: res, readAt: d.ReadAt, reread: d.Reread || readLate(day, d.ReadAt)}
+			if k := dayKey(u, day); e.days[k] == nil {
+				e.days.Put(k, res, d.ReadAt, d.Reread)
 				n++
 			}
 			break
@@ -485,14 +394,14 @@ func (e *Engine) restoreDaysLocked(days []DayData) int {
 	// own day is missing (an older cache file, or backfill's).
 	for k, de := range e.days {
 		site := k
-		site.site = true
-		if k.site || e.days[site] != nil {
+		site.Site = true
+		if k.Site || e.days[site] != nil {
 			continue
 		}
 		for _, u := range e.units {
-			if u.src == k.src && u.Project == k.project && u.Window.Site && u.base != nil && u.pages != nil {
-				if res := e.siteWideOf(u, de.res); res != nil {
-					e.days[site] = &dayEntry{res: res, readAt: de.readAt, reread: de.reread}
+			if u.src == k.Source && u.Project == k.Project && u.Window.Site && u.base != nil && u.pages != nil {
+				if res := e.siteWideOf(u, de.Result); res != nil {
+					e.days[site] = &derive.Entry[*Result]{Result: res, ReadAt: de.ReadAt, Reread: de.Reread}
 				}
 				break
 			}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/derive"
 )
 
 // daySource is an additive source whose count of a day is 100 plus the
@@ -39,7 +40,7 @@ func (s *daySource) Sum(_ Unit, days []*Result) *Result {
 	for _, d := range days {
 		parts = append(parts, d.Samples[0])
 	}
-	return &Result{Samples: [][]Sample{SumSamples(parts...)}}
+	return &Result{Samples: [][]Sample{derive.SumSamples(parts...)}}
 }
 
 func (s *daySource) Fetch(ctx context.Context, _ Unit, r client.DateRange, _ int) (*Result, error) {
@@ -154,8 +155,8 @@ func TestDerivedWindowAuditFallsBack(t *testing.T) {
 		}
 	}
 	r.e.mu.Unlock()
-	if got <= maxDrift || got > 0.05 {
-		t.Errorf("drift %v, want above %v and at most 0.05", got, maxDrift)
+	if got <= derive.MaxDrift || got > 0.05 {
+		t.Errorf("drift %v, want above %v and at most 0.05", got, derive.MaxDrift)
 	}
 }
 
@@ -211,7 +212,7 @@ func TestDerivedWindowsStayFreshAcrossMidnight(t *testing.T) {
 	r.e.mu.Lock()
 	provisional := 0
 	for _, de := range r.e.days {
-		if de.provisional {
+		if de.Provisional {
 			provisional++
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/derive"
 	"github.com/mintlify-exporter/mintlify_exporter/engine/exposition"
 	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/backoff"
@@ -73,11 +74,11 @@ type Engine struct {
 	firstRoundLogged, allDataLogged bool
 	skipLogged                      map[string]bool
 	// days is the day store; dayRetryAt holds reads back after a failure.
-	days       map[dayKey]*dayEntry
+	days       derive.Store[*Result]
 	dayRetryAt time.Time
-	// dayJobs are day reads in progress; spareSent the hour's spare requests.
+	// dayJobs are day reads in progress; spare the hour's spare-room requests.
 	dayJobs    []*job
-	spareSent  []time.Time
+	spare      derive.Hour
 	dayChanges *prometheus.CounterVec
 	// connErrs logs a connection failure once per kind for the engine.
 	connErrs errstate.State
@@ -174,7 +175,7 @@ func New(cfg Config) (*Engine, error) {
 		done:       make(chan struct{}),
 		changed:    make(chan struct{}),
 		skipLogged: map[string]bool{},
-		days:       map[dayKey]*dayEntry{},
+		days:       derive.Store[*Result]{},
 		dayChanges: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "mintlify_derived_day_changes_total",
 			Help: "Closed days of derived windows whose second read, a day after the day ended, changed the site-wide figure (events counted late).",

@@ -84,9 +84,7 @@ func (b *Budget) prune(now time.Time) {
 	for i < len(b.sent) && !b.sent[i].After(cut) {
 		i++
 	}
-	if i > 0 {
-		b.sent = append(b.sent[:0], b.sent[i:]...)
-	}
+	b.sent = append(b.sent[:0], b.sent[i:]...)
 }
 
 // Allow records an analytics request about to be sent, or refuses (or, paced, waits).

@@ -26,15 +26,15 @@ func NewAPIMetrics() *APIMetrics {
 		}, []string{"endpoint"}),
 	}
 	for _, e := range client.Endpoints {
-		m.duration.WithLabelValues(string(e))
+		m.duration.WithLabelValues(e.String())
 	}
 	return m
 }
 
 // Observe records one attempt.
 func (m *APIMetrics) Observe(a client.Attempt) {
-	m.requests.WithLabelValues(string(a.Endpoint), a.Code()).Inc()
-	m.duration.WithLabelValues(string(a.Endpoint)).Observe(a.Duration.Seconds())
+	m.requests.WithLabelValues(a.Endpoint.String(), a.Code()).Inc()
+	m.duration.WithLabelValues(a.Endpoint.String()).Observe(a.Duration.Seconds())
 }
 
 // Describe implements prometheus.Collector.

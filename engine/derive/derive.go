@@ -1,0 +1,193 @@
+// Package derive is the arithmetic of derived windows: the closed days a
+// window needs, the day store that keeps them, which day to read next, the
+// budget share reading them may take, and the drift between a direct read
+// and the sum of days (docs/design.md, "Derived windows").
+package derive
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/exposition"
+)
+
+const (
+	// RereadAfter is how long after it ended a closed day is read again,
+	// for events counted late.
+	RereadAfter = 24 * time.Hour
+	// FillShare is the budget's share left to reading closed days while
+	// the store lacks some.
+	FillShare = 0.25
+	// MaxDrift is the drift above which a window is read directly.
+	MaxDrift = 0.01
+)
+
+// SumSamples adds up samples with equal labels, in order of first appearance.
+func SumSamples(parts ...[]exposition.Sample) []exposition.Sample {
+	var out []exposition.Sample
+	at := map[[exposition.MaxLabels]string]int{}
+	for _, p := range parts {
+		for _, s := range p {
+			if i, ok := at[s.Labels]; ok {
+				out[i].Value += s.Value
+				continue
+			}
+			at[s.Labels] = len(out)
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// ClosedDays returns the closed days of a window of n days at now, oldest
+// first: the n-1 days before today.
+func ClosedDays(n int, now time.Time) []client.Date {
+	today := client.DateOf(now)
+	var out []client.Date
+	for d := n - 1; d >= 1; d-- {
+		out = append(out, today.AddDays(-d))
+	}
+	return out
+}
+
+// RereadDue reports whether day, read once, is due its second read at now.
+func RereadDue(day client.Date, now time.Time) bool {
+	return !now.Before(day.AddDays(1).Time().Add(RereadAfter))
+}
+
+// Drift is the relative difference between a direct read and the sum of
+// days: 0 when equal, else |a-b| / max(|a|, |b|).
+func Drift(direct, summed float64) float64 {
+	if direct == summed {
+		return 0
+	}
+	return math.Abs(direct-summed) / math.Max(math.Abs(direct), math.Abs(summed))
+}
+
+// Reserve is the part of perHour left to reading closed days: FillShare
+// while the store lacks days, then the steady rate of readsPerDay.
+func Reserve(perHour int, filling bool, readsPerDay float64) int {
+	if filling {
+		return int(math.Ceil(FillShare * float64(perHour)))
+	}
+	return int(math.Ceil(readsPerDay / 24))
+}
+
+// Key names one closed day of one source's 1d unit.
+type Key struct {
+	Source  int // the source's index in the engine
+	Project string
+	Site    bool
+	Day     client.Date
+}
+
+// Entry is one closed day in the store.
+type Entry[R any] struct {
+	Result R
+	ReadAt time.Time
+	// Reread is set once the day was read RereadAfter or more after it
+	// ended: it is not read again.
+	Reread bool
+	// Provisional is set for the day that just ended, taken from its 1d
+	// unit's last data until the day is read.
+	Provisional bool
+}
+
+// Store is the day store.
+type Store[R any] map[Key]*Entry[R]
+
+// Put stores a day read at readAt; reread says it was its second read.
+func (s Store[R]) Put(k Key, r R, readAt time.Time, reread bool) {
+	s[k] = &Entry[R]{Result: r, ReadAt: readAt, Reread: reread || RereadDue(k.Day, readAt)}
+}
+
+// KeepProvisional stores r as k's provisional entry unless k is stored.
+func (s Store[R]) KeepProvisional(k Key, r R, readAt time.Time) {
+	if s[k] == nil {
+		s[k] = &Entry[R]{Result: r, ReadAt: readAt, Provisional: true}
+	}
+}
+
+// Covers reports whether every key is stored, provisional or not.
+func (s Store[R]) Covers(keys []Key) bool {
+	for _, k := range keys {
+		if s[k] == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// Unsettled reports whether one of keys is provisional or due its second
+// read at now: a comparison with them now would use days about to change.
+func (s Store[R]) Unsettled(keys []Key, now time.Time) bool {
+	for _, k := range keys {
+		if e := s[k]; e != nil && (e.Provisional || !e.Reread && RereadDue(k.Day, now)) {
+			return true
+		}
+	}
+	return false
+}
+
+// Prune drops the days not in keep.
+func (s Store[R]) Prune(keep map[Key]bool) {
+	for k := range s {
+		if !keep[k] {
+			delete(s, k)
+		}
+	}
+}
+
+// Task is a closed day to read.
+type Task struct {
+	Key    Key
+	Reread bool // its second read
+}
+
+// Tasks lists the days of want to read at now: those missing or
+// provisional, newest first (the newest feeds every window), then those
+// due a second read, newest first. A key wanted twice is listed once.
+func (s Store[R]) Tasks(want []Key, now time.Time) []Task {
+	var missing, reread []Task
+	seen := map[Key]bool{}
+	for _, k := range want {
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		switch e := s[k]; {
+		case e == nil || e.Provisional:
+			missing = append(missing, Task{Key: k})
+		case !e.Reread && RereadDue(k.Day, now):
+			reread = append(reread, Task{Key: k, Reread: true})
+		}
+	}
+	newestFirst := func(a, b Task) int { return -cmp.Compare(a.Key.Day.Time().Unix(), b.Key.Day.Time().Unix()) }
+	slices.SortStableFunc(missing, newestFirst)
+	slices.SortStableFunc(reread, newestFirst)
+	return append(missing, reread...)
+}
+
+// Hour counts events of the last hour.
+type Hour struct{ at []time.Time }
+
+// Add records n events at t, which is never before the last recorded.
+func (h *Hour) Add(t time.Time, n int) {
+	for range n {
+		h.at = append(h.at, t)
+	}
+}
+
+// Count is the number of events recorded in the hour up to now.
+func (h *Hour) Count(now time.Time) int {
+	cut := now.Add(-time.Hour)
+	i := 0
+	for i < len(h.at) && !h.at[i].After(cut) {
+		i++
+	}
+	h.at = h.at[i:]
+	return len(h.at)
+}
