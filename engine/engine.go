@@ -151,23 +151,9 @@ var skippedHelp = "Malformed rows of API answers skipped by source and reason (t
 
 // New returns an engine with its restored data, if any. Start starts it.
 func New(cfg Config) (*Engine, error) {
-	if cfg.Budget == nil || cfg.Status == nil {
-		return nil, errors.New("engine: Budget and Status are required")
-	}
-	if len(cfg.Sources) == 0 || len(cfg.Projects) == 0 || len(cfg.Windows) == 0 {
-		return nil, errors.New("engine: at least one source, project and window are required")
-	}
-	if cfg.MinInterval <= 0 {
-		return nil, errors.New("engine: the refresh interval must be positive")
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = log.NewNopLogger()
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.Planner == nil {
-		cfg.Planner = PlanWeighted
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
 	}
 	e := &Engine{
 		cfg: cfg, now: cfg.Now, logger: cfg.Logger,
@@ -187,43 +173,12 @@ func New(cfg Config) (*Engine, error) {
 	e.ctx, e.cancel = context.WithCancel(context.Background())
 	names := map[string]bool{}
 	for si, s := range cfg.Sources {
-		info := sourceInfo{src: s, families: s.Families()}
-		if g, ok := s.(CostGrouper); ok {
-			info.group = g.CostGroup()
-		}
-		if sp, ok := s.(Splitter); ok {
-			info.splits = sp.SplitsTotals()
-		}
-		for _, f := range info.families {
-			if names[f.Name] || len(f.Labels) > MaxLabels {
-				return nil, fmt.Errorf("engine: source %s: family %s is declared twice or has more than %d labels", s.Name(), f.Name, MaxLabels)
-			}
-			names[f.Name] = true
-			info.headers = append(info.headers, exposition.Header(f.Name, f.Help))
-			info.descs = append(info.descs, prometheus.NewDesc(f.Name, f.Help, append([]string{"project", "window"}, f.Labels...), nil))
+		info, err := newSourceInfo(s, names)
+		if err != nil {
+			return nil, err
 		}
 		e.sources = append(e.sources, info)
-		seen := map[string]bool{}
-		for _, p := range cfg.Projects {
-			for _, w := range cfg.Windows {
-				k := p + "\x00" + w.Name
-				if seen[k] || !s.Supports(w) {
-					continue
-				}
-				seen[k] = true
-				u := &unit{Unit: Unit{Source: s.Name(), Project: p, Window: w}, src: si}
-				if info.splits && !w.Site {
-					site := w
-					site.Site = true
-					t := &unit{Unit: Unit{Source: s.Name(), Project: p, Window: site}, src: si, pages: u}
-					u.totals = t
-					e.units = append(e.units, t)
-					cfg.Status.Track(p, s.Name(), site.String())
-				}
-				e.units = append(e.units, u)
-				cfg.Status.Track(p, s.Name(), w.String())
-			}
-		}
+		e.addUnits(si, info)
 		// Every reason is exported from the start, at 0, so that rate()
 		// and increase() see the first skipped row.
 		for _, reason := range client.SkipReasons {
@@ -244,6 +199,76 @@ func New(cfg Config) (*Engine, error) {
 	e.live.Store(e.liveLocked())
 	e.mu.Unlock()
 	return e, nil
+}
+
+// withDefaults checks cfg and fills in its defaults.
+func (cfg Config) withDefaults() (Config, error) {
+	switch {
+	case cfg.Budget == nil || cfg.Status == nil:
+		return cfg, errors.New("engine: Budget and Status are required")
+	case len(cfg.Sources) == 0 || len(cfg.Projects) == 0 || len(cfg.Windows) == 0:
+		return cfg, errors.New("engine: at least one source, project and window are required")
+	case cfg.MinInterval <= 0:
+		return cfg, errors.New("engine: the refresh interval must be positive")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = log.NewNopLogger()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Planner == nil {
+		cfg.Planner = PlanWeighted
+	}
+	return cfg, nil
+}
+
+// newSourceInfo describes s, whose family names must not be in names
+// (which it extends).
+func newSourceInfo(s Source, names map[string]bool) (sourceInfo, error) {
+	info := sourceInfo{src: s, families: s.Families()}
+	if g, ok := s.(CostGrouper); ok {
+		info.group = g.CostGroup()
+	}
+	if sp, ok := s.(Splitter); ok {
+		info.splits = sp.SplitsTotals()
+	}
+	for _, f := range info.families {
+		if names[f.Name] || len(f.Labels) > MaxLabels {
+			return info, fmt.Errorf("engine: source %s: family %s is declared twice or has more than %d labels", s.Name(), f.Name, MaxLabels)
+		}
+		names[f.Name] = true
+		info.headers = append(info.headers, exposition.Header(f.Name, f.Help))
+		info.descs = append(info.descs, prometheus.NewDesc(f.Name, f.Help, append([]string{"project", "window"}, f.Labels...), nil))
+	}
+	return info, nil
+}
+
+// addUnits adds source si's units: one per project and window it supports,
+// a window of a source that splits it as a totals unit and a page walk.
+func (e *Engine) addUnits(si int, info sourceInfo) {
+	s := info.src
+	seen := map[string]bool{}
+	for _, p := range e.cfg.Projects {
+		for _, w := range e.cfg.Windows {
+			k := p + "\x00" + w.Name
+			if seen[k] || !s.Supports(w) {
+				continue
+			}
+			seen[k] = true
+			u := &unit{Unit: Unit{Source: s.Name(), Project: p, Window: w}, src: si}
+			if info.splits && !w.Site {
+				site := w
+				site.Site = true
+				t := &unit{Unit: Unit{Source: s.Name(), Project: p, Window: site}, src: si, pages: u}
+				u.totals = t
+				e.units = append(e.units, t)
+				e.cfg.Status.Track(p, s.Name(), site.String())
+			}
+			e.units = append(e.units, u)
+			e.cfg.Status.Track(p, s.Name(), w.String())
+		}
+	}
 }
 
 // Start starts the worker, which refreshes every unit when it falls due,
