@@ -25,8 +25,8 @@ type derivedEnv struct {
 
 func newDerivedEnv(t *testing.T, restore *engine.State, opts ...mintlifytest.Option) *derivedEnv {
 	t.Helper()
-	now := day0
-	clock := func() time.Time { return now }
+	clk := mintlifytest.NewClock(day0)
+	clock := clk.Now
 	data := mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: 21, Paths: 300, Days: 40, End: day0, SearchTerms: 20, TurnsPerDay: 30})
 	srv := mintlifytest.NewServer(append([]mintlifytest.Option{mintlifytest.WithClock(clock), mintlifytest.WithProject("docs", data)}, opts...)...)
 	t.Cleanup(srv.Close)
@@ -41,22 +41,15 @@ func newDerivedEnv(t *testing.T, restore *engine.State, opts ...mintlifytest.Opt
 		ws = append(ws, windowOf(t, w))
 	}
 	e, err := engine.New(engine.Config{Sources: srcs, Projects: []string{"docs"}, Windows: ws, MinInterval: 15 * time.Minute,
-		Budget: b, Status: health.NewStatus(), Now: clock, DeriveWindows: true, Restore: restore})
+		Budget: b, Status: health.NewStatus(), Now: clock, WaitUntil: clk.WaitUntil, DeriveWindows: true, Restore: restore})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(e.Close)
 	e.Start()
-	// A bound against a hang, not a timing assertion: the day store fills one
-	// read per wake-up on this fixed clock, which takes seconds.
-	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(time.Millisecond) {
-		e.Touch()
-		if idle, _ := e.Idle(); idle {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the engine did not settle: %+v", e.States())
-		}
+	// Filling the day store takes seconds: the bound is against a hang.
+	if !clk.Settle(1, 3*time.Minute) {
+		t.Fatalf("the engine did not settle: %+v", e.States())
 	}
 	return &derivedEnv{srv: srv, e: e, sources: srcs}
 }

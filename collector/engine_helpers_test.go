@@ -7,6 +7,7 @@ import (
 	"github.com/go-kit/log"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/engine/exposition"
@@ -50,7 +51,7 @@ type visitorsConfig struct {
 	Budget          *Budget
 	Status          *Status
 	Logger          log.Logger
-	Now             func() time.Time
+	Clock           *mintlifytest.Clock
 	Planner         engine.Planner
 }
 
@@ -67,7 +68,7 @@ func newVisitorsEngine(cfg visitorsConfig) (*visitorsEngine, error) {
 	e, err := engine.New(engine.Config{
 		Sources: []engine.Source{src}, Projects: cfg.Projects, Windows: cfg.Windows,
 		MinInterval: cfg.MinInterval, Budget: cfg.Budget, Status: cfg.Status, Logger: cfg.Logger,
-		Now: cfg.Now, Planner: cfg.Planner,
+		Now: cfg.Clock.Now, WaitUntil: cfg.Clock.WaitUntil, Planner: cfg.Planner,
 	})
 	if err != nil {
 		return nil, err
@@ -81,21 +82,12 @@ func (v *visitorsEngine) Touch() {
 	v.Engine.Touch()
 }
 
-// waitIdle waits, up to a minute, until the engine's worker sleeps with
-// nothing to send now: each of its changes wakes the wait.
-func waitIdle(t testing.TB, e *engine.Engine) {
+// settle waits, up to a minute, until e's worker sleeps until clk moves:
+// nothing is left to send now.
+func settle(t testing.TB, clk *mintlifytest.Clock, e *engine.Engine) {
 	t.Helper()
-	deadline := time.After(time.Minute)
-	for {
-		idle, ch := e.Idle()
-		if idle {
-			return
-		}
-		select {
-		case <-ch:
-		case <-deadline:
-			t.Fatalf("the engine still works after a minute: %+v", e.States())
-		}
+	if !clk.Settle(1, time.Minute) {
+		t.Fatalf("the engine still works after a minute: %+v", e.States())
 	}
 }
 

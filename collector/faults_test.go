@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/leakcheck"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
 	"maps"
 	"net/http"
 	"runtime"
@@ -16,6 +14,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/leakcheck"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
 
 	"github.com/go-kit/log"
 	"github.com/prometheus/common/expfmt"
@@ -129,6 +130,9 @@ type faultEnv struct {
 	*visitorsFixture
 	sent *faultTransport
 	hc   *http.Client
+	// faultAt is when the fault starts: the clock moves there right after
+	// the fault is installed.
+	faultAt time.Time
 
 	mu     sync.Mutex
 	delays []time.Duration
@@ -164,7 +168,7 @@ func newFaultEnv(t *testing.T, o faultOptions) *faultEnv {
 	fx.v, err = newVisitorsEngine(visitorsConfig{
 		Client: c, Projects: []string{faultProject}, Windows: []Window{w}, MinInterval: 15 * time.Minute,
 		PageSize: 250, MaxPages: faultMaxPages, PageConcurrency: o.pageConcurrency,
-		Budget: fx.budget, Status: fx.status, Logger: log.NewLogfmtLogger(fx.logs), Now: clock.Now,
+		Budget: fx.budget, Status: fx.status, Logger: log.NewLogfmtLogger(fx.logs), Clock: clock,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -496,7 +500,7 @@ func faultRows() []faultRow {
 		faultRow{
 			name: "429 with Retry-After as an HTTP date (+20 m)",
 			install: func(e *faultEnv) func() {
-				at := e.clock.Now().Add(20 * time.Minute).UTC().Format(http.TimeFormat)
+				at := e.faultAt.Add(20 * time.Minute).UTC().Format(http.TimeFormat)
 				return e.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, Offset: 250, Status: 429, RetryAfter: at})
 			},
 			fails: true, offset: "250", attempts: 1, maxPerRefresh: faultPages, gap: 20 * time.Minute, logs: "HTTP 429",
@@ -632,8 +636,11 @@ func runFaultRow(t *testing.T, row faultRow) faultResult {
 	faultSameRows(t, "good snapshot", faultExported(t, e.v.Exposition()), before)
 	start := e.sent.count()
 
-	e.clock.Advance(16 * time.Minute) // the snapshot is due
+	// The snapshot is due 16 minutes on; the worker goes as the clock
+	// moves, so the fault is in place before.
+	e.faultAt = e.clock.Now().Add(16 * time.Minute)
 	remove := row.install(e)
+	e.clock.Advance(16 * time.Minute)
 	end := e.clock.Now().Add(faultPeriod)
 	first := true
 	for e.clock.Now().Before(end) {

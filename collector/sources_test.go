@@ -31,7 +31,8 @@ type sourcesEnv struct {
 
 func newSourcesEnv(t *testing.T, now time.Time, data map[string]*mintlifytest.Dataset, windows []string, o Options, names ...string) *sourcesEnv {
 	t.Helper()
-	clock := func() time.Time { return now }
+	clk := mintlifytest.NewClock(now)
+	clock := clk.Now
 	opts := []mintlifytest.Option{mintlifytest.WithClock(clock)}
 	var projects []string
 	for _, p := range []string{"docs", "api"} {
@@ -56,14 +57,14 @@ func newSourcesEnv(t *testing.T, now time.Time, data map[string]*mintlifytest.Da
 		ws = append(ws, windowOf(t, w))
 	}
 	e, err := engine.New(engine.Config{Sources: sources, Projects: projects, Windows: ws, MinInterval: 15 * time.Minute,
-		Budget: b, Status: health.NewStatus(), Now: clock})
+		Budget: b, Status: health.NewStatus(), Now: clock, WaitUntil: clk.WaitUntil})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(e.Close)
 	e.Start()
 	e.Touch()
-	waitIdle(t, e)
+	settle(t, clk, e)
 	if !e.Ready() {
 		t.Fatalf("not ready: %+v", e.States())
 	}
@@ -371,14 +372,14 @@ func TestMalformedRowsAreSkippedAndCounted(t *testing.T) {
 			}
 			status := health.NewStatus()
 			e, err := engine.New(engine.Config{Sources: srcs, Projects: []string{"docs"}, Windows: []engine.Window{windowOf(t, "1d")},
-				MinInterval: 15 * time.Minute, Budget: b, Status: status, Now: clock})
+				MinInterval: 15 * time.Minute, Budget: b, Status: status, Now: clock, WaitUntil: clk.WaitUntil})
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(e.Close)
 			e.Start()
 			e.Touch()
-			waitIdle(t, e)
+			settle(t, clk, e)
 			if !status.Up("docs", c.source) {
 				t.Fatalf("a malformed row failed the refresh: %+v", e.States())
 			}
@@ -407,7 +408,7 @@ func TestMalformedRowsAreSkippedAndCounted(t *testing.T) {
 			before := text.String()
 			clk.Advance(16 * time.Minute)
 			e.Touch()
-			waitIdle(t, e)
+			settle(t, clk, e)
 			if status.Up("docs", c.source) {
 				t.Fatal("a malformed page did not fail the refresh")
 			}

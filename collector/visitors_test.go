@@ -3,11 +3,12 @@ package collector
 import (
 	"bytes"
 	"context"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
 
 	"github.com/go-kit/log"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -75,7 +76,7 @@ func newVisitorsFixture(t *testing.T, now time.Time, data map[string]*mintlifyte
 	f.v, err = newVisitorsEngine(visitorsConfig{
 		Client: c, Projects: o.projects, Windows: windows, MinInterval: o.interval,
 		PageSize: 250, MaxPages: 100, PageConcurrency: 4, Filter: o.filter,
-		Budget: f.budget, Status: f.status, Logger: log.NewLogfmtLogger(f.logs), Now: f.clock.Now,
+		Budget: f.budget, Status: f.status, Logger: log.NewLogfmtLogger(f.logs), Clock: f.clock,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -90,24 +91,7 @@ func newVisitorsFixture(t *testing.T, now time.Time, data map[string]*mintlifyte
 func (f *visitorsFixture) scrape() {
 	f.t.Helper()
 	f.v.Touch()
-	f.waitIdle()
-}
-
-func (f *visitorsFixture) waitIdle() {
-	f.t.Helper()
-	deadline := time.NewTimer(20 * time.Second)
-	defer deadline.Stop()
-	for {
-		idle, ch := f.v.Idle()
-		if idle {
-			return
-		}
-		select {
-		case <-ch:
-		case <-deadline.C:
-			f.t.Fatal("refreshes did not settle within 20s")
-		}
-	}
+	settle(f.t, f.clock, f.v.Engine)
 }
 
 func (f *visitorsFixture) visitorsRequests() int {
@@ -131,7 +115,7 @@ func TestVisitorsCollectLiteral(t *testing.T) {
 	f := newVisitorsFixture(t, day0, map[string]*mintlifytest.Dataset{"docs": smallDataset()},
 		fixtureOptions{projects: []string{"docs"}})
 	f.v.Touch()
-	waitIdle(t, f.v.Engine)
+	settle(t, f.clock, f.v.Engine)
 	if !f.v.Ready() {
 		t.Fatalf("not ready after the first scrape; logs:\n%s", f.logs)
 	}

@@ -10,6 +10,7 @@ package engine_test
 import (
 	"github.com/go-kit/log"
 
+	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
@@ -30,7 +31,7 @@ func TestDemoSimulation(t *testing.T) {
 		t.Skip("three simulated hours: make simulate runs it, without -short and the race detector")
 	}
 	start := time.Date(2026, 3, 10, 22, 30, 0, 0, time.UTC) // across UTC midnight
-	clk := newSimClock(start)
+	clk := mintlifytest.NewClock(start)
 	srv := demo.Start(clk.Now)
 	t.Cleanup(srv.Close)
 	budget := budget.New(90, clk.Now)
@@ -61,7 +62,7 @@ func TestDemoSimulation(t *testing.T) {
 	}
 	status := health.NewStatus()
 	e, err := engine.New(engine.Config{Sources: sources, Projects: srv.ProjectIDs, Windows: windows,
-		MinInterval: 15 * time.Minute, Budget: budget, Status: status, Now: clk.Now, WaitUntil: clk.waitUntil,
+		MinInterval: 15 * time.Minute, Budget: budget, Status: status, Now: clk.Now, WaitUntil: clk.WaitUntil,
 		DeriveWindows: true, Logger: log.NewLogfmtLogger(&simLog)})
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +101,7 @@ func TestDemoSimulation(t *testing.T) {
 			t.Fatalf("%s: the fake answered 429 (MintlifyRateLimited)", now.Format(time.TimeOnly))
 		}
 		mu.Unlock()
-		clk.advance(time.Minute)
+		clk.Advance(time.Minute)
 	}
 	mu.Lock()
 	if t.Failed() {

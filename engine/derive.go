@@ -237,7 +237,7 @@ func (e *Engine) finishDay(j *job, res *Result, err error, now time.Time) {
 			e.dayRetryAt = now.Add(failureBackoffBase)
 			level.Warn(e.logger).Log("msg", "reading a closed day into the day store failed; windows are read directly meanwhile", "collector", t.base.Source, "project", t.base.Project, "day", t.Key.Day.String(), "err", advice(err))
 			if ra, has, ok := client.IsRateLimited(err); ok {
-				if !has {
+				if !has || ra <= 0 {
 					ra = rateLimitBackoff.Delay(1)
 				}
 				e.cfg.Budget.Pause(now.Add(min(ra, client.MaxRateLimitPause)))

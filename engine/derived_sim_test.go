@@ -108,7 +108,7 @@ func simulateDerived(t *testing.T, derive bool, hours int) derivedSimResult {
 	t.Helper()
 	const budget = 90
 	start := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
-	clk := newSimClock(start)
+	clk := mintlifytest.NewClock(start)
 	projects := []string{"docs", "api"}
 	var sims []derivedSimData
 	opts := []mintlifytest.Option{mintlifytest.WithClock(clk.Now), mintlifytest.WithRateLimit(100)}
@@ -143,7 +143,7 @@ func simulateDerived(t *testing.T, derive bool, hours int) derivedSimResult {
 	}
 	e, err := engine.New(engine.Config{
 		Sources: srcs, Projects: projects, Windows: windows, MinInterval: 15 * time.Minute,
-		Budget: b.Budget, Status: health.NewStatus(), Logger: log.NewNopLogger(), Now: clk.Now, WaitUntil: clk.waitUntil,
+		Budget: b.Budget, Status: health.NewStatus(), Logger: log.NewNopLogger(), Now: clk.Now, WaitUntil: clk.WaitUntil,
 		DeriveWindows: derive, Restore: restore,
 	})
 	if err != nil {
@@ -171,7 +171,7 @@ func simulateDerived(t *testing.T, derive bool, hours int) derivedSimResult {
 				d.grow(srv, day, float64(next.Hour()+1)/24)
 			}
 		}
-		clk.advance(time.Minute)
+		clk.Advance(time.Minute)
 		settle() // the refreshes the timer started run before anything else
 	}
 	for minute := 0; minute < hours*60; minute++ {
@@ -260,7 +260,7 @@ func simulateDerived(t *testing.T, derive bool, hours int) derivedSimResult {
 // day through the additive sources, from a second fake serving the same
 // data, into a state holding only the day store: what `backfill
 // --cache.file` leaves for a new installation.
-func seedDays(t *testing.T, clk *simClock, opts []mintlifytest.Option, o collector.Options, projects []string) *engine.State {
+func seedDays(t *testing.T, clk *mintlifytest.Clock, opts []mintlifytest.Option, o collector.Options, projects []string) *engine.State {
 	t.Helper()
 	now := clk.Now
 	srv := mintlifytest.NewServer(append([]mintlifytest.Option{mintlifytest.WithClock(now)}, opts...)...)

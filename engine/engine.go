@@ -54,22 +54,20 @@ type Engine struct {
 	sources   []sourceInfo
 	units     []*unit // in source, project, window order
 	skipped   *prometheus.CounterVec
-	wake      chan struct{} // asks the worker to look at the units again
 	ctx       context.Context
 	cancel    context.CancelFunc
 	done      chan struct{} // closed when the worker has ended
 	startOnce sync.Once
 
-	mu      sync.Mutex
-	started bool
-	// sleeping and working are the worker's state; pokes counts wake-ups and
-	// pokesSeen those the worker had when it last looked at the units (Idle).
-	sleeping, working bool
-	wakeAt            time.Time // when the sleeping worker's timer fires; zero for never
-	pokes, pokesSeen  uint64
-	rateLimits        int           // 429 answers since the last successful refresh
-	changed           chan struct{} // closed and replaced whenever a unit changes state
-	plan              planSummary   // the plan last logged
+	// sleep guards the worker's wake-up: wakeUp ends its sleep, touched
+	// asks it to look again before it sleeps.
+	sleep   sync.Mutex
+	wakeUp  context.CancelFunc
+	touched bool
+
+	mu         sync.Mutex
+	rateLimits int         // 429 answers since the last successful refresh
+	plan       planSummary // the plan last logged
 	// firstRoundLogged and allDataLogged keep two log lines to one each.
 	firstRoundLogged, allDataLogged bool
 	skipLogged                      map[string]bool
@@ -157,9 +155,7 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{
 		cfg: cfg, now: cfg.Now, logger: cfg.Logger,
-		wake:       make(chan struct{}, 1),
 		done:       make(chan struct{}),
-		changed:    make(chan struct{}),
 		skipLogged: map[string]bool{},
 		days:       derive.Store[*Result]{},
 		dayChanges: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -274,12 +270,7 @@ func (e *Engine) addUnits(si int, info sourceInfo) {
 // Start starts the worker, which refreshes every unit when it falls due,
 // whether or not anything scrapes. Call Close to stop it.
 func (e *Engine) Start() {
-	e.startOnce.Do(func() {
-		e.mu.Lock()
-		e.started = true
-		e.mu.Unlock()
-		go e.work()
-	})
+	e.startOnce.Do(func() { go e.work() })
 }
 
 // Close cancels the refresh in flight and waits for the worker to end.

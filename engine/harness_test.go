@@ -11,6 +11,7 @@ import (
 	"github.com/go-kit/log"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
@@ -22,55 +23,6 @@ import (
 // t0 is the tests' start: noon UTC, so that no window rolls over unless a
 // test moves the clock past midnight.
 var t0 = time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
-
-// manualClock is a clock that moves only when a test moves it; WaitUntil
-// (the engine's timer) returns when it reaches the time waited for.
-type manualClock struct {
-	mu      sync.Mutex
-	t       time.Time
-	moved   chan struct{}      // closed and replaced at each move
-	waiters map[*int]time.Time // what each WaitUntil waits for
-}
-
-func newManualClock(t time.Time) *manualClock {
-	return &manualClock{t: t, moved: make(chan struct{}), waiters: map[*int]time.Time{}}
-}
-
-func (c *manualClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *manualClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	close(c.moved)
-	c.moved = make(chan struct{})
-	c.mu.Unlock()
-}
-
-// WaitUntil returns once the clock reads t, or when ctx ends.
-func (c *manualClock) WaitUntil(ctx context.Context, t time.Time) error {
-	id := new(int)
-	c.mu.Lock()
-	c.waiters[id] = t
-	c.mu.Unlock()
-	defer func() { c.mu.Lock(); delete(c.waiters, id); c.mu.Unlock() }()
-	for {
-		c.mu.Lock()
-		now, moved := c.t, c.moved
-		c.mu.Unlock()
-		if !now.Before(t) {
-			return nil
-		}
-		select {
-		case <-moved:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-}
 
 // memSource is an in-memory source: each unit costs cost[project/window]
 // requests (1 when unset), each taken from the budget as a real walk's
@@ -217,7 +169,7 @@ func (s *memSource) fetched() []string {
 // rig is an engine of memSources on a manual clock.
 type rig struct {
 	t     *testing.T
-	clock *manualClock
+	clock *mintlifytest.Clock
 	b     *budget.Budget
 	st    *health.Status
 	e     *Engine
@@ -236,7 +188,7 @@ type rigOptions struct {
 // Start is left to the test.
 func newRig(t *testing.T, o rigOptions, mk ...func(*budget.Budget) Source) *rig {
 	t.Helper()
-	clock := newManualClock(t0)
+	clock := mintlifytest.NewClock(t0)
 	b := budget.New(o.perHour, clock.Now)
 	if o.pace {
 		b.Pace(clock.WaitUntil)
@@ -272,29 +224,16 @@ func newRig(t *testing.T, o rigOptions, mk ...func(*budget.Budget) Source) *rig 
 func (r *rig) settle() {
 	r.t.Helper()
 	r.e.Touch()
-	deadline := time.NewTimer(30 * time.Second)
-	defer deadline.Stop()
-	for {
-		idle, ch := r.e.Idle()
-		if idle {
-			return
-		}
-		select {
-		case <-ch:
-		case <-deadline.C:
-			r.t.Fatalf("the engine did not settle in 30 s: %+v", r.e.States())
-		}
+	if !r.clock.Settle(1, 30*time.Second) {
+		r.t.Fatalf("the engine did not settle in 30 s: %+v", r.e.States())
 	}
 }
 
-// waitFor waits, in real time and without touching the engine, until cond
-// holds and the worker sleeps again: what the engine does on its own timer.
+// waitFor waits, in real time, until cond holds and the worker sleeps
+// again: what the engine does on its own timer.
 func (r *rig) waitFor(what string, cond func() bool) {
 	r.t.Helper()
-	r.eventually(what, func() bool {
-		idle, _ := r.e.Idle()
-		return idle && cond()
-	})
+	r.eventually(what, func() bool { return r.clock.Settle(1, 0) && cond() })
 }
 
 // eventually waits, in real time, until cond holds.

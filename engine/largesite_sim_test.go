@@ -26,7 +26,7 @@ func TestLargeSiteSimulation(t *testing.T) {
 	}
 	const hours, budget = 24, 90
 	start := time.Date(2026, 5, 1, 6, 0, 0, 0, time.UTC)
-	clk := newSimClock(start)
+	clk := mintlifytest.NewClock(start)
 	srv := mintlifytest.NewServer(mintlifytest.WithClock(clk.Now), mintlifytest.WithRateLimit(100), mintlifytest.WithUnorderedPaths(),
 		mintlifytest.WithProject("huge", mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: 42, Paths: 100_000, Days: 31, End: start.AddDate(0, 0, 2)})))
 	t.Cleanup(srv.Close)
@@ -43,7 +43,7 @@ func TestLargeSiteSimulation(t *testing.T) {
 	}
 	e, err := engine.New(engine.Config{Sources: sources, Projects: []string{"huge"}, Windows: windows,
 		MinInterval: 15 * time.Minute, Budget: b.Budget, Status: health.NewStatus(),
-		Now: clk.Now, WaitUntil: clk.waitUntil, DeriveWindows: true})
+		Now: clk.Now, WaitUntil: clk.WaitUntil, DeriveWindows: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestLargeSiteSimulation(t *testing.T) {
 				gap[k] = max(gap[k], now.Sub(ref))
 			}
 		}
-		clk.advance(time.Minute)
+		clk.Advance(time.Minute)
 	}
 	requests, most := b.counts()
 	t.Logf("1 project of 100,000 paths (400 pages a walk), %dh: %d requests, at most %d in a sliding hour", hours, requests, most)

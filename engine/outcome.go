@@ -45,7 +45,7 @@ func (e *Engine) fail(u *unit, err error, end time.Time, took time.Duration) {
 	if ra, has, ok := client.IsRateLimited(err); ok {
 		e.mu.Lock()
 		e.rateLimits++
-		if !has {
+		if !has || ra <= 0 { // a Retry-After already past would retry in a hot loop
 			ra = rateLimitBackoff.Delay(e.rateLimits)
 		}
 		ra = min(ra, client.MaxRateLimitPause)

@@ -28,86 +28,16 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
 )
 
-// simClock is a manual clock whose waiters (the budget's pacing) block
-// until the simulation moves the clock past their time.
-type simClock struct {
-	*mintlifytest.Clock
-	mu      sync.Mutex
-	next    int
-	waiters map[int]simWaiter
-	moved   chan struct{} // closed and replaced whenever the clock moves
-}
-
-func newSimClock(t time.Time) *simClock {
-	return &simClock{Clock: mintlifytest.NewClock(t), moved: make(chan struct{}), waiters: map[int]simWaiter{}}
-}
-
-func (c *simClock) advance(d time.Duration) {
-	c.Advance(d)
-	c.mu.Lock()
-	close(c.moved)
-	c.moved = make(chan struct{})
-	c.mu.Unlock()
-}
-
-// simWaiter is a goroutine waiting for the clock.
-type simWaiter struct {
-	ctx context.Context
-	t   time.Time
-}
-
-// waitUntil blocks until the clock reads t or ctx ends.
-func (c *simClock) waitUntil(ctx context.Context, t time.Time) error {
-	c.mu.Lock()
-	c.next++
-	id := c.next
-	c.waiters[id] = simWaiter{ctx, t}
-	c.mu.Unlock()
-	defer func() { c.mu.Lock(); delete(c.waiters, id); c.mu.Unlock() }()
-	for {
-		c.mu.Lock()
-		ch := c.moved
-		c.mu.Unlock()
-		if !c.Now().Before(t) {
-			return nil
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-}
-
-// waiting reports whether some goroutine waits for a time still to come:
-// the simulation must move the clock for it to go on. A waiter whose time
-// has come, or whose wait was called off, is not waiting: it is about to
-// run.
-func (c *simClock) waiting() bool {
-	now := c.Now()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.waiters) == 0 {
-		return false
-	}
-	for _, w := range c.waiters {
-		if !now.Before(w.t) || w.ctx.Err() != nil {
-			return false
-		}
-	}
-	return true
-}
-
 // simBudget is a simulation's request budget, paced on its clock, that
 // records when each analytics request went out.
 type simBudget struct {
 	*budget.Budget
-	clk  *simClock
+	clk  *mintlifytest.Clock
 	mu   sync.Mutex
 	sent []time.Time
 }
 
-func newSimBudget(perHour int, clk *simClock) *simBudget {
+func newSimBudget(perHour int, clk *mintlifytest.Clock) *simBudget {
 	b := &simBudget{Budget: budget.New(perHour, clk.Now), clk: clk}
 	// No pacing: the engine sends a request only when the hour has room;
 	// a refusal would be a bug the simulation must see.
@@ -138,7 +68,7 @@ func (b *simBudget) counts() (requests, maxInHour int) {
 
 // simClient is a client of srv on the simulation's clock, without
 // retries, whose Allow hook is allow.
-func simClient(t *testing.T, url string, clk *simClock, allow func(context.Context, client.Endpoint) error) *client.Client {
+func simClient(t *testing.T, url string, clk *mintlifytest.Clock, allow func(context.Context, client.Endpoint) error) *client.Client {
 	t.Helper()
 	key, _ := client.StaticKey(mintlifytest.DefaultKey)
 	c, err := client.New(client.Config{BaseURL: url, Key: key, Timeout: 10 * time.Second, Now: clk.Now,
@@ -149,23 +79,11 @@ func simClient(t *testing.T, url string, clk *simClock, allow func(context.Conte
 	return c
 }
 
-// simSettle waits until the engine's worker sleeps, or a refresh paced by
-// the budget waits for the clock: the simulation may then move it.
-func simSettle(t *testing.T, e *engine.Engine, clk *simClock) {
+// simSettle waits until the engine's worker sleeps until the clock moves.
+func simSettle(t *testing.T, e *engine.Engine, clk *mintlifytest.Clock) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		idle, ch := e.Idle()
-		if idle || clk.waiting() && e.Working() {
-			return
-		}
-		select {
-		case <-ch:
-		case <-time.After(time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the engine did not settle")
-		}
+	if !clk.Settle(1, time.Minute) {
+		t.Fatalf("the engine did not settle: %+v", e.States())
 	}
 }
 
@@ -214,7 +132,7 @@ func simulate(t *testing.T, planner engine.Planner, hours, budget int, windowNam
 	t.Helper()
 	const days = 40
 	start := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
-	clk := newSimClock(start)
+	clk := mintlifytest.NewClock(start)
 	sites := []simSite{{project: "docs", paths: 2000}, {project: "api", paths: 2000}}
 	opts := []mintlifytest.Option{mintlifytest.WithClock(clk.Now), mintlifytest.WithRateLimit(100)}
 	for i := range sites {
@@ -242,7 +160,7 @@ func simulate(t *testing.T, planner engine.Planner, hours, budget int, windowNam
 	e, err := engine.New(engine.Config{
 		Sources: []engine.Source{src}, Projects: []string{"docs", "api"}, Windows: windows,
 		MinInterval: 15 * time.Minute, Budget: b.Budget, Status: health.NewStatus(), Logger: log.NewNopLogger(),
-		Now: clk.Now, WaitUntil: clk.waitUntil, Planner: planner,
+		Now: clk.Now, WaitUntil: clk.WaitUntil, Planner: planner,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -272,7 +190,7 @@ func simulate(t *testing.T, planner engine.Planner, hours, budget int, windowNam
 				s.set(next, d, float64(h+1)/24)
 			}
 		}
-		clk.advance(time.Minute)
+		clk.Advance(time.Minute)
 		settle() // the refreshes the timer started run before anything else
 	}
 	for minute := 0; minute < hours*60; minute++ {

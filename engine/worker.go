@@ -20,16 +20,14 @@ func (e *Engine) work() {
 	defer close(e.done)
 	for e.ctx.Err() == nil {
 		now := e.now()
+		e.sleep.Lock()
+		e.touched = false // this look at the units answers every Touch so far
+		e.sleep.Unlock()
 		e.mu.Lock()
-		e.pokesSeen = e.pokes
 		j, next := e.decideLocked(now)
-		switch {
-		case j == nil:
-			e.sleeping, e.wakeAt = true, next
-		case j.kind != jobDay:
+		if j != nil && j.kind != jobDay {
 			j.u.inFlight = true
 		}
-		e.working = j != nil
 		e.changedLocked()
 		e.mu.Unlock()
 		if j != nil {
@@ -37,60 +35,53 @@ func (e *Engine) work() {
 			continue
 		}
 		e.sleepUntil(next)
-		e.mu.Lock()
-		e.sleeping = false
-		e.mu.Unlock()
 	}
 }
 
-// sleepUntil returns when the clock reads t (never, for zero), at a poke, or at Close.
+// sleepUntil returns when the clock reads t (never, for zero), at a Touch,
+// or at Close.
 func (e *Engine) sleepUntil(t time.Time) {
 	ctx, cancel := context.WithCancel(e.ctx)
 	defer cancel()
-	var timeUp <-chan struct{}
+	e.sleep.Lock()
+	if e.touched {
+		e.sleep.Unlock()
+		return
+	}
+	e.wakeUp = cancel
+	e.sleep.Unlock()
+	defer func() {
+		e.sleep.Lock()
+		e.wakeUp = nil
+		e.sleep.Unlock()
+	}()
 	switch {
-	case t.IsZero():
 	case e.cfg.WaitUntil != nil:
-		ch := make(chan struct{})
-		go func() {
-			if e.cfg.WaitUntil(ctx, t) == nil {
-				close(ch)
-			}
-		}()
-		timeUp = ch
+		_ = e.cfg.WaitUntil(ctx, t)
+	case t.IsZero():
+		<-ctx.Done()
 	default:
 		timer := time.NewTimer(min(maxSleep, t.Sub(e.now())))
 		defer timer.Stop()
-		ch := make(chan struct{})
-		go func() {
-			select {
-			case <-timer.C:
-				close(ch)
-			case <-ctx.Done():
-			}
-		}()
-		timeUp = ch
-	}
-	select {
-	case <-timeUp:
-	case <-e.wake:
-	case <-e.ctx.Done():
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+		}
 	}
 }
 
-// poke wakes the worker to look at the units again.
-func (e *Engine) poke() {
-	e.mu.Lock()
-	e.pokes++
-	e.mu.Unlock()
-	select {
-	case e.wake <- struct{}{}:
-	default: // a wake-up is already pending
+// Touch is called by every scrape: it wakes the worker to look at the
+// units again, and never waits.
+func (e *Engine) Touch() {
+	e.sleep.Lock()
+	defer e.sleep.Unlock()
+	if e.wakeUp != nil {
+		e.wakeUp() // the worker's wait ends before Touch returns
+		e.wakeUp = nil
+		return
 	}
+	e.touched = true
 }
-
-// Touch is called by every scrape: it wakes the worker and never waits.
-func (e *Engine) Touch() { e.poke() }
 
 // Ready reports whether every unit has data, waits for the budget, or has
 // had its first attempt.
@@ -109,25 +100,8 @@ func (e *Engine) readyLocked() bool {
 	return true
 }
 
-// Idle reports whether the worker sleeps, having seen the last Touch and
-// before its timer, and returns a channel closed at the next change. Tests
-// on a manual clock wait for it, so the worker never reads the clock they move.
-func (e *Engine) Idle() (bool, <-chan struct{}) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if !e.started {
-		return true, e.changed
-	}
-	due := !e.wakeAt.IsZero() && !e.now().Before(e.wakeAt) // its timer has fired, or is about to
-	return e.sleeping && e.pokesSeen == e.pokes && !due, e.changed
-}
-
-// changedLocked wakes everything waiting for a unit's state to change.
-func (e *Engine) changedLocked() {
-	close(e.changed)
-	e.changed = make(chan struct{})
-	e.live.Store(e.liveLocked())
-}
+// changedLocked publishes the units' live state after a change.
+func (e *Engine) changedLocked() { e.live.Store(e.liveLocked()) }
 
 // step sends j's next request and, when the fetch ended, hands on its result.
 func (e *Engine) step(j *job) {

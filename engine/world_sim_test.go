@@ -102,7 +102,7 @@ func runWorld(t *testing.T, planner engine.Planner, budget, hours int) worldResu
 	const days = 31
 	start := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 	burstDay := days // the second simulated day
-	clk := newSimClock(start)
+	clk := mintlifytest.NewClock(start)
 	sites := []worldSite{{project: "docs", paths: 1500, launch: 40}, {project: "api", paths: 600}}
 	opts := []mintlifytest.Option{mintlifytest.WithClock(clk.Now)}
 	if budget <= client.AnalyticsRequestsPerHour {
@@ -131,7 +131,7 @@ func runWorld(t *testing.T, planner engine.Planner, budget, hours int) worldResu
 	}
 	e, err := engine.New(engine.Config{Sources: sources, Projects: []string{"docs", "api"}, Windows: windows,
 		MinInterval: 15 * time.Minute, Budget: b.Budget, Status: health.NewStatus(), Logger: log.NewNopLogger(),
-		Now: clk.Now, WaitUntil: clk.waitUntil, Planner: planner, DeriveWindows: true})
+		Now: clk.Now, WaitUntil: clk.WaitUntil, Planner: planner, DeriveWindows: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func runWorld(t *testing.T, planner engine.Planner, budget, hours int) worldResu
 				s.set(next.Truncate(24*time.Hour), d, next.Hour(), burstDay)
 			}
 		}
-		clk.advance(time.Minute)
+		clk.Advance(time.Minute)
 	}
 	res.siteErr /= float64(max(1, siteN))
 	res.pageErr /= float64(max(1, pageN))

@@ -72,6 +72,7 @@ func getScrapeFixture(b *testing.B, n int) *scrapeFixture {
 	)
 	defer srv.Close() // the snapshot stays current: the fake is needed once
 	status := health.NewStatus()
+	clk := mintlifytest.NewClock(fixedNow())
 	budget := budget.New(1_000_000, fixedNow)
 	apiMetrics := health.NewAPIMetrics()
 	key, err := client.StaticKey(mintlifytest.DefaultKey)
@@ -88,13 +89,13 @@ func getScrapeFixture(b *testing.B, n int) *scrapeFixture {
 	src := collector.NewVisitors(c, collector.Options{PageSize: 250, MaxPages: 1000, PageConcurrency: 4})
 	v, err := engine.New(engine.Config{
 		Sources: []engine.Source{src}, Projects: []string{"bench-docs"}, Windows: []engine.Window{{Name: "1d", Days: 1}},
-		MinInterval: 15 * time.Minute, Budget: budget, Status: status, Now: fixedNow,
+		MinInterval: 15 * time.Minute, Budget: budget, Status: status, Now: clk.Now, WaitUntil: clk.WaitUntil,
 	})
 	if err != nil {
 		b.Fatal(err)
 	}
 	v.Start()
-	waitReady(b, v)
+	waitReady(b, v, clk)
 	if st := v.States(); len(st) != 1 || st[0].Summary != fmt.Sprintf("%d paths, %d exported", n, n) {
 		b.Fatalf("first refresh: %+v", st)
 	}

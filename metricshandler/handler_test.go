@@ -146,6 +146,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	})
 
 	status := health.NewStatus()
+	clk := mintlifytest.NewClock(fixedNow())
 	budget := budget.New(1000, fixedNow)
 	apiMetrics := health.NewAPIMetrics()
 	c := apitest.Client(t, srv, client.Config{Timeout: 10 * time.Second,
@@ -154,7 +155,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	src := collector.NewVisitors(c, collector.Options{PageSize: 25, MaxPages: 100, PageConcurrency: 4})
 	v, err := engine.New(engine.Config{
 		Sources: []engine.Source{src}, Projects: []string{"docs", "api"}, Windows: windows,
-		MinInterval: 15 * time.Minute, Budget: budget, Status: status, Now: fixedNow,
+		MinInterval: 15 * time.Minute, Budget: budget, Status: status, Now: clk.Now, WaitUntil: clk.WaitUntil,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -170,7 +171,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	}
 	if !o.noSnapshots {
 		v.Start()
-		waitReady(t, v)
+		waitReady(t, v, clk)
 		if !v.Ready() {
 			t.Fatalf("no snapshots after the first refresh: %+v", v.States())
 		}
@@ -690,21 +691,12 @@ func TestNoVisitors(t *testing.T) {
 	sameFamilies(t, "text vs protobuf", fams, parseProto(t, scrape(h, "Accept", acceptProto).Body.Bytes()))
 }
 
-// waitReady waits, up to a minute, for the engine to be ready: each of its
-// changes wakes the wait.
-func waitReady(t testing.TB, v *engine.Engine) {
+// waitReady waits, up to a minute, until the engine's worker sleeps until
+// clk moves, and checks it is ready.
+func waitReady(t testing.TB, v *engine.Engine, clk *mintlifytest.Clock) {
 	t.Helper()
-	deadline := time.After(time.Minute)
-	for {
-		idle, ch := v.Idle()
-		if v.Ready() && idle {
-			return
-		}
-		select {
-		case <-ch:
-		case <-deadline:
-			t.Fatalf("not ready after a minute: %+v", v.States())
-		}
+	if !clk.Settle(1, time.Minute) || !v.Ready() {
+		t.Fatalf("not ready after a minute: %+v", v.States())
 	}
 }
 

@@ -257,6 +257,7 @@ func TestFailedWriteKeepsOldFile(t *testing.T) {
 type exporter struct {
 	e         *engine.Engine
 	b         *budget.Budget
+	clk       *mintlifytest.Clock
 	refreshed chan struct{}
 }
 
@@ -266,13 +267,13 @@ const perHour = 90
 
 func newExporter(t *testing.T, srv *mintlifytest.Server, clk *mintlifytest.Clock, projects []string, restore *engine.State) *exporter {
 	t.Helper()
-	x := &exporter{b: budget.New(perHour, clk.Now), refreshed: make(chan struct{}, 16)}
+	x := &exporter{b: budget.New(perHour, clk.Now), clk: clk, refreshed: make(chan struct{}, 16)}
 	c := apitest.Client(t, srv, client.Config{Hooks: client.Hooks{Allow: x.b.Allow}})
 	src := collector.NewVisitors(c, collector.Options{PageSize: 100, MaxPages: 100, PageConcurrency: 2})
 	var err error
 	x.e, err = engine.New(engine.Config{
 		Sources: []engine.Source{src}, Projects: projects, Windows: windows,
-		MinInterval: 15 * time.Minute, Budget: x.b, Status: health.NewStatus(), Now: clk.Now,
+		MinInterval: 15 * time.Minute, Budget: x.b, Status: health.NewStatus(), Now: clk.Now, WaitUntil: clk.WaitUntil,
 		Restore: restore, OnChange: func() {
 			select {
 			case x.refreshed <- struct{}{}:
@@ -288,23 +289,13 @@ func newExporter(t *testing.T, srv *mintlifytest.Server, clk *mintlifytest.Clock
 }
 
 // refreshAll starts (or touches) the engine and waits until its worker
-// sleeps with nothing to send: every unit due has refreshed.
+// sleeps until the clock moves: every unit due has refreshed.
 func (x *exporter) refreshAll(t *testing.T) {
 	t.Helper()
 	x.e.Start()
 	x.e.Touch()
-	timeout := time.NewTimer(10 * time.Second) // a bound, not a wait: every change wakes the loop
-	defer timeout.Stop()
-	for {
-		idle, ch := x.e.Idle()
-		if idle {
-			return
-		}
-		select {
-		case <-ch:
-		case <-timeout.C:
-			t.Fatalf("refreshes did not end: %+v", x.e.States())
-		}
+	if !x.clk.Settle(1, 10*time.Second) { // a bound, not a wait
+		t.Fatalf("refreshes did not end: %+v", x.e.States())
 	}
 }
 
