@@ -17,6 +17,7 @@ import (
 	"github.com/go-logfmt/logfmt"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/promtest"
 )
 
 var largeProjects = []string{"big-a", "big-b", "big-c"}
@@ -211,5 +212,57 @@ scrape_configs:
 	waiting, err := api.query(`sum(max_over_time(mintlify_units_waiting{job="mintlify"}[5m]))`, time.Time{})
 	if err != nil || len(waiting) != 1 || fmt.Sprint(waiting[0].Value[1]) == "0" {
 		t.Errorf("no unit ever waited for the budget (%v, %v): the exporter was not budget-bound", waiting, err)
+	}
+}
+
+// TestHundredThousandPathsFreshScrapes: from a fresh start at 1 × 100,000
+// paths served unsorted, scrapes announcing a 10 s timeout are answered from
+// memory while the walk spends the first hour's budget. The slowest is
+// reported beside a /-/healthy request measured in the same run; the test
+// fails only on a failed scrape, a 429 or more than the budget.
+func TestHundredThousandPathsFreshScrapes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the exporter against 100,000 paths")
+	}
+	today := time.Now().UTC().Truncate(24 * time.Hour)
+	srv := mintlifytest.NewServer(mintlifytest.WithRateLimit(100), mintlifytest.WithUnorderedPaths(),
+		mintlifytest.WithProject("huge", mintlifytest.Generate(mintlifytest.GenerateOptions{
+			Seed: 42, Paths: 100_000, Days: 31, End: today.AddDate(0, 0, 1),
+		})))
+	t.Cleanup(srv.Close)
+	p := startExporter(t, keyEnv, "--mintlify.api-url="+srv.URL(), "--mintlify.project-id=huge")
+	sent := func() int { return len(srv.Requests()) }
+	var scrapes, healthy []time.Duration
+	deadline := time.Now().Add(2 * time.Minute)      // a bound on the test, not a timing target
+	for sent() < 81 && time.Now().Before(deadline) { // 90 less the tenth kept as headroom
+		t0 := time.Now()
+		resp, body := p.get(t, "/metrics", scrapeHeaders)
+		scrapes = append(scrapes, time.Since(t0))
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("scrape %d: status %d", len(scrapes), resp.StatusCode)
+		}
+		promtest.ParseText(t, body)
+		t0 = time.Now()
+		p.get(t, "/-/healthy", nil)
+		healthy = append(healthy, time.Since(t0))
+	}
+	if len(scrapes) < 2 {
+		t.Fatalf("only %d scrapes while %d requests were sent", len(scrapes), sent())
+	}
+	slices.Sort(scrapes)
+	slices.Sort(healthy)
+	base := healthy[len(healthy)/2]
+	t.Logf("%d scrapes while the exporter sent %d requests: median %s, slowest %s; /-/healthy median %s (slowest scrape %.0fx)",
+		len(scrapes), sent(), scrapes[len(scrapes)/2].Round(time.Microsecond), scrapes[len(scrapes)-1].Round(time.Microsecond),
+		base.Round(time.Microsecond), float64(scrapes[len(scrapes)-1])/float64(max(base, time.Microsecond)))
+	n := 0
+	for _, r := range srv.Requests() {
+		n++
+		if r.Status == http.StatusTooManyRequests {
+			t.Errorf("the API answered 429 to %s", r.Path)
+		}
+	}
+	if n > 90 {
+		t.Errorf("%d requests sent, over the budget of 90", n)
 	}
 }

@@ -18,14 +18,22 @@
 //     analytics request. Also the plan (PlanWeighted is in planner.go).
 //   - collect.go: the exposition, rendered once per refresh (package
 //     engine/exposition), and the units' States for the landing page.
-//   - derive.go: windows of a Summer, summed from a day store of closed days.
+//   - derive.go: windows of a Summer, summed from the day store (package
+//     engine/derive holds its arithmetic).
 //   - state.go: the State that package statefile saves and New restores.
 //
 // Package engine/budget is the request ledger and the client's Allow hook;
 // package engine/health exports mintlify_up and the refresh metrics.
 //
 // To add a source, write one file in package collector with a type that
-// implements Source (and Stepper when a unit is a walk of pages), add it to
-// collector's list of sources, serve its endpoint in the fake
-// (client/mintlifytest), and test it there. Nothing in this package changes.
+// implements Source (and Stepper when a unit is a walk of pages; Summer when
+// its counts add up over days) and its SourceInfo; add its client interface
+// to collector.Client and its SourceInfo to collector.Sources; define its
+// endpoint with analytics or free in client/endpoint.go; serve it in the
+// fake (client/mintlifytest) and test it there. Nothing in this package
+// changes.
+//
+// Tests drive the engine on a mintlifytest.Clock: its Now and WaitUntil are
+// the engine's clock and timer, and its Settle says when the worker can go
+// on only once the clock moves.
 package engine
