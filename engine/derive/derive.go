@@ -1,7 +1,6 @@
-// Package derive is the arithmetic of derived windows: the closed days a
-// window needs, the day store that keeps them, which day to read next, the
-// budget share reading them may take, and the drift between a direct read
-// and the sum of days (docs/design.md, "Derived windows").
+// Package derive is the arithmetic of derived windows (docs/design.md,
+// "Derived windows"): closed days, the day store, which day to read next,
+// the budget share for reading them, and drift.
 package derive
 
 import (
@@ -14,15 +13,11 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/engine/exposition"
 )
 
+// The derived windows' tuning.
 const (
-	// RereadAfter is how long after it ended a closed day is read again,
-	// for events counted late.
-	RereadAfter = 24 * time.Hour
-	// FillShare is the budget's share left to reading closed days while
-	// the store lacks some.
-	FillShare = 0.25
-	// MaxDrift is the drift above which a window is read directly.
-	MaxDrift = 0.01
+	RereadAfter = 24 * time.Hour // after a day ends, it is read again for late events
+	FillShare   = 0.25           // of the budget, for reading days while the store lacks some
+	MaxDrift    = 0.01           // above it, a window is read directly
 )
 
 // SumSamples adds up samples with equal labels, in order of first appearance.
@@ -42,8 +37,7 @@ func SumSamples(parts ...[]exposition.Sample) []exposition.Sample {
 	return out
 }
 
-// ClosedDays returns the closed days of a window of n days at now, oldest
-// first: the n-1 days before today.
+// ClosedDays returns the n-1 days before today, oldest first.
 func ClosedDays(n int, now time.Time) []client.Date {
 	today := client.DateOf(now)
 	var out []client.Date
@@ -58,8 +52,7 @@ func RereadDue(day client.Date, now time.Time) bool {
 	return !now.Before(day.AddDays(1).Time().Add(RereadAfter))
 }
 
-// Drift is the relative difference between a direct read and the sum of
-// days: 0 when equal, else |a-b| / max(|a|, |b|).
+// Drift is |direct-summed| / max(|direct|, |summed|), 0 when equal.
 func Drift(direct, summed float64) float64 {
 	if direct == summed {
 		return 0
@@ -67,8 +60,8 @@ func Drift(direct, summed float64) float64 {
 	return math.Abs(direct-summed) / math.Max(math.Abs(direct), math.Abs(summed))
 }
 
-// Reserve is the part of perHour left to reading closed days: FillShare
-// while the store lacks days, then the steady rate of readsPerDay.
+// Reserve is the part of perHour left to reading days: FillShare while
+// filling, then readsPerDay's hourly rate.
 func Reserve(perHour int, filling bool, readsPerDay float64) int {
 	if filling {
 		return int(math.Ceil(FillShare * float64(perHour)))
@@ -78,7 +71,7 @@ func Reserve(perHour int, filling bool, readsPerDay float64) int {
 
 // Key names one closed day of one source's 1d unit.
 type Key struct {
-	Source  int // the source's index in the engine
+	Source  int // index in the engine
 	Project string
 	Site    bool
 	Day     client.Date
@@ -86,14 +79,10 @@ type Key struct {
 
 // Entry is one closed day in the store.
 type Entry[R any] struct {
-	Result R
-	ReadAt time.Time
-	// Reread is set once the day was read RereadAfter or more after it
-	// ended: it is not read again.
-	Reread bool
-	// Provisional is set for the day that just ended, taken from its 1d
-	// unit's last data until the day is read.
-	Provisional bool
+	Result      R
+	ReadAt      time.Time
+	Reread      bool // read RereadAfter or more after it ended: final
+	Provisional bool // the day just ended, from its 1d unit, until read
 }
 
 // Store is the day store.
@@ -121,8 +110,7 @@ func (s Store[R]) Covers(keys []Key) bool {
 	return true
 }
 
-// Unsettled reports whether one of keys is provisional or due its second
-// read at now: a comparison with them now would use days about to change.
+// Unsettled reports whether one of keys is provisional or due its second read.
 func (s Store[R]) Unsettled(keys []Key, now time.Time) bool {
 	for _, k := range keys {
 		if e := s[k]; e != nil && (e.Provisional || !e.Reread && RereadDue(k.Day, now)) {
@@ -147,9 +135,8 @@ type Task struct {
 	Reread bool // its second read
 }
 
-// Tasks lists the days of want to read at now: those missing or
-// provisional, newest first (the newest feeds every window), then those
-// due a second read, newest first. A key wanted twice is listed once.
+// Tasks lists the days of want to read: missing or provisional ones newest
+// first (the newest feeds every window), then those due a second read.
 func (s Store[R]) Tasks(want []Key, now time.Time) []Task {
 	var missing, reread []Task
 	seen := map[Key]bool{}
