@@ -87,7 +87,7 @@ mutate:
 	@mkdir -p .tools/bin
 	cd tools/gremlins && $(GO) build -o ../../.tools/bin/gremlins github.com/go-gremlins/gremlins/cmd/gremlins
 	for p in schedule budget derive exposition health; do \
-	  .tools/bin/gremlins unleash --workers 1 --threshold-efficacy 90 ./engine/$$p || exit 1; done
+	  .tools/bin/gremlins unleash --workers 1 --timeout-coefficient 20 --threshold-efficacy 90 ./engine/$$p || exit 1; done
 
 ## mutate-engine: the same over the engine's orchestration (package engine: about 15 minutes; the figure is in docs/benchmarks.md).
 mutate-engine:
