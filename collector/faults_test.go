@@ -15,9 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/leakcheck"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
-
 	"github.com/go-kit/log"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -25,6 +22,8 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/leakcheck"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
 )
 
 // The fault table: every row programs one misbehaviour of the upstream API

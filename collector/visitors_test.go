@@ -8,14 +8,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
-
 	"github.com/go-kit/log"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
 )
 
 // visitorsFixture wires a real client, budget and visitors collector to a

@@ -8,21 +8,20 @@ package engine_test
 //	go test -run TestDemoSimulation -v ./engine/
 
 import (
-	"github.com/go-kit/log"
-
-	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
-	"github.com/mintlify-exporter/mintlify_exporter/collector"
-	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
-	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
-
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/go-kit/log"
+
 	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/demo"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
 )
 
 func TestDemoSimulation(t *testing.T) {

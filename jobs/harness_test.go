@@ -9,16 +9,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
-
 	"github.com/go-kit/log"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/promtest"
 	"github.com/mintlify-exporter/mintlify_exporter/jobs"
 )

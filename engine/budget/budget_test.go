@@ -3,7 +3,6 @@ package budget
 import (
 	"context"
 	"errors"
-	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 )
 
 func TestBudgetSlidingHour(t *testing.T) {

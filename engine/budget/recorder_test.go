@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/go-kit/log"
+
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 )
