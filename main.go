@@ -1,4 +1,7 @@
-// Command mintlify_exporter is a Prometheus exporter for Mintlify (internal/cli).
+// Command mintlify_exporter is a Prometheus exporter for Mintlify's REST API:
+// documentation analytics per site and page, the status of agent jobs, and an
+// Alertmanager receiver that turns alerts into agent jobs. Run it with --help;
+// the command line is package internal/cli.
 package main
 
 import (
