@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -254,13 +253,7 @@ func (e *Engine) liveLocked() *liveState {
 		}
 		st.derived = append(st.derived, d)
 	}
-	sort.Slice(st.waiting, func(i, j int) bool {
-		if st.waiting[i].project != st.waiting[j].project {
-			return st.waiting[i].project < st.waiting[j].project
-		}
-		return st.waiting[i].source < st.waiting[j].source
-	})
-	return st
+	return st // in unit order; the registry sorts what it gathers
 }
 
 // waitingCollector exports mintlify_units_waiting, 0 included.
