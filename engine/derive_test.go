@@ -88,10 +88,10 @@ func TestDerivedWindowsFromTheDayStore(t *testing.T) {
 	if n := src.days.Load(); n != 29 {
 		t.Fatalf("%d closed days read, want 29", n)
 	}
-	for _, w := range []string{"7d", "30d"} {
+	for w, closed := range map[string]int{"7d": 6, "30d": 29} {
 		st := r.state("events/docs/" + w)
-		if !strings.HasPrefix(st.Summary, "derived") {
-			t.Fatalf("%s is not derived: %q", w, st.Summary)
+		if want := "derived: " + strconv.Itoa(closed) + " closed days and today"; st.Summary != want {
+			t.Fatalf("%s: summary %q, want %q", w, st.Summary, want)
 		}
 		if !st.Completed.Equal(r.state("events/docs/1d").Completed) {
 			t.Errorf("%s completed at %s, its 1d unit at %s: want as fresh", w, st.Completed, r.state("events/docs/1d").Completed)
@@ -255,5 +255,24 @@ func TestDayStoreFillKeepsToItsShare(t *testing.T) {
 	r.settle()
 	if n := src.days.Load(); n != 21 {
 		t.Errorf("%d closed days read after an hour, want 21", n)
+	}
+}
+
+// TestTwoDayWindowIsDerived: the shortest derivable window, 2d, is its one
+// closed day and today; 1d is the base, never derived.
+func TestTwoDayWindowIsDerived(t *testing.T) {
+	src := &daySource{}
+	r := newRig(t, rigOptions{perHour: 1000, projects: []string{"docs"}, windows: []string{"1d", "2d"}},
+		func(b *budget.Budget) Source { src.b = b; return src })
+	src.now = r.clock.Now
+	r.e.cfg.DeriveWindows = true
+	r.e.linkDerivable()
+	r.e.Start()
+	r.settle()
+	if st := r.state("events/docs/2d"); st.Summary != "derived: 1 closed days and today" {
+		t.Errorf("2d: summary %q, want it derived from its one closed day", st.Summary)
+	}
+	if st := r.state("events/docs/1d"); strings.HasPrefix(st.Summary, "derived") {
+		t.Errorf("1d is derived: %q", st.Summary)
 	}
 }
