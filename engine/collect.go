@@ -113,7 +113,7 @@ func (e *Engine) States() []UnitState {
 			s.Part = PartPages
 		}
 		if u.job != nil && u.job.walk != nil {
-			s.Progress = fmt.Sprintf("%d of about %d pages", u.job.walk.Sent(), max(cost, u.job.walk.Sent()+1))
+			s.Progress = fmt.Sprintf("%d of about %d pages", u.job.sent, max(cost, u.job.sent+1))
 		}
 		if u.snap != nil {
 			s.Range, s.Completed, s.Cost, s.Summary = u.snap.rng, u.snap.completed, u.snap.res.Cost, u.snap.res.Summary

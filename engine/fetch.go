@@ -50,6 +50,7 @@ type job struct {
 	walk       Walk
 	err        error // the walk could not be begun
 	totalsDone bool  // the totals went to the window's totals unit
+	sent       int   // the walk's requests as of its last step, for States (under e.mu)
 }
 
 // singleWalk is a fetch sent whole by Source.Fetch, as one step.

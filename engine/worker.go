@@ -119,6 +119,9 @@ func (e *Engine) step(j *job) {
 		wait = errors.Is(err, budget.ErrExhausted) || errors.Is(err, budget.ErrRateLimitPause)
 	}
 	e.mu.Lock()
+	if j.walk != nil {
+		j.sent = j.walk.Sent() // States reads it under e.mu; the walk is the worker's alone
+	}
 	if !j.totalsDone && j.walk != nil {
 		if t := j.walk.Totals(); t != nil {
 			e.installTotalsLocked(j, t, now)
