@@ -68,9 +68,16 @@ func (s *daySource) Fetch(ctx context.Context, _ Unit, r client.DateRange, _ int
 }
 
 func newDayRig(t *testing.T, shift bool) (*rig, *daySource) {
-	src := &daySource{}
+	r, src := newDayRigOf(t, 1000, "1d", "7d", "30d")
 	src.shift.Store(shift)
-	r := newRig(t, rigOptions{perHour: 1000, projects: []string{"docs"}, windows: []string{"1d", "7d", "30d"}},
+	return r, src
+}
+
+// newDayRigOf is an engine of the day source with derived windows, for
+// project docs, perHour and windows.
+func newDayRigOf(t *testing.T, perHour int, windows ...string) (*rig, *daySource) {
+	src := &daySource{}
+	r := newRig(t, rigOptions{perHour: perHour, projects: []string{"docs"}, windows: windows},
 		func(b *budget.Budget) Source { src.b = b; return src })
 	src.now = r.clock.Now
 	r.e.cfg.DeriveWindows = true
@@ -232,12 +239,7 @@ func trimFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 // units of the plan never wait behind it; the day that just ended is not
 // history and goes first.
 func TestDayStoreFillKeepsToItsShare(t *testing.T) {
-	src := &daySource{}
-	r := newRig(t, rigOptions{perHour: 40, projects: []string{"docs"}, windows: []string{"1d", "30d"}},
-		func(b *budget.Budget) Source { src.b = b; return src })
-	src.now = r.clock.Now
-	r.e.cfg.DeriveWindows = true
-	r.e.linkDerivable()
+	r, src := newDayRigOf(t, 40, "1d", "30d")
 	r.e.Start()
 	r.settle()
 	if n := src.days.Load(); n != 1+10 {
@@ -261,12 +263,7 @@ func TestDayStoreFillKeepsToItsShare(t *testing.T) {
 // TestTwoDayWindowIsDerived: the shortest derivable window, 2d, is its one
 // closed day and today; 1d is the base, never derived.
 func TestTwoDayWindowIsDerived(t *testing.T) {
-	src := &daySource{}
-	r := newRig(t, rigOptions{perHour: 1000, projects: []string{"docs"}, windows: []string{"1d", "2d"}},
-		func(b *budget.Budget) Source { src.b = b; return src })
-	src.now = r.clock.Now
-	r.e.cfg.DeriveWindows = true
-	r.e.linkDerivable()
+	r, _ := newDayRigOf(t, 1000, "1d", "2d")
 	r.e.Start()
 	r.settle()
 	if st := r.state("events/docs/2d"); st.Summary != "derived: 1 closed days and today" {
