@@ -38,7 +38,7 @@ tools:
 unit:
 	$(GO) test -race -count=1 ./...
 
-## simulate: the planner and derived-windows simulations, without the race detector (they skip under it; see docs/design.md).
+## simulate: the planner and derived-windows simulations, without the race detector (they skip under it; see docs/dev/design.md).
 simulate:
 	$(GO) test -count=1 -run 'Simulation' -v ./engine/
 
@@ -82,7 +82,7 @@ cover:
 
 ## mutate: mutation testing (gremlins, pinned in tools/gremlins) of the engine's pure parts: the scheduler,
 ## the budget, the derived windows' arithmetic, the exposition and health; each must kill 90 % of its
-## mutants (docs/benchmarks.md has the figures). A few minutes on 2 cores; not part of make test.
+## mutants (docs/dev/benchmarks.md has the figures). A few minutes on 2 cores; not part of make test.
 mutate:
 	@mkdir -p .tools/bin
 	cd tools/gremlins && $(GO) build -o ../../.tools/bin/gremlins github.com/go-gremlins/gremlins/cmd/gremlins
@@ -90,7 +90,7 @@ mutate:
 	  .tools/bin/gremlins unleash --workers 1 --timeout-coefficient 20 --threshold-efficacy 90 ./engine/$$p || exit 1; done
 
 ## mutate-engine: the same over the engine's orchestration (package engine), without the simulations
-## (-short: with them every mutant takes 35 s); about 12 minutes with 2 workers. Not a gate; docs/benchmarks.md has the figure.
+## (-short: with them every mutant takes 35 s); about 12 minutes with 2 workers. Not a gate; docs/dev/benchmarks.md has the figure.
 mutate-engine:
 	@mkdir -p .tools/bin
 	cd tools/gremlins && $(GO) build -o ../../.tools/bin/gremlins github.com/go-gremlins/gremlins/cmd/gremlins
@@ -100,7 +100,7 @@ mutate-engine:
 fuzz:
 	@./scripts/fuzz.sh $(FUZZTIME)
 
-## bench: the performance benchmarks (see docs/benchmarks.md).
+## bench: the performance benchmarks (see docs/dev/benchmarks.md).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 6 -timeout 30m ./collector/ ./metricshandler/ ./client/ | tee bench.txt
 

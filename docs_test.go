@@ -10,12 +10,12 @@ import (
 	"testing"
 )
 
-// TestReliabilityDocIsTrue checks docs/reliability.md against the code:
+// TestReliabilityDocIsTrue checks docs/dev/reliability.md against the code:
 // the rows of the fault table say what the fault tests check (malformed
 // counts skip a row, fractional counts are exported), and every test the
 // table of attacks names exists.
 func TestReliabilityDocIsTrue(t *testing.T) {
-	b, err := os.ReadFile("docs/reliability.md")
+	b, err := os.ReadFile("docs/dev/reliability.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +26,7 @@ func TestReliabilityDocIsTrue(t *testing.T) {
 				return l
 			}
 		}
-		t.Errorf("docs/reliability.md has no row %q", prefix)
+		t.Errorf("docs/dev/reliability.md has no row %q", prefix)
 		return ""
 	}
 	// collector/faults_test.go: a string or negative count skips the row,
@@ -76,7 +76,7 @@ func TestReliabilityDocIsTrue(t *testing.T) {
 	}
 	for _, m := range named {
 		if !defined[m[1]] {
-			t.Errorf("docs/reliability.md names %s, which no test file defines", m[1])
+			t.Errorf("docs/dev/reliability.md names %s, which no test file defines", m[1])
 		}
 	}
 

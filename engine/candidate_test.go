@@ -9,7 +9,7 @@ import (
 )
 
 // TestUnitCandidate pins how a unit's next request is classed and valued
-// (docs/design.md, "Value order"): first data, a large walk's first data
+// (docs/dev/design.md, "Value order"): first data, a large walk's first data
 // by value, an hour-old one-request unit, a 1d unit showing the day that
 // ended, staleness per request, and a derived window's audit.
 func TestUnitCandidate(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 )
 
 // Summer is implemented by a source whose counts add up over days, so that
-// its windows can be derived from the day store (docs/design.md, "Derived windows").
+// its windows can be derived from the day store (docs/dev/design.md, "Derived windows").
 type Summer interface {
 	// Additive reports whether u's window is the sum of its days: false
 	// for top-N lists.

@@ -1,6 +1,6 @@
 // Package engine refreshes every analytics source from the API within the
 // organization's request budget and serves the results pre-rendered. This is
-// the code's map; the design and its reasons are in docs/design.md.
+// the code's map; the design and its reasons are in docs/dev/design.md.
 //
 // A Source (package collector) knows one kind of data: its families, the
 // windows it supports, and how to fetch a Unit (source × project × Window)

@@ -21,7 +21,7 @@ type Planner func(units []PlanUnit, perHour int, minInterval time.Duration) []ti
 
 // PlanWeighted is the engine's planner: minInterval for all while they fit,
 // else intervals in proportion to sqrt(cost·days), which minimises the mean
-// relative staleness (docs/design.md, "Planning the budget"), held between
+// relative staleness (docs/dev/design.md, "Planning the budget"), held between
 // minInterval and MaxInterval and rounded up to a second.
 func PlanWeighted(units []PlanUnit, perHour int, minInterval time.Duration) []time.Duration {
 	out := make([]time.Duration, len(units))

@@ -1,4 +1,4 @@
-// Package derive is the arithmetic of derived windows (docs/design.md,
+// Package derive is the arithmetic of derived windows (docs/dev/design.md,
 // "Derived windows"): closed days, the day store, which day to read next,
 // the budget share for reading them, and drift.
 package derive

@@ -1,5 +1,5 @@
 // Package schedule picks the next analytics request, a pure function of the
-// candidates and the budget; docs/design.md ("Value order") explains the order.
+// candidates and the budget; docs/dev/design.md ("Value order") explains the order.
 package schedule
 
 import (
