@@ -9,8 +9,10 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -43,7 +45,8 @@ type outcome struct {
 	retryable     bool
 	retryAfter    time.Duration
 	hasRetryAfter bool
-	// unsent: no connection was made, so the API never saw it.
+	// unsent: no connection was made and nothing was written, so the API
+	// never saw it.
 	unsent bool
 }
 
@@ -113,9 +116,17 @@ func (c *Client) attempt(ctx context.Context, r *call, key string) outcome {
 	if err != nil {
 		return outcome{err: fmt.Errorf("%s: building request: %w", r.endpoint, err)}
 	}
+	var wrote atomic.Bool
+	req = req.WithContext(httptrace.WithClientTrace(actx, &httptrace.ClientTrace{
+		WroteHeaders: func() { wrote.Store(true) },
+		WroteRequest: func(httptrace.WroteRequestInfo) { wrote.Store(true) },
+	}))
 	start := time.Now()
 	res, err := c.http.Do(req)
 	if err != nil {
+		if wrote.Load() {
+			err = &writtenError{err: err}
+		}
 		c.observe(Attempt{Endpoint: r.endpoint, Err: err, Duration: time.Since(start)})
 		return c.transportFailure(ctx, actx, r, err)
 	}
@@ -233,11 +244,25 @@ func (c *Client) transportFailure(ctx, actx context.Context, r *call, err error)
 // network is at fault).
 func IsConnectFailure(err error) bool { return neverSent(err) }
 
-// neverSent reports whether the connection could not be made.
+// neverSent reports whether the connection could not be made and nothing
+// of the request was written: a transport that wrote the request on one
+// connection and then failed to dial another (its own retry) did send it.
 func neverSent(err error) bool {
+	var w *writtenError
+	if errors.As(err, &w) {
+		return false
+	}
 	var op *net.OpError
 	return errors.As(err, &op) && op.Op == "dial"
 }
+
+// writtenError is a transport failure after some of the request was
+// written (httptrace saw its headers go out): the API may have read it, so
+// the budget keeps it, whatever the last error of the transport was.
+type writtenError struct{ err error }
+
+func (e *writtenError) Error() string { return e.err.Error() }
+func (e *writtenError) Unwrap() error { return e.err }
 
 func (c *Client) observe(a Attempt) {
 	if c.hooks.Observe != nil {
