@@ -55,41 +55,8 @@ func TestBudgetSeesEveryRequestTheServerReads(t *testing.T) {
 
 			const perHour = 12
 			b := budget.New(perHour, clk.Now)
-			key, err := client.StaticKey(mintlifytest.DefaultKey)
-			if err != nil {
-				t.Fatal(err)
-			}
-			c, err := client.New(client.Config{
-				BaseURL: proxy.URL(), Key: key, Timeout: 5 * time.Second, Now: clk.Now,
-				Retry: client.RetryPolicy{Sleep: func(ctx context.Context, d time.Duration) error {
-					return clk.WaitUntil(ctx, clk.Now().Add(d))
-				}},
-				Hooks: client.Hooks{Allow: b.Allow, Unsent: b.Unsent},
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			srcs, err := collector.Build([]string{"visitors", "views"}, c, collector.Options{PageSize: 250})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var windows []engine.Window
-			for _, s := range []string{"1d", "7d", "30d"} {
-				w, err := engine.ParseWindow(s)
-				if err != nil {
-					t.Fatal(err)
-				}
-				windows = append(windows, w)
-			}
 			logs := &logbuf.Buffer{}
-			e, err := engine.New(engine.Config{
-				Sources: srcs, Projects: []string{testProject}, Windows: windows,
-				MinInterval: time.Minute, Budget: b, Status: health.NewStatus(),
-				Logger: log.NewLogfmtLogger(logs), Now: clk.Now, WaitUntil: clk.WaitUntil,
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
+			e := newEngine(t, clk, proxy.URL(), b, health.NewStatus(), logs)
 			e.Start()
 			defer e.Close()
 			for step := time.Duration(0); step <= 10*time.Minute; step += 15 * time.Second {
@@ -181,4 +148,46 @@ func TestTakeBackOnlyWhatWasNeverWritten(t *testing.T) {
 	if !client.IsConnectFailure(err) || unsent != 1 {
 		t.Errorf("a refused connection: IsConnectFailure %v, taken back %d (want true, 1): %v", client.IsConnectFailure(err), unsent, err)
 	}
+}
+
+// newEngine is an engine of the visitors and views sources of testProject
+// over 1d, 7d and 30d, refreshed every minute at most, on clk, with a
+// client of baseURL whose Allow and Unsent hooks are b's; not started.
+func newEngine(t *testing.T, clk *mintlifytest.Clock, baseURL string, b *budget.Budget, st *health.Status, logs *logbuf.Buffer) *engine.Engine {
+	t.Helper()
+	key, err := client.StaticKey(mintlifytest.DefaultKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(client.Config{
+		BaseURL: baseURL, Key: key, Timeout: 5 * time.Second, Now: clk.Now,
+		Retry: client.RetryPolicy{Sleep: func(ctx context.Context, d time.Duration) error {
+			return clk.WaitUntil(ctx, clk.Now().Add(d))
+		}},
+		Hooks: client.Hooks{Allow: b.Allow, Unsent: b.Unsent},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcs, err := collector.Build([]string{"visitors", "views"}, c, collector.Options{PageSize: 250})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var windows []engine.Window
+	for _, s := range []string{"1d", "7d", "30d"} {
+		w, err := engine.ParseWindow(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		windows = append(windows, w)
+	}
+	e, err := engine.New(engine.Config{
+		Sources: srcs, Projects: []string{testProject}, Windows: windows,
+		MinInterval: time.Minute, Budget: b, Status: st,
+		Logger: log.NewLogfmtLogger(logs), Now: clk.Now, WaitUntil: clk.WaitUntil,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
 }
