@@ -225,6 +225,11 @@ func (c *Client) transportFailure(ctx, actx context.Context, r *call, err error)
 		// The caller gave up: never retried.
 		return outcome{err: fmt.Errorf("%s: %w", r.endpoint, err)}
 	}
+	if certificateFailure(err) {
+		// Until the configuration changes: not retried. The handshake
+		// failed, so the request was not written.
+		return outcome{err: &CertificateError{Endpoint: r.endpoint, Err: err}, unsent: neverSent(err)}
+	}
 	if actx.Err() != nil {
 		// The per-attempt timeout: a POST may have reached the server.
 		return outcome{
@@ -240,17 +245,22 @@ func (c *Client) transportFailure(ctx, actx context.Context, r *call, err error)
 }
 
 // IsConnectFailure reports whether err comes from a request that never
-// reached the API: no connection could be made (--mintlify.api-url or the
-// network is at fault).
+// reached the API: no connection could be made, or its TLS handshake failed
+// over the certificate (--mintlify.api-url, the trust store or the network
+// is at fault).
 func IsConnectFailure(err error) bool { return neverSent(err) }
 
-// neverSent reports whether the connection could not be made and nothing
-// of the request was written: a transport that wrote the request on one
-// connection and then failed to dial another (its own retry) did send it.
+// neverSent reports whether the connection could not be made (or its TLS
+// handshake failed over a certificate) and nothing of the request was
+// written: a transport that wrote the request on one connection and then
+// failed to dial another (its own retry) did send it.
 func neverSent(err error) bool {
 	var w *writtenError
 	if errors.As(err, &w) {
 		return false
+	}
+	if certificateFailure(err) {
+		return true
 	}
 	var op *net.OpError
 	return errors.As(err, &op) && op.Op == "dial"
