@@ -225,7 +225,7 @@ func (cfg Config) journalArgs(days []client.Date, sources []string) []string {
 		"sources=" + strings.Join(sources, ","),
 	}, labelArgs(cfg.Labels)...)
 	if cfg.RemoteWrite != nil {
-		args = append(args, "--remote-write.url="+cfg.RemoteWrite.URL())
+		args = append(args, "--remote-write.url="+cfg.RemoteWrite.Identity())
 	}
 	return append(args, cfg.Args...)
 }
