@@ -494,9 +494,10 @@ func (r *runner) run(ctx context.Context) error {
 	return nil
 }
 
-// fatal reports whether no other day would fare better (401, 403, 404).
+// fatal reports whether no other day would fare better (401, 403, 404, a
+// TLS certificate refused).
 func fatal(err error) bool {
-	return client.IsRefused(err) || client.IsNotFound(err)
+	return client.IsRefused(err) || client.IsNotFound(err) || client.IsCertificateError(err)
 }
 
 // fetch fetches one unit, retrying failures and waiting out 429 pauses.

@@ -2,7 +2,14 @@ package backfill_test
 
 import (
 	"context"
+	"io"
+	stdlog "log"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -82,5 +89,52 @@ func TestBackfillBudgetSeesEveryRequestTheServerReads(t *testing.T) {
 	}
 	if read < 2*h.perHour {
 		t.Errorf("the run read %d requests, want more than two hours of the budget: the test tests too little", read)
+	}
+}
+
+// TestBackfillStopsAtACertificateError: an API address whose certificate
+// the client does not trust (an intercepting proxy) stops the backfill at
+// the first fetch, as a 401 does, rather than failing every day in turn:
+// one handshake, no request reaches the API, and the error says what to
+// check.
+func TestBackfillStopsAtACertificateError(t *testing.T) {
+	h := newHarness(t)
+	var handshakes atomic.Int32
+	tlsSrv := httptest.NewUnstartedServer(h.srv.Handler())
+	tlsSrv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			handshakes.Add(1)
+		}
+	}
+	tlsSrv.Config.ErrorLog = stdlog.New(io.Discard, "", 0)
+	tlsSrv.StartTLS()
+	t.Cleanup(tlsSrv.Close)
+	cfg := h.config(day(0), day(5), h.path("out.om"))
+	key, err := client.StaticKey(mintlifytest.DefaultKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(client.Config{BaseURL: tlsSrv.URL, Key: key, Now: h.clock.Now,
+		Hooks: client.Hooks{Allow: cfg.Budget.Allow, Unsent: cfg.Budget.Unsent}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Sources, err = collector.Build(h.sources, c, collector.Options{PageSize: 2, MaxPages: 100}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := h.run(context.Background(), cfg)
+	if code := backfill.ExitCode(res, err); code == backfill.ExitOK || err == nil {
+		t.Fatalf("exit %d, %v; want an error", code, err)
+	}
+	for _, want := range []string{"certificate", "--mintlify.api-url", "--resume"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	if n := handshakes.Load(); n != 1 {
+		t.Errorf("%d connections, want 1 (stopped at the first)", n)
+	}
+	if n := len(h.srv.Requests()); n != 0 || cfg.Budget.Used() != 0 {
+		t.Errorf("the API got %d requests, the budget counts %d; want 0 and 0", n, cfg.Budget.Used())
 	}
 }
