@@ -80,6 +80,8 @@ type Engine struct {
 	dayChanges *prometheus.CounterVec
 	// connErrs logs a connection failure once per kind for the engine.
 	connErrs errstate.State
+	// dropped counts the series of the cache file a restore dropped.
+	dropped int
 
 	expo atomic.Pointer[exposition.Exposition]
 	// live is what scrape-time collectors export, so a scrape takes no lock.
