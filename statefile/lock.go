@@ -204,6 +204,10 @@ func (l *FileLock) Held() error {
 	return nil
 }
 
+// Holder returns the PID written in the lock file of the cache file at
+// path, or "unknown": who holds it, for an error.
+func Holder(path string) string { return holder(path + LockSuffix) }
+
 // holder returns the PID written in the lock file, or "unknown".
 func holder(name string) string {
 	b, err := readLimited(name, 64)
