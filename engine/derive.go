@@ -132,7 +132,7 @@ func (e *Engine) deriveLocked(now time.Time, base *unit) {
 		u.snap, u.derived, u.attempted = snap, true, true
 		u.failures, u.lastErr, u.retryAt = 0, "", time.Time{}
 		u.errs.Recovered()
-		e.cfg.Status.Succeeded(u.Project, u.Source, u.Window.String(), snap.completed, 0)
+		e.cfg.Status.Succeeded(u.Project, u.Source, u.Window.Name, e.statusPart(u), snap.completed, 0)
 		changed = true
 	}
 	if changed {
