@@ -44,12 +44,15 @@ func newLoggedExporter(t *testing.T, srv *mintlifytest.Server, clk *mintlifytest
 // Restored costs are clamped to what a walk can cost, the forecast books
 // at most two days ahead, and the engine refreshes at once.
 func TestRestoredCostCannotFreezeTheEngine(t *testing.T) {
-	for _, cost := range []int{1e15, math.MaxInt, -5} {
+	for i, cost := range []int{1e15, math.MaxInt, -5, 1e15} {
 		clk := mintlifytest.NewClock(t0)
 		srv := mintlifytest.NewServer(mintlifytest.WithClock(clk.Now),
 			mintlifytest.WithProject("docs", mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: 1, Paths: 150, End: t0})))
 		u := sampleState().Units[0]
 		u.Completed, u.Cost, u.DurationSeconds = t0.Add(-20*time.Hour), cost, math.Inf(1)
+		if i == 3 { // completed in year 1, a nanosecond after the zero time
+			u.Completed = time.Time{}.Add(1)
+		}
 		x, _ := newLoggedExporter(t, srv, clk, &engine.State{Units: []engine.UnitData{u}})
 		x.e.Start()
 		x.e.Touch()
