@@ -16,6 +16,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/backoff"
+	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 )
 
 // Exit codes of the backfill command.
@@ -155,6 +156,17 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	jpath := cfg.journalPath()
 	if err := cfg.checkFiles(jpath); err != nil {
 		return nil, err
+	}
+	if cfg.CacheFile != "" && !cfg.DryRun {
+		// The exporter's next save would drop the days added beside it.
+		lock, err := statefile.Lock(cfg.CacheFile)
+		if errors.Is(err, statefile.ErrLocked) {
+			return nil, fmt.Errorf("--cache.file=%s is in use by a running exporter (PID %s): stop it, run backfill, then start it again (its next save would drop the days added), or leave out --cache.file", cfg.CacheFile, statefile.Holder(cfg.CacheFile))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("--cache.file=%s: %w", cfg.CacheFile, err)
+		}
+		defer lock.Unlock()
 	}
 	entries, refusal, err := cfg.priorRun(jpath, args)
 	if err != nil {
