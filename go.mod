@@ -14,6 +14,7 @@ require (
 	github.com/prometheus/common v0.73.1
 	github.com/prometheus/exporter-toolkit v0.20.0
 	github.com/prometheus/prometheus v0.315.1 // prompb only: the remote-write 1.0 WriteRequest types (client_golang/exp has the 2.0 ones only); v0.315.1 is the newest that keeps go 1.26.0
+	go.uber.org/goleak v1.3.0 // tests only (jobs, collector fault tests): names each goroutine left after Close by its stack, replacing internal/leakcheck's goroutine count with slack
 	go.yaml.in/yaml/v2 v2.4.4 // --remote-write.config: prometheus/common/config's HTTPClientConfig unmarshals with yaml v2, strictly as Prometheus does
 	golang.org/x/crypto v0.58.0
 	gopkg.in/yaml.v3 v3.0.1
@@ -31,6 +32,7 @@ require (
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/grafana/regexp v0.0.0-20250905093917-f7b3be9d1853 // indirect
 	github.com/jpillora/backoff v1.0.0 // indirect
+	github.com/kr/text v0.2.0 // indirect
 	github.com/kylelemons/godebug v1.1.0 // indirect
 	github.com/mattn/go-colorable v0.1.15 // indirect
 	github.com/mattn/go-isatty v0.0.23 // indirect

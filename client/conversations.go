@@ -136,30 +136,17 @@ func decodeConversations(body []byte) (*conversationsPage, error) {
 	}
 	for i := range w.Rows {
 		r := &w.Rows[i]
-		if r.ID.st != wireOK || !r.ID.nonEmpty {
-			page.skipped.add(SkipBadRow)
-			continue
-		}
+		// ResponseType defaults to answer when absent or null, the
+		// resolution to unknown when absent, null or "".
 		k := ConversationKey{ResponseType: ResponseTypeAnswer, Resolution: ResolutionUnknown}
-		switch r.ResponseType.st {
-		case wireOK:
+		if r.ResponseType.st == wireOK {
 			k.ResponseType = r.ResponseType.s
-		case wireAbsent, wireNull:
-		default:
-			page.skipped.add(SkipBadRow)
-			continue
 		}
-		switch r.ResolutionStatus.st {
-		case wireOK:
-			if r.ResolutionStatus.s != "" {
-				k.Resolution = r.ResolutionStatus.s
-			}
-		case wireAbsent, wireNull:
-		default:
-			page.skipped.add(SkipBadRow)
-			continue
+		if r.ResolutionStatus.s != "" {
+			k.Resolution = r.ResolutionStatus.s
 		}
-		if k.ResponseType == "" {
+		if r.ID.st != wireOK || !r.ID.nonEmpty || k.ResponseType == "" ||
+			r.ResponseType.st == wireWrongType || r.ResolutionStatus.st == wireWrongType {
 			page.skipped.add(SkipBadRow)
 			continue
 		}

@@ -7,14 +7,26 @@ import (
 	"math"
 	"reflect"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
 
 // The one decoding path of every endpoint: typed encoding/json into wire
-// structs whose leaves record what they saw instead of failing, then
-// validation: a malformed page is a *DecodeError naming the field, a
-// malformed analytics row is skipped and counted by reason.
+// structs whose leaves record what they saw instead of failing, then one
+// validation function per page or row type: a malformed page is a
+// *DecodeError naming the field, a malformed analytics row is skipped and
+// counted by reason.
+//
+// Why the leaves are not plain float64, string and bool (issue 37): with
+// those, encoding/json stops at the first wrong type and reports only that
+// one, turns null into "unchanged" and so cannot tell a missing field from
+// a null one, accepts negative counts, and replaces invalid UTF-8 with
+// U+FFFD. The API contract needs each of these told apart: "missing",
+// "wrong type: null, want number", "negative count -3", a path kept as
+// sent, and a row with one bad leaf skipped while the rows around it are
+// kept (plain types would need a json.RawMessage and a second Unmarshal per
+// row). A leaf type keeps all of it in one pass of encoding/json.
 
 // wireState says what a leaf found.
 type wireState uint8
@@ -43,27 +55,53 @@ func kindName(c byte) string {
 	return "number"
 }
 
+// wireLeaf is what every leaf records: its state, and the first byte of a
+// value of the wrong type.
+type wireLeaf struct {
+	st   wireState
+	kind byte
+}
+
+// see records the JSON type of b, a JSON value, and reports whether it is
+// the wanted one: want lists the first bytes that value may start with.
+func (l *wireLeaf) see(b []byte, want string) bool {
+	switch {
+	case len(b) == 0:
+		l.st = wireWrongType
+	case b[0] == 'n':
+		l.st = wireNull
+	case strings.IndexByte(want, b[0]) >= 0:
+		l.st = wireOK
+		return true
+	default:
+		l.st, l.kind = wireWrongType, b[0]
+	}
+	return false
+}
+
+// problem says what is wrong with a leaf that is not wireOK or
+// wireBadValue; want names the wanted type.
+func (l *wireLeaf) problem(want string) string {
+	switch l.st {
+	case wireAbsent:
+		return "missing"
+	case wireNull:
+		return "wrong type: null, want " + want
+	}
+	return "wrong type: " + kindName(l.kind) + ", want " + want
+}
+
 // wireNum is a count or rate: a finite non-negative JSON number, written
 // any way JSON allows (12, 12.0, 1.2e1).
 type wireNum struct {
-	v    float64 // the value; also when negative (st wireBadValue)
-	st   wireState
-	kind byte // first byte of a value of the wrong type
+	wireLeaf
+	v float64 // the value; also when negative (st wireBadValue)
 }
 
 func (n *wireNum) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	*n = wireNum{}
-	if len(b) == 0 {
-		n.st = wireWrongType
-		return nil
-	}
-	switch b[0] {
-	case 'n':
-		n.st = wireNull
-		return nil
-	case '"', 't', 'f', '{', '[':
-		n.st, n.kind = wireWrongType, b[0]
+	if !n.see(b, "-0123456789") {
 		return nil
 	}
 	v, err := strconv.ParseFloat(string(b), 64)
@@ -73,7 +111,7 @@ func (n *wireNum) UnmarshalJSON(b []byte) error {
 	case v < 0:
 		n.st, n.v = wireBadValue, v
 	default:
-		n.st, n.v = wireOK, v+0 // +0 turns -0 into 0
+		n.v = v + 0 // +0 turns -0 into 0
 	}
 	return nil
 }
@@ -81,15 +119,10 @@ func (n *wireNum) UnmarshalJSON(b []byte) error {
 func (n *wireNum) ok() bool { return n.st == wireOK }
 
 func (n *wireNum) problem() string {
-	switch n.st {
-	case wireAbsent:
-		return "missing"
-	case wireNull:
-		return "wrong type: null, want number"
-	case wireWrongType:
-		return "wrong type: " + kindName(n.kind) + ", want number"
-	}
-	if n.v < 0 {
+	switch {
+	case n.st != wireBadValue:
+		return n.wireLeaf.problem("number")
+	case n.v < 0:
 		return "negative count " + strconv.FormatFloat(n.v, 'g', -1, 64)
 	}
 	return "number out of range"
@@ -97,24 +130,16 @@ func (n *wireNum) problem() string {
 
 // wireStr is a string that may be absent or null.
 type wireStr struct {
-	s    string
-	st   wireState
-	kind byte
+	wireLeaf
+	s string
 }
 
 // UnmarshalJSON keeps invalid UTF-8 as sent (see unquote).
 func (s *wireStr) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	*s = wireStr{}
-	switch {
-	case len(b) == 0:
-		s.st = wireWrongType
-	case b[0] == '"':
-		s.st, s.s = wireOK, unquote(b)
-	case b[0] == 'n':
-		s.st = wireNull
-	default:
-		s.st, s.kind = wireWrongType, b[0]
+	if s.see(b, `"`) {
+		s.s = unquote(b)
 	}
 	return nil
 }
@@ -133,69 +158,39 @@ func (s *wireStr) nullable() (v *string, ok bool) {
 }
 
 func (s *wireStr) problem(wantNull bool) string {
-	want := "string"
 	if wantNull {
-		want = "string or null"
+		return s.wireLeaf.problem("string or null")
 	}
-	switch s.st {
-	case wireAbsent:
-		return "missing"
-	case wireNull:
-		return "wrong type: null, want " + want
-	}
-	return "wrong type: " + kindName(s.kind) + ", want " + want
+	return s.wireLeaf.problem("string")
 }
 
 // wireSeen records only a value's JSON type and whether it is a non-empty
 // string.
 type wireSeen struct {
-	st       wireState
+	wireLeaf
 	nonEmpty bool
 }
 
 func (s *wireSeen) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
-	*s = wireSeen{st: wireWrongType}
-	switch {
-	case len(b) > 0 && b[0] == '"':
-		s.st, s.nonEmpty = wireOK, len(b) > 2
-	case len(b) > 0 && b[0] == 'n':
-		s.st = wireNull
-	}
+	*s = wireSeen{}
+	s.nonEmpty = s.see(b, `"`) && len(b) > 2
 	return nil
 }
 
 type wireBool struct {
-	v    bool
-	st   wireState
-	kind byte
+	wireLeaf
+	v bool
 }
 
 func (w *wireBool) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	*w = wireBool{}
-	switch {
-	case len(b) == 0:
-		w.st = wireWrongType
-	case b[0] == 't' || b[0] == 'f':
-		w.st, w.v = wireOK, b[0] == 't'
-	case b[0] == 'n':
-		w.st = wireNull
-	default:
-		w.st, w.kind = wireWrongType, b[0]
-	}
+	w.v = w.see(b, "tf") && b[0] == 't'
 	return nil
 }
 
-func (w *wireBool) problem() string {
-	switch w.st {
-	case wireAbsent:
-		return "missing"
-	case wireNull:
-		return "wrong type: null, want boolean"
-	}
-	return "wrong type: " + kindName(w.kind) + ", want boolean"
-}
+func (w *wireBool) problem() string { return w.wireLeaf.problem("boolean") }
 
 // decodePage unmarshals body into v, a wire struct whose array rows holds
 // rowType. A row of the wrong type stays zero, for its validation to skip;

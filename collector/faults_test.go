@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -18,11 +17,11 @@ import (
 	"github.com/go-kit/log"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	"go.uber.org/goleak"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/leakcheck"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
 )
 
@@ -620,7 +619,7 @@ func TestFaultTable(t *testing.T) {
 // then recovery.
 func runFaultRow(t *testing.T, row faultRow) faultResult {
 	t.Helper()
-	goroutines := runtime.NumGoroutine()
+	running := goleak.IgnoreCurrent()
 	e := newFaultEnv(t, row.opts)
 	var res faultResult
 
@@ -746,6 +745,6 @@ func runFaultRow(t *testing.T, row faultRow) faultResult {
 	}
 
 	e.close()
-	leakcheck.Wait(t, goroutines)
+	goleak.VerifyNone(t, running)
 	return res
 }

@@ -3,7 +3,6 @@ package jobs_test
 import (
 	"context"
 	"net/http"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -11,12 +10,12 @@ import (
 	"github.com/go-kit/log"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/prometheus/common/expfmt"
+	"go.uber.org/goleak"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/leakcheck"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
 	"github.com/mintlify-exporter/mintlify_exporter/jobs"
 )
@@ -105,7 +104,7 @@ func (e *faultJobsEnv) expectUp() {
 // fails the project's polling.
 func TestFaultJobs(t *testing.T) {
 	t.Run("job 404", func(t *testing.T) {
-		goroutines := runtime.NumGoroutine()
+		running := goleak.IgnoreCurrent()
 		e := newFaultJobsEnv(t)
 		e.poll()
 		e.srv.RemoveJob(faultProject, "a")
@@ -138,10 +137,10 @@ func TestFaultJobs(t *testing.T) {
 			t.Errorf("the job's return was logged %d times, want once", n)
 		}
 		e.close()
-		leakcheck.Wait(t, goroutines)
+		goleak.VerifyNone(t, running)
 	})
 	t.Run("unknown job status", func(t *testing.T) {
-		goroutines := runtime.NumGoroutine()
+		running := goleak.IgnoreCurrent()
 		e := newFaultJobsEnv(t)
 		e.poll()
 		e.srv.SetJobStatus(faultProject, "a", "paused")
@@ -178,6 +177,6 @@ func TestFaultJobs(t *testing.T) {
 			t.Fatalf("the unknown status is still exported after the job left it:\n%s", s)
 		}
 		e.close()
-		leakcheck.Wait(t, goroutines)
+		goleak.VerifyNone(t, running)
 	})
 }

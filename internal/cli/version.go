@@ -7,10 +7,15 @@ import (
 )
 
 // fillVersion completes the version information when the build did not set
-// it with -ldflags (go run, go install, go build without the Makefile),
-// from the module's build information: the module version (set by go
-// install module@version), the VCS revision and commit time (set by go
-// build in a git checkout). What stays unknown reads "unknown".
+// it with -ldflags (go run, go install, go build without the Makefile).
+//
+// The revision is prometheus/common/version's own: when -ldflags left
+// version.Revision empty, version.GetRevision reads vcs.revision (and
+// vcs.modified) from debug.ReadBuildInfo, and Info, Print and the
+// build_info collector all use it. What that package lacks is filled here
+// from the same build information: the module version (set by go install
+// module@version; version.Version would stay empty) and the commit time
+// as the build date. What stays unknown reads "unknown".
 func fillVersion() {
 	bi, ok := debug.ReadBuildInfo()
 	fillVersionFrom(bi, ok)
@@ -26,39 +31,17 @@ func fillVersionFrom(bi *debug.BuildInfo, ok bool) {
 			version.Version = "devel"
 		}
 	}
-	{
-		var rev, when string
-		modified := false
-		if ok {
-			for _, s := range bi.Settings {
-				switch s.Key {
-				case "vcs.revision":
-					rev = s.Value
-				case "vcs.time":
-					when = s.Value
-				case "vcs.modified":
-					modified = s.Value == "true"
-				}
+	if version.BuildDate == "" && ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.time" && s.Value != "" {
+				version.BuildDate = s.Value + " (commit time)"
 			}
 		}
-		if version.Revision == "" && rev != "" {
-			version.Revision = rev
-			if modified {
-				version.Revision += "-modified"
-			}
+	}
+	for _, v := range []*string{&version.Branch, &version.BuildUser, &version.BuildDate} {
+		if *v == "" {
+			*v = "unknown"
 		}
-		if version.BuildDate == "" && when != "" {
-			version.BuildDate = when + " (commit time)"
-		}
-	}
-	if version.Branch == "" {
-		version.Branch = "unknown"
-	}
-	if version.BuildUser == "" {
-		version.BuildUser = "unknown"
-	}
-	if version.BuildDate == "" {
-		version.BuildDate = "unknown"
 	}
 }
 
@@ -66,8 +49,8 @@ func fillVersionFrom(bi *debug.BuildInfo, ok bool) {
 // 20260501-12:00:00", leaving out what the build did not record.
 func versionLine() string {
 	s := version.Version
-	if version.Revision != "" && version.Revision != "unknown" {
-		s += ", revision " + version.Revision
+	if rev := version.GetRevision(); rev != "" && rev != "unknown" {
+		s += ", revision " + rev
 	}
 	if version.BuildDate != "" && version.BuildDate != "unknown" {
 		s += ", built " + version.BuildDate
