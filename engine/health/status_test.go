@@ -29,18 +29,18 @@ func TestStatusAggregatesParts(t *testing.T) {
 	s.Succeeded("api", SourceJobs, "", t0.Add(time.Minute), 500*time.Millisecond)
 
 	expected := `
-# HELP mintlify_last_success_timestamp_seconds Unix time at the end of the last successful refresh of the source. For an analytics source, the oldest of the project's windows.
+# HELP mintlify_last_success_timestamp_seconds Unix time at the end of the source's last successful refresh.
 # TYPE mintlify_last_success_timestamp_seconds gauge
 mintlify_last_success_timestamp_seconds{project="api",source="jobs"} 1.70000006e+09
-# HELP mintlify_refresh_duration_seconds Duration of the last refresh of the source, successful or not. For an analytics source, the longest of the project's windows.
+# HELP mintlify_refresh_duration_seconds Duration of the source's last refresh, successful or not.
 # TYPE mintlify_refresh_duration_seconds gauge
 mintlify_refresh_duration_seconds{project="api",source="jobs"} 0.5
 mintlify_refresh_duration_seconds{project="docs",source="visitors"} 3
-# HELP mintlify_refresh_interval_seconds Interval between refreshes the exporter currently plans for the source, after any stretching to fit the request budget.
+# HELP mintlify_refresh_interval_seconds Interval between refreshes the exporter plans for the source.
 # TYPE mintlify_refresh_interval_seconds gauge
 mintlify_refresh_interval_seconds{project="api",source="jobs"} 60
 mintlify_refresh_interval_seconds{project="docs",source="visitors"} 1200
-# HELP mintlify_up 0 when the last refresh of one of the source's units (windows) failed for the project and none has succeeded since, else 1 (visitors, views, assistant, feedback, searches, conversations, jobs). A unit that waits for the request budget, or has not been tried yet, is not a failure: see mintlify_units_waiting.
+# HELP mintlify_up 0 when a unit of the source failed its last refresh, else 1.
 # TYPE mintlify_up gauge
 mintlify_up{project="api",source="jobs"} 1
 mintlify_up{project="docs",source="visitors"} 0
@@ -54,7 +54,7 @@ mintlify_up{project="docs",source="visitors"} 0
 		t.Fatal("docs visitors not up")
 	}
 	last := `
-# HELP mintlify_last_success_timestamp_seconds Unix time at the end of the last successful refresh of the source. For an analytics source, the oldest of the project's windows.
+# HELP mintlify_last_success_timestamp_seconds Unix time at the end of the source's last successful refresh.
 # TYPE mintlify_last_success_timestamp_seconds gauge
 mintlify_last_success_timestamp_seconds{project="api",source="jobs"} 1.70000006e+09
 mintlify_last_success_timestamp_seconds{project="docs",source="visitors"} 1.69999994e+09
