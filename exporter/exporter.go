@@ -113,7 +113,7 @@ type parts struct {
 	client   *client.Client
 	status   *health.Status
 	units    func() []engine.UnitState
-	heldBack func() engine.HeldBack // nil without sources
+	heldBack func() engine.HeldBack  // nil without sources
 	watcher  *jobs.Watcher           // nil when off
 	webhook  *remediation.Remediator // nil when off
 	jobsText string                  // what the landing page says of the watcher
