@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
-	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/backoff"
@@ -565,9 +564,7 @@ func newEntry(f fetch, out *engine.Result, at time.Time) *entry {
 		if i >= len(out.Samples) {
 			break
 		}
-		// Past days are not cached refreshes: their HELP says what they count.
-		help := strings.TrimSuffix(fam.Help, collector.CachedHelp)
-		jf := family{Name: fam.Name, Help: help, Labels: fam.Labels, Series: make([]series, 0, len(out.Samples[i]))}
+		jf := family{Name: fam.Name, Help: fam.Help, Labels: fam.Labels, Series: make([]series, 0, len(out.Samples[i]))}
 		if jf.Labels == nil {
 			jf.Labels = []string{}
 		}

@@ -25,7 +25,7 @@ var assistantSource = SourceInfo{Name: "assistant", Default: true, Help: "assist
 
 var assistantFamilies = []engine.Family{{
 	Name:   "mintlify_assistant_queries",
-	Help:   "Queries to the documentation's AI assistant over the window, by caller: web (the site's widget), api, other, and unknown for the API's total beyond the three. Additive." + CachedHelp,
+	Help:   "Queries to the documentation's AI assistant over the window, by caller.",
 	Labels: []string{"caller"},
 }}
 

@@ -36,7 +36,7 @@ var conversationsSource = SourceInfo{Name: "conversations", Default: false, Help
 
 var conversationsFamilies = []engine.Family{{
 	Name:   "mintlify_assistant_conversations",
-	Help:   "Turns of conversations with the documentation's AI assistant over the window, by response_type (answer, clarifying_question) and resolution (answered, unanswered, unknown when the API does not say). Additive. Only with --collector.conversations." + CachedHelp,
+	Help:   "Turns of conversations with the documentation's AI assistant over the window, by response type and resolution.",
 	Labels: []string{"response_type", "resolution"},
 }}
 

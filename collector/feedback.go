@@ -31,10 +31,10 @@ var feedbackSource = SourceInfo{Name: "feedback", Default: true, Help: "feedback
 
 var feedbackFamilies = []engine.Family{
 	{Name: "mintlify_page_feedback",
-		Help:   "Feedback entries on one page over the window, by kind: thumbs_up, thumbs_down, code (code snippet feedback), and other for the API's total beyond the three. Additive. The API shows at most the 100 pages with the most feedback (see mintlify_feedback_pages_truncated)." + CachedHelp,
+		Help:   "Feedback entries on one page over the window, by kind.",
 		Labels: []string{"path", "kind"}},
 	{Name: "mintlify_feedback_pages_truncated",
-		Help: "1 when more pages had feedback over the window than the API lets one read (100): mintlify_page_feedback then lacks the pages with the least feedback; 0 otherwise."},
+		Help: "1 when more pages had feedback over the window than the API returns (100), else 0."},
 }
 
 // Name implements engine.Source.

@@ -19,10 +19,10 @@ func NewKeyFile(k *client.FileKey) *KeyFile {
 	return &KeyFile{
 		key: k,
 		ok: prometheus.NewDesc("mintlify_api_key_file_ok",
-			"1 when the API key in use is the current content of the key file; 0 when the file was changed but could not be read or holds no valid admin key (the previous key stays in use).",
+			"1 when the API key in use is the key file's current content, else 0.",
 			nil, nil),
 		failures: prometheus.NewDesc("mintlify_api_key_file_reload_failures_total",
-			"Times the changed API key file could not be used, counted once per distinct reason.",
+			"Times the changed API key file could not be used, once per distinct reason.",
 			nil, nil),
 	}
 }

@@ -46,18 +46,18 @@ const (
 
 var searchesFamilies = []engine.Family{
 	searchesTotal: {Name: "mintlify_searches",
-		Help: "Search events on the documentation site over the window (the API's totalSearches). Additive." + CachedHelp},
+		Help: "Search events on the documentation site over the window."},
 	searchesTermHits: {Name: "mintlify_search_term_hits",
-		Help:   "Searches for one of the most searched terms over the window (only with --searches.top-terms). Terms are text typed by the public, cut to 100 characters." + CachedHelp,
+		Help:   "Searches for one of the most searched terms over the window.",
 		Labels: []string{"term"}},
 	searchesTermCTR: {Name: "mintlify_search_term_click_through_ratio",
-		Help:   "The API's click-through rate (ctr) of one of the most searched terms over the window, as the API gives it: the share of its searches followed by a click on a result, from 0 to 1 (only with --searches.top-terms)." + CachedHelp,
+		Help:   "Click-through ratio (the API's ctr, 0 to 1) of one of the most searched terms over the window.",
 		Labels: []string{"term"}},
 	searchesWithoutClicks: {Name: "mintlify_search_terms_without_clicks",
-		Help: "Among the exported top search terms, how many had no click on any result (ctr 0): content the docs may lack (only with --searches.top-terms)." + CachedHelp},
+		Help: "Top search terms over the window with no click on any result (ctr 0)."},
 	// The previous name, kept one release with the same values.
 	searchesTermCTRDeprecated: {Name: "mintlify_search_term_click_through_rate",
-		Help:   "Deprecated: use mintlify_search_term_click_through_ratio (same values); this name goes in the next release." + CachedHelp,
+		Help:   "Deprecated: use mintlify_search_term_click_through_ratio (same values).",
 		Labels: []string{"term"}},
 }
 

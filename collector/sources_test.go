@@ -101,23 +101,23 @@ func TestSourcesCollectLiteral(t *testing.T) {
 	env := newSourcesEnv(t, day0, map[string]*mintlifytest.Dataset{"docs": smallSignals()}, []string{"1d"},
 		Options{SearchesTopTerms: 5, ConversationsMaxPages: 10}, "views", "assistant", "feedback", "searches", "conversations")
 	expected := `
-# HELP mintlify_assistant_conversations Turns of conversations with the documentation's AI assistant over the window, by response_type (answer, clarifying_question) and resolution (answered, unanswered, unknown when the API does not say). Additive. Only with --collector.conversations. Cached: read from the API at most every mintlify_refresh_interval_seconds.
+# HELP mintlify_assistant_conversations Turns of conversations with the documentation's AI assistant over the window, by response type and resolution.
 # TYPE mintlify_assistant_conversations gauge
 mintlify_assistant_conversations{project="docs",resolution="answered",response_type="answer",window="1d"} 2
 mintlify_assistant_conversations{project="docs",resolution="answered",response_type="clarifying_question",window="1d"} 0
 mintlify_assistant_conversations{project="docs",resolution="unanswered",response_type="answer",window="1d"} 0
 mintlify_assistant_conversations{project="docs",resolution="unanswered",response_type="clarifying_question",window="1d"} 1
 mintlify_assistant_conversations{project="docs",resolution="unknown",response_type="answer",window="1d"} 1
-# HELP mintlify_assistant_queries Queries to the documentation's AI assistant over the window, by caller: web (the site's widget), api, other, and unknown for the API's total beyond the three. Additive. Cached: read from the API at most every mintlify_refresh_interval_seconds.
+# HELP mintlify_assistant_queries Queries to the documentation's AI assistant over the window, by caller.
 # TYPE mintlify_assistant_queries gauge
 mintlify_assistant_queries{caller="api",project="docs",window="1d"} 2
 mintlify_assistant_queries{caller="other",project="docs",window="1d"} 1
 mintlify_assistant_queries{caller="unknown",project="docs",window="1d"} 2
 mintlify_assistant_queries{caller="web",project="docs",window="1d"} 7
-# HELP mintlify_feedback_pages_truncated 1 when more pages had feedback over the window than the API lets one read (100): mintlify_page_feedback then lacks the pages with the least feedback; 0 otherwise.
+# HELP mintlify_feedback_pages_truncated 1 when more pages had feedback over the window than the API returns (100), else 0.
 # TYPE mintlify_feedback_pages_truncated gauge
 mintlify_feedback_pages_truncated{project="docs",window="1d"} 0
-# HELP mintlify_page_feedback Feedback entries on one page over the window, by kind: thumbs_up, thumbs_down, code (code snippet feedback), and other for the API's total beyond the three. Additive. The API shows at most the 100 pages with the most feedback (see mintlify_feedback_pages_truncated). Cached: read from the API at most every mintlify_refresh_interval_seconds.
+# HELP mintlify_page_feedback Feedback entries on one page over the window, by kind.
 # TYPE mintlify_page_feedback gauge
 mintlify_page_feedback{kind="code",path="/a",project="docs",window="1d"} 0
 mintlify_page_feedback{kind="code",path="/b",project="docs",window="1d"} 1
@@ -126,40 +126,40 @@ mintlify_page_feedback{kind="thumbs_down",path="/a",project="docs",window="1d"} 
 mintlify_page_feedback{kind="thumbs_down",path="/b",project="docs",window="1d"} 2
 mintlify_page_feedback{kind="thumbs_up",path="/a",project="docs",window="1d"} 3
 mintlify_page_feedback{kind="thumbs_up",path="/b",project="docs",window="1d"} 0
-# HELP mintlify_page_views Page view events of one page over the window, by traffic (human, ai, other). Additive across traffic and pages. Cached: read from the API at most every mintlify_refresh_interval_seconds.
+# HELP mintlify_page_views Page view events of one page over the window, by traffic (human, ai, other).
 # TYPE mintlify_page_views gauge
 mintlify_page_views{path="/a",project="docs",traffic="ai",window="1d"} 5
 mintlify_page_views{path="/a",project="docs",traffic="human",window="1d"} 10
 mintlify_page_views{path="/a",project="docs",traffic="other",window="1d"} 2
 mintlify_page_views{path="/b \"q\"",project="docs",traffic="ai",window="1d"} 0
 mintlify_page_views{path="/b \"q\"",project="docs",traffic="human",window="1d"} 3
-# HELP mintlify_search_term_click_through_rate Deprecated: use mintlify_search_term_click_through_ratio (same values); this name goes in the next release. Cached: read from the API at most every mintlify_refresh_interval_seconds.
+# HELP mintlify_search_term_click_through_rate Deprecated: use mintlify_search_term_click_through_ratio (same values).
 # TYPE mintlify_search_term_click_through_rate gauge
 mintlify_search_term_click_through_rate{project="docs",term="api key",window="1d"} 1
 mintlify_search_term_click_through_rate{project="docs",term="install",window="1d"} 0
-# HELP mintlify_search_term_click_through_ratio The API's click-through rate (ctr) of one of the most searched terms over the window, as the API gives it: the share of its searches followed by a click on a result, from 0 to 1 (only with --searches.top-terms). Cached: read from the API at most every mintlify_refresh_interval_seconds.
+# HELP mintlify_search_term_click_through_ratio Click-through ratio (the API's ctr, 0 to 1) of one of the most searched terms over the window.
 # TYPE mintlify_search_term_click_through_ratio gauge
 mintlify_search_term_click_through_ratio{project="docs",term="api key",window="1d"} 1
 mintlify_search_term_click_through_ratio{project="docs",term="install",window="1d"} 0
-# HELP mintlify_search_term_hits Searches for one of the most searched terms over the window (only with --searches.top-terms). Terms are text typed by the public, cut to 100 characters. Cached: read from the API at most every mintlify_refresh_interval_seconds.
+# HELP mintlify_search_term_hits Searches for one of the most searched terms over the window.
 # TYPE mintlify_search_term_hits gauge
 mintlify_search_term_hits{project="docs",term="api key",window="1d"} 3
 mintlify_search_term_hits{project="docs",term="install",window="1d"} 5
-# HELP mintlify_search_terms_without_clicks Among the exported top search terms, how many had no click on any result (ctr 0): content the docs may lack (only with --searches.top-terms). Cached: read from the API at most every mintlify_refresh_interval_seconds.
+# HELP mintlify_search_terms_without_clicks Top search terms over the window with no click on any result (ctr 0).
 # TYPE mintlify_search_terms_without_clicks gauge
 mintlify_search_terms_without_clicks{project="docs",window="1d"} 1
-# HELP mintlify_searches Search events on the documentation site over the window (the API's totalSearches). Additive. Cached: read from the API at most every mintlify_refresh_interval_seconds.
+# HELP mintlify_searches Search events on the documentation site over the window.
 # TYPE mintlify_searches gauge
 mintlify_searches{project="docs",window="1d"} 8
-# HELP mintlify_views Site-wide page view events of the project over the window (the last N calendar days in UTC, today included), by traffic: human, ai, and other for the API's total beyond the two. Additive: sum() over traffic is the total. Cached: read from the API at most every mintlify_refresh_interval_seconds.
+# HELP mintlify_views Site-wide page view events over the window, by traffic (human, ai, other).
 # TYPE mintlify_views gauge
 mintlify_views{project="docs",traffic="ai",window="1d"} 5
 mintlify_views{project="docs",traffic="human",window="1d"} 13
 mintlify_views{project="docs",traffic="other",window="1d"} 2
-# HELP mintlify_views_paths Distinct paths the views export returned for the project and window at the last refresh.
+# HELP mintlify_views_paths Distinct paths the views export returned at the last refresh.
 # TYPE mintlify_views_paths gauge
 mintlify_views_paths{project="docs",window="1d"} 2
-# HELP mintlify_views_paths_exported Paths of the views export exported for the project and window after --analytics.path-include/-exclude and --analytics.max-paths.
+# HELP mintlify_views_paths_exported Paths of the views export exported after the path filters and --analytics.max-paths.
 # TYPE mintlify_views_paths_exported gauge
 mintlify_views_paths_exported{project="docs",window="1d"} 2
 `
@@ -385,7 +385,7 @@ func TestMalformedRowsAreSkippedAndCounted(t *testing.T) {
 			}
 			// Every reason is there from the start, at 0 but the one seen.
 			want := `
-# HELP mintlify_rows_skipped_total Malformed rows of API answers skipped by source and reason (the rest of the answer is kept); never their content.
+# HELP mintlify_rows_skipped_total Malformed rows of API answers skipped, by source and reason.
 # TYPE mintlify_rows_skipped_total counter
 `
 			for _, reason := range slices.Sorted(slices.Values(client.SkipReasons)) {

@@ -43,15 +43,15 @@ const (
 
 var viewsFamilies = []engine.Family{
 	viewsSite: {SiteWide: true, Name: "mintlify_views",
-		Help:   "Site-wide page view events of the project over the window (the last N calendar days in UTC, today included), by traffic: human, ai, and other for the API's total beyond the two. Additive: sum() over traffic is the total." + CachedHelp,
+		Help:   "Site-wide page view events over the window, by traffic (human, ai, other).",
 		Labels: []string{"traffic"}},
 	viewsPage: {Name: "mintlify_page_views",
-		Help:   "Page view events of one page over the window, by traffic (human, ai, other). Additive across traffic and pages." + CachedHelp,
+		Help:   "Page view events of one page over the window, by traffic (human, ai, other).",
 		Labels: []string{"path", "traffic"}},
 	viewsPaths: {Name: "mintlify_views_paths",
-		Help: "Distinct paths the views export returned for the project and window at the last refresh."},
+		Help: "Distinct paths the views export returned at the last refresh."},
 	viewsPathsExported: {Name: "mintlify_views_paths_exported",
-		Help: "Paths of the views export exported for the project and window after --analytics.path-include/-exclude and --analytics.max-paths."},
+		Help: "Paths of the views export exported after the path filters and --analytics.max-paths."},
 }
 
 // Name implements engine.Source.

@@ -39,25 +39,22 @@ const (
 	visPathsExported
 )
 
-// CachedHelp ends the HELP of families read on a schedule (not backfill's).
-const CachedHelp = " Cached: read from the API at most every mintlify_refresh_interval_seconds."
-
 var visitorsFamilies = []engine.Family{
 	visVisitors: {SiteWide: true, Name: "mintlify_visitors",
-		Help:   "Site-wide unique visitors of the project over the window (the last N calendar days in UTC, today included), by traffic (human or ai)." + CachedHelp,
+		Help:   "Site-wide unique visitors over the window, by traffic (human or ai).",
 		Labels: []string{"traffic"}},
 	visVisitorsDedup: {SiteWide: true, Name: "mintlify_visitors_deduplicated",
-		Help: "Site-wide unique visitors of the project over the window, deduplicated across human and AI traffic (not the sum of the two)." + CachedHelp},
+		Help: "Site-wide unique visitors over the window, deduplicated across human and AI traffic."},
 	visPage: {Name: "mintlify_page_visitors",
-		Help:   "Unique visitors of one page over the window, by traffic (human or ai). Unique counts are not additive: do not sum pages." + CachedHelp,
+		Help:   "Unique visitors of one page over the window, by traffic (human or ai).",
 		Labels: []string{"path", "traffic"}},
 	visPageDedup: {Name: "mintlify_page_visitors_deduplicated",
-		Help:   "Unique visitors of one page over the window, deduplicated across human and AI traffic. Unique counts are not additive: do not sum pages." + CachedHelp,
+		Help:   "Unique visitors of one page over the window, deduplicated across human and AI traffic.",
 		Labels: []string{"path"}},
 	visPaths: {Name: "mintlify_visitors_paths",
-		Help: "Distinct paths the API returned for the project and window at the last refresh."},
+		Help: "Distinct paths the visitors export returned at the last refresh."},
 	visPathsExported: {Name: "mintlify_visitors_paths_exported",
-		Help: "Paths exported for the project and window after --analytics.path-include/-exclude and --analytics.max-paths."},
+		Help: "Paths of the visitors export exported after the path filters and --analytics.max-paths."},
 }
 
 // Name implements engine.Source.

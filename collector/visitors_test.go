@@ -122,7 +122,7 @@ func TestVisitorsCollectLiteral(t *testing.T) {
 	// sum over paths), at least the largest path, total clamped into
 	// [max(human, ai), human+ai].
 	expected := `
-# HELP mintlify_page_visitors Unique visitors of one page over the window, by traffic (human or ai). Unique counts are not additive: do not sum pages. Cached: read from the API at most every mintlify_refresh_interval_seconds.
+# HELP mintlify_page_visitors Unique visitors of one page over the window, by traffic (human or ai).
 # TYPE mintlify_page_visitors gauge
 mintlify_page_visitors{path="/a \"quoted\" path",project="docs",traffic="ai",window="1d"} 1
 mintlify_page_visitors{path="/a \"quoted\" path",project="docs",traffic="ai",window="7d"} 1
@@ -134,28 +134,28 @@ mintlify_page_visitors{path="/quickstart",project="docs",traffic="ai",window="1d
 mintlify_page_visitors{path="/quickstart",project="docs",traffic="ai",window="7d"} 9
 mintlify_page_visitors{path="/quickstart",project="docs",traffic="human",window="1d"} 10
 mintlify_page_visitors{path="/quickstart",project="docs",traffic="human",window="7d"} 15
-# HELP mintlify_page_visitors_deduplicated Unique visitors of one page over the window, deduplicated across human and AI traffic. Unique counts are not additive: do not sum pages. Cached: read from the API at most every mintlify_refresh_interval_seconds.
+# HELP mintlify_page_visitors_deduplicated Unique visitors of one page over the window, deduplicated across human and AI traffic.
 # TYPE mintlify_page_visitors_deduplicated gauge
 mintlify_page_visitors_deduplicated{path="/a \"quoted\" path",project="docs",window="1d"} 3
 mintlify_page_visitors_deduplicated{path="/a \"quoted\" path",project="docs",window="7d"} 3
 mintlify_page_visitors_deduplicated{path="/old",project="docs",window="7d"} 7
 mintlify_page_visitors_deduplicated{path="/quickstart",project="docs",window="1d"} 12
 mintlify_page_visitors_deduplicated{path="/quickstart",project="docs",window="7d"} 20
-# HELP mintlify_visitors Site-wide unique visitors of the project over the window (the last N calendar days in UTC, today included), by traffic (human or ai). Cached: read from the API at most every mintlify_refresh_interval_seconds.
+# HELP mintlify_visitors Site-wide unique visitors over the window, by traffic (human or ai).
 # TYPE mintlify_visitors gauge
 mintlify_visitors{project="docs",traffic="ai",window="1d"} 4
 mintlify_visitors{project="docs",traffic="ai",window="7d"} 9
 mintlify_visitors{project="docs",traffic="human",window="1d"} 10
 mintlify_visitors{project="docs",traffic="human",window="7d"} 15
-# HELP mintlify_visitors_deduplicated Site-wide unique visitors of the project over the window, deduplicated across human and AI traffic (not the sum of the two). Cached: read from the API at most every mintlify_refresh_interval_seconds.
+# HELP mintlify_visitors_deduplicated Site-wide unique visitors over the window, deduplicated across human and AI traffic.
 # TYPE mintlify_visitors_deduplicated gauge
 mintlify_visitors_deduplicated{project="docs",window="1d"} 12
 mintlify_visitors_deduplicated{project="docs",window="7d"} 20
-# HELP mintlify_visitors_paths Distinct paths the API returned for the project and window at the last refresh.
+# HELP mintlify_visitors_paths Distinct paths the visitors export returned at the last refresh.
 # TYPE mintlify_visitors_paths gauge
 mintlify_visitors_paths{project="docs",window="1d"} 2
 mintlify_visitors_paths{project="docs",window="7d"} 3
-# HELP mintlify_visitors_paths_exported Paths exported for the project and window after --analytics.path-include/-exclude and --analytics.max-paths.
+# HELP mintlify_visitors_paths_exported Paths of the visitors export exported after the path filters and --analytics.max-paths.
 # TYPE mintlify_visitors_paths_exported gauge
 mintlify_visitors_paths_exported{project="docs",window="1d"} 2
 mintlify_visitors_paths_exported{project="docs",window="7d"} 3

@@ -220,7 +220,7 @@ func expectedBackfill(srv *mintlifytest.Server, first time.Time, days, maxPaths 
 	return want
 }
 
-// TestBackfillDemoQuickStart: the README's backfill quick start, 30 days
+// TestBackfillDemoQuickStart: docs/backfill.md's quick start, 30 days
 // of the demo, finishes within the harness's minute (the demo's fake has
 // no hourly limit for backfill) and writes every fetch.
 func TestBackfillDemoQuickStart(t *testing.T) {

@@ -6,7 +6,12 @@ package e2e
 // of the landing page, whose script reads the framed page's scroll width.
 
 import (
+	"bytes"
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"hash/crc32"
+	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -116,14 +122,208 @@ document.getElementById("f").onload = function () {
 		}
 	}
 
-	// A screenshot, kept as the test's artifact.
+	// The screenshot of docs/landing-page.png. Pixels differ from run to
+	// run (times, ages, the budget left), so the image carries the facts
+	// of the page it shows, in an iTXt chunk: what does not change from
+	// one run of the demo to the next (landingFacts). The committed image
+	// must carry the facts of today's page, or the test fails: a page that
+	// gains a section, a unit, a column or other words cannot leave a stale
+	// image behind. LANDING_SCREENSHOT_UPDATE=1 writes the image anew.
+	facts := landingFacts(dom)
+	const committed = "../docs/landing-page.png"
 	shot := filepath.Join(t.TempDir(), "landing-page.png")
 	if dir := os.Getenv("LANDING_SCREENSHOT_DIR"); dir != "" {
 		shot = filepath.Join(dir, "landing-page.png")
 	}
-	chromium(t, bin, "--window-size=1280,1600", "--screenshot="+shot, landing)
-	if fi, err := os.Stat(shot); err != nil || fi.Size() < 10_000 {
+	chromium(t, bin, "--window-size=1280,1600", "--hide-scrollbars", "--screenshot="+shot, landing)
+	img, err := os.ReadFile(shot)
+	if err != nil || len(img) < 10_000 {
 		t.Fatalf("no screenshot at %s: %v", shot, err)
 	}
+	img, err = withPNGText(img, landingFactsKey, facts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(shot, img, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	t.Logf("screenshot of the demo's landing page: %s", shot)
+	if os.Getenv("LANDING_SCREENSHOT_UPDATE") != "" {
+		if err := os.WriteFile(committed, img, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote %s", committed)
+		return
+	}
+	old, err := os.ReadFile(committed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	was, err := pngText(old, landingFactsKey)
+	if err != nil {
+		t.Fatalf("%s: %v: it was not made by this test; make it with LANDING_SCREENSHOT_UPDATE=1 go test -run TestLandingPageInABrowser ./e2e/", committed, err)
+	}
+	if was != facts {
+		t.Errorf("%s shows a page that is not today's; make it again with LANDING_SCREENSHOT_UPDATE=1 go test -run TestLandingPageInABrowser ./e2e/\n%s",
+			committed, lineDiff(was, facts))
+	}
+}
+
+// landingFactsKey names the PNG text chunk holding the page's facts.
+const landingFactsKey = "mintlify_exporter landing page facts"
+
+var (
+	factTag     = regexp.MustCompile(`<[^>]*>`)
+	factDigits  = regexp.MustCompile(`[0-9]+`)
+	factSpace   = regexp.MustCompile(`\s+`)
+	factBlock   = regexp.MustCompile(`(?s)<(h1|h2|p|pre)\b([^>]*)>(.*?)</(?:h1|h2|p|pre)>|<table>(.*?)</table>`)
+	factRow     = regexp.MustCompile(`(?s)<tr>(.*?)</tr>`)
+	factCell    = regexp.MustCompile(`(?s)<t[hd][^>]*>(.*?)</t[hd]>`)
+	factSummary = regexp.MustCompile(`^([0-9]+) units: .*Requests left this hour: [0-9]+ of ([0-9]+)\.`)
+)
+
+// landingFacts are the facts of the landing page (as Chromium's DOM) that
+// do not change from one run of the demo to the next, one a line, in the
+// page's order: every heading, paragraph and example command with its
+// numbers written N (times, ports, counts of the moment); the summary's
+// number of units and hourly budget; each table's columns, and each row's
+// cells in the columns that name a thing (source, project, window, job,
+// key, rule) rather than its state of the moment.
+func landingFacts(dom string) string {
+	text := func(s string) string {
+		return strings.TrimSpace(factSpace.ReplaceAllString(html.UnescapeString(factTag.ReplaceAllString(s, "")), " "))
+	}
+	var out []string
+	for _, m := range factBlock.FindAllStringSubmatch(dom, -1) {
+		if m[4] == "" && m[1] != "" {
+			t := text(m[3])
+			if m[1] == "p" && strings.Contains(m[2], "summary") {
+				if s := factSummary.FindStringSubmatch(t); s != nil {
+					out = append(out, "summary: "+s[1]+" units, "+s[2]+" requests an hour")
+				} else {
+					out = append(out, "summary: unreadable: "+factDigits.ReplaceAllString(t, "N"))
+				}
+				continue
+			}
+			out = append(out, m[1]+": "+factDigits.ReplaceAllString(t, "N"))
+			continue
+		}
+		var keep []int
+		for i, row := range factRow.FindAllStringSubmatch(m[4], -1) {
+			cells := factCell.FindAllStringSubmatch(row[1], -1)
+			var line []string
+			for j, c := range cells {
+				if i == 0 {
+					name := text(c[1])
+					line = append(line, name)
+					if slices.Contains([]string{"source", "project", "window", "job", "key", "rule"}, name) {
+						keep = append(keep, j)
+					}
+				} else if slices.Contains(keep, j) {
+					line = append(line, text(c[1]))
+				}
+			}
+			if i == 0 {
+				out = append(out, "columns: "+strings.Join(line, " | "))
+			} else {
+				out = append(out, "row: "+strings.Join(line, " | "))
+			}
+		}
+	}
+	return strings.Join(out, "\n") + "\n"
+}
+
+// lineDiff lists the lines only one of was and now has.
+func lineDiff(was, now string) string {
+	var b strings.Builder
+	a, c := strings.Split(was, "\n"), strings.Split(now, "\n")
+	for _, l := range a {
+		if !slices.Contains(c, l) {
+			fmt.Fprintf(&b, "- %s\n", l)
+		}
+	}
+	for _, l := range c {
+		if !slices.Contains(a, l) {
+			fmt.Fprintf(&b, "+ %s\n", l)
+		}
+	}
+	if b.Len() == 0 {
+		return "(the same lines in another order or number)"
+	}
+	return b.String()
+}
+
+// withPNGText returns png with an iTXt chunk key=text (UTF-8, not
+// compressed) after its header chunk, replacing one of the same key.
+func withPNGText(png []byte, key, text string) ([]byte, error) {
+	chunks, err := pngChunks(png)
+	if err != nil {
+		return nil, err
+	}
+	data := append(append([]byte(key), 0, 0, 0, 0, 0), text...)
+	out := append([]byte{}, png[:8]...)
+	for i, c := range chunks {
+		if c.typ == "iTXt" && bytes.HasPrefix(c.data, append([]byte(key), 0)) {
+			continue
+		}
+		out = appendPNGChunk(out, c.typ, c.data)
+		if i == 0 {
+			out = appendPNGChunk(out, "iTXt", data)
+		}
+	}
+	return out, nil
+}
+
+// pngText returns the text of png's iTXt chunk key.
+func pngText(png []byte, key string) (string, error) {
+	chunks, err := pngChunks(png)
+	if err != nil {
+		return "", err
+	}
+	prefix := append([]byte(key), 0, 0, 0, 0, 0)
+	for _, c := range chunks {
+		if c.typ == "iTXt" && bytes.HasPrefix(c.data, prefix) {
+			return string(c.data[len(prefix):]), nil
+		}
+	}
+	return "", fmt.Errorf("no %q text in the image", key)
+}
+
+type pngChunk struct {
+	typ  string
+	data []byte
+}
+
+// pngChunks splits a PNG file into its chunks, checking each CRC.
+func pngChunks(b []byte) ([]pngChunk, error) {
+	if len(b) < 8 || string(b[:8]) != "\x89PNG\r\n\x1a\n" {
+		return nil, errors.New("not a PNG file")
+	}
+	var out []pngChunk
+	for b = b[8:]; len(b) > 0; {
+		if len(b) < 12 {
+			return nil, errors.New("a truncated PNG chunk")
+		}
+		n := int(binary.BigEndian.Uint32(b))
+		if n > len(b)-12 {
+			return nil, errors.New("a truncated PNG chunk")
+		}
+		typ, data := string(b[4:8]), b[8:8+n]
+		if crc32.ChecksumIEEE(b[4:8+n]) != binary.BigEndian.Uint32(b[8+n:]) {
+			return nil, fmt.Errorf("PNG chunk %s: bad CRC", typ)
+		}
+		out = append(out, pngChunk{typ, data})
+		b = b[12+n:]
+	}
+	if len(out) == 0 || out[0].typ != "IHDR" {
+		return nil, errors.New("a PNG file without its header chunk")
+	}
+	return out, nil
+}
+
+func appendPNGChunk(out []byte, typ string, data []byte) []byte {
+	out = binary.BigEndian.AppendUint32(out, uint32(len(data)))
+	start := len(out)
+	out = append(append(out, typ...), data...)
+	return binary.BigEndian.AppendUint32(out, crc32.ChecksumIEEE(out[start:]))
 }

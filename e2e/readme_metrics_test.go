@@ -9,7 +9,57 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	dto "github.com/prometheus/client_model/go"
 )
+
+// fullDemoScrape scrapes a ready demo exporter with every optional source
+// and the remediation webhook on: every family the binary can serve but the
+// key file's (which --demo has no use for).
+func fullDemoScrape(t *testing.T) map[string]*dto.MetricFamily {
+	t.Helper()
+	p := startExporter(t, nil, "--demo", "--collector.conversations", "--searches.top-terms=10", "--collector.jobs",
+		"--remediation.config=../deploy/remediation/remediation.yml")
+	eventually(t, 30*time.Second, "the demo exporter ready", func() string {
+		if err := httpOK("http://" + p.addr + "/-/ready"); err != nil {
+			return err.Error()
+		}
+		return ""
+	})
+	_, fams := p.scrape(t)
+	return fams
+}
+
+// TestHelpIsOneSentence: the HELP of every family of the exporter's own
+// says what the series is in one sentence (no ". " or "; " inside, no line
+// break) of at most 120 characters, as node_exporter's do; what to do with
+// it is in the README's metric table and docs/. The go_, process_ and
+// promhttp_ families are client_golang's; mintlify_exporter_build_info's
+// text is prometheus/common/version's, the one every exporter shares, held
+// to one sentence but not to the length.
+func TestHelpIsOneSentence(t *testing.T) {
+	t.Parallel()
+	fams := fullDemoScrape(t)
+	n := 0
+	for name, mf := range fams {
+		if !strings.HasPrefix(name, "mintlify_") {
+			continue
+		}
+		n++
+		help := mf.GetHelp()
+		switch {
+		case help == "":
+			t.Errorf("%s has no HELP", name)
+		case strings.Contains(strings.TrimSuffix(help, "."), ". "), strings.Contains(help, "; "), strings.Contains(help, "\n"):
+			t.Errorf("%s: HELP is more than one sentence (the explanation goes in the README's metric table): %q", name, help)
+		case len(help) > 120 && name != "mintlify_exporter_build_info":
+			t.Errorf("%s: HELP is %d characters, want at most 120: %q", name, len(help), help)
+		}
+	}
+	if n < 35 {
+		t.Fatalf("the scrape has %d mintlify_ families, want every source's", n)
+	}
+}
 
 // metricRow is one row of the README's metric table.
 type metricRow struct {
@@ -61,14 +111,7 @@ func readmeMetricRows(t *testing.T) []metricRow {
 // which condition it exists.
 func TestReadmeMetricTable(t *testing.T) {
 	t.Parallel()
-	p := startExporter(t, nil, "--demo", "--collector.conversations", "--searches.top-terms=10", "--collector.jobs")
-	eventually(t, 30*time.Second, "the demo exporter ready", func() string {
-		if err := httpOK("http://" + p.addr + "/-/ready"); err != nil {
-			return err.Error()
-		}
-		return ""
-	})
-	_, fams := p.scrape(t)
+	fams := fullDemoScrape(t)
 	rows := readmeMetricRows(t)
 	documented := map[string]metricRow{}
 	for _, r := range rows {

@@ -22,7 +22,7 @@ const (
 )
 
 var unitsWaitingDesc = prometheus.NewDesc("mintlify_units_waiting",
-	"Units (windows) of the source and project with no data yet that wait for the request budget or a rate-limit pause: a large site's first round, not a failure.",
+	"Windows of the source with no data yet that wait for the request budget.",
 	[]string{"project", "source"}, nil)
 
 // render renders a result's families for a unit: those it exports.

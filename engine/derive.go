@@ -31,10 +31,10 @@ const (
 
 var (
 	driftDesc = prometheus.NewDesc("mintlify_derived_window_drift_ratio",
-		"Derived windows: relative difference between the last direct read of the window's closed days and the sum of those days in the day store. Above 0.01 the window is read directly again.",
+		"Relative difference between the last direct read of a derived window and the sum of its days.",
 		[]string{"project", "source", "window"}, nil)
 	derivedDesc = prometheus.NewDesc("mintlify_derived_window",
-		"1 when the window is exported as the sum of its closed days (day store) and today's 1d unit, 0 when it is read directly.",
+		"1 when the window is exported as the sum of its days, 0 when it is read directly.",
 		[]string{"project", "source", "window"}, nil)
 )
 

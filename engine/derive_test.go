@@ -114,7 +114,7 @@ func TestDerivedWindowsFromTheDayStore(t *testing.T) {
 	}
 	// The audits found no drift.
 	drift := `
-# HELP mintlify_derived_window_drift_ratio Derived windows: relative difference between the last direct read of the window's closed days and the sum of those days in the day store. Above 0.01 the window is read directly again.
+# HELP mintlify_derived_window_drift_ratio Relative difference between the last direct read of a derived window and the sum of its days.
 # TYPE mintlify_derived_window_drift_ratio gauge
 mintlify_derived_window_drift_ratio{project="docs",source="events",window="30d"} 0
 mintlify_derived_window_drift_ratio{project="docs",source="events",window="7d"} 0

@@ -147,7 +147,7 @@ const failureBackoffBase = 30 * time.Second
 // rateLimitBackoff is the pause after a 429 without Retry-After.
 var rateLimitBackoff = backoff.AnalyticsRateLimit
 
-var skippedHelp = "Malformed rows of API answers skipped by source and reason (the rest of the answer is kept); never their content."
+var skippedHelp = "Malformed rows of API answers skipped, by source and reason."
 
 // New returns an engine with its restored data, if any. Start starts it.
 func New(cfg Config) (*Engine, error) {
@@ -162,7 +162,7 @@ func New(cfg Config) (*Engine, error) {
 		days:       derive.Store[*Result]{},
 		dayChanges: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "mintlify_derived_day_changes_total",
-			Help: "Closed days of derived windows whose second read, a day after the day ended, changed the site-wide figure (events counted late).",
+			Help: "Closed days of derived windows whose second read changed the site-wide figure.",
 		}, []string{"source"}),
 		skipped: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "mintlify_rows_skipped_total", Help: skippedHelp,

@@ -153,7 +153,7 @@ func TestUnitsWaitingMetric(t *testing.T) {
 		}
 	}
 	var exp strings.Builder
-	exp.WriteString("# HELP mintlify_units_waiting Units (windows) of the source and project with no data yet that wait for the request budget or a rate-limit pause: a large site's first round, not a failure.\n# TYPE mintlify_units_waiting gauge\n")
+	exp.WriteString("# HELP mintlify_units_waiting Windows of the source with no data yet that wait for the request budget.\n# TYPE mintlify_units_waiting gauge\n")
 	keys := make([]string, 0, len(want))
 	for k := range want {
 		keys = append(keys, k)

@@ -113,6 +113,7 @@ type parts struct {
 	client   *client.Client
 	status   *health.Status
 	units    func() []engine.UnitState
+	heldBack func() engine.HeldBack  // nil without sources
 	watcher  *jobs.Watcher           // nil when off
 	webhook  *remediation.Remediator // nil when off
 	jobsText string                  // what the landing page says of the watcher
@@ -208,7 +209,7 @@ func (x *Exporter) analytics(cfg Config) (*parts, error) {
 	}
 	x.engine = eng
 	p.live.MustRegister(eng.LiveCollectors()...)
-	p.units = eng.States
+	p.units, p.heldBack = eng.States, eng.HeldBack
 	return p, nil
 }
 
@@ -312,7 +313,8 @@ func routes(cfg Config, eng *engine.Engine, p *parts) http.Handler {
 	if cfg.TelemetryPath == "/" {
 		return mux
 	}
-	state := landingpage.State{Units: p.units, BudgetRemaining: p.budget.Remaining, BudgetPerHour: p.budget.PerHour(), Notes: cfg.Notes}
+	state := landingpage.State{Units: p.units, BudgetRemaining: p.budget.Remaining, BudgetPerHour: p.budget.PerHour(), Notes: cfg.Notes,
+		HeldBack: p.heldBack}
 	if w := p.watcher; w != nil {
 		state.Jobs = func() []landingpage.JobRow { return jobTable(w.Jobs()) }
 	}

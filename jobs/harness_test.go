@@ -65,25 +65,25 @@ func (e *jobsEnv) poll(w *jobs.Watcher) {
 
 // Exposition headers, literally as the watcher and the status describe them.
 const (
-	jobsHeader = `# HELP mintlify_agent_jobs Watched agent jobs by status, read from the API every poll interval (terminal jobs less often). The four documented statuses are always present; an undocumented status is counted under its own value, a job without a status under an empty one.
+	jobsHeader = `# HELP mintlify_agent_jobs Watched agent jobs by status.
 # TYPE mintlify_agent_jobs gauge
 `
-	jobInfoHeader = `# HELP mintlify_agent_job_info Always 1 for each watched agent job, with its attributes as read from the API every poll interval (terminal jobs less often); its status is in mintlify_agent_job_status. A label is empty when the API sends no value for it; has_pr is true once the job has a pull request link.
+	jobInfoHeader = `# HELP mintlify_agent_job_info Attributes of each watched agent job, always 1.
 # TYPE mintlify_agent_job_info gauge
 `
-	jobStatusHeader = `# HELP mintlify_agent_job_status 1 for the watched agent job's current status and 0 for each other documented status (active, completed, archived, failed). An undocumented status gets its own series with 1, a job without a status an empty one.
+	jobStatusHeader = `# HELP mintlify_agent_job_status 1 for the watched agent job's current status, 0 for each other status.
 # TYPE mintlify_agent_job_status gauge
 `
-	jobCreatedHeader = `# HELP mintlify_agent_job_created_timestamp_seconds Unix time at which each watched agent job was created (its createdAt), read from the API every poll interval (terminal jobs less often). No series for a job whose createdAt the API does not send.
+	jobCreatedHeader = `# HELP mintlify_agent_job_created_timestamp_seconds Unix time at which the watched agent job was created.
 # TYPE mintlify_agent_job_created_timestamp_seconds gauge
 `
-	jobsNotFoundHeader = `# HELP mintlify_agent_jobs_not_found Watched agent jobs whose last read answered 404 (not found); they are not exported otherwise. A discovered job counted here means the v1 listing's sessionId is not the v2 job id, which the API does not promise.
+	jobsNotFoundHeader = `# HELP mintlify_agent_jobs_not_found Watched agent jobs whose last read answered 404 (not found).
 # TYPE mintlify_agent_jobs_not_found gauge
 `
-	jobsUpHeader = `# HELP mintlify_up 0 when the last refresh of one of the source's units (windows) failed for the project and none has succeeded since, else 1 (visitors, views, assistant, feedback, searches, conversations, jobs). A unit that waits for the request budget, or has not been tried yet, is not a failure: see mintlify_units_waiting.
+	jobsUpHeader = `# HELP mintlify_up 0 when a unit of the source failed its last refresh, else 1.
 # TYPE mintlify_up gauge
 `
-	jobsIntervalHeader = `# HELP mintlify_refresh_interval_seconds Interval between refreshes the exporter currently plans for the unit (project, source, window and part), after any stretching to fit the request budget: what its data's age is compared with.
+	jobsIntervalHeader = `# HELP mintlify_refresh_interval_seconds Interval between refreshes the exporter plans for the unit.
 # TYPE mintlify_refresh_interval_seconds gauge
 `
 )

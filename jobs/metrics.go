@@ -12,22 +12,22 @@ import (
 
 var (
 	jobsDesc = prometheus.NewDesc("mintlify_agent_jobs",
-		"Watched agent jobs by status, read from the API every poll interval (terminal jobs less often). The four documented statuses are always present; an undocumented status is counted under its own value, a job without a status under an empty one.",
+		"Watched agent jobs by status.",
 		[]string{"project", "status"}, nil)
 	jobInfoDesc = prometheus.NewDesc("mintlify_agent_job_info",
-		"Always 1 for each watched agent job, with its attributes as read from the API every poll interval (terminal jobs less often); its status is in mintlify_agent_job_status. A label is empty when the API sends no value for it; has_pr is true once the job has a pull request link.",
+		"Attributes of each watched agent job, always 1.",
 		[]string{"project", "job_id", "model", "repository", "ref", "has_pr"}, nil)
 	jobStatusDesc = prometheus.NewDesc("mintlify_agent_job_status",
-		"1 for the watched agent job's current status and 0 for each other documented status (active, completed, archived, failed). An undocumented status gets its own series with 1, a job without a status an empty one.",
+		"1 for the watched agent job's current status, 0 for each other status.",
 		[]string{"project", "job_id", "status"}, nil)
 	jobCreatedDesc = prometheus.NewDesc("mintlify_agent_job_created_timestamp_seconds",
-		"Unix time at which each watched agent job was created (its createdAt), read from the API every poll interval (terminal jobs less often). No series for a job whose createdAt the API does not send.",
+		"Unix time at which the watched agent job was created.",
 		[]string{"project", "job_id"}, nil)
 	jobsNotFoundDesc = prometheus.NewDesc("mintlify_agent_jobs_not_found",
-		"Watched agent jobs whose last read answered 404 (not found); they are not exported otherwise. A discovered job counted here means the v1 listing's sessionId is not the v2 job id, which the API does not promise.",
+		"Watched agent jobs whose last read answered 404 (not found).",
 		[]string{"project"}, nil)
 	sessionsSkippedDesc = prometheus.NewDesc("mintlify_agent_sessions_skipped_total",
-		"Sessions of the deprecated v1 job listing skipped as malformed (not an object, no usable sessionId, a field of the wrong type), by project; the other sessions of the listing are kept.",
+		"Sessions of the deprecated v1 job listing skipped as malformed.",
 		[]string{"project"}, nil)
 )
 

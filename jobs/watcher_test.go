@@ -352,7 +352,7 @@ func TestBadListedSessionSkipped(t *testing.T) {
 	if got := watchedIDs(t, w); got != "a" && got != "b" {
 		t.Errorf("watched %q, want the one good session", got)
 	}
-	if err := testutil.CollectAndCompare(w, strings.NewReader(`# HELP mintlify_agent_sessions_skipped_total Sessions of the deprecated v1 job listing skipped as malformed (not an object, no usable sessionId, a field of the wrong type), by project; the other sessions of the listing are kept.
+	if err := testutil.CollectAndCompare(w, strings.NewReader(`# HELP mintlify_agent_sessions_skipped_total Sessions of the deprecated v1 job listing skipped as malformed.
 # TYPE mintlify_agent_sessions_skipped_total counter
 mintlify_agent_sessions_skipped_total{project="p1"} 2
 `), "mintlify_agent_sessions_skipped_total"); err != nil {

@@ -24,6 +24,9 @@ type State struct {
 	// BudgetRemaining and BudgetPerHour describe the request budget.
 	BudgetRemaining func() int
 	BudgetPerHour   int
+	// HeldBack says what of the budget left due refreshes may not spend;
+	// nil when there is nothing to say.
+	HeldBack func() engine.HeldBack
 	// Notes are shown before anything else (the demo banner).
 	Notes []string
 	// Jobs returns the watched agent jobs; nil when there is no job table.
@@ -196,7 +199,11 @@ func newPRLink(s string) prLink {
 func (p *page) table() (string, error) {
 	now := p.s.Now()
 	units := p.s.Units()
-	d := extraData{Examples: p.c.Examples, Summary: summaryLine(units, p.s.BudgetRemaining(), p.s.BudgetPerHour, now),
+	var held engine.HeldBack
+	if p.s.HeldBack != nil {
+		held = p.s.HeldBack()
+	}
+	d := extraData{Examples: p.c.Examples, Summary: summaryLine(units, p.s.BudgetRemaining(), p.s.BudgetPerHour, now) + heldBackText(units, p.s.BudgetRemaining(), held),
 		JobsEnabled: p.c.JobsEnabled, JobsDescribe: p.c.JobsDescribe, JobsShown: p.s.Jobs != nil, RemediationShown: p.s.Remediation != nil}
 	for _, st := range units {
 		r := unitRow{Source: st.Source, Project: st.Project, Window: windowText(st), Dates: "-", Cost: st.Cost,
@@ -309,6 +316,28 @@ func stateText(st engine.UnitState, now time.Time) string {
 		return "ok"
 	}
 	return "ok, next refresh about " + clock(st.Next, now)
+}
+
+// heldBackText says why units wait while requests are left: a due refresh
+// may not spend the headroom kept for first data and the day that just
+// ended, nor, in the hour before UTC midnight, the room kept for the 1d
+// windows' new day. It is "" when no unit waits or nothing is left.
+func heldBackText(units []engine.UnitState, left int, held engine.HeldBack) string {
+	waiting := 0
+	for _, u := range units {
+		if u.State == engine.StateWaiting && !strings.Contains(u.Deferred, "rate-limit pause") {
+			waiting++
+		}
+	}
+	if waiting == 0 || left <= 0 {
+		return ""
+	}
+	s := fmt.Sprintf(" Why %d units wait with %d requests left: a refresh leaves the last %d free for first data and the day that just ended (a tenth of the budget)",
+		waiting, left, held.Headroom)
+	if held.Rollover > 0 {
+		s += fmt.Sprintf(", and %d for the 1d windows' refresh at UTC midnight", held.Rollover)
+	}
+	return s + "; waiting units go in the order of the \"next request\" column as requests leave the sliding hour."
 }
 
 // summaryLine counts the units by state, with the budget left and when the

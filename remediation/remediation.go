@@ -175,7 +175,7 @@ func New(opts Options) (*Remediator, error) {
 	}
 	r.alerts = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "mintlify_remediation_alerts_total",
-		Help: "Alerts received by the remediation webhook, by the rule that matched (empty for none) and what was done: created, messaged, dry_run, cooldown, active, capped, resolved, no_rule, error.",
+		Help: "Alerts received by the remediation webhook, by matching rule and outcome.",
 	}, []string{"rule", "outcome"})
 	r.created = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "mintlify_remediation_jobs_created_total",

@@ -23,7 +23,7 @@ var ErrExhausted = errors.New("analytics request budget for the last hour is spe
 var ErrRateLimitPause = errors.New("analytics requests are paused after a 429 answer")
 
 var budgetRemainingDesc = prometheus.NewDesc("mintlify_api_budget_remaining",
-	"Analytics requests the exporter may still send in the current sliding hour by its own accounting (--mintlify.requests-per-hour minus requests sent in the last hour).",
+	"Analytics requests the exporter may still send in the current sliding hour.",
 	nil, nil)
 
 // PaceMargin pads a paced wait: the API counts a request later, by its own clock.

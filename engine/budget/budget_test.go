@@ -39,7 +39,7 @@ func TestBudgetSlidingHour(t *testing.T) {
 		t.Fatal(err)
 	}
 	expected := `
-# HELP mintlify_api_budget_remaining Analytics requests the exporter may still send in the current sliding hour by its own accounting (--mintlify.requests-per-hour minus requests sent in the last hour).
+# HELP mintlify_api_budget_remaining Analytics requests the exporter may still send in the current sliding hour.
 # TYPE mintlify_api_budget_remaining gauge
 mintlify_api_budget_remaining 0
 `

@@ -17,7 +17,7 @@ func NewAPIMetrics() *APIMetrics {
 	m := &APIMetrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "mintlify_api_requests_total",
-			Help: "Requests sent to the Mintlify API, by endpoint and answer (HTTP status code, or \"error\" when no answer arrived). Retries count separately.",
+			Help: "Requests sent to the Mintlify API, by endpoint and answer.",
 		}, []string{"endpoint", "code"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "mintlify_api_request_duration_seconds",

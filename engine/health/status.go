@@ -11,16 +11,16 @@ import (
 
 var (
 	upDesc = prometheus.NewDesc("mintlify_up",
-		"0 when the last refresh of one of the source's units (windows) failed for the project and none has succeeded since, else 1 (visitors, views, assistant, feedback, searches, conversations, jobs). A unit that waits for the request budget, or has not been tried yet, is not a failure: see mintlify_units_waiting.",
+		"0 when a unit of the source failed its last refresh, else 1.",
 		[]string{"project", "source"}, nil)
 	lastSuccessDesc = prometheus.NewDesc("mintlify_last_success_timestamp_seconds",
-		"Unix time at the end of the last successful refresh of the unit (project, source, window and part: totals or pages for visitors and views, all elsewhere), from its first data on.",
+		"Unix time at the end of the unit's last successful refresh.",
 		[]string{"project", "source", "window", "part"}, nil)
 	refreshDurationDesc = prometheus.NewDesc("mintlify_refresh_duration_seconds",
-		"Duration of the last refresh of the source, successful or not. For an analytics source, the longest of the project's windows.",
+		"Duration of the source's last refresh, successful or not.",
 		[]string{"project", "source"}, nil)
 	refreshIntervalDesc = prometheus.NewDesc("mintlify_refresh_interval_seconds",
-		"Interval between refreshes the exporter currently plans for the unit (project, source, window and part), after any stretching to fit the request budget: what its data's age is compared with.",
+		"Interval between refreshes the exporter plans for the unit.",
 		[]string{"project", "source", "window", "part"}, nil)
 )
 

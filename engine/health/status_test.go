@@ -37,21 +37,21 @@ func TestStatusPerUnit(t *testing.T) {
 	s.Succeeded("api", SourceJobs, "", PartAll, t0.Add(time.Minute), 500*time.Millisecond)
 
 	expected := `
-# HELP mintlify_last_success_timestamp_seconds Unix time at the end of the last successful refresh of the unit (project, source, window and part: totals or pages for visitors and views, all elsewhere), from its first data on.
+# HELP mintlify_last_success_timestamp_seconds Unix time at the end of the unit's last successful refresh.
 # TYPE mintlify_last_success_timestamp_seconds gauge
 mintlify_last_success_timestamp_seconds{part="all",project="api",source="jobs",window=""} 1.70000006e+09
 mintlify_last_success_timestamp_seconds{part="totals",project="docs",source="visitors",window="1d"} 1.7e+09
-# HELP mintlify_refresh_duration_seconds Duration of the last refresh of the source, successful or not. For an analytics source, the longest of the project's windows.
+# HELP mintlify_refresh_duration_seconds Duration of the source's last refresh, successful or not.
 # TYPE mintlify_refresh_duration_seconds gauge
 mintlify_refresh_duration_seconds{project="api",source="jobs"} 0.5
 mintlify_refresh_duration_seconds{project="docs",source="visitors"} 3
-# HELP mintlify_refresh_interval_seconds Interval between refreshes the exporter currently plans for the unit (project, source, window and part), after any stretching to fit the request budget: what its data's age is compared with.
+# HELP mintlify_refresh_interval_seconds Interval between refreshes the exporter plans for the unit.
 # TYPE mintlify_refresh_interval_seconds gauge
 mintlify_refresh_interval_seconds{part="all",project="api",source="jobs",window=""} 60
 mintlify_refresh_interval_seconds{part="pages",project="docs",source="visitors",window="1d"} 1800
 mintlify_refresh_interval_seconds{part="pages",project="docs",source="visitors",window="7d"} 72000
 mintlify_refresh_interval_seconds{part="totals",project="docs",source="visitors",window="1d"} 900
-# HELP mintlify_up 0 when the last refresh of one of the source's units (windows) failed for the project and none has succeeded since, else 1 (visitors, views, assistant, feedback, searches, conversations, jobs). A unit that waits for the request budget, or has not been tried yet, is not a failure: see mintlify_units_waiting.
+# HELP mintlify_up 0 when a unit of the source failed its last refresh, else 1.
 # TYPE mintlify_up gauge
 mintlify_up{project="api",source="jobs"} 1
 mintlify_up{project="docs",source="visitors"} 0
@@ -65,7 +65,7 @@ mintlify_up{project="docs",source="visitors"} 0
 		t.Fatal("docs visitors not up")
 	}
 	last := `
-# HELP mintlify_last_success_timestamp_seconds Unix time at the end of the last successful refresh of the unit (project, source, window and part: totals or pages for visitors and views, all elsewhere), from its first data on.
+# HELP mintlify_last_success_timestamp_seconds Unix time at the end of the unit's last successful refresh.
 # TYPE mintlify_last_success_timestamp_seconds gauge
 mintlify_last_success_timestamp_seconds{part="all",project="api",source="jobs",window=""} 1.70000006e+09
 mintlify_last_success_timestamp_seconds{part="pages",project="docs",source="visitors",window="1d"} 1.6999964e+09

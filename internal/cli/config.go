@@ -9,6 +9,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/demo"
 	"github.com/mintlify-exporter/mintlify_exporter/exporter"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/progname"
 )
 
 // config assembles the exporter's configuration from the flag groups, each
@@ -94,10 +95,12 @@ func serveConfig(f *flags, logger log.Logger) (exporter.Config, connection, erro
 }
 
 // demoExamples are the agent commands to try against the demo, shown on
-// its landing page.
+// its landing page and in its log, as the user can type them: under
+// `go run` as the `go run` that builds the program again.
 func demoExamples() []string {
+	cmd := progname.Command()
 	return []string{
-		exporterName + " agent get --demo --job=" + demo.Jobs[2].ID,
-		exporterName + " agent message --demo --job=" + demo.Jobs[0].ID + " --prompt='Also fix the broken links' --wait",
+		cmd + " agent get --demo --job=" + demo.Jobs[2].ID,
+		cmd + " agent message --demo --job=" + demo.Jobs[0].ID + " --prompt='Also fix the broken links' --wait",
 	}
 }

@@ -37,6 +37,9 @@ func serve(ctx context.Context, f *flags, logger log.Logger, slogger *slog.Logge
 	level.Info(logger).Log("msg", "build context", "build_context", version.BuildContext())
 	if conn.demo != nil {
 		level.Warn(logger).Log("msg", conn.demo.Banner())
+		for _, c := range cfg.Examples {
+			level.Info(logger).Log("msg", "demo: try the agent commands in another shell", "command", c)
+		}
 	}
 	x, err := exporter.New(cfg)
 	if err != nil {

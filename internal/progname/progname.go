@@ -1,8 +1,100 @@
-// Package progname holds the program's name and the prefix of its errors.
+// Package progname holds the program's name, the prefix of its errors, and
+// the command a user types to run it again.
 package progname
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+)
 
 // Name is the program's name.
 const Name = "mintlify_exporter"
 
 // ErrorPrefix starts every one-line error, as kingpin's own.
 const ErrorPrefix = Name + ": error: "
+
+// Module is the Go module path, the argument of `go run` outside a clone.
+const Module = "github.com/mintlify-exporter/mintlify_exporter"
+
+// Command is what a user types to run the program again, for the example
+// commands it shows: Name for an installed binary, and for a binary built
+// by `go run` (which leaves nothing to run by name) the `go run` that
+// builds it again: `go run .` in the module's directory, `go run DIR` below
+// it, else `go run MODULE@VERSION` (@latest when the build has no version).
+func Command() string {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = os.Args[0]
+	}
+	wd, _ := os.Getwd()
+	version := ""
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		version = bi.Main.Version
+	}
+	return command(exe, wd, version, hasModule)
+}
+
+// command is Command with its inputs given: the executable's path, the
+// working directory, the module version of the build, and a test of
+// whether a directory holds this module's go.mod.
+func command(exe, wd, version string, isModuleDir func(dir string) bool) string {
+	if !builtByGoRun(exe) {
+		return Name
+	}
+	if wd != "" {
+		for dir := wd; ; dir = filepath.Dir(dir) {
+			if isModuleDir(dir) {
+				rel, err := filepath.Rel(wd, dir)
+				if err != nil {
+					break
+				}
+				if rel == "." {
+					return "go run ."
+				}
+				return "go run " + filepath.ToSlash(rel)
+			}
+			if filepath.Dir(dir) == dir {
+				break
+			}
+		}
+	}
+	if version == "" || version == "(devel)" {
+		version = "latest"
+	}
+	return "go run " + Module + "@" + version
+}
+
+// builtByGoRun reports whether exe is a binary `go run` built: it lives in
+// a directory named exe inside the go command's temporary go-build
+// directory (GOTMPDIR or the system's temporary directory).
+func builtByGoRun(exe string) bool {
+	dir := filepath.Dir(exe)
+	if filepath.Base(dir) != "exe" {
+		return false
+	}
+	for d := filepath.Dir(dir); filepath.Dir(d) != d; d = filepath.Dir(d) {
+		if strings.HasPrefix(filepath.Base(d), "go-build") {
+			return true
+		}
+	}
+	return false
+}
+
+// hasModule reports whether dir holds the go.mod of this module.
+func hasModule(dir string) bool {
+	f, err := os.Open(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if line := strings.TrimSpace(sc.Text()); strings.HasPrefix(line, "module ") {
+			return strings.Trim(strings.TrimSpace(strings.TrimPrefix(line, "module ")), `"`) == Module
+		}
+	}
+	return false
+}
