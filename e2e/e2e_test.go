@@ -55,9 +55,10 @@ var grafanaValues = map[string]string{
 	"project":         projectDocs,
 	"window":          "7d",
 	// job and instance are Grafana's "All" (their allValue), as they are
-	// by default: backfilled series have no instance label.
-	"job":      ".*",
-	"instance": ".*",
+	// by default; the queries' instance=~"$instance|" still selects the
+	// backfilled series, which have no instance label.
+	"job":      ".+",
+	"instance": ".+",
 	// "path" is set to the most visited page of projectDocs.
 }
 
