@@ -219,8 +219,10 @@ scrape_configs:
 	// The dashboard's query of deduplicated visitors over time, window 1d,
 	// with every target ("All", the default) and with the live exporter's
 	// instance alone selected (as Grafana writes a chosen value into a
-	// regex): one series from the first backfilled day to now either way.
-	for _, instance := range []string{grafanaValues["instance"], regexp.QuoteMeta(exporter.addr)} {
+	// regex, its backslashes doubled in the PromQL string): one series from
+	// the first backfilled day to now either way.
+	one := strings.ReplaceAll(regexp.QuoteMeta(exporter.addr), `\`, `\\`)
+	for _, instance := range []string{grafanaValues["instance"], one} {
 		checkJoined(t, api, srv, instance, start, end)
 	}
 }
