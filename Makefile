@@ -61,7 +61,8 @@ generate:
 	$(GO) tool jsonnet -S -m charts/mintlify-exporter/files/dashboards mixin/dashboards.jsonnet >/dev/null
 
 ## crossbuild: release archives for linux/darwin amd64+arm64 and windows/amd64 in .tarballs/,
-## with sha256sums.txt (PLATFORMS=linux/amd64 for one); scripts/crossbuild.sh says more.
+## an SPDX SBOM of each (syft, pinned in tools/syft) and sha256sums.txt over both, reproducibly
+## (PLATFORMS=linux/amd64 for one; SYFT=path for another syft); scripts/crossbuild.sh says more.
 crossbuild:
 	@./scripts/crossbuild.sh
 

@@ -7,6 +7,7 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
@@ -14,6 +15,7 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -23,8 +25,8 @@ import (
 
 // TestCrossbuild runs scripts/crossbuild.sh (what make crossbuild runs) for
 // linux/amd64 with a version of its own, and checks the archive's layout,
-// its sha256 line, and that the binary's --version prints the stamped
-// version and revision.
+// its SBOM, their sha256 lines, and that the binary's --version prints the
+// stamped version and revision.
 func TestCrossbuild(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the exporter: skipped with -short")
@@ -32,19 +34,24 @@ func TestCrossbuild(t *testing.T) {
 	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
 		t.Skip("runs the linux/amd64 binary")
 	}
-	out := crossbuild(t, "PLATFORMS=linux/amd64", "VERSION=v9.8.7-rc.1", "REVISION=0123456789abcdef", "BRANCH=release-9.8")
+	syft := "SYFT=" + syftBinary(t)
+	out := crossbuild(t, syft, "PLATFORMS=linux/amd64", "VERSION=v9.8.7-rc.1", "REVISION=0123456789abcdef", "BRANCH=release-9.8")
 	// A second build of the same commit, at another time of day, in another
-	// time zone and with another umask, is byte-identical.
-	again := crossbuild(t, "PLATFORMS=linux/amd64", "VERSION=v9.8.7-rc.1", "REVISION=0123456789abcdef", "BRANCH=release-9.8",
+	// time zone and with another umask, is byte-identical, SBOM included.
+	again := crossbuild(t, syft, "PLATFORMS=linux/amd64", "VERSION=v9.8.7-rc.1", "REVISION=0123456789abcdef", "BRANCH=release-9.8",
 		"TZ=America/Los_Angeles", "CROSSBUILD_UMASK=0077", "USER=someone-else")
 	compareBuilds(t, out, again)
 	const name = "mintlify_exporter-9.8.7-rc.1.linux-amd64"
 	archive := filepath.Join(out, name+".tar.gz")
 	data := readFile(t, archive)
 	sum := sha256.Sum256(data)
-	if got, want := string(readFile(t, filepath.Join(out, "sha256sums.txt"))), hex.EncodeToString(sum[:])+"  "+name+".tar.gz\n"; got != want {
+	sbom := readFile(t, archive+".spdx.json")
+	sbomSum := sha256.Sum256(sbom)
+	if got, want := string(readFile(t, filepath.Join(out, "sha256sums.txt"))), hex.EncodeToString(sum[:])+"  "+name+".tar.gz\n"+
+		hex.EncodeToString(sbomSum[:])+"  "+name+".tar.gz.spdx.json\n"; got != want {
 		t.Errorf("sha256sums.txt is %q, want %q", got, want)
 	}
+	checkSBOM(t, sbom, name+".tar.gz", hex.EncodeToString(sum[:]))
 	f, err := os.Open(archive)
 	if err != nil {
 		t.Fatal(err)
@@ -93,6 +100,71 @@ func TestCrossbuild(t *testing.T) {
 	for _, want := range []string{"version 9.8.7-rc.1", "branch: release-9.8", "revision: 0123456789abcdef", "build user:       release"} {
 		if !strings.Contains(string(v), want) {
 			t.Errorf("--version prints %q, want %q in it", v, want)
+		}
+	}
+}
+
+// syftBinary is the pinned syft (tools/syft/go.mod) that scripts/ensure-tools.sh
+// builds into .tools/bin/syft.
+func syftBinary(t *testing.T) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("..", ".tools", "bin", "syft"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p); err == nil {
+		return p
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatalf("%s is missing: scripts/ensure-tools.sh builds it", p)
+	}
+	t.Skipf("%s is missing: run scripts/ensure-tools.sh (make tools) to build it", p)
+	return ""
+}
+
+// checkSBOM checks the SPDX SBOM of the archive named archive (whose sha256
+// is sum): named after it, created at the commit's time, and listing the
+// exporter's Go modules at the versions of go.mod.
+func checkSBOM(t *testing.T, raw []byte, archive, sum string) {
+	t.Helper()
+	var doc struct {
+		SPDXVersion  string `json:"spdxVersion"`
+		Name         string `json:"name"`
+		Namespace    string `json:"documentNamespace"`
+		CreationInfo struct {
+			Created string `json:"created"`
+		} `json:"creationInfo"`
+		Packages []struct {
+			Name    string `json:"name"`
+			Version string `json:"versionInfo"`
+		} `json:"packages"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatalf("%s.spdx.json: %v", archive, err)
+	}
+	if !strings.HasPrefix(doc.SPDXVersion, "SPDX-2.") || doc.Name != archive || !strings.HasSuffix(doc.Namespace, "/"+archive+"-"+sum) {
+		t.Errorf("SBOM version %q name %q namespace %q, want SPDX 2, the archive's name, a namespace from its sha256", doc.SPDXVersion, doc.Name, doc.Namespace)
+	}
+	out, err := exec.Command("git", "log", "-1", "--format=%ct").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	epoch, _ := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
+	if want := time.Unix(epoch, 0).UTC().Format(time.RFC3339); doc.CreationInfo.Created != want {
+		t.Errorf("SBOM created %q, want the commit's time %s", doc.CreationInfo.Created, want)
+	}
+	mod := string(readFile(t, filepath.Join("..", "go.mod")))
+	want := regexp.MustCompile(`(?m)^\s*(github\.com/prometheus/client_golang|github\.com/alecthomas/kingpin/v2) (v\S+)`).FindAllStringSubmatch(mod, -1)
+	if len(want) != 2 {
+		t.Fatalf("go.mod: %q, want client_golang and kingpin", want)
+	}
+	for _, w := range want {
+		found := false
+		for _, p := range doc.Packages {
+			found = found || (p.Name == w[1] && p.Version == w[2])
+		}
+		if !found {
+			t.Errorf("the SBOM lists no %s %s (of go.mod) among its %d packages", w[1], w[2], len(doc.Packages))
 		}
 	}
 }
@@ -164,12 +236,13 @@ func TestCrossbuildArchives(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := []string{"GO=" + goStub, "PLATFORMS=linux/arm64 windows/amd64 darwin/arm64", "VERSION=v1.2.3", "REVISION=abc", "BRANCH=main",
-		"SOURCE_DATE_EPOCH=1700000000"}
+		"SOURCE_DATE_EPOCH=1700000000", "SYFT=" + syftBinary(t)}
 	out := crossbuild(t, env...)
 	again := crossbuild(t, append(env, "TZ=Asia/Kolkata", "CROSSBUILD_UMASK=0002")...)
 	compareBuilds(t, out, again)
 	sums := string(readFile(t, filepath.Join(out, "sha256sums.txt")))
-	for _, name := range []string{"mintlify_exporter-1.2.3.linux-arm64.tar.gz", "mintlify_exporter-1.2.3.darwin-arm64.tar.gz", "mintlify_exporter-1.2.3.windows-amd64.zip"} {
+	for _, name := range []string{"mintlify_exporter-1.2.3.linux-arm64.tar.gz", "mintlify_exporter-1.2.3.darwin-arm64.tar.gz", "mintlify_exporter-1.2.3.windows-amd64.zip",
+		"mintlify_exporter-1.2.3.linux-arm64.tar.gz.spdx.json", "mintlify_exporter-1.2.3.darwin-arm64.tar.gz.spdx.json", "mintlify_exporter-1.2.3.windows-amd64.zip.spdx.json"} {
 		sum := sha256.Sum256(readFile(t, filepath.Join(out, name)))
 		if !strings.Contains(sums, hex.EncodeToString(sum[:])+"  "+name+"\n") {
 			t.Errorf("sha256sums.txt lacks %s's line:\n%s", name, sums)
@@ -254,9 +327,14 @@ func TestReleaseWorkflowTools(t *testing.T) {
 			t.Errorf("tools/%s/go.mod does not require the module of %s", dir, pkg)
 		}
 	}
-	for _, step := range []string{"sign-blob", "spdx-json", "id-token: write", "*.zip"} {
+	// The SBOMs are make crossbuild's, with the syft the workflow built;
+	// it signs and publishes them.
+	for _, step := range []string{"sign-blob", `make crossbuild VERSION=${GITHUB_REF_NAME} SYFT="$RUNNER_TEMP/syft"`, ".tarballs/*.spdx.json", "id-token: write", "*.zip"} {
 		if !bytes.Contains(wf, []byte(step)) {
 			t.Errorf("the release workflow lacks %q", step)
 		}
+	}
+	if !bytes.Contains(readFile(t, filepath.Join("..", "scripts", "crossbuild.sh")), []byte(`-o "spdx-json=`)) {
+		t.Error("scripts/crossbuild.sh writes no SPDX JSON SBOM")
 	}
 }

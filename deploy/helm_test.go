@@ -59,6 +59,14 @@ type (
 			Name  string `yaml:"name"`
 			Value string `yaml:"value"`
 		} `yaml:"env"`
+		EnvFrom []struct {
+			ConfigMapRef *struct {
+				Name string `yaml:"name"`
+			} `yaml:"configMapRef"`
+			SecretRef *struct {
+				Name string `yaml:"name"`
+			} `yaml:"secretRef"`
+		} `yaml:"envFrom"`
 		Ports []struct {
 			Name          string `yaml:"name"`
 			ContainerPort int    `yaml:"containerPort"`
@@ -80,6 +88,7 @@ type (
 		VolumeMounts []struct {
 			Name      string `yaml:"name"`
 			MountPath string `yaml:"mountPath"`
+			SubPath   string `yaml:"subPath"`
 			ReadOnly  bool   `yaml:"readOnly"`
 		} `yaml:"volumeMounts"`
 	}
@@ -95,6 +104,21 @@ type (
 		PersistentVolumeClaim *struct {
 			ClaimName string `yaml:"claimName"`
 		} `yaml:"persistentVolumeClaim"`
+		ConfigMap *struct {
+			Name string `yaml:"name"`
+		} `yaml:"configMap"`
+	}
+	topologySpread struct {
+		MaxSkew           int           `yaml:"maxSkew"`
+		TopologyKey       string        `yaml:"topologyKey"`
+		WhenUnsatisfiable string        `yaml:"whenUnsatisfiable"`
+		LabelSelector     labelSelector `yaml:"labelSelector"`
+	}
+	serviceAccount struct {
+		APIVersion                   string  `yaml:"apiVersion"`
+		Kind                         string  `yaml:"kind"`
+		Metadata                     objMeta `yaml:"metadata"`
+		AutomountServiceAccountToken *bool   `yaml:"automountServiceAccountToken"`
 	}
 	testPod struct {
 		APIVersion string  `yaml:"apiVersion"`
@@ -119,15 +143,18 @@ type (
 		Kind       string  `yaml:"kind"`
 		Metadata   objMeta `yaml:"metadata"`
 		Spec       struct {
-			Replicas int `yaml:"replicas"`
-			Strategy struct {
+			Replicas             int  `yaml:"replicas"`
+			RevisionHistoryLimit *int `yaml:"revisionHistoryLimit"`
+			Strategy             struct {
 				Type string `yaml:"type"`
 			} `yaml:"strategy"`
 			Selector labelSelector `yaml:"selector"`
 			Template struct {
 				Metadata objMeta `yaml:"metadata"`
 				Spec     struct {
-					AutomountServiceAccountToken *bool `yaml:"automountServiceAccountToken"`
+					ServiceAccountName           string `yaml:"serviceAccountName"`
+					AutomountServiceAccountToken *bool  `yaml:"automountServiceAccountToken"`
+					PriorityClassName            string `yaml:"priorityClassName"`
 					ImagePullSecrets             []struct {
 						Name string `yaml:"name"`
 					} `yaml:"imagePullSecrets"`
@@ -140,11 +167,12 @@ type (
 							Type string `yaml:"type"`
 						} `yaml:"seccompProfile"`
 					} `yaml:"securityContext"`
-					Containers   []container       `yaml:"containers"`
-					NodeSelector map[string]string `yaml:"nodeSelector"`
-					Tolerations  []map[string]any  `yaml:"tolerations"`
-					Affinity     map[string]any    `yaml:"affinity"`
-					Volumes      []volume          `yaml:"volumes"`
+					Containers                []container       `yaml:"containers"`
+					NodeSelector              map[string]string `yaml:"nodeSelector"`
+					Tolerations               []map[string]any  `yaml:"tolerations"`
+					Affinity                  map[string]any    `yaml:"affinity"`
+					Volumes                   []volume          `yaml:"volumes"`
+					TopologySpreadConstraints []topologySpread  `yaml:"topologySpreadConstraints"`
 				} `yaml:"spec"`
 			} `yaml:"template"`
 		} `yaml:"spec"`
@@ -249,6 +277,8 @@ type (
 		MetricRelabelings []relabeling `yaml:"metricRelabelings"`
 	}
 	monitorSpec struct {
+		JobLabel          string   `yaml:"jobLabel"`
+		TargetLabels      []string `yaml:"targetLabels"`
 		NamespaceSelector struct {
 			MatchNames []string `yaml:"matchNames"`
 		} `yaml:"namespaceSelector"`
@@ -296,6 +326,7 @@ type rendered struct {
 	serviceMonitor  *monitor
 	podMonitor      *monitor
 	prometheusRule  *promRule
+	serviceAccount  *serviceAccount
 	kinds           []string
 	apiVersionsSeen map[string]string
 }
@@ -376,6 +407,9 @@ func renderChart(t *testing.T, helm string, more ...string) rendered {
 		case "PrometheusRule":
 			r.prometheusRule = &promRule{}
 			v = r.prometheusRule
+		case "ServiceAccount":
+			r.serviceAccount = &serviceAccount{}
+			v = r.serviceAccount
 		default:
 			t.Errorf("the chart renders a %s the test does not know", head.Kind)
 			continue
@@ -435,7 +469,7 @@ func TestHelmDefaultValues(t *testing.T) {
 	}
 	r := renderChart(t, helm, "--values", values)
 	slices.Sort(r.kinds)
-	if want := []string{"Deployment", "PersistentVolumeClaim", "Pod", "Secret", "Service"}; !slices.Equal(r.kinds, want) {
+	if want := []string{"Deployment", "PersistentVolumeClaim", "Pod", "Secret", "Service", "ServiceAccount"}; !slices.Equal(r.kinds, want) {
 		t.Fatalf("default values render %v, want %v", r.kinds, want)
 	}
 	d := r.deployment
@@ -461,7 +495,7 @@ func TestHelmFullValues(t *testing.T) {
 	helm := helmBinary(t)
 	r := renderChart(t, helm, "--values", chartFullValue)
 	slices.Sort(r.kinds)
-	want := []string{"ConfigMap", "Deployment", "NetworkPolicy", "PersistentVolumeClaim", "Pod", "PrometheusRule", "Service", "ServiceMonitor"}
+	want := []string{"ConfigMap", "Deployment", "NetworkPolicy", "PersistentVolumeClaim", "Pod", "PrometheusRule", "Service", "ServiceAccount", "ServiceMonitor"}
 	if !slices.Equal(r.kinds, want) {
 		t.Fatalf("full values render %v, want %v (an existing Secret: no Secret)", r.kinds, want)
 	}
@@ -532,7 +566,7 @@ func TestHelmFullValues(t *testing.T) {
 	// The NetworkPolicy lets the monitoring namespace's Prometheus in, and
 	// the exporter out to DNS and HTTPS only.
 	np := r.networkPolicy.Spec
-	if !subset(np.PodSelector.MatchLabels, d.Spec.Template.Metadata.Labels) || len(np.Ingress) != 1 || len(np.Ingress[0].From) != 1 {
+	if !subset(np.PodSelector.MatchLabels, d.Spec.Template.Metadata.Labels) || len(np.Ingress) != 1 || len(np.Ingress[0].From) != 2 {
 		t.Errorf("NetworkPolicy %+v", np)
 	}
 	var egress []string

@@ -106,14 +106,15 @@ func TestHelmGoMemLimit(t *testing.T) {
 }
 
 // TestHelmNetworkPolicyDefault: without ingressFrom the policy admits the
-// release's namespace, not everyone (a rule without from admits every
-// source).
+// release's namespace (and the monitoring namespace, see
+// TestHelmNetworkPolicyMonitoringNamespace), not everyone (a rule without
+// from admits every source).
 func TestHelmNetworkPolicyDefault(t *testing.T) {
 	helm := helmBinary(t)
 	r := renderChart(t, helm, withBase("--set", "networkPolicy.enabled=true")...)
 	np := r.networkPolicy.Spec
-	if len(np.Ingress) != 1 || len(np.Ingress[0].From) != 1 {
-		t.Fatalf("ingress %+v: want one rule with one peer", np.Ingress)
+	if len(np.Ingress) != 1 || len(np.Ingress[0].From) != 2 {
+		t.Fatalf("ingress %+v: want one rule with two peers", np.Ingress)
 	}
 	p := np.Ingress[0].From[0]
 	if p.NamespaceSelector != nil || p.PodSelector == nil || len(p.PodSelector.MatchLabels) != 0 {

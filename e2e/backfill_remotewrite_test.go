@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -215,13 +216,29 @@ scrape_configs:
 		t.Errorf("no point for %s", k)
 	}
 
-	// The dashboard's query of deduplicated visitors over time, all
-	// targets, window 1d: one series from the first backfilled day to now.
+	// The dashboard's query of deduplicated visitors over time, window 1d,
+	// with every target ("All", the default) and with the live exporter's
+	// instance alone selected (as Grafana writes a chosen value into a
+	// regex, its backslashes doubled in the PromQL string): one series from
+	// the first backfilled day to now either way.
+	one := strings.ReplaceAll(regexp.QuoteMeta(exporter.addr), `\`, `\\`)
+	for _, instance := range []string{grafanaValues["instance"], one} {
+		checkJoined(t, api, srv, instance, start, end)
+	}
+}
+
+// checkJoined evaluates the docs-traffic dashboard's query of deduplicated
+// visitors over time, window 1d, with the instance variable instance, from
+// start (the first backfilled day's last second) to a few minutes from now:
+// it must return one series, with every backfilled day's value (equal to
+// srv's) and live data after end.
+func checkJoined(t *testing.T, api promAPI, srv *mintlifytest.Server, instance string, start, end time.Time) {
+	t.Helper()
 	vars := map[string]string{}
 	for k, v := range grafanaValues {
 		vars[k] = v
 	}
-	vars["window"], vars["path"] = "1d", "/"
+	vars["window"], vars["path"], vars["instance"] = "1d", "/", instance
 	expr := ""
 	for _, q := range dashboardQueries(t, vars) {
 		if strings.HasPrefix(q.key, "docs-traffic.json/Unique visitors over time/") && strings.Contains(q.expr, "mintlify_visitors_deduplicated{") {
@@ -243,7 +260,7 @@ scrape_configs:
 		for _, s := range joined {
 			names = append(names, formatLabels(s.Metric))
 		}
-		t.Fatalf("%s: %d series, want history and live data as one: %v", expr, len(joined), names)
+		t.Fatalf("instance %s: %s: %d series, want history and live data as one: %v", instance, expr, len(joined), names)
 	}
 	days, liveSeen := 0, false
 	for _, v := range joined[0].Values {
@@ -256,12 +273,12 @@ scrape_configs:
 			days++
 			totals, _ := srv.Visitors(projectDocs, at.Truncate(24*time.Hour), at.Truncate(24*time.Hour).AddDate(0, 0, 1))
 			if got, _ := strconv.ParseFloat(fmt.Sprint(v[1]), 64); got != float64(totals.Total) {
-				t.Errorf("%s at %s: %v, want the backfilled %d", expr, at.Format(time.RFC3339), got, totals.Total)
+				t.Errorf("instance %s: %s at %s: %v, want the backfilled %d", instance, expr, at.Format(time.RFC3339), got, totals.Total)
 			}
 		}
 	}
 	if days != rwDays || !liveSeen {
-		t.Errorf("%s: %d backfilled days (want %d), live data %v (want true)", expr, days, rwDays, liveSeen)
+		t.Errorf("instance %s: %s: %d backfilled days (want %d), live data %v (want true)", instance, expr, days, rwDays, liveSeen)
 	}
 }
 

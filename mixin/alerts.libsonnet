@@ -100,18 +100,6 @@
         name: "mintlify.agent_jobs",
         rules: [
           {
-            record: "project_job_id:mintlify_agent_job_active_age:seconds",
-            expr: (|||
-              (
-                (time() - mintlify_agent_job_created_timestamp_seconds{%(exporterSelector)s})
-                  * on (job, instance, project, job_id) group_left (model, repository, ref)
-                mintlify_agent_job_info{%(exporterSelector)s}
-              )
-              and on (job, instance, project, job_id)
-              (mintlify_agent_job_status{%(exporterSelector)s, status="active"} == 1)
-            |||) % $._config,
-          },
-          {
             alert: "MintlifyAgentJobFailed",
             // A failure seen happening: the job was watched in another status within the hour
             // before, or was created within the hour. A job that failed before the exporter first
@@ -153,17 +141,6 @@
         name: "mintlify.traffic",
         rules: [
           {
-            record: "project_window:mintlify_visitors_ai_share:ratio",
-            expr: (|||
-              clamp_max(
-                mintlify_visitors{%(exporterSelector)s, traffic="ai"}
-                  / ignoring (traffic)
-                (mintlify_visitors_deduplicated{%(exporterSelector)s} > 0),
-                1
-              )
-            |||) % $._config,
-          },
-          {
             alert: "MintlifyHumanTrafficDropped",
             expr: (|||
               (
@@ -189,17 +166,6 @@
         name: "mintlify.docs_quality",
         rules: [
           {
-            record: "project_window:mintlify_assistant_unanswered_share:ratio",
-            expr: (|||
-              sum without (response_type, resolution) (mintlify_assistant_conversations{%(exporterSelector)s, resolution="unanswered"})
-                /
-              (
-                sum without (response_type, resolution) (mintlify_assistant_conversations{%(exporterSelector)s, resolution=~"answered|unanswered"})
-                  > 0
-              )
-            |||) % $._config,
-          },
-          {
             alert: "MintlifyAssistantUnansweredHigh",
             expr: (|||
               project_window:mintlify_assistant_unanswered_share:ratio{%(exporterSelector)s, window="1d"} > 0.4
@@ -216,14 +182,6 @@
               description: "The AI assistant of project {{ $labels.project }} left {{ $value | humanizePercentage }} of today's conversation turns (UTC, 1d window) unanswered, among the turns whose resolution is known: more than 40% for an hour, with at least 50 such turns. The docs lack what people ask the assistant about.",
               runbook_url: $._config.runbookURLPrefix + "mintlifyassistantunansweredhigh",
             },
-          },
-          {
-            record: "project_window_path:mintlify_page_thumbs_down_share:ratio",
-            expr: (|||
-              sum without (kind) (mintlify_page_feedback{%(exporterSelector)s, kind="thumbs_down"})
-                /
-              (sum without (kind) (mintlify_page_feedback{%(exporterSelector)s, kind=~"thumbs_up|thumbs_down"}) > 0)
-            |||) % $._config,
           },
           {
             alert: "MintlifyPageThumbsDownRising",

@@ -1,6 +1,8 @@
 // grafanaDashboards: the dashboards in mixin/dashboards/*.json (every query there selects
 // job=~"$job", instance=~"$instance"), with the datasource, (cluster,) job and instance variables
-// and links that keep the variables and the time range.
+// and links that keep the variables and the time range. The generated queries select
+// instance=~"$instance|": whatever instances are chosen, the series without an instance (the
+// history `mintlify_exporter backfill` loads) stay selected.
 local sources = {
   'agent-jobs.json': import 'dashboards/agent-jobs.json',
   'docs-quality.json': import 'dashboards/docs-quality.json',
@@ -9,11 +11,13 @@ local sources = {
 };
 
 local targetSelector = 'job=~"$job", instance=~"$instance"';
+local generatedSelector = 'job=~"$job", instance=~"$instance|"';
 
 // The analytics dashboards draw one line per figure whatever the target: every query is
 // aggregated over instance and pod. Backfilled history has neither label (see docs/backfill.md),
 // and a restarted pod brings new ones; without this a graph would show history and live data, or
-// each pod's, as separate lines.
+// each pod's, as separate lines. With the selector's empty alternative above, choosing one
+// instance still draws its live data and the history as one line.
 local joinedDashboards = ['docs-traffic.json', 'docs-quality.json'];
 local joinTargets(panels) = [
   p
@@ -50,9 +54,9 @@ local queryVar(name, label, description, query) = {
   refresh: 2,
   regex: '',
   sort: 1,
-  // ".*", not dashboard-linter's ".+": series loaded by `mintlify_exporter backfill` may lack job and
-  // instance, and "All" must still select them (dashboards/.lint records the exception).
-  allValue: '.*',
+  // dashboard-linter's ".+": the queries' instance=~"$instance|" keeps the backfilled series
+  // without an instance under "All" too, and backfilled series have the live series' job.
+  allValue: '.+',
 };
 
 {
@@ -72,7 +76,7 @@ local queryVar(name, label, description, query) = {
                  'label_values(%s{%sjob=~"$job"}, instance)' % [c.dashboardTargetMetric, cluster]),
       ],
     [file]:
-      local r = rewrite(sources[file], targetSelector, cluster + targetSelector);
+      local r = rewrite(sources[file], targetSelector, cluster + generatedSelector);
       local d = if std.member(joinedDashboards, file) then r { panels: joinTargets(r.panels) } else r;
       d {
         tags: c.dashboardTags,

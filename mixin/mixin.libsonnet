@@ -1,10 +1,7 @@
-// The mintlify_exporter monitoring mixin: prometheusAlerts (alerting and recording rules, as
-// shipped in deploy/prometheus/mintlify.rules.yml), grafanaDashboards (dashboards/*.json) and its
-// _config.
+// The mintlify_exporter monitoring mixin: prometheusRules (recording rules), prometheusAlerts
+// (alerting rules), both shipped in deploy/prometheus/mintlify.rules.yml, grafanaDashboards
+// (dashboards/*.json) and its _config.
 (import 'config.libsonnet') +
+(import 'rules.libsonnet') +
 (import 'alerts.libsonnet') +
-(import 'dashboards.libsonnet') +
-{
-  // The recording rules live in the same groups as the alerts that use them.
-  prometheusRules+:: {},
-}
+(import 'dashboards.libsonnet')

@@ -81,7 +81,7 @@ type alertRule struct {
 func allRules(t *testing.T, overrides string) []alertRule {
 	t.Helper()
 	vm := jsonnet.MakeVM()
-	out, err := vm.EvaluateAnonymousSnippet("test.jsonnet", "((import 'mixin.libsonnet') + "+overrides+").prometheusAlerts")
+	out, err := vm.EvaluateAnonymousSnippet("test.jsonnet", "local m = (import 'mixin.libsonnet') + "+overrides+"; { groups: m.prometheusRules.groups + m.prometheusAlerts.groups }")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +282,9 @@ func TestDashboardQueriesSelectTargets(t *testing.T) {
 			if strings.HasPrefix(q, "label_values(mintlify_exporter_build_info") {
 				continue // the job and instance variables themselves
 			}
-			checkSelectors(t, file, q, []string{`job=~"$job"`, `instance=~"$instance"`})
+			// instance=~"$instance|": the history without an instance stays
+			// selected whatever instance is chosen.
+			checkSelectors(t, file, q, []string{`job=~"$job"`, `instance=~"$instance|"`})
 			if strings.Contains(q, "$cluster") {
 				t.Errorf("%s: %q uses $cluster without showMultiCluster", file, q)
 			}
@@ -334,6 +336,40 @@ func TestSelectorOnEveryMetric(t *testing.T) {
 		}
 		if n < 30 {
 			t.Errorf("%d metric references found, want the rules' 30 or more", n)
+		}
+	}
+}
+
+// TestRulesAndAlertsApart: recording rules live in prometheusRules and
+// alerts in prometheusAlerts, as in node-mixin, so that a user who imports
+// the mixin's rules alone (or its alerts alone) gets what the name says.
+func TestRulesAndAlertsApart(t *testing.T) {
+	for field, wantRecord := range map[string]bool{"prometheusRules": true, "prometheusAlerts": false} {
+		vm := jsonnet.MakeVM()
+		out, err := vm.EvaluateAnonymousSnippet("test.jsonnet", "(import 'mixin.libsonnet')."+field)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var f struct {
+			Groups []struct {
+				Name  string      `json:"name"`
+				Rules []alertRule `json:"rules"`
+			} `json:"groups"`
+		}
+		if err := json.Unmarshal([]byte(out), &f); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, g := range f.Groups {
+			for _, r := range g.Rules {
+				n++
+				if (r.Record != "") != wantRecord {
+					t.Errorf("%s: group %s holds %s%s", field, g.Name, r.Record, r.Alert)
+				}
+			}
+		}
+		if n == 0 {
+			t.Errorf("%s has no rules", field)
 		}
 	}
 }

@@ -12,5 +12,5 @@ local mixin = import 'mixin.libsonnet';
     name: 'mintlify-exporter',
     labels: { 'app.kubernetes.io/name': 'mintlify-exporter' },
   },
-  spec: mixin.prometheusAlerts,
+  spec: { groups: mixin.prometheusRules.groups + mixin.prometheusAlerts.groups },
 }, indent_array_in_object=true, quote_keys=false) + '\n'

@@ -6,4 +6,6 @@ local mixin = import 'mixin.libsonnet';
   #
   # Unit tests: promtool test rules deploy/prometheus/mintlify.rules.test.yml
 |||
-+ std.manifestYamlDoc(mixin.prometheusAlerts, indent_array_in_object=true, quote_keys=false) + '\n'
+// The recording rules' group first, then the alerts' groups (promtool test rules evaluates them in
+// this order).
++ std.manifestYamlDoc({ groups: mixin.prometheusRules.groups + mixin.prometheusAlerts.groups }, indent_array_in_object=true, quote_keys=false) + '\n'

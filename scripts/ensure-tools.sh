@@ -26,6 +26,13 @@ if [ ! -x "$root/.tools/bin/helm" ] || [ "$root/tools/helm/go.mod" -nt "$root/.t
   mkdir -p "$root/.tools/bin"
   (cd "$root/tools/helm" && go build -o "$root/.tools/bin/helm" helm.sh/helm/v3/cmd/helm)
 fi
+# syft, pinned in tools/syft/go.mod, built into .tools/bin/syft: make crossbuild writes an SBOM of
+# every archive with it, and the crossbuild tests check them.
+if [ ! -x "$root/.tools/bin/syft" ] || [ "$root/tools/syft/go.mod" -nt "$root/.tools/bin/syft" ]; then
+  echo "ensure-tools: building syft into .tools/bin/syft" >&2
+  mkdir -p "$root/.tools/bin"
+  (cd "$root/tools/syft" && go build -o "$root/.tools/bin/syft" github.com/anchore/syft/cmd/syft)
+fi
 [ ${#missing[@]} -eq 0 ] && exit 0
 pkgs=$(printf '%s\n' "${missing[@]}" | sort -u | tr '\n' ' ')
 if [ "$(id -u)" -ne 0 ]; then

@@ -23,6 +23,9 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | 
 {{ include "mintlify-exporter.selectorLabels" . }}
 app.kubernetes.io/version: {{ .Values.image.tag | default .Chart.AppVersion | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- with .Values.commonLabels }}
+{{ toYaml . }}
+{{- end }}
 {{- end }}
 
 {{/* Labels that select the exporter's pod. */}}
@@ -94,5 +97,54 @@ basicAuth:
 {{- with .monitor.authorization }}
 authorization:
   {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end }}
+
+{{/* The ServiceAccount of the pod: the chart's (serviceAccount.create), or serviceAccount.name, or
+the namespace's default. */}}
+{{- define "mintlify-exporter.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- .Values.serviceAccount.name | default (include "mintlify-exporter.fullname" .) }}
+{{- else }}
+{{- .Values.serviceAccount.name | default "default" }}
+{{- end }}
+{{- end }}
+
+{{/* Refuses the values that render a pod or a scrape that cannot work, each with what to do:
+a flag the chart sets itself repeated in extraArgs (the exporter refuses a repeated flag, or two
+values of one setting), a monitor's scheme the exporter does not serve, and monitor relabelings
+without the job the shipped rules and dashboards select. */}}
+{{- define "mintlify-exporter.validate" -}}
+{{- $own := dict
+  "web.listen-address" "service.port sets it"
+  "mintlify.api-key-file" "the key is read from the Secret of apiKey"
+  "mintlify.project-id" "list the projects in projectIds"
+  "cache.file" "the chart keeps it on the cache volume (persistence.*)" }}
+{{- if include "mintlify-exporter.webConfig" . }}
+{{- $_ := set $own "web.config.file" "the chart writes it from webConfig.*" }}
+{{- end }}
+{{- $ownWebConfig := false }}
+{{- range .Values.extraArgs }}
+{{- $name := regexReplaceAll "=.*$" (trimPrefix "--" .) "" }}
+{{- if hasKey $own $name }}
+{{- fail (printf "extraArgs: --%s is a flag the chart sets itself (%s): the exporter refuses it twice; remove it from extraArgs" $name (get $own $name)) }}
+{{- end }}
+{{- if eq $name "web.config.file" }}{{ $ownWebConfig = true }}{{ end }}
+{{- end }}
+{{- $tls := or .Values.webConfig.tlsSecret (and (include "mintlify-exporter.webConfig" .) (hasKey (.Values.webConfig.extra | default dict) "tls_server_config")) }}
+{{- range $kind, $monitor := dict "serviceMonitor" .Values.serviceMonitor "podMonitor" .Values.podMonitor }}
+{{- if $monitor.enabled }}
+{{- if and $tls (eq $monitor.scheme "http") }}
+{{- fail (printf "%s.scheme=http, but the exporter serves HTTPS only (webConfig.tlsSecret): every scrape would fail; set %s.scheme=https or leave it empty" $kind $kind) }}
+{{- end }}
+{{- if and (not $tls) (not $ownWebConfig) (eq $monitor.scheme "https") }}
+{{- fail (printf "%s.scheme=https, but the exporter serves plain HTTP (no webConfig.tlsSecret): every scrape would fail; set webConfig.tlsSecret or %s.scheme=http" $kind $kind) }}
+{{- end }}
+{{- $job := false }}
+{{- range $monitor.relabelings }}{{ if eq (toString .targetLabel) "job" }}{{ $job = true }}{{ end }}{{ end }}
+{{- if and (not $job) (not $monitor.jobLabel) }}
+{{- fail (printf "%s.relabelings sets no job label: the shipped rules and dashboards select job=\"mintlify\" and would match nothing; keep the relabeling {action: replace, targetLabel: job, replacement: mintlify} among yours" $kind) }}
+{{- end }}
+{{- end }}
 {{- end }}
 {{- end }}
