@@ -96,6 +96,8 @@ type parser struct {
 	emap    *eventMap
 	terms   bool
 	uaCache map[string]string
+	// Readers reused from object to object (one poll at a time).
+	br, lr *bufio.Reader
 }
 
 const uaCacheMax = 4096
@@ -105,8 +107,13 @@ var errBadGzip = errors.New("bad gzip stream")
 // readObject reads body (gzip when it starts with the gzip magic) line by
 // line. A read error is returned as is (the object is read again later);
 // a corrupt gzip stream returns errBadGzip.
-func (p *parser) readObject(body io.Reader, meta ObjectMeta) (*objectResult, error) {
-	br := bufio.NewReaderSize(body, 64<<10)
+func (p *parser) readObject(body io.Reader) (*objectResult, error) {
+	if p.br == nil {
+		p.br, p.lr = bufio.NewReaderSize(nil, 64<<10), bufio.NewReaderSize(nil, MaxLineBytes)
+	}
+	br := p.br
+	br.Reset(body)
+	defer br.Reset(nil)
 	var r io.Reader = br
 	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
@@ -119,7 +126,9 @@ func (p *parser) readObject(body io.Reader, meta ObjectMeta) (*objectResult, err
 	// An object that says it is gzip but has no gzip magic was decoded on
 	// the way (some clients do): it is read as is.
 	res := &objectResult{refused: map[string]int64{}}
-	lr := bufio.NewReaderSize(r, MaxLineBytes)
+	lr := p.lr
+	lr.Reset(r)
+	defer lr.Reset(nil)
 	for {
 		line, err := lr.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {

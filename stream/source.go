@@ -259,7 +259,7 @@ func (s *Source) readOne(ctx context.Context, st *state, o ObjectInfo, now time.
 	body, _, err := s.cfg.Store.Open(ctx, o.Key)
 	if err == nil {
 		var res *objectResult
-		res, err = s.parser.readObject(body, ObjectMeta{})
+		res, err = s.parser.readObject(body)
 		body.Close()
 		if err == nil {
 			s.mu.Lock()
