@@ -28,7 +28,7 @@ var t0 = time.Date(2026, 8, 21, 12, 0, 0, 0, time.UTC)
 type memStore struct {
 	mu      sync.Mutex
 	objs    map[string]memObject
-	listErr error           // returned by List while set
+	listErr error            // returned by List while set
 	openErr map[string]error // returned by Open for a key
 	vanish  map[string]bool  // listed, but gone when opened
 	lists   int
@@ -92,8 +92,8 @@ func (m *memStore) Open(ctx context.Context, key string) (io.ReadCloser, stream.
 // ev is one event a test writes.
 type ev struct {
 	id, sub, typ, path, ua, ref, user, anon, created string
-	props                                           string // raw JSON for properties, "" = none
-	stringPayload                                   bool   // payload as a JSON string
+	props                                            string // raw JSON for properties, "" = none
+	stringPayload                                    bool   // payload as a JSON string
 }
 
 func (e ev) line() string {

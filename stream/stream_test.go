@@ -140,7 +140,7 @@ func TestGzipObjects(t *testing.T) {
 	r := newRig(t, nil)
 	r.store.put("k/1", t0, gz(lines(view("g1", "/a"), view("g2", "/b"))), "gzip")
 	r.store.put("k/2", t0, gz(lines(view("g3", "/a"))), "") // no metadata: the magic tells
-	r.store.put("k/3", t0, lines(view("g4", "/a")), "gzip")  // says gzip, already decoded
+	r.store.put("k/3", t0, lines(view("g4", "/a")), "gzip") // says gzip, already decoded
 	r.store.put("k/4", t0, append([]byte{0x1f, 0x8b}, []byte("not gzip at all")...), "")
 	r.poll()
 	if got := r.value("mintlify_stream_events_total", "project", "proj-acme", "event", "docs.content.view"); got != 4 {
