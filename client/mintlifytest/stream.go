@@ -263,7 +263,7 @@ var streamMix = []struct {
 
 var (
 	streamReferrers = []string{"", "", "https://duckduckgo.com/", "https://chatgpt.com/", "https://github.com/acme/sdk/blob/main/README.md",
-		"https://news.ycombinator.com/item?id=4242", "https://stackoverflow.com/questions/1/how-to", "android-app://com.slack/"}
+		"https://news.ycombinator.com/item?id=4242", "https://stackoverflow.com/questions/1/how-to", "https://lobste.rs/s/q1w2e3/docs"}
 	streamTerms   = []string{"authentication", "rate limits", "webhooks", "api key", "pagination", "sdk"}
 	streamTools   = []string{"search", "get_page", "list_pages"}
 	streamActions = []string{"copy_page", "view_markdown", "open_in_chatgpt", "open_in_claude"}
@@ -298,24 +298,166 @@ func (w *StreamWriter) Write(ctx context.Context, o StreamOptions) error {
 		o.PerObject = 100
 	}
 	f := o.Faults
+	r := w.rng
 
-	// Distinct events, in time order, cut into objects.
-	var objects [][]string // lines per object
+	// Distinct events, in time order, cut into objects named after the
+	// time of their last event.
+	var objects [][]streamLine
 	var objTimes []time.Time
-	var cur []string
+	var cur []streamLine
 	for i := 0; i < o.Events; i++ {
-		e := w.event(o, true)
-		cur = append(cur, w.line(e))
+		at := w.next
+		w.next = w.next.Add(o.Every)
+		e := w.event(o, at, true)
+		cur = append(cur, w.line(e, r.IntN(2)))
 		if len(cur) == o.PerObject || i == o.Events-1 {
 			objects = append(objects, cur)
-			objTimes = append(objTimes, w.next)
+			objTimes = append(objTimes, at)
 			cur = nil
 		}
 	}
-	_ = f
-	for i, lines := range objects {
-		if err := w.put(ctx, objTimes[i], lines, ""); err != nil {
+	batchStart := objTimes[0]
+
+	// Duplicates: an event again in the next object, in the other payload
+	// form (an object of its own when the batch has one object).
+	if f.Duplicates > 0 && len(objects) == 1 {
+		objects = append(objects, nil)
+		objTimes = append(objTimes, objTimes[0].Add(time.Second))
+	}
+	for k := 0; k < f.Duplicates; k++ {
+		i := r.IntN(len(objects) - 1)
+		src := objects[i]
+		if len(src) == 0 {
+			continue
+		}
+		d := src[r.IntN(len(src))]
+		dup := w.line(d.ev, 1-d.form)
+		objects[i+1] = insertAt(objects[i+1], r.IntN(len(objects[i+1])+1), dup)
+		w.truth.Duplicates++
+	}
+
+	// Refused lines, anywhere.
+	refuse := func(reason, text string) {
+		i := r.IntN(len(objects))
+		objects[i] = insertAt(objects[i], r.IntN(len(objects[i])+1), streamLine{text: text})
+		w.truth.Refused[reason]++
+	}
+	ghost := func() streamEvent {
+		return w.event(o, batchStart.Add(time.Duration(r.IntN(1000))*time.Millisecond), false)
+	}
+	for k := 0; k < f.Malformed; k++ {
+		if k%2 == 0 {
+			refuse(RefusedMalformed, "<html><body>502 Bad Gateway</body></html>")
+		} else {
+			l := w.line(ghost(), 0).text
+			refuse(RefusedMalformed, l[:len(l)/2])
+		}
+	}
+	for k := 0; k < f.BadPayload; k++ {
+		e := ghost()
+		payload := "not json"
+		if k%2 == 1 {
+			b, _ := json.Marshal(e.payload)
+			payload = string(b[:len(b)/2])
+		}
+		b, _ := json.Marshal(map[string]any{"eventType": e.typ, "payload": payload})
+		refuse(RefusedBadPayload, string(b))
+	}
+	for k := 0; k < f.MissingEventID; k++ {
+		e := ghost()
+		delete(e.payload, "event_id")
+		refuse(RefusedMissingEventID, w.line(e, k%2).text)
+	}
+	if f.HugeLine {
+		e := ghost()
+		e.typ, e.payload["event"] = evAssistantChat, evAssistantChat
+		e.payload["properties"] = map[string]any{"query": "summarize everything", "response": strings.Repeat("lorem ipsum ", hugeLineBytes/12+1)}
+		refuse(RefusedTooLong, w.line(e, 0).text)
+	}
+	truncated := false
+	if f.Truncated {
+		l := w.line(ghost(), 0).text
+		last := len(objects) - 1
+		objects[last] = append(objects[last], streamLine{text: l[:len(l)/2]})
+		w.truth.Refused[RefusedMalformed]++
+		truncated = true
+	}
+
+	// Which object is gzipped and which is late.
+	gz, late := -1, -1
+	if f.Late && len(objects) >= 2 {
+		late = len(objects) - 2
+	}
+	if f.Gzip {
+		gz = 0
+		if gz == late && len(objects) > 2 {
+			gz = 1
+		}
+	}
+	order := make([]int, 0, len(objects))
+	for i := range objects {
+		if i != late {
+			order = append(order, i)
+		}
+	}
+	if late >= 0 {
+		order = append(order, late)
+	}
+	for n, i := range order {
+		enc := ""
+		if i == gz {
+			enc = "gzip"
+		}
+		if err := w.put(ctx, objTimes[i], objects[i], enc, truncated && i == len(objects)-1); err != nil {
 			return err
+		}
+		if n == 0 && f.Vanishing {
+			if err := w.vanishing(ctx, o, objTimes[i]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// hugeLineBytes is the length of the HugeLine fault's line, at least.
+const hugeLineBytes = 10<<20 + 1024
+
+// streamLine is one line of an object, and the event it carries.
+type streamLine struct {
+	text string
+	ev   streamEvent
+	form int // 0: payload as an object, 1: as a JSON string
+}
+
+func insertAt(ls []streamLine, i int, l streamLine) []streamLine {
+	ls = append(ls, streamLine{})
+	copy(ls[i+1:], ls[i:])
+	ls[i] = l
+	return ls
+}
+
+// vanishingLister is implemented by *S3.
+type vanishingLister interface{ VanishAfterList(key string) }
+
+// vanishing writes an object that is gone when the reader gets it.
+func (w *StreamWriter) vanishing(ctx context.Context, o StreamOptions, t time.Time) error {
+	var lines []streamLine
+	for i := 0; i < 5; i++ {
+		lines = append(lines, w.line(w.event(o, t.Add(time.Duration(i)*time.Millisecond), false), i%2))
+	}
+	key := w.objectName(t.Add(time.Millisecond))
+	v, direct := w.p.(vanishingLister)
+	if direct {
+		v.VanishAfterList(key)
+	}
+	if err := w.p.PutObject(ctx, key, joinLines(lines, false), ""); err != nil {
+		return fmt.Errorf("stream writer: put %s: %w", key, err)
+	}
+	w.keys = append(w.keys, key)
+	if !direct {
+		if err := w.p.DeleteObject(ctx, key); err != nil {
+			return fmt.Errorf("stream writer: delete %s: %w", key, err)
 		}
 	}
 	return nil
@@ -323,10 +465,8 @@ func (w *StreamWriter) Write(ctx context.Context, o StreamOptions) error {
 
 // event generates the next event of the batch and, when counted, records
 // it in the truth.
-func (w *StreamWriter) event(o StreamOptions, counted bool) streamEvent {
+func (w *StreamWriter) event(o StreamOptions, at time.Time, counted bool) streamEvent {
 	r := w.rng
-	at := w.next
-	w.next = w.next.Add(o.Every)
 	sub := o.Subdomains[r.IntN(len(o.Subdomains))]
 	v := w.visitor(sub)
 	day := at.Format(time.DateOnly)
@@ -545,16 +685,27 @@ func streamUUID(r *rand.Rand) string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
-// line writes an event as an envelope, with its payload as an object or
-// as a JSON string.
-func (w *StreamWriter) line(e streamEvent) string {
+// line writes an event as an envelope, with its payload as an object
+// (form 0) or as a JSON string (form 1).
+func (w *StreamWriter) line(e streamEvent, form int) streamLine {
 	var payload any = e.payload
-	if w.rng.IntN(2) == 0 {
+	if form == 1 {
 		b, _ := json.Marshal(e.payload)
 		payload = string(b)
 	}
 	b, _ := json.Marshal(map[string]any{"eventType": e.typ, "payload": payload})
-	return string(b)
+	return streamLine{text: string(b), ev: e, form: form}
+}
+
+func joinLines(lines []streamLine, cutLast bool) []byte {
+	var body bytes.Buffer
+	for i, l := range lines {
+		body.WriteString(l.text)
+		if !cutLast || i < len(lines)-1 {
+			body.WriteByte('\n')
+		}
+	}
+	return body.Bytes()
 }
 
 // objectName is prefix + a UTC timestamp that sorts by time + a random
@@ -563,16 +714,11 @@ func (w *StreamWriter) objectName(t time.Time) string {
 	return fmt.Sprintf("%s%s-%08x.jsonl", w.prefix, t.UTC().Format("20060102T150405.000Z"), w.rng.Uint32())
 }
 
-// put writes one object of lines (each ending in a newline unless it is
-// the last and raw says so) and counts it as read.
-func (w *StreamWriter) put(ctx context.Context, t time.Time, lines []string, encoding string) error {
+// put writes one object of lines, the last without its newline when
+// cutLast, and counts it as read.
+func (w *StreamWriter) put(ctx context.Context, t time.Time, lines []streamLine, encoding string, cutLast bool) error {
 	key := w.objectName(t)
-	var body bytes.Buffer
-	for _, l := range lines {
-		body.WriteString(l)
-		body.WriteByte('\n')
-	}
-	b := body.Bytes()
+	b := joinLines(lines, cutLast)
 	if encoding == "gzip" {
 		var z bytes.Buffer
 		zw := gzip.NewWriter(&z)
