@@ -64,15 +64,15 @@ type StreamFaults struct {
 	// Gzip writes one object gzip-compressed with Content-Encoding gzip.
 	Gzip bool
 	// Truncated cuts the last line of the batch's last object short,
-	// without its newline (refused as malformed).
+	// without its newline.
 	Truncated bool
 	// HugeLine adds a line of more than 10 MB (refused as too long).
 	HugeLine bool
-	// Malformed is the number of lines that are not JSON objects, or
-	// envelopes without eventType or payload (refused as malformed).
+	// Malformed is the number of lines that are not JSON: an HTML error
+	// page, half a line.
 	Malformed int
 	// BadPayload is the number of lines whose payload is a string that is
-	// not JSON, or neither an object nor a string (refused as bad payload).
+	// not JSON.
 	BadPayload int
 	// MissingEventID is the number of events without event_id (refused).
 	MissingEventID int
@@ -89,13 +89,14 @@ func AllStreamFaults() StreamFaults {
 		Malformed: 2, BadPayload: 2, MissingEventID: 1, Vanishing: true}
 }
 
-// Refusal reasons of StreamTruth.Refused (the values of
-// mintlify_stream_lines_refused_total's reason label).
+// Refusal reasons of StreamTruth.Refused: the values of
+// mintlify_stream_lines_refused_total's reason label (package stream).
 const (
-	RefusedMalformed      = "malformed"        // not JSON, or an envelope without eventType or payload
-	RefusedBadPayload     = "bad_payload"      // payload not an object nor a JSON string of one
-	RefusedMissingEventID = "missing_event_id" // payload without event_id
-	RefusedTooLong        = "too_long"         // a line longer than the reader's limit (the writer's is 10 MB)
+	RefusedMalformed      = "malformed_line"      // not a JSON object envelope
+	RefusedTruncated      = "truncated_last_line" // an object's last line, without newline, cut short
+	RefusedBadPayload     = "payload_not_json"    // a payload string that is not a JSON object
+	RefusedMissingEventID = "missing_event_id"    // a payload without event_id
+	RefusedTooLong        = "oversized_line"      // a line longer than the reader's limit (the writer's is over 10 MB)
 )
 
 // StreamTruth is what a correct reader of everything a StreamWriter wrote
@@ -129,7 +130,8 @@ type StreamTruth struct {
 	// clicks; SearchTerms counts queries by their (lower-case) text.
 	Searches, SearchResultClicks map[string]int64
 	SearchTerms                  map[string]map[string]int64
-	// Feedback counts thumbs by subdomain, path and kind (up, down).
+	// Feedback counts thumbs by subdomain, path and kind (thumbs_up,
+	// thumbs_down).
 	Feedback map[string]map[string]map[string]int64
 	// AssistantConversations and AssistantErrors count assistant events.
 	AssistantConversations, AssistantErrors map[string]int64
@@ -379,7 +381,7 @@ func (w *StreamWriter) Write(ctx context.Context, o StreamOptions) error {
 		l := w.line(ghost(), 0).text
 		last := len(objects) - 1
 		objects[last] = append(objects[last], streamLine{text: l[:len(l)/2]})
-		w.truth.Refused[RefusedMalformed]++
+		w.truth.Refused[RefusedTruncated]++
 		truncated = true
 	}
 
@@ -570,9 +572,9 @@ func (w *StreamWriter) count(sub, day string, v streamVisitor, typ, path, ref st
 		if t.Feedback[sub] == nil {
 			t.Feedback[sub] = map[string]map[string]int64{}
 		}
-		kind := "up"
+		kind := "thumbs_up"
 		if typ == evThumbsDown {
-			kind = "down"
+			kind = "thumbs_down"
 		}
 		inc(t.Feedback[sub], path, kind)
 	case evAssistantChat:

@@ -162,7 +162,11 @@ func readBack(t *testing.T, s *mintlifytest.S3) mintlifytest.StreamTruth {
 				Payload   json.RawMessage `json:"payload"`
 			}
 			if json.Unmarshal([]byte(line), &env) != nil || env.EventType == "" || env.Payload == nil {
-				got.Refused[mintlifytest.RefusedMalformed]++
+				if strings.HasSuffix(line, "\n") {
+					got.Refused[mintlifytest.RefusedMalformed]++
+				} else {
+					got.Refused[mintlifytest.RefusedTruncated]++
+				}
 				continue
 			}
 			raw := []byte(env.Payload)
@@ -254,7 +258,7 @@ func readBack(t *testing.T, s *mintlifytest.S3) mintlifytest.StreamTruth {
 				if got.Feedback[sub] == nil {
 					got.Feedback[sub] = map[string]map[string]int64{}
 				}
-				inc(got.Feedback[sub], p.Path, strings.TrimPrefix(env.EventType, "docs.feedback.thumbs_"))
+				inc(got.Feedback[sub], p.Path, strings.TrimPrefix(env.EventType, "docs.feedback."))
 			case "docs.assistant.conversation":
 				got.AssistantConversations[sub]++
 			case "docs.assistant.error":
@@ -314,7 +318,8 @@ func TestStreamWriterExpectMatchesWhatItWrote(t *testing.T) {
 	for name, n := range map[string]int{
 		"objects": int(want.Objects), "duplicates": int(want.Duplicates), "malformed": int(want.Refused[mintlifytest.RefusedMalformed]),
 		"bad payload": int(want.Refused[mintlifytest.RefusedBadPayload]), "too long": int(want.Refused[mintlifytest.RefusedTooLong]),
-		"missing event_id": int(want.Refused[mintlifytest.RefusedMissingEventID]), "mcp": len(want.MCPToolCalls["acme"]),
+		"missing event_id": int(want.Refused[mintlifytest.RefusedMissingEventID]),
+		"truncated":        int(want.Refused[mintlifytest.RefusedTruncated]), "mcp": len(want.MCPToolCalls["acme"]),
 		"context menu": len(want.ContextMenuActions["acme"]), "feedback": len(want.Feedback["acme"]),
 		"assistant errors": int(want.AssistantErrors["acme"]), "search clicks": int(want.SearchResultClicks["acme"]),
 		"unknown events": int(want.Events["acme"]["docs.experiment.variant_shown"]), "days": len(want.Visitors["acme"]),
