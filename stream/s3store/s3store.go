@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
 	"time"
 
@@ -204,7 +205,10 @@ func (s *Store) classify(what, name string, err error) error {
 	case code == "NoSuchBucket":
 		return fmt.Errorf("%w: --stream.s3.bucket=%s does not exist%s (%s)", stream.ErrNoBucket, s.bucket, s.where(), detail)
 	case code == "PermanentRedirect" || status == http.StatusMovedPermanently || code == "IllegalLocationConstraintException" ||
-		(code == "AuthorizationHeaderMalformed" && strings.Contains(strings.ToLower(msg), "region")):
+		(code == "AuthorizationHeaderMalformed" && strings.Contains(strings.ToLower(msg), "the region")):
+		if m := expectingRegion.FindStringSubmatch(msg); region == "" && m != nil {
+			region = m[1]
+		}
 		hint := "set --stream.s3.region to the bucket's region"
 		if region != "" {
 			hint = "set --stream.s3.region=" + region
@@ -223,6 +227,10 @@ func (s *Store) classify(what, name string, err error) error {
 	}
 	return fmt.Errorf("cannot %s %s of --stream.s3.bucket=%s%s: %s", what, object, s.bucket, s.where(), oneLine(err.Error()))
 }
+
+// expectingRegion finds the region S3 names in an AuthorizationHeaderMalformed
+// message ("the region 'us-east-1' is wrong; expecting 'eu-west-1'").
+var expectingRegion = regexp.MustCompile(`expecting '([a-z0-9-]{1,50})'`)
 
 // where names the endpoint, when not AWS.
 func (s *Store) where() string {
