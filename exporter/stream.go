@@ -58,7 +58,7 @@ func (x *Exporter) buildStream(ctx context.Context, cfg Config, p *parts, saved 
 		Store: store, Prefix: sc.Prefix, PollInterval: sc.PollInterval, LookBack: sc.LookBack, Projects: sc.Projects,
 		MaxPaths: sc.MaxPaths, TopReferrers: sc.TopReferrers, SearchTerms: sc.SearchTerms,
 		TrafficRules: sc.TrafficRules, EventMap: sc.EventMap,
-		Logger: log.With(cfg.Logger, "source", StreamSource), OnChange: onChange,
+		Logger: log.With(cfg.Logger, "component", "stream"), OnChange: onChange,
 	})
 	if err != nil {
 		return err

@@ -41,7 +41,7 @@ func config(f *flags, logger log.Logger) (exporter.Config, error) {
 	if err != nil {
 		return exporter.Config{}, err
 	}
-	sc, err := f.stream.config()
+	sc, err := f.stream.config(f.demo)
 	if err != nil {
 		return exporter.Config{}, err
 	}
@@ -91,6 +91,9 @@ func serveConfig(f *flags, logger log.Logger) (exporter.Config, connection, erro
 		return cfg, connection{}, err
 	}
 	if d := conn.demo; d != nil {
+		if cfg.Stream != nil && cfg.Stream.Bucket == "" {
+			conn.stream = demoStream(cfg.Stream, f.stream.set["stream.poll-interval"])
+		}
 		cfg.Notes = append(cfg.Notes, d.Banner())
 		cfg.Examples = demoExamples()
 		for _, id := range d.JobIDs {

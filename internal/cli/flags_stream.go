@@ -11,6 +11,7 @@ import (
 
 	"github.com/alecthomas/kingpin/v2"
 
+	"github.com/mintlify-exporter/mintlify_exporter/demo"
 	"github.com/mintlify-exporter/mintlify_exporter/exporter"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/intflag"
 )
@@ -61,9 +62,10 @@ func (s *streamFlags) register(app *kingpin.Application) {
 
 // config checks the stream flags and returns the source's configuration;
 // nil when --stream.s3.bucket is not given (then no other --stream.* flag
-// may be).
-func (s *streamFlags) config() (*exporter.StreamConfig, error) {
-	if s.bucket == "" {
+// may be). With the demo and no bucket, the configuration has no bucket
+// yet: the demo's own S3 server fills it in (demoStream).
+func (s *streamFlags) config(demo bool) (*exporter.StreamConfig, error) {
+	if s.bucket == "" && !demo {
 		if *s.set["stream.s3.bucket"] {
 			return nil, errors.New("--stream.s3.bucket is empty (an unset shell variable?): give the bucket the organization streams to")
 		}
@@ -75,7 +77,10 @@ func (s *streamFlags) config() (*exporter.StreamConfig, error) {
 		}
 		return nil, nil
 	}
-	if err := checkBucket(s.bucket); err != nil {
+	if s.bucket == "" && *s.set["stream.s3.bucket"] {
+		return nil, errors.New("--stream.s3.bucket is empty (an unset shell variable?): give the bucket the organization streams to")
+	}
+	if err := checkBucket(s.bucket); s.bucket != "" && err != nil {
 		return nil, fmt.Errorf("--stream.s3.bucket=%q: %v", s.bucket, err)
 	}
 	if strings.HasPrefix(s.prefix, "/") || !printable(s.prefix) || len(s.prefix) > 1000 {
@@ -202,4 +207,25 @@ func (f *flags) checkStreamOnly(jobs, remediation bool) error {
 		return fmt.Errorf("--collector.jobs %s", need)
 	}
 	return nil
+}
+
+// demoPollInterval is the demo stream's poll interval unless
+// --stream.poll-interval is given: its writer adds an object every few
+// seconds.
+const demoPollInterval = 5 * time.Second
+
+// demoStream starts the demo's event stream (an S3 fake and a writer) and
+// points sc at it, with static credentials: no AWS configuration is read
+// for them.
+func demoStream(sc *exporter.StreamConfig, pollSet *bool) *demo.Stream {
+	s := demo.StartStream(time.Now)
+	sc.Bucket, sc.Prefix, sc.Endpoint, sc.Region = demo.StreamBucket, demo.StreamPrefix, s.URL(), "us-east-1"
+	sc.AccessKeyID, sc.SecretAccessKey = demo.StreamAccessKey, demo.StreamSecretKey
+	if len(sc.Projects) == 0 {
+		sc.Projects = demo.StreamProjects
+	}
+	if !*pollSet {
+		sc.PollInterval = demoPollInterval
+	}
+	return s
 }

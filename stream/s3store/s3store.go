@@ -26,6 +26,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
+	"github.com/aws/smithy-go/logging"
 
 	"github.com/mintlify-exporter/mintlify_exporter/stream"
 )
@@ -83,6 +84,10 @@ func New(ctx context.Context, o Options) (*Store, error) {
 				so.RateLimiter = ratelimit.None
 			})
 		}),
+		// The SDK's own log lines (such as "Response has no supported
+		// checksum" of S3-compatible servers) would bypass --log.format;
+		// errors reach the source's log and Status instead.
+		config.WithLogger(logging.Nop{}),
 		config.WithHTTPClient(awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) {
 			t.ResponseHeaderTimeout = headerTimeout
 		})),
