@@ -235,7 +235,7 @@ func (s *Store) classify(what, name string, err error) error {
 
 // expectingRegion finds the region S3 names in an AuthorizationHeaderMalformed
 // message ("the region 'us-east-1' is wrong; expecting 'eu-west-1'").
-var expectingRegion = regexp.MustCompile(`expecting '([a-z0-9-]{1,50})'`)
+var expectingRegion = regexp.MustCompile(`expecting ["']([a-z0-9-]{1,50})["']`)
 
 // where names the endpoint, when not AWS.
 func (s *Store) where() string {
