@@ -16,7 +16,7 @@ const snapshotVersion = 1
 
 // Bounds Restore enforces on a snapshot, as if it came from a hostile disk.
 const (
-	maxSnapshotBytes = 512 << 20
+	maxSnapshotBytes = 256 << 20
 	maxSeries        = 1_000_000
 	maxSeenKeys      = 1_000_000
 	maxKeyLen        = 1024
@@ -37,6 +37,7 @@ type snapshot struct {
 	Sketches   []snapSketch `json:"sketches,omitempty"`
 	LastObject *time.Time   `json:"last_object,omitempty"`
 	Newest     *time.Time   `json:"newest_event,omitempty"`
+	LastPoll   *time.Time   `json:"last_poll,omitempty"`
 }
 
 type snapSeen struct {
@@ -142,6 +143,10 @@ func (s *Source) Snapshot() (json.RawMessage, error) {
 		t := st.newest.UTC()
 		out.Newest = &t
 	}
+	if !s.lastPoll.IsZero() {
+		t := s.lastPoll.UTC()
+		out.LastPoll = &t
+	}
 	return json.Marshal(out)
 }
 
@@ -163,6 +168,7 @@ func (s *Source) Restore(b json.RawMessage) error {
 	s.expire(st, s.cfg.Now())
 	s.st = st
 	s.started = true
+	s.lastPoll = st.restoredPoll
 	return nil
 }
 
@@ -303,6 +309,9 @@ func (s *Source) decodeSnapshot(b []byte) (st *state, err error) {
 	}
 	if snap.Newest != nil {
 		st.newest = *snap.Newest
+	}
+	if snap.LastPoll != nil {
+		st.restoredPoll = *snap.LastPoll
 	}
 	return st, nil
 }
