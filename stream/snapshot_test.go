@@ -1,6 +1,7 @@
 package stream_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -157,8 +158,12 @@ func TestRestoreRefusesBadSnapshots(t *testing.T) {
 		}),
 		"key too long": edit(func(c map[string]any) { c["seen"] = []any{map[string]any{"k": strings.Repeat("k", 2000), "t": 1}} }),
 	}
-	if !testing.Short() {
-		bad["oversized"] = `{"version":1,"checkpoint":"` + strings.Repeat("x", 257<<20) + `"}`
+	if !testing.Short() { // 257 MiB: the bound of a snapshot's size
+		big := bytes.Repeat([]byte("x"), 257<<20)
+		copy(big, `{"version":1,"checkpoint":"`)
+		if err := r.src.Restore(big); err == nil || !strings.Contains(err.Error(), "bytes, more than") {
+			t.Errorf("an oversized snapshot: Restore = %v, want refused for its size", err)
+		}
 	}
 	want := gatherText(t, r)
 	for name, b := range bad {
