@@ -172,7 +172,11 @@ func (s *Source) apply(st *state, res *objectResult, now time.Time) int64 {
 		case famPageViews:
 			path := admit(p.paths, r.path, s.cfg.MaxPaths)
 			st.counters[series{f: fPageViews, a: pn, b: path, c: r.traffic}]++
-			st.counters[series{f: fReferrals, a: pn, b: admit(p.refs, r.ref, s.cfg.TopReferrers)}]++
+			ref := r.ref
+			if ref != "none" && ref != unknown { // always their own series
+				ref = admit(p.refs, ref, s.cfg.TopReferrers)
+			}
+			st.counters[series{f: fReferrals, a: pn, b: ref}]++
 			if path != other {
 				p.views[path]++
 				if r.hasVisit && keep {

@@ -57,7 +57,7 @@ func loadTrafficRules(file string) (*trafficRules, error) {
 	}
 	var r trafficRules
 	if err := strictYAML(b, &r); err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
+		return nil, fmt.Errorf("%s: %s", name, oneLine(err))
 	}
 	check := func(what, class string) error {
 		if !trafficClasses[class] {
@@ -135,7 +135,7 @@ func loadEventMap(file string) (*eventMap, error) {
 	}
 	var m eventMap
 	if err := strictYAML(b, &m); err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
+		return nil, fmt.Errorf("%s: %s", name, oneLine(err))
 	}
 	m.byType = map[string]*eventMapping{}
 	for i := range m.Events {

@@ -338,7 +338,9 @@ func (s *Source) admitRestored(st *state, k series, v uint64) {
 			p.views[k.b] += v
 		}
 	case fReferrals:
-		note(p.refs, k.b)
+		if k.b != "none" && k.b != unknown {
+			note(p.refs, k.b)
+		}
 	case fTerms:
 		note(p.terms, k.b)
 	case fFeedback:

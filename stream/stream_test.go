@@ -49,7 +49,7 @@ mintlify_stream_objects_read_total 1
 mintlify_stream_page_views_total{path="/api/intro.md",project="proj-acme",traffic="ai"} 1
 mintlify_stream_page_views_total{path="/quickstart",project="proj-acme",traffic="human"} 1
 mintlify_stream_page_views_total{path="/quickstart",project="proj-acme",traffic="training"} 1
-# HELP mintlify_stream_referrals_total View events by referrer host (none when absent); hosts past --stream.top-referrers count as referrer="other".
+# HELP mintlify_stream_referrals_total View events by referrer host (none when absent, unknown when it has no host, both always kept); hosts past --stream.top-referrers count as referrer="other".
 # TYPE mintlify_stream_referrals_total counter
 mintlify_stream_referrals_total{project="proj-acme",referrer="none"} 2
 mintlify_stream_referrals_total{project="proj-acme",referrer="www.google.com"} 1
