@@ -1,0 +1,65 @@
+package stream
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+	"unicode/utf8"
+)
+
+var jsonSeeds = []string{
+	`{}`, ` { "a" : 1 } `, `{"a":"b\"c\\d\/e\u00e9\ud83d\ude00\n"}`, `{"a":[1,-2.5e+3,true,false,null,{"b":[]}]}`,
+	`{"a":1,}`, `{"a" 1}`, `{"a":01}`, `{"a":-}`, `{"a":1.}`, `{"a":1e}`, `{"a":"\x"}`, `{"a":"\u12"}`,
+	`{"a":"` + "\x01" + `"}`, `{"a":tru}`, `{"a":1} x`, `[1]`, `"s"`, `{"a":{"b":{"c":[[[]]]}}}`, `{"a":"\ud800"}`,
+	`{"a":"\ud800\u0041"}`, `{"a":"` + "\xff" + `"}`, `{"a":1}{"b":2}`, ``, `{`, `{"a"`, `{"a":`, `{"a":[1,]}`,
+	`{"eventType":"docs.content.view","payload":"{\"event_id\":\"x\"}"}`,
+}
+
+// scanObject accepts exactly the objects encoding/json accepts, and reads
+// the same members and string values.
+func FuzzScanObject(f *testing.F) {
+	for _, s := range jsonSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) { checkScanObject(t, b) })
+}
+
+func TestScanObjectAgreesWithEncodingJSON(t *testing.T) {
+	for _, s := range jsonSeeds {
+		checkScanObject(t, []byte(s))
+	}
+}
+
+func checkScanObject(t *testing.T, b []byte) {
+	var want map[string]json.RawMessage
+	wantErr := json.Unmarshal(b, &want) != nil || want == nil
+	got := map[string][]byte{}
+	err := scanObject(b, func(k, v []byte) error {
+		ks, ok := jsonString(k)
+		if !ok {
+			t.Fatalf("%q: key %q is not a string", b, k)
+		}
+		got[ks] = v
+		return nil
+	})
+	if (err != nil) != wantErr {
+		t.Fatalf("%q: scanObject error %v, encoding/json error %v", b, err, wantErr)
+	}
+	if err != nil || !utf8.Valid(b) { // encoding/json changes invalid bytes in keys
+		return
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%q: %d members, encoding/json %d", b, len(got), len(want))
+	}
+	for k, v := range want {
+		if !bytes.Equal(bytes.TrimSpace(got[k]), bytes.TrimSpace(v)) {
+			t.Fatalf("%q: member %q = %q, encoding/json %q", b, k, got[k], v)
+		}
+		var ws string
+		if json.Unmarshal(v, &ws) == nil && utf8.Valid(v) {
+			if gs, ok := jsonString(got[k]); !ok || gs != ws {
+				t.Fatalf("%q: string %q = %q, encoding/json %q", b, k, gs, ws)
+			}
+		}
+	}
+}
