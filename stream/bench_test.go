@@ -72,7 +72,10 @@ func zipf(rng *rand.Rand, n int) int {
 
 // BenchmarkParseAndCount reads and counts events through Poll (list, open,
 // parse, dedupe, count, sketch) on one goroutine; run it with -cpu 1.
-// Target (issue 36, item 10): 100,000 events a second on one core.
+// Target (issue 36, item 10): 100,000 events a second on one core. It
+// reports events per second of wall time and per second of the process's
+// CPU time (user and system, the GC included): on a shared machine the
+// second is the measure of the code.
 func BenchmarkParseAndCount(b *testing.B) {
 	const objects, perObject = 20, 5000
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -89,6 +92,7 @@ func BenchmarkParseAndCount(b *testing.B) {
 		bytesTotal += w.Len()
 	}
 	b.SetBytes(int64(bytesTotal))
+	var cpu float64
 	b.ResetTimer()
 	for range b.N {
 		b.StopTimer()
@@ -96,15 +100,22 @@ func BenchmarkParseAndCount(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		c0 := cpuSeconds()
 		b.StartTimer()
 		if err := s.Poll(context.Background()); err != nil {
 			b.Fatal(err)
 		}
+		b.StopTimer()
+		cpu += cpuSeconds() - c0
 	}
-	b.StopTimer()
-	events := float64(objects*perObject*b.N) / b.Elapsed().Seconds()
-	b.ReportMetric(events, "events/s")
-	b.ReportMetric(events/100_000, "x-target")
+	events := float64(objects * perObject * b.N)
+	b.ReportMetric(events/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(events/b.Elapsed().Seconds()/100_000, "x-target")
+	if cpu > 0 {
+		// CPU seconds count the GC's work on other threads too.
+		b.ReportMetric(events/cpu, "events/cpu-s")
+		b.ReportMetric(events/cpu/100_000, "x-target-cpu")
+	}
 }
 
 // BenchmarkDayAtTenMillionEvents feeds a day of 10 million events over
