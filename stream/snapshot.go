@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/axiomhq/hyperloglog"
+	"github.com/go-kit/log/level"
 )
 
 // snapshotVersion is the format Snapshot writes and Restore reads.
@@ -158,7 +159,7 @@ func (s *Source) Restore(b json.RawMessage) error {
 	st, err := s.decodeSnapshot(b)
 	if err != nil {
 		err = fmt.Errorf("stream: the cache file's stream state is refused, counting starts afresh: %v", err)
-		_ = s.cfg.Logger.Log("level", "warn", "msg", oneLine(err))
+		_ = level.Warn(s.cfg.Logger).Log("msg", oneLine(err))
 		return err
 	}
 	s.pollMu.Lock()

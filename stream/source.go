@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/go-kit/log"
+	"github.com/go-kit/log/level"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -226,7 +227,7 @@ list:
 		after = page[len(page)-1].Key
 	}
 	if skippedOld > 0 {
-		_ = s.cfg.Logger.Log("level", "info", "msg", "stream: first start: objects older than --stream.look-back left unread", "objects", skippedOld, "look_back", s.cfg.LookBack)
+		_ = level.Info(s.cfg.Logger).Log("msg", "stream: first start: objects older than --stream.look-back left unread", "objects", skippedOld, "look_back", s.cfg.LookBack)
 	}
 
 	s.mu.Lock()
@@ -244,7 +245,7 @@ list:
 	perr := s.err
 	s.mu.Unlock()
 	if perr != nil && ctx.Err() == nil {
-		s.logOnce("poll:"+perr.Error(), "level", "warn", "msg", "stream: poll failed; retrying at the next poll", "err", perr)
+		s.logOnce("poll:"+perr.Error(), "msg", "stream: poll failed; retrying at the next poll", "err", perr)
 	}
 	if changed && s.cfg.OnChange != nil {
 		s.cfg.OnChange()
@@ -271,7 +272,7 @@ func (s *Source) readOne(ctx context.Context, st *state, o ObjectInfo, now time.
 			}
 			s.mu.Unlock()
 			for reason := range res.refused {
-				s.logOnce("refused:"+reason, "level", "warn", "msg", "stream: lines refused", "reason", reason, "object", sanitize(o.Key, maxLabelLen))
+				s.logOnce("refused:"+reason, "msg", "stream: lines refused", "reason", reason, "object", sanitize(o.Key, maxLabelLen))
 			}
 			return true, nil
 		}
@@ -292,7 +293,7 @@ func (s *Source) readOne(ctx context.Context, st *state, o ObjectInfo, now time.
 	if skip == "" {
 		st.attempts[o.Key]++
 		if st.attempts[o.Key] < maxReadAttempts {
-			s.logOnceLocked("readerr:"+o.Key, "level", "warn", "msg", "stream: reading an object failed; retrying at the next poll", "object", sanitize(o.Key, maxLabelLen), "err", oneLine(err))
+			s.logOnceLocked("readerr:"+o.Key, "msg", "stream: reading an object failed; retrying at the next poll", "object", sanitize(o.Key, maxLabelLen), "err", oneLine(err))
 			return true, nil
 		}
 		skip = skipReadError
@@ -300,7 +301,7 @@ func (s *Source) readOne(ctx context.Context, st *state, o ObjectInfo, now time.
 	delete(st.attempts, o.Key)
 	st.seen[o.Key] = now.Unix()
 	st.counters[series{f: fSkipped, a: skip}]++
-	s.logOnceLocked("skip:"+skip, "level", "warn", "msg", "stream: object skipped", "reason", skip, "object", sanitize(o.Key, maxLabelLen), "err", oneLine(err))
+	s.logOnceLocked("skip:"+skip, "msg", "stream: object skipped", "reason", skip, "object", sanitize(o.Key, maxLabelLen), "err", oneLine(err))
 	return true, nil
 }
 
@@ -388,7 +389,7 @@ func (s *Source) logOnceLocked(kind string, kv ...any) {
 		clear(s.logged)
 	}
 	s.logged[kind] = true
-	_ = s.cfg.Logger.Log(kv...)
+	_ = level.Warn(s.cfg.Logger).Log(kv...)
 }
 
 // Status returns the source's health.
