@@ -81,6 +81,7 @@ func admit(set map[string]bool, v string, max int) string {
 
 // state is everything Snapshot keeps; guarded by Source.mu.
 type state struct {
+	readFrom     time.Time                               // set on a first start: objects modified before it are left unread
 	checkpoint   string                                  // List starts after this key
 	seen         map[string]int64                        // keys read (or skipped) above the checkpoint -> first sight, unix seconds
 	attempts     map[string]int                          // failed reads by key

@@ -39,6 +39,7 @@ type snapshot struct {
 	LastObject *time.Time   `json:"last_object,omitempty"`
 	Newest     *time.Time   `json:"newest_event,omitempty"`
 	LastPoll   *time.Time   `json:"last_poll,omitempty"`
+	ReadFrom   *time.Time   `json:"read_from,omitempty"`
 }
 
 type snapSeen struct {
@@ -147,6 +148,10 @@ func (s *Source) Snapshot() (json.RawMessage, error) {
 	if !s.lastPoll.IsZero() {
 		t := s.lastPoll.UTC()
 		out.LastPoll = &t
+	}
+	if !st.readFrom.IsZero() {
+		t := st.readFrom.UTC()
+		out.ReadFrom = &t
 	}
 	return json.Marshal(out)
 }
@@ -310,6 +315,9 @@ func (s *Source) decodeSnapshot(b []byte) (st *state, err error) {
 	}
 	if snap.Newest != nil {
 		st.newest = *snap.Newest
+	}
+	if snap.ReadFrom != nil {
+		st.readFrom = *snap.ReadFrom
 	}
 	if snap.LastPoll != nil {
 		st.restoredPoll = *snap.LastPoll

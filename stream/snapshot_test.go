@@ -72,8 +72,11 @@ func TestCrashAndRestoreCountsExactly(t *testing.T) {
 	if after := gatherText(t, r); after != before {
 		t.Errorf("exposition after Restore differs:\n%s\nwant:\n%s", after, before)
 	}
-	// Restored, it is not a first start: an old object still unread is read.
-	r.store.put("k/06", t0.Add(-24*time.Hour), lines(view("old-1", "/p")), "")
+	// Restored, the first start's horizon holds (t0 - look-back): an
+	// object modified after it is read, one from before the exporter ever
+	// started is not.
+	r.store.put("k/06", t0.Add(-30*time.Minute), lines(view("old-1", "/p")), "")
+	r.store.put("k/07", t0.Add(-24*time.Hour), lines(view("old-2", "/p")), "")
 	r.poll()
 	if got := r.value("mintlify_stream_objects_read_total"); got != 6 {
 		t.Errorf("objects = %v, want 6", got)

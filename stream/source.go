@@ -71,7 +71,7 @@ type Source struct {
 
 	mu       sync.Mutex // guards what follows
 	st       *state
-	started  bool            // a poll or a Restore happened: not a first start
+	started  bool            // a poll or a Restore happened
 	interval time.Duration   // the next poll's wait: PollInterval, doubled while throttled
 	lastPoll time.Time       //
 	err      error           // the last poll's
@@ -169,6 +169,10 @@ func (s *Source) Run(ctx context.Context) {
 // listPage is the most keys one List call asks for.
 const listPage = 1000
 
+// maxPages is how many List pages one poll reads (100,000 keys); a longer
+// backlog is read over the next polls.
+const maxPages = 100
+
 // maxReadAttempts is how many polls in a row may fail to read an object
 // before it is skipped (objects_skipped_total{reason="read_error"}).
 const maxReadAttempts = 3
@@ -185,28 +189,37 @@ func (s *Source) Poll(ctx context.Context) error {
 	now := s.cfg.Now()
 	s.mu.Lock()
 	st := s.st // Poll is the only writer of st's keys (under pollMu)
-	first := !s.started
+	if !s.started && st.readFrom.IsZero() {
+		// A first start reads back only --stream.look-back.
+		st.readFrom = now.Add(-s.cfg.LookBack)
+	}
 	s.started = true
 	after := st.checkpoint
+	readFrom := st.readFrom
 	s.mu.Unlock()
 
 	changed := false
 	var err error
-	oldest := now.Add(-s.cfg.LookBack)
 	var skippedOld int
 list:
-	for {
+	for pages := 0; ; pages++ {
+		if pages == maxPages {
+			break // the rest at the next poll
+		}
 		page, lerr := s.cfg.Store.List(ctx, s.cfg.Prefix, after, listPage)
 		if lerr != nil {
 			err = lerr
+			break
+		}
+		if len(page) > 0 && page[len(page)-1].Key <= after || len(page) > listPage {
+			err = fmt.Errorf("the store listed keys out of order or too many (%d after %q)", len(page), sanitize(after, 64))
 			break
 		}
 		for _, o := range page {
 			if _, ok := st.seen[o.Key]; ok {
 				continue
 			}
-			if first && o.LastModified.Before(oldest) {
-				// A first start reads back only --stream.look-back.
+			if o.LastModified.Before(readFrom) {
 				s.mu.Lock()
 				st.seen[o.Key] = 0
 				s.mu.Unlock()
