@@ -190,3 +190,40 @@ mintlify_stream_objects_read_total 1
 		t.Error(err)
 	}
 }
+
+// Scrapes, Status and Snapshot while polls count (for the race detector),
+// and every Snapshot taken meanwhile restores.
+func TestScrapesAndSnapshotsDuringPolls(t *testing.T) {
+	r := newRig(t, nil)
+	done := make(chan struct{})
+	snaps := make(chan []byte, 100)
+	go func() {
+		defer close(snaps)
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			gatherText(t, r)
+			_ = r.src.Status()
+			if b, err := r.src.Snapshot(); err == nil && len(snaps) < cap(snaps) {
+				snaps <- b
+			}
+		}
+	}()
+	for i := range 30 {
+		r.put(fmt.Sprintf("k/%03d", i), lines(view(fmt.Sprintf("c%d", i), fmt.Sprintf("/p%d", i%4)), view(fmt.Sprintf("d%d", i), "/x")))
+		r.poll()
+		r.clock.Advance(30 * time.Second)
+	}
+	close(done)
+	for b := range snaps {
+		if err := r.newSource().Restore(b); err != nil {
+			t.Fatalf("a snapshot taken during polls does not restore: %v", err)
+		}
+	}
+	if got := r.value("mintlify_stream_events_total", "project", "proj-acme", "event", "docs.content.view"); got != 60 {
+		t.Errorf("events = %v, want 60", got)
+	}
+}
