@@ -84,7 +84,7 @@ func TestRulesAndEventMapFiles(t *testing.T) {
 		{"mintlify_stream_page_views_total", []string{"project", "proj-acme", "path", "/x.md", "traffic", "training"}, 1},
 		{"mintlify_stream_events_total", []string{"project", "proj-acme", "event", "docs.content.view"}, 1},
 		{"mintlify_stream_feedback_total", []string{"project", "proj-acme", "path", "/x", "kind", "up"}, 1},
-		{"mintlify_stream_feedback_total", []string{"project", "proj-acme", "path", "other", "kind", "unknown"}, 1},
+		{"mintlify_stream_feedback_total", []string{"project", "proj-acme", "path", "/y", "kind", "unknown"}, 1},
 	} {
 		if got := r.value(tc.name, tc.labels...); got != tc.want {
 			t.Errorf("%s%v = %v, want %v", tc.name, tc.labels, got, tc.want)

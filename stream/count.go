@@ -199,10 +199,7 @@ func (s *Source) apply(st *state, res *objectResult, now time.Time) int64 {
 		case famClicks:
 			st.counters[series{f: fClicks, a: pn}]++
 		case famFeedback:
-			path := r.path
-			if !p.paths[path] {
-				path = other
-			}
+			path := admit(p.paths, r.path, s.cfg.MaxPaths) // one path set with the views
 			st.counters[series{f: fFeedback, a: pn, b: path, c: admit(p.labels, r.label, maxLabelValues)}]++
 		case famConvs:
 			st.counters[series{f: fConvs, a: pn}]++

@@ -41,7 +41,7 @@
 //
 // # Bounds of the series
 //
-// Per project, the first MaxPaths paths, TopReferrers referrer hosts, 200
+// Per project, the first MaxPaths paths (by views or feedback), TopReferrers referrer hosts, 200
 // event types, 200 tools/actions/feedback kinds and 100 search terms get
 // their own series, which they keep for good (across restarts too); later
 // ones count under "other". So a counter never moves from one series to

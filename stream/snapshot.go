@@ -353,6 +353,7 @@ func (s *Source) admitRestored(st *state, k series, v uint64) {
 	case fTerms:
 		note(p.terms, k.b)
 	case fFeedback:
+		note(p.paths, k.b)
 		note(p.labels, k.c)
 	case fMCP, fMenu:
 		note(p.labels, k.b)
