@@ -81,20 +81,19 @@ func admit(set map[string]bool, v string, max int) string {
 
 // state is everything Snapshot keeps; guarded by Source.mu.
 type state struct {
-	readFrom     time.Time                               // set on a first start: objects modified before it are left unread
-	checkpoint   string                                  // List starts after this key
-	seen         map[string]int64                        // keys read (or skipped) above the checkpoint -> first sight, unix seconds
-	attempts     map[string]int                          // failed reads by key
-	ids          map[[16]byte]int64                      // event ids -> arrival, unix seconds
-	counters     map[series]uint64                       //
-	projects     map[string]*project                     // by project label
-	unmapped     map[string]bool                         // subdomains seen that --stream.project does not map
-	lastObject   time.Time                               // newest LastModified read
-	newest       time.Time                               // newest created_at counted (not in the future)
-	restoredPoll time.Time                               // the last poll a restored snapshot tells
-	perMinute    map[int64]int64                         // events counted by arrival minute (unix minutes), last 10
-	visitors     map[string]map[string]uint64            // project -> window -> estimate
-	pageVis      map[string]map[string]map[string]uint64 // project -> path -> window -> estimate
+	readFrom   time.Time                               // set on a first start: objects modified before it are left unread
+	checkpoint string                                  // List starts after this key
+	seen       map[string]int64                        // keys read (or skipped) above the checkpoint -> first sight, unix seconds
+	attempts   map[string]int                          // failed reads by key
+	ids        map[[16]byte]int64                      // event ids -> arrival, unix seconds
+	counters   map[series]uint64                       //
+	projects   map[string]*project                     // by project label
+	unmapped   map[string]bool                         // subdomains seen that --stream.project does not map
+	lastObject time.Time                               // newest LastModified read
+	newest     time.Time                               // newest created_at counted (not in the future)
+	perMinute  map[int64]int64                         // events counted by arrival minute (unix minutes), last 10
+	visitors   map[string]map[string]uint64            // project -> window -> estimate
+	pageVis    map[string]map[string]map[string]uint64 // project -> path -> window -> estimate
 }
 
 func newState() *state {

@@ -38,7 +38,6 @@ type snapshot struct {
 	Sketches   []snapSketch `json:"sketches,omitempty"`
 	LastObject *time.Time   `json:"last_object,omitempty"`
 	Newest     *time.Time   `json:"newest_event,omitempty"`
-	LastPoll   *time.Time   `json:"last_poll,omitempty"`
 	ReadFrom   *time.Time   `json:"read_from,omitempty"`
 }
 
@@ -145,10 +144,6 @@ func (s *Source) Snapshot() (json.RawMessage, error) {
 		t := st.newest.UTC()
 		out.Newest = &t
 	}
-	if !s.lastPoll.IsZero() {
-		t := s.lastPoll.UTC()
-		out.LastPoll = &t
-	}
 	if !st.readFrom.IsZero() {
 		t := st.readFrom.UTC()
 		out.ReadFrom = &t
@@ -174,7 +169,6 @@ func (s *Source) Restore(b json.RawMessage) error {
 	s.expire(st, s.cfg.Now())
 	s.st = st
 	s.started = true
-	s.lastPoll = st.restoredPoll
 	return nil
 }
 
@@ -318,9 +312,6 @@ func (s *Source) decodeSnapshot(b []byte) (st *state, err error) {
 	}
 	if snap.ReadFrom != nil {
 		st.readFrom = *snap.ReadFrom
-	}
-	if snap.LastPoll != nil {
-		st.restoredPoll = *snap.LastPoll
 	}
 	return st, nil
 }
