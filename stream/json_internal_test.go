@@ -63,3 +63,53 @@ func checkScanObject(t *testing.T, b []byte) {
 		}
 	}
 }
+
+// No line panics the parser, and every label value it returns is safe:
+// valid UTF-8, no control or format characters, bounded.
+func FuzzParseLine(f *testing.F) {
+	for _, s := range jsonSeeds {
+		f.Add([]byte(s))
+	}
+	f.Add([]byte(`{"eventType":"docs.content.view","payload":{"event_id":"e","path":"/a\u0000b?x","referrer":"http://[::1]:80/","user_agent":"GPTBot","properties":"{\"k\":1}"}}`))
+	f.Add([]byte(`{"eventType":"docs.mcp.tool_call","payload":"{\"event_id\":\"e\",\"properties\":{\"tool\":\"\\u202e\\ud800x\"}}"}`))
+	f.Add([]byte(`{"eventType":"docs.context_menu.action","payload":{"event_id":"e","properties":{"action":"\u200b"}}}`))
+	f.Add([]byte(`{"eventType":"docs.search.query","payload":{"event_id":"e","created_at":"2026-13-45T99:00:00Z","properties":{"query":"  Hello   World "}}}`))
+	rules, err := loadTrafficRules("")
+	if err != nil {
+		f.Fatal(err)
+	}
+	emap, err := loadEventMap("")
+	if err != nil {
+		f.Fatal(err)
+	}
+	p := &parser{rules: rules, emap: emap, terms: true, uaCache: map[string]string{}}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			return
+		}
+		rec, reason := p.parseLine(bytes.TrimSpace(line))
+		if reason != "" {
+			return
+		}
+		for _, v := range []string{rec.sub, rec.event, rec.path, rec.traffic, rec.ref, rec.label} {
+			if v != sanitize(v, maxLabelLen) {
+				t.Fatalf("%q: label value %q is not sanitized", line, v)
+			}
+		}
+		if rec.event == "" || rec.path == "" || rec.m != nil && (rec.m.Label != "" || rec.m.Property != "") && rec.label == "" {
+			t.Fatalf("%q: empty event type or path", line)
+		}
+	})
+}
+
+func TestParseLineSeeds(t *testing.T) {
+	for _, s := range []string{`{"eventType":"\u200b","payload":{"event_id":"e","path":"/a\u0000b?x"}}`} {
+		rules, _ := loadTrafficRules("")
+		emap, _ := loadEventMap("")
+		p := &parser{rules: rules, emap: emap, uaCache: map[string]string{}}
+		rec, reason := p.parseLine([]byte(s))
+		if reason != "" || rec.path != "/ab" || rec.event != "unknown" {
+			t.Errorf("%s: path %q (%s), want /ab", s, rec.path, reason)
+		}
+	}
+}

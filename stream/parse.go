@@ -212,7 +212,7 @@ func (p *parser) parseLine(line []byte) (rec record, reason string) {
 	}
 	rec.id = eventID(f.EventID)
 	rec.sub = sanitize(f.Subdomain, maxLabelLen)
-	rec.event = sanitize(et, maxLabelLen)
+	rec.event = orUnknown(sanitize(et, maxLabelLen))
 	rec.path = cleanPath(f.Path)
 	if f.CreatedAt != "" {
 		if t, err := time.Parse(time.RFC3339Nano, f.CreatedAt); err == nil {
@@ -246,9 +246,9 @@ func (p *parser) parseLine(line []byte) (rec record, reason string) {
 		if v := property(props, m.Property); v != nil {
 			if s, ok := jsonString(v); ok && strings.TrimSpace(s) != "" {
 				if m.Family == famSearches {
-					rec.label = sanitize(strings.ToLower(strings.Join(strings.Fields(s), " ")), maxTermLen)
+					rec.label = orUnknown(sanitize(strings.ToLower(strings.Join(strings.Fields(s), " ")), maxTermLen))
 				} else {
-					rec.label = sanitize(s, maxLabelLen)
+					rec.label = orUnknown(sanitize(s, maxLabelLen))
 				}
 			}
 		}
@@ -299,6 +299,15 @@ func (f *payloadFields) set(key, val []byte) error {
 }
 
 const unknown = "unknown"
+
+// orUnknown keeps label values non-empty (an empty one would be the
+// label's absence, and a snapshot holding one is refused).
+func orUnknown(v string) string {
+	if v == "" {
+		return unknown
+	}
+	return v
+}
 
 // properties checks that raw is an object, a JSON string holding one, or
 // null/absent, and returns the object's bytes.

@@ -157,8 +157,8 @@ func loadEventMap(file string) (*eventMap, error) {
 		case e.Markdown && e.Family != famPageViews:
 			return nil, fmt.Errorf("%s: event %q: markdown is for page_views only", name, e.Event)
 		}
-		if e.Label != "" {
-			e.Label = sanitize(e.Label, maxLabelLen)
+		if e.Label != "" && sanitize(e.Label, maxLabelLen) != e.Label {
+			return nil, fmt.Errorf("%s: event %q: label %q is not a printable label value of at most %d bytes", name, e.Event, e.Label, maxLabelLen)
 		}
 		m.byType[e.Event] = e
 	}
