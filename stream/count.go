@@ -81,6 +81,7 @@ func admit(set map[string]bool, v string, max int) string {
 
 // state is everything Snapshot keeps; guarded by Source.mu.
 type state struct {
+	readFrom   time.Time                               // set on a first start: objects modified before it are left unread
 	checkpoint string                                  // List starts after this key
 	seen       map[string]int64                        // keys read (or skipped) above the checkpoint -> first sight, unix seconds
 	attempts   map[string]int                          // failed reads by key
@@ -171,7 +172,11 @@ func (s *Source) apply(st *state, res *objectResult, now time.Time) int64 {
 		case famPageViews:
 			path := admit(p.paths, r.path, s.cfg.MaxPaths)
 			st.counters[series{f: fPageViews, a: pn, b: path, c: r.traffic}]++
-			st.counters[series{f: fReferrals, a: pn, b: admit(p.refs, r.ref, s.cfg.TopReferrers)}]++
+			ref := r.ref
+			if ref != "none" && ref != unknown { // always their own series
+				ref = admit(p.refs, ref, s.cfg.TopReferrers)
+			}
+			st.counters[series{f: fReferrals, a: pn, b: ref}]++
 			if path != other {
 				p.views[path]++
 				if r.hasVisit && keep {
@@ -193,10 +198,7 @@ func (s *Source) apply(st *state, res *objectResult, now time.Time) int64 {
 		case famClicks:
 			st.counters[series{f: fClicks, a: pn}]++
 		case famFeedback:
-			path := r.path
-			if !p.paths[path] {
-				path = other
-			}
+			path := admit(p.paths, r.path, s.cfg.MaxPaths) // one path set with the views
 			st.counters[series{f: fFeedback, a: pn, b: path, c: admit(p.labels, r.label, maxLabelValues)}]++
 		case famConvs:
 			st.counters[series{f: fConvs, a: pn}]++

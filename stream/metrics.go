@@ -11,7 +11,7 @@ var famInfo = [numFams]struct {
 }{
 	fEvents:    {"mintlify_stream_events_total", "Events read from the stream, each once, by project and eventType (unknown types included; past 200 types a project's later ones count as event=\"other\").", []string{"project", "event"}},
 	fPageViews: {"mintlify_stream_page_views_total", "Page and Markdown view events by path and traffic class (human, ai, search_index, training, other_ai: by user agent, --stream.traffic-rules); paths past --stream.max-paths count as path=\"other\".", []string{"project", "path", "traffic"}},
-	fReferrals: {"mintlify_stream_referrals_total", "View events by referrer host (none when absent); hosts past --stream.top-referrers count as referrer=\"other\".", []string{"project", "referrer"}},
+	fReferrals: {"mintlify_stream_referrals_total", "View events by referrer host (none when absent, unknown when it has no host, both always kept); hosts past --stream.top-referrers count as referrer=\"other\".", []string{"project", "referrer"}},
 	fSearches:  {"mintlify_stream_searches_total", "Search query events.", []string{"project"}},
 	fClicks:    {"mintlify_stream_search_result_clicks_total", "Search result click events.", []string{"project"}},
 	fTerms:     {"mintlify_stream_search_term_queries_total", "Search queries by normalized term (only with --stream.search-terms; past 100 terms later ones count as term=\"other\").", []string{"project", "term"}},

@@ -6,7 +6,6 @@ import (
 	"compress/flate"
 	"compress/gzip"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"hash/fnv"
 	"io"
@@ -70,32 +69,13 @@ type objectResult struct {
 	refused map[string]int64
 }
 
-type envelope struct {
-	EventType string          `json:"eventType"`
-	Payload   json.RawMessage `json:"payload"`
-}
-
-// payload holds the fields that are counted; ip, session_id and every
-// other field are never decoded.
-type payload struct {
-	EventID    string          `json:"event_id"`
-	Subdomain  string          `json:"subdomain"`
-	UserID     string          `json:"user_id"`
-	AnonID     string          `json:"anon_id"`
-	CreatedAt  string          `json:"created_at"`
-	Event      string          `json:"event"`
-	Path       string          `json:"path"`
-	Referrer   string          `json:"referrer"`
-	UserAgent  string          `json:"user_agent"`
-	Properties json.RawMessage `json:"properties"`
-}
-
 // parser turns lines into records; it caches user-agent classes (bounded).
 type parser struct {
 	rules   *trafficRules
 	emap    *eventMap
 	terms   bool
 	uaCache map[string]string
+	buf     []byte // an unquoted payload string, reused
 	// Readers reused from object to object (one poll at a time).
 	br, lr *bufio.Reader
 }
@@ -182,60 +162,71 @@ func readErr(err error) error {
 	return err
 }
 
-// parseLine parses one envelope; reason is "" when rec is an event.
+// parseLine parses one envelope; reason is "" when rec is an event. It
+// keeps no byte of line: every string it keeps is copied.
 func (p *parser) parseLine(line []byte) (rec record, reason string) {
-	var env envelope
-	if line[0] != '{' || json.Unmarshal(line, &env) != nil {
+	var etype, payload []byte
+	err := scanObject(line, func(key, val []byte) error {
+		switch string(key) {
+		case `"eventType"`:
+			if len(val) == 0 || val[0] != '"' {
+				return errJSON
+			}
+			etype = val
+		case `"payload"`:
+			payload = val
+		}
+		return nil
+	})
+	if err != nil || len(payload) == 0 {
 		return rec, reasonMalformed
 	}
-	raw := env.Payload
-	if len(raw) > 0 && raw[0] == '"' {
-		var s string
-		if json.Unmarshal(raw, &s) != nil {
-			return rec, reasonMalformed
-		}
-		raw = []byte(s)
-		if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' || !json.Valid(t) {
+	switch payload[0] {
+	case '"':
+		p.buf = unquote(payload, p.buf[:0])
+		payload = p.buf
+		if scanObject(payload, nil) != nil {
 			return rec, reasonPayload
 		}
-	} else if len(raw) == 0 || raw[0] != '{' {
+	case '{':
+	default:
 		return rec, reasonMalformed
 	}
-	var pl payload
-	if json.Unmarshal(raw, &pl) != nil {
+	var f payloadFields
+	if scanObject(payload, f.set) != nil {
 		return rec, reasonBadFieldTypes
 	}
-	if pl.EventID == "" {
+	if f.EventID == "" {
 		return rec, reasonNoID
 	}
-	etype := env.EventType
-	if etype == "" {
-		etype = pl.Event
+	et, _ := jsonString(etype)
+	if et == "" {
+		et = f.Event
 	}
-	if etype == "" {
+	if et == "" {
 		return rec, reasonNoType
 	}
-	props, ok := properties(pl.Properties)
+	props, ok := p.properties(f.Properties)
 	if !ok {
 		return rec, reasonProperties
 	}
-	rec.id = eventID(pl.EventID)
-	rec.sub = sanitize(pl.Subdomain, maxLabelLen)
-	rec.event = sanitize(etype, maxLabelLen)
-	rec.path = cleanPath(pl.Path)
-	if pl.CreatedAt != "" {
-		if t, err := time.Parse(time.RFC3339Nano, pl.CreatedAt); err == nil {
+	rec.id = eventID(f.EventID)
+	rec.sub = sanitize(f.Subdomain, maxLabelLen)
+	rec.event = orUnknown(sanitize(et, maxLabelLen))
+	rec.path = cleanPath(f.Path)
+	if f.CreatedAt != "" {
+		if t, err := time.Parse(time.RFC3339Nano, f.CreatedAt); err == nil {
 			rec.created = t
 		}
 	}
-	visitor := pl.UserID
+	visitor := f.UserID
 	if visitor == "" {
-		visitor = pl.AnonID
+		visitor = f.AnonID
 	}
 	if visitor != "" {
 		rec.visitor, rec.hasVisit = hash64(visitor), true
 	}
-	m := p.emap.byType[etype]
+	m := p.emap.byType[et]
 	rec.m = m
 	if m == nil {
 		return rec, ""
@@ -243,8 +234,8 @@ func (p *parser) parseLine(line []byte) (rec record, reason string) {
 	switch {
 	case m.Family == famPageViews:
 		markdown := m.Markdown || strings.HasSuffix(rec.path, ".md")
-		rec.traffic = p.classify(pl.UserAgent, markdown)
-		rec.ref = referrerHost(pl.Referrer)
+		rec.traffic = p.classify(f.UserAgent, markdown)
+		rec.ref = referrerHost(f.Referrer)
 	case m.Label != "":
 		rec.label = m.Label
 	case m.Property != "":
@@ -252,13 +243,12 @@ func (p *parser) parseLine(line []byte) (rec record, reason string) {
 			break
 		}
 		rec.label = unknown
-		if v, ok := props[m.Property]; ok {
-			var s string
-			if json.Unmarshal(v, &s) == nil && strings.TrimSpace(s) != "" {
+		if v := property(props, m.Property); v != nil {
+			if s, ok := jsonString(v); ok && strings.TrimSpace(s) != "" {
 				if m.Family == famSearches {
-					rec.label = sanitize(strings.ToLower(strings.Join(strings.Fields(s), " ")), maxTermLen)
+					rec.label = orUnknown(sanitize(strings.ToLower(strings.Join(strings.Fields(s), " ")), maxTermLen))
 				} else {
-					rec.label = sanitize(s, maxLabelLen)
+					rec.label = orUnknown(sanitize(s, maxLabelLen))
 				}
 			}
 		}
@@ -266,25 +256,87 @@ func (p *parser) parseLine(line []byte) (rec record, reason string) {
 	return rec, ""
 }
 
+// payloadFields holds the payload fields that are counted; ip, session_id
+// and every other field are never decoded.
+type payloadFields struct {
+	EventID, Subdomain, UserID, AnonID, CreatedAt, Event, Path, Referrer, UserAgent string
+	Properties                                                                      []byte
+}
+
+func (f *payloadFields) set(key, val []byte) error {
+	var dst *string
+	switch string(key) {
+	case `"event_id"`:
+		dst = &f.EventID
+	case `"subdomain"`:
+		dst = &f.Subdomain
+	case `"user_id"`:
+		dst = &f.UserID
+	case `"anon_id"`:
+		dst = &f.AnonID
+	case `"created_at"`:
+		dst = &f.CreatedAt
+	case `"event"`:
+		dst = &f.Event
+	case `"path"`:
+		dst = &f.Path
+	case `"referrer"`:
+		dst = &f.Referrer
+	case `"user_agent"`:
+		dst = &f.UserAgent
+	case `"properties"`:
+		f.Properties = val
+		return nil
+	default:
+		return nil
+	}
+	s, ok := jsonString(val)
+	if !ok {
+		return errJSON
+	}
+	*dst = s
+	return nil
+}
+
 const unknown = "unknown"
 
-// properties decodes an object, a JSON string holding one, or null/absent.
-func properties(raw json.RawMessage) (map[string]json.RawMessage, bool) {
+// orUnknown keeps label values non-empty (an empty one would be the
+// label's absence, and a snapshot holding one is refused).
+func orUnknown(v string) string {
+	if v == "" {
+		return unknown
+	}
+	return v
+}
+
+// properties checks that raw is an object, a JSON string holding one, or
+// null/absent, and returns the object's bytes.
+func (p *parser) properties(raw []byte) ([]byte, bool) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, true
 	}
 	if raw[0] == '"' {
-		var s string
-		if json.Unmarshal(raw, &s) != nil {
+		raw = unquote(raw, nil)
+		if scanObject(raw, nil) != nil {
 			return nil, false
 		}
-		raw = []byte(s)
 	}
-	var m map[string]json.RawMessage
-	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' || json.Unmarshal(t, &m) != nil {
-		return nil, false
+	return raw, raw[0] == '{'
+}
+
+// property returns the raw value of key in the object props, or nil.
+func property(props []byte, key string) []byte {
+	var out []byte
+	if props == nil {
+		return nil
 	}
-	return m, true
+	_ = scanObject(props, func(k, v []byte) error {
+		if s, ok := jsonString(k); ok && s == key {
+			out = v
+		}
+		return nil
+	})
+	return out
 }
 
 func (p *parser) classify(ua string, markdown bool) string {

@@ -57,7 +57,7 @@ func loadTrafficRules(file string) (*trafficRules, error) {
 	}
 	var r trafficRules
 	if err := strictYAML(b, &r); err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
+		return nil, fmt.Errorf("%s: %s", name, oneLine(err))
 	}
 	check := func(what, class string) error {
 		if !trafficClasses[class] {
@@ -135,7 +135,7 @@ func loadEventMap(file string) (*eventMap, error) {
 	}
 	var m eventMap
 	if err := strictYAML(b, &m); err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
+		return nil, fmt.Errorf("%s: %s", name, oneLine(err))
 	}
 	m.byType = map[string]*eventMapping{}
 	for i := range m.Events {
@@ -157,8 +157,8 @@ func loadEventMap(file string) (*eventMap, error) {
 		case e.Markdown && e.Family != famPageViews:
 			return nil, fmt.Errorf("%s: event %q: markdown is for page_views only", name, e.Event)
 		}
-		if e.Label != "" {
-			e.Label = sanitize(e.Label, maxLabelLen)
+		if e.Label != "" && sanitize(e.Label, maxLabelLen) != e.Label {
+			return nil, fmt.Errorf("%s: event %q: label %q is not a printable label value of at most %d bytes", name, e.Event, e.Label, maxLabelLen)
 		}
 		m.byType[e.Event] = e
 	}

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/axiomhq/hyperloglog"
+	"github.com/go-kit/log/level"
 )
 
 // snapshotVersion is the format Snapshot writes and Restore reads.
@@ -16,7 +17,7 @@ const snapshotVersion = 1
 
 // Bounds Restore enforces on a snapshot, as if it came from a hostile disk.
 const (
-	maxSnapshotBytes = 512 << 20
+	maxSnapshotBytes = 256 << 20
 	maxSeries        = 1_000_000
 	maxSeenKeys      = 1_000_000
 	maxKeyLen        = 1024
@@ -37,6 +38,7 @@ type snapshot struct {
 	Sketches   []snapSketch `json:"sketches,omitempty"`
 	LastObject *time.Time   `json:"last_object,omitempty"`
 	Newest     *time.Time   `json:"newest_event,omitempty"`
+	ReadFrom   *time.Time   `json:"read_from,omitempty"`
 }
 
 type snapSeen struct {
@@ -142,6 +144,10 @@ func (s *Source) Snapshot() (json.RawMessage, error) {
 		t := st.newest.UTC()
 		out.Newest = &t
 	}
+	if !st.readFrom.IsZero() {
+		t := st.readFrom.UTC()
+		out.ReadFrom = &t
+	}
 	return json.Marshal(out)
 }
 
@@ -153,7 +159,7 @@ func (s *Source) Restore(b json.RawMessage) error {
 	st, err := s.decodeSnapshot(b)
 	if err != nil {
 		err = fmt.Errorf("stream: the cache file's stream state is refused, counting starts afresh: %v", err)
-		_ = s.cfg.Logger.Log("level", "warn", "msg", oneLine(err))
+		_ = level.Warn(s.cfg.Logger).Log("msg", oneLine(err))
 		return err
 	}
 	s.pollMu.Lock()
@@ -304,6 +310,9 @@ func (s *Source) decodeSnapshot(b []byte) (st *state, err error) {
 	if snap.Newest != nil {
 		st.newest = *snap.Newest
 	}
+	if snap.ReadFrom != nil {
+		st.readFrom = *snap.ReadFrom
+	}
 	return st, nil
 }
 
@@ -329,10 +338,13 @@ func (s *Source) admitRestored(st *state, k series, v uint64) {
 			p.views[k.b] += v
 		}
 	case fReferrals:
-		note(p.refs, k.b)
+		if k.b != "none" && k.b != unknown {
+			note(p.refs, k.b)
+		}
 	case fTerms:
 		note(p.terms, k.b)
 	case fFeedback:
+		note(p.paths, k.b)
 		note(p.labels, k.c)
 	case fMCP, fMenu:
 		note(p.labels, k.b)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/go-kit/log"
+	"github.com/go-kit/log/level"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -70,7 +71,7 @@ type Source struct {
 
 	mu       sync.Mutex // guards what follows
 	st       *state
-	started  bool            // a poll or a Restore happened: not a first start
+	started  bool            // a poll or a Restore happened
 	interval time.Duration   // the next poll's wait: PollInterval, doubled while throttled
 	lastPoll time.Time       //
 	err      error           // the last poll's
@@ -168,6 +169,10 @@ func (s *Source) Run(ctx context.Context) {
 // listPage is the most keys one List call asks for.
 const listPage = 1000
 
+// maxPages is how many List pages one poll reads (100,000 keys); a longer
+// backlog is read over the next polls.
+const maxPages = 100
+
 // maxReadAttempts is how many polls in a row may fail to read an object
 // before it is skipped (objects_skipped_total{reason="read_error"}).
 const maxReadAttempts = 3
@@ -184,28 +189,37 @@ func (s *Source) Poll(ctx context.Context) error {
 	now := s.cfg.Now()
 	s.mu.Lock()
 	st := s.st // Poll is the only writer of st's keys (under pollMu)
-	first := !s.started
+	if !s.started && st.readFrom.IsZero() {
+		// A first start reads back only --stream.look-back.
+		st.readFrom = now.Add(-s.cfg.LookBack)
+	}
 	s.started = true
 	after := st.checkpoint
+	readFrom := st.readFrom
 	s.mu.Unlock()
 
 	changed := false
 	var err error
-	oldest := now.Add(-s.cfg.LookBack)
 	var skippedOld int
 list:
-	for {
+	for pages := 0; ; pages++ {
+		if pages == maxPages {
+			break // the rest at the next poll
+		}
 		page, lerr := s.cfg.Store.List(ctx, s.cfg.Prefix, after, listPage)
 		if lerr != nil {
 			err = lerr
+			break
+		}
+		if len(page) > 0 && page[len(page)-1].Key <= after || len(page) > listPage {
+			err = fmt.Errorf("the store listed keys out of order or too many (%d after %q)", len(page), sanitize(after, 64))
 			break
 		}
 		for _, o := range page {
 			if _, ok := st.seen[o.Key]; ok {
 				continue
 			}
-			if first && o.LastModified.Before(oldest) {
-				// A first start reads back only --stream.look-back.
+			if o.LastModified.Before(readFrom) {
 				s.mu.Lock()
 				st.seen[o.Key] = 0
 				s.mu.Unlock()
@@ -226,7 +240,7 @@ list:
 		after = page[len(page)-1].Key
 	}
 	if skippedOld > 0 {
-		_ = s.cfg.Logger.Log("level", "info", "msg", "stream: first start: objects older than --stream.look-back left unread", "objects", skippedOld, "look_back", s.cfg.LookBack)
+		_ = level.Info(s.cfg.Logger).Log("msg", "stream: first start: objects older than --stream.look-back left unread", "objects", skippedOld, "look_back", s.cfg.LookBack)
 	}
 
 	s.mu.Lock()
@@ -244,7 +258,7 @@ list:
 	perr := s.err
 	s.mu.Unlock()
 	if perr != nil && ctx.Err() == nil {
-		s.logOnce("poll:"+perr.Error(), "level", "warn", "msg", "stream: poll failed; retrying at the next poll", "err", perr)
+		s.logOnce("poll:"+perr.Error(), "msg", "stream: poll failed; retrying at the next poll", "err", perr)
 	}
 	if changed && s.cfg.OnChange != nil {
 		s.cfg.OnChange()
@@ -271,7 +285,7 @@ func (s *Source) readOne(ctx context.Context, st *state, o ObjectInfo, now time.
 			}
 			s.mu.Unlock()
 			for reason := range res.refused {
-				s.logOnce("refused:"+reason, "level", "warn", "msg", "stream: lines refused", "reason", reason, "object", sanitize(o.Key, maxLabelLen))
+				s.logOnce("refused:"+reason, "msg", "stream: lines refused", "reason", reason, "object", sanitize(o.Key, maxLabelLen))
 			}
 			return true, nil
 		}
@@ -292,7 +306,7 @@ func (s *Source) readOne(ctx context.Context, st *state, o ObjectInfo, now time.
 	if skip == "" {
 		st.attempts[o.Key]++
 		if st.attempts[o.Key] < maxReadAttempts {
-			s.logOnceLocked("readerr:"+o.Key, "level", "warn", "msg", "stream: reading an object failed; retrying at the next poll", "object", sanitize(o.Key, maxLabelLen), "err", oneLine(err))
+			s.logOnceLocked("readerr:"+o.Key, "msg", "stream: reading an object failed; retrying at the next poll", "object", sanitize(o.Key, maxLabelLen), "err", oneLine(err))
 			return true, nil
 		}
 		skip = skipReadError
@@ -300,7 +314,7 @@ func (s *Source) readOne(ctx context.Context, st *state, o ObjectInfo, now time.
 	delete(st.attempts, o.Key)
 	st.seen[o.Key] = now.Unix()
 	st.counters[series{f: fSkipped, a: skip}]++
-	s.logOnceLocked("skip:"+skip, "level", "warn", "msg", "stream: object skipped", "reason", skip, "object", sanitize(o.Key, maxLabelLen), "err", oneLine(err))
+	s.logOnceLocked("skip:"+skip, "msg", "stream: object skipped", "reason", skip, "object", sanitize(o.Key, maxLabelLen), "err", oneLine(err))
 	return true, nil
 }
 
@@ -388,7 +402,7 @@ func (s *Source) logOnceLocked(kind string, kv ...any) {
 		clear(s.logged)
 	}
 	s.logged[kind] = true
-	_ = s.cfg.Logger.Log(kv...)
+	_ = level.Warn(s.cfg.Logger).Log(kv...)
 }
 
 // Status returns the source's health.

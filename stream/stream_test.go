@@ -49,7 +49,7 @@ mintlify_stream_objects_read_total 1
 mintlify_stream_page_views_total{path="/api/intro.md",project="proj-acme",traffic="ai"} 1
 mintlify_stream_page_views_total{path="/quickstart",project="proj-acme",traffic="human"} 1
 mintlify_stream_page_views_total{path="/quickstart",project="proj-acme",traffic="training"} 1
-# HELP mintlify_stream_referrals_total View events by referrer host (none when absent); hosts past --stream.top-referrers count as referrer="other".
+# HELP mintlify_stream_referrals_total View events by referrer host (none when absent, unknown when it has no host, both always kept); hosts past --stream.top-referrers count as referrer="other".
 # TYPE mintlify_stream_referrals_total counter
 mintlify_stream_referrals_total{project="proj-acme",referrer="none"} 2
 mintlify_stream_referrals_total{project="proj-acme",referrer="www.google.com"} 1
@@ -310,5 +310,42 @@ func TestRunBacksOffWhileThrottled(t *testing.T) {
 	settle()
 	if lists() != before+1 {
 		t.Fatalf("after throttling the interval is not back to 30s")
+	}
+}
+
+// Status tells the counts, the newest event, the lag and the rate;
+// OnChange is called after a poll that changed something, only then.
+func TestStatusAndOnChange(t *testing.T) {
+	changes := 0
+	r := newRig(t, func(c *stream.Config) { c.OnChange = func() { changes++ }; c.Prefix = "events/" })
+	a := view("s1", "/a")
+	a.created = t0.Add(-90 * time.Second).Format(time.RFC3339Nano)
+	b := view("s2", "/a")
+	b.created = t0.Add(time.Hour).Format(time.RFC3339Nano) // in the future: not the newest
+	r.put("events/1", append(lines(a, b, a), "garbage\n"...))
+	r.put("elsewhere/1", lines(view("s3", "/a")))
+	r.poll()
+	if changes != 1 {
+		t.Errorf("OnChange called %d times, want 1", changes)
+	}
+	r.clock.Advance(30 * time.Second)
+	r.poll()
+	if changes != 1 {
+		t.Errorf("OnChange called %d times after an idle poll, want 1", changes)
+	}
+	st := r.src.Status()
+	want := stream.Status{
+		Prefix: "events/", LastPoll: t0.Add(30 * time.Second), LastObjectTime: t0, NewestEvent: t0.Add(-90 * time.Second),
+		Lag: 2 * time.Minute, EventsPerMinute: 0.2, Objects: 1, Lines: 4, Events: 2, Duplicates: 1,
+		Refused: map[string]int64{"malformed_line": 1},
+	}
+	if fmt.Sprint(st) != fmt.Sprint(want) {
+		t.Errorf("Status = %+v\nwant     %+v", st, want)
+	}
+	if got := r.value("mintlify_stream_lag_seconds"); got != 120 {
+		t.Errorf("lag = %v, want 120", got)
+	}
+	if got := r.value("mintlify_stream_last_object_timestamp_seconds"); got != float64(t0.Unix()) {
+		t.Errorf("last object = %v, want %d", got, t0.Unix())
 	}
 }
