@@ -66,6 +66,7 @@ type stack struct {
 	tools        toolset
 	srv          *mintlifytest.Server
 	docs, api    *mintlifytest.Dataset // the data of projectDocs and projectAPI
+	s3           *mintlifytest.S3      // the event stream's bucket
 	exporter     *process
 	alertmanager *process
 	prometheus   *process
@@ -141,6 +142,19 @@ func startStack(t *testing.T, tools toolset) *stack {
 		RunFor: failAfter, Outcome: "failed"})
 	jobAdded := time.Now()
 
+	// The Enterprise event stream of projectDocs too, with every fault (the
+	// stream dashboard shows refused lines, duplicates and a vanished
+	// object): the last half hour's events, in an S3 fake.
+	s.s3 = mintlifytest.NewS3("e2e-events")
+	t.Cleanup(s.s3.Close)
+	s.s3.SetAccessKey("AKIDE2E")
+	sw := mintlifytest.NewStreamWriter(s.s3, "events/", 1)
+	if err := sw.Write(t.Context(), mintlifytest.StreamOptions{Events: 600, Subdomains: []string{"e2e-docs-site"},
+		Start: time.Now().Add(-30 * time.Minute), Every: 2 * time.Second, PerObject: 60,
+		Faults: mintlifytest.AllStreamFaults()}); err != nil {
+		t.Fatal(err)
+	}
+
 	// Every source is on. The budget is raised from the default 90
 	// requests an hour, which would stretch the 2s refresh interval of
 	// 6 sources × 2 projects × 3 windows (one request each) to hours and
@@ -148,7 +162,15 @@ func startStack(t *testing.T, tools toolset) *stack {
 	// rate limit.
 	s.ledger = filepath.Join(dir, "state.json.remediation")
 	tokenFile := writeFile(t, dir, "remediation-token", []byte(remediationToken+"\n"))
-	s.exporter = startExporter(t, []string{"MINTLIFY_API_KEY=" + mintlifytest.DefaultKey},
+	s.exporter = startExporter(t, []string{"MINTLIFY_API_KEY=" + mintlifytest.DefaultKey,
+		"AWS_ACCESS_KEY_ID=AKIDE2E", "AWS_SECRET_ACCESS_KEY=e2e-secret", "AWS_CONFIG_FILE=/nonexistent",
+		"AWS_SHARED_CREDENTIALS_FILE=/nonexistent", "AWS_EC2_METADATA_DISABLED=true"},
+		"--stream.s3.bucket=e2e-events",
+		"--stream.s3.prefix=events/",
+		"--stream.s3.endpoint="+s.s3.URL(),
+		"--stream.s3.region=us-east-1",
+		"--stream.poll-interval=1s",
+		"--stream.project=e2e-docs-site="+projectDocs,
 		"--remediation.config="+writeFile(t, dir, "remediation.yml", remediationRules(t)),
 		"--remediation.token-file="+tokenFile,
 		"--cache.file="+filepath.Join(dir, "state.json"),
