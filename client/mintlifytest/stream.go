@@ -59,8 +59,9 @@ type StreamFaults struct {
 	// Duplicates is the number of events written a second time, in the
 	// next object (same event_id, the other payload form).
 	Duplicates int
-	// Late writes one object after the ones that follow it in time, so its
-	// key sorts before keys already written.
+	// Late writes one object after the one that follows it in time, so its
+	// key sorts before a key already written (a batch of two objects or
+	// more).
 	Late bool
 	// Gzip writes one object gzip-compressed with Content-Encoding gzip.
 	Gzip bool
