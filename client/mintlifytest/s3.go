@@ -182,7 +182,11 @@ func (s *S3) Object(key string) ([]byte, bool) {
 	return append([]byte(nil), o.body...), true
 }
 
-// Requests returns the log of the requests received, oldest first.
+// maxS3Requests bounds the request log: past it the older half is dropped.
+const maxS3Requests = 10000
+
+// Requests returns the log of the requests received, oldest first (the
+// last 5,000 to 10,000).
 func (s *S3) Requests() []S3Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -252,6 +256,9 @@ func (s *S3) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	defer func() {
 		s.mu.Lock()
+		if len(s.requests) == maxS3Requests { // the demo runs for days
+			s.requests = append(s.requests[:0], s.requests[maxS3Requests/2:]...)
+		}
 		s.requests = append(s.requests, S3Request{Op: a.op, Key: a.key, Status: a.status})
 		s.mu.Unlock()
 	}()

@@ -254,6 +254,9 @@ func TestStreamWriterThroughTheSDKPutter(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := w.Expect()
+	if want.Vanished != 0 {
+		t.Errorf("Vanished %d with an SDK Putter, want 0 (deleted before any listing)", want.Vanished)
+	}
 	if got := readBack(t, s); !reflect.DeepEqual(got, want) {
 		t.Errorf("read back %+v\nwant %+v", got, want)
 	}

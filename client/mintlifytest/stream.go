@@ -24,7 +24,8 @@ type StreamWriter struct {
 
 	next     time.Time // created_at of the next event
 	visitors map[string][]streamVisitor
-	viewed   map[string]bool // subdomain|day|visitor: has a counted page view
+	viewed   map[string]bool   // subdomain|day|visitor: has a counted page view
+	lastPath map[string]string // subdomain|visitor: the path of their last counted page view
 	keys     []string
 	truth    StreamTruth
 	dayVis   map[string]map[string]map[string]bool            // subdomain → day → visitor
@@ -58,8 +59,9 @@ type StreamFaults struct {
 	// Duplicates is the number of events written a second time, in the
 	// next object (same event_id, the other payload form).
 	Duplicates int
-	// Late writes one object after the ones that follow it in time, so its
-	// key sorts before keys already written.
+	// Late writes one object after the one that follows it in time, so its
+	// key sorts before a key already written (a batch of two objects or
+	// more).
 	Late bool
 	// Gzip writes one object gzip-compressed with Content-Encoding gzip.
 	Gzip bool
@@ -108,6 +110,10 @@ type StreamTruth struct {
 	Objects, Lines int64
 	// Duplicates is the number of lines whose event_id was already counted.
 	Duplicates int64
+	// Vanished is the number of objects a listing returned that were gone
+	// when the reader got them (Vanishing with *S3; with other Putters a
+	// vanishing object is deleted before any listing, and not counted).
+	Vanished int64
 	// Refused counts lines by reason (Refused* constants).
 	Refused map[string]int64
 	// Events counts events by subdomain and eventType, each event_id once.
@@ -131,7 +137,10 @@ type StreamTruth struct {
 	Searches, SearchResultClicks map[string]int64
 	SearchTerms                  map[string]map[string]int64
 	// Feedback counts thumbs by subdomain, path and kind (thumbs_up,
-	// thumbs_down).
+	// thumbs_down). Every event but a view happens on the page its visitor
+	// viewed last, so a page's feedback follows a view of it in key order
+	// (unless a Late object holds that view and the reader read the next
+	// object first).
 	Feedback map[string]map[string]map[string]int64
 	// AssistantConversations and AssistantErrors count assistant events.
 	AssistantConversations, AssistantErrors map[string]int64
@@ -152,6 +161,7 @@ func NewStreamWriter(p Putter, prefix string, seed int64) *StreamWriter {
 		next:     time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC),
 		visitors: map[string][]streamVisitor{},
 		viewed:   map[string]bool{},
+		lastPath: map[string]string{},
 		dayVis:   map[string]map[string]map[string]bool{},
 		pageVis:  map[string]map[string]map[string]map[string]bool{},
 		truth:    newStreamTruth(),
@@ -452,6 +462,7 @@ func (w *StreamWriter) vanishing(ctx context.Context, o StreamOptions, t time.Ti
 	v, direct := w.p.(vanishingLister)
 	if direct {
 		v.VanishAfterList(key)
+		w.truth.Vanished++
 	}
 	if err := w.p.PutObject(ctx, key, joinLines(lines, false), ""); err != nil {
 		return fmt.Errorf("stream writer: put %s: %w", key, err)
@@ -480,6 +491,9 @@ func (w *StreamWriter) event(o StreamOptions, at time.Time, counted bool) stream
 		typ = evMarkdownView
 	}
 	path := streamPath(r, o.Paths)
+	if last := w.lastPath[sub+"|"+v.id()]; counted && last != "" && typ != evView && typ != evMarkdownView {
+		path = last // what a visitor does happens on the page they viewed last
+	}
 	ref := streamReferrers[r.IntN(len(streamReferrers))]
 	props := map[string]any{}
 	switch typ {
@@ -559,6 +573,7 @@ func (w *StreamWriter) count(sub, day string, v streamVisitor, typ, path, ref st
 		inc(t.PageViews[sub], path, class)
 		inc(t.Referrals, sub, referrerHost(ref))
 		w.viewed[sub+"|"+day+"|"+v.id()] = true
+		w.lastPath[sub+"|"+v.id()] = path
 		if w.pageVis[sub] == nil {
 			w.pageVis[sub] = map[string]map[string]map[string]bool{}
 		}

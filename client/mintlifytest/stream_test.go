@@ -129,7 +129,8 @@ func readBack(t *testing.T, s *mintlifytest.S3) mintlifytest.StreamTruth {
 	for _, key := range listAll(t, s, "", "", 7) {
 		resp := s3Do(t, "GET", s.URL()+"/"+s.Bucket()+"/"+key, nil)
 		if resp.StatusCode == 404 {
-			continue // vanished between list and get
+			got.Vanished++ // deleted between list and get
+			continue
 		}
 		if resp.StatusCode != 200 {
 			t.Fatalf("get %s: %d", key, resp.StatusCode)
@@ -316,7 +317,7 @@ func TestStreamWriterExpectMatchesWhatItWrote(t *testing.T) {
 	// The truth has every kind of thing in it, so the comparison above
 	// could fail on each.
 	for name, n := range map[string]int{
-		"objects": int(want.Objects), "duplicates": int(want.Duplicates), "malformed": int(want.Refused[mintlifytest.RefusedMalformed]),
+		"objects": int(want.Objects), "vanished": int(want.Vanished), "duplicates": int(want.Duplicates), "malformed": int(want.Refused[mintlifytest.RefusedMalformed]),
 		"bad payload": int(want.Refused[mintlifytest.RefusedBadPayload]), "too long": int(want.Refused[mintlifytest.RefusedTooLong]),
 		"missing event_id": int(want.Refused[mintlifytest.RefusedMissingEventID]),
 		"truncated":        int(want.Refused[mintlifytest.RefusedTruncated]), "mcp": len(want.MCPToolCalls["acme"]),
