@@ -335,7 +335,7 @@ func TestStreamExactAcrossKill(t *testing.T) {
 	if got := scrapeNow(t, p)[key("mintlify_up", "project", "proj-acme", "source", "stream")]; got != 1 {
 		t.Errorf(`mintlify_up{project="proj-acme",source="stream"} = %v, want 1`, got)
 	}
-	p.stop(t)
+	t.Logf("SIGTERM stopped the exporter, stream poller included, in %s", p.stop(t).Round(time.Millisecond))
 	assertNoSecret(t, map[string]string{"stderr": p.stderr.String()}, vgwSecret)
 }
 
