@@ -150,7 +150,7 @@ func parseStreamProjects(values []string) (map[string]string, error) {
 func checkBucket(b string) error {
 	switch {
 	case len(b) < 3 || len(b) > 255:
-		return errors.New("a bucket name has 3 to 63 characters")
+		return errors.New("a bucket name has 3 to 63 characters (S3-compatible servers: up to 255)")
 	case strings.ContainsAny(b, "/ ") || !printable(b):
 		return errors.New("a bucket name is only the name (no s3:// or slash, no space); the prefix goes in --stream.s3.prefix")
 	case strings.HasPrefix(b, "arn:"):
