@@ -185,7 +185,7 @@ var extraHTML = template.Must(template.New("extra").Parse(`
 <tr><th>objects / lines / events read</th><td>{{.Objects}} / {{.Lines}} / {{.Events}}</td></tr>
 <tr><th>duplicates dropped</th><td>{{.Duplicates}}</td></tr>
 <tr><th>lines refused</th><td>{{.Refused}}</td></tr>
-<tr><th>last error</th><td class="state-{{.ErrorState}}">{{.Error}}</td></tr>
+<tr><th>last error</th><td class="stream-{{.ErrorState}}">{{.Error}}</td></tr>
 </table>
 {{end -}}
 {{define "pr"}}{{if .Link}}<a href="{{.Link}}">{{.Text}}</a>{{else}}{{.Text}}{{end}}{{end}}`))
@@ -207,7 +207,10 @@ type extraData struct {
 type streamRow struct {
 	Bucket, Prefix, Interval, LastPoll, LastObject, Lag, Rate string
 	Objects, Lines, Events, Duplicates                        int64
-	Refused, Error, ErrorState                                string
+	Refused, Error                                            string
+	// ErrorState is ok or failing: the error cell's class (stream-*, not
+	// state-*: those are the units' states).
+	ErrorState string
 }
 
 // newStreamRow writes the stream's progress for people.
@@ -332,7 +335,7 @@ func (p *page) table() (string, error) {
 const stateStyle = `
 td.state-ok { color: #1a7f37; }
 td.state-waiting, td.state-pending { color: #9a6700; }
-td.state-failing { color: #cf222e; font-weight: bold; }
+td.state-failing, td.stream-failing { color: #cf222e; font-weight: bold; }
 td.state-refreshing { color: #0969da; }
 p.summary { font-weight: bold; }
 td.nowrap { white-space: nowrap; }

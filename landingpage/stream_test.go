@@ -36,7 +36,7 @@ func TestStreamSection(t *testing.T) {
 		"<tr><th>objects / lines / events read</th><td>12 / 3400 / 3390</td></tr>",
 		"<tr><th>duplicates dropped</th><td>7</td></tr>",
 		"<tr><th>lines refused</th><td>malformed_line: 2, oversized_line: 1</td></tr>",
-		`<td class="state-failing">access denied: the AWS credentials may not list objects under prefix &#34;mintlify/&#34; of --stream.s3.bucket=acme-events &lt;b&gt;</td>`,
+		`<td class="stream-failing">access denied: the AWS credentials may not list objects under prefix &#34;mintlify/&#34; of --stream.s3.bucket=acme-events &lt;b&gt;</td>`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q:\n%s", want, page)
@@ -44,7 +44,7 @@ func TestStreamSection(t *testing.T) {
 	}
 	state.Stream = func() StreamView { return StreamView{Bucket: "b", PollInterval: time.Second} }
 	page = get(t, New(Config{TelemetryPath: "/metrics"}, state))
-	for _, want := range []string{"<td>(none)</td>", "<td>not yet</td>", "<td>none yet</td>", `<td class="state-ok">none</td>`} {
+	for _, want := range []string{"<td>(none)</td>", "<td>not yet</td>", "<td>none yet</td>", `<td class="stream-ok">none</td>`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("a stream before its first poll: page lacks %q", want)
 		}
