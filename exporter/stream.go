@@ -37,8 +37,9 @@ type StreamConfig struct {
 // StreamSource is the name of the stream in mintlify_up's source label.
 const StreamSource = "stream"
 
-// streamPart is the one part of the stream's health pairs.
-const streamPart = "s3"
+// streamPart is the one part of the stream's health pairs: the stream has
+// no window and one part, as the job watcher.
+const streamPart = health.PartAll
 
 // buildStream builds the event-stream source on its S3 store, restores it
 // from the cache file's section (a bad section is ignored with one
@@ -73,8 +74,8 @@ func (x *Exporter) buildStream(ctx context.Context, cfg Config, p *parts, saved 
 	x.stream = src
 	projects := streamUpProjects(sc.Projects, cfg.Projects)
 	for _, pr := range projects {
-		p.status.Track(pr, StreamSource, streamPart)
-		p.status.SetInterval(pr, StreamSource, streamPart, sc.PollInterval)
+		p.status.Track(pr, StreamSource, "", streamPart)
+		p.status.SetInterval(pr, StreamSource, "", streamPart, sc.PollInterval)
 	}
 	p.streamHealth = func() { syncStreamHealth(p.status, src.Status(), projects) }
 	p.live.MustRegister(src)
@@ -118,9 +119,9 @@ func syncStreamHealth(status *health.Status, st stream.Status, projects []string
 	for _, pr := range projects {
 		switch {
 		case st.Err != nil:
-			status.Failed(pr, StreamSource, streamPart, 0)
+			status.Failed(pr, StreamSource, "", streamPart, 0)
 		case !st.LastPoll.IsZero():
-			status.Succeeded(pr, StreamSource, streamPart, st.LastPoll, 0)
+			status.Succeeded(pr, StreamSource, "", streamPart, st.LastPoll, 0)
 		}
 	}
 }
