@@ -1,8 +1,8 @@
 // Package statefile keeps the engine's State and the event stream's
 // snapshot in --cache.file, so that a restart serves data at once, and the
-// budget journal beside it. Files are
-// replaced atomically (temporary file, fsync, rename); one that is corrupt
-// or of another format or version is ignored with a warning.
+// budget journal beside it. Files are replaced atomically (temporary file,
+// fsync, rename); one that is corrupt or of another format or version is
+// ignored with a warning.
 package statefile
 
 import (
