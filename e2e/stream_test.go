@@ -367,8 +367,8 @@ func TestStreamRefusals(t *testing.T) {
 				got := scrapeNow(t, p)
 				up, upOK := got[key("mintlify_up", "project", "proj-acme", "source", "stream")]
 				rest, ok := got[key("mintlify_up", "project", "docs", "source", "visitors")]
-				if up != 0 || !upOK || !ok || rest != 1 || got[key("mintlify_last_success_timestamp_seconds", "project", "docs", "source", "visitors")] == 0 {
-					return fmt.Sprintf("stream up %v, visitors up %v (present %v)", up, rest, ok)
+				if sent := srv.CountRequests(mintlifytest.EndpointVisitors); up != 0 || !upOK || !ok || rest != 1 || sent == 0 {
+					return fmt.Sprintf("stream up %v (present %v), visitors up %v (present %v), %d visitors requests", up, upOK, rest, ok, sent)
 				}
 				return ""
 			})
