@@ -1,12 +1,14 @@
 package backfill_test
 
 import (
+	"context"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/go-kit/log"
 
+	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 )
 
@@ -54,5 +56,37 @@ func TestSeedsTheDayStore(t *testing.T) {
 		if st := statefile.Load(cache, log.NewNopLogger()); st == nil || len(st.Days) != 7 {
 			t.Fatalf("pages=%v: a second run left %d days, want 7", pages, len(st.Days))
 		}
+	}
+}
+
+// TestRefusesACacheFileInUse: beside a running exporter, backfill reported
+// days added that the exporter's next save dropped. It takes the cache
+// file's lock first and, when an exporter holds it, stops before any
+// request with one line naming --cache.file and what to do.
+func TestRefusesACacheFileInUse(t *testing.T) {
+	h := newHarness(t)
+	h.sources = []string{"views"}
+	cache := h.path("state.json")
+	lock, err := statefile.Lock(cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Unlock()
+	cfg := h.config(day(0), day(6), h.path("out.om"))
+	cfg.CacheFile = cache
+	res, err := h.run(context.Background(), cfg)
+	if err == nil || !strings.Contains(err.Error(), "--cache.file="+cache) || !strings.Contains(err.Error(), "stop it") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("beside a running exporter: %v (result %+v), want one line naming --cache.file and what to do", err, res)
+	}
+	if n := h.srv.CountRequests(mintlifytest.EndpointViews); n != 0 {
+		t.Errorf("%d requests sent", n)
+	}
+	if _, err := os.Stat(cache); err == nil {
+		t.Errorf("the cache file was written")
+	}
+	lock.Unlock()
+	cfg.CacheFile = cache
+	if res := h.mustRun(cfg); res.Seeded != 7 {
+		t.Errorf("once the exporter stopped: %d days seeded, want 7", res.Seeded)
 	}
 }

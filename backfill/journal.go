@@ -212,8 +212,13 @@ func openJournal(path string, args []string, resume bool) (*journal, error) {
 		}
 		j.f = f
 	} else {
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+		// 0600: the journal records the arguments of the run.
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
 		if err != nil {
+			return nil, fmt.Errorf("creating the journal: %w", err)
+		}
+		if err := f.Chmod(0o600); err != nil { // a file truncated keeps its mode
+			f.Close()
 			return nil, fmt.Errorf("creating the journal: %w", err)
 		}
 		j.f = f

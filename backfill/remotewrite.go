@@ -5,6 +5,8 @@ package backfill
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -58,7 +60,9 @@ type RemoteWriteOptions struct {
 
 // RemoteWriter sends samples to a remote-write receiver.
 type RemoteWriter struct {
-	url     string // redacted: for people and the journal
+	url     string // redacted (userinfo and query values): for people
+	id      string // url and a hash of the whole URL: for the journal
+	secrets []string
 	api     *remote.API
 	last    *lastStatus
 	retries int
@@ -88,7 +92,7 @@ func NewRemoteWriter(o RemoteWriteOptions) (*RemoteWriter, error) {
 		return nil, fmt.Errorf("--remote-write.url=%s: want an http or https URL of the receiver's write endpoint, such as http://prometheus:9090/api/v1/write", redactURL(o.URL))
 	}
 	if u.User != nil {
-		return nil, fmt.Errorf("--remote-write.url=%s: credentials do not belong on the command line: put them in --remote-write.config (basic_auth with password_file, or authorization)", u.Redacted())
+		return nil, fmt.Errorf("--remote-write.url=%s: credentials do not belong on the command line: put them in --remote-write.config (basic_auth with password_file, or authorization)", redactRemoteURL(u))
 	}
 	f := remoteWriteFile{RemoteTimeout: model.Duration(DefaultRemoteTimeout), HTTPClientConfig: config.DefaultHTTPClientConfig}
 	if o.ConfigFile != "" {
@@ -101,6 +105,10 @@ func NewRemoteWriter(o RemoteWriteOptions) (*RemoteWriter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--remote-write.config=%s: %v", o.ConfigFile, err)
 	}
+	// A redirect is not followed, whatever follow_redirects says: the
+	// samples would go to another address than the one reported and
+	// journaled. The 3xx is an answer that explain turns into an error.
+	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	client.Transport = &headerTransport{next: client.Transport, headers: f.Headers, last: last}
 	client.Timeout = time.Duration(f.RemoteTimeout)
 	retries, minB, maxB := o.Retries, o.MinBackoff, o.MaxBackoff
@@ -111,10 +119,57 @@ func NewRemoteWriter(o RemoteWriteOptions) (*RemoteWriter, error) {
 		remote.WithAPIHTTPClient(client),
 		remote.WithAPIPath(""), // the URL is the whole endpoint, as in Prometheus' remote_write
 		remote.WithAPIBackoff(remote.BackoffConfig{Min: minB, Max: maxB, MaxRetries: retries}))
-	if err != nil {
-		return nil, fmt.Errorf("--remote-write.url=%s: %v", u.Redacted(), err)
+	w := &RemoteWriter{url: redactRemoteURL(u), api: api, last: last, retries: retries}
+	sum := sha256.Sum256([]byte(u.String()))
+	w.id = w.url + " (sha256 " + hex.EncodeToString(sum[:8]) + ")"
+	if u.RawQuery != "" {
+		w.secrets = append(w.secrets, u.RawQuery)
+		for _, vs := range u.Query() {
+			for _, v := range vs {
+				if len(v) >= minSecretLen {
+					w.secrets = append(w.secrets, v, url.QueryEscape(v))
+				}
+			}
+		}
 	}
-	return &RemoteWriter{url: u.Redacted(), api: api, last: last, retries: retries}, nil
+	if err != nil {
+		return nil, fmt.Errorf("--remote-write.url=%s: %v", w.url, w.scrub(err.Error()))
+	}
+	return w, nil
+}
+
+// minSecretLen is the shortest query value scrubbed from messages on its
+// own (the whole query string always is): shorter ones, such as "1", would
+// blank out unrelated text, and are not secrets.
+const minSecretLen = 4
+
+// redactRemoteURL is u without its userinfo and with every query value
+// replaced by "xxxxx": a token in the query string (?api_key=...) never
+// reaches a log line, an error or the journal.
+func redactRemoteURL(u *url.URL) string {
+	r := *u
+	r.User = nil
+	if r.RawQuery != "" {
+		q := r.Query()
+		for k, vs := range q {
+			for i := range vs {
+				vs[i] = "xxxxx"
+			}
+			q[k] = vs
+		}
+		r.RawQuery = q.Encode()
+	}
+	r.Fragment, r.RawFragment = "", ""
+	return r.String()
+}
+
+// scrub takes the URL's query string and values out of s (an error of the
+// HTTP client quotes the whole URL).
+func (w *RemoteWriter) scrub(s string) string {
+	for _, sec := range w.secrets {
+		s = strings.ReplaceAll(s, sec, "xxxxx")
+	}
+	return s
 }
 
 func readRemoteWriteFile(path string, f *remoteWriteFile) error {
@@ -192,10 +247,14 @@ func referencedFiles(c *config.HTTPClientConfig) []referencedFile {
 		referencedFile{"tls_config.cert_file", t.CertFile}, referencedFile{"tls_config.key_file", t.KeyFile})
 }
 
-// redactURL hides the password of a URL that may not parse.
+// redactURL hides the userinfo and query values of a URL that may not
+// parse.
 func redactURL(s string) string {
 	if u, err := url.Parse(s); err == nil {
-		return u.Redacted()
+		return redactRemoteURL(u)
+	}
+	if i := strings.IndexByte(s, '?'); i >= 0 {
+		s = s[:i] + "?xxxxx"
 	}
 	if i := strings.LastIndex(s, "@"); i >= 0 {
 		return "xxxxx" + s[i:]
@@ -203,8 +262,13 @@ func redactURL(s string) string {
 	return s
 }
 
-// URL is the receiver's URL, without a password.
+// URL is the receiver's URL, without userinfo and query values.
 func (w *RemoteWriter) URL() string { return w.url }
+
+// Identity is what the journal records of the URL, for a resume to
+// compare: URL and the first 8 bytes of the whole URL's SHA-256, so that a
+// URL that differs only in a query value is another receiver.
+func (w *RemoteWriter) Identity() string { return w.id }
 
 // send sends one request, calling onRetry before each retry.
 func (w *RemoteWriter) send(ctx context.Context, req *prompb.WriteRequest, onRetry func(error)) error {
@@ -217,8 +281,14 @@ func (w *RemoteWriter) send(ctx context.Context, req *prompb.WriteRequest, onRet
 
 // explain says in one line what the receiver answered and what to do.
 func (w *RemoteWriter) explain(err error, code int32) error {
-	msg := oneLine(err.Error(), 300)
+	msg := oneLine(w.scrub(err.Error()), 300)
 	switch {
+	case code/100 == 3:
+		to := "nowhere (no Location)"
+		if loc := w.last.location.Load(); loc != nil && *loc != "" {
+			to = redactURL(w.scrub(*loc))
+		}
+		return fmt.Errorf("remote write to %s: the receiver answered %d, a redirect to %s, which is not followed (the samples would go elsewhere than --remote-write.url says): set --remote-write.url to the address that accepts them", w.url, code, to)
 	case code == 0 || code >= 500 || code == http.StatusTooManyRequests:
 		return fmt.Errorf("remote write to %s failed after %d retries: %s; when the receiver is back, run again with --resume: nothing sent is sent again", w.url, w.retries, msg)
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
@@ -238,8 +308,11 @@ func oneLine(s string, n int) string {
 	return s
 }
 
-// lastStatus is the status code of the last answer.
-type lastStatus struct{ code atomic.Int32 }
+// lastStatus is the status code and Location of the last answer.
+type lastStatus struct {
+	code     atomic.Int32
+	location atomic.Pointer[string]
+}
 
 // headerTransport adds the configured headers, records each answer's
 // status (the client gives it in text only) and caps Retry-After.
@@ -263,6 +336,8 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	t.last.code.Store(int32(resp.StatusCode))
+	loc := resp.Header.Get("Location")
+	t.last.location.Store(&loc)
 	if ra := resp.Header.Get("Retry-After"); ra != "" {
 		resp.Header.Set("Retry-After", capRetryAfter(ra, time.Now()))
 	}
@@ -409,7 +484,7 @@ func (r *runner) sendUnsent(ctx context.Context) error {
 		retry := 0
 		err = rw.send(ctx, req, func(err error) {
 			retry++
-			r.progress.note(fmt.Sprintf("remote write: %s; retry %d of %d", oneLine(err.Error(), 200), retry, rw.retries))
+			r.progress.note(fmt.Sprintf("remote write: %s; retry %d of %d", oneLine(rw.scrub(err.Error()), 200), retry, rw.retries))
 		})
 		if ctx.Err() != nil {
 			r.res.Interrupted = true

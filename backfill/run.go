@@ -16,6 +16,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/backoff"
+	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 )
 
 // Exit codes of the backfill command.
@@ -156,6 +157,17 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := cfg.checkFiles(jpath); err != nil {
 		return nil, err
 	}
+	if cfg.CacheFile != "" && !cfg.DryRun {
+		// The exporter's next save would drop the days added beside it.
+		lock, err := statefile.Lock(cfg.CacheFile)
+		if errors.Is(err, statefile.ErrLocked) {
+			return nil, fmt.Errorf("--cache.file=%s is in use by a running exporter (PID %s): stop it, run backfill, then start it again (its next save would drop the days added), or leave out --cache.file", cfg.CacheFile, statefile.Holder(cfg.CacheFile))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("--cache.file=%s: %w", cfg.CacheFile, err)
+		}
+		defer lock.Unlock()
+	}
 	entries, refusal, err := cfg.priorRun(jpath, args)
 	if err != nil {
 		return nil, err
@@ -225,7 +237,7 @@ func (cfg Config) journalArgs(days []client.Date, sources []string) []string {
 		"sources=" + strings.Join(sources, ","),
 	}, labelArgs(cfg.Labels)...)
 	if cfg.RemoteWrite != nil {
-		args = append(args, "--remote-write.url="+cfg.RemoteWrite.URL())
+		args = append(args, "--remote-write.url="+cfg.RemoteWrite.Identity())
 	}
 	return append(args, cfg.Args...)
 }
@@ -494,9 +506,10 @@ func (r *runner) run(ctx context.Context) error {
 	return nil
 }
 
-// fatal reports whether no other day would fare better (401, 403, 404).
+// fatal reports whether no other day would fare better (401, 403, 404, a
+// TLS certificate refused).
 func fatal(err error) bool {
-	return client.IsRefused(err) || client.IsNotFound(err)
+	return client.IsRefused(err) || client.IsNotFound(err) || client.IsCertificateError(err)
 }
 
 // fetch fetches one unit, retrying failures and waiting out 429 pauses.

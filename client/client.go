@@ -30,7 +30,9 @@ type Config struct {
 	BaseURL string
 	Key     KeySource
 	// HTTPClient defaults to one that follows no redirects (a 3xx is an
-	// APIError).
+	// APIError) and never sends a request twice on its own (no keep-alive,
+	// HTTP/1.1 only: see defaultHTTPClient). One given here must not resend
+	// either, or the API reads requests that Hooks.Allow never counted.
 	HTTPClient *http.Client
 	// Timeout bounds each attempt, reading the body included.
 	Timeout   time.Duration
@@ -153,18 +155,30 @@ func parseBaseURL(s string) (string, error) {
 	return strings.TrimRight(u.String(), "/"), nil
 }
 
-// defaultHTTPClient bounds connection set-up and follows no redirects.
+// defaultHTTPClient bounds connection set-up, follows no redirects and
+// sends every request on a connection of its own, over HTTP/1.1.
+//
+// Why no keep-alive and no HTTP/2: the budget counts an attempt when Allow
+// lets it go, and net/http must not send it twice behind the budget's back.
+// HTTP/1's transport silently sends a GET again on a new connection when a
+// reused connection fails after the request was written (a proxy or load
+// balancer that resets idle connections): the API may count both. It never
+// does so on a fresh connection, so without keep-alive every request the
+// API can read is an attempt the budget saw. HTTP/2's transport retries
+// too, up to 6 times, for a stream reset with REFUSED_STREAM or
+// PROTOCOL_ERROR, which a proxy may send after reading the request. At
+// most 100 analytics requests an hour, a pooled connection saves nothing
+// worth that: one TCP (and TLS) handshake a request.
 func defaultHTTPClient() *http.Client {
+	var protocols http.Protocols
+	protocols.SetHTTP1(true)
 	t := &http.Transport{
 		Proxy: http.ProxyFromEnvironment,
 		DialContext: (&net.Dialer{
-			Timeout:   10 * time.Second,
-			KeepAlive: 30 * time.Second,
+			Timeout: 10 * time.Second,
 		}).DialContext,
-		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          16,
-		MaxIdleConnsPerHost:   8,
-		IdleConnTimeout:       90 * time.Second,
+		Protocols:             &protocols,
+		DisableKeepAlives:     true,
 		TLSHandshakeTimeout:   10 * time.Second,
 		ExpectContinueTimeout: time.Second,
 	}

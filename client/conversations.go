@@ -68,6 +68,7 @@ func (c *Client) WalkConversations(ctx context.Context, projectID string, r Date
 	res := &ConversationsResult{Range: r, Counts: make(map[ConversationKey]int)}
 	seen := make(map[string]bool)
 	cursor := ""
+	empty := 0 // pages in a row without a turn that said hasMore
 	for i := 0; ; i++ {
 		if i >= o.MaxPages {
 			return nil, fail(-1, fmt.Errorf("more than %d pages of %d turns (%w): use a shorter window or raise --conversations.max-pages",
@@ -94,6 +95,13 @@ func (c *Client) WalkConversations(ctx context.Context, projectID string, r Date
 		res.Skipped.merge(page.skipped)
 		if !page.hasMore {
 			return res, nil
+		}
+		if page.turns == 0 && page.skipped.Total() == 0 {
+			if empty++; empty >= MaxEmptyPages {
+				return nil, fail(i, ErrEmptyPages)
+			}
+		} else {
+			empty = 0
 		}
 		switch {
 		case page.nextCursor == nil || *page.nextCursor == "":

@@ -9,8 +9,10 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -43,7 +45,8 @@ type outcome struct {
 	retryable     bool
 	retryAfter    time.Duration
 	hasRetryAfter bool
-	// unsent: no connection was made, so the API never saw it.
+	// unsent: no connection was made and nothing was written, so the API
+	// never saw it.
 	unsent bool
 }
 
@@ -113,9 +116,17 @@ func (c *Client) attempt(ctx context.Context, r *call, key string) outcome {
 	if err != nil {
 		return outcome{err: fmt.Errorf("%s: building request: %w", r.endpoint, err)}
 	}
+	var wrote atomic.Bool
+	req = req.WithContext(httptrace.WithClientTrace(actx, &httptrace.ClientTrace{
+		WroteHeaders: func() { wrote.Store(true) },
+		WroteRequest: func(httptrace.WroteRequestInfo) { wrote.Store(true) },
+	}))
 	start := time.Now()
 	res, err := c.http.Do(req)
 	if err != nil {
+		if wrote.Load() {
+			err = &writtenError{err: err}
+		}
 		c.observe(Attempt{Endpoint: r.endpoint, Err: err, Duration: time.Since(start)})
 		return c.transportFailure(ctx, actx, r, err)
 	}
@@ -214,6 +225,11 @@ func (c *Client) transportFailure(ctx, actx context.Context, r *call, err error)
 		// The caller gave up: never retried.
 		return outcome{err: fmt.Errorf("%s: %w", r.endpoint, err)}
 	}
+	if certificateFailure(err) {
+		// Until the configuration changes: not retried. The handshake
+		// failed, so the request was not written.
+		return outcome{err: &CertificateError{Endpoint: r.endpoint, Err: err}, unsent: neverSent(err)}
+	}
 	if actx.Err() != nil {
 		// The per-attempt timeout: a POST may have reached the server.
 		return outcome{
@@ -229,15 +245,34 @@ func (c *Client) transportFailure(ctx, actx context.Context, r *call, err error)
 }
 
 // IsConnectFailure reports whether err comes from a request that never
-// reached the API: no connection could be made (--mintlify.api-url or the
-// network is at fault).
+// reached the API: no connection could be made, or its TLS handshake failed
+// over the certificate (--mintlify.api-url, the trust store or the network
+// is at fault).
 func IsConnectFailure(err error) bool { return neverSent(err) }
 
-// neverSent reports whether the connection could not be made.
+// neverSent reports whether the connection could not be made (or its TLS
+// handshake failed over a certificate) and nothing of the request was
+// written: a transport that wrote the request on one connection and then
+// failed to dial another (its own retry) did send it.
 func neverSent(err error) bool {
+	var w *writtenError
+	if errors.As(err, &w) {
+		return false
+	}
+	if certificateFailure(err) {
+		return true
+	}
 	var op *net.OpError
 	return errors.As(err, &op) && op.Op == "dial"
 }
+
+// writtenError is a transport failure after some of the request was
+// written (httptrace saw its headers go out): the API may have read it, so
+// the budget keeps it, whatever the last error of the transport was.
+type writtenError struct{ err error }
+
+func (e *writtenError) Error() string { return e.err.Error() }
+func (e *writtenError) Unwrap() error { return e.err }
 
 func (c *Client) observe(a Attempt) {
 	if c.hooks.Observe != nil {

@@ -15,6 +15,18 @@ const (
 	DefaultConcurrency = 4
 )
 
+// MaxEmptyPages is how many pages in a row with no row and hasMore true
+// end a walk with ErrEmptyPages. The API's schema allows an empty page that
+// says hasMore (the walk follows it, to offset + limit); an API that sends
+// only such pages would otherwise spend a request a page up to MaxPages,
+// and the walk would look like a success.
+const MaxEmptyPages = 3
+
+// ErrEmptyPages is wrapped by the error of a walk that got MaxEmptyPages
+// empty pages in a row, each saying hasMore. It wraps ErrTooManyPages: the
+// API has no end.
+var ErrEmptyPages = fmt.Errorf("%d empty pages in a row, each saying hasMore (%w)", MaxEmptyPages, ErrTooManyPages)
+
 // WalkOptions tunes WalkVisitors and WalkViews; zero fields take defaults.
 type WalkOptions struct {
 	PageSize int
@@ -97,7 +109,11 @@ func (c *Client) walkPaths(ctx context.Context, ep Endpoint, projectID string, r
 			return nil, err
 		}
 		for i, p := range pages {
-			if w.add(i, p) {
+			last, err := w.add(i, p)
+			if err != nil {
+				return nil, err
+			}
+			if last {
 				return w.res, nil
 			}
 		}
@@ -123,7 +139,7 @@ func (w *walk) step(ctx context.Context, i int) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return w.add(i, p), nil
+	return w.add(i, p)
 }
 
 // PathsWalk is a walk its caller drives one page at a time with Next, so it
@@ -190,6 +206,8 @@ type walk struct {
 	unordered bool
 	last      float64
 	kept      int
+	// empty counts the pages in a row without a row that said hasMore.
+	empty int
 }
 
 // fail wraps err with the walk's project, range and page offset (page >= 0).
@@ -214,8 +232,9 @@ func (w *walk) fetch(ctx context.Context, i int) (*PathsPage, error) {
 }
 
 // add merges page i and reports whether it was the last. An empty page
-// saying hasMore is not.
-func (w *walk) add(i int, p *PathsPage) (last bool) {
+// saying hasMore is not, unless it is the MaxEmptyPages-th in a row: then
+// the walk fails with ErrEmptyPages.
+func (w *walk) add(i int, p *PathsPage) (last bool, err error) {
 	if i == 0 {
 		w.res.Totals = p.Totals
 	}
@@ -234,9 +253,16 @@ func (w *walk) add(i int, p *PathsPage) (last bool) {
 	}
 	if p.HasMore && w.o.Top > 0 && !w.unordered && w.kept >= w.o.Top {
 		w.res.Stopped = true
-		return true
+		return true, nil
 	}
-	return !p.HasMore
+	if p.HasMore && len(p.Rows) == 0 && p.Skipped.Total() == 0 {
+		if w.empty++; w.empty >= MaxEmptyPages {
+			return false, w.fail(i, ErrEmptyPages)
+		}
+	} else {
+		w.empty = 0
+	}
+	return !p.HasMore, nil
 }
 
 // rank follows the order of the rows for WalkOptions.Top.

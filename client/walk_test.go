@@ -206,9 +206,9 @@ func TestWalkVisitorsGuards(t *testing.T) {
 			name:      "empty first page with more forever",
 			fault:     mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, Offset: mintlifytest.AnyOffset, EmptyPage: true, HasMoreForever: true},
 			opts:      client.WalkOptions{PageSize: 100, MaxPages: 5},
-			wantIs:    client.ErrTooManyPages,
-			wantInErr: "after 5 pages",
-			wantReqs:  5,
+			wantIs:    client.ErrEmptyPages,
+			wantInErr: "3 empty pages in a row",
+			wantReqs:  client.MaxEmptyPages,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

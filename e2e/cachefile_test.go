@@ -164,3 +164,36 @@ func TestTwoExportersOnOneCacheFile(t *testing.T) {
 	first.stop(t)
 	startExporter(t, keyEnv, args...).stop(t)
 }
+
+// TestSecondExporterRefusedWhenTheLockFileWasRemoved: with FILE.lock
+// removed while the first exporter runs (a cleaner took it for stale), a
+// second exporter on the same --cache.file started and spent a second
+// budget. The first keeps its budget journal locked: the second exits with
+// one line naming the journal, and sends nothing.
+func TestSecondExporterRefusedWhenTheLockFileWasRemoved(t *testing.T) {
+	t.Parallel()
+	today := utcToday()
+	srv := newFake(t, today, map[string]int{"lock-b": 40})
+	cacheFile := filepath.Join(t.TempDir(), "state.json")
+	args := append(exporterArgs(srv.URL(), "lock-b"), "--cache.file="+cacheFile)
+	first := startExporter(t, keyEnv, args...)
+	first.scrape(t)
+	sent := len(srv.Requests())
+	if err := os.Remove(cacheFile + statefile.LockSuffix); err != nil {
+		t.Fatal(err)
+	}
+	r := runExporter(t, keyEnv, append(args, "--web.listen-address=127.0.0.1:0")...)
+	var errLines []string
+	for _, l := range logLines(r.stderr) {
+		if !strings.Contains(l, "level=info") {
+			errLines = append(errLines, l)
+		}
+	}
+	if r.code == 0 || len(errLines) != 1 || !strings.Contains(errLines[0], cacheFile+statefile.JournalSuffix) || !strings.Contains(errLines[0], "in use by another exporter") {
+		t.Errorf("second exporter: exit %d, error lines %q; want one naming %s\n%s", r.code, errLines, cacheFile+statefile.JournalSuffix, r.stderr)
+	}
+	if n := len(srv.Requests()); n != sent {
+		t.Errorf("the second exporter sent %d requests", n-sent)
+	}
+	first.stop(t)
+}

@@ -82,7 +82,7 @@ func TestKeyNeverLeaksUnderFaults(t *testing.T) {
 		return ok && v == 1
 	}
 	lastSuccess := func() float64 {
-		v, _ := gaugeValue(t, scrape("poll"), "mintlify_last_success_timestamp_seconds", "project", "docs", "source", "visitors")
+		v, _ := gaugeValue(t, scrape("poll"), "mintlify_last_success_timestamp_seconds", "project", "docs", "source", "visitors", "window", "1d", "part", "pages")
 		return v
 	}
 	notUp := func() string {
@@ -181,7 +181,7 @@ func TestKeyFileRotation(t *testing.T) {
 		"--mintlify.requests-per-hour=100000")
 	lastSuccess := func() float64 {
 		_, body := p.get(t, "/metrics", nil)
-		v, _ := gaugeValue(t, string(body), "mintlify_last_success_timestamp_seconds", "project", "docs", "source", "visitors")
+		v, _ := gaugeValue(t, string(body), "mintlify_last_success_timestamp_seconds", "project", "docs", "source", "visitors", "window", "1d", "part", "pages")
 		return v
 	}
 	eventually(t, 15*time.Second, "the first snapshot with key A", func() string {

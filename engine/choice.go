@@ -379,6 +379,10 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 	return pick, next
 }
 
+// forecastHorizon bounds, in hours of the budget, what one candidate books
+// in a forecast.
+const forecastHorizon = 48
+
 // forecastLocked sets when each waiting unit is expected to start, booking
 // each candidate's requests after those ahead of it in the value order, and
 // returns when the worker should look again.
@@ -415,7 +419,9 @@ func (e *Engine) forecastLocked(cands []candidate, order []int, picked int, view
 		if i == picked {
 			at = now
 		}
-		for left, t := max(cd.left, need), at; left > 0; {
+		// Booked at most forecastHorizon ahead: a cost is bounded, but
+		// what lies beyond changes nothing that is decided now.
+		for left, t := min(max(cd.left, need), forecastHorizon*perHour), at; left > 0; {
 			n := min(left, perHour)
 			t = book.earliest(t, n)
 			book.add(t, n)

@@ -132,7 +132,7 @@ func (e *Engine) deriveLocked(now time.Time, base *unit) {
 		u.snap, u.derived, u.attempted = snap, true, true
 		u.failures, u.lastErr, u.retryAt = 0, "", time.Time{}
 		u.errs.Recovered()
-		e.cfg.Status.Succeeded(u.Project, u.Source, u.Window.String(), snap.completed, 0)
+		e.cfg.Status.Succeeded(u.Project, u.Source, u.Window.Name, e.statusPart(u), snap.completed, 0)
 		changed = true
 	}
 	if changed {
@@ -361,6 +361,14 @@ func (e *Engine) dayStateLocked() []DayData {
 	return out
 }
 
+// closedWithin reports whether day is one of derive.ClosedDays(n, now),
+// without making the list.
+func closedWithin(day client.Date, n int, now time.Time) bool {
+	today := client.DateOf(now)
+	t := day.Time()
+	return t.Before(today.Time()) && !t.Before(today.AddDays(-(n - 1)).Time())
+}
+
 // restoreDaysLocked installs the persisted days this configuration needs.
 func (e *Engine) restoreDaysLocked(days []DayData) int {
 	if !e.cfg.DeriveWindows {
@@ -370,12 +378,13 @@ func (e *Engine) restoreDaysLocked(days []DayData) int {
 	n := 0
 	for _, d := range days {
 		day, err := client.ParseDate(d.Day)
-		if err != nil || d.ReadAt.After(now) {
+		// Only closed days of the longest window can be of use.
+		if err != nil || d.ReadAt.After(now) || !closedWithin(day, MaxWindowDays, now) {
 			continue
 		}
 		for _, u := range e.units {
 			if u.base == nil || e.sources[u.src].src.Name() != d.Source || u.Project != d.Project || u.Window.Site != d.Site ||
-				!slices.Contains(derive.ClosedDays(u.Window.Days, now), day) {
+				!closedWithin(day, u.Window.Days, now) {
 				continue
 			}
 			res, err := e.restoredResult(u.base, d.Families, d.Cost)

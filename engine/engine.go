@@ -80,6 +80,8 @@ type Engine struct {
 	dayChanges *prometheus.CounterVec
 	// connErrs logs a connection failure once per kind for the engine.
 	connErrs errstate.State
+	// dropped counts the series of the cache file a restore dropped.
+	dropped int
 
 	expo atomic.Pointer[exposition.Exposition]
 	// live is what scrape-time collectors export, so a scrape takes no lock.
@@ -259,13 +261,28 @@ func (e *Engine) addUnits(si int, info sourceInfo) {
 				t := &unit{Unit: Unit{Source: s.Name(), Project: p, Window: site}, src: si, pages: u}
 				u.totals = t
 				e.units = append(e.units, t)
-				e.cfg.Status.Track(p, s.Name(), site.String())
+				e.cfg.Status.Track(p, s.Name(), site.Name, partOf(info.splits, site))
 			}
 			e.units = append(e.units, u)
-			e.cfg.Status.Track(p, s.Name(), w.String())
+			e.cfg.Status.Track(p, s.Name(), w.Name, partOf(info.splits, w))
 		}
 	}
 }
+
+// partOf is the part label of a unit of window w (health.PartAll, ...):
+// a source that splits its windows has a totals and a pages unit.
+func partOf(splits bool, w Window) string {
+	switch {
+	case !splits:
+		return health.PartAll
+	case w.Site:
+		return health.PartTotals
+	}
+	return health.PartPages
+}
+
+// statusPart is u's part label.
+func (e *Engine) statusPart(u *unit) string { return partOf(e.sources[u.src].splits, u.Window) }
 
 // Start starts the worker, which refreshes every unit when it falls due,
 // whether or not anything scrapes. Call Close to stop it.

@@ -41,7 +41,7 @@ func (e *Engine) fail(u *unit, err error, end time.Time, took time.Duration) {
 		e.settle(u, func() {}) // shutting down: not a failure of the API
 		return
 	}
-	e.cfg.Status.Failed(u.Project, u.Source, u.Window.String(), took)
+	e.cfg.Status.Failed(u.Project, u.Source, u.Window.Name, e.statusPart(u), took)
 	if ra, has, ok := client.IsRateLimited(err); ok {
 		e.mu.Lock()
 		e.rateLimits++
@@ -108,7 +108,7 @@ func (e *Engine) succeed(u *unit, snap *snapshot) {
 // installLocked makes snap u's data and renews what depends on it: derived
 // windows, the plan, the exposition.
 func (e *Engine) installLocked(u *unit, snap *snapshot) {
-	e.cfg.Status.Succeeded(u.Project, u.Source, u.Window.String(), snap.completed, snap.duration)
+	e.cfg.Status.Succeeded(u.Project, u.Source, u.Window.Name, e.statusPart(u), snap.completed, snap.duration)
 	e.keepProvisionalLocked(u, snap)
 	if u.errs.Recovered() {
 		level.Info(e.logger).Log("msg", u.Source+" refresh succeeded again", "collector", u.Source, "project", u.Project, "window", u.Window.String())
@@ -182,7 +182,7 @@ func (e *Engine) replanLocked() {
 		for _, u := range e.units {
 			if u.derived {
 				u.interval = u.base.interval
-				e.cfg.Status.SetInterval(u.Project, u.Source, u.Window.String(), u.interval)
+				e.cfg.Status.SetInterval(u.Project, u.Source, u.Window.Name, e.statusPart(u), u.interval)
 			}
 		}
 	}()
@@ -191,7 +191,7 @@ func (e *Engine) replanLocked() {
 		sum.perRound += pu[i].Cost
 		sum.perHour += float64(pu[i].Cost) * float64(time.Hour) / float64(u.interval)
 		sum.shortest, sum.longest = min(sum.shortest, u.interval), max(sum.longest, u.interval)
-		e.cfg.Status.SetInterval(u.Project, u.Source, u.Window.String(), u.interval)
+		e.cfg.Status.SetInterval(u.Project, u.Source, u.Window.Name, e.statusPart(u), u.interval)
 	}
 	if !known || !sum.material(e.plan) {
 		return

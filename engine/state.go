@@ -3,7 +3,10 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"math"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/go-kit/log/level"
 
@@ -69,20 +72,26 @@ func (e *Engine) State() State {
 func (e *Engine) restoreLocked(st *State) {
 	budget.LogRestored(e.logger, "cache file", e.cfg.Budget.Restore(st.Ledger, st.PausedUntil))
 	n := 0
+	e.dropped = 0
+	// Units by name: a cache file of 64 MiB holds many units, each looked
+	// up once (a scan of every unit for each took seconds under the lock).
+	byName := make(map[[3]string]*unit, len(e.units))
+	for _, u := range e.units {
+		byName[[3]string{u.Source, u.Project, u.Window.String()}] = u
+	}
 	for _, d := range st.Units {
-		for _, u := range e.units {
-			if u.Source != d.Source || u.Project != d.Project || u.Window.String() != d.Window || u.snap != nil {
-				continue
-			}
-			snap, err := e.restoredSnapshot(u, d)
-			if err != nil {
-				level.Warn(e.logger).Log("msg", "ignoring a unit of the cache file", "unit", u.Unit.String(), "err", err)
-				continue
-			}
-			u.snap, u.attempted = snap, true
-			e.cfg.Status.Restore(u.Project, u.Source, u.Window.String(), snap.completed)
-			n++
+		u := byName[[3]string{d.Source, d.Project, d.Window}]
+		if u == nil || u.snap != nil {
+			continue
 		}
+		snap, err := e.restoredSnapshot(u, d)
+		if err != nil {
+			level.Warn(e.logger).Log("msg", "ignoring a unit of the cache file", "unit", u.Unit.String(), "err", err)
+			continue
+		}
+		u.snap, u.attempted = snap, true
+		e.cfg.Status.Restore(u.Project, u.Source, u.Window.Name, e.statusPart(u), snap.completed)
+		n++
 	}
 	// A cache file from before windows were split holds the totals in
 	// the page walk's data: they stand in for the totals unit's.
@@ -91,11 +100,15 @@ func (e *Engine) restoreLocked(st *State) {
 			if res := e.siteWideOf(u, u.snap.res); res != nil {
 				t.snap = &snapshot{rng: u.snap.rng, res: res, completed: u.snap.completed, rendered: e.render(t, res)}
 				t.attempted = true
-				e.cfg.Status.Restore(t.Project, t.Source, t.Window.String(), u.snap.completed)
+				e.cfg.Status.Restore(t.Project, t.Source, t.Window.Name, e.statusPart(t), u.snap.completed)
 			}
 		}
 	}
 	days := e.restoreDaysLocked(st.Days)
+	if e.dropped > 0 {
+		level.Warn(e.logger).Log("msg", "dropped series of the cache file that an API answer could not have given (a duplicate, a negative, infinite or NaN value, or a label value that is not UTF-8 or longer than the API path keeps); the rest is restored",
+			"series", e.dropped)
+	}
 	if e.cfg.DeriveWindows {
 		e.deriveLocked(e.now(), nil)
 	}
@@ -103,10 +116,27 @@ func (e *Engine) restoreLocked(st *State) {
 		"days", days, "ledger_requests_last_hour", e.cfg.Budget.Used())
 }
 
-// restoredResult checks persisted families against u's source.
+// MaxRestoredCost bounds a cost read from the cache file: a walk the engine
+// runs sends at most client.DefaultMaxPages pages, so a larger cost is not
+// one it wrote. Loops of the planner and the forecast are bounded by costs.
+const MaxRestoredCost = client.DefaultMaxPages
+
+// maxRestoredDuration bounds a refresh duration read from the cache file.
+const maxRestoredDuration = MaxWindowDays * 24 * time.Hour
+
+// maxSummaryBytes bounds a summary read from the cache file (the landing
+// page shows it); the engine writes a short sentence.
+const maxSummaryBytes = 256
+
+// restoredCost is a cost of the cache file within what the engine writes.
+func restoredCost(c int) int { return min(max(1, c), MaxRestoredCost) }
+
+// restoredResult checks persisted families against u's source, as the API
+// path checks answers: series an answer could not have given are dropped
+// and counted in e.dropped. The caller holds e.mu.
 func (e *Engine) restoredResult(u *unit, families map[string][]Sample, cost int) (*Result, error) {
 	fams := e.sources[u.src].families
-	res := &Result{Samples: make([][]Sample, len(fams)), Cost: max(1, cost)}
+	res := &Result{Samples: make([][]Sample, len(fams)), Cost: restoredCost(cost)}
 	known := 0
 	for fi, f := range fams {
 		ss, ok := families[f.Name]
@@ -121,12 +151,47 @@ func (e *Engine) restoredResult(u *unit, families map[string][]Sample, cost int)
 				}
 			}
 		}
-		res.Samples[fi] = ss
+		kept, dropped := validSamples(ss, len(f.Labels))
+		e.dropped += dropped
+		if len(kept) > 0 {
+			res.Samples[fi] = kept
+		}
 	}
 	if known != len(families) {
 		return nil, errors.New("it holds families the source does not export")
 	}
 	return res, nil
+}
+
+// validSamples returns the samples of ss an API answer could have given,
+// in their order, and how many it dropped: a value that is negative, NaN
+// or infinite (the client refuses such counts), a label value that is not
+// valid UTF-8 (the API path sanitizes it) or longer than
+// client.MaxLabelBytes (the API path cuts it), and a repeated series (the
+// API path keeps the first).
+func validSamples(ss []Sample, labels int) ([]Sample, int) {
+	seen := make(map[[MaxLabels]string]bool, len(ss))
+	kept := make([]Sample, 0, len(ss))
+	for _, s := range ss {
+		if !validSample(s, labels) || seen[s.Labels] {
+			continue
+		}
+		seen[s.Labels] = true
+		kept = append(kept, s)
+	}
+	return kept, len(ss) - len(kept)
+}
+
+func validSample(s Sample, labels int) bool {
+	if math.IsNaN(s.Value) || math.IsInf(s.Value, 0) || s.Value < 0 {
+		return false
+	}
+	for _, l := range s.Labels[:labels] {
+		if len(l) > client.MaxLabelBytes || !utf8.ValidString(l) {
+			return false
+		}
+	}
+	return true
 }
 
 // siteWideOf returns res's site-wide families, nil when none.
@@ -167,8 +232,30 @@ func (e *Engine) restoredSnapshot(u *unit, d UnitData) (*snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	res.Summary = d.Summary
+	res.Summary = restoredSummary(d.Summary)
 	rng := client.DateRange{From: from, To: to}
 	return &snapshot{rng: rng, res: res, completed: d.Completed,
-		duration: time.Duration(d.DurationSeconds * float64(time.Second)), rendered: e.render(u, res)}, nil
+		duration: restoredDuration(d.DurationSeconds), rendered: e.render(u, res)}, nil
+}
+
+// restoredDuration is a duration of the cache file within what a refresh
+// can take: NaN or negative is 0.
+func restoredDuration(seconds float64) time.Duration {
+	if !(seconds > 0) {
+		return 0
+	}
+	return time.Duration(min(seconds, maxRestoredDuration.Seconds()) * float64(time.Second))
+}
+
+// restoredSummary is a summary of the cache file, valid UTF-8 and short.
+func restoredSummary(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if len(s) <= maxSummaryBytes {
+		return s
+	}
+	cut := maxSummaryBytes
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }

@@ -179,6 +179,7 @@ func (e *Engine) installTotalsLocked(j *job, res *Result, at time.Time) {
 	}
 	res.Cost = 1
 	e.installLocked(t, &snapshot{rng: j.rng, res: res, completed: at, rendered: e.render(t, res)})
+	e.cfg.Status.Succeeded(t.Project, t.Source, t.Window.Name, e.statusPart(t), at, 0)
 	if e.cfg.OnChange != nil {
 		go e.cfg.OnChange()
 	}

@@ -235,6 +235,7 @@ func (x *Exporter) openJournal(cfg Config, ledger *budget.Budget) error {
 		level.Warn(cfg.Logger).Log("msg", "skipped unreadable lines of the budget journal (a save interrupted by a crash)", "lines", st.Skipped)
 	}
 	budget.LogRestored(cfg.Logger, "budget journal", ledger.Restore(st.Sent, st.PausedUntil))
+	j.Guard(lock.Held)
 	ledger.Record(j)
 	x.journal = j
 	if until := ledger.PausedUntil(); !until.IsZero() {

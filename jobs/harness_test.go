@@ -83,7 +83,7 @@ const (
 	jobsUpHeader = `# HELP mintlify_up 0 when the last refresh of one of the source's units (windows) failed for the project and none has succeeded since, else 1 (visitors, views, assistant, feedback, searches, conversations, jobs). A unit that waits for the request budget, or has not been tried yet, is not a failure: see mintlify_units_waiting.
 # TYPE mintlify_up gauge
 `
-	jobsIntervalHeader = `# HELP mintlify_refresh_interval_seconds Interval between refreshes the exporter currently plans for the source, after any stretching to fit the request budget.
+	jobsIntervalHeader = `# HELP mintlify_refresh_interval_seconds Interval between refreshes the exporter currently plans for the unit (project, source, window and part), after any stretching to fit the request budget: what its data's age is compared with.
 # TYPE mintlify_refresh_interval_seconds gauge
 `
 )

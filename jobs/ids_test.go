@@ -191,7 +191,7 @@ mintlify_agent_job_created_timestamp_seconds{job_id="j3",project="p1"} 1.7408304
 	}
 	step("j3")
 	e.expectUp(jobsUpHeader + `mintlify_up{project="p1",source="jobs"} 1
-` + jobsIntervalHeader + `mintlify_refresh_interval_seconds{project="p1",source="jobs"} 60
+` + jobsIntervalHeader + `mintlify_refresh_interval_seconds{part="all",project="p1",source="jobs",window=""} 60
 `)
 }
 

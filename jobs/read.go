@@ -11,6 +11,7 @@ import (
 	"github.com/go-kit/log/level"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
 )
 
 // jobsRound is one project's part of a poll round.
@@ -134,7 +135,7 @@ func (w *Watcher) failed(r *jobsRound, jobID string, err error, stop bool) {
 	if until := w.cfg.Now().Add(pause); until.After(p.pausedUntil) {
 		p.pausedUntil = until
 	}
-	w.cfg.Status.SetInterval(p.id, Source, "", max(w.cfg.PollInterval, pause))
+	w.cfg.Status.SetInterval(p.id, Source, "", health.PartAll, max(w.cfg.PollInterval, pause))
 }
 
 // jobsStopsRound reports whether err concerns the API or key rather than

@@ -37,7 +37,7 @@ func newTwoJobs(t *testing.T) (*jobsEnv, *jobs.Watcher) {
 
 func jobsUp(up string, interval string) string {
 	return jobsUpHeader + `mintlify_up{project="p1",source="jobs"} ` + up + "\n" +
-		jobsIntervalHeader + `mintlify_refresh_interval_seconds{project="p1",source="jobs"} ` + interval + "\n"
+		jobsIntervalHeader + `mintlify_refresh_interval_seconds{part="all",project="p1",source="jobs",window=""} ` + interval + "\n"
 }
 
 func TestJobsServerErrorKeepsLastStateAndLogsOnce(t *testing.T) {

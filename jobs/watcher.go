@@ -205,8 +205,8 @@ func New(cfg Config) (*Watcher, error) {
 	}
 	w.updateMembership(nil)
 	for _, p := range w.order {
-		cfg.Status.Track(p, Source, "")
-		cfg.Status.SetInterval(p, Source, "", cfg.PollInterval)
+		cfg.Status.Track(p, Source, "", health.PartAll)
+		cfg.Status.SetInterval(p, Source, "", health.PartAll, cfg.PollInterval)
 	}
 	return w, nil
 }
@@ -456,8 +456,8 @@ func (w *Watcher) finish(start time.Time, rounds []*jobsRound) {
 				level.Info(w.logger).Log("msg", "agent jobs polled successfully again", "project", p.id)
 			}
 			p.limited = 0
-			w.cfg.Status.SetInterval(p.id, Source, "", w.cfg.PollInterval)
-			w.cfg.Status.Succeeded(p.id, Source, "", end, dur)
+			w.cfg.Status.SetInterval(p.id, Source, "", health.PartAll, w.cfg.PollInterval)
+			w.cfg.Status.Succeeded(p.id, Source, "", health.PartAll, end, dur)
 			continue
 		}
 		state, msg := r.err.Error(), "polling agent jobs failed; the last known state of each job stays exported"
@@ -474,6 +474,6 @@ func (w *Watcher) finish(start time.Time, rounds []*jobsRound) {
 			}
 			level.Error(w.logger).Log(append(kv, "err", r.err)...)
 		}
-		w.cfg.Status.Failed(p.id, Source, "", dur)
+		w.cfg.Status.Failed(p.id, Source, "", health.PartAll, dur)
 	}
 }

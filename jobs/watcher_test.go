@@ -25,7 +25,7 @@ func TestJobsWatcherFollowsStateMachine(t *testing.T) {
 	// Before the first round the project is registered, with no job: up,
 	// since nothing failed.
 	e.expectUp(jobsUpHeader + `mintlify_up{project="p1",source="jobs"} 1
-` + jobsIntervalHeader + `mintlify_refresh_interval_seconds{project="p1",source="jobs"} 60
+` + jobsIntervalHeader + `mintlify_refresh_interval_seconds{part="all",project="p1",source="jobs",window=""} 60
 `)
 	e.expect(w, jobsHeader+jobsCounts("p1", 0, 0, 0, 0))
 
@@ -41,7 +41,7 @@ mintlify_agent_job_created_timestamp_seconds{job_id="j2",project="p1"} 1.7408232
 mintlify_agent_job_created_timestamp_seconds{job_id="j3",project="p1"} 1.7408196e+09
 `)
 	e.expectUp(jobsUpHeader + `mintlify_up{project="p1",source="jobs"} 1
-` + jobsIntervalHeader + `mintlify_refresh_interval_seconds{project="p1",source="jobs"} 60
+` + jobsIntervalHeader + `mintlify_refresh_interval_seconds{part="all",project="p1",source="jobs",window=""} 60
 `)
 
 	// Five minutes on, j1 completed with a pull request and j2 failed. The
@@ -178,7 +178,7 @@ func TestJobsNotFoundLeavesCountsNotUp(t *testing.T) {
 `+jobsNotFoundHeader+`mintlify_agent_jobs_not_found{project="p1"} 2
 `)
 	e.expectUp(jobsUpHeader + `mintlify_up{project="p1",source="jobs"} 1
-` + jobsIntervalHeader + `mintlify_refresh_interval_seconds{project="p1",source="jobs"} 60
+` + jobsIntervalHeader + `mintlify_refresh_interval_seconds{part="all",project="p1",source="jobs",window=""} 60
 `)
 	for _, id := range []string{"nope", "j2"} {
 		if n := e.logs.CountLines("level=warn", "not found", "job_id="+id); n != 1 {
@@ -223,8 +223,8 @@ mintlify_agent_job_created_timestamp_seconds{job_id="j1",project="p2"} 1.7408304
 `)
 	e.expectUp(jobsUpHeader + `mintlify_up{project="p1",source="jobs"} 1
 mintlify_up{project="p2",source="jobs"} 1
-` + jobsIntervalHeader + `mintlify_refresh_interval_seconds{project="p1",source="jobs"} 60
-mintlify_refresh_interval_seconds{project="p2",source="jobs"} 60
+` + jobsIntervalHeader + `mintlify_refresh_interval_seconds{part="all",project="p1",source="jobs",window=""} 60
+mintlify_refresh_interval_seconds{part="all",project="p2",source="jobs",window=""} 60
 `)
 }
 
@@ -437,7 +437,7 @@ mintlify_agent_job_created_timestamp_seconds{job_id="c",project="p1"} 1.7408304e
 	e.poll(w)
 	requests(4, 12)
 	e.expectUp(jobsUpHeader + `mintlify_up{project="p1",source="jobs"} 0
-` + jobsIntervalHeader + `mintlify_refresh_interval_seconds{project="p1",source="jobs"} 60
+` + jobsIntervalHeader + `mintlify_refresh_interval_seconds{part="all",project="p1",source="jobs",window=""} 60
 `)
 	if n := e.logs.CountLines("level=error", "list_jobs: HTTP 500"); n != 1 {
 		t.Errorf("listing failure logged %d times, want once:\n%s", n, e.logs)

@@ -28,6 +28,8 @@
           },
           {
             alert: "MintlifyDataStale",
+            // Each unit (project, source, window, part) against its own
+            // interval: both series carry the same labels.
             expr: (|||
               (
                 time() - mintlify_last_success_timestamp_seconds{%(exporterSelector)s}
@@ -39,8 +41,8 @@
             'for': "10m",
             labels: { severity: $._config.severities.exporter },
             annotations: {
-              summary: "Mintlify {{ $labels.source }} data of project {{ $labels.project }} is stale",
-              description: "The last successful {{ $labels.source }} refresh of project {{ $labels.project }} on {{ $labels.instance }} ended {{ $value | humanizeDuration }} ago, more than 3 times the planned refresh interval. The exported numbers are out of date.",
+              summary: "Mintlify {{ $labels.source }} data of project {{ $labels.project }} is stale{{ with $labels.window }} ({{ . }} {{ $labels.part }}){{ end }}",
+              description: "The last successful {{ $labels.source }} refresh of project {{ $labels.project }}{{ with $labels.window }} (window {{ . }}, part {{ $labels.part }}){{ end }} on {{ $labels.instance }} ended {{ $value | humanizeDuration }} ago, more than 3 times that unit's planned refresh interval. The exported numbers are out of date.",
               runbook_url: $._config.runbookURLPrefix + "mintlifydatastale",
             },
           },

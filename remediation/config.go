@@ -74,6 +74,10 @@ type Rule struct {
 	AllowPublicText bool
 
 	project, key, prompt, followUp *template.Template
+	// reads holds, by template name, the labels it names (.Labels.x,
+	// $.Labels.x, index .Labels "x"): an alert without one of them, or with
+	// it empty, is not acted on (MissingLabelError).
+	reads map[string][]string
 }
 
 // fileConfig is the YAML file.
@@ -149,7 +153,7 @@ func ParseConfig(data []byte) (*Config, error) {
 
 func parseRule(fr fileRule) (*Rule, error) {
 	r := &Rule{Name: fr.Name, Match: fr.Match, AllowPublicText: fr.AllowPublicText,
-		Cooldown: DefaultCooldown, FollowUpEvery: DefaultFollowUpEvery}
+		Cooldown: DefaultCooldown, FollowUpEvery: DefaultFollowUpEvery, reads: map[string][]string{}}
 	if !ruleName.MatchString(fr.Name) {
 		return nil, errors.New("name: want 1 to 64 letters, digits, '_', '.' or '-'")
 	}
@@ -186,9 +190,18 @@ func parseRule(fr fileRule) (*Rule, error) {
 		if *t.out, err = template.New(t.field).Funcs(templateFuncs).Option("missingkey=zero").Parse(t.text); err != nil {
 			return nil, fmt.Errorf("%s: %s", t.field, oneLine(err.Error()))
 		}
-		if what := publicTextIn(*t.out); what != "" && !r.AllowPublicText {
-			return nil, fmt.Errorf("%s reads %s, which may hold text typed by the public (a search term): a prompt must not carry it unless the rule says allow_public_text: true (docs/remediation.md explains the risk)", t.field, what)
+		labels, annotations := readsIn(*t.out)
+		if !r.AllowPublicText {
+			if annotations {
+				return nil, fmt.Errorf("%s reads .Annotations, which may hold text typed by the public (a search term): a prompt must not carry it unless the rule says allow_public_text: true (docs/remediation.md explains the risk)", t.field)
+			}
+			for _, l := range labels {
+				if IsPublicLabel(l) {
+					return nil, fmt.Errorf("%s reads .Labels.%s, which may hold text typed by the public (a search term; label names are compared as a person reads them: %q reads as %q): a prompt must not carry it unless the rule says allow_public_text: true (docs/remediation.md explains the risk)", t.field, l, l, foldName(l))
+				}
+			}
 		}
+		r.reads[t.field] = labels
 	}
 	return r, nil
 }
@@ -200,43 +213,53 @@ var templateFuncs = template.FuncMap{
 	"quote": strconv.Quote,
 }
 
-// publicTextIn returns what a template of t's set (its own, and those it
-// defines) reads by name of the public text a rule without
-// allow_public_text does not get, or "". It is not the guard (the
-// template's data is: see Rule.data); it tells at start that such a read
-// would render nothing.
-func publicTextIn(t *template.Template) string {
+// readsIn returns the labels that the templates of t's set (its own, and
+// those it defines) name, sorted and once each, and whether they read the
+// annotations. It is not the guard against public text (the template's
+// data is: see Rule.data); it tells at start that such a read would render
+// nothing, and which labels an alert must have (Rule.missing).
+func readsIn(t *template.Template) (labels []string, annotations bool) {
 	for _, tt := range t.Templates() {
 		if tt.Tree == nil {
 			continue
 		}
-		if what := publicText(tt.Tree); what != "" {
-			return what
-		}
+		l, a := reads(tt.Tree)
+		labels = append(labels, l...)
+		annotations = annotations || a
 	}
-	return ""
+	slices.Sort(labels)
+	return slices.Compact(labels), annotations
 }
 
-// publicText returns what in tree reads a label of PublicLabels or the
-// annotations by name, or "".
-func publicText(tree *parse.Tree) string {
-	var found string
+// reads returns the labels tree names (.Labels.x, $.Labels.x, index
+// .Labels "x") and whether it reads the annotations by name.
+func reads(tree *parse.Tree) (labels []string, annotations bool) {
 	var walk func(n parse.Node)
 	fields := func(ident []string) {
-		if found != "" || len(ident) == 0 {
+		if len(ident) == 0 {
 			return
 		}
 		switch ident[0] {
 		case "Labels":
-			if len(ident) > 1 && slices.Contains(PublicLabels, ident[1]) {
-				found = ".Labels." + ident[1]
+			if len(ident) > 1 {
+				labels = append(labels, ident[1])
 			}
 		case "Annotations":
-			found = ".Annotations"
+			annotations = true
 		}
 	}
+	// labelsArg reports whether n is .Labels or $.Labels.
+	labelsArg := func(n parse.Node) bool {
+		switch n := n.(type) {
+		case *parse.FieldNode:
+			return slices.Equal(n.Ident, []string{"Labels"})
+		case *parse.VariableNode:
+			return slices.Equal(n.Ident, []string{"$", "Labels"})
+		}
+		return false
+	}
 	walk = func(n parse.Node) {
-		if n == nil || found != "" {
+		if n == nil {
 			return
 		}
 		switch n := n.(type) {
@@ -259,12 +282,10 @@ func publicText(tree *parse.Tree) string {
 		case *parse.CommandNode:
 			// index .Labels "name" reads one label.
 			if len(n.Args) == 3 {
-				if id, ok := n.Args[0].(*parse.IdentifierNode); ok && id.Ident == "index" {
-					if f, ok := n.Args[1].(*parse.FieldNode); ok && slices.Equal(f.Ident, []string{"Labels"}) {
-						if s, ok := n.Args[2].(*parse.StringNode); ok {
-							fields([]string{"Labels", s.Text})
-							return
-						}
+				if id, ok := n.Args[0].(*parse.IdentifierNode); ok && id.Ident == "index" && labelsArg(n.Args[1]) {
+					if s, ok := n.Args[2].(*parse.StringNode); ok {
+						fields([]string{"Labels", s.Text})
+						return
 					}
 				}
 			}
@@ -296,7 +317,88 @@ func publicText(tree *parse.Tree) string {
 		}
 	}
 	walk(tree.Root)
-	return found
+	return labels, annotations
+}
+
+// IsPublicLabel reports whether a label name reads, to a person, as one of
+// PublicLabels: compared after foldName, so that Term, TERM, a Cyrillic or
+// Greek look-alike (tеrm with a Cyrillic е) or fullwidth letters are the
+// search term too.
+func IsPublicLabel(name string) bool {
+	f := foldName(name)
+	for _, p := range PublicLabels {
+		if f == foldName(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// foldName is a label name as a person reads it: fullwidth forms as ASCII,
+// Cyrillic and Greek letters that look like Latin ones as those, lower
+// case, without combining marks and invisible format characters.
+func foldName(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r >= 0xFF01 && r <= 0xFF5E { // fullwidth ASCII
+			r -= 0xFEE0
+		}
+		if unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Cf, r) {
+			continue
+		}
+		if l, ok := lookAlikeUpper[r]; ok {
+			b.WriteRune(l)
+			continue
+		}
+		r = unicode.ToLower(r)
+		if l, ok := lookAlikeLower[r]; ok {
+			r = l
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// lookAlikeUpper and lookAlikeLower map Cyrillic, Greek and other letters
+// to the Latin lower-case letter they look like (capitals first: Greek Μ
+// looks like M, its lower case μ like u).
+var (
+	lookAlikeUpper = map[rune]rune{
+		'А': 'a', 'В': 'b', 'Е': 'e', 'Ѕ': 's', 'І': 'i', 'Ј': 'j', 'К': 'k', 'М': 'm', 'Н': 'h', 'О': 'o',
+		'Р': 'p', 'С': 'c', 'Т': 't', 'У': 'y', 'Х': 'x', 'Ү': 'y', 'Ԛ': 'q', 'Ԝ': 'w',
+		'Α': 'a', 'Β': 'b', 'Ε': 'e', 'Ζ': 'z', 'Η': 'h', 'Ι': 'i', 'Κ': 'k', 'Μ': 'm', 'Ν': 'n', 'Ο': 'o',
+		'Ρ': 'p', 'Τ': 't', 'Υ': 'y', 'Χ': 'x',
+	}
+	lookAlikeLower = map[rune]rune{
+		'а': 'a', 'в': 'b', 'г': 'r', 'е': 'e', 'ё': 'e', 'ѕ': 's', 'і': 'i', 'ї': 'i', 'ј': 'j', 'к': 'k',
+		'м': 'm', 'н': 'h', 'о': 'o', 'п': 'n', 'р': 'p', 'с': 'c', 'т': 't', 'у': 'y', 'х': 'x', 'ү': 'y',
+		'һ': 'h', 'ӏ': 'l', 'ԁ': 'd', 'ԛ': 'q', 'ԝ': 'w', 'ѵ': 'v',
+		'α': 'a', 'β': 'b', 'γ': 'y', 'ε': 'e', 'η': 'n', 'ι': 'i', 'κ': 'k', 'μ': 'u', 'ν': 'v', 'ο': 'o',
+		'ρ': 'p', 'τ': 't', 'υ': 'u', 'χ': 'x', 'ω': 'w',
+		'ı': 'i', 'ſ': 's', 'ɡ': 'g', 'ⅰ': 'i', 'ⅼ': 'l', 'ⅿ': 'm',
+	}
+)
+
+// MissingLabelError is why a rule did not act on an alert: one of its
+// templates names a label the alert lacks or has empty, which would have
+// rendered as "" (and every such alert would share one key).
+type MissingLabelError struct {
+	Rule, Template, Label string
+}
+
+func (e *MissingLabelError) Error() string {
+	return fmt.Sprintf("rule %s: %s reads the label %q, which the alert lacks or has empty: nothing is sent", e.Rule, e.Template, e.Label)
+}
+
+// missing returns a *MissingLabelError for the first label template t of r
+// names that labels lacks or has blank, or nil.
+func (r *Rule) missing(t *template.Template, labels map[string]string) error {
+	for _, l := range r.reads[t.Name()] {
+		if strings.TrimSpace(labels[l]) == "" {
+			return &MissingLabelError{Rule: r.Name, Template: t.Name(), Label: l}
+		}
+	}
+	return nil
 }
 
 // templateData is what a rule's templates see: the alert's labels and
@@ -309,21 +411,23 @@ type templateData struct {
 }
 
 // data is what r's templates see of a. Without allow_public_text it holds
-// neither the labels of PublicLabels nor any annotation: the guard is what
+// neither the labels of PublicLabels (IsPublicLabel: Term, TERM and
+// look-alikes too) nor any annotation: the guard is what
 // the template is given, not what it is written to read, so define,
 // block, {{ . }}, {{ $ }}, printf and index all find nothing to leak.
 func (r *Rule) data(a Alert) templateData {
 	if r.AllowPublicText {
 		return templateData{Labels: cleanValues(a.Labels, nil), Annotations: cleanValues(a.Annotations, nil)}
 	}
-	return templateData{Labels: cleanValues(a.Labels, PublicLabels), Annotations: map[string]string{}}
+	return templateData{Labels: cleanValues(a.Labels, IsPublicLabel), Annotations: map[string]string{}}
 }
 
-// cleanValues returns in without the names of drop, every value cleaned.
-func cleanValues(in map[string]string, drop []string) map[string]string {
+// cleanValues returns in without the names drop reports (nil drops
+// none), every value cleaned.
+func cleanValues(in map[string]string, drop func(string) bool) map[string]string {
 	out := make(map[string]string, len(in))
 	for k, v := range in {
-		if !slices.Contains(drop, k) {
+		if drop == nil || !drop(k) {
 			out[k] = cleanValue(v)
 		}
 	}
@@ -346,9 +450,13 @@ func cleanValue(v string) string {
 	return v
 }
 
-// render executes t over d; the result is trimmed and must not be empty
-// nor longer than limit runes.
-func render(t *template.Template, d templateData, limit int) (string, error) {
+// render executes t of r over d; the result is trimmed and must not be
+// empty nor longer than limit runes. A label t names that d lacks or has
+// empty is a *MissingLabelError, before t runs.
+func (r *Rule) render(t *template.Template, d templateData, limit int) (string, error) {
+	if err := r.missing(t, d.Labels); err != nil {
+		return "", err
+	}
 	var b strings.Builder
 	if err := t.Execute(&b, d); err != nil {
 		return "", fmt.Errorf("%s: %s", t.Name(), oneLine(err.Error()))

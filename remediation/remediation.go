@@ -101,14 +101,17 @@ type Remediator struct {
 
 	// mu guards everything below; never held across a network call, so the
 	// landing page never waits on the API.
-	mu       sync.Mutex
-	cfg      *Config
-	file     *filewatch.File
-	badMsg   string // the last problem of the file, logged once
-	ledger   *ledger
-	alerts   *prometheus.CounterVec
-	created  *prometheus.CounterVec
-	messages *prometheus.CounterVec
+	mu     sync.Mutex
+	cfg    *Config
+	file   *filewatch.File
+	badMsg string // the last problem of the file, logged once
+	// missingLogged holds the rule, template and label of every
+	// MissingLabelError logged, so each is logged once.
+	missingLogged map[string]bool
+	ledger        *ledger
+	alerts        *prometheus.CounterVec
+	created       *prometheus.CounterVec
+	messages      *prometheus.CounterVec
 }
 
 // CheckAuth reports why cfg cannot run with this authentication and ledger.
@@ -153,7 +156,7 @@ func New(opts Options) (*Remediator, error) {
 		return nil, errors.New("remediation: no API client or job watcher")
 	}
 	r := &Remediator{opts: opts, logger: log.With(opts.Logger, "component", "remediation"), file: filewatch.New(opts.ConfigPath),
-		slots: make(chan struct{}, MaxPayloadsAtOnce)}
+		slots: make(chan struct{}, MaxPayloadsAtOnce), missingLogged: map[string]bool{}}
 	cfg, err := r.readConfig()
 	if err != nil {
 		return nil, err
@@ -571,7 +574,18 @@ func (r *Remediator) handle(ctx context.Context, a Alert) AlertOutcome {
 		return out
 	}
 	d, err := r.decide(rule, a, &out)
-	if err != nil {
+	var missing *MissingLabelError
+	switch {
+	case errors.As(err, &missing):
+		// Every such alert would fail alike: one line per rule and label.
+		out.Outcome, out.Reason = OutcomeError, err.Error()
+		if once := missing.Rule + "\x00" + missing.Template + "\x00" + missing.Label; !r.missingLogged[once] {
+			r.missingLogged[once] = true
+			level.Error(r.logger).Log("msg", "remediation rule reads a label its alerts lack or have empty: they are not acted on, and counted as outcome error (logged once per rule and label)",
+				"rule", missing.Rule, "template", missing.Template, "label", missing.Label)
+		}
+		return out
+	case err != nil:
 		out.Outcome, out.Reason = OutcomeError, err.Error()
 		level.Error(r.logger).Log("msg", "remediation failed", "rule", rule.Name, "key", out.Key, "err", err)
 		return out
@@ -604,14 +618,14 @@ type decision struct {
 // when the key's ledger entry says to do nothing now.
 func (r *Remediator) decide(rule *Rule, a Alert, out *AlertOutcome) (*decision, error) {
 	data := rule.data(a)
-	project, err := render(rule.project, data, MaxLabelRunes)
+	project, err := rule.render(rule.project, data, MaxLabelRunes)
 	if err != nil {
 		return nil, err
 	}
 	if !slices.Contains(r.opts.Projects, project) {
 		return nil, fmt.Errorf("project %q is not one of --mintlify.project-id", project)
 	}
-	if out.Key, err = render(rule.key, data, 2*MaxLabelRunes); err != nil {
+	if out.Key, err = rule.render(rule.key, data, 2*MaxLabelRunes); err != nil {
 		return nil, err
 	}
 	d := &decision{rule: rule, project: project, values: fingerprint(a.Annotations), now: r.opts.Now()}
@@ -633,7 +647,7 @@ func (r *Remediator) decide(rule *Rule, a Alert, out *AlertOutcome) (*decision, 
 		out.Reason = fmt.Sprintf("the key's last job ended at %s; the cooldown of %s ends at %s", e.Ended.UTC().Format(time.RFC3339), rule.Cooldown, e.Ended.Add(rule.Cooldown).UTC().Format(time.RFC3339))
 		return d, nil
 	}
-	d.prompt, err = render(tmpl, data, MaxPromptRunes)
+	d.prompt, err = rule.render(tmpl, data, MaxPromptRunes)
 	return d, err
 }
 

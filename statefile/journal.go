@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -42,6 +43,18 @@ type Journal struct {
 	// compactAt is the line count of the next compaction: twice what
 	// the last kept, so a large budget does not rewrite at every request.
 	compactAt int
+	// held checks, before each request is recorded, that this process
+	// still holds the cache file's lock (nil: not checked).
+	held func() error
+}
+
+// Guard makes every Spent first call held (FileLock.Held), and refuse to
+// record, so that the request is not sent, when it fails: an exporter
+// whose lock file was removed or replaced must not spend beside another.
+func (j *Journal) Guard(held func() error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.held = held
 }
 
 // JournalState is what a journal held when it was opened.
@@ -61,6 +74,16 @@ func OpenJournal(path string, now func() time.Time) (*Journal, JournalState, err
 	var unsent []time.Time
 	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
 		return nil, st, fmt.Errorf("budget journal %s is not a regular file; remove it", path)
+	}
+	// The journal in place is locked while it is read and replaced: an
+	// exporter that holds it (its lock file removed under it) keeps it
+	// locked, and this one must not run beside it.
+	old, err := lockJournal(path)
+	if err != nil {
+		return nil, st, err
+	}
+	if old != nil {
+		defer old.Close()
 	}
 	b, err := readLimited(path, MaxJournalBytes)
 	switch {
@@ -120,6 +143,18 @@ func readLimited(path string, limit int64) ([]byte, error) {
 func (j *Journal) Spent(t time.Time) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	if j.held != nil {
+		if err := j.held(); err != nil {
+			return err
+		}
+	}
+	if j.f != nil && !namesFile(j.path, j.f) {
+		// Removed or replaced under this exporter (which holds the
+		// lock): written again from memory, not appended to a ghost.
+		if err := j.compactLocked(); err != nil {
+			return err
+		}
+	}
 	if err := j.compactIfLongLocked(); err != nil {
 		return err
 	}
@@ -205,19 +240,49 @@ func (j *Journal) compactLocked() error {
 		buf = append(buf, '\n')
 		lines++
 	}
-	if err := writeAtomic(j.path, buf); err != nil {
+	// The new journal is locked before it takes the old one's place, so
+	// that it is never unlocked while this exporter runs, and appends go
+	// to the file this exporter made, never through a link.
+	f, err := newLockFile(j.path, buf)
+	if err == nil {
+		err = f.Sync()
+		if err == nil {
+			err = os.Rename(f.Name(), j.path)
+		}
+		if err != nil {
+			os.Remove(f.Name())
+			f.Close()
+		}
+	}
+	if err != nil {
 		return fmt.Errorf("rewrite the budget journal: %w", err)
 	}
+	syncDir(filepath.Dir(j.path))
 	if j.f != nil {
 		j.f.Close()
 	}
-	f, err := os.OpenFile(j.path, os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		j.f = nil
-		return fmt.Errorf("open the budget journal: %w", err)
-	}
 	j.f, j.lines, j.compactAt = f, lines, max(maxJournalLines, 2*lines)
 	return nil
+}
+
+// lockJournal locks the journal at path, if there is one: nil when there
+// is none; an error wrapping ErrLocked when another exporter holds it.
+func lockJournal(path string) (*os.File, error) {
+	f, err := openRegular(path, os.O_RDONLY, "the budget journal")
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := lockFile(f); err != nil {
+		f.Close()
+		if errors.Is(err, errWouldBlock) {
+			return nil, fmt.Errorf("%w: the budget journal %s is locked by a running exporter (its lock file was removed or replaced); stop it, or give each exporter its own --cache.file", ErrLocked, path)
+		}
+		return nil, fmt.Errorf("lock the budget journal %s: %w", path, err)
+	}
+	return f, nil
 }
 
 // Close closes the journal; later appends fail. A nil Journal does nothing.

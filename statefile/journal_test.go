@@ -37,7 +37,9 @@ func TestJournalSurvivesAKill(t *testing.T) {
 	if err := j.Paused(t0.Add(10 * time.Minute)); err != nil {
 		t.Fatal(err)
 	}
-	// Killed here: no Close. A half-written line follows.
+	// Killed here: the exit drops the journal's lock (Close writes
+	// nothing, as a kill would not). A half-written line follows.
+	j.Close()
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -195,6 +197,7 @@ func TestJournalCompactsWhenLong(t *testing.T) {
 	if n := strings.Count(string(b), "\n"); n > 4000 {
 		t.Errorf("%d lines, want at most the 4000 of the last hour: the 5000 older ones are compacted away", n)
 	}
+	j.Close()
 	_, st, err := statefile.OpenJournal(path, clk.Now)
 	if err != nil || len(st.Sent) != 4000 {
 		t.Errorf("reopened: %d requests, %v; want 4000", len(st.Sent), err)

@@ -3,9 +3,12 @@ package statefile
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // LockSuffix names the lock file: a file of its own, because the journal and
@@ -15,40 +18,195 @@ const LockSuffix = ".lock"
 // ErrLocked is wrapped by Lock's error when another process holds the lock.
 var ErrLocked = errors.New("in use by another exporter")
 
+// ErrLockLost is wrapped by Held's error when the lock file was removed or
+// replaced and another process took the new one.
+var ErrLockLost = errors.New("the cache file's lock was lost")
+
 // FileLock is a cache file's lock, held until Unlock or the process's exit.
 type FileLock struct {
-	f *os.File
+	name string
+	mu   sync.Mutex
+	f    *os.File
 }
+
+// lockAttempts bounds how often Lock starts again when the lock file is
+// replaced between its open and its lock.
+const lockAttempts = 5
 
 // Lock takes the exclusive lock of the cache file at path and writes this
 // process's PID in the lock file: two exporters on one file would each spend
-// a budget and replace the journal under the other. Without flock(2) it only
-// writes the PID.
+// a budget and replace the journal under the other. The lock file is never
+// written through a link: a symbolic link, a file with other hard links or
+// anything but a regular file is refused; a lock file that holds something
+// is replaced by rename, not truncated. Without flock(2) it only writes
+// the PID.
 func Lock(path string) (*FileLock, error) {
 	name := path + LockSuffix
+	for range lockAttempts {
+		f, err := openRegular(name, os.O_RDWR|os.O_CREATE, "the lock file")
+		if err != nil {
+			return nil, err
+		}
+		if err := lockFile(f); err != nil {
+			f.Close()
+			if errors.Is(err, errWouldBlock) {
+				return nil, fmt.Errorf("%w: PID %s holds %s; give each exporter its own --cache.file (two on one file spend two request budgets)", ErrLocked, holder(name), name)
+			}
+			return nil, fmt.Errorf("lock %s: %w", name, err)
+		}
+		// Replaced or removed between the open and the lock: what we
+		// locked is not the lock file any more.
+		if !namesFile(name, f) {
+			f.Close()
+			continue
+		}
+		l := &FileLock{name: name, f: f}
+		if err := l.writePID(); err != nil {
+			f.Close()
+			return nil, err
+		}
+		return l, nil
+	}
+	return nil, fmt.Errorf("%s was replaced at every attempt to lock it; is another program rewriting it?", name)
+}
+
+// openRegular opens name without following a symbolic link or blocking,
+// and refuses anything but a regular file with one link: what is written
+// to it must not reach another file.
+func openRegular(name string, flag int, what string) (*os.File, error) {
 	if fi, err := os.Lstat(name); err == nil && !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file; remove it", name)
+		return nil, fmt.Errorf("%s (%s) is not a regular file; remove it", name, what)
 	}
-	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|lockOpenFlags, 0o600)
+	f, err := os.OpenFile(name, flag|lockOpenFlags|noFollow, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("open the lock file: %w", err)
+		if isLoop(err) {
+			return nil, fmt.Errorf("%s (%s) is not a regular file; remove it", name, what)
+		}
+		return nil, fmt.Errorf("open %s: %w", what, err)
 	}
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+	fi, err := f.Stat()
+	switch {
+	case err != nil || !fi.Mode().IsRegular():
 		f.Close()
-		return nil, fmt.Errorf("%s is not a regular file; remove it", name)
+		return nil, fmt.Errorf("%s (%s) is not a regular file; remove it", name, what)
+	case links(fi) > 1:
+		f.Close()
+		return nil, fmt.Errorf("%s (%s) is a hard link to another file (%d links): writing it would change that file; remove it", name, what, links(fi))
+	}
+	return f, nil
+}
+
+// namesFile reports whether name is still the file f has open.
+func namesFile(name string, f *os.File) bool {
+	a, err := os.Lstat(name)
+	if err != nil {
+		return false
+	}
+	b, err := f.Stat()
+	return err == nil && os.SameFile(a, b)
+}
+
+// writePID writes this process's PID in the lock file: in place when it is
+// empty (just created), else in a new file renamed over it, locked first
+// (the lock of the old one, held meanwhile, keeps others waiting).
+func (l *FileLock) writePID() error {
+	pid := []byte(strconv.Itoa(os.Getpid()) + "\n")
+	if fi, err := l.f.Stat(); err == nil && fi.Size() == 0 {
+		_, _ = l.f.WriteAt(pid, 0)
+		return nil
+	}
+	f, err := newLockFile(l.name, pid)
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(f.Name(), l.name); err != nil {
+		os.Remove(f.Name())
+		f.Close()
+		return fmt.Errorf("replace the lock file %s: %w", l.name, err)
+	}
+	syncDir(filepath.Dir(l.name))
+	l.f.Close()
+	l.f = f
+	return nil
+}
+
+// newLockFile creates a temporary file beside name holding content, locked.
+func newLockFile(name string, content []byte) (*os.File, error) {
+	f, err := os.CreateTemp(filepath.Dir(name), filepath.Base(name)+".tmp-*")
+	if err != nil {
+		return nil, fmt.Errorf("create a lock file beside %s: %w", name, err)
 	}
 	if err := lockFile(f); err != nil {
+		os.Remove(f.Name())
 		f.Close()
-		if errors.Is(err, errWouldBlock) {
-			return nil, fmt.Errorf("%w: PID %s holds %s; give each exporter its own --cache.file (two on one file spend two request budgets)", ErrLocked, holder(name), name)
-		}
-		return nil, fmt.Errorf("lock %s: %w", name, err)
+		return nil, fmt.Errorf("lock %s: %w", f.Name(), err)
 	}
-	if err := f.Truncate(0); err == nil {
-		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	if _, err := f.Write(content); err != nil {
+		os.Remove(f.Name())
+		f.Close()
+		return nil, fmt.Errorf("write %s: %w", f.Name(), err)
 	}
-	return &FileLock{f: f}, nil
+	return f, nil
 }
+
+// Held checks that the lock file is still the file this lock holds. When it
+// was removed, or replaced by a file nobody holds, the lock is taken again;
+// when another process holds the lock file now, the error wraps ErrLockLost
+// and the caller must stop spending: a second exporter may run on the file.
+func (l *FileLock) Held() error {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return fmt.Errorf("%w: %s was unlocked", ErrLockLost, l.name)
+	}
+	if namesFile(l.name, l.f) {
+		return nil
+	}
+	lost := func() error {
+		return fmt.Errorf("%w: %s was removed or replaced, and another process holds it now (PID %s); stop the other exporter on this --cache.file, then restart this one", ErrLockLost, l.name, holder(l.name))
+	}
+	f, err := openRegular(l.name, os.O_RDWR, "the lock file")
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		// Removed: made again, unless another process makes it first
+		// (a link fails where a file already is).
+		nf, err := newLockFile(l.name, []byte(strconv.Itoa(os.Getpid())+"\n"))
+		if err != nil {
+			return fmt.Errorf("%w: %s was removed and cannot be made again: %v", ErrLockLost, l.name, err)
+		}
+		defer os.Remove(nf.Name())
+		if err := os.Link(nf.Name(), l.name); err != nil {
+			nf.Close()
+			return lost()
+		}
+		l.f.Close()
+		l.f = nf
+		return nil
+	case err != nil:
+		return fmt.Errorf("%w: %v", ErrLockLost, err)
+	}
+	if err := lockFile(f); err != nil || !namesFile(l.name, f) {
+		f.Close()
+		return lost()
+	}
+	// Replaced by a file nobody holds: it is the lock file now.
+	old := l.f
+	l.f = f
+	if err := l.writePID(); err != nil {
+		l.f = old
+		f.Close()
+		return fmt.Errorf("%w: %v", ErrLockLost, err)
+	}
+	old.Close()
+	return nil
+}
+
+// Holder returns the PID written in the lock file of the cache file at
+// path, or "unknown": who holds it, for an error.
+func Holder(path string) string { return holder(path + LockSuffix) }
 
 // holder returns the PID written in the lock file, or "unknown".
 func holder(name string) string {
@@ -65,7 +223,12 @@ func holder(name string) string {
 
 // Unlock releases the lock. A nil FileLock does nothing.
 func (l *FileLock) Unlock() error {
-	if l == nil || l.f == nil {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
 		return nil
 	}
 	err := l.f.Close()

@@ -3,12 +3,17 @@
 package statefile
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"syscall"
 )
 
 // lockOpenFlags keep the open of a FIFO in the lock file's place from blocking.
 const lockOpenFlags = syscall.O_NONBLOCK
+
+// noFollow makes an open fail on a symbolic link.
+const noFollow = syscall.O_NOFOLLOW
 
 var errWouldBlock = syscall.EWOULDBLOCK
 
@@ -22,3 +27,14 @@ func lockFile(f *os.File) error {
 		}
 	}
 }
+
+// links is the file's hard link count.
+func links(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 1
+}
+
+// isLoop reports an open refused by O_NOFOLLOW on a symbolic link.
+func isLoop(err error) bool { return errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.EMLINK) }

@@ -59,7 +59,7 @@ func WriteJSON(path string, v any) error {
 func CleanTemp(path string) ([]string, error) {
 	var removed []string
 	var errs []error
-	for _, pattern := range []string{path + ".tmp-*", path + JournalSuffix + ".tmp-*"} {
+	for _, pattern := range []string{path + ".tmp-*", path + JournalSuffix + ".tmp-*", path + LockSuffix + ".tmp-*"} {
 		names, err := filepath.Glob(globEscape(filepath.Dir(pattern)) + string(filepath.Separator) + globEscape(filepath.Base(pattern[:len(pattern)-1])) + "*")
 		if err != nil {
 			return removed, err

@@ -205,6 +205,7 @@ type Restored struct {
 	Future       int       // dated after the clock: counted as now
 	Dropped      int       // older than an hour
 	PauseClamped time.Time // the pause end as given, when cut to client.MaxRateLimitPause
+	Excess       int       // over the hour's budget in the last hour: the oldest dropped
 }
 
 // Restore merges a persisted ledger, not trusting it: old entries are dropped,
@@ -230,6 +231,13 @@ func (b *Budget) Restore(sent []time.Time, pausedUntil time.Time) Restored {
 	slices.SortFunc(in, time.Time.Compare)
 	b.sent = unionSorted(b.sent, in)
 	b.prune(now)
+	// More than an hour's budget in the last hour is not what a budget
+	// writes: the latest perHour stand for all (they hold it longest), and
+	// the forecast, which books each, stays within an hour's count.
+	if n := len(b.sent) - b.perHour; n > 0 {
+		r.Excess = n
+		b.sent = slices.Delete(b.sent, 0, n)
+	}
 	if limit := now.Add(client.MaxRateLimitPause); pausedUntil.After(limit) {
 		r.PauseClamped = pausedUntil
 		pausedUntil = limit
@@ -278,6 +286,10 @@ func LogRestored(logger log.Logger, what string, r Restored) {
 	if !r.PauseClamped.IsZero() {
 		level.Warn(logger).Log("msg", "the "+what+" holds a rate-limit pause longer than a 429 can ask; pausing for at most "+client.MaxRateLimitPause.String()+" instead",
 			"paused_until", r.PauseClamped.UTC().Format(time.RFC3339))
+	}
+	if r.Excess > 0 {
+		level.Warn(logger).Log("msg", "the "+what+" holds more analytics requests in the last hour than the budget allows; keeping the latest, as many as the budget",
+			"dropped", r.Excess)
 	}
 	if r.Dropped > 0 {
 		level.Debug(logger).Log("msg", "dropped analytics requests older than an hour from the "+what, "requests", r.Dropped)

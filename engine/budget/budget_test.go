@@ -82,4 +82,30 @@ func TestBudgetRestore(t *testing.T) {
 	}
 }
 
+// TestBudgetRestoreKeepsAnHoursBudget: a ledger of 200,000 requests in
+// the last hour (a cache file or journal written by hand: a budget of 90
+// writes at most 90) kept every entry, and the forecast, which books each,
+// went quadratic under the engine's lock. The latest 90 stand for all:
+// the budget opens again exactly when it would have.
+func TestBudgetRestoreKeepsAnHoursBudget(t *testing.T) {
+	clk := mintlifytest.NewClock(day0)
+	b := New(90, clk.Now)
+	var sent []time.Time
+	for i := range 200_000 {
+		sent = append(sent, day0.Add(-50*time.Minute+time.Duration(i)*10*time.Millisecond))
+	}
+	r := b.Restore(sent, time.Time{})
+	got, _ := b.Ledger()
+	if len(got) != 90 || !got[0].Equal(sent[len(sent)-90]) || r.Excess != len(sent)-90 {
+		t.Fatalf("ledger of %d entries from %v, excess %d; want the latest 90", len(got), got[0], r.Excess)
+	}
+	if b.Remaining() != 0 {
+		t.Errorf("remaining %d, want 0", b.Remaining())
+	}
+	clk.Advance(sent[len(sent)-90].Add(time.Hour + time.Millisecond).Sub(clk.Now()))
+	if b.Remaining() != 1 {
+		t.Errorf("once the oldest kept entry is an hour old: remaining %d, want 1", b.Remaining())
+	}
+}
+
 var day0 = time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)

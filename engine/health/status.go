@@ -14,27 +14,37 @@ var (
 		"0 when the last refresh of one of the source's units (windows) failed for the project and none has succeeded since, else 1 (visitors, views, assistant, feedback, searches, conversations, jobs). A unit that waits for the request budget, or has not been tried yet, is not a failure: see mintlify_units_waiting.",
 		[]string{"project", "source"}, nil)
 	lastSuccessDesc = prometheus.NewDesc("mintlify_last_success_timestamp_seconds",
-		"Unix time at the end of the last successful refresh of the source. For an analytics source, the oldest of the project's windows.",
-		[]string{"project", "source"}, nil)
+		"Unix time at the end of the last successful refresh of the unit (project, source, window and part: totals or pages for visitors and views, all elsewhere), from its first data on.",
+		[]string{"project", "source", "window", "part"}, nil)
 	refreshDurationDesc = prometheus.NewDesc("mintlify_refresh_duration_seconds",
 		"Duration of the last refresh of the source, successful or not. For an analytics source, the longest of the project's windows.",
 		[]string{"project", "source"}, nil)
 	refreshIntervalDesc = prometheus.NewDesc("mintlify_refresh_interval_seconds",
-		"Interval between refreshes the exporter currently plans for the source, after any stretching to fit the request budget.",
-		[]string{"project", "source"}, nil)
+		"Interval between refreshes the exporter currently plans for the unit (project, source, window and part), after any stretching to fit the request budget: what its data's age is compared with.",
+		[]string{"project", "source", "window", "part"}, nil)
 )
 
-// Status tracks the refresh health of every (project, source) pair. A source's
-// parts (its units) are refreshed independently and aggregated pessimistically:
-// down when any part's last refresh failed, the oldest last success, the
-// longest duration and interval. A part never tried, or waiting for the
-// budget, has not failed.
+// The part label of a unit: a window of visitors or views is two units,
+// its site totals and its page walk; every other unit is all of its window.
+const (
+	PartAll    = "all"
+	PartTotals = "totals"
+	PartPages  = "pages"
+)
+
+// Status tracks the refresh health of every unit (project, source, window
+// and part; the job watcher's are per project, with no window). Each unit's
+// last success and interval are exported as they are, so that the age of
+// each is compared with its own interval; mintlify_up and the duration are
+// per (project, source) pair, aggregated pessimistically: down when any
+// unit's last refresh failed, the longest duration. A unit never tried, or
+// waiting for the budget, has not failed.
 type Status struct {
 	mu    sync.Mutex
 	parts map[statusKey]*partStatus
 }
 
-type statusKey struct{ project, source, part string }
+type statusKey struct{ project, source, window, part string }
 
 type partStatus struct {
 	failed      bool // the last refresh failed
@@ -48,8 +58,8 @@ func NewStatus() *Status {
 	return &Status{parts: make(map[statusKey]*partStatus)}
 }
 
-func (s *Status) part(project, source, part string) *partStatus {
-	k := statusKey{project, source, part}
+func (s *Status) part(project, source, window, part string) *partStatus {
+	k := statusKey{project, source, window, part}
 	p, ok := s.parts[k]
 	if !ok {
 		p = &partStatus{}
@@ -59,40 +69,40 @@ func (s *Status) part(project, source, part string) *partStatus {
 }
 
 // Track registers a part, so the pair is exported (up) before it is refreshed.
-func (s *Status) Track(project, source, part string) {
+func (s *Status) Track(project, source, window, part string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.part(project, source, part)
+	s.part(project, source, window, part)
 }
 
 // SetInterval records the interval currently planned for a part.
-func (s *Status) SetInterval(project, source, part string, d time.Duration) {
+func (s *Status) SetInterval(project, source, window, part string, d time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.part(project, source, part).interval = d
+	s.part(project, source, window, part).interval = d
 }
 
 // Succeeded records a successful refresh that ended at end and took dur.
-func (s *Status) Succeeded(project, source, part string, end time.Time, dur time.Duration) {
+func (s *Status) Succeeded(project, source, window, part string, end time.Time, dur time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p := s.part(project, source, part)
+	p := s.part(project, source, window, part)
 	p.failed, p.lastSuccess, p.duration = false, end, dur
 }
 
 // Failed records a failed refresh that took dur. The last success is kept.
-func (s *Status) Failed(project, source, part string, dur time.Duration) {
+func (s *Status) Failed(project, source, window, part string, dur time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p := s.part(project, source, part)
+	p := s.part(project, source, window, part)
 	p.failed, p.duration = true, dur
 }
 
 // Restore records a success loaded from the cache file.
-func (s *Status) Restore(project, source, part string, lastSuccess time.Time) {
+func (s *Status) Restore(project, source, window, part string, lastSuccess time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p := s.part(project, source, part)
+	p := s.part(project, source, window, part)
 	p.failed, p.lastSuccess = false, lastSuccess
 }
 
@@ -107,11 +117,8 @@ func (s *Status) Up(project, source string) bool {
 type pairKey struct{ project, source string }
 
 type aggregate struct {
-	up          bool
-	lastSuccess time.Time
-	anySuccess  bool
-	duration    time.Duration
-	interval    time.Duration
+	up       bool
+	duration time.Duration
 }
 
 // aggregate folds the parts of every pair; the caller holds s.mu.
@@ -121,17 +128,11 @@ func (s *Status) aggregate() map[pairKey]*aggregate {
 		pk := pairKey{k.project, k.source}
 		a, ok := out[pk]
 		if !ok {
-			a = &aggregate{up: true, anySuccess: true}
+			a = &aggregate{up: true}
 			out[pk] = a
 		}
 		a.up = a.up && !p.failed
-		if p.lastSuccess.IsZero() {
-			a.anySuccess = false
-		} else if a.lastSuccess.IsZero() || p.lastSuccess.Before(a.lastSuccess) {
-			a.lastSuccess = p.lastSuccess
-		}
 		a.duration = max(a.duration, p.duration)
-		a.interval = max(a.interval, p.interval)
 	}
 	return out
 }
@@ -144,11 +145,22 @@ func (s *Status) Describe(ch chan<- *prometheus.Desc) {
 	ch <- refreshIntervalDesc
 }
 
-// Collect implements prometheus.Collector. The last success timestamp is
-// exported only once every part of the pair has succeeded at least once.
+// unitSeries is one unit's freshness, as Collect exports it.
+type unitSeries struct {
+	statusKey
+	lastSuccess time.Time
+	interval    time.Duration
+}
+
+// Collect implements prometheus.Collector. A unit's last success timestamp
+// is exported from its first success (or restored data) on.
 func (s *Status) Collect(ch chan<- prometheus.Metric) {
 	s.mu.Lock()
 	aggs := s.aggregate()
+	units := make([]unitSeries, 0, len(s.parts))
+	for k, p := range s.parts {
+		units = append(units, unitSeries{k, p.lastSuccess, p.interval})
+	}
 	s.mu.Unlock()
 	for k, a := range aggs { // the registry sorts what it gathers
 		up := 0.0
@@ -156,11 +168,13 @@ func (s *Status) Collect(ch chan<- prometheus.Metric) {
 			up = 1
 		}
 		ch <- prometheus.MustNewConstMetric(upDesc, prometheus.GaugeValue, up, k.project, k.source)
-		if a.anySuccess {
-			ch <- prometheus.MustNewConstMetric(lastSuccessDesc, prometheus.GaugeValue,
-				float64(a.lastSuccess.UnixNano())/1e9, k.project, k.source)
-		}
 		ch <- prometheus.MustNewConstMetric(refreshDurationDesc, prometheus.GaugeValue, a.duration.Seconds(), k.project, k.source)
-		ch <- prometheus.MustNewConstMetric(refreshIntervalDesc, prometheus.GaugeValue, a.interval.Seconds(), k.project, k.source)
+	}
+	for _, u := range units {
+		if !u.lastSuccess.IsZero() {
+			ch <- prometheus.MustNewConstMetric(lastSuccessDesc, prometheus.GaugeValue,
+				float64(u.lastSuccess.UnixNano())/1e9, u.project, u.source, u.window, u.part)
+		}
+		ch <- prometheus.MustNewConstMetric(refreshIntervalDesc, prometheus.GaugeValue, u.interval.Seconds(), u.project, u.source, u.window, u.part)
 	}
 }

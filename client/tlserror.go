@@ -1,0 +1,88 @@
+package client
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+)
+
+// CertificateError is a TLS handshake with the API that failed over a
+// certificate: an unknown authority (an intercepting proxy), a name that
+// does not match, an expired certificate, or an alert about a certificate.
+// It stays until the configuration changes, so it is not retried; nothing
+// of the request was written, so the API never saw it.
+type CertificateError struct {
+	Endpoint Endpoint
+	Err      error
+}
+
+// Error is one line naming the flag and what to do.
+func (e *CertificateError) Error() string {
+	return fmt.Sprintf("%s: TLS certificate refused: %s: not retried until the configuration changes; check --mintlify.api-url, or add the CA of an intercepting proxy to the system's trust store (SSL_CERT_FILE)",
+		e.Endpoint, strings.Join(strings.Fields(certReason(e.Err)), " "))
+}
+
+// Unwrap returns the TLS or x509 error.
+func (e *CertificateError) Unwrap() error { return e.Err }
+
+// IsCertificateError reports whether err is a *CertificateError.
+func IsCertificateError(err error) bool {
+	var ce *CertificateError
+	return errors.As(err, &ce)
+}
+
+// certificateAlerts are the TLS alerts about certificates (RFC 8446 6.2):
+// bad_certificate, unsupported_certificate, certificate_revoked,
+// certificate_expired, certificate_unknown, unknown_ca,
+// certificate_required.
+var certificateAlerts = map[tls.AlertError]bool{42: true, 43: true, 44: true, 45: true, 46: true, 48: true, 116: true}
+
+// remoteCertificateAlert reports whether err is an alert about a
+// certificate received from the server: crypto/tls gives it as a
+// *net.OpError "remote error" around an unexported type whose text names
+// the alert; every certificate alert's text says "certificate".
+func remoteCertificateAlert(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "remote error" && op.Err != nil && strings.Contains(op.Err.Error(), "certificate")
+}
+
+// certificateFailure reports whether err is a failed TLS handshake over a
+// certificate.
+func certificateFailure(err error) bool {
+	var (
+		verify   *tls.CertificateVerificationError
+		unknown  x509.UnknownAuthorityError
+		hostname x509.HostnameError
+		invalid  x509.CertificateInvalidError
+		alert    tls.AlertError
+	)
+	switch {
+	case errors.As(err, &verify), errors.As(err, &unknown), errors.As(err, &hostname), errors.As(err, &invalid):
+		return true
+	case errors.As(err, &alert):
+		return certificateAlerts[alert]
+	}
+	return remoteCertificateAlert(err)
+}
+
+// certReason is the certificate's problem, without the request's URL.
+func certReason(err error) string {
+	var (
+		verify *tls.CertificateVerificationError
+		alert  tls.AlertError
+	)
+	switch {
+	case errors.As(err, &verify):
+		return verify.Err.Error()
+	case errors.As(err, &alert):
+		return "the server sent the TLS alert " + alert.Error()
+	case remoteCertificateAlert(err):
+		var op *net.OpError
+		errors.As(err, &op)
+		return "the server sent the TLS alert " + op.Err.Error()
+	}
+	return err.Error()
+}

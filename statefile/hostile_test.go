@@ -1,0 +1,110 @@
+package statefile_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-kit/log"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
+	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
+)
+
+// newLoggedExporter is newExporter with its log kept.
+func newLoggedExporter(t *testing.T, srv *mintlifytest.Server, clk *mintlifytest.Clock, restore *engine.State) (*exporter, *logbuf.Buffer) {
+	t.Helper()
+	logs := &logbuf.Buffer{}
+	x := &exporter{b: budget.New(perHour, clk.Now), clk: clk, refreshed: make(chan struct{}, 16)}
+	c := apitest.Client(t, srv, client.Config{Hooks: client.Hooks{Allow: x.b.Allow}})
+	src := collector.NewVisitors(c, collector.Options{PageSize: 100, MaxPages: 100, PageConcurrency: 2})
+	var err error
+	x.e, err = engine.New(engine.Config{
+		Sources: []engine.Source{src}, Projects: []string{"docs"}, Windows: windows,
+		MinInterval: 15 * time.Minute, Budget: x.b, Status: health.NewStatus(), Now: clk.Now, WaitUntil: clk.WaitUntil,
+		Restore: restore, Logger: log.NewLogfmtLogger(logs),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(x.e.Close)
+	return x, logs
+}
+
+// TestRestoredCostCannotFreezeTheEngine: a unit of the cache file whose
+// cost is 10^15 (a walk sends at most 1,000 pages) made the worker book it
+// hour by hour under the engine's lock: no request went out for minutes.
+// Restored costs are clamped to what a walk can cost, the forecast books
+// at most two days ahead, and the engine refreshes at once.
+func TestRestoredCostCannotFreezeTheEngine(t *testing.T) {
+	for i, cost := range []int{1e15, math.MaxInt, -5, 1e15} {
+		clk := mintlifytest.NewClock(t0)
+		srv := mintlifytest.NewServer(mintlifytest.WithClock(clk.Now),
+			mintlifytest.WithProject("docs", mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: 1, Paths: 150, End: t0})))
+		u := sampleState().Units[0]
+		u.Completed, u.Cost, u.DurationSeconds = t0.Add(-20*time.Hour), cost, math.Inf(1)
+		if i == 3 { // completed in year 1, a nanosecond after the zero time
+			u.Completed = time.Time{}.Add(1)
+		}
+		x, _ := newLoggedExporter(t, srv, clk, &engine.State{Units: []engine.UnitData{u}})
+		x.e.Start()
+		x.e.Touch()
+		// On a failure the engine's lock may be held: report without it.
+		if !clk.Settle(1, 20*time.Second) {
+			t.Fatalf("cost %d: the worker did not settle in 20 s (%d visitors requests sent)", cost, srv.CountRequests(mintlifytest.EndpointVisitors))
+		}
+		if n := srv.CountRequests(mintlifytest.EndpointVisitors); n == 0 {
+			t.Errorf("cost %d: no request sent", cost)
+		}
+		for _, s := range x.e.States() {
+			if s.Cost < 1 || s.Cost > engine.MaxRestoredCost {
+				t.Errorf("cost %d: unit %s has cost %d", cost, s.Unit, s.Cost)
+			}
+		}
+		srv.Close()
+	}
+}
+
+// TestRestoredSamplesCheckedAsAnswers: series of the cache file go through
+// the checks of API answers: a duplicate series, a negative, NaN-free but
+// absurd count and a 2 MB path label are dropped, counted in one warning;
+// the rest is exported.
+func TestRestoredSamplesCheckedAsAnswers(t *testing.T) {
+	clk := mintlifytest.NewClock(t0)
+	srv := mintlifytest.NewServer(mintlifytest.WithClock(clk.Now), mintlifytest.WithProject("docs", nil))
+	defer srv.Close()
+	u := sampleState().Units[0]
+	u.Families = map[string][]engine.Sample{
+		"mintlify_visitors": {{Labels: [2]string{"human"}, Value: 10}, {Labels: [2]string{"human"}, Value: 99}, {Labels: [2]string{"ai"}, Value: -1e308}},
+		"mintlify_page_visitors": {
+			{Labels: [2]string{"/", "human"}, Value: 8},
+			{Labels: [2]string{strings.Repeat("x", 2<<20), "human"}, Value: 3},
+			{Labels: [2]string{"/bad\xff", "ai"}, Value: 2},
+		},
+	}
+	x, logs := newLoggedExporter(t, srv, clk, &engine.State{Units: []engine.UnitData{u}})
+	text := exposition(t, x.e)
+	for _, want := range []string{
+		`mintlify_visitors{project="docs",traffic="human",window="7d"} 10`,
+		`mintlify_page_visitors{path="/",project="docs",traffic="human",window="7d"} 8`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("missing %s:\n%.2000s", want, text)
+		}
+	}
+	for _, bad := range []string{" 99\n", "e+308", "xxxx", "bad"} {
+		if strings.Contains(text, bad) {
+			t.Errorf("a series an answer could not give is exported (%q):\n%.2000s", bad, text)
+		}
+	}
+	if n := strings.Count(logs.String(), "dropped series of the cache file"); n != 1 || !strings.Contains(logs.String(), "series=4") {
+		t.Errorf("want one warning counting 4 dropped series:\n%s", logs.String())
+	}
+}
