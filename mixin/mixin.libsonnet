@@ -3,6 +3,7 @@
 // _config.
 (import 'config.libsonnet') +
 (import 'alerts.libsonnet') +
+(import 'alerts-stream.libsonnet') +
 (import 'dashboards.libsonnet') +
 {
   // The recording rules live in the same groups as the alerts that use them.
