@@ -73,8 +73,8 @@ func (x *Exporter) buildStream(ctx context.Context, cfg Config, p *parts, saved 
 	x.stream = src
 	projects := streamUpProjects(sc.Projects, cfg.Projects)
 	for _, pr := range projects {
-		p.status.Track(pr, StreamSource, streamPart)
-		p.status.SetInterval(pr, StreamSource, streamPart, sc.PollInterval)
+		p.status.Track(pr, StreamSource, "", streamPart)
+		p.status.SetInterval(pr, StreamSource, "", streamPart, sc.PollInterval)
 	}
 	p.streamHealth = func() { syncStreamHealth(p.status, src.Status(), projects) }
 	p.live.MustRegister(src)
@@ -118,9 +118,9 @@ func syncStreamHealth(status *health.Status, st stream.Status, projects []string
 	for _, pr := range projects {
 		switch {
 		case st.Err != nil:
-			status.Failed(pr, StreamSource, streamPart, 0)
+			status.Failed(pr, StreamSource, "", streamPart, 0)
 		case !st.LastPoll.IsZero():
-			status.Succeeded(pr, StreamSource, streamPart, st.LastPoll, 0)
+			status.Succeeded(pr, StreamSource, "", streamPart, st.LastPoll, 0)
 		}
 	}
 }
