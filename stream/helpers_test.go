@@ -29,6 +29,7 @@ type memStore struct {
 	mu      sync.Mutex
 	objs    map[string]memObject
 	listErr error            // returned by List while set
+	noAfter bool             // List ignores startAfter (a broken store)
 	openErr map[string]error // returned by Open for a key
 	vanish  map[string]bool  // listed, but gone when opened
 	lists   int
@@ -60,7 +61,7 @@ func (m *memStore) List(ctx context.Context, prefix, after string, max int) ([]s
 	}
 	var keys []string
 	for k := range m.objs {
-		if strings.HasPrefix(k, prefix) && k > after {
+		if strings.HasPrefix(k, prefix) && (k > after || m.noAfter) {
 			keys = append(keys, k)
 		}
 	}

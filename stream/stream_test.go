@@ -349,3 +349,21 @@ func TestStatusAndOnChange(t *testing.T) {
 		t.Errorf("last object = %v, want %d", got, t0.Unix())
 	}
 }
+
+// A store that ignores start-after returns the same full page forever:
+// the poll stops with an error instead of looping, and counts each
+// object once.
+func TestStoreListingBackwards(t *testing.T) {
+	r := newRig(t, nil)
+	for i := range 1500 {
+		r.put(fmt.Sprintf("k/%05d", i), lines(view(fmt.Sprintf("b-%d", i), "/p")))
+	}
+	r.store.noAfter = true
+	err := r.src.Poll(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "out of order") {
+		t.Fatalf("Poll = %v, want an error about the listing", err)
+	}
+	if got := r.value("mintlify_stream_objects_read_total"); got != 1000 {
+		t.Errorf("objects = %v, want 1000", got)
+	}
+}
