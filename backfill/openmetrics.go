@@ -179,13 +179,19 @@ func seriesLabels(target []Label, project string, names, values []string) string
 // writeOutput writes the journal's entries to path atomically: a temporary
 // file in the same directory, synced, renamed over path.
 func writeOutput(path string, entries []*entry, sources []string, labels []Label) error {
+	return writeAtomic(path, func(w io.Writer) error { return render(w, entries, sources, labels) })
+}
+
+// writeAtomic writes path (--output) with write: a temporary file in the
+// same directory, synced, renamed over path.
+func writeAtomic(path string, write func(io.Writer) error) error {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return fmt.Errorf("writing --output: %w", err)
 	}
 	defer os.Remove(tmp.Name()) // fails harmlessly once renamed
-	err = render(tmp, entries, sources, labels)
+	err = write(tmp)
 	if err == nil {
 		err = tmp.Chmod(0o644)
 	}

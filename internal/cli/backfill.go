@@ -47,7 +47,9 @@ func registerBackfill(app *kingpin.Application) *backfillCommand {
 		"Write past days of analytics as OpenMetrics for 'promtool tsdb create-blocks-from openmetrics', or send them by remote write (--remote-write.url): "+
 			"each completed UTC day of --from..--to, under the live metric names with window=\"1d\" and the live target labels (job=\"mintlify\"), stamped with the day's last second. "+
 			"Site-wide figures cost one request per source, project and day (90 days × 4 sources = 360 requests = 9 hours at 40 an hour). "+
-			"Here --mintlify.requests-per-hour defaults to %d; beside a live exporter the two must add up to %d or less.",
+			"Here --mintlify.requests-per-hour defaults to %d; beside a live exporter the two must add up to %d or less. "+
+			"With --stream.s3.bucket (and the other --stream.* flags as the exporter's), the history comes from the event stream instead, with no API request: "+
+			"the mintlify_stream_* counters over --from..--to, a sample every 5 minutes of event time, written to --output.",
 		backfill.DefaultRequestsPerHour, client.AnalyticsRequestsPerHour))
 	cmd.Flag("from", "First day to backfill (YYYY-MM-DD, UTC); required.").PlaceHolder("DATE").StringVar(&b.from)
 	cmd.Flag("to", "Last day to backfill (YYYY-MM-DD, UTC), included; default yesterday, the last completed day.").PlaceHolder("DATE").StringVar(&b.to)
@@ -74,6 +76,9 @@ func (b *backfillCommand) run(ctx context.Context, f *flags, logger log.Logger, 
 	fail := func(err error) int {
 		fmt.Fprintln(stderr, errorPrefix+err.Error())
 		return backfill.ExitError
+	}
+	if f.stream.bucket != "" {
+		return b.runStream(ctx, f, logger, stdout, stderr)
 	}
 	cfg, err := backfillConfig(f, logger, stderr)
 	if err != nil {

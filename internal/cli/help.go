@@ -16,7 +16,7 @@ import (
 // flags it uses, which its help shows after its own; others use them all.
 var commandGlobals = map[string][]string{
 	"agent":     {"mintlify.api-url", "mintlify.api-key-file", "mintlify.project-id", "mintlify.timeout", "log.", "demo", "help", "version"},
-	cmdBackfill: {"mintlify.", "analytics.page-size", "analytics.max-paths", "analytics.path-", "collector.", "searches.", "conversations.", "cache.file", "log.", "demo", "help", "version"},
+	cmdBackfill: {"mintlify.", "analytics.page-size", "analytics.max-paths", "analytics.path-", "collector.", "searches.", "conversations.", "cache.file", "stream.", "log.", "demo", "help", "version"},
 }
 
 // commandDefaults lists, per top-level command, global flags whose default
@@ -41,7 +41,7 @@ var commandHelp = map[string]map[string]string{
 // commandHidden lists, per top-level command, global flags its help leaves
 // out although a prefix of commandGlobals matches them.
 var commandHidden = map[string][]string{
-	cmdBackfill: {"collector.jobs"},
+	cmdBackfill: {"collector.jobs", "stream.poll-interval", "stream.look-back"}, // a backfill from the stream reads every object once
 }
 
 // usageTemplate is kingpin's default, except that a subcommand's help

@@ -1,0 +1,162 @@
+package exporter_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-kit/log"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/exporter"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/promtest"
+	"github.com/mintlify-exporter/mintlify_exporter/statefile"
+)
+
+// streamRig is an S3 fake with a writer's objects in it.
+type streamRig struct {
+	s3    *mintlifytest.S3
+	truth mintlifytest.StreamTruth
+}
+
+func newStreamRig(t *testing.T) *streamRig {
+	t.Helper()
+	s3 := mintlifytest.NewS3("events")
+	t.Cleanup(s3.Close)
+	w := mintlifytest.NewStreamWriter(s3, "p/", 3)
+	if err := w.Write(context.Background(), mintlifytest.StreamOptions{Events: 400, Subdomains: []string{"docs"}, Start: time.Now().Add(-time.Hour),
+		Every: time.Second, Faults: mintlifytest.StreamFaults{Duplicates: 2, Malformed: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	return &streamRig{s3: s3, truth: w.Expect()}
+}
+
+// start runs a stream-only exporter on the rig with cache and logs.
+func (r *streamRig) start(t *testing.T, cache string, logs *bytes.Buffer) *exporter.Exporter {
+	t.Helper()
+	x, err := exporter.New(exporter.Config{RequestsPerHour: 90, CacheFile: cache, Logger: log.NewLogfmtLogger(logs),
+		Stream: &exporter.StreamConfig{Bucket: "events", Prefix: "p/", Endpoint: r.s3.URL(), Region: "us-east-1",
+			AccessKeyID: "AKIDTEST", SecretAccessKey: "not-a-secret", PollInterval: time.Minute, LookBack: 2 * time.Hour,
+			Projects: map[string]string{"docs": "p1"}, MaxPaths: 100, TopReferrers: 10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
+// metric waits until the exporter serves series k, and returns its value.
+func metric(t *testing.T, x *exporter.Exporter, k string) float64 {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second) // a bound, not a timing assertion
+	for {
+		_, body := get(t, x.Handler(), "/metrics")
+		for name, mf := range promtest.ParseText(t, []byte(body)) {
+			for _, m := range mf.GetMetric() {
+				var labels []string
+				for _, l := range m.GetLabel() {
+					labels = append(labels, fmt.Sprintf("%s=%q", l.GetName(), l.GetValue()))
+				}
+				if name+"{"+strings.Join(labels, ",")+"}" == k {
+					if m.Counter != nil {
+						return m.GetCounter().GetValue()
+					}
+					return m.GetGauge().GetValue()
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s not served", k)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestStreamOnlyExporter: a bucket alone (no key, no project) is read;
+// mintlify_up{source="stream"} and the landing page follow its poll; Close
+// saves the stream's snapshot in the cache file, a restart restores it
+// without counting anything twice, and a cache file whose stream section
+// is corrupt is ignored with one warning.
+func TestStreamOnlyExporter(t *testing.T) {
+	r := newStreamRig(t)
+	cache := filepath.Join(t.TempDir(), "state.json")
+	var logs bytes.Buffer
+	x := r.start(t, cache, &logs)
+	waitObjects := func(x *exporter.Exporter) {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for metric(t, x, "mintlify_stream_objects_read_total{}") != float64(r.truth.Objects) {
+			if time.Now().After(deadline) {
+				t.Fatalf("objects read: %v, want %d", metric(t, x, "mintlify_stream_objects_read_total{}"), r.truth.Objects)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	waitObjects(x)
+	if up := metric(t, x, `mintlify_up{project="p1",source="stream"}`); up != 1 {
+		t.Errorf("mintlify_up of the stream = %v, want 1", up)
+	}
+	_, page := get(t, x.Handler(), "/")
+	for _, want := range []string{"<h2>Event stream</h2>", "<td>events</td>", "<td>p/</td>", "malformed_line: 1", "<td>2</td>"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the landing page lacks %q", want)
+		}
+	}
+	x.Close()
+	f, err := statefile.Read(cache)
+	if err != nil || len(f.Stream) == 0 || len(f.Units) != 0 {
+		t.Fatalf("cache file after Close: stream %d bytes, %d units, err %v; want the stream's snapshot alone", len(f.Stream), len(f.Units), err)
+	}
+
+	logs.Reset()
+	x = r.start(t, cache, &logs)
+	waitObjects(x)
+	if got := metric(t, x, `mintlify_stream_duplicates_dropped_total{}`); got != float64(r.truth.Duplicates) {
+		t.Errorf("after a restart: %v duplicates dropped, want %d (nothing counted twice)", got, r.truth.Duplicates)
+	}
+	if !strings.Contains(logs.String(), "restored the event stream") {
+		t.Errorf("no restore logged:\n%s", logs.String())
+	}
+	x.Close()
+
+	f.Stream = json.RawMessage(`{"version":999}`)
+	if err := statefile.Write(cache, f); err != nil {
+		t.Fatal(err)
+	}
+	logs.Reset()
+	x = r.start(t, cache, &logs)
+	defer x.Close()
+	waitObjects(x)
+	if n := strings.Count(logs.String(), "ignoring the event stream's section"); n != 1 {
+		t.Errorf("%d warnings about the bad stream section, want 1:\n%s", n, logs.String())
+	}
+	if strings.Contains(logs.String(), "not-a-secret") {
+		t.Error("a log line holds the secret access key")
+	}
+}
+
+// TestStreamDownKeepsServing: credentials the store refuses turn
+// mintlify_up{source="stream"} to 0 and show the error, naming the flag,
+// on the landing page.
+func TestStreamDownKeepsServing(t *testing.T) {
+	r := newStreamRig(t)
+	r.s3.SetAccessKey("AKIDOTHER")
+	var logs bytes.Buffer
+	x := r.start(t, "", &logs)
+	defer x.Close()
+	deadline := time.Now().Add(20 * time.Second)
+	for metric(t, x, `mintlify_up{project="p1",source="stream"}`) != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("mintlify_up of the stream stays 1 with refused credentials")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	_, page := get(t, x.Handler(), "/")
+	if !strings.Contains(page, "access denied") || !strings.Contains(page, "--stream.s3.bucket=events") {
+		t.Errorf("the landing page does not show the stream's error naming the flag")
+	}
+}
