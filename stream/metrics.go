@@ -9,12 +9,12 @@ var famInfo = [numFams]struct {
 	name, help string
 	labels     []string
 }{
-	fEvents:    {"mintlify_stream_events_total", "Events read from the stream, each once, by project and eventType (unknown types included; past 200 types a project's later ones count as event=\"other\").", []string{"project", "event"}},
-	fPageViews: {"mintlify_stream_page_views_total", "Page and Markdown view events by path and traffic class (human, ai, search_index, training, other_ai: by user agent, --stream.traffic-rules); paths past --stream.max-paths count as path=\"other\".", []string{"project", "path", "traffic"}},
-	fReferrals: {"mintlify_stream_referrals_total", "View events by referrer host (none when absent, unknown when it has no host, both always kept); hosts past --stream.top-referrers count as referrer=\"other\".", []string{"project", "referrer"}},
+	fEvents:    {"mintlify_stream_events_total", "Events read from the stream, each counted once, by event type.", []string{"project", "event"}},
+	fPageViews: {"mintlify_stream_page_views_total", "Page and Markdown view events by path and traffic class.", []string{"project", "path", "traffic"}},
+	fReferrals: {"mintlify_stream_referrals_total", "View events by referrer host.", []string{"project", "referrer"}},
 	fSearches:  {"mintlify_stream_searches_total", "Search query events.", []string{"project"}},
 	fClicks:    {"mintlify_stream_search_result_clicks_total", "Search result click events.", []string{"project"}},
-	fTerms:     {"mintlify_stream_search_term_queries_total", "Search queries by normalized term (only with --stream.search-terms; past 100 terms later ones count as term=\"other\").", []string{"project", "term"}},
+	fTerms:     {"mintlify_stream_search_term_queries_total", "Search query events by normalized term.", []string{"project", "term"}},
 	fFeedback:  {"mintlify_stream_feedback_total", "Feedback events by path and kind.", []string{"project", "path", "kind"}},
 	fConvs:     {"mintlify_stream_assistant_conversations_total", "AI assistant conversation events.", []string{"project"}},
 	fAsstErrs:  {"mintlify_stream_assistant_errors_total", "AI assistant error events.", []string{"project"}},
@@ -24,19 +24,19 @@ var famInfo = [numFams]struct {
 	fLines:     {"mintlify_stream_lines_read_total", "Non-empty lines read from counted objects (refused ones included).", nil},
 	fRefused:   {"mintlify_stream_lines_refused_total", "Lines that could not be counted, by reason.", []string{"reason"}},
 	fDups:      {"mintlify_stream_duplicates_dropped_total", "Events dropped because their event_id was already counted.", nil},
-	fSkipped:   {"mintlify_stream_objects_skipped_total", "Listed objects never counted, by reason (not_found: vanished before it was read; bad_gzip; read_error: failed 3 polls in a row).", []string{"reason"}},
+	fSkipped:   {"mintlify_stream_objects_skipped_total", "Listed objects never counted, by reason.", []string{"reason"}},
 }
 
 // Gauge families.
 var (
 	descVisitors = prometheus.NewDesc("mintlify_stream_visitors",
-		"Distinct visitors (user_id, else anon_id) over the last 1, 7 or 30 UTC days including today, from merged per-day HyperLogLog sketches (standard error 0.81 %).",
+		"Distinct visitors over the window, estimated from HyperLogLog sketches.",
 		[]string{"project", "window"}, nil)
 	descPageVisitors = prometheus.NewDesc("mintlify_stream_page_visitors",
-		"Distinct visitors of each of a project's top 100 paths by views, per window, from merged per-day HyperLogLog sketches (standard error 1.63 %).",
+		"Distinct visitors of a top path over the window, estimated from HyperLogLog sketches.",
 		[]string{"project", "window", "path"}, nil)
 	descUnmapped = prometheus.NewDesc("mintlify_stream_unmapped_subdomains",
-		"Subdomains seen in the stream that --stream.project does not map (their events carry the subdomain as project).",
+		"Subdomains seen in the stream that --stream.project does not map.",
 		nil, nil)
 	descLastObject = prometheus.NewDesc("mintlify_stream_last_object_timestamp_seconds",
 		"Last-modified time of the newest object read.", nil, nil)

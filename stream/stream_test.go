@@ -30,7 +30,7 @@ func TestExposition(t *testing.T) {
 # HELP mintlify_stream_duplicates_dropped_total Events dropped because their event_id was already counted.
 # TYPE mintlify_stream_duplicates_dropped_total counter
 mintlify_stream_duplicates_dropped_total 1
-# HELP mintlify_stream_events_total Events read from the stream, each once, by project and eventType (unknown types included; past 200 types a project's later ones count as event="other").
+# HELP mintlify_stream_events_total Events read from the stream, each counted once, by event type.
 # TYPE mintlify_stream_events_total counter
 mintlify_stream_events_total{event="docs.brand_new.thing",project="other-site"} 1
 mintlify_stream_events_total{event="docs.content.view",project="proj-acme"} 3
@@ -44,19 +44,19 @@ mintlify_stream_mcp_tool_calls_total{project="proj-acme",tool="search_docs"} 1
 # HELP mintlify_stream_objects_read_total Stream objects read whole and counted.
 # TYPE mintlify_stream_objects_read_total counter
 mintlify_stream_objects_read_total 1
-# HELP mintlify_stream_page_views_total Page and Markdown view events by path and traffic class (human, ai, search_index, training, other_ai: by user agent, --stream.traffic-rules); paths past --stream.max-paths count as path="other".
+# HELP mintlify_stream_page_views_total Page and Markdown view events by path and traffic class.
 # TYPE mintlify_stream_page_views_total counter
 mintlify_stream_page_views_total{path="/api/intro.md",project="proj-acme",traffic="ai"} 1
 mintlify_stream_page_views_total{path="/quickstart",project="proj-acme",traffic="human"} 1
 mintlify_stream_page_views_total{path="/quickstart",project="proj-acme",traffic="training"} 1
-# HELP mintlify_stream_referrals_total View events by referrer host (none when absent, unknown when it has no host, both always kept); hosts past --stream.top-referrers count as referrer="other".
+# HELP mintlify_stream_referrals_total View events by referrer host.
 # TYPE mintlify_stream_referrals_total counter
 mintlify_stream_referrals_total{project="proj-acme",referrer="none"} 2
 mintlify_stream_referrals_total{project="proj-acme",referrer="www.google.com"} 1
-# HELP mintlify_stream_unmapped_subdomains Subdomains seen in the stream that --stream.project does not map (their events carry the subdomain as project).
+# HELP mintlify_stream_unmapped_subdomains Subdomains seen in the stream that --stream.project does not map.
 # TYPE mintlify_stream_unmapped_subdomains gauge
 mintlify_stream_unmapped_subdomains 1
-# HELP mintlify_stream_visitors Distinct visitors (user_id, else anon_id) over the last 1, 7 or 30 UTC days including today, from merged per-day HyperLogLog sketches (standard error 0.81 %).
+# HELP mintlify_stream_visitors Distinct visitors over the window, estimated from HyperLogLog sketches.
 # TYPE mintlify_stream_visitors gauge
 mintlify_stream_visitors{project="other-site",window="1d"} 0
 mintlify_stream_visitors{project="other-site",window="30d"} 0
