@@ -43,6 +43,10 @@ type Config struct {
 	OnChange func()
 	// DeriveWindows derives the windows of Summer sources (derive.go).
 	DeriveWindows bool
+	// Omit, when set, names the (source, project) pairs that get no unit:
+	// another data path measures them (the event stream), so their
+	// requests go to the rest.
+	Omit func(source, project string) bool
 }
 
 // Engine refreshes every unit on its own timer and serves the results as one
@@ -250,7 +254,7 @@ func (e *Engine) addUnits(si int, info sourceInfo) {
 	for _, p := range e.cfg.Projects {
 		for _, w := range e.cfg.Windows {
 			k := p + "\x00" + w.Name
-			if seen[k] || !s.Supports(w) {
+			if seen[k] || !s.Supports(w) || e.cfg.Omit != nil && e.cfg.Omit(s.Name(), p) {
 				continue
 			}
 			seen[k] = true

@@ -247,6 +247,7 @@ func (x *Exporter) analytics(cfg Config) (*parts, error) {
 		DeriveWindows: cfg.DeriveWindows,
 		Restore:       restore,
 		OnChange:      x.saver.Changed,
+		Omit:          omitForStream(cfg.Stream),
 	})
 	if err != nil {
 		return nil, err

@@ -32,6 +32,31 @@ type StreamConfig struct {
 	MaxPaths, TopReferrers int
 	SearchTerms            bool
 	TrafficRules, EventMap string
+	// KeepREST keeps the REST sources the stream replaces (StreamReplaces)
+	// for the projects it maps; by default their budget goes to the rest.
+	KeepREST bool
+}
+
+// StreamReplaces are the REST sources whose figures the stream counts
+// exactly (page views by path and class, feedback by page and kind,
+// searches): for a project the stream maps, their units are not made and
+// their requests go to what only REST has (the vendor's unique visitors,
+// assistant callers, conversation resolution).
+var StreamReplaces = []string{"views", "feedback", "searches"}
+
+// omitForStream returns the engine's Omit: the sources the stream
+// replaces, for the projects it maps; nil when nothing is omitted.
+func omitForStream(sc *StreamConfig) func(source, project string) bool {
+	if sc == nil || sc.KeepREST || len(sc.Projects) == 0 {
+		return nil
+	}
+	mapped := map[string]bool{}
+	for _, id := range sc.Projects {
+		mapped[id] = true
+	}
+	return func(source, project string) bool {
+		return mapped[project] && slices.Contains(StreamReplaces, source)
+	}
 }
 
 // StreamSource is the name of the stream in mintlify_up's source label.
