@@ -326,7 +326,9 @@ func (e *Engine) resumedJobLocked(u *unit, res Resumer, d WalkData, now time.Tim
 	if err != nil {
 		return nil, err
 	}
-	j := &job{kind: jobRefresh, u: u, rng: rng, started: d.Started, walk: w, sent: w.Sent(), progress: &d.Progress}
+	// totalsDone: the first page's totals were read before the restart,
+	// too long ago to count as the totals unit's refresh now.
+	j := &job{kind: jobRefresh, u: u, rng: rng, started: d.Started, walk: w, sent: w.Sent(), progress: &d.Progress, totalsDone: true}
 	if e.expiredLocked(j, now) {
 		return nil, fmt.Errorf("started %s ago with %d requests sent: too old to finish consistently", now.Sub(d.Started).Round(time.Second), w.Sent())
 	}
