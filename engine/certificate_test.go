@@ -58,6 +58,9 @@ func TestCertificateFailureLogSaysWhatToDo(t *testing.T) {
 	if !strings.Contains(logs, "certificate signed by unknown authority") {
 		t.Errorf("the line does not give the certificate's problem:\n%s", logs)
 	}
+	if strings.Contains(logs, "127.0.0.1") || strings.Contains(logs, "limit=") {
+		t.Errorf("the line quotes the request's URL:\n%s", logs)
+	}
 	if n := r.logLines("the network"); n != 0 {
 		t.Errorf("a certificate failure logged as a network failure:\n%s", logs)
 	}

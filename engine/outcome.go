@@ -66,7 +66,7 @@ func (e *Engine) fail(u *unit, err error, end time.Time, took time.Duration) {
 			// certificate is at fault (or the trust store), not the unit.
 			if e.connErrs.Failed(errorClass(err)) {
 				level.Error(e.logger).Log("msg", "the API's TLS certificate was refused: check --mintlify.api-url, or add the CA of an intercepting proxy to the system's trust store (SSL_CERT_FILE) (no analytics request was spent; units retry with a back-off)",
-					"err", connectError(cert.Err), "retry_at", u.retryAt.UTC().Format(time.RFC3339))
+					"endpoint", cert.Endpoint.String(), "err", cert.Reason(), "retry_at", u.retryAt.UTC().Format(time.RFC3339))
 			}
 		} else if client.IsConnectFailure(err) {
 			// One line per kind for the engine: the address is at fault,
