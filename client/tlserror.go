@@ -22,7 +22,13 @@ type CertificateError struct {
 // Error is one line naming the flag and what to do.
 func (e *CertificateError) Error() string {
 	return fmt.Sprintf("%s: TLS certificate refused: %s: not retried until the configuration changes; check --mintlify.api-url, or add the CA of an intercepting proxy to the system's trust store (SSL_CERT_FILE)",
-		e.Endpoint, strings.Join(strings.Fields(certReason(e.Err)), " "))
+		e.Endpoint, e.Reason())
+}
+
+// Reason is the certificate's problem on one line, without the request's
+// URL: "x509: certificate signed by unknown authority".
+func (e *CertificateError) Reason() string {
+	return strings.Join(strings.Fields(certReason(e.Err)), " ")
 }
 
 // Unwrap returns the TLS or x509 error.

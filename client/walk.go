@@ -2,7 +2,10 @@ package client
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
+	"math"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
@@ -329,4 +332,145 @@ func (w *walk) fetchConcurrently(ctx context.Context, k int) ([]*PathsPage, erro
 	}
 	n := min(int(end.Load())+1, k)
 	return pages[:n], nil
+}
+
+// WalkProgress is a snapshot of a PathsWalk's progress, to resume it after
+// a restart with ResumeWalk: the pages merged so far (the next request's
+// offset is Pages*PageSize) and what they held.
+type WalkProgress struct {
+	Endpoint   string       `json:"endpoint"` // "visitors" or "views"
+	Project    string       `json:"project"`
+	From       string       `json:"from,omitempty"` // the range's dates; empty for all dates
+	To         string       `json:"to,omitempty"`
+	PageSize   int          `json:"pageSize"`
+	Pages      int          `json:"pages"`
+	Totals     Counts       `json:"totals"`
+	Rows       []PathCounts `json:"rows"`
+	Duplicates int          `json:"duplicates,omitempty"`
+	Skipped    Skipped      `json:"skipped,omitempty"`
+	// For WalkOptions.Top: whether rows came unordered, the last row's
+	// total, and how many rows Keep accepted.
+	Unordered bool    `json:"unordered,omitempty"`
+	Last      float64 `json:"last,omitempty"`
+	Kept      int     `json:"kept,omitempty"`
+	// Empty counts the empty pages in a row that said hasMore.
+	Empty int `json:"empty,omitempty"`
+}
+
+// Range is the date range the walk reads.
+func (p WalkProgress) Range() (DateRange, error) {
+	if p.From == "" && p.To == "" {
+		return DateRange{}, nil
+	}
+	from, err := ParseDate(p.From)
+	if err != nil {
+		return DateRange{}, err
+	}
+	to, err := ParseDate(p.To)
+	if err != nil {
+		return DateRange{}, err
+	}
+	if to.Time().Before(from.Time()) {
+		return DateRange{}, fmt.Errorf("date range %s ends before it starts", DateRange{From: from, To: to})
+	}
+	return DateRange{From: from, To: to}, nil
+}
+
+// Progress returns the walk's progress once at least one page was merged
+// and before it completed; ok is false otherwise. The rows are shared
+// with the walk, which only appends: do not change them.
+func (p *PathsWalk) Progress() (pr WalkProgress, ok bool) {
+	w := p.w
+	if p.done || p.next == 0 {
+		return WalkProgress{}, false
+	}
+	pr = WalkProgress{
+		Endpoint: w.ep.String(), Project: w.project, PageSize: w.o.PageSize, Pages: p.next,
+		Totals: w.res.Totals, Rows: w.res.Rows[:len(w.res.Rows):len(w.res.Rows)],
+		Duplicates: w.res.Duplicates, Skipped: maps.Clone(w.res.Skipped),
+		Unordered: w.unordered, Last: w.last, Kept: w.kept, Empty: w.empty,
+	}
+	if w.r != (DateRange{}) {
+		pr.From, pr.To = w.r.From.String(), w.r.To.String()
+	}
+	return pr, true
+}
+
+// ResumeWalk continues the walk pr describes with options o, after
+// checking that pr is one a walk with o could have reached: the same page
+// size, fewer pages than MaxPages, at most a page size of rows a page,
+// each path once, counts finite and not negative. Nothing is sent before
+// the first Next, which asks for the page at offset Pages*PageSize.
+func (c *Client) ResumeWalk(pr WalkProgress, o WalkOptions) (*PathsWalk, error) {
+	r, err := pr.Range()
+	if err != nil {
+		return nil, fmt.Errorf("resume a walk: %w", err)
+	}
+	ep := EndpointVisitors
+	if pr.Endpoint == EndpointViews.String() {
+		ep = EndpointViews
+	} else if pr.Endpoint != EndpointVisitors.String() {
+		return nil, fmt.Errorf("resume a walk: %q is not an offset-paged export", pr.Endpoint)
+	}
+	pw, err := c.BeginWalk(ep, pr.Project, r, o)
+	if err != nil {
+		return nil, fmt.Errorf("resume a walk: %w", err)
+	}
+	w := pw.w
+	if err := w.checkProgress(pr); err != nil {
+		return nil, w.fail(-1, fmt.Errorf("cannot resume: %w", err))
+	}
+	w.res.Totals, w.res.Pages, w.res.Duplicates = pr.Totals, pr.Pages, pr.Duplicates
+	w.res.Rows = append(make([]PathCounts, 0, len(pr.Rows)), pr.Rows...)
+	w.res.Skipped = maps.Clone(pr.Skipped)
+	w.seen = make(map[string]struct{}, len(pr.Rows))
+	for _, row := range pr.Rows {
+		w.seen[row.Path] = struct{}{}
+	}
+	w.unordered, w.last, w.kept, w.empty = pr.Unordered, pr.Last, pr.Kept, pr.Empty
+	pw.next = pr.Pages
+	return pw, nil
+}
+
+// checkProgress reports what makes pr a progress w's walk could not reach.
+func (w *walk) checkProgress(pr WalkProgress) error {
+	read := pr.Pages * w.o.PageSize // rows the pages could have held
+	switch {
+	case pr.PageSize != w.o.PageSize:
+		return fmt.Errorf("page size %d, want %d", pr.PageSize, w.o.PageSize)
+	case pr.Pages < 1 || pr.Pages >= w.o.MaxPages:
+		return fmt.Errorf("%d pages read, outside 1..%d", pr.Pages, w.o.MaxPages-1)
+	case len(pr.Rows)+pr.Duplicates+pr.Skipped.Total() > read || pr.Duplicates < 0:
+		return fmt.Errorf("%d rows and %d duplicates in %d pages of %d", len(pr.Rows), pr.Duplicates, pr.Pages, w.o.PageSize)
+	case pr.Kept < 0 || pr.Kept > len(pr.Rows) || pr.Empty < 0 || pr.Empty >= MaxEmptyPages:
+		return fmt.Errorf("kept %d of %d rows, %d empty pages", pr.Kept, len(pr.Rows), pr.Empty)
+	case !validCounts(pr.Totals) || math.IsNaN(pr.Last) || math.IsInf(pr.Last, 0):
+		return errors.New("a total that is not a finite count")
+	}
+	for reason, n := range pr.Skipped {
+		if n < 0 || !utf8.ValidString(reason) {
+			return fmt.Errorf("skipped %d rows for %q", n, reason)
+		}
+	}
+	seen := make(map[string]struct{}, len(pr.Rows))
+	for _, row := range pr.Rows {
+		if _, dup := seen[row.Path]; dup {
+			return fmt.Errorf("path %q twice", row.Path)
+		}
+		seen[row.Path] = struct{}{}
+		if !validCounts(row.Counts) {
+			return fmt.Errorf("path %q: a count that is not finite or is negative", row.Path)
+		}
+	}
+	return nil
+}
+
+// validCounts reports whether every count of c is finite and not negative.
+func validCounts(c Counts) bool {
+	for _, v := range [...]float64{c.Human, c.AI, c.Total} {
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -133,6 +133,7 @@ func finishPaths(res *client.PathsResult, f PathFilter, out *engine.Result) path
 // PathsWalker lets a paths source walk one request at a time.
 type PathsWalker interface {
 	BeginWalk(ep client.Endpoint, projectID string, r client.DateRange, o client.WalkOptions) (*client.PathsWalk, error)
+	ResumeWalk(p client.WalkProgress, o client.WalkOptions) (*client.PathsWalk, error)
 }
 
 // walks reports whether u is walked one request at a time through c.
@@ -163,6 +164,27 @@ func beginPaths(c any, ep client.Endpoint, u engine.Unit, r client.DateRange, pr
 	}
 	return &pathsWalk{pw: w, u: u, filter: f, nfam: nfam, build: build}, nil
 }
+
+// resumePaths continues a full window's walk from the progress a walk of
+// the same unit gave (engine.Resumer): it must be of ep and u's project.
+func resumePaths(c any, ep client.Endpoint, u engine.Unit, p client.WalkProgress, prevCost int, o client.WalkOptions, f PathFilter,
+	nfam int, build func(engine.Unit, pathsUnit, *engine.Result)) (engine.Walk, error) {
+	pw, ok := c.(PathsWalker)
+	switch {
+	case !ok || u.Window.Site:
+		return nil, fmt.Errorf("%s of project %q is not walked a page at a time", u.Source, u.Project)
+	case p.Endpoint != ep.String() || p.Project != u.Project:
+		return nil, fmt.Errorf("a %s walk of project %q is not one of %s of project %q", p.Endpoint, p.Project, ep, u.Project)
+	}
+	w, err := pw.ResumeWalk(p, walkOptions(o, prevCost, f))
+	if err != nil {
+		return nil, err
+	}
+	return &pathsWalk{pw: w, u: u, filter: f, nfam: nfam, build: build}, nil
+}
+
+// Progress implements engine.Resumable.
+func (w *pathsWalk) Progress() (client.WalkProgress, bool) { return w.pw.Progress() }
 
 // Step implements engine.Walk.
 func (w *pathsWalk) Step(ctx context.Context) (bool, error) { return w.pw.Next(ctx) }
@@ -209,3 +231,9 @@ func siteCost(u engine.Unit) int {
 	}
 	return 0
 }
+
+var (
+	_ engine.Resumer   = (*Visitors)(nil)
+	_ engine.Resumer   = (*Views)(nil)
+	_ engine.Resumable = (*pathsWalk)(nil)
+)

@@ -85,6 +85,11 @@ func (v *Views) Begin(u engine.Unit, r client.DateRange, prevCost int) (engine.W
 	return beginPaths(v.client, client.EndpointViews, u, r, prevCost, v.walk, v.filter, len(viewsFamilies), v.build)
 }
 
+// Resume implements engine.Resumer.
+func (v *Views) Resume(u engine.Unit, p client.WalkProgress, prevCost int) (engine.Walk, error) {
+	return resumePaths(v.client, client.EndpointViews, u, p, prevCost, v.walk, v.filter, len(viewsFamilies), v.build)
+}
+
 // Walks implements engine.Stepper.
 func (v *Views) Walks(u engine.Unit) bool { return walks(v.client, u) }
 

@@ -88,6 +88,11 @@ func (v *Visitors) Begin(u engine.Unit, r client.DateRange, prevCost int) (engin
 	return beginPaths(v.client, client.EndpointVisitors, u, r, prevCost, v.walk, v.filter, len(visitorsFamilies), v.build)
 }
 
+// Resume implements engine.Resumer.
+func (v *Visitors) Resume(u engine.Unit, p client.WalkProgress, prevCost int) (engine.Walk, error) {
+	return resumePaths(v.client, client.EndpointVisitors, u, p, prevCost, v.walk, v.filter, len(visitorsFamilies), v.build)
+}
+
 // Walks implements engine.Stepper.
 func (v *Visitors) Walks(u engine.Unit) bool { return walks(v.client, u) }
 

@@ -25,6 +25,20 @@ type Stepper interface {
 	Begin(u Unit, r client.DateRange, prevCost int) (Walk, error)
 }
 
+// Resumable is implemented by a Walk whose progress can be persisted, to
+// resume it after a restart: ok is false before its first page and once
+// it is complete.
+type Resumable interface {
+	Progress() (p client.WalkProgress, ok bool)
+}
+
+// Resumer is implemented by a Stepper whose walks can be resumed from the
+// progress a Resumable walk of the same unit gave; it refuses progress
+// the unit's walk could not have reached.
+type Resumer interface {
+	Resume(u Unit, p client.WalkProgress, prevCost int) (Walk, error)
+}
+
 // Splitter is implemented by a source whose full windows are two units:
 // the site totals (one request with limit=1) and the page walk.
 type Splitter interface {
@@ -51,6 +65,9 @@ type job struct {
 	err        error // the walk could not be begun
 	totalsDone bool  // the totals went to the window's totals unit
 	sent       int   // the walk's requests as of its last step, for States (under e.mu)
+	// progress is a Resumable refresh walk's progress as of its last
+	// step, for State (under e.mu); nil for others.
+	progress *client.WalkProgress
 }
 
 // singleWalk is a fetch sent whole by Source.Fetch, as one step.

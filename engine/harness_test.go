@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -126,6 +127,33 @@ func (w *memWalk) Step(ctx context.Context) (bool, error) {
 	return true, nil
 }
 
+// Progress implements Resumable: a page a request.
+func (w *memWalk) Progress() (client.WalkProgress, bool) {
+	if w.sent == 0 || w.res != nil {
+		return client.WalkProgress{}, false
+	}
+	return client.WalkProgress{Endpoint: client.EndpointVisitors.String(), Project: w.k,
+		From: w.r.From.String(), To: w.r.To.String(), PageSize: 1, Pages: w.sent}, true
+}
+
+// Resume implements Resumer when step is set: the walk goes on after its
+// sent requests, refused when it could not have sent them.
+func (s *memSource) Resume(u Unit, p client.WalkProgress, _ int) (Walk, error) {
+	w, err := s.Begin(u, client.DateRange{}, 0)
+	if err != nil || w == nil {
+		return nil, fmt.Errorf("not a walk: %v", err)
+	}
+	mw := w.(*memWalk)
+	if mw.r, err = p.Range(); err != nil {
+		return nil, err
+	}
+	if p.Project != mw.k || p.Pages < 1 || p.Pages >= mw.n {
+		return nil, fmt.Errorf("%d requests of %s sent, not within 1..%d", p.Pages, mw.k, mw.n-1)
+	}
+	mw.sent = p.Pages
+	return mw, nil
+}
+
 func (w *memWalk) Sent() int                { return w.sent }
 func (w *memWalk) Totals() *Result          { return nil }
 func (w *memWalk) Result() (*Result, error) { return w.res, nil }
@@ -182,13 +210,18 @@ type rigOptions struct {
 	projects    []string
 	windows     []string
 	pace        bool // the budget waits for room instead of refusing
+	restore     *State
+	start       time.Time // the clock's start; t0 when zero
 }
 
 // newRig builds the engine of sources (made by mk with the rig's budget);
 // Start is left to the test.
 func newRig(t *testing.T, o rigOptions, mk ...func(*budget.Budget) Source) *rig {
 	t.Helper()
-	clock := mintlifytest.NewClock(t0)
+	if o.start.IsZero() {
+		o.start = t0
+	}
+	clock := mintlifytest.NewClock(o.start)
 	b := budget.New(o.perHour, clock.Now)
 	if o.pace {
 		b.Pace(clock.WaitUntil)
@@ -211,7 +244,7 @@ func newRig(t *testing.T, o rigOptions, mk ...func(*budget.Budget) Source) *rig 
 	r := &rig{t: t, clock: clock, b: b, st: health.NewStatus(), logs: &logbuf.Buffer{}}
 	var err error
 	r.e, err = New(Config{Sources: sources, Projects: o.projects, Windows: windows, MinInterval: o.minInterval,
-		Budget: b, Status: r.st, Now: clock.Now, WaitUntil: clock.WaitUntil, Logger: log.NewLogfmtLogger(r.logs)})
+		Budget: b, Status: r.st, Now: clock.Now, Restore: o.restore, WaitUntil: clock.WaitUntil, Logger: log.NewLogfmtLogger(r.logs)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,7 +60,15 @@ func (e *Engine) fail(u *unit, err error, end time.Time, took time.Duration) {
 		if paused := e.cfg.Budget.PausedUntil(); paused.After(u.retryAt) {
 			u.retryAt = paused
 		}
-		if client.IsConnectFailure(err) {
+		var cert *client.CertificateError
+		if errors.As(err, &cert) {
+			// One line for the engine, saying what to do: the API's
+			// certificate is at fault (or the trust store), not the unit.
+			if e.connErrs.Failed(errorClass(err)) {
+				level.Error(e.logger).Log("msg", "the API's TLS certificate was refused: check --mintlify.api-url, or add the CA of an intercepting proxy to the system's trust store (SSL_CERT_FILE) (no analytics request was spent; units retry with a back-off)",
+					"endpoint", cert.Endpoint.String(), "err", cert.Reason(), "retry_at", u.retryAt.UTC().Format(time.RFC3339))
+			}
+		} else if client.IsConnectFailure(err) {
 			// One line per kind for the engine: the address is at fault,
 			// not the unit.
 			if e.connErrs.Failed(errorClass(err)) {
@@ -265,6 +273,8 @@ func errorClass(err error) string {
 		return "body too large"
 	case errors.Is(err, context.DeadlineExceeded):
 		return "timeout"
+	case client.IsCertificateError(err):
+		return "certificate"
 	case client.IsConnectFailure(err):
 		var dns *net.DNSError
 		if errors.As(err, &dns) {

@@ -22,6 +22,18 @@ type State struct {
 	PausedUntil time.Time   `json:"pausedUntil"`
 	Units       []UnitData  `json:"units"`
 	Days        []DayData   `json:"days,omitempty"` // the day store (derive.go)
+	// Walks are the refresh walks in progress, resumed after a restart
+	// while young enough.
+	Walks []WalkData `json:"walks,omitempty"`
+}
+
+// WalkData is a unit's refresh walk in progress.
+type WalkData struct {
+	Source   string              `json:"source"`
+	Project  string              `json:"project"`
+	Window   string              `json:"window"`
+	Started  time.Time           `json:"started"`
+	Progress client.WalkProgress `json:"progress"`
 }
 
 // UnitData is one unit's last good data.
@@ -64,6 +76,12 @@ func (e *Engine) State() State {
 		st.Units = append(st.Units, d)
 	}
 	st.Days = e.dayStateLocked()
+	for _, u := range e.units {
+		if j := u.job; j != nil && j.kind == jobRefresh && j.progress != nil {
+			st.Walks = append(st.Walks, WalkData{Source: u.Source, Project: u.Project, Window: u.Window.String(),
+				Started: j.started, Progress: *j.progress})
+		}
+	}
 	return st
 }
 
@@ -104,6 +122,7 @@ func (e *Engine) restoreLocked(st *State) {
 			}
 		}
 	}
+	walks := e.restoreWalksLocked(st.Walks, byName)
 	days := e.restoreDaysLocked(st.Days)
 	if e.dropped > 0 {
 		level.Warn(e.logger).Log("msg", "dropped series of the cache file that an API answer could not have given (a duplicate, a negative, infinite or NaN value, or a label value that is not UTF-8 or longer than the API path keeps); the rest is restored",
@@ -113,7 +132,7 @@ func (e *Engine) restoreLocked(st *State) {
 		e.deriveLocked(e.now(), nil)
 	}
 	level.Info(e.logger).Log("msg", "restored state from the cache file", "units", n, "of", len(e.units),
-		"days", days, "ledger_requests_last_hour", e.cfg.Budget.Used())
+		"days", days, "walks_resumed", walks, "ledger_requests_last_hour", e.cfg.Budget.Used())
 }
 
 // MaxRestoredCost bounds a cost read from the cache file: a walk the engine
@@ -258,4 +277,60 @@ func restoredSummary(s string) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+// restoreWalksLocked resumes the refresh walks of the cache file that are
+// young enough: of today (UTC), started no later than now, for the range
+// the unit's window reads now, and not older than the age at which the
+// engine starts a long walk again (expiredLocked). It returns how many it
+// resumed; the others start anew. The caller holds e.mu.
+func (e *Engine) restoreWalksLocked(walks []WalkData, byName map[[3]string]*unit) int {
+	now, n := e.now(), 0
+	for _, d := range walks {
+		u := byName[[3]string{d.Source, d.Project, d.Window}]
+		if u == nil || u.job != nil || u.derived {
+			continue
+		}
+		res, ok := e.sources[u.src].src.(Resumer)
+		if !ok {
+			continue
+		}
+		j, err := e.resumedJobLocked(u, res, d, now)
+		if err != nil {
+			level.Warn(e.logger).Log("msg", "not resuming a walk of the cache file; it starts again", "unit", u.Unit.String(), "err", err)
+			continue
+		}
+		u.job, u.due = j, false
+		n++
+	}
+	return n
+}
+
+// resumedJobLocked is the refresh job of u that d describes, or why not.
+func (e *Engine) resumedJobLocked(u *unit, res Resumer, d WalkData, now time.Time) (*job, error) {
+	switch {
+	case d.Started.IsZero() || d.Started.After(now):
+		return nil, fmt.Errorf("started %s, not before now (%s)", d.Started.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339))
+	case client.DateOf(d.Started) != client.DateOf(now):
+		return nil, fmt.Errorf("started on %s, not today (UTC)", client.DateOf(d.Started))
+	}
+	rng := u.Window.Range(now)
+	if got, err := d.Progress.Range(); err != nil || got != rng {
+		return nil, fmt.Errorf("its date range is not the window's %s", rng)
+	}
+	prev := 0
+	if u.snap != nil {
+		prev, _ = e.estimateLocked(u, now)
+	}
+	w, err := res.Resume(u.Unit, d.Progress, prev)
+	if err != nil {
+		return nil, err
+	}
+	// totalsDone: the first page's totals were read before the restart,
+	// too long ago to count as the totals unit's refresh now.
+	j := &job{kind: jobRefresh, u: u, rng: rng, started: d.Started, walk: w, sent: w.Sent(), progress: &d.Progress, totalsDone: true}
+	if e.expiredLocked(j, now) {
+		return nil, fmt.Errorf("started %s ago with %d requests sent: too old to finish consistently", now.Sub(d.Started).Round(time.Second), w.Sent())
+	}
+	return j, nil
 }

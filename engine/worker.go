@@ -131,6 +131,14 @@ func (e *Engine) step(j *job) {
 		if j.kind != jobDay {
 			j.u.inFlight = false
 		}
+		if rw, ok := j.walk.(Resumable); ok && j.kind == jobRefresh && err == nil {
+			if p, ok := rw.Progress(); ok {
+				j.progress = &p
+				if e.cfg.OnChange != nil {
+					go e.cfg.OnChange() // the cache file keeps the walk's progress
+				}
+			}
+		}
 		e.changedLocked()
 		e.mu.Unlock()
 		return

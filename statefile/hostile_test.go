@@ -108,3 +108,60 @@ func TestRestoredSamplesCheckedAsAnswers(t *testing.T) {
 		t.Errorf("want one warning counting 4 dropped series:\n%s", logs.String())
 	}
 }
+
+// TestHostileWalkIsNotResumed: a walk of the cache file at an offset past
+// the walk's page limit, with more rows than its pages hold, or started
+// yesterday, is refused with a warning naming the unit, and the walk
+// starts again at offset 0 within the budget.
+func TestHostileWalkIsNotResumed(t *testing.T) {
+	rng := client.DateRange{From: client.DateOf(t0), To: client.DateOf(t0).AddDays(1)}
+	good := engine.WalkData{Source: "visitors", Project: "docs", Window: "1d", Started: t0.Add(-time.Hour),
+		Progress: client.WalkProgress{Endpoint: "visitors", Project: "docs", From: rng.From.String(), To: rng.To.String(), PageSize: 100, Pages: 1}}
+	many := make([]client.PathCounts, 101)
+	for i := range many {
+		many[i].Path = "/" + strings.Repeat("p", i)
+	}
+	for name, tc := range map[string]struct {
+		edit func(*engine.WalkData)
+		why  string
+	}{
+		"huge offset":   {func(d *engine.WalkData) { d.Progress.Pages = math.MaxInt / 100 }, "pages read, outside"},
+		"too many rows": {func(d *engine.WalkData) { d.Progress.Rows = many }, "rows and 0 duplicates in 1 pages"},
+		"yesterday":     {func(d *engine.WalkData) { d.Started = t0.Add(-24 * time.Hour) }, "not today"},
+		"other range":   {func(d *engine.WalkData) { d.Progress.From = "2020-01-01" }, "not the window's"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			clk := mintlifytest.NewClock(t0)
+			srv := mintlifytest.NewServer(mintlifytest.WithClock(clk.Now),
+				mintlifytest.WithProject("docs", mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: 1, Paths: 150, End: t0})))
+			defer srv.Close()
+			d := good
+			tc.edit(&d)
+			x, logs := newLoggedExporter(t, srv, clk, &engine.State{Walks: []engine.WalkData{d}})
+			if !strings.Contains(logs.String(), "not resuming a walk of the cache file") || !strings.Contains(logs.String(), tc.why) {
+				t.Errorf("no warning saying %q:\n%s", tc.why, logs.String())
+			}
+			x.e.Start()
+			x.e.Touch()
+			if !clk.Settle(1, 20*time.Second) {
+				t.Fatal("the worker did not settle in 20 s")
+			}
+			for _, r := range srv.Requests() {
+				if r.Endpoint == mintlifytest.EndpointVisitors && r.Query.Get("offset") != "0" && r.Query.Get("offset") != "100" {
+					t.Errorf("a request at offset %s", r.Query.Get("offset"))
+				}
+			}
+			if n := srv.CountRequests(mintlifytest.EndpointVisitors); n == 0 || n > perHour {
+				t.Errorf("%d visitors requests, want 1..%d", n, perHour)
+			}
+		})
+	}
+	// The good walk is resumed: the control of the cases above.
+	clk := mintlifytest.NewClock(t0)
+	srv := mintlifytest.NewServer(mintlifytest.WithClock(clk.Now), mintlifytest.WithProject("docs", nil))
+	defer srv.Close()
+	_, logs := newLoggedExporter(t, srv, clk, &engine.State{Walks: []engine.WalkData{good}})
+	if !strings.Contains(logs.String(), "walks_resumed=1") {
+		t.Errorf("the valid walk was not resumed:\n%s", logs.String())
+	}
+}
