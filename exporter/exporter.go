@@ -8,8 +8,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -251,6 +253,10 @@ func (x *Exporter) analytics(cfg Config) (*parts, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	if omitForStream(cfg.Stream) != nil {
+		level.Info(cfg.Logger).Log("msg", "the event stream replaces these REST sources for the projects it maps; their requests go to the others (--stream.keep-rest keeps them)",
+			"sources", strings.Join(StreamReplaces, ","), "projects", strings.Join(slices.Compact(slices.Sorted(maps.Values(cfg.Stream.Projects))), ","))
 	}
 	x.engine = eng
 	p.live.MustRegister(eng.LiveCollectors()...)

@@ -12,7 +12,10 @@ import (
 
 	"github.com/go-kit/log"
 
+	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
+	"github.com/mintlify-exporter/mintlify_exporter/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/exporter"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/promtest"
 	"github.com/mintlify-exporter/mintlify_exporter/statefile"
@@ -158,5 +161,138 @@ func TestStreamDownKeepsServing(t *testing.T) {
 	_, page := get(t, x.Handler(), "/")
 	if !strings.Contains(page, "access denied") || !strings.Contains(page, "--stream.s3.bucket=events") {
 		t.Errorf("the landing page does not show the stream's error naming the flag")
+	}
+}
+
+// TestStreamReplacesRESTSources: for a project the stream maps, the REST
+// views, feedback and searches units are not made and the fake API reads
+// none of their requests; an unmapped project keeps them, and so does a
+// mapped one with KeepREST. Visitors (the vendor's unique counts) stay.
+func TestStreamReplacesRESTSources(t *testing.T) {
+	for _, keep := range []bool{false, true} {
+		t.Run(fmt.Sprintf("keep_rest=%v", keep), func(t *testing.T) {
+			r := newStreamRig(t)
+			now := time.Now()
+			data := func(seed int64) *mintlifytest.Dataset {
+				return mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: seed, Paths: 20, Days: 3, End: now})
+			}
+			fake := mintlifytest.NewServer(mintlifytest.WithProject("p1", data(1)), mintlifytest.WithProject("p2", data(2)))
+			defer fake.Close()
+			key, err := client.StaticKey(mintlifytest.DefaultKey)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, err := engine.ParseWindow("1d")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var logs bytes.Buffer
+			x, err := exporter.New(exporter.Config{
+				APIURL: fake.URL(), Key: key, Timeout: 5 * time.Second, Projects: []string{"p1", "p2"}, RequestsPerHour: 90,
+				Collectors: []string{"visitors", "views", "feedback", "searches"}, Windows: []engine.Window{w},
+				RefreshInterval: 15 * time.Minute, Sources: collector.Options{PageSize: 250}, Logger: log.NewLogfmtLogger(&logs),
+				Stream: &exporter.StreamConfig{Bucket: "events", Prefix: "p/", Endpoint: r.s3.URL(), Region: "us-east-1",
+					AccessKeyID: "AKIDTEST", SecretAccessKey: "not-a-secret", PollInterval: time.Minute, LookBack: 2 * time.Hour,
+					Projects: map[string]string{"docs": "p1"}, MaxPaths: 100, TopReferrers: 10, KeepREST: keep}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer x.Close()
+			units := map[string]bool{}
+			for _, u := range x.Engine().States() {
+				units[u.Source+"/"+u.Project] = true
+			}
+			for _, src := range []string{"views", "feedback", "searches"} {
+				if got, want := units[src+"/p1"], keep; got != want {
+					t.Errorf("unit %s/p1 made: %v, want %v", src, got, want)
+				}
+				if !units[src+"/p2"] {
+					t.Errorf("unit %s/p2 missing: p2 is not on the stream", src)
+				}
+			}
+			if !units["visitors/p1"] || !units["visitors/p2"] {
+				t.Errorf("visitors units missing: %v", units)
+			}
+			// Every unit's first refresh starts at once: wait until every one
+			// has been tried, then count at the fake.
+			deadline := time.Now().Add(20 * time.Second) // a bound, not a timing assertion
+			for code, _ := get(t, x.Handler(), "/-/ready"); code != 200; code, _ = get(t, x.Handler(), "/-/ready") {
+				if time.Now().After(deadline) {
+					t.Fatal("/-/ready never 200")
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			read := map[string]int{}
+			for _, req := range fake.Requests() {
+				read[req.Endpoint+"/"+req.Project]++
+			}
+			for _, ep := range []string{mintlifytest.EndpointViews, mintlifytest.EndpointFeedbackByPage, mintlifytest.EndpointSearches} {
+				if n := read[ep+"/p1"]; (n > 0) != keep {
+					t.Errorf("the API read %d %s requests of p1, want them only with KeepREST", n, ep)
+				}
+				if read[ep+"/p2"] == 0 {
+					t.Errorf("the API read no %s request of p2", ep)
+				}
+			}
+		})
+	}
+}
+
+// TestStreamFreesBudgetForREST: at 10 projects x 500 paths, with every
+// project on the stream, the REST planner has the units the stream does
+// not replace only, and plans each of them more often than when it keeps
+// them all (a ratio within one run, not a time).
+func TestStreamFreesBudgetForREST(t *testing.T) {
+	r := newStreamRig(t)
+	now := time.Now()
+	var opts []mintlifytest.Option
+	var projects []string
+	mapped := map[string]string{}
+	for i := range 10 {
+		id := fmt.Sprintf("p%d", i)
+		projects = append(projects, id)
+		mapped[fmt.Sprintf("s%d", i)] = id
+		opts = append(opts, mintlifytest.WithProject(id, mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: int64(i), Paths: 500, Days: 3, End: now})))
+	}
+	fake := mintlifytest.NewServer(opts...)
+	defer fake.Close()
+	key, err := client.StaticKey(mintlifytest.DefaultKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var windows []engine.Window
+	for _, s := range []string{"1d", "7d", "30d"} {
+		w, err := engine.ParseWindow(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		windows = append(windows, w)
+	}
+	plan := func(keep bool) (units int, interval time.Duration) {
+		x, err := exporter.New(exporter.Config{
+			APIURL: fake.URL(), Key: key, Timeout: 5 * time.Second, Projects: projects, RequestsPerHour: 90,
+			Collectors: []string{"visitors", "views", "assistant", "feedback", "searches"}, Windows: windows, DeriveWindows: true,
+			RefreshInterval: 15 * time.Minute, Sources: collector.Options{PageSize: 250},
+			Stream: &exporter.StreamConfig{Bucket: "events", Prefix: "p/", Endpoint: r.s3.URL(), Region: "us-east-1",
+				AccessKeyID: "AKIDTEST", SecretAccessKey: "not-a-secret", PollInterval: time.Minute, LookBack: 2 * time.Hour,
+				Projects: mapped, MaxPaths: 100, TopReferrers: 10, KeepREST: keep}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer x.Close()
+		states := x.Engine().States()
+		for _, u := range states {
+			if u.Source == "visitors" && u.Project == "p0" && u.Window.String() == "1d:site" {
+				interval = u.Interval
+			}
+		}
+		return len(states), interval
+	}
+	allUnits, allIv := plan(true)
+	restUnits, restIv := plan(false)
+	t.Logf("units %d -> %d; p0's 1d visitors totals planned every %s -> %s (%.2fx as often)", allUnits, restUnits, allIv, restIv, float64(allIv)/float64(restIv))
+	if restUnits >= allUnits || restIv <= 0 || restIv*3/2 > allIv {
+		t.Errorf("with the stream replacing views, feedback and searches: %d units, 1d visitors every %s; want fewer than %d units and at least 1.5x as often as %s",
+			restUnits, restIv, allUnits, allIv)
 	}
 }

@@ -23,7 +23,7 @@ type streamFlags struct {
 	pollInterval, lookBack           time.Duration
 	projects                         []string
 	maxPaths, topReferrers           int
-	searchTerms                      bool
+	searchTerms, keepREST            bool
 	trafficRules, eventMap           string
 	set                              map[string]*bool // which were given, by flag name
 }
@@ -56,6 +56,7 @@ func (s *streamFlags) register(app *kingpin.Application) {
 	intflag.Var(flag("stream.max-paths", "Per project, the paths with their own series (by views); the rest are counted under path=\"other\".").Default("5000"), &s.maxPaths)
 	intflag.Var(flag("stream.top-referrers", "Per project, the referrer hosts with their own series; the rest are counted under referrer=\"other\".").Default("50"), &s.topReferrers)
 	flag("stream.search-terms", "Also export search terms (text typed by the public: mind cardinality and personal data).").Default("false").BoolVar(&s.searchTerms)
+	flag("stream.keep-rest", "Also read the REST views, feedback and searches of the projects --stream.project maps (by default the stream replaces them and their requests go to the other sources).").Default("false").BoolVar(&s.keepREST)
 	flag("stream.traffic-rules", "File of user-agent rules that classify page views into traffic classes; default: the built-in rules.").PlaceHolder("FILE").StringVar(&s.trafficRules)
 	flag("stream.event-map", "File mapping event types to the metric families; default: the built-in table.").PlaceHolder("FILE").StringVar(&s.eventMap)
 }
@@ -70,7 +71,7 @@ func (s *streamFlags) config(demo bool) (*exporter.StreamConfig, error) {
 			return nil, errors.New("--stream.s3.bucket is empty (an unset shell variable?): give the bucket the organization streams to")
 		}
 		for _, name := range []string{"stream.s3.prefix", "stream.s3.region", "stream.s3.endpoint", "stream.poll-interval", "stream.look-back",
-			"stream.project", "stream.max-paths", "stream.top-referrers", "stream.search-terms", "stream.traffic-rules", "stream.event-map"} {
+			"stream.project", "stream.max-paths", "stream.top-referrers", "stream.search-terms", "stream.keep-rest", "stream.traffic-rules", "stream.event-map"} {
 			if *s.set[name] {
 				return nil, fmt.Errorf("--%s is set but the event-stream source is off: add --stream.s3.bucket", name)
 			}
@@ -115,7 +116,7 @@ func (s *streamFlags) config(demo bool) (*exporter.StreamConfig, error) {
 		Bucket: s.bucket, Prefix: s.prefix, Region: s.region, Endpoint: s.endpoint,
 		PollInterval: s.pollInterval, LookBack: s.lookBack, Projects: projects,
 		MaxPaths: s.maxPaths, TopReferrers: s.topReferrers, SearchTerms: s.searchTerms,
-		TrafficRules: s.trafficRules, EventMap: s.eventMap,
+		TrafficRules: s.trafficRules, EventMap: s.eventMap, KeepREST: s.keepREST,
 	}, nil
 }
 
@@ -224,6 +225,8 @@ func demoStream(sc *exporter.StreamConfig, pollSet *bool) *demo.Stream {
 	if len(sc.Projects) == 0 {
 		sc.Projects = demo.StreamProjects
 	}
+	// The demo shows both paths side by side: every dashboard has data.
+	sc.KeepREST = true
 	if !*pollSet {
 		sc.PollInterval = demoPollInterval
 	}
