@@ -26,11 +26,10 @@ import (
 
 var streamProjects = map[string]string{"acme": "p-acme", "globex": "p-globex", "initech": "p-initech"}
 
-// streamHistoryFile fills an S3 fake with a StreamWriter (every fault,
-// events over two days, then events after the range), runs the history of
-// the range into an OpenMetrics file and returns its path, the writer's
-// truth for the range and the range.
-func streamHistoryFile(t *testing.T) (string, mintlifytest.StreamTruth, time.Time, time.Time) {
+// streamHistory fills an S3 fake with a StreamWriter (every fault, events
+// over two days, then events after the range), runs the history of the
+// range and returns it, the writer's truth for the range and the range.
+func streamHistory(t *testing.T) (*backfill.StreamHistory, mintlifytest.StreamTruth, time.Time, time.Time) {
 	t.Helper()
 	fake := mintlifytest.NewS3("events")
 	t.Cleanup(fake.Close)
@@ -77,6 +76,13 @@ func streamHistoryFile(t *testing.T) (string, mintlifytest.StreamTruth, time.Tim
 	if stats.Duplicates != want.Duplicates {
 		t.Errorf("%d duplicates, want %d", stats.Duplicates, want.Duplicates)
 	}
+	return h, want, from, to
+}
+
+// streamHistoryFile is streamHistory written to an OpenMetrics file.
+func streamHistoryFile(t *testing.T) (string, mintlifytest.StreamTruth, time.Time, time.Time) {
+	t.Helper()
+	h, want, from, to := streamHistory(t)
 	out := filepath.Join(t.TempDir(), "stream.om")
 	if err := h.WriteFile(out); err != nil {
 		t.Fatal(err)
@@ -268,5 +274,56 @@ func TestStreamHistoryPromtool(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(blocks); len(ents) == 0 {
 		t.Error("promtool wrote no block")
+	}
+}
+
+// TestStreamHistoryRemoteWrite: the same history sent by remote write
+// arrives in time order (the receiver checks it), in several requests of
+// at most MaxSamplesPerRequest samples, every series at every 5-minute
+// step from its first, and the last values are the writer's truth.
+func TestStreamHistoryRemoteWrite(t *testing.T) {
+	h, tr, from, to := streamHistory(t)
+	r := newReceiver(t)
+	n, reqs, err := h.Send(context.Background(), newWriter(t, r.url(), ""), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := r.samples()
+	total := 0
+	last := map[string]float64{}
+	for k, pts := range got {
+		total += len(pts)
+		if !strings.Contains(k, `job="mintlify"`) {
+			t.Fatalf("%s without job=\"mintlify\"", k)
+		}
+		for i, p := range pts {
+			if p.ts%300 != 0 || p.ts < from.Unix() || p.ts > to.Unix() || i > 0 && p.ts != pts[i-1].ts+300 {
+				t.Fatalf("%s: sample %d at %d, not the next 5-minute step in the range", k, i, p.ts)
+			}
+		}
+		if pts[len(pts)-1].ts != to.Unix() {
+			t.Errorf("%s: last sample at %d, want the range's end", k, pts[len(pts)-1].ts)
+		}
+		last[strings.Replace(k, `job="mintlify",`, "", 1)] = pts[len(pts)-1].value
+	}
+	if total != n || reqs != r.requests() || reqs < 2 {
+		t.Errorf("sent %d samples in %d requests; the receiver got %d samples in %d requests (want several)", n, reqs, total, r.requests())
+	}
+	if want := wantSeries(tr); !maps.Equal(last, want) {
+		t.Errorf("last values by remote write differ from the truth: %d series, want %d", len(last), len(want))
+		for _, k := range slices.Sorted(maps.Keys(want)) {
+			if last[k] != want[k] {
+				t.Errorf("%s = %v, want %v", k, last[k], want[k])
+			}
+		}
+	}
+	for _, wr := range r.reqs {
+		c := 0
+		for _, ts := range wr.Timeseries {
+			c += len(ts.Samples)
+		}
+		if c > backfill.MaxSamplesPerRequest {
+			t.Errorf("a request of %d samples", c)
+		}
 	}
 }

@@ -59,8 +59,9 @@ func TestBackfillFromStream(t *testing.T) {
 	for _, tc := range []struct{ extra, want string }{
 		{"--output=" + out, "exists: add --force"},
 		{"--output=" + dir + "/b.om --backfill.pages", "--backfill.pages does not apply to a backfill from the event stream"},
-		{"--output=" + dir + "/b.om --remote-write.url=http://127.0.0.1:9/api/v1/write", "--remote-write.url does not apply"},
-		{"", "--output is required"},
+		{"--output=" + dir + "/b.om --remote-write.url=http://127.0.0.1:9/api/v1/write", "--output and --remote-write.url exclude each other"},
+		{"--remote-write.url=http://127.0.0.1:9/api/v1/write --remote-write.journal=" + dir + "/j", "--remote-write.journal does not apply"},
+		{"", "--output or --remote-write.url is required"},
 		{"--output=" + dir + "/b.om --stream.max-paths=0", "--stream.max-paths must be from 1"},
 	} {
 		o := runMain(t, nil, append(args, strings.Fields(tc.extra)...)...)
