@@ -43,8 +43,11 @@ func HistoryFamilies() (names, helps []string, labels [][]string) {
 // event_id and series caps). At every multiple of step after from up to
 // to, emit receives the cumulative value of every per-project counter
 // series seen so far, stamped with that step's time. The events of the
-// range are held in memory (a few dozen bytes each) while they are
-// sorted. Poll settings (interval, look-back) do not apply.
+// range are held in memory (about 160 bytes each, with their label
+// texts) while they are sorted; an event_id is remembered for an hour of
+// event time after it was counted (a duplicate carries its original's
+// created_at, so it sorts next to it). Poll settings (interval,
+// look-back) do not apply.
 func History(ctx context.Context, cfg Config, from, to time.Time, step time.Duration, emit func(at time.Time, samples []Sample) error) (HistoryStats, error) {
 	hs := HistoryStats{Refused: map[string]int64{}, Skipped: map[string]int64{}}
 	if step <= 0 {
@@ -105,6 +108,13 @@ func History(ctx context.Context, cfg Config, from, to time.Time, step time.Dura
 		j := i
 		for j < len(recs) && recs[j].created.Before(at) {
 			j++
+		}
+		if at.Unix()%3600 == 0 { // dedup ids are kept an hour of event time, as the live look-back's default
+			for id, t := range st.ids {
+				if t < at.Unix()-3600 {
+					delete(st.ids, id)
+				}
+			}
 		}
 		if j > i {
 			before := st.counters[series{f: fDups}]
