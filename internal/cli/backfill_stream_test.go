@@ -69,4 +69,17 @@ func TestBackfillFromStream(t *testing.T) {
 			t.Errorf("backfill %s: exit %d, stderr %q; want 1 and %q", tc.extra, o.code, o.stderr, tc.want)
 		}
 	}
+
+	// Store errors stop the run in one line naming the flag; nothing is written.
+	noBucket := append([]string{"backfill", "--stream.s3.bucket=elsewhere"}, args[2:]...)
+	if o := runMain(t, nil, append(noBucket, "--output="+dir+"/d.om")...); o.code != 1 || !strings.Contains(o.stderr, "--stream.s3.bucket: no such bucket") {
+		t.Errorf("a missing bucket: exit %d, stderr %q", o.code, o.stderr)
+	}
+	fake.SetAccessKey("AKIDOTHER")
+	if o := runMain(t, nil, append(args, "--output="+dir+"/d.om")...); o.code != 1 || !strings.Contains(o.stderr, "access denied to --stream.s3.bucket") {
+		t.Errorf("a refused key: exit %d, stderr %q", o.code, o.stderr)
+	}
+	if _, err := os.Stat(dir + "/d.om"); err == nil {
+		t.Error("a failed run wrote --output")
+	}
 }
