@@ -23,13 +23,23 @@ import (
 // StreamHistory collects the counters of a history from the event stream
 // (stream.History), step by step, and writes them as OpenMetrics: the live
 // counter families and labels, the target labels first, each sample
-// stamped with its step's event time. Every series has a value at every
+// stamped with its step's event time, and the visitor gauges once a day.
+// Every counter series has a value at every
 // step from its first one (so rate() sees no gaps); memory is 8 bytes per
 // series and step.
 type StreamHistory struct {
 	labels []Label
 	steps  []int64 // unix seconds
 	series map[string]*streamSeries
+	gauges map[string]*gaugeSeries // the visitor gauges, one sample a day
+}
+
+// gaugeSeries is one visitor gauge series of a StreamHistory.
+type gaugeSeries struct {
+	values []string
+	labels string
+	ts     []int64 // unix seconds, increasing
+	points []float64
 }
 
 // streamSeries is one counter series of a StreamHistory.
@@ -53,7 +63,7 @@ func NewStreamHistory(labels []Label) (*StreamHistory, error) {
 	if err := checkLabels(labels, own); err != nil {
 		return nil, err
 	}
-	return &StreamHistory{labels: labels, series: map[string]*streamSeries{}}, nil
+	return &StreamHistory{labels: labels, series: map[string]*streamSeries{}, gauges: map[string]*gaugeSeries{}}, nil
 }
 
 // Add records one step: at and the cumulative value of every series seen
@@ -67,6 +77,17 @@ func (h *StreamHistory) Add(at time.Time, samples []stream.Sample) error {
 	h.steps = append(h.steps, ts)
 	for _, s := range samples {
 		text := streamLabels(h.labels, s.Labels, s.Values)
+		if s.Gauge {
+			g := h.gauges[text]
+			if g == nil {
+				g = &gaugeSeries{values: s.Values, labels: text}
+				h.gauges[text] = g
+			}
+			if t := s.At.Unix(); len(g.ts) == 0 || t > g.ts[len(g.ts)-1] {
+				g.ts, g.points = append(g.ts, t), append(g.points, s.Value)
+			}
+			continue
+		}
 		k := s.Name + text
 		se := h.series[k]
 		if se == nil {
@@ -120,8 +141,26 @@ func (h *StreamHistory) render(w io.Writer) error {
 			}
 		}
 	}
+	if len(h.gauges) > 0 {
+		name, help, _ := stream.VisitorsFamily()
+		fmt.Fprintf(bw, "# HELP %s %s\n# TYPE %s gauge\n", name, escaper.Replace(help), name)
+		for _, g := range h.sortedGauges() {
+			for j, v := range g.points {
+				fmt.Fprintf(bw, "%s%s %s %d\n", name, g.labels, formatValue(v), g.ts[j])
+			}
+		}
+	}
 	bw.WriteString("# EOF\n")
 	return bw.Flush()
+}
+
+func (h *StreamHistory) sortedGauges() []*gaugeSeries {
+	gs := make([]*gaugeSeries, 0, len(h.gauges))
+	for _, g := range h.gauges {
+		gs = append(gs, g)
+	}
+	slices.SortFunc(gs, func(a, b *gaugeSeries) int { return slices.Compare(a.values, b.values) })
+	return gs
 }
 
 // streamLabels renders a stream series' label set: the target labels,
@@ -277,6 +316,22 @@ func (h *StreamHistory) Send(ctx context.Context, w *RemoteWriter, onRetry func(
 	for i := 1; i < len(h.steps); i++ {
 		active[i] += active[i-1]
 	}
+	vname, vhelp, vlabels := stream.VisitorsFamily()
+	meta = append(meta, prompb.MetricMetadata{Type: prompb.MetricMetadata_GAUGE, MetricFamilyName: vname, Help: vhelp})
+	gauges := h.sortedGauges()
+	glabels := make([][]prompb.Label, len(gauges))
+	for i, g := range gauges {
+		ls := []prompb.Label{{Name: model.MetricNameLabel, Value: vname}}
+		for _, l := range h.labels {
+			ls = append(ls, prompb.Label{Name: l.Name, Value: l.Value})
+		}
+		for j, n := range vlabels {
+			ls = append(ls, prompb.Label{Name: n, Value: g.values[j]})
+		}
+		slices.SortFunc(ls, func(a, b prompb.Label) int { return strings.Compare(a.Name, b.Name) })
+		glabels[i] = ls
+	}
+	gnext := make([]int, len(gauges)) // next gauge sample to send, by series
 	for start := 0; start < len(h.steps); {
 		end, n := start, 0
 		for end < len(h.steps) && (end == start || n+active[end] <= MaxSamplesPerRequest) {
@@ -295,6 +350,16 @@ func (h *StreamHistory) Send(ctx context.Context, w *RemoteWriter, onRetry func(
 					ts.Samples = append(ts.Samples, prompb.Sample{Value: se.points[k-se.first], Timestamp: h.steps[k] * 1000})
 				}
 				req.Timeseries = append(req.Timeseries, ts)
+			}
+			for i, g := range gauges { // the days that end within these steps, in time order
+				ts := prompb.TimeSeries{Labels: glabels[i]}
+				for ; gnext[i] < len(g.ts) && g.ts[gnext[i]] <= h.steps[end-1]; gnext[i]++ {
+					ts.Samples = append(ts.Samples, prompb.Sample{Value: g.points[gnext[i]], Timestamp: g.ts[gnext[i]] * 1000})
+				}
+				if len(ts.Samples) > 0 {
+					req.Timeseries = append(req.Timeseries, ts)
+					n += len(ts.Samples)
+				}
 			}
 			if err := w.send(ctx, req, onRetry); err != nil {
 				return samples, requests, err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -190,8 +191,12 @@ func parsedSeries(t *testing.T, path string) map[string][][2]float64 {
 				t.Fatalf("series %s without a timestamp", ls)
 			}
 			name := ls.Get("__name__")
-			if typ := types[strings.TrimSuffix(name, "_total")]; typ != "counter" {
-				t.Errorf("%s: type %q, want counter", name, typ)
+			want := "counter"
+			if name == "mintlify_stream_visitors" {
+				want = "gauge"
+			}
+			if typ := types[strings.TrimSuffix(name, "_total")]; typ != want {
+				t.Errorf("%s: type %q, want %s", name, typ, want)
 			}
 			var kv []string
 			ls.Range(func(l labels.Label) {
@@ -215,8 +220,12 @@ func TestStreamHistoryOpenMetrics(t *testing.T) {
 	out, tr, from, to := streamHistoryFile(t)
 	got := parsedSeries(t, out)
 	want := wantSeries(tr)
+	checkVisitors(t, got, tr, func(k string) string { return k })
 	last := map[string]float64{}
 	for k, pts := range got {
+		if strings.HasPrefix(k, "mintlify_stream_visitors{") {
+			continue
+		}
 		last[k] = pts[len(pts)-1][1]
 		prev := [2]float64{}
 		for i, pt := range pts {
@@ -291,8 +300,15 @@ func TestStreamHistoryRemoteWrite(t *testing.T) {
 	got := r.samples()
 	total := 0
 	last := map[string]float64{}
+	vis := map[string][][2]float64{}
 	for k, pts := range got {
 		total += len(pts)
+		if strings.HasPrefix(k, "mintlify_stream_visitors{") {
+			for _, p := range pts {
+				vis[k] = append(vis[k], [2]float64{float64(p.ts), p.value})
+			}
+			continue
+		}
 		if !strings.Contains(k, `job="mintlify"`) {
 			t.Fatalf("%s without job=\"mintlify\"", k)
 		}
@@ -306,6 +322,7 @@ func TestStreamHistoryRemoteWrite(t *testing.T) {
 		}
 		last[strings.Replace(k, `job="mintlify",`, "", 1)] = pts[len(pts)-1].value
 	}
+	checkVisitors(t, vis, tr, func(k string) string { return strings.Replace(k, `job="mintlify",`, "", 1) })
 	if total != n || reqs != r.requests() || reqs < 2 {
 		t.Errorf("sent %d samples in %d requests; the receiver got %d samples in %d requests (want several)", n, reqs, total, r.requests())
 	}
@@ -325,5 +342,43 @@ func TestStreamHistoryRemoteWrite(t *testing.T) {
 		if c > backfill.MaxSamplesPerRequest {
 			t.Errorf("a request of %d samples", c)
 		}
+	}
+}
+
+// checkVisitors: the visitor gauges are 1d only (the range is two days),
+// one sample a day at its last second, within 3 standard errors (0.81 %)
+// of the writer's distinct visitors that day, or 1.
+func checkVisitors(t *testing.T, got map[string][][2]float64, tr mintlifytest.StreamTruth, key func(string) string) {
+	t.Helper()
+	seen := map[string]bool{}
+	for k, pts := range got {
+		if !strings.HasPrefix(k, "mintlify_stream_visitors{") {
+			continue
+		}
+		seen[key(k)] = true
+		for _, p := range pts {
+			at := time.Unix(int64(p[0]), 0).UTC()
+			if at.Add(time.Second).Truncate(24*time.Hour) != at.Add(time.Second) {
+				t.Errorf("%s: sample at %s, want a day's last second", k, at)
+			}
+			day := at.Format(time.DateOnly)
+			var want float64
+			for sub, id := range streamProjects {
+				if strings.Contains(k, `project="`+id+`"`) {
+					want = float64(tr.Visitors[sub][day])
+				}
+			}
+			if d := math.Abs(p[1] - want); d > max(1, 3*0.0081*want) {
+				t.Errorf("%s on %s = %v, want %v", k, day, p[1], want)
+			}
+		}
+	}
+	for sub, id := range streamProjects {
+		if len(tr.Visitors[sub]) > 0 && !seen[`mintlify_stream_visitors{project="`+id+`",window="1d"}`] {
+			t.Errorf("no 1d visitors for %s; got %v", id, seen)
+		}
+	}
+	if len(seen) != 3 {
+		t.Errorf("visitor series %v, want 1d of the three projects only", seen)
 	}
 }

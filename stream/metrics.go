@@ -27,11 +27,11 @@ var famInfo = [numFams]struct {
 	fSkipped:   {"mintlify_stream_objects_skipped_total", "Listed objects never counted, by reason (not_found: vanished before it was read; bad_gzip; read_error: failed 3 polls in a row).", []string{"reason"}},
 }
 
+const visitorsHelp = "Distinct visitors (user_id, else anon_id) over the last 1, 7 or 30 UTC days including today, from merged per-day HyperLogLog sketches (standard error 0.81 %)."
+
 // Gauge families.
 var (
-	descVisitors = prometheus.NewDesc("mintlify_stream_visitors",
-		"Distinct visitors (user_id, else anon_id) over the last 1, 7 or 30 UTC days including today, from merged per-day HyperLogLog sketches (standard error 0.81 %).",
-		[]string{"project", "window"}, nil)
+	descVisitors     = prometheus.NewDesc("mintlify_stream_visitors", visitorsHelp, []string{"project", "window"}, nil)
 	descPageVisitors = prometheus.NewDesc("mintlify_stream_page_visitors",
 		"Distinct visitors of each of a project's top 100 paths by views, per window, from merged per-day HyperLogLog sketches (standard error 1.63 %).",
 		[]string{"project", "window", "path"}, nil)
