@@ -66,6 +66,9 @@ type RemoteWriter struct {
 	api     *remote.API
 	last    *lastStatus
 	retries int
+	// whole: the run has no journal (a backfill from the event stream), so
+	// the remedy is to run it again whole, not --resume.
+	whole bool
 }
 
 // remoteWriteFile is the --remote-write.config file.
@@ -279,6 +282,15 @@ func (w *RemoteWriter) send(ctx context.Context, req *prompb.WriteRequest, onRet
 	return w.explain(err, w.last.code.Load())
 }
 
+// again is the remedy of a failed run: resume, unless the run has no
+// journal.
+func (w *RemoteWriter) again(resume string) string {
+	if w.whole {
+		return "run the backfill again (a backfill from the event stream has no journal; the receiver keeps samples sent twice once)"
+	}
+	return resume
+}
+
 // explain says in one line what the receiver answered and what to do.
 func (w *RemoteWriter) explain(err error, code int32) error {
 	msg := oneLine(w.scrub(err.Error()), 300)
@@ -290,13 +302,13 @@ func (w *RemoteWriter) explain(err error, code int32) error {
 		}
 		return fmt.Errorf("remote write to %s: the receiver answered %d, a redirect to %s, which is not followed (the samples would go elsewhere than --remote-write.url says): set --remote-write.url to the address that accepts them", w.url, code, to)
 	case code == 0 || code >= 500 || code == http.StatusTooManyRequests:
-		return fmt.Errorf("remote write to %s failed after %d retries: %s; when the receiver is back, run again with --resume: nothing sent is sent again", w.url, w.retries, msg)
+		return fmt.Errorf("remote write to %s failed after %d retries: %s; when the receiver is back, %s", w.url, w.retries, msg, w.again("run again with --resume: nothing sent is sent again"))
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
 		return fmt.Errorf("remote write to %s refused: %s; check the credentials in --remote-write.config (basic_auth, authorization, headers such as X-Scope-OrgID)", w.url, msg)
 	case code == http.StatusNotFound || code == http.StatusMethodNotAllowed:
 		return fmt.Errorf("remote write to %s: %s; check --remote-write.url: Prometheus' receiver is /api/v1/write and needs --web.enable-remote-write-receiver", w.url, msg)
 	}
-	return fmt.Errorf("remote write to %s refused the samples: %s; a receiver refuses samples older than it accepts (its out-of-order window, see docs/backfill.md): fix it and run again with --resume", w.url, msg)
+	return fmt.Errorf("remote write to %s refused the samples: %s; a receiver refuses samples older than it accepts (its out-of-order window, see docs/backfill.md): fix it and %s", w.url, msg, w.again("run again with --resume"))
 }
 
 // oneLine flattens s to one line of at most n bytes.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,11 +27,10 @@ import (
 
 var streamProjects = map[string]string{"acme": "p-acme", "globex": "p-globex", "initech": "p-initech"}
 
-// streamHistoryFile fills an S3 fake with a StreamWriter (every fault,
-// events over two days, then events after the range), runs the history of
-// the range into an OpenMetrics file and returns its path, the writer's
-// truth for the range and the range.
-func streamHistoryFile(t *testing.T) (string, mintlifytest.StreamTruth, time.Time, time.Time) {
+// streamHistory fills an S3 fake with a StreamWriter (every fault, events
+// over two days, then events after the range), runs the history of the
+// range and returns it, the writer's truth for the range and the range.
+func streamHistory(t *testing.T) (*backfill.StreamHistory, mintlifytest.StreamTruth, time.Time, time.Time) {
 	t.Helper()
 	fake := mintlifytest.NewS3("events")
 	t.Cleanup(fake.Close)
@@ -77,6 +77,13 @@ func streamHistoryFile(t *testing.T) (string, mintlifytest.StreamTruth, time.Tim
 	if stats.Duplicates != want.Duplicates {
 		t.Errorf("%d duplicates, want %d", stats.Duplicates, want.Duplicates)
 	}
+	return h, want, from, to
+}
+
+// streamHistoryFile is streamHistory written to an OpenMetrics file.
+func streamHistoryFile(t *testing.T) (string, mintlifytest.StreamTruth, time.Time, time.Time) {
+	t.Helper()
+	h, want, from, to := streamHistory(t)
 	out := filepath.Join(t.TempDir(), "stream.om")
 	if err := h.WriteFile(out); err != nil {
 		t.Fatal(err)
@@ -184,8 +191,12 @@ func parsedSeries(t *testing.T, path string) map[string][][2]float64 {
 				t.Fatalf("series %s without a timestamp", ls)
 			}
 			name := ls.Get("__name__")
-			if typ := types[strings.TrimSuffix(name, "_total")]; typ != "counter" {
-				t.Errorf("%s: type %q, want counter", name, typ)
+			want := "counter"
+			if name == "mintlify_stream_visitors" {
+				want = "gauge"
+			}
+			if typ := types[strings.TrimSuffix(name, "_total")]; typ != want {
+				t.Errorf("%s: type %q, want %s", name, typ, want)
 			}
 			var kv []string
 			ls.Range(func(l labels.Label) {
@@ -209,8 +220,12 @@ func TestStreamHistoryOpenMetrics(t *testing.T) {
 	out, tr, from, to := streamHistoryFile(t)
 	got := parsedSeries(t, out)
 	want := wantSeries(tr)
+	checkVisitors(t, got, tr, func(k string) string { return k })
 	last := map[string]float64{}
 	for k, pts := range got {
+		if strings.HasPrefix(k, "mintlify_stream_visitors{") {
+			continue
+		}
 		last[k] = pts[len(pts)-1][1]
 		prev := [2]float64{}
 		for i, pt := range pts {
@@ -268,5 +283,102 @@ func TestStreamHistoryPromtool(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(blocks); len(ents) == 0 {
 		t.Error("promtool wrote no block")
+	}
+}
+
+// TestStreamHistoryRemoteWrite: the same history sent by remote write
+// arrives in time order (the receiver checks it), in several requests of
+// at most MaxSamplesPerRequest samples, every series at every 5-minute
+// step from its first, and the last values are the writer's truth.
+func TestStreamHistoryRemoteWrite(t *testing.T) {
+	h, tr, from, to := streamHistory(t)
+	r := newReceiver(t)
+	n, reqs, err := h.Send(context.Background(), newWriter(t, r.url(), ""), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := r.samples()
+	total := 0
+	last := map[string]float64{}
+	vis := map[string][][2]float64{}
+	for k, pts := range got {
+		total += len(pts)
+		if strings.HasPrefix(k, "mintlify_stream_visitors{") {
+			for _, p := range pts {
+				vis[k] = append(vis[k], [2]float64{float64(p.ts), p.value})
+			}
+			continue
+		}
+		if !strings.Contains(k, `job="mintlify"`) {
+			t.Fatalf("%s without job=\"mintlify\"", k)
+		}
+		for i, p := range pts {
+			if p.ts%300 != 0 || p.ts < from.Unix() || p.ts > to.Unix() || i > 0 && p.ts != pts[i-1].ts+300 {
+				t.Fatalf("%s: sample %d at %d, not the next 5-minute step in the range", k, i, p.ts)
+			}
+		}
+		if pts[len(pts)-1].ts != to.Unix() {
+			t.Errorf("%s: last sample at %d, want the range's end", k, pts[len(pts)-1].ts)
+		}
+		last[strings.Replace(k, `job="mintlify",`, "", 1)] = pts[len(pts)-1].value
+	}
+	checkVisitors(t, vis, tr, func(k string) string { return strings.Replace(k, `job="mintlify",`, "", 1) })
+	if total != n || reqs != r.requests() || reqs < 2 {
+		t.Errorf("sent %d samples in %d requests; the receiver got %d samples in %d requests (want several)", n, reqs, total, r.requests())
+	}
+	if want := wantSeries(tr); !maps.Equal(last, want) {
+		t.Errorf("last values by remote write differ from the truth: %d series, want %d", len(last), len(want))
+		for _, k := range slices.Sorted(maps.Keys(want)) {
+			if last[k] != want[k] {
+				t.Errorf("%s = %v, want %v", k, last[k], want[k])
+			}
+		}
+	}
+	for _, wr := range r.reqs {
+		c := 0
+		for _, ts := range wr.Timeseries {
+			c += len(ts.Samples)
+		}
+		if c > backfill.MaxSamplesPerRequest {
+			t.Errorf("a request of %d samples", c)
+		}
+	}
+}
+
+// checkVisitors: the visitor gauges are 1d only (the range is two days),
+// one sample a day at its last second, within 3 standard errors (0.81 %)
+// of the writer's distinct visitors that day, or 1.
+func checkVisitors(t *testing.T, got map[string][][2]float64, tr mintlifytest.StreamTruth, key func(string) string) {
+	t.Helper()
+	seen := map[string]bool{}
+	for k, pts := range got {
+		if !strings.HasPrefix(k, "mintlify_stream_visitors{") {
+			continue
+		}
+		seen[key(k)] = true
+		for _, p := range pts {
+			at := time.Unix(int64(p[0]), 0).UTC()
+			if at.Add(time.Second).Truncate(24*time.Hour) != at.Add(time.Second) {
+				t.Errorf("%s: sample at %s, want a day's last second", k, at)
+			}
+			day := at.Format(time.DateOnly)
+			var want float64
+			for sub, id := range streamProjects {
+				if strings.Contains(k, `project="`+id+`"`) {
+					want = float64(tr.Visitors[sub][day])
+				}
+			}
+			if d := math.Abs(p[1] - want); d > max(1, 3*0.0081*want) {
+				t.Errorf("%s on %s = %v, want %v", k, day, p[1], want)
+			}
+		}
+	}
+	for sub, id := range streamProjects {
+		if len(tr.Visitors[sub]) > 0 && !seen[`mintlify_stream_visitors{project="`+id+`",window="1d"}`] {
+			t.Errorf("no 1d visitors for %s; got %v", id, seen)
+		}
+	}
+	if len(seen) != 3 {
+		t.Errorf("visitor series %v, want 1d of the three projects only", seen)
 	}
 }

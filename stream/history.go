@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -16,6 +17,17 @@ type Sample struct {
 	Name           string
 	Labels, Values []string
 	Value          float64
+	// Gauge marks a visitor gauge (mintlify_stream_visitors), whose
+	// sample is stamped At, the last second of the UTC day it counts,
+	// not the step.
+	Gauge bool
+	At    time.Time
+}
+
+// VisitorsFamily returns the name, help text and label names of the
+// visitor gauge a History emits once a day.
+func VisitorsFamily() (name, help string, labels []string) {
+	return "mintlify_stream_visitors", visitorsHelp, []string{"project", "window"}
 }
 
 // HistoryStats is what a History read.
@@ -43,8 +55,11 @@ func HistoryFamilies() (names, helps []string, labels [][]string) {
 // event_id and series caps). At every multiple of step after from up to
 // to, emit receives the cumulative value of every per-project counter
 // series seen so far, stamped with that step's time. The events of the
-// range are held in memory (a few dozen bytes each) while they are
-// sorted. Poll settings (interval, look-back) do not apply.
+// range are held in memory (about 160 bytes each, with their label
+// texts) while they are sorted; an event_id is remembered for an hour of
+// event time after it was counted (a duplicate carries its original's
+// created_at, so it sorts next to it). Poll settings (interval,
+// look-back) do not apply.
 func History(ctx context.Context, cfg Config, from, to time.Time, step time.Duration, emit func(at time.Time, samples []Sample) error) (HistoryStats, error) {
 	hs := HistoryStats{Refused: map[string]int64{}, Skipped: map[string]int64{}}
 	if step <= 0 {
@@ -106,13 +121,24 @@ func History(ctx context.Context, cfg Config, from, to time.Time, step time.Dura
 		for j < len(recs) && recs[j].created.Before(at) {
 			j++
 		}
+		if at.Unix()%3600 == 0 { // dedup ids are kept an hour of event time, as the live look-back's default
+			for id, t := range st.ids {
+				if t < at.Unix()-3600 {
+					delete(st.ids, id)
+				}
+			}
+		}
 		if j > i {
 			before := st.counters[series{f: fDups}]
 			hs.Events += s.apply(st, &objectResult{recs: recs[i:j]}, at)
 			hs.Duplicates += int64(st.counters[series{f: fDups}] - before)
 			i = j
 		}
-		if err := emit(at, historySamples(st)); err != nil {
+		samples := historySamples(st)
+		if at.Unix()%86400 == 0 && at.After(from) {
+			samples = append(samples, dayVisitors(st, from, at)...)
+		}
+		if err := emit(at, samples); err != nil {
 			return hs, err
 		}
 		if !at.Before(to) {
@@ -175,4 +201,26 @@ func historyErr(s *Source, err error) error {
 		}
 	}
 	return fmt.Errorf("stream: reading --stream.s3.bucket failed: %s", oneLine(err))
+}
+
+// dayVisitors are the visitor gauges of the UTC day that ends at end, as
+// the live Source shows them at its last second: 1d always, 7d and 30d
+// only when the range covers the whole window (events before from are
+// not counted, so a shorter window would be too low).
+func dayVisitors(st *state, from, end time.Time) []Sample {
+	day := dayOf(end) - 1
+	covered := int32(end.Sub(from) / (24 * time.Hour))
+	name, _, labels := VisitorsFamily()
+	var out []Sample
+	for _, pn := range slices.Sorted(maps.Keys(st.projects)) {
+		est := estimate(st.projects[pn].site, day)
+		for _, w := range windows {
+			if w.days > covered {
+				continue
+			}
+			out = append(out, Sample{Name: name, Labels: labels, Values: []string{pn, w.name}, Value: float64(est[w.name]),
+				Gauge: true, At: end.Add(-time.Second)})
+		}
+	}
+	return out
 }

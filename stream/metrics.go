@@ -27,11 +27,11 @@ var famInfo = [numFams]struct {
 	fSkipped:   {"mintlify_stream_objects_skipped_total", "Listed objects never counted, by reason.", []string{"reason"}},
 }
 
+const visitorsHelp = "Distinct visitors over the window, estimated from HyperLogLog sketches."
+
 // Gauge families.
 var (
-	descVisitors = prometheus.NewDesc("mintlify_stream_visitors",
-		"Distinct visitors over the window, estimated from HyperLogLog sketches.",
-		[]string{"project", "window"}, nil)
+	descVisitors     = prometheus.NewDesc("mintlify_stream_visitors", visitorsHelp, []string{"project", "window"}, nil)
 	descPageVisitors = prometheus.NewDesc("mintlify_stream_page_visitors",
 		"Distinct visitors of a top path over the window, estimated from HyperLogLog sketches.",
 		[]string{"project", "window", "path"}, nil)

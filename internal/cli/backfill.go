@@ -49,7 +49,7 @@ func registerBackfill(app *kingpin.Application) *backfillCommand {
 			"Site-wide figures cost one request per source, project and day (90 days × 4 sources = 360 requests = 9 hours at 40 an hour). "+
 			"Here --mintlify.requests-per-hour defaults to %d; beside a live exporter the two must add up to %d or less. "+
 			"With --stream.s3.bucket (and the other --stream.* flags as the exporter's), the history comes from the event stream instead, with no API request: "+
-			"the mintlify_stream_* counters over --from..--to, a sample every 5 minutes of event time, written to --output.",
+			"the mintlify_stream_* counters over --from..--to, a sample every 5 minutes of event time, and the daily visitor gauges, written to --output or sent by --remote-write.url (docs/backfill.md).",
 		backfill.DefaultRequestsPerHour, client.AnalyticsRequestsPerHour))
 	cmd.Flag("from", "First day to backfill (YYYY-MM-DD, UTC); required.").PlaceHolder("DATE").StringVar(&b.from)
 	cmd.Flag("to", "Last day to backfill (YYYY-MM-DD, UTC), included; default yesterday, the last completed day.").PlaceHolder("DATE").StringVar(&b.to)

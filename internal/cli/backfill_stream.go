@@ -5,7 +5,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
@@ -24,20 +23,16 @@ func (b *backfillCommand) runStream(ctx context.Context, f *flags, logger log.Lo
 		return backfill.ExitError
 	}
 	for flag, set := range map[string]bool{
-		"--remote-write.url": b.remoteWrite.url != "", "--remote-write.config": b.remoteWrite.config != "",
 		"--remote-write.journal": b.remoteWrite.journalSet, "--backfill.pages": b.pages, "--resume": b.resume,
 		"--dry-run": b.dryRun, "--demo": f.demo,
 	} {
 		if set {
-			return fail(fmt.Errorf("%s does not apply to a backfill from the event stream (--stream.s3.bucket): it writes --output in one pass and sends no API request", flag))
+			return fail(fmt.Errorf("%s does not apply to a backfill from the event stream (--stream.s3.bucket): it reads the bucket and writes in one pass, with no journal: a failed run is run again whole", flag))
 		}
 	}
 	sc, err := f.stream.config(false)
 	if err != nil {
 		return fail(err)
-	}
-	if b.output == "" {
-		return fail(errors.New("--output is required with --stream.s3.bucket: the OpenMetrics file to write"))
 	}
 	cfg := backfill.StreamConfig{Output: b.output, Force: b.force,
 		Protected: map[string]string{"--mintlify.api-key-file": f.api.keyFile, "--cache.file": f.cacheFile, "--jobs.file": f.jobs.file,
@@ -51,6 +46,14 @@ func (b *backfillCommand) runStream(ctx context.Context, f *flags, logger log.Lo
 	}
 	if cfg.Labels, err = b.targetLabels(); err != nil {
 		return fail(err)
+	}
+	switch {
+	case b.remoteWrite.url != "":
+		if cfg.RemoteWrite, err = backfill.NewRemoteWriter(backfill.RemoteWriteOptions{URL: b.remoteWrite.url, ConfigFile: b.remoteWrite.config, UserAgent: userAgent()}); err != nil {
+			return fail(err)
+		}
+	case b.remoteWrite.config != "":
+		return fail(fmt.Errorf("--remote-write.config=%s is set without --remote-write.url", b.remoteWrite.config))
 	}
 	store, err := s3store.New(ctx, s3store.Options{Bucket: sc.Bucket, Region: sc.Region, Endpoint: sc.Endpoint,
 		AccessKeyID: sc.AccessKeyID, SecretAccessKey: sc.SecretAccessKey})

@@ -59,13 +59,27 @@ func TestBackfillFromStream(t *testing.T) {
 	for _, tc := range []struct{ extra, want string }{
 		{"--output=" + out, "exists: add --force"},
 		{"--output=" + dir + "/b.om --backfill.pages", "--backfill.pages does not apply to a backfill from the event stream"},
-		{"--output=" + dir + "/b.om --remote-write.url=http://127.0.0.1:9/api/v1/write", "--remote-write.url does not apply"},
-		{"", "--output is required"},
+		{"--output=" + dir + "/b.om --remote-write.url=http://127.0.0.1:9/api/v1/write", "--output and --remote-write.url exclude each other"},
+		{"--remote-write.url=http://127.0.0.1:9/api/v1/write --remote-write.journal=" + dir + "/j", "--remote-write.journal does not apply"},
+		{"", "--output or --remote-write.url is required"},
 		{"--output=" + dir + "/b.om --stream.max-paths=0", "--stream.max-paths must be from 1"},
 	} {
 		o := runMain(t, nil, append(args, strings.Fields(tc.extra)...)...)
 		if o.code != 1 || !strings.Contains(o.stderr, tc.want) {
 			t.Errorf("backfill %s: exit %d, stderr %q; want 1 and %q", tc.extra, o.code, o.stderr, tc.want)
 		}
+	}
+
+	// Store errors stop the run in one line naming the flag; nothing is written.
+	noBucket := append([]string{"backfill", "--stream.s3.bucket=elsewhere"}, args[2:]...)
+	if o := runMain(t, nil, append(noBucket, "--output="+dir+"/d.om")...); o.code != 1 || !strings.Contains(o.stderr, "--stream.s3.bucket: no such bucket") {
+		t.Errorf("a missing bucket: exit %d, stderr %q", o.code, o.stderr)
+	}
+	fake.SetAccessKey("AKIDOTHER")
+	if o := runMain(t, nil, append(args, "--output="+dir+"/d.om")...); o.code != 1 || !strings.Contains(o.stderr, "access denied to --stream.s3.bucket") {
+		t.Errorf("a refused key: exit %d, stderr %q", o.code, o.stderr)
+	}
+	if _, err := os.Stat(dir + "/d.om"); err == nil {
+		t.Error("a failed run wrote --output")
 	}
 }

@@ -33,8 +33,9 @@ var commandHelp = map[string]map[string]string{
 		"demo":                "Act on a synthetic API started for this command alone (not a running --demo exporter); needs no key or project id.",
 	},
 	cmdBackfill: {
-		"demo":       "Backfill from a synthetic API started for this command alone; needs no key or project id.",
-		"cache.file": "The exporter's state file: the days written also seed its store of derived windows (stop the exporter first).",
+		"demo":             "Backfill from a synthetic API started for this command alone; needs no key or project id.",
+		"cache.file":       "The exporter's state file: the days written also seed its store of derived windows (stop the exporter first).",
+		"stream.s3.bucket": "Backfill from the event stream in this S3 bucket instead of the API: every object is read, the events of --from..--to counted (no API key needed). Credentials come from the AWS chain (docs/stream.md).",
 	},
 }
 
