@@ -446,8 +446,32 @@ func TestTruncatedBody(t *testing.T) {
 	}
 }
 
+// attemptTimeout is the per-attempt Timeout TestTimeout gives the client:
+// 50 times the slowest of 15 healthy requests measured in the same run (at
+// least 200ms, at most 10s), so a healthy answer fits it however loaded the
+// machine is, and the faults' minute of delay never does. The test checks the
+// client's timeout, not the machine's speed.
+func attemptTimeout(t *testing.T) time.Duration {
+	t.Helper()
+	h := jobHarness(t, nil)
+	var slowest time.Duration
+	for range 5 {
+		for _, o := range getOps {
+			t0 := time.Now()
+			if err := o.run(h, context.Background()); err != nil {
+				t.Fatalf("%s without a fault: %v", o.name, err)
+			}
+			slowest = max(slowest, time.Since(t0))
+		}
+	}
+	d := min(max(200*time.Millisecond, 50*slowest), 10*time.Second).Round(time.Millisecond)
+	t.Logf("slowest healthy request %s: a Timeout of %s", slowest, d)
+	return d
+}
+
 func TestTimeout(t *testing.T) {
-	short := func(c *client.Config) { c.Timeout = 50 * time.Millisecond }
+	timeout := attemptTimeout(t)
+	short := func(c *client.Config) { c.Timeout = timeout }
 	for _, o := range getOps {
 		h := jobHarness(t, short)
 		h.srv.AddFault(mintlifytest.Fault{Endpoint: o.endpoint, Offset: mintlifytest.AnyOffset, Delay: time.Minute, Times: 1})
@@ -463,7 +487,7 @@ func TestTimeout(t *testing.T) {
 	h := jobHarness(t, func(c *client.Config) { short(c); c.Retry.MaxAttempts = 2 })
 	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointGetJob, Delay: time.Minute})
 	err := opGetJob.run(h, context.Background())
-	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "no answer within 50ms") {
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "no answer within "+timeout.String()) {
 		t.Errorf("error %v, want a timeout", err)
 	}
 	h.waitRequests(mintlifytest.EndpointGetJob, 2)

@@ -7,6 +7,7 @@ package e2e
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -43,19 +44,23 @@ func startLargeSite(t *testing.T) (*mintlifytest.Server, *process) {
 	return srv, startExporter(t, keyEnv, args...)
 }
 
-// TestLargeSiteFirstRound: within 60 s the one-request units of the
-// windows the first hour's budget reaches (1d and 7d; 30d follows in the
-// value order) have data in every project and /-/ready is 200; from then on a scrape announcing a
-// 10 s timeout is answered at once; no source is down; the budget holds;
-// the log says once that the first round does not fit, repeats no message
-// more than 3 times and has no line over 2 KB.
+// TestLargeSiteFirstRound: the one-request units of the windows the first
+// hour's budget reaches (1d and 7d; 30d follows in the value order) get data
+// in every project and /-/ready becomes 200 (the units left wait an hour for
+// the budget, so a wrong order never gets there); from then on a scrape does
+// not use the time it announces: one announcing 10 minutes is answered while
+// units still wait for the budget, long before its timeout; no source is
+// down; the budget holds; the log says once that the first round does not
+// fit, repeats no message more than 3 times and has no line over 2 KB. No
+// bound here is a timing target: each only stops a test that would hang.
 func TestLargeSiteFirstRound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the exporter against 6,000 paths")
 	}
 	srv, p := startLargeSite(t)
 	start := time.Now()
-	eventually(t, 60*time.Second, "every 1d and 7d one-request unit has data and /-/ready is 200", func() string {
+	// A bound on the test, not a timing target: idle, 2 cores take about 10 s.
+	eventually(t, 5*time.Minute, "every 1d and 7d one-request unit has data and /-/ready is 200", func() string {
 		resp, _ := p.get(t, "/-/ready", nil)
 		if resp.StatusCode != http.StatusOK {
 			return fmt.Sprintf("/-/ready answers %d", resp.StatusCode)
@@ -80,19 +85,42 @@ func TestLargeSiteFirstRound(t *testing.T) {
 	t.Logf("every one-request unit had data and /-/ready was 200 after %s", time.Since(start).Round(time.Millisecond))
 
 	// Scrapes now cost their bytes: none waits for the units that wait for
-	// the budget. The bound is loose (the bug held each scrape 8.8 s).
-	var slowest time.Duration
+	// the budget (the bug held each scrape until shortly before the timeout
+	// it announced: 8.8 s of 10). Each scrape here announces 10 minutes and
+	// must be answered within a fifth of that, however slow the machine:
+	// an exporter that waits for the units waiting an hour for the budget
+	// uses the whole timeout, one that does not needs what the bytes cost
+	// (reported beside a /-/healthy request of the same run, not asserted).
+	patient := &http.Client{Timeout: 2 * time.Minute}
+	hdr := map[string]string{"X-Prometheus-Scrape-Timeout-Seconds": "600"}
+	var slowest, healthy time.Duration
+	var last []byte
 	for range 5 {
 		t0 := time.Now()
-		p.scrape(t)
+		req, err := http.NewRequest(http.MethodGet, "http://"+p.addr+"/metrics", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		resp, err := patient.Do(req)
+		if err != nil {
+			t.Fatalf("a scrape announcing a 600 s timeout was not answered within %s: it waits for units that cannot progress: %v", patient.Timeout, err)
+		}
+		last, err = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("scrape: status %d, %v", resp.StatusCode, err)
+		}
 		slowest = max(slowest, time.Since(t0))
+		t0 = time.Now()
+		p.get(t, "/-/healthy", nil)
+		healthy = max(healthy, time.Since(t0))
 	}
-	t.Logf("the slowest of 5 scrapes announcing a 10 s timeout took %s", slowest.Round(time.Millisecond))
-	if slowest > 5*time.Second {
-		t.Errorf("a scrape took %s: it waits for units that cannot progress", slowest)
-	}
-	_, last := p.scrape(t)
-	got := series(last)
+	t.Logf("the slowest of 5 scrapes announcing a 600 s timeout took %s (%d bytes); the slowest /-/healthy %s",
+		slowest.Round(time.Millisecond), len(last), healthy.Round(time.Microsecond))
+	got := series(promtest.ParseText(t, last))
 	waiting := 0.0
 	for k, v := range got {
 		if strings.HasPrefix(k, "mintlify_up{") && v != 1 {
