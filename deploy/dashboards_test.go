@@ -17,6 +17,7 @@ var wantDashboards = map[string]string{
 	"agent-jobs.json":      "mintlify-agent-jobs",
 	"exporter-health.json": "mintlify-exporter-health",
 	"docs-quality.json":    "mintlify-docs-quality",
+	"docs-stream.json":     "mintlify-docs-stream",
 }
 
 // grafanaVariables are substituted in dashboard queries before they are

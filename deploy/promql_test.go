@@ -48,6 +48,28 @@ var designMetrics = []string{
 	"mintlify_api_request_duration_seconds_count",
 	"mintlify_api_budget_remaining",
 	"mintlify_exporter_build_info",
+	// The event stream (DESIGN.md, "Event stream (Enterprise S3)").
+	"mintlify_stream_events_total",
+	"mintlify_stream_page_views_total",
+	"mintlify_stream_referrals_total",
+	"mintlify_stream_visitors",
+	"mintlify_stream_page_visitors",
+	"mintlify_stream_searches_total",
+	"mintlify_stream_search_result_clicks_total",
+	"mintlify_stream_search_term_queries_total",
+	"mintlify_stream_feedback_total",
+	"mintlify_stream_assistant_conversations_total",
+	"mintlify_stream_assistant_errors_total",
+	"mintlify_stream_mcp_tool_calls_total",
+	"mintlify_stream_context_menu_actions_total",
+	"mintlify_stream_objects_read_total",
+	"mintlify_stream_objects_skipped_total",
+	"mintlify_stream_lines_read_total",
+	"mintlify_stream_lines_refused_total",
+	"mintlify_stream_duplicates_dropped_total",
+	"mintlify_stream_unmapped_subdomains",
+	"mintlify_stream_last_object_timestamp_seconds",
+	"mintlify_stream_lag_seconds",
 }
 
 // standardMetrics are series Prometheus writes for every target.
@@ -69,6 +91,8 @@ var visitorMetrics = []string{
 	"mintlify_visitors_deduplicated",
 	"mintlify_page_visitors",
 	"mintlify_page_visitors_deduplicated",
+	"mintlify_stream_visitors",
+	"mintlify_stream_page_visitors",
 }
 
 var (

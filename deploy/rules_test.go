@@ -24,6 +24,8 @@ var wantAlerts = []string{
 	"MintlifyRowsSkipped",
 	"MintlifyAssistantUnansweredHigh",
 	"MintlifyPageThumbsDownRising",
+	"MintlifyStreamLagHigh",
+	"MintlifyStreamStalled",
 }
 
 // severities are the severity label values the Alertmanager example routes;

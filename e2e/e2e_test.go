@@ -22,7 +22,9 @@ import (
 // The fake organization.
 const (
 	projectDocs = "e2e-docs"
-	projectAPI  = "e2e-api"
+	// streamSubdomain is projectDocs' deployment in the event stream.
+	streamSubdomain = "e2e-docs-site"
+	projectAPI      = "e2e-api"
 
 	jobFailing = "job-failing" // active, fails failAfter after the exporter starts
 	jobActive  = "job-active"  // created three hours ago, never ends
@@ -67,6 +69,8 @@ type stack struct {
 	tools        toolset
 	srv          *mintlifytest.Server
 	docs, api    *mintlifytest.Dataset // the data of projectDocs and projectAPI
+	s3           *mintlifytest.S3      // the event stream's bucket
+	sw           *mintlifytest.StreamWriter
 	exporter     *process
 	alertmanager *process
 	prometheus   *process
@@ -134,6 +138,20 @@ func startStack(t *testing.T, tools toolset) *stack {
 	}
 	s.path = rows[0].Path
 
+	// The Enterprise event stream of projectDocs too, with every fault (the
+	// stream dashboard shows refused lines, duplicates and a vanished
+	// object): the last half hour's events, in an S3 fake. Written before
+	// the jobs are added: the 10 MB line takes a while.
+	s.s3 = mintlifytest.NewS3("e2e-events")
+	t.Cleanup(s.s3.Close)
+	s.s3.SetAccessKey("AKIDE2E")
+	s.sw = mintlifytest.NewStreamWriter(s.s3, "events/", 1)
+	if err := s.sw.Write(t.Context(), mintlifytest.StreamOptions{Events: 600, Subdomains: []string{streamSubdomain},
+		Start: time.Now().Add(-30 * time.Minute), Every: 2 * time.Second, PerObject: 60,
+		Faults: mintlifytest.AllStreamFaults()}); err != nil {
+		t.Fatal(err)
+	}
+
 	s.srv.AddJob(projectDocs, mintlifytest.JobSpec{ID: jobActive, Repository: "acme/docs", Ref: "main",
 		CreatedAt: time.Now().Add(-3 * time.Hour)})
 	s.srv.AddJob(projectAPI, mintlifytest.JobSpec{ID: jobDone, Repository: "acme/api-docs", Model: "claude-opus-4",
@@ -149,7 +167,15 @@ func startStack(t *testing.T, tools toolset) *stack {
 	// rate limit.
 	s.ledger = filepath.Join(dir, "state.json.remediation")
 	tokenFile := writeFile(t, dir, "remediation-token", []byte(remediationToken+"\n"))
-	s.exporter = startExporter(t, []string{"MINTLIFY_API_KEY=" + mintlifytest.DefaultKey},
+	s.exporter = startExporter(t, []string{"MINTLIFY_API_KEY=" + mintlifytest.DefaultKey,
+		"AWS_ACCESS_KEY_ID=AKIDE2E", "AWS_SECRET_ACCESS_KEY=e2e-secret", "AWS_CONFIG_FILE=/nonexistent",
+		"AWS_SHARED_CREDENTIALS_FILE=/nonexistent", "AWS_EC2_METADATA_DISABLED=true"},
+		"--stream.s3.bucket=e2e-events",
+		"--stream.s3.prefix=events/",
+		"--stream.s3.endpoint="+s.s3.URL(),
+		"--stream.s3.region=us-east-1",
+		"--stream.poll-interval=1s",
+		"--stream.project="+streamSubdomain+"="+projectDocs,
 		"--remediation.config="+writeFile(t, dir, "remediation.yml", remediationRules(t)),
 		"--remediation.token-file="+tokenFile,
 		"--cache.file="+filepath.Join(dir, "state.json"),
@@ -503,6 +529,12 @@ func (s *stack) checkDashboards(t *testing.T) {
 		vars[k] = v
 	}
 	s.queries = dashboardQueries(t, vars)
+	// Live stream traffic, so that the stream panels' increases over
+	// $__range have page views to share out.
+	if err := s.sw.Write(t.Context(), mintlifytest.StreamOptions{Events: 120, Subdomains: []string{streamSubdomain},
+		Start: time.Now().Add(-time.Minute), Every: 500 * time.Millisecond, PerObject: 30}); err != nil {
+		t.Fatal(err)
+	}
 	deadline := time.Now().Add(15 * time.Second)
 	for _, q := range s.queries {
 		t.Run(q.key, func(t *testing.T) {

@@ -1,6 +1,7 @@
 // Package exporter assembles and serves the exporter from one validated
-// Config: the API client and its budget, the sources on the engine, the job
-// watcher, the webhook, the cache file and the HTTP endpoints.
+// Config: the API client and its budget, the sources on the engine, the
+// event-stream source, the job watcher, the webhook, the cache file and the
+// HTTP endpoints.
 package exporter
 
 import (
@@ -29,6 +30,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/metricshandler"
 	"github.com/mintlify-exporter/mintlify_exporter/remediation"
 	"github.com/mintlify-exporter/mintlify_exporter/statefile"
+	"github.com/mintlify-exporter/mintlify_exporter/stream"
 )
 
 // Name is the exporter's name, in its build info and User-Agent.
@@ -56,6 +58,8 @@ type Config struct {
 	DeriveWindows bool
 
 	Jobs JobsConfig
+	// Stream configures the event-stream source; nil turns it off.
+	Stream *StreamConfig
 	// Remediation configures the Alertmanager webhook; nil turns it off.
 	Remediation *RemediationConfig
 
@@ -101,9 +105,12 @@ type Exporter struct {
 	saver   *statefile.Saver
 	journal *statefile.Journal
 	lock    *statefile.FileLock // of the cache file, nil without one
+	stream  *stream.Source      // nil when off
 	cancel  context.CancelFunc
-	jobs    chan struct{} // closed when the job watcher has ended
-	logger  log.Logger
+	// streamDone is closed when the stream's poller has ended.
+	streamDone chan struct{}
+	jobs       chan struct{} // closed when the job watcher has ended
+	logger     log.Logger
 }
 
 // parts are what New builds and the routes serve.
@@ -117,6 +124,11 @@ type parts struct {
 	watcher  *jobs.Watcher           // nil when off
 	webhook  *remediation.Remediator // nil when off
 	jobsText string                  // what the landing page says of the watcher
+	// saved is the cache file read at start, nil without one.
+	saved *statefile.File
+	// streamHealth brings mintlify_up{source="stream"} up to date; nil
+	// without the stream.
+	streamHealth func()
 }
 
 // New builds and starts the exporter: the first refresh of every unit
@@ -135,12 +147,15 @@ func New(cfg Config) (*Exporter, error) {
 	if cfg.RequestsPerHour < 1 {
 		return nil, errors.New("the analytics request budget must be at least 1 request an hour")
 	}
-	if len(cfg.Projects) == 0 {
+	if len(cfg.Projects) == 0 && cfg.Stream == nil {
 		return nil, errors.New("no project to export")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	x := &Exporter{cancel: cancel, logger: cfg.Logger}
 	p, err := x.analytics(cfg)
+	if err == nil && cfg.Stream != nil {
+		err = x.buildStream(ctx, cfg, p, p.saved)
+	}
 	if err == nil {
 		err = x.agents(ctx, cfg, p)
 	}
@@ -148,10 +163,11 @@ func New(cfg Config) (*Exporter, error) {
 		x.Close()
 		return nil, err
 	}
-	x.handler = withDeadline(routes(cfg, x.engine, p), RequestTimeout)
+	x.handler = withDeadline(routes(cfg, x.engine, x.stream, p), RequestTimeout)
 	if x.engine != nil {
 		x.engine.Start()
 	}
+	x.startStream(ctx)
 	if p.watcher != nil {
 		x.jobs = make(chan struct{})
 		go func() { defer close(x.jobs); p.watcher.Run(ctx) }()
@@ -170,12 +186,16 @@ func (x *Exporter) analytics(cfg Config) (*parts, error) {
 		}
 	}
 	apiMetrics := health.NewAPIMetrics()
-	c, err := client.New(client.Config{
-		BaseURL: cfg.APIURL, Key: cfg.Key, Timeout: cfg.Timeout, UserAgent: cfg.UserAgent,
-		Hooks: client.Hooks{Allow: ledger.Allow, Observe: apiMetrics.Observe, Unsent: ledger.Unsent},
-	})
-	if err != nil {
-		return nil, err
+	var c *client.Client
+	if cfg.Key != nil || !streamOnly(cfg) {
+		var err error
+		c, err = client.New(client.Config{
+			BaseURL: cfg.APIURL, Key: cfg.Key, Timeout: cfg.Timeout, UserAgent: cfg.UserAgent,
+			Hooks: client.Hooks{Allow: ledger.Allow, Observe: apiMetrics.Observe, Unsent: ledger.Unsent},
+		})
+		if err != nil {
+			return nil, err
+		}
 	}
 	p := &parts{live: prometheus.NewRegistry(), budget: ledger, client: c, status: status,
 		units: func() []engine.UnitState { return nil }, jobsText: "disabled (--collector.jobs)"}
@@ -183,25 +203,49 @@ func (x *Exporter) analytics(cfg Config) (*parts, error) {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		versioncollector.NewCollector(Name),
-		status, ledger, apiMetrics,
+		syncedStatus{Status: status, sync: func() {
+			if p.streamHealth != nil {
+				p.streamHealth()
+			}
+		}},
+		ledger, apiMetrics,
 	)
 	if fk, ok := cfg.Key.(*client.FileKey); ok {
 		p.live.MustRegister(collector.NewKeyFile(fk))
 		logKeyFile(fk, cfg.Logger)
 	}
 	sources, err := collector.Build(cfg.Collectors, c, cfg.Sources)
-	if err != nil || len(sources) == 0 {
+	if err != nil {
 		return p, err
 	}
-	// The saver exists before the engine that reports its changes to it;
-	// it asks the engine for its state only after a change, once started.
+	if len(sources) == 0 && cfg.Stream == nil {
+		return p, nil
+	}
+	// The saver exists before the engine and the stream that report their
+	// changes to it; it asks them for their state only after a change, once
+	// started. Without the stream it keeps the stream's section on disk.
+	p.saved = statefile.LoadFile(cfg.CacheFile, cfg.Logger)
 	var eng *engine.Engine
-	x.saver = statefile.NewSaver(cfg.CacheFile, func() engine.State { return eng.State() }, cfg.Logger)
+	var saverParts statefile.Parts
+	if len(sources) > 0 {
+		saverParts.Engine = func() engine.State { return eng.State() }
+	}
+	if cfg.Stream != nil {
+		saverParts.Stream = x.streamSnapshot
+	}
+	x.saver = statefile.NewPartsSaver(cfg.CacheFile, saverParts, cfg.Logger)
+	if len(sources) == 0 {
+		return p, nil
+	}
+	var restore *engine.State
+	if p.saved != nil {
+		restore = &p.saved.State
+	}
 	eng, err = engine.New(engine.Config{
 		Sources: sources, Projects: cfg.Projects, Windows: cfg.Windows,
 		MinInterval: cfg.RefreshInterval, Budget: ledger, Status: status, Logger: cfg.Logger,
 		DeriveWindows: cfg.DeriveWindows,
-		Restore:       statefile.Load(cfg.CacheFile, cfg.Logger),
+		Restore:       restore,
 		OnChange:      x.saver.Changed,
 	})
 	if err != nil {
@@ -211,6 +255,12 @@ func (x *Exporter) analytics(cfg Config) (*parts, error) {
 	p.live.MustRegister(eng.LiveCollectors()...)
 	p.units, p.heldBack = eng.States, eng.HeldBack
 	return p, nil
+}
+
+// streamOnly reports whether the event stream is all there is to run: no
+// analytics source, no job watcher, no webhook; then no API key is needed.
+func streamOnly(cfg Config) bool {
+	return cfg.Stream != nil && len(cfg.Collectors) == 0 && !cfg.Jobs.Enabled && cfg.Remediation == nil
 }
 
 // openJournal restores the budget from its journal beside the cache file,
@@ -280,7 +330,7 @@ func (x *Exporter) agents(ctx context.Context, cfg Config, p *parts) error {
 }
 
 // routes is the exporter's HTTP handler.
-func routes(cfg Config, eng *engine.Engine, p *parts) http.Handler {
+func routes(cfg Config, eng *engine.Engine, src *stream.Source, p *parts) http.Handler {
 	mux := http.NewServeMux()
 	mcfg := metricshandler.Config{Live: p.live, MaxRequests: cfg.MaxRequests,
 		Instrument: p.live, Logger: cfg.Logger}
@@ -320,6 +370,9 @@ func routes(cfg Config, eng *engine.Engine, p *parts) http.Handler {
 	}
 	if h := p.webhook; h != nil {
 		state.Remediation = func() []landingpage.RemediationRow { return remediationTable(h.Rows()) }
+	}
+	if src != nil {
+		state.Stream = streamView(src, cfg.Stream)
 	}
 	mux.Handle("/", landingpage.New(landingpage.Config{
 		Version: cfg.Version, TelemetryPath: cfg.TelemetryPath,
@@ -415,14 +468,23 @@ func (x *Exporter) Handler() http.Handler { return x.handler }
 // Engine returns the analytics engine, nil when every source is off.
 func (x *Exporter) Engine() *engine.Engine { return x.engine }
 
-// Close stops the refreshes and the job watcher and saves the cache file.
+// Stream returns the event-stream source, nil when it is off.
+func (x *Exporter) Stream() *stream.Source { return x.stream }
+
+// Close stops the refreshes, the stream's poller and the job watcher and
+// saves the cache file.
 func (x *Exporter) Close() {
 	x.cancel()
 	if x.jobs != nil {
 		<-x.jobs
 	}
+	if x.streamDone != nil {
+		<-x.streamDone
+	}
 	if x.engine != nil {
 		x.engine.Close()
+	}
+	if x.engine != nil || x.stream != nil {
 		x.saver.Close()
 	}
 	x.journal.Close()

@@ -1,6 +1,6 @@
 // Package landingpage serves the landing page: the exporter-toolkit page
-// with a table of every unit's refresh state, cost and interval, and of the
-// watched agent jobs. It never shows the API key, and links only to what the
+// with a table of every unit's refresh state, cost and interval, of the
+// watched agent jobs, and the event stream's progress. It never shows the API key, and links only to what the
 // exporter serves (no /debug/pprof).
 package landingpage
 
@@ -33,7 +33,33 @@ type State struct {
 	Jobs func() []JobRow
 	// Remediation returns the webhook's keys; nil when it is off.
 	Remediation func() []RemediationRow
-	Now         func() time.Time
+	// Stream returns the event stream's progress; nil when it is off.
+	Stream func() StreamView
+	Now    func() time.Time
+}
+
+// StreamView is the event-stream source's progress, as the landing page
+// shows it: counts and times only, nothing of an event's content.
+type StreamView struct {
+	Bucket, Prefix string
+	PollInterval   time.Duration
+	// LastPoll is when the last poll ended, LastObjectTime the last-modified
+	// time of the newest object read (zero before).
+	LastPoll, LastObjectTime time.Time
+	// Lag is now minus the newest event's time at the last poll.
+	Lag                                time.Duration
+	EventsPerMinute                    float64
+	Objects, Lines, Events, Duplicates int64
+	// Refused are the lines that could not be counted, by reason.
+	Refused []Count
+	// Error is the last poll's error, "" when it succeeded.
+	Error string
+}
+
+// Count is a number by name.
+type Count struct {
+	Name string
+	N    int64
 }
 
 // RemediationRow is one key of the remediation webhook's ledger.
@@ -150,6 +176,21 @@ var extraHTML = template.Must(template.New("extra").Parse(`
 {{end}}</table>
 {{else}}<p>No alert has created a job yet.</p>
 {{end}}{{end -}}
+{{with .Stream}}<h2>Event stream</h2>
+<p>Analytics events the organization streams to its S3 bucket (docs/stream.md), listed every {{.Interval}}.</p>
+<table>
+<tr><th>bucket</th><td>{{.Bucket}}</td></tr>
+<tr><th>prefix</th><td>{{.Prefix}}</td></tr>
+<tr><th>last poll</th><td>{{.LastPoll}}</td></tr>
+<tr><th>newest object read</th><td>{{.LastObject}}</td></tr>
+<tr><th>lag (newest event)</th><td>{{.Lag}}</td></tr>
+<tr><th>events per minute (10 min)</th><td>{{.Rate}}</td></tr>
+<tr><th>objects / lines / events read</th><td>{{.Objects}} / {{.Lines}} / {{.Events}}</td></tr>
+<tr><th>duplicates dropped</th><td>{{.Duplicates}}</td></tr>
+<tr><th>lines refused</th><td>{{.Refused}}</td></tr>
+<tr><th>last error</th><td class="state-{{.ErrorState}}">{{.Error}}</td></tr>
+</table>
+{{end -}}
 {{define "pr"}}{{if .Link}}<a href="{{.Link}}">{{.Text}}</a>{{else}}{{.Text}}{{end}}{{end}}`))
 
 // extraData is what extraHTML shows, as text for people.
@@ -162,6 +203,42 @@ type extraData struct {
 	Jobs                   []jobRow
 	RemediationShown       bool
 	Remediation            []remediationRow
+	Stream                 *streamRow
+}
+
+// streamRow is the stream's section, as text.
+type streamRow struct {
+	Bucket, Prefix, Interval, LastPoll, LastObject, Lag, Rate string
+	Objects, Lines, Events, Duplicates                        int64
+	Refused, Error, ErrorState                                string
+}
+
+// newStreamRow writes the stream's progress for people.
+func newStreamRow(v StreamView, now time.Time) *streamRow {
+	r := &streamRow{Bucket: v.Bucket, Prefix: v.Prefix, Interval: v.PollInterval.String(), LastPoll: "not yet", LastObject: "none yet", Lag: "-",
+		Rate: fmt.Sprintf("%.1f", v.EventsPerMinute), Objects: v.Objects, Lines: v.Lines, Events: v.Events, Duplicates: v.Duplicates,
+		Refused: "none", Error: "none", ErrorState: "ok"}
+	if r.Prefix == "" {
+		r.Prefix = "(none)"
+	}
+	if !v.LastPoll.IsZero() {
+		r.LastPoll = fmt.Sprintf("%s (%s ago)", clock(v.LastPoll, now), now.Sub(v.LastPoll).Round(time.Second))
+	}
+	if !v.LastObjectTime.IsZero() {
+		r.LastObject = fmt.Sprintf("%s (%s ago)", clock(v.LastObjectTime, now), now.Sub(v.LastObjectTime).Round(time.Second))
+		r.Lag = v.Lag.Round(time.Second).String()
+	}
+	if len(v.Refused) > 0 {
+		var parts []string
+		for _, c := range v.Refused {
+			parts = append(parts, fmt.Sprintf("%s: %d", c.Name, c.N))
+		}
+		r.Refused = strings.Join(parts, ", ")
+	}
+	if v.Error != "" {
+		r.Error, r.ErrorState = v.Error, "failing"
+	}
+	return r
 }
 
 type unitRow struct {
@@ -232,6 +309,9 @@ func (p *page) table() (string, error) {
 			}
 			d.Jobs = append(d.Jobs, jobRow{Project: j.Project, ID: j.ID, Status: status, Age: age, PullRequest: newPRLink(j.PullRequest)})
 		}
+	}
+	if p.s.Stream != nil {
+		d.Stream = newStreamRow(p.s.Stream(), now)
 	}
 	if p.s.Remediation != nil {
 		for _, r := range p.s.Remediation() {

@@ -6,6 +6,7 @@
 local sources = {
   'agent-jobs.json': import 'dashboards/agent-jobs.json',
   'docs-quality.json': import 'dashboards/docs-quality.json',
+  'docs-stream.json': import 'dashboards/docs-stream.json',
   'docs-traffic.json': import 'dashboards/docs-traffic.json',
   'exporter-health.json': import 'dashboards/exporter-health.json',
 };

@@ -4,4 +4,5 @@
 (import 'config.libsonnet') +
 (import 'rules.libsonnet') +
 (import 'alerts.libsonnet') +
+(import 'alerts-stream.libsonnet') +
 (import 'dashboards.libsonnet')

@@ -1,5 +1,6 @@
-// Package statefile keeps the engine's State in --cache.file, so that a
-// restart serves data at once, and the budget journal beside it. Files are
+// Package statefile keeps the engine's State and the event stream's
+// snapshot in --cache.file, so that a restart serves data at once, and the
+// budget journal beside it. Files are
 // replaced atomically (temporary file, fsync, rename); one that is corrupt
 // or of another format or version is ignored with a warning.
 package statefile
@@ -32,6 +33,9 @@ type File struct {
 	Version int       `json:"version"`
 	SavedAt time.Time `json:"savedAt"`
 	engine.State
+	// Stream is the event-stream source's snapshot (checkpoint, counters,
+	// sketches), opaque here: the source validates it when it restores it.
+	Stream json.RawMessage `json:"stream,omitempty"`
 }
 
 // Write writes f to path atomically: temporary file, fsync, rename.
@@ -121,6 +125,16 @@ func Read(path string) (File, error) {
 
 // Load returns the state saved at path; nil when none, unusable (logged) or path is "".
 func Load(path string, logger log.Logger) *engine.State {
+	f := LoadFile(path, logger)
+	if f == nil {
+		return nil
+	}
+	return &f.State
+}
+
+// LoadFile returns the whole file saved at path, the engine's state and the
+// stream's snapshot; nil when none, unusable (logged) or path is "".
+func LoadFile(path string, logger log.Logger) *File {
 	if path == "" {
 		return nil
 	}
@@ -139,8 +153,8 @@ func Load(path string, logger log.Logger) *engine.State {
 		return nil
 	}
 	level.Info(logger).Log("msg", "read the cache file", "file", path, "units", len(f.Units),
-		"saved_at", f.SavedAt.UTC().Format(time.RFC3339))
-	return &f.State
+		"stream", len(f.Stream) > 0, "saved_at", f.SavedAt.UTC().Format(time.RFC3339))
+	return &f
 }
 
 // DefaultDelay is a Saver's debounce: close refreshes are written once, and
@@ -148,10 +162,12 @@ func Load(path string, logger log.Logger) *engine.State {
 const DefaultDelay = 30 * time.Second
 
 // Saver writes the state at most once per delay after a change, off the
-// engine's worker. With an empty path it does nothing.
+// engine's worker and the stream's poller: the engine's state and the
+// stream's snapshot together, in one file. With an empty path it does
+// nothing.
 type Saver struct {
 	path   string
-	state  func() engine.State
+	parts  Parts
 	logger log.Logger
 	now    func() time.Time
 	delay  time.Duration
@@ -164,14 +180,37 @@ type Saver struct {
 	closed bool
 	saves  int
 	writes sync.Mutex // serializes writes of the file
+
+	// kept is the stream section of the file on disk, carried over by a
+	// Saver without a Stream part (read at its first save).
+	kept     json.RawMessage
+	keptRead bool
 }
 
-// NewSaver returns a Saver of state to path ("" disables it).
+// Parts are what a Saver writes; a nil part is written empty, except
+// Stream: a Saver without it keeps the stream section already in the file
+// (backfill, or an exporter started without --stream.s3.bucket, does not
+// erase the stream's checkpoint).
+type Parts struct {
+	// Engine returns the engine's state.
+	Engine func() engine.State
+	// Stream returns the event-stream source's snapshot; on an error the
+	// save keeps the section of the file on disk (logged).
+	Stream func() (json.RawMessage, error)
+}
+
+// NewSaver returns a Saver of the engine's state to path ("" disables it).
 func NewSaver(path string, state func() engine.State, logger log.Logger) *Saver {
+	return NewPartsSaver(path, Parts{Engine: state}, logger)
+}
+
+// NewPartsSaver returns a Saver of the engine's state and the stream's
+// snapshot to path ("" disables it).
+func NewPartsSaver(path string, parts Parts, logger log.Logger) *Saver {
 	if logger == nil {
 		logger = log.NewNopLogger()
 	}
-	return &Saver{path: path, state: state, logger: logger, now: time.Now, delay: DefaultDelay, after: afterFunc}
+	return &Saver{path: path, parts: parts, logger: logger, now: time.Now, delay: DefaultDelay, after: afterFunc}
 }
 
 // stopper is a scheduled save that may be cancelled.
@@ -214,7 +253,11 @@ func (s *Saver) Save() {
 	}
 	s.writes.Lock()
 	defer s.writes.Unlock()
-	f := File{SavedAt: s.now(), State: s.state()}
+	f := File{SavedAt: s.now()}
+	if s.parts.Engine != nil {
+		f.State = s.parts.Engine()
+	}
+	f.Stream = s.streamSection()
 	if err := Write(s.path, f); err != nil {
 		level.Error(s.logger).Log("msg", "could not save the cache file", "file", s.path, "err", err)
 		return
@@ -222,6 +265,26 @@ func (s *Saver) Save() {
 	s.mu.Lock()
 	s.saves++
 	s.mu.Unlock()
+}
+
+// streamSection is the stream part's snapshot, else the section on disk;
+// the caller holds s.writes.
+func (s *Saver) streamSection() json.RawMessage {
+	if s.parts.Stream != nil {
+		b, err := s.parts.Stream()
+		if err == nil {
+			s.kept, s.keptRead = b, true
+			return b
+		}
+		level.Error(s.logger).Log("msg", "could not take the event stream's snapshot; the cache file keeps the previous one", "err", err)
+	}
+	if !s.keptRead {
+		s.keptRead = true
+		if f, err := Read(s.path); err == nil {
+			s.kept = f.Stream
+		}
+	}
+	return s.kept
 }
 
 // Saves returns how many times the file was written.

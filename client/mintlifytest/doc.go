@@ -28,6 +28,16 @@
 // Every answer is application/json, unknown routes included (404, or 405
 // for a wrong method).
 //
+// # The event stream
+//
+// S3 is a second fake: an S3-compatible server for the Enterprise event
+// stream (path-style ListObjectsV2, GetObject, PutObject, DeleteObject,
+// HeadBucket), with faults (Throttle, VanishAfterList). StreamWriter
+// writes the vendor's newline-delimited JSON objects, and what goes wrong
+// with them, to a Putter (*S3, or NewSDKPutter for any S3-compatible
+// server such as versitygw), and Expect returns the exact counts a correct
+// reader reaches.
+//
 // # Use in a test
 //
 //	now := time.Date(2025, 3, 10, 12, 0, 0, 0, time.UTC)
@@ -162,4 +172,33 @@
 //     the analytics endpoints and the listing; the job endpoints answer 404
 //     {"error": "Job not found"}. A project exists once WithProject,
 //     SetProject or AddJob named it.
+//
+//   - S3 fake: SigV4 Authorization headers are checked for their form
+//     (AWS4-HMAC-SHA256, Credential=KEY/DATE/REGION/s3/aws4_request,
+//     SignedHeaders, a 64-hex Signature) and, with SetAccessKey and
+//     SetRegion, for the access key id and region; the signature itself is
+//     never verified, so any secret works. No header: 403 AccessDenied;
+//     another form: 400 AuthorizationHeaderMalformed; another access key:
+//     403 AccessDenied (real S3 says InvalidAccessKeyId for an unknown
+//     key); another region: 400 AuthorizationHeaderMalformed with Region.
+//
+//   - S3 fake: one bucket; path-style only; keys list in byte order;
+//     Last-Modified has whole seconds; continuation tokens are the fake's
+//     own (base64 of the last key); max-keys above 1000 is 1000; with a
+//     continuation token start-after is ignored (as S3 documents). What it
+//     does not implement (ListObjects v1, delimiter, multipart, ACLs,
+//     tagging, copies) answers 501 NotImplemented; another bucket, 404
+//     NoSuchBucket. An object put without Content-Type reads
+//     binary/octet-stream.
+//     aws-chunked upload bodies are decoded; their checksums are not
+//     verified.
+//
+//   - StreamWriter: object names are prefix + a UTC time
+//     (20060102T150405.000Z, the created_at of the object's last event) +
+//     "-" + 8 random hex digits + ".jsonl"; the vendor's format is not
+//     published, only that names sort by time. Event type names beyond
+//     docs.content.view, property keys (query, tool, action) and the
+//     feedback kinds are the assumed names of stream/event-map.yml; the
+//     user agents are chosen so that stream/traffic-rules.yml classifies
+//     them unambiguously; a visitor keeps one anon_id and/or user_id.
 package mintlifytest

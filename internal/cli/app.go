@@ -17,6 +17,7 @@ type flags struct {
 	analytics   analyticsFlags
 	jobs        jobsFlags
 	remediation remediationFlags
+	stream      streamFlags
 	cacheFile   string
 	log         logFlags
 	demo        bool
@@ -51,6 +52,7 @@ func newAppVersion(f *flags, versionText string) (*kingpin.Application, commands
 	f.analytics.register(app)
 	f.jobs.register(app)
 	f.remediation.register(app)
+	f.stream.register(app)
 	app.Flag("cache.file", "Persist the last good snapshots and the request ledger in this file, so a restart spends no request until a refresh is due.").PlaceHolder("FILE").StringVar(&f.cacheFile)
 	app.Flag("log.level", "Only log messages with the given severity or above. One of: [debug, info, warn, error]").Default("info").EnumVar(&f.log.level, logging.Levels...)
 	app.Flag("log.format", "Output format of log messages. One of: [logfmt, json]").Default("logfmt").EnumVar(&f.log.format, logging.Formats...)

@@ -42,7 +42,17 @@ func config(f *flags, logger log.Logger) (exporter.Config, error) {
 	if err != nil {
 		return exporter.Config{}, err
 	}
-	if len(an.collectors) == 0 && !jc.Enabled {
+	sc, err := f.stream.config(f.demo)
+	if err != nil {
+		return exporter.Config{}, err
+	}
+	if f.streamOnly() {
+		if err := f.checkStreamOnly(jc.Enabled, rc != nil); err != nil {
+			return exporter.Config{}, err
+		}
+		an.collectors = nil
+	}
+	if len(an.collectors) == 0 && !jc.Enabled && sc == nil {
 		return exporter.Config{}, errNothingToExport
 	}
 	if f.demo && f.api.url != client.DefaultBaseURL {
@@ -55,7 +65,7 @@ func config(f *flags, logger log.Logger) (exporter.Config, error) {
 		APIURL: f.api.url, Timeout: f.api.timeout, UserAgent: userAgent(), RequestsPerHour: f.api.requestsPerHour,
 		Collectors: an.collectors, Windows: an.windows, RefreshInterval: an.refreshInterval,
 		Sources: an.sources, DeriveWindows: an.derive,
-		Jobs: jc, Remediation: rc,
+		Jobs: jc, Remediation: rc, Stream: sc,
 		CacheFile: f.cacheFile, TelemetryPath: f.web.telemetryPath, MaxRequests: f.web.maxRequests,
 		Version: versionLine(), Logger: logger,
 	}, nil
@@ -69,6 +79,9 @@ func serveConfig(f *flags, logger log.Logger) (exporter.Config, connection, erro
 	if err != nil {
 		return cfg, connection{}, err
 	}
+	if f.streamOnly() { // no key, no project: the REST side is off
+		return cfg, connection{}, nil
+	}
 	conn, err := f.api.connect(f.demo, forServe, logger)
 	if err != nil {
 		return cfg, connection{}, err
@@ -79,6 +92,9 @@ func serveConfig(f *flags, logger log.Logger) (exporter.Config, connection, erro
 		return cfg, connection{}, err
 	}
 	if d := conn.demo; d != nil {
+		if cfg.Stream != nil && cfg.Stream.Bucket == "" {
+			conn.stream = demoStream(cfg.Stream, f.stream.set["stream.poll-interval"])
+		}
 		cfg.Notes = append(cfg.Notes, d.Banner())
 		cfg.Examples = demoExamples()
 		for _, id := range d.JobIDs {

@@ -37,6 +37,8 @@ func checkFiles(f *flags) error {
 		{"--remediation.config", f.remediation.config},
 		{"--remediation.token-file", f.remediation.tokenFile},
 		{"--web.config.file", f.web.configFile()},
+		{"--stream.traffic-rules", f.stream.trafficRules},
+		{"--stream.event-map", f.stream.eventMap},
 	}
 	for i, a := range files {
 		for _, b := range files[i+1:] {
@@ -60,6 +62,8 @@ func checkReadFiles(f *flags) error {
 		{"--remediation.config", f.remediation.config, remediation.MaxConfigBytes, false},
 		{"--remediation.token-file", f.remediation.tokenFile, maxTokenFileBytes, false},
 		{"--jobs.file", f.jobs.file, jobs.MaxFileBytes, false},
+		{"--stream.traffic-rules", f.stream.trafficRules, maxStreamFileBytes, false},
+		{"--stream.event-map", f.stream.eventMap, maxStreamFileBytes, false},
 	}
 	if c := f.cacheFile; c != "" {
 		files = append(files, []struct {

@@ -171,6 +171,7 @@ type connection struct {
 	key      client.KeySource
 	projects []string
 	demo     *demo.Server // nil without --demo
+	stream   *demo.Stream // the demo's event stream, nil without
 }
 
 // connect checks the API flags and returns the connection; with neither a
@@ -263,8 +264,11 @@ func (c connection) client(timeout time.Duration, hooks *client.Hooks) (*client.
 	return cl, nil
 }
 
-// close stops the demo's fake, if any.
+// close stops the demo's fakes, if any.
 func (c connection) close() {
+	if c.stream != nil {
+		c.stream.Close()
+	}
 	if c.demo != nil {
 		c.demo.Close()
 	}

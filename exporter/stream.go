@@ -1,0 +1,167 @@
+package exporter
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/go-kit/log"
+	"github.com/go-kit/log/level"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
+	"github.com/mintlify-exporter/mintlify_exporter/landingpage"
+	"github.com/mintlify-exporter/mintlify_exporter/statefile"
+	"github.com/mintlify-exporter/mintlify_exporter/stream"
+	"github.com/mintlify-exporter/mintlify_exporter/stream/s3store"
+)
+
+// StreamConfig configures the event-stream source (the --stream.* flags,
+// docs/stream.md); a nil *StreamConfig turns it off.
+type StreamConfig struct {
+	Bucket, Prefix, Region, Endpoint string
+	// AccessKeyID and SecretAccessKey replace the AWS credential chain
+	// (the demo's own S3 server, tests); no flag sets them.
+	AccessKeyID, SecretAccessKey string
+	PollInterval, LookBack       time.Duration
+	// Projects maps a deployment's subdomain to its project id.
+	Projects               map[string]string
+	MaxPaths, TopReferrers int
+	SearchTerms            bool
+	TrafficRules, EventMap string
+}
+
+// StreamSource is the name of the stream in mintlify_up's source label.
+const StreamSource = "stream"
+
+// streamPart is the one part of the stream's health pairs.
+const streamPart = "s3"
+
+// buildStream builds the event-stream source on its S3 store, restores it
+// from the cache file's section (a bad section is ignored with one
+// warning) and registers it; it is started by start.
+func (x *Exporter) buildStream(ctx context.Context, cfg Config, p *parts, saved *statefile.File) error {
+	sc := cfg.Stream
+	store, err := s3store.New(ctx, s3store.Options{Bucket: sc.Bucket, Region: sc.Region, Endpoint: sc.Endpoint,
+		AccessKeyID: sc.AccessKeyID, SecretAccessKey: sc.SecretAccessKey})
+	if err != nil {
+		return err
+	}
+	var onChange func()
+	if x.saver != nil {
+		onChange = x.saver.Changed
+	}
+	src, err := stream.New(stream.Config{
+		Store: store, Prefix: sc.Prefix, PollInterval: sc.PollInterval, LookBack: sc.LookBack, Projects: sc.Projects,
+		MaxPaths: sc.MaxPaths, TopReferrers: sc.TopReferrers, SearchTerms: sc.SearchTerms,
+		TrafficRules: sc.TrafficRules, EventMap: sc.EventMap,
+		Logger: log.With(cfg.Logger, "component", "stream"), OnChange: onChange,
+	})
+	if err != nil {
+		return err
+	}
+	if saved != nil && len(saved.Stream) > 0 {
+		if err := src.Restore(saved.Stream); err != nil {
+			level.Warn(cfg.Logger).Log("msg", "ignoring the event stream's section of the cache file; the stream is read again from --stream.look-back", "file", cfg.CacheFile, "err", err)
+		} else {
+			level.Info(cfg.Logger).Log("msg", "restored the event stream's checkpoint and counters from the cache file", "file", cfg.CacheFile)
+		}
+	}
+	x.stream = src
+	projects := streamUpProjects(sc.Projects, cfg.Projects)
+	for _, pr := range projects {
+		p.status.Track(pr, StreamSource, "", streamPart)
+		p.status.SetInterval(pr, StreamSource, "", streamPart, sc.PollInterval)
+	}
+	p.streamHealth = func() { syncStreamHealth(p.status, src.Status(), projects) }
+	p.live.MustRegister(src)
+	return nil
+}
+
+// startStream runs the source until Close.
+func (x *Exporter) startStream(ctx context.Context) {
+	if x.stream == nil {
+		return
+	}
+	x.streamDone = make(chan struct{})
+	go func() { defer close(x.streamDone); x.stream.Run(ctx) }()
+}
+
+// streamUpProjects are the projects of mintlify_up{source="stream"}: the
+// mapped projects (--stream.project); without a mapping, the REST
+// projects; with neither, one pair with an empty project label. The
+// source's health is one (its last poll's), so every pair shows it.
+func streamUpProjects(mapped map[string]string, rest []string) []string {
+	var out []string
+	for _, id := range mapped {
+		if !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, rest...)
+	}
+	if len(out) == 0 {
+		out = []string{""}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// syncStreamHealth records the source's last poll in the health of every
+// pair: failed when it returned an error, succeeded at its time otherwise;
+// nothing before the first poll (not tried is not a failure).
+func syncStreamHealth(status *health.Status, st stream.Status, projects []string) {
+	for _, pr := range projects {
+		switch {
+		case st.Err != nil:
+			status.Failed(pr, StreamSource, "", streamPart, 0)
+		case !st.LastPoll.IsZero():
+			status.Succeeded(pr, StreamSource, "", streamPart, st.LastPoll, 0)
+		}
+	}
+}
+
+// syncedStatus is the health collector, brought up to date with the
+// stream's last poll at every scrape.
+type syncedStatus struct {
+	*health.Status
+	sync func() // nil without the stream
+}
+
+// Collect implements prometheus.Collector.
+func (s syncedStatus) Collect(ch chan<- prometheus.Metric) {
+	if s.sync != nil {
+		s.sync()
+	}
+	s.Status.Collect(ch)
+}
+
+// streamView is the landing page's section of the stream.
+func streamView(src *stream.Source, sc *StreamConfig) func() landingpage.StreamView {
+	return func() landingpage.StreamView {
+		st := src.Status()
+		v := landingpage.StreamView{Bucket: sc.Bucket, Prefix: sc.Prefix, PollInterval: sc.PollInterval,
+			LastPoll: st.LastPoll, LastObjectTime: st.LastObjectTime, Lag: st.Lag, EventsPerMinute: st.EventsPerMinute,
+			Objects: st.Objects, Lines: st.Lines, Events: st.Events, Duplicates: st.Duplicates}
+		for reason, n := range st.Refused {
+			v.Refused = append(v.Refused, landingpage.Count{Name: reason, N: n})
+		}
+		sort.Slice(v.Refused, func(i, j int) bool { return v.Refused[i].Name < v.Refused[j].Name })
+		if st.Err != nil {
+			v.Error = st.Err.Error()
+		}
+		return v
+	}
+}
+
+// streamSnapshot is the saver's stream part.
+func (x *Exporter) streamSnapshot() (json.RawMessage, error) {
+	if x.stream == nil {
+		return nil, fmt.Errorf("the event stream is not built")
+	}
+	return x.stream.Snapshot()
+}
