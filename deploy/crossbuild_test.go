@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/pinnedtool"
 )
 
 // TestCrossbuild runs scripts/crossbuild.sh (what make crossbuild runs) for
@@ -34,7 +36,7 @@ func TestCrossbuild(t *testing.T) {
 	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
 		t.Skip("runs the linux/amd64 binary")
 	}
-	syft := "SYFT=" + syftBinary(t)
+	syft := "SYFT=" + pinnedtool.Path(t, "syft")
 	out := crossbuild(t, syft, "PLATFORMS=linux/amd64", "VERSION=v9.8.7-rc.1", "REVISION=0123456789abcdef", "BRANCH=release-9.8")
 	// A second build of the same commit, at another time of day, in another
 	// time zone and with another umask, is byte-identical, SBOM included.
@@ -102,24 +104,6 @@ func TestCrossbuild(t *testing.T) {
 			t.Errorf("--version prints %q, want %q in it", v, want)
 		}
 	}
-}
-
-// syftBinary is the pinned syft (tools/syft/go.mod) that scripts/ensure-tools.sh
-// builds into .tools/bin/syft.
-func syftBinary(t *testing.T) string {
-	t.Helper()
-	p, err := filepath.Abs(filepath.Join("..", ".tools", "bin", "syft"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(p); err == nil {
-		return p
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatalf("%s is missing: scripts/ensure-tools.sh builds it", p)
-	}
-	t.Skipf("%s is missing: run scripts/ensure-tools.sh (make tools) to build it", p)
-	return ""
 }
 
 // checkSBOM checks the SPDX SBOM of the archive named archive (whose sha256
@@ -236,7 +220,7 @@ func TestCrossbuildArchives(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := []string{"GO=" + goStub, "PLATFORMS=linux/arm64 windows/amd64 darwin/arm64", "VERSION=v1.2.3", "REVISION=abc", "BRANCH=main",
-		"SOURCE_DATE_EPOCH=1700000000", "SYFT=" + syftBinary(t)}
+		"SOURCE_DATE_EPOCH=1700000000", "SYFT=" + pinnedtool.Path(t, "syft")}
 	out := crossbuild(t, env...)
 	again := crossbuild(t, append(env, "TZ=Asia/Kolkata", "CROSSBUILD_UMASK=0002")...)
 	compareBuilds(t, out, again)

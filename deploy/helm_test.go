@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/pinnedtool"
 )
 
 // kubeVersion is the Kubernetes version helm renders for: a helm built with
@@ -421,26 +423,8 @@ func renderChart(t *testing.T, helm string, more ...string) rendered {
 	return r
 }
 
-// helmBinary is the pinned helm that scripts/ensure-tools.sh builds (from
-// tools/helm/go.mod), else one on PATH.
-func helmBinary(t *testing.T) string {
-	t.Helper()
-	p, err := filepath.Abs(filepath.Join("..", ".tools", "bin", "helm"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(p); err == nil {
-		return p
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatalf("%s is missing: scripts/ensure-tools.sh builds it", p)
-	}
-	t.Skipf("%s is missing: run scripts/ensure-tools.sh (make tools) to build it", p)
-	return ""
-}
-
 func TestHelmLint(t *testing.T) {
-	helm := helmBinary(t)
+	helm := pinnedtool.Path(t, "helm")
 	mustRunTool(t, ".", helm, "lint", "--strict", kubeVersion, chartDir, "--set", "projectIds={docs},apiKey.existingSecret=key")
 	mustRunTool(t, ".", helm, "lint", "--strict", kubeVersion, chartDir, "--values", chartFullValue)
 }
@@ -448,7 +432,7 @@ func TestHelmLint(t *testing.T) {
 // TestHelmRequiredValues: without projects or a key the chart refuses to
 // render, saying what to set.
 func TestHelmRequiredValues(t *testing.T) {
-	helm := helmBinary(t)
+	helm := pinnedtool.Path(t, "helm")
 	for _, c := range []struct{ set, want string }{
 		{"apiKey.existingSecret=key", "set projectIds"},
 		{"projectIds={docs}", "set apiKey.existingSecret"},
@@ -461,7 +445,7 @@ func TestHelmRequiredValues(t *testing.T) {
 }
 
 func TestHelmDefaultValues(t *testing.T) {
-	helm := helmBinary(t)
+	helm := pinnedtool.Path(t, "helm")
 	values := filepath.Join(t.TempDir(), "values.yaml")
 	const key = "mint_0123456789abcdefghijklmnopqrstuv"
 	if err := os.WriteFile(values, []byte("projectIds: [acme-docs]\napiKey:\n  value: "+key+"\n"), 0o600); err != nil {
@@ -492,7 +476,7 @@ func TestHelmDefaultValues(t *testing.T) {
 }
 
 func TestHelmFullValues(t *testing.T) {
-	helm := helmBinary(t)
+	helm := pinnedtool.Path(t, "helm")
 	r := renderChart(t, helm, "--values", chartFullValue)
 	slices.Sort(r.kinds)
 	want := []string{"ConfigMap", "Deployment", "NetworkPolicy", "PersistentVolumeClaim", "Pod", "PrometheusRule", "Service", "ServiceAccount", "ServiceMonitor"}

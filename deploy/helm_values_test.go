@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/pinnedtool"
 )
 
 // baseSet is the least the chart needs, as --set arguments.
@@ -20,7 +22,7 @@ func withBase(more ...string) []string {
 // TestHelmRefusals: values the chart must refuse, each with a message that
 // names what is wrong (a misspelt key, a wrong type, two monitors at once).
 func TestHelmRefusals(t *testing.T) {
-	helm := helmBinary(t)
+	helm := pinnedtool.Path(t, "helm")
 	for _, c := range []struct {
 		name string
 		args []string
@@ -55,7 +57,7 @@ func TestHelmRefusals(t *testing.T) {
 
 // TestHelmPodMonitor: the PodMonitor, the ServiceMonitor's alternative.
 func TestHelmPodMonitor(t *testing.T) {
-	helm := helmBinary(t)
+	helm := pinnedtool.Path(t, "helm")
 	r := renderChart(t, helm, withBase("--set", "podMonitor.enabled=true", "--set", "podMonitor.additionalLabels.release=kube-prometheus-stack")...)
 	if r.podMonitor == nil || r.serviceMonitor != nil {
 		t.Fatalf("rendered %v, want a PodMonitor and no ServiceMonitor", r.kinds)
@@ -68,7 +70,7 @@ func TestHelmPodMonitor(t *testing.T) {
 
 // TestHelmGoMemLimit: GOMEMLIMIT follows the container's memory limit.
 func TestHelmGoMemLimit(t *testing.T) {
-	helm := helmBinary(t)
+	helm := pinnedtool.Path(t, "helm")
 	for _, c := range []struct {
 		name string
 		set  []string
@@ -110,7 +112,7 @@ func TestHelmGoMemLimit(t *testing.T) {
 // TestHelmNetworkPolicyMonitoringNamespace), not everyone (a rule without
 // from admits every source).
 func TestHelmNetworkPolicyDefault(t *testing.T) {
-	helm := helmBinary(t)
+	helm := pinnedtool.Path(t, "helm")
 	r := renderChart(t, helm, withBase("--set", "networkPolicy.enabled=true")...)
 	np := r.networkPolicy.Spec
 	if len(np.Ingress) != 1 || len(np.Ingress[0].From) != 2 {
@@ -124,7 +126,7 @@ func TestHelmNetworkPolicyDefault(t *testing.T) {
 
 // TestHelmNoPersistence: the opt-out puts the cache file on an emptyDir.
 func TestHelmNoPersistence(t *testing.T) {
-	helm := helmBinary(t)
+	helm := pinnedtool.Path(t, "helm")
 	r := renderChart(t, helm, withBase("--set", "persistence.enabled=false")...)
 	if r.pvc != nil {
 		t.Error("persistence.enabled=false renders a claim")
@@ -194,7 +196,7 @@ func mountedFrom(r rendered, dir, name string) bool {
 // TestHelmTLS: with a TLS Secret the exporter serves HTTPS with that
 // certificate, and the probes, the ServiceMonitor and the test use https.
 func TestHelmTLS(t *testing.T) {
-	helm := helmBinary(t)
+	helm := pinnedtool.Path(t, "helm")
 	r := renderChart(t, helm, withBase("--set", "webConfig.tlsSecret=exporter-tls", "--set", "webConfig.extra.tls_server_config.min_version=TLS13",
 		"--set", "serviceMonitor.enabled=true", "--set", "serviceMonitor.tlsConfig.insecureSkipVerify=true",
 		"--set", "serviceMonitor.authorization.credentials.name=scrape", "--set", "serviceMonitor.authorization.credentials.key=token")...)
@@ -235,7 +237,7 @@ func TestHelmTLS(t *testing.T) {
 // which cannot send a password, check the port; the PodMonitor sends the
 // credentials of values.
 func TestHelmBasicAuth(t *testing.T) {
-	helm := helmBinary(t)
+	helm := pinnedtool.Path(t, "helm")
 	const hash = "$2y$10$mDwo.lAisC94iLAyP81MCesa29IzH37oigHC/42V2pdJlUprsJPze"
 	r := renderChart(t, helm, withBase("--set", "webConfig.basicAuthUsers.prometheus="+hash, "--set", "podMonitor.enabled=true",
 		"--set", "podMonitor.basicAuth.username.name=scrape", "--set", "podMonitor.basicAuth.username.key=user",
@@ -262,7 +264,7 @@ func TestHelmBasicAuth(t *testing.T) {
 // TestHelmTestPod: helm test checks /-/ready and /metrics through the
 // Service.
 func TestHelmTestPod(t *testing.T) {
-	helm := helmBinary(t)
+	helm := pinnedtool.Path(t, "helm")
 	r := renderChart(t, helm, baseSet...)
 	p := r.testPod
 	if p == nil {
@@ -288,7 +290,7 @@ func TestHelmTestPod(t *testing.T) {
 // TestHelmRuleOverrides: alerts can be left out, labelled and retuned
 // through values.
 func TestHelmRuleOverrides(t *testing.T) {
-	helm := helmBinary(t)
+	helm := pinnedtool.Path(t, "helm")
 	r := renderChart(t, helm, withBase("--set", "prometheusRule.enabled=true",
 		"--set", "prometheusRule.disabledAlerts={MintlifyPageThumbsDownRising}",
 		"--set", "prometheusRule.additionalRuleLabels.cluster=prod",

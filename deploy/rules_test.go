@@ -3,12 +3,12 @@ package deploy
 import (
 	"bufio"
 	"bytes"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/pinnedtool"
 )
 
 // wantAlerts are the alerts the shipped rules must define.
@@ -110,16 +110,7 @@ func TestRulesPromtool3(t *testing.T) {
 		t.Skip("promtool test rules simulates a week of traffic: skipped with -short")
 	}
 	t.Parallel()
-	promtool, err := filepath.Abs(filepath.Join("..", ".tools", "bin", "promtool3"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(promtool); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s is missing: scripts/ensure-tools.sh builds it", promtool)
-		}
-		t.Skipf("%s is missing: run scripts/ensure-tools.sh (make tools) to build it", promtool)
-	}
+	promtool := pinnedtool.Path(t, "promtool3")
 	out, err := runTool(t, ".", promtool, "--version")
 	if err != nil || !strings.Contains(out, "go1.") {
 		t.Fatalf("%s --version: %v\n%s", promtool, err, out)

@@ -17,28 +17,10 @@ import (
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/pinnedtool"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/promtest"
 	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 )
-
-// versitygwBinary is the pinned versitygw that scripts/ensure-tools.sh
-// builds (from tools/versitygw/go.mod), else one on PATH. Missing, the test
-// is skipped, or fails when CI is set.
-func versitygwBinary(t *testing.T) string {
-	t.Helper()
-	p, err := filepath.Abs(filepath.Join("..", ".tools", "bin", "versitygw"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(p); err == nil {
-		return p
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatalf("%s is missing: scripts/ensure-tools.sh builds it", p)
-	}
-	t.Skipf("%s is missing: run scripts/ensure-tools.sh (make tools) to build it", p)
-	return ""
-}
 
 // The versitygw root account of the tests (not a secret: loopback only).
 const (
@@ -58,7 +40,7 @@ type gateway struct {
 // holding the bucket vgwBucket.
 func startGateway(t *testing.T) *gateway {
 	t.Helper()
-	bin := versitygwBinary(t)
+	bin := pinnedtool.Path(t, "versitygw")
 	root, meta := t.TempDir(), t.TempDir()
 	if err := os.Mkdir(filepath.Join(root, vgwBucket), 0o755); err != nil {
 		t.Fatal(err)
