@@ -88,7 +88,7 @@ func TestTenProjectsFirstData(t *testing.T) {
 	t.Logf("every 1d unit after %s, %d requests", time.Since(start).Round(time.Millisecond), len(reqs))
 	if msg := totalsFirst(reqs, projects, start); msg != "" {
 		t.Error(msg)
-		for i, r := range reqs {
+		for i, r := range reqs[:min(len(reqs), 40)] {
 			t.Logf("request %d: %s %s limit=%s %s..%s", i, r.Endpoint, r.Project, r.Query.Get("limit"), r.Query.Get("dateFrom"), r.Query.Get("dateTo"))
 		}
 	}
