@@ -176,6 +176,8 @@ func startStack(t *testing.T, tools toolset) *stack {
 		"--stream.s3.region=us-east-1",
 		"--stream.poll-interval=1s",
 		"--stream.project="+streamSubdomain+"="+projectDocs,
+		// Both paths for the mapped project: the REST dashboards' queries need its views too.
+		"--stream.keep-rest",
 		"--remediation.config="+writeFile(t, dir, "remediation.yml", remediationRules(t)),
 		"--remediation.token-file="+tokenFile,
 		"--cache.file="+filepath.Join(dir, "state.json"),

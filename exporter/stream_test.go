@@ -186,11 +186,10 @@ func TestStreamReplacesRESTSources(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var logs bytes.Buffer
 			x, err := exporter.New(exporter.Config{
 				APIURL: fake.URL(), Key: key, Timeout: 5 * time.Second, Projects: []string{"p1", "p2"}, RequestsPerHour: 90,
 				Collectors: []string{"visitors", "views", "feedback", "searches"}, Windows: []engine.Window{w},
-				RefreshInterval: 15 * time.Minute, Sources: collector.Options{PageSize: 250}, Logger: log.NewLogfmtLogger(&logs),
+				RefreshInterval: 15 * time.Minute, Sources: collector.Options{PageSize: 250},
 				Stream: &exporter.StreamConfig{Bucket: "events", Prefix: "p/", Endpoint: r.s3.URL(), Region: "us-east-1",
 					AccessKeyID: "AKIDTEST", SecretAccessKey: "not-a-secret", PollInterval: time.Minute, LookBack: 2 * time.Hour,
 					Projects: map[string]string{"docs": "p1"}, MaxPaths: 100, TopReferrers: 10, KeepREST: keep}})
