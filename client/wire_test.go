@@ -16,6 +16,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
 )
 
@@ -173,14 +174,7 @@ func newEngine(t *testing.T, clk *mintlifytest.Clock, baseURL string, b *budget.
 	if err != nil {
 		t.Fatal(err)
 	}
-	var windows []engine.Window
-	for _, s := range []string{"1d", "7d", "30d"} {
-		w, err := engine.ParseWindow(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		windows = append(windows, w)
-	}
+	windows := apitest.Windows(t, "1d", "7d", "30d")
 	e, err := engine.New(engine.Config{
 		Sources: srcs, Projects: []string{testProject}, Windows: windows,
 		MinInterval: time.Minute, Budget: b, Status: st,

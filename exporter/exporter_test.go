@@ -12,8 +12,8 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
-	"github.com/mintlify-exporter/mintlify_exporter/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/exporter"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 )
 
@@ -38,14 +38,7 @@ func TestReadyWithoutAScrape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var windows []engine.Window
-	for _, s := range []string{"1d", "7d:site"} {
-		w, err := engine.ParseWindow(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		windows = append(windows, w)
-	}
+	windows := apitest.Windows(t, "1d", "7d:site")
 	cache := filepath.Join(t.TempDir(), "state.json")
 	x, err := exporter.New(exporter.Config{
 		APIURL: fake.URL(), Key: key, Timeout: 5 * time.Second, Projects: []string{"docs"}, RequestsPerHour: 90,

@@ -15,8 +15,8 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
-	"github.com/mintlify-exporter/mintlify_exporter/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/exporter"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/promtest"
 	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 )
@@ -182,13 +182,9 @@ func TestStreamReplacesRESTSources(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			w, err := engine.ParseWindow("1d")
-			if err != nil {
-				t.Fatal(err)
-			}
 			x, err := exporter.New(exporter.Config{
 				APIURL: fake.URL(), Key: key, Timeout: 5 * time.Second, Projects: []string{"p1", "p2"}, RequestsPerHour: 90,
-				Collectors: []string{"visitors", "views", "feedback", "searches"}, Windows: []engine.Window{w},
+				Collectors: []string{"visitors", "views", "feedback", "searches"}, Windows: apitest.Windows(t, "1d"),
 				RefreshInterval: 15 * time.Minute, Sources: collector.Options{PageSize: 250},
 				Stream: &exporter.StreamConfig{Bucket: "events", Prefix: "p/", Endpoint: r.s3.URL(), Region: "us-east-1",
 					AccessKeyID: "AKIDTEST", SecretAccessKey: "not-a-secret", PollInterval: time.Minute, LookBack: 2 * time.Hour,
@@ -259,14 +255,7 @@ func TestStreamFreesBudgetForREST(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var windows []engine.Window
-	for _, s := range []string{"1d", "7d", "30d"} {
-		w, err := engine.ParseWindow(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		windows = append(windows, w)
-	}
+	windows := apitest.Windows(t, "1d", "7d", "30d")
 	plan := func(keep bool) (units int, interval time.Duration) {
 		x, err := exporter.New(exporter.Config{
 			APIURL: fake.URL(), Key: key, Timeout: 5 * time.Second, Projects: projects, RequestsPerHour: 90,

@@ -1,4 +1,5 @@
-// Package apitest gives tests an API client of the fake (client/mintlifytest).
+// Package apitest gives tests an API client of the fake (client/mintlifytest)
+// and the engine windows they configure.
 package apitest
 
 import (
@@ -6,6 +7,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/engine"
 )
 
 // Client returns a client of srv; a nil cfg.Key is the fake's key.
@@ -24,4 +26,18 @@ func Client(t testing.TB, srv *mintlifytest.Server, cfg client.Config) *client.C
 		t.Fatal(err)
 	}
 	return c
+}
+
+// Windows parses window names the test knows are valid ("1d", "7d:site").
+func Windows(t testing.TB, names ...string) []engine.Window {
+	t.Helper()
+	out := make([]engine.Window, 0, len(names))
+	for _, s := range names {
+		w, err := engine.ParseWindow(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, w)
+	}
+	return out
 }
