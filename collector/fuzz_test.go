@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"io"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -17,14 +18,17 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/engine/exposition"
 )
 
-// FuzzSanitizePath: a sanitized path is valid UTF-8, unchanged when it
-// already was, and stable; a snapshot of a fuzzed path renders an
+// FuzzSanitizeLabel: a sanitized path is valid UTF-8, unchanged when it
+// already was, and stable; a path longer than client.MaxLabelBytes once
+// sanitized (the client cuts such a path; this test feeds rows past it) is
+// dropped when the engine restores it; any other path's snapshot of a fuzzed path renders an
 // exposition that Prometheus' text parser accepts, whose path label is the
 // sanitized path and whose values are the counts; the gzip copy holds the
 // same text; and client_golang's Collect gives the same series.
 func FuzzSanitizeLabel(f *testing.F) {
 	for _, p := range []string{"/quickstart", `/a "quoted" path`, `/back\slash`, "/new\nline", "/bad\xff\xfe", "/\xed\xa0\x80", "/ok",
-		"/tab\tcr\r", "/nul\x00", "/emoji/😀", "/{}=,", "/# HELP", "\uFFFD"} {
+		"/tab\tcr\r", "/nul\x00", "/emoji/😀", "/{}=,", "/# HELP", "\uFFFD",
+		"/" + strings.Repeat("a", client.MaxLabelBytes-1), "/" + strings.Repeat("a", client.MaxLabelBytes), "/" + strings.Repeat("\xff", 400)} {
 		f.Add(p, uint32(10), uint32(4), uint32(12))
 	}
 	f.Fuzz(func(t *testing.T, p string, human, ai, total uint32) {
@@ -53,6 +57,12 @@ func FuzzSanitizeLabel(f *testing.F) {
 		fams, err := parser.TextToMetricFamilies(bytes.NewReader(text.Bytes()))
 		if err != nil {
 			t.Fatalf("path %q: the exposition does not parse: %v\n%s", p, err, text.String())
+		}
+		if len(s) > client.MaxLabelBytes {
+			if len(fams["mintlify_page_visitors"].GetMetric()) != 0 {
+				t.Fatalf("a path of %d bytes was restored; the engine drops labels over client.MaxLabelBytes", len(s))
+			}
+			return
 		}
 		want := map[string]float64{"human": float64(human), "ai": float64(ai), "": float64(total)}
 		for _, name := range []string{"mintlify_page_visitors", "mintlify_page_visitors_deduplicated"} {
