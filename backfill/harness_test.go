@@ -127,7 +127,7 @@ func (h *harness) config(from, to client.Date, output string) backfill.Config {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	srcs, err := collector.Build(h.sources, c, collector.Options{PageSize: 2, MaxPages: 100, PageConcurrency: 2, Filter: h.filter})
+	srcs, err := collector.Build(h.sources, c, collector.Options{PageSize: 2, MaxPages: 100, Filter: h.filter})
 	if err != nil {
 		h.t.Fatal(err)
 	}

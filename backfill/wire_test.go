@@ -71,7 +71,7 @@ func TestBackfillBudgetSeesEveryRequestTheServerReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Sources, err = collector.Build(h.sources, c, collector.Options{PageSize: 2, MaxPages: 100, PageConcurrency: 2}); err != nil {
+	if cfg.Sources, err = collector.Build(h.sources, c, collector.Options{PageSize: 2, MaxPages: 100}); err != nil {
 		t.Fatal(err)
 	}
 	res, err := h.run(context.Background(), cfg)

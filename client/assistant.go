@@ -23,7 +23,7 @@ func (c *Client) CallerStats(ctx context.Context, projectID string, r DateRange)
 	res, err := c.do(ctx, &call{
 		endpoint: EndpointCallerStats,
 		method:   "GET",
-		path:     "/v1/analytics/" + p + "/assistant/caller-stats",
+		path:     EndpointCallerStats.at(p),
 		query:    rangeValues(r),
 	})
 	if err != nil {

@@ -79,7 +79,7 @@ func (c *Client) WalkConversations(ctx context.Context, projectID string, r Date
 		if cursor != "" {
 			v.Set("cursor", cursor)
 		}
-		ans, err := c.do(ctx, &call{endpoint: ep, method: "GET", path: "/v1/analytics/" + p + "/assistant", query: v})
+		ans, err := c.do(ctx, &call{endpoint: ep, method: "GET", path: ep.at(p), query: v})
 		if err != nil {
 			return nil, fail(i, err)
 		}

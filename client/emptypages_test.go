@@ -27,7 +27,6 @@ func TestEndlessEmptyPagesEndTheWalk(t *testing.T) {
 		wantReqs int
 	}{
 		{"serial", client.WalkOptions{PageSize: 100}, client.MaxEmptyPages},
-		{"parallel", client.WalkOptions{PageSize: 100, KnownPages: 5}, 5},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, nil, mintlifytest.WithProject(testProject, ds))

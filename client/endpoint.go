@@ -2,7 +2,12 @@ package client
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -10,34 +15,40 @@ import (
 const DefaultBaseURL = "https://api.mintlify.com"
 
 // Endpoint names one upstream operation: a label value, never a URL. An
-// Endpoint is made only by analytics or free, in this file, so its budget
-// class is part of it; the zero Endpoint is refused unsent.
+// Endpoint is made only by Analytics or free, so its budget class is part
+// of it; the zero Endpoint is refused unsent.
 type Endpoint struct{ def *endpointDef }
 
 type endpointDef struct {
 	name    string
 	free    bool  // outside the analytics rate limit; the zero value is counted
 	maxBody int64 // see MaxBody
+	method  string
+	path    string // see Path
 }
 
-// Endpoints lists every endpoint, in the order they are defined.
+// Endpoints lists every endpoint, in the order they are defined: the
+// table the fake API (client/mintlifytest) routes by.
 var Endpoints []Endpoint
 
-// analytics defines an endpoint Hooks.Allow counts against the
-// organization's analytics rate limit (100 requests an hour).
-func analytics(name string, maxBody int64) Endpoint {
-	return define(endpointDef{name: name, maxBody: maxBody})
+// Analytics defines a GET endpoint that Hooks.Allow counts against the
+// organization's analytics rate limit (100 requests an hour): name is its
+// label value, path its route with {projectId}, maxBody its MaxBody. An
+// analytics source defines its endpoint in its descriptor, at package
+// initialization; a name or path defined twice panics there.
+func Analytics(name, path string, maxBody int64) Endpoint {
+	return define(endpointDef{name: name, maxBody: maxBody, method: http.MethodGet, path: path})
 }
 
 // free defines an endpoint outside the analytics rate limit.
-func free(name string, maxBody int64) Endpoint {
-	return define(endpointDef{name: name, free: true, maxBody: maxBody})
+func free(name, method, path string, maxBody int64) Endpoint {
+	return define(endpointDef{name: name, free: true, maxBody: maxBody, method: method, path: path})
 }
 
 func define(d endpointDef) Endpoint {
 	for _, e := range Endpoints {
-		if e.def.name == d.name {
-			panic("client: endpoint " + d.name + " defined twice")
+		if e.def.name == d.name || e.def.method == d.method && e.def.path == d.path {
+			panic("client: endpoint " + d.name + " or " + d.method + " " + d.path + " defined twice")
 		}
 	}
 	e := Endpoint{def: &d}
@@ -48,17 +59,84 @@ func define(d endpointDef) Endpoint {
 // The upstream operations (a 250-row visitors page is about 30 KB: 8 MiB
 // allows 32 KiB a row; a conversations page holds up to 1,000 turns).
 var (
-	EndpointVisitors       = analytics("visitors", 8<<20)         // GET /v1/analytics/{projectId}/visitors
-	EndpointViews          = analytics("views", 8<<20)            // GET /v1/analytics/{projectId}/views
-	EndpointCallerStats    = analytics("caller_stats", 1<<20)     // GET /v1/analytics/{projectId}/assistant/caller-stats
-	EndpointFeedbackByPage = analytics("feedback_by_page", 4<<20) // GET /v1/analytics/{projectId}/feedback/by-page
-	EndpointSearches       = analytics("searches", 4<<20)         // GET /v1/analytics/{projectId}/searches
-	EndpointConversations  = analytics("conversations", 32<<20)   // GET /v1/analytics/{projectId}/assistant
-	EndpointGetJob         = free("get_job", 1<<20)               // GET /v2/agent/{projectId}/job/{id}
-	EndpointSendMessage    = free("send_message", 1<<20)          // POST /v2/agent/{projectId}/job/{id}/message
-	EndpointListJobs       = free("list_jobs", 8<<20)             // deprecated GET /v1/agent/{projectId}/jobs
-	EndpointCreateJob      = free("create_job", 1<<20)            // POST /v2/agent/{projectId}/job
+	EndpointVisitors       = Analytics("visitors", "/v1/analytics/{projectId}/visitors", 8<<20)
+	EndpointViews          = Analytics("views", "/v1/analytics/{projectId}/views", 8<<20)
+	EndpointCallerStats    = Analytics("caller_stats", "/v1/analytics/{projectId}/assistant/caller-stats", 1<<20)
+	EndpointFeedbackByPage = Analytics("feedback_by_page", "/v1/analytics/{projectId}/feedback/by-page", 4<<20)
+	EndpointSearches       = Analytics("searches", "/v1/analytics/{projectId}/searches", 4<<20)
+	EndpointConversations  = Analytics("conversations", "/v1/analytics/{projectId}/assistant", 32<<20)
+	EndpointGetJob         = free("get_job", http.MethodGet, "/v2/agent/{projectId}/job/{id}", 1<<20)
+	EndpointSendMessage    = free("send_message", http.MethodPost, "/v2/agent/{projectId}/job/{id}/message", 1<<20)
+	EndpointListJobs       = free("list_jobs", http.MethodGet, "/v1/agent/{projectId}/jobs", 8<<20) // deprecated
+	EndpointCreateJob      = free("create_job", http.MethodPost, "/v2/agent/{projectId}/job", 1<<20)
 )
+
+// EndpointNamed returns the endpoint defined with name.
+func EndpointNamed(name string) (Endpoint, bool) {
+	for _, e := range Endpoints {
+		if e.def.name == name {
+			return e, true
+		}
+	}
+	return Endpoint{}, false
+}
+
+// Method is the endpoint's HTTP method; "" for the zero Endpoint.
+func (e Endpoint) Method() string {
+	if e.def == nil {
+		return ""
+	}
+	return e.def.method
+}
+
+// Path is the endpoint's route, its parameters in braces ({projectId},
+// {id}); "" for the zero Endpoint.
+func (e Endpoint) Path() string {
+	if e.def == nil {
+		return ""
+	}
+	return e.def.path
+}
+
+// route returns the endpoint's escaped path for project (and job, for the
+// routes with {id}); an empty or dot id is refused unsent.
+func (e Endpoint) route(project, job string) (string, error) {
+	p, err := segment("project id", project)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", e, err)
+	}
+	path := e.at(p)
+	if strings.Contains(path, "{id}") {
+		j, err := segment("job id", job)
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", e, err)
+		}
+		path = strings.Replace(path, "{id}", j, 1)
+	}
+	return path, nil
+}
+
+// at is the endpoint's path for the escaped project id p.
+func (e Endpoint) at(p string) string { return strings.Replace(e.Path(), "{projectId}", p, 1) }
+
+// GetAnalytics sends one GET of an analytics endpoint for projectID with
+// the query q and decodes its JSON answer into v (typed structs; check
+// their fields after). An answer that is not JSON of v's shape is a
+// *DecodeError. It is what a source with no method of its own calls.
+func (c *Client) GetAnalytics(ctx context.Context, ep Endpoint, projectID string, q url.Values, v any) error {
+	path, err := ep.route(projectID, "")
+	if err != nil {
+		return err
+	}
+	res, err := c.do(ctx, &call{endpoint: ep, method: ep.Method(), path: path, query: q})
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(res.body, v); err != nil {
+		return &DecodeError{Endpoint: ep, Reason: err.Error()}
+	}
+	return nil
+}
 
 // String is the endpoint's name, its "endpoint" label value.
 func (e Endpoint) String() string {

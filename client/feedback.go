@@ -43,7 +43,7 @@ func (c *Client) FeedbackByPage(ctx context.Context, projectID string, r DateRan
 	res, err := c.do(ctx, &call{
 		endpoint: ep,
 		method:   "GET",
-		path:     "/v1/analytics/" + p + "/feedback/by-page",
+		path:     ep.at(p),
 		query:    v,
 	})
 	if err != nil {

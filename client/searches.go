@@ -49,7 +49,7 @@ func (c *Client) Searches(ctx context.Context, projectID string, r DateRange, li
 	res, err := c.do(ctx, &call{
 		endpoint: ep,
 		method:   "GET",
-		path:     "/v1/analytics/" + p + "/searches",
+		path:     ep.at(p),
 		query:    v,
 	})
 	if err != nil {

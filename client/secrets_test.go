@@ -106,7 +106,7 @@ func TestKeyNeverInErrors(t *testing.T) {
 		for _, o := range allOps {
 			collect(o.run(h, context.Background()))
 		}
-		_, err := h.c.WalkVisitors(context.Background(), testProject, client.DateRange{}, client.WalkOptions{PageSize: 5, KnownPages: 3})
+		_, err := h.c.WalkVisitors(context.Background(), testProject, client.DateRange{}, client.WalkOptions{PageSize: 5})
 		collect(err)
 		_, err = h.c.Visitors(context.Background(), testProject, client.PathsQuery{Range: client.DateRange{From: client.DateOf(testEnd), To: client.DateOf(testEnd).AddDays(-1)}})
 		collect(err)

@@ -11,7 +11,7 @@ import (
 
 // Visitors fetches one page of the unique visitors export (see Views).
 func (c *Client) Visitors(ctx context.Context, projectID string, q PathsQuery) (*PathsPage, error) {
-	return c.pathsPage(ctx, EndpointVisitors, projectID, q)
+	return c.PathsPage(ctx, EndpointVisitors, projectID, q)
 }
 
 // Views fetches one page of the page views export. Dates and limit are
@@ -19,11 +19,15 @@ func (c *Client) Visitors(ctx context.Context, projectID string, q PathsQuery) (
 // negative offset is refused unsent. A page without valid totals, rows and
 // hasMore is a *DecodeError; a malformed row is skipped (Skipped).
 func (c *Client) Views(ctx context.Context, projectID string, q PathsQuery) (*PathsPage, error) {
-	return c.pathsPage(ctx, EndpointViews, projectID, q)
+	return c.PathsPage(ctx, EndpointViews, projectID, q)
 }
 
-// pathsPage fetches one page of an offset-paged export.
-func (c *Client) pathsPage(ctx context.Context, ep Endpoint, projectID string, q PathsQuery) (*PathsPage, error) {
+// PathsPage fetches one page of an offset-paged export, ep
+// EndpointVisitors or EndpointViews (see Views); a PageFunc.
+func (c *Client) PathsPage(ctx context.Context, ep Endpoint, projectID string, q PathsQuery) (*PathsPage, error) {
+	if ep != EndpointVisitors && ep != EndpointViews {
+		return nil, fmt.Errorf("%s is not an offset-paged export", ep)
+	}
 	p, err := segment("project id", projectID)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ep, err)
@@ -42,7 +46,7 @@ func (c *Client) pathsPage(ctx context.Context, ep Endpoint, projectID string, q
 	res, err := c.do(ctx, &call{
 		endpoint: ep,
 		method:   "GET",
-		path:     "/v1/analytics/" + p + "/" + ep.String(),
+		path:     ep.at(p),
 		query:    v,
 	})
 	if err != nil {

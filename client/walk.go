@@ -6,16 +6,13 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"sync"
-	"sync/atomic"
 	"unicode/utf8"
 )
 
 // Defaults of WalkOptions.
 const (
-	DefaultPageSize    = MaxPageSize
-	DefaultMaxPages    = 1000
-	DefaultConcurrency = 4
+	DefaultPageSize = MaxPageSize
+	DefaultMaxPages = 1000
 )
 
 // MaxEmptyPages is how many pages in a row with no row and hasMore true
@@ -30,15 +27,11 @@ const MaxEmptyPages = 3
 // API has no end.
 var ErrEmptyPages = fmt.Errorf("%d empty pages in a row, each saying hasMore (%w)", MaxEmptyPages, ErrTooManyPages)
 
-// WalkOptions tunes WalkVisitors and WalkViews; zero fields take defaults.
+// WalkOptions tunes a PathsWalk; zero fields take defaults.
 type WalkOptions struct {
 	PageSize int
 	// MaxPages bounds the walk: more ends it with ErrTooManyPages.
 	MaxPages int
-	// KnownPages is the previous walk's PathsResult.Pages: above 1, that
-	// many pages are fetched concurrently.
-	KnownPages  int
-	Concurrency int
 	// Top, above 0, ends the walk once it holds Top rows Keep accepts, if
 	// every row so far came in descending order of total (the API promises
 	// no order: then every page is read). Ties keep the first listed.
@@ -52,8 +45,6 @@ func (o WalkOptions) withDefaults() (WalkOptions, error) {
 		return o, fmt.Errorf("page size %d outside 1..%d", o.PageSize, MaxPageSize)
 	case o.MaxPages < 0:
 		return o, fmt.Errorf("negative MaxPages %d", o.MaxPages)
-	case o.Concurrency < 0:
-		return o, fmt.Errorf("negative Concurrency %d", o.Concurrency)
 	}
 	if o.PageSize == 0 {
 		o.PageSize = DefaultPageSize
@@ -61,76 +52,32 @@ func (o WalkOptions) withDefaults() (WalkOptions, error) {
 	if o.MaxPages == 0 {
 		o.MaxPages = DefaultMaxPages
 	}
-	if o.Concurrency == 0 {
-		o.Concurrency = DefaultConcurrency
-	}
-	o.KnownPages = min(max(o.KnownPages, 0), o.MaxPages)
 	return o, nil
 }
+
+// PageFunc fetches one page of an offset-paged export, as
+// (*Client).PathsPage does: what a PathsWalk sends.
+type PageFunc func(ctx context.Context, ep Endpoint, projectID string, q PathsQuery) (*PathsPage, error)
 
 // WalkVisitors fetches every page of the unique visitors export for r, one
 // request per page, all or nothing: a failed page or more than MaxPages
 // (ErrTooManyPages) fails it. Repeated paths are dropped (Duplicates),
-// malformed rows skipped. With KnownPages K > 1, pages 0..K-1 are fetched
-// concurrently; pages after one without more are not used.
+// malformed rows skipped.
 func (c *Client) WalkVisitors(ctx context.Context, projectID string, r DateRange, o WalkOptions) (*PathsResult, error) {
-	return c.walkPaths(ctx, EndpointVisitors, projectID, r, o)
+	return c.walkAll(ctx, EndpointVisitors, projectID, r, o)
 }
 
 // WalkViews walks the page views export as WalkVisitors does visitors.
 func (c *Client) WalkViews(ctx context.Context, projectID string, r DateRange, o WalkOptions) (*PathsResult, error) {
-	return c.walkPaths(ctx, EndpointViews, projectID, r, o)
+	return c.walkAll(ctx, EndpointViews, projectID, r, o)
 }
 
-// newWalk checks the options and sets up a walk of an offset-paged export.
-func (c *Client) newWalk(ep Endpoint, projectID string, r DateRange, o WalkOptions) (*walk, error) {
-	w := &walk{c: c, ep: ep, project: projectID, r: r, seen: make(map[string]struct{})}
-	var err error
-	if w.o, err = o.withDefaults(); err != nil {
-		return nil, w.fail(-1, err)
-	}
-	if _, err := segment("project id", projectID); err != nil {
-		return nil, w.fail(-1, err)
-	}
-	w.res = &PathsResult{Range: r}
-	if rows := w.o.KnownPages * w.o.PageSize; rows > 0 {
-		w.res.Rows = make([]PathCounts, 0, rows)
-		w.seen = make(map[string]struct{}, rows)
-	}
-	return w, nil
-}
-
-func (c *Client) walkPaths(ctx context.Context, ep Endpoint, projectID string, r DateRange, o WalkOptions) (*PathsResult, error) {
-	w, err := c.newWalk(ep, projectID, r, o)
+func (c *Client) walkAll(ctx context.Context, ep Endpoint, projectID string, r DateRange, o WalkOptions) (*PathsResult, error) {
+	w, err := c.BeginWalk(ep, projectID, r, o)
 	if err != nil {
 		return nil, err
 	}
-	next := 0
-	if w.o.KnownPages > 1 {
-		pages, err := w.fetchConcurrently(ctx, w.o.KnownPages)
-		if err != nil {
-			return nil, err
-		}
-		for i, p := range pages {
-			last, err := w.add(i, p)
-			if err != nil {
-				return nil, err
-			}
-			if last {
-				return w.res, nil
-			}
-		}
-		next = len(pages)
-	}
-	for i := next; ; i++ {
-		done, err := w.step(ctx, i)
-		if err != nil {
-			return nil, err
-		}
-		if done {
-			return w.res, nil
-		}
-	}
+	return w.All(ctx)
 }
 
 // step fetches and merges page i, reporting whether it was the last.
@@ -145,9 +92,10 @@ func (w *walk) step(ctx context.Context, i int) (bool, error) {
 	return w.add(i, p)
 }
 
-// PathsWalk is a walk its caller drives one page at a time with Next, so it
-// can send other requests between pages. Same rules as WalkVisitors,
-// without concurrency; not safe for concurrent use.
+// PathsWalk is the one way an offset-paged export (visitors, views) is
+// read: its caller drives it one page at a time with Next, so it can send
+// other requests between pages, or to the end with All. Not safe for
+// concurrent use.
 type PathsWalk struct {
 	w    *walk
 	next int
@@ -157,14 +105,37 @@ type PathsWalk struct {
 // BeginWalk starts a walk of ep (EndpointVisitors or EndpointViews) over r;
 // nothing is sent before the first Next.
 func (c *Client) BeginWalk(ep Endpoint, projectID string, r DateRange, o WalkOptions) (*PathsWalk, error) {
+	return NewWalk(c.PathsPage, ep, projectID, r, o)
+}
+
+// NewWalk starts a walk of ep over r that fetches its pages with page.
+func NewWalk(page PageFunc, ep Endpoint, projectID string, r DateRange, o WalkOptions) (*PathsWalk, error) {
 	if ep != EndpointVisitors && ep != EndpointViews {
 		return nil, fmt.Errorf("%s is not an offset-paged export", ep)
 	}
-	w, err := c.newWalk(ep, projectID, r, o)
-	if err != nil {
-		return nil, err
+	w := &walk{page: page, ep: ep, project: projectID, r: r, seen: make(map[string]struct{}), res: &PathsResult{Range: r}}
+	var err error
+	if w.o, err = o.withDefaults(); err != nil {
+		return nil, w.fail(-1, err)
+	}
+	if _, err := segment("project id", projectID); err != nil {
+		return nil, w.fail(-1, err)
 	}
 	return &PathsWalk{w: w}, nil
+}
+
+// All sends the walk's requests to its end and returns its result: all or
+// nothing, a failed page fails it.
+func (p *PathsWalk) All(ctx context.Context) (*PathsResult, error) {
+	for {
+		done, err := p.Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if done {
+			return p.Result(), nil
+		}
+	}
 }
 
 // Next sends the walk's next request and reports whether the walk is
@@ -197,7 +168,7 @@ func (p *PathsWalk) Result() *PathsResult {
 }
 
 type walk struct {
-	c       *Client
+	page    PageFunc
 	ep      Endpoint
 	project string
 	r       DateRange
@@ -227,7 +198,7 @@ func (w *walk) fail(page int, err error) error {
 
 // fetch gets page i (offset i*PageSize).
 func (w *walk) fetch(ctx context.Context, i int) (*PathsPage, error) {
-	p, err := w.c.pathsPage(ctx, w.ep, w.project, PathsQuery{Range: w.r, Limit: w.o.PageSize, Offset: i * w.o.PageSize})
+	p, err := w.page(ctx, w.ep, w.project, PathsQuery{Range: w.r, Limit: w.o.PageSize, Offset: i * w.o.PageSize})
 	if err != nil {
 		return nil, w.fail(i, err)
 	}
@@ -278,60 +249,6 @@ func (w *walk) rank(first bool, row PathCounts) {
 		return // a repeated path, or one that sanitizing might merge, is not counted
 	}
 	w.kept++
-}
-
-// fetchConcurrently gets pages 0..k-1, at most Concurrency at a time, up to
-// the first without more. The first failure cancels the rest.
-func (w *walk) fetchConcurrently(ctx context.Context, k int) ([]*PathsPage, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-
-	pages := make([]*PathsPage, k)
-	var (
-		end      atomic.Int64 // index of the first page seen without more
-		errOnce  sync.Once
-		firstErr error
-		wg       sync.WaitGroup
-	)
-	end.Store(int64(k))
-	sem := make(chan struct{}, w.o.Concurrency)
-	for i := 0; i < k; i++ {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil || int64(i) > end.Load() {
-			break
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			p, err := w.fetch(ctx, i)
-			if err != nil {
-				errOnce.Do(func() { firstErr = err; cancel() })
-				return
-			}
-			pages[i] = p
-			if !p.HasMore {
-				for {
-					cur := end.Load()
-					if int64(i) >= cur || end.CompareAndSwap(cur, int64(i)) {
-						break
-					}
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, w.fail(-1, err)
-	}
-	n := min(int(end.Load())+1, k)
-	return pages[:n], nil
 }
 
 // WalkProgress is a snapshot of a PathsWalk's progress, to resume it after
@@ -402,6 +319,12 @@ func (p *PathsWalk) Progress() (pr WalkProgress, ok bool) {
 // each path once, counts finite and not negative. Nothing is sent before
 // the first Next, which asks for the page at offset Pages*PageSize.
 func (c *Client) ResumeWalk(pr WalkProgress, o WalkOptions) (*PathsWalk, error) {
+	return ResumeWalk(c.PathsPage, pr, o)
+}
+
+// ResumeWalk continues the walk pr describes, as (*Client).ResumeWalk,
+// fetching its pages with page.
+func ResumeWalk(page PageFunc, pr WalkProgress, o WalkOptions) (*PathsWalk, error) {
 	r, err := pr.Range()
 	if err != nil {
 		return nil, fmt.Errorf("resume a walk: %w", err)
@@ -412,7 +335,7 @@ func (c *Client) ResumeWalk(pr WalkProgress, o WalkOptions) (*PathsWalk, error) 
 	} else if pr.Endpoint != EndpointVisitors.String() {
 		return nil, fmt.Errorf("resume a walk: %q is not an offset-paged export", pr.Endpoint)
 	}
-	pw, err := c.BeginWalk(ep, pr.Project, r, o)
+	pw, err := NewWalk(page, ep, pr.Project, r, o)
 	if err != nil {
 		return nil, fmt.Errorf("resume a walk: %w", err)
 	}

@@ -48,7 +48,6 @@ func BenchmarkWalk(b *testing.B) {
 		o    client.WalkOptions
 	}{
 		{"sequential", client.WalkOptions{PageSize: pageSize}},
-		{"parallel", client.WalkOptions{PageSize: pageSize, KnownPages: pages, Concurrency: 4}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			srv.ResetRequests()

@@ -76,21 +76,6 @@ func TestWalkVisitorsPagination(t *testing.T) {
 			if got := visitorOffsets(t, h, limit); !slices.Equal(got, wantOffsets(pages, limit)) {
 				t.Errorf("offsets %v, want %v", got, wantOffsets(pages, limit))
 			}
-
-			// Parallel, knowing the page count from the first walk.
-			for _, conc := range []int{1, 3, 16} {
-				h.reset()
-				res, err = h.c.WalkVisitors(context.Background(), testProject, r, client.WalkOptions{PageSize: c.limit, KnownPages: res.Pages, Concurrency: conc})
-				if err != nil {
-					t.Fatal(err)
-				}
-				checkResult(t, res, r, wantTotals, wantRows, pages)
-				got := visitorOffsets(t, h, limit)
-				slices.Sort(got)
-				if !slices.Equal(got, wantOffsets(pages, limit)) {
-					t.Errorf("concurrency %d: offsets %v, want %v", conc, got, wantOffsets(pages, limit))
-				}
-			}
 		})
 	}
 }
@@ -119,55 +104,6 @@ func checkResult(t *testing.T, res *client.PathsResult, r client.DateRange, tota
 	}
 }
 
-func TestWalkVisitorsKnownPagesTooMany(t *testing.T) {
-	// The site shrank: the previous walk needed 6 pages, now 3 suffice.
-	ds, r := generated(230)
-	h := newHarness(t, nil, mintlifytest.WithProject(testProject, ds))
-	totals, rows := expected(h.srv, testProject, r)
-	for _, tc := range []struct {
-		conc, minReq, maxReq int
-	}{
-		{conc: 1, minReq: 3, maxReq: 3}, // one at a time: stops after the last page
-		// All at once: the pages beyond the end are sent unless the end was
-		// seen before they were started (a loaded machine): 3 to 6, never
-		// more, never a gap.
-		{conc: 6, minReq: 3, maxReq: 6},
-		{conc: 2, minReq: 3, maxReq: 4}, // at most one page beyond the end in flight
-	} {
-		h.reset()
-		res, err := h.c.WalkVisitors(context.Background(), testProject, r, client.WalkOptions{PageSize: 100, KnownPages: 6, Concurrency: tc.conc})
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkResult(t, res, r, totals, rows, 3)
-		got := visitorOffsets(t, h, 100)
-		slices.Sort(got)
-		if len(got) < tc.minReq || len(got) > tc.maxReq || !slices.Equal(got, wantOffsets(len(got), 100)) {
-			t.Errorf("concurrency %d: offsets %v, want 0, 100, ... with %d..%d requests", tc.conc, got, tc.minReq, tc.maxReq)
-		}
-	}
-}
-
-func TestWalkVisitorsKnownPagesTooFew(t *testing.T) {
-	// The site grew: 2 pages known, 5 needed; the rest comes one by one.
-	ds, r := generated(480)
-	h := newHarness(t, nil, mintlifytest.WithProject(testProject, ds))
-	totals, rows := expected(h.srv, testProject, r)
-	res, err := h.c.WalkVisitors(context.Background(), testProject, r, client.WalkOptions{PageSize: 100, KnownPages: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkResult(t, res, r, totals, rows, 5)
-	got := visitorOffsets(t, h, 100)
-	if !slices.Equal(got[2:], []int{200, 300, 400}) {
-		t.Errorf("offsets %v: want 200, 300, 400 fetched in order after the concurrent pages", got)
-	}
-	slices.Sort(got)
-	if !slices.Equal(got, wantOffsets(5, 100)) {
-		t.Errorf("offsets %v, want %v", got, wantOffsets(5, 100))
-	}
-}
-
 func TestWalkVisitorsGuards(t *testing.T) {
 	ds, r := generated(1000)
 	for _, tc := range []struct {
@@ -185,22 +121,6 @@ func TestWalkVisitorsGuards(t *testing.T) {
 			wantIs:    client.ErrTooManyPages,
 			wantInErr: "after 5 pages",
 			wantReqs:  5,
-		},
-		{
-			name:      "hasMore forever, parallel",
-			fault:     mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, Offset: mintlifytest.AnyOffset, HasMoreForever: true},
-			opts:      client.WalkOptions{PageSize: 100, MaxPages: 5, KnownPages: 3},
-			wantIs:    client.ErrTooManyPages,
-			wantInErr: "after 5 pages",
-			wantReqs:  5,
-		},
-		{
-			name:      "known pages beyond max pages",
-			fault:     mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, Offset: mintlifytest.AnyOffset, HasMoreForever: true},
-			opts:      client.WalkOptions{PageSize: 100, MaxPages: 4, KnownPages: 9},
-			wantIs:    client.ErrTooManyPages,
-			wantInErr: "page at offset 400",
-			wantReqs:  4,
 		},
 		{
 			name:      "empty first page with more forever",
@@ -233,43 +153,37 @@ func TestWalkVisitorsGuards(t *testing.T) {
 
 func TestWalkVisitorsDuplicates(t *testing.T) {
 	ds, r := generated(300)
-	for _, known := range []int{0, 3} {
-		h := newHarness(t, nil, mintlifytest.WithProject(testProject, ds))
-		totals, rows := expected(h.srv, testProject, r)
-		h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, Offset: mintlifytest.AnyOffset, DuplicateRows: true})
-		res, err := h.c.WalkVisitors(context.Background(), testProject, r, client.WalkOptions{PageSize: 100, KnownPages: known})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.Duplicates != 2 {
-			t.Errorf("KnownPages %d: Duplicates %d, want 2 (one per page after the first)", known, res.Duplicates)
-		}
-		res.Duplicates = 0
-		checkResult(t, res, r, totals, rows, 3)
+	h := newHarness(t, nil, mintlifytest.WithProject(testProject, ds))
+	totals, rows := expected(h.srv, testProject, r)
+	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, Offset: mintlifytest.AnyOffset, DuplicateRows: true})
+	res, err := h.c.WalkVisitors(context.Background(), testProject, r, client.WalkOptions{PageSize: 100})
+	if err != nil {
+		t.Fatal(err)
 	}
+	if res.Duplicates != 2 {
+		t.Errorf("Duplicates %d, want 2 (one per page after the first)", res.Duplicates)
+	}
+	res.Duplicates = 0
+	checkResult(t, res, r, totals, rows, 3)
 }
 
 func TestWalkVisitorsAllOrNothing(t *testing.T) {
 	ds, r := generated(600)
-	for _, known := range []int{0, 6} {
-		h := newHarness(t, nil, mintlifytest.WithProject(testProject, ds))
-		h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, Offset: 200, Status: http.StatusBadRequest})
-		res, err := h.c.WalkVisitors(context.Background(), testProject, r, client.WalkOptions{PageSize: 100, KnownPages: known})
-		if res != nil {
-			t.Errorf("KnownPages %d: partial result returned", known)
-		}
-		var ae *client.APIError
-		if !errors.As(err, &ae) || ae.StatusCode != 400 {
-			t.Fatalf("KnownPages %d: error %v, want an HTTP 400 APIError", known, err)
-		}
-		if !strings.Contains(err.Error(), "page at offset 200") {
-			t.Errorf("error %q does not name the offset", err)
-		}
-		if known == 0 {
-			if got := visitorOffsets(t, h, 100); !slices.Equal(got, []int{0, 100, 200}) {
-				t.Errorf("offsets %v: the walk went on after the failed page", got)
-			}
-		}
+	h := newHarness(t, nil, mintlifytest.WithProject(testProject, ds))
+	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, Offset: 200, Status: http.StatusBadRequest})
+	res, err := h.c.WalkVisitors(context.Background(), testProject, r, client.WalkOptions{PageSize: 100})
+	if res != nil {
+		t.Errorf("partial result returned")
+	}
+	var ae *client.APIError
+	if !errors.As(err, &ae) || ae.StatusCode != 400 {
+		t.Fatalf("error %v, want an HTTP 400 APIError", err)
+	}
+	if !strings.Contains(err.Error(), "page at offset 200") {
+		t.Errorf("error %q does not name the offset", err)
+	}
+	if got := visitorOffsets(t, h, 100); !slices.Equal(got, []int{0, 100, 200}) {
+		t.Errorf("offsets %v: the walk went on after the failed page", got)
 	}
 }
 
@@ -278,7 +192,7 @@ func TestWalkVisitorsRefusesBadOptions(t *testing.T) {
 	h := newHarness(t, nil, mintlifytest.WithProject(testProject, ds))
 	for _, o := range []client.WalkOptions{
 		{PageSize: -1}, {PageSize: 251}, {PageSize: 1000},
-		{MaxPages: -1}, {Concurrency: -2},
+		{MaxPages: -1},
 	} {
 		if _, err := h.c.WalkVisitors(context.Background(), testProject, r, o); err == nil {
 			t.Errorf("%+v accepted", o)
@@ -299,11 +213,8 @@ func TestWalkVisitorsCancelledContext(t *testing.T) {
 	h := newHarness(t, nil, mintlifytest.WithProject(testProject, ds))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	for _, known := range []int{0, 4} {
-		_, err := h.c.WalkVisitors(ctx, testProject, r, client.WalkOptions{KnownPages: known, PageSize: 100})
-		if !errors.Is(err, context.Canceled) {
-			t.Errorf("KnownPages %d: error %v, want context.Canceled", known, err)
-		}
+	if _, err := h.c.WalkVisitors(ctx, testProject, r, client.WalkOptions{PageSize: 100}); !errors.Is(err, context.Canceled) {
+		t.Errorf("error %v, want context.Canceled", err)
 	}
 	if n := len(h.requests()); n != 0 {
 		t.Errorf("%d requests sent with a cancelled context", n)
@@ -413,7 +324,6 @@ func TestWalkFollowsEmptyPagesWithMore(t *testing.T) {
 	}{
 		{"empty first page", 0, client.WalkOptions{PageSize: 100}, 150},
 		{"empty middle page", 100, client.WalkOptions{PageSize: 100}, 150},
-		{"empty middle page, parallel", 100, client.WalkOptions{PageSize: 100, KnownPages: 3}, 150},
 	} {
 		h := newHarness(t, nil, mintlifytest.WithProject(testProject, ds))
 		h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, Offset: tc.offset, EmptyPage: true, HasMoreForever: true})

@@ -20,7 +20,8 @@ type Assistant struct{ client AssistantClient }
 // NewAssistant returns the assistant source.
 func NewAssistant(c AssistantClient, _ Options) *Assistant { return &Assistant{client: c} }
 
-var assistantSource = SourceInfo{Name: "assistant", Default: true, Help: "assistant queries by caller (1 request per window)",
+var assistantSource = Descriptor{Name: "assistant", Endpoint: client.EndpointCallerStats, Default: true, Derived: "assistant",
+	Help: "assistant queries by caller", Cost: "1 request per window",
 	New: func(c Client, o Options) engine.Source { return NewAssistant(c, o) }}
 
 var assistantFamilies = []engine.Family{{

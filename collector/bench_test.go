@@ -360,7 +360,7 @@ func TestRefreshMemoryChild(t *testing.T) {
 	)
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	refreshed := make(chan struct{}, 2)
-	src := collector.NewVisitors(f.client(t, client.Hooks{}), collector.Options{PageSize: benchPageSize, MaxPages: 1000, PageConcurrency: 4})
+	src := collector.NewVisitors(f.client(t, client.Hooks{}), collector.Options{PageSize: benchPageSize, MaxPages: 1000})
 	v, err := engine.New(engine.Config{
 		Sources: []engine.Source{src}, Projects: []string{benchProject}, Windows: []engine.Window{benchWindow},
 		MinInterval: 15 * time.Minute, Budget: budget.New(1_000_000, clock), Status: health.NewStatus(), Now: clock,

@@ -1,7 +1,10 @@
 package collector
 
 import (
+	"context"
 	"fmt"
+	"net/url"
+	"strings"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
@@ -12,38 +15,71 @@ type Options struct {
 	// PageSize is the limit sent to offset-paged endpoints.
 	PageSize int
 	MaxPages int
-	// PageConcurrency bounds the pages fetched at once within one walk.
-	PageConcurrency int
-	Filter          PathFilter
+	Filter   PathFilter
 	// SearchesTopTerms is --searches.top-terms (0: totals only).
 	SearchesTopTerms      int
 	ConversationsMaxPages int
 }
 
 func (o Options) walkOptions() client.WalkOptions {
-	return client.WalkOptions{PageSize: o.PageSize, MaxPages: o.MaxPages, Concurrency: o.PageConcurrency}
+	return client.WalkOptions{PageSize: o.PageSize, MaxPages: o.MaxPages}
 }
 
 // Client is what the analytics sources need; *client.Client implements it.
+// A source without a method of its own reads its endpoint with
+// GetAnalytics.
 type Client interface {
-	VisitorsClient
-	ViewsClient
+	PathsClient
 	AssistantClient
 	FeedbackClient
 	SearchesClient
 	ConversationsClient
+	GetAnalytics(ctx context.Context, ep client.Endpoint, projectID string, q url.Values, v any) error
 }
 
-// SourceInfo describes one analytics source for its --collector.<name> flag.
-type SourceInfo struct {
-	Name    string
-	Default bool
-	Help    string
+// Descriptor is one analytics source, a value in the source's own file:
+// its --collector.<name> flag, the help and landing-page lists, the
+// README's cost table and the client's endpoint table (Endpoint, whose
+// route the fake API serves) all come from it.
+type Descriptor struct {
+	Name     string
+	Endpoint client.Endpoint
+	Default  bool
+	// Help says what the source exports; Cost what a window costs
+	// ("1 request per window").
+	Help, Cost string
+	// Paged: the endpoint pages with offset (--analytics.page-size).
+	Paged bool
+	// Derived names what of the source --analytics.derived-windows
+	// derives from days ("" nothing: its counts do not add up).
+	Derived string
 	New     func(c Client, o Options) engine.Source
 }
 
 // Sources lists every analytics source, in exposition order.
-var Sources = []SourceInfo{visitorsSource, viewsSource, assistantSource, feedbackSource, searchesSource, conversationsSource}
+var Sources = []Descriptor{visitorsSource, viewsSource, assistantSource, feedbackSource, searchesSource, conversationsSource}
+
+// List joins what pick returns of every source, skipping "": the lists
+// of sources in help and page texts.
+func List(pick func(Descriptor) string) string {
+	var out []string
+	for _, s := range Sources {
+		if v := pick(s); v != "" {
+			out = append(out, v)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// DefaultNames lists the sources on by default, for help and page texts.
+func DefaultNames() string {
+	return List(func(d Descriptor) string {
+		if d.Default {
+			return d.Name
+		}
+		return ""
+	})
+}
 
 // Build returns the named sources, in the order of Sources.
 func Build(names []string, c Client, o Options) ([]engine.Source, error) {

@@ -40,19 +40,18 @@ const (
 // visitorsConfig is what the tests configure: an engine with the visitors
 // source alone.
 type visitorsConfig struct {
-	Client          Client
-	Projects        []string
-	Windows         []Window
-	MinInterval     time.Duration
-	PageSize        int
-	MaxPages        int
-	PageConcurrency int
-	Filter          PathFilter
-	Budget          *Budget
-	Status          *Status
-	Logger          log.Logger
-	Clock           *mintlifytest.Clock
-	Planner         engine.Planner
+	Client      Client
+	Projects    []string
+	Windows     []Window
+	MinInterval time.Duration
+	PageSize    int
+	MaxPages    int
+	Filter      PathFilter
+	Budget      *Budget
+	Status      *Status
+	Logger      log.Logger
+	Clock       *mintlifytest.Clock
+	Planner     engine.Planner
 }
 
 // visitorsEngine is an engine with the visitors source that starts its
@@ -63,8 +62,7 @@ type visitorsEngine struct {
 }
 
 func newVisitorsEngine(cfg visitorsConfig) (*visitorsEngine, error) {
-	src := NewVisitors(cfg.Client, Options{PageSize: cfg.PageSize, MaxPages: cfg.MaxPages,
-		PageConcurrency: cfg.PageConcurrency, Filter: cfg.Filter})
+	src := NewVisitors(cfg.Client, Options{PageSize: cfg.PageSize, MaxPages: cfg.MaxPages, Filter: cfg.Filter})
 	e, err := engine.New(engine.Config{
 		Sources: []engine.Source{src}, Projects: cfg.Projects, Windows: cfg.Windows,
 		MinInterval: cfg.MinInterval, Budget: cfg.Budget, Status: cfg.Status, Logger: cfg.Logger,

@@ -55,23 +55,17 @@ func RestoredEngine(tb testing.TB, src engine.Source, now time.Time, results ...
 	return e
 }
 
-// StaticVisitors answers every visitors request with res, never reaching
-// the network.
+// StaticVisitors answers every visitors or views page from res, never
+// reaching the network.
 type StaticVisitors struct{ Res *client.PathsResult }
 
-// Visitors answers a page of the totals and the first row.
-func (s StaticVisitors) Visitors(_ context.Context, _ string, q client.PathsQuery) (*client.PathsPage, error) {
-	p := &client.PathsPage{Totals: s.Res.Totals, HasMore: len(s.Res.Rows) > 1}
-	if len(s.Res.Rows) > 0 {
-		p.Rows = s.Res.Rows[:1]
+// PathsPage answers res's totals and the rows at the query's offset.
+func (s StaticVisitors) PathsPage(_ context.Context, _ client.Endpoint, _ string, q client.PathsQuery) (*client.PathsPage, error) {
+	limit := q.Limit
+	if limit == 0 {
+		limit = client.MaxPageSize
 	}
-	return p, nil
-}
-
-// WalkVisitors answers a copy of res.
-func (s StaticVisitors) WalkVisitors(_ context.Context, _ string, r client.DateRange, _ client.WalkOptions) (*client.PathsResult, error) {
-	res := *s.Res
-	res.Range = r
-	res.Rows = slices.Clone(res.Rows)
-	return &res, nil
+	from := min(q.Offset, len(s.Res.Rows))
+	to := min(from+limit, len(s.Res.Rows))
+	return &client.PathsPage{Totals: s.Res.Totals, Rows: slices.Clone(s.Res.Rows[from:to]), HasMore: to < len(s.Res.Rows)}, nil
 }

@@ -117,9 +117,6 @@ type faultOptions struct {
 	timeout time.Duration
 	// maxBody is the client's MaxBodyBytes; the default when 0.
 	maxBody int64
-	// pageConcurrency is the walk's page concurrency; 4 (as in main.go)
-	// when 0.
-	pageConcurrency int
 }
 
 // faultEnv is a visitors fixture whose client counts its requests and
@@ -152,9 +149,6 @@ func newFaultEnv(t *testing.T, o faultOptions) *faultEnv {
 	if o.timeout == 0 {
 		o.timeout = 2 * time.Second
 	}
-	if o.pageConcurrency == 0 {
-		o.pageConcurrency = 4
-	}
 	c := apitest.Client(t, fx.srv, client.Config{HTTPClient: e.hc, Timeout: o.timeout, MaxBodyBytes: o.maxBody,
 		Retry: client.RetryPolicy{Sleep: e.sleep},
 		Hooks: client.Hooks{Allow: fx.budget.Allow},
@@ -165,7 +159,7 @@ func newFaultEnv(t *testing.T, o faultOptions) *faultEnv {
 	}
 	fx.v, err = newVisitorsEngine(visitorsConfig{
 		Client: c, Projects: []string{faultProject}, Windows: []Window{w}, MinInterval: 15 * time.Minute,
-		PageSize: 250, MaxPages: faultMaxPages, PageConcurrency: o.pageConcurrency,
+		PageSize: 250, MaxPages: faultMaxPages,
 		Budget: fx.budget, Status: fx.status, Logger: log.NewLogfmtLogger(fx.logs), Clock: clock,
 	})
 	if err != nil {
@@ -435,7 +429,7 @@ func faultRows() []faultRow {
 			doc:  "not a failure: the repeated path is exported once, with its first values",
 		},
 		faultRow{
-			name: "rows shift down between pages (a path appears at the top mid-walk)", opts: faultOptions{pageConcurrency: 1},
+			name: "rows shift down between pages (a path appears at the top mid-walk)",
 			install: func(e *faultEnv) func() {
 				shifted := faultDataset()
 				shifted.Set(day0, "/new-hot-page", 100000, 0, 100000)
@@ -447,7 +441,7 @@ func faultRows() []faultRow {
 			doc:  "not a failure: the row pushed onto the next page is seen twice and exported once; the new path appears at the next refresh",
 		},
 		faultRow{
-			name: "rows shift up between pages (the top path vanishes mid-walk)", opts: faultOptions{pageConcurrency: 1},
+			name: "rows shift up between pages (the top path vanishes mid-walk)",
 			install: func(e *faultEnv) func() {
 				r := client.LastNDays(e.clock.Now(), 1)
 				_, rows := e.srv.Visitors(faultProject, r.From.Time(), r.To.Time())

@@ -26,7 +26,8 @@ func NewFeedback(c FeedbackClient, o Options) *Feedback {
 	return &Feedback{client: c, filter: o.Filter}
 }
 
-var feedbackSource = SourceInfo{Name: "feedback", Default: true, Help: "feedback per page, the 100 pages with the most (1 request per window)",
+var feedbackSource = Descriptor{Name: "feedback", Endpoint: client.EndpointFeedbackByPage, Default: true,
+	Help: "feedback per page, the 100 pages with the most", Cost: "1 request per window",
 	New: func(c Client, o Options) engine.Source { return NewFeedback(c, o) }}
 
 var feedbackFamilies = []engine.Family{

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/engine/derive"
 	"github.com/mintlify-exporter/mintlify_exporter/engine/exposition"
 )
 
@@ -82,41 +83,207 @@ func selectPathsOf[R any](rows []R, path func(*R) *string, key func(*R) float64,
 	return out, distinct
 }
 
+// PathsClient is what the paths sources need of *client.Client: a page of
+// an offset-paged export (client.PageFunc), which their walks send.
+type PathsClient interface {
+	PathsPage(ctx context.Context, ep client.Endpoint, projectID string, q client.PathsQuery) (*client.PathsPage, error)
+}
+
+// Paths is a source of an offset-paged export, site-wide and per page:
+// visitors (unique visitors, which do not add up: no series sums or folds
+// pages) or views (page view events; traffic "other" makes sum() over
+// traffic the total). A site window is one request for its totals; a full
+// window a client.PathsWalk, the one paging path, a page per request.
+type Paths struct {
+	kind   *pathsKind
+	client PathsClient
+	walk   client.WalkOptions
+	filter PathFilter
+}
+
+// pathsKind is what tells visitors from views.
+type pathsKind struct {
+	name     string
+	ep       client.Endpoint
+	families []engine.Family
+	build    func(u engine.Unit, res pathsUnit, out *engine.Result)
+	additive bool
+}
+
+var (
+	visitors = &pathsKind{name: "visitors", ep: client.EndpointVisitors, families: visitorsFamilies, build: buildVisitors}
+	views    = &pathsKind{name: "views", ep: client.EndpointViews, families: viewsFamilies, build: buildViews, additive: true}
+)
+
+// The descriptors of the two paths sources.
+var (
+	visitorsSource = Descriptor{Name: visitors.name, Endpoint: visitors.ep, Default: true, Paged: true,
+		Help: "unique visitors, site-wide and per page", Cost: pathsCost, New: visitors.source}
+	viewsSource = Descriptor{Name: views.name, Endpoint: views.ep, Default: true, Paged: true, Derived: "views",
+		Help: "page view events, site-wide and per page", Cost: pathsCost, New: views.source}
+)
+
+const pathsCost = "1 request per 250 paths per window"
+
+func (k *pathsKind) source(c Client, o Options) engine.Source { return newPaths(k, c, o) }
+
+// NewVisitors returns the visitors source.
+func NewVisitors(c PathsClient, o Options) *Paths { return newPaths(visitors, c, o) }
+
+// NewViews returns the views source.
+func NewViews(c PathsClient, o Options) *Paths { return newPaths(views, c, o) }
+
+func newPaths(k *pathsKind, c PathsClient, o Options) *Paths {
+	return &Paths{kind: k, client: c, walk: o.walkOptions(), filter: o.Filter}
+}
+
+// The visitors families, in exposition order.
+const (
+	visVisitors = iota
+	visVisitorsDedup
+	visPage
+	visPageDedup
+	visPaths
+	visPathsExported
+)
+
+var visitorsFamilies = []engine.Family{
+	visVisitors: {SiteWide: true, Name: "mintlify_visitors",
+		Help:   "Site-wide unique visitors over the window, by traffic (human or ai).",
+		Labels: []string{"traffic"}},
+	visVisitorsDedup: {SiteWide: true, Name: "mintlify_visitors_deduplicated",
+		Help: "Site-wide unique visitors over the window, deduplicated across human and AI traffic."},
+	visPage: {Name: "mintlify_page_visitors",
+		Help:   "Unique visitors of one page over the window, by traffic (human or ai).",
+		Labels: []string{"path", "traffic"}},
+	visPageDedup: {Name: "mintlify_page_visitors_deduplicated",
+		Help:   "Unique visitors of one page over the window, deduplicated across human and AI traffic.",
+		Labels: []string{"path"}},
+	visPaths: {Name: "mintlify_visitors_paths",
+		Help: "Distinct paths the visitors export returned at the last refresh."},
+	visPathsExported: {Name: "mintlify_visitors_paths_exported",
+		Help: "Paths of the visitors export exported after the path filters and --analytics.max-paths."},
+}
+
+// The views families, in exposition order.
+const (
+	viewsSite = iota
+	viewsPage
+	viewsPaths
+	viewsPathsExported
+)
+
+var viewsFamilies = []engine.Family{
+	viewsSite: {SiteWide: true, Name: "mintlify_views",
+		Help:   "Site-wide page view events over the window, by traffic (human, ai, other).",
+		Labels: []string{"traffic"}},
+	viewsPage: {Name: "mintlify_page_views",
+		Help:   "Page view events of one page over the window, by traffic (human, ai, other).",
+		Labels: []string{"path", "traffic"}},
+	viewsPaths: {Name: "mintlify_views_paths",
+		Help: "Distinct paths the views export returned at the last refresh."},
+	viewsPathsExported: {Name: "mintlify_views_paths_exported",
+		Help: "Paths of the views export exported after the path filters and --analytics.max-paths."},
+}
+
+// Name implements engine.Source.
+func (p *Paths) Name() string { return p.kind.name }
+
+// Families implements engine.Source.
+func (p *Paths) Families() []engine.Family { return p.kind.families }
+
+// Supports implements engine.Source.
+func (*Paths) Supports(engine.Window) bool { return true }
+
+// EstimateCost implements engine.CostEstimator: one request for a site
+// window, unknown (0) for a walk.
+func (*Paths) EstimateCost(u engine.Unit) int {
+	if u.Window.Site {
+		return 1
+	}
+	return 0
+}
+
+// CostGroup implements engine.CostGrouper: before its first walk, a
+// unit's cost is estimated from the other paths source's.
+func (*Paths) CostGroup() string { return "paths" }
+
+// SplitsTotals implements engine.Splitter.
+func (*Paths) SplitsTotals() bool { return true }
+
+// Walks implements engine.Stepper: a full window is walked a page at a time.
+func (*Paths) Walks(u engine.Unit) bool { return !u.Window.Site }
+
+// Additive implements engine.Summer: views add up over days, visitors not.
+func (p *Paths) Additive(engine.Unit) bool { return p.kind.additive }
+
+// Fetch implements engine.Source: the site window's one request, or a
+// full window's walk to its end.
+func (p *Paths) Fetch(ctx context.Context, u engine.Unit, r client.DateRange, prevCost int) (*engine.Result, error) {
+	out := &engine.Result{Samples: make([][]engine.Sample, len(p.kind.families))}
+	if u.Window.Site {
+		page, err := p.client.PathsPage(ctx, p.kind.ep, u.Project, client.PathsQuery{Range: r, Limit: 1})
+		if err != nil {
+			return nil, err
+		}
+		out.Cost, out.Summary, out.Skipped = 1, "site-wide totals", page.Skipped
+		p.kind.build(u, pathsUnit{totals: page.Totals}, out)
+		return out, nil
+	}
+	w, err := p.Begin(u, r, prevCost)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := w.(*pathsWalk).pw.All(ctx); err != nil {
+		return nil, err
+	}
+	return w.Result()
+}
+
+// Begin implements engine.Stepper.
+func (p *Paths) Begin(u engine.Unit, r client.DateRange, _ int) (engine.Walk, error) {
+	if u.Window.Site {
+		return nil, nil
+	}
+	w, err := client.NewWalk(p.client.PathsPage, p.kind.ep, u.Project, r, p.walkOptions())
+	if err != nil {
+		return nil, err
+	}
+	return &pathsWalk{pw: w, u: u, src: p}, nil
+}
+
+// Resume implements engine.Resumer: it continues a full window's walk from
+// the progress a walk of the same unit gave, of the same endpoint and
+// project.
+func (p *Paths) Resume(u engine.Unit, pr client.WalkProgress, _ int) (engine.Walk, error) {
+	ep := p.kind.ep
+	switch {
+	case u.Window.Site:
+		return nil, fmt.Errorf("%s of project %q is not walked a page at a time", u.Source, u.Project)
+	case pr.Endpoint != ep.String() || pr.Project != u.Project:
+		return nil, fmt.Errorf("a %s walk of project %q is not one of %s of project %q", pr.Endpoint, pr.Project, ep, u.Project)
+	}
+	w, err := client.ResumeWalk(p.client.PathsPage, pr, p.walkOptions())
+	if err != nil {
+		return nil, err
+	}
+	return &pathsWalk{pw: w, u: u, src: p}, nil
+}
+
+// walkOptions may stop at the top MaxPaths when rows come sorted by total.
+func (p *Paths) walkOptions() client.WalkOptions {
+	o := p.walk
+	if p.filter.MaxPaths > 0 {
+		o.Top, o.Keep = p.filter.MaxPaths, p.filter.keeps
+	}
+	return o
+}
+
 // pathsUnit is what one unit of a paths source read.
 type pathsUnit struct {
 	totals   client.Counts
 	rows     []client.PathCounts // nil for a site window
 	distinct int                 // distinct paths before filtering
-}
-
-// fetchPaths reads one unit of visitors or views: a site window is one row
-// for its totals, a full window a walk whose rows selectPaths keeps.
-func fetchPaths(ctx context.Context, u engine.Unit, r client.DateRange, prevCost int,
-	one func(context.Context, string, client.PathsQuery) (*client.PathsPage, error),
-	walk func(context.Context, string, client.DateRange, client.WalkOptions) (*client.PathsResult, error),
-	o client.WalkOptions, f PathFilter, out *engine.Result) (pathsUnit, error) {
-	if u.Window.Site {
-		page, err := one(ctx, u.Project, client.PathsQuery{Range: r, Limit: 1})
-		if err != nil {
-			return pathsUnit{}, err
-		}
-		out.Cost, out.Summary, out.Skipped = 1, "site-wide totals", page.Skipped
-		return pathsUnit{totals: page.Totals}, nil
-	}
-	res, err := walk(ctx, u.Project, r, walkOptions(o, prevCost, f))
-	if err != nil {
-		return pathsUnit{}, err
-	}
-	return finishPaths(res, f, out), nil
-}
-
-// walkOptions may stop at the top MaxPaths when rows come sorted by total.
-func walkOptions(o client.WalkOptions, prevCost int, f PathFilter) client.WalkOptions {
-	o.KnownPages = prevCost
-	if f.MaxPaths > 0 {
-		o.Top, o.Keep = f.MaxPaths, f.keeps
-	}
-	return o
 }
 
 // finishPaths keeps a walk's rows and sets out's Cost, Summary and Skipped.
@@ -130,57 +297,11 @@ func finishPaths(res *client.PathsResult, f PathFilter, out *engine.Result) path
 	return pathsUnit{totals: res.Totals, rows: rows, distinct: distinct}
 }
 
-// PathsWalker lets a paths source walk one request at a time.
-type PathsWalker interface {
-	BeginWalk(ep client.Endpoint, projectID string, r client.DateRange, o client.WalkOptions) (*client.PathsWalk, error)
-	ResumeWalk(p client.WalkProgress, o client.WalkOptions) (*client.PathsWalk, error)
-}
-
-// walks reports whether u is walked one request at a time through c.
-func walks(c any, u engine.Unit) bool {
-	_, ok := c.(PathsWalker)
-	return ok && !u.Window.Site
-}
-
-// pathsWalk is the engine.Walk of a full window of visitors or views.
+// pathsWalk is the engine.Walk of a full window of a paths source.
 type pathsWalk struct {
-	pw     *client.PathsWalk
-	u      engine.Unit
-	filter PathFilter
-	nfam   int
-	build  func(u engine.Unit, pu pathsUnit, out *engine.Result)
-}
-
-// beginPaths starts a full window's walk; nil when not walked in steps.
-func beginPaths(c any, ep client.Endpoint, u engine.Unit, r client.DateRange, prevCost int, o client.WalkOptions, f PathFilter,
-	nfam int, build func(engine.Unit, pathsUnit, *engine.Result)) (engine.Walk, error) {
-	pw, ok := c.(PathsWalker)
-	if !ok || u.Window.Site {
-		return nil, nil
-	}
-	w, err := pw.BeginWalk(ep, u.Project, r, walkOptions(o, prevCost, f))
-	if err != nil {
-		return nil, err
-	}
-	return &pathsWalk{pw: w, u: u, filter: f, nfam: nfam, build: build}, nil
-}
-
-// resumePaths continues a full window's walk from the progress a walk of
-// the same unit gave (engine.Resumer): it must be of ep and u's project.
-func resumePaths(c any, ep client.Endpoint, u engine.Unit, p client.WalkProgress, prevCost int, o client.WalkOptions, f PathFilter,
-	nfam int, build func(engine.Unit, pathsUnit, *engine.Result)) (engine.Walk, error) {
-	pw, ok := c.(PathsWalker)
-	switch {
-	case !ok || u.Window.Site:
-		return nil, fmt.Errorf("%s of project %q is not walked a page at a time", u.Source, u.Project)
-	case p.Endpoint != ep.String() || p.Project != u.Project:
-		return nil, fmt.Errorf("a %s walk of project %q is not one of %s of project %q", p.Endpoint, p.Project, ep, u.Project)
-	}
-	w, err := pw.ResumeWalk(p, walkOptions(o, prevCost, f))
-	if err != nil {
-		return nil, err
-	}
-	return &pathsWalk{pw: w, u: u, filter: f, nfam: nfam, build: build}, nil
+	pw  *client.PathsWalk
+	u   engine.Unit
+	src *Paths
 }
 
 // Progress implements engine.Resumable.
@@ -200,8 +321,8 @@ func (w *pathsWalk) Totals() *engine.Result {
 	}
 	site := w.u
 	site.Window.Site = true
-	out := &engine.Result{Samples: make([][]engine.Sample, w.nfam), Cost: 1, Summary: "site-wide totals"}
-	w.build(site, pathsUnit{totals: t}, out)
+	out := &engine.Result{Samples: make([][]engine.Sample, len(w.src.kind.families)), Cost: 1, Summary: "site-wide totals"}
+	w.src.kind.build(site, pathsUnit{totals: t}, out)
 	return out
 }
 
@@ -211,8 +332,8 @@ func (w *pathsWalk) Result() (*engine.Result, error) {
 	if res == nil {
 		return nil, fmt.Errorf("%s walk of project %q is not complete", w.u.Source, w.u.Project)
 	}
-	out := &engine.Result{Samples: make([][]engine.Sample, w.nfam)}
-	w.build(w.u, finishPaths(res, w.filter, out), out)
+	out := &engine.Result{Samples: make([][]engine.Sample, len(w.src.kind.families))}
+	w.src.kind.build(w.u, finishPaths(res, w.src.filter, out), out)
 	return out, nil
 }
 
@@ -220,20 +341,100 @@ func (w *pathsWalk) Result() (*engine.Result, error) {
 func pathOf(r *client.PathCounts) *string  { return &r.Path }
 func totalOf(r *client.PathCounts) float64 { return r.Total }
 
-// pathsCostGroup groups visitors and views (engine.CostGrouper): before its
-// first walk, a unit's cost is estimated from the other source's.
-const pathsCostGroup = "paths"
-
-// siteCost is one request for a site window, unknown (0) for a walk.
-func siteCost(u engine.Unit) int {
-	if u.Window.Site {
-		return 1
+// buildVisitors sets out's samples from what one unit read.
+func buildVisitors(u engine.Unit, res pathsUnit, out *engine.Result) {
+	if !u.Window.Site {
+		page := make([]engine.Sample, 0, 2*len(res.rows))
+		dedup := make([]engine.Sample, 0, len(res.rows))
+		for _, r := range res.rows {
+			page = append(page,
+				engine.Sample{Labels: [2]string{r.Path, "human"}, Value: r.Human},
+				engine.Sample{Labels: [2]string{r.Path, "ai"}, Value: r.AI})
+			dedup = append(dedup, engine.Sample{Labels: [2]string{r.Path}, Value: r.Total})
+		}
+		out.Samples[visPage], out.Samples[visPageDedup] = page, dedup
+		out.Samples[visPaths] = []engine.Sample{{Value: float64(res.distinct)}}
+		out.Samples[visPathsExported] = []engine.Sample{{Value: float64(len(res.rows))}}
 	}
-	return 0
+	out.Samples[visVisitors] = []engine.Sample{
+		{Labels: [2]string{"human"}, Value: res.totals.Human},
+		{Labels: [2]string{"ai"}, Value: res.totals.AI},
+	}
+	out.Samples[visVisitorsDedup] = []engine.Sample{{Value: res.totals.Total}}
+}
+
+// buildViews sets out's samples from what one unit read.
+func buildViews(u engine.Unit, res pathsUnit, out *engine.Result) {
+	if !u.Window.Site {
+		page := make([]engine.Sample, 0, 3*len(res.rows))
+		for _, r := range res.rows {
+			page = appendTraffic(page, r.Path, r.Counts)
+		}
+		out.Samples[viewsPage] = page
+		out.Samples[viewsPaths] = []engine.Sample{{Value: float64(res.distinct)}}
+		out.Samples[viewsPathsExported] = []engine.Sample{{Value: float64(len(res.rows))}}
+	}
+	out.Samples[viewsSite] = appendTraffic(nil, "", res.totals)
+}
+
+// appendTraffic appends the human, ai and (positive) other series.
+func appendTraffic(s []engine.Sample, path string, c client.Counts) []engine.Sample {
+	add := func(traffic string, v float64) {
+		if path == "" {
+			s = append(s, engine.Sample{Labels: [2]string{traffic}, Value: v})
+		} else {
+			s = append(s, engine.Sample{Labels: [2]string{path, traffic}, Value: v})
+		}
+	}
+	add("human", c.Human)
+	add("ai", c.AI)
+	if other := c.Total - c.Human - c.AI; other > 0 {
+		add("other", other)
+	}
+	return s
+}
+
+// Sum implements engine.Summer for views (visitors are not Additive): paths ranked by summed total and cut to
+// --analytics.max-paths, as a direct read would.
+func (v *Paths) Sum(u engine.Unit, days []*engine.Result) *engine.Result {
+	out := &engine.Result{Samples: make([][]engine.Sample, len(viewsFamilies))}
+	out.Samples[viewsSite] = derive.SumSamples(familyOf(days, viewsSite)...)
+	if u.Window.Site {
+		return out
+	}
+	page := derive.SumSamples(familyOf(days, viewsPage)...)
+	total := map[string]float64{}
+	for _, s := range page {
+		total[s.Labels[0]] += s.Value
+	}
+	paths := make([]string, 0, len(total))
+	for p := range total {
+		paths = append(paths, p)
+	}
+	slices.SortFunc(paths, func(a, b string) int { return cmp.Or(cmp.Compare(total[b], total[a]), strings.Compare(a, b)) })
+	distinct := len(paths)
+	if v.filter.MaxPaths > 0 && len(paths) > v.filter.MaxPaths {
+		paths = paths[:v.filter.MaxPaths]
+	}
+	rank := make(map[string]int, len(paths))
+	for i, p := range paths {
+		rank[p] = i
+	}
+	kept := page[:0]
+	for _, s := range page {
+		if _, ok := rank[s.Labels[0]]; ok {
+			kept = append(kept, s)
+		}
+	}
+	slices.SortStableFunc(kept, func(a, b engine.Sample) int { return cmp.Compare(rank[a.Labels[0]], rank[b.Labels[0]]) })
+	out.Samples[viewsPage] = kept
+	out.Samples[viewsPaths] = []engine.Sample{{Value: float64(distinct)}}
+	out.Samples[viewsPathsExported] = []engine.Sample{{Value: float64(len(paths))}}
+	return out
 }
 
 var (
-	_ engine.Resumer   = (*Visitors)(nil)
-	_ engine.Resumer   = (*Views)(nil)
+	_ engine.Resumer   = (*Paths)(nil)
+	_ engine.Summer    = (*Paths)(nil)
 	_ engine.Resumable = (*pathsWalk)(nil)
 )

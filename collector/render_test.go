@@ -37,7 +37,7 @@ func renderSnapshot(project, window string, totals client.Counts, rows ...client
 	return collector.UnitResult{Unit: u, Result: r}
 }
 
-func visitorsSource(res *client.PathsResult) *collector.Visitors {
+func visitorsSource(res *client.PathsResult) *collector.Paths {
 	return collector.NewVisitors(collector.StaticVisitors{Res: res}, collector.Options{})
 }
 

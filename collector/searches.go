@@ -32,7 +32,8 @@ func NewSearches(c SearchesClient, o Options) *Searches {
 	return &Searches{client: c, topTerms: min(max(o.SearchesTopTerms, 0), client.MaxSearchesLimit)}
 }
 
-var searchesSource = SourceInfo{Name: "searches", Default: true, Help: "search volume, and the top terms with --searches.top-terms (1 request per window)",
+var searchesSource = Descriptor{Name: "searches", Endpoint: client.EndpointSearches, Default: true, Derived: "searches without top terms",
+	Help: "search volume, and the top terms with --searches.top-terms", Cost: "1 request per window",
 	New: func(c Client, o Options) engine.Source { return NewSearches(c, o) }}
 
 // The searches families, in exposition order.

@@ -74,7 +74,7 @@ func newVisitorsFixture(t *testing.T, now time.Time, data map[string]*mintlifyte
 	var err error
 	f.v, err = newVisitorsEngine(visitorsConfig{
 		Client: c, Projects: o.projects, Windows: windows, MinInterval: o.interval,
-		PageSize: 250, MaxPages: 100, PageConcurrency: 4, Filter: o.filter,
+		PageSize: 250, MaxPages: 100, Filter: o.filter,
 		Budget: f.budget, Status: f.status, Logger: log.NewLogfmtLogger(f.logs), Clock: f.clock,
 	})
 	if err != nil {

@@ -128,7 +128,7 @@ func simulateDerived(t *testing.T, derive bool, hours int) derivedSimResult {
 
 	b := newSimBudget(budget, clk)
 	c := simClient(t, srv.URL(), clk, b.allow)
-	o := collector.Options{PageSize: 250, MaxPages: 100, PageConcurrency: 1}
+	o := collector.Options{PageSize: 250, MaxPages: 100}
 	srcs, err := collector.Build(derivedSimSources, c, o)
 	if err != nil {
 		t.Fatal(err)

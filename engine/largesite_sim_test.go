@@ -33,7 +33,7 @@ func TestLargeSiteSimulation(t *testing.T) {
 	b := newSimBudget(budget, clk)
 	c := simClient(t, srv.URL(), clk, b.allow)
 	sources, err := collector.Build([]string{"visitors", "views", "assistant", "feedback", "searches"}, c,
-		collector.Options{PageSize: 250, MaxPages: 1000, PageConcurrency: 1, Filter: collector.PathFilter{MaxPaths: 5000}})
+		collector.Options{PageSize: 250, MaxPages: 1000, Filter: collector.PathFilter{MaxPaths: 5000}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -156,7 +156,7 @@ func simulate(t *testing.T, planner engine.Planner, hours, budget int, windowNam
 	for _, s := range windowNames {
 		windows = append(windows, windowOf(t, s))
 	}
-	src := collector.NewVisitors(c, collector.Options{PageSize: 250, MaxPages: 100, PageConcurrency: 1})
+	src := collector.NewVisitors(c, collector.Options{PageSize: 250, MaxPages: 100})
 	e, err := engine.New(engine.Config{
 		Sources: []engine.Source{src}, Projects: []string{"docs", "api"}, Windows: windows,
 		MinInterval: 15 * time.Minute, Budget: b.Budget, Status: health.NewStatus(), Logger: log.NewNopLogger(),

@@ -121,7 +121,7 @@ func runWorld(t *testing.T, planner engine.Planner, budget, hours int) worldResu
 	t.Cleanup(srv.Close)
 	b := newSimBudget(budget, clk)
 	c := simClient(t, srv.URL(), clk, b.allow)
-	sources, err := collector.Build([]string{"visitors", "views"}, c, collector.Options{PageSize: 250, MaxPages: 100, PageConcurrency: 1})
+	sources, err := collector.Build([]string{"visitors", "views"}, c, collector.Options{PageSize: 250, MaxPages: 100})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/prometheus/exporter-toolkit/web"
 
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 )
 
@@ -139,7 +140,7 @@ func (p *page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // template does not escape it.
 func (p *page) description() string {
 	if len(p.s.Notes) == 0 {
-		return "Prometheus exporter for Mintlify documentation analytics (visitors, views, assistant, feedback, searches) and agent jobs"
+		return "Prometheus exporter for Mintlify documentation analytics (" + collector.DefaultNames() + ") and agent jobs"
 	}
 	return `<span class="demo">` + html.EscapeString(strings.Join(p.s.Notes, " ")) + `</span>`
 }

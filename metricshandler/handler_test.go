@@ -152,7 +152,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	c := apitest.Client(t, srv, client.Config{Timeout: 10 * time.Second,
 		Retry: client.RetryPolicy{MaxAttempts: 1},
 		Hooks: client.Hooks{Allow: budget.Allow, Observe: apiMetrics.Observe}})
-	src := collector.NewVisitors(c, collector.Options{PageSize: 25, MaxPages: 100, PageConcurrency: 4})
+	src := collector.NewVisitors(c, collector.Options{PageSize: 25, MaxPages: 100})
 	v, err := engine.New(engine.Config{
 		Sources: []engine.Source{src}, Projects: []string{"docs", "api"}, Windows: windows,
 		MinInterval: 15 * time.Minute, Budget: budget, Status: status, Now: clk.Now, WaitUntil: clk.WaitUntil,

@@ -24,7 +24,7 @@ func newLoggedExporter(t *testing.T, srv *mintlifytest.Server, clk *mintlifytest
 	logs := &logbuf.Buffer{}
 	x := &exporter{b: budget.New(perHour, clk.Now), clk: clk, refreshed: make(chan struct{}, 16)}
 	c := apitest.Client(t, srv, client.Config{Hooks: client.Hooks{Allow: x.b.Allow}})
-	src := collector.NewVisitors(c, collector.Options{PageSize: 100, MaxPages: 100, PageConcurrency: 2})
+	src := collector.NewVisitors(c, collector.Options{PageSize: 100, MaxPages: 100})
 	var err error
 	x.e, err = engine.New(engine.Config{
 		Sources: []engine.Source{src}, Projects: []string{"docs"}, Windows: windows,

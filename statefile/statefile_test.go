@@ -269,7 +269,7 @@ func newExporter(t *testing.T, srv *mintlifytest.Server, clk *mintlifytest.Clock
 	t.Helper()
 	x := &exporter{b: budget.New(perHour, clk.Now), clk: clk, refreshed: make(chan struct{}, 16)}
 	c := apitest.Client(t, srv, client.Config{Hooks: client.Hooks{Allow: x.b.Allow}})
-	src := collector.NewVisitors(c, collector.Options{PageSize: 100, MaxPages: 100, PageConcurrency: 2})
+	src := collector.NewVisitors(c, collector.Options{PageSize: 100, MaxPages: 100})
 	var err error
 	x.e, err = engine.New(engine.Config{
 		Sources: []engine.Source{src}, Projects: projects, Windows: windows,

@@ -30,6 +30,10 @@ var (
 // organization's shared limit, finds the project and hands over to the
 // endpoint.
 func (s *Server) serveAnalytics(r *http.Request, rt route, f *Fault) reply {
+	h, ok := analyticsHandlers[rt.endpoint]
+	if !ok { // a client endpoint the fake does not serve
+		return reply{status: http.StatusNotFound, body: errorJSON("Not found")}
+	}
 	if wait, ok := s.takeAnalytics(s.now()); !ok {
 		rep := reply{status: http.StatusTooManyRequests, body: analyticsErrorJSON("Rate limit exceeded", nil)}
 		if s.retryAfter() {
@@ -41,17 +45,7 @@ func (s *Server) serveAnalytics(r *http.Request, rt route, f *Fault) reply {
 	if !ok {
 		return reply{status: http.StatusNotFound, body: analyticsErrorJSON("project not found", nil)}
 	}
-	switch rt.endpoint {
-	case EndpointCallerStats:
-		return s.serveCallerStats(r, ds)
-	case EndpointFeedbackByPage:
-		return s.serveFeedbackByPage(r, ds, f)
-	case EndpointSearches:
-		return s.serveSearches(r, ds, f)
-	case EndpointConversations:
-		return s.serveConversations(r, ds, f)
-	}
-	return s.servePaths(r, rt, ds, f)
+	return h(s, r, rt, ds, f)
 }
 
 // badQuery is the 400 answer listing every problem.

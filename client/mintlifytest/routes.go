@@ -4,31 +4,30 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
 )
 
 // Endpoint names as used in Fault.Endpoint, Request.Endpoint and
-// CountRequests. They match the exporter's endpoint label values.
-const (
-	EndpointVisitors       = "visitors"         // GET /v1/analytics/{projectId}/visitors
-	EndpointViews          = "views"            // GET /v1/analytics/{projectId}/views
-	EndpointCallerStats    = "caller_stats"     // GET /v1/analytics/{projectId}/assistant/caller-stats
-	EndpointFeedbackByPage = "feedback_by_page" // GET /v1/analytics/{projectId}/feedback/by-page
-	EndpointSearches       = "searches"         // GET /v1/analytics/{projectId}/searches
-	EndpointConversations  = "conversations"    // GET /v1/analytics/{projectId}/assistant
-	EndpointGetJob         = "get_job"          // GET /v2/agent/{projectId}/job/{id}
-	EndpointSendMessage    = "send_message"     // POST /v2/agent/{projectId}/job/{id}/message
-	EndpointListJobs       = "list_jobs"        // GET /v1/agent/{projectId}/jobs (deprecated)
-	EndpointCreateJob      = "create_job"       // POST /v2/agent/{projectId}/job
+// CountRequests: the client's endpoint label values, from its table.
+var (
+	EndpointVisitors       = client.EndpointVisitors.String()
+	EndpointViews          = client.EndpointViews.String()
+	EndpointCallerStats    = client.EndpointCallerStats.String()
+	EndpointFeedbackByPage = client.EndpointFeedbackByPage.String()
+	EndpointSearches       = client.EndpointSearches.String()
+	EndpointConversations  = client.EndpointConversations.String()
+	EndpointGetJob         = client.EndpointGetJob.String()
+	EndpointSendMessage    = client.EndpointSendMessage.String()
+	EndpointListJobs       = client.EndpointListJobs.String()
+	EndpointCreateJob      = client.EndpointCreateJob.String()
 )
 
 // analyticsEndpoint reports whether the endpoint spends the organization's
 // shared analytics limit.
 func analyticsEndpoint(ep string) bool {
-	switch ep {
-	case EndpointVisitors, EndpointViews, EndpointCallerStats, EndpointFeedbackByPage, EndpointSearches, EndpointConversations:
-		return true
-	}
-	return false
+	e, ok := client.EndpointNamed(ep)
+	return ok && e.Analytics()
 }
 
 // offsetPaged reports whether the endpoint pages with offset.
@@ -42,9 +41,10 @@ type route struct {
 	job      string
 }
 
-// parseRoute matches the request path against the API's routes. Path
-// segments are unescaped one by one, so an escaped "/" inside a project or
-// job id stays part of the id. An empty segment matches nothing.
+// parseRoute matches the request path against the routes of the client's
+// endpoint table (client.Endpoints). Path segments are unescaped one by
+// one, so an escaped "/" inside a project or job id stays part of the id.
+// An empty segment matches nothing.
 func parseRoute(u *url.URL) (route, bool) {
 	raw := strings.Split(strings.TrimPrefix(u.EscapedPath(), "/"), "/")
 	seg := make([]string, len(raw))
@@ -55,36 +55,65 @@ func parseRoute(u *url.URL) (route, bool) {
 		}
 		seg[i] = v
 	}
-	if len(seg) >= 4 && seg[0] == "v1" && seg[1] == "analytics" {
-		ep := ""
-		switch rest := strings.Join(seg[3:], "/"); rest {
-		case "visitors":
-			ep = EndpointVisitors
-		case "views":
-			ep = EndpointViews
-		case "assistant/caller-stats":
-			ep = EndpointCallerStats
-		case "feedback/by-page":
-			ep = EndpointFeedbackByPage
-		case "searches":
-			ep = EndpointSearches
-		case "assistant":
-			ep = EndpointConversations
+	for _, e := range client.Endpoints {
+		if rt, ok := matchRoute(e, seg); ok {
+			return rt, true
 		}
-		if ep == "" {
-			return route{}, false
-		}
-		return route{endpoint: ep, method: http.MethodGet, project: seg[2]}, true
-	}
-	switch {
-	case len(seg) == 4 && seg[0] == "v1" && seg[1] == "agent" && seg[3] == "jobs":
-		return route{endpoint: EndpointListJobs, method: http.MethodGet, project: seg[2]}, true
-	case len(seg) == 4 && seg[0] == "v2" && seg[1] == "agent" && seg[3] == "job":
-		return route{endpoint: EndpointCreateJob, method: http.MethodPost, project: seg[2]}, true
-	case len(seg) == 5 && seg[0] == "v2" && seg[1] == "agent" && seg[3] == "job":
-		return route{endpoint: EndpointGetJob, method: http.MethodGet, project: seg[2], job: seg[4]}, true
-	case len(seg) == 6 && seg[0] == "v2" && seg[1] == "agent" && seg[3] == "job" && seg[5] == "message":
-		return route{endpoint: EndpointSendMessage, method: http.MethodPost, project: seg[2], job: seg[4]}, true
 	}
 	return route{}, false
+}
+
+// matchRoute matches the unescaped segments against e's path.
+func matchRoute(e client.Endpoint, seg []string) (route, bool) {
+	tmpl := strings.Split(strings.TrimPrefix(e.Path(), "/"), "/")
+	if len(tmpl) != len(seg) {
+		return route{}, false
+	}
+	rt := route{endpoint: e.String(), method: e.Method()}
+	for i, t := range tmpl {
+		switch t {
+		case "{projectId}":
+			rt.project = seg[i]
+		case "{id}":
+			rt.job = seg[i]
+		default:
+			if t != seg[i] {
+				return route{}, false
+			}
+		}
+	}
+	return rt, true
+}
+
+// analyticsHandler answers one analytics endpoint for a project's dataset;
+// f is the fault that fired, if any.
+type analyticsHandler func(s *Server, r *http.Request, rt route, ds *Dataset, f *Fault) reply
+
+// analyticsHandlers are the fake's analytics endpoints, by name.
+var analyticsHandlers = map[string]analyticsHandler{}
+
+// handleAnalytics registers the handler of the analytics endpoint named
+// name (client.Endpoint.String()), from an init function of its file.
+func handleAnalytics(name string, h analyticsHandler) {
+	if _, dup := analyticsHandlers[name]; dup {
+		panic("mintlifytest: analytics endpoint " + name + " handled twice")
+	}
+	analyticsHandlers[name] = h
+}
+
+func init() {
+	handleAnalytics(EndpointVisitors, (*Server).servePaths)
+	handleAnalytics(EndpointViews, (*Server).servePaths)
+	handleAnalytics(EndpointCallerStats, func(s *Server, r *http.Request, _ route, ds *Dataset, _ *Fault) reply {
+		return s.serveCallerStats(r, ds)
+	})
+	handleAnalytics(EndpointFeedbackByPage, func(s *Server, r *http.Request, _ route, ds *Dataset, f *Fault) reply {
+		return s.serveFeedbackByPage(r, ds, f)
+	})
+	handleAnalytics(EndpointSearches, func(s *Server, r *http.Request, _ route, ds *Dataset, f *Fault) reply {
+		return s.serveSearches(r, ds, f)
+	})
+	handleAnalytics(EndpointConversations, func(s *Server, r *http.Request, _ route, ds *Dataset, f *Fault) reply {
+		return s.serveConversations(r, ds, f)
+	})
 }

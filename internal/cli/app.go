@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/common/version"
 
 	"github.com/mintlify-exporter/mintlify_exporter/agentcmd"
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/logging"
 )
 
@@ -40,7 +41,7 @@ func newApp(f *flags) (*kingpin.Application, commands) {
 // newAppVersion is newApp with the text --version prints; kingpin also puts
 // that text into the .TH line of --help-man, which must be one line.
 func newAppVersion(f *flags, versionText string) (*kingpin.Application, commands) {
-	app := kingpin.New(exporterName, "Prometheus exporter for Mintlify: documentation analytics (visitors, views, assistant, feedback, searches) per site and page, and agent job status.")
+	app := kingpin.New(exporterName, "Prometheus exporter for Mintlify: documentation analytics ("+collector.DefaultNames()+") per site and page, and agent job status.")
 	app.Version(versionText)
 	app.HelpFlag.Short('h')
 	app.UsageWriter(os.Stdout)

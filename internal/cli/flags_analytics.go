@@ -49,14 +49,14 @@ const maxRefreshInterval = 30 * 24 * time.Hour
 func (a *analyticsFlags) register(app *kingpin.Application) {
 	a.current.register(app, "analytics", false)
 	a.deprecated.register(app, "visitors", true)
-	app.Flag("analytics.derived-windows", "Derive the 7d, 30d… windows of additive sources (views, assistant, searches without top terms, conversations) from a store of closed days and today's 1d window, at almost no requests; --no-analytics.derived-windows reads every window whole.").Default("true").BoolVar(&a.derivedWindows)
+	app.Flag("analytics.derived-windows", "Derive the 7d, 30d… windows of additive sources ("+collector.List(func(d collector.Descriptor) string { return d.Derived })+") from a store of closed days and today's 1d window, at almost no requests; --no-analytics.derived-windows reads every window whole.").Default("true").BoolVar(&a.derivedWindows)
 	a.collectors, a.collectorSet = map[string]*bool{}, map[string]*bool{}
 	for _, src := range collector.Sources {
 		def := "false"
 		if src.Default {
 			def = "true"
 		}
-		c := app.Flag("collector."+src.Name, "Enable the "+src.Name+" source: "+src.Help+".").Default(def)
+		c := app.Flag("collector."+src.Name, "Enable the "+src.Name+" source: "+src.Help+" ("+src.Cost+").").Default(def)
 		a.collectorSet[src.Name] = new(bool)
 		c.IsSetByUser(a.collectorSet[src.Name])
 		a.collectors[src.Name] = c.Bool()
@@ -82,7 +82,7 @@ func (w *walkFlags) register(app *kingpin.Application, prefix string, hidden boo
 	}
 	flag("window", "Window to export, as N days ending today (UTC), or N days followed by :site for site-wide figures only at one request per source (30d:site); repeatable.", "1d", "7d", "30d").StringsVar(&w.windows)
 	flag("refresh-interval", "Shortest time between two refreshes of one source, project and window; the request budget may stretch it.", "15m").DurationVar(&w.refreshInterval)
-	intflag.Var(flag("page-size", fmt.Sprintf("Rows requested per page of the offset-paged endpoints (visitors, views; the API's limit, 1 to %d).", client.MaxPageSize), strconv.Itoa(client.MaxPageSize)), &w.pageSize)
+	intflag.Var(flag("page-size", fmt.Sprintf("Rows requested per page of the offset-paged endpoints (%s; the API's limit, 1 to %d).", pagedNames(), client.MaxPageSize), strconv.Itoa(client.MaxPageSize)), &w.pageSize)
 	intflag.Var(flag("max-paths", "Per source, project and window, export only the top N paths; 0 exports all.", "5000"), &w.maxPaths)
 	flag("path-include", "Export only paths matching this Go regular expression (unanchored).", "").StringVar(&w.pathInclude)
 	flag("path-exclude", "Do not export paths matching this Go regular expression (unanchored).", "").StringVar(&w.pathExclude)
@@ -178,6 +178,16 @@ func (a *analyticsFlags) config(demo bool, logger log.Logger) (analyticsConfig, 
 		}
 	}
 	return c, nil
+}
+
+// pagedNames lists the sources of offset-paged endpoints.
+func pagedNames() string {
+	return collector.List(func(d collector.Descriptor) string {
+		if d.Paged {
+			return d.Name
+		}
+		return ""
+	})
 }
 
 // compileOptional compiles a regular expression flag; "" is none.

@@ -1,10 +1,11 @@
-package client
+package client_test
 
 import (
 	"context"
 	"errors"
 	"testing"
 
+	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 )
 
@@ -14,33 +15,33 @@ import (
 func TestUndefinedEndpointIsCountedAndNeverSent(t *testing.T) {
 	srv := mintlifytest.NewServer()
 	t.Cleanup(srv.Close)
-	key, err := StaticKey(mintlifytest.DefaultKey)
+	key, err := client.StaticKey(mintlifytest.DefaultKey)
 	if err != nil {
 		t.Fatal(err)
 	}
 	allowed := 0
-	c, err := New(Config{BaseURL: srv.URL(), Key: key, Hooks: Hooks{
-		Allow: func(context.Context, Endpoint) error { allowed++; return nil },
+	c, err := client.New(client.Config{BaseURL: srv.URL(), Key: key, Hooks: client.Hooks{
+		Allow: func(context.Context, client.Endpoint) error { allowed++; return nil },
 	}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var undefined Endpoint
+	var undefined client.Endpoint
 	if !undefined.Analytics() {
 		t.Error("an undefined endpoint is not counted against the analytics budget")
 	}
-	if undefined.MaxBody() != DefaultMaxBodyBytes {
+	if undefined.MaxBody() != client.DefaultMaxBodyBytes {
 		t.Errorf("undefined endpoint's MaxBody = %d", undefined.MaxBody())
 	}
-	_, err = c.do(context.Background(), &call{endpoint: undefined, method: "GET", path: "/v1/analytics/p/pages"})
-	if !errors.Is(err, errUndefinedEndpoint) {
+	err = c.DoGet(context.Background(), undefined, "/v1/analytics/p/pages")
+	if !errors.Is(err, client.ErrUndefinedEndpoint) {
 		t.Errorf("call of an undefined endpoint: %v", err)
 	}
 	if allowed != 0 || len(srv.Requests()) != 0 {
 		t.Errorf("undefined endpoint: Allow called %d times, %d requests sent", allowed, len(srv.Requests()))
 	}
-	for _, e := range Endpoints {
-		if _, err := c.do(context.Background(), &call{endpoint: e, method: "GET", path: "/nowhere"}); errors.Is(err, errUndefinedEndpoint) {
+	for _, e := range client.Endpoints {
+		if err := c.DoGet(context.Background(), e, "/nowhere"); errors.Is(err, client.ErrUndefinedEndpoint) {
 			t.Errorf("%s refused as undefined", e)
 		}
 	}
