@@ -1,13 +1,17 @@
 // Package collector holds the exporter's analytics sources, one file per
-// source (visitors.go, views.go, assistant.go, feedback.go, searches.go,
-// conversations.go), each with its flag's SourceInfo, its families, its
-// engine.Source methods and, for additive sources, its engine.Summer
-// methods. collector.go lists the sources in exposition order and builds
-// them; paths.go holds what the per-page sources share; keyfile.go exports
+// source (paths.go: visitors and views, one source with two descriptors;
+// assistant.go, feedback.go, searches.go, conversations.go), each with its
+// Descriptor, its families, its engine.Source methods and, for additive
+// sources, its engine.Summer methods. collector.go lists the descriptors
+// in exposition order (Sources) and builds the sources; keyfile.go exports
 // the state of the API key file.
 //
-// A new source is its file here, its client method and endpoint (defined
-// with its budget class), and two lines in collector.go: its client
-// interface in Client and its SourceInfo in Sources. A scrape never calls
-// the API: sources fetch only when the engine asks them to.
+// A Descriptor is all the rest of the exporter knows of a source: the
+// --collector.<name> flag, the help and landing-page lists and the
+// README's cost table (checked by a test) come from it, and its Endpoint
+// is the client's, whose route the fake API serves. A new analytics source
+// is its file here (its descriptor, with client.Analytics defining its
+// endpoint, read with GetAnalytics into typed structs), its entry in
+// Sources, a handler in client/mintlifytest, a README row and a test. A
+// scrape never calls the API: sources fetch only when the engine asks.
 package collector
