@@ -56,8 +56,16 @@ type Descriptor struct {
 	New     func(c Client, o Options) engine.Source
 }
 
-// Sources lists every analytics source, in exposition order.
+// Sources lists every analytics source, in exposition order: these six,
+// then the sources whose files add themselves with register.
 var Sources = []Descriptor{visitorsSource, viewsSource, assistantSource, feedbackSource, searchesSource, conversationsSource}
+
+// register adds a source to Sources from its own file:
+// var fooSource = register(Descriptor{...}).
+func register(d Descriptor) Descriptor {
+	Sources = append(Sources, d)
+	return d
+}
 
 // List joins what pick returns of every source, skipping "": the lists
 // of sources in help and page texts.

@@ -10,8 +10,9 @@
 // --collector.<name> flag, the help and landing-page lists and the
 // README's cost table (checked by a test) come from it, and its Endpoint
 // is the client's, whose route the fake API serves. A new analytics source
-// is its file here (its descriptor, with client.Analytics defining its
-// endpoint, read with GetAnalytics into typed structs), its entry in
-// Sources, a handler in client/mintlifytest, a README row and a test. A
-// scrape never calls the API: sources fetch only when the engine asks.
+// is its file here (its descriptor, added to Sources with register, with
+// client.Analytics defining its endpoint, read with GetAnalytics into
+// typed structs), a handler in client/mintlifytest, a README row and a
+// test. A scrape never calls the API: sources fetch only when the engine
+// asks.
 package collector
