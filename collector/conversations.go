@@ -31,9 +31,9 @@ func NewConversations(c ConversationsClient, o Options) *Conversations {
 	return &Conversations{client: c, maxPages: o.ConversationsMaxPages}
 }
 
-var conversationsSource = Descriptor{Name: "conversations", Endpoint: client.EndpointConversations, Default: false, Derived: "conversations",
+var _ = register(Descriptor{Name: "conversations", Endpoint: client.EndpointConversations, Default: false, Derived: "conversations",
 	Help: "assistant conversation turns by response type and resolution", Cost: "1 request per 1,000 turns per window",
-	New: func(c Client, o Options) engine.Source { return NewConversations(c, o) }}
+	New: func(c Client, o Options) engine.Source { return NewConversations(c, o) }})
 
 var conversationsFamilies = []engine.Family{{
 	Name:   "mintlify_assistant_conversations",
