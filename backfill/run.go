@@ -457,13 +457,11 @@ type runner struct {
 	todo     []fetch
 	sources  []string // the names of all enabled sources, in order
 	progress *progress
-	prevCost map[key]int // by source and project: the last walk's pages
 }
 
 // run does every fetch of todo in order; failures of single fetches go to
 // res.Failed, and the error is one that ends the run.
 func (r *runner) run(ctx context.Context) error {
-	r.prevCost = map[key]int{}
 	// What an interrupted run fetched but did not send goes first.
 	if err := r.sendUnsent(ctx); err != nil || r.res.Interrupted {
 		return err
@@ -515,7 +513,6 @@ func fatal(err error) bool {
 func (r *runner) fetch(ctx context.Context, f fetch) (*entry, error) {
 	u := engine.Unit{Source: f.src.Name(), Project: f.project, Window: unitWindow(r.cfg.Pages)}
 	rng := client.DateRange{From: f.day, To: f.day.AddDays(1)}
-	pk := key{"", f.src.Name(), f.project}
 	attempts, limited := 0, 0
 	for {
 		if until := r.cfg.Budget.PausedUntil(); !until.IsZero() {
@@ -524,9 +521,8 @@ func (r *runner) fetch(ctx context.Context, f fetch) (*entry, error) {
 				return nil, err
 			}
 		}
-		out, err := f.src.Fetch(ctx, u, rng, r.prevCost[pk])
+		out, err := f.src.Fetch(ctx, u, rng, 0)
 		if err == nil {
-			r.prevCost[pk] = out.Cost
 			return newEntry(f, out, r.cfg.Now()), nil
 		}
 		if ctx.Err() != nil || fatal(err) {

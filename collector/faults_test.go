@@ -476,12 +476,12 @@ func faultRows() []faultRow {
 				e.srv.RevokeKey(mintlifytest.DefaultKey)
 				return func() { e.srv.SetKeys(mintlifytest.DefaultKey) }
 			},
-			fails: true, offset: "", maxPerRefresh: faultPages, logs: "the admin API key was refused",
+			fails: true, offset: "", maxPerRefresh: 1, logs: "the admin API key was refused",
 			doc: "not retried; the log says to check the key; the last snapshot stays; the key file is re-read before every attempt",
 		},
 		faultRow{
 			name: "403", install: faultAdd(mintlifytest.Fault{Offset: mintlifytest.AnyOffset, Status: 403}),
-			fails: true, offset: "", maxPerRefresh: faultPages, logs: "this IP is not on the organization's allowlist, or the key lacks the read scope",
+			fails: true, offset: "", maxPerRefresh: 1, logs: "this IP is not on the organization's allowlist, or the key lacks the read scope",
 			doc: "as 401, but the log says why a valid key is refused: the IP allowlist or the read scope",
 		},
 		faultRow{
