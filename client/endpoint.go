@@ -119,16 +119,21 @@ func (e Endpoint) route(project, job string) (string, error) {
 // at is the endpoint's path for the escaped project id p.
 func (e Endpoint) at(p string) string { return strings.Replace(e.Path(), "{projectId}", p, 1) }
 
-// GetAnalytics sends one GET of an analytics endpoint for projectID with
-// the query q and decodes its JSON answer into v (typed structs; check
-// their fields after). An answer that is not JSON of v's shape is a
+// GetAnalytics sends one GET of an analytics endpoint for projectID over r
+// (dateFrom and dateTo, when set) with the other parameters q (nil for
+// none), and decodes its JSON answer into v (typed structs; check their
+// fields after). An answer that is not JSON of v's shape is a
 // *DecodeError. It is what a source with no method of its own calls.
-func (c *Client) GetAnalytics(ctx context.Context, ep Endpoint, projectID string, q url.Values, v any) error {
+func (c *Client) GetAnalytics(ctx context.Context, ep Endpoint, projectID string, r DateRange, q url.Values, v any) error {
 	path, err := ep.route(projectID, "")
 	if err != nil {
 		return err
 	}
-	res, err := c.do(ctx, &call{endpoint: ep, method: ep.Method(), path: path, query: q})
+	query := rangeValues(r)
+	for k, vs := range q {
+		query[k] = vs
+	}
+	res, err := c.do(ctx, &call{endpoint: ep, method: ep.Method(), path: path, query: query})
 	if err != nil {
 		return err
 	}

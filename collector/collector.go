@@ -34,7 +34,7 @@ type Client interface {
 	FeedbackClient
 	SearchesClient
 	ConversationsClient
-	GetAnalytics(ctx context.Context, ep client.Endpoint, projectID string, q url.Values, v any) error
+	GetAnalytics(ctx context.Context, ep client.Endpoint, projectID string, r client.DateRange, q url.Values, v any) error
 }
 
 // Descriptor is one analytics source, a value in the source's own file:
