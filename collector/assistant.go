@@ -21,7 +21,7 @@ type Assistant struct{ client AssistantClient }
 func NewAssistant(c AssistantClient, _ Options) *Assistant { return &Assistant{client: c} }
 
 var assistantSource = Descriptor{Name: "assistant", Endpoint: client.EndpointCallerStats, Default: true, Derived: "assistant",
-	Help: "assistant queries by caller", Cost: "1 request per window",
+	Help: "assistant queries by caller", Cost: "1 request",
 	New: func(c Client, o Options) engine.Source { return NewAssistant(c, o) }}
 
 var assistantFamilies = []engine.Family{{

@@ -46,7 +46,7 @@ type Descriptor struct {
 	Endpoint client.Endpoint
 	Default  bool
 	// Help says what the source exports; Cost what a window costs
-	// ("1 request per window").
+	// ("1 request", "1 request per 250 paths").
 	Help, Cost string
 	// Paged: the endpoint pages with offset (--analytics.page-size).
 	Paged bool

@@ -32,7 +32,7 @@ func NewConversations(c ConversationsClient, o Options) *Conversations {
 }
 
 var _ = register(Descriptor{Name: "conversations", Endpoint: client.EndpointConversations, Default: false, Derived: "conversations",
-	Help: "assistant conversation turns by response type and resolution", Cost: "1 request per 1,000 turns per window",
+	Help: "assistant conversation turns by response type and resolution", Cost: "1 request per 1,000 turns",
 	New: func(c Client, o Options) engine.Source { return NewConversations(c, o) }})
 
 var conversationsFamilies = []engine.Family{{

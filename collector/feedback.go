@@ -27,7 +27,7 @@ func NewFeedback(c FeedbackClient, o Options) *Feedback {
 }
 
 var feedbackSource = Descriptor{Name: "feedback", Endpoint: client.EndpointFeedbackByPage, Default: true,
-	Help: "feedback per page, the 100 pages with the most", Cost: "1 request per window",
+	Help: "feedback per page, the 100 pages with the most", Cost: "1 request",
 	New: func(c Client, o Options) engine.Source { return NewFeedback(c, o) }}
 
 var feedbackFamilies = []engine.Family{

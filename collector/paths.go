@@ -123,7 +123,7 @@ var (
 		Help: "page view events, site-wide and per page", Cost: pathsCost, New: views.source}
 )
 
-const pathsCost = "1 request per 250 paths per window"
+const pathsCost = "1 request per 250 paths"
 
 func (k *pathsKind) source(c Client, o Options) engine.Source { return newPaths(k, c, o) }
 

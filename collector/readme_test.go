@@ -21,7 +21,7 @@ func TestReadmeCostTableIsTheDescriptors(t *testing.T) {
 		t.Errorf("README.md is %d bytes, more than 16,384", len(b))
 	}
 	var want strings.Builder
-	want.WriteString("| `--collector.` | endpoint | default | requests |\n|---|---|---|---|\n")
+	want.WriteString("| `--collector.` | endpoint | default | requests per window |\n|---|---|---|---|\n")
 	for _, d := range collector.Sources {
 		def := "off"
 		if d.Default {
@@ -44,7 +44,7 @@ func TestDescriptorsAreComplete(t *testing.T) {
 			t.Errorf("descriptor %q: empty or repeated name", d.Name)
 		case !d.Endpoint.Analytics() || d.Endpoint.Path() == "" || d.Endpoint.Method() != "GET":
 			t.Errorf("%s: endpoint %q is not a defined analytics GET", d.Name, d.Endpoint)
-		case d.Help == "" || d.Cost == "" || strings.HasSuffix(d.Help, ".") || !strings.HasPrefix(d.Cost, "1 request per "):
+		case d.Help == "" || d.Cost == "" || strings.HasSuffix(d.Help, ".") || !strings.HasPrefix(d.Cost, "1 request"):
 			t.Errorf("%s: help %q, cost %q", d.Name, d.Help, d.Cost)
 		case d.New == nil:
 			t.Errorf("%s: no constructor", d.Name)

@@ -33,7 +33,7 @@ func NewSearches(c SearchesClient, o Options) *Searches {
 }
 
 var searchesSource = Descriptor{Name: "searches", Endpoint: client.EndpointSearches, Default: true, Derived: "searches without top terms",
-	Help: "search volume, and the top terms with --searches.top-terms", Cost: "1 request per window",
+	Help: "search volume, and the top terms with --searches.top-terms", Cost: "1 request",
 	New: func(c Client, o Options) engine.Source { return NewSearches(c, o) }}
 
 // The searches families, in exposition order.

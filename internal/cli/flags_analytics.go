@@ -56,7 +56,7 @@ func (a *analyticsFlags) register(app *kingpin.Application) {
 		if src.Default {
 			def = "true"
 		}
-		c := app.Flag("collector."+src.Name, "Enable the "+src.Name+" source: "+src.Help+" ("+src.Cost+").").Default(def)
+		c := app.Flag("collector."+src.Name, "Enable the "+src.Name+" source: "+src.Help+" ("+src.Cost+" per window).").Default(def)
 		a.collectorSet[src.Name] = new(bool)
 		c.IsSetByUser(a.collectorSet[src.Name])
 		a.collectors[src.Name] = c.Bool()
