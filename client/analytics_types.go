@@ -89,8 +89,7 @@ type PathsResult struct {
 	Range  DateRange
 	Totals Counts
 	Rows   []PathCounts // each path once, in the order first returned
-	// Pages counts the pages up to the first without more: the next walk's
-	// KnownPages.
+	// Pages counts the pages read: the walk's requests.
 	Pages      int
 	Duplicates int // rows whose path an earlier page had
 	Skipped    Skipped
