@@ -15,6 +15,11 @@
 //	GET  /v1/agent/{projectId}/jobs              deprecated job listing (skip, take)
 //	POST /v2/agent/{projectId}/job               create a job
 //
+// The routes are the client's endpoint table (client.Endpoints), and so
+// are the endpoint names of Fault.Endpoint and CountRequests. An analytics
+// endpoint's handler registers itself with handleAnalytics from its file's
+// init; a route of the table with no handler answers 404.
+//
 // Requests need "Authorization: Bearer <key>" with an accepted admin key
 // (DefaultKey unless WithKeys says otherwise); a missing, malformed,
 // unknown or revoked key gets 401 {"error": "..."}. Query parameters are
