@@ -1,6 +1,8 @@
 package jobs
 
 import (
+	"maps"
+	"slices"
 	"sort"
 	"time"
 
@@ -92,12 +94,7 @@ func (w *Watcher) Collect(ch chan<- prometheus.Metric) {
 				ch <- prometheus.MustNewConstMetric(jobCreatedDesc, prometheus.GaugeValue, jobsUnixSeconds(j.CreatedAt), project, jobID)
 			}
 		}
-		statuses := make([]string, 0, len(counts))
-		for s := range counts {
-			statuses = append(statuses, s)
-		}
-		sort.Strings(statuses)
-		for _, s := range statuses {
+		for _, s := range slices.Sorted(maps.Keys(counts)) {
 			ch <- prometheus.MustNewConstMetric(jobsDesc, prometheus.GaugeValue, counts[s], project, s)
 		}
 		ch <- prometheus.MustNewConstMetric(jobsNotFoundDesc, prometheus.GaugeValue, float64(notFound), project)
