@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 )
 
 // formatValue renders a sample value as the output writes it: integers
@@ -182,34 +181,10 @@ func writeOutput(path string, entries []*entry, sources []string, labels []Label
 	return writeAtomic(path, func(w io.Writer) error { return render(w, entries, sources, labels) })
 }
 
-// writeAtomic writes path (--output) with write: a temporary file in the
-// same directory, synced, renamed over path.
+// writeAtomic writes path (--output) with write, atomically.
 func writeAtomic(path string, write func(io.Writer) error) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("writing --output: %w", err)
-	}
-	defer os.Remove(tmp.Name()) // fails harmlessly once renamed
-	err = write(tmp)
-	if err == nil {
-		err = tmp.Chmod(0o644)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
+	if err := statefile.WriteFile(path, 0o644, write); err != nil {
 		return fmt.Errorf("writing --output %s: %w", path, err)
-	}
-	if d, err := os.Open(dir); err == nil { // make the rename durable
-		_ = d.Sync()
-		d.Close()
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,7 +55,10 @@ func WriteJSON(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(path, append(b, '\n'))
+	return WriteFile(path, 0o600, func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	})
 }
 
 // CleanTemp removes the temporary files an interrupted save of the cache
