@@ -469,15 +469,6 @@ func CheckTelemetryPath(p string) error {
 	return nil
 }
 
-// Handler serves the exporter's HTTP endpoints.
-func (x *Exporter) Handler() http.Handler { return x.handler }
-
-// Engine returns the analytics engine, nil when every source is off.
-func (x *Exporter) Engine() *engine.Engine { return x.engine }
-
-// Stream returns the event-stream source, nil when it is off.
-func (x *Exporter) Stream() *stream.Source { return x.stream }
-
 // Close stops the refreshes, the stream's poller and the job watcher and
 // saves the cache file.
 func (x *Exporter) Close() {

@@ -222,13 +222,6 @@ type stopper interface{ Stop() bool }
 
 func afterFunc(d time.Duration, f func()) stopper { return time.AfterFunc(d, f) }
 
-// SetDelay changes the debounce delay (tests shorten it).
-func (s *Saver) SetDelay(d time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.delay = d
-}
-
 // Changed schedules a save, unless one is already scheduled.
 func (s *Saver) Changed() {
 	if s.path == "" {
@@ -289,13 +282,6 @@ func (s *Saver) streamSection() json.RawMessage {
 		}
 	}
 	return s.kept
-}
-
-// Saves returns how many times the file was written.
-func (s *Saver) Saves() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.saves
 }
 
 // Close cancels a scheduled save and writes the state one last time.
