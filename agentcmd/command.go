@@ -1,6 +1,7 @@
 package agentcmd
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -140,12 +141,8 @@ func (c *Command) Run(ctx context.Context, cmd string, env Env) int {
 }
 
 func (env Env) withDefaults() Env {
-	if env.Stdout == nil {
-		env.Stdout = io.Discard
-	}
-	if env.Stderr == nil {
-		env.Stderr = io.Discard
-	}
+	env.Stdout = cmp.Or(env.Stdout, io.Discard)
+	env.Stderr = cmp.Or(env.Stderr, io.Discard)
 	if env.Now == nil {
 		env.Now = time.Now
 	}

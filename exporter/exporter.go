@@ -5,6 +5,7 @@
 package exporter
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -137,12 +138,8 @@ type parts struct {
 // starts now (unless the cache file holds data not yet due). Call Close to
 // stop it.
 func New(cfg Config) (*Exporter, error) {
-	if cfg.Logger == nil {
-		cfg.Logger = log.NewNopLogger()
-	}
-	if cfg.TelemetryPath == "" {
-		cfg.TelemetryPath = "/metrics"
-	}
+	cfg.Logger = cmp.Or(cfg.Logger, log.NewNopLogger())
+	cfg.TelemetryPath = cmp.Or(cfg.TelemetryPath, "/metrics")
 	if err := CheckTelemetryPath(cfg.TelemetryPath); err != nil {
 		return nil, fmt.Errorf("telemetry path %q: %v", cfg.TelemetryPath, err)
 	}

@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -155,15 +156,9 @@ func New(cfg Config) (*Watcher, error) {
 	if err := CheckConfig(cfg); err != nil {
 		return nil, err
 	}
-	if cfg.PollInterval == 0 {
-		cfg.PollInterval = DefaultPollInterval
-	}
-	if cfg.TerminalInterval == 0 {
-		cfg.TerminalInterval = max(MinTerminalInterval, 10*cfg.PollInterval)
-	}
-	if cfg.Concurrency == 0 {
-		cfg.Concurrency = DefaultConcurrency
-	}
+	cfg.PollInterval = cmp.Or(cfg.PollInterval, DefaultPollInterval)
+	cfg.TerminalInterval = cmp.Or(cfg.TerminalInterval, max(MinTerminalInterval, 10*cfg.PollInterval))
+	cfg.Concurrency = cmp.Or(cfg.Concurrency, DefaultConcurrency)
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -176,9 +171,7 @@ func New(cfg Config) (*Watcher, error) {
 		unknown:  make(map[[2]string]bool),
 		badIDs:   make(map[[2]string]bool),
 	}
-	if w.logger == nil {
-		w.logger = log.NewNopLogger()
-	}
+	w.logger = cmp.Or(w.logger, log.NewNopLogger())
 	for _, p := range cfg.Projects {
 		if p == "" {
 			return nil, errors.New("job watcher: empty project id")

@@ -2,6 +2,7 @@ package remediation
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -137,9 +138,7 @@ func ParseConfig(data []byte) (*Config, error) {
 		r, err := parseRule(fr)
 		if err != nil {
 			name := fr.Name
-			if name == "" {
-				name = "#" + strconv.Itoa(i+1)
-			}
+			name = cmp.Or(name, "#"+strconv.Itoa(i+1))
 			return nil, fmt.Errorf("rule %s: %w", name, err)
 		}
 		if seen[r.Name] {

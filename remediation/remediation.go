@@ -6,6 +6,7 @@ package remediation
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -146,12 +147,8 @@ func New(opts Options) (*Remediator, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	if opts.Timeout == 0 {
-		opts.Timeout = 30 * time.Second
-	}
-	if opts.Logger == nil {
-		opts.Logger = log.NewNopLogger()
-	}
+	opts.Timeout = cmp.Or(opts.Timeout, 30*time.Second)
+	opts.Logger = cmp.Or(opts.Logger, log.NewNopLogger())
 	if opts.API == nil || opts.Jobs == nil {
 		return nil, errors.New("remediation: no API client or job watcher")
 	}

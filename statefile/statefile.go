@@ -6,6 +6,7 @@
 package statefile
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -211,9 +212,7 @@ func NewSaver(path string, state func() engine.State, logger log.Logger) *Saver 
 // NewPartsSaver returns a Saver of the engine's state and the stream's
 // snapshot to path ("" disables it).
 func NewPartsSaver(path string, parts Parts, logger log.Logger) *Saver {
-	if logger == nil {
-		logger = log.NewNopLogger()
-	}
+	logger = cmp.Or(logger, log.NewNopLogger())
 	return &Saver{path: path, parts: parts, logger: logger, now: time.Now, delay: DefaultDelay, after: afterFunc}
 }
 
