@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -113,36 +114,15 @@ func render(w io.Writer, entries []*entry, sources []string, labels []Label) err
 		}
 	}
 	slices.SortFunc(order, func(a, b *outFamily) int {
-		if c := cmp.Compare(a.rank[0], b.rank[0]); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(a.rank[1], b.rank[1]); c != 0 {
-			return c
-		}
-		return strings.Compare(a.name, b.name)
+		return cmp.Or(cmp.Compare(a.rank[0], b.rank[0]), cmp.Compare(a.rank[1], b.rank[1]), strings.Compare(a.name, b.name))
 	})
 	bw := bufio.NewWriterSize(w, 64<<10)
 	for _, f := range order {
 		fmt.Fprintf(bw, "# HELP %s %s\n# TYPE %s gauge\n", f.name, escaper.Replace(f.help), f.name)
-		ss := make([]*outSeries, 0, len(f.series))
-		for _, s := range f.series {
-			ss = append(ss, s)
-		}
-		slices.SortFunc(ss, func(a, b *outSeries) int { return slices.Compare(a.sortKey, b.sortKey) })
-		for _, s := range ss {
-			times := make([]int64, 0, len(s.points))
-			for t := range s.points {
-				times = append(times, t)
-			}
-			slices.Sort(times)
-			for _, t := range times {
-				bw.WriteString(f.name)
-				bw.WriteString(s.labels)
-				bw.WriteByte(' ')
-				bw.WriteString(s.points[t])
-				bw.WriteByte(' ')
-				bw.WriteString(strconv.FormatInt(t, 10))
-				bw.WriteByte('\n')
+		bySeries := func(a, b *outSeries) int { return slices.Compare(a.sortKey, b.sortKey) }
+		for _, s := range slices.SortedFunc(maps.Values(f.series), bySeries) {
+			for _, t := range slices.Sorted(maps.Keys(s.points)) {
+				fmt.Fprintf(bw, "%s%s %s %d\n", f.name, s.labels, s.points[t], t)
 			}
 		}
 	}

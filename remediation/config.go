@@ -301,12 +301,7 @@ func isLabels(n parse.Node) bool {
 // search term too.
 func IsPublicLabel(name string) bool {
 	f := foldName(name)
-	for _, p := range PublicLabels {
-		if f == foldName(p) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(PublicLabels, func(p string) bool { return f == foldName(p) })
 }
 
 // foldName is a label name as a person reads it: fullwidth forms as ASCII,
