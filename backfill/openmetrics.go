@@ -107,12 +107,7 @@ func render(w io.Writer, entries []*entry, sources []string, labels []Label) err
 			}
 		}
 	}
-	order := make([]*outFamily, 0, len(fams))
-	for _, f := range fams {
-		if len(f.series) > 0 {
-			order = append(order, f)
-		}
-	}
+	order := slices.DeleteFunc(slices.Collect(maps.Values(fams)), func(f *outFamily) bool { return len(f.series) == 0 })
 	slices.SortFunc(order, func(a, b *outFamily) int {
 		return cmp.Or(cmp.Compare(a.rank[0], b.rank[0]), cmp.Compare(a.rank[1], b.rank[1]), strings.Compare(a.name, b.name))
 	})

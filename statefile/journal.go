@@ -222,13 +222,7 @@ func (j *Journal) appendLocked(kind byte, t time.Time) error {
 func (j *Journal) compactLocked() error {
 	now := j.now()
 	cut := now.Add(-time.Hour)
-	keep := j.sent[:0]
-	for _, t := range j.sent {
-		if t.After(cut) {
-			keep = append(keep, t)
-		}
-	}
-	j.sent = keep
+	j.sent = slices.DeleteFunc(j.sent, func(t time.Time) bool { return !t.After(cut) })
 	var buf []byte
 	for _, t := range j.sent {
 		buf = strconv.AppendInt(append(buf, 's', ' '), t.UnixNano(), 10)
