@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -66,37 +67,23 @@ func WriteJSON(path string, v any) error {
 // file or its journal left next to path, and returns their names. Call it
 // at start, before any save.
 func CleanTemp(path string) ([]string, error) {
+	dir, base := filepath.Split(path)
+	entries, _ := os.ReadDir(filepath.Clean(dir)) // a directory that cannot be read holds nothing to clean
 	var removed []string
 	var errs []error
-	for _, pattern := range []string{path + ".tmp-*", path + JournalSuffix + ".tmp-*", path + LockSuffix + ".tmp-*"} {
-		names, err := filepath.Glob(globEscape(filepath.Dir(pattern)) + string(filepath.Separator) + globEscape(filepath.Base(pattern[:len(pattern)-1])) + "*")
-		if err != nil {
-			return removed, err
+	for _, e := range entries {
+		n := e.Name()
+		ours := slices.ContainsFunc([]string{"", JournalSuffix, LockSuffix}, func(suffix string) bool { return strings.HasPrefix(n, base+suffix+".tmp-") })
+		if !ours || !e.Type().IsRegular() { // only regular files are ours
+			continue
 		}
-		for _, n := range names {
-			if fi, err := os.Lstat(n); err != nil || !fi.Mode().IsRegular() {
-				continue // only regular files are ours
-			}
-			if err := os.Remove(n); err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			removed = append(removed, filepath.Base(n))
+		if err := os.Remove(filepath.Join(dir, n)); err != nil {
+			errs = append(errs, err)
+			continue
 		}
+		removed = append(removed, n)
 	}
 	return removed, errors.Join(errs...)
-}
-
-// globEscape quotes the metacharacters of filepath.Match in s.
-func globEscape(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune(`*?[]\`, r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 // MaxCacheBytes caps what is read of a cache file: decoding costs several
