@@ -284,15 +284,8 @@ func (r *Remediator) Collect(ch chan<- prometheus.Metric) {
 	r.messages.Collect(ch)
 }
 
-// Payload is Alertmanager's webhook payload, version 4 (the fields used).
-type Payload struct {
-	Version  string  `json:"version"`
-	Status   string  `json:"status"`
-	Receiver string  `json:"receiver"`
-	Alerts   []Alert `json:"alerts"`
-}
-
-// Alert is one alert of a Payload.
+// Alert is one alert of Alertmanager's webhook payload, version 4 (the
+// fields used; walkPayload reads the payload's version and alerts).
 type Alert struct {
 	Status      string            `json:"status"`
 	Labels      map[string]string `json:"labels"`
