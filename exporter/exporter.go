@@ -373,7 +373,7 @@ func routes(cfg Config, eng *engine.Engine, src *stream.Source, p *parts) http.H
 		state.Jobs = func() []landingpage.JobRow { return jobTable(w.Jobs()) }
 	}
 	if h := p.webhook; h != nil {
-		state.Remediation = func() []landingpage.RemediationRow { return remediationTable(h.Rows()) }
+		state.Remediation = h.Rows
 	}
 	if src != nil {
 		state.Stream = streamView(src, cfg.Stream)
@@ -429,16 +429,6 @@ func describeJobs(cfg Config) string {
 		parts = append(parts, "the jobs the remediation webhook creates")
 	}
 	return fmt.Sprintf("Watching %s; active jobs are read every %s.", strings.Join(parts, ", "), cfg.Jobs.PollInterval)
-}
-
-// remediationTable turns the webhook's ledger into the landing page's rows.
-func remediationTable(rows []remediation.Row) []landingpage.RemediationRow {
-	out := make([]landingpage.RemediationRow, 0, len(rows))
-	for _, r := range rows {
-		out = append(out, landingpage.RemediationRow{Key: r.Key, Rule: r.Rule, Project: r.Project, JobID: r.JobID,
-			Status: r.Status, PullRequest: r.PRLink, Created: r.Created, LastAction: r.LastAction, Ended: r.Ended})
-	}
-	return out
 }
 
 // CheckTelemetryPath reports why p cannot be the path of the metrics: it

@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/exporter-toolkit/web"
 
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/remediation"
 )
 
 // State supplies what the page shows; it is read at every request.
@@ -32,7 +33,7 @@ type State struct {
 	// Jobs returns the watched agent jobs; nil when there is no job table.
 	Jobs func() []JobRow
 	// Remediation returns the webhook's keys; nil when it is off.
-	Remediation func() []RemediationRow
+	Remediation func() []remediation.Row
 	// Stream returns the event stream's progress; nil when it is off.
 	Stream func() StreamView
 	Now    func() time.Time
@@ -60,18 +61,6 @@ type StreamView struct {
 type Count struct {
 	Name string
 	N    int64
-}
-
-// RemediationRow is one key of the remediation webhook's ledger.
-type RemediationRow struct {
-	Key, Rule, Project, JobID string
-	// Status is the job's status as last read, "" before.
-	Status string
-	// PullRequest is the job's prLink, "" when it has none.
-	PullRequest string
-	// Created is when the job was asked for; LastAction when the key
-	// last acted; Ended when the job was seen ended (zero while active).
-	Created, LastAction, Ended time.Time
 }
 
 // JobRow is one watched agent job in the landing page's table.
@@ -328,7 +317,7 @@ func (p *page) table() (string, error) {
 				status += ", ended " + clock(r.Ended, now)
 			}
 			d.Remediation = append(d.Remediation, remediationRow{Key: r.Key, Rule: r.Rule, Project: r.Project, Job: job,
-				Status: status, LastAction: clock(r.LastAction, now), PullRequest: newPRLink(r.PullRequest)})
+				Status: status, LastAction: clock(r.LastAction, now), PullRequest: newPRLink(r.PRLink)})
 		}
 	}
 	var b strings.Builder

@@ -807,11 +807,12 @@ func fingerprint(annotations map[string]string) string {
 // Row is one key of the ledger, for the landing page.
 type Row struct {
 	Key, Rule, Project, JobID string
-	// Status is the job's status as the watcher last read it ("" before).
+	// Status is the job's status as the watcher last read it ("" before),
+	// PRLink its pull request ("" when none).
 	Status, PRLink string
-	Created        time.Time
-	LastAction     time.Time
-	Ended          time.Time
+	// Created is when the job was asked for; LastAction when the key last
+	// acted; Ended when the job was seen ended (zero while active).
+	Created, LastAction, Ended time.Time
 }
 
 // Rows returns the ledger's keys, for the landing page.
