@@ -370,7 +370,7 @@ func routes(cfg Config, eng *engine.Engine, src *stream.Source, p *parts) http.H
 	state := landingpage.State{Units: p.units, BudgetRemaining: p.budget.Remaining, BudgetPerHour: p.budget.PerHour(), Notes: cfg.Notes,
 		HeldBack: p.heldBack}
 	if w := p.watcher; w != nil {
-		state.Jobs = func() []landingpage.JobRow { return jobTable(w.Jobs()) }
+		state.Jobs = w.Jobs
 	}
 	if h := p.webhook; h != nil {
 		state.Remediation = h.Rows
@@ -392,22 +392,6 @@ func withDeadline(h http.Handler, d time.Duration) http.Handler {
 		defer cancel()
 		h.ServeHTTP(w, r.WithContext(ctx))
 	})
-}
-
-// jobTable turns the watcher's jobs into the landing page's rows.
-func jobTable(jobs []jobs.Row) []landingpage.JobRow {
-	out := make([]landingpage.JobRow, 0, len(jobs))
-	for _, j := range jobs {
-		r := landingpage.JobRow{Project: j.Project, ID: j.ID, Status: j.Status, Created: j.CreatedAt, PullRequest: j.PRLink}
-		switch {
-		case j.NotFound:
-			r.Error = "not found (404): the job does not exist in this project"
-		case !j.Known:
-			r.Error = "not read yet"
-		}
-		out = append(out, r)
-	}
-	return out
 }
 
 // reservedPaths are the exporter's endpoints besides the metrics.

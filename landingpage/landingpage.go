@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/exporter-toolkit/web"
 
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/jobs"
 	"github.com/mintlify-exporter/mintlify_exporter/remediation"
 )
 
@@ -31,7 +32,7 @@ type State struct {
 	// Notes are shown before anything else (the demo banner).
 	Notes []string
 	// Jobs returns the watched agent jobs; nil when there is no job table.
-	Jobs func() []JobRow
+	Jobs func() []jobs.Row
 	// Remediation returns the webhook's keys; nil when it is off.
 	Remediation func() []remediation.Row
 	// Stream returns the event stream's progress; nil when it is off.
@@ -61,19 +62,6 @@ type StreamView struct {
 type Count struct {
 	Name string
 	N    int64
-}
-
-// JobRow is one watched agent job in the landing page's table.
-type JobRow struct {
-	Project string
-	ID      string
-	Status  string // "" before the first read
-	// Created is zero when the API did not send it.
-	Created time.Time
-	// PullRequest is the job's prLink, "" when it has none.
-	PullRequest string
-	// Error is why the last read failed, "" when it succeeded.
-	Error string
 }
 
 // Config is the static part of the page.
@@ -292,14 +280,17 @@ func (p *page) table() (string, error) {
 			if status == "" {
 				status = "not read yet"
 			}
-			if j.Error != "" {
-				status += " (last read failed: " + j.Error + ")"
+			switch {
+			case j.NotFound:
+				status += " (last read failed: not found (404): the job does not exist in this project)"
+			case !j.Known:
+				status += " (last read failed: not read yet)"
 			}
 			age := "-"
-			if !j.Created.IsZero() {
-				age = now.Sub(j.Created).Round(time.Second).String()
+			if !j.CreatedAt.IsZero() {
+				age = now.Sub(j.CreatedAt).Round(time.Second).String()
 			}
-			d.Jobs = append(d.Jobs, jobRow{Project: j.Project, ID: j.ID, Status: status, Age: age, PullRequest: newPRLink(j.PullRequest)})
+			d.Jobs = append(d.Jobs, jobRow{Project: j.Project, ID: j.ID, Status: status, Age: age, PullRequest: newPRLink(j.PRLink)})
 		}
 	}
 	if p.s.Stream != nil {
