@@ -3,7 +3,6 @@ package jobs
 import (
 	"maps"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -54,19 +53,16 @@ func (w *Watcher) Collect(ch chan<- prometheus.Metric) {
 			counts[string(s)] = 0
 		}
 		notFound := 0
-		ids := make([]string, 0, len(p.jobs))
-		for id, e := range p.jobs {
+		project := exposition.SanitizeLabel(pid)
+		for _, id := range slices.Sorted(maps.Keys(p.jobs)) {
+			e := p.jobs[id]
 			if e.gone {
 				notFound++
 			}
-			if e.job != nil && !e.gone {
-				ids = append(ids, id)
+			if e.job == nil || e.gone {
+				continue
 			}
-		}
-		sort.Strings(ids)
-		project := exposition.SanitizeLabel(pid)
-		for _, id := range ids {
-			j := p.jobs[id].job
+			j := e.job
 			status := exposition.SanitizeLabel(string(j.Status))
 			counts[status]++
 			ref := ""

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -386,15 +388,10 @@ func (w *Watcher) Poll(ctx context.Context) {
 			continue
 		}
 		p := w.projects[r.project]
-		ids := make([]string, 0, len(p.jobs))
-		for id, e := range p.jobs {
-			if !start.Before(e.nextRead) {
-				ids = append(ids, id)
+		for _, id := range slices.Sorted(maps.Keys(p.jobs)) {
+			if !start.Before(p.jobs[id].nextRead) {
+				reads = append(reads, jobsRead{round: r, id: id})
 			}
-		}
-		sort.Strings(ids)
-		for _, id := range ids {
-			reads = append(reads, jobsRead{round: r, id: id})
 		}
 	}
 	w.mu.Unlock()
