@@ -84,17 +84,9 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{
-		base:      base,
-		key:       cfg.Key,
-		http:      cfg.HTTPClient,
-		timeout:   cfg.Timeout,
-		userAgent: cfg.UserAgent,
-		retry:     cfg.Retry,
-		hooks:     cfg.Hooks,
-		maxBody:   cfg.MaxBodyBytes,
-		now:       cfg.Now,
-	}
+	c := &Client{base: base, key: cfg.Key, http: cfg.HTTPClient, retry: cfg.Retry, hooks: cfg.Hooks, now: cfg.Now,
+		timeout: cmp.Or(cfg.Timeout, DefaultTimeout), userAgent: cmp.Or(cfg.UserAgent, DefaultUserAgent),
+		maxBody: cmp.Or(cfg.MaxBodyBytes, DefaultMaxBodyBytes)}
 	if c.now == nil {
 		c.now = time.Now
 	}
@@ -111,9 +103,6 @@ func New(cfg Config) (*Client, error) {
 	if c.http == nil {
 		c.http = defaultHTTPClient()
 	}
-	c.timeout = cmp.Or(c.timeout, DefaultTimeout)
-	c.userAgent = cmp.Or(c.userAgent, DefaultUserAgent)
-	c.maxBody = cmp.Or(c.maxBody, DefaultMaxBodyBytes)
 	c.retry.MaxAttempts = cmp.Or(c.retry.MaxAttempts, DefaultMaxAttempts)
 	c.retry.BaseDelay = cmp.Or(c.retry.BaseDelay, DefaultBaseDelay)
 	c.retry.MaxDelay = cmp.Or(c.retry.MaxDelay, DefaultMaxDelay)
