@@ -1,6 +1,7 @@
 package agentcmd
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -63,37 +64,35 @@ const DefaultWaitTimeout = 30 * time.Minute
 
 // Command holds the flags of the agent subcommands.
 type Command struct {
-	messageJob  *string
-	prompt      *string
-	wait        *bool
-	waitTimeout *time.Duration
-	getJob      *string
+	messageJob, getJob *string
+	message, create    promptFlags
+}
 
-	createPrompt      *string
-	createWait        *bool
-	createWaitTimeout *time.Duration
+// promptFlags are the flags of a subcommand that sends a prompt.
+type promptFlags struct {
+	prompt  *string
+	wait    *bool
+	timeout *time.Duration
+}
+
+func addPromptFlags(cmd *kingpin.CmdClause, what string) promptFlags {
+	return promptFlags{
+		prompt: cmd.Flag("prompt", what+"; - reads it from standard input (one trailing newline removed).").
+			Required().PlaceHolder("TEXT").String(),
+		wait:    cmd.Flag("wait", "Wait until the job is completed, archived or failed, showing progress on standard error, then print the final job.").Bool(),
+		timeout: cmd.Flag("wait.timeout", "Stop waiting after this long (exit code 3).").Default(DefaultWaitTimeout.String()).Duration(),
+	}
 }
 
 // Register adds the "agent" command and its subcommands to app.
 func Register(app *kingpin.Application) *Command {
 	c := &Command{}
 	agent := app.Command("agent", "Work with Mintlify agent jobs (needs exactly one --mintlify.project-id).")
-
 	msg := agent.Command("message", "Send a follow-up message to an agent job and print the job as JSON.")
 	c.messageJob = msg.Flag("job", "Id of the agent job.").Required().PlaceHolder("ID").String()
-	c.prompt = msg.Flag("prompt", "The follow-up instruction; - reads it from standard input (one trailing newline removed).").
-		Required().PlaceHolder("TEXT").String()
-	c.wait = msg.Flag("wait", "Wait until the job is completed, archived or failed, showing progress on standard error, then print the final job.").Bool()
-	c.waitTimeout = msg.Flag("wait.timeout", "Stop waiting after this long (exit code 3).").
-		Default(DefaultWaitTimeout.String()).Duration()
-
+	c.message = addPromptFlags(msg, "The follow-up instruction")
 	create := agent.Command("create", "Start an agent job with a prompt and print it as JSON (the operation the remediation webhook uses).")
-	c.createPrompt = create.Flag("prompt", "What the agent should do; - reads it from standard input (one trailing newline removed).").
-		Required().PlaceHolder("TEXT").String()
-	c.createWait = create.Flag("wait", "Wait until the job is completed, archived or failed, showing progress on standard error, then print the final job.").Bool()
-	c.createWaitTimeout = create.Flag("wait.timeout", "Stop waiting after this long (exit code 3).").
-		Default(DefaultWaitTimeout.String()).Duration()
-
+	c.create = addPromptFlags(create, "What the agent should do")
 	get := agent.Command("get", "Print an agent job as JSON.")
 	c.getJob = get.Flag("job", "Id of the agent job.").Required().PlaceHolder("ID").String()
 	return c
@@ -131,23 +130,19 @@ func (c *Command) Run(ctx context.Context, cmd string, env Env) int {
 	r := &run{ctx: ctx, env: env, project: env.ProjectIDs[0]}
 	switch cmd {
 	case cmdMessage:
-		return r.message(*c.messageJob, *c.prompt, *c.wait, *c.waitTimeout)
+		return r.message(*c.messageJob, *c.message.prompt, *c.message.wait, *c.message.timeout)
 	case cmdGet:
 		return r.get(*c.getJob)
 	case cmdCreate:
-		return r.create(*c.createPrompt, *c.createWait, *c.createWaitTimeout)
+		return r.create(*c.create.prompt, *c.create.wait, *c.create.timeout)
 	}
 	fmt.Fprintf(env.Stderr, ErrorPrefix+"not an agent command: %q\n", cmd)
 	return ExitError
 }
 
 func (env Env) withDefaults() Env {
-	if env.Stdout == nil {
-		env.Stdout = io.Discard
-	}
-	if env.Stderr == nil {
-		env.Stderr = io.Discard
-	}
+	env.Stdout = cmp.Or(env.Stdout, io.Discard)
+	env.Stderr = cmp.Or(env.Stderr, io.Discard)
 	if env.Now == nil {
 		env.Now = time.Now
 	}

@@ -177,12 +177,11 @@ func (r *run) print(job *client.Job, code int) int {
 		b, err = json.MarshalIndent(job, "", "  ")
 		buf.Write(b)
 	}
-	if err != nil {
-		fmt.Fprintf(r.env.Stderr, ErrorPrefix+"cannot print the job: %v\n", err)
-		return ExitError
+	if err == nil {
+		buf.WriteByte('\n')
+		_, err = r.env.Stdout.Write(terminalSafeJSON(buf.Bytes()))
 	}
-	buf.WriteByte('\n')
-	if _, err := r.env.Stdout.Write(terminalSafeJSON(buf.Bytes())); err != nil {
+	if err != nil {
 		fmt.Fprintf(r.env.Stderr, ErrorPrefix+"cannot print the job: %v\n", err)
 		return ExitError
 	}

@@ -1,6 +1,7 @@
 package backfill
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 
@@ -45,9 +46,7 @@ func seedDayStore(cfg Config, entries []*entry) (int, error) {
 		days = append(days, d)
 	}
 	st := statefile.Load(cfg.CacheFile, log.NewNopLogger())
-	if st == nil {
-		st = &engine.State{}
-	}
+	st = cmp.Or(st, &engine.State{})
 	type dayID struct {
 		source, project, day string
 		site                 bool

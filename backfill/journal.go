@@ -167,18 +167,9 @@ func (e *entry) valid() bool {
 		return false
 	}
 	for _, f := range e.Families {
-		if !validName(f.Name) {
+		if !validName(f.Name) || slices.ContainsFunc(f.Labels, func(l string) bool { return !validName(l) }) ||
+			slices.ContainsFunc(f.Series, func(s series) bool { return len(s.L) != len(f.Labels) || !validValue(s.V) }) {
 			return false
-		}
-		for _, l := range f.Labels {
-			if !validName(l) {
-				return false
-			}
-		}
-		for _, s := range f.Series {
-			if len(s.L) != len(f.Labels) || !validValue(s.V) {
-				return false
-			}
 		}
 	}
 	return true
@@ -236,10 +227,11 @@ func openJournal(path string, args []string, resume bool) (*journal, error) {
 
 // writeLine appends one line and makes it durable.
 func (j *journal) writeLine(line []byte) error {
-	if _, err := j.f.Write(append(line, '\n')); err != nil {
-		return fmt.Errorf("writing the journal %s: %w", j.path, err)
+	_, err := j.f.Write(append(line, '\n'))
+	if err == nil {
+		err = j.f.Sync()
 	}
-	if err := j.f.Sync(); err != nil {
+	if err != nil {
 		return fmt.Errorf("writing the journal %s: %w", j.path, err)
 	}
 	return nil
@@ -288,13 +280,8 @@ func (j *journal) unsent(sources []string) []*entry {
 		}
 	}
 	slices.SortStableFunc(out, func(a, b *entry) int {
-		if c := strings.Compare(a.Day, b.Day); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(rank(sources, a.Source), rank(sources, b.Source)); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Project, b.Project)
+		return cmp.Or(strings.Compare(a.Day, b.Day), cmp.Compare(rank(sources, a.Source), rank(sources, b.Source)),
+			strings.Compare(a.Project, b.Project))
 	})
 	return out
 }

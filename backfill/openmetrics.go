@@ -5,14 +5,14 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 )
 
 // formatValue renders a sample value as the output writes it: integers
@@ -107,43 +107,17 @@ func render(w io.Writer, entries []*entry, sources []string, labels []Label) err
 			}
 		}
 	}
-	order := make([]*outFamily, 0, len(fams))
-	for _, f := range fams {
-		if len(f.series) > 0 {
-			order = append(order, f)
-		}
-	}
+	order := slices.DeleteFunc(slices.Collect(maps.Values(fams)), func(f *outFamily) bool { return len(f.series) == 0 })
 	slices.SortFunc(order, func(a, b *outFamily) int {
-		if c := cmp.Compare(a.rank[0], b.rank[0]); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(a.rank[1], b.rank[1]); c != 0 {
-			return c
-		}
-		return strings.Compare(a.name, b.name)
+		return cmp.Or(cmp.Compare(a.rank[0], b.rank[0]), cmp.Compare(a.rank[1], b.rank[1]), strings.Compare(a.name, b.name))
 	})
 	bw := bufio.NewWriterSize(w, 64<<10)
 	for _, f := range order {
 		fmt.Fprintf(bw, "# HELP %s %s\n# TYPE %s gauge\n", f.name, escaper.Replace(f.help), f.name)
-		ss := make([]*outSeries, 0, len(f.series))
-		for _, s := range f.series {
-			ss = append(ss, s)
-		}
-		slices.SortFunc(ss, func(a, b *outSeries) int { return slices.Compare(a.sortKey, b.sortKey) })
-		for _, s := range ss {
-			times := make([]int64, 0, len(s.points))
-			for t := range s.points {
-				times = append(times, t)
-			}
-			slices.Sort(times)
-			for _, t := range times {
-				bw.WriteString(f.name)
-				bw.WriteString(s.labels)
-				bw.WriteByte(' ')
-				bw.WriteString(s.points[t])
-				bw.WriteByte(' ')
-				bw.WriteString(strconv.FormatInt(t, 10))
-				bw.WriteByte('\n')
+		bySeries := func(a, b *outSeries) int { return slices.Compare(a.sortKey, b.sortKey) }
+		for _, s := range slices.SortedFunc(maps.Values(f.series), bySeries) {
+			for _, t := range slices.Sorted(maps.Keys(s.points)) {
+				fmt.Fprintf(bw, "%s%s %s %d\n", f.name, s.labels, s.points[t], t)
 			}
 		}
 	}
@@ -182,34 +156,10 @@ func writeOutput(path string, entries []*entry, sources []string, labels []Label
 	return writeAtomic(path, func(w io.Writer) error { return render(w, entries, sources, labels) })
 }
 
-// writeAtomic writes path (--output) with write: a temporary file in the
-// same directory, synced, renamed over path.
+// writeAtomic writes path (--output) with write, atomically.
 func writeAtomic(path string, write func(io.Writer) error) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("writing --output: %w", err)
-	}
-	defer os.Remove(tmp.Name()) // fails harmlessly once renamed
-	err = write(tmp)
-	if err == nil {
-		err = tmp.Chmod(0o644)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
+	if err := statefile.WriteFile(path, 0o644, write); err != nil {
 		return fmt.Errorf("writing --output %s: %w", path, err)
-	}
-	if d, err := os.Open(dir); err == nil { // make the rename durable
-		_ = d.Sync()
-		d.Close()
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
@@ -439,12 +440,7 @@ func writeRequest(entries []*entry, target []Label) (*prompb.WriteRequest, int, 
 	for _, k := range order {
 		req.Timeseries = append(req.Timeseries, *series[k])
 	}
-	names := make([]string, 0, len(meta))
-	for name := range meta {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(meta)) {
 		req.Metadata = append(req.Metadata, meta[name])
 	}
 	return req, n, nil

@@ -1,6 +1,7 @@
 package backfill
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -396,12 +397,8 @@ func (cfg Config) withDefaults() Config {
 		now := cfg.Now
 		cfg.WaitUntil = func(ctx context.Context, t time.Time) error { return client.DefaultSleep(ctx, t.Sub(now())) }
 	}
-	if cfg.Out == nil {
-		cfg.Out = io.Discard
-	}
-	if cfg.Progress == nil {
-		cfg.Progress = io.Discard
-	}
+	cfg.Out = cmp.Or(cfg.Out, io.Discard)
+	cfg.Progress = cmp.Or(cfg.Progress, io.Discard)
 	if cfg.Attempts < 1 {
 		cfg.Attempts = DefaultAttempts
 	}

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -83,17 +84,9 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{
-		base:      base,
-		key:       cfg.Key,
-		http:      cfg.HTTPClient,
-		timeout:   cfg.Timeout,
-		userAgent: cfg.UserAgent,
-		retry:     cfg.Retry,
-		hooks:     cfg.Hooks,
-		maxBody:   cfg.MaxBodyBytes,
-		now:       cfg.Now,
-	}
+	c := &Client{base: base, key: cfg.Key, http: cfg.HTTPClient, retry: cfg.Retry, hooks: cfg.Hooks, now: cfg.Now,
+		timeout: cmp.Or(cfg.Timeout, DefaultTimeout), userAgent: cmp.Or(cfg.UserAgent, DefaultUserAgent),
+		maxBody: cmp.Or(cfg.MaxBodyBytes, DefaultMaxBodyBytes)}
 	if c.now == nil {
 		c.now = time.Now
 	}
@@ -110,24 +103,9 @@ func New(cfg Config) (*Client, error) {
 	if c.http == nil {
 		c.http = defaultHTTPClient()
 	}
-	if c.timeout == 0 {
-		c.timeout = DefaultTimeout
-	}
-	if c.userAgent == "" {
-		c.userAgent = DefaultUserAgent
-	}
-	if c.maxBody == 0 {
-		c.maxBody = DefaultMaxBodyBytes
-	}
-	if c.retry.MaxAttempts == 0 {
-		c.retry.MaxAttempts = DefaultMaxAttempts
-	}
-	if c.retry.BaseDelay == 0 {
-		c.retry.BaseDelay = DefaultBaseDelay
-	}
-	if c.retry.MaxDelay == 0 {
-		c.retry.MaxDelay = DefaultMaxDelay
-	}
+	c.retry.MaxAttempts = cmp.Or(c.retry.MaxAttempts, DefaultMaxAttempts)
+	c.retry.BaseDelay = cmp.Or(c.retry.BaseDelay, DefaultBaseDelay)
+	c.retry.MaxDelay = cmp.Or(c.retry.MaxDelay, DefaultMaxDelay)
 	if c.retry.Sleep == nil {
 		c.retry.Sleep = DefaultSleep
 	}
@@ -139,9 +117,7 @@ func New(cfg Config) (*Client, error) {
 
 // parseBaseURL checks an http(s) base URL and drops a trailing slash.
 func parseBaseURL(s string) (string, error) {
-	if s == "" {
-		s = DefaultBaseURL
-	}
+	s = cmp.Or(s, DefaultBaseURL)
 	u, err := url.Parse(s)
 	if err != nil {
 		return "", fmt.Errorf("client: invalid base URL: %w", err)

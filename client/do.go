@@ -2,6 +2,7 @@ package client
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -309,9 +310,7 @@ func (c *Client) apiError(ep Endpoint, res *http.Response, body []byte, key stri
 	case len(bytes.TrimSpace(body)) > 0:
 		ae.Message = excerpt(string(body), key)
 	}
-	if ae.Message == "" {
-		ae.Message = http.StatusText(res.StatusCode)
-	}
+	ae.Message = cmp.Or(ae.Message, http.StatusText(res.StatusCode))
 	return ae
 }
 

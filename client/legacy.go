@@ -18,33 +18,24 @@ const (
 	DefaultListJobsMaxPages = 100
 )
 
-// ListJobsOptions tunes WalkJobsV1; the zero value suits the real API.
+// ListJobsOptions tunes the walk of the v1 listing; the zero value suits the real API.
 type ListJobsOptions struct {
 	Take int
 	// MaxPages bounds the walk (ErrTooManyPages).
 	MaxPages int
 }
 
-// ListJobsV1 lists every agent session of a project through the deprecated
-// v1 listing, the only way to discover jobs without their ids.
-func (c *Client) ListJobsV1(ctx context.Context, projectID string) ([]LegacySession, error) {
-	return c.WalkJobsV1(ctx, projectID, ListJobsOptions{})
-}
-
-// ListJobsV1Counting is ListJobsV1 with the count of sessions skipped.
+// ListJobsV1Counting lists every agent session of a project through the
+// deprecated v1 listing, the only way to discover jobs without their ids,
+// and counts the malformed sessions skipped.
 func (c *Client) ListJobsV1Counting(ctx context.Context, projectID string) ([]LegacySession, int, error) {
 	return c.walkJobsV1(ctx, projectID, ListJobsOptions{})
 }
 
-// WalkJobsV1 reads every page of the v1 listing until one is shorter than
+// walkJobsV1 reads every page of the v1 listing until one is shorter than
 // take. A session listed twice (a job created during the walk shifts the
-// newest-first listing) is kept once; a malformed one is skipped; a failed
-// page fails the walk.
-func (c *Client) WalkJobsV1(ctx context.Context, projectID string, opts ListJobsOptions) ([]LegacySession, error) {
-	out, _, err := c.walkJobsV1(ctx, projectID, opts)
-	return out, err
-}
-
+// newest-first listing) is kept once; a malformed one is skipped and
+// counted; a failed page fails the walk.
 func (c *Client) walkJobsV1(ctx context.Context, projectID string, opts ListJobsOptions) ([]LegacySession, int, error) {
 	take, maxPages := opts.Take, opts.MaxPages
 	switch {
@@ -82,13 +73,6 @@ func (c *Client) walkJobsV1(ctx context.Context, projectID string, opts ListJobs
 			return out, skipped, nil
 		}
 	}
-}
-
-// ListJobsV1Page reads one page of the v1 listing; malformed sessions are
-// left out.
-func (c *Client) ListJobsV1Page(ctx context.Context, projectID string, skip, take int) ([]LegacySession, error) {
-	l, err := c.listJobsV1Page(ctx, projectID, skip, take)
-	return l.sessions, err
 }
 
 type sessionsPage struct {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -319,12 +320,7 @@ func requireRows[T any](ep Endpoint, field string, rows []T) error {
 }
 
 func numsOK(ns ...*wireNum) bool {
-	for _, n := range ns {
-		if !n.ok() {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(ns, func(n *wireNum) bool { return !n.ok() })
 }
 
 // unquote decodes a well-formed JSON string literal, keeping invalid UTF-8

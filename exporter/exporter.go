@@ -5,6 +5,7 @@
 package exporter
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -137,12 +138,8 @@ type parts struct {
 // starts now (unless the cache file holds data not yet due). Call Close to
 // stop it.
 func New(cfg Config) (*Exporter, error) {
-	if cfg.Logger == nil {
-		cfg.Logger = log.NewNopLogger()
-	}
-	if cfg.TelemetryPath == "" {
-		cfg.TelemetryPath = "/metrics"
-	}
+	cfg.Logger = cmp.Or(cfg.Logger, log.NewNopLogger())
+	cfg.TelemetryPath = cmp.Or(cfg.TelemetryPath, "/metrics")
 	if err := CheckTelemetryPath(cfg.TelemetryPath); err != nil {
 		return nil, fmt.Errorf("telemetry path %q: %v", cfg.TelemetryPath, err)
 	}
@@ -373,10 +370,10 @@ func routes(cfg Config, eng *engine.Engine, src *stream.Source, p *parts) http.H
 	state := landingpage.State{Units: p.units, BudgetRemaining: p.budget.Remaining, BudgetPerHour: p.budget.PerHour(), Notes: cfg.Notes,
 		HeldBack: p.heldBack}
 	if w := p.watcher; w != nil {
-		state.Jobs = func() []landingpage.JobRow { return jobTable(w.Jobs()) }
+		state.Jobs = w.Jobs
 	}
 	if h := p.webhook; h != nil {
-		state.Remediation = func() []landingpage.RemediationRow { return remediationTable(h.Rows()) }
+		state.Remediation = h.Rows
 	}
 	if src != nil {
 		state.Stream = streamView(src, cfg.Stream)
@@ -395,22 +392,6 @@ func withDeadline(h http.Handler, d time.Duration) http.Handler {
 		defer cancel()
 		h.ServeHTTP(w, r.WithContext(ctx))
 	})
-}
-
-// jobTable turns the watcher's jobs into the landing page's rows.
-func jobTable(jobs []jobs.Row) []landingpage.JobRow {
-	out := make([]landingpage.JobRow, 0, len(jobs))
-	for _, j := range jobs {
-		r := landingpage.JobRow{Project: j.Project, ID: j.ID, Status: j.Status, Created: j.CreatedAt, PullRequest: j.PRLink}
-		switch {
-		case j.NotFound:
-			r.Error = "not found (404): the job does not exist in this project"
-		case !j.Known:
-			r.Error = "not read yet"
-		}
-		out = append(out, r)
-	}
-	return out
 }
 
 // reservedPaths are the exporter's endpoints besides the metrics.
@@ -432,16 +413,6 @@ func describeJobs(cfg Config) string {
 		parts = append(parts, "the jobs the remediation webhook creates")
 	}
 	return fmt.Sprintf("Watching %s; active jobs are read every %s.", strings.Join(parts, ", "), cfg.Jobs.PollInterval)
-}
-
-// remediationTable turns the webhook's ledger into the landing page's rows.
-func remediationTable(rows []remediation.Row) []landingpage.RemediationRow {
-	out := make([]landingpage.RemediationRow, 0, len(rows))
-	for _, r := range rows {
-		out = append(out, landingpage.RemediationRow{Key: r.Key, Rule: r.Rule, Project: r.Project, JobID: r.JobID,
-			Status: r.Status, PullRequest: r.PRLink, Created: r.Created, LastAction: r.LastAction, Ended: r.Ended})
-	}
-	return out
 }
 
 // CheckTelemetryPath reports why p cannot be the path of the metrics: it
@@ -468,15 +439,6 @@ func CheckTelemetryPath(p string) error {
 	}
 	return nil
 }
-
-// Handler serves the exporter's HTTP endpoints.
-func (x *Exporter) Handler() http.Handler { return x.handler }
-
-// Engine returns the analytics engine, nil when every source is off.
-func (x *Exporter) Engine() *engine.Engine { return x.engine }
-
-// Stream returns the event-stream source, nil when it is off.
-func (x *Exporter) Stream() *stream.Source { return x.stream }
 
 // Close stops the refreshes, the stream's poller and the job watcher and
 // saves the cache file.

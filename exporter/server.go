@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -62,15 +63,8 @@ func Listen(flags *web.FlagConfig) (*Listeners, error) {
 
 // toolkitListens reports whether exporter-toolkit opens the sockets.
 func toolkitListens(flags *web.FlagConfig) bool {
-	if flags.WebSystemdSocket != nil && *flags.WebSystemdSocket {
-		return true
-	}
-	for _, a := range *flags.WebListenAddresses {
-		if strings.HasPrefix(a, "vsock://") {
-			return true
-		}
-	}
-	return false
+	return flags.WebSystemdSocket != nil && *flags.WebSystemdSocket ||
+		slices.ContainsFunc(*flags.WebListenAddresses, func(a string) bool { return strings.HasPrefix(a, "vsock://") })
 }
 
 // listenError says why address a cannot be listened on, and what to do.

@@ -1,7 +1,8 @@
 package jobs
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -52,19 +53,16 @@ func (w *Watcher) Collect(ch chan<- prometheus.Metric) {
 			counts[string(s)] = 0
 		}
 		notFound := 0
-		ids := make([]string, 0, len(p.jobs))
-		for id, e := range p.jobs {
+		project := exposition.SanitizeLabel(pid)
+		for _, id := range slices.Sorted(maps.Keys(p.jobs)) {
+			e := p.jobs[id]
 			if e.gone {
 				notFound++
 			}
-			if e.job != nil && !e.gone {
-				ids = append(ids, id)
+			if e.job == nil || e.gone {
+				continue
 			}
-		}
-		sort.Strings(ids)
-		project := exposition.SanitizeLabel(pid)
-		for _, id := range ids {
-			j := p.jobs[id].job
+			j := e.job
 			status := exposition.SanitizeLabel(string(j.Status))
 			counts[status]++
 			ref := ""
@@ -92,12 +90,7 @@ func (w *Watcher) Collect(ch chan<- prometheus.Metric) {
 				ch <- prometheus.MustNewConstMetric(jobCreatedDesc, prometheus.GaugeValue, jobsUnixSeconds(j.CreatedAt), project, jobID)
 			}
 		}
-		statuses := make([]string, 0, len(counts))
-		for s := range counts {
-			statuses = append(statuses, s)
-		}
-		sort.Strings(statuses)
-		for _, s := range statuses {
+		for _, s := range slices.Sorted(maps.Keys(counts)) {
 			ch <- prometheus.MustNewConstMetric(jobsDesc, prometheus.GaugeValue, counts[s], project, s)
 		}
 		ch <- prometheus.MustNewConstMetric(jobsNotFoundDesc, prometheus.GaugeValue, float64(notFound), project)

@@ -1,7 +1,9 @@
 package jobs
 
 import (
-	"sort"
+	"cmp"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -35,11 +37,6 @@ func (w *Watcher) Jobs() []Row {
 			rows = append(rows, r)
 		}
 	}
-	sort.Slice(rows, func(a, b int) bool {
-		if rows[a].Project != rows[b].Project {
-			return rows[a].Project < rows[b].Project
-		}
-		return rows[a].ID < rows[b].ID
-	})
+	slices.SortFunc(rows, func(a, b Row) int { return cmp.Or(strings.Compare(a.Project, b.Project), strings.Compare(a.ID, b.ID)) })
 	return rows
 }

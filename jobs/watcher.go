@@ -1,9 +1,12 @@
 package jobs
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -155,15 +158,9 @@ func New(cfg Config) (*Watcher, error) {
 	if err := CheckConfig(cfg); err != nil {
 		return nil, err
 	}
-	if cfg.PollInterval == 0 {
-		cfg.PollInterval = DefaultPollInterval
-	}
-	if cfg.TerminalInterval == 0 {
-		cfg.TerminalInterval = max(MinTerminalInterval, 10*cfg.PollInterval)
-	}
-	if cfg.Concurrency == 0 {
-		cfg.Concurrency = DefaultConcurrency
-	}
+	cfg.PollInterval = cmp.Or(cfg.PollInterval, DefaultPollInterval)
+	cfg.TerminalInterval = cmp.Or(cfg.TerminalInterval, max(MinTerminalInterval, 10*cfg.PollInterval))
+	cfg.Concurrency = cmp.Or(cfg.Concurrency, DefaultConcurrency)
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -176,9 +173,7 @@ func New(cfg Config) (*Watcher, error) {
 		unknown:  make(map[[2]string]bool),
 		badIDs:   make(map[[2]string]bool),
 	}
-	if w.logger == nil {
-		w.logger = log.NewNopLogger()
-	}
+	w.logger = cmp.Or(w.logger, log.NewNopLogger())
 	for _, p := range cfg.Projects {
 		if p == "" {
 			return nil, errors.New("job watcher: empty project id")
@@ -393,15 +388,10 @@ func (w *Watcher) Poll(ctx context.Context) {
 			continue
 		}
 		p := w.projects[r.project]
-		ids := make([]string, 0, len(p.jobs))
-		for id, e := range p.jobs {
-			if !start.Before(e.nextRead) {
-				ids = append(ids, id)
+		for _, id := range slices.Sorted(maps.Keys(p.jobs)) {
+			if !start.Before(p.jobs[id].nextRead) {
+				reads = append(reads, jobsRead{round: r, id: id})
 			}
-		}
-		sort.Strings(ids)
-		for _, id := range ids {
-			reads = append(reads, jobsRead{round: r, id: id})
 		}
 	}
 	w.mu.Unlock()

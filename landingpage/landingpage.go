@@ -17,6 +17,8 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/jobs"
+	"github.com/mintlify-exporter/mintlify_exporter/remediation"
 )
 
 // State supplies what the page shows; it is read at every request.
@@ -31,9 +33,9 @@ type State struct {
 	// Notes are shown before anything else (the demo banner).
 	Notes []string
 	// Jobs returns the watched agent jobs; nil when there is no job table.
-	Jobs func() []JobRow
+	Jobs func() []jobs.Row
 	// Remediation returns the webhook's keys; nil when it is off.
-	Remediation func() []RemediationRow
+	Remediation func() []remediation.Row
 	// Stream returns the event stream's progress; nil when it is off.
 	Stream func() StreamView
 	Now    func() time.Time
@@ -61,31 +63,6 @@ type StreamView struct {
 type Count struct {
 	Name string
 	N    int64
-}
-
-// RemediationRow is one key of the remediation webhook's ledger.
-type RemediationRow struct {
-	Key, Rule, Project, JobID string
-	// Status is the job's status as last read, "" before.
-	Status string
-	// PullRequest is the job's prLink, "" when it has none.
-	PullRequest string
-	// Created is when the job was asked for; LastAction when the key
-	// last acted; Ended when the job was seen ended (zero while active).
-	Created, LastAction, Ended time.Time
-}
-
-// JobRow is one watched agent job in the landing page's table.
-type JobRow struct {
-	Project string
-	ID      string
-	Status  string // "" before the first read
-	// Created is zero when the API did not send it.
-	Created time.Time
-	// PullRequest is the job's prLink, "" when it has none.
-	PullRequest string
-	// Error is why the last read failed, "" when it succeeded.
-	Error string
 }
 
 // Config is the static part of the page.
@@ -304,14 +281,17 @@ func (p *page) table() (string, error) {
 			if status == "" {
 				status = "not read yet"
 			}
-			if j.Error != "" {
-				status += " (last read failed: " + j.Error + ")"
+			switch {
+			case j.NotFound:
+				status += " (last read failed: not found (404): the job does not exist in this project)"
+			case !j.Known:
+				status += " (last read failed: not read yet)"
 			}
 			age := "-"
-			if !j.Created.IsZero() {
-				age = now.Sub(j.Created).Round(time.Second).String()
+			if !j.CreatedAt.IsZero() {
+				age = now.Sub(j.CreatedAt).Round(time.Second).String()
 			}
-			d.Jobs = append(d.Jobs, jobRow{Project: j.Project, ID: j.ID, Status: status, Age: age, PullRequest: newPRLink(j.PullRequest)})
+			d.Jobs = append(d.Jobs, jobRow{Project: j.Project, ID: j.ID, Status: status, Age: age, PullRequest: newPRLink(j.PRLink)})
 		}
 	}
 	if p.s.Stream != nil {
@@ -329,7 +309,7 @@ func (p *page) table() (string, error) {
 				status += ", ended " + clock(r.Ended, now)
 			}
 			d.Remediation = append(d.Remediation, remediationRow{Key: r.Key, Rule: r.Rule, Project: r.Project, Job: job,
-				Status: status, LastAction: clock(r.LastAction, now), PullRequest: newPRLink(r.PullRequest)})
+				Status: status, LastAction: clock(r.LastAction, now), PullRequest: newPRLink(r.PRLink)})
 		}
 	}
 	var b strings.Builder

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/jobs"
 )
 
 func get(t *testing.T, h http.Handler) string {
@@ -89,11 +90,11 @@ func TestJobsTable(t *testing.T) {
 		Units:           func() []engine.UnitState { return nil },
 		BudgetRemaining: func() int { return 1 },
 		Now:             func() time.Time { return now },
-		Jobs: func() []JobRow {
-			return []JobRow{
-				{Project: "docs", ID: "job-1", Status: "completed", Created: now.Add(-2 * time.Hour), PullRequest: "https://github.com/acme/docs/pull/7"},
-				{Project: "docs", ID: "job-<2>", Error: "HTTP 404"},
-				{Project: "docs", ID: "job-3", Status: "active", PullRequest: "javascript:alert(1)"},
+		Jobs: func() []jobs.Row {
+			return []jobs.Row{
+				{Project: "docs", ID: "job-1", Status: "completed", CreatedAt: now.Add(-2 * time.Hour), PRLink: "https://github.com/acme/docs/pull/7", Known: true},
+				{Project: "docs", ID: "job-<2>", NotFound: true},
+				{Project: "docs", ID: "job-3", Status: "active", PRLink: "javascript:alert(1)", Known: true},
 			}
 		},
 	})
@@ -101,7 +102,7 @@ func TestJobsTable(t *testing.T) {
 	for _, want := range []string{
 		"<th>project</th><th>job</th><th>status</th><th>age</th><th>pull request</th>",
 		`<td>docs</td><td>job-1</td><td>completed</td><td>2h0m0s</td><td><a href="https://github.com/acme/docs/pull/7">`,
-		"<td>job-&lt;2&gt;</td><td>not read yet (last read failed: HTTP 404)</td><td>-</td><td>-</td>",
+		"<td>job-&lt;2&gt;</td><td>not read yet (last read failed: not found (404): the job does not exist in this project)</td><td>-</td><td>-</td>",
 		"<td>active</td><td>-</td><td>javascript:alert(1)</td>",
 	} {
 		if !strings.Contains(page, want) {

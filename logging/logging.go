@@ -35,17 +35,8 @@ const TimeLayout = "2006-01-02T15:04:05.000Z07:00"
 // New returns a logger writing to w in format, keeping entries at lvl and
 // above, and the same logger as a *slog.Logger.
 func New(w io.Writer, lvl, format string) (log.Logger, *slog.Logger, error) {
-	var sl slog.Level
-	switch lvl {
-	case "debug":
-		sl = slog.LevelDebug
-	case "info":
-		sl = slog.LevelInfo
-	case "warn":
-		sl = slog.LevelWarn
-	case "error":
-		sl = slog.LevelError
-	default:
+	sl, ok := toSlog(lvl)
+	if !ok {
 		return nil, nil, fmt.Errorf("invalid log level %q: want debug, info, warn or error", lvl)
 	}
 	opts := &slog.HandlerOptions{Level: sl, AddSource: true, ReplaceAttr: replaceAttr}
@@ -112,7 +103,7 @@ func (g *goKit) Log(keyvals ...any) error {
 		}
 		if k == level.Key() {
 			if lv, ok := v.(level.Value); ok {
-				lvl = toSlog(lv)
+				lvl, _ = toSlog(lv.String())
 				continue
 			}
 		}
@@ -162,16 +153,12 @@ func safeString(f func() string) (s string) {
 	return f()
 }
 
-func toSlog(v level.Value) slog.Level {
-	switch v.String() {
-	case "debug":
-		return slog.LevelDebug
-	case "warn":
-		return slog.LevelWarn
-	case "error":
-		return slog.LevelError
-	}
-	return slog.LevelInfo
+var slogLevels = map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}
+
+// toSlog is the slog level of a go-kit level's name (info when unknown).
+func toSlog(name string) (slog.Level, bool) {
+	l, ok := slogLevels[name]
+	return l, ok // slog.LevelInfo is the zero Level
 }
 
 // callerPC returns the first caller outside go-kit's log packages and this

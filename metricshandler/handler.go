@@ -6,6 +6,7 @@ package metricshandler
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -51,9 +52,7 @@ type handler struct {
 
 // New returns the /metrics handler.
 func New(cfg Config) http.Handler {
-	if cfg.Logger == nil {
-		cfg.Logger = log.NewNopLogger()
-	}
+	cfg.Logger = cmp.Or(cfg.Logger, log.NewNopLogger())
 	h := &handler{cfg: cfg}
 	if cfg.MaxRequests > 0 {
 		h.inflight = make(chan struct{}, cfg.MaxRequests)
@@ -170,9 +169,7 @@ func (h *handler) serveText(w http.ResponseWriter, r *http.Request, format expfm
 	if accepts(r.Header.Get("Accept-Encoding"), "gzip", false) {
 		hdr.Set("Content-Encoding", "gzip")
 		hdr.Add("Vary", "Accept-Encoding")
-		if expo == nil {
-			expo = emptyExposition
-		}
+		expo = cmp.Or(expo, emptyExposition)
 		if err := expo.WriteGzip(w, live.Bytes()); err != nil {
 			level.Debug(h.cfg.Logger).Log("msg", "scrape answer not fully sent", "err", err)
 		}

@@ -2,6 +2,7 @@ package remediation
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -137,9 +138,7 @@ func ParseConfig(data []byte) (*Config, error) {
 		r, err := parseRule(fr)
 		if err != nil {
 			name := fr.Name
-			if name == "" {
-				name = "#" + strconv.Itoa(i+1)
-			}
+			name = cmp.Or(name, "#"+strconv.Itoa(i+1))
 			return nil, fmt.Errorf("rule %s: %w", name, err)
 		}
 		if seen[r.Name] {
@@ -234,59 +233,29 @@ func readsIn(t *template.Template) (labels []string, annotations bool) {
 // reads returns the labels tree names (.Labels.x, $.Labels.x, index
 // .Labels "x") and whether it reads the annotations by name.
 func reads(tree *parse.Tree) (labels []string, annotations bool) {
-	var walk func(n parse.Node)
 	fields := func(ident []string) {
-		if len(ident) == 0 {
-			return
+		if len(ident) > 1 && ident[0] == "Labels" {
+			labels = append(labels, ident[1])
 		}
-		switch ident[0] {
-		case "Labels":
-			if len(ident) > 1 {
-				labels = append(labels, ident[1])
-			}
-		case "Annotations":
-			annotations = true
-		}
+		annotations = annotations || len(ident) > 0 && ident[0] == "Annotations"
 	}
-	// labelsArg reports whether n is .Labels or $.Labels.
-	labelsArg := func(n parse.Node) bool {
-		switch n := n.(type) {
-		case *parse.FieldNode:
-			return slices.Equal(n.Ident, []string{"Labels"})
-		case *parse.VariableNode:
-			return slices.Equal(n.Ident, []string{"$", "Labels"})
-		}
-		return false
-	}
+	var walk func(n parse.Node)
 	walk = func(n parse.Node) {
-		if n == nil {
-			return
-		}
 		switch n := n.(type) {
 		case *parse.ListNode:
-			if n == nil {
-				return
+			for i := 0; n != nil && i < len(n.Nodes); i++ {
+				walk(n.Nodes[i])
 			}
-			for _, c := range n.Nodes {
-				walk(c)
-			}
-		case *parse.ActionNode:
-			walk(n.Pipe)
 		case *parse.PipeNode:
-			if n == nil {
-				return
-			}
-			for _, c := range n.Cmds {
-				walk(c)
+			for i := 0; n != nil && i < len(n.Cmds); i++ {
+				walk(n.Cmds[i])
 			}
 		case *parse.CommandNode:
 			// index .Labels "name" reads one label.
-			if len(n.Args) == 3 {
-				if id, ok := n.Args[0].(*parse.IdentifierNode); ok && id.Ident == "index" && labelsArg(n.Args[1]) {
-					if s, ok := n.Args[2].(*parse.StringNode); ok {
-						fields([]string{"Labels", s.Text})
-						return
-					}
+			if len(n.Args) == 3 && n.Args[0].String() == "index" && isLabels(n.Args[1]) {
+				if s, ok := n.Args[2].(*parse.StringNode); ok {
+					fields([]string{"Labels", s.Text})
+					return
 				}
 			}
 			for _, c := range n.Args {
@@ -298,26 +267,32 @@ func reads(tree *parse.Tree) (labels []string, annotations bool) {
 			if len(n.Ident) > 1 && n.Ident[0] == "$" {
 				fields(n.Ident[1:])
 			}
+		case *parse.ActionNode:
+			walk(n.Pipe)
+		case *parse.TemplateNode:
+			walk(n.Pipe)
 		case *parse.ChainNode:
 			walk(n.Node)
 		case *parse.IfNode:
-			walk(n.Pipe)
-			walk(n.List)
-			walk(n.ElseList)
+			walk(&n.BranchNode)
 		case *parse.RangeNode:
-			walk(n.Pipe)
-			walk(n.List)
-			walk(n.ElseList)
+			walk(&n.BranchNode)
 		case *parse.WithNode:
+			walk(&n.BranchNode)
+		case *parse.BranchNode:
 			walk(n.Pipe)
 			walk(n.List)
 			walk(n.ElseList)
-		case *parse.TemplateNode:
-			walk(n.Pipe)
 		}
 	}
 	walk(tree.Root)
 	return labels, annotations
+}
+
+// isLabels reports whether n is .Labels or $.Labels.
+func isLabels(n parse.Node) bool {
+	s := n.String()
+	return s == ".Labels" || s == "$.Labels"
 }
 
 // IsPublicLabel reports whether a label name reads, to a person, as one of
@@ -326,12 +301,7 @@ func reads(tree *parse.Tree) (labels []string, annotations bool) {
 // search term too.
 func IsPublicLabel(name string) bool {
 	f := foldName(name)
-	for _, p := range PublicLabels {
-		if f == foldName(p) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(PublicLabels, func(p string) bool { return f == foldName(p) })
 }
 
 // foldName is a label name as a person reads it: fullwidth forms as ASCII,

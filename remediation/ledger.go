@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
-	"sort"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/filewatch"
@@ -150,14 +152,7 @@ func (l *ledger) clamp(now time.Time) int {
 
 // prune forgets actions older than a day.
 func (l *ledger) prune(now time.Time) {
-	i := 0
-	for _, a := range l.actions {
-		if now.Sub(a.At) < 24*time.Hour {
-			l.actions[i] = a
-			i++
-		}
-	}
-	l.actions = l.actions[:i]
+	l.actions = slices.DeleteFunc(l.actions, func(a action) bool { return now.Sub(a.At) >= 24*time.Hour })
 }
 
 // count returns the project's actions within d before now.
@@ -185,10 +180,5 @@ func (l *ledger) save() error {
 
 // sorted returns the entries by key.
 func (l *ledger) sorted() []*Entry {
-	out := make([]*Entry, 0, len(l.entries))
-	for _, e := range l.entries {
-		out = append(out, e)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
-	return out
+	return slices.SortedFunc(maps.Values(l.entries), func(a, b *Entry) int { return strings.Compare(a.Key, b.Key) })
 }

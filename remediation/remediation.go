@@ -6,6 +6,7 @@ package remediation
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -13,9 +14,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -146,12 +147,8 @@ func New(opts Options) (*Remediator, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	if opts.Timeout == 0 {
-		opts.Timeout = 30 * time.Second
-	}
-	if opts.Logger == nil {
-		opts.Logger = log.NewNopLogger()
-	}
+	opts.Timeout = cmp.Or(opts.Timeout, 30*time.Second)
+	opts.Logger = cmp.Or(opts.Logger, log.NewNopLogger())
 	if opts.API == nil || opts.Jobs == nil {
 		return nil, errors.New("remediation: no API client or job watcher")
 	}
@@ -287,15 +284,8 @@ func (r *Remediator) Collect(ch chan<- prometheus.Metric) {
 	r.messages.Collect(ch)
 }
 
-// Payload is Alertmanager's webhook payload, version 4 (the fields used).
-type Payload struct {
-	Version  string  `json:"version"`
-	Status   string  `json:"status"`
-	Receiver string  `json:"receiver"`
-	Alerts   []Alert `json:"alerts"`
-}
-
-// Alert is one alert of a Payload.
+// Alert is one alert of Alertmanager's webhook payload, version 4 (the
+// fields used; walkPayload reads the payload's version and alerts).
 type Alert struct {
 	Status      string            `json:"status"`
 	Labels      map[string]string `json:"labels"`
@@ -547,12 +537,7 @@ type cappedAlerts struct {
 // logPayload logs one line per rule whose alerts were capped, and the
 // number of dry-run lines left out. The caller holds r.payload.
 func (r *Remediator) logPayload(capped map[string]*cappedAlerts) {
-	rules := make([]string, 0, len(capped))
-	for rule := range capped {
-		rules = append(rules, rule)
-	}
-	sort.Strings(rules)
-	for _, rule := range rules {
+	for _, rule := range slices.Sorted(maps.Keys(capped)) {
 		c := capped[rule]
 		level.Warn(r.logger).Log("msg", "remediation capped", "rule", rule, "alerts", c.n, "first_key", c.firstKey, "reason", c.reason)
 	}
@@ -586,9 +571,7 @@ func (r *Remediator) handle(ctx context.Context, a Alert) AlertOutcome {
 		}
 		return out
 	case err != nil:
-		out.Outcome, out.Reason = OutcomeError, err.Error()
-		level.Error(r.logger).Log("msg", "remediation failed", "rule", rule.Name, "key", out.Key, "err", err)
-		return out
+		return r.failed(out, err, "remediation failed", "rule", rule.Name, "key", out.Key)
 	}
 	if out.Outcome != "" { // the key's job is active or cooling down
 		return out
@@ -600,9 +583,9 @@ func (r *Remediator) handle(ctx context.Context, a Alert) AlertOutcome {
 	case r.cfg.DryRun:
 		return r.dryRun(d, out)
 	case d.message:
-		return r.message(ctx, rule, d.project, d.entry, d.prompt, d.values, d.now, out)
+		return r.message(ctx, d, out)
 	}
-	return r.create(ctx, rule, d.project, out.Key, d.prompt, d.values, d.now, out)
+	return r.create(ctx, d, out)
 }
 
 // decision is what an alert that matched a rule would do.
@@ -696,29 +679,40 @@ func (r *Remediator) observe(e *Entry, now time.Time) {
 	}
 	if status, _, known := r.opts.Jobs.Lookup(e.Project, e.JobID); known && status.Terminal() {
 		e.Ended = now
-		if err := r.ledger.save(); err != nil {
-			level.Error(r.logger).Log("msg", "cannot save the remediation ledger", "err", err)
-		}
+		r.saveLogged()
 	}
 }
 
+// saveLogged saves the ledger, logging a failure.
+func (r *Remediator) saveLogged() {
+	if err := r.ledger.save(); err != nil {
+		level.Error(r.logger).Log("msg", "cannot save the remediation ledger", "err", err)
+	}
+}
+
+// failed returns out as OutcomeError for err, logged as msg with kv.
+func (r *Remediator) failed(out AlertOutcome, err error, msg string, kv ...any) AlertOutcome {
+	out.Outcome, out.Reason = OutcomeError, err.Error()
+	level.Error(r.logger).Log(append(append([]any{"msg", msg}, kv...), "err", err)...)
+	return out
+}
+
 // create asks for a job, recorded in the ledger before it is sent.
-func (r *Remediator) create(ctx context.Context, rule *Rule, project, key, prompt, values string, now time.Time, out AlertOutcome) AlertOutcome {
-	e := &Entry{Key: key, Rule: rule.Name, Project: project, Created: now, Pending: true, Values: values}
+func (r *Remediator) create(ctx context.Context, d *decision, out AlertOutcome) AlertOutcome {
+	rule, project, key := d.rule.Name, d.project, out.Key
+	e := &Entry{Key: key, Rule: rule, Project: project, Created: d.now, Pending: true, Values: d.values}
 	prev := r.ledger.entries[key]
 	r.ledger.entries[key] = e
-	r.ledger.actions = append(r.ledger.actions, action{Project: project, At: now})
+	r.ledger.actions = append(r.ledger.actions, action{Project: project, At: d.now})
 	if err := r.ledger.save(); err != nil {
 		// Without a durable record a restart could create the job again.
 		r.ledger.entries[key] = prev
 		r.ledger.actions = r.ledger.actions[:len(r.ledger.actions)-1]
-		out.Outcome, out.Reason = OutcomeError, err.Error()
-		level.Error(r.logger).Log("msg", "remediation failed: nothing sent", "rule", rule.Name, "key", key, "err", err)
-		return out
+		return r.failed(out, err, "remediation failed: nothing sent", "rule", rule, "key", key)
 	}
 	var job *client.Job
 	err := r.unlocked(ctx, func(ctx context.Context) (err error) {
-		job, err = r.opts.API.CreateJob(ctx, project, prompt)
+		job, err = r.opts.API.CreateJob(ctx, project, d.prompt)
 		return err
 	})
 	e.Pending = false
@@ -726,68 +720,57 @@ func (r *Remediator) create(ctx context.Context, rule *Rule, project, key, promp
 		if neverCreated(err) {
 			r.ledger.entries[key] = prev
 		} else { // it may exist: no new one before the cooldown
-			e.Ended = now
+			e.Ended = d.now
 		}
-		if serr := r.ledger.save(); serr != nil {
-			level.Error(r.logger).Log("msg", "cannot save the remediation ledger", "err", serr)
-		}
-		out.Outcome, out.Reason = OutcomeError, err.Error()
-		level.Error(r.logger).Log("msg", "remediation failed: the job was not created", "rule", rule.Name, "project", project, "key", key, "err", err)
-		return out
+		r.saveLogged()
+		return r.failed(out, err, "remediation failed: the job was not created", "rule", rule, "project", project, "key", key)
 	}
 	e.JobID = job.ID
-	if err := r.ledger.save(); err != nil {
-		level.Error(r.logger).Log("msg", "cannot save the remediation ledger", "err", err)
-	}
+	r.saveLogged()
 	if err := r.opts.Jobs.Watch(project, job.ID); err != nil {
 		level.Warn(r.logger).Log("msg", "cannot watch the job created", "job_id", job.ID, "err", err)
 	}
-	r.created.WithLabelValues(project, rule.Name).Inc()
+	r.created.WithLabelValues(project, rule).Inc()
 	out.Outcome, out.JobID = OutcomeCreated, job.ID
-	level.Info(r.logger).Log("msg", "agent job created for an alert", "rule", rule.Name, "project", project, "key", key, "job_id", job.ID)
+	level.Info(r.logger).Log("msg", "agent job created for an alert", "rule", rule, "project", project, "key", key, "job_id", job.ID)
 	return out
 }
 
 // message sends the rule's follow-up to the key's active job, recorded in
 // the ledger before it is sent so that the caps count it after a crash.
-func (r *Remediator) message(ctx context.Context, rule *Rule, project string, e *Entry, prompt, values string, now time.Time, out AlertOutcome) AlertOutcome {
+func (r *Remediator) message(ctx context.Context, d *decision, out AlertOutcome) AlertOutcome {
+	e, rule, project := d.entry, d.rule.Name, d.project
 	prevMessaged := e.Messaged
 	undo := func() {
 		e.Messaged = prevMessaged
 		r.ledger.actions = r.ledger.actions[:len(r.ledger.actions)-1]
 	}
-	r.ledger.actions = append(r.ledger.actions, action{Project: project, At: now})
-	e.Messaged = now
+	r.ledger.actions = append(r.ledger.actions, action{Project: project, At: d.now})
+	e.Messaged = d.now
 	if err := r.ledger.save(); err != nil {
 		undo()
-		out.Outcome, out.Reason = OutcomeError, err.Error()
-		level.Error(r.logger).Log("msg", "remediation failed: nothing sent", "rule", rule.Name, "key", e.Key, "err", err)
-		return out
+		return r.failed(out, err, "remediation failed: nothing sent", "rule", rule, "key", e.Key)
 	}
 	err := r.unlocked(ctx, func(ctx context.Context) error {
-		_, err := r.opts.API.SendMessage(ctx, project, e.JobID, prompt)
+		_, err := r.opts.API.SendMessage(ctx, project, e.JobID, d.prompt)
 		return err
 	})
 	switch {
 	case err == nil:
-		e.Values = values
+		e.Values = d.values
 	case neverCreated(err): // refused: nothing was delivered
 		undo()
 	}
 	if err != nil && client.IsNotFound(err) { // the job is gone: a new one may be created
-		e.Ended = now
+		e.Ended = d.now
 	}
-	if serr := r.ledger.save(); serr != nil {
-		level.Error(r.logger).Log("msg", "cannot save the remediation ledger", "err", serr)
-	}
+	r.saveLogged()
 	if err != nil {
-		out.Outcome, out.Reason = OutcomeError, err.Error()
-		level.Error(r.logger).Log("msg", "remediation failed: the follow-up was not sent", "rule", rule.Name, "project", project, "key", e.Key, "job_id", e.JobID, "err", err)
-		return out
+		return r.failed(out, err, "remediation failed: the follow-up was not sent", "rule", rule, "project", project, "key", e.Key, "job_id", e.JobID)
 	}
-	r.messages.WithLabelValues(project, rule.Name).Inc()
+	r.messages.WithLabelValues(project, rule).Inc()
 	out.Outcome = OutcomeMessaged
-	level.Info(r.logger).Log("msg", "follow-up message sent to an agent job for an alert", "rule", rule.Name, "project", project, "key", e.Key, "job_id", e.JobID)
+	level.Info(r.logger).Log("msg", "follow-up message sent to an agent job for an alert", "rule", rule, "project", project, "key", e.Key, "job_id", e.JobID)
 	return out
 }
 
@@ -814,13 +797,8 @@ func neverCreated(err error) bool {
 // fingerprint identifies an alert's annotation values (its description
 // carries the value that fired).
 func fingerprint(annotations map[string]string) string {
-	keys := make([]string, 0, len(annotations))
-	for k := range annotations {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	h := sha256.New()
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(annotations)) {
 		fmt.Fprintf(h, "%q=%q\n", k, annotations[k])
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
@@ -829,11 +807,12 @@ func fingerprint(annotations map[string]string) string {
 // Row is one key of the ledger, for the landing page.
 type Row struct {
 	Key, Rule, Project, JobID string
-	// Status is the job's status as the watcher last read it ("" before).
+	// Status is the job's status as the watcher last read it ("" before),
+	// PRLink its pull request ("" when none).
 	Status, PRLink string
-	Created        time.Time
-	LastAction     time.Time
-	Ended          time.Time
+	// Created is when the job was asked for; LastAction when the key last
+	// acted; Ended when the job was seen ended (zero while active).
+	Created, LastAction, Ended time.Time
 }
 
 // Rows returns the ledger's keys, for the landing page.

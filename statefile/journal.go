@@ -1,9 +1,9 @@
 package statefile
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -222,13 +222,7 @@ func (j *Journal) appendLocked(kind byte, t time.Time) error {
 func (j *Journal) compactLocked() error {
 	now := j.now()
 	cut := now.Add(-time.Hour)
-	keep := j.sent[:0]
-	for _, t := range j.sent {
-		if t.After(cut) {
-			keep = append(keep, t)
-		}
-	}
-	j.sent = keep
+	j.sent = slices.DeleteFunc(j.sent, func(t time.Time) bool { return !t.After(cut) })
 	var buf []byte
 	for _, t := range j.sent {
 		buf = strconv.AppendInt(append(buf, 's', ' '), t.UnixNano(), 10)
@@ -300,40 +294,31 @@ func (j *Journal) Close() error {
 	return err
 }
 
-// writeAtomic writes b to path through a synced temporary file renamed over
-// it (path.tmp-*, as CleanTemp expects).
-func writeAtomic(path string, b []byte) error {
+// WriteFile writes path atomically with write: a temporary file beside it
+// (path.tmp-*, as CleanTemp expects) of mode perm, synced, renamed over path.
+func WriteFile(path string, perm os.FileMode, write func(io.Writer) error) error {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
+	defer os.Remove(tmp.Name()) // fails harmlessly once renamed
+	if err = tmp.Chmod(perm); err == nil {
+		err = write(tmp)
 	}
-	w := bufio.NewWriter(tmp)
-	if _, err := w.Write(b); err != nil {
-		tmp.Close()
-		return err
+	if err == nil {
+		err = tmp.Sync()
 	}
-	if err := w.Flush(); err != nil {
-		tmp.Close()
-		return err
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
 	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
 	}
-	if err := tmp.Close(); err != nil {
-		return err
+	if err == nil {
+		syncDir(dir)
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	syncDir(dir)
-	return nil
+	return err
 }
 
 // syncDir makes a rename in dir durable where the file system allows.

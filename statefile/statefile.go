@@ -6,11 +6,14 @@
 package statefile
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -54,44 +57,33 @@ func WriteJSON(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(path, append(b, '\n'))
+	return WriteFile(path, 0o600, func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	})
 }
 
 // CleanTemp removes the temporary files an interrupted save of the cache
 // file or its journal left next to path, and returns their names. Call it
 // at start, before any save.
 func CleanTemp(path string) ([]string, error) {
+	dir, base := filepath.Split(path)
+	entries, _ := os.ReadDir(filepath.Clean(dir)) // a directory that cannot be read holds nothing to clean
 	var removed []string
 	var errs []error
-	for _, pattern := range []string{path + ".tmp-*", path + JournalSuffix + ".tmp-*", path + LockSuffix + ".tmp-*"} {
-		names, err := filepath.Glob(globEscape(filepath.Dir(pattern)) + string(filepath.Separator) + globEscape(filepath.Base(pattern[:len(pattern)-1])) + "*")
-		if err != nil {
-			return removed, err
+	for _, e := range entries {
+		n := e.Name()
+		ours := slices.ContainsFunc([]string{"", JournalSuffix, LockSuffix}, func(suffix string) bool { return strings.HasPrefix(n, base+suffix+".tmp-") })
+		if !ours || !e.Type().IsRegular() { // only regular files are ours
+			continue
 		}
-		for _, n := range names {
-			if fi, err := os.Lstat(n); err != nil || !fi.Mode().IsRegular() {
-				continue // only regular files are ours
-			}
-			if err := os.Remove(n); err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			removed = append(removed, filepath.Base(n))
+		if err := os.Remove(filepath.Join(dir, n)); err != nil {
+			errs = append(errs, err)
+			continue
 		}
+		removed = append(removed, n)
 	}
 	return removed, errors.Join(errs...)
-}
-
-// globEscape quotes the metacharacters of filepath.Match in s.
-func globEscape(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune(`*?[]\`, r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 // MaxCacheBytes caps what is read of a cache file: decoding costs several
@@ -207,9 +199,7 @@ func NewSaver(path string, state func() engine.State, logger log.Logger) *Saver 
 // NewPartsSaver returns a Saver of the engine's state and the stream's
 // snapshot to path ("" disables it).
 func NewPartsSaver(path string, parts Parts, logger log.Logger) *Saver {
-	if logger == nil {
-		logger = log.NewNopLogger()
-	}
+	logger = cmp.Or(logger, log.NewNopLogger())
 	return &Saver{path: path, parts: parts, logger: logger, now: time.Now, delay: DefaultDelay, after: afterFunc}
 }
 
@@ -217,13 +207,6 @@ func NewPartsSaver(path string, parts Parts, logger log.Logger) *Saver {
 type stopper interface{ Stop() bool }
 
 func afterFunc(d time.Duration, f func()) stopper { return time.AfterFunc(d, f) }
-
-// SetDelay changes the debounce delay (tests shorten it).
-func (s *Saver) SetDelay(d time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.delay = d
-}
 
 // Changed schedules a save, unless one is already scheduled.
 func (s *Saver) Changed() {
@@ -285,13 +268,6 @@ func (s *Saver) streamSection() json.RawMessage {
 		}
 	}
 	return s.kept
-}
-
-// Saves returns how many times the file was written.
-func (s *Saver) Saves() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.saves
 }
 
 // Close cancels a scheduled save and writes the state one last time.

@@ -4,7 +4,6 @@ import (
 	"os"
 
 	"github.com/alecthomas/kingpin/v2"
-	"github.com/prometheus/common/version"
 
 	"github.com/mintlify-exporter/mintlify_exporter/agentcmd"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
@@ -31,11 +30,6 @@ type logFlags struct{ level, format string }
 type commands struct {
 	agent    *agentcmd.Command
 	backfill *backfillCommand
-}
-
-// newApp is the command line: every flag and command.
-func newApp(f *flags) (*kingpin.Application, commands) {
-	return newAppVersion(f, version.Print(exporterName))
 }
 
 // newAppVersion is newApp with the text --version prints; kingpin also puts

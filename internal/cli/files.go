@@ -54,30 +54,24 @@ func checkFiles(f *flags) error {
 // opens it: a regular file (a FIFO would hang the start, and SIGTERM with
 // it) no larger than its reader takes. Those of --cache.file may be missing.
 func checkReadFiles(f *flags) error {
-	files := []struct {
+	type file struct {
 		flag, path string
 		limit      int64
 		missingOK  bool
-	}{
+	}
+	c := f.cacheFile
+	files := []file{
 		{"--remediation.config", f.remediation.config, remediation.MaxConfigBytes, false},
 		{"--remediation.token-file", f.remediation.tokenFile, maxTokenFileBytes, false},
 		{"--jobs.file", f.jobs.file, jobs.MaxFileBytes, false},
 		{"--stream.traffic-rules", f.stream.trafficRules, maxStreamFileBytes, false},
 		{"--stream.event-map", f.stream.eventMap, maxStreamFileBytes, false},
-	}
-	if c := f.cacheFile; c != "" {
-		files = append(files, []struct {
-			flag, path string
-			limit      int64
-			missingOK  bool
-		}{
-			{"--cache.file", c, statefile.MaxCacheBytes, true},
-			{"--cache.file", c + statefile.JournalSuffix, statefile.MaxJournalBytes, true},
-			{"--cache.file", c + remediation.LedgerSuffix, remediation.MaxLedgerBytes, true},
-		}...)
+		{"--cache.file", c, statefile.MaxCacheBytes, true},
+		{"--cache.file", c + statefile.JournalSuffix, statefile.MaxJournalBytes, true},
+		{"--cache.file", c + remediation.LedgerSuffix, remediation.MaxLedgerBytes, true},
 	}
 	for _, fl := range files {
-		if fl.path == "" {
+		if fl.path == "" || fl.flag == "--cache.file" && c == "" {
 			continue
 		}
 		if err := checkFile(fl.path, fl.limit, fl.missingOK); err != nil {

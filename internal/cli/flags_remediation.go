@@ -92,15 +92,10 @@ func readToken(path string) (string, error) {
 // holdsKey reports whether s holds what looks like an admin API key
 // anywhere, behind a byte order mark or any other prefix.
 func holdsKey(s string) bool {
-	for i := strings.Index(s, "mint_"); i >= 0; {
-		if looksLikeKey(s[i:]) {
+	for i := range len(s) {
+		if strings.HasPrefix(s[i:], "mint_") && looksLikeKey(s[i:]) {
 			return true
 		}
-		next := strings.Index(s[i+1:], "mint_")
-		if next < 0 {
-			break
-		}
-		i += 1 + next
 	}
 	return false
 }

@@ -147,12 +147,7 @@ func usesGlobal(command, name string) bool {
 	if slices.Contains(commandHidden[command], name) {
 		return false
 	}
-	for _, p := range prefixes {
-		if strings.HasPrefix(name, p) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(name, p) })
 }
 
 // unusedFlag returns an error naming the first global flag in args that

@@ -1,6 +1,8 @@
 // Package errstate tells when a failure is news to log: once per kind, and the recovery.
 package errstate
 
+import "cmp"
+
 // State is the class of the current failure; the zero value is healthy.
 type State struct {
 	class string
@@ -8,9 +10,7 @@ type State struct {
 
 // Failed records a failure of class and reports whether it is news to log.
 func (s *State) Failed(class string) bool {
-	if class == "" {
-		class = "error"
-	}
+	class = cmp.Or(class, "error")
 	news := class != s.class
 	s.class = class
 	return news
