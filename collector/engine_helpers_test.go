@@ -52,7 +52,6 @@ type visitorsConfig struct {
 	Status          *Status
 	Logger          log.Logger
 	Clock           *mintlifytest.Clock
-	Planner         engine.Planner
 }
 
 // visitorsEngine is an engine with the visitors source that starts its
@@ -68,7 +67,7 @@ func newVisitorsEngine(cfg visitorsConfig) (*visitorsEngine, error) {
 	e, err := engine.New(engine.Config{
 		Sources: []engine.Source{src}, Projects: cfg.Projects, Windows: cfg.Windows,
 		MinInterval: cfg.MinInterval, Budget: cfg.Budget, Status: cfg.Status, Logger: cfg.Logger,
-		Now: cfg.Clock.Now, WaitUntil: cfg.Clock.WaitUntil, Planner: cfg.Planner,
+		Now: cfg.Clock.Now, WaitUntil: cfg.Clock.WaitUntil,
 	})
 	if err != nil {
 		return nil, err

@@ -133,7 +133,7 @@ func (e *Engine) States() []UnitState {
 			s.State = StateOK
 		}
 		if !u.inFlight {
-			s.Next = e.dueAtLocked(u, now)
+			s.Next, _ = e.eligibleAtLocked(u, now)
 			if u.waitAt.After(now) {
 				s.Next = u.waitAt
 				s.Deferred = fmt.Sprintf("waiting for the request budget (%d requests)", min(cost, e.cfg.Budget.PerHour()))

@@ -401,10 +401,9 @@ func stateText(st engine.UnitState, now time.Time) string {
 	return "ok, next refresh about " + clock(st.Next, now)
 }
 
-// heldBackText says why units wait while requests are left: a due refresh
-// may not spend the headroom kept for first data and the day that just
-// ended, nor, in the hour before UTC midnight, the room kept for the 1d
-// windows' new day. It is "" when no unit waits or nothing is left.
+// heldBackText says why units wait while requests are left: the reserve
+// is kept for units without data and the 1d units' new day at UTC midnight.
+// It is "" when no unit waits or nothing is left.
 func heldBackText(units []engine.UnitState, left int, held engine.HeldBack) string {
 	waiting := 0
 	for _, u := range units {
@@ -415,12 +414,8 @@ func heldBackText(units []engine.UnitState, left int, held engine.HeldBack) stri
 	if waiting == 0 || left <= 0 {
 		return ""
 	}
-	s := fmt.Sprintf(" Why %d units wait with %d requests left: a refresh leaves the last %d free for first data and the day that just ended (a tenth of the budget)",
-		waiting, left, held.Headroom)
-	if held.Rollover > 0 {
-		s += fmt.Sprintf(", and %d for the 1d windows' refresh at UTC midnight", held.Rollover)
-	}
-	return s + "; waiting units go in the order of the \"next request\" column as requests leave the sliding hour."
+	return fmt.Sprintf(" Why %d units wait with %d requests left: the last %d are kept for units without data and the 1d windows' new day at UTC midnight; waiting units go in the order of the \"next request\" column as requests leave the sliding hour.",
+		waiting, left, held.Reserve)
 }
 
 // summaryLine counts the units by state, with the budget left and when the
