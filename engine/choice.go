@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"os"
 	"fmt"
 	"maps"
 	"math"
@@ -228,26 +229,28 @@ func (e *Engine) dayCandidatesLocked(now time.Time) []candidate {
 	return out
 }
 
-// reserveLocked is the one reserve: room for every 1d one-request unit
-// with data to read the new day, a tenth of the budget at most, half in the
-// hour before UTC midnight. Only units without data and 1d units showing
-// the day that ended may use it.
+// reserveLocked is the one reserve: a tenth of the budget, and in the hour
+// before UTC midnight one request more for every 1d one-request unit with
+// data, half the budget at most. Only units without data and 1d units
+// showing the day that ended may use it, so those read the new day at
+// midnight and MintlifyBudgetExhausted stays quiet on a setup that fits.
 func (e *Engine) reserveLocked(now time.Time) int {
+	perHour := e.cfg.Budget.PerHour()
+	if client.DateOf(now).AddDays(1).Time().Sub(now) > time.Hour {
+		return perHour / 10
+	}
 	n := 0
 	for _, u := range e.units {
 		if c, _ := e.estimateLocked(u, now); u.Window.Days == 1 && u.snap != nil && !u.derived && e.cheapLocked(u, c) {
 			n++
 		}
 	}
-	perHour := e.cfg.Budget.PerHour()
-	if client.DateOf(now).AddDays(1).Time().Sub(now) <= time.Hour {
-		return min(n, perHour/2)
-	}
-	return min(n, perHour/10)
+	return min(perHour/10+n, perHour/2)
 }
 
-// forecastHorizon bounds, in hours of the budget, what a forecast books.
-const forecastHorizon = 48
+// forecastHorizon bounds the requests a forecast books: two days of the
+// default budget.
+const forecastHorizon = 48 * 90
 
 // decideLocked returns the job whose next request the worker sends now, or
 // nil and when to look again. It also runs the rule forward to say when
@@ -297,7 +300,7 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 	if view.Paused {
 		from = paused
 	}
-	starts := schedule.Forecast(units, order, sent, from, perHour, view.Reserve, forecastHorizon*perHour, budget.PaceMargin)
+	starts := schedule.Forecast(units, order, sent, from, perHour, view.Reserve, forecastHorizon, budget.PaceMargin)
 	waitingFirst := false
 	for pos, i := range order {
 		cd := cands[i]
@@ -337,6 +340,9 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 		next = minTime(next, midnight)
 	}
 	if picked >= 0 {
+		if debugPicks {
+			fmt.Fprintf(os.Stderr, "DBG %s rem=%d res=%d pick %s kind=%d %+v\n", now.Format("15:04:05"), view.Remaining, view.Reserve, cands[picked].u.Unit.String(), cands[picked].kind, cands[picked].s)
+		}
 		pick, next = e.startLocked(cands[picked], now), now
 	}
 	return pick, next
@@ -494,3 +500,5 @@ func (e *Engine) HeldBack() HeldBack {
 	defer e.mu.Unlock()
 	return HeldBack{Reserve: e.reserveLocked(e.now())}
 }
+
+var debugPicks = os.Getenv("DBG_PICKS") != ""
