@@ -489,8 +489,8 @@ func minTime(a, b time.Time) time.Time {
 // HeldBack is the part of the requests left this hour that the rule keeps
 // from refreshes of data, for the landing page.
 type HeldBack struct {
-	// Reserve is kept for units without data and the 1d units' new day
-	// (half the budget at most in the hour before UTC midnight, a tenth before).
+	// Reserve is kept for units without data and the 1d units' new day:
+	// a tenth of the budget, more in the hour before UTC midnight.
 	Reserve int
 }
 

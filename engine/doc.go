@@ -17,10 +17,10 @@
 // divided by the requests it still costs: a walk in progress its pages left,
 // a walk never measured its siblings' cost or, unknown, an hour's budget. So
 // one-request units of any window get data before page walks, and a walk in
-// progress gets worth more with every page. The one reserve: requests for
-// every 1d one-request unit (a tenth of the budget at most, half in the hour
-// before UTC midnight) that only units without data and 1d units showing the
-// day that ended may use, so they read the new day within minutes of
+// progress gets worth more with every page. The one reserve: a tenth of the
+// budget, and in the hour before UTC midnight a request more for every 1d
+// one-request unit, that only units without data and 1d units showing the
+// day that ended may use, so those read the new day within minutes of
 // midnight. A closed day for the day store is worth 0.5 (the day that just
 // ended) or 0.02 (history, second reads), an audit 0.5/days. The landing
 // page's "next request", expected starts and mintlify_refresh_interval_seconds

@@ -2,8 +2,8 @@ package engine_test
 
 // The planning simulation: the real engine with the visitors
 // source against the fake API, on a manual clock, for a day and more of
-// simulated time, once with the engine's weighted planner and once with
-// every unit stretched alike at the same budget. Today's traffic grows hour
+// simulated time, once with the engine's rule at the 15-minute minimum
+// interval and once with every unit refreshed alike at the same budget. Today's traffic grows hour
 // by hour, so every window's value changes as a real site's does.
 //
 //	go test -run TestPlannerSimulation -v ./engine/
@@ -266,8 +266,8 @@ func uniformInterval(cost, perHour int) time.Duration {
 	return time.Duration(math.Ceil(float64(cost)*3600/float64(perHour))) * time.Second
 }
 
-// TestPlannerSimulation: at an equal budget, the weighted planner's mean
-// relative error is at least 30 % below uniform stretching's; neither
+// TestPlannerSimulation: at an equal budget, the rule's mean relative error
+// is at least 30 % below every unit refreshed alike's; neither
 // exceeds the budget in any sliding hour, the API never answers 429, and
 // no unit starves.
 func TestPlannerSimulation(t *testing.T) {
@@ -279,17 +279,17 @@ func TestPlannerSimulation(t *testing.T) {
 	uniform := simulate(t, uniformInterval(2*3*9, budget), hours, budget, "1d", "7d", "30d")
 	weighted := simulate(t, 15*time.Minute, hours, budget, "1d", "7d", "30d")
 	var table strings.Builder
-	fmt.Fprintf(&table, "| planner | intervals 1d / 7d / 30d | requests in %dh | most in any hour | mean relative error | 1d | 7d | 30d |\n|---|---|---|---|---|---|---|---|\n", hours)
+	fmt.Fprintf(&table, "| run | intervals 1d / 7d / 30d | requests in %dh | most in any hour | mean relative error | 1d | 7d | 30d |\n|---|---|---|---|---|---|---|---|\n", hours)
 	for _, r := range []struct {
 		name string
 		res  simResult
-	}{{"uniform", uniform}, {"weighted", weighted}} {
+	}{{"uniform", uniform}, {"the rule", weighted}} {
 		fmt.Fprintf(&table, "| %s | %s / %s / %s | %d | %d | %.4f | %.4f | %.4f | %.4f |\n", r.name,
 			r.res.intervals["1d"], r.res.intervals["7d"], r.res.intervals["30d"], r.res.requests, r.res.maxInHour,
 			r.res.meanRelErr, r.res.byWindow["1d"], r.res.byWindow["7d"], r.res.byWindow["30d"])
 	}
 	t.Logf("2 projects x 2,000 paths (8 pages) x 1d, 7d, 30d; budget %d/h; min interval 15m; %dh from midnight\n%s", budget, hours, table.String())
-	for name, r := range map[string]simResult{"uniform": uniform, "weighted": weighted} {
+	for name, r := range map[string]simResult{"uniform": uniform, "the rule": weighted} {
 		if r.maxInHour > budget || r.rateLimits > 0 || r.errors > 0 {
 			t.Errorf("%s: %d requests in one sliding hour (budget %d), %d answered 429, %d failed refreshes", name, r.maxInHour, budget, r.rateLimits, r.errors)
 		}
@@ -303,9 +303,9 @@ func TestPlannerSimulation(t *testing.T) {
 		}
 	}
 	if cut := 1 - weighted.meanRelErr/uniform.meanRelErr; cut < 0.30 {
-		t.Errorf("the weighted plan cuts the mean relative error by %.0f %%, want at least 30 %%", 100*cut)
+		t.Errorf("the rule cuts the mean relative error by %.0f %%, want at least 30 %%", 100*cut)
 	} else {
-		t.Logf("the weighted plan cuts the mean relative error by %.0f %%", 100*cut)
+		t.Logf("the rule cuts the mean relative error by %.0f %%", 100*cut)
 	}
 }
 
