@@ -1,10 +1,10 @@
 package engine
 
 import (
-	"os"
 	"fmt"
 	"maps"
 	"math"
+	"os"
 	"slices"
 	"time"
 

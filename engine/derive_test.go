@@ -234,7 +234,6 @@ func TestDerivedWindowsStayFreshAcrossMidnight(t *testing.T) {
 
 func trimFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
-
 // TestTwoDayWindowIsDerived: the shortest derivable window, 2d, is its one
 // closed day and today; 1d is the base, never derived.
 func TestTwoDayWindowIsDerived(t *testing.T) {

@@ -358,4 +358,3 @@ func TestFailureIsNotWaiting(t *testing.T) {
 		t.Errorf("state %s, next %s; want failing, next at %s", st.State, st.Next, t0.Add(failureBackoffBase))
 	}
 }
-
