@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"os"
 	"slices"
 	"time"
 
@@ -340,9 +339,6 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 		next = minTime(next, midnight)
 	}
 	if picked >= 0 {
-		if debugPicks {
-			fmt.Fprintf(os.Stderr, "DBG %s rem=%d res=%d pick %s kind=%d %+v\n", now.Format("15:04:05"), view.Remaining, view.Reserve, cands[picked].u.Unit.String(), cands[picked].kind, cands[picked].s)
-		}
 		pick, next = e.startLocked(cands[picked], now), now
 	}
 	return pick, next
@@ -500,5 +496,3 @@ func (e *Engine) HeldBack() HeldBack {
 	defer e.mu.Unlock()
 	return HeldBack{Reserve: e.reserveLocked(e.now())}
 }
-
-var debugPicks = os.Getenv("DBG_PICKS") != ""
