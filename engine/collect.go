@@ -153,51 +153,6 @@ func (e *Engine) States() []UnitState {
 	return out
 }
 
-// Summary counts units by state for the landing page.
-type Summary struct {
-	Units                                     int
-	OK, Refreshing, Waiting, Failing, Pending int
-	// NextRefresh is the earliest expected refresh; AllDataBy, while some
-	// unit has no data, when the last should have it (zero if unknown).
-	NextRefresh, AllDataBy time.Time
-}
-
-// Summary returns the counts of States.
-func (e *Engine) Summary() Summary {
-	var s Summary
-	noData := false
-	for _, u := range e.States() {
-		s.Units++
-		switch u.State {
-		case StateOK:
-			s.OK++
-		case StateRefreshing:
-			s.Refreshing++
-		case StateWaiting:
-			s.Waiting++
-		case StateFailing:
-			s.Failing++
-		case StatePending:
-			s.Pending++
-		}
-		if !u.Next.IsZero() && (s.NextRefresh.IsZero() || u.Next.Before(s.NextRefresh)) {
-			s.NextRefresh = u.Next
-		}
-		if u.Completed.IsZero() {
-			noData = true
-			if u.State == StateWaiting {
-				if u.Next.After(s.AllDataBy) {
-					s.AllDataBy = u.Next
-				}
-			}
-		}
-	}
-	if !noData {
-		s.AllDataBy = time.Time{}
-	}
-	return s
-}
-
 // LiveCollectors returns the engine's metrics gathered at every scrape:
 // rows skipped, units waiting and the derived-window families.
 func (e *Engine) LiveCollectors() []prometheus.Collector {
