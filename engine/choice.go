@@ -163,10 +163,10 @@ func (e *Engine) unitCandidateLocked(u *unit, now time.Time, hourlyDays int) can
 		sent, s.Started, cd.kind = u.job.walk.Sent(), true, u.job.kind
 	}
 	s.Left = cost - sent
-	if s.Left < 1 || guess && e.isWalkLocked(u) {
-		// A walk of unknown size counts as an hour's budget, so that
-		// such walks go one at a time rather than all half way.
-		s.Left = max(1, e.cfg.Budget.PerHour())
+	if s.Left < 1 || guess && sent > 0 {
+		// A walk that outgrew its estimate, or whose size nothing
+		// tells, has as many requests left as it sent.
+		s.Left = max(unknownCost, sent)
 	}
 	cheap := e.cheapLocked(u, cost)
 	s.Totals = cheap && u.pages != nil
@@ -193,8 +193,9 @@ func (e *Engine) unitCandidateLocked(u *unit, now time.Time, hourlyDays int) can
 }
 
 // dayCandidatesLocked lists the day store's reads, in progress first: the
-// day that just ended is worth half a day, older days and second reads a
-// fiftieth, per request.
+// day that just ended is worth 0.05 (its provisional data stands in), older
+// days and second reads 0.02, per request: below any unit's first data of
+// up to 25 requests.
 func (e *Engine) dayCandidatesLocked(now time.Time) []candidate {
 	yesterday := client.DateOf(now).AddDays(-1)
 	var out []candidate
@@ -205,14 +206,15 @@ func (e *Engine) dayCandidatesLocked(now time.Time) []candidate {
 		if !e.isWalkLocked(dt.base) {
 			s.Need = min(cost, e.cfg.Budget.PerHour())
 		}
+		sent := 0
 		if j != nil && j.walk != nil {
-			s.Left = cost - j.walk.Sent()
+			sent = j.walk.Sent()
 		}
-		if s.Left < 1 || guess && e.isWalkLocked(dt.base) {
-			s.Left = max(1, e.cfg.Budget.PerHour()) // nothing tells its size: see unitCandidateLocked
+		if s.Left -= sent; s.Left < 1 || guess && sent > 0 {
+			s.Left = max(unknownCost, sent) // see unitCandidateLocked
 		}
 		if dt.Key.Day == yesterday && !dt.Reread {
-			s.Worth = 0.5 // a provisional day stands in meanwhile
+			s.Worth = 0.05 // a provisional day stands in meanwhile
 		}
 		out = append(out, candidate{s: s, u: dt.base, j: j, kind: jobDay, day: dt})
 	}

@@ -9,20 +9,22 @@
 // unit whose data is worth most per request it still costs. A unit is
 // eligible when it has no data, when its data is older than
 // --analytics.refresh-interval, or when UTC midnight moved its window. Its
-// data is worth 1 + 2/days when it has none (1d before 7d before 30d), when
+// data is worth 1 + 8/days when it has none (1d before 7d before 30d), when
 // a 1d one-request unit still shows the day that ended, or when a
 // one-request unit's data is an hour old while the one-request units of its
 // window length and shorter fit two thirds of the hour; otherwise the share
 // of its window that changed since it was read, age / (days × 24 h). That is
 // divided by the requests it still costs: a walk in progress its pages left,
-// a walk never measured its siblings' cost or, unknown, an hour's budget. So
-// one-request units of any window get data before page walks, and a walk in
-// progress gets worth more with every page. The one reserve: a tenth of the
+// a walk never measured its siblings' cost or, unknown, 4 and then as many
+// as it has sent. So one-request units of any window get data before 7d and
+// 30d page walks, 1d walks before longer windows, and a walk in progress
+// gets worth more with every page. The one reserve: a tenth of the
 // budget, and in the hour before UTC midnight a request more for every 1d
 // one-request unit, that only units without data and 1d units showing the
 // day that ended may use, so those read the new day within minutes of
-// midnight. A closed day for the day store is worth 0.5 (the day that just
-// ended) or 0.02 (history, second reads), an audit 0.5/days. The landing
+// midnight. A closed day for the day store is worth 0.05 (the day that just
+// ended; its provisional data stands in) or 0.02 (history, second reads), an
+// audit 0.5/days. The landing
 // page's "next request", expected starts and mintlify_refresh_interval_seconds
 // come from the same rule run forward over the ledger (schedule.Forecast).
 //

@@ -31,14 +31,14 @@ type Unit struct {
 	Reserved bool
 }
 
-// Value is what u's next request is worth: its data's worth (1 plus 2/days
+// Value is what u's next request is worth: its data's worth (1 plus 8/days
 // when it counts as none, else the share of the window that changed) over
 // the requests it still costs.
 func Value(u Unit) float64 {
 	v := u.Changed
 	switch {
 	case u.Fresh:
-		v = 1 + 2/float64(max(1, u.Days))
+		v = 1 + 8/float64(max(1, u.Days))
 	case u.Worth > 0:
 		v = u.Worth
 	}

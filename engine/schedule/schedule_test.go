@@ -13,13 +13,14 @@ func TestValue(t *testing.T) {
 		u    Unit
 		want float64
 	}{
-		{"1d without data, one request", Unit{Days: 1, Fresh: true, Left: 1}, 3},
-		{"7d without data, one request", Unit{Days: 7, Fresh: true, Left: 1}, 1 + 2.0/7},
-		{"30d without data, a walk of 8", Unit{Days: 30, Fresh: true, Left: 8}, (1 + 2.0/30) / 8},
+		{"1d without data, one request", Unit{Days: 1, Fresh: true, Left: 1}, 9},
+		{"7d without data, one request", Unit{Days: 7, Fresh: true, Left: 1}, 1 + 8.0/7},
+		{"30d without data, a walk of 8", Unit{Days: 30, Fresh: true, Left: 8}, (1 + 8.0/30) / 8},
 		{"a tenth changed, a walk of 4", Unit{Days: 7, Changed: 0.1, Left: 4}, 0.025},
 		{"a closed day of 2 pages", Unit{Days: 1, Worth: 0.5, Left: 2}, 0.25},
 		{"no requests left counts as one", Unit{Days: 1, Changed: 0.5}, 0.5},
-		{"Fresh outranks Worth", Unit{Days: 1, Fresh: true, Worth: 0.5, Left: 1}, 3},
+		{"Fresh outranks Worth", Unit{Days: 1, Fresh: true, Worth: 0.5, Left: 1}, 9},
+		{"a 1d walk never measured (4 requests) before a 7d one-request unit", Unit{Days: 1, Fresh: true, Left: 4}, 2.25},
 	} {
 		if got := Value(tc.u); math.Abs(got-tc.want) > 1e-12 {
 			t.Errorf("%s: Value = %v, want %v", tc.name, got, tc.want)
@@ -49,7 +50,7 @@ func TestOrder(t *testing.T) {
 func TestNext(t *testing.T) {
 	walk := Unit{Days: 1, Changed: 0.5, Left: 10, Need: 1}       // worth 0.05
 	whole := Unit{Days: 1, Changed: 0.5, Left: 5, Need: 5}       // worth 0.1, sent at once
-	first := Unit{Days: 7, Fresh: true, Left: 1, Reserved: true} // worth 1.29
+	first := Unit{Days: 7, Fresh: true, Left: 1, Reserved: true} // worth 2.14
 	for _, tc := range []struct {
 		name  string
 		units []Unit
