@@ -90,17 +90,9 @@ func settle(t testing.TB, clk *mintlifytest.Clock, e *engine.Engine) {
 	}
 }
 
-// Interval is the interval planned for the first unit.
+// Interval is the first unit's interval.
 func (v *visitorsEngine) Interval() time.Duration { return v.States()[0].Interval }
 
-// intervals returns each unit's planned interval by window.
-func (v *visitorsEngine) intervals() map[string]time.Duration {
-	out := map[string]time.Duration{}
-	for _, s := range v.States() {
-		out[s.Window.Name] = max(out[s.Window.Name], s.Interval)
-	}
-	return out
-}
 
 var _ Client = (*client.Client)(nil)
 

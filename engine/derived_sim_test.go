@@ -312,7 +312,7 @@ func TestDerivedWindowsSimulation(t *testing.T) {
 	for _, r := range []struct {
 		name string
 		res  derivedSimResult
-	}{{"direct (weighted plan)", direct}, {"derived", derived}} {
+	}{{"direct", direct}, {"derived", derived}} {
 		fmt.Fprintf(&table, "| %s | %d | %d | %.1f | %.4f | %.4f | %.4f | %.4f | %.4f | %.4f |\n", r.name, r.res.requests, r.res.maxInHour,
 			r.res.longPerHour, r.res.meanRelErr, r.res.bySource["visitors"], r.res.bySource["views"], r.res.bySource["assistant"],
 			r.res.bySource["feedback"], r.res.bySource["searches"])
