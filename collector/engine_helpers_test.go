@@ -93,7 +93,6 @@ func settle(t testing.TB, clk *mintlifytest.Clock, e *engine.Engine) {
 // Interval is the first unit's interval.
 func (v *visitorsEngine) Interval() time.Duration { return v.States()[0].Interval }
 
-
 var _ Client = (*client.Client)(nil)
 
 // windowOf parses a window name the test knows is valid.
