@@ -113,6 +113,20 @@ func maxWalkAge(cost, perHour int) time.Duration {
 // while the budget allows it to every one of its window length or shorter.
 const hourly = time.Hour
 
+// walkLeft is the requests a fetch of cost has left after sent: a walk whose
+// size nothing tells has as many left as it sent (4 at first), one that
+// outgrew its estimate an hour's budget, so that such walks go one at a
+// time rather than all half way.
+func walkLeft(cost, sent int, guess bool, perHour int) int {
+	switch {
+	case guess && sent > 0:
+		return max(unknownCost, sent)
+	case cost-sent < 1:
+		return max(1, perHour)
+	}
+	return cost - sent
+}
+
 // candidate is a request the worker could send next, and what it is for.
 type candidate struct {
 	s    schedule.Unit
@@ -162,12 +176,7 @@ func (e *Engine) unitCandidateLocked(u *unit, now time.Time, hourlyDays int) can
 	if u.job != nil {
 		sent, s.Started, cd.kind = u.job.walk.Sent(), true, u.job.kind
 	}
-	s.Left = cost - sent
-	if s.Left < 1 || guess && sent > 0 {
-		// A walk that outgrew its estimate, or whose size nothing
-		// tells, has as many requests left as it sent.
-		s.Left = max(unknownCost, sent)
-	}
+	s.Left = walkLeft(cost, sent, guess, e.cfg.Budget.PerHour())
 	cheap := e.cheapLocked(u, cost)
 	s.Totals = cheap && u.pages != nil
 	if !e.isWalkLocked(u) {
@@ -210,9 +219,7 @@ func (e *Engine) dayCandidatesLocked(now time.Time) []candidate {
 		if j != nil && j.walk != nil {
 			sent = j.walk.Sent()
 		}
-		if s.Left -= sent; s.Left < 1 || guess && sent > 0 {
-			s.Left = max(unknownCost, sent) // see unitCandidateLocked
-		}
+		s.Left = walkLeft(cost, sent, guess, e.cfg.Budget.PerHour())
 		if dt.Key.Day == yesterday && !dt.Reread {
 			s.Worth = 0.05 // a provisional day stands in meanwhile
 		}

@@ -16,7 +16,7 @@
 // of its window that changed since it was read, age / (days × 24 h). That is
 // divided by the requests it still costs: a walk in progress its pages left,
 // a walk never measured its siblings' cost or, unknown, 4 and then as many
-// as it has sent. So one-request units of any window get data before 7d and
+// as it has sent; one that outgrew its estimate an hour's budget. So one-request units of any window get data before 7d and
 // 30d page walks, 1d walks before longer windows, and a walk in progress
 // gets worth more with every page. The one reserve: a tenth of the
 // budget, and in the hour before UTC midnight a request more for every 1d
