@@ -136,7 +136,10 @@ func (e *Engine) States() []UnitState {
 			s.Next, _ = e.eligibleAtLocked(u, now)
 			if u.waitAt.After(now) {
 				s.Next = u.waitAt
-				s.Deferred = fmt.Sprintf("waiting for the request budget (%d requests)", min(cost, e.cfg.Budget.PerHour()))
+				s.Deferred = "waiting for the request budget (1 request)"
+				if n := min(cost, e.cfg.Budget.PerHour()); n != 1 {
+					s.Deferred = fmt.Sprintf("waiting for the request budget (%d requests)", n)
+				}
 				if s.Progress != "" {
 					s.Deferred = "waiting for the request budget; its walk has " + s.Progress
 				}
