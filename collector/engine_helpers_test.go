@@ -51,7 +51,6 @@ type visitorsConfig struct {
 	Status      *Status
 	Logger      log.Logger
 	Clock       *mintlifytest.Clock
-	Planner     engine.Planner
 }
 
 // visitorsEngine is an engine with the visitors source that starts its
@@ -66,7 +65,7 @@ func newVisitorsEngine(cfg visitorsConfig) (*visitorsEngine, error) {
 	e, err := engine.New(engine.Config{
 		Sources: []engine.Source{src}, Projects: cfg.Projects, Windows: cfg.Windows,
 		MinInterval: cfg.MinInterval, Budget: cfg.Budget, Status: cfg.Status, Logger: cfg.Logger,
-		Now: cfg.Clock.Now, WaitUntil: cfg.Clock.WaitUntil, Planner: cfg.Planner,
+		Now: cfg.Clock.Now, WaitUntil: cfg.Clock.WaitUntil,
 	})
 	if err != nil {
 		return nil, err
@@ -89,17 +88,8 @@ func settle(t testing.TB, clk *mintlifytest.Clock, e *engine.Engine) {
 	}
 }
 
-// Interval is the interval planned for the first unit.
+// Interval is the first unit's interval.
 func (v *visitorsEngine) Interval() time.Duration { return v.States()[0].Interval }
-
-// intervals returns each unit's planned interval by window.
-func (v *visitorsEngine) intervals() map[string]time.Duration {
-	out := map[string]time.Duration{}
-	for _, s := range v.States() {
-		out[s.Window.Name] = max(out[s.Window.Name], s.Interval)
-	}
-	return out
-}
 
 var _ Client = (*client.Client)(nil)
 

@@ -240,9 +240,16 @@ func TestVisitorsSimulatedHours(t *testing.T) {
 		srvOpts: []mintlifytest.Option{mintlifytest.WithRateLimit(100)},
 	})
 	var sendTimes []time.Time
+	refreshes, last := map[string]int{}, map[string]time.Time{} // by window, by unit
 	for range 3 * 240 {
 		before := f.visitorsRequests()
 		f.scrape()
+		for _, s := range f.v.States() {
+			if k := s.Unit.String(); !s.Completed.IsZero() && !s.Completed.Equal(last[k]) {
+				last[k] = s.Completed
+				refreshes[s.Window.Name]++
+			}
+		}
 		for range f.visitorsRequests() - before {
 			sendTimes = append(sendTimes, f.clock.Now())
 		}
@@ -266,31 +273,20 @@ func TestVisitorsSimulatedHours(t *testing.T) {
 		}
 	}
 	// 6 walks of 5 pages, 120 requests an hour at the 15m minimum: the
-	// budget binds, and the weighted plan refreshes short windows more
-	// often than long ones, spending at most 90 an hour.
-	iv := f.v.intervals()
-	if !(iv["1d"] < iv["7d"] && iv["7d"] < iv["30d"]) || iv["1d"] < 15*time.Minute {
-		t.Fatalf("planned intervals %v: want 15m <= 1d < 7d < 30d", iv)
-	}
-	rate := 0.0
-	for _, d := range iv {
-		rate += 2 * 5 / d.Hours()
-	}
-	if rate > 90 {
-		t.Fatalf("the plan spends %.1f requests an hour, over 90", rate)
+	// budget binds, and the rule refreshes short windows more often than
+	// long ones, spending the budget.
+	if !(refreshes["1d"] > refreshes["30d"] && refreshes["7d"] >= refreshes["30d"]) {
+		t.Fatalf("refreshes by window %v: want 1d more often than 30d, 7d at least as often", refreshes)
 	}
 	if n := len(sendTimes); n < 230 || n > 270 {
 		t.Fatalf("%d requests in three hours, want the budget nearly spent (230..270)", n)
 	}
-	if !strings.Contains(f.logs.String(), "intervals stretched to fit the request budget") {
-		t.Fatal("the stretch was not logged")
-	}
 	// Every unit keeps being refreshed: its last success is no older than
-	// its planned interval, and a scrape period and a walk of slack.
+	// its interval, and a scrape period and a walk of slack.
 	now := f.clock.Now()
 	for _, s := range f.v.States() {
 		if age := now.Sub(s.Completed); s.Completed.IsZero() || age > s.Interval+5*time.Minute {
-			t.Errorf("%s %s %s: last refreshed %s ago, planned every %s", s.Source, s.Project, s.Window.Name, age, s.Interval)
+			t.Errorf("%s %s %s: last refreshed %s ago, interval %s", s.Source, s.Project, s.Window.Name, age, s.Interval)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"time"
@@ -34,56 +35,10 @@ const unknownCost = 4
 // the day that ended to reach the store before it is read directly.
 const derivedGrace = 2 * time.Hour
 
-// dueAtLocked is when u falls due: at once without data (after any
-// back-off), at the midnight that moves its window, or when its data is
-// older than its interval; zero for never. A refresh in the last quarter of
-// an interval before midnight waits for it: its data would be replaced then,
-// and its requests stay free for the rollover.
-func (e *Engine) dueAtLocked(u *unit, now time.Time) time.Time {
-	if u.inFlight || u.job != nil {
-		return time.Time{}
-	}
-	if u.derived {
-		if auditedWithTotals(u) {
-			return time.Time{}
-		}
-		at := u.auditAt.Add(auditEvery)
-		if e.unsettledLocked(u, now) && at.Before(now.Add(auditEvery/24)) {
-			at = now.Add(auditEvery / 24) // audited once its days are read for good
-		}
-		return at
-	}
-	if u.snap == nil {
-		return u.retryAt
-	}
-	rollover := u.snap.rng.To.Time() // the window's dateTo: the next UTC midnight
-	at := u.snap.completed.Add(u.interval)
-	if quiet := rollover.Add(-u.interval / 4); !at.Before(quiet) || !now.Before(quiet) {
-		at = rollover
-	}
-	if u.snap.derived && u.fallback == "" && at.Before(rollover.Add(derivedGrace)) {
-		at = rollover.Add(derivedGrace)
-	}
-	if u.retryAt.After(at) {
-		at = u.retryAt
-	}
-	return at
-}
-
 // auditedWithTotals reports whether u is a derived page walk whose totals
 // unit is derived too: the totals' audit of the site-wide figure stands for both.
 func auditedWithTotals(u *unit) bool {
 	return u.derived && u.totals != nil && u.totals.derived
-}
-
-// dueLocked reports whether u should start a refresh at now. A due unit stays
-// due until it starts, even if a replan stretches its interval.
-func (e *Engine) dueLocked(u *unit, now time.Time) bool {
-	if u.inFlight || u.job != nil || auditedWithTotals(u) {
-		return false
-	}
-	u.due = u.due || !now.Before(e.dueAtLocked(u, now))
-	return u.due
 }
 
 // estimateLocked is the expected cost of u's next refresh, and whether it is
@@ -133,10 +88,11 @@ func (e *Engine) estimateLocked(u *unit, now time.Time) (cost int, guess bool) {
 	return unknownCost, true
 }
 
-// guessingLocked reports whether some unit has only the default estimate.
+// guessingLocked reports whether some unit without data has only the
+// default estimate of its cost.
 func (e *Engine) guessingLocked(now time.Time) bool {
 	for _, u := range e.units {
-		if _, guess := e.estimateLocked(u, now); guess {
+		if _, guess := e.estimateLocked(u, now); guess && u.snap == nil {
 			return true
 		}
 	}
@@ -153,17 +109,31 @@ func maxWalkAge(cost, perHour int) time.Duration {
 	return max(minWalkAge, time.Duration(2*float64(cost)/float64(max(1, perHour))*float64(time.Hour)))
 }
 
-// headroom is a tenth of the hour's budget (schedule.Budget.Headroom).
-func headroom(perHour int) int { return perHour / 10 }
+// hourly is the age at which a one-request unit counts as having no data,
+// while the budget allows it to every one of its window length or shorter.
+const hourly = time.Hour
+
+// walkLeft is the requests a fetch of cost has left after sent: a walk whose
+// size nothing tells has as many left as it sent (4 at first), one that
+// outgrew its estimate an hour's budget, so that such walks go one at a
+// time rather than all half way.
+func walkLeft(cost, sent int, guess bool, perHour int) int {
+	switch {
+	case guess && sent > 0:
+		return max(unknownCost, sent)
+	case cost-sent < 1:
+		return max(1, perHour)
+	}
+	return cost - sent
+}
 
 // candidate is a request the worker could send next, and what it is for.
 type candidate struct {
-	c    schedule.Candidate
+	s    schedule.Unit
 	u    *unit // the unit refreshed or audited, or the base of a day read
 	j    *job  // the job in progress, nil for a fetch still to start
 	kind jobKind
 	day  *dayTask
-	left int // requests still to send, for forecasts
 }
 
 // isWalkLocked reports whether u's fetch is a walk sent a request at a time.
@@ -172,133 +142,88 @@ func (e *Engine) isWalkLocked(u *unit) bool {
 	return ok && st.Walks(u.Unit)
 }
 
-// wrongLocked is how wrong u's data is at now, as a share of its value.
-func wrongLocked(u *unit, now time.Time) float64 {
-	days := float64(max(1, u.Window.Days))
-	if u.snap == nil {
-		return 1
+// cheapLocked reports whether u is site totals or a one-request unit.
+func (e *Engine) cheapLocked(u *unit, cost int) bool {
+	return u.pages != nil || (u.Window.Site && e.sources[u.src].splits) || (!e.isWalkLocked(u) && cost <= 1)
+}
+
+// hourlyDaysLocked is the longest window length whose one-request units,
+// with those of shorter windows, fit two thirds of the hour's budget: those
+// are held to an hour.
+func (e *Engine) hourlyDaysLocked(now time.Time) int {
+	byDays := map[int]int{}
+	for _, u := range e.units {
+		if c, _ := e.estimateLocked(u, now); !u.derived && e.cheapLocked(u, c) {
+			byDays[u.Window.Days]++
+		}
 	}
-	wrong := now.Sub(u.snap.completed).Hours() / (24 * days)
-	if u.snap.rng != u.Window.Range(now) {
-		wrong = max(wrong, 1/days)
+	days, n := 0, 0
+	for _, d := range slices.Sorted(maps.Keys(byDays)) {
+		if n += byDays[d]; 3*n > 2*e.cfg.Budget.PerHour() {
+			break
+		}
+		days = d
 	}
-	return wrong
+	return days
 }
 
 // unitCandidateLocked is the next request of u: its first, or its walk's next.
-func (e *Engine) unitCandidateLocked(order int, u *unit, now time.Time) candidate {
+func (e *Engine) unitCandidateLocked(u *unit, now time.Time, hourlyDays int) candidate {
 	cost, guess := e.estimateLocked(u, now)
 	cd := candidate{u: u, j: u.job, kind: jobRefresh}
-	if u.derived {
-		cd.kind = jobAudit
-	}
-	c := schedule.Candidate{Order: order, Days: u.Window.Days, Need: 1}
+	s := schedule.Unit{Days: u.Window.Days, Need: 1}
 	sent := 0
 	if u.job != nil {
-		sent, c.Started, cd.kind = u.job.walk.Sent(), true, u.job.kind
+		sent, s.Started, cd.kind = u.job.walk.Sent(), true, u.job.kind
 	}
-	cd.left = cost - sent
-	unknown := cd.left < 1 || guess && sent > 0
-	if unknown {
-		// A walk of unknown size counts as an hour's budget, so that
-		// such walks go one at a time rather than all half way.
-		cd.left = max(1, e.cfg.Budget.PerHour())
+	s.Left = walkLeft(cost, sent, guess, e.cfg.Budget.PerHour())
+	cheap := e.cheapLocked(u, cost)
+	s.Totals = cheap && u.pages != nil
+	if !e.isWalkLocked(u) {
+		s.Need = min(cost, e.cfg.Budget.PerHour())
 	}
+	moved := u.snap != nil && u.snap.rng != u.Window.Range(now)
 	switch {
-	case u.pages != nil || (u.Window.Site && e.sources[u.src].splits):
-		c.Kind = schedule.Totals
-	case e.isWalkLocked(u):
-		c.Kind = schedule.Walk
+	case u.derived:
+		cd.kind = jobAudit
+		s.Worth = 0.5 / float64(max(1, u.Window.Days))
+	case u.snap == nil || cheap && u.Window.Days == 1 && moved:
+		s.Fresh, s.Reserved = true, true
+	case cheap && u.Window.Days <= hourlyDays && now.Sub(u.snap.completed) >= hourly:
+		s.Fresh = true
 	default:
-		c.Kind, c.Need = schedule.Single, min(cost, e.cfg.Budget.PerHour())
-		if cost > 1 {
-			c.Kind = schedule.Walk // a walk sent whole, such as a cursor walk
+		s.Changed = min(1, now.Sub(u.snap.completed).Hours()/(24*float64(max(1, u.Window.Days))))
+		if moved {
+			s.Changed = max(s.Changed, 1/float64(max(1, u.Window.Days)))
 		}
 	}
-	c.Critical = u.Window.Days == 1 && c.Kind != schedule.Walk
-	switch {
-	case cd.kind == jobAudit:
-		c.Class, c.Value = schedule.Stale, 0.5/float64(max(1, u.Window.Days)*cd.left)
-	case u.snap == nil && c.Kind == schedule.Walk && (!unknown && cd.left > e.cfg.Budget.PerHour()/2 || e.longWalksLocked(u)):
-		// A walk longer than half the hour (a large site) competes by
-		// value: its first data is worth 1 over its remaining pages.
-		c.Class, c.Value = schedule.Stale, 1/float64(cd.left)
-	case u.snap == nil:
-		c.Class = schedule.FirstData
-	case c.Critical && u.snap.rng != u.Window.Range(now):
-		c.Class = schedule.Urgent // a 1d unit still showing the day that ended
-	case c.Kind != schedule.Walk && cost <= 1 && now.Sub(u.snap.completed) >= cheapMaxInterval:
-		c.Class = schedule.Overdue
-	default:
-		c.Class, c.Value = schedule.Stale, wrongLocked(u, now)/float64(cd.left)
-	}
-	cd.c = c
-	u.rank = rankText(c)
+	cd.s = s
 	return cd
 }
 
-// longWalksLocked reports whether a walk of u's project and source (or
-// cost group) took, or has sent, more than half the hour's budget.
-func (e *Engine) longWalksLocked(u *unit) bool {
-	long := e.cfg.Budget.PerHour() / 2
-	group := e.sources[u.src].group
-	for _, o := range e.units {
-		if o.Project != u.Project || o.Window.Site || (o.src != u.src && (group == "" || e.sources[o.src].group != group)) {
-			continue
-		}
-		if o.snap != nil && !o.snap.derived && o.snap.res.Cost > long || o.job != nil && o.job.walk != nil && o.job.walk.Sent() > long {
-			return true
-		}
-	}
-	return false
-}
-
-// rankText says where a candidate stands in the value order.
-func rankText(c schedule.Candidate) string {
-	switch c.Class {
-	case schedule.FirstData:
-		kind := [...]string{"site totals", "one request", "page walk"}[c.Kind]
-		return fmt.Sprintf("first data: %dd, %s", c.Days, kind)
-	case schedule.Stale:
-		return fmt.Sprintf("refresh: %.2g of its value per request", c.Value)
-	case schedule.Urgent:
-		return "the new day (UTC midnight passed)"
-	case schedule.Overdue:
-		return "overdue: a one-request unit an hour old"
-	}
-	return c.Class.String()
-}
-
-// dayCandidatesLocked lists the day store's reads, in progress first. The
-// day that just ended competes as stale (every derived window waits for
-// it); older days only in spare room.
-func (e *Engine) dayCandidatesLocked(now time.Time, order int) []candidate {
+// dayCandidatesLocked lists the day store's reads, in progress first: the
+// day that just ended is worth 0.05 (its provisional data stands in), older
+// days and second reads 0.02, per request: below any unit's first data of
+// up to 25 requests.
+func (e *Engine) dayCandidatesLocked(now time.Time) []candidate {
 	yesterday := client.DateOf(now).AddDays(-1)
 	var out []candidate
 	running := map[derive.Key]bool{}
 	add := func(dt *dayTask, j *job) {
 		cost, guess := e.estimateLocked(dt.base, now)
-		c := schedule.Candidate{Order: order, Days: 1, Need: 1, Started: j != nil}
-		order++
+		s := schedule.Unit{Days: 1, Need: 1, Started: j != nil, Left: cost, Worth: 0.02}
 		if !e.isWalkLocked(dt.base) {
-			c.Need = min(cost, e.cfg.Budget.PerHour())
+			s.Need = min(cost, e.cfg.Budget.PerHour())
 		}
-		left := cost
-		if guess && e.isWalkLocked(dt.base) {
-			left = max(1, e.cfg.Budget.PerHour()) // nothing tells its size: see unitCandidateLocked
-		} else if j != nil && j.walk != nil {
-			if left = cost - j.walk.Sent(); left < 1 {
-				left = max(1, e.cfg.Budget.PerHour()) // outgrew its estimate: see unitCandidateLocked
-			}
+		sent := 0
+		if j != nil && j.walk != nil {
+			sent = j.walk.Sent()
 		}
-		switch {
-		case dt.Key.Day != yesterday || dt.Reread:
-			c.Class = schedule.Spare
-		default:
-			// A provisional day stands in meanwhile: worth a whole day per request.
-			c.Class, c.Value = schedule.Stale, 1/float64(left)
+		s.Left = walkLeft(cost, sent, guess, e.cfg.Budget.PerHour())
+		if dt.Key.Day == yesterday && !dt.Reread {
+			s.Worth = 0.05 // a provisional day stands in meanwhile
 		}
-		out = append(out, candidate{c: c, u: dt.base, j: j, kind: jobDay, day: dt, left: left})
+		out = append(out, candidate{s: s, u: dt.base, j: j, kind: jobDay, day: dt})
 	}
 	for _, j := range e.dayJobs {
 		running[j.day.Key] = true
@@ -312,37 +237,51 @@ func (e *Engine) dayCandidatesLocked(now time.Time, order int) []candidate {
 	return out
 }
 
-// rolloverReserveLocked is the room kept in the hour before UTC midnight:
-// one request for each 1d totals or one-request unit with data.
-func (e *Engine) rolloverReserveLocked(now time.Time) int {
-	midnight := client.DateOf(now).AddDays(1).Time()
-	if midnight.Sub(now) > time.Hour {
-		return 0
+// reserveLocked is the one reserve: a tenth of the budget, and in the hour
+// before UTC midnight one request more for every 1d one-request unit with
+// data, half the budget at most. Only units without data and 1d units
+// showing the day that ended may use it, so those read the new day at
+// midnight and MintlifyBudgetExhausted stays quiet on a setup that fits.
+func (e *Engine) reserveLocked(now time.Time) int {
+	perHour := e.cfg.Budget.PerHour()
+	if client.DateOf(now).AddDays(1).Time().Sub(now) > time.Hour {
+		return perHour / 10
 	}
 	n := 0
 	for _, u := range e.units {
-		if u.Window.Days == 1 && u.snap != nil && !u.derived && !e.isWalkLocked(u) {
+		if c, _ := e.estimateLocked(u, now); u.Window.Days == 1 && u.snap != nil && !u.derived && e.cheapLocked(u, c) {
 			n++
 		}
 	}
-	return min(n, e.cfg.Budget.PerHour()/2)
+	return min(perHour/10+n, perHour/2)
 }
 
+// forecastHorizon bounds the requests a forecast books: two days of the
+// default budget.
+const forecastHorizon = 48 * 90
+
 // decideLocked returns the job whose next request the worker sends now, or
-// nil and when to look again; it also forecasts the waiting units' start.
+// nil and when to look again. It also runs the rule forward to say when
+// each waiting unit is expected to start, and each unit's interval.
 func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 	var cands []candidate
-	for i, u := range e.units {
+	hourlyDays := e.hourlyDaysLocked(now)
+	for _, u := range e.units {
 		u.rank = ""
 		if j := u.job; j != nil && e.expiredLocked(j, now) {
 			e.dropJobLocked(j)
 		}
-		if u.job != nil || e.dueLocked(u, now) {
-			cands = append(cands, e.unitCandidateLocked(i, u, now))
+		if u.inFlight {
 			continue
 		}
-		u.waitAt, u.waitWhy = time.Time{}, ""
-		next = minTime(next, e.dueAtLocked(u, now))
+		if at, ok := e.eligibleAtLocked(u, now); u.job == nil && (!ok || at.After(now)) {
+			u.waitAt, u.waitWhy = time.Time{}, ""
+			if ok {
+				next = minTime(next, at)
+			}
+			continue
+		}
+		cands = append(cands, e.unitCandidateLocked(u, now, hourlyDays))
 	}
 	if e.cfg.DeriveWindows {
 		for _, j := range slices.Clone(e.dayJobs) {
@@ -353,101 +292,124 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 		if now.Before(e.dayRetryAt) {
 			next = minTime(next, e.dayRetryAt)
 		} else {
-			cands = append(cands, e.dayCandidatesLocked(now, len(e.units))...)
+			cands = append(cands, e.dayCandidatesLocked(now)...)
 		}
 	}
-	perHour := e.cfg.Budget.PerHour()
-	paused := e.cfg.Budget.PausedUntil()
-	view := schedule.Budget{Remaining: e.cfg.Budget.Remaining(), Paused: !paused.IsZero(),
-		Reserve: e.rolloverReserveLocked(now), Headroom: headroom(perHour),
-		SpareLeft: max(0, max(1, e.dayReserveLocked(now))-e.spare.Count(now))}
-	sc := make([]schedule.Candidate, len(cands))
-	for i := range cands {
-		sc[i] = cands[i].c
-	}
-	order := schedule.Order(sc)
-	picked := schedule.Next(sc, view)
-	wake := e.forecastLocked(cands, order, picked, view, now)
-	if picked < 0 {
-		next = minTime(next, wake)
-	} else {
-		pick, next = e.startLocked(cands[picked], now), now
-		if c := cands[picked].c; c.Class == schedule.Spare {
-			e.spare.Add(now, max(1, c.Need))
-		}
-	}
-	return pick, next
-}
-
-// forecastHorizon bounds, in hours of the budget, what one candidate books
-// in a forecast.
-const forecastHorizon = 48
-
-// forecastLocked sets when each waiting unit is expected to start, booking
-// each candidate's requests after those ahead of it in the value order, and
-// returns when the worker should look again.
-func (e *Engine) forecastLocked(cands []candidate, order []int, picked int, view schedule.Budget, now time.Time) (wake time.Time) {
 	perHour := e.cfg.Budget.PerHour()
 	sent, paused := e.cfg.Budget.Ledger()
+	view := schedule.Budget{Remaining: e.cfg.Budget.Remaining(), Paused: paused.After(now), Reserve: e.reserveLocked(now)}
+	units := make([]schedule.Unit, len(cands))
+	for i := range cands {
+		units[i] = cands[i].s
+	}
+	order := schedule.Order(units)
+	picked := schedule.Next(units, view)
 	from := now
-	if paused.After(now) {
+	if view.Paused {
 		from = paused
 	}
-	ledger := newReservations(sent, perHour)
-	book := newReservations(sent, perHour)
-	gate, waitingFirst, blocked := from, false, false
-	for _, i := range order {
+	starts := schedule.Forecast(units, order, sent, from, perHour, view.Reserve, forecastHorizon, budget.PaceMargin)
+	waitingFirst := false
+	for pos, i := range order {
 		cd := cands[i]
-		need := min(max(1, cd.c.Need), perHour)
-		// The room it may not use (headroom, reserve) must be free too.
-		extra := max(0, view.Remaining-schedule.Room(cd.c, view))
-		if !blocked && i != picked {
-			at := ledger.earliest(from, min(perHour, need+extra))
-			if view.Reserve > 0 && !cd.c.Critical {
-				at = minTime(at, client.DateOf(now).AddDays(1).Time())
+		if picked < 0 {
+			wake := starts[i]
+			if !wake.After(now) { // kept from the reserve, or past the horizon: never a busy loop
+				wake = now.Add(time.Second)
+				if len(sent) > 0 {
+					wake = maxTime(wake, sent[0].Add(time.Hour+budget.PaceMargin))
+				}
 			}
-			if !at.After(now) {
-				at = now.Add(time.Second) // defensive: never a busy loop
-			}
-			wake = minTime(wake, at)
-			blocked = need > view.Remaining // nothing passes it
+			next = minTime(next, wake)
 		}
-		if cd.c.Class == schedule.Spare {
-			continue // not forecast: spare room only
-		}
-		at := book.earliest(gate, min(perHour, need+extra))
-		if i == picked {
-			at = now
-		}
-		// Booked at most forecastHorizon ahead: a cost is bounded, but
-		// what lies beyond changes nothing that is decided now.
-		for left, t := min(max(cd.left, need), forecastHorizon*perHour), at; left > 0; {
-			n := min(left, perHour)
-			t = book.earliest(t, n)
-			book.add(t, n)
-			left -= n
-		}
-		gate = maxTime(gate, at)
 		if cd.kind == jobDay {
 			continue
 		}
 		u := cd.u
-		if !at.After(now) {
-			u.waitAt, u.waitWhy = time.Time{}, ""
-			continue
-		}
-		u.waitAt, u.waitWhy = at, "budget"
-		if at.Equal(from) && from.After(now) {
-			u.waitWhy = "paused"
-		}
-		if u.snap == nil && !u.attempted {
-			waitingFirst = true
+		u.rank = fmt.Sprintf("%d of %d (worth %.2g a request)", pos+1, len(order), schedule.Value(cd.s))
+		u.waitAt, u.waitWhy = time.Time{}, ""
+		if starts[i].After(now) || picked < 0 && starts[i].IsZero() {
+			u.waitAt, u.waitWhy = starts[i], "budget"
+			if view.Paused {
+				u.waitWhy = "paused"
+			}
+			waitingFirst = waitingFirst || u.snap == nil && !u.attempted
 		}
 	}
+	e.setIntervalsLocked(now)
 	if waitingFirst && !e.firstRoundLogged && (picked < 0 || !e.guessingLocked(now)) {
 		e.logFirstRoundLocked(now)
 	}
-	return wake
+	// The reserve changes an hour before UTC midnight and at midnight.
+	midnight := client.DateOf(now).AddDays(1).Time()
+	if eve := midnight.Add(-time.Hour); eve.After(now) {
+		next = minTime(next, eve)
+	} else {
+		next = minTime(next, midnight)
+	}
+	if picked >= 0 {
+		pick, next = e.startLocked(cands[picked], now), now
+	}
+	return pick, next
+}
+
+// eligibleAtLocked is when the rule may pick u: at once without data (after
+// any back-off); with data once it is older than --analytics.refresh-interval,
+// or at the midnight that moves its window; ok is false
+// for never. A derived window is eligible for its daily audit only.
+func (e *Engine) eligibleAtLocked(u *unit, now time.Time) (at time.Time, ok bool) {
+	if u.inFlight || u.job != nil || auditedWithTotals(u) {
+		return time.Time{}, false
+	}
+	if u.derived {
+		at := u.auditAt.Add(auditEvery)
+		if e.unsettledLocked(u, now) && at.Before(now.Add(auditEvery/24)) {
+			at = now.Add(auditEvery / 24) // audited once its days are read for good
+		}
+		return at, true
+	}
+	if u.snap == nil {
+		return u.retryAt, true
+	}
+	at = u.snap.completed.Add(e.cfg.MinInterval)
+	rollover := u.snap.rng.To.Time() // the window's dateTo: the next UTC midnight
+	if rollover.Before(at) {
+		at = rollover
+	}
+	if u.snap.derived {
+		at = now // fell back to direct reads
+		if u.fallback == "" {
+			at = rollover.Add(derivedGrace)
+		}
+	}
+	return maxTime(at, u.retryAt), true
+}
+
+// setIntervalsLocked sets each unit's interval: from its last data to the
+// start the rule forecasts for its next refresh, at least
+// --analytics.refresh-interval; a derived window has its 1d unit's.
+func (e *Engine) setIntervalsLocked(now time.Time) {
+	for _, u := range e.units {
+		iv := e.cfg.MinInterval
+		if u.snap != nil && !u.derived {
+			at := u.waitAt
+			if at.IsZero() {
+				at, _ = e.eligibleAtLocked(u, now)
+				at = maxTime(now, at)
+			}
+			iv = max(iv, at.Sub(u.snap.completed).Round(time.Second))
+		}
+		if u.interval != iv && !u.derived {
+			u.interval = iv
+			e.cfg.Status.SetInterval(u.Project, u.Source, u.Window.Name, e.statusPart(u), iv)
+		}
+	}
+	for _, u := range e.units {
+		if u.derived && u.base != nil && u.interval != u.base.interval {
+			u.interval = u.base.interval
+			e.cfg.Status.SetInterval(u.Project, u.Source, u.Window.Name, e.statusPart(u), u.interval)
+		}
+	}
 }
 
 // startLocked returns cd's job, starting it when new.
@@ -464,11 +426,9 @@ func (e *Engine) startLocked(cd candidate, now time.Time) *job {
 		if u.snap != nil {
 			prev, _ = e.estimateLocked(u, now)
 		}
-		u.due = false
 		u.job = j
 	case jobAudit:
 		j.rng = client.DateRange{From: client.DateOf(now).AddDays(-(u.Window.Days - 1)), To: client.DateOf(now)}
-		u.due = false
 		u.job = j
 	case jobDay:
 		j.rng = client.DateRange{From: cd.day.Key.Day, To: cd.day.Key.Day.AddDays(1)}
@@ -497,14 +457,11 @@ func (e *Engine) expiredLocked(j *job, now time.Time) bool {
 	return now.Sub(j.started) > maxWalkAge(cost, e.cfg.Budget.PerHour())
 }
 
-// dropJobLocked abandons a walk; the unit stays due, to start anew.
+// dropJobLocked abandons a walk; the unit starts anew.
 func (e *Engine) dropJobLocked(j *job) {
 	level.Debug(e.logger).Log("msg", "a walk in progress starts again (it ran too long, or its date range moved)",
 		"collector", j.u.Source, "project", j.u.Project, "window", j.u.Window.String(), "pages", j.walk.Sent())
 	e.detachLocked(j)
-	if j.kind == jobRefresh {
-		j.u.due = true
-	}
 }
 
 // detachLocked removes j from where it is kept.
@@ -534,73 +491,17 @@ func minTime(a, b time.Time) time.Time {
 	return a
 }
 
-// reservations forecasts the ledger: the last hour's requests and the
-// bookings of the units that wait.
-type reservations struct {
-	perHour int
-	at      []time.Time // ascending
-	cum     []int       // cum[i]: requests booked at at[0..i-1]; len(at)+1 entries
+// HeldBack is the part of the requests left this hour that the rule keeps
+// from refreshes of data, for the landing page.
+type HeldBack struct {
+	// Reserve is kept for units without data and the 1d units' new day:
+	// a tenth of the budget, more in the hour before UTC midnight.
+	Reserve int
 }
 
-func newReservations(sent []time.Time, perHour int) *reservations {
-	r := &reservations{perHour: perHour, cum: []int{0}}
-	for _, t := range sent {
-		r.add(t, 1)
-	}
-	return r
-}
-
-// add books n requests at t.
-func (r *reservations) add(t time.Time, n int) {
-	i, found := slices.BinarySearchFunc(r.at, t, time.Time.Compare)
-	if !found {
-		r.at = slices.Insert(r.at, i, t)
-		r.cum = slices.Insert(r.cum, i+1, r.cum[i])
-	}
-	for j := i + 1; j < len(r.cum); j++ {
-		r.cum[j] += n
-	}
-}
-
-// count is the number of requests booked in the hour (end-1h, end].
-func (r *reservations) count(end time.Time) int {
-	hi, found := slices.BinarySearchFunc(r.at, end, time.Time.Compare)
-	if found {
-		hi++
-	}
-	lo, found := slices.BinarySearchFunc(r.at, end.Add(-time.Hour), time.Time.Compare)
-	if found {
-		lo++
-	}
-	return r.cum[hi] - r.cum[lo]
-}
-
-// fits reports whether n more requests at t keep every sliding hour within
-// the budget: only the hours ending at t and at bookings in the hour after t change.
-func (r *reservations) fits(t time.Time, n int) bool {
-	if r.count(t)+n > r.perHour {
-		return false
-	}
-	i, _ := slices.BinarySearchFunc(r.at, t, time.Time.Compare)
-	for ; i < len(r.at) && r.at[i].Before(t.Add(time.Hour)); i++ {
-		if r.count(r.at[i])+n > r.perHour {
-			return false
-		}
-	}
-	return true
-}
-
-// earliest is the first time from from on at which n requests fit (with the
-// budget's pacing margin).
-func (r *reservations) earliest(from time.Time, n int) time.Time {
-	if r.fits(from, n) {
-		return from
-	}
-	for _, a := range r.at {
-		if t := a.Add(time.Hour + budget.PaceMargin); t.After(from) && r.fits(t, n) {
-			return t
-		}
-	}
-	// Unreachable while n <= perHour: nothing is booked an hour after the last.
-	return r.at[len(r.at)-1].Add(time.Hour + budget.PaceMargin)
+// HeldBack returns what the budget holds back now.
+func (e *Engine) HeldBack() HeldBack {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return HeldBack{Reserve: e.reserveLocked(e.now())}
 }

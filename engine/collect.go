@@ -133,10 +133,13 @@ func (e *Engine) States() []UnitState {
 			s.State = StateOK
 		}
 		if !u.inFlight {
-			s.Next = e.dueAtLocked(u, now)
+			s.Next, _ = e.eligibleAtLocked(u, now)
 			if u.waitAt.After(now) {
 				s.Next = u.waitAt
-				s.Deferred = fmt.Sprintf("waiting for the request budget (%d requests)", min(cost, e.cfg.Budget.PerHour()))
+				s.Deferred = "waiting for the request budget (1 request)"
+				if n := min(cost, e.cfg.Budget.PerHour()); n != 1 {
+					s.Deferred = fmt.Sprintf("waiting for the request budget (%d requests)", n)
+				}
 				if s.Progress != "" {
 					s.Deferred = "waiting for the request budget; its walk has " + s.Progress
 				}
@@ -151,51 +154,6 @@ func (e *Engine) States() []UnitState {
 		out[i] = s
 	}
 	return out
-}
-
-// Summary counts units by state for the landing page.
-type Summary struct {
-	Units                                     int
-	OK, Refreshing, Waiting, Failing, Pending int
-	// NextRefresh is the earliest expected refresh; AllDataBy, while some
-	// unit has no data, when the last should have it (zero if unknown).
-	NextRefresh, AllDataBy time.Time
-}
-
-// Summary returns the counts of States.
-func (e *Engine) Summary() Summary {
-	var s Summary
-	noData := false
-	for _, u := range e.States() {
-		s.Units++
-		switch u.State {
-		case StateOK:
-			s.OK++
-		case StateRefreshing:
-			s.Refreshing++
-		case StateWaiting:
-			s.Waiting++
-		case StateFailing:
-			s.Failing++
-		case StatePending:
-			s.Pending++
-		}
-		if !u.Next.IsZero() && (s.NextRefresh.IsZero() || u.Next.Before(s.NextRefresh)) {
-			s.NextRefresh = u.Next
-		}
-		if u.Completed.IsZero() {
-			noData = true
-			if u.State == StateWaiting {
-				if u.Next.After(s.AllDataBy) {
-					s.AllDataBy = u.Next
-				}
-			}
-		}
-	}
-	if !noData {
-		s.AllDataBy = time.Time{}
-	}
-	return s
 }
 
 // LiveCollectors returns the engine's metrics gathered at every scrape:

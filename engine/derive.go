@@ -184,29 +184,6 @@ func (e *Engine) dayTasksLocked(now time.Time) []dayTask {
 	return out
 }
 
-// dayReserveLocked is the budget share left to reading closed days: a
-// quarter while the store lacks days, then two reads a day per base.
-func (e *Engine) dayReserveLocked(now time.Time) int {
-	if !e.cfg.DeriveWindows {
-		return 0
-	}
-	perDay := 0.0
-	bases := map[*unit]bool{}
-	for _, u := range e.units {
-		if u.base == nil || u.fallback != "" || bases[u.base] {
-			continue
-		}
-		bases[u.base] = true
-		c, _ := e.estimateLocked(u.base, now)
-		perDay += 2 * float64(c)
-	}
-	if len(bases) == 0 {
-		return 0
-	}
-	filling := slices.ContainsFunc(e.dayTasksLocked(now), func(t dayTask) bool { return !t.Reread })
-	return derive.Reserve(e.cfg.Budget.PerHour(), filling, perDay)
-}
-
 // pruneDaysLocked drops days no window needs any more.
 func (e *Engine) pruneDaysLocked(now time.Time) {
 	keep := map[derive.Key]bool{}
@@ -293,12 +270,10 @@ func (e *Engine) finishAudit(j *job, res *Result, err error, now time.Time) {
 		u.derived = false
 		level.Warn(e.logger).Log("msg", "a derived window does not add up: it is read directly from now on (events counted late, or the API draws day boundaries elsewhere than UTC midnight)",
 			"collector", u.Source, "project", u.Project, "window", u.Window.String(), "direct", direct, "sum_of_days", derived, "drift_ratio", drift)
-		// Due now for a direct read, and so is its page walk, audited with it.
-		u.due = true
+		// Eligible now for a direct read, and so is its page walk, audited with it.
 		if p := u.pages; p != nil && p.derived {
-			p.fallback, p.derived, p.due = u.fallback, false, true
+			p.fallback, p.derived = u.fallback, false
 		}
-		e.replanLocked()
 		e.publishLocked()
 	}
 }

@@ -234,32 +234,6 @@ func TestDerivedWindowsStayFreshAcrossMidnight(t *testing.T) {
 
 func trimFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
-// TestDayStoreFillKeepsToItsShare: filling an empty store uses at most
-// the quarter of the budget the planner leaves it in any hour, so that the
-// units of the plan never wait behind it; the day that just ended is not
-// history and goes first.
-func TestDayStoreFillKeepsToItsShare(t *testing.T) {
-	r, src := newDayRigOf(t, 40, "1d", "30d")
-	r.e.Start()
-	r.settle()
-	if n := src.days.Load(); n != 1+10 {
-		t.Fatalf("%d closed days read in the first hour, want 11: yesterday and 10 in a quarter of 40", n)
-	}
-	if left := r.b.Remaining(); left < 40-11-2 {
-		t.Errorf("%d requests left after the first round, want the plan's share kept (at least 27)", left)
-	}
-	r.clock.Advance(16 * time.Minute)
-	r.settle()
-	if st := r.state("events/docs/1d"); !st.Completed.Equal(r.clock.Now()) {
-		t.Errorf("the 1d unit did not refresh when due: %+v", st)
-	}
-	r.clock.Advance(time.Hour)
-	r.settle()
-	if n := src.days.Load(); n != 21 {
-		t.Errorf("%d closed days read after an hour, want 21", n)
-	}
-}
-
 // TestTwoDayWindowIsDerived: the shortest derivable window, 2d, is its one
 // closed day and today; 1d is the base, never derived.
 func TestTwoDayWindowIsDerived(t *testing.T) {

@@ -2,36 +2,71 @@
 // organization's request budget and serves the results pre-rendered. This is
 // the code's map; the design and its reasons are in docs/dev/design.md.
 //
-// A Source (package collector) knows one kind of data: its families, the
-// windows it supports, and how to fetch a Unit (source × project × Window)
-// and turn the answer into Samples. The engine does the rest, the same way
-// for every source:
+// # The rule
+//
+// One worker sends one analytics request at a time, by one rule (package
+// engine/schedule): when the ledger has room, send the next request of the
+// unit whose data is worth most per request it still costs. A unit is
+// eligible when it has no data, when its data is older than
+// --analytics.refresh-interval, or when UTC midnight moved its window. Its
+// data is worth 1 + 8/days when it has none (1d before 7d before 30d), when
+// a 1d one-request unit still shows the day that ended, or when a
+// one-request unit's data is an hour old while the one-request units of its
+// window length and shorter fit two thirds of the hour; otherwise the share
+// of its window that changed since it was read, age / (days × 24 h). That is
+// divided by the requests it still costs: a walk in progress its pages left,
+// a walk never measured its siblings' cost or, unknown, 4 and then as many
+// as it has sent; one that outgrew its estimate an hour's budget. So one-request units of any window get data before 7d and
+// 30d page walks, 1d walks before longer windows, and a walk in progress
+// gets worth more with every page. The one reserve: a tenth of the
+// budget, and in the hour before UTC midnight a request more for every 1d
+// one-request unit, that only units without data and 1d units showing the
+// day that ended may use, so those read the new day within minutes of
+// midnight. A closed day for the day store is worth 0.05 (the day that just
+// ended; its provisional data stands in) or 0.02 (history, second reads), an
+// audit 0.5/days. The landing
+// page's "next request", expected starts and mintlify_refresh_interval_seconds
+// come from the same rule run forward over the ledger (schedule.Forecast).
+//
+// # Files
 //
 //   - source.go: Source, Unit, Window; engine.go: New, Start and Close.
-//   - worker.go: one worker sends one analytics request at a time, whether
-//     or not anything scrapes; a scrape (Touch) never waits.
-//   - choice.go: which request goes next: units become candidates, package
-//     engine/schedule ranks them, and waiting units get a forecast start.
+//   - worker.go: the worker; a scrape (Touch) wakes it and never waits.
+//   - choice.go: the units as the rule sees them, and the rule applied.
 //   - fetch.go: a fetch is a Walk that yields between pages, or one Fetch.
 //   - outcome.go: all or nothing: a failure keeps the previous data, sets
 //     mintlify_up to 0, logs once and backs off; a 429 pauses every
-//     analytics request. Also the plan (PlanWeighted is in planner.go).
+//     analytics request.
 //   - collect.go: the exposition, rendered once per refresh (package
 //     engine/exposition), and the units' States for the landing page.
 //   - derive.go: windows of a Summer, summed from the day store (package
 //     engine/derive holds its arithmetic).
 //   - state.go: the State that package statefile saves and New restores.
 //
-// Package engine/budget is the request ledger and the client's Allow hook;
-// package engine/health exports mintlify_up and the refresh metrics.
+// Package engine/budget is the ledger and the client's Allow hook; package
+// engine/health exports mintlify_up and the refresh metrics.
+//
+// # Glossary
+//
+//   - source: one kind of data (visitors, views, ...), in package collector.
+//   - window: N calendar days in UTC ending today; "Nd:site" asks site-wide figures only.
+//   - unit: source × project × window, refreshed all or nothing.
+//   - totals and pages: the two units of a window of visitors or views:
+//     one request with limit=1, and the page walk.
+//   - walk: a fetch of many requests that yields between pages, resumable.
+//   - cost: the requests a unit's fetch takes, measured by its last one.
+//   - ledger: the requests of the last sliding hour; its room is what is left.
+//   - worth: what a unit's next request is worth under the rule.
+//   - reserve: the room kept for units without data and the 1d new day.
+//   - forecast: the rule run forward, for starts and intervals.
+//   - pause: after a 429, no analytics request until it ends.
+//   - day store: closed days of 1d units, from which derived windows are summed.
+//   - derived window: a window exported as the sum of its closed days and today.
+//   - audit: a daily direct read of a derived window, compared with its sum.
 //
 // To add a source, write one file in package collector with a type that
 // implements Source (and Stepper when a unit is a walk of pages; Summer when
-// its counts add up over days) and its SourceInfo; add its client interface
-// to collector.Client and its SourceInfo to collector.Sources; define its
-// endpoint with analytics or free in client/endpoint.go; serve it in the
-// fake (client/mintlifytest) and test it there. Nothing in this package
-// changes.
+// its counts add up over days). Nothing in this package changes.
 //
 // Tests drive the engine on a mintlifytest.Clock: its Now and WaitUntil are
 // the engine's clock and timer, and its Settle says when the worker can go

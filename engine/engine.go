@@ -25,7 +25,8 @@ type Config struct {
 	Sources  []Source
 	Projects []string
 	Windows  []Window
-	// MinInterval is --analytics.refresh-interval; the planner may stretch it.
+	// MinInterval is --analytics.refresh-interval: the least age at which
+	// data is refreshed.
 	MinInterval time.Duration
 	// Budget is the analytics request ledger, also the client's Allow hook.
 	Budget *budget.Budget
@@ -35,7 +36,6 @@ type Config struct {
 	// WaitUntil returns once the clock reads t, or with ctx's error; nil
 	// waits on real timers. Tests on a manual clock pass their own.
 	WaitUntil func(ctx context.Context, t time.Time) error
-	Planner   Planner // PlanWeighted when nil
 	// Restore is persisted state to start from.
 	Restore *State
 	// OnChange is called after a unit's data changed, outside the
@@ -49,7 +49,7 @@ type Config struct {
 	Omit func(source, project string) bool
 }
 
-// Engine refreshes every unit on its own timer and serves the results as one
+// Engine refreshes every unit by the scheduling rule and serves the results as one
 // pre-rendered exposition. See the package documentation.
 type Engine struct {
 	cfg       Config
@@ -70,17 +70,15 @@ type Engine struct {
 	touched bool
 
 	mu         sync.Mutex
-	rateLimits int         // 429 answers since the last successful refresh
-	plan       planSummary // the plan last logged
+	rateLimits int // 429 answers since the last successful refresh
 	// firstRoundLogged and allDataLogged keep two log lines to one each.
 	firstRoundLogged, allDataLogged bool
 	skipLogged                      map[string]bool
 	// days is the day store; dayRetryAt holds reads back after a failure.
 	days       derive.Store[*Result]
 	dayRetryAt time.Time
-	// dayJobs are day reads in progress; spare the hour's spare-room requests.
+	// dayJobs are day reads in progress.
 	dayJobs    []*job
-	spare      derive.Hour
 	dayChanges *prometheus.CounterVec
 	// connErrs logs a connection failure once per kind for the engine.
 	connErrs errstate.State
@@ -109,19 +107,18 @@ type unit struct {
 	snap     *snapshot
 	interval time.Duration
 	inFlight bool // the worker is sending a request of its job
-	due      bool // fell due; stays so until its refresh starts
 	job      *job // its fetch in progress
 	// For a Splitter's window: totals is a page walk's totals unit, pages
 	// a totals unit's page walk.
 	totals, pages *unit
-	rank          string // its place in the value order, "" when not due
+	rank          string // its place in the rule's order, "" when not eligible
 	attempted     bool   // a refresh ended, here or before a restart
 	retryAt       time.Time
 	failures      int
 	lastErr       string
 	// errs logs a failure when its errorClass changes, and the recovery.
 	errs errstate.State
-	// waitAt is when the due unit should start; waitWhy: "budget" or "paused".
+	// waitAt is when the eligible unit should start; waitWhy: "budget" or "paused".
 	waitAt  time.Time
 	waitWhy string
 	// Derived windows: base is the 1d unit summed with the closed days
@@ -196,7 +193,6 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Restore != nil {
 		e.restoreLocked(cfg.Restore)
 	}
-	e.replanLocked()
 	e.publishLocked()
 	e.live.Store(e.liveLocked())
 	e.mu.Unlock()
@@ -218,9 +214,6 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
-	}
-	if cfg.Planner == nil {
-		cfg.Planner = PlanWeighted
 	}
 	return cfg, nil
 }
@@ -258,17 +251,19 @@ func (e *Engine) addUnits(si int, info sourceInfo) {
 				continue
 			}
 			seen[k] = true
-			u := &unit{Unit: Unit{Source: s.Name(), Project: p, Window: w}, src: si}
+			u := &unit{Unit: Unit{Source: s.Name(), Project: p, Window: w}, src: si, interval: e.cfg.MinInterval}
 			if info.splits && !w.Site {
 				site := w
 				site.Site = true
-				t := &unit{Unit: Unit{Source: s.Name(), Project: p, Window: site}, src: si, pages: u}
+				t := &unit{Unit: Unit{Source: s.Name(), Project: p, Window: site}, src: si, pages: u, interval: e.cfg.MinInterval}
 				u.totals = t
 				e.units = append(e.units, t)
 				e.cfg.Status.Track(p, s.Name(), site.Name, partOf(info.splits, site))
+				e.cfg.Status.SetInterval(p, s.Name(), site.Name, partOf(info.splits, site), t.interval)
 			}
 			e.units = append(e.units, u)
 			e.cfg.Status.Track(p, s.Name(), w.Name, partOf(info.splits, w))
+			e.cfg.Status.SetInterval(p, s.Name(), w.Name, partOf(info.splits, w), u.interval)
 		}
 	}
 }

@@ -43,9 +43,9 @@ func threeProjects(t *testing.T, perHour int) (*rig, *memSource, *memSource, *me
 }
 
 // TestFirstRoundValueOrder: a first round of 153 requests against a
-// budget of 90 goes in the value order: every project's 1d one-request
-// units, then their 1d walks, then the 7d window the same way; the hour's
-// 90 requests all go out (the last walk stops half way and resumes); the
+// budget of 90 goes in the rule's order: every one-request unit (1d, 7d,
+// 30d), then the 1d walks, then the 7d walks; the hour's 90 requests all
+// go out (the last walk stops after its first page and resumes); the
 // rest wait for the budget, visibly and without failing; the engine is
 // ready, scrapes do not wait, and the log says once when all data is
 // expected.
@@ -54,7 +54,7 @@ func TestFirstRoundValueOrder(t *testing.T) {
 	r.e.Start()
 	r.settle()
 
-	want := []string{"one/a/1d", "one/b/1d", "one/c/1d", "one/a/7d", "one/b/7d", "one/c/7d"}
+	want := []string{"one/a/1d", "one/b/1d", "one/c/1d", "one/a/7d", "one/b/7d", "one/c/7d", "one/a/30d", "one/b/30d", "one/c/30d"}
 	if got := one.fetched(); !slices.Equal(got, want) {
 		t.Fatalf("one-request units fetched: %v, want %v", got, want)
 	}
@@ -66,13 +66,13 @@ func TestFirstRoundValueOrder(t *testing.T) {
 	if got := views.fetched(); !slices.Equal(got, want) {
 		t.Fatalf("views walks fetched: %v, want %v", got, want)
 	}
-	// No idle budget: 3 + 48 + 3 + 32, and half of views/b/7d.
+	// No idle budget: 9 + 48 + 32, and a page of views/b/7d.
 	sent, _ := r.b.Ledger()
 	if len(sent) != 90 {
 		t.Fatalf("%d requests sent, want the hour's 90", len(sent))
 	}
-	if st := r.state("views/b/7d"); st.State != StateWaiting || !strings.Contains(st.Deferred, "4 of about 8 pages") {
-		t.Errorf("views/b/7d: %s %q, want waiting with its walk half done", st.State, st.Deferred)
+	if st := r.state("views/b/7d"); st.State != StateWaiting || !strings.Contains(st.Deferred, "1 of about 8 pages") {
+		t.Errorf("views/b/7d: %s %q, want waiting with its walk at its first page", st.State, st.Deferred)
 	}
 	if !r.e.Ready() {
 		t.Fatal("not ready although every unit has data or waits for the budget")
@@ -96,8 +96,8 @@ func TestFirstRoundValueOrder(t *testing.T) {
 			t.Errorf("%s is %s, want ok or waiting", s.Unit, s.State)
 		}
 	}
-	if waiting != 11 {
-		t.Errorf("%d units wait, want 11: views b and c 7d, and every 30d window", waiting)
+	if waiting != 8 {
+		t.Errorf("%d units wait, want 8: views b and c 7d, and every 30d walk", waiting)
 	}
 	for _, p := range []string{"a", "b", "c"} {
 		for _, src := range []string{"walk", "views", "one"} {
@@ -164,8 +164,8 @@ func TestUnitsWaitingMetric(t *testing.T) {
 		fmt.Fprintf(&exp, "%s %d\n", k, want[k])
 		total += want[k]
 	}
-	if total != 11 {
-		t.Fatalf("%d units wait for their first data, want 11", total)
+	if total != 8 {
+		t.Fatalf("%d units wait for their first data, want 8", total)
 	}
 	if err := testutil.CollectAndCompare(r.e.LiveCollectors()[1], strings.NewReader(exp.String())); err != nil {
 		t.Fatal(err)
@@ -356,30 +356,5 @@ func TestFailureIsNotWaiting(t *testing.T) {
 	}
 	if st := r.state("one/docs/1d"); st.State != StateFailing || !st.Next.Equal(t0.Add(failureBackoffBase)) {
 		t.Errorf("state %s, next %s; want failing, next at %s", st.State, st.Next, t0.Add(failureBackoffBase))
-	}
-}
-
-// TestPlanLoggedWhenKnownAndChanged: the plan is logged once every cost
-// is known, and not again while it does not change materially.
-func TestPlanLoggedWhenKnownAndChanged(t *testing.T) {
-	r, _, _, _ := threeProjects(t, 90)
-	if n := r.logLines("refresh plan"); n != 0 {
-		t.Fatalf("the plan was logged before any walk's cost was known:\n%s", r.logs)
-	}
-	r.e.Start()
-	r.settle()
-	r.clock.Advance(time.Hour + time.Minute)
-	r.waitFor("every unit has data", func() bool { return r.logLines("every unit has data") == 1 })
-	for range 4 {
-		r.clock.Advance(30 * time.Minute)
-		r.settle()
-	}
-	if n := r.logLines("refresh plan"); n < 1 || n > 2 {
-		t.Errorf("the plan was logged %d times, want once or twice:\n%s", n, r.logs)
-	}
-	for line := range strings.SplitSeq(r.logs.String(), "\n") {
-		if len(line) > 600 {
-			t.Errorf("a log line of %d bytes: %s", len(line), line)
-		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math"
 	"net"
 	"slices"
 	"time"
@@ -114,7 +113,7 @@ func (e *Engine) succeed(u *unit, snap *snapshot) {
 }
 
 // installLocked makes snap u's data and renews what depends on it: derived
-// windows, the plan, the exposition.
+// windows and the exposition.
 func (e *Engine) installLocked(u *unit, snap *snapshot) {
 	e.cfg.Status.Succeeded(u.Project, u.Source, u.Window.Name, e.statusPart(u), snap.completed, snap.duration)
 	e.keepProvisionalLocked(u, snap)
@@ -133,110 +132,35 @@ func (e *Engine) installLocked(u *unit, snap *snapshot) {
 		e.pruneDaysLocked(snap.completed)
 		e.deriveLocked(snap.completed, u)
 	}
-	e.replanLocked()
 	e.publishLocked()
 	e.logAllDataLocked()
 }
 
-// cheapMaxInterval caps a one-request unit's interval while the budget
-// allows it to all of them, however large the site's walks.
-const cheapMaxInterval = time.Hour
-
-// planSummary is what the plan log line says.
-type planSummary struct {
-	units, perRound   int
-	perHour           float64
-	shortest, longest time.Duration
-}
-
-// material reports whether p differs from q by a tenth or more.
-func (p planSummary) material(q planSummary) bool {
-	apart := func(a, b float64) bool { return math.Abs(a-b) > 0.1*math.Max(a, b) }
-	return p.units != q.units || apart(p.perHour, q.perHour) ||
-		apart(p.shortest.Seconds(), q.shortest.Seconds()) || apart(p.longest.Seconds(), q.longest.Seconds())
-}
-
-// replanLocked recomputes every unit's interval from the expected costs and
-// logs the plan once every cost is known, and again when it changes materially.
-func (e *Engine) replanLocked() {
-	now := e.now()
-	pu := make([]PlanUnit, 0, len(e.units))
-	planned := make([]*unit, 0, len(e.units))
-	known := true
-	for _, u := range e.units {
-		if u.derived { // no requests but its daily audit
-			continue
-		}
-		cost, guess := e.estimateLocked(u, now)
-		if u.snap != nil {
-			cost = max(1, u.snap.res.Cost) // the plan is for whole windows, not the day after a rollover
-		}
-		known = known && !guess
-		p := PlanUnit{Cost: cost, Days: u.Window.Days}
-		if cost <= 1 && !e.isWalkLocked(u) {
-			p.MaxInterval = cheapMaxInterval
-		}
-		pu = append(pu, p)
-		planned = append(planned, u)
-	}
-	// The plan leaves the day store's share and the headroom free.
-	intervals := e.cfg.Planner(pu, max(1, e.cfg.Budget.PerHour()-e.dayReserveLocked(now)-headroom(e.cfg.Budget.PerHour())), e.cfg.MinInterval)
-	sum := planSummary{units: len(planned), shortest: time.Duration(math.MaxInt64)}
-	if len(planned) == 0 {
-		sum.shortest = auditEvery
-	}
-	defer func() {
-		// A derived window has its 1d unit's interval.
-		for _, u := range e.units {
-			if u.derived {
-				u.interval = u.base.interval
-				e.cfg.Status.SetInterval(u.Project, u.Source, u.Window.Name, e.statusPart(u), u.interval)
-			}
-		}
-	}()
-	for i, u := range planned {
-		u.interval = max(intervals[i], e.cfg.MinInterval)
-		sum.perRound += pu[i].Cost
-		sum.perHour += float64(pu[i].Cost) * float64(time.Hour) / float64(u.interval)
-		sum.shortest, sum.longest = min(sum.shortest, u.interval), max(sum.longest, u.interval)
-		e.cfg.Status.SetInterval(u.Project, u.Source, u.Window.Name, e.statusPart(u), u.interval)
-	}
-	if !known || !sum.material(e.plan) {
-		return
-	}
-	e.plan = sum
-	msg := "refresh plan: every unit at the minimum interval, within the request budget"
-	if sum.longest > e.cfg.MinInterval {
-		msg = "refresh plan: intervals stretched to fit the request budget, cheap and short windows more often (each unit's interval and cost are on the landing page)"
-	}
-	level.Info(e.logger).Log("msg", msg, "units", sum.units, "requests_per_round", sum.perRound,
-		"requests_per_hour", e.cfg.Budget.PerHour(), "planned_requests_per_hour", math.Round(sum.perHour*10)/10,
-		"shortest_interval", sum.shortest, "longest_interval", sum.longest)
-}
-
-// logFirstRoundLocked says once that the first round does not fit the hour
-// and when all data is expected; forecastLocked has set every waitAt.
+// logFirstRoundLocked says once that units without data wait for the
+// budget: the hour's requests and those the units without data still need
+// are more than the budget; decideLocked has set every waitAt.
 func (e *Engine) logFirstRoundLocked(now time.Time) {
 	e.firstRoundLogged = true
-	need, waiting := 0, 0
+	need, waiting, guess := e.cfg.Budget.Used(), 0, false
 	var by time.Time
 	for _, u := range e.units {
-		if u.snap == nil && !u.attempted {
-			c, _ := e.estimateLocked(u, now)
-			need += c
-		} else if u.snap != nil && u.snap.completed.After(now.Add(-time.Hour)) {
-			need += u.snap.res.Cost
+		if u.snap != nil || u.derived {
+			continue
 		}
-		if u.snap == nil && !u.waitAt.IsZero() {
+		c, g := e.estimateLocked(u, now)
+		if u.job != nil && u.job.walk != nil {
+			c = max(1, c-u.job.walk.Sent())
+		}
+		need += c
+		guess = guess || g
+		if !u.waitAt.IsZero() {
 			waiting++
-			if u.waitAt.After(by) {
-				by = u.waitAt
-			}
+			by = maxTime(by, u.waitAt)
 		}
 	}
-	level.Info(e.logger).Log("msg", "the first round of refreshes needs more requests than the budget allows in an hour: units without data wait for the budget (not a failure; see mintlify_units_waiting and the landing page)",
-		"first_round_requests", need, "requests_per_hour", e.cfg.Budget.PerHour(), "units_waiting", waiting,
-		"all_data_by", by.UTC().Format(time.RFC3339))
+	level.Info(e.logger).Log("msg", "the first round of refreshes needs more requests than the budget allows in an hour: units without data wait for the budget, in the order of the landing page's \"next request\" column (not a failure; see mintlify_units_waiting)",
+		"requests_last_hour", e.cfg.Budget.Used(), "first_round_requests", need, "estimated", guess, "requests_per_hour", e.cfg.Budget.PerHour(),
+		"units_waiting", waiting, "all_data_by", by.UTC().Format(time.RFC3339))
 }
 
 // logAllDataLocked says once when every unit has data.

@@ -300,7 +300,7 @@ func (e *Engine) restoreWalksLocked(walks []WalkData, byName map[[3]string]*unit
 			level.Warn(e.logger).Log("msg", "not resuming a walk of the cache file; it starts again", "unit", u.Unit.String(), "err", err)
 			continue
 		}
-		u.job, u.due = j, false
+		u.job = j
 		n++
 	}
 	return n

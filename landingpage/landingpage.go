@@ -133,7 +133,7 @@ var extraHTML = template.Must(template.New("extra").Parse(`
 <style>` + stateStyle + `</style>
 <h2>Analytics</h2>
 <p class="summary">{{.Summary}}</p>
-<p>Each unit is refreshed at its planned interval, on the exporter's own timer, one request at a time: a page walk yields between pages to requests worth more. First data goes in the order people look (every project's site totals, then its other 1d units and 1d page walks, then longer windows); then each due unit by how wrong its data is per request it costs ("next request" below). A unit that waits for the budget is not failing. A window's "totals" are one request whatever the size of the site; its "pages" are the walk of every page.</p>
+<p>Units are refreshed on the exporter's own timer, one request at a time, by one rule: when the hour has room, the next request goes to the unit whose data is worth most per request it still costs. No data is worth most (1d first, then longer windows; one-request units before page walks), otherwise the share of the window that changed since it was read; "next request" below is each unit's place in that order, and "interval" the time from its last data to its next expected start. A page walk yields between pages to requests worth more. A unit that waits for the budget is not failing. A window's "totals" are one request whatever the size of the site; its "pages" are the walk of every page.</p>
 <table>
 <tr><th>source</th><th>project</th><th>window</th><th>dates</th><th class="detail">cost (requests)</th><th class="detail">interval</th><th>data</th><th>last success</th><th>state</th><th class="detail">next request</th></tr>
 {{range .Units}}<tr><td>{{.Source}}</td><td>{{.Project}}</td><td>{{.Window}}</td><td class="nowrap">{{.Dates}}</td><td class="detail">{{.Cost}}</td><td class="detail">{{.Interval}}</td><td>{{.Data}}</td><td>{{.Last}}</td><td class="state-{{.State}}">{{.Text}}</td><td class="detail">{{.Rank}}</td></tr>
@@ -382,10 +382,9 @@ func stateText(st engine.UnitState, now time.Time) string {
 	return "ok, next refresh about " + clock(st.Next, now)
 }
 
-// heldBackText says why units wait while requests are left: a due refresh
-// may not spend the headroom kept for first data and the day that just
-// ended, nor, in the hour before UTC midnight, the room kept for the 1d
-// windows' new day. It is "" when no unit waits or nothing is left.
+// heldBackText says why units wait while requests are left: the reserve
+// is kept for units without data and the 1d units' new day at UTC midnight.
+// It is "" when no unit waits or nothing is left.
 func heldBackText(units []engine.UnitState, left int, held engine.HeldBack) string {
 	waiting := 0
 	for _, u := range units {
@@ -396,12 +395,8 @@ func heldBackText(units []engine.UnitState, left int, held engine.HeldBack) stri
 	if waiting == 0 || left <= 0 {
 		return ""
 	}
-	s := fmt.Sprintf(" Why %d units wait with %d requests left: a refresh leaves the last %d free for first data and the day that just ended (a tenth of the budget)",
-		waiting, left, held.Headroom)
-	if held.Rollover > 0 {
-		s += fmt.Sprintf(", and %d for the 1d windows' refresh at UTC midnight", held.Rollover)
-	}
-	return s + "; waiting units go in the order of the \"next request\" column as requests leave the sliding hour."
+	return fmt.Sprintf(" Why %d units wait with %d requests left: the last %d are kept for units without data and the 1d windows' new day at UTC midnight; waiting units go in the order of the \"next request\" column as requests leave the sliding hour.",
+		waiting, left, held.Reserve)
 }
 
 // summaryLine counts the units by state, with the budget left and when the

@@ -134,20 +134,17 @@ func TestHeldBackSaysWhyUnitsWait(t *testing.T) {
 			Now:             func() time.Time { return now },
 		}))
 	}
-	const why = "Why 1 units wait with 9 requests left: a refresh leaves the last 9 free for first data and the day that just ended (a tenth of the budget)"
-	if p := page(9, engine.HeldBack{Headroom: 9}, waiting, ok); !strings.Contains(p, why+`; waiting units go in the order of the &#34;next request&#34; column as requests leave the sliding hour.`) {
+	const why = "Why 1 units wait with 9 requests left: the last 9 are kept for units without data and the 1d windows&#39; new day at UTC midnight"
+	if p := page(9, engine.HeldBack{Reserve: 9}, waiting, ok); !strings.Contains(p, why+`; waiting units go in the order of the &#34;next request&#34; column as requests leave the sliding hour.`) {
 		t.Errorf("the page does not say why the unit waits:\n%s", p)
 	}
-	if p := page(9, engine.HeldBack{Headroom: 9, Rollover: 4}, waiting); !strings.Contains(p, why+", and 4 for the 1d windows&#39; refresh at UTC midnight;") {
-		t.Errorf("the page does not name the midnight reserve:\n%s", p)
-	}
 	for name, p := range map[string]string{
-		"no unit waits":     page(9, engine.HeldBack{Headroom: 9}, ok),
-		"nothing left":      page(0, engine.HeldBack{Headroom: 9}, waiting),
-		"a rate-limit wait": page(9, engine.HeldBack{Headroom: 9}, paused),
+		"no unit waits":     page(9, engine.HeldBack{Reserve: 9}, ok),
+		"nothing left":      page(0, engine.HeldBack{Reserve: 9}, waiting),
+		"a rate-limit wait": page(9, engine.HeldBack{Reserve: 9}, paused),
 	} {
 		if strings.Contains(p, "Why ") {
-			t.Errorf("%s: the page explains a wait that is not the headroom's:\n%s", name, p)
+			t.Errorf("%s: the page explains a wait that is not the reserve's:\n%s", name, p)
 		}
 	}
 }

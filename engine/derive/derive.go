@@ -1,6 +1,6 @@
 // Package derive is the arithmetic of derived windows (docs/dev/design.md,
 // "Derived windows"): closed days, the day store, which day to read next,
-// the budget share for reading them, and drift.
+// and drift.
 package derive
 
 import (
@@ -16,7 +16,6 @@ import (
 // The derived windows' tuning.
 const (
 	RereadAfter = 24 * time.Hour // after a day ends, it is read again for late events
-	FillShare   = 0.25           // of the budget, for reading days while the store lacks some
 	MaxDrift    = 0.01           // above it, a window is read directly
 )
 
@@ -58,15 +57,6 @@ func Drift(direct, summed float64) float64 {
 		return 0
 	}
 	return math.Abs(direct-summed) / math.Max(math.Abs(direct), math.Abs(summed))
-}
-
-// Reserve is the part of perHour left to reading days: FillShare while
-// filling, then readsPerDay's hourly rate.
-func Reserve(perHour int, filling bool, readsPerDay float64) int {
-	if filling {
-		return int(math.Ceil(FillShare * float64(perHour)))
-	}
-	return int(math.Ceil(readsPerDay / 24))
 }
 
 // Key names one closed day of one source's 1d unit.
@@ -156,25 +146,4 @@ func (s Store[R]) Tasks(want []Key, now time.Time) []Task {
 	slices.SortStableFunc(missing, newestFirst)
 	slices.SortStableFunc(reread, newestFirst)
 	return append(missing, reread...)
-}
-
-// Hour counts events of the last hour.
-type Hour struct{ at []time.Time }
-
-// Add records n events at t, which is never before the last recorded.
-func (h *Hour) Add(t time.Time, n int) {
-	for range n {
-		h.at = append(h.at, t)
-	}
-}
-
-// Count is the number of events recorded in the hour up to now.
-func (h *Hour) Count(now time.Time) int {
-	cut := now.Add(-time.Hour)
-	i := 0
-	for i < len(h.at) && !h.at[i].After(cut) {
-		i++
-	}
-	h.at = h.at[i:]
-	return len(h.at)
 }

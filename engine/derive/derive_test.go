@@ -84,22 +84,6 @@ func TestDrift(t *testing.T) {
 	}
 }
 
-func TestReserve(t *testing.T) {
-	for _, c := range []struct {
-		perHour int
-		filling bool
-		perDay  float64
-		want    int
-	}{
-		{90, true, 0, 23}, {100, true, 480, 25}, {4, true, 0, 1},
-		{90, false, 48, 2}, {90, false, 49, 3}, {90, false, 0, 0}, {90, false, 24, 1},
-	} {
-		if got := Reserve(c.perHour, c.filling, c.perDay); got != c.want {
-			t.Errorf("Reserve(%d, %v, %v) = %d, want %d", c.perHour, c.filling, c.perDay, got, c.want)
-		}
-	}
-}
-
 func key(t *testing.T, day string) Key { return Key{Source: 1, Project: "docs", Day: date(t, day)} }
 
 func TestStorePutAndProvisional(t *testing.T) {
@@ -186,27 +170,5 @@ func TestStorePrune(t *testing.T) {
 	s.Prune(map[Key]bool{k9: true})
 	if len(s) != 1 || s[k9] == nil {
 		t.Fatalf("after pruning to k9: %v", s)
-	}
-}
-
-func TestHour(t *testing.T) {
-	var h Hour
-	if h.Count(now) != 0 {
-		t.Fatal("an empty hour counts")
-	}
-	h.Add(now, 2)
-	h.Add(now.Add(30*time.Minute), 1)
-	h.Add(now.Add(40*time.Minute), 0)
-	if got := h.Count(now.Add(59 * time.Minute)); got != 3 {
-		t.Fatalf("count %d, want 3", got)
-	}
-	if got := h.Count(now.Add(time.Hour)); got != 1 {
-		t.Fatalf("an hour after the first two: count %d, want 1", got)
-	}
-	if got := h.Count(now.Add(90*time.Minute - time.Nanosecond)); got != 1 {
-		t.Fatalf("count %d, want 1", got)
-	}
-	if got := h.Count(now.Add(90 * time.Minute)); got != 0 {
-		t.Fatalf("count %d, want 0", got)
 	}
 }

@@ -1,141 +1,157 @@
-// Package schedule picks the next analytics request, a pure function of the
-// candidates and the budget; docs/dev/design.md ("Value order") explains the order.
+// Package schedule is the engine's one scheduling rule, a pure function: when
+// the ledger has room, send the next request of the unit whose data is worth
+// most per request it still costs (engine/doc.go states the rule; this
+// package is its arithmetic, and Forecast runs it forward for the landing page).
 package schedule
 
 import (
 	"cmp"
 	"slices"
+	"time"
 )
 
-// Class is a candidate's tier in the value order; a lower class goes first.
-type Class int
-
-// The classes, in value order.
-const (
-	Overdue Class = iota
-	FirstData
-	Urgent
-	Stale
-	Spare
-)
-
-// String names the class for the landing page.
-func (c Class) String() string {
-	switch c {
-	case Overdue:
-		return "overdue"
-	case FirstData:
-		return "first data"
-	case Urgent:
-		return "day that just ended"
-	case Stale:
-		return "refresh"
-	case Spare:
-		return "day store history"
-	}
-	return "unknown"
+// Unit is what the rule knows of one unit, or of another request the engine
+// could send (a closed day for the day store, an audit).
+type Unit struct {
+	Days int // window length in days
+	// Fresh is true when the unit's data counts as none: no data yet, a 1d
+	// one-request unit still showing the day that ended, or a one-request
+	// unit held to an hour whose data is an hour old.
+	Fresh bool
+	// Changed is the share of the window that changed since the data was
+	// read (age / days × 24 h, at most 1); Worth, when above 0, replaces it
+	// (closed days and audits).
+	Changed, Worth float64
+	Left           int  // requests it still costs, at least 1
+	Need           int  // room it needs now: 1 for a walk's next page, Left for a fetch sent whole
+	Started        bool // a walk in progress: first among equals
+	Totals         bool // site totals: first among equals, after walks in progress
+	// Reserved may use the reserve: no data yet, or a 1d one-request unit
+	// still showing the day that ended.
+	Reserved bool
 }
 
-// Kind orders first-data candidates of one window length.
-type Kind int
-
-// The kinds, in value order.
-const (
-	Totals Kind = iota // site-wide totals: one request
-	Single             // another unit sent at once, usually one request
-	Walk
-)
-
-// Candidate is one request the engine could send now.
-type Candidate struct {
-	Class    Class
-	Days     int     // window length, for first data
-	Kind     Kind    // for first data
-	Value    float64 // for stale: how wrong the data is per request still to send
-	Need     int     // room needed: 1 for a walk's step, all of a fetch sent at once
-	Started  bool    // a walk in progress
-	Critical bool    // may use the room kept for the UTC rollover
-	Order    int     // ties: the units' order (project, source, window)
+// Value is what u's next request is worth: its data's worth (1 plus 8/days
+// when it counts as none, else the share of the window that changed) over
+// the requests it still costs.
+func Value(u Unit) float64 {
+	v := u.Changed
+	switch {
+	case u.Fresh:
+		v = 1 + 8/float64(max(1, u.Days))
+	case u.Worth > 0:
+		v = u.Worth
+	}
+	return v / float64(max(1, u.Left))
 }
 
-// Budget is what the request budget allows now.
-type Budget struct {
-	Remaining int
-	Paused    bool // a rate-limit pause: nothing is sent
-	Reserve   int  // kept for rollover-critical requests before UTC midnight
-	// Headroom is left by overdue, stale and spare requests for what cannot wait.
-	Headroom  int
-	SpareLeft int // spare requests the planner's share still allows
-}
-
-// less orders candidates by value, best first.
-func less(a, b Candidate) int {
-	if c := cmp.Compare(a.Class, b.Class); c != 0 {
-		return c
-	}
-	switch a.Class {
-	case FirstData:
-		if c := cmp.Compare(a.Days, b.Days); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(a.Kind, b.Kind); c != 0 {
-			return c
-		}
-	case Stale:
-		if c := cmp.Compare(b.Value, a.Value); c != 0 {
-			return c
-		}
-	}
-	if a.Started != b.Started {
-		if a.Started {
-			return -1
-		}
-		return 1
-	}
-	return cmp.Compare(a.Order, b.Order)
-}
-
-// Order returns the indexes of cands in value order, best first.
-func Order(cands []Candidate) []int {
-	idx := make([]int, len(cands))
+// Order returns the indexes of units by Value, best first; ties go to a walk
+// in progress, then site totals, then the units' order.
+func Order(units []Unit) []int {
+	idx := make([]int, len(units))
+	vals := make([]float64, len(units))
 	for i := range idx {
-		idx[i] = i
+		idx[i], vals[i] = i, Value(units[i])
 	}
-	slices.SortStableFunc(idx, func(i, j int) int { return less(cands[i], cands[j]) })
+	slices.SortStableFunc(idx, func(i, j int) int {
+		a, b := units[i], units[j]
+		return cmp.Or(cmp.Compare(vals[j], vals[i]), boolFirst(a.Started, b.Started), boolFirst(a.Totals, b.Totals))
+	})
 	return idx
 }
 
-// Room is the room candidate c may use under budget b.
-func Room(c Candidate, b Budget) int {
-	room := b.Remaining
-	if !c.Critical {
-		room -= b.Reserve
+func boolFirst(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return -1
 	}
-	if c.Class == Overdue || c.Class == Stale || c.Class == Spare {
-		room -= b.Headroom
-	}
-	if c.Class == Spare {
-		room = min(room, b.SpareLeft)
-	}
-	return room
+	return 1
 }
 
-// Next returns the index of the candidate to send now, or -1 when none may
-// go. A candidate that waits for room is not passed by those behind it,
-// except by ones allowed the reserve, headroom or spare room it lacks.
-func Next(cands []Candidate, b Budget) int {
+// Budget is what the ledger allows now.
+type Budget struct {
+	Remaining int  // requests left in the sliding hour
+	Paused    bool // a rate-limit pause: nothing is sent
+	// Reserve is the room only Reserved units may use.
+	Reserve int
+}
+
+// room is the room u may use under b.
+func room(u Unit, b Budget) int {
+	if u.Reserved {
+		return b.Remaining
+	}
+	return b.Remaining - b.Reserve
+}
+
+// Next returns the index of the unit whose request goes now, or -1 when none
+// may go: the first of Order that has room. A unit that waits for room in
+// the hour is not passed by those after it; one kept from the reserve is
+// passed by those allowed it.
+func Next(units []Unit, b Budget) int {
 	if b.Paused {
 		return -1
 	}
-	for _, i := range Order(cands) {
-		c := cands[i]
-		need := max(1, c.Need)
-		if need <= Room(c, b) {
+	for _, i := range Order(units) {
+		need := max(1, units[i].Need)
+		if need <= room(units[i], b) {
 			return i
 		}
 		if need > b.Remaining {
-			return -1 // waits for the hour to have room: nothing passes it
+			return -1
 		}
 	}
 	return -1
+}
+
+// Forecast runs the rule forward: each unit of order in turn sends all its
+// requests, each as soon as the ledger (sent, the requests of the last hour,
+// ascending) has room for it from from on, its first within the reserve
+// unless Reserved; a request leaves the hour margin after an hour. It
+// returns when each unit is expected to start, the zero time past horizon
+// requests.
+func Forecast(units []Unit, order []int, sent []time.Time, from time.Time, perHour, reserve, horizon int, margin time.Duration) []time.Time {
+	starts := make([]time.Time, len(units))
+	booked := slices.Clone(sent)
+	last, n := from, 0
+	// at is the earliest time, from last on, at which need requests fit
+	// under limit with those booked.
+	at := func(need, limit int) time.Time {
+		t := last
+		if k := len(booked) - (limit - need) - 1; limit >= need && k >= 0 {
+			if free := booked[k].Add(time.Hour + margin); free.After(t) {
+				t = free
+			}
+		}
+		return t
+	}
+	for _, i := range order {
+		u := units[i]
+		limit := perHour
+		if !u.Reserved {
+			limit -= reserve
+		}
+		need := min(max(1, u.Need), perHour)
+		if limit < need {
+			limit = need
+		}
+		left := max(need, u.Left)
+		for sent := 0; sent < left && n < horizon; {
+			k := need
+			if sent > 0 {
+				k = 1
+			}
+			t := at(k, limit)
+			if sent == 0 {
+				starts[i] = t
+			}
+			for range k {
+				booked = append(booked, t)
+			}
+			last, sent, n = t, sent+k, n+k
+		}
+	}
+	return starts
 }
