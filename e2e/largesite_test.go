@@ -305,7 +305,7 @@ func TestHundredThousandPathsFreshScrapes(t *testing.T) {
 	sent := func() int { return len(srv.Requests()) }
 	var scrapes, healthy []time.Duration
 	deadline := time.Now().Add(2 * time.Minute)      // a bound on the test, not a timing target
-	for sent() < 81 && time.Now().Before(deadline) { // 90 less the tenth kept as headroom
+	for sent() < 81 && time.Now().Before(deadline) { // 90 less the tenth kept as the reserve
 		t0 := time.Now()
 		resp, body := p.get(t, "/metrics", scrapeHeaders)
 		scrapes = append(scrapes, time.Since(t0))

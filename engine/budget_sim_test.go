@@ -138,6 +138,11 @@ func runBudgetWorld(t *testing.T, w budgetWorld, hours int) *budgetRun {
 				!(w.rolloverBinds && nearMidnight) {
 				run.violate("%s: %s is %s old", now.Format(time.TimeOnly), st.Unit, age)
 			}
+			// MintlifyDataStale stays quiet: no data is older than three
+			// of its unit's intervals while every request succeeds.
+			if !st.Completed.IsZero() && age > 3*st.Interval {
+				run.violate("%s: %s is %s old, over three intervals of %s (MintlifyDataStale)", now.Format(time.TimeOnly), st.Unit, age, st.Interval)
+			}
 			// 1d one-request units read the new day within 10 minutes of midnight.
 			if now.Equal(midnight.Add(10*time.Minute)) && kind == kindCheap1d && st.Completed.Before(midnight) {
 				run.violate("%s: %s has not read the new day (last %s)", now.Format(time.TimeOnly), st.Unit, st.Completed.Format(time.TimeOnly))

@@ -260,6 +260,10 @@ func (e *Engine) reserveLocked(now time.Time) int {
 // default budget.
 const forecastHorizon = 48 * 90
 
+// forecastSpan is the time the horizon covers at the default budget: a
+// unit the forecast does not reach is expected no sooner.
+const forecastSpan = 48 * time.Hour
+
 // decideLocked returns the job whose next request the worker sends now, or
 // nil and when to look again. It also runs the rule forward to say when
 // each waiting unit is expected to start, and each unit's interval.
@@ -336,7 +340,6 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 			waitingFirst = waitingFirst || u.snap == nil && !u.attempted
 		}
 	}
-	e.setIntervalsLocked(now)
 	if waitingFirst && !e.firstRoundLogged && (picked < 0 || !e.guessingLocked(now)) {
 		e.logFirstRoundLocked(now)
 	}
@@ -350,6 +353,7 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 	if picked >= 0 {
 		pick, next = e.startLocked(cands[picked], now), now
 	}
+	e.setIntervalsLocked(now)
 	return pick, next
 }
 
@@ -385,21 +389,31 @@ func (e *Engine) eligibleAtLocked(u *unit, now time.Time) (at time.Time, ok bool
 	return maxTime(at, u.retryAt), true
 }
 
-// setIntervalsLocked sets each unit's interval: from its last data to the
-// start the rule forecasts for its next refresh, at least
-// --analytics.refresh-interval; a derived window has its 1d unit's.
+// setIntervalsLocked sets each unit's interval once per refresh: from its
+// data to the start the rule expects for the next refresh when the unit
+// becomes eligible (now when it starts at once), at least
+// --analytics.refresh-interval; a derived window has its 1d unit's. The
+// interval then stays until the next data, so a unit that fails or waits
+// longer than the rule expected grows older than three of its intervals
+// (MintlifyDataStale) instead of moving its own threshold.
 func (e *Engine) setIntervalsLocked(now time.Time) {
 	for _, u := range e.units {
-		iv := e.cfg.MinInterval
-		if u.snap != nil && !u.derived {
-			at := u.waitAt
-			if at.IsZero() {
-				at, _ = e.eligibleAtLocked(u, now)
-				at = maxTime(now, at)
-			}
-			iv = max(iv, at.Sub(u.snap.completed).Round(time.Second))
+		if u.derived || u.snap == nil || u.intervalFrom.Equal(u.snap.completed) {
+			continue
 		}
-		if u.interval != iv && !u.derived {
+		var at time.Time
+		switch {
+		case u.job != nil || u.inFlight:
+			at = now
+		case !u.waitAt.IsZero():
+			at = u.waitAt
+		case u.rank != "": // eligible, past the forecast's horizon
+			at = now.Add(forecastSpan)
+		default:
+			continue // not eligible yet
+		}
+		u.intervalFrom = u.snap.completed
+		if iv := max(e.cfg.MinInterval, at.Sub(u.snap.completed).Round(time.Second)); iv != u.interval {
 			u.interval = iv
 			e.cfg.Status.SetInterval(u.Project, u.Source, u.Window.Name, e.statusPart(u), iv)
 		}

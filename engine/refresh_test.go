@@ -295,3 +295,23 @@ func TestWalkStartsAgainAtMidnight(t *testing.T) {
 		}
 	}
 }
+
+// TestStaleDataOutgrowsItsInterval: a unit's interval is set once per
+// refresh, so data that stops being refreshed (here the API fails for
+// three hours) grows older than three of its intervals and
+// MintlifyDataStale can fire; the interval does not follow the age.
+func TestStaleDataOutgrowsItsInterval(t *testing.T) {
+	r, src := oneUnit(t, rigOptions{projects: []string{"docs"}, windows: []string{"7d"}})
+	r.e.Start()
+	r.settle()
+	src.setFail("docs", "7d", errServer)
+	for range 180 {
+		r.clock.Advance(time.Minute)
+		r.settle()
+	}
+	st := r.state("one/docs/7d")
+	age := r.clock.Now().Sub(st.Completed)
+	if st.Completed.IsZero() || st.Interval < 15*time.Minute || age <= 3*st.Interval {
+		t.Fatalf("after 3 h of failures: data %s old, interval %s: MintlifyDataStale (age > 3 × interval) cannot fire", age, st.Interval)
+	}
+}

@@ -42,7 +42,7 @@
             labels: { severity: $._config.severities.exporter },
             annotations: {
               summary: "Mintlify {{ $labels.source }} data of project {{ $labels.project }} is stale{{ with $labels.window }} ({{ . }} {{ $labels.part }}){{ end }}",
-              description: "The last successful {{ $labels.source }} refresh of project {{ $labels.project }}{{ with $labels.window }} (window {{ . }}, part {{ $labels.part }}){{ end }} on {{ $labels.instance }} ended {{ $value | humanizeDuration }} ago, more than 3 times that unit's planned refresh interval. The exported numbers are out of date.",
+              description: "The last successful {{ $labels.source }} refresh of project {{ $labels.project }}{{ with $labels.window }} (window {{ . }}, part {{ $labels.part }}){{ end }} on {{ $labels.instance }} ended {{ $value | humanizeDuration }} ago, more than 3 times that unit's refresh interval. The exported numbers are out of date.",
               runbook_url: $._config.runbookURLPrefix + "mintlifydatastale",
             },
           },
