@@ -103,15 +103,15 @@ type sourceInfo struct {
 // unit is the refresh state of one unit; guarded by Engine.mu.
 type unit struct {
 	Unit
-	src      int // index in Engine.sources
-	snap     *snapshot
+	src  int // index in Engine.sources
+	snap *snapshot
 	// interval is mintlify_refresh_interval_seconds: set once per refresh
 	// (intervalFrom is the data it was set for), so that data that stops
 	// being refreshed grows older than it.
 	interval     time.Duration
 	intervalFrom time.Time
-	inFlight bool // the worker is sending a request of its job
-	job      *job // its fetch in progress
+	inFlight     bool // the worker is sending a request of its job
+	job          *job // its fetch in progress
 	// For a Splitter's window: totals is a page walk's totals unit, pages
 	// a totals unit's page walk.
 	totals, pages *unit
