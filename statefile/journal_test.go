@@ -179,6 +179,9 @@ func TestRestoreClampsTimes(t *testing.T) {
 // TestJournalCompactsWhenLong: a long journal is rewritten with the last
 // hour only, and a large budget does not make it rewrite at every request.
 func TestJournalCompactsWhenLong(t *testing.T) {
+	if testing.Short() {
+		t.Skip("9,000 synced writes (seconds on a slow disk): skipped under -short")
+	}
 	clk := mintlifytest.NewClock(t0)
 	path := filepath.Join(t.TempDir(), "state.json.ledger")
 	j, _, err := statefile.OpenJournal(path, clk.Now)
