@@ -37,11 +37,9 @@ type jobsEnv struct {
 
 func newJobsEnv(t *testing.T) *jobsEnv {
 	t.Helper()
-	clk := mintlifytest.NewClock(jobsT0)
-	fake := mintlifytest.NewServer(mintlifytest.WithClock(clk.Now))
-	t.Cleanup(fake.Close)
-	c := apitest.Client(t, fake, client.Config{Retry: client.RetryPolicy{MaxAttempts: 1}})
-	return &jobsEnv{t: t, clock: clk, fake: fake, client: c, status: health.NewStatus(), logs: &logbuf.Buffer{}}
+	r := apitest.NewRig(t, jobsT0)
+	c := r.Client(client.Config{Retry: client.RetryPolicy{MaxAttempts: 1}})
+	return &jobsEnv{t: t, clock: r.Clock, fake: r.Fake, client: c, status: health.NewStatus(), logs: &logbuf.Buffer{}}
 }
 
 // watcher returns a watcher of the env's fake; cfg's Client, Status,
