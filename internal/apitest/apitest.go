@@ -92,16 +92,22 @@ func (r *Rig) Refresh(e *engine.Engine) {
 	}
 }
 
+// Key is the fake's API key as a client's key source.
+func Key(t testing.TB) client.KeySource {
+	t.Helper()
+	key, err := client.StaticKey(mintlifytest.DefaultKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return key
+}
+
 // Client returns a client of srv; a nil cfg.Key is the fake's key.
 func Client(t testing.TB, srv *mintlifytest.Server, cfg client.Config) *client.Client {
 	t.Helper()
 	cfg.BaseURL = srv.URL()
 	if cfg.Key == nil {
-		key, err := client.StaticKey(mintlifytest.DefaultKey)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg.Key = key
+		cfg.Key = Key(t)
 	}
 	c, err := client.New(cfg)
 	if err != nil {
