@@ -42,7 +42,7 @@ func Fake(t testing.TB, opts ...mintlifytest.Option) *mintlifytest.Server {
 }
 
 // Client returns a client of the rig's fake on its clock; cfg's BaseURL,
-// and its Key and Now when nil, are filled in.
+// Key and Now are filled in when unset.
 func (r *Rig) Client(cfg client.Config) *client.Client {
 	r.t.Helper()
 	if cfg.Now == nil {
@@ -102,10 +102,13 @@ func Key(t testing.TB) client.KeySource {
 	return key
 }
 
-// Client returns a client of srv; a nil cfg.Key is the fake's key.
+// Client returns a client of srv (of cfg.BaseURL when set: a proxy or a
+// TLS server in front of it); a nil cfg.Key is the fake's key.
 func Client(t testing.TB, srv *mintlifytest.Server, cfg client.Config) *client.Client {
 	t.Helper()
-	cfg.BaseURL = srv.URL()
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = srv.URL()
+	}
 	if cfg.Key == nil {
 		cfg.Key = Key(t)
 	}
