@@ -589,8 +589,7 @@ func TestContextCancelStopsRetries(t *testing.T) {
 func TestDefaultSleepHonoursContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ds, _ := generated(1)
-	srv := mintlifytest.NewServer(mintlifytest.WithProject(testProject, ds))
-	defer srv.Close()
+	srv := apitest.Fake(t, mintlifytest.WithProject(testProject, ds))
 	srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, Offset: mintlifytest.AnyOffset, Status: 502})
 	c, err := client.New(client.Config{
 		BaseURL: srv.URL(),
