@@ -21,6 +21,7 @@ var t0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 // harness is a fake API and what a command runs with.
 type harness struct {
 	t        *testing.T
+	rig      *apitest.Rig
 	clock    *mintlifytest.Clock
 	fake     *mintlifytest.Server
 	key      string
@@ -38,10 +39,8 @@ type harness struct {
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
-	clk := mintlifytest.NewClock(t0)
-	fake := mintlifytest.NewServer(mintlifytest.WithClock(clk.Now))
-	t.Cleanup(fake.Close)
-	return &harness{t: t, clock: clk, fake: fake, key: mintlifytest.DefaultKey, projects: []string{"p1"}, ctx: context.Background()}
+	r := apitest.NewRig(t, t0)
+	return &harness{t: t, rig: r, clock: r.Clock, fake: r.Fake, key: mintlifytest.DefaultKey, projects: []string{"p1"}, ctx: context.Background()}
 }
 
 // run parses args with a kingpin application as the binary does and runs
@@ -64,7 +63,7 @@ func (h *harness) run(args ...string) int {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	c := apitest.Client(h.t, h.fake, client.Config{Key: key, Retry: client.RetryPolicy{MaxAttempts: 1}})
+	c := h.rig.Client(client.Config{Key: key, Retry: client.RetryPolicy{MaxAttempts: 1}})
 	code := cmd.Run(h.ctx, selected, agentcmd.Env{
 		Client:           c,
 		ProjectIDs:       h.projects,

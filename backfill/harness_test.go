@@ -19,7 +19,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
-	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 )
 
 // t0 is the test clock's start: 2025-03-10T12:00:00Z; yesterday is
@@ -50,6 +50,7 @@ func fillDataset(n int) *mintlifytest.Dataset {
 // harness is a fake API on a manual clock and what a run needs.
 type harness struct {
 	t       *testing.T
+	rig     *apitest.Rig
 	clock   *mintlifytest.Clock
 	srv     *mintlifytest.Server
 	dir     string
@@ -68,11 +69,8 @@ type harness struct {
 
 func newHarness(t *testing.T, opts ...mintlifytest.Option) *harness {
 	t.Helper()
-	h := &harness{t: t, clock: mintlifytest.NewClock(t0), dir: t.TempDir(), perHour: backfill.DefaultRequestsPerHour, sources: []string{"visitors"}}
-	opts = append([]mintlifytest.Option{mintlifytest.WithClock(h.clock.Now), mintlifytest.WithProject("docs", fillDataset(60))}, opts...)
-	h.srv = mintlifytest.NewServer(opts...)
-	t.Cleanup(h.srv.Close)
-	return h
+	rig := apitest.NewRig(t, t0, append([]mintlifytest.Option{mintlifytest.WithProject("docs", fillDataset(60))}, opts...)...)
+	return &harness{t: t, rig: rig, clock: rig.Clock, srv: rig.Fake, dir: t.TempDir(), perHour: backfill.DefaultRequestsPerHour, sources: []string{"visitors"}}
 }
 
 // path is a file in the harness's directory.
@@ -93,13 +91,8 @@ func (h *harness) waitUntil(ctx context.Context, t time.Time) error {
 // sources, as a new process would have.
 func (h *harness) config(from, to client.Date, output string) backfill.Config {
 	h.t.Helper()
-	budget := budget.New(h.perHour, h.clock.Now)
-	key, err := client.StaticKey(mintlifytest.DefaultKey)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	c, err := client.New(client.Config{
-		BaseURL: h.srv.URL(), Key: key, Now: h.clock.Now,
+	budget := h.rig.Budget(h.perHour)
+	c := h.rig.Client(client.Config{
 		Retry: client.RetryPolicy{MaxAttempts: 2, Sleep: func(ctx context.Context, d time.Duration) error {
 			return h.waitUntil(ctx, h.clock.Now().Add(d))
 		}},
@@ -124,9 +117,6 @@ func (h *harness) config(from, to client.Date, output string) backfill.Config {
 			return nil
 		}},
 	})
-	if err != nil {
-		h.t.Fatal(err)
-	}
 	srcs, err := collector.Build(h.sources, c, collector.Options{PageSize: 2, MaxPages: 100, Filter: h.filter})
 	if err != nil {
 		h.t.Fatal(err)

@@ -426,6 +426,9 @@ func TestProgress(t *testing.T) {
 
 // TestPromtoolAcceptsOutput loads a pages backfill with the real promtool.
 func TestPromtoolAcceptsOutput(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs promtool tsdb create-blocks-from (seconds): skipped under -short")
+	}
 	promtool, err := exec.LookPath("promtool")
 	if err != nil {
 		if os.Getenv("CI") != "" {

@@ -267,6 +267,9 @@ func TestStreamHistoryOpenMetrics(t *testing.T) {
 
 // TestStreamHistoryPromtool loads the history with the real promtool.
 func TestStreamHistoryPromtool(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs promtool tsdb create-blocks-from (seconds): skipped under -short")
+	}
 	promtool, err := exec.LookPath("promtool")
 	if err != nil {
 		if os.Getenv("CI") != "" {

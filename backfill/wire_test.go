@@ -17,6 +17,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 )
 
 // TestBackfillBudgetSeesEveryRequestTheServerReads: backfill shares the
@@ -35,14 +36,10 @@ func TestBackfillBudgetSeesEveryRequestTheServerReads(t *testing.T) {
 	t.Cleanup(proxy.Close)
 
 	cfg := h.config(day(-20), day(8), h.path("out.om"))
-	key, err := client.StaticKey(mintlifytest.DefaultKey)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var mu sync.Mutex
 	var allowed []time.Time
 	c, err := client.New(client.Config{
-		BaseURL: proxy.URL(), Key: key, Now: h.clock.Now,
+		BaseURL: proxy.URL(), Key: apitest.Key(t), Now: h.clock.Now,
 		Retry: client.RetryPolicy{MaxAttempts: 2, Sleep: func(ctx context.Context, d time.Duration) error {
 			return h.waitUntil(ctx, h.clock.Now().Add(d))
 		}},
@@ -110,11 +107,7 @@ func TestBackfillStopsAtACertificateError(t *testing.T) {
 	tlsSrv.StartTLS()
 	t.Cleanup(tlsSrv.Close)
 	cfg := h.config(day(0), day(5), h.path("out.om"))
-	key, err := client.StaticKey(mintlifytest.DefaultKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.New(client.Config{BaseURL: tlsSrv.URL, Key: key, Now: h.clock.Now,
+	c, err := client.New(client.Config{BaseURL: tlsSrv.URL, Key: apitest.Key(t), Now: h.clock.Now,
 		Hooks: client.Hooks{Allow: cfg.Budget.Allow, Unsent: cfg.Budget.Unsent}})
 	if err != nil {
 		t.Fatal(err)

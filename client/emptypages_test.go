@@ -9,8 +9,8 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
-	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
 )
 
@@ -71,13 +71,12 @@ func TestEndlessEmptyPagesEndTheWalk(t *testing.T) {
 // after a few requests each, and they back off: in 15 s of the clock the
 // API gets a handful of visitors requests, not a walk to the page limit.
 func TestEndlessEmptyPagesFailTheUnit(t *testing.T) {
-	clk := mintlifytest.NewClock(testClock())
 	ds := mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: 8, Paths: 10, End: testEnd})
-	srv := mintlifytest.NewServer(mintlifytest.WithClock(clk.Now), mintlifytest.WithProject(testProject, ds))
-	t.Cleanup(srv.Close)
+	rig := apitest.NewRig(t, testClock(), mintlifytest.WithProject(testProject, ds))
+	clk, srv := rig.Clock, rig.Fake
 	srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, Offset: mintlifytest.AnyOffset, EmptyPage: true, HasMoreForever: true})
 	st := health.NewStatus()
-	e := newEngine(t, clk, srv.URL(), budget.New(100, clk.Now), st, &logbuf.Buffer{})
+	e := newEngine(t, rig, srv.URL(), rig.Budget(100), st, &logbuf.Buffer{})
 	e.Start()
 	defer e.Close()
 	for range 15 {

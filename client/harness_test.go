@@ -8,6 +8,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 )
 
 // The fake's data ends on testEnd; its clock stands a little later, so
@@ -36,15 +37,9 @@ type harness struct {
 func newHarness(t *testing.T, edit func(*client.Config), opts ...mintlifytest.Option) *harness {
 	t.Helper()
 	h := &harness{t: t}
-	h.srv = mintlifytest.NewServer(append([]mintlifytest.Option{mintlifytest.WithClock(testClock)}, opts...)...)
-	t.Cleanup(h.srv.Close)
-	key, err := client.StaticKey(mintlifytest.DefaultKey)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rig := apitest.NewRig(t, testClock(), opts...)
+	h.srv = rig.Fake
 	cfg := client.Config{
-		BaseURL:   h.srv.URL(),
-		Key:       key,
 		UserAgent: "mintlify_exporter/test",
 		Timeout:   5 * time.Second,
 		Retry: client.RetryPolicy{
@@ -65,10 +60,7 @@ func newHarness(t *testing.T, edit func(*client.Config), opts ...mintlifytest.Op
 	if edit != nil {
 		edit(&cfg)
 	}
-	h.c, err = client.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h.c = rig.Client(cfg)
 	return h
 }
 

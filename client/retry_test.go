@@ -15,6 +15,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 )
 
 // jobHarness is a harness with one project holding 30 rows and one job.
@@ -588,12 +589,11 @@ func TestContextCancelStopsRetries(t *testing.T) {
 func TestDefaultSleepHonoursContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ds, _ := generated(1)
-	srv := mintlifytest.NewServer(mintlifytest.WithProject(testProject, ds))
-	defer srv.Close()
+	srv := apitest.Fake(t, mintlifytest.WithProject(testProject, ds))
 	srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, Offset: mintlifytest.AnyOffset, Status: 502})
 	c, err := client.New(client.Config{
 		BaseURL: srv.URL(),
-		Key:     mustStatic(t, mintlifytest.DefaultKey),
+		Key:     apitest.Key(t),
 		Retry:   client.RetryPolicy{BaseDelay: time.Hour, MaxDelay: time.Hour},
 		Hooks:   client.Hooks{Observe: func(client.Attempt) { time.AfterFunc(10*time.Millisecond, cancel) }},
 	})
@@ -755,7 +755,7 @@ func TestBodyTooLarge(t *testing.T) {
 }
 
 func TestNewConfig(t *testing.T) {
-	key := mustStatic(t, mintlifytest.DefaultKey)
+	key := apitest.Key(t)
 	for _, tc := range []struct {
 		name string
 		cfg  client.Config
@@ -795,7 +795,7 @@ func TestBaseURLPrefix(t *testing.T) {
 	mux.Handle("/prefix/", http.StripPrefix("/prefix", srv.Handler()))
 	hs := httptest.NewServer(mux)
 	defer hs.Close()
-	c, err := client.New(client.Config{BaseURL: hs.URL + "/prefix/", Key: mustStatic(t, mintlifytest.DefaultKey)})
+	c, err := client.New(client.Config{BaseURL: hs.URL + "/prefix/", Key: apitest.Key(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

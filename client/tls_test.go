@@ -11,6 +11,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 )
 
 // TestCertificateFailuresAreNotRetried: a certificate the client does not
@@ -21,8 +22,7 @@ import (
 // --mintlify.api-url and the trust store.
 func TestCertificateFailuresAreNotRetried(t *testing.T) {
 	ds, r := generated(10)
-	fake := mintlifytest.NewServer(mintlifytest.WithClock(testClock), mintlifytest.WithProject(testProject, ds))
-	t.Cleanup(fake.Close)
+	fake := apitest.NewRig(t, testClock(), mintlifytest.WithProject(testProject, ds)).Fake
 	tlsSrv := httptest.NewTLSServer(fake.Handler())
 	t.Cleanup(tlsSrv.Close)
 	trusted := x509.NewCertPool()

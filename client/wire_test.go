@@ -48,16 +48,15 @@ func TestBudgetSeesEveryRequestTheServerReads(t *testing.T) {
 			name = "reset then refuse"
 		}
 		t.Run(name, func(t *testing.T) {
-			clk := mintlifytest.NewClock(testClock())
 			ds := mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: 38, Paths: 10, End: testEnd})
-			srv := mintlifytest.NewServer(mintlifytest.WithClock(clk.Now), mintlifytest.WithProject(testProject, ds))
-			t.Cleanup(srv.Close)
-			proxy := resetProxy(t, srv, refuse)
+			rig := apitest.NewRig(t, testClock(), mintlifytest.WithProject(testProject, ds))
+			clk := rig.Clock
+			proxy := resetProxy(t, rig.Fake, refuse)
 
 			const perHour = 12
-			b := budget.New(perHour, clk.Now)
+			b := rig.Budget(perHour)
 			logs := &logbuf.Buffer{}
-			e := newEngine(t, clk, proxy.URL(), b, health.NewStatus(), logs)
+			e := newEngine(t, rig, proxy.URL(), b, health.NewStatus(), logs)
 			e.Start()
 			defer e.Close()
 			for step := time.Duration(0); step <= 10*time.Minute; step += 15 * time.Second {
@@ -76,7 +75,7 @@ func TestBudgetSeesEveryRequestTheServerReads(t *testing.T) {
 			if used := b.Used(); used < read {
 				t.Errorf("the server read %d analytics requests, the budget counted %d", read, used)
 			}
-			if ok := srv.Requests(); len(ok) == 0 || ok[0].Status != http.StatusOK {
+			if ok := rig.Fake.Requests(); len(ok) == 0 || ok[0].Status != http.StatusOK {
 				t.Fatalf("the fake answered no analytics request with 200: the test tests nothing (%d read)", read)
 			}
 			if strings.Contains(logs.String(), "not spent") || strings.Contains(logs.String(), "was spent") {
@@ -95,19 +94,14 @@ func TestBudgetSeesEveryRequestTheServerReads(t *testing.T) {
 // back.
 func TestTakeBackOnlyWhatWasNeverWritten(t *testing.T) {
 	ds := mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: 38, Paths: 10, End: testEnd})
-	srv := mintlifytest.NewServer(mintlifytest.WithClock(testClock), mintlifytest.WithProject(testProject, ds))
-	t.Cleanup(srv.Close)
+	srv := apitest.NewRig(t, testClock(), mintlifytest.WithProject(testProject, ds)).Fake
 	proxy := resetProxy(t, srv, true)
-	key, err := client.StaticKey(mintlifytest.DefaultKey)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var mu sync.Mutex
 	allowed, unsent := 0, 0
 	hc := &http.Client{Transport: &http.Transport{}} // keep-alive, as net/http's default
 	t.Cleanup(hc.CloseIdleConnections)
 	c, err := client.New(client.Config{
-		BaseURL: proxy.URL(), Key: key, HTTPClient: hc, Now: testClock,
+		BaseURL: proxy.URL(), Key: apitest.Key(t), HTTPClient: hc, Now: testClock,
 		Retry: client.RetryPolicy{MaxAttempts: 1},
 		Hooks: client.Hooks{
 			Allow:  func(context.Context, client.Endpoint) error { mu.Lock(); allowed++; mu.Unlock(); return nil },
@@ -139,7 +133,7 @@ func TestTakeBackOnlyWhatWasNeverWritten(t *testing.T) {
 	// Nothing listens: nothing written, taken back.
 	proxy.Close()
 	c2, err := client.New(client.Config{
-		BaseURL: proxy.URL(), Key: key, Now: testClock, Retry: client.RetryPolicy{MaxAttempts: 1},
+		BaseURL: proxy.URL(), Key: apitest.Key(t), Now: testClock, Retry: client.RetryPolicy{MaxAttempts: 1},
 		Hooks: client.Hooks{Unsent: func(client.Endpoint) { mu.Lock(); unsent++; mu.Unlock() }},
 	})
 	if err != nil {
@@ -154,14 +148,11 @@ func TestTakeBackOnlyWhatWasNeverWritten(t *testing.T) {
 // newEngine is an engine of the visitors and views sources of testProject
 // over 1d, 7d and 30d, refreshed every minute at most, on clk, with a
 // client of baseURL whose Allow and Unsent hooks are b's; not started.
-func newEngine(t *testing.T, clk *mintlifytest.Clock, baseURL string, b *budget.Budget, st *health.Status, logs *logbuf.Buffer) *engine.Engine {
+func newEngine(t *testing.T, rig *apitest.Rig, baseURL string, b *budget.Budget, st *health.Status, logs *logbuf.Buffer) *engine.Engine {
 	t.Helper()
-	key, err := client.StaticKey(mintlifytest.DefaultKey)
-	if err != nil {
-		t.Fatal(err)
-	}
+	clk := rig.Clock
 	c, err := client.New(client.Config{
-		BaseURL: baseURL, Key: key, Timeout: 5 * time.Second, Now: clk.Now,
+		BaseURL: baseURL, Key: apitest.Key(t), Timeout: 5 * time.Second, Now: clk.Now,
 		Retry: client.RetryPolicy{Sleep: func(ctx context.Context, d time.Duration) error {
 			return clk.WaitUntil(ctx, clk.Now().Add(d))
 		}},
@@ -175,13 +166,8 @@ func newEngine(t *testing.T, clk *mintlifytest.Clock, baseURL string, b *budget.
 		t.Fatal(err)
 	}
 	windows := apitest.Windows(t, "1d", "7d", "30d")
-	e, err := engine.New(engine.Config{
+	return rig.Engine(engine.Config{
 		Sources: srcs, Projects: []string{testProject}, Windows: windows,
-		MinInterval: time.Minute, Budget: b, Status: st,
-		Logger: log.NewLogfmtLogger(logs), Now: clk.Now, WaitUntil: clk.WaitUntil,
+		MinInterval: time.Minute, Budget: b, Status: st, Logger: log.NewLogfmtLogger(logs),
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return e
 }

@@ -41,6 +41,9 @@ func TestAlertmanagerConfig(t *testing.T) {
 // TestAlertmanagerRoutesEveryAlert sends each alert of the rules, with its
 // severity, through the example's routing tree.
 func TestAlertmanagerRoutesEveryAlert(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs amtool once per alert (seconds): skipped under -short")
+	}
 	amtool := lookTool(t, "amtool", "prometheus-alertmanager")
 	alerts, _ := loadRules(t)
 	for _, a := range alerts {
@@ -62,6 +65,9 @@ func TestAlertmanagerRoutesEveryAlert(t *testing.T) {
 // a configuration with a catch-all route of its own and checks that every
 // alert reaches the sub-route's receivers, and another alert does not.
 func TestAlertmanagerSubRoute(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs amtool once per alert (seconds): skipped under -short")
+	}
 	amtool := lookTool(t, "amtool", "prometheus-alertmanager")
 	var routes strings.Builder
 	for _, l := range strings.SplitAfter(string(readFile(t, filepath.Join("alertmanager", "mintlify-route.yml"))), "\n") {

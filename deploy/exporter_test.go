@@ -81,6 +81,9 @@ var exporterFlag = regexp.MustCompile(`--((?:` + exporterFlagPrefixes + `)\.[a-z
 func exporterFlags(t *testing.T) []string {
 	t.Helper()
 	exporterSource(t) // skips while there is no main package
+	if testing.Short() {
+		t.Skip("builds the exporter binary: skipped under -short")
+	}
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		t.Fatalf("no go command in PATH to build the exporter: %v", err)

@@ -24,6 +24,7 @@ import (
 	"github.com/prometheus/prometheus/prompb"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 )
 
 // rwDays is how many days the remote-write test backfills.
@@ -100,10 +101,8 @@ func TestBackfillRemoteWriteEndToEnd(t *testing.T) {
 	// Two fakes with the same data: faults injected into the backfill's do
 	// not reach the live exporter.
 	gen := mintlifytest.GenerateOptions{Seed: 11, Paths: 40, Days: rwDays + 5, End: today.AddDate(0, 0, -1)}
-	live := mintlifytest.NewServer(mintlifytest.WithProject(projectDocs, mintlifytest.Generate(gen)))
-	t.Cleanup(live.Close)
-	srv := mintlifytest.NewServer(mintlifytest.WithProject(projectDocs, mintlifytest.Generate(gen)))
-	t.Cleanup(srv.Close)
+	live := apitest.Fake(t, mintlifytest.WithProject(projectDocs, mintlifytest.Generate(gen)))
+	srv := apitest.Fake(t, mintlifytest.WithProject(projectDocs, mintlifytest.Generate(gen)))
 
 	exporter := startExporter(t, []string{"MINTLIFY_API_KEY=" + mintlifytest.DefaultKey},
 		"--mintlify.api-url="+live.URL(), "--mintlify.project-id="+projectDocs)
@@ -290,10 +289,9 @@ func checkJoined(t *testing.T, api promAPI, srv *mintlifytest.Server, instance s
 func TestBackfillRemoteWriteReceiverErrors(t *testing.T) {
 	dir := t.TempDir()
 	yesterday := time.Now().UTC().Truncate(24*time.Hour).AddDate(0, 0, -1)
-	srv := mintlifytest.NewServer(mintlifytest.WithProject(projectDocs, mintlifytest.Generate(mintlifytest.GenerateOptions{
+	srv := apitest.Fake(t, mintlifytest.WithProject(projectDocs, mintlifytest.Generate(mintlifytest.GenerateOptions{
 		Seed: 5, Paths: 10, Days: 5, End: yesterday,
 	})))
-	t.Cleanup(srv.Close)
 	writeFile(t, dir, "token", []byte("tenant-token\n"))
 	conf := writeFile(t, dir, "rw.yml", []byte("authorization:\n  credentials_file: token\nheaders:\n  X-Scope-OrgID: docs\n"))
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 )
 
 // backfillDays is how many days the test backfills.
@@ -34,10 +35,9 @@ func TestBackfillEndToEnd(t *testing.T) {
 
 	today := time.Now().UTC().Truncate(24 * time.Hour)
 	first := today.AddDate(0, 0, -backfillDays)
-	srv := mintlifytest.NewServer(mintlifytest.WithProject(projectDocs, mintlifytest.Generate(mintlifytest.GenerateOptions{
+	srv := apitest.Fake(t, mintlifytest.WithProject(projectDocs, mintlifytest.Generate(mintlifytest.GenerateOptions{
 		Seed: 7, Paths: 40, Days: backfillDays + 5, End: today.AddDate(0, 0, -1),
 	})))
-	t.Cleanup(srv.Close)
 
 	// 30 days × 6 sources (views, assistant, feedback, searches with its
 	// top terms and conversations beside visitors' 1 page of 40 paths):

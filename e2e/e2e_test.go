@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/promtest"
 )
 
@@ -127,11 +128,7 @@ func startStack(t *testing.T, tools toolset) *stack {
 	s.docs = mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: 1, Paths: 60, Days: 30, End: today.AddDate(0, 0, 1)})
 	s.api = mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: 2, Paths: 25, Days: 30, End: today.AddDate(0, 0, 1)})
 	s.docs.SetSearch(today, gapTerm, 500, 0, "")
-	s.srv = mintlifytest.NewServer(
-		mintlifytest.WithProject(projectDocs, s.docs),
-		mintlifytest.WithProject(projectAPI, s.api),
-	)
-	t.Cleanup(s.srv.Close)
+	s.srv = apitest.Fake(t, mintlifytest.WithProject(projectDocs, s.docs), mintlifytest.WithProject(projectAPI, s.api))
 	_, rows := s.srv.Visitors(projectDocs, today.AddDate(0, 0, -6), today.AddDate(0, 0, 1))
 	if len(rows) == 0 {
 		t.Fatal("the generated data has no page in the 7d window")

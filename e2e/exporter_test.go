@@ -73,9 +73,14 @@ func coverageDir(tmp string) string {
 
 // exporterBinary returns the path of the exporter binary, building it the
 // first time: go build -cover -o <tmp>/mintlify_exporter of the module root
-// (the parent directory).
+// (the parent directory). Under -short it skips the test: building and
+// running the binary is most of go test -short's time, and make test (or
+// go test ./e2e/) runs every test that needs it.
 func exporterBinary(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("runs the exporter binary: skipped under -short (go test ./e2e/ runs it)")
+	}
 	buildOnce.Do(func() {
 		goTool, err := exec.LookPath("go")
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/promtest"
 )
 
@@ -28,8 +29,7 @@ func startSites(t *testing.T, prefix string, n, paths int) ([]string, *mintlifyt
 			Seed: int64(900 + i), Paths: paths, Days: 30, End: today.AddDate(0, 0, 1),
 		})))
 	}
-	srv := mintlifytest.NewServer(opts...)
-	t.Cleanup(srv.Close)
+	srv := apitest.Fake(t, opts...)
 	args := []string{"--mintlify.api-url=" + srv.URL()}
 	for _, p := range projects {
 		args = append(args, "--mintlify.project-id="+p)

@@ -18,6 +18,7 @@ import (
 	"github.com/go-logfmt/logfmt"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/promtest"
 )
 
@@ -35,8 +36,7 @@ func startLargeSite(t *testing.T) (*mintlifytest.Server, *process) {
 			Seed: int64(500 + i), Paths: 2000, Days: 30, End: today.AddDate(0, 0, 1),
 		})))
 	}
-	srv := mintlifytest.NewServer(opts...)
-	t.Cleanup(srv.Close)
+	srv := apitest.Fake(t, opts...)
 	args := []string{"--mintlify.api-url=" + srv.URL()}
 	for _, p := range largeProjects {
 		args = append(args, "--mintlify.project-id="+p)
@@ -296,11 +296,10 @@ func TestHundredThousandPathsFreshScrapes(t *testing.T) {
 		t.Skip("starts the exporter against 100,000 paths")
 	}
 	today := time.Now().UTC().Truncate(24 * time.Hour)
-	srv := mintlifytest.NewServer(mintlifytest.WithRateLimit(100), mintlifytest.WithUnorderedPaths(),
+	srv := apitest.Fake(t, mintlifytest.WithRateLimit(100), mintlifytest.WithUnorderedPaths(),
 		mintlifytest.WithProject("huge", mintlifytest.Generate(mintlifytest.GenerateOptions{
 			Seed: 42, Paths: 100_000, Days: 31, End: today.AddDate(0, 0, 1),
 		})))
-	t.Cleanup(srv.Close)
 	p := startExporter(t, keyEnv, "--mintlify.api-url="+srv.URL(), "--mintlify.project-id=huge")
 	sent := func() int { return len(srv.Requests()) }
 	var scrapes, healthy []time.Duration

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 )
 
 // checkRemediation follows MintlifyPageThumbsDownRising from Prometheus
@@ -120,8 +121,7 @@ func postWebhook(t *testing.T, p *process, auth, body string) (int, string) {
 // creates no second one.
 func TestRemediationWebhookAcrossRestarts(t *testing.T) {
 	t.Parallel()
-	fake := mintlifytest.NewServer(mintlifytest.WithProject("docs", mintlifytest.NewDataset()))
-	t.Cleanup(fake.Close)
+	fake := apitest.Fake(t, mintlifytest.WithProject("docs", mintlifytest.NewDataset()))
 	dir := t.TempDir()
 	args := append([]string{"--mintlify.api-url=" + fake.URL(), "--mintlify.project-id=docs", "--analytics.window=1d",
 		"--remediation.config=" + writeFile(t, dir, "rules.yml", remediationRules(t)),

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 )
 
 // Distinctive admin keys: a test fails if any part of them shows up.
@@ -47,8 +48,7 @@ func fakeWithKey(t *testing.T, key string, paths int, opts ...mintlifytest.Optio
 		mintlifytest.WithKeys(key),
 		mintlifytest.WithProject("docs", mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: 5, Paths: paths, Days: 30})),
 	}, opts...)
-	fake := mintlifytest.NewServer(opts...)
-	t.Cleanup(fake.Close)
+	fake := apitest.Fake(t, opts...)
 	fake.AddJob("docs", mintlifytest.JobSpec{ID: "job1"})
 	return fake
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 )
 
 // TestServesEverySource runs the binary with every analytics source on
@@ -24,8 +25,7 @@ func TestServesEverySource(t *testing.T) {
 			Seed: int64(300 + i), Paths: 320, Days: 30, End: today, SearchTerms: 30, TurnsPerDay: 40,
 		})))
 	}
-	srv := mintlifytest.NewServer(opts...)
-	t.Cleanup(srv.Close)
+	srv := apitest.Fake(t, opts...)
 	// Every window is read whole here, to count each source's documented
 	// cost; derived windows have tests of their own.
 	args := []string{"--mintlify.api-url=" + srv.URL(), "--analytics.max-paths=0", "--no-collector.visitors", "--no-analytics.derived-windows",

@@ -17,6 +17,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/promtest"
 )
 
@@ -131,8 +132,7 @@ func newFake(t *testing.T, today time.Time, projects map[string]int, opts ...min
 			Seed: int64(100 + i), Paths: projects[p], Days: 30, End: today,
 		})))
 	}
-	srv := mintlifytest.NewServer(opts...)
-	t.Cleanup(srv.Close)
+	srv := apitest.Fake(t, opts...)
 	return srv
 }
 

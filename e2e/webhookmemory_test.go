@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 	"github.com/mintlify-exporter/mintlify_exporter/remediation"
 )
 
@@ -47,8 +48,7 @@ func TestWebhookMemoryUnderConcurrentPosts(t *testing.T) {
 		t.Skip("posts 240 MiB to the webhook (-short)")
 	}
 	t.Parallel()
-	fake := mintlifytest.NewServer(mintlifytest.WithProject("docs", mintlifytest.NewDataset()))
-	t.Cleanup(fake.Close)
+	fake := apitest.Fake(t, mintlifytest.WithProject("docs", mintlifytest.NewDataset()))
 	dir := t.TempDir()
 	rules := bytes.Replace(remediationRules(t), []byte("\ndry_run: false\n"), []byte("\ndry_run: true\n"), 1)
 	args := append([]string{"--mintlify.api-url=" + fake.URL(), "--mintlify.project-id=docs", "--analytics.window=1d",

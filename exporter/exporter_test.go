@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/exporter"
@@ -30,14 +29,10 @@ func get(t *testing.T, h http.Handler, path string) (int, string) {
 // shows every unit and the watched jobs; Close saves the cache file.
 func TestReadyWithoutAScrape(t *testing.T) {
 	now := time.Now()
-	fake := mintlifytest.NewServer(mintlifytest.WithProject("docs",
+	fake := apitest.Fake(t, mintlifytest.WithProject("docs",
 		mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: 1, Paths: 200, Days: 10, End: now})))
-	defer fake.Close()
 	fake.AddJob("docs", mintlifytest.JobSpec{ID: "job-1", Repository: "acme/docs", Model: "m", Status: "completed"})
-	key, err := client.StaticKey(mintlifytest.DefaultKey)
-	if err != nil {
-		t.Fatal(err)
-	}
+	key := apitest.Key(t)
 	windows := apitest.Windows(t, "1d", "7d:site")
 	cache := filepath.Join(t.TempDir(), "state.json")
 	x, err := exporter.New(exporter.Config{

@@ -14,6 +14,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/exporter"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
 )
 
@@ -21,8 +22,7 @@ import (
 // and checks the metrics and the log: the failure is logged once and
 // exported, the recovery is logged and exported.
 func TestKeyFileRotationIsExported(t *testing.T) {
-	fake := mintlifytest.NewServer()
-	defer fake.Close()
+	fake := apitest.Fake(t)
 	p := filepath.Join(t.TempDir(), "api-key")
 	write := func(s string) {
 		t.Helper()

@@ -10,10 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 	"github.com/prometheus/exporter-toolkit/web"
-
-	"github.com/mintlify-exporter/mintlify_exporter/client"
-	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 )
 
 // TestServerTimeouts: the server ends clients that send or read slowly, so
@@ -70,12 +68,8 @@ func TestListenNamesTheFlag(t *testing.T) {
 // TestServeUntilCancelled: Serve answers on the sockets Listen opened and
 // returns nil once its context ends.
 func TestServeUntilCancelled(t *testing.T) {
-	fake := mintlifytest.NewServer()
-	defer fake.Close()
-	key, err := client.StaticKey(mintlifytest.DefaultKey)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fake := apitest.Fake(t)
+	key := apitest.Key(t)
 	x, err := New(Config{APIURL: fake.URL(), Key: key, Timeout: 5 * time.Second, Projects: []string{"docs"}, RequestsPerHour: 1})
 	if err != nil {
 		t.Fatal(err)

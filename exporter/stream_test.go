@@ -12,7 +12,6 @@ import (
 
 	"github.com/go-kit/log"
 
-	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/exporter"
@@ -176,12 +175,8 @@ func TestStreamReplacesRESTSources(t *testing.T) {
 			data := func(seed int64) *mintlifytest.Dataset {
 				return mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: seed, Paths: 20, Days: 3, End: now})
 			}
-			fake := mintlifytest.NewServer(mintlifytest.WithProject("p1", data(1)), mintlifytest.WithProject("p2", data(2)))
-			defer fake.Close()
-			key, err := client.StaticKey(mintlifytest.DefaultKey)
-			if err != nil {
-				t.Fatal(err)
-			}
+			fake := apitest.Fake(t, mintlifytest.WithProject("p1", data(1)), mintlifytest.WithProject("p2", data(2)))
+			key := apitest.Key(t)
 			x, err := exporter.New(exporter.Config{
 				APIURL: fake.URL(), Key: key, Timeout: 5 * time.Second, Projects: []string{"p1", "p2"}, RequestsPerHour: 90,
 				Collectors: []string{"visitors", "views", "feedback", "searches"}, Windows: apitest.Windows(t, "1d"),
@@ -249,12 +244,8 @@ func TestStreamFreesBudgetForREST(t *testing.T) {
 		mapped[fmt.Sprintf("s%d", i)] = id
 		opts = append(opts, mintlifytest.WithProject(id, mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: int64(i), Paths: 500, Days: 3, End: now})))
 	}
-	fake := mintlifytest.NewServer(opts...)
-	defer fake.Close()
-	key, err := client.StaticKey(mintlifytest.DefaultKey)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fake := apitest.Fake(t, opts...)
+	key := apitest.Key(t)
 	windows := apitest.Windows(t, "1d", "7d", "30d")
 	units := func(keep bool) int {
 		x, err := exporter.New(exporter.Config{

@@ -10,11 +10,10 @@ import (
 
 	"github.com/go-kit/log"
 
-	"github.com/mintlify-exporter/mintlify_exporter/client"
-	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/exporter"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
 	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 )
@@ -24,16 +23,16 @@ import (
 // the journal, shows as a failure (mintlify_up 0, never "waiting"), and is
 // logged once, naming the flag.
 func TestUnreachableAPISpendsNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for the client's real retry backoff (seconds): skipped under -short")
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	url := "http://" + l.Addr().String()
 	l.Close() // nothing listens there any more: connections are refused
-	key, err := client.StaticKey(mintlifytest.DefaultKey)
-	if err != nil {
-		t.Fatal(err)
-	}
+	key := apitest.Key(t)
 	w, err := engine.ParseWindow("1d")
 	if err != nil {
 		t.Fatal(err)

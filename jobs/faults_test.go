@@ -39,8 +39,8 @@ type faultJobsEnv struct {
 
 func newFaultJobsEnv(t *testing.T) *faultJobsEnv {
 	t.Helper()
-	e := &faultJobsEnv{t: t, clock: mintlifytest.NewClock(day0), status: health.NewStatus(), logs: &logbuf.Buffer{}}
-	e.srv = mintlifytest.NewServer(mintlifytest.WithClock(e.clock.Now))
+	r := apitest.NewRig(t, day0)
+	e := &faultJobsEnv{t: t, clock: r.Clock, srv: r.Fake, status: health.NewStatus(), logs: &logbuf.Buffer{}}
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	base.Proxy = nil
 	e.hc = &http.Client{Transport: base}
@@ -48,7 +48,7 @@ func newFaultJobsEnv(t *testing.T) *faultJobsEnv {
 	for _, id := range []string{"a", "b"} {
 		e.srv.AddJob(faultProject, mintlifytest.JobSpec{ID: id, CreatedAt: day0})
 	}
-	c := apitest.Client(t, e.srv, client.Config{HTTPClient: e.hc,
+	c := r.Client(client.Config{HTTPClient: e.hc,
 		Retry: client.RetryPolicy{Sleep: func(ctx context.Context, _ time.Duration) error { return ctx.Err() }}})
 	var err error
 	e.w, err = jobs.New(jobs.Config{Client: c, Projects: []string{faultProject}, IDs: []string{"a", "b"},
@@ -59,6 +59,7 @@ func newFaultJobsEnv(t *testing.T) *faultJobsEnv {
 	return e
 }
 
+// close stops the fake and the client's connections (before goleak looks).
 func (e *faultJobsEnv) close() {
 	e.srv.Close()
 	e.hc.CloseIdleConnections()

@@ -28,6 +28,7 @@ var jobsT0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 // jobsEnv is a fake API, a client of it and a clock they share.
 type jobsEnv struct {
 	t      *testing.T
+	rig    *apitest.Rig
 	clock  *mintlifytest.Clock
 	fake   *mintlifytest.Server
 	client *client.Client
@@ -37,11 +38,9 @@ type jobsEnv struct {
 
 func newJobsEnv(t *testing.T) *jobsEnv {
 	t.Helper()
-	clk := mintlifytest.NewClock(jobsT0)
-	fake := mintlifytest.NewServer(mintlifytest.WithClock(clk.Now))
-	t.Cleanup(fake.Close)
-	c := apitest.Client(t, fake, client.Config{Retry: client.RetryPolicy{MaxAttempts: 1}})
-	return &jobsEnv{t: t, clock: clk, fake: fake, client: c, status: health.NewStatus(), logs: &logbuf.Buffer{}}
+	r := apitest.NewRig(t, jobsT0)
+	c := r.Client(client.Config{Retry: client.RetryPolicy{MaxAttempts: 1}})
+	return &jobsEnv{t: t, rig: r, clock: r.Clock, fake: r.Fake, client: c, status: health.NewStatus(), logs: &logbuf.Buffer{}}
 }
 
 // watcher returns a watcher of the env's fake; cfg's Client, Status,

@@ -174,13 +174,9 @@ func TestJobsConcurrencyBounded(t *testing.T) {
 		e.fake.AddJob("p1", mintlifytest.JobSpec{ID: id, CreatedAt: jobsT0})
 	}
 	e.fake.SetLatency(20 * time.Millisecond)
-	key, err := client.StaticKey(mintlifytest.DefaultKey)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var mu sync.Mutex
 	inFlight, peak := 0, 0
-	c, err := client.New(client.Config{BaseURL: e.fake.URL(), Key: key, Retry: client.RetryPolicy{MaxAttempts: 1}, Hooks: client.Hooks{
+	c := e.rig.Client(client.Config{Retry: client.RetryPolicy{MaxAttempts: 1}, Hooks: client.Hooks{
 		Allow: func(context.Context, client.Endpoint) error {
 			mu.Lock()
 			defer mu.Unlock()
@@ -194,9 +190,6 @@ func TestJobsConcurrencyBounded(t *testing.T) {
 			inFlight--
 		},
 	}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	w, err := jobs.New(jobs.Config{Client: c, Status: e.status, Projects: []string{"p1"}, IDs: ids, Concurrency: 3, Now: e.clock.Now})
 	if err != nil {
 		t.Fatal(err)

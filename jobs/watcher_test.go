@@ -231,20 +231,13 @@ mintlify_refresh_interval_seconds{part="all",project="p2",source="jobs",window="
 func TestJobsRunPollsUntilCancelled(t *testing.T) {
 	e := newJobsEnv(t)
 	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "a", CreatedAt: jobsT0})
-	key, err := client.StaticKey(mintlifytest.DefaultKey)
-	if err != nil {
-		t.Fatal(err)
-	}
 	sent := make(chan struct{}, 1)
-	c, err := client.New(client.Config{BaseURL: e.fake.URL(), Key: key, Hooks: client.Hooks{Observe: func(client.Attempt) {
+	c := e.rig.Client(client.Config{Hooks: client.Hooks{Observe: func(client.Attempt) {
 		select {
 		case sent <- struct{}{}:
 		default:
 		}
 	}}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	w, err := jobs.New(jobs.Config{Client: c, Status: e.status, Projects: []string{"p1"}, IDs: []string{"a"},
 		PollInterval: time.Hour, Logger: log.NewNopLogger(), Now: e.clock.Now})
 	if err != nil {

@@ -30,7 +30,6 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
-	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/promtest"
@@ -120,15 +119,14 @@ func newEnv(t *testing.T, o envOptions) *env {
 		docs.Set(dataDay, p, int64(100-i), int64(10+i), int64(105-i))
 	}
 	opts := []mintlifytest.Option{
-		mintlifytest.WithClock(fixedNow),
 		mintlifytest.WithProject("docs", docs),
 		mintlifytest.WithProject("api", mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: 2, Paths: 30, Days: 7, End: dataDay})),
 	}
 	if o.latency > 0 {
 		opts = append(opts, mintlifytest.WithLatency(o.latency))
 	}
-	srv := mintlifytest.NewServer(opts...)
-	t.Cleanup(srv.Close)
+	rig := apitest.NewRig(t, fixedNow(), opts...)
+	srv := rig.Fake
 	if o.fail { // added first: only the first matching fault fires
 		srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, Offset: mintlifytest.AnyOffset, Status: http.StatusInternalServerError})
 	}
@@ -146,21 +144,14 @@ func newEnv(t *testing.T, o envOptions) *env {
 	})
 
 	status := health.NewStatus()
-	clk := mintlifytest.NewClock(fixedNow())
-	budget := budget.New(1000, fixedNow)
 	apiMetrics := health.NewAPIMetrics()
-	c := apitest.Client(t, srv, client.Config{Timeout: 10 * time.Second,
-		Retry: client.RetryPolicy{MaxAttempts: 1},
-		Hooks: client.Hooks{Allow: budget.Allow, Observe: apiMetrics.Observe}})
+	budget, c := rig.BudgetedClient(1000, client.Config{Timeout: 10 * time.Second,
+		Retry: client.RetryPolicy{MaxAttempts: 1}, Hooks: client.Hooks{Observe: apiMetrics.Observe}})
 	src := collector.NewVisitors(c, collector.Options{PageSize: 25, MaxPages: 100})
-	v, err := engine.New(engine.Config{
+	v := rig.Engine(engine.Config{
 		Sources: []engine.Source{src}, Projects: []string{"docs", "api"}, Windows: windows,
-		MinInterval: 15 * time.Minute, Budget: budget, Status: status, Now: clk.Now, WaitUntil: clk.WaitUntil,
+		MinInterval: 15 * time.Minute, Budget: budget, Status: status,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(v.Close)
 
 	live := prometheus.NewRegistry()
 	live.MustRegister(versioncollector.NewCollector("mintlify_exporter"), status, budget, apiMetrics)
@@ -170,8 +161,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 		instrument = live
 	}
 	if !o.noSnapshots {
-		v.Start()
-		waitReady(t, v, clk)
+		rig.Refresh(v)
 		if !v.Ready() {
 			t.Fatalf("no snapshots after the first refresh: %+v", v.States())
 		}

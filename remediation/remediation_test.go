@@ -59,10 +59,9 @@ type env struct {
 
 func newEnv(t *testing.T, config string) *env {
 	t.Helper()
-	e := &env{t: t, clock: mintlifytest.NewClock(t0), dir: t.TempDir(), logs: &logbuf.Buffer{}}
-	e.fake = mintlifytest.NewServer(mintlifytest.WithClock(e.clock.Now), mintlifytest.WithProject("docs", mintlifytest.NewDataset()))
-	t.Cleanup(e.fake.Close)
-	e.client = apitest.Client(t, e.fake, client.Config{Retry: client.RetryPolicy{MaxAttempts: 1}})
+	rig := apitest.NewRig(t, t0, mintlifytest.WithProject("docs", mintlifytest.NewDataset()))
+	e := &env{t: t, clock: rig.Clock, fake: rig.Fake, dir: t.TempDir(), logs: &logbuf.Buffer{}}
+	e.client = rig.Client(client.Config{Retry: client.RetryPolicy{MaxAttempts: 1}})
 	var err error
 	if e.watcher, err = jobs.New(jobs.Config{Client: e.client, Projects: []string{"docs"}, Added: true,
 		Status: health.NewStatus(), Now: e.clock.Now}); err != nil {

@@ -6,37 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-kit/log"
-
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
-	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
-	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
-	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
 )
-
-// newLoggedExporter is newExporter with its log kept.
-func newLoggedExporter(t *testing.T, srv *mintlifytest.Server, clk *mintlifytest.Clock, restore *engine.State) (*exporter, *logbuf.Buffer) {
-	t.Helper()
-	logs := &logbuf.Buffer{}
-	x := &exporter{b: budget.New(perHour, clk.Now), clk: clk, refreshed: make(chan struct{}, 16)}
-	c := apitest.Client(t, srv, client.Config{Hooks: client.Hooks{Allow: x.b.Allow}})
-	src := collector.NewVisitors(c, collector.Options{PageSize: 100, MaxPages: 100})
-	var err error
-	x.e, err = engine.New(engine.Config{
-		Sources: []engine.Source{src}, Projects: []string{"docs"}, Windows: windows,
-		MinInterval: 15 * time.Minute, Budget: x.b, Status: health.NewStatus(), Now: clk.Now, WaitUntil: clk.WaitUntil,
-		Restore: restore, Logger: log.NewLogfmtLogger(logs),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(x.e.Close)
-	return x, logs
-}
 
 // TestRestoredCostCannotFreezeTheEngine: a unit of the cache file whose
 // cost is 10^15 (a walk sends at most 1,000 pages) made the worker book it
@@ -45,15 +19,14 @@ func newLoggedExporter(t *testing.T, srv *mintlifytest.Server, clk *mintlifytest
 // at most two days ahead, and the engine refreshes at once.
 func TestRestoredCostCannotFreezeTheEngine(t *testing.T) {
 	for i, cost := range []int{1e15, math.MaxInt, -5, 1e15} {
-		clk := mintlifytest.NewClock(t0)
-		srv := mintlifytest.NewServer(mintlifytest.WithClock(clk.Now),
-			mintlifytest.WithProject("docs", mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: 1, Paths: 150, End: t0})))
+		rig := apitest.NewRig(t, t0, mintlifytest.WithProject("docs", mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: 1, Paths: 150, End: t0})))
+		clk, srv := rig.Clock, rig.Fake
 		u := sampleState().Units[0]
 		u.Completed, u.Cost, u.DurationSeconds = t0.Add(-20*time.Hour), cost, math.Inf(1)
 		if i == 3 { // completed in year 1, a nanosecond after the zero time
 			u.Completed = time.Time{}.Add(1)
 		}
-		x, _ := newLoggedExporter(t, srv, clk, &engine.State{Units: []engine.UnitData{u}})
+		x := newExporter(t, rig, []string{"docs"}, &engine.State{Units: []engine.UnitData{u}})
 		x.e.Start()
 		x.e.Touch()
 		// On a failure the engine's lock may be held: report without it.
@@ -77,9 +50,6 @@ func TestRestoredCostCannotFreezeTheEngine(t *testing.T) {
 // absurd count and a 2 MB path label are dropped, counted in one warning;
 // the rest is exported.
 func TestRestoredSamplesCheckedAsAnswers(t *testing.T) {
-	clk := mintlifytest.NewClock(t0)
-	srv := mintlifytest.NewServer(mintlifytest.WithClock(clk.Now), mintlifytest.WithProject("docs", nil))
-	defer srv.Close()
 	u := sampleState().Units[0]
 	u.Families = map[string][]engine.Sample{
 		"mintlify_visitors": {{Labels: [2]string{"human"}, Value: 10}, {Labels: [2]string{"human"}, Value: 99}, {Labels: [2]string{"ai"}, Value: -1e308}},
@@ -89,8 +59,8 @@ func TestRestoredSamplesCheckedAsAnswers(t *testing.T) {
 			{Labels: [2]string{"/bad\xff", "ai"}, Value: 2},
 		},
 	}
-	x, logs := newLoggedExporter(t, srv, clk, &engine.State{Units: []engine.UnitData{u}})
-	text := exposition(t, x.e)
+	x := newExporter(t, apitest.NewRig(t, t0, mintlifytest.WithProject("docs", nil)), []string{"docs"}, &engine.State{Units: []engine.UnitData{u}})
+	text, logs := exposition(t, x.e), x.logs
 	for _, want := range []string{
 		`mintlify_visitors{project="docs",traffic="human",window="7d"} 10`,
 		`mintlify_page_visitors{path="/",project="docs",traffic="human",window="7d"} 8`,
@@ -131,13 +101,12 @@ func TestHostileWalkIsNotResumed(t *testing.T) {
 		"other range":   {func(d *engine.WalkData) { d.Progress.From = "2020-01-01" }, "not the window's"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			clk := mintlifytest.NewClock(t0)
-			srv := mintlifytest.NewServer(mintlifytest.WithClock(clk.Now),
-				mintlifytest.WithProject("docs", mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: 1, Paths: 150, End: t0})))
-			defer srv.Close()
+			rig := apitest.NewRig(t, t0, mintlifytest.WithProject("docs", mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: 1, Paths: 150, End: t0})))
+			clk, srv := rig.Clock, rig.Fake
 			d := good
 			tc.edit(&d)
-			x, logs := newLoggedExporter(t, srv, clk, &engine.State{Walks: []engine.WalkData{d}})
+			x := newExporter(t, rig, []string{"docs"}, &engine.State{Walks: []engine.WalkData{d}})
+			logs := x.logs
 			if !strings.Contains(logs.String(), "not resuming a walk of the cache file") || !strings.Contains(logs.String(), tc.why) {
 				t.Errorf("no warning saying %q:\n%s", tc.why, logs.String())
 			}
@@ -157,11 +126,8 @@ func TestHostileWalkIsNotResumed(t *testing.T) {
 		})
 	}
 	// The good walk is resumed: the control of the cases above.
-	clk := mintlifytest.NewClock(t0)
-	srv := mintlifytest.NewServer(mintlifytest.WithClock(clk.Now), mintlifytest.WithProject("docs", nil))
-	defer srv.Close()
-	_, logs := newLoggedExporter(t, srv, clk, &engine.State{Walks: []engine.WalkData{good}})
-	if !strings.Contains(logs.String(), "walks_resumed=1") {
-		t.Errorf("the valid walk was not resumed:\n%s", logs.String())
+	x := newExporter(t, apitest.NewRig(t, t0, mintlifytest.WithProject("docs", nil)), []string{"docs"}, &engine.State{Walks: []engine.WalkData{good}})
+	if !strings.Contains(x.logs.String(), "walks_resumed=1") {
+		t.Errorf("the valid walk was not resumed:\n%s", x.logs.String())
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 )
 
@@ -149,14 +150,12 @@ func TestCleanTemp(t *testing.T) {
 // ledger and a pause in 2099 do not stop refreshes for good, and a
 // completion time in the future counts as now.
 func TestRestoreClampsTimes(t *testing.T) {
-	clk := mintlifytest.NewClock(t0)
-	srv := mintlifytest.NewServer(mintlifytest.WithClock(clk.Now), mintlifytest.WithProject("docs", nil))
-	defer srv.Close()
+	rig := apitest.NewRig(t, t0, mintlifytest.WithProject("docs", nil))
 	future := time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC)
 	u := sampleState().Units[0]
 	u.Window, u.DateFrom, u.DateTo = "1d", "2025-03-10", "2025-03-11"
 	u.Completed = future
-	x := newExporter(t, srv, clk, []string{"docs"}, &engine.State{
+	x := newExporter(t, rig, []string{"docs"}, &engine.State{
 		Ledger: []time.Time{future, future.Add(time.Hour)}, PausedUntil: future, Units: []engine.UnitData{u},
 	})
 	if got := x.b.PausedUntil(); !got.Equal(t0.Add(time.Hour)) {
@@ -165,7 +164,7 @@ func TestRestoreClampsTimes(t *testing.T) {
 	if got := x.b.Used(); got != 2 {
 		t.Errorf("budget used %d after restoring 2 future requests, want 2 (counted as sent now)", got)
 	}
-	clk.Advance(time.Hour + time.Second)
+	rig.Clock.Advance(time.Hour + time.Second)
 	if x.b.Used() != 0 || !x.b.PausedUntil().IsZero() {
 		t.Errorf("an hour later: %d used, paused until %s; want 0 and no pause", x.b.Used(), x.b.PausedUntil())
 	}
@@ -179,6 +178,9 @@ func TestRestoreClampsTimes(t *testing.T) {
 // TestJournalCompactsWhenLong: a long journal is rewritten with the last
 // hour only, and a large budget does not make it rewrite at every request.
 func TestJournalCompactsWhenLong(t *testing.T) {
+	if testing.Short() {
+		t.Skip("9,000 synced writes (seconds on a slow disk): skipped under -short")
+	}
 	clk := mintlifytest.NewClock(t0)
 	path := filepath.Join(t.TempDir(), "state.json.ledger")
 	j, _, err := statefile.OpenJournal(path, clk.Now)

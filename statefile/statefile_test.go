@@ -18,8 +18,8 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
-	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
 	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 )
 
@@ -252,51 +252,30 @@ func TestFailedWriteKeepsOldFile(t *testing.T) {
 	})
 }
 
-// exporter is a visitors collector and its budget, as main wires them.
-// exporter is an engine with the visitors source, against the fake.
+// exporter is an engine with the visitors source and its budget on a
+// rig, as main wires them, with its log kept.
 type exporter struct {
-	e         *engine.Engine
-	b         *budget.Budget
-	clk       *mintlifytest.Clock
-	refreshed chan struct{}
+	*apitest.Rig
+	e    *engine.Engine
+	b    *budget.Budget
+	logs *logbuf.Buffer
 }
 
 var windows = []engine.Window{{Name: "1d", Days: 1}, {Name: "7d", Days: 7}}
 
 const perHour = 90
 
-func newExporter(t *testing.T, srv *mintlifytest.Server, clk *mintlifytest.Clock, projects []string, restore *engine.State) *exporter {
+func newExporter(t *testing.T, rig *apitest.Rig, projects []string, restore *engine.State) *exporter {
 	t.Helper()
-	x := &exporter{b: budget.New(perHour, clk.Now), clk: clk, refreshed: make(chan struct{}, 16)}
-	c := apitest.Client(t, srv, client.Config{Hooks: client.Hooks{Allow: x.b.Allow}})
+	x := &exporter{Rig: rig, logs: &logbuf.Buffer{}}
+	var c *client.Client
+	x.b, c = rig.BudgetedClient(perHour, client.Config{})
 	src := collector.NewVisitors(c, collector.Options{PageSize: 100, MaxPages: 100})
-	var err error
-	x.e, err = engine.New(engine.Config{
-		Sources: []engine.Source{src}, Projects: projects, Windows: windows,
-		MinInterval: 15 * time.Minute, Budget: x.b, Status: health.NewStatus(), Now: clk.Now, WaitUntil: clk.WaitUntil,
-		Restore: restore, OnChange: func() {
-			select {
-			case x.refreshed <- struct{}{}:
-			default:
-			}
-		},
+	x.e = rig.Engine(engine.Config{
+		Sources: []engine.Source{src}, Projects: projects, Windows: windows, MinInterval: 15 * time.Minute,
+		Budget: x.b, Restore: restore, Logger: log.NewLogfmtLogger(x.logs),
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(x.e.Close)
 	return x
-}
-
-// refreshAll starts (or touches) the engine and waits until its worker
-// sleeps until the clock moves: every unit due has refreshed.
-func (x *exporter) refreshAll(t *testing.T) {
-	t.Helper()
-	x.e.Start()
-	x.e.Touch()
-	if !x.clk.Settle(1, 10*time.Second) { // a bound, not a wait
-		t.Fatalf("refreshes did not end: %+v", x.e.States())
-	}
 }
 
 // units is the number of units of projects: each window of the visitors
@@ -330,22 +309,20 @@ func TestSaverEmptyPathDoesNothing(t *testing.T) {
 }
 
 func TestCacheSaveLoadRoundTrip(t *testing.T) {
-	clk := mintlifytest.NewClock(t0)
 	projects := []string{"docs", "api"}
-	srv := mintlifytest.NewServer(mintlifytest.WithClock(clk.Now),
+	rig := apitest.NewRig(t, t0,
 		mintlifytest.WithProject("docs", mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: 1, Paths: 420, End: t0})),
 		mintlifytest.WithProject("api", mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: 2, Paths: 90, End: t0})))
-	defer srv.Close()
 
 	// First round at t0, second at t0+40m: the ledger then holds two
 	// batches, 40 minutes apart.
-	x := newExporter(t, srv, clk, projects, nil)
-	x.refreshAll(t)
-	first := srv.CountRequests(mintlifytest.EndpointVisitors)
-	clk.Advance(40 * time.Minute)
-	srv.ResetRequests()
-	x.refreshAll(t)
-	second := srv.CountRequests(mintlifytest.EndpointVisitors)
+	x := newExporter(t, rig, projects, nil)
+	rig.Refresh(x.e)
+	first := rig.Fake.CountRequests(mintlifytest.EndpointVisitors)
+	rig.Clock.Advance(40 * time.Minute)
+	rig.Fake.ResetRequests()
+	rig.Refresh(x.e)
+	second := rig.Fake.CountRequests(mintlifytest.EndpointVisitors)
 	if first == 0 || second == 0 || x.b.Used() != first+second {
 		t.Fatalf("setup: %d then %d requests, ledger holds %d", first, second, x.b.Used())
 	}
@@ -376,13 +353,12 @@ func TestCacheSaveLoadRoundTrip(t *testing.T) {
 		{"every entry older than an hour", t0.Add(101 * time.Minute), 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			clk2 := mintlifytest.NewClock(tc.at)
 			var logs bytes.Buffer
 			restore := statefile.Load(path, log.NewLogfmtLogger(&logs))
 			if restore == nil {
 				t.Fatalf("Load returned nothing: %s", logs.String())
 			}
-			r := newExporter(t, srv, clk2, projects, restore)
+			r := newExporter(t, apitest.NewRig(t, tc.at), projects, restore) // not started: nothing is sent
 			if !r.e.Ready() {
 				t.Errorf("not ready after the restore; log: %s", logs.String())
 			}
@@ -436,9 +412,6 @@ func TestCacheLoadIgnoresBadFile(t *testing.T) {
 // or whose families the source does not export, are ignored; the rest is
 // restored.
 func TestRestoreIgnoresUnitsThatDoNotFit(t *testing.T) {
-	clk := mintlifytest.NewClock(t0)
-	srv := mintlifytest.NewServer(mintlifytest.WithClock(clk.Now), mintlifytest.WithProject("docs", nil))
-	defer srv.Close()
 	good := sampleState().Units[0]
 	good.Window, good.DateFrom, good.DateTo = "1d", "2025-03-10", "2025-03-11"
 	other := good
@@ -449,7 +422,8 @@ func TestRestoreIgnoresUnitsThatDoNotFit(t *testing.T) {
 	badLabels := good
 	badLabels.Window = "7d"
 	badLabels.Families = map[string][]engine.Sample{"mintlify_visitors_deduplicated": {{Labels: [2]string{"x"}, Value: 1}}}
-	x := newExporter(t, srv, clk, []string{"docs"}, &engine.State{Units: []engine.UnitData{good, other, foreign, badLabels}})
+	x := newExporter(t, apitest.NewRig(t, t0, mintlifytest.WithProject("docs", nil)), []string{"docs"},
+		&engine.State{Units: []engine.UnitData{good, other, foreign, badLabels}})
 	text := exposition(t, x.e)
 	if !strings.Contains(text, `mintlify_page_visitors{path="/odd \"path\"\\",project="docs",traffic="ai",window="1d"} 4.5`) {
 		t.Errorf("the good unit was not restored:\n%s", text)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 )
 
 // TestBackfillCommand runs the command's wiring against the fake: the flags
@@ -16,10 +17,9 @@ import (
 // given, a dry run sends nothing and needs no key, --help exits 0.
 func TestBackfillCommand(t *testing.T) {
 	yesterday := time.Now().UTC().AddDate(0, 0, -1)
-	srv := mintlifytest.NewServer(mintlifytest.WithProject("docs", mintlifytest.Generate(mintlifytest.GenerateOptions{
+	srv := apitest.Fake(t, mintlifytest.WithProject("docs", mintlifytest.Generate(mintlifytest.GenerateOptions{
 		Seed: 3, Paths: 10, Days: 10, End: yesterday,
 	})))
-	t.Cleanup(srv.Close)
 	env := map[string]string{"MINTLIFY_API_KEY": mintlifytest.DefaultKey, "MINTLIFY_PROJECT_ID": "docs"}
 	dir := t.TempDir()
 	out := filepath.Join(dir, "history.om")

@@ -23,6 +23,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/demo"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 )
 
 // runCtx calls runContext with ctx, args and env (MINTLIFY_ variables not
@@ -389,8 +390,7 @@ func TestHostileFlagValues(t *testing.T) {
 	if err := os.WriteFile(keyFile, []byte(mintlifytest.DefaultKey+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	fake := mintlifytest.NewServer(mintlifytest.WithProject("docs", mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: 1, Paths: 20, Days: 40, End: time.Now().AddDate(0, 0, 2)})))
-	defer fake.Close()
+	fake := apitest.Fake(t, mintlifytest.WithProject("docs", mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: 1, Paths: 20, Days: 40, End: time.Now().AddDate(0, 0, 2)})))
 	fake.AddJob("docs", mintlifytest.JobSpec{ID: "j1"})
 	env := map[string]string{"MINTLIFY_API_KEY": mintlifytest.DefaultKey, "MINTLIFY_PROJECT_ID": "docs"}
 

@@ -96,6 +96,9 @@ func TestErrorsMapOntoSentinels(t *testing.T) {
 		{"vanished", func(s *mintlifytest.S3) {}, true, stream.ErrNotFound, `object "p/gone.jsonl"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			if tt.want == stream.ErrThrottled && testing.Short() {
+				t.Skip("waits for the SDK's real retry backoff (a second or two): skipped under -short")
+			}
 			fake := mintlifytest.NewS3("events")
 			defer fake.Close()
 			fake.Put("p/a.jsonl", []byte("a\n"), "")
@@ -126,6 +129,9 @@ func TestErrorsMapOntoSentinels(t *testing.T) {
 		}
 	})
 	t.Run("throttling retried within bounds", func(t *testing.T) {
+		if testing.Short() {
+			t.Skip("waits for the SDK's real retry backoff (a second or two): skipped under -short")
+		}
 		fake := mintlifytest.NewS3("events")
 		defer fake.Close()
 		fake.Put("p/a.jsonl", []byte("a\n"), "")
