@@ -327,6 +327,7 @@ func TestStreamExactAcrossKill(t *testing.T) {
 // fix, while the REST side keeps refreshing (mintlify_up of its source 1,
 // its requests sent).
 func TestStreamRefusals(t *testing.T) {
+	exporterBinary(t) // skips under -short, before the gateway starts
 	t.Parallel()
 	g := startGateway(t)
 	w := g.writer(t, 7)
