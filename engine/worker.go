@@ -25,7 +25,7 @@ func (e *Engine) work() {
 		e.sleep.Unlock()
 		e.mu.Lock()
 		j, next := e.decideLocked(now)
-		if j != nil && j.kind != jobDay {
+		if j != nil {
 			j.u.inFlight = true
 		}
 		e.changedLocked()
@@ -128,9 +128,7 @@ func (e *Engine) step(j *job) {
 		}
 	}
 	if wait {
-		if j.kind != jobDay {
-			j.u.inFlight = false
-		}
+		j.u.inFlight = false
 		if rw, ok := j.walk.(Resumable); ok && j.kind == jobRefresh && err == nil {
 			if p, ok := rw.Progress(); ok {
 				j.progress = &p
@@ -152,8 +150,6 @@ func (e *Engine) step(j *job) {
 		res, err = j.walk.Result()
 	}
 	switch j.kind {
-	case jobDay:
-		e.finishDay(j, res, err, now)
 	case jobAudit:
 		e.finishAudit(j, res, err, now)
 	default:
@@ -164,6 +160,10 @@ func (e *Engine) step(j *job) {
 // finishRefresh installs a refresh's result, or records its failure.
 func (e *Engine) finishRefresh(j *job, res *Result, err error, end time.Time) {
 	u := j.u
+	if u.fixed != nil {
+		u.fixed.done(u, res, err, end)
+		return
+	}
 	took := end.Sub(j.started)
 	if err == nil {
 		err = e.check(u, res)
