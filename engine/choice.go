@@ -34,12 +34,6 @@ const unknownCost = 4
 // the day that ended to reach the store before it is read directly.
 const derivedGrace = 2 * time.Hour
 
-// auditedWithTotals reports whether u is a derived page walk whose totals
-// unit is derived too: the totals' audit of the site-wide figure stands for both.
-func auditedWithTotals(u *unit) bool {
-	return u.derived && u.totals != nil && u.totals.derived
-}
-
 // estimateLocked is the expected cost of u's next refresh, and whether it is
 // a bare guess. With data: its last cost, less the share that left the
 // window at midnight. Before: its CostEstimator, else the nearest sibling
@@ -131,10 +125,9 @@ func walkLeft(cost, sent int, guess bool, perHour int) int {
 
 // candidate is a request the worker could send next, and what it is for.
 type candidate struct {
-	s    schedule.Unit
-	u    *unit // the unit refreshed or audited
-	j    *job  // the job in progress, nil for a fetch still to start
-	kind jobKind
+	s schedule.Unit
+	u *unit // the unit refreshed
+	j *job  // the job in progress, nil for a fetch still to start
 }
 
 // isWalkLocked reports whether u's fetch is a walk sent a request at a time.
@@ -171,11 +164,11 @@ func (e *Engine) hourlyDaysLocked(now time.Time) int {
 // unitCandidateLocked is the next request of u: its first, or its walk's next.
 func (e *Engine) unitCandidateLocked(u *unit, now time.Time, hourlyDays int) candidate {
 	cost, guess := e.estimateLocked(u, now)
-	cd := candidate{u: u, j: u.job, kind: jobRefresh}
+	cd := candidate{u: u, j: u.job}
 	s := schedule.Unit{Days: u.Window.Days, Need: 1}
 	sent := 0
 	if u.job != nil {
-		sent, s.Started, cd.kind = u.job.walk.Sent(), true, u.job.kind
+		sent, s.Started = u.job.walk.Sent(), true
 	}
 	s.Left = walkLeft(cost, sent, guess, e.cfg.Budget.PerHour())
 	cheap := e.cheapLocked(u, cost)
@@ -187,9 +180,6 @@ func (e *Engine) unitCandidateLocked(u *unit, now time.Time, hourlyDays int) can
 	switch {
 	case u.fixed != nil:
 		s.Worth = u.fixed.worth
-	case u.derived:
-		cd.kind = jobAudit
-		s.Worth = 0.5 / float64(max(1, u.Window.Days))
 	case u.snap == nil || cheap && u.Window.Days == 1 && moved:
 		s.Fresh, s.Reserved = true, true
 	case cheap && u.Window.Days <= hourlyDays && now.Sub(u.snap.completed) >= hourly:
@@ -240,6 +230,7 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 	units := e.units
 	if e.cfg.DeriveWindows {
 		units = append(slices.Clip(units), e.dayUnitsLocked(now)...)
+		units = append(units, e.auditUnitsLocked(now)...)
 	}
 	for _, u := range units {
 		u.rank = ""
@@ -321,15 +312,8 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 // or at the midnight that moves its window; ok is false
 // for never. A derived window is eligible for its daily audit only.
 func (e *Engine) eligibleAtLocked(u *unit, now time.Time) (at time.Time, ok bool) {
-	if u.inFlight || u.job != nil || auditedWithTotals(u) {
+	if u.inFlight || u.job != nil || u.derived {
 		return time.Time{}, false
-	}
-	if u.derived {
-		at := u.auditAt.Add(auditEvery)
-		if e.unsettledLocked(u, now) && at.Before(now.Add(auditEvery/24)) {
-			at = now.Add(auditEvery / 24) // audited once its days are read for good
-		}
-		return at, true
 	}
 	if u.snap == nil {
 		return u.retryAt, true
@@ -391,19 +375,12 @@ func (e *Engine) startLocked(cd candidate, now time.Time) *job {
 		return cd.j
 	}
 	u := cd.u
-	j := &job{kind: cd.kind, u: u, started: now}
+	j := &job{u: u, started: now, rng: u.rangeAt(now)}
 	prev := 0
-	switch cd.kind {
-	case jobRefresh:
-		j.rng = u.rangeAt(now)
-		if u.snap != nil {
-			prev, _ = e.estimateLocked(u, now)
-		}
-		u.job = j
-	case jobAudit:
-		j.rng = client.DateRange{From: client.DateOf(now).AddDays(-(u.Window.Days - 1)), To: client.DateOf(now)}
-		u.job = j
+	if u.snap != nil {
+		prev, _ = e.estimateLocked(u, now)
 	}
+	u.job = j
 	j.walk, j.err = e.newWalk(u, j.rng, prev)
 	return j
 }
@@ -412,9 +389,7 @@ func (e *Engine) startLocked(cd candidate, now time.Time) *job {
 // past maxWalkAge, its 1d range moved at midnight, or its audit's day ended.
 func (e *Engine) expiredLocked(j *job, now time.Time) bool {
 	switch {
-	case j.kind == jobRefresh && j.u.Window.Days == 1 && j.rng != j.u.rangeAt(now):
-		return true
-	case j.kind == jobAudit && client.DateOf(now) != client.DateOf(j.started):
+	case j.u.Window.Days == 1 && j.rng != j.u.rangeAt(now):
 		return true
 	}
 	cost, _ := e.estimateLocked(j.u, now)

@@ -271,18 +271,62 @@ func family0(res *Result) float64 {
 	return v
 }
 
-// finishAudit compares a direct read with the sum of days; above maxDrift
-// the window falls back to direct reads.
-func (e *Engine) finishAudit(j *job, res *Result, err error, now time.Time) {
-	u := j.u
+// auditedWithTotals reports whether u is a derived page walk whose totals
+// unit is derived too: the totals' audit of the site-wide figure stands for both.
+func auditedWithTotals(u *unit) bool {
+	return u.derived && u.totals != nil && u.totals.derived
+}
+
+// auditUnitsLocked returns the units that audit derived windows. An audit
+// is an ordinary unit with a fixed range, the window's closed days, worth
+// 0.5/days a request, due a day after the last audit (in an hour at the
+// soonest while a closed day is provisional or due its second read: it is
+// audited once its days are read for good). An audit whose day ended
+// starts again.
+func (e *Engine) auditUnitsLocked(now time.Time) []*unit {
+	today := client.DateOf(now)
+	var out []*unit
+	for _, u := range e.units {
+		a := e.audits[u]
+		if !u.derived || auditedWithTotals(u) {
+			if a != nil && a.job != nil {
+				e.dropJobLocked(a.job) // read directly from now on, or audited with its totals
+			}
+			delete(e.audits, u)
+			continue
+		}
+		if a == nil {
+			a = &unit{Unit: u.Unit, src: u.src, pages: u.pages, fixed: &fixedRange{worth: 0.5 / float64(max(1, u.Window.Days)),
+				done: func(a *unit, res *Result, err error, now time.Time) { e.finishAudit(u, a, res, err, now) }}}
+			e.audits[u] = a
+		}
+		rng := client.DateRange{From: today.AddDays(-(u.Window.Days - 1)), To: today}
+		if a.job != nil && a.fixed.rng != rng {
+			e.dropJobLocked(a.job)
+		}
+		if a.job == nil {
+			a.fixed.rng = rng
+			a.retryAt = u.auditAt.Add(auditEvery)
+			if e.unsettledLocked(u, now) && a.retryAt.Before(now.Add(auditEvery/24)) {
+				a.retryAt = now.Add(auditEvery / 24)
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// finishAudit compares a's direct read of u with the sum of u's days; above
+// derive.MaxDrift the window falls back to direct reads.
+func (e *Engine) finishAudit(u, a *unit, res *Result, err error, now time.Time) {
 	e.mu.Lock()
 	defer func() {
 		e.changedLocked()
 		e.mu.Unlock()
 	}()
-	u.inFlight = false
+	a.inFlight = false
 	u.auditAt = now
-	if err != nil || !u.derived || !e.coveredLocked(u, now) || client.DateOf(now) != client.DateOf(j.started) {
+	if err != nil || !u.derived || !e.coveredLocked(u, now) || a.fixed.rng.To != client.DateOf(now) {
 		if err != nil && e.ctx.Err() == nil {
 			u.auditAt = now.Add(-auditEvery + failureBackoffBase) // try again soon
 			level.Warn(e.logger).Log("msg", "the audit of a derived window failed; it stays derived", "collector", u.Source, "project", u.Project, "window", u.Window.String(), "err", advice(err))

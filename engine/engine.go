@@ -75,8 +75,10 @@ type Engine struct {
 	firstRoundLogged, allDataLogged bool
 	skipLogged                      map[string]bool
 	// days is the day store; dayUnits the units reading its closed days.
-	days       derive.Store[*Result]
-	dayUnits   map[derive.Task]*unit
+	days     derive.Store[*Result]
+	dayUnits map[derive.Task]*unit
+	// audits are the units auditing derived windows, by window.
+	audits     map[*unit]*unit
 	dayChanges *prometheus.CounterVec
 	// connErrs logs a connection failure once per kind for the engine.
 	connErrs errstate.State
@@ -183,6 +185,7 @@ func New(cfg Config) (*Engine, error) {
 		done:       make(chan struct{}),
 		skipLogged: map[string]bool{},
 		days:       derive.Store[*Result]{},
+		audits:     map[*unit]*unit{},
 		dayChanges: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "mintlify_derived_day_changes_total",
 			Help: "Closed days of derived windows whose second read changed the site-wide figure.",

@@ -45,18 +45,9 @@ type Splitter interface {
 	SplitsTotals() bool
 }
 
-// jobKind says what a job's result is for.
-type jobKind int
-
-const (
-	jobRefresh jobKind = iota // the unit's data
-	jobAudit                  // a direct read of a derived window's closed days
-)
-
 // job is a fetch in progress, advanced one request at a time.
 type job struct {
-	kind       jobKind
-	u          *unit // the unit refreshed or audited
+	u          *unit // the unit refreshed
 	rng        client.DateRange
 	started    time.Time
 	walk       Walk

@@ -129,7 +129,7 @@ func (e *Engine) step(j *job) {
 	}
 	if wait {
 		j.u.inFlight = false
-		if rw, ok := j.walk.(Resumable); ok && j.kind == jobRefresh && err == nil {
+		if rw, ok := j.walk.(Resumable); ok && j.u.fixed == nil && err == nil {
 			if p, ok := rw.Progress(); ok {
 				j.progress = &p
 				if e.cfg.OnChange != nil {
@@ -149,12 +149,7 @@ func (e *Engine) step(j *job) {
 	if err == nil {
 		res, err = j.walk.Result()
 	}
-	switch j.kind {
-	case jobAudit:
-		e.finishAudit(j, res, err, now)
-	default:
-		e.finishRefresh(j, res, err, now)
-	}
+	e.finishRefresh(j, res, err, now)
 }
 
 // finishRefresh installs a refresh's result, or records its failure.
@@ -181,7 +176,7 @@ func (e *Engine) finishRefresh(j *job, res *Result, err error, end time.Time) {
 func (e *Engine) installTotalsLocked(j *job, res *Result, at time.Time) {
 	j.totalsDone = true
 	t := j.u.totals
-	if j.kind != jobRefresh || t == nil || t.job != nil || t.inFlight || t.derived ||
+	if t == nil || t.job != nil || t.inFlight || t.derived ||
 		j.rng != t.Window.Range(at) || (t.snap != nil && !t.snap.completed.Before(at)) {
 		return
 	}
