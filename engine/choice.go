@@ -11,7 +11,6 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
-	"github.com/mintlify-exporter/mintlify_exporter/engine/derive"
 	"github.com/mintlify-exporter/mintlify_exporter/engine/schedule"
 )
 
@@ -35,12 +34,6 @@ const unknownCost = 4
 // the day that ended to reach the store before it is read directly.
 const derivedGrace = 2 * time.Hour
 
-// auditedWithTotals reports whether u is a derived page walk whose totals
-// unit is derived too: the totals' audit of the site-wide figure stands for both.
-func auditedWithTotals(u *unit) bool {
-	return u.derived && u.totals != nil && u.totals.derived
-}
-
 // estimateLocked is the expected cost of u's next refresh, and whether it is
 // a bare guess. With data: its last cost, less the share that left the
 // window at midnight. Before: its CostEstimator, else the nearest sibling
@@ -48,6 +41,9 @@ func auditedWithTotals(u *unit) bool {
 // another project). Walks are paced per request, so a low estimate never
 // exceeds the budget.
 func (e *Engine) estimateLocked(u *unit, now time.Time) (cost int, guess bool) {
+	if u.fixed != nil && u.base != nil {
+		u = u.base // a closed day costs what a day of its 1d unit costs
+	}
 	if u.snap != nil && !u.snap.derived {
 		cost := u.snap.res.Cost
 		if u.snap.rng != u.Window.Range(now) {
@@ -129,11 +125,9 @@ func walkLeft(cost, sent int, guess bool, perHour int) int {
 
 // candidate is a request the worker could send next, and what it is for.
 type candidate struct {
-	s    schedule.Unit
-	u    *unit // the unit refreshed or audited, or the base of a day read
-	j    *job  // the job in progress, nil for a fetch still to start
-	kind jobKind
-	day  *dayTask
+	s schedule.Unit
+	u *unit // the unit refreshed
+	j *job  // the job in progress, nil for a fetch still to start
 }
 
 // isWalkLocked reports whether u's fetch is a walk sent a request at a time.
@@ -170,11 +164,11 @@ func (e *Engine) hourlyDaysLocked(now time.Time) int {
 // unitCandidateLocked is the next request of u: its first, or its walk's next.
 func (e *Engine) unitCandidateLocked(u *unit, now time.Time, hourlyDays int) candidate {
 	cost, guess := e.estimateLocked(u, now)
-	cd := candidate{u: u, j: u.job, kind: jobRefresh}
+	cd := candidate{u: u, j: u.job}
 	s := schedule.Unit{Days: u.Window.Days, Need: 1}
 	sent := 0
 	if u.job != nil {
-		sent, s.Started, cd.kind = u.job.walk.Sent(), true, u.job.kind
+		sent, s.Started = u.job.walk.Sent(), true
 	}
 	s.Left = walkLeft(cost, sent, guess, e.cfg.Budget.PerHour())
 	cheap := e.cheapLocked(u, cost)
@@ -184,9 +178,8 @@ func (e *Engine) unitCandidateLocked(u *unit, now time.Time, hourlyDays int) can
 	}
 	moved := u.snap != nil && u.snap.rng != u.Window.Range(now)
 	switch {
-	case u.derived:
-		cd.kind = jobAudit
-		s.Worth = 0.5 / float64(max(1, u.Window.Days))
+	case u.fixed != nil:
+		s.Worth = u.fixed.worth
 	case u.snap == nil || cheap && u.Window.Days == 1 && moved:
 		s.Fresh, s.Reserved = true, true
 	case cheap && u.Window.Days <= hourlyDays && now.Sub(u.snap.completed) >= hourly:
@@ -199,42 +192,6 @@ func (e *Engine) unitCandidateLocked(u *unit, now time.Time, hourlyDays int) can
 	}
 	cd.s = s
 	return cd
-}
-
-// dayCandidatesLocked lists the day store's reads, in progress first: the
-// day that just ended is worth 0.05 (its provisional data stands in), older
-// days and second reads 0.02, per request: below any unit's first data of
-// up to 25 requests.
-func (e *Engine) dayCandidatesLocked(now time.Time) []candidate {
-	yesterday := client.DateOf(now).AddDays(-1)
-	var out []candidate
-	running := map[derive.Key]bool{}
-	add := func(dt *dayTask, j *job) {
-		cost, guess := e.estimateLocked(dt.base, now)
-		s := schedule.Unit{Days: 1, Need: 1, Started: j != nil, Left: cost, Worth: 0.02}
-		if !e.isWalkLocked(dt.base) {
-			s.Need = min(cost, e.cfg.Budget.PerHour())
-		}
-		sent := 0
-		if j != nil && j.walk != nil {
-			sent = j.walk.Sent()
-		}
-		s.Left = walkLeft(cost, sent, guess, e.cfg.Budget.PerHour())
-		if dt.Key.Day == yesterday && !dt.Reread {
-			s.Worth = 0.05 // a provisional day stands in meanwhile
-		}
-		out = append(out, candidate{s: s, u: dt.base, j: j, kind: jobDay, day: dt})
-	}
-	for _, j := range e.dayJobs {
-		running[j.day.Key] = true
-		add(j.day, j)
-	}
-	for _, dt := range e.dayTasksLocked(now) {
-		if !running[dt.Key] {
-			add(&dt, nil)
-		}
-	}
-	return out
 }
 
 // reserveLocked is the one reserve: a tenth of the budget, and in the hour
@@ -270,7 +227,12 @@ const forecastSpan = 48 * time.Hour
 func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 	var cands []candidate
 	hourlyDays := e.hourlyDaysLocked(now)
-	for _, u := range e.units {
+	units := e.units
+	if e.cfg.DeriveWindows {
+		units = append(slices.Clip(units), e.dayUnitsLocked(now)...)
+		units = append(units, e.auditUnitsLocked(now)...)
+	}
+	for _, u := range units {
 		u.rank = ""
 		if j := u.job; j != nil && e.expiredLocked(j, now) {
 			e.dropJobLocked(j)
@@ -287,32 +249,20 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 		}
 		cands = append(cands, e.unitCandidateLocked(u, now, hourlyDays))
 	}
-	if e.cfg.DeriveWindows {
-		for _, j := range slices.Clone(e.dayJobs) {
-			if e.expiredLocked(j, now) {
-				e.dropJobLocked(j)
-			}
-		}
-		if now.Before(e.dayRetryAt) {
-			next = minTime(next, e.dayRetryAt)
-		} else {
-			cands = append(cands, e.dayCandidatesLocked(now)...)
-		}
-	}
 	perHour := e.cfg.Budget.PerHour()
 	sent, paused := e.cfg.Budget.Ledger()
 	view := schedule.Budget{Remaining: e.cfg.Budget.Remaining(), Paused: paused.After(now), Reserve: e.reserveLocked(now)}
-	units := make([]schedule.Unit, len(cands))
+	sched := make([]schedule.Unit, len(cands))
 	for i := range cands {
-		units[i] = cands[i].s
+		sched[i] = cands[i].s
 	}
-	order := schedule.Order(units)
-	picked := schedule.Next(units, view)
+	order := schedule.Order(sched)
+	picked := schedule.Next(sched, view)
 	from := now
 	if view.Paused {
 		from = paused
 	}
-	starts := schedule.Forecast(units, order, sent, from, perHour, view.Reserve, forecastHorizon, budget.PaceMargin)
+	starts := schedule.Forecast(sched, order, sent, from, perHour, view.Reserve, forecastHorizon, budget.PaceMargin)
 	waitingFirst := false
 	for pos, i := range order {
 		cd := cands[i]
@@ -326,10 +276,10 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 			}
 			next = minTime(next, wake)
 		}
-		if cd.kind == jobDay {
-			continue
-		}
 		u := cd.u
+		if u.fixed != nil {
+			continue // the landing page shows windows, not fixed ranges
+		}
 		u.rank = fmt.Sprintf("%d of %d (worth %.2g a request)", pos+1, len(order), schedule.Value(cd.s))
 		u.waitAt, u.waitWhy = time.Time{}, ""
 		if starts[i].After(now) || picked < 0 && starts[i].IsZero() {
@@ -362,15 +312,8 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 // or at the midnight that moves its window; ok is false
 // for never. A derived window is eligible for its daily audit only.
 func (e *Engine) eligibleAtLocked(u *unit, now time.Time) (at time.Time, ok bool) {
-	if u.inFlight || u.job != nil || auditedWithTotals(u) {
+	if u.inFlight || u.job != nil || u.derived {
 		return time.Time{}, false
-	}
-	if u.derived {
-		at := u.auditAt.Add(auditEvery)
-		if e.unsettledLocked(u, now) && at.Before(now.Add(auditEvery/24)) {
-			at = now.Add(auditEvery / 24) // audited once its days are read for good
-		}
-		return at, true
 	}
 	if u.snap == nil {
 		return u.retryAt, true
@@ -432,22 +375,12 @@ func (e *Engine) startLocked(cd candidate, now time.Time) *job {
 		return cd.j
 	}
 	u := cd.u
-	j := &job{kind: cd.kind, u: u, day: cd.day, started: now}
+	j := &job{u: u, started: now, rng: u.rangeAt(now)}
 	prev := 0
-	switch cd.kind {
-	case jobRefresh:
-		j.rng = u.Window.Range(now)
-		if u.snap != nil {
-			prev, _ = e.estimateLocked(u, now)
-		}
-		u.job = j
-	case jobAudit:
-		j.rng = client.DateRange{From: client.DateOf(now).AddDays(-(u.Window.Days - 1)), To: client.DateOf(now)}
-		u.job = j
-	case jobDay:
-		j.rng = client.DateRange{From: cd.day.Key.Day, To: cd.day.Key.Day.AddDays(1)}
-		e.dayJobs = append(e.dayJobs, j)
+	if u.snap != nil {
+		prev, _ = e.estimateLocked(u, now)
 	}
+	u.job = j
 	j.walk, j.err = e.newWalk(u, j.rng, prev)
 	return j
 }
@@ -456,9 +389,7 @@ func (e *Engine) startLocked(cd candidate, now time.Time) *job {
 // past maxWalkAge, its 1d range moved at midnight, or its audit's day ended.
 func (e *Engine) expiredLocked(j *job, now time.Time) bool {
 	switch {
-	case j.kind == jobRefresh && j.u.Window.Days == 1 && j.rng != j.u.Window.Range(now):
-		return true
-	case j.kind == jobAudit && client.DateOf(now) != client.DateOf(j.started):
+	case j.u.Window.Days == 1 && j.rng != j.u.rangeAt(now):
 		return true
 	}
 	cost, _ := e.estimateLocked(j.u, now)
@@ -480,10 +411,6 @@ func (e *Engine) dropJobLocked(j *job) {
 
 // detachLocked removes j from where it is kept.
 func (e *Engine) detachLocked(j *job) {
-	if j.kind == jobDay {
-		e.dayJobs = slices.DeleteFunc(e.dayJobs, func(o *job) bool { return o == j })
-		return
-	}
 	if j.u.job == j {
 		j.u.job = nil
 	}

@@ -155,14 +155,14 @@ func (e *Engine) sumLocked(u *unit, now time.Time, today bool) *Result {
 	return res
 }
 
-// dayTask is a closed day to read into the store, for base.
-type dayTask struct {
-	derive.Task
-	base *unit
-}
-
-// dayTasksLocked lists the closed days to read, in derive.Store.Tasks' order.
-func (e *Engine) dayTasksLocked(now time.Time) []dayTask {
+// dayUnitsLocked returns the units that read closed days into the store,
+// in derive.Store.Tasks' order, those in progress first. A closed day's
+// unit is an ordinary unit of its 1d unit's source with the day's fixed
+// range, worth 0.05 for the day that just ended (its provisional data
+// stands in) and 0.02 for history and second reads, per request: below
+// any unit's first data of up to 25 requests. It is dropped once its day
+// is stored, and kept while it backs off.
+func (e *Engine) dayUnitsLocked(now time.Time) []*unit {
 	var want []derive.Key
 	base := map[derive.Key]*unit{}
 	for _, u := range e.units {
@@ -176,12 +176,37 @@ func (e *Engine) dayTasksLocked(now time.Time) []dayTask {
 			}
 		}
 	}
-	tasks := e.days.Tasks(want, now)
-	out := make([]dayTask, len(tasks))
-	for i, t := range tasks {
-		out[i] = dayTask{Task: t, base: base[t.Key]}
+	var running, waiting []*unit
+	keep := map[derive.Task]*unit{}
+	yesterday := client.DateOf(now).AddDays(-1)
+	for _, t := range e.days.Tasks(want, now) {
+		u := e.dayUnits[t]
+		if u == nil {
+			b := base[t.Key]
+			rng := client.DateRange{From: t.Key.Day, To: t.Key.Day.AddDays(1)}
+			u = &unit{Unit: b.Unit, src: b.src, base: b, fixed: &fixedRange{rng: rng, done: func(u *unit, res *Result, err error, now time.Time) {
+				e.finishDay(t, u, res, err, now)
+			}}}
+		}
+		u.fixed.worth = 0.02
+		if t.Key.Day == yesterday && !t.Reread {
+			u.fixed.worth = 0.05
+		}
+		keep[t] = u
+		if u.job != nil {
+			running = append(running, u)
+		} else {
+			waiting = append(waiting, u)
+		}
 	}
-	return out
+	for k, u := range e.dayUnits {
+		if keep[k] == nil && u.job != nil {
+			keep[k] = u
+			running = append(running, u)
+		}
+	}
+	e.dayUnits = keep
+	return append(running, waiting...)
 }
 
 // pruneDaysLocked drops days no window needs any more.
@@ -198,21 +223,22 @@ func (e *Engine) pruneDaysLocked(now time.Time) {
 	e.days.Prune(keep)
 }
 
-// finishDay stores a day read, or backs day reads off; a changed second read is counted.
-func (e *Engine) finishDay(j *job, res *Result, err error, now time.Time) {
-	t := j.day
+// finishDay stores the day a closed day's unit read, or backs the unit off;
+// a changed second read is counted.
+func (e *Engine) finishDay(t derive.Task, u *unit, res *Result, err error, now time.Time) {
 	if err == nil {
-		err = e.check(t.base, res)
+		err = e.check(u, res)
 	}
 	e.mu.Lock()
 	defer func() {
+		u.inFlight = false
 		e.changedLocked()
 		e.mu.Unlock()
 	}()
 	if err != nil {
 		if e.ctx.Err() == nil {
-			e.dayRetryAt = now.Add(failureBackoffBase)
-			level.Warn(e.logger).Log("msg", "reading a closed day into the day store failed; windows are read directly meanwhile", "collector", t.base.Source, "project", t.base.Project, "day", t.Key.Day.String(), "err", advice(err))
+			u.retryAt = now.Add(failureBackoffBase)
+			level.Warn(e.logger).Log("msg", "reading a closed day into the day store failed; windows are read directly meanwhile", "collector", u.Source, "project", u.Project, "day", t.Key.Day.String(), "err", advice(err))
 			if ra, has, ok := client.IsRateLimited(err); ok {
 				if !has || ra <= 0 {
 					ra = rateLimitBackoff.Delay(1)
@@ -223,10 +249,11 @@ func (e *Engine) finishDay(j *job, res *Result, err error, now time.Time) {
 		return
 	}
 	if old := e.days[t.Key]; old != nil && t.Reread && !old.Provisional && family0(old.Result) != family0(res) {
-		e.dayChanges.WithLabelValues(t.base.Source).Inc()
+		e.dayChanges.WithLabelValues(u.Source).Inc()
 	}
 	e.days.Put(t.Key, res, now, t.Reread)
-	e.deriveLocked(now, t.base)
+	delete(e.dayUnits, t)
+	e.deriveLocked(now, u.base)
 	if e.cfg.OnChange != nil {
 		go e.cfg.OnChange()
 	}
@@ -244,18 +271,62 @@ func family0(res *Result) float64 {
 	return v
 }
 
-// finishAudit compares a direct read with the sum of days; above maxDrift
-// the window falls back to direct reads.
-func (e *Engine) finishAudit(j *job, res *Result, err error, now time.Time) {
-	u := j.u
+// auditedWithTotals reports whether u is a derived page walk whose totals
+// unit is derived too: the totals' audit of the site-wide figure stands for both.
+func auditedWithTotals(u *unit) bool {
+	return u.derived && u.totals != nil && u.totals.derived
+}
+
+// auditUnitsLocked returns the units that audit derived windows. An audit
+// is an ordinary unit with a fixed range, the window's closed days, worth
+// 0.5/days a request, due a day after the last audit (in an hour at the
+// soonest while a closed day is provisional or due its second read: it is
+// audited once its days are read for good). An audit whose day ended
+// starts again.
+func (e *Engine) auditUnitsLocked(now time.Time) []*unit {
+	today := client.DateOf(now)
+	var out []*unit
+	for _, u := range e.units {
+		a := e.audits[u]
+		if !u.derived || auditedWithTotals(u) {
+			if a != nil && a.job != nil {
+				e.dropJobLocked(a.job) // read directly from now on, or audited with its totals
+			}
+			delete(e.audits, u)
+			continue
+		}
+		if a == nil {
+			a = &unit{Unit: u.Unit, src: u.src, pages: u.pages, fixed: &fixedRange{worth: 0.5 / float64(max(1, u.Window.Days)),
+				done: func(a *unit, res *Result, err error, now time.Time) { e.finishAudit(u, a, res, err, now) }}}
+			e.audits[u] = a
+		}
+		rng := client.DateRange{From: today.AddDays(-(u.Window.Days - 1)), To: today}
+		if a.job != nil && a.fixed.rng != rng {
+			e.dropJobLocked(a.job)
+		}
+		if a.job == nil {
+			a.fixed.rng = rng
+			a.retryAt = u.auditAt.Add(auditEvery)
+			if e.unsettledLocked(u, now) && a.retryAt.Before(now.Add(auditEvery/24)) {
+				a.retryAt = now.Add(auditEvery / 24)
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// finishAudit compares a's direct read of u with the sum of u's days; above
+// derive.MaxDrift the window falls back to direct reads.
+func (e *Engine) finishAudit(u, a *unit, res *Result, err error, now time.Time) {
 	e.mu.Lock()
 	defer func() {
 		e.changedLocked()
 		e.mu.Unlock()
 	}()
-	u.inFlight = false
+	a.inFlight = false
 	u.auditAt = now
-	if err != nil || !u.derived || !e.coveredLocked(u, now) || client.DateOf(now) != client.DateOf(j.started) {
+	if err != nil || !u.derived || !e.coveredLocked(u, now) || a.fixed.rng.To != client.DateOf(now) {
 		if err != nil && e.ctx.Err() == nil {
 			u.auditAt = now.Add(-auditEvery + failureBackoffBase) // try again soon
 			level.Warn(e.logger).Log("msg", "the audit of a derived window failed; it stays derived", "collector", u.Source, "project", u.Project, "window", u.Window.String(), "err", advice(err))

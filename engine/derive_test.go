@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -26,6 +27,7 @@ type daySource struct {
 	fetches atomic.Int64
 	days    atomic.Int64 // fetches of one closed day
 	late    atomic.Int64 // events of the day before t0 counted late: added to every read of it
+	failDay atomic.Bool  // reads of one closed day fail
 }
 
 func (s *daySource) Name() string { return "events" }
@@ -58,6 +60,9 @@ func (s *daySource) Fetch(ctx context.Context, _ Unit, r client.DateRange, _ int
 		n++
 	}
 	if n == 1 && !r.To.Time().After(s.now()) {
+		if s.failDay.Load() {
+			return nil, errors.New("closed day unavailable")
+		}
 		s.days.Add(1)
 	}
 	if n > 1 && s.shift.Load() {
@@ -202,9 +207,7 @@ func TestDerivedWindowsStayFreshAcrossMidnight(t *testing.T) {
 	r.clock.Advance(12*time.Hour - time.Minute) // 23:59
 	r.settle()
 	reads := src.days.Load()
-	r.e.mu.Lock()
-	r.e.dayRetryAt = r.clock.Now().Add(time.Hour) // hold the day reads back, as a failed read would
-	r.e.mu.Unlock()
+	src.failDay.Store(true)          // the day reads fail and back off
 	r.clock.Advance(2 * time.Minute) // 00:01
 	r.settle()
 	if n := src.days.Load() - reads; n != 0 {

@@ -22,9 +22,10 @@
 // budget, and in the hour before UTC midnight a request more for every 1d
 // one-request unit, that only units without data and 1d units showing the
 // day that ended may use, so those read the new day within minutes of
-// midnight. A closed day for the day store is worth 0.05 (the day that just
-// ended; its provisional data stands in) or 0.02 (history, second reads), an
-// audit 0.5/days. The landing
+// midnight. A unit of a fixed range is worth what its purpose gives it: a
+// closed day for the day store 0.05 (the day that just ended; its
+// provisional data stands in) or 0.02 (history, second reads), an audit
+// 0.5/days. The landing
 // page's "next request", expected starts and mintlify_refresh_interval_seconds
 // come from the same rule run forward over the ledger (schedule.Forecast).
 //
@@ -39,8 +40,9 @@
 //     analytics request.
 //   - collect.go: the exposition, rendered once per refresh (package
 //     engine/exposition), and the units' States for the landing page.
-//   - derive.go: windows of a Summer, summed from the day store (package
-//     engine/derive holds its arithmetic).
+//   - derive.go: windows of a Summer, summed from the day store; the units
+//     of fixed ranges that fill the store (closed days) and audit the sums
+//     (package engine/derive holds the arithmetic).
 //   - state.go: the State that package statefile saves and New restores.
 //
 // Package engine/budget is the ledger and the client's Allow hook; package
@@ -50,7 +52,8 @@
 //
 //   - source: one kind of data (visitors, views, ...), in package collector.
 //   - window: N calendar days in UTC ending today; "Nd:site" asks site-wide figures only.
-//   - unit: source × project × window, refreshed all or nothing.
+//   - unit: source × project × window, refreshed all or nothing; or, for
+//     derive.go, a fixed range (a closed day, an audit) read once.
 //   - totals and pages: the two units of a window of visitors or views:
 //     one request with limit=1, and the page walk.
 //   - walk: a fetch of many requests that yields between pages, resumable.

@@ -74,11 +74,11 @@ type Engine struct {
 	// firstRoundLogged and allDataLogged keep two log lines to one each.
 	firstRoundLogged, allDataLogged bool
 	skipLogged                      map[string]bool
-	// days is the day store; dayRetryAt holds reads back after a failure.
-	days       derive.Store[*Result]
-	dayRetryAt time.Time
-	// dayJobs are day reads in progress.
-	dayJobs    []*job
+	// days is the day store; dayUnits the units reading its closed days.
+	days     derive.Store[*Result]
+	dayUnits map[derive.Task]*unit
+	// audits are the units auditing derived windows, by window.
+	audits     map[*unit]*unit
 	dayChanges *prometheus.CounterVec
 	// connErrs logs a connection failure once per kind for the engine.
 	connErrs errstate.State
@@ -134,6 +134,26 @@ type unit struct {
 	drift    float64
 	audited  bool
 	fallback string
+	// fixed is set on a unit that reads a fixed range instead of its
+	// window (a closed day for the day store); it is not in Engine.units.
+	fixed *fixedRange
+}
+
+// fixedRange is what a unit of a fixed date range reads, and what its
+// result is for. Once it is read it is never stale: done drops the unit.
+type fixedRange struct {
+	rng   client.DateRange
+	worth float64 // its data's worth under the rule
+	// done takes the result or the error; the caller holds no lock.
+	done func(u *unit, res *Result, err error, now time.Time)
+}
+
+// rangeAt is the range u reads at now: its window's, or its fixed range.
+func (u *unit) rangeAt(now time.Time) client.DateRange {
+	if u.fixed != nil {
+		return u.fixed.rng
+	}
+	return u.Window.Range(now)
 }
 
 // snapshot is the immutable result of one successful refresh, rendered.
@@ -165,6 +185,7 @@ func New(cfg Config) (*Engine, error) {
 		done:       make(chan struct{}),
 		skipLogged: map[string]bool{},
 		days:       derive.Store[*Result]{},
+		audits:     map[*unit]*unit{},
 		dayChanges: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "mintlify_derived_day_changes_total",
 			Help: "Closed days of derived windows whose second read changed the site-wide figure.",

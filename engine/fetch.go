@@ -45,20 +45,9 @@ type Splitter interface {
 	SplitsTotals() bool
 }
 
-// jobKind says what a job's result is for.
-type jobKind int
-
-const (
-	jobRefresh jobKind = iota // the unit's data
-	jobDay                    // a closed day for the day store
-	jobAudit                  // a direct read of a derived window's closed days
-)
-
 // job is a fetch in progress, advanced one request at a time.
 type job struct {
-	kind       jobKind
-	u          *unit // the unit refreshed or audited; the base unit for a day
-	day        *dayTask
+	u          *unit // the unit refreshed
 	rng        client.DateRange
 	started    time.Time
 	walk       Walk

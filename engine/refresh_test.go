@@ -289,7 +289,7 @@ func TestWalkStartsAgainAtMidnight(t *testing.T) {
 	} {
 		w := *u
 		w.Window.Days = tc.days
-		j := &job{kind: jobRefresh, u: &w, rng: tc.rng, started: tc.started}
+		j := &job{u: &w, rng: tc.rng, started: tc.started}
 		if got := r.e.expiredLocked(j, now); got != tc.want {
 			t.Errorf("%s: expired %v, want %v", tc.name, got, tc.want)
 		}

@@ -77,7 +77,7 @@ func (e *Engine) State() State {
 	}
 	st.Days = e.dayStateLocked()
 	for _, u := range e.units {
-		if j := u.job; j != nil && j.kind == jobRefresh && j.progress != nil {
+		if j := u.job; j != nil && j.progress != nil {
 			st.Walks = append(st.Walks, WalkData{Source: u.Source, Project: u.Project, Window: u.Window.String(),
 				Started: j.started, Progress: *j.progress})
 		}
@@ -328,7 +328,7 @@ func (e *Engine) resumedJobLocked(u *unit, res Resumer, d WalkData, now time.Tim
 	}
 	// totalsDone: the first page's totals were read before the restart,
 	// too long ago to count as the totals unit's refresh now.
-	j := &job{kind: jobRefresh, u: u, rng: rng, started: d.Started, walk: w, sent: w.Sent(), progress: &d.Progress, totalsDone: true}
+	j := &job{u: u, rng: rng, started: d.Started, walk: w, sent: w.Sent(), progress: &d.Progress, totalsDone: true}
 	if e.expiredLocked(j, now) {
 		return nil, fmt.Errorf("started %s ago with %d requests sent: too old to finish consistently", now.Sub(d.Started).Round(time.Second), w.Sent())
 	}

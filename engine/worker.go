@@ -25,7 +25,7 @@ func (e *Engine) work() {
 		e.sleep.Unlock()
 		e.mu.Lock()
 		j, next := e.decideLocked(now)
-		if j != nil && j.kind != jobDay {
+		if j != nil {
 			j.u.inFlight = true
 		}
 		e.changedLocked()
@@ -128,10 +128,8 @@ func (e *Engine) step(j *job) {
 		}
 	}
 	if wait {
-		if j.kind != jobDay {
-			j.u.inFlight = false
-		}
-		if rw, ok := j.walk.(Resumable); ok && j.kind == jobRefresh && err == nil {
+		j.u.inFlight = false
+		if rw, ok := j.walk.(Resumable); ok && j.u.fixed == nil && err == nil {
 			if p, ok := rw.Progress(); ok {
 				j.progress = &p
 				if e.cfg.OnChange != nil {
@@ -151,19 +149,16 @@ func (e *Engine) step(j *job) {
 	if err == nil {
 		res, err = j.walk.Result()
 	}
-	switch j.kind {
-	case jobDay:
-		e.finishDay(j, res, err, now)
-	case jobAudit:
-		e.finishAudit(j, res, err, now)
-	default:
-		e.finishRefresh(j, res, err, now)
-	}
+	e.finishRefresh(j, res, err, now)
 }
 
 // finishRefresh installs a refresh's result, or records its failure.
 func (e *Engine) finishRefresh(j *job, res *Result, err error, end time.Time) {
 	u := j.u
+	if u.fixed != nil {
+		u.fixed.done(u, res, err, end)
+		return
+	}
 	took := end.Sub(j.started)
 	if err == nil {
 		err = e.check(u, res)
@@ -181,7 +176,7 @@ func (e *Engine) finishRefresh(j *job, res *Result, err error, end time.Time) {
 func (e *Engine) installTotalsLocked(j *job, res *Result, at time.Time) {
 	j.totalsDone = true
 	t := j.u.totals
-	if j.kind != jobRefresh || t == nil || t.job != nil || t.inFlight || t.derived ||
+	if t == nil || t.job != nil || t.inFlight || t.derived ||
 		j.rng != t.Window.Range(at) || (t.snap != nil && !t.snap.completed.Before(at)) {
 		return
 	}
