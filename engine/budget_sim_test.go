@@ -18,7 +18,6 @@ import (
 	"github.com/go-kit/log"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
-	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
 )
@@ -92,15 +91,7 @@ func runBudgetWorld(t *testing.T, w budgetWorld, hours int) *budgetRun {
 	t.Cleanup(srv.Close)
 	b := newSimBudget(perHour, clk)
 	c := simClient(t, srv.URL(), clk, b.allow)
-	sources, err := collector.Build([]string{"visitors", "views", "assistant", "feedback", "searches"}, c,
-		collector.Options{PageSize: 250, MaxPages: 1000, Filter: collector.PathFilter{MaxPaths: 5000}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var windows []engine.Window
-	for _, s := range []string{"1d", "7d", "30d"} {
-		windows = append(windows, windowOf(t, s))
-	}
+	sources, windows := defaultSources(t, c)
 	e, err := engine.New(engine.Config{Sources: sources, Projects: projects, Windows: windows,
 		MinInterval: 15 * time.Minute, Budget: b.Budget, Status: health.NewStatus(), Logger: log.NewNopLogger(),
 		Now: clk.Now, WaitUntil: clk.WaitUntil, DeriveWindows: true})

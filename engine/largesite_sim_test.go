@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
-	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
 )
@@ -32,15 +31,7 @@ func TestLargeSiteSimulation(t *testing.T) {
 	t.Cleanup(srv.Close)
 	b := newSimBudget(budget, clk)
 	c := simClient(t, srv.URL(), clk, b.allow)
-	sources, err := collector.Build([]string{"visitors", "views", "assistant", "feedback", "searches"}, c,
-		collector.Options{PageSize: 250, MaxPages: 1000, Filter: collector.PathFilter{MaxPaths: 5000}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var windows []engine.Window
-	for _, w := range []string{"1d", "7d", "30d"} {
-		windows = append(windows, windowOf(t, w))
-	}
+	sources, windows := defaultSources(t, c)
 	e, err := engine.New(engine.Config{Sources: sources, Projects: []string{"huge"}, Windows: windows,
 		MinInterval: 15 * time.Minute, Budget: b.Budget, Status: health.NewStatus(),
 		Now: clk.Now, WaitUntil: clk.WaitUntil, DeriveWindows: true})

@@ -249,6 +249,23 @@ func simulate(t *testing.T, minInterval time.Duration, hours, budget int, window
 	return res
 }
 
+// defaultSources builds the default analytics sources on c as the
+// acceptance simulations run them (rows unsorted: every walk reads every
+// page), with the default windows 1d, 7d and 30d.
+func defaultSources(t *testing.T, c *client.Client) ([]engine.Source, []engine.Window) {
+	t.Helper()
+	sources, err := collector.Build([]string{"visitors", "views", "assistant", "feedback", "searches"}, c,
+		collector.Options{PageSize: 250, MaxPages: 1000, Filter: collector.PathFilter{MaxPaths: 5000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var windows []engine.Window
+	for _, w := range []string{"1d", "7d", "30d"} {
+		windows = append(windows, windowOf(t, w))
+	}
+	return sources, windows
+}
+
 func windowOf(t *testing.T, s string) engine.Window {
 	w, err := engine.ParseWindow(s)
 	if err != nil {
