@@ -284,6 +284,9 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 		u.waitAt, u.waitWhy = time.Time{}, ""
 		if starts[i].After(now) || picked < 0 && starts[i].IsZero() {
 			u.waitAt, u.waitWhy = starts[i], "budget"
+			if u.waitAt.IsZero() { // past the forecast's horizon
+				u.waitAt = now.Add(forecastSpan)
+			}
 			if view.Paused {
 				u.waitWhy = "paused"
 			}
