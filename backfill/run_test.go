@@ -424,8 +424,11 @@ func TestProgress(t *testing.T) {
 	}
 }
 
-// TestPromtoolAcceptsOutput loads a pages backfill with the real promtool.
-func TestPromtoolAcceptsOutput(t *testing.T) {
+// promtoolForTSDB returns the Debian promtool for a test that runs
+// `promtool tsdb create-blocks-from`: such a test is skipped under -short,
+// and fails under CI when promtool is missing.
+func promtoolForTSDB(t *testing.T) string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("runs promtool tsdb create-blocks-from (seconds): skipped under -short")
 	}
@@ -436,6 +439,12 @@ func TestPromtoolAcceptsOutput(t *testing.T) {
 		}
 		t.Skip("promtool is missing (Debian package prometheus)")
 	}
+	return promtool
+}
+
+// TestPromtoolAcceptsOutput loads a pages backfill with the real promtool.
+func TestPromtoolAcceptsOutput(t *testing.T) {
+	promtool := promtoolForTSDB(t)
 	h := newHarness(t)
 	out := h.path("history.om")
 	cfg := h.config(day(0), day(3), out)

@@ -267,16 +267,7 @@ func TestStreamHistoryOpenMetrics(t *testing.T) {
 
 // TestStreamHistoryPromtool loads the history with the real promtool.
 func TestStreamHistoryPromtool(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs promtool tsdb create-blocks-from (seconds): skipped under -short")
-	}
-	promtool, err := exec.LookPath("promtool")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("promtool is missing (Debian package prometheus)")
-		}
-		t.Skip("promtool is missing (Debian package prometheus)")
-	}
+	promtool := promtoolForTSDB(t)
 	out, _, _, _ := streamHistoryFile(t)
 	blocks := filepath.Join(t.TempDir(), "blocks")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
