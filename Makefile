@@ -94,8 +94,8 @@ cover:
 mutate:
 	@mkdir -p .tools/bin
 	cd tools/gremlins && $(GO) build -o ../../.tools/bin/gremlins github.com/go-gremlins/gremlins/cmd/gremlins
-	for p in schedule budget derive exposition health; do \
-	  .tools/bin/gremlins unleash --workers 1 --timeout-coefficient 20 --threshold-efficacy 90 ./engine/$$p || exit 1; done
+	for p in engine/schedule engine/derive budget exposition health; do \
+	  .tools/bin/gremlins unleash --workers 1 --timeout-coefficient 20 --threshold-efficacy 90 ./$$p || exit 1; done
 
 ## mutate-engine: the same over the engine's orchestration (package engine), without the simulations
 ## (-short: with them every mutant takes 35 s); about 12 minutes with 2 workers. Not a gate; docs/dev/benchmarks.md has the figure.

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mintlify-exporter/mintlify_exporter/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
-	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/backoff"
 	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 )

@@ -6,12 +6,12 @@ import (
 
 	"github.com/go-kit/log"
 
+	"github.com/mintlify-exporter/mintlify_exporter/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
-	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
-	"github.com/mintlify-exporter/mintlify_exporter/engine/exposition"
-	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
+	"github.com/mintlify-exporter/mintlify_exporter/exposition"
+	"github.com/mintlify-exporter/mintlify_exporter/health"
 )
 
 // The engine's names, as the collector's tests use them.

@@ -15,7 +15,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
-	"github.com/mintlify-exporter/mintlify_exporter/engine/exposition"
+	"github.com/mintlify-exporter/mintlify_exporter/exposition"
 )
 
 // FuzzSanitizeLabel: a sanitized path is valid UTF-8, unchanged when it

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mintlify-exporter/mintlify_exporter/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
-	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
 )
 
 // certificateError is what the client returns for a fake API behind TLS

@@ -39,14 +39,15 @@
 //     mintlify_up to 0, logs once and backs off; a 429 pauses every
 //     analytics request.
 //   - collect.go: the exposition, rendered once per refresh (package
-//     engine/exposition), and the units' States for the landing page.
+//     exposition), and the units' States for the landing page.
 //   - derive.go: windows of a Summer, summed from the day store; the units
 //     of fixed ranges that fill the store (closed days) and audit the sums
 //     (package engine/derive holds the arithmetic).
 //   - state.go: the State that package statefile saves and New restores.
 //
-// Package engine/budget is the ledger and the client's Allow hook; package
-// engine/health exports mintlify_up and the refresh metrics.
+// Package budget is the ledger and the client's Allow hook; package health
+// exports mintlify_up and the refresh metrics. Both, and package
+// exposition, are shared with the job watcher, the stream and backfill.
 //
 // # Glossary
 //

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mintlify-exporter/mintlify_exporter/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/client"
-	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
 )
 
 // oneUnit is a rig of one one-request source ("one") over projects and

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
+	"github.com/mintlify-exporter/mintlify_exporter/budget"
 )
 
 // restartHourly runs an engine with one walk of cost requests at 20 an

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/mintlify-exporter/mintlify_exporter/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/client"
-	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
 )
 
 // maxSleep bounds a sleep on real timers, so that a clock that jumps (a

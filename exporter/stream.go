@@ -12,7 +12,7 @@ import (
 	"github.com/go-kit/log/level"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/mintlify-exporter/mintlify_exporter/engine/health"
+	"github.com/mintlify-exporter/mintlify_exporter/health"
 	"github.com/mintlify-exporter/mintlify_exporter/landingpage"
 	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 	"github.com/mintlify-exporter/mintlify_exporter/stream"

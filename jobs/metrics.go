@@ -8,7 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
-	"github.com/mintlify-exporter/mintlify_exporter/engine/exposition"
+	"github.com/mintlify-exporter/mintlify_exporter/exposition"
 )
 
 var (

@@ -19,7 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/common/expfmt"
 
-	"github.com/mintlify-exporter/mintlify_exporter/engine/exposition"
+	"github.com/mintlify-exporter/mintlify_exporter/exposition"
 )
 
 // Cached is the engine: the pre-rendered families, and the same as a

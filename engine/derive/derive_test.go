@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
-	"github.com/mintlify-exporter/mintlify_exporter/engine/exposition"
+	"github.com/mintlify-exporter/mintlify_exporter/exposition"
 )
 
 var now = time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)

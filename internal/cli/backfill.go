@@ -14,9 +14,9 @@ import (
 	"github.com/go-kit/log"
 
 	"github.com/mintlify-exporter/mintlify_exporter/backfill"
+	"github.com/mintlify-exporter/mintlify_exporter/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
-	"github.com/mintlify-exporter/mintlify_exporter/engine/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/exporter"
 )
 
