@@ -215,6 +215,9 @@ exit 1
 // runs in different time zones and umasks; go build is a stand-in (the
 // binary's reproducibility is TestCrossbuild's).
 func TestCrossbuildArchives(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs crossbuild.sh and syft over six archives, twice (about 10 s): skipped with -short")
+	}
 	goStub := filepath.Join(t.TempDir(), "go")
 	if err := os.WriteFile(goStub, []byte(fakeGo), 0o755); err != nil {
 		t.Fatal(err)
