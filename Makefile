@@ -89,12 +89,12 @@ cover:
 	@$(GO) tool cover -func=coverage.txt | tail -1
 
 ## mutate: mutation testing (gremlins, pinned in tools/gremlins) of the engine's pure parts: the scheduler,
-## the budget, the derived windows' arithmetic, the exposition and health; each must kill 90 % of its
+## the budget, the derived windows (package derived), the exposition and health; each must kill 90 % of its
 ## mutants (docs/dev/benchmarks.md has the figures). A few minutes on 2 cores; not part of make test.
 mutate:
 	@mkdir -p .tools/bin
 	cd tools/gremlins && $(GO) build -o ../../.tools/bin/gremlins github.com/go-gremlins/gremlins/cmd/gremlins
-	for p in engine/schedule engine/derive budget exposition health; do \
+	for p in engine/schedule derived budget exposition health; do \
 	  .tools/bin/gremlins unleash --workers 1 --timeout-coefficient 20 --threshold-efficacy 90 ./$$p || exit 1; done
 
 ## mutate-engine: the same over the engine's orchestration (package engine), without the simulations

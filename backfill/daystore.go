@@ -7,13 +7,14 @@ import (
 
 	"github.com/go-kit/log"
 
+	"github.com/mintlify-exporter/mintlify_exporter/derived"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 )
 
 // seedDayStore adds the days a run fetched to the day store of the
 // exporter's --cache.file, so that a new installation derives its windows
-// (engine.Summer) at once instead of reading every closed day again. Only
+// (derived.Summer) at once instead of reading every closed day again. Only
 // additive sources' days are kept; the rest of the file (units, ledger) is
 // left as it was. A site-only run seeds the days of Nd:site windows, a
 // --backfill.pages run those of full windows.
@@ -22,14 +23,14 @@ func seedDayStore(cfg Config, entries []*entry) (int, error) {
 	for _, s := range cfg.Sources {
 		byName[s.Name()] = s
 	}
-	var days []engine.DayData
+	var days []derived.Day
 	for _, e := range entries {
 		src := byName[e.Source]
-		sum, ok := src.(engine.Summer)
+		sum, ok := src.(derived.Summer)
 		if !ok || !sum.Additive(engine.Unit{Source: e.Source, Project: e.Project, Window: unitWindow(cfg.Pages)}) {
 			continue
 		}
-		d := engine.DayData{Source: e.Source, Project: e.Project, Site: !cfg.Pages, Day: e.Day, ReadAt: e.At,
+		d := derived.Day{Source: e.Source, Project: e.Project, Site: !cfg.Pages, Day: e.Day, ReadAt: e.At,
 			Cost: e.Requests, Families: map[string][]engine.Sample{}}
 		for _, f := range e.Families {
 			for _, s := range f.Series {
@@ -45,8 +46,8 @@ func seedDayStore(cfg Config, entries []*entry) (int, error) {
 		}
 		days = append(days, d)
 	}
-	st := statefile.Load(cfg.CacheFile, log.NewNopLogger())
-	st = cmp.Or(st, &engine.State{})
+	st := statefile.LoadFile(cfg.CacheFile, log.NewNopLogger())
+	st = cmp.Or(st, &statefile.File{})
 	type dayID struct {
 		source, project, day string
 		site                 bool
@@ -63,7 +64,10 @@ func seedDayStore(cfg Config, entries []*entry) (int, error) {
 		index[dayID{d.Source, d.Project, d.Day, d.Site}] = len(st.Days)
 		st.Days = append(st.Days, d)
 	}
-	saver := statefile.NewSaver(cfg.CacheFile, func() engine.State { return *st }, log.NewNopLogger())
+	saver := statefile.NewPartsSaver(cfg.CacheFile, statefile.Parts{
+		Engine: func() engine.State { return st.State },
+		Days:   func() []derived.Day { return st.Days },
+	}, log.NewNopLogger())
 	saver.Save()
 	saver.Close()
 	if statefile.Load(cfg.CacheFile, log.NewNopLogger()) == nil {

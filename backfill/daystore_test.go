@@ -30,7 +30,7 @@ func TestSeedsTheDayStore(t *testing.T) {
 		if res.Seeded != 7 {
 			t.Fatalf("pages=%v: %d days seeded, want 7 (views only)", pages, res.Seeded)
 		}
-		st := statefile.Load(cache, log.NewNopLogger())
+		st := statefile.LoadFile(cache, log.NewNopLogger())
 		if st == nil || len(st.Days) != 7 {
 			t.Fatalf("pages=%v: the cache file holds %v", pages, st)
 		}
@@ -53,7 +53,7 @@ func TestSeedsTheDayStore(t *testing.T) {
 		cfg = h.config(day(0), day(6), h.path("out2.om"))
 		cfg.Pages, cfg.CacheFile = pages, cache
 		h.mustRun(cfg)
-		if st := statefile.Load(cache, log.NewNopLogger()); st == nil || len(st.Days) != 7 {
+		if st := statefile.LoadFile(cache, log.NewNopLogger()); st == nil || len(st.Days) != 7 {
 			t.Fatalf("pages=%v: a second run left %d days, want 7", pages, len(st.Days))
 		}
 	}

@@ -4,8 +4,8 @@ import (
 	"context"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/derived"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
-	"github.com/mintlify-exporter/mintlify_exporter/engine/derive"
 )
 
 // AssistantClient is what the assistant source needs of *client.Client.
@@ -59,12 +59,12 @@ func (a *Assistant) Fetch(ctx context.Context, u engine.Unit, r client.DateRange
 	return &engine.Result{Samples: [][]engine.Sample{samples}, Cost: 1, Summary: "queries by caller"}, nil
 }
 
-// Additive implements engine.Summer.
+// Additive implements derived.Summer.
 func (*Assistant) Additive(engine.Unit) bool { return true }
 
-// Sum implements engine.Summer.
+// Sum implements derived.Summer.
 func (*Assistant) Sum(_ engine.Unit, days []*engine.Result) *engine.Result {
-	return &engine.Result{Samples: [][]engine.Sample{derive.SumSamples(familyOf(days, 0)...)}}
+	return &engine.Result{Samples: [][]engine.Sample{derived.SumSamples(familyOf(days, 0)...)}}
 }
 
-var _ engine.Summer = (*Assistant)(nil)
+var _ derived.Summer = (*Assistant)(nil)

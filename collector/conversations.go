@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/derived"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
-	"github.com/mintlify-exporter/mintlify_exporter/engine/derive"
 	"github.com/mintlify-exporter/mintlify_exporter/exposition"
 )
 
@@ -93,21 +93,21 @@ func (c *Conversations) Fetch(ctx context.Context, u engine.Unit, r client.DateR
 		Summary: fmt.Sprintf("%d turns", res.Turns)}, nil
 }
 
-// Additive implements engine.Summer.
+// Additive implements derived.Summer.
 func (*Conversations) Additive(engine.Unit) bool { return true }
 
-// Sum implements engine.Summer.
+// Sum implements derived.Summer.
 func (*Conversations) Sum(_ engine.Unit, days []*engine.Result) *engine.Result {
 	return &engine.Result{Samples: [][]engine.Sample{sumFamily(days, 0)}}
 }
 
 // sumFamily sums family i over the days, series ordered by their labels.
 func sumFamily(days []*engine.Result, i int) []engine.Sample {
-	s := derive.SumSamples(familyOf(days, i)...)
+	s := derived.SumSamples(familyOf(days, i)...)
 	slices.SortStableFunc(s, func(a, b engine.Sample) int {
 		return cmp.Or(strings.Compare(a.Labels[0], b.Labels[0]), strings.Compare(a.Labels[1], b.Labels[1]))
 	})
 	return s
 }
 
-var _ engine.Summer = (*Conversations)(nil)
+var _ derived.Summer = (*Conversations)(nil)

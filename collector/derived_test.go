@@ -10,6 +10,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/derived"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/health"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
@@ -20,10 +21,11 @@ import (
 type derivedEnv struct {
 	srv     *mintlifytest.Server
 	e       *engine.Engine
+	l       *derived.Layer
 	sources []engine.Source
 }
 
-func newDerivedEnv(t *testing.T, restore *engine.State, opts ...mintlifytest.Option) *derivedEnv {
+func newDerivedEnv(t *testing.T, restore *engine.State, days []derived.Day, opts ...mintlifytest.Option) *derivedEnv {
 	t.Helper()
 	clk := mintlifytest.NewClock(day0)
 	clock := clk.Now
@@ -40,8 +42,9 @@ func newDerivedEnv(t *testing.T, restore *engine.State, opts ...mintlifytest.Opt
 	for _, w := range []string{"1d", "7d", "30d"} {
 		ws = append(ws, windowOf(t, w))
 	}
+	l := derived.New(derived.Config{Days: days})
 	e, err := engine.New(engine.Config{Sources: srcs, Projects: []string{"docs"}, Windows: ws, MinInterval: 15 * time.Minute,
-		Budget: b, Status: health.NewStatus(), Now: clock, WaitUntil: clk.WaitUntil, DeriveWindows: true, Restore: restore})
+		Budget: b, Status: health.NewStatus(), Now: clock, WaitUntil: clk.WaitUntil, Layer: l, Restore: restore})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +54,7 @@ func newDerivedEnv(t *testing.T, restore *engine.State, opts ...mintlifytest.Opt
 	if !clk.Settle(1, 3*time.Minute) {
 		t.Fatalf("the engine did not settle: %+v", e.States())
 	}
-	return &derivedEnv{srv: srv, e: e, sources: srcs}
+	return &derivedEnv{srv: srv, e: e, l: l, sources: srcs}
 }
 
 // TestDerivedWindowsEqualDirectReads: with every closed day in the store,
@@ -59,7 +62,7 @@ func newDerivedEnv(t *testing.T, restore *engine.State, opts ...mintlifytest.Opt
 // conversation turns are derived, and equal exactly what a direct read of
 // the window answers.
 func TestDerivedWindowsEqualDirectReads(t *testing.T) {
-	env := newDerivedEnv(t, nil)
+	env := newDerivedEnv(t, nil, nil)
 	derived := 0
 	for _, st := range env.e.States() {
 		if st.Window.Days == 1 {
@@ -136,16 +139,16 @@ func closedDayReads(srv *mintlifytest.Server) int {
 // keeps the day store, derives its windows at once and reads no closed day
 // again.
 func TestDerivedWindowsSurviveARestart(t *testing.T) {
-	first := newDerivedEnv(t, nil)
+	first := newDerivedEnv(t, nil, nil)
 	if n := closedDayReads(first.srv); n < 29*4 {
 		t.Fatalf("the first run read %d closed days, want at least 29 for each of 4 sources", n)
 	}
-	st := first.e.State()
-	if len(st.Days) < 29*4 {
-		t.Fatalf("the state holds %d days, want at least 116", len(st.Days))
+	st, days := first.e.State(), first.l.Days()
+	if len(days) < 29*4 {
+		t.Fatalf("the state holds %d days, want at least 116", len(days))
 	}
 	first.e.Close()
-	second := newDerivedEnv(t, &st)
+	second := newDerivedEnv(t, &st, days)
 	if n := closedDayReads(second.srv); n != 0 {
 		t.Errorf("the restart read %d closed days again", n)
 	}

@@ -2,7 +2,7 @@
 // source (paths.go: visitors and views, one source with two descriptors;
 // assistant.go, feedback.go, searches.go, conversations.go), each with its
 // Descriptor, its families, its engine.Source methods and, for additive
-// sources, its engine.Summer methods. collector.go lists the descriptors
+// sources, its derived.Summer methods. collector.go lists the descriptors
 // in exposition order (Sources) and builds the sources; keyfile.go exports
 // the state of the API key file.
 //

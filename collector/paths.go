@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/derived"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
-	"github.com/mintlify-exporter/mintlify_exporter/engine/derive"
 	"github.com/mintlify-exporter/mintlify_exporter/exposition"
 )
 
@@ -214,7 +214,7 @@ func (*Paths) SplitsTotals() bool { return true }
 // Walks implements engine.Stepper: a full window is walked a page at a time.
 func (*Paths) Walks(u engine.Unit) bool { return !u.Window.Site }
 
-// Additive implements engine.Summer: views add up over days, visitors not.
+// Additive implements derived.Summer: views add up over days, visitors not.
 func (p *Paths) Additive(engine.Unit) bool { return p.kind.additive }
 
 // Fetch implements engine.Source: the site window's one request, or a
@@ -394,15 +394,15 @@ func appendTraffic(s []engine.Sample, path string, c client.Counts) []engine.Sam
 	return s
 }
 
-// Sum implements engine.Summer for views (visitors are not Additive): paths ranked by summed total and cut to
+// Sum implements derived.Summer for views (visitors are not Additive): paths ranked by summed total and cut to
 // --analytics.max-paths, as a direct read would.
 func (v *Paths) Sum(u engine.Unit, days []*engine.Result) *engine.Result {
 	out := &engine.Result{Samples: make([][]engine.Sample, len(viewsFamilies))}
-	out.Samples[viewsSite] = derive.SumSamples(familyOf(days, viewsSite)...)
+	out.Samples[viewsSite] = derived.SumSamples(familyOf(days, viewsSite)...)
 	if u.Window.Site {
 		return out
 	}
-	page := derive.SumSamples(familyOf(days, viewsPage)...)
+	page := derived.SumSamples(familyOf(days, viewsPage)...)
 	total := map[string]float64{}
 	for _, s := range page {
 		total[s.Labels[0]] += s.Value
@@ -435,6 +435,6 @@ func (v *Paths) Sum(u engine.Unit, days []*engine.Result) *engine.Result {
 
 var (
 	_ engine.Resumer   = (*Paths)(nil)
-	_ engine.Summer    = (*Paths)(nil)
+	_ derived.Summer   = (*Paths)(nil)
 	_ engine.Resumable = (*pathsWalk)(nil)
 )

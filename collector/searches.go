@@ -6,8 +6,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/derived"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
-	"github.com/mintlify-exporter/mintlify_exporter/engine/derive"
 	"github.com/mintlify-exporter/mintlify_exporter/exposition"
 )
 
@@ -129,14 +129,14 @@ func TermLabel(q string) string {
 	return q
 }
 
-// Additive implements engine.Summer: top terms do not add up over days.
+// Additive implements derived.Summer: top terms do not add up over days.
 func (s *Searches) Additive(u engine.Unit) bool { return s.topTerms == 0 || u.Window.Site }
 
-// Sum implements engine.Summer.
+// Sum implements derived.Summer.
 func (*Searches) Sum(_ engine.Unit, days []*engine.Result) *engine.Result {
 	out := &engine.Result{Samples: make([][]engine.Sample, len(searchesFamilies))}
-	out.Samples[searchesTotal] = derive.SumSamples(familyOf(days, searchesTotal)...)
+	out.Samples[searchesTotal] = derived.SumSamples(familyOf(days, searchesTotal)...)
 	return out
 }
 
-var _ engine.Summer = (*Searches)(nil)
+var _ derived.Summer = (*Searches)(nil)

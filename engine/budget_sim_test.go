@@ -18,6 +18,7 @@ import (
 	"github.com/go-kit/log"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/derived"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/health"
 )
@@ -94,7 +95,7 @@ func runBudgetWorld(t *testing.T, w budgetWorld, hours int) *budgetRun {
 	sources, windows := defaultSources(t, c)
 	e, err := engine.New(engine.Config{Sources: sources, Projects: projects, Windows: windows,
 		MinInterval: 15 * time.Minute, Budget: b.Budget, Status: health.NewStatus(), Logger: log.NewNopLogger(),
-		Now: clk.Now, WaitUntil: clk.WaitUntil, DeriveWindows: true})
+		Now: clk.Now, WaitUntil: clk.WaitUntil, Layer: derived.New(derived.Config{})})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,10 +30,6 @@ type CostGrouper interface {
 // about 1,000 paths); it only orders the first round.
 const unknownCost = 4
 
-// derivedGrace is how long after UTC midnight a derived window waits for
-// the day that ended to reach the store before it is read directly.
-const derivedGrace = 2 * time.Hour
-
 // estimateLocked is the expected cost of u's next refresh, and whether it is
 // a bare guess. With data: its last cost, less the share that left the
 // window at midnight. Before: its CostEstimator, else the nearest sibling
@@ -41,10 +37,10 @@ const derivedGrace = 2 * time.Hour
 // another project). Walks are paced per request, so a low estimate never
 // exceeds the budget.
 func (e *Engine) estimateLocked(u *unit, now time.Time) (cost int, guess bool) {
-	if u.fixed != nil && u.base != nil {
-		u = u.base // a closed day costs what a day of its 1d unit costs
+	if u.fixed != nil {
+		u = u.fixed.of // a fixed range costs what a read of its unit costs
 	}
-	if u.snap != nil && !u.snap.derived {
+	if u.snap != nil && !u.snap.served {
 		cost := u.snap.res.Cost
 		if u.snap.rng != u.Window.Range(now) {
 			days := max(1, u.Window.Days)
@@ -68,7 +64,7 @@ func (e *Engine) estimateLocked(u *unit, now time.Time) (cost int, guess bool) {
 	for _, sibling := range siblings {
 		best, bestDist := 0, math.Inf(1)
 		for _, o := range e.units {
-			if o == u || o.snap == nil || o.snap.derived || o.Window.Site != u.Window.Site || !sibling(o) {
+			if o == u || o.snap == nil || o.snap.served || o.Window.Site != u.Window.Site || !sibling(o) {
 				continue
 			}
 			// A tie goes to the longer window, whose cost bounds the shorter's.
@@ -147,7 +143,7 @@ func (e *Engine) cheapLocked(u *unit, cost int) bool {
 func (e *Engine) hourlyDaysLocked(now time.Time) int {
 	byDays := map[int]int{}
 	for _, u := range e.units {
-		if c, _ := e.estimateLocked(u, now); !u.derived && e.cheapLocked(u, c) {
+		if c, _ := e.estimateLocked(u, now); !e.servedLocked(u) && e.cheapLocked(u, c) {
 			byDays[u.Window.Days]++
 		}
 	}
@@ -179,7 +175,7 @@ func (e *Engine) unitCandidateLocked(u *unit, now time.Time, hourlyDays int) can
 	moved := u.snap != nil && u.snap.rng != u.Window.Range(now)
 	switch {
 	case u.fixed != nil:
-		s.Worth = u.fixed.worth
+		s.Worth, s.Totals = u.fixed.worth, u.fixed.totals
 	case u.snap == nil || cheap && u.Window.Days == 1 && moved:
 		s.Fresh, s.Reserved = true, true
 	case cheap && u.Window.Days <= hourlyDays && now.Sub(u.snap.completed) >= hourly:
@@ -206,7 +202,7 @@ func (e *Engine) reserveLocked(now time.Time) int {
 	}
 	n := 0
 	for _, u := range e.units {
-		if c, _ := e.estimateLocked(u, now); u.Window.Days == 1 && u.snap != nil && !u.derived && e.cheapLocked(u, c) {
+		if c, _ := e.estimateLocked(u, now); u.Window.Days == 1 && u.snap != nil && !e.servedLocked(u) && e.cheapLocked(u, c) {
 			n++
 		}
 	}
@@ -227,11 +223,7 @@ const forecastSpan = 48 * time.Hour
 func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 	var cands []candidate
 	hourlyDays := e.hourlyDaysLocked(now)
-	units := e.units
-	if e.cfg.DeriveWindows {
-		units = append(slices.Clip(units), e.dayUnitsLocked(now)...)
-		units = append(units, e.auditUnitsLocked(now)...)
-	}
+	units := append(slices.Clip(e.units), e.readsLocked(now)...)
 	for _, u := range units {
 		u.rank = ""
 		if j := u.job; j != nil && e.expiredLocked(j, now) {
@@ -313,10 +305,15 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 // eligibleAtLocked is when the rule may pick u: at once without data (after
 // any back-off); with data once it is older than --analytics.refresh-interval,
 // or at the midnight that moves its window; ok is false
-// for never. A derived window is eligible for its daily audit only.
+// for never. A Layer's read is eligible from its At; a unit the Layer
+// serves never, and once it no longer does from Serving.From.
 func (e *Engine) eligibleAtLocked(u *unit, now time.Time) (at time.Time, ok bool) {
-	if u.inFlight || u.job != nil || u.derived {
+	sv := e.servingLocked(u)
+	if u.inFlight || u.job != nil || sv.On {
 		return time.Time{}, false
+	}
+	if u.fixed != nil {
+		return maxTime(u.fixed.at, u.retryAt), true
 	}
 	if u.snap == nil {
 		return u.retryAt, true
@@ -326,11 +323,8 @@ func (e *Engine) eligibleAtLocked(u *unit, now time.Time) (at time.Time, ok bool
 	if rollover.Before(at) {
 		at = rollover
 	}
-	if u.snap.derived {
-		at = now // fell back to direct reads
-		if u.fallback == "" {
-			at = rollover.Add(derivedGrace)
-		}
+	if u.snap.served {
+		at = sv.From
 	}
 	return maxTime(at, u.retryAt), true
 }
@@ -338,13 +332,13 @@ func (e *Engine) eligibleAtLocked(u *unit, now time.Time) (at time.Time, ok bool
 // setIntervalsLocked sets each unit's interval once per refresh: from its
 // data to the start the rule expects for the next refresh when the unit
 // becomes eligible (now when it starts at once), at least
-// --analytics.refresh-interval; a derived window has its 1d unit's. The
+// --analytics.refresh-interval; a unit the Layer serves has its Like's. The
 // interval then stays until the next data, so a unit that fails or waits
 // longer than the rule expected grows older than three of its intervals
 // (MintlifyDataStale) instead of moving its own threshold.
 func (e *Engine) setIntervalsLocked(now time.Time) {
 	for _, u := range e.units {
-		if u.derived || u.snap == nil || u.intervalFrom.Equal(u.snap.completed) {
+		if e.servedLocked(u) || u.snap == nil || u.intervalFrom.Equal(u.snap.completed) {
 			continue
 		}
 		var at time.Time
@@ -365,8 +359,8 @@ func (e *Engine) setIntervalsLocked(now time.Time) {
 		}
 	}
 	for _, u := range e.units {
-		if u.derived && u.base != nil && u.interval != u.base.interval {
-			u.interval = u.base.interval
+		if sv := e.servingLocked(u); sv.On && e.byUnit[sv.Like] != nil && u.interval != e.byUnit[sv.Like].interval {
+			u.interval = e.byUnit[sv.Like].interval
 			e.cfg.Status.SetInterval(u.Project, u.Source, u.Window.Name, e.statusPart(u), u.interval)
 		}
 	}
@@ -389,14 +383,14 @@ func (e *Engine) startLocked(cd candidate, now time.Time) *job {
 }
 
 // expiredLocked reports whether a walk in progress must start again: it ran
-// past maxWalkAge, its 1d range moved at midnight, or its audit's day ended.
+// past maxWalkAge, or its 1d range moved at midnight.
 func (e *Engine) expiredLocked(j *job, now time.Time) bool {
 	switch {
 	case j.u.Window.Days == 1 && j.rng != j.u.rangeAt(now):
 		return true
 	}
 	cost, _ := e.estimateLocked(j.u, now)
-	if s := j.u.snap; s != nil && !s.derived {
+	if s := j.u.snap; s != nil && !s.served {
 		cost = max(cost, s.res.Cost) // a whole walk, not the day after a rollover
 	}
 	if j.walk != nil {

@@ -157,30 +157,19 @@ func (e *Engine) States() []UnitState {
 }
 
 // LiveCollectors returns the engine's metrics gathered at every scrape:
-// rows skipped, units waiting and the derived-window families.
+// rows skipped and units waiting.
 func (e *Engine) LiveCollectors() []prometheus.Collector {
-	out := []prometheus.Collector{e.skipped, waitingCollector{e}}
-	if e.cfg.DeriveWindows {
-		out = append(out, derivedCollector{e}, e.dayChanges)
-	}
-	return out
+	return []prometheus.Collector{e.skipped, waitingCollector{e}}
 }
 
 // liveState is what the scrape-time collectors export, taken at each change.
 type liveState struct {
 	waiting []liveCount
-	derived []liveDerived
 }
 
 type liveCount struct {
 	project, source string
 	n               int
-}
-
-type liveDerived struct {
-	project, source, window string
-	derived, audited        bool
-	drift                   float64
 }
 
 // liveLocked takes the liveState of now; the caller holds e.mu.
@@ -199,17 +188,6 @@ func (e *Engine) liveLocked() *liveState {
 		if u.snap == nil && u.waitAt.After(now) {
 			st.waiting[i].n++
 		}
-		if u.base == nil || u.pages != nil && u.pages.base != nil {
-			continue // a window's two parts are one series: the walk's
-		}
-		d := liveDerived{project: u.Project, source: u.Source, window: u.Window.Name, derived: u.derived, audited: u.audited, drift: u.drift}
-		if t := u.totals; t != nil && t.base != nil {
-			d.derived = d.derived && t.derived
-			if t.audited {
-				d.audited, d.drift = true, max(d.drift, t.drift)
-			}
-		}
-		st.derived = append(st.derived, d)
 	}
 	return st // in unit order; the registry sorts what it gathers
 }

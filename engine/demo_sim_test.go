@@ -19,6 +19,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/demo"
+	"github.com/mintlify-exporter/mintlify_exporter/derived"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/health"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
@@ -62,7 +63,7 @@ func TestDemoSimulation(t *testing.T) {
 	status := health.NewStatus()
 	e, err := engine.New(engine.Config{Sources: sources, Projects: srv.ProjectIDs, Windows: windows,
 		MinInterval: 15 * time.Minute, Budget: budget, Status: status, Now: clk.Now, WaitUntil: clk.WaitUntil,
-		DeriveWindows: true, Logger: log.NewLogfmtLogger(&simLog)})
+		Layer: derived.New(derived.Config{}), Logger: log.NewLogfmtLogger(&simLog)})
 	if err != nil {
 		t.Fatal(err)
 	}

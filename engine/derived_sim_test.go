@@ -23,6 +23,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
+	"github.com/mintlify-exporter/mintlify_exporter/derived"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/health"
 )
@@ -137,14 +138,14 @@ func simulateDerived(t *testing.T, derive bool, hours int) derivedSimResult {
 	for _, w := range []string{"1d", "7d", "30d"} {
 		windows = append(windows, windowOf(t, w))
 	}
-	var restore *engine.State
+	var layer engine.Layer
 	if derive {
-		restore = seedDays(t, clk, seedOpts, o, projects)
+		layer = derived.New(derived.Config{Days: seedDays(t, clk, seedOpts, o, projects)})
 	}
 	e, err := engine.New(engine.Config{
 		Sources: srcs, Projects: projects, Windows: windows, MinInterval: 15 * time.Minute,
 		Budget: b.Budget, Status: health.NewStatus(), Logger: log.NewNopLogger(), Now: clk.Now, WaitUntil: clk.WaitUntil,
-		DeriveWindows: derive, Restore: restore,
+		Layer: layer,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -258,9 +259,9 @@ func simulateDerived(t *testing.T, derive bool, hours int) derivedSimResult {
 
 // seedDays reads every closed day of the 30d window before the clock's
 // day through the additive sources, from a second fake serving the same
-// data, into a state holding only the day store: what `backfill
-// --cache.file` leaves for a new installation.
-func seedDays(t *testing.T, clk *mintlifytest.Clock, opts []mintlifytest.Option, o collector.Options, projects []string) *engine.State {
+// data, into a day store: what `backfill --cache.file` leaves for a new
+// installation.
+func seedDays(t *testing.T, clk *mintlifytest.Clock, opts []mintlifytest.Option, o collector.Options, projects []string) []derived.Day {
 	t.Helper()
 	now := clk.Now
 	srv := mintlifytest.NewServer(append([]mintlifytest.Option{mintlifytest.WithClock(now)}, opts...)...)
@@ -269,7 +270,7 @@ func seedDays(t *testing.T, clk *mintlifytest.Clock, opts []mintlifytest.Option,
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := &engine.State{}
+	var days []derived.Day
 	today := client.DateOf(now())
 	w := windowOf(t, "1d")
 	for _, src := range srcs {
@@ -281,18 +282,18 @@ func seedDays(t *testing.T, clk *mintlifytest.Clock, opts []mintlifytest.Option,
 				if err != nil {
 					t.Fatal(err)
 				}
-				dd := engine.DayData{Source: src.Name(), Project: p, Day: day.String(), ReadAt: now(), Cost: res.Cost,
+				dd := derived.Day{Source: src.Name(), Project: p, Day: day.String(), ReadAt: now(), Cost: res.Cost,
 					Families: map[string][]engine.Sample{}}
 				for fi, f := range src.Families() {
 					if fi < len(res.Samples) && len(res.Samples[fi]) > 0 {
 						dd.Families[f.Name] = res.Samples[fi]
 					}
 				}
-				st.Days = append(st.Days, dd)
+				days = append(days, dd)
 			}
 		}
 	}
-	return st
+	return days
 }
 
 // TestDerivedWindowsSimulation: at the default setup, derived windows cut

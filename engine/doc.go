@@ -22,10 +22,8 @@
 // budget, and in the hour before UTC midnight a request more for every 1d
 // one-request unit, that only units without data and 1d units showing the
 // day that ended may use, so those read the new day within minutes of
-// midnight. A unit of a fixed range is worth what its purpose gives it: a
-// closed day for the day store 0.05 (the day that just ended; its
-// provisional data stands in) or 0.02 (history, second reads), an audit
-// 0.5/days. The landing
+// midnight. A Layer's read of a fixed range is worth what the layer gives
+// it (Read.Worth), and never stale once read. The landing
 // page's "next request", expected starts and mintlify_refresh_interval_seconds
 // come from the same rule run forward over the ledger (schedule.Forecast).
 //
@@ -40,9 +38,9 @@
 //     analytics request.
 //   - collect.go: the exposition, rendered once per refresh (package
 //     exposition), and the units' States for the landing page.
-//   - derive.go: windows of a Summer, summed from the day store; the units
-//     of fixed ranges that fill the store (closed days) and audit the sums
-//     (package engine/derive holds the arithmetic).
+//   - layer.go: the seam for a Layer on top of the engine: reads of fixed
+//     ranges that the rule schedules, units whose data it serves (Serve),
+//     and what it may read (Data, Source).
 //   - state.go: the State that package statefile saves and New restores.
 //
 // Package budget is the ledger and the client's Allow hook; package health
@@ -53,8 +51,8 @@
 //
 //   - source: one kind of data (visitors, views, ...), in package collector.
 //   - window: N calendar days in UTC ending today; "Nd:site" asks site-wide figures only.
-//   - unit: source × project × window, refreshed all or nothing; or, for
-//     derive.go, a fixed range (a closed day, an audit) read once.
+//   - unit: source × project × window, refreshed all or nothing; or a
+//     Layer's read of a fixed range, read once.
 //   - totals and pages: the two units of a window of visitors or views:
 //     one request with limit=1, and the page walk.
 //   - walk: a fetch of many requests that yields between pages, resumable.
@@ -64,13 +62,12 @@
 //   - reserve: the room kept for units without data and the 1d new day.
 //   - forecast: the rule run forward, for starts and intervals.
 //   - pause: after a 429, no analytics request until it ends.
-//   - day store: closed days of 1d units, from which derived windows are summed.
-//   - derived window: a window exported as the sum of its closed days and today.
-//   - audit: a daily direct read of a derived window, compared with its sum.
+//   - layer: what serves some units from others' data and reads of fixed
+//     ranges (Layer); the engine schedules its reads and exports its data.
 //
 // To add a source, write one file in package collector with a type that
-// implements Source (and Stepper when a unit is a walk of pages; Summer when
-// its counts add up over days). Nothing in this package changes.
+// implements Source (and Stepper when a unit is a walk of pages; the layer's
+// Summer when its counts add up over days). Nothing in this package changes.
 //
 // Tests drive the engine on a mintlifytest.Clock: its Now and WaitUntil are
 // the engine's clock and timer, and its Settle says when the worker can go

@@ -13,7 +13,6 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/client"
-	"github.com/mintlify-exporter/mintlify_exporter/engine/derive"
 	"github.com/mintlify-exporter/mintlify_exporter/exposition"
 	"github.com/mintlify-exporter/mintlify_exporter/health"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/backoff"
@@ -41,8 +40,8 @@ type Config struct {
 	// OnChange is called after a unit's data changed, outside the
 	// engine's locks (to schedule saving the state).
 	OnChange func()
-	// DeriveWindows derives the windows of Summer sources (derive.go).
-	DeriveWindows bool
+	// Layer, when set, serves some units from others' data (layer.go).
+	Layer Layer
 	// Omit, when set, names the (source, project) pairs that get no unit:
 	// another data path measures them (the event stream), so their
 	// requests go to the rest.
@@ -74,12 +73,11 @@ type Engine struct {
 	// firstRoundLogged and allDataLogged keep two log lines to one each.
 	firstRoundLogged, allDataLogged bool
 	skipLogged                      map[string]bool
-	// days is the day store; dayUnits the units reading its closed days.
-	days     derive.Store[*Result]
-	dayUnits map[derive.Task]*unit
-	// audits are the units auditing derived windows, by window.
-	audits     map[*unit]*unit
-	dayChanges *prometheus.CounterVec
+	byUnit                          map[Unit]*unit
+	// reads are the units of the layer's fixed-range reads; notes the
+	// refreshes it is still to be told of.
+	reads map[readKey]*unit
+	notes []note
 	// connErrs logs a connection failure once per kind for the engine.
 	connErrs errstate.State
 	// dropped counts the series of the cache file a restore dropped.
@@ -125,27 +123,19 @@ type unit struct {
 	// waitAt is when the eligible unit should start; waitWhy: "budget" or "paused".
 	waitAt  time.Time
 	waitWhy string
-	// Derived windows: base is the 1d unit summed with the closed days
-	// (nil when not derivable); derived is set while the data is that sum;
-	// fallback says why it is read directly again.
-	base     *unit
-	derived  bool
-	auditAt  time.Time
-	drift    float64
-	audited  bool
-	fallback string
 	// fixed is set on a unit that reads a fixed range instead of its
-	// window (a closed day for the day store); it is not in Engine.units.
+	// window (a Layer's Read); it is not in Engine.units.
 	fixed *fixedRange
 }
 
-// fixedRange is what a unit of a fixed date range reads, and what its
-// result is for. Once it is read it is never stale: done drops the unit.
+// fixedRange is what a unit of a fixed date range reads (Read).
 type fixedRange struct {
-	rng   client.DateRange
-	worth float64 // its data's worth under the rule
-	// done takes the result or the error; the caller holds no lock.
-	done func(u *unit, res *Result, err error, now time.Time)
+	rng    client.DateRange
+	worth  float64   // its data's worth under the rule
+	totals bool      // first among equals
+	at     time.Time // not before
+	of     *unit     // the unit whose source reads it, and whose cost it has
+	done   func(res *Result, err error, now time.Time)
 }
 
 // rangeAt is the range u reads at now: its window's, or its fixed range.
@@ -163,8 +153,11 @@ type snapshot struct {
 	completed time.Time
 	duration  time.Duration
 	rendered  []exposition.Chunk // one per family of the source
-	derived   bool               // the sum of the day store's days and today's 1d unit
+	served    bool               // by the Layer
 }
+
+// data is the snapshot as Data.
+func (s *snapshot) data() Data { return Data{Range: s.rng, Result: s.res, Completed: s.completed} }
 
 // failureBackoffBase is the first retry wait, doubled per further failure.
 const failureBackoffBase = 30 * time.Second
@@ -184,12 +177,7 @@ func New(cfg Config) (*Engine, error) {
 		cfg: cfg, now: cfg.Now, logger: cfg.Logger,
 		done:       make(chan struct{}),
 		skipLogged: map[string]bool{},
-		days:       derive.Store[*Result]{},
-		audits:     map[*unit]*unit{},
-		dayChanges: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "mintlify_derived_day_changes_total",
-			Help: "Closed days of derived windows whose second read changed the site-wide figure.",
-		}, []string{"source"}),
+		byUnit:     map[Unit]*unit{},
 		skipped: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "mintlify_rows_skipped_total", Help: skippedHelp,
 		}, []string{"source", "reason"}),
@@ -212,7 +200,9 @@ func New(cfg Config) (*Engine, error) {
 	if len(e.units) == 0 {
 		return nil, errors.New("engine: no source supports any of the windows")
 	}
-	e.linkDerivable()
+	for _, u := range e.units {
+		e.byUnit[u.Unit] = u
+	}
 	e.expo.Store(&exposition.Exposition{})
 	e.mu.Lock()
 	if cfg.Restore != nil {
@@ -221,6 +211,9 @@ func New(cfg Config) (*Engine, error) {
 	e.publishLocked()
 	e.live.Store(e.liveLocked())
 	e.mu.Unlock()
+	if cfg.Layer != nil {
+		cfg.Layer.Attach(e)
+	}
 	return e, nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/derived"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/health"
 )
@@ -34,7 +35,7 @@ func TestLargeSiteSimulation(t *testing.T) {
 	sources, windows := defaultSources(t, c)
 	e, err := engine.New(engine.Config{Sources: sources, Projects: []string{"huge"}, Windows: windows,
 		MinInterval: 15 * time.Minute, Budget: b.Budget, Status: health.NewStatus(),
-		Now: clk.Now, WaitUntil: clk.WaitUntil, DeriveWindows: true})
+		Now: clk.Now, WaitUntil: clk.WaitUntil, Layer: derived.New(derived.Config{})})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -83,7 +83,7 @@ func (e *Engine) fail(u *unit, err error, end time.Time, took time.Duration) {
 				msg += fmt.Sprintf("; the API's rate limit (%d analytics requests per organization per hour) was hit, so every analytics request pauses until retry_at", client.AnalyticsRequestsPerHour)
 			}
 			level.Error(e.logger).Log("msg", msg, "collector", u.Source, "project", u.Project, "window", u.Window.String(),
-				"err", advice(err), "retry_at", u.retryAt.UTC().Format(time.RFC3339))
+				"err", Advice(err), "retry_at", u.retryAt.UTC().Format(time.RFC3339))
 		}
 		u.lastErr = err.Error()
 	})
@@ -107,16 +107,23 @@ func (e *Engine) succeed(u *unit, snap *snapshot) {
 		}
 	}
 	e.settle(u, func() { e.installLocked(u, snap) })
+	e.notifyLayer()
 	if e.cfg.OnChange != nil {
 		e.cfg.OnChange()
 	}
 }
 
-// installLocked makes snap u's data and renews what depends on it: derived
-// windows and the exposition.
+// installLocked makes snap u's data and renews the exposition; the Layer
+// is told of it (notifyLayer) once the lock is released.
 func (e *Engine) installLocked(u *unit, snap *snapshot) {
 	e.cfg.Status.Succeeded(u.Project, u.Source, u.Window.Name, e.statusPart(u), snap.completed, snap.duration)
-	e.keepProvisionalLocked(u, snap)
+	if e.cfg.Layer != nil {
+		n := note{u: u.Unit, data: snap.data()}
+		if u.snap != nil {
+			n.prev = u.snap.data()
+		}
+		e.notes = append(e.notes, n)
+	}
 	if u.errs.Recovered() {
 		level.Info(e.logger).Log("msg", u.Source+" refresh succeeded again", "collector", u.Source, "project", u.Project, "window", u.Window.String())
 	}
@@ -128,10 +135,6 @@ func (e *Engine) installLocked(u *unit, snap *snapshot) {
 	e.rateLimits = 0
 	level.Debug(e.logger).Log("msg", u.Source+" refreshed", "collector", u.Source, "project", u.Project, "window", u.Window.String(),
 		"range", snap.rng.String(), "requests", snap.res.Cost, "summary", snap.res.Summary, "duration", snap.duration)
-	if e.cfg.DeriveWindows {
-		e.pruneDaysLocked(snap.completed)
-		e.deriveLocked(snap.completed, u)
-	}
 	e.publishLocked()
 	e.logAllDataLocked()
 }
@@ -144,7 +147,7 @@ func (e *Engine) logFirstRoundLocked(now time.Time) {
 	need, waiting, guess := e.cfg.Budget.Used(), 0, false
 	var by time.Time
 	for _, u := range e.units {
-		if u.snap != nil || u.derived {
+		if u.snap != nil || e.servedLocked(u) {
 			continue
 		}
 		c, g := e.estimateLocked(u, now)
@@ -218,8 +221,8 @@ func connectError(err error) string {
 	return err.Error()
 }
 
-// advice returns the error text with what to do for the common cases.
-func advice(err error) string {
+// Advice returns the error text with what to do for the common cases.
+func Advice(err error) string {
 	switch {
 	case client.IsUnauthorized(err):
 		return err.Error() + " (the admin API key was refused: check that it is an admin key of this organization and has not expired or been revoked)"

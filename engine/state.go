@@ -21,7 +21,6 @@ type State struct {
 	Ledger      []time.Time `json:"ledger"`
 	PausedUntil time.Time   `json:"pausedUntil"`
 	Units       []UnitData  `json:"units"`
-	Days        []DayData   `json:"days,omitempty"` // the day store (derive.go)
 	// Walks are the refresh walks in progress, resumed after a restart
 	// while young enough.
 	Walks []WalkData `json:"walks,omitempty"`
@@ -75,7 +74,6 @@ func (e *Engine) State() State {
 		}
 		st.Units = append(st.Units, d)
 	}
-	st.Days = e.dayStateLocked()
 	for _, u := range e.units {
 		if j := u.job; j != nil && j.progress != nil {
 			st.Walks = append(st.Walks, WalkData{Source: u.Source, Project: u.Project, Window: u.Window.String(),
@@ -123,16 +121,12 @@ func (e *Engine) restoreLocked(st *State) {
 		}
 	}
 	walks := e.restoreWalksLocked(st.Walks, byName)
-	days := e.restoreDaysLocked(st.Days)
 	if e.dropped > 0 {
 		level.Warn(e.logger).Log("msg", "dropped series of the cache file that an API answer could not have given (a duplicate, a negative, infinite or NaN value, or a label value that is not UTF-8 or longer than the API path keeps); the rest is restored",
 			"series", e.dropped)
 	}
-	if e.cfg.DeriveWindows {
-		e.deriveLocked(e.now(), nil)
-	}
 	level.Info(e.logger).Log("msg", "restored state from the cache file", "units", n, "of", len(e.units),
-		"days", days, "walks_resumed", walks, "ledger_requests_last_hour", e.cfg.Budget.Used())
+		"walks_resumed", walks, "ledger_requests_last_hour", e.cfg.Budget.Used())
 }
 
 // MaxRestoredCost bounds a cost read from the cache file: a walk the engine
@@ -150,12 +144,12 @@ const maxSummaryBytes = 256
 // restoredCost is a cost of the cache file within what the engine writes.
 func restoredCost(c int) int { return min(max(1, c), MaxRestoredCost) }
 
-// restoredResult checks persisted families against u's source, as the API
+// RestoredResult checks families persisted for a unit of src, as the API
 // path checks answers: series an answer could not have given are dropped
-// and counted in e.dropped. The caller holds e.mu.
-func (e *Engine) restoredResult(u *unit, families map[string][]Sample, cost int) (*Result, error) {
-	fams := e.sources[u.src].families
-	res := &Result{Samples: make([][]Sample, len(fams)), Cost: restoredCost(cost)}
+// and counted.
+func RestoredResult(src Source, families map[string][]Sample, cost int) (res *Result, dropped int, err error) {
+	fams := src.Families()
+	res = &Result{Samples: make([][]Sample, len(fams)), Cost: restoredCost(cost)}
 	known := 0
 	for fi, f := range fams {
 		ss, ok := families[f.Name]
@@ -166,20 +160,20 @@ func (e *Engine) restoredResult(u *unit, families map[string][]Sample, cost int)
 		for _, s := range ss {
 			for k := len(f.Labels); k < MaxLabels; k++ {
 				if s.Labels[k] != "" {
-					return nil, fmt.Errorf("family %s: a sample has more labels than %v", f.Name, f.Labels)
+					return nil, dropped, fmt.Errorf("family %s: a sample has more labels than %v", f.Name, f.Labels)
 				}
 			}
 		}
-		kept, dropped := validSamples(ss, len(f.Labels))
-		e.dropped += dropped
+		kept, n := validSamples(ss, len(f.Labels))
+		dropped += n
 		if len(kept) > 0 {
 			res.Samples[fi] = kept
 		}
 	}
 	if known != len(families) {
-		return nil, errors.New("it holds families the source does not export")
+		return nil, dropped, errors.New("it holds families the source does not export")
 	}
-	return res, nil
+	return res, dropped, nil
 }
 
 // validSamples returns the samples of ss an API answer could have given,
@@ -247,7 +241,8 @@ func (e *Engine) restoredSnapshot(u *unit, d UnitData) (*snapshot, error) {
 			"unit", u.Unit.String(), "completed", d.Completed.UTC().Format(time.RFC3339), "now", now.UTC().Format(time.RFC3339))
 		d.Completed = now
 	}
-	res, err := e.restoredResult(u, d.Families, d.Cost)
+	res, dropped, err := RestoredResult(e.sources[u.src].src, d.Families, d.Cost)
+	e.dropped += dropped
 	if err != nil {
 		return nil, err
 	}
@@ -288,7 +283,7 @@ func (e *Engine) restoreWalksLocked(walks []WalkData, byName map[[3]string]*unit
 	now, n := e.now(), 0
 	for _, d := range walks {
 		u := byName[[3]string{d.Source, d.Project, d.Window}]
-		if u == nil || u.job != nil || u.derived {
+		if u == nil || u.job != nil {
 			continue
 		}
 		res, ok := e.sources[u.src].src.(Resumer)

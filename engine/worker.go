@@ -139,12 +139,14 @@ func (e *Engine) step(j *job) {
 		}
 		e.changedLocked()
 		e.mu.Unlock()
+		e.notifyLayer()
 		return
 	}
 	if !keep {
 		e.detachLocked(j)
 	}
 	e.mu.Unlock()
+	e.notifyLayer()
 	var res *Result
 	if err == nil {
 		res, err = j.walk.Result()
@@ -156,7 +158,7 @@ func (e *Engine) step(j *job) {
 func (e *Engine) finishRefresh(j *job, res *Result, err error, end time.Time) {
 	u := j.u
 	if u.fixed != nil {
-		u.fixed.done(u, res, err, end)
+		e.finishRead(u, res, err, end)
 		return
 	}
 	took := end.Sub(j.started)
@@ -176,7 +178,7 @@ func (e *Engine) finishRefresh(j *job, res *Result, err error, end time.Time) {
 func (e *Engine) installTotalsLocked(j *job, res *Result, at time.Time) {
 	j.totalsDone = true
 	t := j.u.totals
-	if t == nil || t.job != nil || t.inFlight || t.derived ||
+	if t == nil || t.job != nil || t.inFlight || e.servedLocked(t) ||
 		j.rng != t.Window.Range(at) || (t.snap != nil && !t.snap.completed.Before(at)) {
 		return
 	}

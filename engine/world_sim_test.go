@@ -23,6 +23,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
+	"github.com/mintlify-exporter/mintlify_exporter/derived"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/health"
 )
@@ -131,7 +132,7 @@ func runWorld(t *testing.T, minInterval time.Duration, budget, hours int) worldR
 	}
 	e, err := engine.New(engine.Config{Sources: sources, Projects: []string{"docs", "api"}, Windows: windows,
 		MinInterval: minInterval, Budget: b.Budget, Status: health.NewStatus(), Logger: log.NewNopLogger(),
-		Now: clk.Now, WaitUntil: clk.WaitUntil, DeriveWindows: true})
+		Now: clk.Now, WaitUntil: clk.WaitUntil, Layer: derived.New(derived.Config{})})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
+	"github.com/mintlify-exporter/mintlify_exporter/derived"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/health"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/progname"
@@ -57,7 +58,8 @@ type Config struct {
 	RefreshInterval time.Duration
 	// Sources configures the sources' walks; zero fields take the defaults.
 	Sources collector.Options
-	// DeriveWindows derives additive sources' windows from a day store.
+	// DeriveWindows derives additive sources' windows from a day store
+	// (package derived).
 	DeriveWindows bool
 
 	Jobs JobsConfig
@@ -226,8 +228,18 @@ func (x *Exporter) analytics(cfg Config) (*parts, error) {
 	p.saved = statefile.LoadFile(cfg.CacheFile, cfg.Logger)
 	var eng *engine.Engine
 	var saverParts statefile.Parts
+	var layer engine.Layer
 	if len(sources) > 0 {
 		saverParts.Engine = func() engine.State { return eng.State() }
+		if cfg.DeriveWindows {
+			var days []derived.Day
+			if p.saved != nil {
+				days = p.saved.Days
+			}
+			dl := derived.New(derived.Config{Logger: cfg.Logger, Days: days})
+			saverParts.Days, layer = dl.Days, dl
+			p.live.MustRegister(dl.Collectors()...)
+		}
 	}
 	if cfg.Stream != nil {
 		saverParts.Stream = x.streamSnapshot
@@ -243,10 +255,10 @@ func (x *Exporter) analytics(cfg Config) (*parts, error) {
 	eng, err = engine.New(engine.Config{
 		Sources: sources, Projects: cfg.Projects, Windows: cfg.Windows,
 		MinInterval: cfg.RefreshInterval, Budget: ledger, Status: status, Logger: cfg.Logger,
-		DeriveWindows: cfg.DeriveWindows,
-		Restore:       restore,
-		OnChange:      x.saver.Changed,
-		Omit:          omitForStream(cfg.Stream),
+		Layer:    layer,
+		Restore:  restore,
+		OnChange: x.saver.Changed,
+		Omit:     omitForStream(cfg.Stream),
 	})
 	if err != nil {
 		return nil, err

@@ -1,5 +1,5 @@
-// Package statefile keeps the engine's State and the event stream's
-// snapshot in --cache.file, so that a restart serves data at once, and the
+// Package statefile keeps the engine's State, the day store of derived
+// windows and the event stream's snapshot in --cache.file, so that a restart serves data at once, and the
 // budget journal beside it. Files are replaced atomically (temporary file,
 // fsync, rename); one that is corrupt or of another format or version is
 // ignored with a warning.
@@ -21,6 +21,7 @@ import (
 	"github.com/go-kit/log"
 	"github.com/go-kit/log/level"
 
+	"github.com/mintlify-exporter/mintlify_exporter/derived"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 )
 
@@ -36,6 +37,8 @@ type File struct {
 	Version int       `json:"version"`
 	SavedAt time.Time `json:"savedAt"`
 	engine.State
+	// Days is the day store of derived windows (package derived).
+	Days []derived.Day `json:"days,omitempty"`
 	// Stream is the event-stream source's snapshot (checkpoint, counters,
 	// sketches), opaque here: the source validates it when it restores it.
 	Stream json.RawMessage `json:"stream,omitempty"`
@@ -186,6 +189,8 @@ type Saver struct {
 type Parts struct {
 	// Engine returns the engine's state.
 	Engine func() engine.State
+	// Days returns the day store of derived windows.
+	Days func() []derived.Day
 	// Stream returns the event-stream source's snapshot; on an error the
 	// save keeps the section of the file on disk (logged).
 	Stream func() (json.RawMessage, error)
@@ -239,6 +244,9 @@ func (s *Saver) Save() {
 	f := File{SavedAt: s.now()}
 	if s.parts.Engine != nil {
 		f.State = s.parts.Engine()
+	}
+	if s.parts.Days != nil {
+		f.Days = s.parts.Days()
 	}
 	f.Stream = s.streamSection()
 	if err := Write(s.path, f); err != nil {

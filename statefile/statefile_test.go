@@ -17,6 +17,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
+	"github.com/mintlify-exporter/mintlify_exporter/derived"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
@@ -46,6 +47,34 @@ func sampleState() statefile.File {
 				Cost: 1, Summary: "2 paths, 2 exported", Completed: t0.Add(-time.Minute), DurationSeconds: 1.25,
 			}},
 		},
+		Days: []derived.Day{{Source: "views", Project: "docs", Site: true, Day: "2025-03-09", ReadAt: t0.Add(-11 * time.Hour), Cost: 1,
+			Families: map[string][]engine.Sample{"mintlify_views": {{Labels: [2]string{"human"}, Value: 3}}}}},
+	}
+}
+
+// TestDaysStayAtTheTopLevel: the day store of derived windows is the
+// file's "days", where the engine's state kept it before package derived
+// took it over: a file written then restores its days.
+func TestDaysStayAtTheTopLevel(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	old := `{"format":"mintlify_exporter/state","version":2,"savedAt":"2025-03-10T12:00:00Z","ledger":null,"pausedUntil":"0001-01-01T00:00:00Z","units":null,` +
+		`"days":[{"source":"views","project":"docs","site":true,"day":"2025-03-09","readAt":"2025-03-10T01:00:00Z","cost":1,"families":{"mintlify_views":[["human",3]]}}]}`
+	if err := os.WriteFile(path, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := statefile.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := sampleState().Days; !reflect.DeepEqual(got.Days, want) {
+		t.Errorf("days:\n got %+v\nwant %+v", got.Days, want)
+	}
+	if err := statefile.Write(path, got); err != nil {
+		t.Fatal(err)
+	}
+	var top map[string]json.RawMessage
+	if b, err := os.ReadFile(path); err != nil || json.Unmarshal(b, &top) != nil || top["days"] == nil {
+		t.Errorf("the file written has no top-level days (%v): %s", err, top)
 	}
 }
 

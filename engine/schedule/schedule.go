@@ -11,7 +11,7 @@ import (
 )
 
 // Unit is what the rule knows of one unit, or of another request the engine
-// could send (a closed day for the day store, an audit).
+// could send (a read of a fixed range for a Layer).
 type Unit struct {
 	Days int // window length in days
 	// Fresh is true when the unit's data counts as none: no data yet, a 1d
@@ -20,7 +20,7 @@ type Unit struct {
 	Fresh bool
 	// Changed is the share of the window that changed since the data was
 	// read (age / days × 24 h, at most 1); Worth, when above 0, replaces it
-	// (closed days and audits).
+	// (reads of fixed ranges).
 	Changed, Worth float64
 	Left           int  // requests it still costs, at least 1
 	Need           int  // room it needs now: 1 for a walk's next page, Left for a fetch sent whole

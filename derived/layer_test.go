@@ -1,20 +1,39 @@
-package engine
+package derived
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/go-kit/log"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/mintlify-exporter/mintlify_exporter/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/client"
-	"github.com/mintlify-exporter/mintlify_exporter/engine/derive"
+	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/health"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/logbuf"
 )
+
+// t0 is the rigs' start: noon, 29 closed days into March's 30d window.
+var t0 = time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+
+type (
+	Unit   = engine.Unit
+	Result = engine.Result
+	Sample = engine.Sample
+	Family = engine.Family
+	Window = engine.Window
+)
+
+const MaxLabels = engine.MaxLabels
 
 // daySource is an additive source whose count of a day is 100 plus the
 // day's number in the month, and of a range the sum of its days. With
@@ -42,7 +61,7 @@ func (s *daySource) Sum(_ Unit, days []*Result) *Result {
 	for _, d := range days {
 		parts = append(parts, d.Samples[0])
 	}
-	return &Result{Samples: [][]Sample{derive.SumSamples(parts...)}}
+	return &Result{Samples: [][]Sample{SumSamples(parts...)}}
 }
 
 func (s *daySource) Fetch(ctx context.Context, _ Unit, r client.DateRange, _ int) (*Result, error) {
@@ -72,30 +91,86 @@ func (s *daySource) Fetch(ctx context.Context, _ Unit, r client.DateRange, _ int
 	return &Result{Samples: [][]Sample{{{Labels: [MaxLabels]string{"a"}, Value: v}, {Labels: [MaxLabels]string{"b"}, Value: float64(n)}}}, Cost: 1}, nil
 }
 
+// rig is an engine of one source with derived windows on a manual clock.
+type rig struct {
+	t     *testing.T
+	clock *mintlifytest.Clock
+	e     *engine.Engine
+	l     *Layer
+	logs  *logbuf.Buffer
+}
+
 func newDayRig(t *testing.T, shift bool) (*rig, *daySource) {
-	r, src := newDayRigOf(t, 1000, "1d", "7d", "30d")
+	r, src := newDayRigOf(t, 1000, nil, "1d", "7d", "30d")
 	src.shift.Store(shift)
 	return r, src
 }
 
 // newDayRigOf is an engine of the day source with derived windows, for
-// project docs, perHour and windows.
-func newDayRigOf(t *testing.T, perHour int, windows ...string) (*rig, *daySource) {
-	src := &daySource{}
-	r := newRig(t, rigOptions{perHour: perHour, projects: []string{"docs"}, windows: windows},
-		func(b *budget.Budget) Source { src.b = b; return src })
-	src.now = r.clock.Now
-	r.e.cfg.DeriveWindows = true
-	r.e.linkDerivable()
+// project docs, perHour and windows, from the day store days.
+func newDayRigOf(t *testing.T, perHour int, days []Day, windows ...string) (*rig, *daySource) {
+	t.Helper()
+	clock := mintlifytest.NewClock(t0)
+	src := &daySource{b: budget.New(perHour, clock.Now), now: clock.Now}
+	var ws []Window
+	for _, w := range windows {
+		win, err := engine.ParseWindow(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws = append(ws, win)
+	}
+	r := &rig{t: t, clock: clock, logs: &logbuf.Buffer{}}
+	logger := log.NewLogfmtLogger(r.logs)
+	r.l = New(Config{Logger: logger, Days: days})
+	var err error
+	r.e, err = engine.New(engine.Config{Sources: []engine.Source{src}, Projects: []string{"docs"}, Windows: ws, MinInterval: 15 * time.Minute,
+		Budget: src.b, Status: health.NewStatus(), Now: clock.Now, WaitUntil: clock.WaitUntil, Logger: logger, Layer: r.l})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.e.Close)
 	return r, src
 }
+
+// settle waits, in real time, until the worker sleeps having seen the
+// clock as it is.
+func (r *rig) settle() {
+	r.t.Helper()
+	r.e.Start()
+	r.e.Touch()
+	if !r.clock.Settle(1, 30*time.Second) {
+		r.t.Fatalf("the engine did not settle in 30 s: %+v", r.e.States())
+	}
+}
+
+// state returns the state of one unit by its name ("source/project/window").
+func (r *rig) state(name string) engine.UnitState {
+	r.t.Helper()
+	for _, s := range r.e.States() {
+		if s.Unit.String() == name {
+			return s
+		}
+	}
+	r.t.Fatalf("no unit %s", name)
+	return engine.UnitState{}
+}
+
+// text is the current exposition.
+func (r *rig) text() string {
+	var b bytes.Buffer
+	_ = r.e.Exposition().WriteText(&b)
+	return b.String()
+}
+
+// logLines counts the log lines that contain s.
+func (r *rig) logLines(s string) int { return strings.Count(r.logs.String(), s) }
 
 // TestDerivedWindowsFromTheDayStore: 29 closed days are read once each;
 // 7d and 30d are then the sums of their days and today's 1d unit, as fresh
 // as it, at no request of their own; their audit finds no drift.
 func TestDerivedWindowsFromTheDayStore(t *testing.T) {
 	r, src := newDayRig(t, false)
-	r.e.Start()
 	r.settle()
 	if n := src.days.Load(); n != 29 {
 		t.Fatalf("%d closed days read, want 29", n)
@@ -124,7 +199,7 @@ func TestDerivedWindowsFromTheDayStore(t *testing.T) {
 mintlify_derived_window_drift_ratio{project="docs",source="events",window="30d"} 0
 mintlify_derived_window_drift_ratio{project="docs",source="events",window="7d"} 0
 `
-	if err := testutil.CollectAndCompare(derivedCollector{r.e}, strings.NewReader(drift), "mintlify_derived_window_drift_ratio"); err != nil {
+	if err := testutil.CollectAndCompare(collector{r.l}, strings.NewReader(drift), "mintlify_derived_window_drift_ratio"); err != nil {
 		t.Error(err)
 	}
 	// An hour on: the 1d unit refreshes, and so do both derived windows,
@@ -145,7 +220,6 @@ mintlify_derived_window_drift_ratio{project="docs",source="events",window="7d"} 
 // exported, a warning says why, and the window is read directly again.
 func TestDerivedWindowAuditFallsBack(t *testing.T) {
 	r, _ := newDayRig(t, true)
-	r.e.Start()
 	r.settle()
 	for _, w := range []string{"7d", "30d"} {
 		st := r.state("events/docs/" + w)
@@ -159,16 +233,16 @@ func TestDerivedWindowAuditFallsBack(t *testing.T) {
 	if !strings.Contains(r.text(), `test_events{kind="a",project="docs",window="30d"} `) {
 		t.Fatal("no 30d data")
 	}
-	r.e.mu.Lock()
+	r.l.mu.Lock()
 	var got float64
-	for _, u := range r.e.units {
-		if u.Window.Name == "30d" {
-			got = u.drift
+	for _, w := range r.l.windows {
+		if w.Window.Name == "30d" {
+			got = w.drift
 		}
 	}
-	r.e.mu.Unlock()
-	if got <= derive.MaxDrift || got > 0.05 {
-		t.Errorf("drift %v, want above %v and at most 0.05", got, derive.MaxDrift)
+	r.l.mu.Unlock()
+	if got <= MaxDrift || got > 0.05 {
+		t.Errorf("drift %v, want above %v and at most 0.05", got, MaxDrift)
 	}
 }
 
@@ -176,7 +250,6 @@ func TestDerivedWindowAuditFallsBack(t *testing.T) {
 // it ended; a change (events counted late) is counted and summed.
 func TestDerivedDayReadAgain(t *testing.T) {
 	r, src := newDayRig(t, false)
-	r.e.Start()
 	r.settle()
 	read := src.days.Load()
 	src.late.Store(7)
@@ -185,7 +258,7 @@ func TestDerivedDayReadAgain(t *testing.T) {
 	if n := src.days.Load() - read; n != 2 {
 		t.Errorf("%d closed-day reads after a day, want 2: the new day and the second read of the day before", n)
 	}
-	if got := testutil.ToFloat64(r.e.dayChanges.WithLabelValues("events")); got != 1 {
+	if got := testutil.ToFloat64(r.l.dayChanges.WithLabelValues("events")); got != 1 {
 		t.Errorf("mintlify_derived_day_changes_total = %v, want 1", got)
 	}
 	// Across the rollover the windows stayed derived and as fresh as 1d.
@@ -202,7 +275,6 @@ func TestDerivedDayReadAgain(t *testing.T) {
 // so the derived windows move with the 1d unit and add up.
 func TestDerivedWindowsStayFreshAcrossMidnight(t *testing.T) {
 	r, src := newDayRig(t, false)
-	r.e.Start()
 	r.settle()
 	r.clock.Advance(12*time.Hour - time.Minute) // 23:59
 	r.settle()
@@ -219,19 +291,19 @@ func TestDerivedWindowsStayFreshAcrossMidnight(t *testing.T) {
 			t.Errorf("%s after midnight: %q, completed %s; 1d completed %s", w, st.Summary, st.Completed, r.state("events/docs/1d").Completed)
 		}
 	}
-	r.e.mu.Lock()
+	r.l.mu.Lock()
 	provisional := 0
-	for _, de := range r.e.days {
+	for _, de := range r.l.days {
 		if de.Provisional {
 			provisional++
 		}
 	}
-	r.e.mu.Unlock()
+	r.l.mu.Unlock()
 	if provisional != 1 {
 		t.Errorf("%d provisional days, want 1 (the day that ended)", provisional)
 	}
-	if st := r.e.State(); len(st.Days) != 28 {
-		t.Errorf("%d days persisted, want 28 (the 30d window's closed days but the provisional one)", len(st.Days))
+	if days := r.l.Days(); len(days) != 28 {
+		t.Errorf("%d days persisted, want 28 (the 30d window's closed days but the provisional one)", len(days))
 	}
 }
 
@@ -240,13 +312,28 @@ func trimFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 // TestTwoDayWindowIsDerived: the shortest derivable window, 2d, is its one
 // closed day and today; 1d is the base, never derived.
 func TestTwoDayWindowIsDerived(t *testing.T) {
-	r, _ := newDayRigOf(t, 1000, "1d", "2d")
-	r.e.Start()
+	r, _ := newDayRigOf(t, 1000, nil, "1d", "2d")
 	r.settle()
 	if st := r.state("events/docs/2d"); st.Summary != "derived: 1 closed days and today" {
 		t.Errorf("2d: summary %q, want it derived from its one closed day", st.Summary)
 	}
 	if st := r.state("events/docs/1d"); strings.HasPrefix(st.Summary, "derived") {
 		t.Errorf("1d is derived: %q", st.Summary)
+	}
+}
+
+// TestClosedWithinIsClosedDays: the restore's check of a day against a
+// window, which makes no list, agrees with ClosedDays.
+func TestClosedWithinIsClosedDays(t *testing.T) {
+	now := time.Date(2026, 3, 10, 23, 59, 0, 0, time.UTC)
+	today := client.DateOf(now)
+	for _, n := range []int{1, 2, 7, 30, engine.MaxWindowDays} {
+		closed := ClosedDays(n, now)
+		for d := -engine.MaxWindowDays - 2; d <= 2; d++ {
+			day := today.AddDays(d)
+			if got, want := closedWithin(day, n, now), slices.Contains(closed, day); got != want {
+				t.Errorf("n=%d, day %s: %v, want %v", n, day, got, want)
+			}
+		}
 	}
 }

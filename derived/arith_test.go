@@ -1,4 +1,4 @@
-package derive
+package derived
 
 import (
 	"slices"
@@ -84,7 +84,9 @@ func TestDrift(t *testing.T) {
 	}
 }
 
-func key(t *testing.T, day string) Key { return Key{Source: 1, Project: "docs", Day: date(t, day)} }
+func key(t *testing.T, day string) Key {
+	return Key{Source: "views", Project: "docs", Day: date(t, day)}
+}
 
 func TestStorePutAndProvisional(t *testing.T) {
 	s := Store[int]{}

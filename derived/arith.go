@@ -1,7 +1,7 @@
-// Package derive is the arithmetic of derived windows (docs/dev/design.md,
-// "Derived windows"): closed days, the day store, which day to read next,
-// and drift.
-package derive
+package derived
+
+// The arithmetic of derived windows: closed days, the day store, which day
+// to read next, and drift.
 
 import (
 	"cmp"
@@ -61,7 +61,7 @@ func Drift(direct, summed float64) float64 {
 
 // Key names one closed day of one source's 1d unit.
 type Key struct {
-	Source  int // index in the engine
+	Source  string
 	Project string
 	Site    bool
 	Day     client.Date

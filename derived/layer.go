@@ -1,0 +1,412 @@
+package derived
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/go-kit/log"
+	"github.com/go-kit/log/level"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/engine"
+)
+
+// Summer is implemented by a source whose counts add up over days, so that
+// its windows can be derived from the day store.
+type Summer interface {
+	// Additive reports whether u's window is the sum of its days: false
+	// for top-N lists.
+	Additive(u engine.Unit) bool
+	// Sum returns u's window from its 1d results, one per day, oldest first.
+	Sum(u engine.Unit, days []*engine.Result) *engine.Result
+}
+
+const (
+	// auditEvery is how often a derived window is compared with a direct read.
+	auditEvery = 24 * time.Hour
+	// grace is how long after UTC midnight a derived window waits for the
+	// day that ended to reach the store before it is read directly.
+	grace = 2 * time.Hour
+	// retryAfter is when a failed audit is tried again.
+	retryAfter = 30 * time.Second
+)
+
+var (
+	driftDesc = prometheus.NewDesc("mintlify_derived_window_drift_ratio",
+		"Relative difference between the last direct read of a derived window and the sum of its days.",
+		[]string{"project", "source", "window"}, nil)
+	derivedDesc = prometheus.NewDesc("mintlify_derived_window",
+		"1 when the window is exported as the sum of its days, 0 when it is read directly.",
+		[]string{"project", "source", "window"}, nil)
+)
+
+// Config configures a Layer.
+type Config struct {
+	Logger log.Logger
+	// Days is the day store of the cache file, restored at Attach.
+	Days []Day
+}
+
+// Layer derives windows; pass it as engine.Config.Layer.
+type Layer struct {
+	logger     log.Logger
+	restore    []Day
+	e          *engine.Engine
+	dayChanges *prometheus.CounterVec
+
+	mu      sync.Mutex
+	windows []*window // derivable, in the engine's unit order
+	byUnit  map[engine.Unit]*window
+	bases   map[engine.Unit]bool
+	sources map[string]engine.Source
+	days    Store[*engine.Result]
+}
+
+// window is a derivable window.
+type window struct {
+	engine.Unit
+	src  engine.Source
+	base engine.Unit // the 1d unit summed with the closed days
+	// For a split window: totals is a page walk's totals window, pages a
+	// totals window's page walk, when derivable; split is set on both.
+	totals, pages *window
+	split         bool
+	derived       bool             // its data is the sum
+	served        client.DateRange // the range of the sum last served
+	fallback      string           // why it is read directly again
+	auditAt       time.Time
+	drift         float64
+	audited       bool
+}
+
+// serving is a sum to serve.
+type serving struct {
+	u engine.Unit
+	d engine.Data
+}
+
+// New returns a Layer; engine.New attaches it.
+func New(cfg Config) *Layer {
+	if cfg.Logger == nil {
+		cfg.Logger = log.NewNopLogger()
+	}
+	return &Layer{logger: cfg.Logger, restore: cfg.Days, byUnit: map[engine.Unit]*window{}, bases: map[engine.Unit]bool{},
+		sources: map[string]engine.Source{}, days: Store[*engine.Result]{},
+		dayChanges: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "mintlify_derived_day_changes_total",
+			Help: "Closed days of derived windows whose second read changed the site-wide figure.",
+		}, []string{"source"})}
+}
+
+// Attach implements engine.Layer: it links every derivable window to its
+// base, restores the day store and serves the windows it covers.
+func (l *Layer) Attach(e *engine.Engine) {
+	l.e = e
+	states := e.States()
+	l.mu.Lock()
+	for _, st := range states {
+		u := st.Unit
+		src := e.Source(u.Source)
+		l.sources[u.Source] = src
+		sum, ok := src.(Summer)
+		if !ok || u.Window.Days < 2 || !sum.Additive(u) {
+			continue
+		}
+		for _, b := range states {
+			if b.Source == u.Source && b.Project == u.Project && b.Window.Days == 1 && b.Window.Site == u.Window.Site {
+				w := &window{Unit: u, src: src, base: b.Unit, split: st.Part != ""}
+				l.windows = append(l.windows, w)
+				l.byUnit[u] = w
+				l.bases[b.Unit] = true
+				break
+			}
+		}
+	}
+	for _, w := range l.windows {
+		site := w.Unit
+		site.Window.Site = true
+		if t := l.byUnit[site]; w.split && !w.Window.Site && t != nil {
+			w.totals, t.pages = t, w
+		}
+	}
+	l.restoreDaysLocked(e.Now())
+	l.mu.Unlock()
+	l.derive(e.Now(), nil)
+}
+
+// dayKey is the day store's key of w's day.
+func dayKey(u engine.Unit, day client.Date) Key {
+	return Key{Source: u.Source, Project: u.Project, Site: u.Window.Site, Day: day}
+}
+
+// closedKeys returns the day store's keys of w's closed days, oldest first.
+func closedKeys(w *window, now time.Time) []Key {
+	days := ClosedDays(w.Window.Days, now)
+	out := make([]Key, len(days))
+	for i, d := range days {
+		out[i] = dayKey(w.Unit, d)
+	}
+	return out
+}
+
+// Reads implements engine.Layer: the closed days to read into the store, in
+// Store.Tasks' order, then the audits due.
+func (l *Layer) Reads(now time.Time) []engine.Read {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var want []Key
+	base := map[Key]engine.Unit{}
+	for _, w := range l.windows {
+		if w.fallback != "" {
+			continue
+		}
+		for _, k := range closedKeys(w, now) {
+			want = append(want, k)
+			if _, ok := base[k]; !ok {
+				base[k] = w.base
+			}
+		}
+	}
+	var out []engine.Read
+	yesterday := client.DateOf(now).AddDays(-1)
+	for _, t := range l.days.Tasks(want, now) {
+		worth := 0.02
+		if t.Key.Day == yesterday && !t.Reread {
+			worth = 0.05
+		}
+		b := base[t.Key]
+		out = append(out, engine.Read{Unit: b, Range: client.DateRange{From: t.Key.Day, To: t.Key.Day.AddDays(1)}, Worth: worth,
+			Done: func(res *engine.Result, err error, now time.Time) { l.finishDay(t, b, res, err, now) }})
+	}
+	today := client.DateOf(now)
+	for _, w := range l.windows {
+		if !w.derived || w.totals != nil && w.totals.derived {
+			continue // a page walk is audited with its totals
+		}
+		rng := client.DateRange{From: today.AddDays(-(w.Window.Days - 1)), To: today}
+		at := w.auditAt.Add(auditEvery)
+		// Due in an hour at the soonest while a closed day is provisional or
+		// due its second read: it is audited once its days are read for good.
+		if l.days.Unsettled(closedKeys(w, now), now) && at.Before(now.Add(auditEvery/24)) {
+			at = now.Add(auditEvery / 24)
+		}
+		out = append(out, engine.Read{Unit: w.Unit, Range: rng, Worth: 0.5 / float64(w.Window.Days), At: at, Totals: w.split && w.Window.Site,
+			Done: func(res *engine.Result, err error, now time.Time) { l.finishAudit(w, rng, res, err, now) }})
+	}
+	return out
+}
+
+// Serves implements engine.Layer: a derived window is served, like its base;
+// one that stops being derived without falling back waits for the day
+// store until two hours after the midnight that ended its sum.
+func (l *Layer) Serves(u engine.Unit) engine.Serving {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	w := l.byUnit[u]
+	switch {
+	case w == nil:
+		return engine.Serving{}
+	case w.derived:
+		return engine.Serving{On: true, Like: w.base}
+	case w.fallback != "" || w.served == client.DateRange{}:
+		return engine.Serving{}
+	}
+	return engine.Serving{From: w.served.To.Time().Add(grace)}
+}
+
+// Refreshed implements engine.Layer: a base's data of the day that just
+// ended is kept as that day's provisional entry, and its windows are
+// derived again.
+func (l *Layer) Refreshed(u engine.Unit, prev, data engine.Data) {
+	l.mu.Lock()
+	day := prev.Range.From
+	if l.bases[u] && prev.Result != nil && prev.Range != data.Range && prev.Range.To == day.AddDays(1) && day.AddDays(1) == data.Range.From {
+		l.days.KeepProvisional(dayKey(u, day), prev.Result, prev.Completed)
+	}
+	l.pruneLocked(data.Completed)
+	serve := l.deriveLocked(data.Completed, map[engine.Unit]engine.Data{u: data}, &u)
+	l.mu.Unlock()
+	l.serve(serve)
+}
+
+// pruneLocked drops days no window needs any more.
+func (l *Layer) pruneLocked(now time.Time) {
+	keep := map[Key]bool{}
+	for _, w := range l.windows {
+		for _, k := range closedKeys(w, now) {
+			keep[k] = true
+		}
+	}
+	l.days.Prune(keep)
+}
+
+// derive derives the windows of base (all when nil) with the bases' data.
+func (l *Layer) derive(now time.Time, base *engine.Unit) {
+	data := map[engine.Unit]engine.Data{}
+	for b := range l.bases {
+		if base == nil || b == *base {
+			if d, ok := l.e.Data(b); ok {
+				data[b] = d
+			}
+		}
+	}
+	l.mu.Lock()
+	serve := l.deriveLocked(now, data, base)
+	l.mu.Unlock()
+	l.serve(serve)
+}
+
+func (l *Layer) serve(list []serving) {
+	for _, s := range list {
+		l.e.Serve(s.u, s.d)
+	}
+}
+
+// covered reports whether the store holds all w's closed days and its base
+// has today's data bd.
+func (l *Layer) covered(w *window, bd engine.Data, now time.Time) bool {
+	return w.fallback == "" && bd.Result != nil && bd.Range == w.base.Window.Range(now) && l.days.Covers(closedKeys(w, now))
+}
+
+// deriveLocked returns the sums of the covered windows of base (all when
+// nil), given the bases' data.
+func (l *Layer) deriveLocked(now time.Time, data map[engine.Unit]engine.Data, base *engine.Unit) []serving {
+	var out []serving
+	for _, w := range l.windows {
+		if base != nil && w.base != *base {
+			continue
+		}
+		bd := data[w.base]
+		if w.derived && w.fallback == "" && bd.Result != nil && bd.Range != w.base.Window.Range(now) {
+			continue // its base has yet to read the new day: the window waits for it, derived
+		}
+		if !l.covered(w, bd, now) {
+			w.derived = false
+			continue
+		}
+		if !w.derived {
+			level.Info(l.logger).Log("msg", "window derived from the day store from now on: no requests of its own", "collector", w.Source, "project", w.Project, "window", w.Window.String())
+		}
+		w.derived, w.served = true, w.Window.Range(now)
+		out = append(out, serving{w.Unit, engine.Data{Range: w.served, Result: l.sumLocked(w, now, bd.Result), Completed: bd.Completed}})
+	}
+	return out
+}
+
+// sumLocked sums w's closed days, and today when set.
+func (l *Layer) sumLocked(w *window, now time.Time, today *engine.Result) *engine.Result {
+	var parts []*engine.Result
+	for _, k := range closedKeys(w, now) {
+		parts = append(parts, l.days[k].Result)
+	}
+	if today != nil {
+		parts = append(parts, today)
+	}
+	res := w.src.(Summer).Sum(w.Unit, parts)
+	res.Cost = 0
+	res.Summary = fmt.Sprintf("derived: %d closed days and today", len(parts)-1)
+	return res
+}
+
+// finishDay stores the day a read of base's closed day brought; a changed
+// second read is counted.
+func (l *Layer) finishDay(t Task, base engine.Unit, res *engine.Result, err error, now time.Time) {
+	if err != nil {
+		level.Warn(l.logger).Log("msg", "reading a closed day into the day store failed; windows are read directly meanwhile", "collector", base.Source, "project", base.Project, "day", t.Key.Day.String(), "err", engine.Advice(err))
+		return
+	}
+	l.mu.Lock()
+	if old := l.days[t.Key]; old != nil && t.Reread && !old.Provisional && family0(old.Result) != family0(res) {
+		l.dayChanges.WithLabelValues(base.Source).Inc()
+	}
+	l.days.Put(t.Key, res, now, t.Reread)
+	l.mu.Unlock()
+	l.derive(now, &base)
+}
+
+// family0 sums a result's first family: the site-wide figure audits compare.
+func family0(res *engine.Result) float64 {
+	if res == nil || len(res.Samples) == 0 {
+		return 0
+	}
+	v := 0.0
+	for _, s := range res.Samples[0] {
+		v += s.Value
+	}
+	return v
+}
+
+// finishAudit compares a direct read of w's closed days (rng) with their
+// sum; above MaxDrift the window falls back to direct reads.
+func (l *Layer) finishAudit(w *window, rng client.DateRange, res *engine.Result, err error, now time.Time) {
+	if err != nil {
+		l.mu.Lock()
+		w.auditAt = now.Add(-auditEvery + retryAfter) // try again soon
+		l.mu.Unlock()
+		level.Warn(l.logger).Log("msg", "the audit of a derived window failed; it stays derived", "collector", w.Source, "project", w.Project, "window", w.Window.String(), "err", engine.Advice(err))
+		return
+	}
+	bd, _ := l.e.Data(w.base)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	w.auditAt = now
+	if !w.derived || !l.covered(w, bd, now) || rng.To != client.DateOf(now) {
+		return
+	}
+	direct, summed := family0(res), family0(l.sumLocked(w, now, nil))
+	w.drift, w.audited = Drift(direct, summed), true
+	if w.drift <= MaxDrift {
+		return
+	}
+	w.fallback = fmt.Sprintf("the sum of its days differs from a direct read by %.1f %%", 100*w.drift)
+	w.derived = false
+	level.Warn(l.logger).Log("msg", "a derived window does not add up: it is read directly from now on (events counted late, or the API draws day boundaries elsewhere than UTC midnight)",
+		"collector", w.Source, "project", w.Project, "window", w.Window.String(), "direct", direct, "sum_of_days", summed, "drift_ratio", w.drift)
+	// Its page walk, audited with it, is read directly too.
+	if p := w.pages; p != nil && p.derived {
+		p.fallback, p.derived = w.fallback, false
+	}
+}
+
+// Collectors returns the layer's metrics, gathered at every scrape.
+func (l *Layer) Collectors() []prometheus.Collector {
+	return []prometheus.Collector{collector{l}, l.dayChanges}
+}
+
+// collector exports mintlify_derived_window and its drift.
+type collector struct{ l *Layer }
+
+// Describe implements prometheus.Collector.
+func (c collector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- derivedDesc
+	ch <- driftDesc
+}
+
+// Collect implements prometheus.Collector: a split window's two parts are
+// one series, the page walk's.
+func (c collector) Collect(ch chan<- prometheus.Metric) {
+	c.l.mu.Lock()
+	defer c.l.mu.Unlock()
+	for _, w := range c.l.windows {
+		if w.pages != nil {
+			continue
+		}
+		derived, audited, drift := w.derived, w.audited, w.drift
+		if t := w.totals; t != nil {
+			derived = derived && t.derived
+			if t.audited {
+				audited, drift = true, max(drift, t.drift)
+			}
+		}
+		v := 0.0
+		if derived {
+			v = 1
+		}
+		ch <- prometheus.MustNewConstMetric(derivedDesc, prometheus.GaugeValue, v, w.Project, w.Source, w.Window.Name)
+		if audited {
+			ch <- prometheus.MustNewConstMetric(driftDesc, prometheus.GaugeValue, drift, w.Project, w.Source, w.Window.Name)
+		}
+	}
+}

@@ -1,0 +1,125 @@
+package derived
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"github.com/go-kit/log/level"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/engine"
+)
+
+// Day is one closed day of the day store, as --cache.file keeps it.
+type Day struct {
+	Source  string    `json:"source"`
+	Project string    `json:"project"`
+	Site    bool      `json:"site,omitempty"`
+	Day     string    `json:"day"` // UTC, YYYY-MM-DD
+	ReadAt  time.Time `json:"readAt"`
+	Reread  bool      `json:"reread,omitempty"`
+	Cost    int       `json:"cost"`
+	// Families holds each family's series, by family name.
+	Families map[string][]engine.Sample `json:"families"`
+}
+
+// Days returns the day store to persist, in a stable order; provisional
+// days are read again after a restart.
+func (l *Layer) Days() []Day {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make([]Day, 0, len(l.days))
+	for k, de := range l.days {
+		if de.Provisional {
+			continue
+		}
+		d := Day{Source: k.Source, Project: k.Project, Site: k.Site, Day: k.Day.String(),
+			ReadAt: de.ReadAt, Reread: de.Reread, Cost: de.Result.Cost, Families: map[string][]engine.Sample{}}
+		for fi, f := range l.sources[k.Source].Families() {
+			if fi < len(de.Result.Samples) && len(de.Result.Samples[fi]) > 0 {
+				d.Families[f.Name] = de.Result.Samples[fi]
+			}
+		}
+		out = append(out, d)
+	}
+	slices.SortFunc(out, func(a, b Day) int {
+		return cmp.Or(cmp.Compare(a.Source, b.Source), cmp.Compare(a.Project, b.Project), cmp.Compare(a.Day, b.Day))
+	})
+	return out
+}
+
+// closedWithin reports whether day is one of ClosedDays(n, now), without
+// making the list.
+func closedWithin(day client.Date, n int, now time.Time) bool {
+	today := client.DateOf(now)
+	t := day.Time()
+	return t.Before(today.Time()) && !t.Before(today.AddDays(-(n - 1)).Time())
+}
+
+// restoreDaysLocked installs the days of Config.Days that a window needs.
+func (l *Layer) restoreDaysLocked(now time.Time) {
+	n, dropped := 0, 0
+	for _, d := range l.restore {
+		day, err := client.ParseDate(d.Day)
+		// Only closed days of the longest window can be of use.
+		if err != nil || d.ReadAt.After(now) || !closedWithin(day, engine.MaxWindowDays, now) {
+			continue
+		}
+		for _, w := range l.windows {
+			if w.Source != d.Source || w.Project != d.Project || w.Window.Site != d.Site || !closedWithin(day, w.Window.Days, now) {
+				continue
+			}
+			res, drop, err := engine.RestoredResult(w.src, d.Families, d.Cost)
+			dropped += drop
+			if err != nil {
+				level.Warn(l.logger).Log("msg", "ignoring a day of the cache file's day store", "collector", d.Source, "project", d.Project, "day", d.Day, "err", err)
+				break
+			}
+			if k := dayKey(w.Unit, day); l.days[k] == nil {
+				l.days.Put(k, res, d.ReadAt, d.Reread)
+				n++
+			}
+			break
+		}
+	}
+	// A page walk's day holds the site totals too, for a totals window
+	// whose own day is missing (an older cache file, or backfill's).
+	for k, de := range l.days {
+		site := k
+		site.Site = true
+		if k.Site || l.days[site] != nil {
+			continue
+		}
+		for _, w := range l.windows {
+			if w.Source == k.Source && w.Project == k.Project && w.Window.Site && w.split {
+				if res := siteWide(w.src, de.Result); res != nil {
+					l.days[site] = &Entry[*engine.Result]{Result: res, ReadAt: de.ReadAt, Reread: de.Reread}
+				}
+				break
+			}
+		}
+	}
+	if dropped > 0 {
+		level.Warn(l.logger).Log("msg", "dropped series of the cache file's day store that an API answer could not have given; the rest is restored", "series", dropped)
+	}
+	if len(l.restore) > 0 {
+		level.Info(l.logger).Log("msg", "restored the day store from the cache file", "days", n)
+	}
+	l.restore = nil
+}
+
+// siteWide returns res's site-wide families, nil when none.
+func siteWide(src engine.Source, res *engine.Result) *engine.Result {
+	out := &engine.Result{Samples: make([][]engine.Sample, len(res.Samples)), Cost: 1, Summary: "site-wide totals"}
+	found := false
+	for fi, f := range src.Families() {
+		if fi < len(res.Samples) && f.SiteWide && len(res.Samples[fi]) > 0 {
+			out.Samples[fi], found = res.Samples[fi], true
+		}
+	}
+	if !found {
+		return nil
+	}
+	return out
+}
