@@ -56,6 +56,7 @@ type Engine struct {
 	logger    log.Logger
 	sources   []sourceInfo
 	units     []*unit // in source, project, window order
+	byUnit    map[Unit]*unit
 	skipped   *prometheus.CounterVec
 	ctx       context.Context
 	cancel    context.CancelFunc
@@ -73,7 +74,6 @@ type Engine struct {
 	// firstRoundLogged and allDataLogged keep two log lines to one each.
 	firstRoundLogged, allDataLogged bool
 	skipLogged                      map[string]bool
-	byUnit                          map[Unit]*unit
 	// reads are the units of the layer's fixed-range reads; notes the
 	// refreshes it is still to be told of.
 	reads map[readKey]*unit
