@@ -75,7 +75,7 @@ type window struct {
 	split         bool
 	derived       bool             // its data is the sum
 	served        client.DateRange // the range of the sum last served
-	fallback      string           // why it is read directly again
+	fellBack      bool             // read directly for good: its audit found drift
 	auditAt       time.Time
 	drift         float64
 	audited       bool
@@ -159,7 +159,7 @@ func (l *Layer) Reads(now time.Time) []engine.Read {
 	var want []Key
 	base := map[Key]engine.Unit{}
 	for _, w := range l.windows {
-		if w.fallback != "" {
+		if w.fellBack {
 			continue
 		}
 		for _, k := range closedKeys(w, now) {
@@ -210,7 +210,7 @@ func (l *Layer) Serves(u engine.Unit) engine.Serving {
 		return engine.Serving{}
 	case w.derived:
 		return engine.Serving{On: true, Like: w.base}
-	case w.fallback != "" || w.served == client.DateRange{}:
+	case w.fellBack || w.served == client.DateRange{}:
 		return engine.Serving{}
 	}
 	return engine.Serving{From: w.served.To.Time().Add(grace)}
@@ -267,7 +267,7 @@ func (l *Layer) serve(list []serving) {
 // covered reports whether the store holds all w's closed days and its base
 // has today's data bd.
 func (l *Layer) covered(w *window, bd engine.Data, now time.Time) bool {
-	return w.fallback == "" && bd.Result != nil && bd.Range == w.base.Window.Range(now) && l.days.Covers(closedKeys(w, now))
+	return !w.fellBack && bd.Result != nil && bd.Range == w.base.Window.Range(now) && l.days.Covers(closedKeys(w, now))
 }
 
 // deriveLocked returns the sums of the covered windows of base (all when
@@ -279,7 +279,7 @@ func (l *Layer) deriveLocked(now time.Time, data map[engine.Unit]engine.Data, ba
 			continue
 		}
 		bd := data[w.base]
-		if w.derived && w.fallback == "" && bd.Result != nil && bd.Range != w.base.Window.Range(now) {
+		if w.derived && bd.Range != w.base.Window.Range(now) {
 			continue // its base has yet to read the new day: the window waits for it, derived
 		}
 		if !l.covered(w, bd, now) {
@@ -360,13 +360,12 @@ func (l *Layer) finishAudit(w *window, rng client.DateRange, res *engine.Result,
 	if w.drift <= MaxDrift {
 		return
 	}
-	w.fallback = fmt.Sprintf("the sum of its days differs from a direct read by %.1f %%", 100*w.drift)
-	w.derived = false
+	w.fellBack, w.derived = true, false
 	level.Warn(l.logger).Log("msg", "a derived window does not add up: it is read directly from now on (events counted late, or the API draws day boundaries elsewhere than UTC midnight)",
 		"collector", w.Source, "project", w.Project, "window", w.Window.String(), "direct", direct, "sum_of_days", summed, "drift_ratio", w.drift)
 	// Its page walk, audited with it, is read directly too.
 	if p := w.pages; p != nil && p.derived {
-		p.fallback, p.derived = w.fallback, false
+		p.fellBack, p.derived = true, false
 	}
 }
 

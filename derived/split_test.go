@@ -188,8 +188,14 @@ func TestPageDaysStandForTotals(t *testing.T) {
 	if st := second.state("hits/docs/7d:site"); st.Summary != "derived: 6 closed days and today" {
 		t.Errorf("7d:site: %q", st.Summary)
 	}
-	if n := len(second.l.Days()); n != 12 {
-		t.Errorf("%d days kept, want 12", n)
+	days := second.l.Days()
+	if len(days) != 12 {
+		t.Errorf("%d days kept, want 12", len(days))
+	}
+	for _, d := range days {
+		if _, ok := d.Families["test_hits"]; !ok || d.Site && len(d.Families) != 1 {
+			t.Errorf("%s site=%v keeps families %v, want the totals' alone for a site day", d.Day, d.Site, d.Families)
+		}
 	}
 }
 
