@@ -180,8 +180,14 @@ func TestPageDaysStandForTotals(t *testing.T) {
 		t.Fatalf("%d page days, want 6", len(pages))
 	}
 	first.e.Close()
+	if n := first.logLines("restored the day store"); n != 0 {
+		t.Errorf("a start without days logged %d restores", n)
+	}
 	second, src := newSplitRig(t, pages)
 	second.settle()
+	if n := second.logLines(`msg="restored the day store from the cache file" days=6`); n != 1 {
+		t.Errorf("%d log lines of the 6 days restored:\n%s", n, second.logs)
+	}
 	if n := src.closed.Load(); n != 0 {
 		t.Errorf("%d closed days read after the restart, want 0", n)
 	}
@@ -247,5 +253,32 @@ func TestReadsWorthAndOrder(t *testing.T) {
 	r.clock.Advance(11*time.Hour + 30*time.Minute)
 	if got := reads(); got[len(got)-1].at != r.clock.Now().Add(time.Hour) {
 		t.Errorf("an audit due while a day is provisional: %v, want due in an hour", got[len(got)-1])
+	}
+}
+
+// TestRestoredDaysAreChecked: a restored day's series an answer could not
+// have given are dropped, with one warning; a page day without the
+// site-wide family stands for no totals day, which is read.
+func TestRestoredDaysAreChecked(t *testing.T) {
+	first, _ := newSplitRig(t, nil)
+	first.settle()
+	var pages []Day
+	for _, d := range first.l.Days() {
+		if !d.Site {
+			d.Families = map[string][]Sample{"test_page_hits": append([]Sample{{Labels: [MaxLabels]string{"/neg"}, Value: -1}}, d.Families["test_page_hits"]...)}
+			pages = append(pages, d)
+		}
+	}
+	first.e.Close()
+	second, src := newSplitRig(t, pages)
+	second.settle()
+	if n := second.logLines("dropped series of the cache file's day store that an API answer could not have given; the rest is restored\" series=6"); n != 1 {
+		t.Errorf("%d warnings of 6 dropped series:\n%s", n, second.logs)
+	}
+	if n := src.closed.Load(); n != 6 {
+		t.Errorf("%d closed days read, want the 6 of the totals", n)
+	}
+	if st := second.state("hits/docs/7d:site"); st.Summary != "derived: 6 closed days and today" {
+		t.Errorf("7d:site: %q", st.Summary)
 	}
 }

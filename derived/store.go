@@ -109,13 +109,15 @@ func (l *Layer) restoreDaysLocked(now time.Time) {
 	l.restore = nil
 }
 
-// siteWide returns res's site-wide families, nil when none.
+// siteWide returns the site-wide families of res, a restored result (one
+// entry per family of src), nil when none.
 func siteWide(src engine.Source, res *engine.Result) *engine.Result {
 	out := &engine.Result{Samples: make([][]engine.Sample, len(res.Samples)), Cost: 1, Summary: "site-wide totals"}
 	found := false
-	for fi, f := range src.Families() {
-		if fi < len(res.Samples) && f.SiteWide && len(res.Samples[fi]) > 0 {
-			out.Samples[fi], found = res.Samples[fi], true
+	fams := src.Families()
+	for fi, ss := range res.Samples {
+		if fams[fi].SiteWide && len(ss) > 0 {
+			out.Samples[fi], found = ss, true
 		}
 	}
 	if !found {
