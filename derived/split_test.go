@@ -188,6 +188,9 @@ func TestPageDaysStandForTotals(t *testing.T) {
 	if n := second.logLines(`msg="restored the day store from the cache file" days=6`); n != 1 {
 		t.Errorf("%d log lines of the 6 days restored:\n%s", n, second.logs)
 	}
+	if n := second.logLines("dropped series"); n != 0 {
+		t.Errorf("%d warnings of dropped series, none dropped:\n%s", n, second.logs)
+	}
 	if n := src.closed.Load(); n != 0 {
 		t.Errorf("%d closed days read after the restart, want 0", n)
 	}
