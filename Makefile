@@ -90,7 +90,7 @@ cover:
 
 ## mutate: mutation testing (gremlins, pinned in tools/gremlins) of the engine's pure parts: the scheduler,
 ## the budget, the derived windows (package derived), the exposition and health; each must kill 90 % of its
-## mutants (docs/dev/benchmarks.md has the figures). A few minutes on 2 cores; not part of make test.
+## mutants (docs/dev/benchmarks.md has the figures). About 12 minutes on 2 cores, most of it derived; not part of make test.
 mutate:
 	@mkdir -p .tools/bin
 	cd tools/gremlins && $(GO) build -o ../../.tools/bin/gremlins github.com/go-gremlins/gremlins/cmd/gremlins
