@@ -1,0 +1,172 @@
+package engine
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/budget"
+	"github.com/mintlify-exporter/mintlify_exporter/client"
+)
+
+// The rule of engine/doc.go, observed where a user sees it: the order in
+// which the fake source is asked for units, and what the budget holds back.
+
+// restored is cache-file data of a memSource unit: its window's range at
+// completed, one series with the value 1.
+func restored(source, project, window string, completed time.Time, cost int) UnitData {
+	w, err := ParseWindow(window)
+	if err != nil {
+		panic(err)
+	}
+	rng := w.Range(completed)
+	return UnitData{Source: source, Project: project, Window: window, DateFrom: rng.From.String(), DateTo: rng.To.String(),
+		Completed: completed, Cost: cost, Families: map[string][]Sample{"test_" + source + "_fetches": {{Value: 1}}}}
+}
+
+// fetchSource is a rig option: a memSource named name whose units are
+// fetched whole (not walks), each costing cost requests.
+func fetchSource(src **memSource, name string, cost int) func(*budget.Budget) Source {
+	return func(b *budget.Budget) Source {
+		*src = newMemSource(name, b)
+		(*src).fixed = cost
+		return *src
+	}
+}
+
+// TestNoDataGoesFirst: after a restart, a unit without data goes before a
+// due refresh of a unit with data, whatever their order in the
+// configuration ("no data at all worth most").
+func TestNoDataGoesFirst(t *testing.T) {
+	var src *memSource
+	r := newRig(t, rigOptions{perHour: 90, projects: []string{"a", "b"}, windows: []string{"1d"},
+		restore: &State{Units: []UnitData{restored("one", "a", "1d", t0.Add(-20*time.Minute), 1)}}},
+		fetchSource(&src, "one", 1))
+	r.e.Start()
+	r.settle()
+	if got, want := src.fetched(), []string{"one/b/1d", "one/a/1d"}; !slices.Equal(got, want) {
+		t.Fatalf("fetched %v, want %v: the unit without data first", got, want)
+	}
+}
+
+// TestShorterWindowsChangeFaster: among due refreshes of data, the one
+// whose window changed most since it was read goes first: age over the
+// window's length. A 1d unit 30 minutes old (a 48th of its window) goes
+// before a 7d unit two hours old (an 84th), though the 7d unit is older
+// and configured first.
+func TestShorterWindowsChangeFaster(t *testing.T) {
+	var src *memSource
+	r := newRig(t, rigOptions{perHour: 90, projects: []string{"docs"}, windows: []string{"7d", "1d"},
+		restore: &State{Units: []UnitData{
+			restored("walk", "docs", "7d", t0.Add(-2*time.Hour), 2),
+			restored("walk", "docs", "1d", t0.Add(-30*time.Minute), 2),
+		}}},
+		func(b *budget.Budget) Source { src = newMemSource("walk", b); return src })
+	src.setCost("docs", "7d", 2)
+	src.setCost("docs", "1d", 2)
+	r.e.Start()
+	r.settle()
+	if got, want := src.fetched(), []string{"walk/docs/1d", "walk/docs/7d"}; !slices.Equal(got, want) {
+		t.Fatalf("fetched %v, want %v", got, want)
+	}
+}
+
+// TestShorterWindowsFirstAfterMidnight: at UTC midnight every window moves;
+// the 1d window, all of whose data is now yesterday's, is read first, then
+// the 7d window, which lost a seventh, then the 30d window, which lost a
+// thirtieth, though they are configured the other way round.
+func TestShorterWindowsFirstAfterMidnight(t *testing.T) {
+	start := t0.Add(11*time.Hour + 50*time.Minute) // 23:50
+	var src *memSource
+	var units []UnitData
+	for _, w := range []string{"30d", "7d", "1d"} {
+		units = append(units, restored("big", "docs", w, start.Add(-5*time.Minute), 8))
+	}
+	r := newRig(t, rigOptions{perHour: 90, projects: []string{"docs"}, windows: []string{"30d", "7d", "1d"}, start: start,
+		restore: &State{Units: units}},
+		func(b *budget.Budget) Source { src = newMemSource("big", b); return src })
+	for _, w := range []string{"30d", "7d", "1d"} {
+		src.setCost("docs", w, 8)
+	}
+	r.e.Start()
+	r.settle()
+	if got := src.fetched(); len(got) != 0 {
+		t.Fatalf("fetched %v before midnight, want nothing (data 5 minutes old)", got)
+	}
+	r.clock.Advance(10 * time.Minute) // 00:00 on the 11th
+	r.settle()
+	if got, want := src.fetched(), []string{"big/docs/1d", "big/docs/7d", "big/docs/30d"}; !slices.Equal(got, want) {
+		t.Fatalf("fetched %v after midnight, want %v", got, want)
+	}
+	for _, rng := range src.ranges {
+		if rng.To != client.DateOf(r.clock.Now()).AddDays(1) {
+			t.Errorf("a fetch after midnight read %s, not a range ending with the new day", rng)
+		}
+	}
+}
+
+// TestWaitingFetchCostsLessAfterMidnight: a whole fetch of a 7d window
+// that cost 15 requests and waits for the budget after midnight says it
+// waits for 13: the day that left the window no longer costs its share.
+func TestWaitingFetchCostsLessAfterMidnight(t *testing.T) {
+	start := t0.Add(11*time.Hour + 50*time.Minute) // 23:50
+	var src *memSource
+	r := newRig(t, rigOptions{perHour: 20, projects: []string{"docs"}, windows: []string{"7d"}, start: start},
+		func(b *budget.Budget) Source { src = newMemSource("big", b); return src })
+	src.setCost("docs", "7d", 15)
+	r.e.Start()
+	r.settle()
+	if n := src.count("docs", "7d"); n != 1 {
+		t.Fatalf("%d fetches at 23:50, want 1", n)
+	}
+	r.clock.Advance(10 * time.Minute) // 00:00: due, 5 requests left in the hour
+	r.settle()
+	st := r.state("big/docs/7d")
+	if want := "waiting for the request budget (13 requests)"; st.State != StateWaiting || st.Deferred != want {
+		t.Fatalf("after midnight: %s %q, want %s %q", st.State, st.Deferred, StateWaiting, want)
+	}
+}
+
+// TestReserveOnTheEveOfMidnight: HeldBack, shown on the landing page, is a
+// tenth of the budget, and from 23:00 UTC a request more for every 1d
+// one-request unit with data (not a 7d one, not one without data), half
+// the budget at most; at midnight it is a tenth again.
+func TestReserveOnTheEveOfMidnight(t *testing.T) {
+	var src *memSource
+	r := newRig(t, rigOptions{perHour: 90, projects: []string{"a", "b", "c"}, windows: []string{"1d", "7d"}},
+		fetchSource(&src, "one", 1))
+	src.setFail("c", "1d", errServer) // c's 1d unit never has data
+	r.e.Start()
+	r.settle()
+	for _, c := range []struct {
+		at   time.Duration // since noon
+		want int
+	}{
+		{0, 9},
+		{11*time.Hour - time.Second, 9}, // 22:59:59
+		{11 * time.Hour, 11},            // 23:00: a/1d and b/1d
+		{11*time.Hour + 59*time.Minute, 11},
+		{12 * time.Hour, 9}, // midnight
+	} {
+		r.clock.Advance(t0.Add(c.at).Sub(r.clock.Now()))
+		if got := r.e.HeldBack().Reserve; got != c.want {
+			t.Errorf("at %s: reserve %d, want %d", r.clock.Now().Format("15:04:05"), got, c.want)
+		}
+	}
+
+	// Eight 1d units of a budget of 10 an hour: half of it at most.
+	var projects []string
+	for i := range 8 {
+		projects = append(projects, string(rune('a'+i)))
+	}
+	r = newRig(t, rigOptions{perHour: 10, projects: projects, windows: []string{"1d"}}, fetchSource(&src, "one", 1))
+	r.e.Start()
+	r.settle()
+	if n := len(src.fetched()); n != 8 {
+		t.Fatalf("%d units have data, want 8", n)
+	}
+	r.clock.Advance(11*time.Hour + 30*time.Minute)
+	if got := r.e.HeldBack().Reserve; got != 5 {
+		t.Errorf("at 23:30 with 8 1d units: reserve %d, want 5 (half the budget)", got)
+	}
+}
