@@ -71,10 +71,12 @@ func (e *Engine) estimateLocked(u *unit, now time.Time) (cost int, guess bool) {
 			if o == u || o.snap == nil || o.snap.derived || o.Window.Site != u.Window.Site || !sibling(o) {
 				continue
 			}
-			// A tie goes to the longer window, whose cost bounds the shorter's.
 			d := math.Abs(math.Log(float64(max(1, o.Window.Days)) / float64(max(1, u.Window.Days))))
-			if d < bestDist || (d == bestDist && o.snap.res.Cost > best) {
-				best, bestDist = o.snap.res.Cost, d
+			switch c := o.snap.res.Cost; {
+			case d < bestDist:
+				best, bestDist = c, d
+			case d == bestDist: // a tie goes to the larger cost: it bounds the other
+				best = max(best, c)
 			}
 		}
 		if best > 0 {
@@ -266,23 +268,22 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 	waitingFirst := false
 	for pos, i := range order {
 		cd := cands[i]
-		if picked < 0 {
-			wake := starts[i]
-			if !wake.After(now) { // kept from the reserve, or past the horizon: never a busy loop
-				wake = now.Add(time.Second)
-				if len(sent) > 0 {
-					wake = maxTime(wake, sent[0].Add(time.Hour+budget.PaceMargin))
-				}
+		// When to look again if nothing goes now (a pick makes it now).
+		wake := starts[i]
+		if !wake.After(now) { // kept from the reserve, or past the horizon: never a busy loop
+			wake = now.Add(time.Second)
+			if len(sent) > 0 {
+				wake = maxTime(wake, sent[0].Add(time.Hour+budget.PaceMargin))
 			}
-			next = minTime(next, wake)
 		}
+		next = minTime(next, wake)
 		u := cd.u
 		if u.fixed != nil {
 			continue // the landing page shows windows, not fixed ranges
 		}
 		u.rank = fmt.Sprintf("%d of %d (worth %.2g a request)", pos+1, len(order), schedule.Value(cd.s))
 		u.waitAt, u.waitWhy = time.Time{}, ""
-		if starts[i].After(now) || picked < 0 && starts[i].IsZero() {
+		if starts[i].After(now) || starts[i].IsZero() {
 			u.waitAt, u.waitWhy = starts[i], "budget"
 			if u.waitAt.IsZero() { // past the forecast's horizon
 				u.waitAt = now.Add(forecastSpan)
