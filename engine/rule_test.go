@@ -170,3 +170,47 @@ func TestReserveOnTheEveOfMidnight(t *testing.T) {
 		t.Errorf("at 23:30 with 8 1d units: reserve %d, want 5 (half the budget)", got)
 	}
 }
+
+// TestOneRequestUnitsHeldToAnHour: one-request units are refreshed within
+// the hour while those of their window length and shorter fit two thirds
+// of the budget, and the third left goes to the walks. At 6 requests an
+// hour, two projects with one-request units of 1d, 7d and 30d and walks of
+// 2 requests: the four 1d and 7d one-request units (two thirds of 6),
+// once they have data (the 1d walks' first data goes before the 7d
+// units'), are never an hour old, and every walk gets its data within 8
+// hours.
+func TestOneRequestUnitsHeldToAnHour(t *testing.T) {
+	var one, walk *memSource
+	r := newRig(t, rigOptions{perHour: 6, projects: []string{"a", "b"}, windows: []string{"1d", "7d", "30d"}},
+		fetchSource(&one, "one", 1),
+		func(b *budget.Budget) Source { walk = newMemSource("walk", b); walk.step = true; return walk })
+	for _, p := range []string{"a", "b"} {
+		for _, w := range []string{"1d", "7d", "30d"} {
+			walk.setCost(p, w, 2)
+		}
+	}
+	r.e.Start()
+	r.settle()
+	oldest := map[string]time.Duration{}
+	for range 8 * 60 {
+		r.clock.Advance(time.Minute)
+		r.settle()
+		for _, st := range r.e.States() {
+			if st.Source == "one" && st.Window.Days < 30 && !st.Completed.IsZero() {
+				oldest[st.Unit.String()] = max(oldest[st.Unit.String()], r.clock.Now().Sub(st.Completed))
+			}
+		}
+	}
+	for name, age := range oldest {
+		if age >= time.Hour {
+			t.Errorf("%s was %s old", name, age)
+		}
+	}
+	for _, p := range []string{"a", "b"} {
+		for _, w := range []string{"1d", "7d", "30d"} {
+			if walk.count(p, w) == 0 {
+				t.Errorf("walk/%s/%s has no data after 8 hours", p, w)
+			}
+		}
+	}
+}
