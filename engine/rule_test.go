@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"slices"
 	"testing"
 	"time"
@@ -212,5 +213,60 @@ func TestOneRequestUnitsHeldToAnHour(t *testing.T) {
 				t.Errorf("walk/%s/%s has no data after 8 hours", p, w)
 			}
 		}
+	}
+}
+
+// splitSource is a memSource whose windows are split into site totals and
+// a page walk.
+type splitSource struct{ *memSource }
+
+func (splitSource) SplitsTotals() bool { return true }
+
+// TestSiteTotalsFirstAmongEquals: of units whose next request is worth as
+// much, site totals go before the rest: both projects' totals, then their
+// pages.
+func TestSiteTotalsFirstAmongEquals(t *testing.T) {
+	var src *memSource
+	r := newRig(t, rigOptions{perHour: 90, projects: []string{"a", "b"}, windows: []string{"1d"}},
+		func(b *budget.Budget) Source { src = newMemSource("split", b); src.fixed = 1; return splitSource{src} })
+	r.e.Start()
+	r.settle()
+	if got, want := src.fetched(), []string{"split/a/1d:site", "split/b/1d:site", "split/a/1d", "split/b/1d"}; !slices.Equal(got, want) {
+		t.Fatalf("fetched %v, want %v", got, want)
+	}
+}
+
+// prevCosts is a memSource that records the prevCost of every Fetch.
+type prevCosts struct {
+	*memSource
+	got *[]int
+}
+
+func (s prevCosts) Fetch(ctx context.Context, u Unit, r client.DateRange, prev int) (*Result, error) {
+	s.mu.Lock()
+	*s.got = append(*s.got, prev)
+	s.mu.Unlock()
+	return s.memSource.Fetch(ctx, u, r, prev)
+}
+
+// TestFetchIsToldItsLastCost: Source.Fetch's prevCost is 0 before the
+// unit's first fetch, then what its last fetch cost.
+func TestFetchIsToldItsLastCost(t *testing.T) {
+	var src *memSource
+	var got []int
+	r := newRig(t, rigOptions{perHour: 90, projects: []string{"docs"}, windows: []string{"7d"}},
+		func(b *budget.Budget) Source { src = newMemSource("paged", b); return prevCosts{src, &got} })
+	src.setCost("docs", "7d", 3)
+	r.e.Start()
+	r.settle()
+	src.setCost("docs", "7d", 5)
+	r.clock.Advance(15 * time.Minute)
+	r.settle()
+	r.clock.Advance(15 * time.Minute)
+	r.settle()
+	src.mu.Lock()
+	defer src.mu.Unlock()
+	if want := []int{0, 3, 5}; !slices.Equal(got, want) {
+		t.Fatalf("prevCost of the fetches: %v, want %v", got, want)
 	}
 }
