@@ -1,7 +1,10 @@
 package engine
 
 import (
+	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/mintlify-exporter/mintlify_exporter/budget"
+	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/health"
 )
 
@@ -76,25 +80,44 @@ func describe(st UnitState) string {
 }
 
 // twoFamilies is a memSource that declares a second family its results
-// leave out.
+// leave out, or, for project "empty", give without series.
 type twoFamilies struct{ *memSource }
 
 func (s twoFamilies) Families() []Family {
-	return append(s.memSource.Families(), Family{Name: "test_" + s.name + "_other", Help: "Never in a result."})
+	return append(s.memSource.Families(), Family{Name: "test_" + s.name + "_other", Help: "Never with series."})
+}
+
+func (s twoFamilies) Fetch(ctx context.Context, u Unit, r client.DateRange, prev int) (*Result, error) {
+	res, err := s.memSource.Fetch(ctx, u, r, prev)
+	if err == nil && u.Project == "empty" {
+		res.Samples = append(res.Samples, nil)
+	}
+	return res, err
 }
 
 // TestResultWithoutItsLastFamilies: a source may return fewer families
-// than it declares; those it leaves out are not exported.
+// than it declares, or a family without series; neither is exported nor
+// kept in the cache file.
 func TestResultWithoutItsLastFamilies(t *testing.T) {
-	r := newRig(t, rigOptions{perHour: 90, projects: []string{"docs"}, windows: []string{"1d"}},
+	r := newRig(t, rigOptions{perHour: 90, projects: []string{"docs", "empty"}, windows: []string{"1d"}},
 		func(b *budget.Budget) Source { s := newMemSource("two", b); s.fixed = 1; return twoFamilies{s} })
 	r.e.Start()
 	r.settle()
 	want := `# HELP test_two_fetches Fetches of the unit.
 # TYPE test_two_fetches gauge
 test_two_fetches{project="docs",window="1d"} 1
+test_two_fetches{project="empty",window="1d"} 1
 `
 	if got := r.text(); got != want {
 		t.Fatalf("exposition:\n%s\nwant:\n%s", got, want)
+	}
+	st := r.e.State()
+	if len(st.Units) != 2 {
+		t.Fatalf("%d units in the state, want 2", len(st.Units))
+	}
+	for _, u := range st.Units {
+		if got := slices.Sorted(maps.Keys(u.Families)); !slices.Equal(got, []string{"test_two_fetches"}) {
+			t.Errorf("%s/%s/%s keeps the families %v, want [test_two_fetches]", u.Source, u.Project, u.Window, got)
+		}
 	}
 }
