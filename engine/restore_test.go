@@ -1,8 +1,11 @@
 package engine
 
 import (
+	"math"
 	"testing"
 	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/budget"
 )
 
 // TestRestoredDataIsServed: the cache file's data is served from New on,
@@ -33,5 +36,99 @@ test_one_fetches{project="a",window="1d"} 1
 	}
 	if n := len(src.fetched()); n != 0 {
 		t.Errorf("%d fetches before Start", n)
+	}
+}
+
+// TestRestoreDropsWhatNoAnswerCouldGive: series of the cache file that no
+// API answer could have given (negative, NaN, a repeated series) are
+// dropped and counted in one warning; zero counts are kept; the refresh
+// duration is kept as written, NaN or negative as 0; the log says how many
+// units were restored. A clean file logs no warning.
+func TestRestoreDropsWhatNoAnswerCouldGive(t *testing.T) {
+	var lab *memSource
+	mk := func(b *budget.Budget) Source { lab = newMemSource("lab", b); lab.fixed = 1; return labelled{lab, 1} }
+	unit := func(project string, dur float64, values ...float64) UnitData {
+		d := restored("lab", project, "1d", t0.Add(-5*time.Minute), 1)
+		d.DurationSeconds = dur
+		d.Families["test_lab_fetches"] = nil
+		for i, v := range values {
+			d.Families["test_lab_fetches"] = append(d.Families["test_lab_fetches"], Sample{Labels: [MaxLabels]string{string(rune('a' + i))}, Value: v})
+		}
+		return d
+	}
+	dup := unit("c", 1, 4)
+	dup.Families["test_lab_fetches"] = append(dup.Families["test_lab_fetches"], dup.Families["test_lab_fetches"][0])
+	r := newRig(t, rigOptions{perHour: 90, projects: []string{"a", "b", "c"}, windows: []string{"1d"},
+		restore: &State{Units: []UnitData{unit("a", 2.5, 0, -1, 3), unit("b", math.NaN(), math.NaN(), 2), dup}}}, mk)
+	want := `# HELP test_lab_fetches Fetches of the unit.
+# TYPE test_lab_fetches gauge
+test_lab_fetches{l0="a",project="a",window="1d"} 0
+test_lab_fetches{l0="c",project="a",window="1d"} 3
+test_lab_fetches{l0="b",project="b",window="1d"} 2
+test_lab_fetches{l0="a",project="c",window="1d"} 4
+`
+	if got := r.text(); got != want {
+		t.Errorf("exposition after New:\n%s\nwant:\n%s", got, want)
+	}
+	if recs := logRecords(t, r, "dropped series of the cache file"); len(recs) != 1 || recs[0]["series"] != "3" {
+		t.Errorf("drop warnings: %v, want one with series=3", recs)
+	}
+	if recs := logRecords(t, r, "restored state from the cache file"); len(recs) != 1 || recs[0]["units"] != "3" {
+		t.Errorf("restore lines: %v, want one with units=3", recs)
+	}
+	durations := map[string]float64{}
+	for _, u := range r.e.State().Units {
+		durations[u.Project] = u.DurationSeconds
+	}
+	if durations["a"] != 2.5 || durations["b"] != 0 || durations["c"] != 1 {
+		t.Errorf("durations kept: %v, want a 2.5, b 0 (NaN), c 1", durations)
+	}
+
+	clean := newRig(t, rigOptions{perHour: 90, projects: []string{"a"}, windows: []string{"1d"},
+		restore: &State{Units: []UnitData{unit("a", 1, 1)}}}, mk)
+	if n := clean.logLines("dropped series"); n != 0 {
+		t.Errorf("a clean cache file: %d drop warnings:\n%s", n, clean.logs)
+	}
+}
+
+// siteSource is a splitSource with a site-wide family before its own.
+type siteSource struct{ splitSource }
+
+func (s siteSource) Families() []Family {
+	return append([]Family{{Name: "test_site_total", Help: "Site-wide.", SiteWide: true}}, s.memSource.Families()...)
+}
+
+// TestRestoreFromBeforeTheSplit: a cache file written before windows were
+// split into site totals and a page walk holds the totals in the walk's
+// data; they stand in for the totals unit's, unless the file has the
+// totals unit's own data.
+func TestRestoreFromBeforeTheSplit(t *testing.T) {
+	whole := func(project string, total float64) UnitData {
+		d := restored("site", project, "1d", t0.Add(-5*time.Minute), 3)
+		d.Families["test_site_total"] = []Sample{{Value: total}}
+		return d
+	}
+	totals := restored("site", "b", "1d:site", t0.Add(-time.Minute), 1)
+	delete(totals.Families, "test_site_fetches")
+	totals.Families["test_site_total"] = []Sample{{Value: 9}}
+	r := newRig(t, rigOptions{perHour: 90, projects: []string{"a", "b"}, windows: []string{"1d"},
+		restore: &State{Units: []UnitData{whole("a", 7), whole("b", 7), totals}}},
+		func(b *budget.Budget) Source { s := newMemSource("site", b); return siteSource{splitSource{s}} })
+	want := `# HELP test_site_total Site-wide.
+# TYPE test_site_total gauge
+test_site_total{project="a",window="1d"} 7
+test_site_total{project="b",window="1d"} 9
+# HELP test_site_fetches Fetches of the unit.
+# TYPE test_site_fetches gauge
+test_site_fetches{project="a",window="1d"} 1
+test_site_fetches{project="b",window="1d"} 1
+`
+	if got := r.text(); got != want {
+		t.Errorf("exposition after New:\n%s\nwant:\n%s", got, want)
+	}
+	for _, p := range []string{"a", "b"} {
+		if st := r.state("site/" + p + "/1d:site"); st.Completed.IsZero() {
+			t.Errorf("site/%s/1d:site has no data after the restore: %s", p, describe(st))
+		}
 	}
 }
