@@ -2,10 +2,12 @@ package engine
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/budget"
+	"github.com/mintlify-exporter/mintlify_exporter/client"
 )
 
 // TestRestoredDataIsServed: the cache file's data is served from New on,
@@ -130,5 +132,66 @@ test_site_fetches{project="b",window="1d"} 1
 		if st := r.state("site/" + p + "/1d:site"); st.Completed.IsZero() {
 			t.Errorf("site/%s/1d:site has no data after the restore: %s", p, describe(st))
 		}
+	}
+}
+
+// resumeCosts is a memSource walk source that records the prevCost each
+// resumed walk is given.
+type resumeCosts struct {
+	*memSource
+	got map[string]int
+}
+
+func (s resumeCosts) Resume(u Unit, p client.WalkProgress, prev int) (Walk, error) {
+	s.mu.Lock()
+	s.got[u.Project] = prev
+	s.mu.Unlock()
+	return s.memSource.Resume(u, p, prev)
+}
+
+// TestResumedWalks: the cache file's walks in progress are resumed, each
+// told its unit's last cost (0 without data), and the restore line counts
+// them; a summary is kept up to 256 bytes and cut after.
+func TestResumedWalks(t *testing.T) {
+	walk := func(project string) WalkData {
+		rng := client.LastNDays(t0, 1)
+		return WalkData{Source: "walk", Project: project, Window: "1d", Started: t0.Add(-10 * time.Minute),
+			Progress: client.WalkProgress{Endpoint: "visitors", Project: project + "/1d", From: rng.From.String(), To: rng.To.String(), PageSize: 1, Pages: 2}}
+	}
+	long := strings.Repeat("x", 256)
+	a := restored("walk", "a", "1d", t0.Add(-time.Hour), 6)
+	a.Summary = long
+	b := restored("walk", "b", "1d", t0.Add(-time.Hour), 6)
+	b.Summary = long + "y"
+	var src *memSource
+	got := map[string]int{}
+	r := newRig(t, rigOptions{perHour: 90, projects: []string{"a", "b", "c"}, windows: []string{"1d"},
+		restore: &State{Units: []UnitData{a, b}, Walks: []WalkData{walk("a"), walk("c")}}},
+		func(b *budget.Budget) Source {
+			src = newMemSource("walk", b)
+			src.step = true
+			for _, p := range []string{"a", "b", "c"} {
+				src.cost[p+"/1d"] = 6
+			}
+			return resumeCosts{src, got}
+		})
+	if recs := logRecords(t, r, "restored state from the cache file"); len(recs) != 1 || recs[0]["walks_resumed"] != "2" {
+		t.Errorf("restore lines: %v, want one with walks_resumed=2", recs)
+	}
+	src.mu.Lock()
+	if got["a"] != 6 || got["c"] != 0 || len(got) != 2 {
+		t.Errorf("prevCost of the resumed walks: %v, want a 6 and c 0", got)
+	}
+	src.mu.Unlock()
+	if s := r.state("walk/a/1d").Summary; s != long {
+		t.Errorf("a summary of 256 bytes was restored as %q", s)
+	}
+	if s := r.state("walk/b/1d").Summary; s != long+"…" {
+		t.Errorf("a summary of 257 bytes was restored as %q, want its 256 bytes and …", s)
+	}
+	r.e.Start()
+	r.settle()
+	if used := r.b.Used(); used != 4+4+6 {
+		t.Errorf("%d requests, want 14: the 4 pages left of a's and c's walks, and b's whole walk", used)
 	}
 }
