@@ -270,3 +270,33 @@ func TestFetchIsToldItsLastCost(t *testing.T) {
 		t.Fatalf("prevCost of the fetches: %v, want %v", got, want)
 	}
 }
+
+// TestEveReserveOnTheLandingPage: at 23:00 UTC the reserve grows by a
+// request for every 1d one-request unit, and the landing page's expected
+// starts of the refreshes that may not use it move later at once, without
+// a scrape. Nine one-request units (1d, 7d and 30d, three projects) at 10
+// an hour, all read at 22:30: at 22:45 all wait, expected at 23:30 (the
+// request left is the reserve) until 23:00, then some of them later.
+func TestEveReserveOnTheLandingPage(t *testing.T) {
+	var src *memSource
+	r := newRig(t, rigOptions{perHour: 10, projects: []string{"a", "b", "c"}, windows: []string{"1d", "7d", "30d"},
+		start: t0.Add(10*time.Hour + 30*time.Minute)}, fetchSource(&src, "one", 1))
+	r.e.Start()
+	r.settle()
+	r.clock.Advance(15 * time.Minute) // 22:45
+	r.settle()
+	last := func() (at time.Time, waiting int) {
+		for _, st := range r.e.States() {
+			if st.State == StateWaiting {
+				at, waiting = maxTime(at, st.Next), waiting+1
+			}
+		}
+		return at, waiting
+	}
+	before, n := last()
+	if n != 9 || before.After(t0.Add(11*time.Hour+31*time.Minute)) {
+		t.Fatalf("at 22:45: %d units wait, the last expected at %s; want 9, by 23:31", n, before.Format(time.TimeOnly))
+	}
+	r.clock.Advance(15 * time.Minute) // 23:00
+	r.waitFor("later expected starts at 23:00", func() bool { at, _ := last(); return at.After(before) })
+}
