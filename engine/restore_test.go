@@ -58,7 +58,7 @@ func TestRestoreDropsWhatNoAnswerCouldGive(t *testing.T) {
 		}
 		return d
 	}
-	dup := unit("c", 1, 4)
+	dup := unit("c", -1, 4)
 	dup.Families["test_lab_fetches"] = append(dup.Families["test_lab_fetches"], dup.Families["test_lab_fetches"][0])
 	r := newRig(t, rigOptions{perHour: 90, projects: []string{"a", "b", "c"}, windows: []string{"1d"},
 		restore: &State{Units: []UnitData{unit("a", 2.5, 0, -1, 3), unit("b", math.NaN(), math.NaN(), 2), dup}}}, mk)
@@ -82,8 +82,8 @@ test_lab_fetches{l0="a",project="c",window="1d"} 4
 	for _, u := range r.e.State().Units {
 		durations[u.Project] = u.DurationSeconds
 	}
-	if durations["a"] != 2.5 || durations["b"] != 0 || durations["c"] != 1 {
-		t.Errorf("durations kept: %v, want a 2.5, b 0 (NaN), c 1", durations)
+	if durations["a"] != 2.5 || durations["b"] != 0 || durations["c"] != 0 {
+		t.Errorf("durations kept: %v, want a 2.5, b 0 (NaN), c 0 (negative)", durations)
 	}
 
 	clean := newRig(t, rigOptions{perHour: 90, projects: []string{"a"}, windows: []string{"1d"},
