@@ -268,15 +268,6 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 	waitingFirst := false
 	for pos, i := range order {
 		cd := cands[i]
-		// When to look again if nothing goes now (a pick makes it now).
-		wake := starts[i]
-		if !wake.After(now) { // kept from the reserve, or past the horizon: never a busy loop
-			wake = now.Add(time.Second)
-			if len(sent) > 0 {
-				wake = maxTime(wake, sent[0].Add(time.Hour+budget.PaceMargin))
-			}
-		}
-		next = minTime(next, wake)
 		u := cd.u
 		if u.fixed != nil {
 			continue // the landing page shows windows, not fixed ranges
@@ -297,6 +288,22 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 	if waitingFirst && !e.firstRoundLogged && (picked < 0 || !e.guessingLocked(now)) {
 		e.logFirstRoundLocked(now)
 	}
+	if picked >= 0 {
+		pick = e.startLocked(cands[picked], now)
+		e.setIntervalsLocked(now)
+		return pick, now
+	}
+	// Nothing goes now: look again when the first unit is expected to.
+	for _, i := range order {
+		wake := starts[i]
+		if !wake.After(now) { // kept from the reserve, or past the horizon: never a busy loop
+			wake = now.Add(time.Second)
+			if len(sent) > 0 {
+				wake = maxTime(wake, sent[0].Add(time.Hour+budget.PaceMargin))
+			}
+		}
+		next = minTime(next, wake)
+	}
 	// The reserve changes an hour before UTC midnight and at midnight.
 	midnight := client.DateOf(now).AddDays(1).Time()
 	if eve := midnight.Add(-time.Hour); eve.After(now) {
@@ -304,11 +311,8 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 	} else {
 		next = minTime(next, midnight)
 	}
-	if picked >= 0 {
-		pick, next = e.startLocked(cands[picked], now), now
-	}
 	e.setIntervalsLocked(now)
-	return pick, next
+	return nil, next
 }
 
 // eligibleAtLocked is when the rule may pick u: at once without data (after
