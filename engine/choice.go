@@ -67,10 +67,12 @@ func (e *Engine) estimateLocked(u *unit, now time.Time) (cost int, guess bool) {
 			if o == u || o.snap == nil || o.snap.served || o.Window.Site != u.Window.Site || !sibling(o) {
 				continue
 			}
-			// A tie goes to the longer window, whose cost bounds the shorter's.
 			d := math.Abs(math.Log(float64(max(1, o.Window.Days)) / float64(max(1, u.Window.Days))))
-			if d < bestDist || (d == bestDist && o.snap.res.Cost > best) {
-				best, bestDist = o.snap.res.Cost, d
+			switch c := o.snap.res.Cost; {
+			case d < bestDist:
+				best, bestDist = c, d
+			case d == bestDist: // a tie goes to the larger cost: it bounds the other
+				best = max(best, c)
 			}
 		}
 		if best > 0 {
@@ -258,23 +260,13 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 	waitingFirst := false
 	for pos, i := range order {
 		cd := cands[i]
-		if picked < 0 {
-			wake := starts[i]
-			if !wake.After(now) { // kept from the reserve, or past the horizon: never a busy loop
-				wake = now.Add(time.Second)
-				if len(sent) > 0 {
-					wake = maxTime(wake, sent[0].Add(time.Hour+budget.PaceMargin))
-				}
-			}
-			next = minTime(next, wake)
-		}
 		u := cd.u
 		if u.fixed != nil {
 			continue // the landing page shows windows, not fixed ranges
 		}
 		u.rank = fmt.Sprintf("%d of %d (worth %.2g a request)", pos+1, len(order), schedule.Value(cd.s))
 		u.waitAt, u.waitWhy = time.Time{}, ""
-		if starts[i].After(now) || picked < 0 && starts[i].IsZero() {
+		if starts[i].After(now) || starts[i].IsZero() {
 			u.waitAt, u.waitWhy = starts[i], "budget"
 			if u.waitAt.IsZero() { // past the forecast's horizon
 				u.waitAt = now.Add(forecastSpan)
@@ -288,6 +280,22 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 	if waitingFirst && !e.firstRoundLogged && (picked < 0 || !e.guessingLocked(now)) {
 		e.logFirstRoundLocked(now)
 	}
+	if picked >= 0 {
+		pick = e.startLocked(cands[picked], now)
+		e.setIntervalsLocked(now)
+		return pick, now
+	}
+	// Nothing goes now: look again when the first unit is expected to.
+	for _, i := range order {
+		wake := starts[i]
+		if !wake.After(now) { // kept from the reserve, or past the horizon: never a busy loop
+			wake = now.Add(time.Second)
+			if len(sent) > 0 {
+				wake = maxTime(wake, sent[0].Add(time.Hour+budget.PaceMargin))
+			}
+		}
+		next = minTime(next, wake)
+	}
 	// The reserve changes an hour before UTC midnight and at midnight.
 	midnight := client.DateOf(now).AddDays(1).Time()
 	if eve := midnight.Add(-time.Hour); eve.After(now) {
@@ -295,11 +303,8 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 	} else {
 		next = minTime(next, midnight)
 	}
-	if picked >= 0 {
-		pick, next = e.startLocked(cands[picked], now), now
-	}
 	e.setIntervalsLocked(now)
-	return pick, next
+	return nil, next
 }
 
 // eligibleAtLocked is when the rule may pick u: at once without data (after

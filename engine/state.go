@@ -255,10 +255,10 @@ func (e *Engine) restoredSnapshot(u *unit, d UnitData) (*snapshot, error) {
 // restoredDuration is a duration of the cache file within what a refresh
 // can take: NaN or negative is 0.
 func restoredDuration(seconds float64) time.Duration {
-	if !(seconds > 0) {
+	if math.IsNaN(seconds) {
 		return 0
 	}
-	return time.Duration(min(seconds, maxRestoredDuration.Seconds()) * float64(time.Second))
+	return time.Duration(min(max(seconds, 0), maxRestoredDuration.Seconds()) * float64(time.Second))
 }
 
 // restoredSummary is a summary of the cache file, valid UTF-8 and short.
