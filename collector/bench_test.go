@@ -169,7 +169,20 @@ func (f *refreshFixture) refresh(tb testing.TB, c *client.Client) (*engine.Resul
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return res, engine.RenderUnit(src, benchUnit, res)
+	return res, renderUnit(src, benchUnit, res)
+}
+
+// renderUnit renders one result as a refresh does, headers included,
+// without an engine.
+func renderUnit(src engine.Source, u engine.Unit, res *engine.Result) *exposition.Exposition {
+	x := &exposition.Exposition{}
+	for i, f := range src.Families() {
+		if i < len(res.Samples) && len(res.Samples[i]) > 0 {
+			x.Add(exposition.Header(f.Name, f.Help))
+			x.Add(exposition.Series(f.Name, f.Labels, u.Project, u.Window.Name, res.Samples[i]))
+		}
+	}
+	return x
 }
 
 // exposed returns the text exposition of one refresh, as scrapes get it.

@@ -48,7 +48,7 @@ const (
 var budgetKinds = []string{kindCheap1d, kindPages1d, kindCheapLong, kindPagesLong}
 
 func kindOf(st engine.UnitState) string {
-	cheap := st.Part != engine.PartPages
+	cheap := st.Part != health.PartPages
 	switch {
 	case st.Window.Days == 1 && cheap:
 		return kindCheap1d
@@ -108,7 +108,7 @@ func runBudgetWorld(t *testing.T, w budgetWorld, hours int) *budgetRun {
 		simSettle(t, e, clk)
 		now := clk.Now()
 		states := e.States()
-		reserve, left := e.HeldBack().Reserve, b.Remaining()
+		reserve, left := e.Reserve(), b.Remaining()
 		for _, st := range states {
 			age := now.Sub(st.Completed)
 			if st.Completed.IsZero() {

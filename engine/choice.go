@@ -82,17 +82,6 @@ func (e *Engine) estimateLocked(u *unit, now time.Time) (cost int, guess bool) {
 	return unknownCost, true
 }
 
-// guessingLocked reports whether some unit without data has only the
-// default estimate of its cost.
-func (e *Engine) guessingLocked(now time.Time) bool {
-	for _, u := range e.units {
-		if _, guess := e.estimateLocked(u, now); guess && u.snap == nil {
-			return true
-		}
-	}
-	return false
-}
-
 // minWalkAge is the least maxWalkAge: offset paging over changing data is
 // only consistent within a walk that is not spread out too long.
 const minWalkAge = 3 * time.Hour
@@ -119,13 +108,6 @@ func walkLeft(cost, sent int, guess bool, perHour int) int {
 		return max(1, perHour)
 	}
 	return cost - sent
-}
-
-// candidate is a request the worker could send next, and what it is for.
-type candidate struct {
-	s schedule.Unit
-	u *unit // the unit refreshed
-	j *job  // the job in progress, nil for a fetch still to start
 }
 
 // isWalkLocked reports whether u's fetch is a walk sent a request at a time.
@@ -159,10 +141,10 @@ func (e *Engine) hourlyDaysLocked(now time.Time) int {
 	return days
 }
 
-// unitCandidateLocked is the next request of u: its first, or its walk's next.
-func (e *Engine) unitCandidateLocked(u *unit, now time.Time, hourlyDays int) candidate {
+// unitCandidateLocked is the next request of u as the rule sees it: its
+// first, or its walk's next.
+func (e *Engine) unitCandidateLocked(u *unit, now time.Time, hourlyDays int) schedule.Unit {
 	cost, guess := e.estimateLocked(u, now)
-	cd := candidate{u: u, j: u.job}
 	s := schedule.Unit{Days: u.Window.Days, Need: 1}
 	sent := 0
 	if u.job != nil {
@@ -188,8 +170,7 @@ func (e *Engine) unitCandidateLocked(u *unit, now time.Time, hourlyDays int) can
 			s.Changed = max(s.Changed, 1/float64(max(1, u.Window.Days)))
 		}
 	}
-	cd.s = s
-	return cd
+	return s
 }
 
 // reserveLocked is the one reserve: a tenth of the budget, and in the hour
@@ -223,7 +204,8 @@ const forecastSpan = 48 * time.Hour
 // nil and when to look again. It also runs the rule forward to say when
 // each waiting unit is expected to start, and each unit's interval.
 func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
-	var cands []candidate
+	var cands []*unit
+	var sched []schedule.Unit
 	hourlyDays := e.hourlyDaysLocked(now)
 	units := append(slices.Clip(e.units), e.readsLocked(now)...)
 	for _, u := range units {
@@ -241,15 +223,11 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 			}
 			continue
 		}
-		cands = append(cands, e.unitCandidateLocked(u, now, hourlyDays))
+		cands, sched = append(cands, u), append(sched, e.unitCandidateLocked(u, now, hourlyDays))
 	}
 	perHour := e.cfg.Budget.PerHour()
 	sent, paused := e.cfg.Budget.Ledger()
 	view := schedule.Budget{Remaining: e.cfg.Budget.Remaining(), Paused: paused.After(now), Reserve: e.reserveLocked(now)}
-	sched := make([]schedule.Unit, len(cands))
-	for i := range cands {
-		sched[i] = cands[i].s
-	}
 	order := schedule.Order(sched)
 	picked := schedule.Next(sched, view)
 	from := now
@@ -259,12 +237,11 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 	starts := schedule.Forecast(sched, order, sent, from, perHour, view.Reserve, forecastHorizon, budget.PaceMargin)
 	waitingFirst := false
 	for pos, i := range order {
-		cd := cands[i]
-		u := cd.u
+		u := cands[i]
 		if u.fixed != nil {
 			continue // the landing page shows windows, not fixed ranges
 		}
-		u.rank = fmt.Sprintf("%d of %d (worth %.2g a request)", pos+1, len(order), schedule.Value(cd.s))
+		u.rank = fmt.Sprintf("%d of %d (worth %.2g a request)", pos+1, len(order), schedule.Value(sched[i]))
 		u.waitAt, u.waitWhy = time.Time{}, ""
 		if starts[i].After(now) || starts[i].IsZero() {
 			u.waitAt, u.waitWhy = starts[i], "budget"
@@ -277,8 +254,8 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 			waitingFirst = waitingFirst || u.snap == nil && !u.attempted
 		}
 	}
-	if waitingFirst && !e.firstRoundLogged && (picked < 0 || !e.guessingLocked(now)) {
-		e.logFirstRoundLocked(now)
+	if waitingFirst && !e.firstRoundLogged {
+		e.logFirstRoundLocked(now, picked >= 0)
 	}
 	if picked >= 0 {
 		pick = e.startLocked(cands[picked], now)
@@ -371,12 +348,11 @@ func (e *Engine) setIntervalsLocked(now time.Time) {
 	}
 }
 
-// startLocked returns cd's job, starting it when new.
-func (e *Engine) startLocked(cd candidate, now time.Time) *job {
-	if cd.j != nil {
-		return cd.j
+// startLocked returns u's job, starting it when new.
+func (e *Engine) startLocked(u *unit, now time.Time) *job {
+	if u.job != nil {
+		return u.job
 	}
-	u := cd.u
 	j := &job{u: u, started: now, rng: u.rangeAt(now)}
 	prev := 0
 	if u.snap != nil {
@@ -390,8 +366,7 @@ func (e *Engine) startLocked(cd candidate, now time.Time) *job {
 // expiredLocked reports whether a walk in progress must start again: it ran
 // past maxWalkAge, or its 1d range moved at midnight.
 func (e *Engine) expiredLocked(j *job, now time.Time) bool {
-	switch {
-	case j.u.Window.Days == 1 && j.rng != j.u.rangeAt(now):
+	if j.u.Window.Days == 1 && j.rng != j.u.rangeAt(now) {
 		return true
 	}
 	cost, _ := e.estimateLocked(j.u, now)
@@ -434,17 +409,11 @@ func minTime(a, b time.Time) time.Time {
 	return a
 }
 
-// HeldBack is the part of the requests left this hour that the rule keeps
-// from refreshes of data, for the landing page.
-type HeldBack struct {
-	// Reserve is kept for units without data and the 1d units' new day:
-	// a tenth of the budget, more in the hour before UTC midnight.
-	Reserve int
-}
-
-// HeldBack returns what the budget holds back now.
-func (e *Engine) HeldBack() HeldBack {
+// Reserve is the part of the requests left this hour that the rule keeps
+// for units without data and the 1d units' new day (reserveLocked), for
+// the landing page.
+func (e *Engine) Reserve() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return HeldBack{Reserve: e.reserveLocked(e.now())}
+	return e.reserveLocked(e.now())
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/exposition"
+	"github.com/mintlify-exporter/mintlify_exporter/health"
 )
 
 // The states of a unit (UnitState.State).
@@ -88,14 +89,8 @@ type UnitState struct {
 	Deferred   string // what a waiting unit waits for
 	Progress   string // of a walk: "3 of about 8 pages"
 	Rank       string // its place in the value order, "" when not due
-	Part       string // PartTotals or PartPages in a split window
+	Part       string // health.PartTotals or PartPages in a split window, else ""
 }
-
-// The parts of a split window (UnitState.Part).
-const (
-	PartTotals = "totals"
-	PartPages  = "pages"
-)
 
 // States returns the state of every unit.
 func (e *Engine) States() []UnitState {
@@ -108,9 +103,9 @@ func (e *Engine) States() []UnitState {
 		s := UnitState{Unit: u.Unit, Interval: u.interval, Refreshing: u.inFlight || u.job != nil, LastError: u.lastErr, Cost: cost, Rank: u.rank}
 		switch {
 		case u.pages != nil:
-			s.Part = PartTotals
+			s.Part = health.PartTotals
 		case u.totals != nil:
-			s.Part = PartPages
+			s.Part = health.PartPages
 		}
 		if u.job != nil && u.job.walk != nil {
 			s.Progress = fmt.Sprintf("%d of about %d pages", u.job.sent, max(cost, u.job.sent+1))
@@ -162,34 +157,27 @@ func (e *Engine) LiveCollectors() []prometheus.Collector {
 	return []prometheus.Collector{e.skipped, waitingCollector{e}}
 }
 
-// liveState is what the scrape-time collectors export, taken at each change.
-type liveState struct {
-	waiting []liveCount
-}
-
+// liveCount is the units of a project and source without data that wait
+// for the budget.
 type liveCount struct {
 	project, source string
 	n               int
 }
 
-// liveLocked takes the liveState of now; the caller holds e.mu.
-func (e *Engine) liveLocked() *liveState {
-	st := &liveState{}
+// liveLocked takes the counts of now, in unit order (the registry sorts
+// what it gathers); the caller holds e.mu.
+func (e *Engine) liveLocked() *[]liveCount {
+	var out []liveCount
 	now := e.now()
-	at := map[[2]string]int{}
-	for _, u := range e.units {
-		k := [2]string{u.Project, u.Source}
-		i, ok := at[k]
-		if !ok {
-			i = len(st.waiting)
-			at[k] = i
-			st.waiting = append(st.waiting, liveCount{project: u.Project, source: u.Source})
+	for _, u := range e.units { // a project's units of a source are together
+		if n := len(out); n == 0 || out[n-1].project != u.Project || out[n-1].source != u.Source {
+			out = append(out, liveCount{project: u.Project, source: u.Source})
 		}
 		if u.snap == nil && u.waitAt.After(now) {
-			st.waiting[i].n++
+			out[len(out)-1].n++
 		}
 	}
-	return st // in unit order; the registry sorts what it gathers
+	return &out
 }
 
 // waitingCollector exports mintlify_units_waiting, 0 included.
@@ -200,7 +188,7 @@ func (c waitingCollector) Describe(ch chan<- *prometheus.Desc) { ch <- unitsWait
 
 // Collect implements prometheus.Collector, from the engine's last change.
 func (c waitingCollector) Collect(ch chan<- prometheus.Metric) {
-	for _, w := range c.e.live.Load().waiting {
+	for _, w := range *c.e.live.Load() {
 		ch <- prometheus.MustNewConstMetric(unitsWaitingDesc, prometheus.GaugeValue, float64(w.n), w.project, w.source)
 	}
 }
@@ -248,18 +236,4 @@ func (e *Engine) Collect(ch chan<- prometheus.Metric) {
 			}
 		}
 	}
-}
-
-// RenderUnit renders one result as a refresh does, headers included, for
-// benchmarks and tools without an engine.
-func RenderUnit(src Source, u Unit, res *Result) *exposition.Exposition {
-	x := &exposition.Exposition{}
-	for i, f := range src.Families() {
-		if i >= len(res.Samples) || len(res.Samples[i]) == 0 {
-			continue
-		}
-		x.Add(exposition.Header(f.Name, f.Help))
-		x.Add(exposition.Series(f.Name, f.Labels, u.Project, u.Window.Name, res.Samples[i]))
-	}
-	return x
 }

@@ -85,7 +85,7 @@ type Engine struct {
 
 	expo atomic.Pointer[exposition.Exposition]
 	// live is what scrape-time collectors export, so a scrape takes no lock.
-	live atomic.Pointer[liveState]
+	live atomic.Pointer[[]liveCount]
 }
 
 // sourceInfo is a source with its families' descriptions.

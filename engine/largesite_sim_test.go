@@ -51,12 +51,12 @@ func TestLargeSiteSimulation(t *testing.T) {
 		for _, st := range e.States() {
 			k := st.Unit.String()
 			if !st.Completed.IsZero() && st.Completed != last[k] {
-				if st.Part == engine.PartPages && !strings.HasPrefix(st.Summary, "derived") {
+				if st.Part == health.PartPages && !strings.HasPrefix(st.Summary, "derived") {
 					walks[k]++
 				}
 				last[k] = st.Completed
 			}
-			if (st.Part == engine.PartTotals || st.Cost == 1 && st.Part == "") && now.Sub(start) > time.Hour {
+			if (st.Part == health.PartTotals || st.Cost == 1 && st.Part == "") && now.Sub(start) > time.Hour {
 				ref := last[k]
 				if ref.IsZero() {
 					ref = start

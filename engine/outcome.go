@@ -141,9 +141,9 @@ func (e *Engine) installLocked(u *unit, snap *snapshot) {
 
 // logFirstRoundLocked says once that units without data wait for the
 // budget: the hour's requests and those the units without data still need
-// are more than the budget; decideLocked has set every waitAt.
-func (e *Engine) logFirstRoundLocked(now time.Time) {
-	e.firstRoundLogged = true
+// are more than the budget; decideLocked has set every waitAt. While a
+// request goes and some of those are bare guesses it waits for better ones.
+func (e *Engine) logFirstRoundLocked(now time.Time, going bool) {
 	need, waiting, guess := e.cfg.Budget.Used(), 0, false
 	var by time.Time
 	for _, u := range e.units {
@@ -161,6 +161,10 @@ func (e *Engine) logFirstRoundLocked(now time.Time) {
 			by = maxTime(by, u.waitAt)
 		}
 	}
+	if guess && going {
+		return
+	}
+	e.firstRoundLogged = true
 	level.Info(e.logger).Log("msg", "the first round of refreshes needs more requests than the budget allows in an hour: units without data wait for the budget, in the order of the landing page's \"next request\" column (not a failure; see mintlify_units_waiting)",
 		"requests_last_hour", e.cfg.Budget.Used(), "first_round_requests", need, "estimated", guess, "requests_per_hour", e.cfg.Budget.PerHour(),
 		"units_waiting", waiting, "all_data_by", by.UTC().Format(time.RFC3339))

@@ -128,7 +128,7 @@ func TestWaitingFetchCostsLessAfterMidnight(t *testing.T) {
 	}
 }
 
-// TestReserveOnTheEveOfMidnight: HeldBack, shown on the landing page, is a
+// TestReserveOnTheEveOfMidnight: Reserve, shown on the landing page, is a
 // tenth of the budget, and from 23:00 UTC a request more for every 1d
 // one-request unit with data (not a 7d one, not one without data), half
 // the budget at most; at midnight it is a tenth again.
@@ -150,7 +150,7 @@ func TestReserveOnTheEveOfMidnight(t *testing.T) {
 		{12 * time.Hour, 9}, // midnight
 	} {
 		r.clock.Advance(t0.Add(c.at).Sub(r.clock.Now()))
-		if got := r.e.HeldBack().Reserve; got != c.want {
+		if got := r.e.Reserve(); got != c.want {
 			t.Errorf("at %s: reserve %d, want %d", r.clock.Now().Format("15:04:05"), got, c.want)
 		}
 	}
@@ -167,7 +167,7 @@ func TestReserveOnTheEveOfMidnight(t *testing.T) {
 		t.Fatalf("%d units have data, want 8", n)
 	}
 	r.clock.Advance(11*time.Hour + 30*time.Minute)
-	if got := r.e.HeldBack().Reserve; got != 5 {
+	if got := r.e.Reserve(); got != 5 {
 		t.Errorf("at 23:30 with 8 1d units: reserve %d, want 5 (half the budget)", got)
 	}
 }

@@ -263,15 +263,10 @@ func restoredDuration(seconds float64) time.Duration {
 
 // restoredSummary is a summary of the cache file, valid UTF-8 and short.
 func restoredSummary(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	if len(s) <= maxSummaryBytes {
-		return s
+	if s = strings.ToValidUTF8(s, "\uFFFD"); len(s) > maxSummaryBytes {
+		s = strings.ToValidUTF8(s[:maxSummaryBytes], "") + "…" // without the rune cut in two
 	}
-	cut := maxSummaryBytes
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
+	return s
 }
 
 // restoreWalksLocked resumes the refresh walks of the cache file that are

@@ -88,10 +88,6 @@ func (e *Engine) Touch() {
 func (e *Engine) Ready() bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.readyLocked()
-}
-
-func (e *Engine) readyLocked() bool {
 	for _, u := range e.units {
 		if u.snap == nil && !u.attempted && u.waitAt.IsZero() {
 			return false

@@ -125,7 +125,7 @@ type parts struct {
 	client   *client.Client
 	status   *health.Status
 	units    func() []engine.UnitState
-	heldBack func() engine.HeldBack  // nil without sources
+	reserve  func() int              // nil without sources
 	watcher  *jobs.Watcher           // nil when off
 	webhook  *remediation.Remediator // nil when off
 	jobsText string                  // what the landing page says of the watcher
@@ -269,7 +269,7 @@ func (x *Exporter) analytics(cfg Config) (*parts, error) {
 	}
 	x.engine = eng
 	p.live.MustRegister(eng.LiveCollectors()...)
-	p.units, p.heldBack = eng.States, eng.HeldBack
+	p.units, p.reserve = eng.States, eng.Reserve
 	return p, nil
 }
 
@@ -380,7 +380,7 @@ func routes(cfg Config, eng *engine.Engine, src *stream.Source, p *parts) http.H
 		return mux
 	}
 	state := landingpage.State{Units: p.units, BudgetRemaining: p.budget.Remaining, BudgetPerHour: p.budget.PerHour(), Notes: cfg.Notes,
-		HeldBack: p.heldBack}
+		Reserve: p.reserve}
 	if w := p.watcher; w != nil {
 		state.Jobs = w.Jobs
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/health"
 	"github.com/mintlify-exporter/mintlify_exporter/jobs"
 	"github.com/mintlify-exporter/mintlify_exporter/remediation"
 )
@@ -27,9 +28,9 @@ type State struct {
 	// BudgetRemaining and BudgetPerHour describe the request budget.
 	BudgetRemaining func() int
 	BudgetPerHour   int
-	// HeldBack says what of the budget left due refreshes may not spend;
-	// nil when there is nothing to say.
-	HeldBack func() engine.HeldBack
+	// Reserve is the part of the budget left that due refreshes of data
+	// may not spend (engine.Engine.Reserve); nil when there is nothing to say.
+	Reserve func() int
 	// Notes are shown before anything else (the demo banner).
 	Notes []string
 	// Jobs returns the watched agent jobs; nil when there is no job table.
@@ -257,9 +258,9 @@ func newPRLink(s string) prLink {
 func (p *page) table() (string, error) {
 	now := p.s.Now()
 	units := p.s.Units()
-	var held engine.HeldBack
-	if p.s.HeldBack != nil {
-		held = p.s.HeldBack()
+	held := 0
+	if p.s.Reserve != nil {
+		held = p.s.Reserve()
 	}
 	d := extraData{Examples: p.c.Examples, Summary: summaryLine(units, p.s.BudgetRemaining(), p.s.BudgetPerHour, now) + heldBackText(units, p.s.BudgetRemaining(), held),
 		JobsEnabled: p.c.JobsEnabled, JobsDescribe: p.c.JobsDescribe, JobsShown: p.s.Jobs != nil, RemediationShown: p.s.Remediation != nil}
@@ -349,9 +350,9 @@ func clock(t, now time.Time) string {
 // "7d pages" for the two parts of a split window.
 func windowText(st engine.UnitState) string {
 	switch st.Part {
-	case engine.PartTotals:
+	case health.PartTotals:
 		return st.Window.Name + " totals"
-	case engine.PartPages:
+	case health.PartPages:
 		return st.Window.Name + " pages"
 	}
 	return st.Window.String()
@@ -385,7 +386,7 @@ func stateText(st engine.UnitState, now time.Time) string {
 // heldBackText says why units wait while requests are left: the reserve
 // is kept for units without data and the 1d units' new day at UTC midnight.
 // It is "" when no unit waits or nothing is left.
-func heldBackText(units []engine.UnitState, left int, held engine.HeldBack) string {
+func heldBackText(units []engine.UnitState, left, reserve int) string {
 	waiting := 0
 	for _, u := range units {
 		if u.State == engine.StateWaiting && !strings.Contains(u.Deferred, "rate-limit pause") {
@@ -396,7 +397,7 @@ func heldBackText(units []engine.UnitState, left int, held engine.HeldBack) stri
 		return ""
 	}
 	return fmt.Sprintf(" Why %d units wait with %d requests left: the last %d are kept for units without data and the 1d windows' new day at UTC midnight; waiting units go in the order of the \"next request\" column as requests leave the sliding hour.",
-		waiting, left, held.Reserve)
+		waiting, left, reserve)
 }
 
 // summaryLine counts the units by state, with the budget left and when the

@@ -114,10 +114,10 @@ func TestJobsTable(t *testing.T) {
 	}
 }
 
-// TestHeldBackSaysWhyUnitsWait: units waiting with requests left get a
+// TestReserveSaysWhyUnitsWait: units waiting with requests left get a
 // sentence saying what of the budget left they may not spend; none when no
 // unit waits, when nothing is left, or when they wait for a 429 pause.
-func TestHeldBackSaysWhyUnitsWait(t *testing.T) {
+func TestReserveSaysWhyUnitsWait(t *testing.T) {
 	now := time.Date(2026, 3, 10, 23, 30, 0, 0, time.UTC)
 	w30, _ := engine.ParseWindow("30d")
 	waiting := engine.UnitState{Unit: engine.Unit{Source: "visitors", Project: "api", Window: w30}, State: engine.StateWaiting,
@@ -125,23 +125,23 @@ func TestHeldBackSaysWhyUnitsWait(t *testing.T) {
 	paused := waiting
 	paused.Deferred = "waiting for the API's rate-limit pause to end"
 	ok := engine.UnitState{Unit: engine.Unit{Source: "views", Project: "api", Window: w30}, State: engine.StateOK, Completed: now}
-	page := func(left int, held engine.HeldBack, units ...engine.UnitState) string {
+	page := func(left, reserve int, units ...engine.UnitState) string {
 		return get(t, New(Config{TelemetryPath: "/metrics"}, State{
 			Units:           func() []engine.UnitState { return units },
 			BudgetRemaining: func() int { return left },
 			BudgetPerHour:   90,
-			HeldBack:        func() engine.HeldBack { return held },
+			Reserve:         func() int { return reserve },
 			Now:             func() time.Time { return now },
 		}))
 	}
 	const why = "Why 1 units wait with 9 requests left: the last 9 are kept for units without data and the 1d windows&#39; new day at UTC midnight"
-	if p := page(9, engine.HeldBack{Reserve: 9}, waiting, ok); !strings.Contains(p, why+`; waiting units go in the order of the &#34;next request&#34; column as requests leave the sliding hour.`) {
+	if p := page(9, 9, waiting, ok); !strings.Contains(p, why+`; waiting units go in the order of the &#34;next request&#34; column as requests leave the sliding hour.`) {
 		t.Errorf("the page does not say why the unit waits:\n%s", p)
 	}
 	for name, p := range map[string]string{
-		"no unit waits":     page(9, engine.HeldBack{Reserve: 9}, ok),
-		"nothing left":      page(0, engine.HeldBack{Reserve: 9}, waiting),
-		"a rate-limit wait": page(9, engine.HeldBack{Reserve: 9}, paused),
+		"no unit waits":     page(9, 9, ok),
+		"nothing left":      page(0, 9, waiting),
+		"a rate-limit wait": page(9, 9, paused),
 	} {
 		if strings.Contains(p, "Why ") {
 			t.Errorf("%s: the page explains a wait that is not the reserve's:\n%s", name, p)
