@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/mintlify-exporter/mintlify_exporter/budget"
+	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 )
 
 // threeProjects is the large-site rig: 3 projects, windows 1d/7d/30d, a
@@ -111,7 +112,7 @@ func TestFirstRoundValueOrder(t *testing.T) {
 	go func() { r.e.Touch(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(30 * time.Second):
+	case <-time.After(mintlifytest.Patience(30 * time.Second)):
 		t.Fatal("a scrape waits for units that wait for the budget")
 	}
 	if n := r.logLines("the first round of refreshes needs more requests than the budget allows"); n != 1 {

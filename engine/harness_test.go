@@ -272,7 +272,7 @@ func (r *rig) waitFor(what string, cond func() bool) {
 // eventually waits, in real time, until cond holds.
 func (r *rig) eventually(what string, cond func() bool) {
 	r.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(mintlifytest.Patience(30 * time.Second))
 	for {
 		if cond() {
 			return

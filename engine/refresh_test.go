@@ -8,6 +8,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 )
 
 // oneUnit is a rig of one one-request source ("one") over projects and
@@ -47,7 +48,7 @@ func TestServesOldDataWhileRefreshing(t *testing.T) {
 	go func() { r.e.Touch(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(30 * time.Second):
+	case <-time.After(mintlifytest.Patience(30 * time.Second)):
 		t.Fatal("a scrape waits for a refresh although the unit has data")
 	}
 	if got := r.text(); got != first {

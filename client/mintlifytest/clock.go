@@ -2,6 +2,7 @@ package mintlifytest
 
 import (
 	"context"
+	"os"
 	"sync"
 	"time"
 )
@@ -88,9 +89,9 @@ func (c *Clock) WaitUntil(ctx context.Context, t time.Time) error {
 // Settle waits until at least n goroutines wait on the clock and each waits
 // for a time still to come, a wait not called off: the code under test can
 // then go on only when the clock moves. It reports false if that takes
-// longer than timeout of real time.
+// longer than timeout of real time (Patience).
 func (c *Clock) Settle(n int, timeout time.Duration) bool {
-	deadline := time.NewTimer(timeout)
+	deadline := time.NewTimer(Patience(timeout))
 	defer deadline.Stop()
 	for {
 		c.mu.Lock()
@@ -111,4 +112,19 @@ func (c *Clock) Settle(n int, timeout time.Duration) bool {
 			return false
 		}
 	}
+}
+
+// PatienceEnv names the environment variable that shortens Patience.
+const PatienceEnv = "MINTLIFYTEST_PATIENCE"
+
+// Patience is how long a test waits, in real time, for what takes
+// milliseconds when the code works, such as an engine settling on the
+// Clock: d, or less when $MINTLIFYTEST_PATIENCE is a shorter duration.
+// make mutate sets it to a few seconds, so that a mutant that hangs the
+// engine fails in seconds rather than at the tests' generous deadlines.
+func Patience(d time.Duration) time.Duration {
+	if p, err := time.ParseDuration(os.Getenv(PatienceEnv)); err == nil && p > 0 && d > p {
+		return p
+	}
+	return d
 }

@@ -72,3 +72,26 @@ func TestClockSettle(t *testing.T) {
 		t.Fatal("settled after the only waiter left")
 	}
 }
+
+// TestPatience: $MINTLIFYTEST_PATIENCE only ever shortens a wait, and a
+// zero wait (a look without waiting) stays zero.
+func TestPatience(t *testing.T) {
+	cases := []struct {
+		env  string
+		d    time.Duration
+		want time.Duration
+	}{
+		{"", 30 * time.Second, 30 * time.Second},
+		{"5s", 30 * time.Second, 5 * time.Second},
+		{"5s", time.Second, time.Second},
+		{"5s", 0, 0},
+		{"soon", 30 * time.Second, 30 * time.Second},
+		{"-1s", 30 * time.Second, 30 * time.Second},
+	}
+	for _, c := range cases {
+		t.Setenv(mintlifytest.PatienceEnv, c.env)
+		if got := mintlifytest.Patience(c.d); got != c.want {
+			t.Errorf("Patience(%s) with %s=%q: %s, want %s", c.d, mintlifytest.PatienceEnv, c.env, got, c.want)
+		}
+	}
+}
