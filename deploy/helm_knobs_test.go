@@ -60,6 +60,7 @@ prometheusRule:
 // the revision history, the ServiceMonitor's job and target labels and
 // rules of one's own render where Kubernetes and the operator read them.
 func TestHelmEscapeHatches(t *testing.T) {
+	t.Parallel() // helm runs as a program of its own
 	helm := pinnedtool.Path(t, "helm")
 	values := filepath.Join(t.TempDir(), "values.yaml")
 	if err := os.WriteFile(values, []byte(knobValues), 0o600); err != nil {
@@ -171,14 +172,10 @@ func checkMonitorJob(t *testing.T, m *monitor) {
 // start, or no scrape or rule would work, fail helm template with what to
 // change; every flag the chart sets itself is refused in extraArgs.
 func TestHelmRefusesBrokenPods(t *testing.T) {
+	t.Parallel() // helm runs as a program of its own
 	helm := pinnedtool.Path(t, "helm")
 	const hash = "$2y$10$mDwo.lAisC94iLAyP81MCesa29IzH37oigHC/42V2pdJlUprsJPze"
-	type refusal struct {
-		name string
-		args []string
-		want string
-	}
-	cases := []refusal{
+	cases := []helmRefusal{
 		{"http monitor before TLS", withBase("--set", "webConfig.tlsSecret=exporter-tls", "--set", "serviceMonitor.enabled=true", "--set", "serviceMonitor.scheme=http"),
 			"serviceMonitor.scheme=http, but the exporter serves HTTPS only"},
 		{"http pod monitor before TLS", withBase("--set", "webConfig.tlsSecret=exporter-tls", "--set", "podMonitor.enabled=true", "--set", "podMonitor.scheme=http"),
@@ -218,19 +215,11 @@ func TestHelmRefusesBrokenPods(t *testing.T) {
 		t.Errorf("the chart sets %v, want its 5 flags (the test refuses each)", own)
 	}
 	for name := range own {
-		cases = append(cases, refusal{"repeated --" + name,
+		cases = append(cases, helmRefusal{"repeated --" + name,
 			withBase("--set", "webConfig.tlsSecret=exporter-tls", "--set", "extraArgs={--"+name+"=/x}"),
 			"extraArgs: --" + name + " is a flag the chart sets itself"})
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			args := append([]string{"template", "x", chartDir, kubeVersion}, c.args...)
-			out, err := runTool(t, ".", helm, args...)
-			if err == nil || !strings.Contains(out, c.want) {
-				t.Errorf("helm %s: %v, want a refusal saying %q:\n%s", strings.Join(args, " "), err, c.want, out)
-			}
-		})
-	}
+	expectRefusals(t, helm, cases)
 	// What stays allowed: a repeatable flag of the exporter's own given
 	// twice, a --web.config.file of one's own when the chart writes none,
 	// the job named by the Service's label instead of a relabeling.
@@ -248,6 +237,7 @@ func TestHelmRefusesBrokenPods(t *testing.T) {
 // Kubernetes puts on every namespace; the switch and a pod selector narrow
 // it; without any peer for a Prometheus elsewhere, the notes warn.
 func TestHelmNetworkPolicyMonitoringNamespace(t *testing.T) {
+	t.Parallel() // helm runs as a program of its own
 	helm := pinnedtool.Path(t, "helm")
 	r := renderChart(t, helm, withBase("--set", "networkPolicy.enabled=true", "--set", "networkPolicy.monitoringPodSelector.matchLabels.app\\.kubernetes\\.io/name=prometheus")...)
 	from := r.networkPolicy.Spec.Ingress[0].From
@@ -325,6 +315,7 @@ func renderNotes(t *testing.T, helm string, set ...string) string {
 // TestHelmReadmeDocumentsValues: every value of values.yaml is in the
 // chart README's table or text, by its path or a parent's (`podMonitor.*`).
 func TestHelmReadmeDocumentsValues(t *testing.T) {
+	t.Parallel() // helm runs as a program of its own
 	var values map[string]any
 	if err := yaml.Unmarshal(readFile(t, filepath.Join(chartDir, "values.yaml")), &values); err != nil {
 		t.Fatal(err)

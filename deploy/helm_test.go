@@ -424,6 +424,7 @@ func renderChart(t *testing.T, helm string, more ...string) rendered {
 }
 
 func TestHelmLint(t *testing.T) {
+	t.Parallel() // helm runs as a program of its own
 	helm := pinnedtool.Path(t, "helm")
 	mustRunTool(t, ".", helm, "lint", "--strict", kubeVersion, chartDir, "--set", "projectIds={docs},apiKey.existingSecret=key")
 	mustRunTool(t, ".", helm, "lint", "--strict", kubeVersion, chartDir, "--values", chartFullValue)
@@ -432,6 +433,7 @@ func TestHelmLint(t *testing.T) {
 // TestHelmRequiredValues: without projects or a key the chart refuses to
 // render, saying what to set.
 func TestHelmRequiredValues(t *testing.T) {
+	t.Parallel() // helm runs as a program of its own
 	helm := pinnedtool.Path(t, "helm")
 	for _, c := range []struct{ set, want string }{
 		{"apiKey.existingSecret=key", "set projectIds"},
@@ -445,6 +447,7 @@ func TestHelmRequiredValues(t *testing.T) {
 }
 
 func TestHelmDefaultValues(t *testing.T) {
+	t.Parallel() // helm runs as a program of its own
 	helm := pinnedtool.Path(t, "helm")
 	values := filepath.Join(t.TempDir(), "values.yaml")
 	const key = "mint_0123456789abcdefghijklmnopqrstuv"
@@ -476,6 +479,7 @@ func TestHelmDefaultValues(t *testing.T) {
 }
 
 func TestHelmFullValues(t *testing.T) {
+	t.Parallel() // helm runs as a program of its own
 	helm := pinnedtool.Path(t, "helm")
 	r := renderChart(t, helm, "--values", chartFullValue)
 	slices.Sort(r.kinds)

@@ -22,12 +22,9 @@ func withBase(more ...string) []string {
 // TestHelmRefusals: values the chart must refuse, each with a message that
 // names what is wrong (a misspelt key, a wrong type, two monitors at once).
 func TestHelmRefusals(t *testing.T) {
+	t.Parallel() // helm runs as a program of its own
 	helm := pinnedtool.Path(t, "helm")
-	for _, c := range []struct {
-		name string
-		args []string
-		want string
-	}{
+	expectRefusals(t, helm, []helmRefusal{
 		{"both monitors", withBase("--set", "serviceMonitor.enabled=true", "--set", "podMonitor.enabled=true"), "scraped twice"},
 		// values.schema.json: no unknown key, the right types and enums.
 		{"misspelt key", withBase("--set", "serviceMonitor.enabeld=true"), "enabeld"},
@@ -44,19 +41,12 @@ func TestHelmRefusals(t *testing.T) {
 		{"unknown alert disabled", withBase("--set", "prometheusRule.enabled=true", "--set", "prometheusRule.disabledAlerts={MintlifyExporterDwn}"), "MintlifyExporterDwn is no alert"},
 		{"unknown alert overridden", withBase("--set", "prometheusRule.enabled=true", "--set", "prometheusRule.alertOverrides.MintlifyStale.for=1h"), "MintlifyStale is no alert"},
 		{"unknown override field", withBase("--set", "prometheusRule.alertOverrides.MintlifyDataStale.fore=1h"), "fore"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			args := append([]string{"template", "x", chartDir, kubeVersion}, c.args...)
-			out, err := runTool(t, ".", helm, args...)
-			if err == nil || !strings.Contains(out, c.want) {
-				t.Errorf("helm %s: %v, want a refusal saying %q:\n%s", strings.Join(args, " "), err, c.want, out)
-			}
-		})
-	}
+	})
 }
 
 // TestHelmPodMonitor: the PodMonitor, the ServiceMonitor's alternative.
 func TestHelmPodMonitor(t *testing.T) {
+	t.Parallel() // helm runs as a program of its own
 	helm := pinnedtool.Path(t, "helm")
 	r := renderChart(t, helm, withBase("--set", "podMonitor.enabled=true", "--set", "podMonitor.additionalLabels.release=kube-prometheus-stack")...)
 	if r.podMonitor == nil || r.serviceMonitor != nil {
@@ -70,6 +60,7 @@ func TestHelmPodMonitor(t *testing.T) {
 
 // TestHelmGoMemLimit: GOMEMLIMIT follows the container's memory limit.
 func TestHelmGoMemLimit(t *testing.T) {
+	t.Parallel() // helm runs as a program of its own
 	helm := pinnedtool.Path(t, "helm")
 	for _, c := range []struct {
 		name string
@@ -112,6 +103,7 @@ func TestHelmGoMemLimit(t *testing.T) {
 // TestHelmNetworkPolicyMonitoringNamespace), not everyone (a rule without
 // from admits every source).
 func TestHelmNetworkPolicyDefault(t *testing.T) {
+	t.Parallel() // helm runs as a program of its own
 	helm := pinnedtool.Path(t, "helm")
 	r := renderChart(t, helm, withBase("--set", "networkPolicy.enabled=true")...)
 	np := r.networkPolicy.Spec
@@ -126,6 +118,7 @@ func TestHelmNetworkPolicyDefault(t *testing.T) {
 
 // TestHelmNoPersistence: the opt-out puts the cache file on an emptyDir.
 func TestHelmNoPersistence(t *testing.T) {
+	t.Parallel() // helm runs as a program of its own
 	helm := pinnedtool.Path(t, "helm")
 	r := renderChart(t, helm, withBase("--set", "persistence.enabled=false")...)
 	if r.pvc != nil {
@@ -196,6 +189,7 @@ func mountedFrom(r rendered, dir, name string) bool {
 // TestHelmTLS: with a TLS Secret the exporter serves HTTPS with that
 // certificate, and the probes, the ServiceMonitor and the test use https.
 func TestHelmTLS(t *testing.T) {
+	t.Parallel() // helm runs as a program of its own
 	helm := pinnedtool.Path(t, "helm")
 	r := renderChart(t, helm, withBase("--set", "webConfig.tlsSecret=exporter-tls", "--set", "webConfig.extra.tls_server_config.min_version=TLS13",
 		"--set", "serviceMonitor.enabled=true", "--set", "serviceMonitor.tlsConfig.insecureSkipVerify=true",
@@ -237,6 +231,7 @@ func TestHelmTLS(t *testing.T) {
 // which cannot send a password, check the port; the PodMonitor sends the
 // credentials of values.
 func TestHelmBasicAuth(t *testing.T) {
+	t.Parallel() // helm runs as a program of its own
 	helm := pinnedtool.Path(t, "helm")
 	const hash = "$2y$10$mDwo.lAisC94iLAyP81MCesa29IzH37oigHC/42V2pdJlUprsJPze"
 	r := renderChart(t, helm, withBase("--set", "webConfig.basicAuthUsers.prometheus="+hash, "--set", "podMonitor.enabled=true",
@@ -264,6 +259,7 @@ func TestHelmBasicAuth(t *testing.T) {
 // TestHelmTestPod: helm test checks /-/ready and /metrics through the
 // Service.
 func TestHelmTestPod(t *testing.T) {
+	t.Parallel() // helm runs as a program of its own
 	helm := pinnedtool.Path(t, "helm")
 	r := renderChart(t, helm, baseSet...)
 	p := r.testPod
@@ -290,6 +286,7 @@ func TestHelmTestPod(t *testing.T) {
 // TestHelmRuleOverrides: alerts can be left out, labelled and retuned
 // through values.
 func TestHelmRuleOverrides(t *testing.T) {
+	t.Parallel() // helm runs as a program of its own
 	helm := pinnedtool.Path(t, "helm")
 	r := renderChart(t, helm, withBase("--set", "prometheusRule.enabled=true",
 		"--set", "prometheusRule.disabledAlerts={MintlifyPageThumbsDownRising}",
@@ -325,5 +322,31 @@ func TestHelmRuleOverrides(t *testing.T) {
 	}
 	if alerts["MintlifyPageThumbsDownRising"] != 0 || alerts["MintlifyExporterDown"] != 1 || len(alerts) < 10 {
 		t.Errorf("alerts %v: want every shipped alert once but the disabled one", alerts)
+	}
+}
+
+// helmRefusal is values helm template must refuse, with what its error says.
+type helmRefusal struct {
+	name string
+	args []string
+	want string
+}
+
+// expectRefusals runs helm template for each case, in parallel, and
+// checks that it fails saying the case's want.
+func expectRefusals(t *testing.T, helm string, cases []helmRefusal) {
+	t.Helper()
+	if testing.Short() {
+		t.Skipf("runs helm once per case (%d cases); make test runs them", len(cases))
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			args := append([]string{"template", "x", chartDir, kubeVersion}, c.args...)
+			out, err := runTool(t, ".", helm, args...)
+			if err == nil || !strings.Contains(out, c.want) {
+				t.Errorf("helm %s: %v, want a refusal saying %q:\n%s", strings.Join(args, " "), err, c.want, out)
+			}
+		})
 	}
 }
