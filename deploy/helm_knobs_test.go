@@ -219,7 +219,6 @@ func TestHelmRefusesBrokenPods(t *testing.T) {
 			withBase("--set", "webConfig.tlsSecret=exporter-tls", "--set", "extraArgs={--"+name+"=/x}"),
 			"extraArgs: --" + name + " is a flag the chart sets itself"})
 	}
-	expectRefusals(t, helm, cases)
 	// What stays allowed: a repeatable flag of the exporter's own given
 	// twice, a --web.config.file of one's own when the chart writes none,
 	// the job named by the Service's label instead of a relabeling.
@@ -230,6 +229,7 @@ func TestHelmRefusesBrokenPods(t *testing.T) {
 	} {
 		renderChart(t, helm, args...)
 	}
+	expectRefusals(t, helm, cases)
 }
 
 // TestHelmNetworkPolicyMonitoringNamespace: by default the policy admits
