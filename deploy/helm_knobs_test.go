@@ -315,7 +315,6 @@ func renderNotes(t *testing.T, helm string, set ...string) string {
 // TestHelmReadmeDocumentsValues: every value of values.yaml is in the
 // chart README's table or text, by its path or a parent's (`podMonitor.*`).
 func TestHelmReadmeDocumentsValues(t *testing.T) {
-	t.Parallel() // helm runs as a program of its own
 	var values map[string]any
 	if err := yaml.Unmarshal(readFile(t, filepath.Join(chartDir, "values.yaml")), &values); err != nil {
 		t.Fatal(err)

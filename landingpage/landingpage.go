@@ -258,11 +258,11 @@ func newPRLink(s string) prLink {
 func (p *page) table() (string, error) {
 	now := p.s.Now()
 	units := p.s.Units()
-	held := 0
+	reserve := 0
 	if p.s.Reserve != nil {
-		held = p.s.Reserve()
+		reserve = p.s.Reserve()
 	}
-	d := extraData{Examples: p.c.Examples, Summary: summaryLine(units, p.s.BudgetRemaining(), p.s.BudgetPerHour, now) + heldBackText(units, p.s.BudgetRemaining(), held),
+	d := extraData{Examples: p.c.Examples, Summary: summaryLine(units, p.s.BudgetRemaining(), p.s.BudgetPerHour, now) + heldBackText(units, p.s.BudgetRemaining(), reserve),
 		JobsEnabled: p.c.JobsEnabled, JobsDescribe: p.c.JobsDescribe, JobsShown: p.s.Jobs != nil, RemediationShown: p.s.Remediation != nil}
 	for _, st := range units {
 		r := unitRow{Source: st.Source, Project: st.Project, Window: windowText(st), Dates: "-", Cost: st.Cost,
