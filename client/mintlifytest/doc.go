@@ -39,7 +39,7 @@
 // stream (path-style ListObjectsV2, GetObject, PutObject, DeleteObject,
 // HeadBucket), with faults (Throttle, VanishAfterList). StreamWriter
 // writes the vendor's newline-delimited JSON objects, and what goes wrong
-// with them, to a Putter (*S3, or NewSDKPutter for any S3-compatible
+// with them, to a Putter (*S3, or s3sdk.NewPutter for any S3-compatible
 // server such as versitygw), and Expect returns the exact counts a correct
 // reader reaches.
 //

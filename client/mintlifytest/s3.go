@@ -22,7 +22,7 @@ import (
 )
 
 // Putter is where a StreamWriter writes objects: *S3 implements it, and
-// NewSDKPutter over the AWS SDK for any S3-compatible endpoint.
+// s3sdk.NewPutter over the AWS SDK for any S3-compatible endpoint.
 type Putter interface {
 	// PutObject stores body under key; contentEncoding is sent as the
 	// object's Content-Encoding ("" for none).

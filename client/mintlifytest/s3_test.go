@@ -19,6 +19,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest/s3sdk"
 )
 
 // sdkClient is an AWS SDK for Go v2 client of the fake, as a reader
@@ -50,10 +51,10 @@ func TestS3WithTheSDK(t *testing.T) {
 	defer s.Close()
 	now := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
 	s.SetClock(func() time.Time { return now })
-	if err := mintlifytest.CreateBucket(ctx, s.URL(), "events", "", "AKID", "secret"); err != nil {
+	if err := s3sdk.CreateBucket(ctx, s.URL(), "events", "", "AKID", "secret"); err != nil {
 		t.Fatal(err)
 	}
-	p, err := mintlifytest.NewSDKPutter(s.URL(), "events", "", "AKID", "secret")
+	p, err := s3sdk.NewPutter(s.URL(), "events", "", "AKID", "secret")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +246,7 @@ func TestS3RefusesWhatItDoesNotSupport(t *testing.T) {
 func TestStreamWriterThroughTheSDKPutter(t *testing.T) {
 	s := mintlifytest.NewS3("events")
 	defer s.Close()
-	p, err := mintlifytest.NewSDKPutter(s.URL(), "events", "", "AKID", "secret")
+	p, err := s3sdk.NewPutter(s.URL(), "events", "", "AKID", "secret")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,8 @@
-package mintlifytest
+// Package s3sdk writes to any S3-compatible server through the AWS SDK for
+// Go v2: the Putter a mintlifytest.StreamWriter uses against versitygw,
+// and CreateBucket. It is a package of its own so that the many tests of
+// the API fake do not link the SDK (about 70 packages).
+package s3sdk
 
 import (
 	"bytes"
@@ -12,25 +16,27 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
+
+	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 )
 
-// sdkPutter is a Putter over the AWS SDK for Go v2.
+// sdkPutter is a mintlifytest.Putter over the AWS SDK for Go v2.
 type sdkPutter struct {
 	c      *s3.Client
 	bucket string
 }
 
-// NewSDKPutter returns a Putter that writes to bucket at an S3-compatible
-// endpoint (e.g. versitygw in end-to-end tests, or the S3 fake) through
-// the AWS SDK for Go v2, path-style, with static credentials. region ""
-// means us-east-1.
-func NewSDKPutter(endpoint, bucket, region, accessKey, secret string) (Putter, error) {
+// NewPutter returns a mintlifytest.Putter that writes to bucket at an
+// S3-compatible endpoint (e.g. versitygw in end-to-end tests, or the S3
+// fake) through the AWS SDK for Go v2, path-style, with static
+// credentials. region "" means us-east-1.
+func NewPutter(endpoint, bucket, region, accessKey, secret string) (mintlifytest.Putter, error) {
 	c, err := newSDKClient(endpoint, region, accessKey, secret)
 	if err != nil {
 		return nil, err
 	}
 	if bucket == "" {
-		return nil, errors.New("mintlifytest: NewSDKPutter needs a bucket name")
+		return nil, errors.New("s3sdk: NewPutter needs a bucket name")
 	}
 	return &sdkPutter{c: c, bucket: bucket}, nil
 }
@@ -38,7 +44,7 @@ func NewSDKPutter(endpoint, bucket, region, accessKey, secret string) (Putter, e
 func newSDKClient(endpoint, region, accessKey, secret string) (*s3.Client, error) {
 	u, err := url.Parse(endpoint)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("mintlifytest: S3 endpoint %q is not an http(s) URL", endpoint)
+		return nil, fmt.Errorf("s3sdk: S3 endpoint %q is not an http(s) URL", endpoint)
 	}
 	if region == "" {
 		region = "us-east-1"
@@ -53,7 +59,7 @@ func newSDKClient(endpoint, region, accessKey, secret string) (*s3.Client, error
 	}), nil
 }
 
-// PutObject implements Putter.
+// PutObject implements mintlifytest.Putter.
 func (p *sdkPutter) PutObject(ctx context.Context, key string, body []byte, contentEncoding string) error {
 	in := &s3.PutObjectInput{
 		Bucket:        aws.String(p.bucket),
@@ -69,7 +75,7 @@ func (p *sdkPutter) PutObject(ctx context.Context, key string, body []byte, cont
 	return err
 }
 
-// DeleteObject implements Putter.
+// DeleteObject implements mintlifytest.Putter.
 func (p *sdkPutter) DeleteObject(ctx context.Context, key string) error {
 	_, err := p.c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(p.bucket), Key: aws.String(key)})
 	return err
@@ -94,7 +100,7 @@ func CreateBucket(ctx context.Context, endpoint, bucket, region, accessKey, secr
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("mintlifytest: create bucket %s at %s: %w", bucket, endpoint, err)
+		return fmt.Errorf("s3sdk: create bucket %s at %s: %w", bucket, endpoint, err)
 	}
 	return nil
 }
