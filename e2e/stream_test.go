@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest/s3sdk"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/pinnedtool"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/promtest"
 	"github.com/mintlify-exporter/mintlify_exporter/statefile"
@@ -73,7 +74,7 @@ func startGateway(t *testing.T) *gateway {
 // writer returns a StreamWriter into the gateway's bucket through the SDK.
 func (g *gateway) writer(t *testing.T, seed int64) *mintlifytest.StreamWriter {
 	t.Helper()
-	put, err := mintlifytest.NewSDKPutter(g.endpoint, vgwBucket, "", vgwAccess, vgwSecret)
+	put, err := s3sdk.NewPutter(g.endpoint, vgwBucket, "", vgwAccess, vgwSecret)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,6 +254,7 @@ func todaysStart(n int) (time.Time, time.Duration) {
 // on /metrics within the poll interval plus 5 s (measured and logged). The
 // exporter runs the stream alone (no key, no project).
 func TestStreamExactAcrossKill(t *testing.T) {
+	exporterBinary(t) // skips under -short, before the gateway starts
 	t.Parallel()
 	g := startGateway(t)
 	w := g.writer(t, 36)
