@@ -40,8 +40,9 @@ func SumSamples(parts ...[]exposition.Sample) []exposition.Sample {
 func ClosedDays(n int, now time.Time) []client.Date {
 	today := client.DateOf(now)
 	var out []client.Date
-	for d := n - 1; d >= 1; d-- {
-		out = append(out, today.AddDays(-d))
+	// A range over a count: no mutation of it loops for ever (make mutate).
+	for i := range n - 1 {
+		out = append(out, today.AddDays(i+1-n))
 	}
 	return out
 }

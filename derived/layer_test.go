@@ -71,7 +71,7 @@ func (s *daySource) Fetch(ctx context.Context, _ Unit, r client.DateRange, _ int
 	s.fetches.Add(1)
 	v, n := 0.0, 0
 	lateDay := client.DateOf(t0).AddDays(-1)
-	for d := r.From; d != r.To; d = d.AddDays(1) {
+	for d := r.From; d.Time().Before(r.To.Time()); d = d.AddDays(1) { // an inverted range (a mutant) ends at once
 		v += float64(100 + d.Time().Day())
 		if d == lateDay {
 			v += float64(s.late.Load())

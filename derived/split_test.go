@@ -55,7 +55,7 @@ func (s *splitSource) Fetch(ctx context.Context, u Unit, r client.DateRange, _ i
 		return nil, err
 	}
 	a, b, n := 0.0, 0.0, 0
-	for d := r.From; d != r.To; d = d.AddDays(1) {
+	for d := r.From; d.Time().Before(r.To.Time()); d = d.AddDays(1) { // an inverted range (a mutant) ends at once
 		a, b, n = a+10, b+float64(100+d.Time().Day()), n+1
 	}
 	switch {
