@@ -4,21 +4,13 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"strconv"
 )
 
 // conversationWire is one turn, only what is counted: no text is kept.
 type conversationWire struct {
-	ID               wireSeen `json:"id"`
-	ResponseType     wireStr  `json:"responseType"`
-	ResolutionStatus wireStr  `json:"resolutionStatus"`
-}
-
-// conversationsWire is the wire form of one page of GET /assistant.
-type conversationsWire struct {
-	Rows       []conversationWire `json:"conversations"`
-	NextCursor wireStr            `json:"nextCursor"`
-	HasMore    wireBool           `json:"hasMore"`
+	ID               leaf `json:"id"`
+	ResponseType     leaf `json:"responseType"`
+	ResolutionStatus leaf `json:"resolutionStatus"`
 }
 
 var conversationRowType = reflect.TypeFor[conversationWire]()
@@ -40,50 +32,32 @@ type conversationsPage struct {
 func (c *Client) WalkConversations(ctx context.Context, projectID string, r DateRange, o CursorWalkOptions) (*ConversationsResult, error) {
 	ep := EndpointConversations
 	fail := func(page int, err error) error {
-		rng := "all dates"
-		if r != (DateRange{}) {
-			rng = r.String()
+		where := ""
+		if page >= 0 {
+			where = fmt.Sprintf("page %d: ", page+1)
 		}
-		if page < 0 {
-			return fmt.Errorf("%s walk of project %q %s: %w", ep, projectID, rng, err)
-		}
-		return fmt.Errorf("%s walk of project %q %s: page %d: %w", ep, projectID, rng, page+1, err)
+		return walkError(ep, projectID, r, where, err)
 	}
-	switch {
-	case o.PageSize < 0 || o.PageSize > MaxConversationsPageSize:
-		return nil, fail(-1, fmt.Errorf("page size %d outside 1..%d", o.PageSize, MaxConversationsPageSize))
-	case o.MaxPages < 0:
-		return nil, fail(-1, fmt.Errorf("negative MaxPages %d", o.MaxPages))
+	if err := pagingDefaults(&o.PageSize, &o.MaxPages, MaxConversationsPageSize, DefaultConversationsPageSize, DefaultConversationsMaxPages); err != nil {
+		return nil, fail(-1, err)
 	}
-	if o.PageSize == 0 {
-		o.PageSize = DefaultConversationsPageSize
-	}
-	if o.MaxPages == 0 {
-		o.MaxPages = DefaultConversationsMaxPages
-	}
-	p, err := segment("project id", projectID)
-	if err != nil {
+	if _, err := segment("project id", projectID); err != nil {
 		return nil, fail(-1, err)
 	}
 	res := &ConversationsResult{Range: r, Counts: make(map[ConversationKey]int)}
 	seen := make(map[string]bool)
 	cursor := ""
-	empty := 0 // pages in a row without a turn that said hasMore
+	empty := 0 // see emptyPage
 	for i := 0; ; i++ {
 		if i >= o.MaxPages {
 			return nil, fail(-1, fmt.Errorf("more than %d pages of %d turns (%w): use a shorter window or raise --conversations.max-pages",
 				o.MaxPages, o.PageSize, ErrTooManyPages))
 		}
-		v := rangeValues(r)
-		v.Set("limit", strconv.Itoa(o.PageSize))
-		if cursor != "" {
-			v.Set("cursor", cursor)
-		}
-		ans, err := c.do(ctx, &call{endpoint: ep, method: "GET", path: ep.at(p), query: v})
+		body, err := c.getPage(ctx, ep, projectID, r, o.PageSize, MaxConversationsPageSize, "cursor", cursor)
 		if err != nil {
 			return nil, fail(i, err)
 		}
-		page, err := decodeConversations(ans.body)
+		page, err := decodeConversations(body)
 		if err != nil {
 			return nil, fail(i, err)
 		}
@@ -96,12 +70,8 @@ func (c *Client) WalkConversations(ctx context.Context, projectID string, r Date
 		if !page.hasMore {
 			return res, nil
 		}
-		if page.turns == 0 && page.skipped.Total() == 0 {
-			if empty++; empty >= MaxEmptyPages {
-				return nil, fail(i, ErrEmptyPages)
-			}
-		} else {
-			empty = 0
+		if err := emptyPage(&empty, page.turns == 0 && page.skipped.Total() == 0); err != nil {
+			return nil, fail(i, err)
 		}
 		switch {
 		case page.nextCursor == nil || *page.nextCursor == "":
@@ -118,7 +88,11 @@ func (c *Client) WalkConversations(ctx context.Context, projectID string, r Date
 // decodeConversations decodes and validates one page of conversations.
 func decodeConversations(body []byte) (*conversationsPage, error) {
 	ep := EndpointConversations
-	var w conversationsWire
+	var w struct {
+		Rows       []conversationWire `json:"conversations"`
+		NextCursor leaf               `json:"nextCursor"`
+		HasMore    leaf               `json:"hasMore"`
+	}
 	if err := decodePage(ep, body, &w, "conversations", conversationRowType); err != nil {
 		return nil, err
 	}
@@ -132,21 +106,22 @@ func decodeConversations(body []byte) (*conversationsPage, error) {
 	}
 	var ok bool
 	if page.nextCursor, ok = w.NextCursor.nullable(); !ok {
-		return nil, &DecodeError{Endpoint: ep, Field: "nextCursor", Reason: w.NextCursor.problem(true)}
+		return nil, &DecodeError{Endpoint: ep, Field: "nextCursor", Reason: w.NextCursor.problem("string or null")}
 	}
 	for i := range w.Rows {
 		r := &w.Rows[i]
 		// ResponseType defaults to answer when absent or null, the
 		// resolution to unknown when absent, null or "".
 		k := ConversationKey{ResponseType: ResponseTypeAnswer, Resolution: ResolutionUnknown}
-		if r.ResponseType.st == wireOK {
+		if r.ResponseType.kind == '"' {
 			k.ResponseType = r.ResponseType.s
 		}
 		if r.ResolutionStatus.s != "" {
 			k.Resolution = r.ResolutionStatus.s
 		}
-		if r.ID.st != wireOK || !r.ID.nonEmpty || k.ResponseType == "" ||
-			r.ResponseType.st == wireWrongType || r.ResolutionStatus.st == wireWrongType {
+		_, typeOK := r.ResponseType.nullable()
+		_, resolutionOK := r.ResolutionStatus.nullable()
+		if r.ID.kind != '"' || r.ID.s == "" || k.ResponseType == "" || !typeOK || !resolutionOK {
 			page.skipped.add(SkipBadRow)
 			continue
 		}

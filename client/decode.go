@@ -23,7 +23,7 @@ func (f *fields) fail(field, reason string) {
 }
 
 // optString returns a string that may be absent or null ("" then).
-func (f *fields) optString(field string, s *wireStr) string {
+func (f *fields) optString(field string, s *leaf) string {
 	if v := f.nullString(field, s); v != nil {
 		return *v
 	}
@@ -31,19 +31,19 @@ func (f *fields) optString(field string, s *wireStr) string {
 }
 
 // nullString returns a string that may be absent or null (nil then).
-func (f *fields) nullString(field string, s *wireStr) *string {
+func (f *fields) nullString(field string, s *leaf) *string {
 	v, ok := s.nullable()
 	if !ok {
-		f.fail(field, s.problem(true))
+		f.fail(field, s.problem("string or null"))
 	}
 	return v
 }
 
 // reqString returns a required, non-empty string.
-func (f *fields) reqString(field string, s *wireStr) string {
+func (f *fields) reqString(field string, s *leaf) string {
 	switch {
-	case s.st != wireOK:
-		f.fail(field, s.problem(false))
+	case s.kind != '"':
+		f.fail(field, s.problem("string"))
 	case s.s == "":
 		f.fail(field, "empty")
 	}
@@ -51,7 +51,7 @@ func (f *fields) reqString(field string, s *wireStr) string {
 }
 
 // nullTime returns an RFC 3339 date-time that may be absent or null.
-func (f *fields) nullTime(field string, s *wireStr) *time.Time {
+func (f *fields) nullTime(field string, s *leaf) *time.Time {
 	v := f.nullString(field, s)
 	if v == nil {
 		return nil
@@ -79,22 +79,6 @@ func (f *fields) optObject(field string, raw json.RawMessage, v any) bool {
 		f.err = err
 	}
 	return f.err == nil
-}
-
-// decodeArray returns the elements of a required array field.
-func decodeArray(ep Endpoint, field string, raw json.RawMessage) ([]json.RawMessage, error) {
-	raw = bytes.TrimSpace(raw)
-	switch {
-	case len(raw) == 0:
-		return nil, &DecodeError{Endpoint: ep, Field: field, Reason: "missing"}
-	case raw[0] != '[':
-		return nil, &DecodeError{Endpoint: ep, Field: field, Reason: "wrong type: " + kindName(raw[0]) + ", want array"}
-	}
-	var elems []json.RawMessage
-	if err := json.Unmarshal(raw, &elems); err != nil {
-		return nil, &DecodeError{Endpoint: ep, Field: field, Reason: "malformed array: " + err.Error()}
-	}
-	return elems, nil
 }
 
 // quoteShort quotes a value from the body for an error message, bounded.

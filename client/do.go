@@ -35,13 +35,8 @@ type call struct {
 // reached the server.
 func (r *call) idempotent() bool { return r.method == http.MethodGet }
 
-// response is a 2xx answer, its body without the key.
-type response struct {
-	body []byte
-}
-
 type outcome struct {
-	resp          *response
+	body          []byte // of a 2xx answer, without the key
 	err           error
 	retryable     bool
 	retryAfter    time.Duration
@@ -52,7 +47,7 @@ type outcome struct {
 }
 
 // do performs the call, retrying transient failures per the RetryPolicy.
-func (c *Client) do(ctx context.Context, r *call) (*response, error) {
+func (c *Client) do(ctx context.Context, r *call) ([]byte, error) {
 	if !r.endpoint.defined() {
 		return nil, fmt.Errorf("%s: %w", r.endpoint, errUndefinedEndpoint)
 	}
@@ -84,7 +79,7 @@ func (c *Client) do(ctx context.Context, r *call) (*response, error) {
 			c.hooks.Unsent(r.endpoint)
 		}
 		if o.err == nil {
-			return o.resp, nil
+			return o.body, nil
 		}
 		last = o.err
 		if !o.retryable {
@@ -152,7 +147,7 @@ func (c *Client) attempt(ctx context.Context, r *call, key string) outcome {
 	case ok && tooLarge:
 		return outcome{err: fmt.Errorf("%s: HTTP %d: body exceeds %d bytes: %w", r.endpoint, res.StatusCode, limit, ErrBodyTooLarge)}
 	case ok:
-		return outcome{resp: &response{body: redactBody(b, key)}}
+		return outcome{body: redactBody(b, key)}
 	}
 	return c.errorAnswer(r, res, cutErrorBody(b, limit, key), key)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -130,14 +131,12 @@ func (c *Client) GetAnalytics(ctx context.Context, ep Endpoint, projectID string
 		return err
 	}
 	query := rangeValues(r)
-	for k, vs := range q {
-		query[k] = vs
-	}
-	res, err := c.do(ctx, &call{endpoint: ep, method: ep.Method(), path: path, query: query})
+	maps.Copy(query, q)
+	body, err := c.do(ctx, &call{endpoint: ep, method: ep.Method(), path: path, query: query})
 	if err != nil {
 		return err
 	}
-	if err := json.Unmarshal(res.body, v); err != nil {
+	if err := json.Unmarshal(body, v); err != nil {
 		return &DecodeError{Endpoint: ep, Reason: err.Error()}
 	}
 	return nil

@@ -2,24 +2,16 @@ package client
 
 import (
 	"context"
-	"fmt"
 	"reflect"
-	"strconv"
 )
 
 // feedbackRowWire is the wire form of one feedback by page row.
 type feedbackRowWire struct {
-	Path       wireStr `json:"path"`
-	ThumbsUp   wireNum `json:"thumbsUp"`
-	ThumbsDown wireNum `json:"thumbsDown"`
-	Code       wireNum `json:"code"`
-	Total      wireNum `json:"total"`
-}
-
-// feedbackWire is the wire form of feedback by page.
-type feedbackWire struct {
-	Rows    []feedbackRowWire `json:"feedback"`
-	HasMore wireBool          `json:"hasMore"`
+	Path       leaf `json:"path"`
+	ThumbsUp   leaf `json:"thumbsUp"`
+	ThumbsDown leaf `json:"thumbsDown"`
+	Code       leaf `json:"code"`
+	Total      leaf `json:"total"`
 }
 
 var feedbackRowType = reflect.TypeFor[feedbackRowWire]()
@@ -28,34 +20,20 @@ var feedbackRowType = reflect.TypeFor[feedbackRowWire]()
 // offset or cursor: HasMore says more pages had feedback than limit let
 // through. A malformed row is skipped (Skipped).
 func (c *Client) FeedbackByPage(ctx context.Context, projectID string, r DateRange, limit int) (*FeedbackPage, error) {
-	ep := EndpointFeedbackByPage
-	p, err := segment("project id", projectID)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", ep, err)
-	}
-	if limit < 0 || limit > MaxFeedbackLimit {
-		return nil, fmt.Errorf("%s: limit %d outside 1..%d", ep, limit, MaxFeedbackLimit)
-	}
-	v := rangeValues(r)
-	if limit > 0 {
-		v.Set("limit", strconv.Itoa(limit))
-	}
-	res, err := c.do(ctx, &call{
-		endpoint: ep,
-		method:   "GET",
-		path:     ep.at(p),
-		query:    v,
-	})
+	body, err := c.getPage(ctx, EndpointFeedbackByPage, projectID, r, limit, MaxFeedbackLimit)
 	if err != nil {
 		return nil, err
 	}
-	return decodeFeedback(res.body)
+	return decodeFeedback(body)
 }
 
 // decodeFeedback decodes and validates a feedback by page answer.
 func decodeFeedback(body []byte) (*FeedbackPage, error) {
 	ep := EndpointFeedbackByPage
-	var w feedbackWire
+	var w struct {
+		Rows    []feedbackRowWire `json:"feedback"`
+		HasMore leaf              `json:"hasMore"`
+	}
 	if err := decodePage(ep, body, &w, "feedback", feedbackRowType); err != nil {
 		return nil, err
 	}
@@ -71,15 +49,15 @@ func decodeFeedback(body []byte) (*FeedbackPage, error) {
 	for i := range w.Rows {
 		r := &w.Rows[i]
 		switch {
-		case r.Path.st != wireOK:
+		case r.Path.kind != '"':
 			page.Skipped.add(SkipBadRow)
 		case r.Path.s == "":
 			page.Skipped.add(SkipEmptyPath)
-		case !numsOK(&r.ThumbsUp, &r.ThumbsDown, &r.Code, &r.Total):
+		case !countsOK(&r.ThumbsUp, &r.ThumbsDown, &r.Code, &r.Total):
 			page.Skipped.add(SkipBadCount)
 		default:
 			page.Rows = append(page.Rows, PageFeedback{
-				Path: labelText(r.Path.s), ThumbsUp: r.ThumbsUp.v, ThumbsDown: r.ThumbsDown.v, Code: r.Code.v, Total: r.Total.v,
+				Path: labelText(r.Path.s), ThumbsUp: r.ThumbsUp.n, ThumbsDown: r.ThumbsDown.n, Code: r.Code.n, Total: r.Total.n,
 			})
 		}
 	}

@@ -10,16 +10,15 @@ import (
 
 // GetJob reads an agent job; an unknown one IsNotFound.
 func (c *Client) GetJob(ctx context.Context, projectID, jobID string) (*Job, error) {
-	path, err := jobPath(EndpointGetJob, projectID, jobID)
+	path, err := EndpointGetJob.route(projectID, jobID)
 	if err != nil {
 		return nil, err
 	}
-	res, err := c.do(ctx, &call{endpoint: EndpointGetJob, method: http.MethodGet, path: path})
+	body, err := c.do(ctx, &call{endpoint: EndpointGetJob, method: http.MethodGet, path: path})
 	if err != nil {
 		return nil, err
 	}
-	job, err := decodeJob(EndpointGetJob, res.body, jobID)
-	return job, err
+	return decodeJob(EndpointGetJob, body, jobID)
 }
 
 // SendMessage sends a follow-up prompt to an agent job and returns the job
@@ -27,22 +26,14 @@ func (c *Client) GetJob(ctx context.Context, projectID, jobID string) (*Job, err
 // unsent. It is repeated only when it certainly never reached the server,
 // so a message is never sent twice.
 func (c *Client) SendMessage(ctx context.Context, projectID, jobID, prompt string) (*Job, error) {
-	path, err := jobPath(EndpointSendMessage, projectID, jobID)
-	if err != nil {
-		return nil, err
-	}
-	return c.postPrompt(ctx, EndpointSendMessage, path+"/message", prompt, jobID)
+	return c.postPrompt(ctx, EndpointSendMessage, projectID, jobID, prompt)
 }
 
 // CreateJob starts an agent job and returns it; an answer without an id is
 // a DecodeError (the job could not be followed). Like SendMessage, it is
 // never sent twice.
 func (c *Client) CreateJob(ctx context.Context, projectID, prompt string) (*Job, error) {
-	p, err := segment("project id", projectID)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", EndpointCreateJob, err)
-	}
-	job, err := c.postPrompt(ctx, EndpointCreateJob, "/v2/agent/"+p+"/job", prompt, "")
+	job, err := c.postPrompt(ctx, EndpointCreateJob, projectID, "", prompt)
 	if err != nil {
 		return nil, err
 	}
@@ -52,8 +43,12 @@ func (c *Client) CreateJob(ctx context.Context, projectID, prompt string) (*Job,
 	return job, nil
 }
 
-// postPrompt sends {"prompt": prompt} to path and decodes the job answered.
-func (c *Client) postPrompt(ctx context.Context, ep Endpoint, path, prompt, jobID string) (*Job, error) {
+// postPrompt sends {"prompt": prompt} to ep and decodes the job answered.
+func (c *Client) postPrompt(ctx context.Context, ep Endpoint, projectID, jobID, prompt string) (*Job, error) {
+	path, err := ep.route(projectID, jobID)
+	if err != nil {
+		return nil, err
+	}
 	if prompt == "" {
 		return nil, fmt.Errorf("%s: %w", ep, ErrEmptyPrompt)
 	}
@@ -65,42 +60,24 @@ func (c *Client) postPrompt(ctx context.Context, ep Endpoint, path, prompt, jobI
 	}{prompt}); err != nil {
 		return nil, fmt.Errorf("%s: encoding prompt: %w", ep, err)
 	}
-	res, err := c.do(ctx, &call{
-		endpoint: ep,
-		method:   http.MethodPost,
-		path:     path,
-		body:     bytes.TrimSuffix(body.Bytes(), []byte("\n")),
-	})
+	answer, err := c.do(ctx, &call{endpoint: ep, method: http.MethodPost, path: path, body: bytes.TrimSuffix(body.Bytes(), []byte("\n"))})
 	if err != nil {
 		return nil, err
 	}
-	return decodeJob(ep, res.body, jobID)
-}
-
-// jobPath returns /v2/agent/{projectId}/job/{id}, escaped.
-func jobPath(ep Endpoint, projectID, jobID string) (string, error) {
-	p, err := segment("project id", projectID)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", ep, err)
-	}
-	j, err := segment("job id", jobID)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", ep, err)
-	}
-	return "/v2/agent/" + p + "/job/" + j, nil
+	return decodeJob(ep, answer, jobID)
 }
 
 // decodeJob decodes an agent job object, where no field is required (id is
 // then requestedID) but a present one must have its documented type.
 func decodeJob(ep Endpoint, body []byte, requestedID string) (*Job, error) {
 	var w struct {
-		ID         wireStr         `json:"id"`
-		Status     wireStr         `json:"status"`
+		ID         leaf            `json:"id"`
+		Status     leaf            `json:"status"`
 		Source     json.RawMessage `json:"source"`
-		Model      wireStr         `json:"model"`
-		PRLink     wireStr         `json:"prLink"`
-		CreatedAt  wireStr         `json:"createdAt"`
-		ArchivedAt wireStr         `json:"archivedAt"`
+		Model      leaf            `json:"model"`
+		PRLink     leaf            `json:"prLink"`
+		CreatedAt  leaf            `json:"createdAt"`
+		ArchivedAt leaf            `json:"archivedAt"`
 	}
 	if err := decodePage(ep, body, &w, "", nil); err != nil {
 		return nil, err
@@ -113,8 +90,8 @@ func decodeJob(ep Endpoint, body []byte, requestedID string) (*Job, error) {
 	}
 	j.Status = JobStatus(labelText(f.optString("status", &w.Status)))
 	var src struct {
-		Repository wireStr `json:"repository"`
-		Ref        wireStr `json:"ref"`
+		Repository leaf `json:"repository"`
+		Ref        leaf `json:"ref"`
 	}
 	if f.optObject("source", w.Source, &src) {
 		j.Source.Repository = labelText(f.optString("source.repository", &src.Repository))

@@ -82,19 +82,19 @@ type sessionsPage struct {
 }
 
 func (c *Client) listJobsV1Page(ctx context.Context, projectID string, skip, take int) (sessionsPage, error) {
-	p, err := segment("project id", projectID)
+	path, err := EndpointListJobs.route(projectID, "")
 	if err != nil {
-		return sessionsPage{}, fmt.Errorf("%s: %w", EndpointListJobs, err)
+		return sessionsPage{}, err
 	}
 	if skip < 0 || take < 1 || take > ListJobsMaxTake {
 		return sessionsPage{}, fmt.Errorf("%s: skip %d, take %d: want skip >= 0 and take 1..%d", EndpointListJobs, skip, take, ListJobsMaxTake)
 	}
 	q := url.Values{"skip": {strconv.Itoa(skip)}, "take": {strconv.Itoa(take)}}
-	res, err := c.do(ctx, &call{endpoint: EndpointListJobs, method: http.MethodGet, path: "/v1/agent/" + p + "/jobs", query: q})
+	body, err := c.do(ctx, &call{endpoint: EndpointListJobs, method: http.MethodGet, path: path, query: q})
 	if err != nil {
 		return sessionsPage{}, err
 	}
-	return decodeSessions(res.body)
+	return decodeSessions(body)
 }
 
 // decodeSessions decodes the v1 listing, where no field is required. A
@@ -111,12 +111,15 @@ func decodeSessions(body []byte) (sessionsPage, error) {
 		return sessionsPage{}, err
 	}
 	page := sessionsPage{sessions: []LegacySession{}}
-	if raw := bytes.TrimSpace(root.AllSessions); len(raw) == 0 || raw[0] == 'n' {
+	switch raw := bytes.TrimSpace(root.AllSessions); {
+	case len(raw) == 0 || raw[0] == 'n':
 		return page, nil
+	case raw[0] != '[':
+		return sessionsPage{}, &DecodeError{Endpoint: ep, Field: "allSessions", Reason: "wrong type: " + kindName(raw[0]) + ", want array"}
 	}
-	elems, err := decodeArray(ep, "allSessions", root.AllSessions)
-	if err != nil {
-		return sessionsPage{}, err
+	var elems []json.RawMessage
+	if err := json.Unmarshal(root.AllSessions, &elems); err != nil {
+		return sessionsPage{}, &DecodeError{Endpoint: ep, Field: "allSessions", Reason: "malformed array: " + err.Error()}
 	}
 	page.rows = len(elems)
 	for i, raw := range elems {
@@ -133,15 +136,15 @@ func decodeSessions(body []byte) (sessionsPage, error) {
 func decodeSession(at string, raw json.RawMessage) (LegacySession, bool) {
 	ep := EndpointListJobs
 	var w struct {
-		SessionID       wireStr         `json:"sessionId"`
-		Haulted         wireBool        `json:"haulted"`
-		Subdomain       wireStr         `json:"subdomain"`
-		Branch          wireStr         `json:"branch"`
-		HaultReason     wireStr         `json:"haultReason"`
-		MessageToUser   wireStr         `json:"messageToUser"`
-		PullRequestLink wireStr         `json:"pullRequestLink"`
+		SessionID       leaf            `json:"sessionId"`
+		Haulted         leaf            `json:"haulted"`
+		Subdomain       leaf            `json:"subdomain"`
+		Branch          leaf            `json:"branch"`
+		HaultReason     leaf            `json:"haultReason"`
+		MessageToUser   leaf            `json:"messageToUser"`
+		PullRequestLink leaf            `json:"pullRequestLink"`
 		Todos           json.RawMessage `json:"todos"`
-		CreatedAt       wireStr         `json:"createdAt"`
+		CreatedAt       leaf            `json:"createdAt"`
 	}
 	if err := decodeObject(ep, at, raw, &w); err != nil {
 		return LegacySession{}, false
@@ -155,13 +158,13 @@ func decodeSession(at string, raw json.RawMessage) (LegacySession, bool) {
 		MessageToUser:   f.optString(at+".messageToUser", &w.MessageToUser),
 		PullRequestLink: f.nullString(at+".pullRequestLink", &w.PullRequestLink),
 	}
-	switch w.Haulted.st {
-	case wireOK:
-		s.Haulted = w.Haulted.v
-	case wireAbsent, wireNull:
+	switch w.Haulted.kind {
+	case 't', 'f':
+		s.Haulted = w.Haulted.kind == 't'
+	case 0, 'n':
 		s.Haulted = s.HaultReason != "" && s.HaultReason != HaultReasonProcessing
 	default:
-		f.fail(at+".haulted", w.Haulted.problem())
+		f.fail(at+".haulted", w.Haulted.problem("boolean"))
 	}
 	if todos := bytes.TrimSpace(w.Todos); len(todos) > 0 && todos[0] != 'n' {
 		s.Todos = json.RawMessage(bytes.Clone(todos))

@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"reflect"
 	"strconv"
@@ -11,18 +10,11 @@ import (
 
 // searchRowWire is the wire form of one searches row.
 type searchRowWire struct {
-	SearchQuery    wireStr `json:"searchQuery"`
-	Hits           wireNum `json:"hits"`
-	CTR            wireNum `json:"ctr"`
-	TopClickedPage wireStr `json:"topClickedPage"`
-	LastSearchedAt wireStr `json:"lastSearchedAt"`
-}
-
-// searchesWire is the wire form of searches.
-type searchesWire struct {
-	Rows          []searchRowWire `json:"searches"`
-	TotalSearches wireNum         `json:"totalSearches"`
-	NextCursor    wireStr         `json:"nextCursor"`
+	SearchQuery    leaf `json:"searchQuery"`
+	Hits           leaf `json:"hits"`
+	CTR            leaf `json:"ctr"`
+	TopClickedPage leaf `json:"topClickedPage"`
+	LastSearchedAt leaf `json:"lastSearchedAt"`
 }
 
 var searchRowType = reflect.TypeFor[searchRowWire]()
@@ -31,37 +23,21 @@ var searchRowType = reflect.TypeFor[searchRowWire]()
 // descending; limit 0 and cursor "" are not sent. TotalSearches is
 // site-wide whatever the limit. A malformed row is skipped (Skipped).
 func (c *Client) Searches(ctx context.Context, projectID string, r DateRange, limit int, cursor string) (*SearchesPage, error) {
-	ep := EndpointSearches
-	p, err := segment("project id", projectID)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", ep, err)
-	}
-	if limit < 0 || limit > MaxSearchesLimit {
-		return nil, fmt.Errorf("%s: limit %d outside 1..%d", ep, limit, MaxSearchesLimit)
-	}
-	v := rangeValues(r)
-	if limit > 0 {
-		v.Set("limit", strconv.Itoa(limit))
-	}
-	if cursor != "" {
-		v.Set("cursor", cursor)
-	}
-	res, err := c.do(ctx, &call{
-		endpoint: ep,
-		method:   "GET",
-		path:     ep.at(p),
-		query:    v,
-	})
+	body, err := c.getPage(ctx, EndpointSearches, projectID, r, limit, MaxSearchesLimit, "cursor", cursor)
 	if err != nil {
 		return nil, err
 	}
-	return decodeSearches(res.body)
+	return decodeSearches(body)
 }
 
 // decodeSearches decodes and validates a searches page.
 func decodeSearches(body []byte) (*SearchesPage, error) {
 	ep := EndpointSearches
-	var w searchesWire
+	var w struct {
+		Rows          []searchRowWire `json:"searches"`
+		TotalSearches leaf            `json:"totalSearches"`
+		NextCursor    leaf            `json:"nextCursor"`
+	}
 	if err := decodePage(ep, body, &w, "searches", searchRowType); err != nil {
 		return nil, err
 	}
@@ -69,8 +45,7 @@ func decodeSearches(body []byte) (*SearchesPage, error) {
 		return nil, err
 	}
 	page := &SearchesPage{}
-	var err error
-	if page.TotalSearches, err = requireNum(ep, "totalSearches", &w.TotalSearches); err != nil {
+	if err := requireNums(ep, numField{"totalSearches", &w.TotalSearches, &page.TotalSearches}); err != nil {
 		return nil, err
 	}
 	if page.TotalSearches != math.Trunc(page.TotalSearches) { // the schema says integer
@@ -78,40 +53,32 @@ func decodeSearches(body []byte) (*SearchesPage, error) {
 	}
 	var ok bool
 	if page.NextCursor, ok = w.NextCursor.nullable(); !ok {
-		return nil, &DecodeError{Endpoint: ep, Field: "nextCursor", Reason: w.NextCursor.problem(true)}
+		return nil, &DecodeError{Endpoint: ep, Field: "nextCursor", Reason: w.NextCursor.problem("string or null")}
 	}
 	page.Rows = make([]SearchTerm, 0, len(w.Rows))
 	for i := range w.Rows {
 		r := &w.Rows[i]
 		top, topOK := r.TopClickedPage.nullable()
 		switch {
-		case r.SearchQuery.st != wireOK || !topOK:
+		case r.SearchQuery.kind != '"' || !topOK:
 			page.Skipped.add(SkipBadRow)
 		case r.SearchQuery.s == "":
 			page.Skipped.add(SkipEmptyTerm)
-		case !numsOK(&r.Hits, &r.CTR):
+		case !countsOK(&r.Hits, &r.CTR):
 			page.Skipped.add(SkipBadCount)
 		default:
+			var last *time.Time // nil unless an RFC 3339 date-time came
+			if t, err := time.Parse(time.RFC3339Nano, r.LastSearchedAt.s); err == nil && r.LastSearchedAt.kind == '"' {
+				last = &t
+			}
 			page.Rows = append(page.Rows, SearchTerm{
 				Query:          labelText(r.SearchQuery.s),
-				Hits:           r.Hits.v,
-				CTR:            r.CTR.v,
+				Hits:           r.Hits.n,
+				CTR:            r.CTR.n,
 				TopClickedPage: top,
-				LastSearchedAt: parseOptionalTime(&r.LastSearchedAt),
+				LastSearchedAt: last,
 			})
 		}
 	}
 	return page, nil
-}
-
-// parseOptionalTime reads an RFC 3339 date-time, or nil for anything else.
-func parseOptionalTime(s *wireStr) *time.Time {
-	if s.st != wireOK {
-		return nil
-	}
-	t, err := time.Parse(time.RFC3339Nano, s.s)
-	if err != nil {
-		return nil
-	}
-	return &t
 }

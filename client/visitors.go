@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/url"
 	"reflect"
 	"strconv"
@@ -28,31 +29,51 @@ func (c *Client) PathsPage(ctx context.Context, ep Endpoint, projectID string, q
 	if ep != EndpointVisitors && ep != EndpointViews {
 		return nil, fmt.Errorf("%s is not an offset-paged export", ep)
 	}
-	p, err := segment("project id", projectID)
+	path, v, err := pageQuery(ep, projectID, q.Range, q.Limit, MaxPageSize)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", ep, err)
-	}
-	if q.Limit < 0 || q.Limit > MaxPageSize {
-		return nil, fmt.Errorf("%s: limit %d outside 1..%d", ep, q.Limit, MaxPageSize)
+		return nil, err
 	}
 	if q.Offset < 0 {
 		return nil, fmt.Errorf("%s: negative offset %d", ep, q.Offset)
 	}
-	v := rangeValues(q.Range)
-	if q.Limit > 0 {
-		v.Set("limit", strconv.Itoa(q.Limit))
-	}
 	v.Set("offset", strconv.Itoa(q.Offset))
-	res, err := c.do(ctx, &call{
-		endpoint: ep,
-		method:   "GET",
-		path:     ep.at(p),
-		query:    v,
-	})
+	body, err := c.do(ctx, &call{endpoint: ep, method: http.MethodGet, path: path, query: v})
 	if err != nil {
 		return nil, err
 	}
-	return decodePaths(ep, res.body)
+	return decodePaths(ep, body)
+}
+
+// pageQuery checks projectID and limit (0 is unsent, else 1..most) and
+// returns ep's path and query: r's dates and the limit.
+func pageQuery(ep Endpoint, projectID string, r DateRange, limit, most int) (string, url.Values, error) {
+	path, err := ep.route(projectID, "")
+	if err != nil {
+		return "", nil, err
+	}
+	if limit < 0 || limit > most {
+		return "", nil, fmt.Errorf("%s: limit %d outside 1..%d", ep, limit, most)
+	}
+	v := rangeValues(r)
+	if limit > 0 {
+		v.Set("limit", strconv.Itoa(limit))
+	}
+	return path, v, nil
+}
+
+// getPage sends a GET of ep with pageQuery's query and the other
+// parameters more, key and value pairs (an empty value is unsent).
+func (c *Client) getPage(ctx context.Context, ep Endpoint, projectID string, r DateRange, limit, most int, more ...string) ([]byte, error) {
+	path, v, err := pageQuery(ep, projectID, r, limit, most)
+	if err != nil {
+		return nil, err
+	}
+	for i := 0; i+1 < len(more); i += 2 {
+		if more[i+1] != "" {
+			v.Set(more[i], more[i+1])
+		}
+	}
+	return c.do(ctx, &call{endpoint: ep, method: http.MethodGet, path: path, query: v})
 }
 
 // rangeValues returns dateFrom and dateTo, each only when set.
@@ -69,97 +90,73 @@ func rangeValues(r DateRange) url.Values {
 
 // countsWire is the wire form of {human, ai, total}.
 type countsWire struct {
-	Human wireNum `json:"human"`
-	AI    wireNum `json:"ai"`
-	Total wireNum `json:"total"`
+	Human leaf `json:"human"`
+	AI    leaf `json:"ai"`
+	Total leaf `json:"total"`
 }
 
 // pathRowWire is the wire form of one visitors or views row.
 type pathRowWire struct {
-	Path wireStr `json:"path"`
+	Path leaf `json:"path"`
 	countsWire
 }
 
-// visitorsWire and viewsWire differ only in the name of the row array.
+// visitorsWire and viewsWire differ only in the name of the row array: a
+// *visitorsWire converts to a *viewsWire.
 type visitorsWire struct {
 	Totals  json.RawMessage `json:"totals"`
 	Rows    []pathRowWire   `json:"visitors"`
-	HasMore wireBool        `json:"hasMore"`
+	HasMore leaf            `json:"hasMore"`
 }
 
 type viewsWire struct {
 	Totals  json.RawMessage `json:"totals"`
 	Rows    []pathRowWire   `json:"views"`
-	HasMore wireBool        `json:"hasMore"`
+	HasMore leaf            `json:"hasMore"`
 }
 
 var pathRowType = reflect.TypeFor[pathRowWire]()
 
 // decodePaths decodes and validates a visitors or views page.
 func decodePaths(ep Endpoint, body []byte) (*PathsPage, error) {
-	var (
-		totals  json.RawMessage
-		rows    []pathRowWire
-		hasMore *wireBool
-		field   string
-	)
+	var w visitorsWire
+	var v any = &w
+	field := "visitors"
 	if ep == EndpointViews {
-		var w viewsWire
-		if err := decodePage(ep, body, &w, "views", pathRowType); err != nil {
-			return nil, err
-		}
-		totals, rows, hasMore, field = w.Totals, w.Rows, &w.HasMore, "views"
-	} else {
-		var w visitorsWire
-		if err := decodePage(ep, body, &w, "visitors", pathRowType); err != nil {
-			return nil, err
-		}
-		totals, rows, hasMore, field = w.Totals, w.Rows, &w.HasMore, "visitors"
+		v, field = (*viewsWire)(&w), "views"
+	}
+	if err := decodePage(ep, body, v, field, pathRowType); err != nil {
+		return nil, err
 	}
 	page := &PathsPage{}
 	var tw countsWire
-	if err := decodeObject(ep, "totals", totals, &tw); err != nil {
+	if err := decodeObject(ep, "totals", w.Totals, &tw); err != nil {
+		return nil, err
+	}
+	if err := requireNums(ep, numField{"totals.human", &tw.Human, &page.Totals.Human}, numField{"totals.ai", &tw.AI, &page.Totals.AI},
+		numField{"totals.total", &tw.Total, &page.Totals.Total}); err != nil {
+		return nil, err
+	}
+	if err := requireRows(ep, field, w.Rows); err != nil {
 		return nil, err
 	}
 	var err error
-	if page.Totals, err = tw.counts(ep, "totals"); err != nil {
+	if page.HasMore, err = requireBool(ep, "hasMore", &w.HasMore); err != nil {
 		return nil, err
 	}
-	if err := requireRows(ep, field, rows); err != nil {
-		return nil, err
-	}
-	if page.HasMore, err = requireBool(ep, "hasMore", hasMore); err != nil {
-		return nil, err
-	}
-	page.Rows = make([]PathCounts, 0, len(rows))
-	for i := range rows {
-		r := &rows[i]
+	page.Rows = make([]PathCounts, 0, len(w.Rows))
+	for i := range w.Rows {
+		r := &w.Rows[i]
 		switch {
-		case r.Path.st != wireOK:
+		case r.Path.kind != '"':
 			page.Skipped.add(SkipBadRow)
 		case r.Path.s == "":
 			page.Skipped.add(SkipEmptyPath)
-		case !numsOK(&r.Human, &r.AI, &r.Total):
+		case !countsOK(&r.Human, &r.AI, &r.Total):
 			page.Skipped.add(SkipBadCount)
 		default:
-			page.Rows = append(page.Rows, PathCounts{Path: labelText(r.Path.s), Counts: Counts{Human: r.Human.v, AI: r.AI.v, Total: r.Total.v}})
+			page.Rows = append(page.Rows, PathCounts{Path: labelText(r.Path.s), Counts: Counts{Human: r.Human.n, AI: r.AI.n, Total: r.Total.n}})
 		}
 	}
 	return page, nil
-}
-
-// counts validates page-level counts; field names the object.
-func (w *countsWire) counts(ep Endpoint, field string) (Counts, error) {
-	var c Counts
-	var err error
-	if c.Human, err = requireNum(ep, field+".human", &w.Human); err != nil {
-		return c, err
-	}
-	if c.AI, err = requireNum(ep, field+".ai", &w.AI); err != nil {
-		return c, err
-	}
-	if c.Total, err = requireNum(ep, field+".total", &w.Total); err != nil {
-		return c, err
-	}
-	return c, nil
 }

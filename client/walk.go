@@ -1,6 +1,7 @@
 package client
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -39,20 +40,40 @@ type WalkOptions struct {
 	Keep func(path string) bool
 }
 
-func (o WalkOptions) withDefaults() (WalkOptions, error) {
+// pagingDefaults checks a walk's page size (0 takes defSize) and page
+// bound (0 takes defPages).
+func pagingDefaults(size, maxPages *int, most, defSize, defPages int) error {
 	switch {
-	case o.PageSize < 0 || o.PageSize > MaxPageSize:
-		return o, fmt.Errorf("page size %d outside 1..%d", o.PageSize, MaxPageSize)
-	case o.MaxPages < 0:
-		return o, fmt.Errorf("negative MaxPages %d", o.MaxPages)
+	case *size < 0 || *size > most:
+		return fmt.Errorf("page size %d outside 1..%d", *size, most)
+	case *maxPages < 0:
+		return fmt.Errorf("negative MaxPages %d", *maxPages)
 	}
-	if o.PageSize == 0 {
-		o.PageSize = DefaultPageSize
+	*size, *maxPages = cmp.Or(*size, defSize), cmp.Or(*maxPages, defPages)
+	return nil
+}
+
+// walkError wraps the error of a walk of ep with its project and range,
+// and where in the walk it happened ("" or "page ...: ").
+func walkError(ep Endpoint, project string, r DateRange, where string, err error) error {
+	rng := "all dates"
+	if r != (DateRange{}) {
+		rng = r.String()
 	}
-	if o.MaxPages == 0 {
-		o.MaxPages = DefaultMaxPages
+	return fmt.Errorf("%s walk of project %q %s: %s%w", ep, project, rng, where, err)
+}
+
+// emptyPage counts in *empty the pages in a row that said hasMore without
+// a row, skipped ones included: ErrEmptyPages at MaxEmptyPages.
+func emptyPage(empty *int, isEmpty bool) error {
+	if !isEmpty {
+		*empty = 0
+		return nil
 	}
-	return o, nil
+	if *empty++; *empty >= MaxEmptyPages {
+		return ErrEmptyPages
+	}
+	return nil
 }
 
 // PageFunc fetches one page of an offset-paged export, as
@@ -80,26 +101,27 @@ func (c *Client) walkAll(ctx context.Context, ep Endpoint, projectID string, r D
 	return w.All(ctx)
 }
 
-// step fetches and merges page i, reporting whether it was the last.
-func (w *walk) step(ctx context.Context, i int) (bool, error) {
-	if i >= w.o.MaxPages {
-		return false, w.fail(i, fmt.Errorf("the API still has more after %d pages: %w", w.o.MaxPages, ErrTooManyPages))
-	}
-	p, err := w.fetch(ctx, i)
-	if err != nil {
-		return false, err
-	}
-	return w.add(i, p)
-}
-
 // PathsWalk is the one way an offset-paged export (visitors, views) is
 // read: its caller drives it one page at a time with Next, so it can send
 // other requests between pages, or to the end with All. Not safe for
 // concurrent use.
 type PathsWalk struct {
-	w    *walk
-	next int
-	done bool
+	page    PageFunc
+	ep      Endpoint
+	project string
+	r       DateRange
+	o       WalkOptions
+	res     *PathsResult
+	seen    map[string]struct{}
+	next    int // the page Next asks for
+	done    bool
+	// For Top: whether rows came in descending order, the last total, and
+	// how many rows Keep accepted.
+	unordered bool
+	last      float64
+	kept      int
+	// empty counts the pages in a row without a row that said hasMore.
+	empty int
 }
 
 // BeginWalk starts a walk of ep (EndpointVisitors or EndpointViews) over r;
@@ -113,102 +135,78 @@ func NewWalk(page PageFunc, ep Endpoint, projectID string, r DateRange, o WalkOp
 	if ep != EndpointVisitors && ep != EndpointViews {
 		return nil, fmt.Errorf("%s is not an offset-paged export", ep)
 	}
-	w := &walk{page: page, ep: ep, project: projectID, r: r, seen: make(map[string]struct{}), res: &PathsResult{Range: r}}
-	var err error
-	if w.o, err = o.withDefaults(); err != nil {
+	w := &PathsWalk{page: page, ep: ep, project: projectID, r: r, seen: make(map[string]struct{}), res: &PathsResult{Range: r}}
+	if err := pagingDefaults(&o.PageSize, &o.MaxPages, MaxPageSize, DefaultPageSize, DefaultMaxPages); err != nil {
 		return nil, w.fail(-1, err)
 	}
+	w.o = o
 	if _, err := segment("project id", projectID); err != nil {
 		return nil, w.fail(-1, err)
 	}
-	return &PathsWalk{w: w}, nil
+	return w, nil
 }
 
 // All sends the walk's requests to its end and returns its result: all or
 // nothing, a failed page fails it.
-func (p *PathsWalk) All(ctx context.Context) (*PathsResult, error) {
+func (w *PathsWalk) All(ctx context.Context) (*PathsResult, error) {
 	for {
-		done, err := p.Next(ctx)
+		done, err := w.Next(ctx)
 		if err != nil {
 			return nil, err
 		}
 		if done {
-			return p.Result(), nil
+			return w.Result(), nil
 		}
 	}
 }
 
 // Next sends the walk's next request and reports whether the walk is
 // complete. After an error nothing was merged: Next asks for the same page.
-func (p *PathsWalk) Next(ctx context.Context) (done bool, err error) {
-	if p.done {
+func (w *PathsWalk) Next(ctx context.Context) (done bool, err error) {
+	i := w.next
+	switch {
+	case w.done:
 		return true, nil
+	case i >= w.o.MaxPages:
+		return false, w.fail(i, fmt.Errorf("the API still has more after %d pages: %w", w.o.MaxPages, ErrTooManyPages))
 	}
-	done, err = p.w.step(ctx, p.next)
+	p, err := w.page(ctx, w.ep, w.project, PathsQuery{Range: w.r, Limit: w.o.PageSize, Offset: i * w.o.PageSize})
 	if err != nil {
+		return false, w.fail(i, err)
+	}
+	if w.done, err = w.add(i, p); err != nil {
 		return false, err
 	}
-	p.done = done
-	p.next++
-	return done, nil
+	w.next++
+	return w.done, nil
 }
 
 // Pages is the number of pages merged so far.
-func (p *PathsWalk) Pages() int { return p.w.res.Pages }
+func (w *PathsWalk) Pages() int { return w.res.Pages }
 
 // Totals returns the site-wide totals of the first page, once it came.
-func (p *PathsWalk) Totals() (Counts, bool) { return p.w.res.Totals, p.w.res.Pages > 0 }
+func (w *PathsWalk) Totals() (Counts, bool) { return w.res.Totals, w.res.Pages > 0 }
 
 // Result is the walk's result once Next reported it complete, else nil.
-func (p *PathsWalk) Result() *PathsResult {
-	if !p.done {
+func (w *PathsWalk) Result() *PathsResult {
+	if !w.done {
 		return nil
 	}
-	return p.w.res
-}
-
-type walk struct {
-	page    PageFunc
-	ep      Endpoint
-	project string
-	r       DateRange
-	o       WalkOptions
-	res     *PathsResult
-	seen    map[string]struct{}
-	// For Top: whether rows came in descending order, the last total, and
-	// how many rows Keep accepted.
-	unordered bool
-	last      float64
-	kept      int
-	// empty counts the pages in a row without a row that said hasMore.
-	empty int
+	return w.res
 }
 
 // fail wraps err with the walk's project, range and page offset (page >= 0).
-func (w *walk) fail(page int, err error) error {
-	rng := "all dates"
-	if w.r != (DateRange{}) {
-		rng = w.r.String()
-	}
+func (w *PathsWalk) fail(page int, err error) error {
 	if page < 0 {
-		return fmt.Errorf("%s walk of project %q %s: %w", w.ep, w.project, rng, err)
+		return walkError(w.ep, w.project, w.r, "", err)
 	}
-	return fmt.Errorf("%s walk of project %q %s: page at offset %d: %w", w.ep, w.project, rng, page*w.o.PageSize, err)
-}
-
-// fetch gets page i (offset i*PageSize).
-func (w *walk) fetch(ctx context.Context, i int) (*PathsPage, error) {
-	p, err := w.page(ctx, w.ep, w.project, PathsQuery{Range: w.r, Limit: w.o.PageSize, Offset: i * w.o.PageSize})
-	if err != nil {
-		return nil, w.fail(i, err)
-	}
-	return p, nil
+	return walkError(w.ep, w.project, w.r, fmt.Sprintf("page at offset %d: ", page*w.o.PageSize), err)
 }
 
 // add merges page i and reports whether it was the last. An empty page
 // saying hasMore is not, unless it is the MaxEmptyPages-th in a row: then
 // the walk fails with ErrEmptyPages.
-func (w *walk) add(i int, p *PathsPage) (last bool, err error) {
+func (w *PathsWalk) add(i int, p *PathsPage) (last bool, err error) {
 	if i == 0 {
 		w.res.Totals = p.Totals
 	}
@@ -229,18 +227,14 @@ func (w *walk) add(i int, p *PathsPage) (last bool, err error) {
 		w.res.Stopped = true
 		return true, nil
 	}
-	if p.HasMore && len(p.Rows) == 0 && p.Skipped.Total() == 0 {
-		if w.empty++; w.empty >= MaxEmptyPages {
-			return false, w.fail(i, ErrEmptyPages)
-		}
-	} else {
-		w.empty = 0
+	if err := emptyPage(&w.empty, p.HasMore && len(p.Rows) == 0 && p.Skipped.Total() == 0); err != nil {
+		return false, w.fail(i, err)
 	}
 	return !p.HasMore, nil
 }
 
 // rank follows the order of the rows for WalkOptions.Top.
-func (w *walk) rank(first bool, row PathCounts) {
+func (w *PathsWalk) rank(first bool, row PathCounts) {
 	if !first && row.Total > w.last {
 		w.unordered = true
 	}
@@ -296,13 +290,12 @@ func (p WalkProgress) Range() (DateRange, error) {
 // Progress returns the walk's progress once at least one page was merged
 // and before it completed; ok is false otherwise. The rows are shared
 // with the walk, which only appends: do not change them.
-func (p *PathsWalk) Progress() (pr WalkProgress, ok bool) {
-	w := p.w
-	if p.done || p.next == 0 {
+func (w *PathsWalk) Progress() (pr WalkProgress, ok bool) {
+	if w.done || w.next == 0 {
 		return WalkProgress{}, false
 	}
 	pr = WalkProgress{
-		Endpoint: w.ep.String(), Project: w.project, PageSize: w.o.PageSize, Pages: p.next,
+		Endpoint: w.ep.String(), Project: w.project, PageSize: w.o.PageSize, Pages: w.next,
 		Totals: w.res.Totals, Rows: w.res.Rows[:len(w.res.Rows):len(w.res.Rows)],
 		Duplicates: w.res.Duplicates, Skipped: maps.Clone(w.res.Skipped),
 		Unordered: w.unordered, Last: w.last, Kept: w.kept, Empty: w.empty,
@@ -329,34 +322,27 @@ func ResumeWalk(page PageFunc, pr WalkProgress, o WalkOptions) (*PathsWalk, erro
 	if err != nil {
 		return nil, fmt.Errorf("resume a walk: %w", err)
 	}
-	ep := EndpointVisitors
-	if pr.Endpoint == EndpointViews.String() {
-		ep = EndpointViews
-	} else if pr.Endpoint != EndpointVisitors.String() {
+	ep, _ := EndpointNamed(pr.Endpoint)
+	if ep != EndpointVisitors && ep != EndpointViews {
 		return nil, fmt.Errorf("resume a walk: %q is not an offset-paged export", pr.Endpoint)
 	}
-	pw, err := NewWalk(page, ep, pr.Project, r, o)
+	w, err := NewWalk(page, ep, pr.Project, r, o)
 	if err != nil {
 		return nil, fmt.Errorf("resume a walk: %w", err)
 	}
-	w := pw.w
 	if err := w.checkProgress(pr); err != nil {
 		return nil, w.fail(-1, fmt.Errorf("cannot resume: %w", err))
 	}
 	w.res.Totals, w.res.Pages, w.res.Duplicates = pr.Totals, pr.Pages, pr.Duplicates
 	w.res.Rows = append(make([]PathCounts, 0, len(pr.Rows)), pr.Rows...)
 	w.res.Skipped = maps.Clone(pr.Skipped)
-	w.seen = make(map[string]struct{}, len(pr.Rows))
-	for _, row := range pr.Rows {
-		w.seen[row.Path] = struct{}{}
-	}
-	w.unordered, w.last, w.kept, w.empty = pr.Unordered, pr.Last, pr.Kept, pr.Empty
-	pw.next = pr.Pages
-	return pw, nil
+	w.unordered, w.last, w.kept, w.empty, w.next = pr.Unordered, pr.Last, pr.Kept, pr.Empty, pr.Pages
+	return w, nil
 }
 
-// checkProgress reports what makes pr a progress w's walk could not reach.
-func (w *walk) checkProgress(pr WalkProgress) error {
+// checkProgress reports what makes pr a progress w could not reach, and
+// marks pr's paths seen.
+func (w *PathsWalk) checkProgress(pr WalkProgress) error {
 	read := pr.Pages * w.o.PageSize // rows the pages could have held
 	switch {
 	case pr.PageSize != w.o.PageSize:
@@ -375,12 +361,11 @@ func (w *walk) checkProgress(pr WalkProgress) error {
 			return fmt.Errorf("skipped %d rows for %q", n, reason)
 		}
 	}
-	seen := make(map[string]struct{}, len(pr.Rows))
 	for _, row := range pr.Rows {
-		if _, dup := seen[row.Path]; dup {
+		if _, dup := w.seen[row.Path]; dup {
 			return fmt.Errorf("path %q twice", row.Path)
 		}
-		seen[row.Path] = struct{}{}
+		w.seen[row.Path] = struct{}{}
 		if !validCounts(row.Counts) {
 			return fmt.Errorf("path %q: a count that is not finite or is negative", row.Path)
 		}

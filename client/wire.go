@@ -29,16 +29,17 @@ import (
 // kept (plain types would need a json.RawMessage and a second Unmarshal per
 // row). A leaf type keeps all of it in one pass of encoding/json.
 
-// wireState says what a leaf found.
-type wireState uint8
+// leaf is one JSON value of a wire struct, recorded whatever its type:
+// kind is its first byte ('"', 't', 'f', 'n', '{', '[', or a number's), 0
+// when the field was absent. Its reader says what it wanted.
+type leaf struct {
+	kind byte
+	s    string  // a string, invalid UTF-8 kept as sent (see unquote)
+	n    float64 // a number; also when negative, NaN when out of range
+}
 
-const (
-	wireAbsent    wireState = iota // the field was not in the object
-	wireOK                         // a value of the wanted type (and range)
-	wireNull                       // null
-	wireWrongType                  // a value of another JSON type
-	wireBadValue                   // a number that is negative or out of range
-)
+// numStart lists the bytes a JSON number may start with.
+const numStart = "-0123456789"
 
 func kindName(c byte) string {
 	switch c {
@@ -56,169 +57,78 @@ func kindName(c byte) string {
 	return "number"
 }
 
-// wireLeaf is what every leaf records: its state, and the first byte of a
-// value of the wrong type.
-type wireLeaf struct {
-	st   wireState
-	kind byte
-}
-
-// see records the JSON type of b, a JSON value, and reports whether it is
-// the wanted one: want lists the first bytes that value may start with.
-func (l *wireLeaf) see(b []byte, want string) bool {
-	switch {
-	case len(b) == 0:
-		l.st = wireWrongType
-	case b[0] == 'n':
-		l.st = wireNull
-	case strings.IndexByte(want, b[0]) >= 0:
-		l.st = wireOK
-		return true
-	default:
-		l.st, l.kind = wireWrongType, b[0]
-	}
-	return false
-}
-
-// problem says what is wrong with a leaf that is not wireOK or
-// wireBadValue; want names the wanted type.
-func (l *wireLeaf) problem(want string) string {
-	switch l.st {
-	case wireAbsent:
-		return "missing"
-	case wireNull:
-		return "wrong type: null, want " + want
-	}
-	return "wrong type: " + kindName(l.kind) + ", want " + want
-}
-
-// wireNum is a count or rate: a finite non-negative JSON number, written
-// any way JSON allows (12, 12.0, 1.2e1).
-type wireNum struct {
-	wireLeaf
-	v float64 // the value; also when negative (st wireBadValue)
-}
-
-func (n *wireNum) UnmarshalJSON(b []byte) error {
+// UnmarshalJSON never fails: a wrong value is told when the leaf is read.
+func (l *leaf) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
-	*n = wireNum{}
-	if !n.see(b, "-0123456789") {
+	*l = leaf{}
+	if len(b) == 0 {
 		return nil
 	}
-	v, err := strconv.ParseFloat(string(b), 64)
-	switch {
-	case err != nil || math.IsInf(v, 0) || math.IsNaN(v):
-		n.st, n.v = wireBadValue, math.NaN()
-	case v < 0:
-		n.st, n.v = wireBadValue, v
-	default:
-		n.v = v + 0 // +0 turns -0 into 0
+	switch l.kind = b[0]; {
+	case l.kind == '"':
+		l.s = unquote(b)
+	case l.is(numStart):
+		v, err := strconv.ParseFloat(string(b), 64)
+		if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
+			v = math.NaN()
+		}
+		l.n = v + 0 // +0 turns -0 into 0
 	}
 	return nil
 }
 
-func (n *wireNum) ok() bool { return n.st == wireOK }
+// is reports whether the leaf holds a value whose first byte is in kinds.
+func (l *leaf) is(kinds string) bool { return l.kind != 0 && strings.IndexByte(kinds, l.kind) >= 0 }
 
-func (n *wireNum) problem() string {
-	switch {
-	case n.st != wireBadValue:
-		return n.wireLeaf.problem("number")
-	case n.v < 0:
-		return "negative count " + strconv.FormatFloat(n.v, 'g', -1, 64)
-	}
-	return "number out of range"
-}
+// count reports whether the leaf is a count or rate: a finite non-negative
+// JSON number, written any way JSON allows (12, 12.0, 1.2e1).
+func (l *leaf) count() bool { return l.is(numStart) && l.n >= 0 }
 
-// wireStr is a string that may be absent or null.
-type wireStr struct {
-	wireLeaf
-	s string
-}
-
-// UnmarshalJSON keeps invalid UTF-8 as sent (see unquote).
-func (s *wireStr) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	*s = wireStr{}
-	if s.see(b, `"`) {
-		s.s = unquote(b)
-	}
-	return nil
-}
-
-// nullable returns the string, nil when absent or null; ok is false for
+// nullable returns a string, nil when absent or null; ok is false for
 // another type.
-func (s *wireStr) nullable() (v *string, ok bool) {
-	switch s.st {
-	case wireOK:
-		str := s.s
-		return &str, true
-	case wireAbsent, wireNull:
+func (l *leaf) nullable() (v *string, ok bool) {
+	switch l.kind {
+	case '"':
+		s := l.s
+		return &s, true
+	case 0, 'n':
 		return nil, true
 	}
 	return nil, false
 }
 
-func (s *wireStr) problem(wantNull bool) string {
-	if wantNull {
-		return s.wireLeaf.problem("string or null")
+// problem says what is wrong with a leaf that is not the want it names
+// ("number" for a count, "string", "string or null", "boolean").
+func (l *leaf) problem(want string) string {
+	switch {
+	case l.kind == 0:
+		return "missing"
+	case want != "number" || !l.is(numStart):
+		return "wrong type: " + kindName(l.kind) + ", want " + want
+	case l.n < 0:
+		return "negative count " + strconv.FormatFloat(l.n, 'g', -1, 64)
 	}
-	return s.wireLeaf.problem("string")
+	return "number out of range"
 }
-
-// wireSeen records only a value's JSON type and whether it is a non-empty
-// string.
-type wireSeen struct {
-	wireLeaf
-	nonEmpty bool
-}
-
-func (s *wireSeen) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	*s = wireSeen{}
-	s.nonEmpty = s.see(b, `"`) && len(b) > 2
-	return nil
-}
-
-type wireBool struct {
-	wireLeaf
-	v bool
-}
-
-func (w *wireBool) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	*w = wireBool{}
-	w.v = w.see(b, "tf") && b[0] == 't'
-	return nil
-}
-
-func (w *wireBool) problem() string { return w.wireLeaf.problem("boolean") }
 
 // decodePage unmarshals body into v, a wire struct whose array rows holds
 // rowType. A row of the wrong type stays zero, for its validation to skip;
 // anything else that stops encoding/json is a *DecodeError.
 func decodePage(ep Endpoint, body []byte, v any, rows string, rowType reflect.Type) error {
-	trimmed := bytes.TrimSpace(body)
-	if len(trimmed) == 0 || trimmed[0] != '{' {
-		if !json.Valid(body) {
-			var probe any
-			err := json.Unmarshal(body, &probe)
-			return &DecodeError{Endpoint: ep, Reason: "malformed JSON: " + errString(err)}
-		}
-		return &DecodeError{Endpoint: ep, Reason: "wrong type: " + kindName(trimmed[0]) + ", want object"}
-	}
 	err := json.Unmarshal(body, v)
-	if err == nil {
-		return nil
-	}
 	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		if rowType != nil && te.Type == rowType {
-			// encoding/json reports only the first type error.
-			return checkArray(ep, body, rows)
-		}
-		return &DecodeError{Endpoint: ep, Field: te.Field, Reason: "wrong type: " + jsonTypeName(te.Value) + ", want " + wantName(te.Type)}
+	switch trimmed := bytes.TrimSpace(body); {
+	case err != nil && !errors.As(err, &te):
+		return &DecodeError{Endpoint: ep, Reason: "malformed JSON: " + err.Error()}
+	case trimmed[0] != '{': // valid JSON, so not empty
+		return &DecodeError{Endpoint: ep, Reason: "wrong type: " + kindName(trimmed[0]) + ", want object"}
+	case err == nil:
+		return nil
+	case rowType != nil && te.Type == rowType:
+		// encoding/json reports only the first type error.
+		return checkArray(ep, body, rows)
 	}
-	return &DecodeError{Endpoint: ep, Reason: "malformed JSON: " + err.Error()}
+	return &DecodeError{Endpoint: ep, Field: te.Field, Reason: "wrong type: " + jsonTypeName(te.Value) + ", want " + wantName(te.Type)}
 }
 
 // checkArray checks that the field rows of body is an array.
@@ -240,22 +150,14 @@ func checkArray(ep Endpoint, body []byte, rows string) error {
 	return nil
 }
 
-func errString(err error) string {
-	if err == nil {
-		return "not a JSON value"
-	}
-	return err.Error()
-}
-
 // jsonTypeName names UnmarshalTypeError.Value for this package's errors.
 func jsonTypeName(v string) string {
-	switch v {
-	case "bool":
+	switch {
+	case v == "bool":
 		return "boolean"
-	case "":
+	case v == "":
 		return "value"
-	}
-	if len(v) > 6 && v[:6] == "number" {
+	case strings.HasPrefix(v, "number"):
 		return "number"
 	}
 	return v
@@ -273,16 +175,11 @@ func wantName(t reflect.Type) string {
 
 // decodeObject reads a required object field held as raw JSON into v.
 func decodeObject(ep Endpoint, field string, raw json.RawMessage, v any) error {
-	raw = bytes.TrimSpace(raw)
-	switch {
+	switch raw = bytes.TrimSpace(raw); { // nil when empty
 	case raw == nil:
 		return &DecodeError{Endpoint: ep, Field: field, Reason: "missing"}
-	case len(raw) == 0 || raw[0] != '{':
-		k := "value"
-		if len(raw) > 0 {
-			k = kindName(raw[0])
-		}
-		return &DecodeError{Endpoint: ep, Field: field, Reason: "wrong type: " + k + ", want object"}
+	case raw[0] != '{':
+		return &DecodeError{Endpoint: ep, Field: field, Reason: "wrong type: " + kindName(raw[0]) + ", want object"}
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
 		var te *json.UnmarshalTypeError
@@ -294,20 +191,31 @@ func decodeObject(ep Endpoint, field string, raw json.RawMessage, v any) error {
 	return nil
 }
 
-// requireNum returns a page-level number, or a *DecodeError naming field.
-func requireNum(ep Endpoint, field string, n *wireNum) (float64, error) {
-	if !n.ok() {
-		return 0, &DecodeError{Endpoint: ep, Field: field, Reason: n.problem()}
+// numField is a page-level count: its field's name, leaf and destination.
+type numField struct {
+	name string
+	n    *leaf
+	v    *float64
+}
+
+// requireNums sets each count, or returns a *DecodeError naming the first
+// field that is not one.
+func requireNums(ep Endpoint, fs ...numField) error {
+	for _, f := range fs {
+		if !f.n.count() {
+			return &DecodeError{Endpoint: ep, Field: f.name, Reason: f.n.problem("number")}
+		}
+		*f.v = f.n.n
 	}
-	return n.v, nil
+	return nil
 }
 
 // requireBool returns a page-level boolean, or a *DecodeError naming field.
-func requireBool(ep Endpoint, field string, b *wireBool) (bool, error) {
-	if b.st != wireOK {
-		return false, &DecodeError{Endpoint: ep, Field: field, Reason: b.problem()}
+func requireBool(ep Endpoint, field string, b *leaf) (bool, error) {
+	if !b.is("tf") {
+		return false, &DecodeError{Endpoint: ep, Field: field, Reason: b.problem("boolean")}
 	}
-	return b.v, nil
+	return b.kind == 't', nil
 }
 
 // requireRows checks that a page's row array was there: encoding/json
@@ -319,13 +227,13 @@ func requireRows[T any](ep Endpoint, field string, rows []T) error {
 	return nil
 }
 
-func numsOK(ns ...*wireNum) bool {
-	return !slices.ContainsFunc(ns, func(n *wireNum) bool { return !n.ok() })
+func countsOK(ns ...*leaf) bool {
+	return !slices.ContainsFunc(ns, func(n *leaf) bool { return !n.count() })
 }
 
 // unquote decodes a well-formed JSON string literal, keeping invalid UTF-8
 // as sent (unlike encoding/json): cleaning it is the caller's business.
-func unquote(raw json.RawMessage) string {
+func unquote(raw []byte) string {
 	s := raw[1 : len(raw)-1]
 	if bytes.IndexByte(s, '\\') < 0 {
 		return string(s)
@@ -337,18 +245,12 @@ func unquote(raw json.RawMessage) string {
 			continue
 		}
 		i++
-		switch s[i] {
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
+		switch k := strings.IndexByte("bfnrtu", s[i]); {
+		case k < 0: // '"', '\\', '/'
+			out = append(out, s[i])
+		case k < 5:
+			out = append(out, "\b\f\n\r\t"[k])
+		default:
 			r := hex4(s[i+1 : i+5])
 			i += 4
 			if utf16.IsSurrogate(r) {
@@ -356,35 +258,21 @@ func unquote(raw json.RawMessage) string {
 				if i+6 < len(s) && s[i+1] == '\\' && s[i+2] == 'u' {
 					r2 = hex4(s[i+3 : i+7])
 				}
-				if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-					r = dec
+				if r = utf16.DecodeRune(r, r2); r != utf8.RuneError {
 					i += 6
-				} else {
-					r = utf8.RuneError
 				}
 			}
 			out = utf8.AppendRune(out, r)
-		default: // '"', '\\', '/'
-			out = append(out, s[i])
 		}
 	}
 	return string(out)
 }
 
+// hex4 reads the four hex digits of a \u escape, which the JSON is known
+// to have.
 func hex4(b []byte) rune {
-	var r rune
-	for _, c := range b {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c = c - 'a' + 10
-		case c >= 'A' && c <= 'F':
-			c = c - 'A' + 10
-		}
-		r = r<<4 | rune(c)
-	}
-	return r
+	v, _ := strconv.ParseUint(string(b), 16, 32)
+	return rune(v)
 }
 
 // MaxLabelBytes bounds an answer's string that becomes a label value: a
