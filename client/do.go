@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -36,11 +37,9 @@ type call struct {
 func (r *call) idempotent() bool { return r.method == http.MethodGet }
 
 type outcome struct {
-	body          []byte // of a 2xx answer, without the key
-	err           error
-	retryable     bool
-	retryAfter    time.Duration
-	hasRetryAfter bool
+	body      []byte // of a 2xx answer, without the key
+	err       error
+	retryable bool
 	// unsent: no connection was made and nothing was written, so the API
 	// never saw it.
 	unsent bool
@@ -95,8 +94,8 @@ func (c *Client) do(ctx context.Context, r *call) ([]byte, error) {
 			return nil, fmt.Errorf("%w (gave up after %d attempts)", o.err, attempt)
 		}
 		delay := backoff.Policy{Base: c.retry.BaseDelay, Max: c.retry.MaxDelay, Jitter: c.retry.Jitter}.Delay(attempt)
-		if o.hasRetryAfter && o.retryAfter > delay {
-			delay = min(o.retryAfter, c.retry.MaxDelay)
+		if ae := (*APIError)(nil); errors.As(o.err, &ae) && ae.HasRetryAfter && ae.RetryAfter > delay {
+			delay = min(ae.RetryAfter, c.retry.MaxDelay)
 		}
 		if err := c.retry.Sleep(ctx, delay); err != nil {
 			return nil, fmt.Errorf("%w; stopped retrying: %w", last, err)
@@ -137,19 +136,27 @@ func (c *Client) attempt(ctx context.Context, r *call, key string) outcome {
 	var readErr error
 	tooLarge := ok && res.ContentLength > limit // refused unread
 	if !tooLarge {
-		b, readErr = readBody(res, limit+1+errorBodyOverread(ok, key))
+		// The key's length more, so that a key across an error answer's
+		// cut is read whole and redacted.
+		b, readErr = readBody(res, limit+1+int64(len(key)))
 		tooLarge = readErr == nil && int64(len(b)) > limit
 	}
 	c.observe(Attempt{Endpoint: r.endpoint, StatusCode: res.StatusCode, Err: readErr, Duration: time.Since(start)})
+	// The key is taken out before anything reads the body.
+	if key != "" && bytes.Contains(b, []byte(key)) {
+		b = bytes.ReplaceAll(b, []byte(key), []byte("[redacted]"))
+	}
 	switch {
 	case readErr != nil:
 		return c.readFailure(ctx, actx, r, readErr)
 	case ok && tooLarge:
 		return outcome{err: fmt.Errorf("%s: HTTP %d: body exceeds %d bytes: %w", r.endpoint, res.StatusCode, limit, ErrBodyTooLarge)}
 	case ok:
-		return outcome{body: redactBody(b, key)}
+		return outcome{body: redactEscaped(b, key)}
 	}
-	return c.errorAnswer(r, res, cutErrorBody(b, limit, key), key)
+	// 500, 502, 503 and 504 are retried for GETs.
+	retry := slices.Contains([]int{500, 502, 503, 504}, res.StatusCode) && r.idempotent()
+	return outcome{err: c.apiError(r.endpoint, res, b[:min(int64(len(b)), limit)], key), retryable: retry}
 }
 
 func (c *Client) newRequest(ctx context.Context, r *call, key string) (*http.Request, error) {
@@ -190,28 +197,6 @@ func (c *Client) readFailure(ctx, actx context.Context, r *call, readErr error) 
 	}
 }
 
-// redactBody takes the key out of a 2xx body before anything decodes it,
-// as bytes and written with JSON escapes (mint\u005f...).
-func redactBody(b []byte, key string) []byte {
-	if key != "" && bytes.Contains(b, []byte(key)) {
-		b = bytes.ReplaceAll(b, []byte(key), []byte("[redacted]"))
-	}
-	return redactEscaped(b, key)
-}
-
-// errorAnswer is the outcome of a non-2xx answer: 500, 502, 503 and 504
-// are retried for GETs.
-func (c *Client) errorAnswer(r *call, res *http.Response, body []byte, key string) outcome {
-	ae := c.apiError(r.endpoint, res, body, key)
-	o := outcome{err: ae}
-	switch res.StatusCode {
-	case http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-		o.retryable = r.idempotent()
-		o.retryAfter, o.hasRetryAfter = ae.RetryAfter, ae.HasRetryAfter
-	}
-	return o
-}
-
 // maxErrorBodyBytes bounds how much of an error answer is read.
 const maxErrorBodyBytes = 64 << 10
 
@@ -221,10 +206,10 @@ func (c *Client) transportFailure(ctx, actx context.Context, r *call, err error)
 		// The caller gave up: never retried.
 		return outcome{err: fmt.Errorf("%s: %w", r.endpoint, err)}
 	}
-	if certificateFailure(err) {
+	if _, ok := certProblem(err); ok {
 		// Until the configuration changes: not retried. The handshake
 		// failed, so the request was not written.
-		return outcome{err: &CertificateError{Endpoint: r.endpoint, Err: err}, unsent: neverSent(err)}
+		return outcome{err: &CertificateError{Endpoint: r.endpoint, Err: err}, unsent: IsConnectFailure(err)}
 	}
 	if actx.Err() != nil {
 		// The per-attempt timeout: a POST may have reached the server.
@@ -235,31 +220,25 @@ func (c *Client) transportFailure(ctx, actx context.Context, r *call, err error)
 	}
 	return outcome{
 		err:       fmt.Errorf("%s: %w", r.endpoint, err),
-		retryable: r.idempotent() || neverSent(err),
-		unsent:    neverSent(err),
+		retryable: r.idempotent() || IsConnectFailure(err),
+		unsent:    IsConnectFailure(err),
 	}
 }
 
 // IsConnectFailure reports whether err comes from a request that never
 // reached the API: no connection could be made, or its TLS handshake failed
 // over the certificate (--mintlify.api-url, the trust store or the network
-// is at fault).
-func IsConnectFailure(err error) bool { return neverSent(err) }
-
-// neverSent reports whether the connection could not be made (or its TLS
-// handshake failed over a certificate) and nothing of the request was
-// written: a transport that wrote the request on one connection and then
-// failed to dial another (its own retry) did send it.
-func neverSent(err error) bool {
+// is at fault), and nothing of the request was written: a transport that
+// wrote the request on one connection and then failed to dial another (its
+// own retry) did send it.
+func IsConnectFailure(err error) bool {
 	var w *writtenError
 	if errors.As(err, &w) {
 		return false
 	}
-	if certificateFailure(err) {
-		return true
-	}
 	var op *net.OpError
-	return errors.As(err, &op) && op.Op == "dial"
+	_, cert := certProblem(err)
+	return cert || errors.As(err, &op) && op.Op == "dial"
 }
 
 // writtenError is a transport failure after some of the request was
@@ -290,17 +269,15 @@ func (c *Client) apiError(ep Endpoint, res *http.Response, body []byte, key stri
 	}
 	switch {
 	case json.Unmarshal(body, &shape) == nil && (shape.Error != nil || shape.Message != nil):
-		if shape.Error != nil {
-			ae.Message = *shape.Error
-		} else {
-			ae.Message = *shape.Message
-		}
+		ae.Message = *cmp.Or(shape.Error, shape.Message)
 		for _, d := range shape.Details {
 			if d.Message != "" {
 				ae.Details = append(ae.Details, excerpt(d.Message, key))
 			}
 		}
-		ae.Details = boundDetails(ae.Details)
+		if len(ae.Details) > maxDetails {
+			ae.Details = append(ae.Details[:maxDetails:maxDetails], fmt.Sprintf("and %d more", len(ae.Details)-maxDetails))
+		}
 		ae.Message = excerpt(ae.Message, key)
 	case len(bytes.TrimSpace(body)) > 0:
 		ae.Message = excerpt(string(body), key)
@@ -309,8 +286,12 @@ func (c *Client) apiError(ep Endpoint, res *http.Response, body []byte, key stri
 	return ae
 }
 
-// maxExcerptRunes bounds a message taken from a response body.
-const maxExcerptRunes = 200
+// maxExcerptRunes bounds a message taken from a response body, and
+// maxDetails an APIError's details, to keep its message one line.
+const (
+	maxExcerptRunes = 200
+	maxDetails      = 5
+)
 
 // excerpt makes s fit for a one-line error message, without the key.
 func excerpt(s, key string) string {
@@ -330,7 +311,8 @@ func excerpt(s, key string) string {
 }
 
 // redactEscaped redacts key from every string literal of the JSON body b
-// that holds it only through \u escapes, which no byte search sees. A body
+// that holds it only through \u escapes (mint\u005f...), which no byte
+// search sees. A body
 // without \u is returned unscanned; undecodable literals are left to the
 // decoder, which rejects them.
 func redactEscaped(b []byte, key string) []byte {

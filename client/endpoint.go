@@ -82,22 +82,21 @@ func EndpointNamed(name string) (Endpoint, bool) {
 	return Endpoint{}, false
 }
 
-// Method is the endpoint's HTTP method; "" for the zero Endpoint.
-func (e Endpoint) Method() string {
+// d is the endpoint's definition; the zero Endpoint's has only the
+// default MaxBody.
+func (e Endpoint) d() endpointDef {
 	if e.def == nil {
-		return ""
+		return endpointDef{maxBody: DefaultMaxBodyBytes}
 	}
-	return e.def.method
+	return *e.def
 }
+
+// Method is the endpoint's HTTP method; "" for the zero Endpoint.
+func (e Endpoint) Method() string { return e.d().method }
 
 // Path is the endpoint's route, its parameters in braces ({projectId},
 // {id}); "" for the zero Endpoint.
-func (e Endpoint) Path() string {
-	if e.def == nil {
-		return ""
-	}
-	return e.def.path
-}
+func (e Endpoint) Path() string { return e.d().path }
 
 // route returns the endpoint's escaped path for project (and job, for the
 // routes with {id}); an empty or dot id is refused unsent.
@@ -106,7 +105,7 @@ func (e Endpoint) route(project, job string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", e, err)
 	}
-	path := e.at(p)
+	path := strings.Replace(e.Path(), "{projectId}", p, 1)
 	if strings.Contains(path, "{id}") {
 		j, err := segment("job id", job)
 		if err != nil {
@@ -116,9 +115,6 @@ func (e Endpoint) route(project, job string) (string, error) {
 	}
 	return path, nil
 }
-
-// at is the endpoint's path for the escaped project id p.
-func (e Endpoint) at(p string) string { return strings.Replace(e.Path(), "{projectId}", p, 1) }
 
 // GetAnalytics sends one GET of an analytics endpoint for projectID over r
 // (dateFrom and dateTo, when set) with the other parameters q (nil for
@@ -143,25 +139,15 @@ func (c *Client) GetAnalytics(ctx context.Context, ep Endpoint, projectID string
 }
 
 // String is the endpoint's name, its "endpoint" label value.
-func (e Endpoint) String() string {
-	if e.def == nil {
-		return ""
-	}
-	return e.def.name
-}
+func (e Endpoint) String() string { return e.d().name }
 
 // Analytics reports whether the endpoint spends the analytics rate limit;
 // the zero Endpoint does.
-func (e Endpoint) Analytics() bool { return e.def == nil || !e.def.free }
+func (e Endpoint) Analytics() bool { return !e.d().free }
 
 // MaxBody is the largest answer of the endpoint the client reads (larger is
 // ErrBodyTooLarge), lowered by Config.MaxBodyBytes.
-func (e Endpoint) MaxBody() int64 {
-	if e.def == nil {
-		return DefaultMaxBodyBytes
-	}
-	return e.def.maxBody
-}
+func (e Endpoint) MaxBody() int64 { return e.d().maxBody }
 
 func (e Endpoint) defined() bool { return e.def != nil }
 

@@ -1,7 +1,6 @@
 package client
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"net/http"
@@ -33,38 +32,32 @@ type APIError struct {
 
 // Error formats the error as `endpoint: HTTP code: message (details)`.
 func (e *APIError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s: HTTP %d", e.Endpoint, e.StatusCode)
+	s := fmt.Sprintf("%s: HTTP %d", e.Endpoint, e.StatusCode)
 	if e.Message != "" {
-		b.WriteString(": ")
-		b.WriteString(e.Message)
+		s += ": " + e.Message
 	}
 	if len(e.Details) > 0 {
-		b.WriteString(" (")
-		b.WriteString(strings.Join(e.Details, "; "))
-		b.WriteString(")")
+		s += " (" + strings.Join(e.Details, "; ") + ")"
 	}
 	if e.HasRetryAfter {
-		fmt.Fprintf(&b, " (retry after %s)", e.RetryAfter)
+		s += fmt.Sprintf(" (retry after %s)", e.RetryAfter)
 	}
 	if a := e.Advice(); a != "" {
-		b.WriteString(": ")
-		b.WriteString(a)
+		s += ": " + a
 	}
-	return b.String()
+	return s
 }
 
 // Advice says what a 403 means for this endpoint: the IP is not on the
 // allowlist, or the key lacks the read (GET) or write (POST) scope.
 func (e *APIError) Advice() string {
-	switch e.StatusCode {
-	case http.StatusForbidden:
-		if e.Endpoint == EndpointSendMessage || e.Endpoint == EndpointCreateJob {
-			return "the key needs the write scope, or this IP is not on the organization's allowlist"
-		}
-		return "this IP is not on the organization's allowlist, or the key lacks the read scope"
+	switch {
+	case e.StatusCode != http.StatusForbidden:
+		return ""
+	case e.Endpoint == EndpointSendMessage || e.Endpoint == EndpointCreateJob:
+		return "the key needs the write scope, or this IP is not on the organization's allowlist"
 	}
-	return ""
+	return "this IP is not on the organization's allowlist, or the key lacks the read scope"
 }
 
 // DecodeError is a response without the documented shape.
@@ -123,35 +116,4 @@ func Advice(err error) string {
 		return "check --mintlify.project-id against the dashboard's API keys page"
 	}
 	return ""
-}
-
-// errorBodyOverread reads an error answer the key's length past its limit,
-// so a key across the cut is read whole and redacted.
-func errorBodyOverread(ok bool, key string) int64 {
-	if ok {
-		return 0
-	}
-	return int64(len(key))
-}
-
-// cutErrorBody redacts key from an error body, then cuts it to limit.
-func cutErrorBody(b []byte, limit int64, key string) []byte {
-	if key != "" {
-		b = bytes.ReplaceAll(b, []byte(key), []byte("[redacted]"))
-	}
-	if int64(len(b)) > limit {
-		b = b[:limit]
-	}
-	return b
-}
-
-// maxDetails bounds an APIError's details to keep its message one line.
-const maxDetails = 5
-
-// boundDetails keeps maxDetails details and says how many more there were.
-func boundDetails(d []string) []string {
-	if len(d) <= maxDetails {
-		return d
-	}
-	return append(d[:maxDetails:maxDetails], fmt.Sprintf("and %d more", len(d)-maxDetails))
 }

@@ -2,6 +2,7 @@ package client
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 )
 
@@ -20,13 +21,7 @@ const (
 var JobStatuses = []JobStatus{StatusActive, StatusCompleted, StatusArchived, StatusFailed}
 
 // Known reports whether s is one of the four documented statuses.
-func (s JobStatus) Known() bool {
-	switch s {
-	case StatusActive, StatusCompleted, StatusArchived, StatusFailed:
-		return true
-	}
-	return false
-}
+func (s JobStatus) Known() bool { return slices.Contains(JobStatuses, s) }
 
 // Terminal reports whether a job in this status will not progress by
 // itself. Unknown statuses are not terminal: they are polled on.

@@ -42,10 +42,8 @@ func CheckKey(key string) error {
 	case key == adminKeyPrefix:
 		return errors.New("not a Mintlify admin API key: nothing follows the mint_ prefix (copy the whole key from the API keys page of the Mintlify dashboard)")
 	}
-	for i := 0; i < len(key); i++ {
-		if c := key[i]; c <= ' ' || c >= 0x7f {
-			return fmt.Errorf("not a Mintlify admin API key: byte %d is a space, control or non-ASCII character", i)
-		}
+	if i := strings.IndexFunc(key, func(r rune) bool { return r <= ' ' || r >= 0x7f }); i >= 0 {
+		return fmt.Errorf("not a Mintlify admin API key: byte %d is a space, control or non-ASCII character", i)
 	}
 	return nil
 }
@@ -105,17 +103,6 @@ func (k *FileKey) fail(err error) {
 	}
 }
 
-// recovered records a good read after failures; the caller holds k.mu.
-func (k *FileKey) recovered() {
-	if k.lastErr == nil {
-		return
-	}
-	k.lastErr = nil
-	if k.notify != nil {
-		k.notify(nil)
-	}
-}
-
 // NewFileKey reads and checks the key file now; errors name the path, never
 // its content.
 func NewFileKey(path string) (*FileKey, error) {
@@ -153,7 +140,12 @@ func (k *FileKey) Key() (string, error) {
 	}
 	k.key = key
 	k.file.Mark(info)
-	k.recovered()
+	if k.lastErr != nil { // recovered
+		k.lastErr = nil
+		if k.notify != nil {
+			k.notify(nil)
+		}
+	}
 	return k.key, nil
 }
 

@@ -28,11 +28,7 @@ func ParseRetryAfter(v string, now time.Time) (d time.Duration, ok bool) {
 	if err != nil {
 		return 0, false
 	}
-	d = t.Sub(now)
-	if d < 0 {
-		d = 0
-	}
-	return d, true
+	return max(t.Sub(now), 0), true
 }
 
 // The API's rate limits (../shared/API-NOTES.md).
@@ -53,14 +49,4 @@ const MaxRateLimitPause = time.Hour
 const maxRetryAfterSeconds = 365 * 24 * 60 * 60
 
 // isDigits reports whether s is a non-empty string of ASCII digits.
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
+func isDigits(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }

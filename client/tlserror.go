@@ -28,7 +28,8 @@ func (e *CertificateError) Error() string {
 // Reason is the certificate's problem on one line, without the request's
 // URL: "x509: certificate signed by unknown authority".
 func (e *CertificateError) Reason() string {
-	return strings.Join(strings.Fields(certReason(e.Err)), " ")
+	reason, _ := certProblem(e.Err)
+	return strings.Join(strings.Fields(reason), " ")
 }
 
 // Unwrap returns the TLS or x509 error.
@@ -46,49 +47,28 @@ func IsCertificateError(err error) bool {
 // certificate_required.
 var certificateAlerts = map[tls.AlertError]bool{42: true, 43: true, 44: true, 45: true, 46: true, 48: true, 116: true}
 
-// remoteCertificateAlert reports whether err is an alert about a
-// certificate received from the server: crypto/tls gives it as a
-// *net.OpError "remote error" around an unexported type whose text names
-// the alert; every certificate alert's text says "certificate".
-func remoteCertificateAlert(err error) bool {
-	var op *net.OpError
-	return errors.As(err, &op) && op.Op == "remote error" && op.Err != nil && strings.Contains(op.Err.Error(), "certificate")
-}
-
-// certificateFailure reports whether err is a failed TLS handshake over a
-// certificate.
-func certificateFailure(err error) bool {
+// certProblem reports whether err is a failed TLS handshake over a
+// certificate, and the problem, without the request's URL. An alert
+// received from the server comes from crypto/tls as a *net.OpError "remote
+// error" around an unexported type whose text names the alert; every
+// certificate alert's text says "certificate".
+func certProblem(err error) (reason string, ok bool) {
 	var (
 		verify   *tls.CertificateVerificationError
 		unknown  x509.UnknownAuthorityError
 		hostname x509.HostnameError
 		invalid  x509.CertificateInvalidError
 		alert    tls.AlertError
+		op       *net.OpError
 	)
-	switch {
-	case errors.As(err, &verify), errors.As(err, &unknown), errors.As(err, &hostname), errors.As(err, &invalid):
-		return true
-	case errors.As(err, &alert):
-		return certificateAlerts[alert]
-	}
-	return remoteCertificateAlert(err)
-}
-
-// certReason is the certificate's problem, without the request's URL.
-func certReason(err error) string {
-	var (
-		verify *tls.CertificateVerificationError
-		alert  tls.AlertError
-	)
+	isX509 := errors.As(err, &unknown) || errors.As(err, &hostname) || errors.As(err, &invalid)
 	switch {
 	case errors.As(err, &verify):
-		return verify.Err.Error()
+		return verify.Err.Error(), true
 	case errors.As(err, &alert):
-		return "the server sent the TLS alert " + alert.Error()
-	case remoteCertificateAlert(err):
-		var op *net.OpError
-		errors.As(err, &op)
-		return "the server sent the TLS alert " + op.Err.Error()
+		return "the server sent the TLS alert " + alert.Error(), isX509 || certificateAlerts[alert]
+	case errors.As(err, &op) && op.Op == "remote error" && op.Err != nil && strings.Contains(op.Err.Error(), "certificate"):
+		return "the server sent the TLS alert " + op.Err.Error(), true
 	}
-	return err.Error()
+	return err.Error(), isX509
 }

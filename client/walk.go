@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -373,12 +374,8 @@ func (w *PathsWalk) checkProgress(pr WalkProgress) error {
 	return nil
 }
 
-// validCounts reports whether every count of c is finite and not negative.
+// validCounts reports whether every count of c is finite and not negative
+// (NaN fails every comparison).
 func validCounts(c Counts) bool {
-	for _, v := range [...]float64{c.Human, c.AI, c.Total} {
-		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc([]float64{c.Human, c.AI, c.Total}, func(v float64) bool { return !(v >= 0 && v <= math.MaxFloat64) })
 }
