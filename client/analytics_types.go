@@ -39,12 +39,7 @@ func (s Skipped) Total() int {
 	return n
 }
 
-func (s *Skipped) add(reason string) {
-	if *s == nil {
-		*s = make(Skipped, 1)
-	}
-	(*s)[reason]++
-}
+func (s *Skipped) add(reason string) { s.merge(Skipped{reason: 1}) }
 
 func (s *Skipped) merge(o Skipped) {
 	for k, v := range o {

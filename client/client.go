@@ -64,15 +64,8 @@ type RetryPolicy struct {
 
 // Client calls the Mintlify API. It is safe for concurrent use.
 type Client struct {
-	base      string // scheme://host[/prefix], no trailing slash
-	key       KeySource
-	http      *http.Client
-	timeout   time.Duration
-	userAgent string
-	retry     RetryPolicy
-	hooks     Hooks
-	maxBody   int64
-	now       func() time.Time // reference for HTTP-date Retry-After
+	base string // scheme://host[/prefix], no trailing slash
+	cfg  Config // defaults applied
 }
 
 // New checks cfg, applies defaults and returns a Client.
@@ -84,35 +77,35 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{base: base, key: cfg.Key, http: cfg.HTTPClient, retry: cfg.Retry, hooks: cfg.Hooks, now: cfg.Now,
-		timeout: cmp.Or(cfg.Timeout, DefaultTimeout), userAgent: cmp.Or(cfg.UserAgent, DefaultUserAgent),
-		maxBody: cmp.Or(cfg.MaxBodyBytes, DefaultMaxBodyBytes)}
-	if c.now == nil {
-		c.now = time.Now
-	}
+	cfg.Timeout, cfg.UserAgent = cmp.Or(cfg.Timeout, DefaultTimeout), cmp.Or(cfg.UserAgent, DefaultUserAgent)
+	cfg.MaxBodyBytes = cmp.Or(cfg.MaxBodyBytes, DefaultMaxBodyBytes)
+	r := &cfg.Retry
 	switch {
-	case c.timeout < 0:
-		return nil, fmt.Errorf("client: negative Timeout %s", c.timeout)
-	case c.maxBody < 0:
-		return nil, fmt.Errorf("client: negative MaxBodyBytes %d", c.maxBody)
-	case c.retry.MaxAttempts < 0:
-		return nil, fmt.Errorf("client: negative Retry.MaxAttempts %d", c.retry.MaxAttempts)
-	case c.retry.BaseDelay < 0 || c.retry.MaxDelay < 0:
+	case cfg.Timeout < 0:
+		return nil, fmt.Errorf("client: negative Timeout %s", cfg.Timeout)
+	case cfg.MaxBodyBytes < 0:
+		return nil, fmt.Errorf("client: negative MaxBodyBytes %d", cfg.MaxBodyBytes)
+	case r.MaxAttempts < 0:
+		return nil, fmt.Errorf("client: negative Retry.MaxAttempts %d", r.MaxAttempts)
+	case r.BaseDelay < 0 || r.MaxDelay < 0:
 		return nil, errors.New("client: negative Retry delay")
 	}
-	if c.http == nil {
-		c.http = defaultHTTPClient()
+	if cfg.Now == nil {
+		cfg.Now = time.Now
 	}
-	c.retry.MaxAttempts = cmp.Or(c.retry.MaxAttempts, DefaultMaxAttempts)
-	c.retry.BaseDelay = cmp.Or(c.retry.BaseDelay, DefaultBaseDelay)
-	c.retry.MaxDelay = cmp.Or(c.retry.MaxDelay, DefaultMaxDelay)
-	if c.retry.Sleep == nil {
-		c.retry.Sleep = DefaultSleep
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = defaultHTTPClient()
 	}
-	if c.retry.Jitter == nil {
-		c.retry.Jitter = backoff.HalfJitter
+	r.MaxAttempts = cmp.Or(r.MaxAttempts, DefaultMaxAttempts)
+	r.BaseDelay = cmp.Or(r.BaseDelay, DefaultBaseDelay)
+	r.MaxDelay = cmp.Or(r.MaxDelay, DefaultMaxDelay)
+	if r.Sleep == nil {
+		r.Sleep = DefaultSleep
 	}
-	return c, nil
+	if r.Jitter == nil {
+		r.Jitter = backoff.HalfJitter
+	}
+	return &Client{base: base, cfg: cfg}, nil
 }
 
 // parseBaseURL checks an http(s) base URL and drops a trailing slash.

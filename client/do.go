@@ -58,15 +58,15 @@ func (c *Client) do(ctx context.Context, r *call) ([]byte, error) {
 			}
 			return nil, fmt.Errorf("%s: %w", r.endpoint, err)
 		}
-		key, err := c.key.Key()
+		key, err := c.cfg.Key.Key()
 		if err == nil {
 			err = CheckKey(key)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: API key: %w", r.endpoint, err)
 		}
-		if c.hooks.Allow != nil {
-			if err := c.hooks.Allow(ctx, r.endpoint); err != nil {
+		if c.cfg.Hooks.Allow != nil {
+			if err := c.cfg.Hooks.Allow(ctx, r.endpoint); err != nil {
 				if last != nil {
 					return nil, fmt.Errorf("%w; retry not allowed: %w", last, err)
 				}
@@ -74,8 +74,8 @@ func (c *Client) do(ctx context.Context, r *call) ([]byte, error) {
 			}
 		}
 		o := c.attempt(ctx, r, key)
-		if o.unsent && c.hooks.Unsent != nil {
-			c.hooks.Unsent(r.endpoint)
+		if o.unsent && c.cfg.Hooks.Unsent != nil {
+			c.cfg.Hooks.Unsent(r.endpoint)
 		}
 		if o.err == nil {
 			return o.body, nil
@@ -87,17 +87,17 @@ func (c *Client) do(ctx context.Context, r *call) ([]byte, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("%w; stopped retrying: %w", o.err, err)
 		}
-		if attempt >= c.retry.MaxAttempts {
+		if attempt >= c.cfg.Retry.MaxAttempts {
 			if attempt == 1 {
 				return nil, o.err
 			}
 			return nil, fmt.Errorf("%w (gave up after %d attempts)", o.err, attempt)
 		}
-		delay := backoff.Policy{Base: c.retry.BaseDelay, Max: c.retry.MaxDelay, Jitter: c.retry.Jitter}.Delay(attempt)
+		delay := backoff.Policy{Base: c.cfg.Retry.BaseDelay, Max: c.cfg.Retry.MaxDelay, Jitter: c.cfg.Retry.Jitter}.Delay(attempt)
 		if ae := (*APIError)(nil); errors.As(o.err, &ae) && ae.HasRetryAfter && ae.RetryAfter > delay {
-			delay = min(ae.RetryAfter, c.retry.MaxDelay)
+			delay = min(ae.RetryAfter, c.cfg.Retry.MaxDelay)
 		}
-		if err := c.retry.Sleep(ctx, delay); err != nil {
+		if err := c.cfg.Retry.Sleep(ctx, delay); err != nil {
 			return nil, fmt.Errorf("%w; stopped retrying: %w", last, err)
 		}
 	}
@@ -105,7 +105,7 @@ func (c *Client) do(ctx context.Context, r *call) ([]byte, error) {
 
 // attempt sends the request once and reads the answer within the timeout.
 func (c *Client) attempt(ctx context.Context, r *call, key string) outcome {
-	actx, cancel := context.WithTimeout(ctx, c.timeout)
+	actx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
 	req, err := c.newRequest(actx, r, key)
 	if err != nil {
@@ -117,7 +117,7 @@ func (c *Client) attempt(ctx context.Context, r *call, key string) outcome {
 		WroteRequest: func(httptrace.WroteRequestInfo) { wrote.Store(true) },
 	}))
 	start := time.Now()
-	res, err := c.http.Do(req)
+	res, err := c.cfg.HTTPClient.Do(req)
 	if err != nil {
 		if wrote.Load() {
 			err = &writtenError{err: err}
@@ -128,7 +128,7 @@ func (c *Client) attempt(ctx context.Context, r *call, key string) outcome {
 	defer res.Body.Close()
 
 	ok := res.StatusCode >= 200 && res.StatusCode < 300
-	limit := min(c.maxBody, r.endpoint.MaxBody())
+	limit := min(c.cfg.MaxBodyBytes, r.endpoint.MaxBody())
 	if !ok {
 		limit = min(limit, maxErrorBodyBytes)
 	}
@@ -174,7 +174,7 @@ func (c *Client) newRequest(ctx context.Context, r *call, key string) (*http.Req
 	}
 	req.Header.Set("Authorization", "Bearer "+key)
 	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", c.userAgent)
+	req.Header.Set("User-Agent", c.cfg.UserAgent)
 	if r.body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -188,7 +188,7 @@ func (c *Client) readFailure(ctx, actx context.Context, r *call, readErr error) 
 	}
 	reason := "reading body: " + readErr.Error()
 	if actx.Err() != nil {
-		reason = fmt.Sprintf("reading body: no complete answer within %s", c.timeout)
+		reason = fmt.Sprintf("reading body: no complete answer within %s", c.cfg.Timeout)
 	}
 	// The server answered, so a POST reached it: only GETs are repeated.
 	return outcome{
@@ -214,7 +214,7 @@ func (c *Client) transportFailure(ctx, actx context.Context, r *call, err error)
 	if actx.Err() != nil {
 		// The per-attempt timeout: a POST may have reached the server.
 		return outcome{
-			err:       fmt.Errorf("%s: no answer within %s: %w", r.endpoint, c.timeout, err),
+			err:       fmt.Errorf("%s: no answer within %s: %w", r.endpoint, c.cfg.Timeout, err),
 			retryable: r.idempotent(),
 		}
 	}
@@ -250,15 +250,15 @@ func (e *writtenError) Error() string { return e.err.Error() }
 func (e *writtenError) Unwrap() error { return e.err }
 
 func (c *Client) observe(a Attempt) {
-	if c.hooks.Observe != nil {
-		c.hooks.Observe(a)
+	if c.cfg.Hooks.Observe != nil {
+		c.cfg.Hooks.Observe(a)
 	}
 }
 
 func (c *Client) apiError(ep Endpoint, res *http.Response, body []byte, key string) *APIError {
 	ae := &APIError{Endpoint: ep, StatusCode: res.StatusCode}
 	if v := res.Header.Get("Retry-After"); v != "" {
-		ae.RetryAfter, ae.HasRetryAfter = ParseRetryAfter(v, c.now())
+		ae.RetryAfter, ae.HasRetryAfter = ParseRetryAfter(v, c.cfg.Now())
 	}
 	var shape struct {
 		Error   *string `json:"error"`
@@ -326,32 +326,23 @@ func redactEscaped(b []byte, key string) []byte {
 			continue
 		}
 		// Outside a string literal, a quote starts one; find its end.
-		j, esc, hasU, closed := i+1, false, false, false
-		for ; j < len(b) && !closed; j++ {
-			switch {
-			case esc:
-				esc, hasU = false, hasU || b[j] == 'u'
-			case b[j] == '\\':
-				esc = true
-			case b[j] == '"':
-				closed = true
+		j, hasU := i+1, false
+		for ; j < len(b) && b[j] != '"'; j++ {
+			if b[j] == '\\' {
+				j++
+				hasU = hasU || j < len(b) && b[j] == 'u'
 			}
 		}
-		if !closed {
+		if j >= len(b) {
 			break // unterminated: the decoder rejects the body
 		}
-		j-- // the closing quote
-		if hasU {
-			var s string
-			if json.Unmarshal(b[i:j+1], &s) == nil && strings.Contains(s, key) {
-				enc, err := json.Marshal(redact(s, key))
-				if err == nil {
-					out = append(append(out, b[last:i]...), enc...)
-					last = j + 1
-				}
-			}
+		var s string
+		if hasU && json.Unmarshal(b[i:j+1], &s) == nil && strings.Contains(s, key) {
+			enc, _ := json.Marshal(redact(s, key)) // a string always encodes
+			out = append(append(out, b[last:i]...), enc...)
+			last = j + 1
 		}
-		i = j
+		i = j // the closing quote
 	}
 	if out == nil {
 		return b

@@ -2,6 +2,7 @@ package client
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -37,19 +38,13 @@ func (c *Client) ListJobsV1Counting(ctx context.Context, projectID string) ([]Le
 // newest-first listing) is kept once; a malformed one is skipped and
 // counted; a failed page fails the walk.
 func (c *Client) walkJobsV1(ctx context.Context, projectID string, opts ListJobsOptions) ([]LegacySession, int, error) {
-	take, maxPages := opts.Take, opts.MaxPages
 	switch {
-	case take == 0:
-		take = ListJobsMaxTake
-	case take < 1 || take > ListJobsMaxTake:
-		return nil, 0, fmt.Errorf("%s: page size (take) %d outside 1..%d", EndpointListJobs, take, ListJobsMaxTake)
+	case opts.Take < 0 || opts.Take > ListJobsMaxTake:
+		return nil, 0, fmt.Errorf("%s: page size (take) %d outside 1..%d", EndpointListJobs, opts.Take, ListJobsMaxTake)
+	case opts.MaxPages < 0:
+		return nil, 0, fmt.Errorf("%s: negative MaxPages %d", EndpointListJobs, opts.MaxPages)
 	}
-	switch {
-	case maxPages == 0:
-		maxPages = DefaultListJobsMaxPages
-	case maxPages < 0:
-		return nil, 0, fmt.Errorf("%s: negative MaxPages %d", EndpointListJobs, maxPages)
-	}
+	take, maxPages := cmp.Or(opts.Take, ListJobsMaxTake), cmp.Or(opts.MaxPages, DefaultListJobsMaxPages)
 	out := []LegacySession{}
 	seen := make(map[string]bool)
 	skipped := 0
