@@ -46,8 +46,7 @@ func seedDayStore(cfg Config, entries []*entry) (int, error) {
 		}
 		days = append(days, d)
 	}
-	st := statefile.LoadFile(cfg.CacheFile, log.NewNopLogger())
-	st = cmp.Or(st, &statefile.File{})
+	st := cmp.Or(statefile.LoadFile(cfg.CacheFile, log.NewNopLogger()), &statefile.File{})
 	type dayID struct {
 		source, project, day string
 		site                 bool
@@ -57,12 +56,12 @@ func seedDayStore(cfg Config, entries []*entry) (int, error) {
 		index[dayID{d.Source, d.Project, d.Day, d.Site}] = i
 	}
 	for _, d := range days {
-		if i, ok := index[dayID{d.Source, d.Project, d.Day, d.Site}]; ok {
+		id := dayID{d.Source, d.Project, d.Day, d.Site}
+		if i, ok := index[id]; ok {
 			st.Days[i] = d
-			continue
+		} else {
+			index[id], st.Days = len(st.Days), append(st.Days, d)
 		}
-		index[dayID{d.Source, d.Project, d.Day, d.Site}] = len(st.Days)
-		st.Days = append(st.Days, d)
 	}
 	saver := statefile.NewPartsSaver(cfg.CacheFile, statefile.Parts{
 		Engine: func() engine.State { return st.State },

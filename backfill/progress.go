@@ -134,8 +134,7 @@ type progress struct {
 }
 
 func newProgress(cfg Config, res *Result, todo int) *progress {
-	p := &progress{cfg: cfg, res: res, w: cfg.Progress, tty: cfg.Terminal, total: todo, firstDay: true}
-	return p
+	return &progress{cfg: cfg, res: res, w: cfg.Progress, tty: cfg.Terminal, total: todo, firstDay: true}
 }
 
 // left estimates the time the remaining fetches need: their requests

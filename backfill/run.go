@@ -144,7 +144,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkLabels(cfg.Labels, familyLabels(cfg.Sources)); err != nil {
+	own := map[string][]string{} // each family's own label names
+	for _, s := range cfg.Sources {
+		for _, f := range s.Families() {
+			own[f.Name] = f.Labels
+		}
+	}
+	if err := checkLabels(cfg.Labels, own); err != nil {
 		return nil, err
 	}
 	res := &Result{Days: len(days)}
@@ -153,7 +159,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	args := cfg.journalArgs(days, res.Sources)
-	jpath := cfg.journalPath()
+	jpath := cfg.Journal
+	if cfg.RemoteWrite == nil {
+		jpath = JournalPath(cfg.Output)
+	}
 	if err := cfg.checkFiles(jpath); err != nil {
 		return nil, err
 	}
@@ -349,7 +358,7 @@ func execute(ctx context.Context, cfg Config, res *Result, todo []fetch, jpath s
 func (r *runner) finish(runErr error) error {
 	cfg, res, j := r.cfg, r.res, r.journal
 	if cfg.RemoteWrite == nil {
-		if err := writeOutput(cfg.Output, j.entries, r.sources, cfg.Labels); err != nil {
+		if err := writeAtomic(cfg.Output, func(w io.Writer) error { return render(w, j.entries, r.sources, cfg.Labels) }); err != nil {
 			return errors.Join(runErr, err)
 		}
 		res.Written = true
@@ -369,24 +378,6 @@ func (r *runner) finish(runErr error) error {
 		return j.remove()
 	}
 	return nil
-}
-
-func (cfg Config) journalPath() string {
-	if cfg.RemoteWrite != nil {
-		return cfg.Journal
-	}
-	return JournalPath(cfg.Output)
-}
-
-// familyLabels maps each family of sources to its own label names.
-func familyLabels(sources []engine.Source) map[string][]string {
-	out := map[string][]string{}
-	for _, s := range sources {
-		for _, f := range s.Families() {
-			out[f.Name] = f.Labels
-		}
-	}
-	return out
 }
 
 func (cfg Config) withDefaults() Config {
@@ -557,17 +548,10 @@ func newEntry(f fetch, out *engine.Result, at time.Time) *entry {
 		if i >= len(out.Samples) {
 			break
 		}
-		jf := family{Name: fam.Name, Help: fam.Help, Labels: fam.Labels, Series: make([]series, 0, len(out.Samples[i]))}
-		if jf.Labels == nil {
-			jf.Labels = []string{}
-		}
+		jf := family{Name: fam.Name, Help: fam.Help, Labels: append([]string{}, fam.Labels...), Series: make([]series, 0, len(out.Samples[i]))}
 		for _, s := range out.Samples[i] {
 			l := make([]string, len(fam.Labels))
-			for k := range l {
-				if k < len(s.Labels) {
-					l[k] = s.Labels[k]
-				}
-			}
+			copy(l, s.Labels[:])
 			jf.Series = append(jf.Series, series{L: l, V: formatValue(s.Value)})
 		}
 		e.Families = append(e.Families, jf)
