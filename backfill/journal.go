@@ -170,32 +170,28 @@ func (e *entry) valid() bool {
 	return true
 }
 
-// openJournal opens the journal for appending: it reads an existing one
-// (made with args) when resume is set, else starts a new one.
-func openJournal(path string, args []string, resume bool) (*journal, error) {
-	j := &journal{path: path, sent: map[key]bool{}}
-	if resume {
-		jd, _, err := readJournal(path, args)
+// openJournal opens the journal for appending: it continues prior, what
+// readJournal read of it on resume, or else starts a new one for args.
+func openJournal(path string, args []string, prior journalData) (*journal, error) {
+	j := &journal{path: path, entries: prior.entries, sent: prior.sent}
+	if j.sent == nil {
+		j.sent = map[key]bool{}
+	}
+	if prior.validLen > 0 {
+		f, err := os.OpenFile(path, os.O_RDWR, 0)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("opening the journal: %w", err)
 		}
-		j.entries, j.sent = jd.entries, jd.sent
-		if jd.validLen > 0 {
-			f, err := os.OpenFile(path, os.O_RDWR, 0)
-			if err != nil {
-				return nil, fmt.Errorf("opening the journal: %w", err)
-			}
-			j.f = f
-			if err := f.Truncate(jd.validLen); err != nil { // drop a torn last line
-				j.close()
-				return nil, fmt.Errorf("repairing the journal %s: %w", path, err)
-			}
-			if _, err := f.Seek(jd.validLen, io.SeekStart); err != nil {
-				j.close()
-				return nil, fmt.Errorf("opening the journal: %w", err)
-			}
-			return j, nil
+		j.f = f
+		if err := f.Truncate(prior.validLen); err != nil { // drop a torn last line
+			j.close()
+			return nil, fmt.Errorf("repairing the journal %s: %w", path, err)
 		}
+		if _, err := f.Seek(prior.validLen, io.SeekStart); err != nil {
+			j.close()
+			return nil, fmt.Errorf("opening the journal: %w", err)
+		}
+		return j, nil
 	}
 	// 0600: the journal records the arguments of the run.
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)

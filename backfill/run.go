@@ -177,14 +177,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 		defer lock.Unlock()
 	}
-	entries, refusal, err := cfg.priorRun(jpath, args)
+	prior, refusal, err := cfg.priorRun(jpath, args)
 	if err != nil {
 		return nil, err
 	}
 	if refusal != nil && !cfg.DryRun {
 		return nil, refusal
 	}
-	todo := plan(res, days, sources, cfg.Projects, entries)
+	todo := plan(res, days, sources, cfg.Projects, prior.entries)
 	printPlan(cfg, res, len(todo))
 	if cfg.DryRun {
 		if refusal != nil {
@@ -192,7 +192,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 		return res, nil
 	}
-	return execute(ctx, cfg, res, todo, jpath, args)
+	return execute(ctx, cfg, res, todo, jpath, args, prior)
 }
 
 // validate checks the arguments that need no file or clock.
@@ -268,32 +268,32 @@ func (cfg Config) checkFiles(jpath string) error {
 	return nil
 }
 
-// priorRun returns the journal's entries with Resume, and otherwise the
+// priorRun returns what the journal holds with Resume, and otherwise the
 // refusal a real run stops on (a dry run prints it).
-func (cfg Config) priorRun(jpath string, args []string) (entries []*entry, refusal, err error) {
+func (cfg Config) priorRun(jpath string, args []string) (prior journalData, refusal, err error) {
 	outExists := cfg.RemoteWrite == nil && exists(cfg.Output)
 	switch {
 	case cfg.Force:
 	case cfg.Resume:
 		jd, jExists, err := readJournal(jpath, args)
 		if err != nil {
-			return nil, nil, err
+			return jd, nil, err
 		}
 		if !jExists && outExists {
-			return nil, nil, fmt.Errorf("--resume: %s has no journal (%s): that backfill finished; to write it again use --force", cfg.Output, jpath)
+			return jd, nil, fmt.Errorf("--resume: %s has no journal (%s): that backfill finished; to write it again use --force", cfg.Output, jpath)
 		}
 		if !jExists && cfg.RemoteWrite != nil {
 			// Nothing shows whether it finished: starting over would spend
 			// the whole budget again on a mistyped path.
-			return nil, nil, fmt.Errorf("--resume: there is no journal %s: nothing to resume (a finished remote-write backfill removes its journal); check --remote-write.journal, or run without --resume to start", jpath)
+			return jd, nil, fmt.Errorf("--resume: there is no journal %s: nothing to resume (a finished remote-write backfill removes its journal); check --remote-write.journal, or run without --resume to start", jpath)
 		}
-		return jd.entries, nil, nil
+		return jd, nil, nil
 	case exists(jpath):
 		refusal = fmt.Errorf("an interrupted backfill left %s: add --resume (with the same arguments) to continue it, or --force to start over", jpath)
 	case outExists:
 		refusal = fmt.Errorf("--output %s exists: add --force to replace it, or choose another file", cfg.Output)
 	}
-	return nil, refusal, nil
+	return prior, refusal, nil
 }
 
 // plan lists the fetches the journal's entries lack.
@@ -319,8 +319,8 @@ func plan(res *Result, days []client.Date, sources []engine.Source, projects []s
 }
 
 // execute does the fetches of todo, then finishes.
-func execute(ctx context.Context, cfg Config, res *Result, todo []fetch, jpath string, args []string) (*Result, error) {
-	j, err := openJournal(jpath, args, cfg.Resume)
+func execute(ctx context.Context, cfg Config, res *Result, todo []fetch, jpath string, args []string, prior journalData) (*Result, error) {
+	j, err := openJournal(jpath, args, prior)
 	if err != nil {
 		return nil, err
 	}
@@ -544,10 +544,8 @@ func (r *runner) fetch(ctx context.Context, f fetch) (*entry, error) {
 // newEntry turns a fetch's result into a journal entry.
 func newEntry(f fetch, out *engine.Result, at time.Time) *entry {
 	e := &entry{Day: f.day.String(), Source: f.src.Name(), Project: f.project, Requests: out.Cost, At: at.UTC()}
-	for i, fam := range f.src.Families() {
-		if i >= len(out.Samples) {
-			break
-		}
+	fams := f.src.Families()
+	for i, fam := range fams[:min(len(fams), len(out.Samples))] {
 		jf := family{Name: fam.Name, Help: fam.Help, Labels: append([]string{}, fam.Labels...), Series: make([]series, 0, len(out.Samples[i]))}
 		for _, s := range out.Samples[i] {
 			l := make([]string, len(fam.Labels))
