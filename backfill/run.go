@@ -338,8 +338,8 @@ func execute(ctx context.Context, cfg Config, res *Result, todo []fetch, jpath s
 	for i, s := range cfg.Sources {
 		names[i] = s.Name()
 	}
-	r := &runner{cfg: cfg, res: res, journal: j, todo: todo, sources: names}
-	r.progress = newProgress(cfg, res, len(todo))
+	r := &runner{cfg: cfg, res: res, journal: j, todo: todo, sources: names,
+		progress: &progress{cfg: cfg, res: res, total: len(todo), firstDay: true}}
 	cfg.Budget.Pace(func(ctx context.Context, t time.Time) error {
 		r.progress.waiting(t, "the request budget")
 		return cfg.WaitUntil(ctx, t)
@@ -416,10 +416,7 @@ func checkReplaceable(path string, protected map[string]string) error {
 		return fmt.Errorf("is not a regular file (%s); choose a regular file", st.Mode().Type())
 	}
 	for flag, p := range protected {
-		if p == "" {
-			continue
-		}
-		if ps, err := os.Stat(p); err == nil && st != nil && os.SameFile(st, ps) || samePath(path, p) {
+		if ps, err := os.Stat(p); p != "" && (err == nil && st != nil && os.SameFile(st, ps) || samePath(path, p)) {
 			return fmt.Errorf("is the file of %s; choose another file", flag)
 		}
 	}
