@@ -84,11 +84,10 @@ func render(w io.Writer, entries []*entry, sources []string, labels []Label) err
 				return fmt.Errorf("journal: family %s has labels %v and %v", f.Name, of.labels, f.Labels)
 			}
 			for _, s := range f.Series {
-				k := append([]string{e.Project}, s.L...)
 				text := seriesLabels(labels, e.Project, f.Labels, s.L)
 				se := of.series[text]
 				if se == nil {
-					se = &outSeries{sortKey: k, labels: text, points: map[int64]string{}}
+					se = &outSeries{sortKey: append([]string{e.Project}, s.L...), labels: text, points: map[int64]string{}}
 					of.series[text] = se
 				}
 				se.points[ts] = s.V
@@ -102,8 +101,7 @@ func render(w io.Writer, entries []*entry, sources []string, labels []Label) err
 	bw := bufio.NewWriterSize(w, 64<<10)
 	for _, f := range order {
 		fmt.Fprintf(bw, "# HELP %s %s\n# TYPE %s gauge\n", f.name, escaper.Replace(f.help), f.name)
-		bySeries := func(a, b *outSeries) int { return slices.Compare(a.sortKey, b.sortKey) }
-		for _, s := range slices.SortedFunc(maps.Values(f.series), bySeries) {
+		for _, s := range slices.SortedFunc(maps.Values(f.series), func(a, b *outSeries) int { return slices.Compare(a.sortKey, b.sortKey) }) {
 			for _, t := range slices.Sorted(maps.Keys(s.points)) {
 				fmt.Fprintf(bw, "%s%s %s %d\n", f.name, s.labels, s.points[t], t)
 			}
