@@ -23,10 +23,18 @@ func seedDayStore(cfg Config, entries []*entry) (int, error) {
 	for _, s := range cfg.Sources {
 		byName[s.Name()] = s
 	}
-	var days []derived.Day
+	st := cmp.Or(statefile.LoadFile(cfg.CacheFile, log.NewNopLogger()), &statefile.File{})
+	type dayID struct {
+		source, project, day string
+		site                 bool
+	}
+	index := map[dayID]int{}
+	for i, d := range st.Days {
+		index[dayID{d.Source, d.Project, d.Day, d.Site}] = i
+	}
+	n := 0
 	for _, e := range entries {
-		src := byName[e.Source]
-		sum, ok := src.(derived.Summer)
+		sum, ok := byName[e.Source].(derived.Summer)
 		if !ok || !sum.Additive(engine.Unit{Source: e.Source, Project: e.Project, Window: unitWindow(cfg.Pages)}) {
 			continue
 		}
@@ -38,31 +46,17 @@ func seedDayStore(cfg Config, entries []*entry) (int, error) {
 				if err != nil {
 					return 0, fmt.Errorf("journal entry %s %s %s: %w", e.Day, e.Source, e.Project, err)
 				}
-				var sm engine.Sample
+				sm := engine.Sample{Value: v}
 				copy(sm.Labels[:], s.L)
-				sm.Value = v
 				d.Families[f.Name] = append(d.Families[f.Name], sm)
 			}
 		}
-		days = append(days, d)
-	}
-	st := statefile.LoadFile(cfg.CacheFile, log.NewNopLogger())
-	st = cmp.Or(st, &statefile.File{})
-	type dayID struct {
-		source, project, day string
-		site                 bool
-	}
-	index := map[dayID]int{}
-	for i, d := range st.Days {
-		index[dayID{d.Source, d.Project, d.Day, d.Site}] = i
-	}
-	for _, d := range days {
 		if i, ok := index[dayID{d.Source, d.Project, d.Day, d.Site}]; ok {
 			st.Days[i] = d
-			continue
+		} else {
+			index[dayID{d.Source, d.Project, d.Day, d.Site}], st.Days = len(st.Days), append(st.Days, d)
 		}
-		index[dayID{d.Source, d.Project, d.Day, d.Site}] = len(st.Days)
-		st.Days = append(st.Days, d)
+		n++
 	}
 	saver := statefile.NewPartsSaver(cfg.CacheFile, statefile.Parts{
 		Engine: func() engine.State { return st.State },
@@ -73,5 +67,5 @@ func seedDayStore(cfg Config, entries []*entry) (int, error) {
 	if statefile.Load(cfg.CacheFile, log.NewNopLogger()) == nil {
 		return 0, fmt.Errorf("the day store could not be written to --cache.file=%s", cfg.CacheFile)
 	}
-	return len(days), nil
+	return n, nil
 }

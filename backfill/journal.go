@@ -75,9 +75,8 @@ type journal struct {
 	path    string
 	f       *os.File
 	entries []*entry
-	done    map[key]bool
 	// sent are the fetches a remote-write backfill sent (always a subset
-	// of done).
+	// of entries).
 	sent map[key]bool
 }
 
@@ -154,11 +153,7 @@ func parseJournal(path string, data []byte, args []string) (jd journalData, err 
 		off += nl + 1
 		jd.validLen = int64(off)
 	}
-	if lines == 0 {
-		// Crashed before the header was written: as good as no journal.
-		return journalData{sent: map[key]bool{}}, nil
-	}
-	return jd, nil
+	return jd, nil // no line: crashed before the header, as good as no journal
 }
 
 // valid checks what the output writer relies on.
@@ -175,60 +170,54 @@ func (e *entry) valid() bool {
 	return true
 }
 
-// openJournal opens the journal for appending: it reads an existing one
-// (made with args) when resume is set, else starts a new one.
-func openJournal(path string, args []string, resume bool) (*journal, error) {
-	j := &journal{path: path, done: map[key]bool{}, sent: map[key]bool{}}
-	var validLen int64
-	exists := false
-	if resume {
-		jd, ex, err := readJournal(path, args)
-		if err != nil {
-			return nil, err
-		}
-		j.entries, j.sent, validLen, exists = jd.entries, jd.sent, jd.validLen, ex
+// openJournal opens the journal for appending: it continues prior, what
+// readJournal read of it on resume, or else starts a new one for args.
+func openJournal(path string, args []string, prior journalData) (*journal, error) {
+	j := &journal{path: path, entries: prior.entries, sent: prior.sent}
+	if j.sent == nil {
+		j.sent = map[key]bool{}
 	}
-	if exists && validLen > 0 {
+	if prior.validLen > 0 {
 		f, err := os.OpenFile(path, os.O_RDWR, 0)
 		if err != nil {
 			return nil, fmt.Errorf("opening the journal: %w", err)
 		}
-		if err := f.Truncate(validLen); err != nil { // drop a torn last line
-			f.Close()
+		j.f = f
+		if err := f.Truncate(prior.validLen); err != nil { // drop a torn last line
+			j.close()
 			return nil, fmt.Errorf("repairing the journal %s: %w", path, err)
 		}
-		if _, err := f.Seek(validLen, io.SeekStart); err != nil {
-			f.Close()
+		if _, err := f.Seek(prior.validLen, io.SeekStart); err != nil {
+			j.close()
 			return nil, fmt.Errorf("opening the journal: %w", err)
 		}
-		j.f = f
-	} else {
-		// 0600: the journal records the arguments of the run.
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
-		if err != nil {
-			return nil, fmt.Errorf("creating the journal: %w", err)
-		}
-		if err := f.Chmod(0o600); err != nil { // a file truncated keeps its mode
-			f.Close()
-			return nil, fmt.Errorf("creating the journal: %w", err)
-		}
-		j.f = f
-		line, _ := json.Marshal(header{Journal: journalMagic, Version: journalVersion, Args: args})
-		if err := j.writeLine(line); err != nil {
-			j.close()
-			return nil, err
-		}
+		return j, nil
 	}
-	for _, e := range j.entries {
-		j.done[e.key()] = true
+	// 0600: the journal records the arguments of the run.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("creating the journal: %w", err)
+	}
+	j.f = f
+	if err := f.Chmod(0o600); err != nil { // a file truncated keeps its mode
+		j.close()
+		return nil, fmt.Errorf("creating the journal: %w", err)
+	}
+	if err := j.writeJSON(header{Journal: journalMagic, Version: journalVersion, Args: args}, "the journal's header"); err != nil {
+		j.close()
+		return nil, err
 	}
 	return j, nil
 }
 
-// writeLine appends one line and makes it durable.
-func (j *journal) writeLine(line []byte) error {
-	_, err := j.f.Write(append(line, '\n'))
-	if err == nil {
+// writeJSON appends v as one line and makes it durable; what names v in
+// an error.
+func (j *journal) writeJSON(v any, what string) error {
+	line, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encoding %s: %w", what, err)
+	}
+	if _, err = j.f.Write(append(line, '\n')); err == nil {
 		err = j.f.Sync()
 	}
 	if err != nil {
@@ -239,15 +228,10 @@ func (j *journal) writeLine(line []byte) error {
 
 // add records a finished fetch.
 func (j *journal) add(e *entry) error {
-	line, err := json.Marshal(e)
-	if err != nil {
-		return fmt.Errorf("encoding the journal entry of %s %s %s: %w", e.Day, e.Source, e.Project, err)
-	}
-	if err := j.writeLine(line); err != nil {
+	if err := j.writeJSON(e, fmt.Sprintf("the journal entry of %s %s %s", e.Day, e.Source, e.Project)); err != nil {
 		return err
 	}
 	j.entries = append(j.entries, e)
-	j.done[e.key()] = true
 	return nil
 }
 
@@ -257,11 +241,7 @@ func (j *journal) markSent(entries []*entry) error {
 	for i, e := range entries {
 		sl.Sent[i] = [3]string{e.Day, e.Source, e.Project}
 	}
-	line, err := json.Marshal(sl)
-	if err != nil {
-		return fmt.Errorf("encoding the journal's sent line: %w", err)
-	}
-	if err := j.writeLine(line); err != nil {
+	if err := j.writeJSON(sl, "the journal's sent line"); err != nil {
 		return err
 	}
 	for _, e := range entries {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/prometheus/common/model"
 )
 
 // Label is a target label every backfilled series carries, as a scrape
@@ -56,7 +58,7 @@ func MergeLabels(base, set []Label) []Label {
 
 // validLabelName reports whether s is a label name: a metric name without
 // colons.
-func validLabelName(s string) bool { return validName(s) && !strings.Contains(s, ":") }
+func validLabelName(s string) bool { return model.LegacyValidation.IsValidLabelName(s) }
 
 // checkLabels refuses target labels that would clash with the labels the
 // series have of their own (project, window, and those of families).

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/prometheus/common/model"
+
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 )
@@ -38,18 +40,7 @@ func validValue(s string) bool {
 }
 
 // validName reports whether s is a valid metric or label name.
-func validName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, r := range s {
-		ok := r == '_' || r == ':' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9'
-		if !ok {
-			return false
-		}
-	}
-	return true
-}
+func validName(s string) bool { return model.LegacyValidation.IsValidMetricName(s) }
 
 // escaper escapes label values and help texts for OpenMetrics.
 var escaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
@@ -82,10 +73,7 @@ func render(w io.Writer, entries []*entry, sources []string, labels []Label) err
 			return fmt.Errorf("journal entry for %s %s: %w", e.Source, e.Project, err)
 		}
 		ts := Stamp(day)
-		srank := slices.Index(sources, e.Source)
-		if srank < 0 {
-			srank = len(sources)
-		}
+		srank := rank(sources, e.Source)
 		for fi, f := range e.Families {
 			of := fams[f.Name]
 			if of == nil {
@@ -96,11 +84,10 @@ func render(w io.Writer, entries []*entry, sources []string, labels []Label) err
 				return fmt.Errorf("journal: family %s has labels %v and %v", f.Name, of.labels, f.Labels)
 			}
 			for _, s := range f.Series {
-				k := append([]string{e.Project}, s.L...)
 				text := seriesLabels(labels, e.Project, f.Labels, s.L)
 				se := of.series[text]
 				if se == nil {
-					se = &outSeries{sortKey: k, labels: text, points: map[int64]string{}}
+					se = &outSeries{sortKey: append([]string{e.Project}, s.L...), labels: text, points: map[int64]string{}}
 					of.series[text] = se
 				}
 				se.points[ts] = s.V
@@ -114,8 +101,7 @@ func render(w io.Writer, entries []*entry, sources []string, labels []Label) err
 	bw := bufio.NewWriterSize(w, 64<<10)
 	for _, f := range order {
 		fmt.Fprintf(bw, "# HELP %s %s\n# TYPE %s gauge\n", f.name, escaper.Replace(f.help), f.name)
-		bySeries := func(a, b *outSeries) int { return slices.Compare(a.sortKey, b.sortKey) }
-		for _, s := range slices.SortedFunc(maps.Values(f.series), bySeries) {
+		for _, s := range slices.SortedFunc(maps.Values(f.series), func(a, b *outSeries) int { return slices.Compare(a.sortKey, b.sortKey) }) {
 			for _, t := range slices.Sorted(maps.Keys(s.points)) {
 				fmt.Fprintf(bw, "%s%s %s %d\n", f.name, s.labels, s.points[t], t)
 			}
@@ -131,32 +117,17 @@ func seriesLabels(target []Label, project string, names, values []string) string
 	var b strings.Builder
 	b.WriteByte('{')
 	for _, l := range target {
-		b.WriteString(l.Name)
-		b.WriteString(`="`)
-		b.WriteString(escaper.Replace(l.Value))
-		b.WriteString(`",`)
+		b.WriteString(l.Name + `="` + escaper.Replace(l.Value) + `",`)
 	}
-	b.WriteString(`project="`)
-	b.WriteString(escaper.Replace(project))
-	b.WriteString(`",window="` + Window + `"`)
+	b.WriteString(`project="` + escaper.Replace(project) + `",window="` + Window + `"`)
 	for i, n := range names {
-		b.WriteByte(',')
-		b.WriteString(n)
-		b.WriteString(`="`)
-		b.WriteString(escaper.Replace(values[i]))
-		b.WriteByte('"')
+		b.WriteString(`,` + n + `="` + escaper.Replace(values[i]) + `"`)
 	}
-	b.WriteByte('}')
-	return b.String()
+	return b.String() + "}"
 }
 
-// writeOutput writes the journal's entries to path atomically: a temporary
+// writeAtomic writes path (--output) with write, atomically: a temporary
 // file in the same directory, synced, renamed over path.
-func writeOutput(path string, entries []*entry, sources []string, labels []Label) error {
-	return writeAtomic(path, func(w io.Writer) error { return render(w, entries, sources, labels) })
-}
-
-// writeAtomic writes path (--output) with write, atomically.
 func writeAtomic(path string, write func(io.Writer) error) error {
 	if err := statefile.WriteFile(path, 0o644, write); err != nil {
 		return fmt.Errorf("writing --output %s: %w", path, err)

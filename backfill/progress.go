@@ -2,7 +2,6 @@ package backfill
 
 import (
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -123,19 +122,12 @@ const clearLine = "\r\x1b[K"
 type progress struct {
 	cfg      Config
 	res      *Result
-	w        io.Writer
-	tty      bool
 	total    int // fetches this run does
 	done     int
 	daysDone int
 	firstDay bool
 	drawn    bool
 	waitNote time.Time // the wait last reported on a non-terminal
-}
-
-func newProgress(cfg Config, res *Result, todo int) *progress {
-	p := &progress{cfg: cfg, res: res, w: cfg.Progress, tty: cfg.Terminal, total: todo, firstDay: true}
-	return p
 }
 
 // left estimates the time the remaining fetches need: their requests
@@ -156,10 +148,10 @@ func (p *progress) fetched(f fetch, lastOfDay bool) {
 	if lastOfDay {
 		p.daysDone++
 	}
-	if p.tty {
+	if p.cfg.Terminal {
 		p.redraw()
 	} else if lastOfDay {
-		fmt.Fprintf(p.w, "%s done: %d/%d fetches, %s, %s\n",
+		fmt.Fprintf(p.cfg.Progress, "%s done: %d/%d fetches, %s, %s\n",
 			f.day, p.done, p.total, plural(p.res.Requests, "request"), leftText(p.left()))
 	}
 	if lastOfDay && p.firstDay && p.cfg.Pages && p.res.Fetched > 0 {
@@ -189,7 +181,7 @@ func (p *progress) line() string {
 // sent records a request the receiver accepted: the samples of the days
 // from..to.
 func (p *progress) sent(from, to string, samples int) {
-	if p.tty {
+	if p.cfg.Terminal {
 		p.redraw()
 		return
 	}
@@ -197,35 +189,35 @@ func (p *progress) sent(from, to string, samples int) {
 	if to != from {
 		days += ".." + to
 	}
-	fmt.Fprintf(p.w, "%s sent: %s to %s (%s in all)\n", days, plural(samples, "sample"), p.cfg.RemoteWrite.URL(), plural(p.res.Samples, "sample"))
+	fmt.Fprintf(p.cfg.Progress, "%s sent: %s to %s (%s in all)\n", days, plural(samples, "sample"), p.cfg.RemoteWrite.URL(), plural(p.res.Samples, "sample"))
 }
 
 func (p *progress) redraw() {
-	fmt.Fprint(p.w, clearLine+p.line())
+	fmt.Fprint(p.cfg.Progress, clearLine+p.line())
 	p.drawn = true
 }
 
 // waiting tells that the run waits until t for what.
 func (p *progress) waiting(t time.Time, what string) {
 	msg := fmt.Sprintf("waiting for %s until %s", what, t.UTC().Format("15:04:05 UTC"))
-	if p.tty {
-		fmt.Fprint(p.w, clearLine+p.line()+"; "+msg)
+	if p.cfg.Terminal {
+		fmt.Fprint(p.cfg.Progress, clearLine+p.line()+"; "+msg)
 		p.drawn = true
 		return
 	}
 	if t.Sub(p.cfg.Now()) >= time.Minute && !t.Equal(p.waitNote) {
 		p.waitNote = t
-		fmt.Fprintln(p.w, msg)
+		fmt.Fprintln(p.cfg.Progress, msg)
 	}
 }
 
 // note prints a message on its own line, keeping the bar below it.
 func (p *progress) note(msg string) {
 	if p.drawn {
-		fmt.Fprint(p.w, clearLine)
+		fmt.Fprint(p.cfg.Progress, clearLine)
 	}
-	fmt.Fprintln(p.w, msg)
-	if p.tty {
+	fmt.Fprintln(p.cfg.Progress, msg)
+	if p.cfg.Terminal {
 		p.redraw()
 	}
 }
@@ -233,7 +225,7 @@ func (p *progress) note(msg string) {
 // finish ends the bar line.
 func (p *progress) finish() {
 	if p.drawn {
-		fmt.Fprintln(p.w)
+		fmt.Fprintln(p.cfg.Progress)
 		p.drawn = false
 	}
 }

@@ -155,11 +155,10 @@ func redactRemoteURL(u *url.URL) string {
 	r.User = nil
 	if r.RawQuery != "" {
 		q := r.Query()
-		for k, vs := range q {
+		for _, vs := range q {
 			for i := range vs {
 				vs[i] = "xxxxx"
 			}
-			q[k] = vs
 		}
 		r.RawQuery = q.Encode()
 	}
@@ -195,10 +194,8 @@ func readRemoteWriteFile(path string, f *remoteWriteFile) error {
 		return fmt.Errorf("%s: %v", flag, err)
 	}
 	for h := range f.Headers {
-		for _, r := range reservedHeaders {
-			if strings.EqualFold(h, r) {
-				return fmt.Errorf("%s: the header %s is set by the protocol or the HTTP settings; remove it from headers", flag, h)
-			}
+		if slices.ContainsFunc(reservedHeaders, func(r string) bool { return strings.EqualFold(h, r) }) {
+			return fmt.Errorf("%s: the header %s is set by the protocol or the HTTP settings; remove it from headers", flag, h)
 		}
 	}
 	if f.RemoteTimeout <= 0 {
@@ -373,19 +370,14 @@ func capRetryAfter(v string, now time.Time) string {
 // batches splits entries into requests of whole fetches.
 func batches(entries []*entry) [][]*entry {
 	var out [][]*entry
-	var cur []*entry
 	n := 0
 	for _, e := range entries {
 		k := e.samples()
-		if len(cur) > 0 && n+k > MaxSamplesPerRequest {
-			out = append(out, cur)
-			cur, n = nil, 0
+		if len(out) == 0 || n+k > MaxSamplesPerRequest { // the last batch is never empty
+			out, n = append(out, nil), 0
 		}
-		cur = append(cur, e)
+		out[len(out)-1] = append(out[len(out)-1], e)
 		n += k
-	}
-	if len(cur) > 0 {
-		out = append(out, cur)
 	}
 	return out
 }

@@ -144,7 +144,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkLabels(cfg.Labels, familyLabels(cfg.Sources)); err != nil {
+	own := map[string][]string{} // each family's own label names
+	for _, s := range cfg.Sources {
+		for _, f := range s.Families() {
+			own[f.Name] = f.Labels
+		}
+	}
+	if err := checkLabels(cfg.Labels, own); err != nil {
 		return nil, err
 	}
 	res := &Result{Days: len(days)}
@@ -153,7 +159,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	args := cfg.journalArgs(days, res.Sources)
-	jpath := cfg.journalPath()
+	jpath := cfg.Journal
+	if cfg.RemoteWrite == nil {
+		jpath = JournalPath(cfg.Output)
+	}
 	if err := cfg.checkFiles(jpath); err != nil {
 		return nil, err
 	}
@@ -168,14 +177,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 		defer lock.Unlock()
 	}
-	entries, refusal, err := cfg.priorRun(jpath, args)
+	prior, refusal, err := cfg.priorRun(jpath, args)
 	if err != nil {
 		return nil, err
 	}
 	if refusal != nil && !cfg.DryRun {
 		return nil, refusal
 	}
-	todo := plan(res, days, sources, cfg.Projects, entries)
+	todo := plan(res, days, sources, cfg.Projects, prior.entries)
 	printPlan(cfg, res, len(todo))
 	if cfg.DryRun {
 		if refusal != nil {
@@ -183,7 +192,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 		return res, nil
 	}
-	return execute(ctx, cfg, res, todo, jpath, args)
+	return execute(ctx, cfg, res, todo, jpath, args, prior)
 }
 
 // validate checks the arguments that need no file or clock.
@@ -259,32 +268,32 @@ func (cfg Config) checkFiles(jpath string) error {
 	return nil
 }
 
-// priorRun returns the journal's entries with Resume, and otherwise the
+// priorRun returns what the journal holds with Resume, and otherwise the
 // refusal a real run stops on (a dry run prints it).
-func (cfg Config) priorRun(jpath string, args []string) (entries []*entry, refusal, err error) {
+func (cfg Config) priorRun(jpath string, args []string) (prior journalData, refusal, err error) {
 	outExists := cfg.RemoteWrite == nil && exists(cfg.Output)
 	switch {
 	case cfg.Force:
 	case cfg.Resume:
 		jd, jExists, err := readJournal(jpath, args)
 		if err != nil {
-			return nil, nil, err
+			return jd, nil, err
 		}
 		if !jExists && outExists {
-			return nil, nil, fmt.Errorf("--resume: %s has no journal (%s): that backfill finished; to write it again use --force", cfg.Output, jpath)
+			return jd, nil, fmt.Errorf("--resume: %s has no journal (%s): that backfill finished; to write it again use --force", cfg.Output, jpath)
 		}
 		if !jExists && cfg.RemoteWrite != nil {
 			// Nothing shows whether it finished: starting over would spend
 			// the whole budget again on a mistyped path.
-			return nil, nil, fmt.Errorf("--resume: there is no journal %s: nothing to resume (a finished remote-write backfill removes its journal); check --remote-write.journal, or run without --resume to start", jpath)
+			return jd, nil, fmt.Errorf("--resume: there is no journal %s: nothing to resume (a finished remote-write backfill removes its journal); check --remote-write.journal, or run without --resume to start", jpath)
 		}
-		return jd.entries, nil, nil
+		return jd, nil, nil
 	case exists(jpath):
 		refusal = fmt.Errorf("an interrupted backfill left %s: add --resume (with the same arguments) to continue it, or --force to start over", jpath)
 	case outExists:
 		refusal = fmt.Errorf("--output %s exists: add --force to replace it, or choose another file", cfg.Output)
 	}
-	return nil, refusal, nil
+	return prior, refusal, nil
 }
 
 // plan lists the fetches the journal's entries lack.
@@ -310,8 +319,8 @@ func plan(res *Result, days []client.Date, sources []engine.Source, projects []s
 }
 
 // execute does the fetches of todo, then finishes.
-func execute(ctx context.Context, cfg Config, res *Result, todo []fetch, jpath string, args []string) (*Result, error) {
-	j, err := openJournal(jpath, args, cfg.Resume)
+func execute(ctx context.Context, cfg Config, res *Result, todo []fetch, jpath string, args []string, prior journalData) (*Result, error) {
+	j, err := openJournal(jpath, args, prior)
 	if err != nil {
 		return nil, err
 	}
@@ -329,8 +338,8 @@ func execute(ctx context.Context, cfg Config, res *Result, todo []fetch, jpath s
 	for i, s := range cfg.Sources {
 		names[i] = s.Name()
 	}
-	r := &runner{cfg: cfg, res: res, journal: j, todo: todo, sources: names}
-	r.progress = newProgress(cfg, res, len(todo))
+	r := &runner{cfg: cfg, res: res, journal: j, todo: todo, sources: names,
+		progress: &progress{cfg: cfg, res: res, total: len(todo), firstDay: true}}
 	cfg.Budget.Pace(func(ctx context.Context, t time.Time) error {
 		r.progress.waiting(t, "the request budget")
 		return cfg.WaitUntil(ctx, t)
@@ -349,7 +358,7 @@ func execute(ctx context.Context, cfg Config, res *Result, todo []fetch, jpath s
 func (r *runner) finish(runErr error) error {
 	cfg, res, j := r.cfg, r.res, r.journal
 	if cfg.RemoteWrite == nil {
-		if err := writeOutput(cfg.Output, j.entries, r.sources, cfg.Labels); err != nil {
+		if err := writeAtomic(cfg.Output, func(w io.Writer) error { return render(w, j.entries, r.sources, cfg.Labels) }); err != nil {
 			return errors.Join(runErr, err)
 		}
 		res.Written = true
@@ -369,24 +378,6 @@ func (r *runner) finish(runErr error) error {
 		return j.remove()
 	}
 	return nil
-}
-
-func (cfg Config) journalPath() string {
-	if cfg.RemoteWrite != nil {
-		return cfg.Journal
-	}
-	return JournalPath(cfg.Output)
-}
-
-// familyLabels maps each family of sources to its own label names.
-func familyLabels(sources []engine.Source) map[string][]string {
-	out := map[string][]string{}
-	for _, s := range sources {
-		for _, f := range s.Families() {
-			out[f.Name] = f.Labels
-		}
-	}
-	return out
 }
 
 func (cfg Config) withDefaults() Config {
@@ -425,10 +416,7 @@ func checkReplaceable(path string, protected map[string]string) error {
 		return fmt.Errorf("is not a regular file (%s); choose a regular file", st.Mode().Type())
 	}
 	for flag, p := range protected {
-		if p == "" {
-			continue
-		}
-		if ps, err := os.Stat(p); err == nil && st != nil && os.SameFile(st, ps) || samePath(path, p) {
+		if ps, err := os.Stat(p); p != "" && (err == nil && st != nil && os.SameFile(st, ps) || samePath(path, p)) {
 			return fmt.Errorf("is the file of %s; choose another file", flag)
 		}
 	}
@@ -553,21 +541,12 @@ func (r *runner) fetch(ctx context.Context, f fetch) (*entry, error) {
 // newEntry turns a fetch's result into a journal entry.
 func newEntry(f fetch, out *engine.Result, at time.Time) *entry {
 	e := &entry{Day: f.day.String(), Source: f.src.Name(), Project: f.project, Requests: out.Cost, At: at.UTC()}
-	for i, fam := range f.src.Families() {
-		if i >= len(out.Samples) {
-			break
-		}
-		jf := family{Name: fam.Name, Help: fam.Help, Labels: fam.Labels, Series: make([]series, 0, len(out.Samples[i]))}
-		if jf.Labels == nil {
-			jf.Labels = []string{}
-		}
+	fams := f.src.Families()
+	for i, fam := range fams[:min(len(fams), len(out.Samples))] {
+		jf := family{Name: fam.Name, Help: fam.Help, Labels: append([]string{}, fam.Labels...), Series: make([]series, 0, len(out.Samples[i]))}
 		for _, s := range out.Samples[i] {
 			l := make([]string, len(fam.Labels))
-			for k := range l {
-				if k < len(s.Labels) {
-					l[k] = s.Labels[k]
-				}
-			}
+			copy(l, s.Labels[:])
 			jf.Series = append(jf.Series, series{L: l, V: formatValue(s.Value)})
 		}
 		e.Families = append(e.Families, jf)
