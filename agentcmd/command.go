@@ -130,11 +130,11 @@ func (c *Command) Run(ctx context.Context, cmd string, env Env) int {
 	r := &run{ctx: ctx, env: env, project: env.ProjectIDs[0]}
 	switch cmd {
 	case cmdMessage:
-		return r.message(*c.messageJob, *c.message.prompt, *c.message.wait, *c.message.timeout)
+		return r.send(false, *c.messageJob, *c.message.prompt, *c.message.wait, *c.message.timeout)
 	case cmdGet:
 		return r.get(*c.getJob)
 	case cmdCreate:
-		return r.create(*c.create.prompt, *c.create.wait, *c.create.timeout)
+		return r.send(true, "", *c.create.prompt, *c.create.wait, *c.create.timeout)
 	}
 	fmt.Fprintf(env.Stderr, ErrorPrefix+"not an agent command: %q\n", cmd)
 	return ExitError

@@ -36,10 +36,11 @@ func (r *run) get(jobID string) int {
 	return r.print(job, ExitOK)
 }
 
-// message sends a follow-up message and, with wait, follows the job.
-func (r *run) message(jobID, prompt string, wait bool, timeout time.Duration) int {
+// send sends a follow-up message to jobID, or with create starts a job, and
+// with wait follows the job.
+func (r *run) send(create bool, jobID, prompt string, wait bool, timeout time.Duration) int {
 	jobID = strings.TrimSpace(jobID)
-	if jobID == "" {
+	if !create && jobID == "" {
 		return r.usage("--job must not be empty")
 	}
 	prompt, problem := r.checkPrompt(prompt, wait, timeout)
@@ -47,25 +48,27 @@ func (r *run) message(jobID, prompt string, wait bool, timeout time.Duration) in
 		return r.usage(problem)
 	}
 	start := r.env.Now()
-	job, err := r.env.Client.SendMessage(r.ctx, r.project, jobID, prompt)
+	e := client.EndpointSendMessage
+	var job *client.Job
+	var err error
+	if create {
+		e = client.EndpointCreateJob
+		job, err = r.env.Client.CreateJob(r.ctx, r.project, prompt)
+	} else {
+		job, err = r.env.Client.SendMessage(r.ctx, r.project, jobID, prompt)
+	}
 	if err != nil {
-		return r.apiError(err, jobID, client.EndpointSendMessage)
+		return r.apiError(err, jobID, e)
 	}
-	return r.follow(job, jobID, start, wait, timeout)
-}
-
-// create starts a job and, with wait, follows it.
-func (r *run) create(prompt string, wait bool, timeout time.Duration) int {
-	prompt, problem := r.checkPrompt(prompt, wait, timeout)
-	if problem != "" {
-		return r.usage(problem)
+	if !wait {
+		return r.print(job, ExitOK)
 	}
-	start := r.env.Now()
-	job, err := r.env.Client.CreateJob(r.ctx, r.project, prompt)
-	if err != nil {
-		return r.apiError(err, "", client.EndpointCreateJob)
+	if create {
+		jobID = job.ID
 	}
-	return r.follow(job, job.ID, start, wait, timeout)
+	w := &waiter{run: r, jobID: jobID, start: start, timeout: timeout,
+		progress: progress{w: r.env.Stderr, tty: r.env.StderrIsTerminal, jobID: jobID, now: r.env.Now, start: start}}
+	return r.print(w.wait(job))
 }
 
 // checkPrompt returns the prompt, or the problem to report before sending.
@@ -86,17 +89,6 @@ func (r *run) checkPrompt(prompt string, wait bool, timeout time.Duration) (stri
 		return "", "the prompt is not valid UTF-8; nothing was sent"
 	}
 	return prompt, ""
-}
-
-// follow prints job, or with wait follows it to its end first.
-func (r *run) follow(job *client.Job, jobID string, start time.Time, wait bool, timeout time.Duration) int {
-	if !wait {
-		return r.print(job, ExitOK)
-	}
-	w := &waiter{run: r, jobID: jobID, start: start, timeout: timeout,
-		progress: progress{w: r.env.Stderr, tty: r.env.StderrIsTerminal, jobID: jobID, now: r.env.Now, start: start}}
-	last, code := w.wait(job)
-	return r.print(last, code)
 }
 
 // readPrompt reads standard input without the trailing newline an editor adds.

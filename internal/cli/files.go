@@ -54,28 +54,27 @@ func checkFiles(f *flags) error {
 // opens it: a regular file (a FIFO would hang the start, and SIGTERM with
 // it) no larger than its reader takes. Those of --cache.file may be missing.
 func checkReadFiles(f *flags) error {
-	type file struct {
+	c := f.cacheFile
+	files := []struct {
 		flag, path string
 		limit      int64
-		missingOK  bool
-	}
-	c := f.cacheFile
-	files := []file{
-		{"--remediation.config", f.remediation.config, remediation.MaxConfigBytes, false},
-		{"--remediation.token-file", f.remediation.tokenFile, maxTokenFileBytes, false},
-		{"--jobs.file", f.jobs.file, jobs.MaxFileBytes, false},
-		{"--stream.traffic-rules", f.stream.trafficRules, maxStreamFileBytes, false},
-		{"--stream.event-map", f.stream.eventMap, maxStreamFileBytes, false},
-		{"--cache.file", c, statefile.MaxCacheBytes, true},
-		{"--cache.file", c + statefile.JournalSuffix, statefile.MaxJournalBytes, true},
-		{"--cache.file", c + remediation.LedgerSuffix, remediation.MaxLedgerBytes, true},
+	}{
+		{"--remediation.config", f.remediation.config, remediation.MaxConfigBytes},
+		{"--remediation.token-file", f.remediation.tokenFile, maxTokenFileBytes},
+		{"--jobs.file", f.jobs.file, jobs.MaxFileBytes},
+		{"--stream.traffic-rules", f.stream.trafficRules, maxStreamFileBytes},
+		{"--stream.event-map", f.stream.eventMap, maxStreamFileBytes},
+		{"--cache.file", c, statefile.MaxCacheBytes},
+		{"--cache.file", c + statefile.JournalSuffix, statefile.MaxJournalBytes},
+		{"--cache.file", c + remediation.LedgerSuffix, remediation.MaxLedgerBytes},
 	}
 	for _, fl := range files {
-		if fl.path == "" || fl.flag == "--cache.file" && c == "" {
+		cache := fl.flag == "--cache.file"
+		if fl.path == "" || cache && c == "" {
 			continue
 		}
-		if err := checkFile(fl.path, fl.limit, fl.missingOK); err != nil {
-			if fl.flag == "--cache.file" && fl.path != f.cacheFile {
+		if err := checkFile(fl.path, fl.limit, cache); err != nil {
+			if cache && fl.path != c {
 				return fmt.Errorf("--cache.file=%s: %s %v", f.cacheFile, fl.path, err)
 			}
 			return fmt.Errorf("%s=%s: %v", fl.flag, fl.path, err)

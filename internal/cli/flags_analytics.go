@@ -52,11 +52,7 @@ func (a *analyticsFlags) register(app *kingpin.Application) {
 	app.Flag("analytics.derived-windows", "Derive the 7d, 30d… windows of additive sources ("+collector.List(func(d collector.Descriptor) string { return d.Derived })+") from a store of closed days and today's 1d window, at almost no requests; --no-analytics.derived-windows reads every window whole.").Default("true").BoolVar(&a.derivedWindows)
 	a.collectors, a.collectorSet = map[string]*bool{}, map[string]*bool{}
 	for _, src := range collector.Sources {
-		def := "false"
-		if src.Default {
-			def = "true"
-		}
-		c := app.Flag("collector."+src.Name, "Enable the "+src.Name+" source: "+src.Help+" ("+src.Cost+" per window).").Default(def)
+		c := app.Flag("collector."+src.Name, "Enable the "+src.Name+" source: "+src.Help+" ("+src.Cost+" per window).").Default(strconv.FormatBool(src.Default))
 		a.collectorSet[src.Name] = new(bool)
 		c.IsSetByUser(a.collectorSet[src.Name])
 		a.collectors[src.Name] = c.Bool()

@@ -105,29 +105,22 @@ type globalSet struct {
 var usageFuncs = template.FuncMap{
 	// GlobalFlags returns the global flags the command uses.
 	"GlobalFlags": func(cmd *kingpin.CmdModel, all []*kingpin.FlagModel) globalSet {
-		top := strings.Fields(cmd.FullCommand)
-		if len(top) == 0 {
-			return globalSet{Flags: all}
-		}
-		if _, ok := commandGlobals[top[0]]; !ok {
+		top, _, _ := strings.Cut(cmd.FullCommand, " ")
+		if _, ok := commandGlobals[top]; !ok {
 			return globalSet{Flags: all}
 		}
 		var out []*kingpin.FlagModel
 		for _, f := range all {
-			if !usesGlobal(top[0], f.Name) {
-				continue
-			}
-			if d, ok := commandDefaults[top[0]][f.Name]; ok {
+			if usesGlobal(top, f.Name) {
 				c := *f
-				c.Default = []string{d}
-				f = &c
+				if d, ok := commandDefaults[top][f.Name]; ok {
+					c.Default = []string{d}
+				}
+				if h, ok := commandHelp[top][f.Name]; ok {
+					c.Help = h
+				}
+				out = append(out, &c)
 			}
-			if h, ok := commandHelp[top[0]][f.Name]; ok {
-				c := *f
-				c.Help = h
-				f = &c
-			}
-			out = append(out, f)
 		}
 		return globalSet{Flags: out, Some: true}
 	},
@@ -161,17 +154,13 @@ func unusedFlag(app *kingpin.Application, args []string, cmd string) error {
 	if err != nil {
 		return nil // Parse has reported it
 	}
-	global := map[string]bool{}
-	for _, f := range app.Model().Flags {
-		global[f.Name] = true
-	}
 	for _, el := range pc.Elements {
 		fc, ok := el.Clause.(*kingpin.FlagClause)
 		if !ok {
 			continue
 		}
 		name := fc.Model().Name
-		if global[name] && !usesGlobal(top, name) {
+		if app.GetFlag(name) != nil && !usesGlobal(top, name) {
 			return fmt.Errorf("%s does not use --%s (a flag of the exporter): remove it; '%s %s --help' lists the flags it uses", top, name, exporterName, top)
 		}
 	}
