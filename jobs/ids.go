@@ -1,10 +1,9 @@
 package jobs
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -41,10 +40,8 @@ func parseJobRef(s string, projects []string) (jobRef, error) {
 	if project == "" || id == "" {
 		return jobRef{}, fmt.Errorf("job id %q: want ID or PROJECT/ID", s)
 	}
-	for _, p := range projects {
-		if p == project {
-			return jobRef{project: project, id: id}, nil
-		}
+	if slices.Contains(projects, project) {
+		return jobRef{project: project, id: id}, nil
 	}
 	return jobRef{}, fmt.Errorf("job id %q: project %q is not one of the configured --mintlify.project-id values", s, project)
 }
@@ -61,22 +58,16 @@ func checkJobID(id string) error {
 // invalid line makes the whole file invalid.
 func parseJobsFile(path string, data []byte, projects []string) ([]jobRef, error) {
 	var refs []jobRef
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 4096), 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		line, _, _ := strings.Cut(sc.Text(), "#")
-		line = strings.TrimSpace(line)
-		if line == "" {
+	for n, line := range strings.Split(string(data), "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		if line = strings.TrimSpace(line); line == "" {
 			continue
 		}
 		r, err := parseJobRef(line, projects)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, n, err)
+			return nil, fmt.Errorf("%s:%d: %w", path, n+1, err)
 		}
 		refs = append(refs, r)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return refs, nil
 }
@@ -97,8 +88,6 @@ func newJobsFile(path string, projects []string) *jobsFile {
 	return &jobsFile{file: filewatch.New(path), projects: projects}
 }
 
-func (f *jobsFile) path() string { return f.file.Path() }
-
 // load parses the file if it changed, reporting whether the list changed
 // and any problem; on a problem the last good list stays.
 func (f *jobsFile) load() (changed bool, err error) {
@@ -108,14 +97,14 @@ func (f *jobsFile) load() (changed bool, err error) {
 	data, info, err := f.file.Read(MaxFileBytes)
 	switch {
 	case errors.Is(err, filewatch.ErrNotRegular), errors.Is(err, filewatch.ErrTooLarge):
-		return false, fmt.Errorf("%s: %w", f.path(), err)
+		return false, fmt.Errorf("%s: %w", f.file.Path(), err)
 	case err != nil:
 		return false, err
 	}
 	// The version is recorded even when it does not parse, so a bad file is
 	// reported once, not at every poll, until it changes again.
 	f.file.Mark(info)
-	refs, err := parseJobsFile(f.path(), data, f.projects)
+	refs, err := parseJobsFile(f.file.Path(), data, f.projects)
 	if err != nil {
 		return false, err
 	}

@@ -3,6 +3,7 @@ package jobs
 import (
 	"maps"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -65,23 +66,11 @@ func (w *Watcher) Collect(ch chan<- prometheus.Metric) {
 			j := e.job
 			status := exposition.SanitizeLabel(string(j.Status))
 			counts[status]++
-			ref := ""
-			if j.Source.Ref != nil {
-				ref = *j.Source.Ref
-			}
-			hasPR := "false"
-			if j.PRLink != nil && *j.PRLink != "" {
-				hasPR = "true"
-			}
 			jobID := exposition.SanitizeLabel(id)
-			ch <- prometheus.MustNewConstMetric(jobInfoDesc, prometheus.GaugeValue, 1,
-				project, jobID, exposition.SanitizeLabel(j.Model), exposition.SanitizeLabel(j.Source.Repository), exposition.SanitizeLabel(ref), hasPR)
+			ch <- prometheus.MustNewConstMetric(jobInfoDesc, prometheus.GaugeValue, 1, project, jobID, exposition.SanitizeLabel(j.Model),
+				exposition.SanitizeLabel(j.Source.Repository), exposition.SanitizeLabel(deref(j.Source.Ref)), strconv.FormatBool(deref(j.PRLink) != ""))
 			for _, s := range client.JobStatuses {
-				v := 0.0
-				if string(s) == status {
-					v = 1
-				}
-				ch <- prometheus.MustNewConstMetric(jobStatusDesc, prometheus.GaugeValue, v, project, jobID, string(s))
+				ch <- prometheus.MustNewConstMetric(jobStatusDesc, prometheus.GaugeValue, gauge(string(s) == status), project, jobID, string(s))
 			}
 			if !j.Status.Known() {
 				ch <- prometheus.MustNewConstMetric(jobStatusDesc, prometheus.GaugeValue, 1, project, jobID, status)
@@ -98,6 +87,22 @@ func (w *Watcher) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(sessionsSkippedDesc, prometheus.CounterValue, p.skipped, project)
 		}
 	}
+}
+
+// deref is *p, or the zero value when p is nil.
+func deref[T any](p *T) (v T) {
+	if p != nil {
+		v = *p
+	}
+	return v
+}
+
+// gauge is 1 for true, 0 for false.
+func gauge(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // jobsUnixSeconds avoids UnixNano's overflow outside 1678-2262.

@@ -72,11 +72,7 @@ func (w *Watcher) applyRead(ctx context.Context, start time.Time, rd jobsRead, j
 		}
 		if job.Status.Terminal() && e.job != nil && !e.job.Status.Terminal() {
 			// One line when a watched job ends, with its pull request.
-			pr := ""
-			if job.PRLink != nil {
-				pr = *job.PRLink
-			}
-			level.Info(w.logger).Log("msg", "agent job ended", "project", p.id, "job_id", e.id, "status", job.Status, "pull_request", pr)
+			level.Info(w.logger).Log("msg", "agent job ended", "project", p.id, "job_id", e.id, "status", job.Status, "pull_request", deref(job.PRLink))
 		}
 		e.job, e.gone = job, false
 		interval := w.cfg.PollInterval

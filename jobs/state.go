@@ -1,9 +1,8 @@
 package jobs
 
 import (
-	"cmp"
+	"maps"
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -24,19 +23,15 @@ func (w *Watcher) Jobs() []Row {
 	defer w.mu.Unlock()
 	var rows []Row
 	for _, pid := range w.order {
-		for id, e := range w.projects[pid].jobs {
+		jobs := w.projects[pid].jobs
+		for _, id := range slices.Sorted(maps.Keys(jobs)) {
+			e := jobs[id]
 			r := Row{Project: pid, ID: id, Status: string(e.hint), NotFound: e.gone}
 			if j := e.job; j != nil && !e.gone {
-				r.Known = true
-				r.Status = string(j.Status)
-				r.CreatedAt = j.CreatedAt
-				if j.PRLink != nil {
-					r.PRLink = *j.PRLink
-				}
+				r.Known, r.Status, r.CreatedAt, r.PRLink = true, string(j.Status), j.CreatedAt, deref(j.PRLink)
 			}
 			rows = append(rows, r)
 		}
 	}
-	slices.SortFunc(rows, func(a, b Row) int { return cmp.Or(strings.Compare(a.Project, b.Project), strings.Compare(a.ID, b.ID)) })
 	return rows
 }

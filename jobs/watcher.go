@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
 	"sync"
 	"time"
 
@@ -166,14 +165,13 @@ func New(cfg Config) (*Watcher, error) {
 	}
 	w := &Watcher{
 		cfg:      cfg,
-		logger:   cfg.Logger,
+		logger:   cmp.Or(cfg.Logger, log.NewNopLogger()),
 		projects: make(map[string]*jobsProject),
 		added:    make(map[jobRef]bool),
 		wake:     make(chan struct{}, 1),
 		unknown:  make(map[[2]string]bool),
 		badIDs:   make(map[[2]string]bool),
 	}
-	w.logger = cmp.Or(w.logger, log.NewNopLogger())
 	for _, p := range cfg.Projects {
 		if p == "" {
 			return nil, errors.New("job watcher: empty project id")
@@ -184,12 +182,9 @@ func New(cfg Config) (*Watcher, error) {
 		w.projects[p] = &jobsProject{id: p, jobs: make(map[string]*jobsEntry)}
 		w.order = append(w.order, p)
 	}
-	sort.Strings(w.order)
+	slices.Sort(w.order)
 	for _, s := range cfg.IDs {
-		r, err := parseJobRef(s, w.order)
-		if err != nil {
-			return nil, fmt.Errorf("--jobs.id: %w", err)
-		}
+		r, _ := parseJobRef(s, w.order) // CheckConfig parsed it
 		w.static = append(w.static, r)
 	}
 	if cfg.File != "" {
@@ -242,10 +237,7 @@ func (w *Watcher) Lookup(project, id string) (status client.JobStatus, prLink st
 	if !ok || e.job == nil {
 		return "", "", false
 	}
-	if e.job.PRLink != nil {
-		prLink = *e.job.PRLink
-	}
-	return e.job.Status, prLink, true
+	return e.job.Status, deref(e.job.PRLink), true
 }
 
 // Run polls at once, then PollInterval after the end of each round (or at
@@ -273,14 +265,14 @@ func (w *Watcher) checkFile() {
 	changed, err := w.file.load()
 	if err != nil {
 		if msg := err.Error(); msg != w.file.errMsg {
-			level.Warn(w.logger).Log("msg", "cannot use the jobs file; keeping the last good list of jobs", "file", w.file.path(), "err", err)
+			level.Warn(w.logger).Log("msg", "cannot use the jobs file; keeping the last good list of jobs", "file", w.file.file.Path(), "err", err)
 			w.file.errMsg = msg
 		}
 		return
 	}
 	w.file.errMsg = ""
 	if changed {
-		level.Info(w.logger).Log("msg", "jobs file re-read", "file", w.file.path(), "jobs", len(w.file.refs))
+		level.Info(w.logger).Log("msg", "jobs file re-read", "file", w.file.file.Path(), "jobs", len(w.file.refs))
 	}
 }
 

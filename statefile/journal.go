@@ -86,9 +86,7 @@ func OpenJournal(path string, now func() time.Time) (*Journal, JournalState, err
 		defer old.Close()
 	}
 	b, err := readLimited(path, MaxJournalBytes)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-	case err != nil:
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, st, fmt.Errorf("read the budget journal: %w", err)
 	}
 	text := string(b)
@@ -205,9 +203,7 @@ func (j *Journal) appendLocked(kind byte, t time.Time) error {
 	if j.f == nil {
 		return errors.New("the budget journal is closed")
 	}
-	line := strconv.AppendInt([]byte{kind, ' '}, t.UnixNano(), 10)
-	line = append(line, '\n')
-	if _, err := j.f.Write(line); err != nil {
+	if _, err := j.f.Write(appendEntry(nil, kind, t)); err != nil {
 		return fmt.Errorf("append to the budget journal %s: %w", j.path, err)
 	}
 	if err := j.f.Sync(); err != nil {
@@ -215,6 +211,11 @@ func (j *Journal) appendLocked(kind byte, t time.Time) error {
 	}
 	j.lines++
 	return nil
+}
+
+// appendEntry appends the journal line "KIND UNIXNANO\n" to buf.
+func appendEntry(buf []byte, kind byte, t time.Time) []byte {
+	return append(strconv.AppendInt(append(buf, kind, ' '), t.UnixNano(), 10), '\n')
 }
 
 // compactLocked rewrites the journal atomically with the last hour's
@@ -225,14 +226,11 @@ func (j *Journal) compactLocked() error {
 	j.sent = slices.DeleteFunc(j.sent, func(t time.Time) bool { return !t.After(cut) })
 	var buf []byte
 	for _, t := range j.sent {
-		buf = strconv.AppendInt(append(buf, 's', ' '), t.UnixNano(), 10)
-		buf = append(buf, '\n')
+		buf = appendEntry(buf, 's', t)
 	}
 	lines := len(j.sent)
 	if j.pause.After(now) {
-		buf = strconv.AppendInt(append(buf, 'p', ' '), j.pause.UnixNano(), 10)
-		buf = append(buf, '\n')
-		lines++
+		buf, lines = appendEntry(buf, 'p', j.pause), lines+1
 	}
 	// The new journal is locked before it takes the old one's place, so
 	// that it is never unlocked while this exporter runs, and appends go

@@ -74,21 +74,22 @@ func Lock(path string) (*FileLock, error) {
 // and refuses anything but a regular file with one link: what is written
 // to it must not reach another file.
 func openRegular(name string, flag int, what string) (*os.File, error) {
+	notRegular := fmt.Errorf("%s (%s) is not a regular file; remove it", name, what)
 	if fi, err := os.Lstat(name); err == nil && !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s (%s) is not a regular file; remove it", name, what)
+		return nil, notRegular
 	}
 	f, err := os.OpenFile(name, flag|lockOpenFlags|noFollow, 0o600)
-	if err != nil {
-		if isLoop(err) {
-			return nil, fmt.Errorf("%s (%s) is not a regular file; remove it", name, what)
-		}
+	switch {
+	case err != nil && isLoop(err):
+		return nil, notRegular
+	case err != nil:
 		return nil, fmt.Errorf("open %s: %w", what, err)
 	}
 	fi, err := f.Stat()
 	switch {
 	case err != nil || !fi.Mode().IsRegular():
 		f.Close()
-		return nil, fmt.Errorf("%s (%s) is not a regular file; remove it", name, what)
+		return nil, notRegular
 	case links(fi) > 1:
 		f.Close()
 		return nil, fmt.Errorf("%s (%s) is a hard link to another file (%d links): writing it would change that file; remove it", name, what, links(fi))
@@ -136,15 +137,15 @@ func newLockFile(name string, content []byte) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create a lock file beside %s: %w", name, err)
 	}
-	if err := lockFile(f); err != nil {
-		os.Remove(f.Name())
-		f.Close()
-		return nil, fmt.Errorf("lock %s: %w", f.Name(), err)
+	if err = lockFile(f); err != nil {
+		err = fmt.Errorf("lock %s: %w", f.Name(), err)
+	} else if _, err = f.Write(content); err != nil {
+		err = fmt.Errorf("write %s: %w", f.Name(), err)
 	}
-	if _, err := f.Write(content); err != nil {
+	if err != nil {
 		os.Remove(f.Name())
 		f.Close()
-		return nil, fmt.Errorf("write %s: %w", f.Name(), err)
+		return nil, err
 	}
 	return f, nil
 }

@@ -56,14 +56,7 @@ func Write(path string, f File) error {
 // WriteJSON writes v as JSON to path atomically, as Write does (the
 // remediation ledger is written this way too).
 func WriteJSON(path string, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	return WriteFile(path, 0o600, func(w io.Writer) error {
-		_, err := w.Write(append(b, '\n'))
-		return err
-	})
+	return WriteFile(path, 0o600, func(w io.Writer) error { return json.NewEncoder(w).Encode(v) })
 }
 
 // CleanTemp removes the temporary files an interrupted save of the cache
@@ -120,11 +113,10 @@ func Read(path string) (File, error) {
 
 // Load returns the state saved at path; nil when none, unusable (logged) or path is "".
 func Load(path string, logger log.Logger) *engine.State {
-	f := LoadFile(path, logger)
-	if f == nil {
-		return nil
+	if f := LoadFile(path, logger); f != nil {
+		return &f.State
 	}
-	return &f.State
+	return nil
 }
 
 // LoadFile returns the whole file saved at path, the engine's state and the
