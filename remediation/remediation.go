@@ -253,16 +253,16 @@ func (r *Remediator) initSeries(cfg *Config) {
 
 // Describe implements prometheus.Collector.
 func (r *Remediator) Describe(ch chan<- *prometheus.Desc) {
-	r.alerts.Describe(ch)
-	r.created.Describe(ch)
-	r.messages.Describe(ch)
+	for _, c := range []*prometheus.CounterVec{r.alerts, r.created, r.messages} {
+		c.Describe(ch)
+	}
 }
 
 // Collect implements prometheus.Collector.
 func (r *Remediator) Collect(ch chan<- prometheus.Metric) {
-	r.alerts.Collect(ch)
-	r.created.Collect(ch)
-	r.messages.Collect(ch)
+	for _, c := range []*prometheus.CounterVec{r.alerts, r.created, r.messages} {
+		c.Collect(ch)
+	}
 }
 
 // Alert is one alert of Alertmanager's webhook payload, version 4 (the
@@ -390,17 +390,13 @@ func walkPayload(body []byte, fn func(i int, a *Alert) error) (string, error) {
 		case "alerts":
 			err = walkAlerts(dec, fn)
 		default:
-			var skip json.RawMessage
-			err = dec.Decode(&skip)
+			err = dec.Decode(new(json.RawMessage))
 		}
 		if err != nil {
 			return "", err
 		}
 	}
-	if err := expectDelim(dec, '}'); err != nil {
-		return "", err
-	}
-	return version, nil
+	return version, expectDelim(dec, '}') // the caller reads version only without an error
 }
 
 // walkAlerts reads the array of alerts, calling fn with each.
@@ -680,10 +676,8 @@ func (r *Remediator) create(ctx context.Context, d *decision, out AlertOutcome) 
 		r.ledger.actions = r.ledger.actions[:len(r.ledger.actions)-1]
 		return r.failed(out, err, "remediation failed: nothing sent", "rule", rule, "key", key)
 	}
-	var job *client.Job
-	err := r.unlocked(ctx, func(ctx context.Context) (err error) {
-		job, err = r.opts.API.CreateJob(ctx, project, d.prompt)
-		return err
+	job, err := r.unlocked(ctx, func(ctx context.Context) (*client.Job, error) {
+		return r.opts.API.CreateJob(ctx, project, d.prompt)
 	})
 	e.Pending = false
 	if err != nil {
@@ -721,9 +715,8 @@ func (r *Remediator) message(ctx context.Context, d *decision, out AlertOutcome)
 		undo()
 		return r.failed(out, err, "remediation failed: nothing sent", "rule", rule, "key", e.Key)
 	}
-	err := r.unlocked(ctx, func(ctx context.Context) error {
-		_, err := r.opts.API.SendMessage(ctx, project, e.JobID, d.prompt)
-		return err
+	_, err := r.unlocked(ctx, func(ctx context.Context) (*client.Job, error) {
+		return r.opts.API.SendMessage(ctx, project, e.JobID, d.prompt)
 	})
 	switch {
 	case err == nil:
@@ -746,7 +739,7 @@ func (r *Remediator) message(ctx context.Context, d *decision, out AlertOutcome)
 
 // unlocked makes call with r.mu released, within the request timeout; the
 // caller still holds r.payload, so the ledger does not change meanwhile.
-func (r *Remediator) unlocked(ctx context.Context, call func(context.Context) error) error {
+func (r *Remediator) unlocked(ctx context.Context, call func(context.Context) (*client.Job, error)) (*client.Job, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
 	defer cancel()
 	r.mu.Unlock()
