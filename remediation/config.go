@@ -228,7 +228,7 @@ func readsIn(t *template.Template) (labels []string, annotations bool) {
 			}
 		case *parse.CommandNode:
 			// index .Labels "name" reads one label.
-			if len(n.Args) == 3 && n.Args[0].String() == "index" && isLabels(n.Args[1]) {
+			if len(n.Args) == 3 && n.Args[0].String() == "index" && slices.Contains([]string{".Labels", "$.Labels"}, n.Args[1].String()) {
 				if s, ok := n.Args[2].(*parse.StringNode); ok {
 					fields([]string{"Labels", s.Text})
 					return
@@ -268,12 +268,6 @@ func readsIn(t *template.Template) (labels []string, annotations bool) {
 	}
 	slices.Sort(labels)
 	return slices.Compact(labels), annotations
-}
-
-// isLabels reports whether n is .Labels or $.Labels.
-func isLabels(n parse.Node) bool {
-	s := n.String()
-	return s == ".Labels" || s == "$.Labels"
 }
 
 // IsPublicLabel reports whether a label name reads, to a person, as one of

@@ -468,14 +468,22 @@ func (r *Remediator) handlePayload(ctx context.Context, body []byte) []byte {
 	out.WriteString(`{"outcomes":[`)
 	r.dryRunLogged = 0
 	capped := map[string]*cappedAlerts{}
-	defer r.logPayload(capped)
+	defer func() { // one line per rule whose alerts were capped, and the dry-run lines left out
+		for _, rule := range slices.Sorted(maps.Keys(capped)) {
+			c := capped[rule]
+			level.Warn(r.logger).Log("msg", "remediation capped", "rule", rule, "alerts", c.n, "first_key", c.first.Key, "reason", c.first.Reason)
+		}
+		if n := r.dryRunLogged - maxDryRunLines; n > 0 {
+			level.Info(r.logger).Log("msg", "dry run: more alerts of the notification would have acted; not logged one by one", "alerts", n)
+		}
+	}()
 	_, _ = walkPayload(body, func(i int, a *Alert) error {
 		o := r.handle(ctx, *a)
 		r.alerts.WithLabelValues(o.Rule, o.Outcome).Inc()
 		if o.Outcome == OutcomeCapped {
 			c := capped[o.Rule]
 			if c == nil {
-				c = &cappedAlerts{firstKey: o.Key, reason: o.Reason}
+				c = &cappedAlerts{first: o}
 				capped[o.Rule] = c
 			}
 			c.n++
@@ -497,21 +505,8 @@ const maxDryRunLines = 10
 
 // cappedAlerts are the alerts of one rule that a payload had capped.
 type cappedAlerts struct {
-	n        int
-	firstKey string
-	reason   string
-}
-
-// logPayload logs one line per rule whose alerts were capped, and the
-// number of dry-run lines left out. The caller holds r.payload.
-func (r *Remediator) logPayload(capped map[string]*cappedAlerts) {
-	for _, rule := range slices.Sorted(maps.Keys(capped)) {
-		c := capped[rule]
-		level.Warn(r.logger).Log("msg", "remediation capped", "rule", rule, "alerts", c.n, "first_key", c.firstKey, "reason", c.reason)
-	}
-	if n := r.dryRunLogged - maxDryRunLines; n > 0 {
-		level.Info(r.logger).Log("msg", "dry run: more alerts of the notification would have acted; not logged one by one", "alerts", n)
-	}
+	n     int
+	first AlertOutcome
 }
 
 // handle decides what to do with one alert and does it. The caller holds
@@ -543,7 +538,7 @@ func (r *Remediator) handle(ctx context.Context, a Alert) AlertOutcome {
 		return out
 	}
 	if out.Outcome, out.Reason = r.capped(d.project, d.now); out.Outcome != "" {
-		return out // logged once per payload (logPayload)
+		return out // logged once per payload (handlePayload)
 	}
 	switch {
 	case r.cfg.DryRun:
