@@ -81,11 +81,12 @@ type Rule struct {
 	reads map[string][]string
 }
 
-// fileConfig is the YAML file.
+// fileConfig is the YAML file. Absent (or null) fields keep the defaults
+// ParseConfig sets before decoding.
 type fileConfig struct {
-	DryRun               *bool      `yaml:"dry_run"`
-	MaxPerProjectPerHour *int       `yaml:"max_per_project_per_hour"`
-	MaxPerDay            *int       `yaml:"max_per_day"`
+	DryRun               bool       `yaml:"dry_run"`
+	MaxPerProjectPerHour int        `yaml:"max_per_project_per_hour"`
+	MaxPerDay            int        `yaml:"max_per_day"`
 	Rules                []fileRule `yaml:"rules"`
 }
 
@@ -106,7 +107,7 @@ var ruleName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 // ParseConfig parses and validates a configuration file's content. Errors
 // name the rule and the field at fault.
 func ParseConfig(data []byte) (*Config, error) {
-	var f fileConfig
+	f := fileConfig{DryRun: true, MaxPerProjectPerHour: DefaultMaxPerProjectPerHour, MaxPerDay: DefaultMaxPerDay}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&f); err != nil {
@@ -115,16 +116,7 @@ func ParseConfig(data []byte) (*Config, error) {
 		}
 		return nil, fmt.Errorf("not a remediation configuration: %s", oneLine(err.Error()))
 	}
-	c := &Config{DryRun: true, MaxPerProjectPerHour: DefaultMaxPerProjectPerHour, MaxPerDay: DefaultMaxPerDay}
-	if f.DryRun != nil {
-		c.DryRun = *f.DryRun
-	}
-	if f.MaxPerProjectPerHour != nil {
-		c.MaxPerProjectPerHour = *f.MaxPerProjectPerHour
-	}
-	if f.MaxPerDay != nil {
-		c.MaxPerDay = *f.MaxPerDay
-	}
+	c := &Config{DryRun: f.DryRun, MaxPerProjectPerHour: f.MaxPerProjectPerHour, MaxPerDay: f.MaxPerDay}
 	switch {
 	case c.MaxPerProjectPerHour < 1 || c.MaxPerProjectPerHour > APIMaxPerProjectPerHour:
 		return nil, fmt.Errorf("max_per_project_per_hour must be 1 to %d (the API's limit), not %d", APIMaxPerProjectPerHour, c.MaxPerProjectPerHour)
@@ -137,9 +129,7 @@ func ParseConfig(data []byte) (*Config, error) {
 	for i, fr := range f.Rules {
 		r, err := parseRule(fr)
 		if err != nil {
-			name := fr.Name
-			name = cmp.Or(name, "#"+strconv.Itoa(i+1))
-			return nil, fmt.Errorf("rule %s: %w", name, err)
+			return nil, fmt.Errorf("rule %s: %w", cmp.Or(fr.Name, "#"+strconv.Itoa(i+1)), err)
 		}
 		if seen[r.Name] {
 			return nil, fmt.Errorf("rule %s: the name is used twice", r.Name)
@@ -213,26 +203,12 @@ var templateFuncs = template.FuncMap{
 }
 
 // readsIn returns the labels that the templates of t's set (its own, and
-// those it defines) name, sorted and once each, and whether they read the
-// annotations. It is not the guard against public text (the template's
-// data is: see Rule.data); it tells at start that such a read would render
-// nothing, and which labels an alert must have (Rule.missing).
+// those it defines) name (.Labels.x, $.Labels.x, index .Labels "x"),
+// sorted and once each, and whether they read the annotations by name. It
+// is not the guard against public text (the template's data is: see
+// Rule.data); it tells at start that such a read would render nothing, and
+// which labels an alert must have (Rule.render).
 func readsIn(t *template.Template) (labels []string, annotations bool) {
-	for _, tt := range t.Templates() {
-		if tt.Tree == nil {
-			continue
-		}
-		l, a := reads(tt.Tree)
-		labels = append(labels, l...)
-		annotations = annotations || a
-	}
-	slices.Sort(labels)
-	return slices.Compact(labels), annotations
-}
-
-// reads returns the labels tree names (.Labels.x, $.Labels.x, index
-// .Labels "x") and whether it reads the annotations by name.
-func reads(tree *parse.Tree) (labels []string, annotations bool) {
 	fields := func(ident []string) {
 		if len(ident) > 1 && ident[0] == "Labels" {
 			labels = append(labels, ident[1])
@@ -252,7 +228,7 @@ func reads(tree *parse.Tree) (labels []string, annotations bool) {
 			}
 		case *parse.CommandNode:
 			// index .Labels "name" reads one label.
-			if len(n.Args) == 3 && n.Args[0].String() == "index" && isLabels(n.Args[1]) {
+			if len(n.Args) == 3 && n.Args[0].String() == "index" && slices.Contains([]string{".Labels", "$.Labels"}, n.Args[1].String()) {
 				if s, ok := n.Args[2].(*parse.StringNode); ok {
 					fields([]string{"Labels", s.Text})
 					return
@@ -285,14 +261,13 @@ func reads(tree *parse.Tree) (labels []string, annotations bool) {
 			walk(n.ElseList)
 		}
 	}
-	walk(tree.Root)
-	return labels, annotations
-}
-
-// isLabels reports whether n is .Labels or $.Labels.
-func isLabels(n parse.Node) bool {
-	s := n.String()
-	return s == ".Labels" || s == "$.Labels"
+	for _, tt := range t.Templates() {
+		if tt.Tree != nil {
+			walk(tt.Tree.Root)
+		}
+	}
+	slices.Sort(labels)
+	return slices.Compact(labels), annotations
 }
 
 // IsPublicLabel reports whether a label name reads, to a person, as one of
@@ -360,17 +335,6 @@ func (e *MissingLabelError) Error() string {
 	return fmt.Sprintf("rule %s: %s reads the label %q, which the alert lacks or has empty: nothing is sent", e.Rule, e.Template, e.Label)
 }
 
-// missing returns a *MissingLabelError for the first label template t of r
-// names that labels lacks or has blank, or nil.
-func (r *Rule) missing(t *template.Template, labels map[string]string) error {
-	for _, l := range r.reads[t.Name()] {
-		if strings.TrimSpace(labels[l]) == "" {
-			return &MissingLabelError{Rule: r.Name, Template: t.Name(), Label: l}
-		}
-	}
-	return nil
-}
-
 // templateData is what a rule's templates see: the alert's labels and
 // annotations the rule may read, each value cut to MaxLabelRunes runes
 // with control characters (newlines included) turned into spaces, so that
@@ -424,8 +388,10 @@ func cleanValue(v string) string {
 // empty nor longer than limit runes. A label t names that d lacks or has
 // empty is a *MissingLabelError, before t runs.
 func (r *Rule) render(t *template.Template, d templateData, limit int) (string, error) {
-	if err := r.missing(t, d.Labels); err != nil {
-		return "", err
+	for _, l := range r.reads[t.Name()] {
+		if strings.TrimSpace(d.Labels[l]) == "" {
+			return "", &MissingLabelError{Rule: r.Name, Template: t.Name(), Label: l}
+		}
 	}
 	var b strings.Builder
 	if err := t.Execute(&b, d); err != nil {
@@ -442,24 +408,18 @@ func (r *Rule) render(t *template.Template, d templateData, limit int) (string, 
 }
 
 // match returns the first rule that matches labels, or nil.
+// A rule matches when every label of its match has its value in labels.
 func (c *Config) match(labels map[string]string) *Rule {
+rules:
 	for _, rl := range c.Rules {
-		if rl.matches(labels) {
-			return rl
+		for k, v := range rl.Match {
+			if got, ok := labels[k]; !ok || got != v {
+				continue rules
+			}
 		}
+		return rl
 	}
 	return nil
-}
-
-// matches reports whether every label of the rule's match has its value
-// in labels.
-func (r *Rule) matches(labels map[string]string) bool {
-	for k, v := range r.Match {
-		if got, ok := labels[k]; !ok || got != v {
-			return false
-		}
-	}
-	return true
 }
 
 // oneLine joins the lines of an error message.

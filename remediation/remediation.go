@@ -108,7 +108,7 @@ type Remediator struct {
 	badMsg string // the last problem of the file, logged once
 	// missingLogged holds the rule, template and label of every
 	// MissingLabelError logged, so each is logged once.
-	missingLogged map[string]bool
+	missingLogged map[MissingLabelError]bool
 	ledger        *ledger
 	alerts        *prometheus.CounterVec
 	created       *prometheus.CounterVec
@@ -134,8 +134,7 @@ func CheckAuth(cfg *Config, token string, basicAuth bool, ledgerPath string) err
 
 // LoadConfig reads and parses the configuration file at path.
 func LoadConfig(path string) (*Config, error) {
-	f := filewatch.New(path)
-	data, _, err := f.Read(MaxConfigBytes)
+	data, _, err := filewatch.New(path).Read(MaxConfigBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +152,7 @@ func New(opts Options) (*Remediator, error) {
 		return nil, errors.New("remediation: no API client or job watcher")
 	}
 	r := &Remediator{opts: opts, logger: log.With(opts.Logger, "component", "remediation"), file: filewatch.New(opts.ConfigPath),
-		slots: make(chan struct{}, MaxPayloadsAtOnce), missingLogged: map[string]bool{}}
+		slots: make(chan struct{}, MaxPayloadsAtOnce), missingLogged: map[MissingLabelError]bool{}}
 	cfg, err := r.readConfig()
 	if err != nil {
 		return nil, err
@@ -162,7 +161,15 @@ func New(opts Options) (*Remediator, error) {
 		return nil, err
 	}
 	r.cfg = cfg
-	r.cleanTemp()
+	if opts.LedgerPath != "" { // remove the temporary files a kill during a save left
+		removed, err := statefile.CleanTemp(opts.LedgerPath)
+		if err != nil {
+			level.Warn(r.logger).Log("msg", "could not remove a temporary file left by an interrupted save of the remediation ledger", "file", opts.LedgerPath, "err", err)
+		}
+		if len(removed) > 0 {
+			level.Info(r.logger).Log("msg", "removed temporary files left by an interrupted save of the remediation ledger", "files", strings.Join(removed, ","))
+		}
+	}
 	var clamped int
 	if r.ledger, clamped, err = openLedger(opts.LedgerPath, opts.Now()); err != nil {
 		return nil, err
@@ -170,18 +177,12 @@ func New(opts Options) (*Remediator, error) {
 	if clamped > 0 {
 		level.Warn(r.logger).Log("msg", "times from the future in the remediation ledger were set to now (was the clock wrong?)", "file", opts.LedgerPath, "times", clamped)
 	}
-	r.alerts = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "mintlify_remediation_alerts_total",
-		Help: "Alerts received by the remediation webhook, by matching rule and outcome.",
-	}, []string{"rule", "outcome"})
-	r.created = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "mintlify_remediation_jobs_created_total",
-		Help: "Agent jobs the remediation webhook created, by project and rule.",
-	}, []string{"project", "rule"})
-	r.messages = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "mintlify_remediation_messages_sent_total",
-		Help: "Follow-up messages the remediation webhook sent to its jobs, by project and rule.",
-	}, []string{"project", "rule"})
+	counter := func(name, help string, labels ...string) *prometheus.CounterVec {
+		return prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mintlify_remediation_" + name, Help: help}, labels)
+	}
+	r.alerts = counter("alerts_total", "Alerts received by the remediation webhook, by matching rule and outcome.", "rule", "outcome")
+	r.created = counter("jobs_created_total", "Agent jobs the remediation webhook created, by project and rule.", "project", "rule")
+	r.messages = counter("messages_sent_total", "Follow-up messages the remediation webhook sent to its jobs, by project and rule.", "project", "rule")
 	r.initSeries(cfg)
 	// Jobs created before a restart are watched again.
 	for _, e := range r.ledger.entries {
@@ -191,27 +192,10 @@ func New(opts Options) (*Remediator, error) {
 			}
 		}
 	}
-	mode := "acting"
-	if cfg.DryRun {
-		mode = "dry run: nothing is sent"
-	}
+	mode := map[bool]string{false: "acting", true: "dry run: nothing is sent"}[cfg.DryRun]
 	level.Info(r.logger).Log("msg", "remediation webhook ready", "path", Path, "rules", len(cfg.Rules), "mode", mode,
 		"keys_in_ledger", len(r.ledger.entries), "max_per_project_per_hour", cfg.MaxPerProjectPerHour, "max_per_day", cfg.MaxPerDay)
 	return r, nil
-}
-
-// cleanTemp removes the temporary files a kill during a save left.
-func (r *Remediator) cleanTemp() {
-	if r.opts.LedgerPath == "" {
-		return
-	}
-	removed, err := statefile.CleanTemp(r.opts.LedgerPath)
-	if err != nil {
-		level.Warn(r.logger).Log("msg", "could not remove a temporary file left by an interrupted save of the remediation ledger", "file", r.opts.LedgerPath, "err", err)
-	}
-	if len(removed) > 0 {
-		level.Info(r.logger).Log("msg", "removed temporary files left by an interrupted save of the remediation ledger", "files", strings.Join(removed, ","))
-	}
 }
 
 // readConfig reads the file and marks its version.
@@ -227,31 +211,28 @@ func (r *Remediator) readConfig() (*Config, error) {
 // reload re-reads a changed configuration; a bad version is logged once
 // and the last good one stays. The caller holds r.mu.
 func (r *Remediator) reload() {
-	if changed, err := r.file.Changed(); err != nil || !changed {
-		if err != nil {
-			r.bad(err)
-		}
+	changed, err := r.file.Changed()
+	if err == nil && !changed {
 		return
 	}
-	cfg, err := r.readConfig()
+	var cfg *Config
+	if err == nil {
+		cfg, err = r.readConfig()
+	}
 	if err == nil {
 		err = CheckAuth(cfg, r.opts.Token, r.opts.BasicAuth, r.opts.LedgerPath)
 	}
 	if err != nil {
-		r.bad(err)
+		if msg := err.Error(); msg != r.badMsg {
+			r.badMsg = msg
+			level.Warn(r.logger).Log("msg", "cannot use the changed remediation configuration; keeping the last good one", "file", r.opts.ConfigPath, "err", err)
+		}
 		return
 	}
 	r.badMsg = ""
 	r.cfg = cfg
 	r.initSeries(cfg)
 	level.Info(r.logger).Log("msg", "remediation configuration re-read", "file", r.opts.ConfigPath, "rules", len(cfg.Rules), "dry_run", cfg.DryRun)
-}
-
-func (r *Remediator) bad(err error) {
-	if msg := err.Error(); msg != r.badMsg {
-		r.badMsg = msg
-		level.Warn(r.logger).Log("msg", "cannot use the changed remediation configuration; keeping the last good one", "file", r.opts.ConfigPath, "err", err)
-	}
 }
 
 // initSeries makes every rule's series present at 0.
@@ -272,16 +253,16 @@ func (r *Remediator) initSeries(cfg *Config) {
 
 // Describe implements prometheus.Collector.
 func (r *Remediator) Describe(ch chan<- *prometheus.Desc) {
-	r.alerts.Describe(ch)
-	r.created.Describe(ch)
-	r.messages.Describe(ch)
+	for _, c := range []*prometheus.CounterVec{r.alerts, r.created, r.messages} {
+		c.Describe(ch)
+	}
 }
 
 // Collect implements prometheus.Collector.
 func (r *Remediator) Collect(ch chan<- prometheus.Metric) {
-	r.alerts.Collect(ch)
-	r.created.Collect(ch)
-	r.messages.Collect(ch)
+	for _, c := range []*prometheus.CounterVec{r.alerts, r.created, r.messages} {
+		c.Collect(ch)
+	}
 }
 
 // Alert is one alert of Alertmanager's webhook payload, version 4 (the
@@ -370,26 +351,17 @@ func readPayload(w http.ResponseWriter, req *http.Request) ([]byte, int, string)
 		buf.Grow(int(req.ContentLength) + bytes.MinRead)
 	}
 	if _, err := buf.ReadFrom(http.MaxBytesReader(w, req.Body, MaxPayloadBytes)); err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 			return nil, http.StatusRequestEntityTooLarge, tooLarge
 		}
 		return nil, http.StatusBadRequest, "cannot read the payload: " + oneLine(err.Error())
 	}
-	body := buf.Bytes()
-	version, err := walkPayload(body, func(i int, a *Alert) error {
-		if problem := checkAlert(i, a); problem != "" {
-			return errors.New(problem)
-		}
-		return nil
-	})
-	if err != nil {
+	if version, err := walkPayload(buf.Bytes(), checkAlert); err != nil {
 		return nil, http.StatusBadRequest, "not an Alertmanager webhook payload (version 4): " + oneLine(err.Error())
-	}
-	if version != "4" {
+	} else if version != "4" {
 		return nil, http.StatusBadRequest, fmt.Sprintf("not an Alertmanager webhook payload (version 4): version %q, want \"4\"", version)
 	}
-	return body, http.StatusOK, ""
+	return buf.Bytes(), http.StatusOK, ""
 }
 
 // walkPayload calls fn with each alert as it is decoded, so that many
@@ -418,17 +390,13 @@ func walkPayload(body []byte, fn func(i int, a *Alert) error) (string, error) {
 		case "alerts":
 			err = walkAlerts(dec, fn)
 		default:
-			var skip json.RawMessage
-			err = dec.Decode(&skip)
+			err = dec.Decode(new(json.RawMessage))
 		}
 		if err != nil {
 			return "", err
 		}
 	}
-	if err := expectDelim(dec, '}'); err != nil {
-		return "", err
-	}
-	return version, nil
+	return version, expectDelim(dec, '}') // the caller reads version only without an error
 }
 
 // walkAlerts reads the array of alerts, calling fn with each.
@@ -467,15 +435,15 @@ func expectDelim(dec *json.Decoder, d json.Delim) error {
 	return nil
 }
 
-// checkAlert returns what makes alert i unusable, "" when nothing does.
-func checkAlert(i int, a *Alert) string {
+// checkAlert returns what makes alert i unusable, nil when nothing does.
+func checkAlert(i int, a *Alert) error {
 	if a.Status != "firing" && a.Status != "resolved" {
-		return fmt.Sprintf("alerts[%d].status %q, want firing or resolved", i, a.Status)
+		return fmt.Errorf("alerts[%d].status %q, want firing or resolved", i, a.Status)
 	}
 	if len(a.Labels) == 0 {
-		return fmt.Sprintf("alerts[%d] has no labels", i)
+		return fmt.Errorf("alerts[%d] has no labels", i)
 	}
-	return ""
+	return nil
 }
 
 // authorized checks the bearer token (in constant time) when one is set;
@@ -500,14 +468,22 @@ func (r *Remediator) handlePayload(ctx context.Context, body []byte) []byte {
 	out.WriteString(`{"outcomes":[`)
 	r.dryRunLogged = 0
 	capped := map[string]*cappedAlerts{}
-	defer r.logPayload(capped)
+	defer func() { // one line per rule whose alerts were capped, and the dry-run lines left out
+		for _, rule := range slices.Sorted(maps.Keys(capped)) {
+			c := capped[rule]
+			level.Warn(r.logger).Log("msg", "remediation capped", "rule", rule, "alerts", c.n, "first_key", c.first.Key, "reason", c.first.Reason)
+		}
+		if n := r.dryRunLogged - maxDryRunLines; n > 0 {
+			level.Info(r.logger).Log("msg", "dry run: more alerts of the notification would have acted; not logged one by one", "alerts", n)
+		}
+	}()
 	_, _ = walkPayload(body, func(i int, a *Alert) error {
 		o := r.handle(ctx, *a)
 		r.alerts.WithLabelValues(o.Rule, o.Outcome).Inc()
 		if o.Outcome == OutcomeCapped {
 			c := capped[o.Rule]
 			if c == nil {
-				c = &cappedAlerts{firstKey: o.Key, reason: o.Reason}
+				c = &cappedAlerts{first: o}
 				capped[o.Rule] = c
 			}
 			c.n++
@@ -529,21 +505,8 @@ const maxDryRunLines = 10
 
 // cappedAlerts are the alerts of one rule that a payload had capped.
 type cappedAlerts struct {
-	n        int
-	firstKey string
-	reason   string
-}
-
-// logPayload logs one line per rule whose alerts were capped, and the
-// number of dry-run lines left out. The caller holds r.payload.
-func (r *Remediator) logPayload(capped map[string]*cappedAlerts) {
-	for _, rule := range slices.Sorted(maps.Keys(capped)) {
-		c := capped[rule]
-		level.Warn(r.logger).Log("msg", "remediation capped", "rule", rule, "alerts", c.n, "first_key", c.firstKey, "reason", c.reason)
-	}
-	if n := r.dryRunLogged - maxDryRunLines; n > 0 {
-		level.Info(r.logger).Log("msg", "dry run: more alerts of the notification would have acted; not logged one by one", "alerts", n)
-	}
+	n     int
+	first AlertOutcome
 }
 
 // handle decides what to do with one alert and does it. The caller holds
@@ -559,25 +522,23 @@ func (r *Remediator) handle(ctx context.Context, a Alert) AlertOutcome {
 		return out
 	}
 	d, err := r.decide(rule, a, &out)
-	var missing *MissingLabelError
-	switch {
-	case errors.As(err, &missing):
+	if missing, ok := errors.AsType[*MissingLabelError](err); ok {
 		// Every such alert would fail alike: one line per rule and label.
 		out.Outcome, out.Reason = OutcomeError, err.Error()
-		if once := missing.Rule + "\x00" + missing.Template + "\x00" + missing.Label; !r.missingLogged[once] {
-			r.missingLogged[once] = true
+		if !r.missingLogged[*missing] {
+			r.missingLogged[*missing] = true
 			level.Error(r.logger).Log("msg", "remediation rule reads a label its alerts lack or have empty: they are not acted on, and counted as outcome error (logged once per rule and label)",
 				"rule", missing.Rule, "template", missing.Template, "label", missing.Label)
 		}
 		return out
-	case err != nil:
+	} else if err != nil {
 		return r.failed(out, err, "remediation failed", "rule", rule.Name, "key", out.Key)
 	}
 	if out.Outcome != "" { // the key's job is active or cooling down
 		return out
 	}
 	if out.Outcome, out.Reason = r.capped(d.project, d.now); out.Outcome != "" {
-		return out // logged once per payload (logPayload)
+		return out // logged once per payload (handlePayload)
 	}
 	switch {
 	case r.cfg.DryRun:
@@ -710,10 +671,8 @@ func (r *Remediator) create(ctx context.Context, d *decision, out AlertOutcome) 
 		r.ledger.actions = r.ledger.actions[:len(r.ledger.actions)-1]
 		return r.failed(out, err, "remediation failed: nothing sent", "rule", rule, "key", key)
 	}
-	var job *client.Job
-	err := r.unlocked(ctx, func(ctx context.Context) (err error) {
-		job, err = r.opts.API.CreateJob(ctx, project, d.prompt)
-		return err
+	job, err := r.unlocked(ctx, func(ctx context.Context) (*client.Job, error) {
+		return r.opts.API.CreateJob(ctx, project, d.prompt)
 	})
 	e.Pending = false
 	if err != nil {
@@ -751,9 +710,8 @@ func (r *Remediator) message(ctx context.Context, d *decision, out AlertOutcome)
 		undo()
 		return r.failed(out, err, "remediation failed: nothing sent", "rule", rule, "key", e.Key)
 	}
-	err := r.unlocked(ctx, func(ctx context.Context) error {
-		_, err := r.opts.API.SendMessage(ctx, project, e.JobID, d.prompt)
-		return err
+	_, err := r.unlocked(ctx, func(ctx context.Context) (*client.Job, error) {
+		return r.opts.API.SendMessage(ctx, project, e.JobID, d.prompt)
 	})
 	switch {
 	case err == nil:
@@ -776,7 +734,7 @@ func (r *Remediator) message(ctx context.Context, d *decision, out AlertOutcome)
 
 // unlocked makes call with r.mu released, within the request timeout; the
 // caller still holds r.payload, so the ledger does not change meanwhile.
-func (r *Remediator) unlocked(ctx context.Context, call func(context.Context) error) error {
+func (r *Remediator) unlocked(ctx context.Context, call func(context.Context) (*client.Job, error)) (*client.Job, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
 	defer cancel()
 	r.mu.Unlock()
@@ -787,8 +745,7 @@ func (r *Remediator) unlocked(ctx context.Context, call func(context.Context) er
 // neverCreated reports whether err certainly left nothing upstream: a 4xx,
 // or a request refused before it was sent.
 func neverCreated(err error) bool {
-	var apiErr *client.APIError
-	if errors.As(err, &apiErr) {
+	if apiErr, ok := errors.AsType[*client.APIError](err); ok {
 		return apiErr.StatusCode >= 400 && apiErr.StatusCode < 500
 	}
 	return errors.Is(err, client.ErrEmptyPrompt) || errors.Is(err, client.ErrInvalidID)
