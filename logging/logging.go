@@ -58,24 +58,20 @@ func replaceAttr(groups []string, a slog.Attr) slog.Attr {
 	if len(groups) > 0 {
 		return a
 	}
-	switch a.Key {
-	case slog.TimeKey:
-		if t, ok := a.Value.Any().(time.Time); ok {
-			a.Value = slog.StringValue(t.UTC().Format(TimeLayout))
-		} else {
-			a.Key = "logged_" + a.Key
+	if a.Key == slog.TimeKey || a.Key == slog.LevelKey || a.Key == slog.SourceKey {
+		var key, s string // the built-in key whose value a holds
+		switch v := a.Value.Any().(type) {
+		case time.Time:
+			key, s = slog.TimeKey, v.UTC().Format(TimeLayout)
+		case slog.Level:
+			key, s = slog.LevelKey, strings.ToLower(v.String())
+		case *slog.Source:
+			key, s = slog.SourceKey, filepath.Base(v.File)+":"+strconv.Itoa(v.Line)
 		}
-	case slog.LevelKey:
-		if l, ok := a.Value.Any().(slog.Level); ok {
-			a.Value = slog.StringValue(strings.ToLower(l.String()))
-		} else {
+		if key != a.Key {
 			a.Key = "logged_" + a.Key
-		}
-	case slog.SourceKey:
-		if s, ok := a.Value.Any().(*slog.Source); ok {
-			a.Value = slog.StringValue(filepath.Base(s.File) + ":" + strconv.Itoa(s.Line))
 		} else {
-			a.Key = "logged_" + a.Key
+			a.Value = slog.StringValue(s)
 		}
 	}
 	if d, ok := a.Value.Any().(time.Duration); ok {
