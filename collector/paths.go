@@ -407,16 +407,11 @@ func (v *Paths) Sum(u engine.Unit, days []*engine.Result) *engine.Result {
 	if v.filter.MaxPaths > 0 && len(paths) > v.filter.MaxPaths {
 		paths = paths[:v.filter.MaxPaths]
 	}
-	rank := make(map[string]int, len(paths))
+	rank := make(map[string]int, len(paths)) // 1 for the first path, 0 for a path cut
 	for i, p := range paths {
-		rank[p] = i
+		rank[p] = i + 1
 	}
-	kept := page[:0]
-	for _, s := range page {
-		if _, ok := rank[s.Labels[0]]; ok {
-			kept = append(kept, s)
-		}
-	}
+	kept := slices.DeleteFunc(page, func(s engine.Sample) bool { return rank[s.Labels[0]] == 0 })
 	slices.SortStableFunc(kept, func(a, b engine.Sample) int { return cmp.Compare(rank[a.Labels[0]], rank[b.Labels[0]]) })
 	out.Samples[viewsPage] = kept
 	out.Samples[viewsPaths] = []engine.Sample{{Value: float64(distinct)}}

@@ -35,7 +35,7 @@ const TimeLayout = "2006-01-02T15:04:05.000Z07:00"
 // New returns a logger writing to w in format, keeping entries at lvl and
 // above, and the same logger as a *slog.Logger.
 func New(w io.Writer, lvl, format string) (log.Logger, *slog.Logger, error) {
-	sl, ok := toSlog(lvl)
+	sl, ok := slogLevels[lvl]
 	if !ok {
 		return nil, nil, fmt.Errorf("invalid log level %q: want debug, info, warn or error", lvl)
 	}
@@ -99,14 +99,11 @@ func (g *goKit) Log(keyvals ...any) error {
 		}
 		if k == level.Key() {
 			if lv, ok := v.(level.Value); ok {
-				lvl, _ = toSlog(lv.String())
+				lvl = slogLevels[lv.String()] // info when unknown: the zero Level
 				continue
 			}
 		}
-		key, ok := k.(string)
-		if !ok {
-			key = fmt.Sprint(k)
-		}
+		key := fmt.Sprint(k)
 		if key == "msg" && msg == "" {
 			msg = fmt.Sprint(v)
 			continue
@@ -149,13 +146,8 @@ func safeString(f func() string) (s string) {
 	return f()
 }
 
+// slogLevels are the slog levels of go-kit's level names.
 var slogLevels = map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}
-
-// toSlog is the slog level of a go-kit level's name (info when unknown).
-func toSlog(name string) (slog.Level, bool) {
-	l, ok := slogLevels[name]
-	return l, ok // slog.LevelInfo is the zero Level
-}
 
 // callerPC returns the first caller outside go-kit's log packages and this
 // one: the call site, however many wrappers lie in between.
