@@ -75,20 +75,11 @@ func (c *Conversations) Fetch(ctx context.Context, u engine.Unit, r client.DateR
 		k.ResponseType, k.Resolution = exposition.SanitizeLabel(k.ResponseType), exposition.SanitizeLabel(k.Resolution)
 		counts[k] += float64(n)
 	}
-	keys := make([]client.ConversationKey, 0, len(counts))
-	for k := range counts {
-		keys = append(keys, k)
+	samples := make([]engine.Sample, 0, len(counts))
+	for k, n := range counts {
+		samples = append(samples, engine.Sample{Labels: [2]string{k.ResponseType, k.Resolution}, Value: n})
 	}
-	slices.SortFunc(keys, func(a, b client.ConversationKey) int {
-		if c := strings.Compare(a.ResponseType, b.ResponseType); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Resolution, b.Resolution)
-	})
-	samples := make([]engine.Sample, 0, len(keys))
-	for _, k := range keys {
-		samples = append(samples, engine.Sample{Labels: [2]string{k.ResponseType, k.Resolution}, Value: counts[k]})
-	}
+	slices.SortFunc(samples, byLabels)
 	return &engine.Result{Samples: [][]engine.Sample{samples}, Cost: max(1, res.Pages), Skipped: res.Skipped,
 		Summary: fmt.Sprintf("%d turns", res.Turns)}, nil
 }
@@ -104,10 +95,13 @@ func (*Conversations) Sum(_ engine.Unit, days []*engine.Result) *engine.Result {
 // sumFamily sums family i over the days, series ordered by their labels.
 func sumFamily(days []*engine.Result, i int) []engine.Sample {
 	s := derived.SumSamples(familyOf(days, i)...)
-	slices.SortStableFunc(s, func(a, b engine.Sample) int {
-		return cmp.Or(strings.Compare(a.Labels[0], b.Labels[0]), strings.Compare(a.Labels[1], b.Labels[1]))
-	})
+	slices.SortStableFunc(s, byLabels)
 	return s
+}
+
+// byLabels orders series by their labels.
+func byLabels(a, b engine.Sample) int {
+	return cmp.Or(strings.Compare(a.Labels[0], b.Labels[0]), strings.Compare(a.Labels[1], b.Labels[1]))
 }
 
 var _ derived.Summer = (*Conversations)(nil)

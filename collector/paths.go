@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -66,17 +67,11 @@ func selectPathsOf[R any](rows []R, path func(*R) *string, key func(*R) float64,
 	for i := range kept {
 		order[i] = &kept[i]
 	}
-	slices.SortStableFunc(order, func(a, b *R) int {
-		if c := cmp.Compare(key(b), key(a)); c != 0 {
-			return c
-		}
-		return strings.Compare(*path(a), *path(b))
-	})
-	n := len(order)
+	slices.SortStableFunc(order, func(a, b *R) int { return cmp.Or(cmp.Compare(key(b), key(a)), strings.Compare(*path(a), *path(b))) })
 	if f.MaxPaths > 0 {
-		n = min(n, f.MaxPaths)
+		order = order[:min(len(order), f.MaxPaths)]
 	}
-	out := make([]R, n) // a copy: the rows cut are freed with rows
+	out := make([]R, len(order)) // a copy: the rows cut are freed with rows
 	for i := range out {
 		out[i] = *order[i]
 	}
@@ -380,11 +375,11 @@ func buildViews(u engine.Unit, res pathsUnit, out *engine.Result) {
 // appendTraffic appends the human, ai and (positive) other series.
 func appendTraffic(s []engine.Sample, path string, c client.Counts) []engine.Sample {
 	add := func(traffic string, v float64) {
+		l := [2]string{path, traffic}
 		if path == "" {
-			s = append(s, engine.Sample{Labels: [2]string{traffic}, Value: v})
-		} else {
-			s = append(s, engine.Sample{Labels: [2]string{path, traffic}, Value: v})
+			l = [2]string{traffic}
 		}
+		s = append(s, engine.Sample{Labels: l, Value: v})
 	}
 	add("human", c.Human)
 	add("ai", c.AI)
@@ -407,25 +402,16 @@ func (v *Paths) Sum(u engine.Unit, days []*engine.Result) *engine.Result {
 	for _, s := range page {
 		total[s.Labels[0]] += s.Value
 	}
-	paths := make([]string, 0, len(total))
-	for p := range total {
-		paths = append(paths, p)
-	}
-	slices.SortFunc(paths, func(a, b string) int { return cmp.Or(cmp.Compare(total[b], total[a]), strings.Compare(a, b)) })
+	paths := slices.SortedFunc(maps.Keys(total), func(a, b string) int { return cmp.Or(cmp.Compare(total[b], total[a]), strings.Compare(a, b)) })
 	distinct := len(paths)
 	if v.filter.MaxPaths > 0 && len(paths) > v.filter.MaxPaths {
 		paths = paths[:v.filter.MaxPaths]
 	}
-	rank := make(map[string]int, len(paths))
+	rank := make(map[string]int, len(paths)) // 1 for the first path, 0 for a path cut
 	for i, p := range paths {
-		rank[p] = i
+		rank[p] = i + 1
 	}
-	kept := page[:0]
-	for _, s := range page {
-		if _, ok := rank[s.Labels[0]]; ok {
-			kept = append(kept, s)
-		}
-	}
+	kept := slices.DeleteFunc(page, func(s engine.Sample) bool { return rank[s.Labels[0]] == 0 })
 	slices.SortStableFunc(kept, func(a, b engine.Sample) int { return cmp.Compare(rank[a.Labels[0]], rank[b.Labels[0]]) })
 	out.Samples[viewsPage] = kept
 	out.Samples[viewsPaths] = []engine.Sample{{Value: float64(distinct)}}

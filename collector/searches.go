@@ -101,9 +101,9 @@ func (s *Searches) Fetch(ctx context.Context, u engine.Unit, r client.DateRange,
 			continue // equal once cut: the first, most searched, is kept
 		}
 		seen[term] = true
-		out.Samples[searchesTermHits] = append(out.Samples[searchesTermHits], engine.Sample{Labels: [2]string{term}, Value: row.Hits})
-		out.Samples[searchesTermCTR] = append(out.Samples[searchesTermCTR], engine.Sample{Labels: [2]string{term}, Value: row.CTR})
-		out.Samples[searchesTermCTRDeprecated] = append(out.Samples[searchesTermCTRDeprecated], engine.Sample{Labels: [2]string{term}, Value: row.CTR})
+		for f, v := range map[int]float64{searchesTermHits: row.Hits, searchesTermCTR: row.CTR, searchesTermCTRDeprecated: row.CTR} {
+			out.Samples[f] = append(out.Samples[f], engine.Sample{Labels: [2]string{term}, Value: v})
+		}
 		if row.CTR == 0 {
 			withoutClicks++
 		}
@@ -119,14 +119,7 @@ func TermLabel(q string) string {
 	if utf8.RuneCountInString(q) <= MaxTermRunes {
 		return q
 	}
-	n := 0
-	for i := range q {
-		if n == MaxTermRunes-1 {
-			return q[:i] + "…"
-		}
-		n++
-	}
-	return q
+	return string([]rune(q)[:MaxTermRunes-1]) + "…"
 }
 
 // Additive implements derived.Summer: top terms do not add up over days.

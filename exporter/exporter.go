@@ -213,7 +213,13 @@ func (x *Exporter) analytics(cfg Config) (*parts, error) {
 	)
 	if fk, ok := cfg.Key.(*client.FileKey); ok {
 		p.live.MustRegister(collector.NewKeyFile(fk))
-		logKeyFile(fk, cfg.Logger)
+		fk.Notify(func(err error) { // a changed key file that cannot be used, and the recovery
+			if err != nil {
+				level.Error(cfg.Logger).Log("msg", "the API key file changed but cannot be used; the previous key stays in use until it expires (mintlify_api_key_file_ok is 0)", "err", err)
+				return
+			}
+			level.Info(cfg.Logger).Log("msg", "the API key file is usable again; its key is in use", "file", fk.Path())
+		})
 	}
 	sources, err := collector.Build(cfg.Collectors, c, cfg.Sources)
 	if err != nil {
@@ -348,10 +354,9 @@ func (x *Exporter) agents(ctx context.Context, cfg Config, p *parts) error {
 // routes is the exporter's HTTP handler.
 func routes(cfg Config, eng *engine.Engine, src *stream.Source, p *parts) http.Handler {
 	mux := http.NewServeMux()
-	mcfg := metricshandler.Config{Live: p.live, MaxRequests: cfg.MaxRequests,
-		Instrument: p.live, Logger: cfg.Logger}
+	mcfg := metricshandler.Config{Live: p.live, MaxRequests: cfg.MaxRequests, Instrument: p.live, Logger: cfg.Logger}
 	if eng != nil {
-		mcfg.Cached = eng
+		mcfg.Cached = eng // not a nil *engine.Engine in the interface
 	}
 	mux.Handle(cfg.TelemetryPath, metricshandler.New(mcfg))
 	if p.webhook != nil {
@@ -444,10 +449,8 @@ func CheckTelemetryPath(p string) error {
 	if len(p) > 1000 {
 		return errors.New("is longer than 1000 characters")
 	}
-	for _, r := range reservedPaths {
-		if p == r {
-			return fmt.Errorf("is the exporter's %s endpoint; choose another path, such as /metrics", r)
-		}
+	if slices.Contains(reservedPaths, p) {
+		return fmt.Errorf("is the exporter's %s endpoint; choose another path, such as /metrics", p)
 	}
 	return nil
 }
@@ -470,15 +473,4 @@ func (x *Exporter) Close() {
 	}
 	x.journal.Close()
 	x.lock.Unlock()
-}
-
-// logKeyFile logs a changed API key file that cannot be used, and the recovery.
-func logKeyFile(fk *client.FileKey, logger log.Logger) {
-	fk.Notify(func(err error) {
-		if err != nil {
-			level.Error(logger).Log("msg", "the API key file changed but cannot be used; the previous key stays in use until it expires (mintlify_api_key_file_ok is 0)", "err", err)
-			return
-		}
-		level.Info(logger).Log("msg", "the API key file is usable again; its key is in use", "file", fk.Path())
-	})
 }

@@ -47,7 +47,8 @@ type Listeners struct {
 // start-up error; a systemd socket or vsock:// is exporter-toolkit's job.
 func Listen(flags *web.FlagConfig) (*Listeners, error) {
 	l := &Listeners{flags: flags}
-	if toolkitListens(flags) {
+	if flags.WebSystemdSocket != nil && *flags.WebSystemdSocket ||
+		slices.ContainsFunc(*flags.WebListenAddresses, func(a string) bool { return strings.HasPrefix(a, "vsock://") }) {
 		return l, nil
 	}
 	for _, a := range *flags.WebListenAddresses {
@@ -59,12 +60,6 @@ func Listen(flags *web.FlagConfig) (*Listeners, error) {
 		l.ls = append(l.ls, s)
 	}
 	return l, nil
-}
-
-// toolkitListens reports whether exporter-toolkit opens the sockets.
-func toolkitListens(flags *web.FlagConfig) bool {
-	return flags.WebSystemdSocket != nil && *flags.WebSystemdSocket ||
-		slices.ContainsFunc(*flags.WebListenAddresses, func(a string) bool { return strings.HasPrefix(a, "vsock://") })
 }
 
 // listenError says why address a cannot be listened on, and what to do.

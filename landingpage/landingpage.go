@@ -5,6 +5,7 @@
 package landingpage
 
 import (
+	"cmp"
 	"fmt"
 	"html"
 	"html/template"
@@ -197,12 +198,9 @@ type streamRow struct {
 
 // newStreamRow writes the stream's progress for people.
 func newStreamRow(v StreamView, now time.Time) *streamRow {
-	r := &streamRow{Bucket: v.Bucket, Prefix: v.Prefix, Interval: v.PollInterval.String(), LastPoll: "not yet", LastObject: "none yet", Lag: "-",
+	r := &streamRow{Bucket: v.Bucket, Prefix: cmp.Or(v.Prefix, "(none)"), Interval: v.PollInterval.String(), LastPoll: "not yet", LastObject: "none yet", Lag: "-",
 		Rate: fmt.Sprintf("%.1f", v.EventsPerMinute), Objects: v.Objects, Lines: v.Lines, Events: v.Events, Duplicates: v.Duplicates,
 		Refused: "none", Error: "none", ErrorState: "ok"}
-	if r.Prefix == "" {
-		r.Prefix = "(none)"
-	}
 	if !v.LastPoll.IsZero() {
 		r.LastPoll = fmt.Sprintf("%s (%s ago)", clock(v.LastPoll, now), now.Sub(v.LastPoll).Round(time.Second))
 	}
@@ -266,10 +264,7 @@ func (p *page) table() (string, error) {
 		JobsEnabled: p.c.JobsEnabled, JobsDescribe: p.c.JobsDescribe, JobsShown: p.s.Jobs != nil, RemediationShown: p.s.Remediation != nil}
 	for _, st := range units {
 		r := unitRow{Source: st.Source, Project: st.Project, Window: windowText(st), Dates: "-", Cost: st.Cost,
-			Interval: st.Interval.String(), Data: "-", Last: "never", State: st.State, Text: stateText(st, now), Rank: st.Rank}
-		if r.Rank == "" {
-			r.Rank = "-"
-		}
+			Interval: st.Interval.String(), Data: "-", Last: "never", State: st.State, Text: stateText(st, now), Rank: cmp.Or(st.Rank, "-")}
 		if !st.Completed.IsZero() {
 			r.Dates, r.Data = st.Range.String(), st.Summary
 			r.Last = fmt.Sprintf("%s ago", now.Sub(st.Completed).Round(time.Second))
@@ -278,10 +273,7 @@ func (p *page) table() (string, error) {
 	}
 	if p.c.JobsEnabled && p.s.Jobs != nil {
 		for _, j := range p.s.Jobs() {
-			status := j.Status
-			if status == "" {
-				status = "not read yet"
-			}
+			status := cmp.Or(j.Status, "not read yet")
 			switch {
 			case j.NotFound:
 				status += " (last read failed: not found (404): the job does not exist in this project)"
@@ -300,11 +292,9 @@ func (p *page) table() (string, error) {
 	}
 	if p.s.Remediation != nil {
 		for _, r := range p.s.Remediation() {
-			job, status := r.JobID, r.Status
+			job, status := r.JobID, cmp.Or(r.Status, "not read yet")
 			if job == "" {
 				job, status = "-", "unknown: the create request got no answer"
-			} else if status == "" {
-				status = "not read yet"
 			}
 			if !r.Ended.IsZero() {
 				status += ", ended " + clock(r.Ended, now)
@@ -369,11 +359,7 @@ func stateText(st engine.UnitState, now time.Time) string {
 	case engine.StateFailing:
 		return fmt.Sprintf("failing: %s (next try about %s)", st.LastError, clock(st.Next, now))
 	case engine.StateWaiting:
-		what := st.Deferred
-		if what == "" {
-			what = "waiting for the request budget"
-		}
-		return fmt.Sprintf("%s, expected about %s", what, clock(st.Next, now))
+		return fmt.Sprintf("%s, expected about %s", cmp.Or(st.Deferred, "waiting for the request budget"), clock(st.Next, now))
 	case engine.StatePending:
 		return "not tried yet"
 	}

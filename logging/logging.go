@@ -35,7 +35,7 @@ const TimeLayout = "2006-01-02T15:04:05.000Z07:00"
 // New returns a logger writing to w in format, keeping entries at lvl and
 // above, and the same logger as a *slog.Logger.
 func New(w io.Writer, lvl, format string) (log.Logger, *slog.Logger, error) {
-	sl, ok := toSlog(lvl)
+	sl, ok := slogLevels[lvl]
 	if !ok {
 		return nil, nil, fmt.Errorf("invalid log level %q: want debug, info, warn or error", lvl)
 	}
@@ -58,24 +58,20 @@ func replaceAttr(groups []string, a slog.Attr) slog.Attr {
 	if len(groups) > 0 {
 		return a
 	}
-	switch a.Key {
-	case slog.TimeKey:
-		if t, ok := a.Value.Any().(time.Time); ok {
-			a.Value = slog.StringValue(t.UTC().Format(TimeLayout))
-		} else {
-			a.Key = "logged_" + a.Key
+	if a.Key == slog.TimeKey || a.Key == slog.LevelKey || a.Key == slog.SourceKey {
+		var key, s string // the built-in key whose value a holds
+		switch v := a.Value.Any().(type) {
+		case time.Time:
+			key, s = slog.TimeKey, v.UTC().Format(TimeLayout)
+		case slog.Level:
+			key, s = slog.LevelKey, strings.ToLower(v.String())
+		case *slog.Source:
+			key, s = slog.SourceKey, filepath.Base(v.File)+":"+strconv.Itoa(v.Line)
 		}
-	case slog.LevelKey:
-		if l, ok := a.Value.Any().(slog.Level); ok {
-			a.Value = slog.StringValue(strings.ToLower(l.String()))
-		} else {
+		if key != a.Key {
 			a.Key = "logged_" + a.Key
-		}
-	case slog.SourceKey:
-		if s, ok := a.Value.Any().(*slog.Source); ok {
-			a.Value = slog.StringValue(filepath.Base(s.File) + ":" + strconv.Itoa(s.Line))
 		} else {
-			a.Key = "logged_" + a.Key
+			a.Value = slog.StringValue(s)
 		}
 	}
 	if d, ok := a.Value.Any().(time.Duration); ok {
@@ -103,14 +99,11 @@ func (g *goKit) Log(keyvals ...any) error {
 		}
 		if k == level.Key() {
 			if lv, ok := v.(level.Value); ok {
-				lvl, _ = toSlog(lv.String())
+				lvl = slogLevels[lv.String()] // info when unknown: the zero Level
 				continue
 			}
 		}
-		key, ok := k.(string)
-		if !ok {
-			key = fmt.Sprint(k)
-		}
+		key := fmt.Sprint(k)
 		if key == "msg" && msg == "" {
 			msg = fmt.Sprint(v)
 			continue
@@ -153,13 +146,8 @@ func safeString(f func() string) (s string) {
 	return f()
 }
 
+// slogLevels are the slog levels of go-kit's level names.
 var slogLevels = map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}
-
-// toSlog is the slog level of a go-kit level's name (info when unknown).
-func toSlog(name string) (slog.Level, bool) {
-	l, ok := slogLevels[name]
-	return l, ok // slog.LevelInfo is the zero Level
-}
 
 // callerPC returns the first caller outside go-kit's log packages and this
 // one: the call site, however many wrappers lie in between.

@@ -69,11 +69,10 @@ func New(cfg Config) http.Handler {
 		ErrorHandling:     promhttp.ContinueOnError,
 		EnableOpenMetrics: true,
 	})
-	var out http.Handler = h
-	if cfg.Instrument != nil {
-		out = promhttp.InstrumentMetricHandler(cfg.Instrument, h)
+	if cfg.Instrument == nil {
+		return h
 	}
-	return out
+	return promhttp.InstrumentMetricHandler(cfg.Instrument, h)
 }
 
 type errorLogger struct{ l log.Logger }
@@ -159,9 +158,9 @@ func (h *handler) serveText(w http.ResponseWriter, r *http.Request, format expfm
 			level.Error(h.cfg.Logger).Log("msg", "error encoding metric family", "family", mf.GetName(), "err", err)
 		}
 	}
-	var expo *exposition.Exposition
+	expo := emptyExposition
 	if h.cfg.Cached != nil {
-		expo = h.cfg.Cached.Exposition()
+		expo = cmp.Or(h.cfg.Cached.Exposition(), emptyExposition)
 	}
 	release()
 	hdr := w.Header()
@@ -169,22 +168,15 @@ func (h *handler) serveText(w http.ResponseWriter, r *http.Request, format expfm
 	if accepts(r.Header.Get("Accept-Encoding"), "gzip", false) {
 		hdr.Set("Content-Encoding", "gzip")
 		hdr.Add("Vary", "Accept-Encoding")
-		expo = cmp.Or(expo, emptyExposition)
 		if err := expo.WriteGzip(w, live.Bytes()); err != nil {
 			level.Debug(h.cfg.Logger).Log("msg", "scrape answer not fully sent", "err", err)
 		}
 		return
 	}
-	size := live.Len()
-	if expo != nil {
-		size += expo.TextLen()
-	}
-	hdr.Set("Content-Length", strconv.Itoa(size))
-	if expo != nil {
-		if err := expo.WriteText(w); err != nil {
-			level.Debug(h.cfg.Logger).Log("msg", "scrape answer not fully sent", "err", err)
-			return
-		}
+	hdr.Set("Content-Length", strconv.Itoa(expo.TextLen()+live.Len()))
+	if err := expo.WriteText(w); err != nil {
+		level.Debug(h.cfg.Logger).Log("msg", "scrape answer not fully sent", "err", err)
+		return
 	}
 	_, _ = w.Write(live.Bytes())
 }
