@@ -298,6 +298,7 @@ type faultResult struct {
 	minPerRefresh int
 	maxPerRefresh int
 	recoveredIn   time.Duration
+	period        time.Duration // how long the fault lasted
 }
 
 func faultMutateRow(offset int, fn func(row map[string]any)) func(*faultEnv) func() {
@@ -622,7 +623,7 @@ func TestFaultTable(t *testing.T) {
 			up, reqs = "FAILED", "FAILED"
 		case row.fails:
 			reqs = fmt.Sprintf("%d failing refreshes in %s, %d–%d requests each; recovered %s after the fault cleared",
-				res.refreshes, cmp.Or(row.period, faultPeriod), res.minPerRefresh, res.maxPerRefresh, res.recoveredIn)
+				res.refreshes, res.period, res.minPerRefresh, res.maxPerRefresh, res.recoveredIn)
 		default:
 			up = "stays 1"
 			reqs = fmt.Sprintf("%d per refresh, as without the fault", res.maxPerRefresh)
@@ -632,7 +633,7 @@ func TestFaultTable(t *testing.T) {
 	t.Logf("fault table:\n%s", table.String())
 }
 
-// runFaultRow runs one row: a good snapshot, the fault for faultPeriod,
+// runFaultRow runs one row: a good snapshot, the fault for its period,
 // then recovery.
 func runFaultRow(t *testing.T, row faultRow) faultResult {
 	t.Helper()
@@ -656,10 +657,8 @@ func runFaultRow(t *testing.T, row faultRow) faultResult {
 	e.faultAt = e.clock.Now().Add(16 * time.Minute)
 	remove := row.install(e)
 	e.clock.Advance(16 * time.Minute)
-	if row.period == 0 {
-		row.period = faultPeriod
-	}
-	end := e.clock.Now().Add(row.period)
+	res.period = cmp.Or(row.period, faultPeriod)
+	end := e.clock.Now().Add(res.period)
 	first := true
 	for e.clock.Now().Before(end) {
 		e.scrape()
@@ -724,7 +723,7 @@ func runFaultRow(t *testing.T, row faultRow) faultResult {
 		// Backoff 30 s, 1 m, 2 m, 4 m, 8 m after the first failure: six
 		// refreshes in 20 minutes at most.
 		if res.refreshes < 1 || res.refreshes > 6 {
-			t.Errorf("%d failing refreshes in %s, want 1..6", res.refreshes, row.period)
+			t.Errorf("%d failing refreshes in %s, want 1..6", res.refreshes, res.period)
 		}
 		e.mu.Lock()
 		for _, d := range e.delays {
