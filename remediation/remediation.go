@@ -178,11 +178,11 @@ func New(opts Options) (*Remediator, error) {
 		level.Warn(r.logger).Log("msg", "times from the future in the remediation ledger were set to now (was the clock wrong?)", "file", opts.LedgerPath, "times", clamped)
 	}
 	counter := func(name, help string, labels ...string) *prometheus.CounterVec {
-		return prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mintlify_remediation_" + name, Help: help}, labels)
+		return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
 	}
-	r.alerts = counter("alerts_total", "Alerts received by the remediation webhook, by matching rule and outcome.", "rule", "outcome")
-	r.created = counter("jobs_created_total", "Agent jobs the remediation webhook created, by project and rule.", "project", "rule")
-	r.messages = counter("messages_sent_total", "Follow-up messages the remediation webhook sent to its jobs, by project and rule.", "project", "rule")
+	r.alerts = counter("mintlify_remediation_alerts_total", "Alerts received by the remediation webhook, by matching rule and outcome.", "rule", "outcome")
+	r.created = counter("mintlify_remediation_jobs_created_total", "Agent jobs the remediation webhook created, by project and rule.", "project", "rule")
+	r.messages = counter("mintlify_remediation_messages_sent_total", "Follow-up messages the remediation webhook sent to its jobs, by project and rule.", "project", "rule")
 	r.initSeries(cfg)
 	// Jobs created before a restart are watched again.
 	for _, e := range r.ledger.entries {
@@ -192,7 +192,10 @@ func New(opts Options) (*Remediator, error) {
 			}
 		}
 	}
-	mode := map[bool]string{false: "acting", true: "dry run: nothing is sent"}[cfg.DryRun]
+	mode := "acting"
+	if cfg.DryRun {
+		mode = "dry run: nothing is sent"
+	}
 	level.Info(r.logger).Log("msg", "remediation webhook ready", "path", Path, "rules", len(cfg.Rules), "mode", mode,
 		"keys_in_ledger", len(r.ledger.entries), "max_per_project_per_hour", cfg.MaxPerProjectPerHour, "max_per_day", cfg.MaxPerDay)
 	return r, nil
