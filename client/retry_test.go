@@ -473,38 +473,49 @@ func attemptTimeout(t *testing.T) time.Duration {
 func TestTimeout(t *testing.T) {
 	timeout := attemptTimeout(t)
 	short := func(c *client.Config) { c.Timeout = timeout }
+	// Each case waits out real timeouts on a fake of its own: they wait
+	// side by side.
 	for _, o := range getOps {
-		h := jobHarness(t, short)
-		h.srv.AddFault(mintlifytest.Fault{Endpoint: o.endpoint, Offset: mintlifytest.AnyOffset, Delay: time.Minute, Times: 1})
-		if err := o.run(h, context.Background()); err != nil {
-			t.Fatalf("%s: %v", o.name, err)
-		}
-		if got := h.codes(); !slices.Equal(got, []string{"error", "200"}) {
-			t.Errorf("%s: attempts %v", o.name, got)
-		}
-		h.waitRequests(o.endpoint, 2)
+		t.Run(o.name, func(t *testing.T) {
+			t.Parallel()
+			h := jobHarness(t, short)
+			h.srv.AddFault(mintlifytest.Fault{Endpoint: o.endpoint, Offset: mintlifytest.AnyOffset, Delay: time.Minute, Times: 1})
+			if err := o.run(h, context.Background()); err != nil {
+				t.Fatalf("%s: %v", o.name, err)
+			}
+			if got := h.codes(); !slices.Equal(got, []string{"error", "200"}) {
+				t.Errorf("%s: attempts %v", o.name, got)
+			}
+			h.waitRequests(o.endpoint, 2)
+		})
 	}
 
-	h := jobHarness(t, func(c *client.Config) { short(c); c.Retry.MaxAttempts = 2 })
-	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointGetJob, Delay: time.Minute})
-	err := opGetJob.run(h, context.Background())
-	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "no answer within "+timeout.String()) {
-		t.Errorf("error %v, want a timeout", err)
-	}
-	h.waitRequests(mintlifytest.EndpointGetJob, 2)
+	t.Run("every attempt", func(t *testing.T) {
+		t.Parallel()
+		h := jobHarness(t, func(c *client.Config) { short(c); c.Retry.MaxAttempts = 2 })
+		h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointGetJob, Delay: time.Minute})
+		err := opGetJob.run(h, context.Background())
+		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "no answer within "+timeout.String()) {
+			t.Errorf("error %v, want a timeout", err)
+		}
+		h.waitRequests(mintlifytest.EndpointGetJob, 2)
+	})
 
 	// A POST that timed out may have been delivered: never repeated.
-	h = jobHarness(t, short)
-	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointSendMessage, Delay: time.Minute})
-	err = opSendMessage.run(h, context.Background())
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("error %v, want a timeout", err)
-	}
-	if got := h.codes(); !slices.Equal(got, []string{"error"}) {
-		t.Errorf("POST: attempts %v, want one", got)
-	}
-	h.waitRequests(mintlifytest.EndpointSendMessage, 1)
-	h.attemptErrs(t)
+	t.Run("POST", func(t *testing.T) {
+		t.Parallel()
+		h := jobHarness(t, short)
+		h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointSendMessage, Delay: time.Minute})
+		err := opSendMessage.run(h, context.Background())
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("error %v, want a timeout", err)
+		}
+		if got := h.codes(); !slices.Equal(got, []string{"error"}) {
+			t.Errorf("POST: attempts %v, want one", got)
+		}
+		h.waitRequests(mintlifytest.EndpointSendMessage, 1)
+		h.attemptErrs(t)
+	})
 }
 
 // closedPort returns the address of a loopback port nobody listens on.
