@@ -716,6 +716,11 @@ func (w *StreamWriter) line(e streamEvent, form int) streamLine {
 
 func joinLines(lines []streamLine, cutLast bool) []byte {
 	var body bytes.Buffer
+	n := len(lines)
+	for _, l := range lines {
+		n += len(l.text)
+	}
+	body.Grow(n)
 	for i, l := range lines {
 		body.WriteString(l.text)
 		if !cutLast || i < len(lines)-1 {
