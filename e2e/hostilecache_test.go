@@ -23,6 +23,7 @@ import (
 // refreshes (requests reach the fake), exports none of the hostile series
 // and exits on SIGTERM within the harness's bound.
 func TestHostileCacheFileDoesNotFreeze(t *testing.T) {
+	exporterBinary(t) // skips under -short before the 6 MB cache file is written
 	t.Parallel()
 	today := utcToday()
 	srv := newFake(t, today, map[string]int{"hostile": 120})
