@@ -178,12 +178,14 @@ func TestWaitTimeoutBoundsEveryRead(t *testing.T) {
 	h.addJob(mintlifytest.JobSpec{RunFor: time.Hour})
 	// The read hangs for 10 minutes; the harness gives up (exit 130)
 	// after 30 s, which a read bounded by --wait.timeout never reaches.
+	// The first wait (2 s) is on the test clock: the read gets the real
+	// 0.2 s left of --wait.timeout.
 	h.fake.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointGetJob, Delay: 10 * time.Minute})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	h.ctx = ctx
-	code := h.run("agent", "message", "--job=j1", "--prompt=go", "--wait", "--wait.timeout=3s")
-	if code != agentcmd.ExitTimeout || !strings.Contains(h.stderr.String(), "gave up waiting after 3s") {
+	code := h.run("agent", "message", "--job=j1", "--prompt=go", "--wait", "--wait.timeout=2.2s")
+	if code != agentcmd.ExitTimeout || !strings.Contains(h.stderr.String(), "gave up waiting after 2.2s") {
 		t.Errorf("exit %d, want %d (--wait.timeout); stderr:\n%s", code, agentcmd.ExitTimeout, h.stderr.String())
 	}
 }
