@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-jsonnet"
@@ -76,10 +77,17 @@ type alertRule struct {
 	Labels map[string]string `json:"labels"`
 }
 
+// rulesByOverrides keeps allRules' answers: several tests read the
+// defaults' rules, which need evaluating once.
+var rulesByOverrides sync.Map // string -> []alertRule
+
 // allRules evaluates the mixin with overrides (a jsonnet object added to it) and returns every
-// alerting and recording rule.
+// alerting and recording rule. The slice is shared: callers only read it.
 func allRules(t *testing.T, overrides string) []alertRule {
 	t.Helper()
+	if rules, ok := rulesByOverrides.Load(overrides); ok {
+		return rules.([]alertRule)
+	}
 	vm := jsonnet.MakeVM()
 	out, err := vm.EvaluateAnonymousSnippet("test.jsonnet", "local m = (import 'mixin.libsonnet') + "+overrides+"; { groups: m.prometheusRules.groups + m.prometheusAlerts.groups }")
 	if err != nil {
@@ -97,6 +105,7 @@ func allRules(t *testing.T, overrides string) []alertRule {
 	for _, g := range f.Groups {
 		rules = append(rules, g.Rules...)
 	}
+	rulesByOverrides.Store(overrides, rules)
 	return rules
 }
 
