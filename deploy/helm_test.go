@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"gopkg.in/yaml.v3"
@@ -340,12 +341,33 @@ func decodeStrict(doc []byte, v any) error {
 	return dec.Decode(v)
 }
 
+// renders keeps helm template's output by its arguments: several tests
+// read the chart rendered with the base values, which needs rendering once.
+var renders sync.Map // arguments joined by NUL -> output
+
+// renderOnce runs helm with args, or returns what the same args gave
+// before. A values file can change between runs: args with --values always
+// run.
+func renderOnce(t *testing.T, helm string, args []string) string {
+	t.Helper()
+	if slices.Contains(args, "--values") {
+		return mustRunTool(t, ".", helm, args...)
+	}
+	key := strings.Join(args, "\x00")
+	if out, ok := renders.Load(key); ok {
+		return out.(string)
+	}
+	out := mustRunTool(t, ".", helm, args...)
+	renders.Store(key, out)
+	return out
+}
+
 // renderChart runs helm template with more arguments (--values, --set) and
 // decodes every object strictly into its type.
 func renderChart(t *testing.T, helm string, more ...string) rendered {
 	t.Helper()
 	args := append([]string{"template", "mintlify-exporter", chartDir, "--namespace", "monitoring", kubeVersion}, more...)
-	out := mustRunTool(t, ".", helm, args...)
+	out := renderOnce(t, helm, args)
 	r := rendered{apiVersionsSeen: map[string]string{}, secrets: map[string]*secret{}}
 	dec := yaml.NewDecoder(strings.NewReader(out))
 	for {
