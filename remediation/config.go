@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -215,55 +216,44 @@ func readsIn(t *template.Template) (labels []string, annotations bool) {
 		}
 		annotations = annotations || len(ident) > 0 && ident[0] == "Annotations"
 	}
-	var walk func(n parse.Node)
-	walk = func(n parse.Node) {
-		switch n := n.(type) {
-		case *parse.ListNode:
-			for i := 0; n != nil && i < len(n.Nodes); i++ {
-				walk(n.Nodes[i])
-			}
-		case *parse.PipeNode:
-			for i := 0; n != nil && i < len(n.Cmds); i++ {
-				walk(n.Cmds[i])
-			}
-		case *parse.CommandNode:
-			// index .Labels "name" reads one label.
-			if len(n.Args) == 3 && n.Args[0].String() == "index" && slices.Contains([]string{".Labels", "$.Labels"}, n.Args[1].String()) {
-				if s, ok := n.Args[2].(*parse.StringNode); ok {
-					fields([]string{"Labels", s.Text})
-					return
+	// walk visits every node under v, finding children by their types.
+	var walk func(v reflect.Value)
+	walk = func(v reflect.Value) {
+		switch v.Kind() {
+		case reflect.Interface:
+			walk(v.Elem())
+		case reflect.Pointer:
+			switch n := v.Interface().(type) {
+			case *parse.CommandNode: // index .Labels "name" reads one label
+				if len(n.Args) == 3 && n.Args[0].String() == "index" && slices.Contains([]string{".Labels", "$.Labels"}, n.Args[1].String()) {
+					if s, ok := n.Args[2].(*parse.StringNode); ok {
+						fields([]string{"Labels", s.Text})
+						return
+					}
+				}
+			case *parse.FieldNode:
+				fields(n.Ident)
+			case *parse.VariableNode:
+				if len(n.Ident) > 1 && n.Ident[0] == "$" {
+					fields(n.Ident[1:])
 				}
 			}
-			for _, c := range n.Args {
-				walk(c)
+			walk(v.Elem())
+		case reflect.Slice:
+			for i := range v.Len() {
+				walk(v.Index(i))
 			}
-		case *parse.FieldNode:
-			fields(n.Ident)
-		case *parse.VariableNode:
-			if len(n.Ident) > 1 && n.Ident[0] == "$" {
-				fields(n.Ident[1:])
+		case reflect.Struct: // exported fields: the unexported ones lead back to the tree
+			for i := range v.NumField() {
+				if v.Type().Field(i).IsExported() {
+					walk(v.Field(i))
+				}
 			}
-		case *parse.ActionNode:
-			walk(n.Pipe)
-		case *parse.TemplateNode:
-			walk(n.Pipe)
-		case *parse.ChainNode:
-			walk(n.Node)
-		case *parse.IfNode:
-			walk(&n.BranchNode)
-		case *parse.RangeNode:
-			walk(&n.BranchNode)
-		case *parse.WithNode:
-			walk(&n.BranchNode)
-		case *parse.BranchNode:
-			walk(n.Pipe)
-			walk(n.List)
-			walk(n.ElseList)
 		}
 	}
 	for _, tt := range t.Templates() {
 		if tt.Tree != nil {
-			walk(tt.Tree.Root)
+			walk(reflect.ValueOf(tt.Tree.Root))
 		}
 	}
 	slices.Sort(labels)
