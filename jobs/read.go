@@ -80,8 +80,8 @@ func (w *Watcher) applyRead(ctx context.Context, start time.Time, rd jobsRead, j
 			interval = w.cfg.TerminalInterval
 		}
 		e.nextRead = start.Add(interval)
-		if k := [2]string{p.id, string(job.Status)}; !job.Status.Known() && !w.unknown[k] {
-			w.unknown[k] = true
+		if k := [3]string{"status", p.id, string(job.Status)}; !job.Status.Known() && !w.logged[k] {
+			w.logged[k] = true
 			msg := "agent job has a status the exporter does not know; it is counted under its own value"
 			if job.Status == "" {
 				msg = "agent job has no status; it is counted under an empty status"

@@ -17,6 +17,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/health"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/backoff"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/errstate"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/filewatch"
 )
 
 // Source is the watcher's "source" label value on the status series.
@@ -83,17 +84,23 @@ type Watcher struct {
 	cfg    Config
 	logger log.Logger
 	static []jobRef
-	file   *jobsFile // nil without --jobs.file
+	// file is --jobs.file (nil without), marked with the version last
+	// parsed, good or bad; fileRefs is its last good list, fileErr its
+	// current problem ("" when the last check was fine).
+	file     *filewatch.File
+	fileRefs []jobRef
+	fileErr  string
 
 	pollMu sync.Mutex    // one round at a time
 	wake   chan struct{} // Watch asks Run for a round now
 
 	mu       sync.Mutex // guards everything below
 	projects map[string]*jobsProject
-	order    []string           // project ids, sorted
-	added    map[jobRef]bool    // jobs given to Watch
-	unknown  map[[2]string]bool // (project, status) pairs already logged
-	badIDs   map[[2]string]bool // (project, id) of listed ids refused, already logged
+	order    []string        // project ids, sorted
+	added    map[jobRef]bool // jobs given to Watch
+	// logged holds the ("status", project, status) pairs and the
+	// ("id", project, id) listed ids refused that were logged.
+	logged map[[3]string]bool
 }
 
 // jobsProject is the state of one project's watched jobs.
@@ -169,8 +176,7 @@ func New(cfg Config) (*Watcher, error) {
 		projects: make(map[string]*jobsProject),
 		added:    make(map[jobRef]bool),
 		wake:     make(chan struct{}, 1),
-		unknown:  make(map[[2]string]bool),
-		badIDs:   make(map[[2]string]bool),
+		logged:   make(map[[3]string]bool),
 	}
 	for _, p := range cfg.Projects {
 		if p == "" {
@@ -183,15 +189,15 @@ func New(cfg Config) (*Watcher, error) {
 		w.order = append(w.order, p)
 	}
 	slices.Sort(w.order)
+	if cfg.File != "" {
+		w.file = filewatch.New(cfg.File)
+		if _, err := w.loadFile(); err != nil {
+			return nil, fmt.Errorf("--jobs.file: %w", err)
+		}
+	}
 	for _, s := range cfg.IDs {
 		r, _ := parseJobRef(s, w.order) // CheckConfig parsed it
 		w.static = append(w.static, r)
-	}
-	if cfg.File != "" {
-		w.file = newJobsFile(cfg.File, w.order)
-		if _, err := w.file.load(); err != nil {
-			return nil, fmt.Errorf("--jobs.file: %w", err)
-		}
 	}
 	w.updateMembership(nil)
 	for _, p := range w.order {
@@ -262,17 +268,17 @@ func (w *Watcher) checkFile() {
 	if w.file == nil {
 		return
 	}
-	changed, err := w.file.load()
+	changed, err := w.loadFile()
 	if err != nil {
-		if msg := err.Error(); msg != w.file.errMsg {
-			level.Warn(w.logger).Log("msg", "cannot use the jobs file; keeping the last good list of jobs", "file", w.file.file.Path(), "err", err)
-			w.file.errMsg = msg
+		if msg := err.Error(); msg != w.fileErr {
+			level.Warn(w.logger).Log("msg", "cannot use the jobs file; keeping the last good list of jobs", "file", w.file.Path(), "err", err)
+			w.fileErr = msg
 		}
 		return
 	}
-	w.file.errMsg = ""
+	w.fileErr = ""
 	if changed {
-		level.Info(w.logger).Log("msg", "jobs file re-read", "file", w.file.file.Path(), "jobs", len(w.file.refs))
+		level.Info(w.logger).Log("msg", "jobs file re-read", "file", w.file.Path(), "jobs", len(w.fileRefs))
 	}
 }
 
@@ -298,10 +304,8 @@ func (w *Watcher) updateMembership(listed map[string][]client.LegacySession) {
 	for _, r := range w.static {
 		entry(r).static = true
 	}
-	if w.file != nil {
-		for _, r := range w.file.refs {
-			entry(r).fromFile = true
-		}
+	for _, r := range w.fileRefs {
+		entry(r).fromFile = true
 	}
 	for r := range w.added {
 		entry(r).added = true
@@ -313,8 +317,8 @@ func (w *Watcher) updateMembership(listed map[string][]client.LegacySession) {
 				continue
 			}
 			if err := checkJobID(s.SessionID); err != nil {
-				if k := [2]string{project, s.SessionID}; !w.badIDs[k] {
-					w.badIDs[k] = true
+				if k := [3]string{"id", project, s.SessionID}; !w.logged[k] {
+					w.logged[k] = true
 					level.Warn(w.logger).Log("msg", "ignoring a session of the v1 listing whose id cannot be read", "project", project, "err", err)
 				}
 				continue
@@ -359,11 +363,9 @@ func (w *Watcher) Poll(ctx context.Context) {
 	w.mu.Lock()
 	var active []*jobsRound
 	for _, id := range w.order {
-		p := w.projects[id]
-		if start.Before(p.pausedUntil) {
-			continue
+		if !start.Before(w.projects[id].pausedUntil) {
+			active = append(active, &jobsRound{project: id})
 		}
-		active = append(active, &jobsRound{project: id})
 	}
 	w.mu.Unlock()
 
