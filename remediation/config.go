@@ -60,10 +60,10 @@ var PublicLabels = []string{"term"}
 // Config is a parsed, validated configuration file (--remediation.config).
 type Config struct {
 	// DryRun logs and counts what would be sent and sends nothing.
-	DryRun               bool
-	MaxPerProjectPerHour int
-	MaxPerDay            int
-	Rules                []*Rule
+	DryRun               bool    `yaml:"dry_run"`
+	MaxPerProjectPerHour int     `yaml:"max_per_project_per_hour"`
+	MaxPerDay            int     `yaml:"max_per_day"`
+	Rules                []*Rule `yaml:"-"`
 }
 
 // Rule turns the alerts it matches into jobs of one key each.
@@ -85,10 +85,8 @@ type Rule struct {
 // fileConfig is the YAML file. Absent (or null) fields keep the defaults
 // ParseConfig sets before decoding.
 type fileConfig struct {
-	DryRun               bool       `yaml:"dry_run"`
-	MaxPerProjectPerHour int        `yaml:"max_per_project_per_hour"`
-	MaxPerDay            int        `yaml:"max_per_day"`
-	Rules                []fileRule `yaml:"rules"`
+	Config `yaml:",inline"`
+	Rules  []fileRule `yaml:"rules"`
 }
 
 type fileRule struct {
@@ -108,7 +106,7 @@ var ruleName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 // ParseConfig parses and validates a configuration file's content. Errors
 // name the rule and the field at fault.
 func ParseConfig(data []byte) (*Config, error) {
-	f := fileConfig{DryRun: true, MaxPerProjectPerHour: DefaultMaxPerProjectPerHour, MaxPerDay: DefaultMaxPerDay}
+	f := fileConfig{Config: Config{DryRun: true, MaxPerProjectPerHour: DefaultMaxPerProjectPerHour, MaxPerDay: DefaultMaxPerDay}}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&f); err != nil {
@@ -117,7 +115,7 @@ func ParseConfig(data []byte) (*Config, error) {
 		}
 		return nil, fmt.Errorf("not a remediation configuration: %s", oneLine(err.Error()))
 	}
-	c := &Config{DryRun: f.DryRun, MaxPerProjectPerHour: f.MaxPerProjectPerHour, MaxPerDay: f.MaxPerDay}
+	c := &f.Config
 	switch {
 	case c.MaxPerProjectPerHour < 1 || c.MaxPerProjectPerHour > APIMaxPerProjectPerHour:
 		return nil, fmt.Errorf("max_per_project_per_hour must be 1 to %d (the API's limit), not %d", APIMaxPerProjectPerHour, c.MaxPerProjectPerHour)

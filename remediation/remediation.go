@@ -27,6 +27,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/filewatch"
+	"github.com/mintlify-exporter/mintlify_exporter/jobs"
 	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 )
 
@@ -62,27 +63,15 @@ const (
 var Outcomes = []string{OutcomeCreated, OutcomeMessaged, OutcomeDryRun, OutcomeCooldown, OutcomeActive,
 	OutcomeCapped, OutcomeResolved, OutcomeNoRule, OutcomeError}
 
-// API is what the webhook calls: the client's create-job and send-message.
-type API interface {
-	CreateJob(ctx context.Context, projectID, prompt string) (*client.Job, error)
-	SendMessage(ctx context.Context, projectID, jobID, prompt string) (*client.Job, error)
-}
-
-// Jobs is the job watcher: it follows the jobs the webhook creates.
-type Jobs interface {
-	Watch(project, id string) error
-	Lookup(project, id string) (status client.JobStatus, prLink string, known bool)
-}
-
 // Options configure a Remediator.
 type Options struct {
-	ConfigPath string   // re-read when it changes
-	Projects   []string // a rule's project must be one of these
-	Token      string   // the bearer token required ("" for none)
-	BasicAuth  bool     // --web.config.file authenticates every request
-	LedgerPath string   // "" keeps the ledger in memory: only for a dry run
-	API        API
-	Jobs       Jobs
+	ConfigPath string         // re-read when it changes
+	Projects   []string       // a rule's project must be one of these
+	Token      string         // the bearer token required ("" for none)
+	BasicAuth  bool           // --web.config.file authenticates every request
+	LedgerPath string         // "" keeps the ledger in memory: only for a dry run
+	API        *client.Client // creates the jobs and sends the messages
+	Jobs       *jobs.Watcher  // follows the jobs created
 	Logger     log.Logger
 	Now        func() time.Time // time.Now when nil
 	Timeout    time.Duration    // of each API request; 30s when zero
@@ -335,15 +324,14 @@ func (r *Remediator) acquire(ctx context.Context) bool {
 		return true
 	default:
 	}
-	timer := time.NewTimer(MaxPayloadWait)
-	defer timer.Stop()
+	ctx, cancel := context.WithTimeout(ctx, MaxPayloadWait)
+	defer cancel()
 	select {
 	case r.slots <- struct{}{}:
 		return true
-	case <-timer.C:
 	case <-ctx.Done():
+		return false
 	}
-	return false
 }
 
 // readPayload reads and checks req's body; on failure it returns the HTTP
