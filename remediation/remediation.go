@@ -531,13 +531,10 @@ func (r *Remediator) handle(ctx context.Context, a Alert) AlertOutcome {
 	if out.Outcome, out.Reason = r.capped(d.project, d.now); out.Outcome != "" {
 		return out // logged once per payload (handlePayload)
 	}
-	switch {
-	case r.cfg.DryRun:
+	if r.cfg.DryRun {
 		return r.dryRun(d, out)
-	case d.message:
-		return r.message(ctx, d, out)
 	}
-	return r.create(ctx, d, out)
+	return r.send(ctx, d, out)
 }
 
 // decision is what an alert that matched a rule would do.
@@ -649,77 +646,70 @@ func (r *Remediator) failed(out AlertOutcome, err error, msg string, kv ...any) 
 	return out
 }
 
-// create asks for a job, recorded in the ledger before it is sent.
-func (r *Remediator) create(ctx context.Context, d *decision, out AlertOutcome) AlertOutcome {
-	rule, project, key := d.rule.Name, d.project, out.Key
-	e := &Entry{Key: key, Rule: rule, Project: project, Created: d.now, Pending: true, Values: d.values}
-	prev := r.ledger.entries[key]
-	r.ledger.entries[key] = e
+// send creates the key's job, or sends the rule's follow-up to it
+// (d.message), recorded in the ledger before it goes: without a durable
+// record a restart could create the job again, and the caps count a
+// message sent before a crash.
+func (r *Remediator) send(ctx context.Context, d *decision, out AlertOutcome) AlertOutcome {
+	rule, project, key, prev := d.rule.Name, d.project, out.Key, d.entry
+	e, prevMessaged := prev, time.Time{}
+	if d.message {
+		prevMessaged, e.Messaged = e.Messaged, d.now
+	} else {
+		e = &Entry{Key: key, Rule: rule, Project: project, Created: d.now, Pending: true, Values: d.values}
+		r.ledger.entries[key] = e
+	}
 	r.ledger.actions = append(r.ledger.actions, action{Project: project, At: d.now})
+	undo := func(action bool) { // forgets the job or message, and its action
+		if d.message {
+			e.Messaged = prevMessaged
+		} else {
+			r.ledger.entries[key] = prev
+		}
+		if action {
+			r.ledger.actions = r.ledger.actions[:len(r.ledger.actions)-1]
+		}
+	}
 	if err := r.ledger.save(); err != nil {
-		// Without a durable record a restart could create the job again.
-		r.ledger.entries[key] = prev
-		r.ledger.actions = r.ledger.actions[:len(r.ledger.actions)-1]
+		undo(true)
 		return r.failed(out, err, "remediation failed: nothing sent", "rule", rule, "key", key)
 	}
 	job, err := r.unlocked(ctx, func(ctx context.Context) (*client.Job, error) {
+		if d.message {
+			return r.opts.API.SendMessage(ctx, project, e.JobID, d.prompt)
+		}
 		return r.opts.API.CreateJob(ctx, project, d.prompt)
 	})
 	e.Pending = false
-	if err != nil {
-		if neverCreated(err) {
-			r.ledger.entries[key] = prev
-		} else { // it may exist: no new one before the cooldown
-			e.Ended = d.now
-		}
-		r.saveLogged()
-		return r.failed(out, err, "remediation failed: the job was not created", "rule", rule, "project", project, "key", key)
-	}
-	e.JobID = job.ID
-	r.saveLogged()
-	if err := r.opts.Jobs.Watch(project, job.ID); err != nil {
-		level.Warn(r.logger).Log("msg", "cannot watch the job created", "job_id", job.ID, "err", err)
-	}
-	r.created.WithLabelValues(project, rule).Inc()
-	out.Outcome, out.JobID = OutcomeCreated, job.ID
-	level.Info(r.logger).Log("msg", "agent job created for an alert", "rule", rule, "project", project, "key", key, "job_id", job.ID)
-	return out
-}
-
-// message sends the rule's follow-up to the key's active job, recorded in
-// the ledger before it is sent so that the caps count it after a crash.
-func (r *Remediator) message(ctx context.Context, d *decision, out AlertOutcome) AlertOutcome {
-	e, rule, project := d.entry, d.rule.Name, d.project
-	prevMessaged := e.Messaged
-	undo := func() {
-		e.Messaged = prevMessaged
-		r.ledger.actions = r.ledger.actions[:len(r.ledger.actions)-1]
-	}
-	r.ledger.actions = append(r.ledger.actions, action{Project: project, At: d.now})
-	e.Messaged = d.now
-	if err := r.ledger.save(); err != nil {
-		undo()
-		return r.failed(out, err, "remediation failed: nothing sent", "rule", rule, "key", e.Key)
-	}
-	_, err := r.unlocked(ctx, func(ctx context.Context) (*client.Job, error) {
-		return r.opts.API.SendMessage(ctx, project, e.JobID, d.prompt)
-	})
 	switch {
-	case err == nil:
+	case err == nil && d.message:
 		e.Values = d.values
-	case neverCreated(err): // refused: nothing was delivered
-		undo()
+	case err == nil:
+		e.JobID = job.ID
+	case neverCreated(err): // refused: nothing was delivered (a refused create still counts for the caps)
+		undo(d.message)
 	}
-	if err != nil && client.IsNotFound(err) { // the job is gone: a new one may be created
+	// A job whose create failed may exist: no new one before the cooldown.
+	// A message answered 404: the job is gone, a new one may be created.
+	if err != nil && (!d.message || client.IsNotFound(err)) {
 		e.Ended = d.now
 	}
 	r.saveLogged()
 	if err != nil {
-		return r.failed(out, err, "remediation failed: the follow-up was not sent", "rule", rule, "project", project, "key", e.Key, "job_id", e.JobID)
+		if d.message {
+			return r.failed(out, err, "remediation failed: the follow-up was not sent", "rule", rule, "project", project, "key", key, "job_id", e.JobID)
+		}
+		return r.failed(out, err, "remediation failed: the job was not created", "rule", rule, "project", project, "key", key)
 	}
-	r.messages.WithLabelValues(project, rule).Inc()
-	out.Outcome = OutcomeMessaged
-	level.Info(r.logger).Log("msg", "follow-up message sent to an agent job for an alert", "rule", rule, "project", project, "key", e.Key, "job_id", e.JobID)
+	msg, counter := "agent job created for an alert", r.created
+	out.Outcome, out.JobID = OutcomeCreated, e.JobID
+	if d.message {
+		msg, counter, out.Outcome = "follow-up message sent to an agent job for an alert", r.messages, OutcomeMessaged
+	} else if err := r.opts.Jobs.Watch(project, job.ID); err != nil {
+		level.Warn(r.logger).Log("msg", "cannot watch the job created", "job_id", job.ID, "err", err)
+	}
+	counter.WithLabelValues(project, rule).Inc()
+	level.Info(r.logger).Log("msg", msg, "rule", rule, "project", project, "key", key, "job_id", e.JobID)
 	return out
 }
 
