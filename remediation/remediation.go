@@ -146,9 +146,6 @@ func New(opts Options) (*Remediator, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckAuth(cfg, opts.Token, opts.BasicAuth, opts.LedgerPath); err != nil {
-		return nil, err
-	}
 	r.cfg = cfg
 	if opts.LedgerPath != "" { // remove the temporary files a kill during a save left
 		removed, err := statefile.CleanTemp(opts.LedgerPath)
@@ -190,14 +187,19 @@ func New(opts Options) (*Remediator, error) {
 	return r, nil
 }
 
-// readConfig reads the file and marks its version.
+// readConfig reads the file, marks its version and checks it with
+// CheckAuth.
 func (r *Remediator) readConfig() (*Config, error) {
 	data, info, err := r.file.Read(MaxConfigBytes)
 	if err != nil {
 		return nil, err
 	}
 	r.file.Mark(info)
-	return ParseConfig(data)
+	cfg, err := ParseConfig(data)
+	if err == nil {
+		err = CheckAuth(cfg, r.opts.Token, r.opts.BasicAuth, r.opts.LedgerPath)
+	}
+	return cfg, err
 }
 
 // reload re-reads a changed configuration; a bad version is logged once
@@ -210,9 +212,6 @@ func (r *Remediator) reload() {
 	var cfg *Config
 	if err == nil {
 		cfg, err = r.readConfig()
-	}
-	if err == nil {
-		err = CheckAuth(cfg, r.opts.Token, r.opts.BasicAuth, r.opts.LedgerPath)
 	}
 	if err != nil {
 		if msg := err.Error(); msg != r.badMsg {
@@ -744,13 +743,11 @@ func fingerprint(annotations map[string]string) string {
 
 // Row is one key of the ledger, for the landing page.
 type Row struct {
-	Key, Rule, Project, JobID string
+	Entry
 	// Status is the job's status as the watcher last read it ("" before),
 	// PRLink its pull request ("" when none).
 	Status, PRLink string
-	// Created is when the job was asked for; LastAction when the key last
-	// acted; Ended when the job was seen ended (zero while active).
-	Created, LastAction, Ended time.Time
+	LastAction     time.Time // when the key last acted
 }
 
 // Rows returns the ledger's keys, for the landing page.
@@ -759,7 +756,7 @@ func (r *Remediator) Rows() []Row {
 	defer r.mu.Unlock()
 	var out []Row
 	for _, e := range r.ledger.sorted() {
-		row := Row{Key: e.Key, Rule: e.Rule, Project: e.Project, JobID: e.JobID, Created: e.Created, LastAction: e.lastAction(), Ended: e.Ended}
+		row := Row{Entry: *e, LastAction: e.lastAction()}
 		if e.JobID != "" {
 			if status, pr, known := r.opts.Jobs.Lookup(e.Project, e.JobID); known {
 				row.Status, row.PRLink = string(status), pr
