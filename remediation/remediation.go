@@ -457,11 +457,10 @@ func (r *Remediator) handlePayload(ctx context.Context, body []byte) []byte {
 	var out bytes.Buffer
 	out.WriteString(`{"outcomes":[`)
 	r.dryRunLogged = 0
-	capped := map[string]*cappedAlerts{}
-	defer func() { // one line per rule whose alerts were capped, and the dry-run lines left out
+	capped, firstCapped := map[string]int{}, map[string]AlertOutcome{} // by rule
+	defer func() {                                                     // one line per rule whose alerts were capped, and the dry-run lines left out
 		for _, rule := range slices.Sorted(maps.Keys(capped)) {
-			c := capped[rule]
-			level.Warn(r.logger).Log("msg", "remediation capped", "rule", rule, "alerts", c.n, "first_key", c.first.Key, "reason", c.first.Reason)
+			level.Warn(r.logger).Log("msg", "remediation capped", "rule", rule, "alerts", capped[rule], "first_key", firstCapped[rule].Key, "reason", firstCapped[rule].Reason)
 		}
 		if n := r.dryRunLogged - maxDryRunLines; n > 0 {
 			level.Info(r.logger).Log("msg", "dry run: more alerts of the notification would have acted; not logged one by one", "alerts", n)
@@ -471,12 +470,9 @@ func (r *Remediator) handlePayload(ctx context.Context, body []byte) []byte {
 		o := r.handle(ctx, *a)
 		r.alerts.WithLabelValues(o.Rule, o.Outcome).Inc()
 		if o.Outcome == OutcomeCapped {
-			c := capped[o.Rule]
-			if c == nil {
-				c = &cappedAlerts{first: o}
-				capped[o.Rule] = c
+			if capped[o.Rule]++; capped[o.Rule] == 1 {
+				firstCapped[o.Rule] = o
 			}
-			c.n++
 		}
 		if i > 0 {
 			out.WriteByte(',')
@@ -492,12 +488,6 @@ func (r *Remediator) handlePayload(ctx context.Context, body []byte) []byte {
 // maxDryRunLines bounds the dry-run lines of a payload: anyone may post
 // to a dry run a payload of a hundred thousand alerts.
 const maxDryRunLines = 10
-
-// cappedAlerts are the alerts of one rule that a payload had capped.
-type cappedAlerts struct {
-	n     int
-	first AlertOutcome
-}
 
 // handle decides what to do with one alert and does it. The caller holds
 // r.payload and r.mu.
