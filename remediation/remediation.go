@@ -457,8 +457,9 @@ func (r *Remediator) handlePayload(ctx context.Context, body []byte) []byte {
 	var out bytes.Buffer
 	out.WriteString(`{"outcomes":[`)
 	r.dryRunLogged = 0
-	capped, firstCapped := map[string]int{}, map[string]AlertOutcome{} // by rule
-	defer func() {                                                     // one line per rule whose alerts were capped, and the dry-run lines left out
+	capped, firstCapped := map[string]int{}, map[string]AlertOutcome{} // alerts capped, by rule
+	// One line per rule whose alerts were capped, and the dry-run lines left out.
+	defer func() {
 		for _, rule := range slices.Sorted(maps.Keys(capped)) {
 			level.Warn(r.logger).Log("msg", "remediation capped", "rule", rule, "alerts", capped[rule], "first_key", firstCapped[rule].Key, "reason", firstCapped[rule].Reason)
 		}
