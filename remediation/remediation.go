@@ -284,37 +284,49 @@ type AlertOutcome struct {
 // read before the request is authenticated, its size checked and a slot
 // taken.
 func (r *Remediator) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	if req.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		http.Error(w, "the remediation webhook takes POST requests from Alertmanager", http.StatusMethodNotAllowed)
-		return
-	}
-	if !r.authorized(req) {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="mintlify_exporter remediation"`)
-		http.Error(w, "unauthorized: send the bearer token of --remediation.token-file", http.StatusUnauthorized)
-		return
-	}
-	if req.ContentLength > MaxPayloadBytes {
-		http.Error(w, tooLarge, http.StatusRequestEntityTooLarge)
-		return
-	}
-	if !r.acquire(req.Context()) {
-		w.Header().Set("Retry-After", "10")
-		http.Error(w, "too many payloads at once: send it again later", http.StatusServiceUnavailable)
-		return
-	}
-	defer func() { <-r.slots }()
-	body, code, msg := readPayload(w, req)
-	if code != http.StatusOK {
+	if code, msg := r.serve(w, req); code != http.StatusOK {
 		http.Error(w, msg, code)
-		return
 	}
-	answer := r.handlePayload(req.Context(), body)
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(answer)
 }
 
 var tooLarge = fmt.Sprintf("payload larger than %d bytes", MaxPayloadBytes)
+
+// serve answers req, or returns the HTTP status and message of its refusal.
+func (r *Remediator) serve(w http.ResponseWriter, req *http.Request) (int, string) {
+	switch {
+	case req.Method != http.MethodPost:
+		w.Header().Set("Allow", http.MethodPost)
+		return http.StatusMethodNotAllowed, "the remediation webhook takes POST requests from Alertmanager"
+	case !r.authorized(req):
+		w.Header().Set("WWW-Authenticate", `Bearer realm="mintlify_exporter remediation"`)
+		return http.StatusUnauthorized, "unauthorized: send the bearer token of --remediation.token-file"
+	case req.ContentLength > MaxPayloadBytes:
+		return http.StatusRequestEntityTooLarge, tooLarge
+	case !r.acquire(req.Context()):
+		w.Header().Set("Retry-After", "10")
+		return http.StatusServiceUnavailable, "too many payloads at once: send it again later"
+	}
+	defer func() { <-r.slots }()
+	var buf bytes.Buffer
+	if req.ContentLength > 0 {
+		buf.Grow(int(req.ContentLength) + bytes.MinRead)
+	}
+	if _, err := buf.ReadFrom(http.MaxBytesReader(w, req.Body, MaxPayloadBytes)); err != nil {
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			return http.StatusRequestEntityTooLarge, tooLarge
+		}
+		return http.StatusBadRequest, "cannot read the payload: " + oneLine(err.Error())
+	}
+	if version, err := walkPayload(buf.Bytes(), checkAlert); err != nil {
+		return http.StatusBadRequest, "not an Alertmanager webhook payload (version 4): " + oneLine(err.Error())
+	} else if version != "4" {
+		return http.StatusBadRequest, fmt.Sprintf("not an Alertmanager webhook payload (version 4): version %q, want \"4\"", version)
+	}
+	answer := r.handlePayload(req.Context(), buf.Bytes())
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(answer)
+	return http.StatusOK, ""
+}
 
 // acquire takes a payload slot, waiting at most MaxPayloadWait.
 func (r *Remediator) acquire(ctx context.Context) bool {
@@ -331,27 +343,6 @@ func (r *Remediator) acquire(ctx context.Context) bool {
 	case <-ctx.Done():
 		return false
 	}
-}
-
-// readPayload reads and checks req's body; on failure it returns the HTTP
-// status and message to answer.
-func readPayload(w http.ResponseWriter, req *http.Request) ([]byte, int, string) {
-	var buf bytes.Buffer
-	if req.ContentLength > 0 {
-		buf.Grow(int(req.ContentLength) + bytes.MinRead)
-	}
-	if _, err := buf.ReadFrom(http.MaxBytesReader(w, req.Body, MaxPayloadBytes)); err != nil {
-		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			return nil, http.StatusRequestEntityTooLarge, tooLarge
-		}
-		return nil, http.StatusBadRequest, "cannot read the payload: " + oneLine(err.Error())
-	}
-	if version, err := walkPayload(buf.Bytes(), checkAlert); err != nil {
-		return nil, http.StatusBadRequest, "not an Alertmanager webhook payload (version 4): " + oneLine(err.Error())
-	} else if version != "4" {
-		return nil, http.StatusBadRequest, fmt.Sprintf("not an Alertmanager webhook payload (version 4): version %q, want \"4\"", version)
-	}
-	return buf.Bytes(), http.StatusOK, ""
 }
 
 // walkPayload calls fn with each alert as it is decoded, so that many
