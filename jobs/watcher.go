@@ -120,12 +120,13 @@ type jobsEntry struct {
 	id string
 	// Why the job is watched. A discovered job stays watched after it
 	// leaves the v1 listing (archived jobs are not listed), until the API
-	// answers 404 for it and it is no longer listed.
-	static, fromFile, discovered, added bool
-	hint                                client.JobStatus // status from the last v1 listing
-	job                                 *client.Job      // last successful read; nil before it or after a 404
-	gone                                bool             // the API answered 404
-	nextRead                            time.Time        // zero: due now
+	// answers 404 for it and it is no longer listed (listed: in the
+	// listing updateMembership was given).
+	static, fromFile, discovered, added, listed bool
+	hint                                        client.JobStatus // status from the last v1 listing
+	job                                         *client.Job      // last successful read; nil before it or after a 404
+	gone                                        bool             // the API answered 404
+	nextRead                                    time.Time        // zero: due now
 }
 
 // CheckConfig reports what New would refuse in cfg's settings, for a
@@ -289,17 +290,15 @@ func (w *Watcher) checkFile() {
 func (w *Watcher) updateMembership(listed map[string][]client.LegacySession) {
 	for _, p := range w.projects {
 		for _, e := range p.jobs {
-			e.static, e.fromFile, e.added = false, false, false
+			e.static, e.fromFile, e.added, e.listed = false, false, false, false
 		}
 	}
 	entry := func(r jobRef) *jobsEntry {
-		p := w.projects[r.project]
-		e, ok := p.jobs[r.id]
-		if !ok {
-			e = &jobsEntry{id: r.id}
-			p.jobs[r.id] = e
+		jobs := w.projects[r.project].jobs
+		if jobs[r.id] == nil {
+			jobs[r.id] = &jobsEntry{id: r.id}
 		}
-		return e
+		return jobs[r.id]
 	}
 	for _, r := range w.static {
 		entry(r).static = true
@@ -310,7 +309,6 @@ func (w *Watcher) updateMembership(listed map[string][]client.LegacySession) {
 	for r := range w.added {
 		entry(r).added = true
 	}
-	listedNow := make(map[jobRef]bool)
 	for project, sessions := range listed {
 		for _, s := range sessions {
 			if s.SessionID == "" {
@@ -323,10 +321,8 @@ func (w *Watcher) updateMembership(listed map[string][]client.LegacySession) {
 				}
 				continue
 			}
-			r := jobRef{project, s.SessionID}
-			listedNow[r] = true
-			e := entry(r)
-			e.discovered = true
+			e := entry(jobRef{project, s.SessionID})
+			e.discovered, e.listed = true, true
 			hint := s.Status()
 			// A listed status that changed and disagrees with the last read
 			// (a follow-up message made a completed job active again) makes
@@ -338,9 +334,9 @@ func (w *Watcher) updateMembership(listed map[string][]client.LegacySession) {
 		}
 	}
 	for _, p := range w.projects {
+		_, wasListed := listed[p.id]
 		for id, e := range p.jobs {
-			_, wasListed := listed[p.id]
-			keepDiscovered := e.discovered && !(e.gone && wasListed && !listedNow[jobRef{p.id, id}])
+			keepDiscovered := e.discovered && !(e.gone && wasListed && !e.listed)
 			if !e.static && !e.fromFile && !e.added && !keepDiscovered {
 				delete(p.jobs, id)
 			}
