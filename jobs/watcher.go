@@ -402,22 +402,17 @@ func (w *Watcher) discover(ctx context.Context, rounds []*jobsRound) map[string]
 	listed := make(map[string][]client.LegacySession)
 	for _, r := range rounds {
 		sessions, skipped, err := w.cfg.Client.ListJobsV1Counting(ctx, r.project)
-		if err != nil {
-			w.mu.Lock()
+		w.mu.Lock()
+		if p := w.projects[r.project]; err != nil {
 			w.failed(r, "", err, client.IsRefused(err))
-			w.mu.Unlock()
-			continue
-		}
-		if skipped > 0 {
-			w.mu.Lock()
-			p := w.projects[r.project]
-			if p.skipped == 0 {
+		} else {
+			if p.skipped == 0 && skipped > 0 {
 				level.Warn(w.logger).Log("msg", "skipped malformed sessions of the v1 job listing (counted in mintlify_agent_sessions_skipped_total; logged once)", "project", r.project, "sessions", skipped)
 			}
 			p.skipped += float64(skipped)
-			w.mu.Unlock()
+			listed[r.project] = sessions
 		}
-		listed[r.project] = sessions
+		w.mu.Unlock()
 	}
 	return listed
 }
