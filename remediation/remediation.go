@@ -543,9 +543,14 @@ func (r *Remediator) decide(rule *Rule, a Alert, out *AlertOutcome) (*decision, 
 	}
 	d := &decision{rule: rule, project: project, values: fingerprint(a.Annotations), now: r.opts.Now()}
 	r.ledger.prune(d.now)
-	if d.entry = r.ledger.entries[out.Key]; d.entry != nil {
-		out.JobID = d.entry.JobID
-		r.observe(d.entry, d.now)
+	if e := r.ledger.entries[out.Key]; e != nil {
+		d.entry, out.JobID = e, e.JobID
+		if e.JobID != "" && e.Ended.IsZero() { // note when its job was first seen ended
+			if status, _, known := r.opts.Jobs.Lookup(e.Project, e.JobID); known && status.Terminal() {
+				e.Ended = d.now
+				r.saveLogged()
+			}
+		}
 	}
 	tmpl := rule.prompt
 	switch e := d.entry; {
@@ -600,17 +605,6 @@ func (r *Remediator) dryRun(d *decision, out AlertOutcome) AlertOutcome {
 		level.Info(r.logger).Log("msg", "dry run: would "+what, "rule", d.rule.Name, "project", d.project, "key", out.Key, "prompt", d.prompt)
 	}
 	return out
-}
-
-// observe notes in e when its job was first seen ended.
-func (r *Remediator) observe(e *Entry, now time.Time) {
-	if e.JobID == "" || !e.Ended.IsZero() {
-		return
-	}
-	if status, _, known := r.opts.Jobs.Lookup(e.Project, e.JobID); known && status.Terminal() {
-		e.Ended = now
-		r.saveLogged()
-	}
 }
 
 // saveLogged saves the ledger, logging a failure.
