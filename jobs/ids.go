@@ -18,32 +18,28 @@ type jobRef struct {
 // parseJobRef parses "ID" (with exactly one project) or "PROJECT/ID".
 func parseJobRef(s string, projects []string) (jobRef, error) {
 	s = strings.TrimSpace(s)
-	if s == "" {
-		return jobRef{}, fmt.Errorf("empty job id")
-	}
-	if strings.IndexFunc(s, unicode.IsSpace) >= 0 {
-		return jobRef{}, fmt.Errorf("job id %q contains white space", s)
-	}
 	project, id, scoped := strings.Cut(s, "/")
 	if !scoped {
 		id = s
-	}
-	if err := checkJobID(id); err != nil {
-		return jobRef{}, err
-	}
-	if !scoped {
-		if len(projects) != 1 {
-			return jobRef{}, fmt.Errorf("job id %q has no project: with %d --mintlify.project-id values, write it as PROJECT/ID", s, len(projects))
+		if len(projects) == 1 {
+			project = projects[0]
 		}
-		return jobRef{project: projects[0], id: s}, nil
 	}
-	if project == "" || id == "" {
+	switch err := checkJobID(id); {
+	case s == "":
+		return jobRef{}, fmt.Errorf("empty job id")
+	case strings.IndexFunc(s, unicode.IsSpace) >= 0:
+		return jobRef{}, fmt.Errorf("job id %q contains white space", s)
+	case err != nil:
+		return jobRef{}, err
+	case !scoped && len(projects) != 1:
+		return jobRef{}, fmt.Errorf("job id %q has no project: with %d --mintlify.project-id values, write it as PROJECT/ID", s, len(projects))
+	case scoped && (project == "" || id == ""):
 		return jobRef{}, fmt.Errorf("job id %q: want ID or PROJECT/ID", s)
+	case !slices.Contains(projects, project):
+		return jobRef{}, fmt.Errorf("job id %q: project %q is not one of the configured --mintlify.project-id values", s, project)
 	}
-	if slices.Contains(projects, project) {
-		return jobRef{project: project, id: id}, nil
-	}
-	return jobRef{}, fmt.Errorf("job id %q: project %q is not one of the configured --mintlify.project-id values", s, project)
+	return jobRef{project: project, id: id}, nil
 }
 
 // checkJobID refuses "." and "..", which would address another route.

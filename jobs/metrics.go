@@ -35,12 +35,9 @@ var (
 
 // Describe implements prometheus.Collector.
 func (w *Watcher) Describe(ch chan<- *prometheus.Desc) {
-	ch <- jobsDesc
-	ch <- jobInfoDesc
-	ch <- jobStatusDesc
-	ch <- jobCreatedDesc
-	ch <- jobsNotFoundDesc
-	ch <- sessionsSkippedDesc
+	for _, d := range []*prometheus.Desc{jobsDesc, jobInfoDesc, jobStatusDesc, jobCreatedDesc, jobsNotFoundDesc, sessionsSkippedDesc} {
+		ch <- d
+	}
 }
 
 // Collect implements prometheus.Collector.
