@@ -93,7 +93,7 @@ func (w *Watcher) applyRead(ctx context.Context, start time.Time, rd jobsRead, j
 	case client.IsNotFound(err):
 		if !e.gone {
 			msg := "agent job not found; it is no longer exported, and is counted in mintlify_agent_jobs_not_found"
-			if e.discovered && !e.static && !e.fromFile && e.job == nil {
+			if e.discovered && !e.named && e.job == nil {
 				// The API does not promise the v1 sessionId is the v2 job id.
 				msg = "agent job discovered through the v1 listing is not found by get-agent-job: the listing's sessionId may not be the job id; it is counted in mintlify_agent_jobs_not_found"
 			}

@@ -118,15 +118,16 @@ type jobsProject struct {
 // jobsEntry is one watched job.
 type jobsEntry struct {
 	id string
-	// Why the job is watched. A discovered job stays watched after it
-	// leaves the v1 listing (archived jobs are not listed), until the API
-	// answers 404 for it and it is no longer listed (listed: in the
-	// listing updateMembership was given).
-	static, fromFile, discovered, added, listed bool
-	hint                                        client.JobStatus // status from the last v1 listing
-	job                                         *client.Job      // last successful read; nil before it or after a 404
-	gone                                        bool             // the API answered 404
-	nextRead                                    time.Time        // zero: due now
+	// Why the job is watched (named: by --jobs.id or --jobs.file). A
+	// discovered job stays watched after it leaves the v1 listing
+	// (archived jobs are not listed), until the API answers 404 for it and
+	// it is no longer listed (listed: in the listing updateMembership was
+	// given).
+	named, discovered, added, listed bool
+	hint                             client.JobStatus // status from the last v1 listing
+	job                              *client.Job      // last successful read; nil before it or after a 404
+	gone                             bool             // the API answered 404
+	nextRead                         time.Time        // zero: due now
 }
 
 // CheckConfig reports what New would refuse in cfg's settings, for a
@@ -283,14 +284,14 @@ func (w *Watcher) checkFile() {
 	}
 }
 
-// updateMembership sets why each job is watched from the static ids, the
+// updateMembership sets why each job is watched from the --jobs.id ids, the
 // file's last good list and, when listed is not nil, the v1 listing of the
 // projects it has a key for; jobs that no longer have a reason are dropped.
 // The caller holds w.mu, or w is not shared yet.
 func (w *Watcher) updateMembership(listed map[string][]client.LegacySession) {
 	for _, p := range w.projects {
 		for _, e := range p.jobs {
-			e.static, e.fromFile, e.added, e.listed = false, false, false, false
+			e.named, e.added, e.listed = false, false, false
 		}
 	}
 	entry := func(r jobRef) *jobsEntry {
@@ -300,11 +301,8 @@ func (w *Watcher) updateMembership(listed map[string][]client.LegacySession) {
 		}
 		return jobs[r.id]
 	}
-	for _, r := range w.static {
-		entry(r).static = true
-	}
-	for _, r := range w.fileRefs {
-		entry(r).fromFile = true
+	for _, r := range slices.Concat(w.static, w.fileRefs) {
+		entry(r).named = true
 	}
 	for r := range w.added {
 		entry(r).added = true
@@ -337,7 +335,7 @@ func (w *Watcher) updateMembership(listed map[string][]client.LegacySession) {
 		_, wasListed := listed[p.id]
 		for id, e := range p.jobs {
 			keepDiscovered := e.discovered && !(e.gone && wasListed && !e.listed)
-			if !e.static && !e.fromFile && !e.added && !keepDiscovered {
+			if !e.named && !e.added && !keepDiscovered {
 				delete(p.jobs, id)
 			}
 		}
