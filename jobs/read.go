@@ -111,17 +111,15 @@ func (w *Watcher) applyRead(ctx context.Context, start time.Time, rd jobsRead, j
 // caller holds w.mu.
 func (w *Watcher) failed(r *jobsRound, jobID string, err error, stop bool) {
 	retryAfter, hasRetryAfter, limited := client.IsRateLimited(err)
+	if r.err == nil || limited { // the rate limit is what the round reports
+		r.err, r.errJob = err, jobID
+	}
+	if stop || limited {
+		r.stopped.Store(true)
+	}
 	if !limited {
-		if r.err == nil {
-			r.err, r.errJob = err, jobID
-		}
-		if stop {
-			r.stopped.Store(true)
-		}
 		return
 	}
-	r.stopped.Store(true)
-	r.err, r.errJob = err, jobID // the rate limit is what the round reports
 	p := w.projects[r.project]
 	pause := min(retryAfter, client.MaxRateLimitPause)
 	if !hasRetryAfter {
