@@ -237,15 +237,12 @@ func (w *Watcher) Watch(project, id string) error {
 func (w *Watcher) Lookup(project, id string) (status client.JobStatus, prLink string, known bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	p, ok := w.projects[project]
-	if !ok {
-		return "", "", false
+	if p := w.projects[project]; p != nil {
+		if e := p.jobs[id]; e != nil && e.job != nil {
+			return e.job.Status, deref(e.job.PRLink), true
+		}
 	}
-	e, ok := p.jobs[id]
-	if !ok || e.job == nil {
-		return "", "", false
-	}
-	return e.job.Status, deref(e.job.PRLink), true
+	return "", "", false
 }
 
 // Run polls at once, then PollInterval after the end of each round (or at
