@@ -733,10 +733,8 @@ func (r *Remediator) Rows() []Row {
 	var out []Row
 	for _, e := range r.ledger.sorted() {
 		row := Row{Entry: *e, LastAction: e.lastAction()}
-		if e.JobID != "" {
-			if status, pr, known := r.opts.Jobs.Lookup(e.Project, e.JobID); known {
-				row.Status, row.PRLink = string(status), pr
-			}
+		if status, pr, known := r.opts.Jobs.Lookup(e.Project, e.JobID); known { // never for JobID ""
+			row.Status, row.PRLink = string(status), pr
 		}
 		out = append(out, row)
 	}
