@@ -180,17 +180,13 @@ func New(cfg Config) (*Watcher, error) {
 		wake:     make(chan struct{}, 1),
 		logged:   make(map[[3]string]bool),
 	}
-	for _, p := range cfg.Projects {
+	w.order = slices.Compact(slices.Sorted(slices.Values(cfg.Projects)))
+	for _, p := range w.order {
 		if p == "" {
 			return nil, errors.New("job watcher: empty project id")
 		}
-		if _, dup := w.projects[p]; dup {
-			continue
-		}
 		w.projects[p] = &jobsProject{id: p, jobs: make(map[string]*jobsEntry)}
-		w.order = append(w.order, p)
 	}
-	slices.Sort(w.order)
 	if cfg.File != "" {
 		w.file = filewatch.New(cfg.File)
 		if _, err := w.loadFile(); err != nil {
