@@ -638,6 +638,8 @@ func (r *Remediator) send(ctx context.Context, d *decision, out AlertOutcome) Al
 	undo := func(action bool) { // forgets the job or message, and its action
 		if d.message {
 			e.Messaged = prevMessaged
+		} else if prev == nil { // not a nil entry: sorted and Rows read every entry
+			delete(r.ledger.entries, key)
 		} else {
 			r.ledger.entries[key] = prev
 		}
