@@ -83,6 +83,8 @@ func (w *Watcher) loadFile() (changed bool, err error) {
 		}
 		refs = append(refs, r)
 	}
+	w.mu.Lock() // Watch reads the list too
 	w.fileRefs = refs
+	w.mu.Unlock()
 	return true, nil
 }

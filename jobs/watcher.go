@@ -85,8 +85,8 @@ type Watcher struct {
 	logger log.Logger
 	static []jobRef
 	// file is --jobs.file (nil without), marked with the version last
-	// parsed, good or bad; fileRefs is its last good list, fileErr its
-	// current problem ("" when the last check was fine).
+	// parsed, good or bad; fileRefs is its last good list (written under
+	// mu), fileErr its current problem ("" when the last check was fine).
 	file     *filewatch.File
 	fileRefs []jobRef
 	fileErr  string
