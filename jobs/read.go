@@ -80,8 +80,8 @@ func (w *Watcher) applyRead(ctx context.Context, start time.Time, rd jobsRead, j
 			interval = w.cfg.TerminalInterval
 		}
 		e.nextRead = start.Add(interval)
-		if k := [2]string{p.id, string(job.Status)}; !job.Status.Known() && !w.unknown[k] {
-			w.unknown[k] = true
+		if k := [3]string{"status", p.id, string(job.Status)}; !job.Status.Known() && !w.logged[k] {
+			w.logged[k] = true
 			msg := "agent job has a status the exporter does not know; it is counted under its own value"
 			if job.Status == "" {
 				msg = "agent job has no status; it is counted under an empty status"
@@ -93,7 +93,7 @@ func (w *Watcher) applyRead(ctx context.Context, start time.Time, rd jobsRead, j
 	case client.IsNotFound(err):
 		if !e.gone {
 			msg := "agent job not found; it is no longer exported, and is counted in mintlify_agent_jobs_not_found"
-			if e.discovered && !e.static && !e.fromFile && e.job == nil {
+			if e.discovered && !e.named && e.job == nil {
 				// The API does not promise the v1 sessionId is the v2 job id.
 				msg = "agent job discovered through the v1 listing is not found by get-agent-job: the listing's sessionId may not be the job id; it is counted in mintlify_agent_jobs_not_found"
 			}
@@ -111,17 +111,15 @@ func (w *Watcher) applyRead(ctx context.Context, start time.Time, rd jobsRead, j
 // caller holds w.mu.
 func (w *Watcher) failed(r *jobsRound, jobID string, err error, stop bool) {
 	retryAfter, hasRetryAfter, limited := client.IsRateLimited(err)
+	if r.err == nil || limited { // the rate limit is what the round reports
+		r.err, r.errJob = err, jobID
+	}
+	if stop || limited {
+		r.stopped.Store(true)
+	}
 	if !limited {
-		if r.err == nil {
-			r.err, r.errJob = err, jobID
-		}
-		if stop {
-			r.stopped.Store(true)
-		}
 		return
 	}
-	r.stopped.Store(true)
-	r.err, r.errJob = err, jobID // the rate limit is what the round reports
 	p := w.projects[r.project]
 	pause := min(retryAfter, client.MaxRateLimitPause)
 	if !hasRetryAfter {

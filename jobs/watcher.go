@@ -17,6 +17,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/health"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/backoff"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/errstate"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/filewatch"
 )
 
 // Source is the watcher's "source" label value on the status series.
@@ -83,17 +84,23 @@ type Watcher struct {
 	cfg    Config
 	logger log.Logger
 	static []jobRef
-	file   *jobsFile // nil without --jobs.file
+	// file is --jobs.file (nil without), marked with the version last
+	// parsed, good or bad; fileRefs is its last good list (written under
+	// mu), fileErr its current problem ("" when the last check was fine).
+	file     *filewatch.File
+	fileRefs []jobRef
+	fileErr  string
 
 	pollMu sync.Mutex    // one round at a time
 	wake   chan struct{} // Watch asks Run for a round now
 
 	mu       sync.Mutex // guards everything below
 	projects map[string]*jobsProject
-	order    []string           // project ids, sorted
-	added    map[jobRef]bool    // jobs given to Watch
-	unknown  map[[2]string]bool // (project, status) pairs already logged
-	badIDs   map[[2]string]bool // (project, id) of listed ids refused, already logged
+	order    []string        // project ids, sorted
+	added    map[jobRef]bool // jobs given to Watch
+	// logged holds the ("status", project, status) pairs and the
+	// ("id", project, id) listed ids refused that were logged.
+	logged map[[3]string]bool
 }
 
 // jobsProject is the state of one project's watched jobs.
@@ -111,14 +118,16 @@ type jobsProject struct {
 // jobsEntry is one watched job.
 type jobsEntry struct {
 	id string
-	// Why the job is watched. A discovered job stays watched after it
-	// leaves the v1 listing (archived jobs are not listed), until the API
-	// answers 404 for it and it is no longer listed.
-	static, fromFile, discovered, added bool
-	hint                                client.JobStatus // status from the last v1 listing
-	job                                 *client.Job      // last successful read; nil before it or after a 404
-	gone                                bool             // the API answered 404
-	nextRead                            time.Time        // zero: due now
+	// Why the job is watched (named: by --jobs.id or --jobs.file). A
+	// discovered job stays watched after it leaves the v1 listing
+	// (archived jobs are not listed), until the API answers 404 for it and
+	// it is no longer listed (listed: in the listing updateMembership was
+	// given).
+	named, discovered, added, listed bool
+	hint                             client.JobStatus // status from the last v1 listing
+	job                              *client.Job      // last successful read; nil before it or after a 404
+	gone                             bool             // the API answered 404
+	nextRead                         time.Time        // zero: due now
 }
 
 // CheckConfig reports what New would refuse in cfg's settings, for a
@@ -169,29 +178,24 @@ func New(cfg Config) (*Watcher, error) {
 		projects: make(map[string]*jobsProject),
 		added:    make(map[jobRef]bool),
 		wake:     make(chan struct{}, 1),
-		unknown:  make(map[[2]string]bool),
-		badIDs:   make(map[[2]string]bool),
+		logged:   make(map[[3]string]bool),
 	}
-	for _, p := range cfg.Projects {
+	w.order = slices.Compact(slices.Sorted(slices.Values(cfg.Projects)))
+	for _, p := range w.order {
 		if p == "" {
 			return nil, errors.New("job watcher: empty project id")
 		}
-		if _, dup := w.projects[p]; dup {
-			continue
-		}
 		w.projects[p] = &jobsProject{id: p, jobs: make(map[string]*jobsEntry)}
-		w.order = append(w.order, p)
 	}
-	slices.Sort(w.order)
+	if cfg.File != "" {
+		w.file = filewatch.New(cfg.File)
+		if _, err := w.loadFile(); err != nil {
+			return nil, fmt.Errorf("--jobs.file: %w", err)
+		}
+	}
 	for _, s := range cfg.IDs {
 		r, _ := parseJobRef(s, w.order) // CheckConfig parsed it
 		w.static = append(w.static, r)
-	}
-	if cfg.File != "" {
-		w.file = newJobsFile(cfg.File, w.order)
-		if _, err := w.file.load(); err != nil {
-			return nil, fmt.Errorf("--jobs.file: %w", err)
-		}
 	}
 	w.updateMembership(nil)
 	for _, p := range w.order {
@@ -229,15 +233,12 @@ func (w *Watcher) Watch(project, id string) error {
 func (w *Watcher) Lookup(project, id string) (status client.JobStatus, prLink string, known bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	p, ok := w.projects[project]
-	if !ok {
-		return "", "", false
+	if p := w.projects[project]; p != nil {
+		if e := p.jobs[id]; e != nil && e.job != nil {
+			return e.job.Status, deref(e.job.PRLink), true
+		}
 	}
-	e, ok := p.jobs[id]
-	if !ok || e.job == nil {
-		return "", "", false
-	}
-	return e.job.Status, deref(e.job.PRLink), true
+	return "", "", false
 }
 
 // Run polls at once, then PollInterval after the end of each round (or at
@@ -262,67 +263,57 @@ func (w *Watcher) checkFile() {
 	if w.file == nil {
 		return
 	}
-	changed, err := w.file.load()
+	changed, err := w.loadFile()
 	if err != nil {
-		if msg := err.Error(); msg != w.file.errMsg {
-			level.Warn(w.logger).Log("msg", "cannot use the jobs file; keeping the last good list of jobs", "file", w.file.file.Path(), "err", err)
-			w.file.errMsg = msg
+		if msg := err.Error(); msg != w.fileErr {
+			level.Warn(w.logger).Log("msg", "cannot use the jobs file; keeping the last good list of jobs", "file", w.file.Path(), "err", err)
+			w.fileErr = msg
 		}
 		return
 	}
-	w.file.errMsg = ""
+	w.fileErr = ""
 	if changed {
-		level.Info(w.logger).Log("msg", "jobs file re-read", "file", w.file.file.Path(), "jobs", len(w.file.refs))
+		level.Info(w.logger).Log("msg", "jobs file re-read", "file", w.file.Path(), "jobs", len(w.fileRefs))
 	}
 }
 
-// updateMembership sets why each job is watched from the static ids, the
+// updateMembership sets why each job is watched from the --jobs.id ids, the
 // file's last good list and, when listed is not nil, the v1 listing of the
 // projects it has a key for; jobs that no longer have a reason are dropped.
 // The caller holds w.mu, or w is not shared yet.
 func (w *Watcher) updateMembership(listed map[string][]client.LegacySession) {
 	for _, p := range w.projects {
 		for _, e := range p.jobs {
-			e.static, e.fromFile, e.added = false, false, false
+			e.named, e.added, e.listed = false, false, false
 		}
 	}
 	entry := func(r jobRef) *jobsEntry {
-		p := w.projects[r.project]
-		e, ok := p.jobs[r.id]
-		if !ok {
-			e = &jobsEntry{id: r.id}
-			p.jobs[r.id] = e
+		jobs := w.projects[r.project].jobs
+		if jobs[r.id] == nil {
+			jobs[r.id] = &jobsEntry{id: r.id}
 		}
-		return e
+		return jobs[r.id]
 	}
-	for _, r := range w.static {
-		entry(r).static = true
-	}
-	if w.file != nil {
-		for _, r := range w.file.refs {
-			entry(r).fromFile = true
-		}
+	for _, r := range slices.Concat(w.static, w.fileRefs) {
+		entry(r).named = true
 	}
 	for r := range w.added {
 		entry(r).added = true
 	}
-	listedNow := make(map[jobRef]bool)
 	for project, sessions := range listed {
 		for _, s := range sessions {
 			if s.SessionID == "" {
 				continue
 			}
 			if err := checkJobID(s.SessionID); err != nil {
-				if k := [2]string{project, s.SessionID}; !w.badIDs[k] {
-					w.badIDs[k] = true
+				if k := [3]string{"id", project, s.SessionID}; !w.logged[k] {
+					w.logged[k] = true
 					level.Warn(w.logger).Log("msg", "ignoring a session of the v1 listing whose id cannot be read", "project", project, "err", err)
 				}
 				continue
 			}
-			r := jobRef{project, s.SessionID}
-			listedNow[r] = true
-			e := entry(r)
-			e.discovered = true
+			e := entry(jobRef{project, s.SessionID})
+			e.discovered, e.listed = true, true
 			hint := s.Status()
 			// A listed status that changed and disagrees with the last read
 			// (a follow-up message made a completed job active again) makes
@@ -334,10 +325,10 @@ func (w *Watcher) updateMembership(listed map[string][]client.LegacySession) {
 		}
 	}
 	for _, p := range w.projects {
+		_, wasListed := listed[p.id]
 		for id, e := range p.jobs {
-			_, wasListed := listed[p.id]
-			keepDiscovered := e.discovered && !(e.gone && wasListed && !listedNow[jobRef{p.id, id}])
-			if !e.static && !e.fromFile && !e.added && !keepDiscovered {
+			keepDiscovered := e.discovered && !(e.gone && wasListed && !e.listed)
+			if !e.named && !e.added && !keepDiscovered {
 				delete(p.jobs, id)
 			}
 		}
@@ -359,11 +350,9 @@ func (w *Watcher) Poll(ctx context.Context) {
 	w.mu.Lock()
 	var active []*jobsRound
 	for _, id := range w.order {
-		p := w.projects[id]
-		if start.Before(p.pausedUntil) {
-			continue
+		if !start.Before(w.projects[id].pausedUntil) {
+			active = append(active, &jobsRound{project: id})
 		}
-		active = append(active, &jobsRound{project: id})
 	}
 	w.mu.Unlock()
 
@@ -404,22 +393,17 @@ func (w *Watcher) discover(ctx context.Context, rounds []*jobsRound) map[string]
 	listed := make(map[string][]client.LegacySession)
 	for _, r := range rounds {
 		sessions, skipped, err := w.cfg.Client.ListJobsV1Counting(ctx, r.project)
-		if err != nil {
-			w.mu.Lock()
+		w.mu.Lock()
+		if p := w.projects[r.project]; err != nil {
 			w.failed(r, "", err, client.IsRefused(err))
-			w.mu.Unlock()
-			continue
-		}
-		if skipped > 0 {
-			w.mu.Lock()
-			p := w.projects[r.project]
-			if p.skipped == 0 {
+		} else {
+			if p.skipped == 0 && skipped > 0 {
 				level.Warn(w.logger).Log("msg", "skipped malformed sessions of the v1 job listing (counted in mintlify_agent_sessions_skipped_total; logged once)", "project", r.project, "sessions", skipped)
 			}
 			p.skipped += float64(skipped)
-			w.mu.Unlock()
+			listed[r.project] = sessions
 		}
-		listed[r.project] = sessions
+		w.mu.Unlock()
 	}
 	return listed
 }

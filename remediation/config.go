@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -59,10 +60,10 @@ var PublicLabels = []string{"term"}
 // Config is a parsed, validated configuration file (--remediation.config).
 type Config struct {
 	// DryRun logs and counts what would be sent and sends nothing.
-	DryRun               bool
-	MaxPerProjectPerHour int
-	MaxPerDay            int
-	Rules                []*Rule
+	DryRun               bool    `yaml:"dry_run"`
+	MaxPerProjectPerHour int     `yaml:"max_per_project_per_hour"`
+	MaxPerDay            int     `yaml:"max_per_day"`
+	Rules                []*Rule `yaml:"-"`
 }
 
 // Rule turns the alerts it matches into jobs of one key each.
@@ -84,10 +85,8 @@ type Rule struct {
 // fileConfig is the YAML file. Absent (or null) fields keep the defaults
 // ParseConfig sets before decoding.
 type fileConfig struct {
-	DryRun               bool       `yaml:"dry_run"`
-	MaxPerProjectPerHour int        `yaml:"max_per_project_per_hour"`
-	MaxPerDay            int        `yaml:"max_per_day"`
-	Rules                []fileRule `yaml:"rules"`
+	Config `yaml:",inline"`
+	Rules  []fileRule `yaml:"rules"`
 }
 
 type fileRule struct {
@@ -107,7 +106,7 @@ var ruleName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 // ParseConfig parses and validates a configuration file's content. Errors
 // name the rule and the field at fault.
 func ParseConfig(data []byte) (*Config, error) {
-	f := fileConfig{DryRun: true, MaxPerProjectPerHour: DefaultMaxPerProjectPerHour, MaxPerDay: DefaultMaxPerDay}
+	f := fileConfig{Config: Config{DryRun: true, MaxPerProjectPerHour: DefaultMaxPerProjectPerHour, MaxPerDay: DefaultMaxPerDay}}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&f); err != nil {
@@ -116,7 +115,7 @@ func ParseConfig(data []byte) (*Config, error) {
 		}
 		return nil, fmt.Errorf("not a remediation configuration: %s", oneLine(err.Error()))
 	}
-	c := &Config{DryRun: f.DryRun, MaxPerProjectPerHour: f.MaxPerProjectPerHour, MaxPerDay: f.MaxPerDay}
+	c := &f.Config
 	switch {
 	case c.MaxPerProjectPerHour < 1 || c.MaxPerProjectPerHour > APIMaxPerProjectPerHour:
 		return nil, fmt.Errorf("max_per_project_per_hour must be 1 to %d (the API's limit), not %d", APIMaxPerProjectPerHour, c.MaxPerProjectPerHour)
@@ -215,55 +214,44 @@ func readsIn(t *template.Template) (labels []string, annotations bool) {
 		}
 		annotations = annotations || len(ident) > 0 && ident[0] == "Annotations"
 	}
-	var walk func(n parse.Node)
-	walk = func(n parse.Node) {
-		switch n := n.(type) {
-		case *parse.ListNode:
-			for i := 0; n != nil && i < len(n.Nodes); i++ {
-				walk(n.Nodes[i])
-			}
-		case *parse.PipeNode:
-			for i := 0; n != nil && i < len(n.Cmds); i++ {
-				walk(n.Cmds[i])
-			}
-		case *parse.CommandNode:
-			// index .Labels "name" reads one label.
-			if len(n.Args) == 3 && n.Args[0].String() == "index" && slices.Contains([]string{".Labels", "$.Labels"}, n.Args[1].String()) {
-				if s, ok := n.Args[2].(*parse.StringNode); ok {
-					fields([]string{"Labels", s.Text})
-					return
+	// walk visits every node under v, finding children by their types.
+	var walk func(v reflect.Value)
+	walk = func(v reflect.Value) {
+		switch v.Kind() {
+		case reflect.Interface:
+			walk(v.Elem())
+		case reflect.Pointer:
+			switch n := v.Interface().(type) {
+			case *parse.CommandNode: // index .Labels "name" reads one label
+				if len(n.Args) == 3 && n.Args[0].String() == "index" && slices.Contains([]string{".Labels", "$.Labels"}, n.Args[1].String()) {
+					if s, ok := n.Args[2].(*parse.StringNode); ok {
+						fields([]string{"Labels", s.Text})
+						return
+					}
+				}
+			case *parse.FieldNode:
+				fields(n.Ident)
+			case *parse.VariableNode:
+				if len(n.Ident) > 1 && n.Ident[0] == "$" {
+					fields(n.Ident[1:])
 				}
 			}
-			for _, c := range n.Args {
-				walk(c)
+			walk(v.Elem())
+		case reflect.Slice:
+			for i := range v.Len() {
+				walk(v.Index(i))
 			}
-		case *parse.FieldNode:
-			fields(n.Ident)
-		case *parse.VariableNode:
-			if len(n.Ident) > 1 && n.Ident[0] == "$" {
-				fields(n.Ident[1:])
+		case reflect.Struct: // exported fields: the unexported ones lead back to the tree
+			for i := range v.NumField() {
+				if v.Type().Field(i).IsExported() {
+					walk(v.Field(i))
+				}
 			}
-		case *parse.ActionNode:
-			walk(n.Pipe)
-		case *parse.TemplateNode:
-			walk(n.Pipe)
-		case *parse.ChainNode:
-			walk(n.Node)
-		case *parse.IfNode:
-			walk(&n.BranchNode)
-		case *parse.RangeNode:
-			walk(&n.BranchNode)
-		case *parse.WithNode:
-			walk(&n.BranchNode)
-		case *parse.BranchNode:
-			walk(n.Pipe)
-			walk(n.List)
-			walk(n.ElseList)
 		}
 	}
 	for _, tt := range t.Templates() {
 		if tt.Tree != nil {
-			walk(tt.Tree.Root)
+			walk(reflect.ValueOf(tt.Tree.Root))
 		}
 	}
 	slices.Sort(labels)

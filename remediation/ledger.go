@@ -124,30 +124,20 @@ func openLedger(path string, now time.Time) (l *ledger, clamped int, err error) 
 		l.entries[e.Key] = e
 	}
 	l.actions = f.Actions
-	clamped = l.clamp(now)
-	l.prune(now)
-	return l, clamped, nil
-}
-
-// clamp sets every time of the ledger later than now to now and returns
-// how many it changed.
-func (l *ledger) clamp(now time.Time) int {
-	n := 0
-	at := func(t *time.Time) {
-		if t.After(now) {
-			*t = now
-			n++
-		}
-	}
+	var times []*time.Time
 	for i := range l.actions {
-		at(&l.actions[i].At)
+		times = append(times, &l.actions[i].At)
 	}
 	for _, e := range l.entries {
-		at(&e.Created)
-		at(&e.Messaged)
-		at(&e.Ended)
+		times = append(times, &e.Created, &e.Messaged, &e.Ended)
 	}
-	return n
+	for _, t := range times {
+		if t.After(now) {
+			*t, clamped = now, clamped+1
+		}
+	}
+	l.prune(now)
+	return l, clamped, nil
 }
 
 // prune forgets actions older than a day.

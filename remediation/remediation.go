@@ -27,6 +27,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/filewatch"
+	"github.com/mintlify-exporter/mintlify_exporter/jobs"
 	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 )
 
@@ -62,27 +63,15 @@ const (
 var Outcomes = []string{OutcomeCreated, OutcomeMessaged, OutcomeDryRun, OutcomeCooldown, OutcomeActive,
 	OutcomeCapped, OutcomeResolved, OutcomeNoRule, OutcomeError}
 
-// API is what the webhook calls: the client's create-job and send-message.
-type API interface {
-	CreateJob(ctx context.Context, projectID, prompt string) (*client.Job, error)
-	SendMessage(ctx context.Context, projectID, jobID, prompt string) (*client.Job, error)
-}
-
-// Jobs is the job watcher: it follows the jobs the webhook creates.
-type Jobs interface {
-	Watch(project, id string) error
-	Lookup(project, id string) (status client.JobStatus, prLink string, known bool)
-}
-
 // Options configure a Remediator.
 type Options struct {
-	ConfigPath string   // re-read when it changes
-	Projects   []string // a rule's project must be one of these
-	Token      string   // the bearer token required ("" for none)
-	BasicAuth  bool     // --web.config.file authenticates every request
-	LedgerPath string   // "" keeps the ledger in memory: only for a dry run
-	API        API
-	Jobs       Jobs
+	ConfigPath string         // re-read when it changes
+	Projects   []string       // a rule's project must be one of these
+	Token      string         // the bearer token required ("" for none)
+	BasicAuth  bool           // --web.config.file authenticates every request
+	LedgerPath string         // "" keeps the ledger in memory: only for a dry run
+	API        *client.Client // creates the jobs and sends the messages
+	Jobs       *jobs.Watcher  // follows the jobs created
 	Logger     log.Logger
 	Now        func() time.Time // time.Now when nil
 	Timeout    time.Duration    // of each API request; 30s when zero
@@ -157,9 +146,6 @@ func New(opts Options) (*Remediator, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckAuth(cfg, opts.Token, opts.BasicAuth, opts.LedgerPath); err != nil {
-		return nil, err
-	}
 	r.cfg = cfg
 	if opts.LedgerPath != "" { // remove the temporary files a kill during a save left
 		removed, err := statefile.CleanTemp(opts.LedgerPath)
@@ -201,14 +187,19 @@ func New(opts Options) (*Remediator, error) {
 	return r, nil
 }
 
-// readConfig reads the file and marks its version.
+// readConfig reads the file, marks its version and checks it with
+// CheckAuth.
 func (r *Remediator) readConfig() (*Config, error) {
 	data, info, err := r.file.Read(MaxConfigBytes)
 	if err != nil {
 		return nil, err
 	}
 	r.file.Mark(info)
-	return ParseConfig(data)
+	cfg, err := ParseConfig(data)
+	if err == nil {
+		err = CheckAuth(cfg, r.opts.Token, r.opts.BasicAuth, r.opts.LedgerPath)
+	}
+	return cfg, err
 }
 
 // reload re-reads a changed configuration; a bad version is logged once
@@ -221,9 +212,6 @@ func (r *Remediator) reload() {
 	var cfg *Config
 	if err == nil {
 		cfg, err = r.readConfig()
-	}
-	if err == nil {
-		err = CheckAuth(cfg, r.opts.Token, r.opts.BasicAuth, r.opts.LedgerPath)
 	}
 	if err != nil {
 		if msg := err.Error(); msg != r.badMsg {
@@ -296,37 +284,49 @@ type AlertOutcome struct {
 // read before the request is authenticated, its size checked and a slot
 // taken.
 func (r *Remediator) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	if req.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		http.Error(w, "the remediation webhook takes POST requests from Alertmanager", http.StatusMethodNotAllowed)
-		return
-	}
-	if !r.authorized(req) {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="mintlify_exporter remediation"`)
-		http.Error(w, "unauthorized: send the bearer token of --remediation.token-file", http.StatusUnauthorized)
-		return
-	}
-	if req.ContentLength > MaxPayloadBytes {
-		http.Error(w, tooLarge, http.StatusRequestEntityTooLarge)
-		return
-	}
-	if !r.acquire(req.Context()) {
-		w.Header().Set("Retry-After", "10")
-		http.Error(w, "too many payloads at once: send it again later", http.StatusServiceUnavailable)
-		return
-	}
-	defer func() { <-r.slots }()
-	body, code, msg := readPayload(w, req)
-	if code != http.StatusOK {
+	if code, msg := r.serve(w, req); code != http.StatusOK {
 		http.Error(w, msg, code)
-		return
 	}
-	answer := r.handlePayload(req.Context(), body)
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(answer)
 }
 
 var tooLarge = fmt.Sprintf("payload larger than %d bytes", MaxPayloadBytes)
+
+// serve answers req, or returns the HTTP status and message of its refusal.
+func (r *Remediator) serve(w http.ResponseWriter, req *http.Request) (int, string) {
+	switch {
+	case req.Method != http.MethodPost:
+		w.Header().Set("Allow", http.MethodPost)
+		return http.StatusMethodNotAllowed, "the remediation webhook takes POST requests from Alertmanager"
+	case !r.authorized(req):
+		w.Header().Set("WWW-Authenticate", `Bearer realm="mintlify_exporter remediation"`)
+		return http.StatusUnauthorized, "unauthorized: send the bearer token of --remediation.token-file"
+	case req.ContentLength > MaxPayloadBytes:
+		return http.StatusRequestEntityTooLarge, tooLarge
+	case !r.acquire(req.Context()):
+		w.Header().Set("Retry-After", "10")
+		return http.StatusServiceUnavailable, "too many payloads at once: send it again later"
+	}
+	defer func() { <-r.slots }()
+	var buf bytes.Buffer
+	if req.ContentLength > 0 {
+		buf.Grow(int(req.ContentLength) + bytes.MinRead)
+	}
+	if _, err := buf.ReadFrom(http.MaxBytesReader(w, req.Body, MaxPayloadBytes)); err != nil {
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			return http.StatusRequestEntityTooLarge, tooLarge
+		}
+		return http.StatusBadRequest, "cannot read the payload: " + oneLine(err.Error())
+	}
+	if version, err := walkPayload(buf.Bytes(), checkAlert); err != nil {
+		return http.StatusBadRequest, "not an Alertmanager webhook payload (version 4): " + oneLine(err.Error())
+	} else if version != "4" {
+		return http.StatusBadRequest, fmt.Sprintf("not an Alertmanager webhook payload (version 4): version %q, want \"4\"", version)
+	}
+	answer := r.handlePayload(req.Context(), buf.Bytes())
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(answer)
+	return http.StatusOK, ""
+}
 
 // acquire takes a payload slot, waiting at most MaxPayloadWait.
 func (r *Remediator) acquire(ctx context.Context) bool {
@@ -335,36 +335,14 @@ func (r *Remediator) acquire(ctx context.Context) bool {
 		return true
 	default:
 	}
-	timer := time.NewTimer(MaxPayloadWait)
-	defer timer.Stop()
+	ctx, cancel := context.WithTimeout(ctx, MaxPayloadWait)
+	defer cancel()
 	select {
 	case r.slots <- struct{}{}:
 		return true
-	case <-timer.C:
 	case <-ctx.Done():
+		return false
 	}
-	return false
-}
-
-// readPayload reads and checks req's body; on failure it returns the HTTP
-// status and message to answer.
-func readPayload(w http.ResponseWriter, req *http.Request) ([]byte, int, string) {
-	var buf bytes.Buffer
-	if req.ContentLength > 0 {
-		buf.Grow(int(req.ContentLength) + bytes.MinRead)
-	}
-	if _, err := buf.ReadFrom(http.MaxBytesReader(w, req.Body, MaxPayloadBytes)); err != nil {
-		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			return nil, http.StatusRequestEntityTooLarge, tooLarge
-		}
-		return nil, http.StatusBadRequest, "cannot read the payload: " + oneLine(err.Error())
-	}
-	if version, err := walkPayload(buf.Bytes(), checkAlert); err != nil {
-		return nil, http.StatusBadRequest, "not an Alertmanager webhook payload (version 4): " + oneLine(err.Error())
-	} else if version != "4" {
-		return nil, http.StatusBadRequest, fmt.Sprintf("not an Alertmanager webhook payload (version 4): version %q, want \"4\"", version)
-	}
-	return buf.Bytes(), http.StatusOK, ""
 }
 
 // walkPayload calls fn with each alert as it is decoded, so that many
@@ -470,11 +448,11 @@ func (r *Remediator) handlePayload(ctx context.Context, body []byte) []byte {
 	var out bytes.Buffer
 	out.WriteString(`{"outcomes":[`)
 	r.dryRunLogged = 0
-	capped := map[string]*cappedAlerts{}
-	defer func() { // one line per rule whose alerts were capped, and the dry-run lines left out
+	capped, firstCapped := map[string]int{}, map[string]AlertOutcome{} // alerts capped, by rule
+	// One line per rule whose alerts were capped, and the dry-run lines left out.
+	defer func() {
 		for _, rule := range slices.Sorted(maps.Keys(capped)) {
-			c := capped[rule]
-			level.Warn(r.logger).Log("msg", "remediation capped", "rule", rule, "alerts", c.n, "first_key", c.first.Key, "reason", c.first.Reason)
+			level.Warn(r.logger).Log("msg", "remediation capped", "rule", rule, "alerts", capped[rule], "first_key", firstCapped[rule].Key, "reason", firstCapped[rule].Reason)
 		}
 		if n := r.dryRunLogged - maxDryRunLines; n > 0 {
 			level.Info(r.logger).Log("msg", "dry run: more alerts of the notification would have acted; not logged one by one", "alerts", n)
@@ -484,12 +462,9 @@ func (r *Remediator) handlePayload(ctx context.Context, body []byte) []byte {
 		o := r.handle(ctx, *a)
 		r.alerts.WithLabelValues(o.Rule, o.Outcome).Inc()
 		if o.Outcome == OutcomeCapped {
-			c := capped[o.Rule]
-			if c == nil {
-				c = &cappedAlerts{first: o}
-				capped[o.Rule] = c
+			if capped[o.Rule]++; capped[o.Rule] == 1 {
+				firstCapped[o.Rule] = o
 			}
-			c.n++
 		}
 		if i > 0 {
 			out.WriteByte(',')
@@ -505,12 +480,6 @@ func (r *Remediator) handlePayload(ctx context.Context, body []byte) []byte {
 // maxDryRunLines bounds the dry-run lines of a payload: anyone may post
 // to a dry run a payload of a hundred thousand alerts.
 const maxDryRunLines = 10
-
-// cappedAlerts are the alerts of one rule that a payload had capped.
-type cappedAlerts struct {
-	n     int
-	first AlertOutcome
-}
 
 // handle decides what to do with one alert and does it. The caller holds
 // r.payload and r.mu.
@@ -543,13 +512,10 @@ func (r *Remediator) handle(ctx context.Context, a Alert) AlertOutcome {
 	if out.Outcome, out.Reason = r.capped(d.project, d.now); out.Outcome != "" {
 		return out // logged once per payload (handlePayload)
 	}
-	switch {
-	case r.cfg.DryRun:
+	if r.cfg.DryRun {
 		return r.dryRun(d, out)
-	case d.message:
-		return r.message(ctx, d, out)
 	}
-	return r.create(ctx, d, out)
+	return r.send(ctx, d, out)
 }
 
 // decision is what an alert that matched a rule would do.
@@ -577,9 +543,14 @@ func (r *Remediator) decide(rule *Rule, a Alert, out *AlertOutcome) (*decision, 
 	}
 	d := &decision{rule: rule, project: project, values: fingerprint(a.Annotations), now: r.opts.Now()}
 	r.ledger.prune(d.now)
-	if d.entry = r.ledger.entries[out.Key]; d.entry != nil {
-		out.JobID = d.entry.JobID
-		r.observe(d.entry, d.now)
+	if e := r.ledger.entries[out.Key]; e != nil {
+		d.entry, out.JobID = e, e.JobID
+		if e.JobID != "" && e.Ended.IsZero() { // note when its job was first seen ended
+			if status, _, known := r.opts.Jobs.Lookup(e.Project, e.JobID); known && status.Terminal() {
+				e.Ended = d.now
+				r.saveLogged()
+			}
+		}
 	}
 	tmpl := rule.prompt
 	switch e := d.entry; {
@@ -636,17 +607,6 @@ func (r *Remediator) dryRun(d *decision, out AlertOutcome) AlertOutcome {
 	return out
 }
 
-// observe notes in e when its job was first seen ended.
-func (r *Remediator) observe(e *Entry, now time.Time) {
-	if e.JobID == "" || !e.Ended.IsZero() {
-		return
-	}
-	if status, _, known := r.opts.Jobs.Lookup(e.Project, e.JobID); known && status.Terminal() {
-		e.Ended = now
-		r.saveLogged()
-	}
-}
-
 // saveLogged saves the ledger, logging a failure.
 func (r *Remediator) saveLogged() {
 	if err := r.ledger.save(); err != nil {
@@ -661,77 +621,72 @@ func (r *Remediator) failed(out AlertOutcome, err error, msg string, kv ...any) 
 	return out
 }
 
-// create asks for a job, recorded in the ledger before it is sent.
-func (r *Remediator) create(ctx context.Context, d *decision, out AlertOutcome) AlertOutcome {
-	rule, project, key := d.rule.Name, d.project, out.Key
-	e := &Entry{Key: key, Rule: rule, Project: project, Created: d.now, Pending: true, Values: d.values}
-	prev := r.ledger.entries[key]
-	r.ledger.entries[key] = e
+// send creates the key's job, or sends the rule's follow-up to it
+// (d.message), recorded in the ledger before it goes: without a durable
+// record a restart could create the job again, and the caps count a
+// message sent before a crash.
+func (r *Remediator) send(ctx context.Context, d *decision, out AlertOutcome) AlertOutcome {
+	rule, project, key, prev := d.rule.Name, d.project, out.Key, d.entry
+	e, prevMessaged := prev, time.Time{}
+	if d.message {
+		prevMessaged, e.Messaged = e.Messaged, d.now
+	} else {
+		e = &Entry{Key: key, Rule: rule, Project: project, Created: d.now, Pending: true, Values: d.values}
+		r.ledger.entries[key] = e
+	}
 	r.ledger.actions = append(r.ledger.actions, action{Project: project, At: d.now})
+	undo := func(action bool) { // forgets the job or message, and its action
+		if d.message {
+			e.Messaged = prevMessaged
+		} else if prev == nil { // not a nil entry: sorted and Rows read every entry
+			delete(r.ledger.entries, key)
+		} else {
+			r.ledger.entries[key] = prev
+		}
+		if action {
+			r.ledger.actions = r.ledger.actions[:len(r.ledger.actions)-1]
+		}
+	}
 	if err := r.ledger.save(); err != nil {
-		// Without a durable record a restart could create the job again.
-		r.ledger.entries[key] = prev
-		r.ledger.actions = r.ledger.actions[:len(r.ledger.actions)-1]
+		undo(true)
 		return r.failed(out, err, "remediation failed: nothing sent", "rule", rule, "key", key)
 	}
 	job, err := r.unlocked(ctx, func(ctx context.Context) (*client.Job, error) {
+		if d.message {
+			return r.opts.API.SendMessage(ctx, project, e.JobID, d.prompt)
+		}
 		return r.opts.API.CreateJob(ctx, project, d.prompt)
 	})
 	e.Pending = false
-	if err != nil {
-		if neverCreated(err) {
-			r.ledger.entries[key] = prev
-		} else { // it may exist: no new one before the cooldown
-			e.Ended = d.now
-		}
-		r.saveLogged()
-		return r.failed(out, err, "remediation failed: the job was not created", "rule", rule, "project", project, "key", key)
-	}
-	e.JobID = job.ID
-	r.saveLogged()
-	if err := r.opts.Jobs.Watch(project, job.ID); err != nil {
-		level.Warn(r.logger).Log("msg", "cannot watch the job created", "job_id", job.ID, "err", err)
-	}
-	r.created.WithLabelValues(project, rule).Inc()
-	out.Outcome, out.JobID = OutcomeCreated, job.ID
-	level.Info(r.logger).Log("msg", "agent job created for an alert", "rule", rule, "project", project, "key", key, "job_id", job.ID)
-	return out
-}
-
-// message sends the rule's follow-up to the key's active job, recorded in
-// the ledger before it is sent so that the caps count it after a crash.
-func (r *Remediator) message(ctx context.Context, d *decision, out AlertOutcome) AlertOutcome {
-	e, rule, project := d.entry, d.rule.Name, d.project
-	prevMessaged := e.Messaged
-	undo := func() {
-		e.Messaged = prevMessaged
-		r.ledger.actions = r.ledger.actions[:len(r.ledger.actions)-1]
-	}
-	r.ledger.actions = append(r.ledger.actions, action{Project: project, At: d.now})
-	e.Messaged = d.now
-	if err := r.ledger.save(); err != nil {
-		undo()
-		return r.failed(out, err, "remediation failed: nothing sent", "rule", rule, "key", e.Key)
-	}
-	_, err := r.unlocked(ctx, func(ctx context.Context) (*client.Job, error) {
-		return r.opts.API.SendMessage(ctx, project, e.JobID, d.prompt)
-	})
 	switch {
-	case err == nil:
+	case err == nil && d.message:
 		e.Values = d.values
-	case neverCreated(err): // refused: nothing was delivered
-		undo()
+	case err == nil:
+		e.JobID = job.ID
+	case neverCreated(err): // refused: nothing was delivered (a refused create still counts for the caps)
+		undo(d.message)
 	}
-	if err != nil && client.IsNotFound(err) { // the job is gone: a new one may be created
+	// A job whose create failed may exist: no new one before the cooldown.
+	// A message answered 404: the job is gone, a new one may be created.
+	if err != nil && (!d.message || client.IsNotFound(err)) {
 		e.Ended = d.now
 	}
 	r.saveLogged()
 	if err != nil {
-		return r.failed(out, err, "remediation failed: the follow-up was not sent", "rule", rule, "project", project, "key", e.Key, "job_id", e.JobID)
+		if d.message {
+			return r.failed(out, err, "remediation failed: the follow-up was not sent", "rule", rule, "project", project, "key", key, "job_id", e.JobID)
+		}
+		return r.failed(out, err, "remediation failed: the job was not created", "rule", rule, "project", project, "key", key)
 	}
-	r.messages.WithLabelValues(project, rule).Inc()
-	out.Outcome = OutcomeMessaged
-	level.Info(r.logger).Log("msg", "follow-up message sent to an agent job for an alert", "rule", rule, "project", project, "key", e.Key, "job_id", e.JobID)
+	msg, counter := "agent job created for an alert", r.created
+	out.Outcome, out.JobID = OutcomeCreated, e.JobID
+	if d.message {
+		msg, counter, out.Outcome = "follow-up message sent to an agent job for an alert", r.messages, OutcomeMessaged
+	} else if err := r.opts.Jobs.Watch(project, job.ID); err != nil {
+		level.Warn(r.logger).Log("msg", "cannot watch the job created", "job_id", job.ID, "err", err)
+	}
+	counter.WithLabelValues(project, rule).Inc()
+	level.Info(r.logger).Log("msg", msg, "rule", rule, "project", project, "key", key, "job_id", e.JobID)
 	return out
 }
 
@@ -766,13 +721,11 @@ func fingerprint(annotations map[string]string) string {
 
 // Row is one key of the ledger, for the landing page.
 type Row struct {
-	Key, Rule, Project, JobID string
+	Entry
 	// Status is the job's status as the watcher last read it ("" before),
 	// PRLink its pull request ("" when none).
 	Status, PRLink string
-	// Created is when the job was asked for; LastAction when the key last
-	// acted; Ended when the job was seen ended (zero while active).
-	Created, LastAction, Ended time.Time
+	LastAction     time.Time // when the key last acted
 }
 
 // Rows returns the ledger's keys, for the landing page.
@@ -781,11 +734,9 @@ func (r *Remediator) Rows() []Row {
 	defer r.mu.Unlock()
 	var out []Row
 	for _, e := range r.ledger.sorted() {
-		row := Row{Key: e.Key, Rule: e.Rule, Project: e.Project, JobID: e.JobID, Created: e.Created, LastAction: e.lastAction(), Ended: e.Ended}
-		if e.JobID != "" {
-			if status, pr, known := r.opts.Jobs.Lookup(e.Project, e.JobID); known {
-				row.Status, row.PRLink = string(status), pr
-			}
+		row := Row{Entry: *e, LastAction: e.lastAction()}
+		if status, pr, known := r.opts.Jobs.Lookup(e.Project, e.JobID); known { // never for JobID ""
+			row.Status, row.PRLink = string(status), pr
 		}
 		out = append(out, row)
 	}

@@ -620,3 +620,24 @@ func TestCreateAnswerWithoutIDStartsTheCooldown(t *testing.T) {
 		t.Errorf("%d create requests, want 1", n)
 	}
 }
+
+// TestRefusedCreateLeavesNoEntry: a create the API refuses (a 4xx) for a
+// key never acted on is forgotten. It was undone by storing the key's
+// previous entry, nil, in the ledger's map, and the next save (sorting the
+// entries by key) or the landing page's rows then dereferenced it.
+func TestRefusedCreateLeavesNoEntry(t *testing.T) {
+	e := newEnv(t, fmt.Sprintf(thumbsDown, "false"))
+	if o := e.fire(alert("/first", 12)); o.Outcome != remediation.OutcomeCreated {
+		t.Fatalf("first alert: %+v", o)
+	}
+	e.fake.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointCreateJob, Times: 1, Status: http.StatusBadRequest})
+	if o := e.fire(alert("/refused", 12)); o.Outcome != remediation.OutcomeError {
+		t.Fatalf("a create answered 400: %+v, want error", o)
+	}
+	if rows := e.r.Rows(); len(rows) != 1 || rows[0].Key != "docs/first" {
+		t.Errorf("rows after a refused create: %+v, want the first key only", rows)
+	}
+	if o := e.fire(alert("/refused", 12)); o.Outcome != remediation.OutcomeCreated {
+		t.Errorf("the refused key's next alert: %+v, want created", o)
+	}
+}
