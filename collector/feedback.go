@@ -17,13 +17,14 @@ type FeedbackClient interface {
 // largest page (100 pages, no offset or cursor); mintlify_feedback_pages_truncated
 // says when there were more. It has no site window.
 type Feedback struct {
+	base
 	client FeedbackClient
 	filter PathFilter
 }
 
 // NewFeedback returns the feedback source.
 func NewFeedback(c FeedbackClient, o Options) *Feedback {
-	return &Feedback{client: c, filter: o.Filter}
+	return &Feedback{base: base{name: "feedback", families: feedbackFamilies, siteless: true, cost: 1}, client: c, filter: o.Filter}
 }
 
 var feedbackSource = Descriptor{Name: "feedback", Endpoint: client.EndpointFeedbackByPage, Default: true,
@@ -37,18 +38,6 @@ var feedbackFamilies = []engine.Family{
 	{Name: "mintlify_feedback_pages_truncated",
 		Help: "1 when more pages had feedback over the window than the API returns (100), else 0."},
 }
-
-// Name implements engine.Source.
-func (*Feedback) Name() string { return "feedback" }
-
-// Families implements engine.Source.
-func (*Feedback) Families() []engine.Family { return feedbackFamilies }
-
-// Supports implements engine.Source.
-func (*Feedback) Supports(w engine.Window) bool { return !w.Site }
-
-// EstimateCost implements engine.CostEstimator.
-func (*Feedback) EstimateCost(engine.Unit) int { return 1 }
 
 // Fetch implements engine.Source.
 func (f *Feedback) Fetch(ctx context.Context, u engine.Unit, r client.DateRange, _ int) (*engine.Result, error) {
