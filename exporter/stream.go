@@ -14,7 +14,6 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/health"
 	"github.com/mintlify-exporter/mintlify_exporter/landingpage"
-	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 	"github.com/mintlify-exporter/mintlify_exporter/stream"
 	"github.com/mintlify-exporter/mintlify_exporter/stream/s3store"
 )
@@ -69,7 +68,7 @@ const streamPart = health.PartAll
 // buildStream builds the event-stream source on its S3 store, restores it
 // from the cache file's section (a bad section is ignored with one
 // warning) and registers it; it is started by start.
-func (x *Exporter) buildStream(ctx context.Context, cfg Config, p *parts, saved *statefile.File) error {
+func (x *Exporter) buildStream(ctx context.Context, cfg Config) error {
 	sc := cfg.Stream
 	store, err := s3store.New(ctx, s3store.Options{Bucket: sc.Bucket, Region: sc.Region, Endpoint: sc.Endpoint,
 		AccessKeyID: sc.AccessKeyID, SecretAccessKey: sc.SecretAccessKey})
@@ -89,8 +88,8 @@ func (x *Exporter) buildStream(ctx context.Context, cfg Config, p *parts, saved 
 	if err != nil {
 		return err
 	}
-	if saved != nil && len(saved.Stream) > 0 {
-		if err := src.Restore(saved.Stream); err != nil {
+	if x.saved != nil && len(x.saved.Stream) > 0 {
+		if err := src.Restore(x.saved.Stream); err != nil {
 			level.Warn(cfg.Logger).Log("msg", "ignoring the event stream's section of the cache file; the stream is read again from --stream.look-back", "file", cfg.CacheFile, "err", err)
 		} else {
 			level.Info(cfg.Logger).Log("msg", "restored the event stream's checkpoint and counters from the cache file", "file", cfg.CacheFile)
@@ -99,11 +98,11 @@ func (x *Exporter) buildStream(ctx context.Context, cfg Config, p *parts, saved 
 	x.stream = src
 	projects := streamUpProjects(sc.Projects, cfg.Projects)
 	for _, pr := range projects {
-		p.status.Track(pr, StreamSource, "", streamPart)
-		p.status.SetInterval(pr, StreamSource, "", streamPart, sc.PollInterval)
+		x.status.Track(pr, StreamSource, "", streamPart)
+		x.status.SetInterval(pr, StreamSource, "", streamPart, sc.PollInterval)
 	}
-	p.streamHealth = func() { syncStreamHealth(p.status, src.Status(), projects) }
-	p.live.MustRegister(src)
+	x.streamHealth = func() { syncStreamHealth(x.status, src.Status(), projects) }
+	x.live.MustRegister(src)
 	return nil
 }
 
