@@ -383,7 +383,7 @@ func (x *Exporter) routes(cfg Config) http.Handler {
 		state.Remediation = x.webhook.Rows
 	}
 	if x.stream != nil {
-		state.Stream = streamView(x.stream, cfg.Stream)
+		state.Stream, state.StreamPoll = streamView(x.stream, cfg.Stream), cfg.Stream.PollInterval
 	}
 	mux.Handle("/", landingpage.New(landingpage.Config{
 		Version: cfg.Version, TelemetryPath: cfg.TelemetryPath,

@@ -13,7 +13,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mintlify-exporter/mintlify_exporter/health"
-	"github.com/mintlify-exporter/mintlify_exporter/landingpage"
 	"github.com/mintlify-exporter/mintlify_exporter/stream"
 	"github.com/mintlify-exporter/mintlify_exporter/stream/s3store"
 )
@@ -166,20 +165,11 @@ func (s syncedStatus) Collect(ch chan<- prometheus.Metric) {
 }
 
 // streamView is the landing page's section of the stream.
-func streamView(src *stream.Source, sc *StreamConfig) func() landingpage.StreamView {
-	return func() landingpage.StreamView {
+func streamView(src *stream.Source, sc *StreamConfig) func() stream.Status {
+	return func() stream.Status {
 		st := src.Status()
-		v := landingpage.StreamView{Bucket: sc.Bucket, Prefix: sc.Prefix, PollInterval: sc.PollInterval,
-			LastPoll: st.LastPoll, LastObjectTime: st.LastObjectTime, Lag: st.Lag, EventsPerMinute: st.EventsPerMinute,
-			Objects: st.Objects, Lines: st.Lines, Events: st.Events, Duplicates: st.Duplicates}
-		for reason, n := range st.Refused {
-			v.Refused = append(v.Refused, landingpage.Count{Name: reason, N: n})
-		}
-		sort.Slice(v.Refused, func(i, j int) bool { return v.Refused[i].Name < v.Refused[j].Name })
-		if st.Err != nil {
-			v.Error = st.Err.Error()
-		}
-		return v
+		st.Bucket, st.Prefix = sc.Bucket, sc.Prefix
+		return st
 	}
 }
 

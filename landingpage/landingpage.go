@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"html"
 	"html/template"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,6 +23,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/health"
 	"github.com/mintlify-exporter/mintlify_exporter/jobs"
 	"github.com/mintlify-exporter/mintlify_exporter/remediation"
+	"github.com/mintlify-exporter/mintlify_exporter/stream"
 )
 
 // State supplies what the page shows; it is read at every request.
@@ -38,33 +41,12 @@ type State struct {
 	Jobs func() []jobs.Row
 	// Remediation returns the webhook's keys; nil when it is off.
 	Remediation func() []remediation.Row
-	// Stream returns the event stream's progress; nil when it is off.
-	Stream func() StreamView
-	Now    func() time.Time
-}
-
-// StreamView is the event-stream source's progress, as the landing page
-// shows it: counts and times only, nothing of an event's content.
-type StreamView struct {
-	Bucket, Prefix string
-	PollInterval   time.Duration
-	// LastPoll is when the last poll ended, LastObjectTime the last-modified
-	// time of the newest object read (zero before).
-	LastPoll, LastObjectTime time.Time
-	// Lag is now minus the newest event's time at the last poll.
-	Lag                                time.Duration
-	EventsPerMinute                    float64
-	Objects, Lines, Events, Duplicates int64
-	// Refused are the lines that could not be counted, by reason.
-	Refused []Count
-	// Error is the last poll's error, "" when it succeeded.
-	Error string
-}
-
-// Count is a number by name.
-type Count struct {
-	Name string
-	N    int64
+	// Stream returns the event stream's progress, of which the page shows
+	// counts and times only, nothing of an event's content; nil when it is
+	// off. StreamPoll is its poll interval.
+	Stream     func() stream.Status
+	StreamPoll time.Duration
+	Now        func() time.Time
 }
 
 // Config is the static part of the page.
@@ -197,8 +179,8 @@ type streamRow struct {
 }
 
 // newStreamRow writes the stream's progress for people.
-func newStreamRow(v StreamView, now time.Time) *streamRow {
-	r := &streamRow{Bucket: v.Bucket, Prefix: cmp.Or(v.Prefix, "(none)"), Interval: v.PollInterval.String(), LastPoll: "not yet", LastObject: "none yet", Lag: "-",
+func newStreamRow(v stream.Status, poll time.Duration, now time.Time) *streamRow {
+	r := &streamRow{Bucket: v.Bucket, Prefix: cmp.Or(v.Prefix, "(none)"), Interval: poll.String(), LastPoll: "not yet", LastObject: "none yet", Lag: "-",
 		Rate: fmt.Sprintf("%.1f", v.EventsPerMinute), Objects: v.Objects, Lines: v.Lines, Events: v.Events, Duplicates: v.Duplicates,
 		Refused: "none", Error: "none", ErrorState: "ok"}
 	if !v.LastPoll.IsZero() {
@@ -210,13 +192,13 @@ func newStreamRow(v StreamView, now time.Time) *streamRow {
 	}
 	if len(v.Refused) > 0 {
 		var parts []string
-		for _, c := range v.Refused {
-			parts = append(parts, fmt.Sprintf("%s: %d", c.Name, c.N))
+		for _, name := range slices.Sorted(maps.Keys(v.Refused)) {
+			parts = append(parts, fmt.Sprintf("%s: %d", name, v.Refused[name]))
 		}
 		r.Refused = strings.Join(parts, ", ")
 	}
-	if v.Error != "" {
-		r.Error, r.ErrorState = v.Error, "failing"
+	if v.Err != nil {
+		r.Error, r.ErrorState = v.Err.Error(), "failing"
 	}
 	return r
 }
@@ -288,7 +270,7 @@ func (p *page) table() (string, error) {
 		}
 	}
 	if p.s.Stream != nil {
-		d.Stream = newStreamRow(p.s.Stream(), now)
+		d.Stream = newStreamRow(p.s.Stream(), p.s.StreamPoll, now)
 	}
 	if p.s.Remediation != nil {
 		for _, r := range p.s.Remediation() {
