@@ -344,8 +344,9 @@ func (x *Exporter) agents(cfg Config) error {
 func (x *Exporter) routes(cfg Config) http.Handler {
 	mux := http.NewServeMux()
 	mcfg := metricshandler.Config{Live: x.live, MaxRequests: cfg.MaxRequests, Instrument: x.live, Logger: cfg.Logger}
-	state := landingpage.State{Units: func() []engine.UnitState { return nil }, BudgetRemaining: x.budget.Remaining,
-		BudgetPerHour: x.budget.PerHour(), Notes: cfg.Notes}
+	state := landingpage.Config{Version: cfg.Version, TelemetryPath: cfg.TelemetryPath, Examples: cfg.Examples, Notes: cfg.Notes,
+		JobsEnabled: x.watcher != nil, JobsDescribe: x.jobsText, Units: func() []engine.UnitState { return nil },
+		BudgetRemaining: x.budget.Remaining, BudgetPerHour: x.budget.PerHour()}
 	if eng := x.engine; eng != nil {
 		mcfg.Cached = eng // not a nil *engine.Engine in the interface
 		state.Units, state.Reserve = eng.States, eng.Reserve
@@ -385,10 +386,7 @@ func (x *Exporter) routes(cfg Config) http.Handler {
 	if x.stream != nil {
 		state.Stream, state.StreamPoll = streamView(x.stream, cfg.Stream), cfg.Stream.PollInterval
 	}
-	mux.Handle("/", landingpage.New(landingpage.Config{
-		Version: cfg.Version, TelemetryPath: cfg.TelemetryPath,
-		JobsEnabled: x.watcher != nil, JobsDescribe: x.jobsText, Examples: cfg.Examples,
-	}, state))
+	mux.Handle("/", landingpage.New(state))
 	return mux
 }
 

@@ -26,8 +26,16 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/stream"
 )
 
-// State supplies what the page shows; it is read at every request.
-type State struct {
+// Config is what the page shows; its funcs are called at every request.
+type Config struct {
+	Version       string
+	TelemetryPath string
+	// JobsDescribe says what the job watcher watches, when JobsEnabled.
+	JobsEnabled  bool
+	JobsDescribe string
+	// Examples are commands to try, shown as code (the demo's).
+	Examples []string
+
 	Units func() []engine.UnitState
 	// BudgetRemaining and BudgetPerHour describe the request budget.
 	BudgetRemaining func() int
@@ -49,28 +57,15 @@ type State struct {
 	Now        func() time.Time
 }
 
-// Config is the static part of the page.
-type Config struct {
-	Version       string
-	TelemetryPath string
-	JobsEnabled   bool
-	JobsDescribe  string
-	// Examples are commands to try, shown as code (the demo's).
-	Examples []string
-}
-
 // New returns the landing page handler.
-func New(c Config, s State) http.Handler {
-	if s.Now == nil {
-		s.Now = time.Now
+func New(c Config) http.Handler {
+	if c.Now == nil {
+		c.Now = time.Now
 	}
-	return &page{c: c, s: s}
+	return &page{c}
 }
 
-type page struct {
-	c Config
-	s State
-}
+type page struct{ Config }
 
 func (p *page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	extra, err := p.table()
@@ -81,10 +76,10 @@ func (p *page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	lp, err := web.NewLandingPage(web.LandingConfig{
 		Name:        "Mintlify Exporter",
 		Description: p.description(),
-		Version:     html.EscapeString(p.c.Version),
+		Version:     html.EscapeString(p.Version),
 		Profiling:   "false", // no /debug/pprof here: no dead links
 		Links: []web.LandingLinks{
-			{Address: p.c.TelemetryPath, Text: "Metrics"},
+			{Address: p.TelemetryPath, Text: "Metrics"},
 			{Address: "-/healthy", Text: "Health"},
 			{Address: "-/ready", Text: "Readiness", Description: "ready once every unit (source, project and window) has data, waits for the request budget or has been tried"},
 		},
@@ -100,10 +95,10 @@ func (p *page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // description is the page's heading: the notes when there are any. The
 // template does not escape it.
 func (p *page) description() string {
-	if len(p.s.Notes) == 0 {
+	if len(p.Notes) == 0 {
 		return "Prometheus exporter for Mintlify documentation analytics (" + collector.DefaultNames() + ") and agent jobs"
 	}
-	return `<span class="demo">` + html.EscapeString(strings.Join(p.s.Notes, " ")) + `</span>`
+	return `<span class="demo">` + html.EscapeString(strings.Join(p.Notes, " ")) + `</span>`
 }
 
 // extraHTML is the page's own part, after the toolkit's links. The template
@@ -236,14 +231,14 @@ func newPRLink(s string) prLink {
 
 // table renders the page's own part.
 func (p *page) table() (string, error) {
-	now := p.s.Now()
-	units := p.s.Units()
+	now := p.Now()
+	units := p.Units()
 	reserve := 0
-	if p.s.Reserve != nil {
-		reserve = p.s.Reserve()
+	if p.Reserve != nil {
+		reserve = p.Reserve()
 	}
-	d := extraData{Examples: p.c.Examples, Summary: summaryLine(units, p.s.BudgetRemaining(), p.s.BudgetPerHour, now) + heldBackText(units, p.s.BudgetRemaining(), reserve),
-		JobsEnabled: p.c.JobsEnabled, JobsDescribe: p.c.JobsDescribe, JobsShown: p.s.Jobs != nil, RemediationShown: p.s.Remediation != nil}
+	d := extraData{Examples: p.Examples, Summary: summaryLine(units, p.BudgetRemaining(), p.BudgetPerHour, now) + heldBackText(units, p.BudgetRemaining(), reserve),
+		JobsEnabled: p.JobsEnabled, JobsDescribe: p.JobsDescribe, JobsShown: p.Jobs != nil, RemediationShown: p.Remediation != nil}
 	for _, st := range units {
 		r := unitRow{Source: st.Source, Project: st.Project, Window: windowText(st), Dates: "-", Cost: st.Cost,
 			Interval: st.Interval.String(), Data: "-", Last: "never", State: st.State, Text: stateText(st, now), Rank: cmp.Or(st.Rank, "-")}
@@ -253,8 +248,8 @@ func (p *page) table() (string, error) {
 		}
 		d.Units = append(d.Units, r)
 	}
-	if p.c.JobsEnabled && p.s.Jobs != nil {
-		for _, j := range p.s.Jobs() {
+	if p.JobsEnabled && p.Jobs != nil {
+		for _, j := range p.Jobs() {
 			status := cmp.Or(j.Status, "not read yet")
 			switch {
 			case j.NotFound:
@@ -269,11 +264,11 @@ func (p *page) table() (string, error) {
 			d.Jobs = append(d.Jobs, jobRow{Project: j.Project, ID: j.ID, Status: status, Age: age, PullRequest: newPRLink(j.PRLink)})
 		}
 	}
-	if p.s.Stream != nil {
-		d.Stream = newStreamRow(p.s.Stream(), p.s.StreamPoll, now)
+	if p.Stream != nil {
+		d.Stream = newStreamRow(p.Stream(), p.StreamPoll, now)
 	}
-	if p.s.Remediation != nil {
-		for _, r := range p.s.Remediation() {
+	if p.Remediation != nil {
+		for _, r := range p.Remediation() {
 			job, status := r.JobID, cmp.Or(r.Status, "not read yet")
 			if job == "" {
 				job, status = "-", "unknown: the create request got no answer"

@@ -19,14 +19,14 @@ func TestStreamSection(t *testing.T) {
 		Objects: 12, Lines: 3400, Events: 3390, Duplicates: 7,
 		Refused: map[string]int64{"malformed_line": 2, "oversized_line": 1},
 		Err:     errors.New(`access denied: the AWS credentials may not list objects under prefix "mintlify/" of --stream.s3.bucket=acme-events <b>`)}
-	state := State{Units: func() []engine.UnitState { return nil }, BudgetRemaining: func() int { return 90 }, BudgetPerHour: 90,
+	state := Config{TelemetryPath: "/metrics", Units: func() []engine.UnitState { return nil }, BudgetRemaining: func() int { return 90 }, BudgetPerHour: 90,
 		Now: func() time.Time { return now }}
-	page := get(t, New(Config{TelemetryPath: "/metrics"}, state))
+	page := get(t, New(state))
 	if strings.Contains(page, "Event stream") {
 		t.Error("a page without the stream shows its section")
 	}
 	state.Stream, state.StreamPoll = func() stream.Status { return view }, 30*time.Second
-	page = get(t, New(Config{TelemetryPath: "/metrics"}, state))
+	page = get(t, New(state))
 	for _, want := range []string{
 		"<h2>Event stream</h2>", "listed every 30s",
 		"<tr><th>bucket</th><td>acme-events</td></tr>",
@@ -45,7 +45,7 @@ func TestStreamSection(t *testing.T) {
 		}
 	}
 	state.Stream, state.StreamPoll = func() stream.Status { return stream.Status{Bucket: "b"} }, time.Second
-	page = get(t, New(Config{TelemetryPath: "/metrics"}, state))
+	page = get(t, New(state))
 	for _, want := range []string{"<td>(none)</td>", "<td>not yet</td>", "<td>none yet</td>", `<td class="stream-ok">none</td>`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("a stream before its first poll: page lacks %q", want)
