@@ -46,7 +46,7 @@ func (f *Feedback) Fetch(ctx context.Context, u engine.Unit, r client.DateRange,
 		return nil, err
 	}
 	rows, distinct := selectPaths(page.Rows, func(r *client.PageFeedback) *string { return &r.Path },
-		func(r *client.PageFeedback) float64 { return r.Total }, f.filter)
+		func(r *client.PageFeedback) float64 { return r.Total }, f.filter, false)
 	samples := make([]engine.Sample, 0, 4*len(rows))
 	for _, r := range rows {
 		samples = append(samples,

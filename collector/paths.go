@@ -29,14 +29,10 @@ func (f PathFilter) keeps(path string) bool {
 }
 
 // selectPaths sanitizes (merging equal paths), filters, orders by key then
-// path, and caps rows; distinct counts the paths before filtering.
-func selectPaths[R any](rows []R, path func(*R) *string, key func(*R) float64, f PathFilter) (kept []R, distinct int) {
-	return selectPathsOf(rows, path, key, f, false)
-}
-
-// selectPathsOf filters rows in place; unique (a walk's rows) builds the set
-// of paths seen, as costly as sorting, only when sanitizing changed one.
-func selectPathsOf[R any](rows []R, path func(*R) *string, key func(*R) float64, f PathFilter, unique bool) (kept []R, distinct int) {
+// path, and caps rows; distinct counts the paths before filtering. It
+// filters rows in place; unique (a walk's rows) builds the set of paths
+// seen, as costly as sorting, only when sanitizing changed one.
+func selectPaths[R any](rows []R, path func(*R) *string, key func(*R) float64, f PathFilter, unique bool) (kept []R, distinct int) {
 	check := !unique
 	for i := range rows {
 		p := path(&rows[i])
@@ -273,7 +269,7 @@ type pathsUnit struct {
 
 // finishPaths keeps a walk's rows and sets out's Cost, Summary and Skipped.
 func finishPaths(res *client.PathsResult, f PathFilter, out *engine.Result) pathsUnit {
-	rows, distinct := selectPathsOf(res.Rows, pathOf, totalOf, f, true)
+	rows, distinct := selectPaths(res.Rows, pathOf, totalOf, f, true)
 	out.Cost, out.Skipped = res.Pages, res.Skipped
 	out.Summary = fmt.Sprintf("%d paths, %d exported", distinct, len(rows))
 	if res.Stopped {
