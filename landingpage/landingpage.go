@@ -121,7 +121,7 @@ var extraHTML = template.Must(template.New("extra").Parse(`
 <p>{{.JobsDescribe}}</p>
 {{if .JobsShown}}{{if .Jobs}}<table>
 <tr><th>project</th><th>job</th><th>status</th><th>age</th><th>pull request</th></tr>
-{{range .Jobs}}<tr><td>{{.Project}}</td><td>{{.ID}}</td><td>{{.Status}}</td><td>{{.Age}}</td><td>{{template "pr" .PullRequest}}</td></tr>
+{{range .Jobs}}{{template "row" .}}
 {{end}}</table>
 {{else}}<p>No job is watched yet.</p>
 {{end}}{{end}}{{end -}}
@@ -129,7 +129,7 @@ var extraHTML = template.Must(template.New("extra").Parse(`
 <p>Alerts that POST /webhook/alertmanager turned into agent jobs, one key at a time (docs/remediation.md).</p>
 {{if .Remediation}}<table>
 <tr><th>key</th><th>rule</th><th>project</th><th>job</th><th>status</th><th>last action</th><th>pull request</th></tr>
-{{range .Remediation}}<tr><td>{{.Key}}</td><td>{{.Rule}}</td><td>{{.Project}}</td><td>{{.Job}}</td><td>{{.Status}}</td><td>{{.LastAction}}</td><td>{{template "pr" .PullRequest}}</td></tr>
+{{range .Remediation}}{{template "row" .}}
 {{end}}</table>
 {{else}}<p>No alert has created a job yet.</p>
 {{end}}{{end -}}
@@ -148,7 +148,7 @@ var extraHTML = template.Must(template.New("extra").Parse(`
 <tr><th>last error</th><td class="stream-{{.ErrorState}}">{{.Error}}</td></tr>
 </table>
 {{end -}}
-{{define "pr"}}{{if .Link}}<a href="{{.Link}}">{{.Text}}</a>{{else}}{{.Text}}{{end}}{{end}}`))
+{{define "row"}}<tr>{{range .Cells}}<td>{{.}}</td>{{end}}<td>{{with .PullRequest}}{{if .Link}}<a href="{{.Link}}">{{.Text}}</a>{{else}}{{.Text}}{{end}}{{end}}</td></tr>{{end}}`))
 
 // extraData is what extraHTML shows, as text for people.
 type extraData struct {
@@ -157,9 +157,9 @@ type extraData struct {
 	Units                  []unitRow
 	JobsEnabled, JobsShown bool
 	JobsDescribe           string
-	Jobs                   []jobRow
+	Jobs                   []row
 	RemediationShown       bool
-	Remediation            []remediationRow
+	Remediation            []row
 	Stream                 *streamRow
 }
 
@@ -205,14 +205,11 @@ type unitRow struct {
 	State, Text, Rank              string
 }
 
-type jobRow struct {
-	Project, ID, Status, Age string
-	PullRequest              prLink
-}
-
-type remediationRow struct {
-	Key, Rule, Project, Job, Status, LastAction string
-	PullRequest                                 prLink
+// row is a row of the jobs' or the webhook's table: its cells, then its
+// pull request.
+type row struct {
+	Cells       []string
+	PullRequest prLink
 }
 
 // prLink is a pull request: a link when it is a web address, else its
@@ -261,7 +258,7 @@ func (p *page) table() (string, error) {
 			if !j.CreatedAt.IsZero() {
 				age = now.Sub(j.CreatedAt).Round(time.Second).String()
 			}
-			d.Jobs = append(d.Jobs, jobRow{Project: j.Project, ID: j.ID, Status: status, Age: age, PullRequest: newPRLink(j.PRLink)})
+			d.Jobs = append(d.Jobs, row{[]string{j.Project, j.ID, status, age}, newPRLink(j.PRLink)})
 		}
 	}
 	if p.Stream != nil {
@@ -276,8 +273,7 @@ func (p *page) table() (string, error) {
 			if !r.Ended.IsZero() {
 				status += ", ended " + clock(r.Ended, now)
 			}
-			d.Remediation = append(d.Remediation, remediationRow{Key: r.Key, Rule: r.Rule, Project: r.Project, Job: job,
-				Status: status, LastAction: clock(r.LastAction, now), PullRequest: newPRLink(r.PRLink)})
+			d.Remediation = append(d.Remediation, row{[]string{r.Key, r.Rule, r.Project, job, status, clock(r.LastAction, now)}, newPRLink(r.PRLink)})
 		}
 	}
 	var b strings.Builder
