@@ -222,11 +222,10 @@ func (x *Exporter) analytics(cfg Config) error {
 	// changes to it; it asks them for their state only after a change, once
 	// started. Without the stream it keeps the stream's section on disk.
 	x.saved = statefile.LoadFile(cfg.CacheFile, cfg.Logger)
-	var eng *engine.Engine
 	var saverParts statefile.Parts
 	var layer engine.Layer
 	if len(sources) > 0 {
-		saverParts.Engine = func() engine.State { return eng.State() }
+		saverParts.Engine = func() engine.State { return x.engine.State() }
 		if cfg.DeriveWindows {
 			var days []derived.Day
 			if x.saved != nil {
@@ -248,23 +247,23 @@ func (x *Exporter) analytics(cfg Config) error {
 	if x.saved != nil {
 		restore = &x.saved.State
 	}
-	eng, err = engine.New(engine.Config{
+	omit := omitForStream(cfg.Stream)
+	x.engine, err = engine.New(engine.Config{
 		Sources: sources, Projects: cfg.Projects, Windows: cfg.Windows,
 		MinInterval: cfg.RefreshInterval, Budget: x.budget, Status: x.status, Logger: cfg.Logger,
 		Layer:    layer,
 		Restore:  restore,
 		OnChange: x.saver.Changed,
-		Omit:     omitForStream(cfg.Stream),
+		Omit:     omit,
 	})
 	if err != nil {
 		return err
 	}
-	if omitForStream(cfg.Stream) != nil {
+	if omit != nil {
 		level.Info(cfg.Logger).Log("msg", "the event stream replaces these REST sources for the projects it maps; their requests go to the others (--stream.keep-rest keeps them)",
 			"sources", strings.Join(StreamReplaces, ","), "projects", strings.Join(slices.Compact(slices.Sorted(maps.Values(cfg.Stream.Projects))), ","))
 	}
-	x.engine = eng
-	x.live.MustRegister(eng.LiveCollectors()...)
+	x.live.MustRegister(x.engine.LiveCollectors()...)
 	return nil
 }
 
