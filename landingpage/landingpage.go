@@ -119,13 +119,13 @@ var extraHTML = template.Must(template.New("extra").Parse(`
 {{end}}</table>
 {{if .JobsEnabled}}<h2>Agent jobs</h2>
 <p>{{.JobsDescribe}}</p>
-{{if .JobsShown}}{{if .Jobs}}<table>
+{{if .Config.Jobs}}{{if .Jobs}}<table>
 <tr><th>project</th><th>job</th><th>status</th><th>age</th><th>pull request</th></tr>
 {{range .Jobs}}{{template "row" .}}
 {{end}}</table>
 {{else}}<p>No job is watched yet.</p>
 {{end}}{{end}}{{end -}}
-{{if .RemediationShown}}<h2>Remediation</h2>
+{{if .Config.Remediation}}<h2>Remediation</h2>
 <p>Alerts that POST /webhook/alertmanager turned into agent jobs, one key at a time (docs/remediation.md).</p>
 {{if .Remediation}}<table>
 <tr><th>key</th><th>rule</th><th>project</th><th>job</th><th>status</th><th>last action</th><th>pull request</th></tr>
@@ -150,17 +150,15 @@ var extraHTML = template.Must(template.New("extra").Parse(`
 {{end -}}
 {{define "row"}}<tr>{{range .Cells}}<td>{{.}}</td>{{end}}<td>{{with .PullRequest}}{{if .Link}}<a href="{{.Link}}">{{.Text}}</a>{{else}}{{.Text}}{{end}}{{end}}</td></tr>{{end}}`))
 
-// extraData is what extraHTML shows, as text for people.
+// extraData is what extraHTML shows, as text for people; Config's Jobs,
+// Remediation and Stream are nil when their section is off.
 type extraData struct {
-	Examples               []string
-	Summary                string
-	Units                  []unitRow
-	JobsEnabled, JobsShown bool
-	JobsDescribe           string
-	Jobs                   []row
-	RemediationShown       bool
-	Remediation            []row
-	Stream                 *streamRow
+	Config
+	Summary     string
+	Units       []unitRow
+	Jobs        []row
+	Remediation []row
+	Stream      *streamRow
 }
 
 // streamRow is the stream's section, as text.
@@ -234,8 +232,7 @@ func (p *page) table() (string, error) {
 	if p.Reserve != nil {
 		reserve = p.Reserve()
 	}
-	d := extraData{Examples: p.Examples, Summary: summaryLine(units, p.BudgetRemaining(), p.BudgetPerHour, now) + heldBackText(units, p.BudgetRemaining(), reserve),
-		JobsEnabled: p.JobsEnabled, JobsDescribe: p.JobsDescribe, JobsShown: p.Jobs != nil, RemediationShown: p.Remediation != nil}
+	d := extraData{Config: p.Config, Summary: summaryLine(units, p.BudgetRemaining(), p.BudgetPerHour, now) + heldBackText(units, p.BudgetRemaining(), reserve)}
 	for _, st := range units {
 		r := unitRow{Source: st.Source, Project: st.Project, Window: windowText(st), Dates: "-", Cost: st.Cost,
 			Interval: st.Interval.String(), Data: "-", Last: "never", State: st.State, Text: stateText(st, now), Rank: cmp.Or(st.Rank, "-")}
