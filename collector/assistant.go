@@ -20,14 +20,11 @@ type Assistant struct {
 	client AssistantClient
 }
 
-// NewAssistant returns the assistant source.
-func NewAssistant(c AssistantClient, _ Options) *Assistant {
-	return &Assistant{base: base{name: "assistant", families: assistantFamilies, cost: 1}, client: c}
-}
-
 var assistantSource = Descriptor{Name: "assistant", Endpoint: client.EndpointCallerStats, Default: true, Derived: "assistant",
 	Help: "assistant queries by caller", Cost: "1 request",
-	New: func(c Client, o Options) engine.Source { return NewAssistant(c, o) }}
+	New: func(c Client, o Options) engine.Source {
+		return &Assistant{base: base{name: "assistant", families: assistantFamilies, cost: 1}, client: c}
+	}}
 
 var assistantFamilies = []engine.Family{{
 	Name:   "mintlify_assistant_queries",

@@ -27,14 +27,11 @@ type Conversations struct {
 	maxPages int
 }
 
-// NewConversations returns the conversations source.
-func NewConversations(c ConversationsClient, o Options) *Conversations {
-	return &Conversations{base: base{name: "conversations", families: conversationsFamilies, siteless: true}, client: c, maxPages: o.ConversationsMaxPages}
-}
-
 var _ = register(Descriptor{Name: "conversations", Endpoint: client.EndpointConversations, Default: false, Derived: "conversations",
 	Help: "assistant conversation turns by response type and resolution", Cost: "1 request per 1,000 turns",
-	New: func(c Client, o Options) engine.Source { return NewConversations(c, o) }})
+	New: func(c Client, o Options) engine.Source {
+		return &Conversations{base: base{name: "conversations", families: conversationsFamilies, siteless: true}, client: c, maxPages: o.ConversationsMaxPages}
+	}})
 
 var conversationsFamilies = []engine.Family{{
 	Name:   "mintlify_assistant_conversations",

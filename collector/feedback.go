@@ -22,14 +22,11 @@ type Feedback struct {
 	filter PathFilter
 }
 
-// NewFeedback returns the feedback source.
-func NewFeedback(c FeedbackClient, o Options) *Feedback {
-	return &Feedback{base: base{name: "feedback", families: feedbackFamilies, siteless: true, cost: 1}, client: c, filter: o.Filter}
-}
-
 var feedbackSource = Descriptor{Name: "feedback", Endpoint: client.EndpointFeedbackByPage, Default: true,
 	Help: "feedback per page, the 100 pages with the most", Cost: "1 request",
-	New: func(c Client, o Options) engine.Source { return NewFeedback(c, o) }}
+	New: func(c Client, o Options) engine.Source {
+		return &Feedback{base: base{name: "feedback", families: feedbackFamilies, siteless: true, cost: 1}, client: c, filter: o.Filter}
+	}}
 
 var feedbackFamilies = []engine.Family{
 	{Name: "mintlify_page_feedback",

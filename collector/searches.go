@@ -28,14 +28,11 @@ type Searches struct {
 	topTerms int
 }
 
-// NewSearches returns the searches source.
-func NewSearches(c SearchesClient, o Options) *Searches {
-	return &Searches{base: base{name: "searches", families: searchesFamilies, cost: 1}, client: c, topTerms: min(max(o.SearchesTopTerms, 0), client.MaxSearchesLimit)}
-}
-
 var searchesSource = Descriptor{Name: "searches", Endpoint: client.EndpointSearches, Default: true, Derived: "searches without top terms",
 	Help: "search volume, and the top terms with --searches.top-terms", Cost: "1 request",
-	New: func(c Client, o Options) engine.Source { return NewSearches(c, o) }}
+	New: func(c Client, o Options) engine.Source {
+		return &Searches{base: base{name: "searches", families: searchesFamilies, cost: 1}, client: c, topTerms: min(max(o.SearchesTopTerms, 0), client.MaxSearchesLimit)}
+	}}
 
 // The searches families, in exposition order.
 const (
