@@ -163,9 +163,8 @@ type extraData struct {
 
 // streamRow is the stream's section, as text.
 type streamRow struct {
-	Bucket, Prefix, Interval, LastPoll, LastObject, Lag, Rate string
-	Objects, Lines, Events, Duplicates                        int64
-	Refused, Error                                            string
+	stream.Status
+	Prefix, Interval, LastPoll, LastObject, Lag, Rate, Refused, Error string
 	// ErrorState is ok or failing: the error cell's class (stream-*, not
 	// state-*: those are the units' states).
 	ErrorState string
@@ -173,9 +172,8 @@ type streamRow struct {
 
 // newStreamRow writes the stream's progress for people.
 func newStreamRow(v stream.Status, poll time.Duration, now time.Time) *streamRow {
-	r := &streamRow{Bucket: v.Bucket, Prefix: cmp.Or(v.Prefix, "(none)"), Interval: poll.String(), LastPoll: "not yet", LastObject: "none yet", Lag: "-",
-		Rate: fmt.Sprintf("%.1f", v.EventsPerMinute), Objects: v.Objects, Lines: v.Lines, Events: v.Events, Duplicates: v.Duplicates,
-		Refused: "none", Error: "none", ErrorState: "ok"}
+	r := &streamRow{Status: v, Prefix: cmp.Or(v.Prefix, "(none)"), Interval: poll.String(), LastPoll: "not yet", LastObject: "none yet", Lag: "-",
+		Rate: fmt.Sprintf("%.1f", v.EventsPerMinute), Refused: "none", Error: "none", ErrorState: "ok"}
 	if !v.LastPoll.IsZero() {
 		r.LastPoll = fmt.Sprintf("%s (%s ago)", clock(v.LastPoll, now), now.Sub(v.LastPoll).Round(time.Second))
 	}
@@ -196,11 +194,10 @@ func newStreamRow(v stream.Status, poll time.Duration, now time.Time) *streamRow
 	return r
 }
 
+// unitRow is a unit's row: its state, and what of it is shown as text.
 type unitRow struct {
-	Source, Project, Window, Dates string
-	Cost                           int
-	Interval, Data, Last           string
-	State, Text, Rank              string
+	engine.UnitState
+	Window, Dates, Data, Last, Text, Rank string
 }
 
 // row is a row of the jobs' or the webhook's table: its cells, then its
@@ -234,8 +231,7 @@ func (p *page) table() (string, error) {
 	}
 	d := extraData{Config: p.Config, Summary: summaryLine(units, p.BudgetRemaining(), p.BudgetPerHour, now) + heldBackText(units, p.BudgetRemaining(), reserve)}
 	for _, st := range units {
-		r := unitRow{Source: st.Source, Project: st.Project, Window: windowText(st), Dates: "-", Cost: st.Cost,
-			Interval: st.Interval.String(), Data: "-", Last: "never", State: st.State, Text: stateText(st, now), Rank: cmp.Or(st.Rank, "-")}
+		r := unitRow{UnitState: st, Window: windowText(st), Dates: "-", Data: "-", Last: "never", Text: stateText(st, now), Rank: cmp.Or(st.Rank, "-")}
 		if !st.Completed.IsZero() {
 			r.Dates, r.Data = st.Range.String(), st.Summary
 			r.Last = fmt.Sprintf("%s ago", now.Sub(st.Completed).Round(time.Second))
