@@ -64,7 +64,7 @@ func seedDayStore(cfg Config, entries []*entry) (int, error) {
 	}, log.NewNopLogger())
 	saver.Save()
 	saver.Close()
-	if statefile.Load(cfg.CacheFile, log.NewNopLogger()) == nil {
+	if statefile.LoadFile(cfg.CacheFile, log.NewNopLogger()) == nil {
 		return 0, fmt.Errorf("the day store could not be written to --cache.file=%s", cfg.CacheFile)
 	}
 	return n, nil

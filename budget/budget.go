@@ -38,7 +38,6 @@ type Budget struct {
 	sent        []time.Time                                  // ascending; only the last hour is kept
 	pausedUntil time.Time
 	rec         Recorder
-	recErr      error
 }
 
 // Recorder makes spending and pauses durable. It is called under the budget's
@@ -147,13 +146,7 @@ func (b *Budget) Unsent(e client.Endpoint) {
 }
 
 // Remaining is the analytics requests that may still be sent this hour.
-func (b *Budget) Remaining() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	now := b.now()
-	b.prune(now)
-	return max(0, b.perHour-len(b.sent))
-}
+func (b *Budget) Remaining() int { return max(0, b.perHour-b.Used()) }
 
 // Used is the number of analytics requests sent in the last hour.
 func (b *Budget) Used() int {
@@ -163,23 +156,19 @@ func (b *Budget) Used() int {
 	return len(b.sent)
 }
 
-// Pause stops analytics requests until t, never shortening a pause; see RecordErr.
-func (b *Budget) Pause(until time.Time) {
+// Pause stops analytics requests until t, never shortening a pause; it
+// returns the Recorder's error, if any.
+func (b *Budget) Pause(until time.Time) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if until.After(b.pausedUntil) {
-		b.pausedUntil = until
-		if b.rec != nil {
-			b.recErr = b.rec.Paused(until)
-		}
+	if !until.After(b.pausedUntil) {
+		return nil
 	}
-}
-
-// RecordErr returns the Recorder's error for the last pause, if any.
-func (b *Budget) RecordErr() error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.recErr
+	b.pausedUntil = until
+	if b.rec != nil {
+		return b.rec.Paused(until)
+	}
+	return nil
 }
 
 // PausedUntil returns the end of the current pause, zero when none.

@@ -77,8 +77,7 @@ func TestBudgetRecordsBeforeSending(t *testing.T) {
 	if b.Used() != 2 {
 		t.Errorf("used %d, want 2: an unrecorded request is not sent and does not count", b.Used())
 	}
-	b.Pause(day0.Add(time.Hour))
-	if b.RecordErr() == nil {
+	if b.Pause(day0.Add(time.Hour)) == nil {
 		t.Error("a pause that could not be recorded is not reported")
 	}
 }

@@ -15,32 +15,22 @@ type AssistantClient interface {
 
 // Assistant is the source of assistant queries by caller: one request per
 // window.
-type Assistant struct{ client AssistantClient }
-
-// NewAssistant returns the assistant source.
-func NewAssistant(c AssistantClient, _ Options) *Assistant { return &Assistant{client: c} }
+type Assistant struct {
+	base
+	client AssistantClient
+}
 
 var assistantSource = Descriptor{Name: "assistant", Endpoint: client.EndpointCallerStats, Default: true, Derived: "assistant",
 	Help: "assistant queries by caller", Cost: "1 request",
-	New: func(c Client, o Options) engine.Source { return NewAssistant(c, o) }}
+	New: func(c Client, o Options) engine.Source {
+		return &Assistant{base: base{name: "assistant", families: assistantFamilies, cost: 1}, client: c}
+	}}
 
 var assistantFamilies = []engine.Family{{
 	Name:   "mintlify_assistant_queries",
 	Help:   "Queries to the documentation's AI assistant over the window, by caller.",
 	Labels: []string{"caller"},
 }}
-
-// Name implements engine.Source.
-func (*Assistant) Name() string { return "assistant" }
-
-// Families implements engine.Source.
-func (*Assistant) Families() []engine.Family { return assistantFamilies }
-
-// Supports implements engine.Source.
-func (*Assistant) Supports(engine.Window) bool { return true }
-
-// EstimateCost implements engine.CostEstimator.
-func (*Assistant) EstimateCost(engine.Unit) int { return 1 }
 
 // Fetch implements engine.Source.
 func (a *Assistant) Fetch(ctx context.Context, u engine.Unit, r client.DateRange, _ int) (*engine.Result, error) {

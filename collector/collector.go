@@ -109,6 +109,29 @@ func Build(names []string, c Client, o Options) ([]engine.Source, error) {
 	return out, nil
 }
 
+// base implements the engine.Source and engine.CostEstimator methods that
+// only say what a source is.
+type base struct {
+	name     string
+	families []engine.Family
+	// siteless: the source has no site window.
+	siteless bool
+	// cost is a unit's requests before its first fetch (0: unknown).
+	cost int
+}
+
+// Name implements engine.Source.
+func (b *base) Name() string { return b.name }
+
+// Families implements engine.Source.
+func (b *base) Families() []engine.Family { return b.families }
+
+// Supports implements engine.Source.
+func (b *base) Supports(w engine.Window) bool { return !w.Site || !b.siteless }
+
+// EstimateCost implements engine.CostEstimator.
+func (b *base) EstimateCost(engine.Unit) int { return b.cost }
+
 // familyOf returns the samples of family i of each day.
 func familyOf(days []*engine.Result, i int) [][]engine.Sample {
 	out := make([][]engine.Sample, 0, len(days))

@@ -22,33 +22,22 @@ type ConversationsClient interface {
 // type and resolution: a cursor walk whose cost grows with traffic, so off
 // by default. Only counts are kept. It has no site window.
 type Conversations struct {
+	base
 	client   ConversationsClient
 	maxPages int
 }
 
-// NewConversations returns the conversations source.
-func NewConversations(c ConversationsClient, o Options) *Conversations {
-	return &Conversations{client: c, maxPages: o.ConversationsMaxPages}
-}
-
 var _ = register(Descriptor{Name: "conversations", Endpoint: client.EndpointConversations, Default: false, Derived: "conversations",
 	Help: "assistant conversation turns by response type and resolution", Cost: "1 request per 1,000 turns",
-	New: func(c Client, o Options) engine.Source { return NewConversations(c, o) }})
+	New: func(c Client, o Options) engine.Source {
+		return &Conversations{base: base{name: "conversations", families: conversationsFamilies, siteless: true}, client: c, maxPages: o.ConversationsMaxPages}
+	}})
 
 var conversationsFamilies = []engine.Family{{
 	Name:   "mintlify_assistant_conversations",
 	Help:   "Turns of conversations with the documentation's AI assistant over the window, by response type and resolution.",
 	Labels: []string{"response_type", "resolution"},
 }}
-
-// Name implements engine.Source.
-func (*Conversations) Name() string { return "conversations" }
-
-// Families implements engine.Source.
-func (*Conversations) Families() []engine.Family { return conversationsFamilies }
-
-// Supports implements engine.Source.
-func (*Conversations) Supports(w engine.Window) bool { return !w.Site }
 
 // knownConversationKeys are always exported (0 when absent), so ratios keep
 // their series.

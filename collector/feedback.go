@@ -17,18 +17,16 @@ type FeedbackClient interface {
 // largest page (100 pages, no offset or cursor); mintlify_feedback_pages_truncated
 // says when there were more. It has no site window.
 type Feedback struct {
+	base
 	client FeedbackClient
 	filter PathFilter
 }
 
-// NewFeedback returns the feedback source.
-func NewFeedback(c FeedbackClient, o Options) *Feedback {
-	return &Feedback{client: c, filter: o.Filter}
-}
-
 var feedbackSource = Descriptor{Name: "feedback", Endpoint: client.EndpointFeedbackByPage, Default: true,
 	Help: "feedback per page, the 100 pages with the most", Cost: "1 request",
-	New: func(c Client, o Options) engine.Source { return NewFeedback(c, o) }}
+	New: func(c Client, o Options) engine.Source {
+		return &Feedback{base: base{name: "feedback", families: feedbackFamilies, siteless: true, cost: 1}, client: c, filter: o.Filter}
+	}}
 
 var feedbackFamilies = []engine.Family{
 	{Name: "mintlify_page_feedback",
@@ -38,18 +36,6 @@ var feedbackFamilies = []engine.Family{
 		Help: "1 when more pages had feedback over the window than the API returns (100), else 0."},
 }
 
-// Name implements engine.Source.
-func (*Feedback) Name() string { return "feedback" }
-
-// Families implements engine.Source.
-func (*Feedback) Families() []engine.Family { return feedbackFamilies }
-
-// Supports implements engine.Source.
-func (*Feedback) Supports(w engine.Window) bool { return !w.Site }
-
-// EstimateCost implements engine.CostEstimator.
-func (*Feedback) EstimateCost(engine.Unit) int { return 1 }
-
 // Fetch implements engine.Source.
 func (f *Feedback) Fetch(ctx context.Context, u engine.Unit, r client.DateRange, _ int) (*engine.Result, error) {
 	page, err := f.client.FeedbackByPage(ctx, u.Project, r, client.MaxFeedbackLimit)
@@ -57,7 +43,7 @@ func (f *Feedback) Fetch(ctx context.Context, u engine.Unit, r client.DateRange,
 		return nil, err
 	}
 	rows, distinct := selectPaths(page.Rows, func(r *client.PageFeedback) *string { return &r.Path },
-		func(r *client.PageFeedback) float64 { return r.Total }, f.filter)
+		func(r *client.PageFeedback) float64 { return r.Total }, f.filter, false)
 	samples := make([]engine.Sample, 0, 4*len(rows))
 	for _, r := range rows {
 		samples = append(samples,

@@ -29,14 +29,10 @@ func (f PathFilter) keeps(path string) bool {
 }
 
 // selectPaths sanitizes (merging equal paths), filters, orders by key then
-// path, and caps rows; distinct counts the paths before filtering.
-func selectPaths[R any](rows []R, path func(*R) *string, key func(*R) float64, f PathFilter) (kept []R, distinct int) {
-	return selectPathsOf(rows, path, key, f, false)
-}
-
-// selectPathsOf filters rows in place; unique (a walk's rows) builds the set
-// of paths seen, as costly as sorting, only when sanitizing changed one.
-func selectPathsOf[R any](rows []R, path func(*R) *string, key func(*R) float64, f PathFilter, unique bool) (kept []R, distinct int) {
+// path, and caps rows; distinct counts the paths before filtering. It
+// filters rows in place; unique (a walk's rows) builds the set of paths
+// seen, as costly as sorting, only when sanitizing changed one.
+func selectPaths[R any](rows []R, path func(*R) *string, key func(*R) float64, f PathFilter, unique bool) (kept []R, distinct int) {
 	check := !unique
 	for i := range rows {
 		p := path(&rows[i])
@@ -90,7 +86,7 @@ type PathsClient interface {
 // traffic the total). A site window is one request for its totals; a full
 // window a client.PathsWalk, the one paging path, a page per request.
 type Paths struct {
-	kind   *pathsKind
+	*pathsKind
 	client PathsClient
 	walk   client.WalkOptions
 	filter PathFilter
@@ -98,16 +94,15 @@ type Paths struct {
 
 // pathsKind is what tells visitors from views.
 type pathsKind struct {
-	name     string
+	base
 	ep       client.Endpoint
-	families []engine.Family
 	build    func(u engine.Unit, res pathsUnit, out *engine.Result)
 	additive bool
 }
 
 var (
-	visitors = &pathsKind{name: "visitors", ep: client.EndpointVisitors, families: visitorsFamilies, build: buildVisitors}
-	views    = &pathsKind{name: "views", ep: client.EndpointViews, families: viewsFamilies, build: buildViews, additive: true}
+	visitors = &pathsKind{base: base{name: "visitors", families: visitorsFamilies}, ep: client.EndpointVisitors, build: buildVisitors}
+	views    = &pathsKind{base: base{name: "views", families: viewsFamilies}, ep: client.EndpointViews, build: buildViews, additive: true}
 )
 
 // The descriptors of the two paths sources.
@@ -129,7 +124,7 @@ func NewVisitors(c PathsClient, o Options) *Paths { return newPaths(visitors, c,
 func NewViews(c PathsClient, o Options) *Paths { return newPaths(views, c, o) }
 
 func newPaths(k *pathsKind, c PathsClient, o Options) *Paths {
-	return &Paths{kind: k, client: c, walk: o.walkOptions(), filter: o.Filter}
+	return &Paths{pathsKind: k, client: c, walk: o.walkOptions(), filter: o.Filter}
 }
 
 // The visitors families, in exposition order.
@@ -181,15 +176,6 @@ var viewsFamilies = []engine.Family{
 		Help: "Paths of the views export exported after the path filters and --analytics.max-paths."},
 }
 
-// Name implements engine.Source.
-func (p *Paths) Name() string { return p.kind.name }
-
-// Families implements engine.Source.
-func (p *Paths) Families() []engine.Family { return p.kind.families }
-
-// Supports implements engine.Source.
-func (*Paths) Supports(engine.Window) bool { return true }
-
 // EstimateCost implements engine.CostEstimator: one request for a site
 // window, unknown (0) for a walk.
 func (*Paths) EstimateCost(u engine.Unit) int {
@@ -210,19 +196,19 @@ func (*Paths) SplitsTotals() bool { return true }
 func (*Paths) Walks(u engine.Unit) bool { return !u.Window.Site }
 
 // Additive implements derived.Summer: views add up over days, visitors not.
-func (p *Paths) Additive(engine.Unit) bool { return p.kind.additive }
+func (p *Paths) Additive(engine.Unit) bool { return p.additive }
 
 // Fetch implements engine.Source: the site window's one request, or a
 // full window's walk to its end.
 func (p *Paths) Fetch(ctx context.Context, u engine.Unit, r client.DateRange, prevCost int) (*engine.Result, error) {
-	out := &engine.Result{Samples: make([][]engine.Sample, len(p.kind.families))}
+	out := &engine.Result{Samples: make([][]engine.Sample, len(p.families))}
 	if u.Window.Site {
-		page, err := p.client.PathsPage(ctx, p.kind.ep, u.Project, client.PathsQuery{Range: r, Limit: 1})
+		page, err := p.client.PathsPage(ctx, p.ep, u.Project, client.PathsQuery{Range: r, Limit: 1})
 		if err != nil {
 			return nil, err
 		}
 		out.Cost, out.Summary, out.Skipped = 1, "site-wide totals", page.Skipped
-		p.kind.build(u, pathsUnit{totals: page.Totals}, out)
+		p.build(u, pathsUnit{totals: page.Totals}, out)
 		return out, nil
 	}
 	w, err := p.Begin(u, r, prevCost)
@@ -240,7 +226,7 @@ func (p *Paths) Begin(u engine.Unit, r client.DateRange, _ int) (engine.Walk, er
 	if u.Window.Site {
 		return nil, nil
 	}
-	w, err := client.NewWalk(p.client.PathsPage, p.kind.ep, u.Project, r, p.walkOptions())
+	w, err := client.NewWalk(p.client.PathsPage, p.ep, u.Project, r, p.walkOptions())
 	if err != nil {
 		return nil, err
 	}
@@ -251,7 +237,7 @@ func (p *Paths) Begin(u engine.Unit, r client.DateRange, _ int) (engine.Walk, er
 // the progress a walk of the same unit gave, of the same endpoint and
 // project.
 func (p *Paths) Resume(u engine.Unit, pr client.WalkProgress, _ int) (engine.Walk, error) {
-	ep := p.kind.ep
+	ep := p.ep
 	switch {
 	case u.Window.Site:
 		return nil, fmt.Errorf("%s of project %q is not walked a page at a time", u.Source, u.Project)
@@ -283,7 +269,7 @@ type pathsUnit struct {
 
 // finishPaths keeps a walk's rows and sets out's Cost, Summary and Skipped.
 func finishPaths(res *client.PathsResult, f PathFilter, out *engine.Result) pathsUnit {
-	rows, distinct := selectPathsOf(res.Rows, pathOf, totalOf, f, true)
+	rows, distinct := selectPaths(res.Rows, pathOf, totalOf, f, true)
 	out.Cost, out.Skipped = res.Pages, res.Skipped
 	out.Summary = fmt.Sprintf("%d paths, %d exported", distinct, len(rows))
 	if res.Stopped {
@@ -316,8 +302,8 @@ func (w *pathsWalk) Totals() *engine.Result {
 	}
 	site := w.u
 	site.Window.Site = true
-	out := &engine.Result{Samples: make([][]engine.Sample, len(w.src.kind.families)), Cost: 1, Summary: "site-wide totals"}
-	w.src.kind.build(site, pathsUnit{totals: t}, out)
+	out := &engine.Result{Samples: make([][]engine.Sample, len(w.src.families)), Cost: 1, Summary: "site-wide totals"}
+	w.src.build(site, pathsUnit{totals: t}, out)
 	return out
 }
 
@@ -327,8 +313,8 @@ func (w *pathsWalk) Result() (*engine.Result, error) {
 	if res == nil {
 		return nil, fmt.Errorf("%s walk of project %q is not complete", w.u.Source, w.u.Project)
 	}
-	out := &engine.Result{Samples: make([][]engine.Sample, len(w.src.kind.families))}
-	w.src.kind.build(w.u, finishPaths(res, w.src.filter, out), out)
+	out := &engine.Result{Samples: make([][]engine.Sample, len(w.src.families))}
+	w.src.build(w.u, finishPaths(res, w.src.filter, out), out)
 	return out, nil
 }
 

@@ -23,18 +23,16 @@ const MaxTermRunes = 100
 // site-wide) and, with --searches.top-terms, the top terms, which are
 // typed by the public: cut, made valid UTF-8, never logged.
 type Searches struct {
+	base
 	client   SearchesClient
 	topTerms int
 }
 
-// NewSearches returns the searches source.
-func NewSearches(c SearchesClient, o Options) *Searches {
-	return &Searches{client: c, topTerms: min(max(o.SearchesTopTerms, 0), client.MaxSearchesLimit)}
-}
-
 var searchesSource = Descriptor{Name: "searches", Endpoint: client.EndpointSearches, Default: true, Derived: "searches without top terms",
 	Help: "search volume, and the top terms with --searches.top-terms", Cost: "1 request",
-	New: func(c Client, o Options) engine.Source { return NewSearches(c, o) }}
+	New: func(c Client, o Options) engine.Source {
+		return &Searches{base: base{name: "searches", families: searchesFamilies, cost: 1}, client: c, topTerms: min(max(o.SearchesTopTerms, 0), client.MaxSearchesLimit)}
+	}}
 
 // The searches families, in exposition order.
 const (
@@ -61,18 +59,6 @@ var searchesFamilies = []engine.Family{
 		Help:   "Deprecated: use mintlify_search_term_click_through_ratio (same values).",
 		Labels: []string{"term"}},
 }
-
-// Name implements engine.Source.
-func (*Searches) Name() string { return "searches" }
-
-// Families implements engine.Source.
-func (*Searches) Families() []engine.Family { return searchesFamilies }
-
-// Supports implements engine.Source.
-func (*Searches) Supports(engine.Window) bool { return true }
-
-// EstimateCost implements engine.CostEstimator.
-func (*Searches) EstimateCost(engine.Unit) int { return 1 }
 
 // Fetch implements engine.Source.
 func (s *Searches) Fetch(ctx context.Context, u engine.Unit, r client.DateRange, _ int) (*engine.Result, error) {

@@ -218,7 +218,7 @@ func TestSelectPathsSanitizesAndMerges(t *testing.T) {
 		{Path: "/bad\xfe", Counts: client.Counts{Human: 9, AI: 0, Total: 9}}, // same label once sanitized
 	}}
 	rows, distinct := selectPaths(res.Rows, pathOf,
-		totalOf, PathFilter{})
+		totalOf, PathFilter{}, false)
 	if len(rows) != 2 || distinct != 2 {
 		t.Fatalf("rows %+v distinct %d", rows, distinct)
 	}

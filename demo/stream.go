@@ -2,7 +2,6 @@ package demo
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
@@ -30,8 +29,6 @@ type Stream struct {
 	*mintlifytest.S3
 	cancel context.CancelFunc
 	done   chan struct{}
-	mu     sync.Mutex
-	err    error
 }
 
 // StartStream starts the S3 fake and its writer; Close stops both.
@@ -42,8 +39,8 @@ func StartStream(now func() time.Time) *Stream {
 	w := mintlifytest.NewStreamWriter(s3, StreamPrefix, 1)
 	subs := []string{"acme", "acme-dev"}
 	// Half an hour of history, with what goes wrong in real streams.
-	s.record(w.Write(ctx, mintlifytest.StreamOptions{Events: 600, Subdomains: subs, Paths: 40, Start: now().Add(-30 * time.Minute),
-		Every: 3 * time.Second, PerObject: 60, Faults: mintlifytest.StreamFaults{Duplicates: 3, Malformed: 1, Gzip: true, Late: true}}))
+	_ = w.Write(ctx, mintlifytest.StreamOptions{Events: 600, Subdomains: subs, Paths: 40, Start: now().Add(-30 * time.Minute),
+		Every: 3 * time.Second, PerObject: 60, Faults: mintlifytest.StreamFaults{Duplicates: 3, Malformed: 1, Gzip: true, Late: true}}) // the fake refuses nothing
 	go func() {
 		defer close(s.done)
 		t := time.NewTicker(StreamEvery)
@@ -53,28 +50,12 @@ func StartStream(now func() time.Time) *Stream {
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				s.record(w.Write(ctx, mintlifytest.StreamOptions{Events: 12, Subdomains: subs, Paths: 40, Start: now().Add(-StreamEvery),
-					Every: StreamEvery / 12, PerObject: 12}))
+				_ = w.Write(ctx, mintlifytest.StreamOptions{Events: 12, Subdomains: subs, Paths: 40, Start: now().Add(-StreamEvery),
+					Every: StreamEvery / 12, PerObject: 12})
 			}
 		}
 	}()
 	return s
-}
-
-// record keeps the writer's first error (the fake refuses nothing).
-func (s *Stream) record(err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.err == nil && err != nil {
-		s.err = err
-	}
-}
-
-// Err returns the writer's first error, nil when every object was written.
-func (s *Stream) Err() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.err
 }
 
 // Close stops the writer and the S3 fake.

@@ -116,16 +116,12 @@ type Exporter struct {
 	streamDone chan struct{}
 	jobs       chan struct{} // closed when the job watcher has ended
 	logger     log.Logger
-}
 
-// parts are what New builds and the routes serve.
-type parts struct {
+	// What New builds and the routes serve.
 	live     *prometheus.Registry
 	budget   *budget.Budget
 	client   *client.Client
 	status   *health.Status
-	units    func() []engine.UnitState
-	reserve  func() int              // nil without sources
 	watcher  *jobs.Watcher           // nil when off
 	webhook  *remediation.Remediator // nil when off
 	jobsText string                  // what the landing page says of the watcher
@@ -153,66 +149,63 @@ func New(cfg Config) (*Exporter, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	x := &Exporter{cancel: cancel, logger: cfg.Logger}
-	p, err := x.analytics(cfg)
+	err := x.analytics(cfg)
 	if err == nil && cfg.Stream != nil {
-		err = x.buildStream(ctx, cfg, p, p.saved)
+		err = x.buildStream(ctx, cfg)
 	}
 	if err == nil {
-		err = x.agents(ctx, cfg, p)
+		err = x.agents(cfg)
 	}
 	if err != nil {
 		x.Close()
 		return nil, err
 	}
-	x.handler = withDeadline(routes(cfg, x.engine, x.stream, p), RequestTimeout)
+	x.handler = withDeadline(x.routes(cfg), RequestTimeout)
 	if x.engine != nil {
 		x.engine.Start()
 	}
 	x.startStream(ctx)
-	if p.watcher != nil {
+	if x.watcher != nil {
 		x.jobs = make(chan struct{})
-		go func() { defer close(x.jobs); p.watcher.Run(ctx) }()
+		go func() { defer close(x.jobs); x.watcher.Run(ctx) }()
 	}
 	return x, nil
 }
 
 // analytics builds the budget, the API client, the live registry and the
 // engine (nil when every source is off), not started.
-func (x *Exporter) analytics(cfg Config) (*parts, error) {
-	status := health.NewStatus()
-	ledger := budget.New(cfg.RequestsPerHour, time.Now)
+func (x *Exporter) analytics(cfg Config) error {
+	x.status, x.budget = health.NewStatus(), budget.New(cfg.RequestsPerHour, time.Now)
+	x.live, x.jobsText = prometheus.NewRegistry(), "disabled (--collector.jobs)"
 	if cfg.CacheFile != "" {
-		if err := x.openJournal(cfg, ledger); err != nil {
-			return nil, err
+		if err := x.openJournal(cfg); err != nil {
+			return err
 		}
 	}
 	apiMetrics := health.NewAPIMetrics()
-	var c *client.Client
 	if cfg.Key != nil || !streamOnly(cfg) {
 		var err error
-		c, err = client.New(client.Config{
+		x.client, err = client.New(client.Config{
 			BaseURL: cfg.APIURL, Key: cfg.Key, Timeout: cfg.Timeout, UserAgent: cfg.UserAgent,
-			Hooks: client.Hooks{Allow: ledger.Allow, Observe: apiMetrics.Observe, Unsent: ledger.Unsent},
+			Hooks: client.Hooks{Allow: x.budget.Allow, Observe: apiMetrics.Observe, Unsent: x.budget.Unsent},
 		})
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
-	p := &parts{live: prometheus.NewRegistry(), budget: ledger, client: c, status: status,
-		units: func() []engine.UnitState { return nil }, jobsText: "disabled (--collector.jobs)"}
-	p.live.MustRegister(
+	x.live.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		versioncollector.NewCollector(Name),
-		syncedStatus{Status: status, sync: func() {
-			if p.streamHealth != nil {
-				p.streamHealth()
+		syncedStatus{Status: x.status, sync: func() {
+			if x.streamHealth != nil {
+				x.streamHealth()
 			}
 		}},
-		ledger, apiMetrics,
+		x.budget, apiMetrics,
 	)
 	if fk, ok := cfg.Key.(*client.FileKey); ok {
-		p.live.MustRegister(collector.NewKeyFile(fk))
+		x.live.MustRegister(collector.NewKeyFile(fk))
 		fk.Notify(func(err error) { // a changed key file that cannot be used, and the recovery
 			if err != nil {
 				level.Error(cfg.Logger).Log("msg", "the API key file changed but cannot be used; the previous key stays in use until it expires (mintlify_api_key_file_ok is 0)", "err", err)
@@ -221,30 +214,26 @@ func (x *Exporter) analytics(cfg Config) (*parts, error) {
 			level.Info(cfg.Logger).Log("msg", "the API key file is usable again; its key is in use", "file", fk.Path())
 		})
 	}
-	sources, err := collector.Build(cfg.Collectors, c, cfg.Sources)
-	if err != nil {
-		return p, err
-	}
-	if len(sources) == 0 && cfg.Stream == nil {
-		return p, nil
+	sources, err := collector.Build(cfg.Collectors, x.client, cfg.Sources)
+	if err != nil || len(sources) == 0 && cfg.Stream == nil {
+		return err
 	}
 	// The saver exists before the engine and the stream that report their
 	// changes to it; it asks them for their state only after a change, once
 	// started. Without the stream it keeps the stream's section on disk.
-	p.saved = statefile.LoadFile(cfg.CacheFile, cfg.Logger)
-	var eng *engine.Engine
+	x.saved = statefile.LoadFile(cfg.CacheFile, cfg.Logger)
 	var saverParts statefile.Parts
 	var layer engine.Layer
 	if len(sources) > 0 {
-		saverParts.Engine = func() engine.State { return eng.State() }
+		saverParts.Engine = func() engine.State { return x.engine.State() }
 		if cfg.DeriveWindows {
 			var days []derived.Day
-			if p.saved != nil {
-				days = p.saved.Days
+			if x.saved != nil {
+				days = x.saved.Days
 			}
 			dl := derived.New(derived.Config{Logger: cfg.Logger, Days: days})
 			saverParts.Days, layer = dl.Days, dl
-			p.live.MustRegister(dl.Collectors()...)
+			x.live.MustRegister(dl.Collectors()...)
 		}
 	}
 	if cfg.Stream != nil {
@@ -252,31 +241,30 @@ func (x *Exporter) analytics(cfg Config) (*parts, error) {
 	}
 	x.saver = statefile.NewPartsSaver(cfg.CacheFile, saverParts, cfg.Logger)
 	if len(sources) == 0 {
-		return p, nil
+		return nil
 	}
 	var restore *engine.State
-	if p.saved != nil {
-		restore = &p.saved.State
+	if x.saved != nil {
+		restore = &x.saved.State
 	}
-	eng, err = engine.New(engine.Config{
+	omit := omitForStream(cfg.Stream)
+	x.engine, err = engine.New(engine.Config{
 		Sources: sources, Projects: cfg.Projects, Windows: cfg.Windows,
-		MinInterval: cfg.RefreshInterval, Budget: ledger, Status: status, Logger: cfg.Logger,
+		MinInterval: cfg.RefreshInterval, Budget: x.budget, Status: x.status, Logger: cfg.Logger,
 		Layer:    layer,
 		Restore:  restore,
 		OnChange: x.saver.Changed,
-		Omit:     omitForStream(cfg.Stream),
+		Omit:     omit,
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if omitForStream(cfg.Stream) != nil {
+	if omit != nil {
 		level.Info(cfg.Logger).Log("msg", "the event stream replaces these REST sources for the projects it maps; their requests go to the others (--stream.keep-rest keeps them)",
 			"sources", strings.Join(StreamReplaces, ","), "projects", strings.Join(slices.Compact(slices.Sorted(maps.Values(cfg.Stream.Projects))), ","))
 	}
-	x.engine = eng
-	p.live.MustRegister(eng.LiveCollectors()...)
-	p.units, p.reserve = eng.States, eng.Reserve
-	return p, nil
+	x.live.MustRegister(x.engine.LiveCollectors()...)
+	return nil
 }
 
 // streamOnly reports whether the event stream is all there is to run: no
@@ -287,7 +275,7 @@ func streamOnly(cfg Config) bool {
 
 // openJournal restores the budget from its journal beside the cache file,
 // so that a crash loop cannot exceed the budget.
-func (x *Exporter) openJournal(cfg Config, ledger *budget.Budget) error {
+func (x *Exporter) openJournal(cfg Config) error {
 	// The lock comes first: the temporary files and the journal may be
 	// another exporter's.
 	lock, err := statefile.Lock(cfg.CacheFile)
@@ -307,31 +295,31 @@ func (x *Exporter) openJournal(cfg Config, ledger *budget.Budget) error {
 	if st.Skipped > 0 {
 		level.Warn(cfg.Logger).Log("msg", "skipped unreadable lines of the budget journal (a save interrupted by a crash)", "lines", st.Skipped)
 	}
-	budget.LogRestored(cfg.Logger, "budget journal", ledger.Restore(st.Sent, st.PausedUntil))
+	budget.LogRestored(cfg.Logger, "budget journal", x.budget.Restore(st.Sent, st.PausedUntil))
 	j.Guard(lock.Held)
-	ledger.Record(j)
+	x.budget.Record(j)
 	x.journal = j
-	if until := ledger.PausedUntil(); !until.IsZero() {
+	if until := x.budget.PausedUntil(); !until.IsZero() {
 		level.Warn(cfg.Logger).Log("msg", "analytics requests stay paused after a 429 answered before the restart", "resume_at", until.UTC().Format(time.RFC3339))
 	}
-	level.Debug(cfg.Logger).Log("msg", "read the budget journal", "file", cfg.CacheFile+statefile.JournalSuffix, "requests_last_hour", ledger.Used())
+	level.Debug(cfg.Logger).Log("msg", "read the budget journal", "file", cfg.CacheFile+statefile.JournalSuffix, "requests_last_hour", x.budget.Used())
 	return nil
 }
 
 // agents builds the job watcher and the webhook, not started.
-func (x *Exporter) agents(ctx context.Context, cfg Config, p *parts) error {
+func (x *Exporter) agents(cfg Config) error {
 	if !cfg.Jobs.Enabled && cfg.Remediation == nil {
 		return nil
 	}
 	w, err := jobs.New(jobs.Config{
-		Client: p.client, Projects: cfg.Projects, IDs: cfg.Jobs.IDs, File: cfg.Jobs.File, Discover: cfg.Jobs.Discover,
-		Added: cfg.Remediation != nil, PollInterval: cfg.Jobs.PollInterval, Status: p.status, Logger: cfg.Logger,
+		Client: x.client, Projects: cfg.Projects, IDs: cfg.Jobs.IDs, File: cfg.Jobs.File, Discover: cfg.Jobs.Discover,
+		Added: cfg.Remediation != nil, PollInterval: cfg.Jobs.PollInterval, Status: x.status, Logger: cfg.Logger,
 	})
 	if err != nil {
 		return err
 	}
-	p.watcher, p.jobsText = w, describeJobs(cfg)
-	p.live.MustRegister(w)
+	x.watcher, x.jobsText = w, describeJobs(cfg)
+	x.live.MustRegister(w)
 	rc := cfg.Remediation
 	if rc == nil {
 		return nil
@@ -340,27 +328,31 @@ func (x *Exporter) agents(ctx context.Context, cfg Config, p *parts) error {
 	if cfg.CacheFile != "" {
 		ledger = cfg.CacheFile + remediation.LedgerSuffix
 	}
-	p.webhook, err = remediation.New(remediation.Options{
+	x.webhook, err = remediation.New(remediation.Options{
 		ConfigPath: rc.ConfigPath, Projects: cfg.Projects, Token: rc.Token, BasicAuth: rc.BasicAuth,
-		LedgerPath: ledger, API: p.client, Jobs: w, Logger: cfg.Logger, Timeout: cfg.Timeout,
+		LedgerPath: ledger, API: x.client, Jobs: w, Logger: cfg.Logger, Timeout: cfg.Timeout,
 	})
 	if err != nil {
 		return fmt.Errorf("--remediation.config: %w", err)
 	}
-	p.live.MustRegister(p.webhook)
+	x.live.MustRegister(x.webhook)
 	return nil
 }
 
 // routes is the exporter's HTTP handler.
-func routes(cfg Config, eng *engine.Engine, src *stream.Source, p *parts) http.Handler {
+func (x *Exporter) routes(cfg Config) http.Handler {
 	mux := http.NewServeMux()
-	mcfg := metricshandler.Config{Live: p.live, MaxRequests: cfg.MaxRequests, Instrument: p.live, Logger: cfg.Logger}
-	if eng != nil {
+	mcfg := metricshandler.Config{Live: x.live, MaxRequests: cfg.MaxRequests, Instrument: x.live, Logger: cfg.Logger}
+	state := landingpage.Config{Version: cfg.Version, TelemetryPath: cfg.TelemetryPath, Examples: cfg.Examples, Notes: cfg.Notes,
+		JobsEnabled: x.watcher != nil, JobsDescribe: x.jobsText, Units: func() []engine.UnitState { return nil },
+		BudgetRemaining: x.budget.Remaining, BudgetPerHour: x.budget.PerHour()}
+	if eng := x.engine; eng != nil {
 		mcfg.Cached = eng // not a nil *engine.Engine in the interface
+		state.Units, state.Reserve = eng.States, eng.Reserve
 	}
 	mux.Handle(cfg.TelemetryPath, metricshandler.New(mcfg))
-	if p.webhook != nil {
-		mux.Handle(remediation.Path, p.webhook)
+	if x.webhook != nil {
+		mux.Handle(remediation.Path, x.webhook)
 	} else {
 		// Not the landing page: an Alertmanager pointed here would take
 		// its 200 for a delivery.
@@ -373,7 +365,7 @@ func routes(cfg Config, eng *engine.Engine, src *stream.Source, p *parts) http.H
 		fmt.Fprintln(w, "Healthy")
 	})
 	mux.HandleFunc("/-/ready", func(w http.ResponseWriter, r *http.Request) {
-		if eng != nil && !eng.Ready() {
+		if x.engine != nil && !x.engine.Ready() {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			fmt.Fprintln(w, "Not ready: the first refresh of some unit (source, project and window) is still to be tried; see the landing page")
 			return
@@ -384,21 +376,16 @@ func routes(cfg Config, eng *engine.Engine, src *stream.Source, p *parts) http.H
 	if cfg.TelemetryPath == "/" {
 		return mux
 	}
-	state := landingpage.State{Units: p.units, BudgetRemaining: p.budget.Remaining, BudgetPerHour: p.budget.PerHour(), Notes: cfg.Notes,
-		Reserve: p.reserve}
-	if w := p.watcher; w != nil {
-		state.Jobs = w.Jobs
+	if x.watcher != nil {
+		state.Jobs = x.watcher.Jobs
 	}
-	if h := p.webhook; h != nil {
-		state.Remediation = h.Rows
+	if x.webhook != nil {
+		state.Remediation = x.webhook.Rows
 	}
-	if src != nil {
-		state.Stream = streamView(src, cfg.Stream)
+	if x.stream != nil {
+		state.Stream, state.StreamPoll = streamView(x.stream, cfg.Stream), cfg.Stream.PollInterval
 	}
-	mux.Handle("/", landingpage.New(landingpage.Config{
-		Version: cfg.Version, TelemetryPath: cfg.TelemetryPath,
-		JobsEnabled: p.watcher != nil, JobsDescribe: p.jobsText, Examples: cfg.Examples,
-	}, state))
+	mux.Handle("/", landingpage.New(state))
 	return mux
 }
 

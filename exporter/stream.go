@@ -13,8 +13,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mintlify-exporter/mintlify_exporter/health"
-	"github.com/mintlify-exporter/mintlify_exporter/landingpage"
-	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 	"github.com/mintlify-exporter/mintlify_exporter/stream"
 	"github.com/mintlify-exporter/mintlify_exporter/stream/s3store"
 )
@@ -69,7 +67,7 @@ const streamPart = health.PartAll
 // buildStream builds the event-stream source on its S3 store, restores it
 // from the cache file's section (a bad section is ignored with one
 // warning) and registers it; it is started by start.
-func (x *Exporter) buildStream(ctx context.Context, cfg Config, p *parts, saved *statefile.File) error {
+func (x *Exporter) buildStream(ctx context.Context, cfg Config) error {
 	sc := cfg.Stream
 	store, err := s3store.New(ctx, s3store.Options{Bucket: sc.Bucket, Region: sc.Region, Endpoint: sc.Endpoint,
 		AccessKeyID: sc.AccessKeyID, SecretAccessKey: sc.SecretAccessKey})
@@ -89,8 +87,8 @@ func (x *Exporter) buildStream(ctx context.Context, cfg Config, p *parts, saved 
 	if err != nil {
 		return err
 	}
-	if saved != nil && len(saved.Stream) > 0 {
-		if err := src.Restore(saved.Stream); err != nil {
+	if x.saved != nil && len(x.saved.Stream) > 0 {
+		if err := src.Restore(x.saved.Stream); err != nil {
 			level.Warn(cfg.Logger).Log("msg", "ignoring the event stream's section of the cache file; the stream is read again from --stream.look-back", "file", cfg.CacheFile, "err", err)
 		} else {
 			level.Info(cfg.Logger).Log("msg", "restored the event stream's checkpoint and counters from the cache file", "file", cfg.CacheFile)
@@ -99,11 +97,11 @@ func (x *Exporter) buildStream(ctx context.Context, cfg Config, p *parts, saved 
 	x.stream = src
 	projects := streamUpProjects(sc.Projects, cfg.Projects)
 	for _, pr := range projects {
-		p.status.Track(pr, StreamSource, "", streamPart)
-		p.status.SetInterval(pr, StreamSource, "", streamPart, sc.PollInterval)
+		x.status.Track(pr, StreamSource, "", streamPart)
+		x.status.SetInterval(pr, StreamSource, "", streamPart, sc.PollInterval)
 	}
-	p.streamHealth = func() { syncStreamHealth(p.status, src.Status(), projects) }
-	p.live.MustRegister(src)
+	x.streamHealth = func() { syncStreamHealth(x.status, src.Status(), projects) }
+	x.live.MustRegister(src)
 	return nil
 }
 
@@ -167,20 +165,11 @@ func (s syncedStatus) Collect(ch chan<- prometheus.Metric) {
 }
 
 // streamView is the landing page's section of the stream.
-func streamView(src *stream.Source, sc *StreamConfig) func() landingpage.StreamView {
-	return func() landingpage.StreamView {
+func streamView(src *stream.Source, sc *StreamConfig) func() stream.Status {
+	return func() stream.Status {
 		st := src.Status()
-		v := landingpage.StreamView{Bucket: sc.Bucket, Prefix: sc.Prefix, PollInterval: sc.PollInterval,
-			LastPoll: st.LastPoll, LastObjectTime: st.LastObjectTime, Lag: st.Lag, EventsPerMinute: st.EventsPerMinute,
-			Objects: st.Objects, Lines: st.Lines, Events: st.Events, Duplicates: st.Duplicates}
-		for reason, n := range st.Refused {
-			v.Refused = append(v.Refused, landingpage.Count{Name: reason, N: n})
-		}
-		sort.Slice(v.Refused, func(i, j int) bool { return v.Refused[i].Name < v.Refused[j].Name })
-		if st.Err != nil {
-			v.Error = st.Err.Error()
-		}
-		return v
+		st.Bucket, st.Prefix = sc.Bucket, sc.Prefix
+		return st
 	}
 }
 

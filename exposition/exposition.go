@@ -57,41 +57,7 @@ func newChunk(text []byte) Chunk {
 
 // Header renders a gauge family's "# HELP" and "# TYPE" lines.
 func Header(name, help string) Chunk {
-	var b []byte
-	b = append(b, "# HELP "...)
-	b = append(b, name...)
-	b = append(b, ' ')
-	b = appendEscapedHelp(b, help)
-	b = append(b, "\n# TYPE "...)
-	b = append(b, name...)
-	b = append(b, " gauge\n"...)
-	return newChunk(b)
-}
-
-// Label slots of a family's series, in the order they are written.
-const (
-	slotProject = -1
-	slotWindow  = -2
-)
-
-// labelOrder returns the label names sorted, as client_golang writes them (so
-// both scrape paths carry identical series), and each one's slot.
-func labelOrder(labels []string) (names []string, slots []int) {
-	names = append([]string{"project", "window"}, labels...)
-	slots = []int{slotProject, slotWindow}
-	for i := range labels {
-		slots = append(slots, i)
-	}
-	idx := make([]int, len(names))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortFunc(idx, func(a, b int) int { return strings.Compare(names[a], names[b]) })
-	sn, ss := make([]string, len(idx)), make([]int, len(idx))
-	for i, j := range idx {
-		sn[i], ss[i] = names[j], slots[j]
-	}
-	return sn, ss
+	return newChunk([]byte("# HELP " + name + " " + helpEscaper.Replace(help) + "\n# TYPE " + name + " gauge\n"))
 }
 
 // Series renders a family's series for one project and window, without
@@ -100,27 +66,35 @@ func Series(name string, labels []string, project, window string, samples []Samp
 	if len(samples) == 0 {
 		return Chunk{}
 	}
+	// The labels sorted, as client_golang writes them (so both scrape paths
+	// carry identical series), each with its value: project and window
+	// escaped once, else the index of the sample's own label (slot).
+	type label struct {
+		name, value string
+		slot        int
+	}
+	order := []label{{"project", string(appendEscapedLabel(nil, project)), -1}, {"window", string(appendEscapedLabel(nil, window)), -1}}
+	for i, l := range labels {
+		order = append(order, label{name: l, slot: i})
+	}
+	slices.SortFunc(order, func(a, b label) int { return strings.Compare(a.name, b.name) })
 	// Everything but the own label values and the value is a template of
-	// literals, the project and window escaped once.
-	names, slots := labelOrder(labels)
+	// literals.
 	literals := []string{}
 	var vars []int // Sample label index between literals[i] and literals[i+1]
 	lit := name + "{"
-	for k, n := range names {
+	for k, l := range order {
 		if k > 0 {
 			lit += ","
 		}
-		lit += n + `="`
-		switch slots[k] {
-		case slotProject:
-			lit += string(appendEscapedLabel(nil, project)) + `"`
-		case slotWindow:
-			lit += string(appendEscapedLabel(nil, window)) + `"`
-		default:
-			literals = append(literals, lit)
-			vars = append(vars, slots[k])
-			lit = `"`
+		lit += l.name + `="`
+		if l.slot < 0 {
+			lit += l.value + `"`
+			continue
 		}
+		literals = append(literals, lit)
+		vars = append(vars, l.slot)
+		lit = `"`
 	}
 	literals = append(literals, lit+"} ")
 	fixed := 0
@@ -188,8 +162,6 @@ func escapedLabelLen(s string) int {
 	}
 	return n
 }
-
-func appendEscapedHelp(b []byte, s string) []byte { return append(b, helpEscaper.Replace(s)...) }
 
 // MaxLabels is the most labels a family may have besides project and window.
 const MaxLabels = 2

@@ -58,52 +58,42 @@ func NewStatus() *Status {
 	return &Status{parts: make(map[statusKey]*partStatus)}
 }
 
-func (s *Status) part(project, source, window, part string) *partStatus {
+// update applies f to a part, registered if new, under s.mu.
+func (s *Status) update(project, source, window, part string, f func(p *partStatus)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	k := statusKey{project, source, window, part}
 	p, ok := s.parts[k]
 	if !ok {
 		p = &partStatus{}
 		s.parts[k] = p
 	}
-	return p
+	f(p)
 }
 
 // Track registers a part, so the pair is exported (up) before it is refreshed.
 func (s *Status) Track(project, source, window, part string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.part(project, source, window, part)
+	s.update(project, source, window, part, func(*partStatus) {})
 }
 
 // SetInterval records the interval currently planned for a part.
 func (s *Status) SetInterval(project, source, window, part string, d time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.part(project, source, window, part).interval = d
+	s.update(project, source, window, part, func(p *partStatus) { p.interval = d })
 }
 
 // Succeeded records a successful refresh that ended at end and took dur.
 func (s *Status) Succeeded(project, source, window, part string, end time.Time, dur time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p := s.part(project, source, window, part)
-	p.failed, p.lastSuccess, p.duration = false, end, dur
+	s.update(project, source, window, part, func(p *partStatus) { p.failed, p.lastSuccess, p.duration = false, end, dur })
 }
 
 // Failed records a failed refresh that took dur. The last success is kept.
 func (s *Status) Failed(project, source, window, part string, dur time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p := s.part(project, source, window, part)
-	p.failed, p.duration = true, dur
+	s.update(project, source, window, part, func(p *partStatus) { p.failed, p.duration = true, dur })
 }
 
 // Restore records a success loaded from the cache file.
 func (s *Status) Restore(project, source, window, part string, lastSuccess time.Time) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p := s.part(project, source, window, part)
-	p.failed, p.lastSuccess = false, lastSuccess
+	s.update(project, source, window, part, func(p *partStatus) { p.failed, p.lastSuccess = false, lastSuccess })
 }
 
 // Up reports whether no part of the pair failed its last refresh.
@@ -122,17 +112,12 @@ type aggregate struct {
 }
 
 // aggregate folds the parts of every pair; the caller holds s.mu.
-func (s *Status) aggregate() map[pairKey]*aggregate {
-	out := make(map[pairKey]*aggregate)
+func (s *Status) aggregate() map[pairKey]aggregate {
+	out := make(map[pairKey]aggregate)
 	for k, p := range s.parts {
 		pk := pairKey{k.project, k.source}
 		a, ok := out[pk]
-		if !ok {
-			a = &aggregate{up: true}
-			out[pk] = a
-		}
-		a.up = a.up && !p.failed
-		a.duration = max(a.duration, p.duration)
+		out[pk] = aggregate{up: (!ok || a.up) && !p.failed, duration: max(a.duration, p.duration)}
 	}
 	return out
 }
@@ -145,21 +130,14 @@ func (s *Status) Describe(ch chan<- *prometheus.Desc) {
 	ch <- refreshIntervalDesc
 }
 
-// unitSeries is one unit's freshness, as Collect exports it.
-type unitSeries struct {
-	statusKey
-	lastSuccess time.Time
-	interval    time.Duration
-}
-
 // Collect implements prometheus.Collector. A unit's last success timestamp
 // is exported from its first success (or restored data) on.
 func (s *Status) Collect(ch chan<- prometheus.Metric) {
 	s.mu.Lock()
 	aggs := s.aggregate()
-	units := make([]unitSeries, 0, len(s.parts))
+	units := make(map[statusKey]partStatus, len(s.parts))
 	for k, p := range s.parts {
-		units = append(units, unitSeries{k, p.lastSuccess, p.interval})
+		units[k] = *p
 	}
 	s.mu.Unlock()
 	for k, a := range aggs { // the registry sorts what it gathers
@@ -170,11 +148,11 @@ func (s *Status) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(upDesc, prometheus.GaugeValue, up, k.project, k.source)
 		ch <- prometheus.MustNewConstMetric(refreshDurationDesc, prometheus.GaugeValue, a.duration.Seconds(), k.project, k.source)
 	}
-	for _, u := range units {
+	for k, u := range units {
 		if !u.lastSuccess.IsZero() {
 			ch <- prometheus.MustNewConstMetric(lastSuccessDesc, prometheus.GaugeValue,
-				float64(u.lastSuccess.UnixNano())/1e9, u.project, u.source, u.window, u.part)
+				float64(u.lastSuccess.UnixNano())/1e9, k.project, k.source, k.window, k.part)
 		}
-		ch <- prometheus.MustNewConstMetric(refreshIntervalDesc, prometheus.GaugeValue, u.interval.Seconds(), u.project, u.source, u.window, u.part)
+		ch <- prometheus.MustNewConstMetric(refreshIntervalDesc, prometheus.GaugeValue, u.interval.Seconds(), k.project, k.source, k.window, k.part)
 	}
 }

@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"html"
 	"html/template"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,10 +23,19 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/health"
 	"github.com/mintlify-exporter/mintlify_exporter/jobs"
 	"github.com/mintlify-exporter/mintlify_exporter/remediation"
+	"github.com/mintlify-exporter/mintlify_exporter/stream"
 )
 
-// State supplies what the page shows; it is read at every request.
-type State struct {
+// Config is what the page shows; its funcs are called at every request.
+type Config struct {
+	Version       string
+	TelemetryPath string
+	// JobsDescribe says what the job watcher watches, when JobsEnabled.
+	JobsEnabled  bool
+	JobsDescribe string
+	// Examples are commands to try, shown as code (the demo's).
+	Examples []string
+
 	Units func() []engine.UnitState
 	// BudgetRemaining and BudgetPerHour describe the request budget.
 	BudgetRemaining func() int
@@ -38,57 +49,23 @@ type State struct {
 	Jobs func() []jobs.Row
 	// Remediation returns the webhook's keys; nil when it is off.
 	Remediation func() []remediation.Row
-	// Stream returns the event stream's progress; nil when it is off.
-	Stream func() StreamView
-	Now    func() time.Time
-}
-
-// StreamView is the event-stream source's progress, as the landing page
-// shows it: counts and times only, nothing of an event's content.
-type StreamView struct {
-	Bucket, Prefix string
-	PollInterval   time.Duration
-	// LastPoll is when the last poll ended, LastObjectTime the last-modified
-	// time of the newest object read (zero before).
-	LastPoll, LastObjectTime time.Time
-	// Lag is now minus the newest event's time at the last poll.
-	Lag                                time.Duration
-	EventsPerMinute                    float64
-	Objects, Lines, Events, Duplicates int64
-	// Refused are the lines that could not be counted, by reason.
-	Refused []Count
-	// Error is the last poll's error, "" when it succeeded.
-	Error string
-}
-
-// Count is a number by name.
-type Count struct {
-	Name string
-	N    int64
-}
-
-// Config is the static part of the page.
-type Config struct {
-	Version       string
-	TelemetryPath string
-	JobsEnabled   bool
-	JobsDescribe  string
-	// Examples are commands to try, shown as code (the demo's).
-	Examples []string
+	// Stream returns the event stream's progress, of which the page shows
+	// counts and times only, nothing of an event's content; nil when it is
+	// off. StreamPoll is its poll interval.
+	Stream     func() stream.Status
+	StreamPoll time.Duration
+	Now        func() time.Time
 }
 
 // New returns the landing page handler.
-func New(c Config, s State) http.Handler {
-	if s.Now == nil {
-		s.Now = time.Now
+func New(c Config) http.Handler {
+	if c.Now == nil {
+		c.Now = time.Now
 	}
-	return &page{c: c, s: s}
+	return &page{c}
 }
 
-type page struct {
-	c Config
-	s State
-}
+type page struct{ Config }
 
 func (p *page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	extra, err := p.table()
@@ -99,10 +76,10 @@ func (p *page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	lp, err := web.NewLandingPage(web.LandingConfig{
 		Name:        "Mintlify Exporter",
 		Description: p.description(),
-		Version:     html.EscapeString(p.c.Version),
+		Version:     html.EscapeString(p.Version),
 		Profiling:   "false", // no /debug/pprof here: no dead links
 		Links: []web.LandingLinks{
-			{Address: p.c.TelemetryPath, Text: "Metrics"},
+			{Address: p.TelemetryPath, Text: "Metrics"},
 			{Address: "-/healthy", Text: "Health"},
 			{Address: "-/ready", Text: "Readiness", Description: "ready once every unit (source, project and window) has data, waits for the request budget or has been tried"},
 		},
@@ -118,10 +95,10 @@ func (p *page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // description is the page's heading: the notes when there are any. The
 // template does not escape it.
 func (p *page) description() string {
-	if len(p.s.Notes) == 0 {
+	if len(p.Notes) == 0 {
 		return "Prometheus exporter for Mintlify documentation analytics (" + collector.DefaultNames() + ") and agent jobs"
 	}
-	return `<span class="demo">` + html.EscapeString(strings.Join(p.s.Notes, " ")) + `</span>`
+	return `<span class="demo">` + html.EscapeString(strings.Join(p.Notes, " ")) + `</span>`
 }
 
 // extraHTML is the page's own part, after the toolkit's links. The template
@@ -142,17 +119,17 @@ var extraHTML = template.Must(template.New("extra").Parse(`
 {{end}}</table>
 {{if .JobsEnabled}}<h2>Agent jobs</h2>
 <p>{{.JobsDescribe}}</p>
-{{if .JobsShown}}{{if .Jobs}}<table>
+{{if .Config.Jobs}}{{if .Jobs}}<table>
 <tr><th>project</th><th>job</th><th>status</th><th>age</th><th>pull request</th></tr>
-{{range .Jobs}}<tr><td>{{.Project}}</td><td>{{.ID}}</td><td>{{.Status}}</td><td>{{.Age}}</td><td>{{template "pr" .PullRequest}}</td></tr>
+{{range .Jobs}}{{template "row" .}}
 {{end}}</table>
 {{else}}<p>No job is watched yet.</p>
 {{end}}{{end}}{{end -}}
-{{if .RemediationShown}}<h2>Remediation</h2>
+{{if .Config.Remediation}}<h2>Remediation</h2>
 <p>Alerts that POST /webhook/alertmanager turned into agent jobs, one key at a time (docs/remediation.md).</p>
 {{if .Remediation}}<table>
 <tr><th>key</th><th>rule</th><th>project</th><th>job</th><th>status</th><th>last action</th><th>pull request</th></tr>
-{{range .Remediation}}<tr><td>{{.Key}}</td><td>{{.Rule}}</td><td>{{.Project}}</td><td>{{.Job}}</td><td>{{.Status}}</td><td>{{.LastAction}}</td><td>{{template "pr" .PullRequest}}</td></tr>
+{{range .Remediation}}{{template "row" .}}
 {{end}}</table>
 {{else}}<p>No alert has created a job yet.</p>
 {{end}}{{end -}}
@@ -171,36 +148,32 @@ var extraHTML = template.Must(template.New("extra").Parse(`
 <tr><th>last error</th><td class="stream-{{.ErrorState}}">{{.Error}}</td></tr>
 </table>
 {{end -}}
-{{define "pr"}}{{if .Link}}<a href="{{.Link}}">{{.Text}}</a>{{else}}{{.Text}}{{end}}{{end}}`))
+{{define "row"}}<tr>{{range .Cells}}<td>{{.}}</td>{{end}}<td>{{with .PullRequest}}{{if .Link}}<a href="{{.Link}}">{{.Text}}</a>{{else}}{{.Text}}{{end}}{{end}}</td></tr>{{end}}`))
 
-// extraData is what extraHTML shows, as text for people.
+// extraData is what extraHTML shows, as text for people; Config's Jobs,
+// Remediation and Stream are nil when their section is off.
 type extraData struct {
-	Examples               []string
-	Summary                string
-	Units                  []unitRow
-	JobsEnabled, JobsShown bool
-	JobsDescribe           string
-	Jobs                   []jobRow
-	RemediationShown       bool
-	Remediation            []remediationRow
-	Stream                 *streamRow
+	Config
+	Summary     string
+	Units       []unitRow
+	Jobs        []row
+	Remediation []row
+	Stream      *streamRow
 }
 
 // streamRow is the stream's section, as text.
 type streamRow struct {
-	Bucket, Prefix, Interval, LastPoll, LastObject, Lag, Rate string
-	Objects, Lines, Events, Duplicates                        int64
-	Refused, Error                                            string
+	stream.Status
+	Prefix, Interval, LastPoll, LastObject, Lag, Rate, Refused, Error string
 	// ErrorState is ok or failing: the error cell's class (stream-*, not
 	// state-*: those are the units' states).
 	ErrorState string
 }
 
 // newStreamRow writes the stream's progress for people.
-func newStreamRow(v StreamView, now time.Time) *streamRow {
-	r := &streamRow{Bucket: v.Bucket, Prefix: cmp.Or(v.Prefix, "(none)"), Interval: v.PollInterval.String(), LastPoll: "not yet", LastObject: "none yet", Lag: "-",
-		Rate: fmt.Sprintf("%.1f", v.EventsPerMinute), Objects: v.Objects, Lines: v.Lines, Events: v.Events, Duplicates: v.Duplicates,
-		Refused: "none", Error: "none", ErrorState: "ok"}
+func newStreamRow(v stream.Status, poll time.Duration, now time.Time) *streamRow {
+	r := &streamRow{Status: v, Prefix: cmp.Or(v.Prefix, "(none)"), Interval: poll.String(), LastPoll: "not yet", LastObject: "none yet", Lag: "-",
+		Rate: fmt.Sprintf("%.1f", v.EventsPerMinute), Refused: "none", Error: "none", ErrorState: "ok"}
 	if !v.LastPoll.IsZero() {
 		r.LastPoll = fmt.Sprintf("%s (%s ago)", clock(v.LastPoll, now), now.Sub(v.LastPoll).Round(time.Second))
 	}
@@ -210,32 +183,28 @@ func newStreamRow(v StreamView, now time.Time) *streamRow {
 	}
 	if len(v.Refused) > 0 {
 		var parts []string
-		for _, c := range v.Refused {
-			parts = append(parts, fmt.Sprintf("%s: %d", c.Name, c.N))
+		for _, name := range slices.Sorted(maps.Keys(v.Refused)) {
+			parts = append(parts, fmt.Sprintf("%s: %d", name, v.Refused[name]))
 		}
 		r.Refused = strings.Join(parts, ", ")
 	}
-	if v.Error != "" {
-		r.Error, r.ErrorState = v.Error, "failing"
+	if v.Err != nil {
+		r.Error, r.ErrorState = v.Err.Error(), "failing"
 	}
 	return r
 }
 
+// unitRow is a unit's row: its state, and what of it is shown as text.
 type unitRow struct {
-	Source, Project, Window, Dates string
-	Cost                           int
-	Interval, Data, Last           string
-	State, Text, Rank              string
+	engine.UnitState
+	Window, Dates, Data, Last, Text, Rank string
 }
 
-type jobRow struct {
-	Project, ID, Status, Age string
-	PullRequest              prLink
-}
-
-type remediationRow struct {
-	Key, Rule, Project, Job, Status, LastAction string
-	PullRequest                                 prLink
+// row is a row of the jobs' or the webhook's table: its cells, then its
+// pull request.
+type row struct {
+	Cells       []string
+	PullRequest prLink
 }
 
 // prLink is a pull request: a link when it is a web address, else its
@@ -254,25 +223,23 @@ func newPRLink(s string) prLink {
 
 // table renders the page's own part.
 func (p *page) table() (string, error) {
-	now := p.s.Now()
-	units := p.s.Units()
+	now := p.Now()
+	units := p.Units()
 	reserve := 0
-	if p.s.Reserve != nil {
-		reserve = p.s.Reserve()
+	if p.Reserve != nil {
+		reserve = p.Reserve()
 	}
-	d := extraData{Examples: p.c.Examples, Summary: summaryLine(units, p.s.BudgetRemaining(), p.s.BudgetPerHour, now) + heldBackText(units, p.s.BudgetRemaining(), reserve),
-		JobsEnabled: p.c.JobsEnabled, JobsDescribe: p.c.JobsDescribe, JobsShown: p.s.Jobs != nil, RemediationShown: p.s.Remediation != nil}
+	d := extraData{Config: p.Config, Summary: summaryLine(units, p.BudgetRemaining(), p.BudgetPerHour, now) + heldBackText(units, p.BudgetRemaining(), reserve)}
 	for _, st := range units {
-		r := unitRow{Source: st.Source, Project: st.Project, Window: windowText(st), Dates: "-", Cost: st.Cost,
-			Interval: st.Interval.String(), Data: "-", Last: "never", State: st.State, Text: stateText(st, now), Rank: cmp.Or(st.Rank, "-")}
+		r := unitRow{UnitState: st, Window: windowText(st), Dates: "-", Data: "-", Last: "never", Text: stateText(st, now), Rank: cmp.Or(st.Rank, "-")}
 		if !st.Completed.IsZero() {
 			r.Dates, r.Data = st.Range.String(), st.Summary
 			r.Last = fmt.Sprintf("%s ago", now.Sub(st.Completed).Round(time.Second))
 		}
 		d.Units = append(d.Units, r)
 	}
-	if p.c.JobsEnabled && p.s.Jobs != nil {
-		for _, j := range p.s.Jobs() {
+	if p.JobsEnabled && p.Jobs != nil {
+		for _, j := range p.Jobs() {
 			status := cmp.Or(j.Status, "not read yet")
 			switch {
 			case j.NotFound:
@@ -284,14 +251,14 @@ func (p *page) table() (string, error) {
 			if !j.CreatedAt.IsZero() {
 				age = now.Sub(j.CreatedAt).Round(time.Second).String()
 			}
-			d.Jobs = append(d.Jobs, jobRow{Project: j.Project, ID: j.ID, Status: status, Age: age, PullRequest: newPRLink(j.PRLink)})
+			d.Jobs = append(d.Jobs, row{[]string{j.Project, j.ID, status, age}, newPRLink(j.PRLink)})
 		}
 	}
-	if p.s.Stream != nil {
-		d.Stream = newStreamRow(p.s.Stream(), now)
+	if p.Stream != nil {
+		d.Stream = newStreamRow(p.Stream(), p.StreamPoll, now)
 	}
-	if p.s.Remediation != nil {
-		for _, r := range p.s.Remediation() {
+	if p.Remediation != nil {
+		for _, r := range p.Remediation() {
 			job, status := r.JobID, cmp.Or(r.Status, "not read yet")
 			if job == "" {
 				job, status = "-", "unknown: the create request got no answer"
@@ -299,8 +266,7 @@ func (p *page) table() (string, error) {
 			if !r.Ended.IsZero() {
 				status += ", ended " + clock(r.Ended, now)
 			}
-			d.Remediation = append(d.Remediation, remediationRow{Key: r.Key, Rule: r.Rule, Project: r.Project, Job: job,
-				Status: status, LastAction: clock(r.LastAction, now), PullRequest: newPRLink(r.PRLink)})
+			d.Remediation = append(d.Remediation, row{[]string{r.Key, r.Rule, r.Project, job, status, clock(r.LastAction, now)}, newPRLink(r.PRLink)})
 		}
 	}
 	var b strings.Builder

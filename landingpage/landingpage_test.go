@@ -29,7 +29,7 @@ func TestPageShowsEveryUnitAndEscapes(t *testing.T) {
 	w7, _ := engine.ParseWindow("7d")
 	w1, _ := engine.ParseWindow("1d")
 	w30, _ := engine.ParseWindow("30d")
-	h := New(Config{Version: "1.2.3", TelemetryPath: "/metrics", JobsEnabled: true, JobsDescribe: "watching 2 job id(s)"}, State{
+	h := New(Config{Version: "1.2.3", TelemetryPath: "/metrics", JobsEnabled: true, JobsDescribe: "watching 2 job id(s)",
 		Units: func() []engine.UnitState {
 			return []engine.UnitState{
 				{Unit: engine.Unit{Source: "visitors", Project: "docs", Window: w7}, Range: client.LastNDays(now, 7), State: engine.StateOK,
@@ -68,7 +68,7 @@ func TestPageShowsEveryUnitAndEscapes(t *testing.T) {
 
 func TestDemoBannerFirstAndExamples(t *testing.T) {
 	h := New(Config{Version: "1.2.3", TelemetryPath: "/metrics",
-		Examples: []string{"mintlify_exporter agent get --demo --job=job-demo-done", "x --prompt='a<b'"}}, State{
+		Examples:        []string{"mintlify_exporter agent get --demo --job=job-demo-done", "x --prompt='a<b'"},
 		Units:           func() []engine.UnitState { return nil },
 		BudgetRemaining: func() int { return 1 },
 		Notes:           []string{"DEMO MODE: synthetic data"},
@@ -86,7 +86,7 @@ func TestDemoBannerFirstAndExamples(t *testing.T) {
 
 func TestJobsTable(t *testing.T) {
 	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
-	h := New(Config{TelemetryPath: "/metrics", JobsEnabled: true, JobsDescribe: "watching"}, State{
+	h := New(Config{TelemetryPath: "/metrics", JobsEnabled: true, JobsDescribe: "watching",
 		Units:           func() []engine.UnitState { return nil },
 		BudgetRemaining: func() int { return 1 },
 		Now:             func() time.Time { return now },
@@ -126,7 +126,7 @@ func TestReserveSaysWhyUnitsWait(t *testing.T) {
 	paused.Deferred = "waiting for the API's rate-limit pause to end"
 	ok := engine.UnitState{Unit: engine.Unit{Source: "views", Project: "api", Window: w30}, State: engine.StateOK, Completed: now}
 	page := func(left, reserve int, units ...engine.UnitState) string {
-		return get(t, New(Config{TelemetryPath: "/metrics"}, State{
+		return get(t, New(Config{TelemetryPath: "/metrics",
 			Units:           func() []engine.UnitState { return units },
 			BudgetRemaining: func() int { return left },
 			BudgetPerHour:   90,

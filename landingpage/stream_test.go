@@ -1,30 +1,32 @@
 package landingpage
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/stream"
 )
 
 // TestStreamSection: with the stream on, the page shows its progress as
 // text, escaped, and its error marked failing; without it, no section.
 func TestStreamSection(t *testing.T) {
 	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
-	view := StreamView{Bucket: "acme-events", Prefix: "mintlify/", PollInterval: 30 * time.Second,
+	view := stream.Status{Bucket: "acme-events", Prefix: "mintlify/",
 		LastPoll: now.Add(-12 * time.Second), LastObjectTime: now.Add(-75 * time.Second), Lag: 95 * time.Second, EventsPerMinute: 41.25,
 		Objects: 12, Lines: 3400, Events: 3390, Duplicates: 7,
-		Refused: []Count{{"malformed_line", 2}, {"oversized_line", 1}},
-		Error:   `access denied: the AWS credentials may not list objects under prefix "mintlify/" of --stream.s3.bucket=acme-events <b>`}
-	state := State{Units: func() []engine.UnitState { return nil }, BudgetRemaining: func() int { return 90 }, BudgetPerHour: 90,
+		Refused: map[string]int64{"malformed_line": 2, "oversized_line": 1},
+		Err:     errors.New(`access denied: the AWS credentials may not list objects under prefix "mintlify/" of --stream.s3.bucket=acme-events <b>`)}
+	state := Config{TelemetryPath: "/metrics", Units: func() []engine.UnitState { return nil }, BudgetRemaining: func() int { return 90 }, BudgetPerHour: 90,
 		Now: func() time.Time { return now }}
-	page := get(t, New(Config{TelemetryPath: "/metrics"}, state))
+	page := get(t, New(state))
 	if strings.Contains(page, "Event stream") {
 		t.Error("a page without the stream shows its section")
 	}
-	state.Stream = func() StreamView { return view }
-	page = get(t, New(Config{TelemetryPath: "/metrics"}, state))
+	state.Stream, state.StreamPoll = func() stream.Status { return view }, 30*time.Second
+	page = get(t, New(state))
 	for _, want := range []string{
 		"<h2>Event stream</h2>", "listed every 30s",
 		"<tr><th>bucket</th><td>acme-events</td></tr>",
@@ -42,8 +44,8 @@ func TestStreamSection(t *testing.T) {
 			t.Errorf("page lacks %q:\n%s", want, page)
 		}
 	}
-	state.Stream = func() StreamView { return StreamView{Bucket: "b", PollInterval: time.Second} }
-	page = get(t, New(Config{TelemetryPath: "/metrics"}, state))
+	state.Stream, state.StreamPoll = func() stream.Status { return stream.Status{Bucket: "b"} }, time.Second
+	page = get(t, New(state))
 	for _, want := range []string{"<td>(none)</td>", "<td>not yet</td>", "<td>none yet</td>", `<td class="stream-ok">none</td>`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("a stream before its first poll: page lacks %q", want)

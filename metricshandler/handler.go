@@ -168,17 +168,16 @@ func (h *handler) serveText(w http.ResponseWriter, r *http.Request, format expfm
 	if accepts(r.Header.Get("Accept-Encoding"), "gzip", false) {
 		hdr.Set("Content-Encoding", "gzip")
 		hdr.Add("Vary", "Accept-Encoding")
-		if err := expo.WriteGzip(w, live.Bytes()); err != nil {
-			level.Debug(h.cfg.Logger).Log("msg", "scrape answer not fully sent", "err", err)
+		err = expo.WriteGzip(w, live.Bytes())
+	} else {
+		hdr.Set("Content-Length", strconv.Itoa(expo.TextLen()+live.Len()))
+		if err = expo.WriteText(w); err == nil {
+			_, _ = w.Write(live.Bytes())
 		}
-		return
 	}
-	hdr.Set("Content-Length", strconv.Itoa(expo.TextLen()+live.Len()))
-	if err := expo.WriteText(w); err != nil {
+	if err != nil {
 		level.Debug(h.cfg.Logger).Log("msg", "scrape answer not fully sent", "err", err)
-		return
 	}
-	_, _ = w.Write(live.Bytes())
 }
 
 var emptyExposition = &exposition.Exposition{}

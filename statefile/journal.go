@@ -282,13 +282,18 @@ func (j *Journal) Close() error {
 	if j == nil {
 		return nil
 	}
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if j.f == nil {
+	return closeFile(&j.mu, &j.f)
+}
+
+// closeFile closes *f under mu, once: it leaves *f nil.
+func closeFile(mu *sync.Mutex, f **os.File) error {
+	mu.Lock()
+	defer mu.Unlock()
+	if *f == nil {
 		return nil
 	}
-	err := j.f.Close()
-	j.f = nil
+	err := (*f).Close()
+	*f = nil
 	return err
 }
 

@@ -227,12 +227,5 @@ func (l *FileLock) Unlock() error {
 	if l == nil {
 		return nil
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.f == nil {
-		return nil
-	}
-	err := l.f.Close()
-	l.f = nil
-	return err
+	return closeFile(&l.mu, &l.f)
 }

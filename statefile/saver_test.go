@@ -53,7 +53,7 @@ func TestSaverDebounces(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.json")
 	t0 := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
 	ledger := []time.Time{t0}
-	s := NewSaver(path, func() engine.State { return engine.State{Ledger: append([]time.Time(nil), ledger...)} }, nil)
+	s := NewPartsSaver(path, Parts{Engine: func() engine.State { return engine.State{Ledger: append([]time.Time(nil), ledger...)} }}, nil)
 	timers := &manualTimers{}
 	s.after = timers.after
 	s.SetDelay(50 * time.Millisecond)

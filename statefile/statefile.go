@@ -111,14 +111,6 @@ func Read(path string) (File, error) {
 	return f, nil
 }
 
-// Load returns the state saved at path; nil when none, unusable (logged) or path is "".
-func Load(path string, logger log.Logger) *engine.State {
-	if f := LoadFile(path, logger); f != nil {
-		return &f.State
-	}
-	return nil
-}
-
 // LoadFile returns the whole file saved at path, the engine's state and the
 // stream's snapshot; nil when none, unusable (logged) or path is "".
 func LoadFile(path string, logger log.Logger) *File {
@@ -186,11 +178,6 @@ type Parts struct {
 	// Stream returns the event-stream source's snapshot; on an error the
 	// save keeps the section of the file on disk (logged).
 	Stream func() (json.RawMessage, error)
-}
-
-// NewSaver returns a Saver of the engine's state to path ("" disables it).
-func NewSaver(path string, state func() engine.State, logger log.Logger) *Saver {
-	return NewPartsSaver(path, Parts{Engine: state}, logger)
 }
 
 // NewPartsSaver returns a Saver of the engine's state and the stream's

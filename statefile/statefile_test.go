@@ -324,7 +324,7 @@ func TestSaverEmptyPathDoesNothing(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
 	calls := 0
-	s := statefile.NewSaver("", func() engine.State { calls++; return engine.State{} }, nil)
+	s := statefile.NewPartsSaver("", statefile.Parts{Engine: func() engine.State { calls++; return engine.State{} }}, nil)
 	s.SetDelay(time.Millisecond)
 	s.Changed()
 	s.Save()
@@ -332,7 +332,7 @@ func TestSaverEmptyPathDoesNothing(t *testing.T) {
 	if calls != 0 || s.Saves() != 0 || len(dirNames(t, dir)) != 0 {
 		t.Fatalf("an empty path read the state %d times, saved %d times, wrote %v", calls, s.Saves(), dirNames(t, dir))
 	}
-	if statefile.Load("", log.NewNopLogger()) != nil {
+	if statefile.LoadFile("", log.NewNopLogger()) != nil {
 		t.Fatal("Load of an empty path returned a state")
 	}
 }
@@ -358,7 +358,7 @@ func TestCacheSaveLoadRoundTrip(t *testing.T) {
 
 	var logs bytes.Buffer
 	path := filepath.Join(t.TempDir(), "state.json")
-	saver := statefile.NewSaver(path, x.e.State, log.NewLogfmtLogger(&logs))
+	saver := statefile.NewPartsSaver(path, statefile.Parts{Engine: x.e.State}, log.NewLogfmtLogger(&logs))
 	saver.Save()
 	if strings.Contains(logs.String(), "level=error") {
 		t.Fatalf("Save failed: %s", logs.String())
@@ -383,11 +383,11 @@ func TestCacheSaveLoadRoundTrip(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var logs bytes.Buffer
-			restore := statefile.Load(path, log.NewLogfmtLogger(&logs))
-			if restore == nil {
+			f := statefile.LoadFile(path, log.NewLogfmtLogger(&logs))
+			if f == nil {
 				t.Fatalf("Load returned nothing: %s", logs.String())
 			}
-			r := newExporter(t, apitest.NewRig(t, tc.at), projects, restore) // not started: nothing is sent
+			r := newExporter(t, apitest.NewRig(t, tc.at), projects, &f.State) // not started: nothing is sent
 			if !r.e.Ready() {
 				t.Errorf("not ready after the restore; log: %s", logs.String())
 			}
@@ -418,7 +418,7 @@ func TestCacheLoadIgnoresBadFile(t *testing.T) {
 				t.Fatal(err)
 			}
 			var logs bytes.Buffer
-			if st := statefile.Load(path, log.NewLogfmtLogger(&logs)); st != nil {
+			if st := statefile.LoadFile(path, log.NewLogfmtLogger(&logs)); st != nil {
 				t.Errorf("a bad file restored state: %+v", st)
 			}
 			if !strings.Contains(logs.String(), "ignoring the cache file") || !strings.Contains(logs.String(), path) {
@@ -428,7 +428,7 @@ func TestCacheLoadIgnoresBadFile(t *testing.T) {
 	}
 	t.Run("missing", func(t *testing.T) {
 		var logs bytes.Buffer
-		if st := statefile.Load(filepath.Join(t.TempDir(), "none.json"), log.NewLogfmtLogger(&logs)); st != nil {
+		if st := statefile.LoadFile(filepath.Join(t.TempDir(), "none.json"), log.NewLogfmtLogger(&logs)); st != nil {
 			t.Errorf("a missing file restored state")
 		}
 		if strings.Contains(logs.String(), "ignoring") || !strings.Contains(logs.String(), "no cache file yet") {

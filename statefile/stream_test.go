@@ -35,7 +35,7 @@ func TestSaverWritesStreamWithEngine(t *testing.T) {
 	if f, err = Read(path); err != nil || string(f.Stream) != `{"checkpoint":"a"}` {
 		t.Fatalf("after a failed snapshot the file holds stream %s (err %v), want the previous snapshot kept", f.Stream, err)
 	}
-	engineOnly := NewSaver(path, func() engine.State { return engine.State{Ledger: []time.Time{t0, t0.Add(time.Minute)}} }, nil)
+	engineOnly := NewPartsSaver(path, Parts{Engine: func() engine.State { return engine.State{Ledger: []time.Time{t0, t0.Add(time.Minute)}} }}, nil)
 	engineOnly.Save()
 	if f, err = Read(path); err != nil || len(f.Ledger) != 2 || string(f.Stream) != `{"checkpoint":"a"}` {
 		t.Fatalf("an engine-only save left ledger %v stream %s (err %v), want the new ledger and the stream section kept", f.Ledger, f.Stream, err)
