@@ -17,6 +17,7 @@ import (
 	"github.com/klauspost/compress/snappy"
 
 	"github.com/mintlify-exporter/mintlify_exporter/backfill"
+	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 )
 
 // goldenDir holds the bytes TestGolden compares with; GOLDEN_UPDATE=1
@@ -139,10 +140,17 @@ func TestGolden(t *testing.T) {
 		rw       bool
 		cut      int // the request that interrupts the first run
 		fail     func(n int) int
+		faults   []mintlifytest.Fault
 	}{
 		{name: "file-site", sources: allSources, cut: 7},
 		{name: "file-pages-terminal", sources: []string{"visitors", "views"}, pages: true, terminal: true, cut: 9},
 		{name: "file-pages", sources: allSources, pages: true, cut: 13},
+		{name: "file-faults-terminal", sources: []string{"visitors", "views"}, pages: true, terminal: true, cut: 1000, faults: []mintlifytest.Fault{
+			{Endpoint: mintlifytest.EndpointVisitors, Offset: 2, Status: 500, AfterN: 2, Times: 6},
+			{Endpoint: mintlifytest.EndpointViews, AfterN: 5, Times: 1, Status: 429, RetryAfter: "600"}}},
+		{name: "file-faults", sources: []string{"visitors", "views"}, cut: 1000, faults: []mintlifytest.Fault{
+			{Endpoint: mintlifytest.EndpointVisitors, Status: 500, AfterN: 2, Times: 6},
+			{Endpoint: mintlifytest.EndpointViews, AfterN: 5, Times: 1, Status: 429, RetryAfter: "6000"}}},
 		{name: "rw-site", sources: allSources, rw: true, cut: 8},
 		{name: "rw-pages-terminal", sources: []string{"visitors", "views"}, pages: true, terminal: true, rw: true, cut: 6,
 			fail: func(n int) int {
@@ -162,6 +170,9 @@ func TestGolden(t *testing.T) {
 		t.Run(sc.name, func(t *testing.T) {
 			h := newHarness(t)
 			h.sources = sc.sources
+			for _, f := range sc.faults {
+				h.srv.AddFault(f)
+			}
 			var recv *rawReceiver
 			var rw *backfill.RemoteWriter
 			pairs := []string{h.srv.URL(), "API", h.dir, "DIR"}
