@@ -484,7 +484,7 @@ func (r *runner) sendUnsent(ctx context.Context) error {
 		retry := 0
 		err = rw.send(ctx, req, func(err error) {
 			retry++
-			r.progress.note(fmt.Sprintf("remote write: %s; retry %d of %d", oneLine(rw.scrub(err.Error()), 200), retry, rw.retries))
+			r.note(fmt.Sprintf("remote write: %s; retry %d of %d", oneLine(rw.scrub(err.Error()), 200), retry, rw.retries))
 		})
 		if ctx.Err() != nil {
 			r.res.Interrupted = true
@@ -498,7 +498,7 @@ func (r *runner) sendUnsent(ctx context.Context) error {
 		}
 		r.res.Samples += n
 		r.res.WriteRequests++
-		r.progress.sent(b[0].Day, b[len(b)-1].Day, n)
+		r.sent(b[0].Day, b[len(b)-1].Day, n)
 	}
 	return nil
 }

@@ -338,14 +338,15 @@ func execute(ctx context.Context, cfg Config, res *Result, todo []fetch, jpath s
 	for i, s := range cfg.Sources {
 		names[i] = s.Name()
 	}
-	r := &runner{cfg: cfg, res: res, journal: j, todo: todo, sources: names,
-		progress: &progress{cfg: cfg, res: res, total: len(todo), firstDay: true}}
+	r := &runner{cfg: cfg, res: res, journal: j, todo: todo, sources: names}
 	cfg.Budget.Pace(func(ctx context.Context, t time.Time) error {
-		r.progress.waiting(t, "the request budget")
+		r.waiting(t, "the request budget")
 		return cfg.WaitUntil(ctx, t)
 	})
 	runErr := r.run(ctx)
-	r.progress.finish()
+	if r.drawn {
+		fmt.Fprintln(cfg.Progress) // end the bar line
+	}
 	if err := r.finish(runErr); err != nil {
 		return res, err
 	}
@@ -434,14 +435,17 @@ func exists(path string) bool {
 	return err == nil
 }
 
-// runner is a run in progress.
+// runner is a run in progress. Its progress shows on a terminal as one bar
+// line rewritten in place, otherwise as one line per day.
 type runner struct {
-	cfg      Config
-	res      *Result
-	journal  *journal
-	todo     []fetch
-	sources  []string // the names of all enabled sources, in order
-	progress *progress
+	cfg       Config
+	res       *Result
+	journal   *journal
+	todo      []fetch
+	sources   []string  // the names of all enabled sources, in order
+	estimated bool      // the estimate from the first day was printed
+	drawn     bool      // the bar is on screen
+	waitNote  time.Time // the wait last reported on a non-terminal
 }
 
 // run does every fetch of todo in order; failures of single fetches go to
@@ -468,8 +472,8 @@ func (r *runner) run(ctx context.Context) error {
 			return fmt.Errorf("%s %s %s: %w; fix it and run again with --resume: no finished day is asked again",
 				f.day, f.src.Name(), f.project, err)
 		case err != nil:
+			r.note(fmt.Sprintf("%s %s %s failed after %d attempts: %v", f.day, f.src.Name(), f.project, r.cfg.Attempts, err))
 			r.res.Failed = append(r.res.Failed, Failure{Day: f.day, Source: f.src.Name(), Project: f.project, Err: err})
-			r.progress.note(fmt.Sprintf("%s %s %s failed after %d attempts: %v", f.day, f.src.Name(), f.project, r.cfg.Attempts, err))
 		default:
 			if err := r.journal.add(e); err != nil {
 				return err
@@ -478,7 +482,7 @@ func (r *runner) run(ctx context.Context) error {
 			r.res.Requests += e.Requests
 		}
 		last := i == len(r.todo)-1 || r.todo[i+1].day != f.day
-		r.progress.fetched(f, last)
+		r.fetched(f, last)
 		if last {
 			if err := r.sendUnsent(ctx); err != nil || r.res.Interrupted {
 				return err
@@ -501,7 +505,7 @@ func (r *runner) fetch(ctx context.Context, f fetch) (*entry, error) {
 	attempts, limited := 0, 0
 	for {
 		if until := r.cfg.Budget.PausedUntil(); !until.IsZero() {
-			r.progress.waiting(until, "the end of the rate-limit pause")
+			r.waiting(until, "the end of the rate-limit pause")
 			if err := r.cfg.WaitUntil(ctx, until); err != nil {
 				return nil, err
 			}
@@ -523,7 +527,7 @@ func (r *runner) fetch(ctx context.Context, f fetch) (*entry, error) {
 			}
 			until := r.cfg.Now().Add(min(ra, client.MaxRateLimitPause))
 			r.cfg.Budget.Pause(until)
-			r.progress.note(fmt.Sprintf("the API answered 429 (rate limit, %d analytics requests per organization per hour): pausing every request until %s",
+			r.note(fmt.Sprintf("the API answered 429 (rate limit, %d analytics requests per organization per hour): pausing every request until %s",
 				client.AnalyticsRequestsPerHour, until.UTC().Format(time.RFC3339)))
 			continue
 		}
