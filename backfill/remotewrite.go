@@ -46,26 +46,13 @@ const MaxRetryAfter = 5 * time.Minute
 // may exceed it.
 const MaxSamplesPerRequest = 2000
 
-// RemoteWriteOptions configure a RemoteWriter.
-type RemoteWriteOptions struct {
-	// URL is the receiver's write endpoint.
-	URL string
-	// ConfigFile holds Prometheus' remote_write HTTP settings, without url.
-	ConfigFile string
-	UserAgent  string
-	// Retries, MinBackoff and MaxBackoff default (Retries 0) to
-	// DefaultRemoteWriteRetries and backoff.RemoteWrite.
-	Retries                int
-	MinBackoff, MaxBackoff time.Duration
-}
-
 // RemoteWriter sends samples to a remote-write receiver.
 type RemoteWriter struct {
 	url     string // redacted (userinfo and query values): for people
 	id      string // url and a hash of the whole URL: for the journal
 	secrets []string
 	api     *remote.API
-	last    *lastStatus
+	last    *headerTransport
 	retries int
 	// whole: the run has no journal (a backfill from the event stream), so
 	// the remedy is to run it again whole, not --resume.
@@ -88,42 +75,44 @@ var reservedHeaders = []string{
 	"Accept-Encoding", "X-Prometheus-Remote-Write-Version", "Upgrade", "Transfer-Encoding",
 }
 
-// NewRemoteWriter checks the URL and the config file; its errors never
-// hold a secret.
-func NewRemoteWriter(o RemoteWriteOptions) (*RemoteWriter, error) {
-	u, err := url.Parse(o.URL)
+// NewRemoteWriter checks rawURL, the receiver's write endpoint, and
+// configFile, Prometheus' remote_write HTTP settings without url; its
+// errors never hold a secret. A zero retries means
+// DefaultRemoteWriteRetries with backoff.RemoteWrite, another retries
+// without waiting.
+func NewRemoteWriter(rawURL, configFile, userAgent string, retries int) (*RemoteWriter, error) {
+	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("--remote-write.url=%s: want an http or https URL of the receiver's write endpoint, such as http://prometheus:9090/api/v1/write", redactURL(o.URL))
+		return nil, fmt.Errorf("--remote-write.url=%s: want an http or https URL of the receiver's write endpoint, such as http://prometheus:9090/api/v1/write", redactURL(rawURL))
 	}
 	if u.User != nil {
-		return nil, fmt.Errorf("--remote-write.url=%s: credentials do not belong on the command line: put them in --remote-write.config (basic_auth with password_file, or authorization)", redactRemoteURL(u))
+		return nil, fmt.Errorf("--remote-write.url=%s: credentials do not belong on the command line: put them in --remote-write.config (basic_auth with password_file, or authorization)", redactURL(rawURL))
 	}
 	f := remoteWriteFile{RemoteTimeout: model.Duration(DefaultRemoteTimeout), HTTPClientConfig: config.DefaultHTTPClientConfig}
-	if o.ConfigFile != "" {
-		if err := readRemoteWriteFile(o.ConfigFile, &f); err != nil {
+	if configFile != "" {
+		if err := readRemoteWriteFile(configFile, &f); err != nil {
 			return nil, err
 		}
 	}
-	last := &lastStatus{}
-	client, err := config.NewClientFromConfig(f.HTTPClientConfig, "remote_write", config.WithUserAgent(o.UserAgent))
+	client, err := config.NewClientFromConfig(f.HTTPClientConfig, "remote_write", config.WithUserAgent(userAgent))
 	if err != nil {
-		return nil, fmt.Errorf("--remote-write.config=%s: %v", o.ConfigFile, err)
+		return nil, fmt.Errorf("--remote-write.config=%s: %v", configFile, err)
 	}
 	// A redirect is not followed, whatever follow_redirects says: the
 	// samples would go to another address than the one reported and
 	// journaled. The 3xx is an answer that explain turns into an error.
 	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	client.Transport = &headerTransport{next: client.Transport, headers: f.Headers, last: last}
-	client.Timeout = time.Duration(f.RemoteTimeout)
-	retries, minB, maxB := o.Retries, o.MinBackoff, o.MaxBackoff
+	last := &headerTransport{next: client.Transport, headers: f.Headers}
+	client.Transport, client.Timeout = last, time.Duration(f.RemoteTimeout)
+	b := remote.BackoffConfig{MaxRetries: retries}
 	if retries == 0 {
-		retries, minB, maxB = DefaultRemoteWriteRetries, backoff.RemoteWrite.Base, backoff.RemoteWrite.Max
+		b = remote.BackoffConfig{Min: backoff.RemoteWrite.Base, Max: backoff.RemoteWrite.Max, MaxRetries: DefaultRemoteWriteRetries}
 	}
 	api, err := remote.NewAPI(u.String(),
 		remote.WithAPIHTTPClient(client),
 		remote.WithAPIPath(""), // the URL is the whole endpoint, as in Prometheus' remote_write
-		remote.WithAPIBackoff(remote.BackoffConfig{Min: minB, Max: maxB, MaxRetries: retries}))
-	w := &RemoteWriter{url: redactRemoteURL(u), api: api, last: last, retries: retries}
+		remote.WithAPIBackoff(b))
+	w := &RemoteWriter{url: redactURL(rawURL), api: api, last: last, retries: b.MaxRetries}
 	sum := sha256.Sum256([]byte(u.String()))
 	w.id = w.url + " (sha256 " + hex.EncodeToString(sum[:8]) + ")"
 	if u.RawQuery != "" {
@@ -146,25 +135,6 @@ func NewRemoteWriter(o RemoteWriteOptions) (*RemoteWriter, error) {
 // own (the whole query string always is): shorter ones, such as "1", would
 // blank out unrelated text, and are not secrets.
 const minSecretLen = 4
-
-// redactRemoteURL is u without its userinfo and with every query value
-// replaced by "xxxxx": a token in the query string (?api_key=...) never
-// reaches a log line, an error or the journal.
-func redactRemoteURL(u *url.URL) string {
-	r := *u
-	r.User = nil
-	if r.RawQuery != "" {
-		q := r.Query()
-		for _, vs := range q {
-			for i := range vs {
-				vs[i] = "xxxxx"
-			}
-		}
-		r.RawQuery = q.Encode()
-	}
-	r.Fragment, r.RawFragment = "", ""
-	return r.String()
-}
 
 // scrub takes the URL's query string and values out of s (an error of the
 // HTTP client quotes the whole URL).
@@ -203,13 +173,26 @@ func readRemoteWriteFile(path string, f *remoteWriteFile) error {
 	}
 	// The client reads these files at each request, where a missing one
 	// would look like a network error and be retried for minutes.
-	for _, file := range referencedFiles(&f.HTTPClientConfig) {
-		if file.path == "" {
+	c := &f.HTTPClientConfig
+	files := [][2]string{} // setting, file
+	if b := c.BasicAuth; b != nil {
+		files = append(files, [2]string{"basic_auth.username_file", b.UsernameFile}, [2]string{"basic_auth.password_file", b.PasswordFile})
+	}
+	if a := c.Authorization; a != nil {
+		files = append(files, [2]string{"authorization.credentials_file", a.CredentialsFile})
+	}
+	if o := c.OAuth2; o != nil {
+		files = append(files, [2]string{"oauth2.client_secret_file", o.ClientSecretFile})
+	}
+	files = append(files, [2]string{"bearer_token_file", c.BearerTokenFile}, [2]string{"tls_config.ca_file", c.TLSConfig.CAFile},
+		[2]string{"tls_config.cert_file", c.TLSConfig.CertFile}, [2]string{"tls_config.key_file", c.TLSConfig.KeyFile})
+	for _, file := range files {
+		if file[1] == "" {
 			continue
 		}
-		fh, err := os.Open(file.path)
+		fh, err := os.Open(file[1])
 		if err != nil {
-			return fmt.Errorf("%s: %s %s: %v", flag, file.field, file.path, pathless(err))
+			return fmt.Errorf("%s: %s %s: %v", flag, file[0], file[1], pathless(err))
 		}
 		fh.Close()
 	}
@@ -228,31 +211,23 @@ func pathless(err error) error {
 	return err
 }
 
-// referencedFile is a file an HTTP setting names.
-type referencedFile struct{ field, path string }
-
-// referencedFiles lists the files c's settings name.
-func referencedFiles(c *config.HTTPClientConfig) []referencedFile {
-	var out []referencedFile
-	if b := c.BasicAuth; b != nil {
-		out = append(out, referencedFile{"basic_auth.username_file", b.UsernameFile}, referencedFile{"basic_auth.password_file", b.PasswordFile})
-	}
-	if a := c.Authorization; a != nil {
-		out = append(out, referencedFile{"authorization.credentials_file", a.CredentialsFile})
-	}
-	if o := c.OAuth2; o != nil {
-		out = append(out, referencedFile{"oauth2.client_secret_file", o.ClientSecretFile})
-	}
-	t := c.TLSConfig
-	return append(out, referencedFile{"bearer_token_file", c.BearerTokenFile}, referencedFile{"tls_config.ca_file", t.CAFile},
-		referencedFile{"tls_config.cert_file", t.CertFile}, referencedFile{"tls_config.key_file", t.KeyFile})
-}
-
-// redactURL hides the userinfo and query values of a URL that may not
-// parse.
+// redactURL is s without its userinfo and fragment and with every query
+// value replaced by "xxxxx", even when it does not parse: a token in the
+// query string (?api_key=...) never reaches a log line, an error or the
+// journal.
 func redactURL(s string) string {
 	if u, err := url.Parse(s); err == nil {
-		return redactRemoteURL(u)
+		u.User, u.Fragment, u.RawFragment = nil, "", ""
+		if u.RawQuery != "" {
+			q := u.Query()
+			for _, vs := range q {
+				for i := range vs {
+					vs[i] = "xxxxx"
+				}
+			}
+			u.RawQuery = q.Encode()
+		}
+		return u.String()
 	}
 	if i := strings.IndexByte(s, '?'); i >= 0 {
 		s = s[:i] + "?xxxxx"
@@ -318,18 +293,14 @@ func oneLine(s string, n int) string {
 	return s
 }
 
-// lastStatus is the status code and Location of the last answer.
-type lastStatus struct {
+// headerTransport adds the configured headers, records the status code
+// and Location of the last answer (the client gives them in text only)
+// and caps Retry-After.
+type headerTransport struct {
+	next     http.RoundTripper
+	headers  map[string]string
 	code     atomic.Int32
 	location atomic.Pointer[string]
-}
-
-// headerTransport adds the configured headers, records each answer's
-// status (the client gives it in text only) and caps Retry-After.
-type headerTransport struct {
-	next    http.RoundTripper
-	headers map[string]string
-	last    *lastStatus
 }
 
 // RoundTrip implements http.RoundTripper.
@@ -342,12 +313,12 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp, err := t.next.RoundTrip(req)
 	if err != nil {
-		t.last.code.Store(0)
+		t.code.Store(0)
 		return nil, err
 	}
-	t.last.code.Store(int32(resp.StatusCode))
+	t.code.Store(int32(resp.StatusCode))
 	loc := resp.Header.Get("Location")
-	t.last.location.Store(&loc)
+	t.location.Store(&loc)
 	if ra := resp.Header.Get("Retry-After"); ra != "" {
 		resp.Header.Set("Retry-After", capRetryAfter(ra, time.Now()))
 	}
@@ -413,7 +384,8 @@ func writeRequest(entries []*entry, target []Label) (*prompb.WriteRequest, int, 
 					return nil, 0, fmt.Errorf("journal: %s %s %s: value %q", e.Day, e.Source, e.Project, s.V)
 				}
 				ls := protoLabels(f.Name, target, e.Project, f.Labels, s.L)
-				k := labelsKey(ls)
+				kb, _ := (&prompb.TimeSeries{Labels: ls}).Marshal() // the label set's key
+				k := string(kb)
 				t := series[k]
 				if t == nil {
 					t = &prompb.TimeSeries{Labels: ls}
@@ -455,18 +427,6 @@ func protoLabels(name string, target []Label, project string, names, values []st
 	// by hand; Run refuses target labels that clash).
 	slices.SortStableFunc(ls, func(a, b prompb.Label) int { return strings.Compare(a.Name, b.Name) })
 	return slices.CompactFunc(ls, func(a, b prompb.Label) bool { return a.Name == b.Name })
-}
-
-// labelsKey identifies a label set.
-func labelsKey(ls []prompb.Label) string {
-	var b strings.Builder
-	for _, l := range ls {
-		b.WriteString(l.Name)
-		b.WriteByte(0)
-		b.WriteString(l.Value)
-		b.WriteByte(0)
-	}
-	return b.String()
 }
 
 // sendUnsent sends, oldest first, what the journal has not sent, recording
