@@ -42,7 +42,11 @@ func printPlan(cfg Config, res *Result, todo int) {
 	fmt.Fprintf(w, "backfill %s..%s (%s) of %s into %s: %s, window=%q, each day stamped with its last second (UTC)\n",
 		cfg.From, cfg.From.AddDays(res.Days-1), plural(res.Days, "day"), strings.Join(cfg.Projects, ", "), into, kind, Window)
 	if len(cfg.Labels) > 0 {
-		fmt.Fprintf(w, "target labels: %s (as the live series get from their scrape; --backfill.label)\n", formatLabels(cfg.Labels))
+		parts := make([]string, len(cfg.Labels))
+		for i, l := range cfg.Labels {
+			parts[i] = fmt.Sprintf("%s=%q", l.Name, l.Value)
+		}
+		fmt.Fprintf(w, "target labels: %s (as the live series get from their scrape; --backfill.label)\n", strings.Join(parts, ", "))
 	} else {
 		fmt.Fprintln(w, "target labels: none (--backfill.label)")
 	}
@@ -105,15 +109,6 @@ func printReport(cfg Config, res *Result, journaled int, runErr error) {
 	}
 }
 
-// formatLabels renders labels as name="value", ...
-func formatLabels(labels []Label) string {
-	parts := make([]string, len(labels))
-	for i, l := range labels {
-		parts[i] = fmt.Sprintf("%s=%q", l.Name, l.Value)
-	}
-	return strings.Join(parts, ", ")
-}
-
 // clearLine returns to the start of the line and clears it.
 const clearLine = "\r\x1b[K"
 
@@ -132,7 +127,7 @@ func (r *runner) left() time.Duration {
 // fetched records a finished (or failed) fetch; lastOfDay ends its day.
 func (r *runner) fetched(f fetch, lastOfDay bool) {
 	if r.cfg.Terminal {
-		r.redraw()
+		r.redraw("")
 	} else if lastOfDay {
 		fmt.Fprintf(r.cfg.Progress, "%s done: %d/%d fetches, %s, %s\n",
 			f.day, r.done(), len(r.todo), plural(r.res.Requests, "request"), leftText(r.left()))
@@ -168,7 +163,7 @@ func (r *runner) done() int { return r.res.Fetched + len(r.res.Failed) }
 // from..to.
 func (r *runner) sent(from, to string, samples int) {
 	if r.cfg.Terminal {
-		r.redraw()
+		r.redraw("")
 		return
 	}
 	days := from
@@ -178,8 +173,9 @@ func (r *runner) sent(from, to string, samples int) {
 	fmt.Fprintf(r.cfg.Progress, "%s sent: %s to %s (%s in all)\n", days, plural(samples, "sample"), r.cfg.RemoteWrite.URL(), plural(r.res.Samples, "sample"))
 }
 
-func (r *runner) redraw() {
-	fmt.Fprint(r.cfg.Progress, clearLine+r.line())
+// redraw draws the bar again, then suffix.
+func (r *runner) redraw(suffix string) {
+	fmt.Fprint(r.cfg.Progress, clearLine+r.line()+suffix)
 	r.drawn = true
 }
 
@@ -187,8 +183,7 @@ func (r *runner) redraw() {
 func (r *runner) waiting(t time.Time, what string) {
 	msg := fmt.Sprintf("waiting for %s until %s", what, t.UTC().Format("15:04:05 UTC"))
 	if r.cfg.Terminal {
-		fmt.Fprint(r.cfg.Progress, clearLine+r.line()+"; "+msg)
-		r.drawn = true
+		r.redraw("; " + msg)
 		return
 	}
 	if t.Sub(r.cfg.Now()) >= time.Minute && !t.Equal(r.waitNote) {
@@ -204,6 +199,6 @@ func (r *runner) note(msg string) {
 	}
 	fmt.Fprintln(r.cfg.Progress, msg)
 	if r.cfg.Terminal {
-		r.redraw()
+		r.redraw("")
 	}
 }

@@ -246,27 +246,20 @@ func (w *RemoteWriter) URL() string { return w.url }
 // URL that differs only in a query value is another receiver.
 func (w *RemoteWriter) Identity() string { return w.id }
 
-// send sends one request, calling onRetry before each retry.
+// send sends one request, calling onRetry before each retry; its error
+// says in one line what the receiver answered and what to do.
 func (w *RemoteWriter) send(ctx context.Context, req *prompb.WriteRequest, onRetry func(error)) error {
 	_, err := w.api.Write(ctx, remote.WriteV1MessageType, req, remote.WithWriteRetryCallback(onRetry))
 	if err == nil || ctx.Err() != nil {
 		return err
 	}
-	return w.explain(err, w.last.code.Load())
-}
-
-// again is the remedy of a failed run: resume, unless the run has no
-// journal.
-func (w *RemoteWriter) again(resume string) string {
-	if w.whole {
-		return "run the backfill again (a backfill from the event stream has no journal; the receiver keeps samples sent twice once)"
+	code, msg := w.last.code.Load(), oneLine(w.scrub(err.Error()), 300)
+	again := func(resume string) string { // the remedy: resume, unless the run has no journal
+		if w.whole {
+			return "run the backfill again (a backfill from the event stream has no journal; the receiver keeps samples sent twice once)"
+		}
+		return resume
 	}
-	return resume
-}
-
-// explain says in one line what the receiver answered and what to do.
-func (w *RemoteWriter) explain(err error, code int32) error {
-	msg := oneLine(w.scrub(err.Error()), 300)
 	switch {
 	case code/100 == 3:
 		to := "nowhere (no Location)"
@@ -275,13 +268,13 @@ func (w *RemoteWriter) explain(err error, code int32) error {
 		}
 		return fmt.Errorf("remote write to %s: the receiver answered %d, a redirect to %s, which is not followed (the samples would go elsewhere than --remote-write.url says): set --remote-write.url to the address that accepts them", w.url, code, to)
 	case code == 0 || code >= 500 || code == http.StatusTooManyRequests:
-		return fmt.Errorf("remote write to %s failed after %d retries: %s; when the receiver is back, %s", w.url, w.retries, msg, w.again("run again with --resume: nothing sent is sent again"))
+		return fmt.Errorf("remote write to %s failed after %d retries: %s; when the receiver is back, %s", w.url, w.retries, msg, again("run again with --resume: nothing sent is sent again"))
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
 		return fmt.Errorf("remote write to %s refused: %s; check the credentials in --remote-write.config (basic_auth, authorization, headers such as X-Scope-OrgID)", w.url, msg)
 	case code == http.StatusNotFound || code == http.StatusMethodNotAllowed:
 		return fmt.Errorf("remote write to %s: %s; check --remote-write.url: Prometheus' receiver is /api/v1/write and needs --web.enable-remote-write-receiver", w.url, msg)
 	}
-	return fmt.Errorf("remote write to %s refused the samples: %s; a receiver refuses samples older than it accepts (its out-of-order window, see docs/backfill.md): fix it and %s", w.url, msg, w.again("run again with --resume"))
+	return fmt.Errorf("remote write to %s refused the samples: %s; a receiver refuses samples older than it accepts (its out-of-order window, see docs/backfill.md): fix it and %s", w.url, msg, again("run again with --resume"))
 }
 
 // oneLine flattens s to one line of at most n bytes.
@@ -343,7 +336,10 @@ func batches(entries []*entry) [][]*entry {
 	var out [][]*entry
 	n := 0
 	for _, e := range entries {
-		k := e.samples()
+		k := 0
+		for _, f := range e.Families {
+			k += len(f.Series)
+		}
 		if len(out) == 0 || n+k > MaxSamplesPerRequest { // the last batch is never empty
 			out, n = append(out, nil), 0
 		}
@@ -351,14 +347,6 @@ func batches(entries []*entry) [][]*entry {
 		n += k
 	}
 	return out
-}
-
-func (e *entry) samples() int {
-	n := 0
-	for _, f := range e.Families {
-		n += len(f.Series)
-	}
-	return n
 }
 
 // writeRequest builds the request of entries, in the order the protocol

@@ -145,7 +145,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	own := map[string][]string{} // each family's own label names
+	var names []string           // of all enabled sources, in order
 	for _, s := range cfg.Sources {
+		names = append(names, s.Name())
 		for _, f := range s.Families() {
 			own[f.Name] = f.Labels
 		}
@@ -158,7 +160,20 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	args := cfg.journalArgs(days, res.Sources)
+	// The arguments a resume must repeat.
+	args := []string{
+		"--from=" + days[0].String(), "--to=" + days[len(days)-1].String(),
+		fmt.Sprintf("--backfill.pages=%v", cfg.Pages),
+		"projects=" + strings.Join(cfg.Projects, ","),
+		"sources=" + strings.Join(res.Sources, ","),
+	}
+	for _, l := range cfg.Labels {
+		args = append(args, "--backfill.label="+l.Name+"="+l.Value)
+	}
+	if cfg.RemoteWrite != nil {
+		args = append(args, "--remote-write.url="+cfg.RemoteWrite.Identity())
+	}
+	args = append(args, cfg.Args...)
 	jpath := cfg.Journal
 	if cfg.RemoteWrite == nil {
 		jpath = JournalPath(cfg.Output)
@@ -192,7 +207,34 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 		return res, nil
 	}
-	return execute(ctx, cfg, res, todo, jpath, args, prior)
+
+	j, err := openJournal(jpath, args, prior)
+	if err != nil {
+		return nil, err
+	}
+	defer j.close()
+	// Requests the journal says were sent within the hour still count.
+	var sent []time.Time
+	for _, e := range j.entries {
+		for range e.Requests {
+			sent = append(sent, e.At)
+		}
+	}
+	cfg.Budget.Restore(sent, time.Time{})
+	r := &runner{cfg: cfg, res: res, journal: j, todo: todo, sources: names}
+	cfg.Budget.Pace(func(ctx context.Context, t time.Time) error {
+		r.waiting(t, "the request budget")
+		return cfg.WaitUntil(ctx, t)
+	})
+	runErr := r.run(ctx)
+	if r.drawn {
+		fmt.Fprintln(cfg.Progress) // end the bar line
+	}
+	if err := r.finish(runErr); err != nil {
+		return res, err
+	}
+	printReport(cfg, res, len(j.entries), runErr)
+	return res, runErr
 }
 
 // validate checks the arguments that need no file or clock.
@@ -235,20 +277,6 @@ func (cfg Config) backfilledSources(res *Result) ([]engine.Source, error) {
 		return nil, fmt.Errorf("none of the enabled sources (%s) has a one-day unit", strings.Join(res.Skipped, ", "))
 	}
 	return nil, fmt.Errorf("none of the enabled sources (%s) has site-wide figures: add --backfill.pages for their per-page series", strings.Join(res.Skipped, ", "))
-}
-
-// journalArgs are the arguments a resume must repeat.
-func (cfg Config) journalArgs(days []client.Date, sources []string) []string {
-	args := append([]string{
-		"--from=" + days[0].String(), "--to=" + days[len(days)-1].String(),
-		fmt.Sprintf("--backfill.pages=%v", cfg.Pages),
-		"projects=" + strings.Join(cfg.Projects, ","),
-		"sources=" + strings.Join(sources, ","),
-	}, labelArgs(cfg.Labels)...)
-	if cfg.RemoteWrite != nil {
-		args = append(args, "--remote-write.url="+cfg.RemoteWrite.Identity())
-	}
-	return append(args, cfg.Args...)
 }
 
 // checkFiles refuses an output or journal that must not be written.
@@ -316,42 +344,6 @@ func plan(res *Result, days []client.Date, sources []engine.Source, projects []s
 		}
 	}
 	return todo
-}
-
-// execute does the fetches of todo, then finishes.
-func execute(ctx context.Context, cfg Config, res *Result, todo []fetch, jpath string, args []string, prior journalData) (*Result, error) {
-	j, err := openJournal(jpath, args, prior)
-	if err != nil {
-		return nil, err
-	}
-	defer j.close()
-	// Requests the journal says were sent within the hour still count.
-	var sent []time.Time
-	for _, e := range j.entries {
-		for range e.Requests {
-			sent = append(sent, e.At)
-		}
-	}
-	cfg.Budget.Restore(sent, time.Time{})
-
-	names := make([]string, len(cfg.Sources))
-	for i, s := range cfg.Sources {
-		names[i] = s.Name()
-	}
-	r := &runner{cfg: cfg, res: res, journal: j, todo: todo, sources: names}
-	cfg.Budget.Pace(func(ctx context.Context, t time.Time) error {
-		r.waiting(t, "the request budget")
-		return cfg.WaitUntil(ctx, t)
-	})
-	runErr := r.run(ctx)
-	if r.drawn {
-		fmt.Fprintln(cfg.Progress) // end the bar line
-	}
-	if err := r.finish(runErr); err != nil {
-		return res, err
-	}
-	printReport(cfg, res, len(j.entries), runErr)
-	return res, runErr
 }
 
 // finish writes the output, seeds the day store and removes the journal
