@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"net/http"
 	"net/url"
 	"os"
@@ -352,9 +351,8 @@ func batches(entries []*entry) [][]*entry {
 // writeRequest builds the request of entries, in the order the protocol
 // requires.
 func writeRequest(entries []*entry, target []Label) (*prompb.WriteRequest, int, error) {
-	series := map[string]*prompb.TimeSeries{}
-	var order []string
-	meta := map[string]prompb.MetricMetadata{}
+	req := &prompb.WriteRequest{}
+	index := map[string]int{} // of a label set's series in req
 	n := 0
 	for _, e := range entries {
 		day, err := client.ParseDate(e.Day)
@@ -363,8 +361,8 @@ func writeRequest(entries []*entry, target []Label) (*prompb.WriteRequest, int, 
 		}
 		ts := Stamp(day) * 1000
 		for _, f := range e.Families {
-			if _, ok := meta[f.Name]; !ok {
-				meta[f.Name] = prompb.MetricMetadata{Type: prompb.MetricMetadata_GAUGE, MetricFamilyName: f.Name, Help: f.Help}
+			if !slices.ContainsFunc(req.Metadata, func(m prompb.MetricMetadata) bool { return m.MetricFamilyName == f.Name }) {
+				req.Metadata = append(req.Metadata, prompb.MetricMetadata{Type: prompb.MetricMetadata_GAUGE, MetricFamilyName: f.Name, Help: f.Help})
 			}
 			for _, s := range f.Series {
 				v, err := strconv.ParseFloat(s.V, 64)
@@ -373,13 +371,12 @@ func writeRequest(entries []*entry, target []Label) (*prompb.WriteRequest, int, 
 				}
 				ls := protoLabels(f.Name, target, e.Project, f.Labels, s.L)
 				kb, _ := (&prompb.TimeSeries{Labels: ls}).Marshal() // the label set's key
-				k := string(kb)
-				t := series[k]
-				if t == nil {
-					t = &prompb.TimeSeries{Labels: ls}
-					series[k] = t
-					order = append(order, k)
+				i, ok := index[string(kb)]
+				if !ok {
+					i, index[string(kb)] = len(req.Timeseries), len(req.Timeseries)
+					req.Timeseries = append(req.Timeseries, prompb.TimeSeries{Labels: ls})
 				}
+				t := &req.Timeseries[i]
 				if last := len(t.Samples) - 1; last >= 0 && t.Samples[last].Timestamp >= ts {
 					continue // the same fetch twice: keep the first
 				}
@@ -388,13 +385,7 @@ func writeRequest(entries []*entry, target []Label) (*prompb.WriteRequest, int, 
 			}
 		}
 	}
-	req := &prompb.WriteRequest{Timeseries: make([]prompb.TimeSeries, 0, len(order))}
-	for _, k := range order {
-		req.Timeseries = append(req.Timeseries, *series[k])
-	}
-	for _, name := range slices.Sorted(maps.Keys(meta)) {
-		req.Metadata = append(req.Metadata, meta[name])
-	}
+	slices.SortFunc(req.Metadata, func(a, b prompb.MetricMetadata) int { return strings.Compare(a.MetricFamilyName, b.MetricFamilyName) })
 	return req, n, nil
 }
 

@@ -144,21 +144,30 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	res := &Result{Days: len(days)}
 	own := map[string][]string{} // each family's own label names
 	var names []string           // of all enabled sources, in order
+	var sources []engine.Source  // those that support the run's window
 	for _, s := range cfg.Sources {
 		names = append(names, s.Name())
 		for _, f := range s.Families() {
 			own[f.Name] = f.Labels
 		}
+		if s.Supports(unitWindow(cfg.Pages)) {
+			sources, res.Sources = append(sources, s), append(res.Sources, s.Name())
+		} else {
+			res.Skipped = append(res.Skipped, s.Name())
+		}
 	}
 	if err := checkLabels(cfg.Labels, own); err != nil {
 		return nil, err
 	}
-	res := &Result{Days: len(days)}
-	sources, err := cfg.backfilledSources(res)
-	if err != nil {
-		return nil, err
+	switch {
+	case len(sources) > 0:
+	case cfg.Pages:
+		return nil, fmt.Errorf("none of the enabled sources (%s) has a one-day unit", strings.Join(res.Skipped, ", "))
+	default:
+		return nil, fmt.Errorf("none of the enabled sources (%s) has site-wide figures: add --backfill.pages for their per-page series", strings.Join(res.Skipped, ", "))
 	}
 	// The arguments a resume must repeat.
 	args := []string{
@@ -256,27 +265,6 @@ func (cfg Config) validate() error {
 		return errors.New("backfill: Config.Budget is required")
 	}
 	return nil
-}
-
-// backfilledSources returns the sources that support the run's window.
-func (cfg Config) backfilledSources(res *Result) ([]engine.Source, error) {
-	w := unitWindow(cfg.Pages)
-	var sources []engine.Source
-	for _, s := range cfg.Sources {
-		if s.Supports(w) {
-			sources = append(sources, s)
-			res.Sources = append(res.Sources, s.Name())
-		} else {
-			res.Skipped = append(res.Skipped, s.Name())
-		}
-	}
-	switch {
-	case len(sources) > 0:
-		return sources, nil
-	case cfg.Pages:
-		return nil, fmt.Errorf("none of the enabled sources (%s) has a one-day unit", strings.Join(res.Skipped, ", "))
-	}
-	return nil, fmt.Errorf("none of the enabled sources (%s) has site-wide figures: add --backfill.pages for their per-page series", strings.Join(res.Skipped, ", "))
 }
 
 // checkFiles refuses an output or journal that must not be written.
