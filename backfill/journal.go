@@ -82,25 +82,9 @@ type journalData struct {
 	validLen int64
 }
 
-// errArgsChanged is wrapped when a journal was made with other arguments.
-var errArgsChanged = errors.New("made with other arguments")
-
-// readJournal reads the journal at path, if any, checking that it was made
-// with args. A last line cut short by a crash is dropped (and truncated
-// when open for writing). exists is false when there is no journal.
-func readJournal(path string, args []string) (jd journalData, exists bool, err error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return journalData{sent: map[key]bool{}}, false, nil
-	}
-	if err != nil {
-		return journalData{}, true, fmt.Errorf("reading the journal: %w", err)
-	}
-	jd, err = parseJournal(path, data, args)
-	return jd, true, err
-}
-
-// parseJournal reads the journal path holds, data, written for args.
+// parseJournal reads the journal path holds, data, checking that it was
+// made with args. A last line cut short by a crash is dropped (and
+// truncated by openJournal).
 func parseJournal(path string, data []byte, args []string) (jd journalData, err error) {
 	fix := "remove it, or start over with --force"
 	jd.sent = map[key]bool{}
@@ -121,8 +105,8 @@ func parseJournal(path string, data []byte, args []string) (jd journalData, err 
 				return journalData{}, fmt.Errorf("%s is a journal of format %d, this program writes %d: %s", path, h.Version, journalVersion, fix)
 			}
 			if !slices.Equal(h.Args, args) {
-				return journalData{}, fmt.Errorf("%s was %w (%s); now: %s. Resume with the same arguments, or start over with --force",
-					path, errArgsChanged, strings.Join(h.Args, " "), strings.Join(args, " "))
+				return journalData{}, fmt.Errorf("%s was made with other arguments (%s); now: %s. Resume with the same arguments, or start over with --force",
+					path, strings.Join(h.Args, " "), strings.Join(args, " "))
 			}
 		case bytes.HasPrefix(line, []byte(`{"sent":`)):
 			var sl struct{ Sent []key }

@@ -291,19 +291,20 @@ func (cfg Config) priorRun(jpath string, args []string) (prior journalData, refu
 	switch {
 	case cfg.Force:
 	case cfg.Resume:
-		jd, jExists, err := readJournal(jpath, args)
-		if err != nil {
-			return jd, nil, err
-		}
-		if !jExists && outExists {
-			return jd, nil, fmt.Errorf("--resume: %s has no journal (%s): that backfill finished; to write it again use --force", cfg.Output, jpath)
-		}
-		if !jExists && cfg.RemoteWrite != nil {
+		data, err := os.ReadFile(jpath)
+		switch {
+		case err == nil:
+			prior, err = parseJournal(jpath, data, args)
+			return prior, nil, err
+		case !errors.Is(err, fs.ErrNotExist):
+			return prior, nil, fmt.Errorf("reading the journal: %w", err)
+		case outExists:
+			return prior, nil, fmt.Errorf("--resume: %s has no journal (%s): that backfill finished; to write it again use --force", cfg.Output, jpath)
+		case cfg.RemoteWrite != nil:
 			// Nothing shows whether it finished: starting over would spend
 			// the whole budget again on a mistyped path.
-			return jd, nil, fmt.Errorf("--resume: there is no journal %s: nothing to resume (a finished remote-write backfill removes its journal); check --remote-write.journal, or run without --resume to start", jpath)
+			return prior, nil, fmt.Errorf("--resume: there is no journal %s: nothing to resume (a finished remote-write backfill removes its journal); check --remote-write.journal, or run without --resume to start", jpath)
 		}
-		return jd, nil, nil
 	case exists(jpath):
 		refusal = fmt.Errorf("an interrupted backfill left %s: add --resume (with the same arguments) to continue it, or --force to start over", jpath)
 	case outExists:
@@ -436,11 +437,11 @@ func (r *runner) run(ctx context.Context) error {
 		return err
 	}
 	for i, f := range r.todo {
-		if ctx.Err() != nil {
-			r.res.Interrupted = true
-			return nil
+		var e *entry
+		err := ctx.Err()
+		if err == nil {
+			e, err = r.fetch(ctx, f)
 		}
-		e, err := r.fetch(ctx, f)
 		switch {
 		case ctx.Err() != nil:
 			r.res.Interrupted = true
