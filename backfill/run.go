@@ -137,8 +137,21 @@ type fetch struct {
 // journal lacks and writes the output. The Result is nil if nothing started.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	cfg = cfg.withDefaults()
-	if err := cfg.validate(); err != nil {
-		return nil, err
+	switch { // the arguments that need no file or clock
+	case cfg.Output == "" && cfg.RemoteWrite == nil:
+		return nil, errors.New("--output is required: the OpenMetrics file to write, such as history.om (or --remote-write.url to send the samples by remote write)")
+	case cfg.Output != "" && cfg.RemoteWrite != nil:
+		return nil, errors.New("--output and --remote-write.url exclude each other: write a file for promtool, or send by remote write")
+	case cfg.RemoteWrite != nil && cfg.Journal == "":
+		return nil, errors.New("backfill: Config.Journal is required with RemoteWrite")
+	case cfg.Resume && cfg.Force:
+		return nil, errors.New("--resume and --force exclude each other: --resume continues the journal, --force starts over")
+	case len(cfg.Projects) == 0:
+		return nil, errors.New("no project: set --mintlify.project-id (or MINTLIFY_PROJECT_ID)")
+	case len(cfg.Sources) == 0:
+		return nil, errors.New("no analytics source is enabled: enable one with --collector.<name>")
+	case cfg.Budget == nil:
+		return nil, errors.New("backfill: Config.Budget is required")
 	}
 	days, err := Days(cfg.From, cfg.To, cfg.Now())
 	if err != nil {
@@ -183,12 +196,19 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		args = append(args, "--remote-write.url="+cfg.RemoteWrite.Identity())
 	}
 	args = append(args, cfg.Args...)
-	jpath := cfg.Journal
+	// The output and journal must be files that may be written.
+	jpath, files := cfg.Journal, [][2]string{{"--remote-write.journal " + cfg.Journal, cfg.Journal}}
 	if cfg.RemoteWrite == nil {
 		jpath = JournalPath(cfg.Output)
+		files = [][2]string{{"--output " + cfg.Output, cfg.Output}, {"the journal of --output, " + jpath, jpath}}
 	}
-	if err := cfg.checkFiles(jpath); err != nil {
-		return nil, err
+	if st, err := os.Stat(filepath.Dir(files[0][1])); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("%s: the directory %s does not exist", files[0][0], filepath.Dir(files[0][1]))
+	}
+	for _, f := range files {
+		if err := checkReplaceable(f[1], cfg.Protected); err != nil {
+			return nil, fmt.Errorf("%s: %v", f[0], err)
+		}
 	}
 	if cfg.CacheFile != "" && !cfg.DryRun {
 		// The exporter's next save would drop the days added beside it.
@@ -208,7 +228,23 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if refusal != nil && !cfg.DryRun {
 		return nil, refusal
 	}
-	todo := plan(res, days, sources, cfg.Projects, prior.entries)
+	done := map[key]bool{} // the fetches the journal has
+	for _, e := range prior.entries {
+		done[e.key()] = true
+	}
+	var todo []fetch
+	for _, d := range days {
+		for _, s := range sources {
+			for _, p := range cfg.Projects {
+				res.Fetches++
+				if done[key{d.String(), s.Name(), p}] {
+					res.Resumed++
+					continue
+				}
+				todo = append(todo, fetch{d, s, p})
+			}
+		}
+	}
 	printPlan(cfg, res, len(todo))
 	if cfg.DryRun {
 		if refusal != nil {
@@ -246,44 +282,6 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	return res, runErr
 }
 
-// validate checks the arguments that need no file or clock.
-func (cfg Config) validate() error {
-	switch {
-	case cfg.Output == "" && cfg.RemoteWrite == nil:
-		return errors.New("--output is required: the OpenMetrics file to write, such as history.om (or --remote-write.url to send the samples by remote write)")
-	case cfg.Output != "" && cfg.RemoteWrite != nil:
-		return errors.New("--output and --remote-write.url exclude each other: write a file for promtool, or send by remote write")
-	case cfg.RemoteWrite != nil && cfg.Journal == "":
-		return errors.New("backfill: Config.Journal is required with RemoteWrite")
-	case cfg.Resume && cfg.Force:
-		return errors.New("--resume and --force exclude each other: --resume continues the journal, --force starts over")
-	case len(cfg.Projects) == 0:
-		return errors.New("no project: set --mintlify.project-id (or MINTLIFY_PROJECT_ID)")
-	case len(cfg.Sources) == 0:
-		return errors.New("no analytics source is enabled: enable one with --collector.<name>")
-	case cfg.Budget == nil:
-		return errors.New("backfill: Config.Budget is required")
-	}
-	return nil
-}
-
-// checkFiles refuses an output or journal that must not be written.
-func (cfg Config) checkFiles(jpath string) error {
-	files := []struct{ what, path string }{{"--output " + cfg.Output, cfg.Output}, {"the journal of --output, " + jpath, jpath}}
-	if cfg.RemoteWrite != nil {
-		files = []struct{ what, path string }{{"--remote-write.journal " + jpath, jpath}}
-	}
-	if st, err := os.Stat(filepath.Dir(files[0].path)); err != nil || !st.IsDir() {
-		return fmt.Errorf("%s: the directory %s does not exist", files[0].what, filepath.Dir(files[0].path))
-	}
-	for _, p := range files {
-		if err := checkReplaceable(p.path, cfg.Protected); err != nil {
-			return fmt.Errorf("%s: %v", p.what, err)
-		}
-	}
-	return nil
-}
-
 // priorRun returns what the journal holds with Resume, and otherwise the
 // refusal a real run stops on (a dry run prints it).
 func (cfg Config) priorRun(jpath string, args []string) (prior journalData, refusal, err error) {
@@ -311,28 +309,6 @@ func (cfg Config) priorRun(jpath string, args []string) (prior journalData, refu
 		refusal = fmt.Errorf("--output %s exists: add --force to replace it, or choose another file", cfg.Output)
 	}
 	return prior, refusal, nil
-}
-
-// plan lists the fetches the journal's entries lack.
-func plan(res *Result, days []client.Date, sources []engine.Source, projects []string, entries []*entry) []fetch {
-	done := map[key]bool{}
-	for _, e := range entries {
-		done[e.key()] = true
-	}
-	var todo []fetch
-	for _, d := range days {
-		for _, s := range sources {
-			for _, p := range projects {
-				res.Fetches++
-				if done[key{d.String(), s.Name(), p}] {
-					res.Resumed++
-					continue
-				}
-				todo = append(todo, fetch{d, s, p})
-			}
-		}
-	}
-	return todo
 }
 
 // finish writes the output, seeds the day store and removes the journal
