@@ -99,7 +99,7 @@ func NewRemoteWriter(rawURL, configFile, userAgent string, retries int) (*Remote
 	}
 	// A redirect is not followed, whatever follow_redirects says: the
 	// samples would go to another address than the one reported and
-	// journaled. The 3xx is an answer that explain turns into an error.
+	// journaled. The 3xx is an answer that send turns into an error.
 	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	last := &headerTransport{next: client.Transport, headers: f.Headers}
 	client.Transport, client.Timeout = last, time.Duration(f.RemoteTimeout)

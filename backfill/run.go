@@ -38,9 +38,6 @@ const (
 	maxRateLimited    = 10 // 429 answers to one fetch
 )
 
-// rateLimitBackoff is the pause after each 429 without Retry-After.
-var rateLimitBackoff = backoff.BackfillRateLimit
-
 // Config configures a backfill run.
 type Config struct {
 	// From and To are the first and last day, both included; a zero To
@@ -373,18 +370,14 @@ func checkReplaceable(path string, protected map[string]string) error {
 	case !st.Mode().IsRegular():
 		return fmt.Errorf("is not a regular file (%s); choose a regular file", st.Mode().Type())
 	}
+	abs, aerr := filepath.Abs(path)
 	for flag, p := range protected {
-		if ps, err := os.Stat(p); p != "" && (err == nil && st != nil && os.SameFile(st, ps) || samePath(path, p)) {
+		pabs, perr := filepath.Abs(p)
+		if ps, err := os.Stat(p); p != "" && (err == nil && st != nil && os.SameFile(st, ps) || aerr == nil && perr == nil && abs == pabs) {
 			return fmt.Errorf("is the file of %s; choose another file", flag)
 		}
 	}
 	return nil
-}
-
-func samePath(a, b string) bool {
-	aa, err1 := filepath.Abs(a)
-	bb, err2 := filepath.Abs(b)
-	return err1 == nil && err2 == nil && aa == bb
 }
 
 func exists(path string) bool {
@@ -480,7 +473,7 @@ func (r *runner) fetch(ctx context.Context, f fetch) (*entry, error) {
 				return nil, err
 			}
 			if !has {
-				ra = rateLimitBackoff.Delay(limited)
+				ra = backoff.BackfillRateLimit.Delay(limited) // no Retry-After
 			}
 			until := r.cfg.Now().Add(min(ra, client.MaxRateLimitPause))
 			r.cfg.Budget.Pause(until)
