@@ -65,27 +65,23 @@ type key [3]string
 
 func (e *entry) key() key { return key{e.Day, e.Source, e.Project} }
 
-// journal is an open journal: what it holds, and the file appended to.
+// journal is what a journal file holds and, once open, the file appended
+// to.
 type journal struct {
-	journalData
-	path string
-	f    *os.File
-}
-
-// journalData is what a journal file holds.
-type journalData struct {
 	entries []*entry
 	// sent are the fetches a remote-write backfill sent (always a subset
 	// of entries).
 	sent map[key]bool
 	// validLen is the length of its complete lines.
 	validLen int64
+	path     string
+	f        *os.File
 }
 
 // parseJournal reads the journal path holds, data, checking that it was
 // made with args. A last line cut short by a crash is dropped (and
 // truncated by openJournal).
-func parseJournal(path string, data []byte, args []string) (jd journalData, err error) {
+func parseJournal(path string, data []byte, args []string) (jd journal, err error) {
 	fix := "remove it, or start over with --force"
 	jd.sent = map[key]bool{}
 	fetched := map[key]bool{}
@@ -99,30 +95,30 @@ func parseJournal(path string, data []byte, args []string) (jd journalData, err 
 		case lines == 1:
 			var h header
 			if err := json.Unmarshal(line, &h); err != nil || h.Journal != journalMagic {
-				return journalData{}, fmt.Errorf("%s is not a backfill journal: %s", path, fix)
+				return journal{}, fmt.Errorf("%s is not a backfill journal: %s", path, fix)
 			}
 			if h.Version != journalVersion {
-				return journalData{}, fmt.Errorf("%s is a journal of format %d, this program writes %d: %s", path, h.Version, journalVersion, fix)
+				return journal{}, fmt.Errorf("%s is a journal of format %d, this program writes %d: %s", path, h.Version, journalVersion, fix)
 			}
 			if !slices.Equal(h.Args, args) {
-				return journalData{}, fmt.Errorf("%s was made with other arguments (%s); now: %s. Resume with the same arguments, or start over with --force",
+				return journal{}, fmt.Errorf("%s was made with other arguments (%s); now: %s. Resume with the same arguments, or start over with --force",
 					path, strings.Join(h.Args, " "), strings.Join(args, " "))
 			}
 		case bytes.HasPrefix(line, []byte(`{"sent":`)):
 			var sl struct{ Sent []key }
 			if err := json.Unmarshal(line, &sl); err != nil {
-				return journalData{}, fmt.Errorf("%s: line %d is damaged: %s", path, lines, fix)
+				return journal{}, fmt.Errorf("%s: line %d is damaged: %s", path, lines, fix)
 			}
 			for _, k := range sl.Sent {
 				if !fetched[k] {
-					return journalData{}, fmt.Errorf("%s: line %d is damaged (it marks as sent a fetch the journal lacks): %s", path, lines, fix)
+					return journal{}, fmt.Errorf("%s: line %d is damaged (it marks as sent a fetch the journal lacks): %s", path, lines, fix)
 				}
 				jd.sent[k] = true
 			}
 		default:
 			e := &entry{}
 			if err := json.Unmarshal(line, e); err != nil || !e.valid() {
-				return journalData{}, fmt.Errorf("%s: line %d is damaged: %s", path, lines, fix)
+				return journal{}, fmt.Errorf("%s: line %d is damaged: %s", path, lines, fix)
 			}
 			jd.entries = append(jd.entries, e)
 			fetched[e.key()] = true
@@ -148,8 +144,9 @@ func (e *entry) valid() bool {
 
 // openJournal opens the journal for appending: it continues prior, what
 // readJournal read of it on resume, or else starts a new one for args.
-func openJournal(path string, args []string, prior journalData) (j *journal, err error) {
-	j = &journal{journalData: prior, path: path}
+func openJournal(path string, args []string, prior journal) (j *journal, err error) {
+	j = &prior
+	j.path = path
 	if j.sent == nil {
 		j.sent = map[key]bool{}
 	}
@@ -196,11 +193,11 @@ func (j *journal) writeJSON(v any, what string) error {
 
 // add records a finished fetch.
 func (j *journal) add(e *entry) error {
-	if err := j.writeJSON(e, fmt.Sprintf("the journal entry of %s %s %s", e.Day, e.Source, e.Project)); err != nil {
-		return err
+	err := j.writeJSON(e, fmt.Sprintf("the journal entry of %s %s %s", e.Day, e.Source, e.Project))
+	if err == nil {
+		j.entries = append(j.entries, e)
 	}
-	j.entries = append(j.entries, e)
-	return nil
+	return err
 }
 
 // markSent records that the receiver accepted the samples of entries.

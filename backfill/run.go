@@ -281,7 +281,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 
 // priorRun returns what the journal holds with Resume, and otherwise the
 // refusal a real run stops on (a dry run prints it).
-func (cfg Config) priorRun(jpath string, args []string) (prior journalData, refusal, err error) {
+func (cfg Config) priorRun(jpath string, args []string) (prior journal, refusal, err error) {
 	outExists := cfg.RemoteWrite == nil && exists(cfg.Output)
 	switch {
 	case cfg.Force:
@@ -468,8 +468,7 @@ func (r *runner) fetch(ctx context.Context, f fetch) (*entry, error) {
 			return nil, err
 		}
 		if ra, has, ok := client.IsRateLimited(err); ok {
-			limited++
-			if limited > maxRateLimited {
+			if limited++; limited > maxRateLimited {
 				return nil, err
 			}
 			if !has {
@@ -481,8 +480,7 @@ func (r *runner) fetch(ctx context.Context, f fetch) (*entry, error) {
 				client.AnalyticsRequestsPerHour, until.UTC().Format(time.RFC3339)))
 			continue
 		}
-		attempts++
-		if attempts >= r.cfg.Attempts {
+		if attempts++; attempts >= r.cfg.Attempts {
 			return nil, err
 		}
 		delay := backoff.Policy{Base: r.cfg.RetryDelay, Max: maxRetryDelay}.Delay(attempts)
