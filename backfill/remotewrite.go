@@ -9,7 +9,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
@@ -145,10 +144,10 @@ func (w *RemoteWriter) scrub(s string) string {
 }
 
 func readRemoteWriteFile(path string, f *remoteWriteFile) error {
-	flag := "--remote-write.config=" + path
+	flag := "--remote-write.config=" + path // its file errors leave out the path (errors.Unwrap)
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return fmt.Errorf("%s: %v", flag, pathless(err))
+		return fmt.Errorf("%s: %v", flag, errors.Unwrap(err))
 	}
 	if err := yaml.UnmarshalStrict(data, f); err != nil {
 		// The parser quotes values (`...`): they may be secrets.
@@ -191,7 +190,7 @@ func readRemoteWriteFile(path string, f *remoteWriteFile) error {
 		}
 		fh, err := os.Open(file[1])
 		if err != nil {
-			return fmt.Errorf("%s: %s %s: %v", flag, file[0], file[1], pathless(err))
+			return fmt.Errorf("%s: %s %s: %v", flag, file[0], file[1], errors.Unwrap(err))
 		}
 		fh.Close()
 	}
@@ -200,15 +199,6 @@ func readRemoteWriteFile(path string, f *remoteWriteFile) error {
 
 // quoted matches a value the YAML parser quotes in its errors.
 var quoted = regexp.MustCompile("`[^`]*`")
-
-// pathless is a file error without the path (the message names it).
-func pathless(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}
 
 // redactURL is s without its userinfo and fragment and with every query
 // value replaced by "xxxxx", even when it does not parse: a token in the
