@@ -143,7 +143,7 @@ func (e *entry) valid() bool {
 }
 
 // openJournal opens the journal for appending: it continues prior, what
-// readJournal read of it on resume, or else starts a new one for args.
+// priorRun read of it on resume, or else starts a new one for args.
 func openJournal(path string, args []string, prior journal) (j *journal, err error) {
 	j = &prior
 	j.path = path
