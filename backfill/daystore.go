@@ -3,7 +3,9 @@ package backfill
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
+	"time"
 
 	"github.com/go-kit/log"
 
@@ -24,14 +26,6 @@ func seedDayStore(cfg Config, entries []*entry) (int, error) {
 		byName[s.Name()] = s
 	}
 	st := cmp.Or(statefile.LoadFile(cfg.CacheFile, log.NewNopLogger()), &statefile.File{})
-	type dayID struct {
-		source, project, day string
-		site                 bool
-	}
-	index := map[dayID]int{}
-	for i, d := range st.Days {
-		index[dayID{d.Source, d.Project, d.Day, d.Site}] = i
-	}
 	n := 0
 	for _, e := range entries {
 		sum, ok := byName[e.Source].(derived.Summer)
@@ -51,20 +45,17 @@ func seedDayStore(cfg Config, entries []*entry) (int, error) {
 				d.Families[f.Name] = append(d.Families[f.Name], sm)
 			}
 		}
-		if i, ok := index[dayID{d.Source, d.Project, d.Day, d.Site}]; ok {
+		if i := slices.IndexFunc(st.Days, func(o derived.Day) bool {
+			return o.Source == d.Source && o.Project == d.Project && o.Day == d.Day && o.Site == d.Site
+		}); i >= 0 {
 			st.Days[i] = d
 		} else {
-			index[dayID{d.Source, d.Project, d.Day, d.Site}], st.Days = len(st.Days), append(st.Days, d)
+			st.Days = append(st.Days, d)
 		}
 		n++
 	}
-	saver := statefile.NewPartsSaver(cfg.CacheFile, statefile.Parts{
-		Engine: func() engine.State { return st.State },
-		Days:   func() []derived.Day { return st.Days },
-	}, log.NewNopLogger())
-	saver.Save()
-	saver.Close()
-	if statefile.LoadFile(cfg.CacheFile, log.NewNopLogger()) == nil {
+	st.SavedAt = time.Now()
+	if err := statefile.Write(cfg.CacheFile, *st); err != nil || statefile.LoadFile(cfg.CacheFile, log.NewNopLogger()) == nil {
 		return 0, fmt.Errorf("the day store could not be written to --cache.file=%s", cfg.CacheFile)
 	}
 	return n, nil

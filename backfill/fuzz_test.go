@@ -18,7 +18,7 @@ func FuzzJournal(f *testing.F) {
 	f.Add([]byte(head + `{"day":"2025-02-30","source":"v","project":"p","families":[]}` + "\n"))
 	f.Add([]byte(head + `{"day":"2025-03-01","source":"visitors","project":"docs","families":[{"name":"m","help":"h","labels":["zz","a"],"series":[{"l":["",""],"v":"1"}]}]}` + "\n" + `{"sent":[["2025-03-01","visitors","docs"]]}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		// parseJournal is readJournal after reading the file: no disk I/O,
+		// parseJournal is what a resume runs on the file it read: no disk I/O,
 		// so the fuzzer runs thousands of inputs a second, not a dozen.
 		jd, err := parseJournal("j", data, args)
 		if err != nil {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"slices"
 	"strings"
@@ -59,99 +58,72 @@ type series struct {
 	V string   `json:"v"`
 }
 
-// key identifies a fetch.
-type key struct{ day, source, project string }
-
-// sentLine is a journal line of a remote-write backfill: the fetches whose
-// samples the receiver accepted, as [day, source, project].
-type sentLine struct {
-	Sent [][3]string `json:"sent"`
-}
+// key identifies a fetch: day, source, project. A sent line of a
+// remote-write backfill lists the keys of the fetches whose samples the
+// receiver accepted.
+type key [3]string
 
 func (e *entry) key() key { return key{e.Day, e.Source, e.Project} }
 
-// journal is an open journal: the entries read, and the file appended to.
+// journal is what a journal file holds and, once open, the file appended
+// to.
 type journal struct {
-	path    string
-	f       *os.File
 	entries []*entry
 	// sent are the fetches a remote-write backfill sent (always a subset
 	// of entries).
 	sent map[key]bool
-}
-
-// journalData is what a journal file holds.
-type journalData struct {
-	entries []*entry
-	sent    map[key]bool
 	// validLen is the length of its complete lines.
 	validLen int64
+	path     string
+	f        *os.File
 }
 
-// errArgsChanged is wrapped when a journal was made with other arguments.
-var errArgsChanged = errors.New("made with other arguments")
-
-// readJournal reads the journal at path, if any, checking that it was made
-// with args. A last line cut short by a crash is dropped (and truncated
-// when open for writing). exists is false when there is no journal.
-func readJournal(path string, args []string) (jd journalData, exists bool, err error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return journalData{sent: map[key]bool{}}, false, nil
-	}
-	if err != nil {
-		return journalData{}, true, fmt.Errorf("reading the journal: %w", err)
-	}
-	jd, err = parseJournal(path, data, args)
-	return jd, true, err
-}
-
-// parseJournal reads the journal path holds, data, written for args.
-func parseJournal(path string, data []byte, args []string) (jd journalData, err error) {
+// parseJournal reads the journal path holds, data, checking that it was
+// made with args. A last line cut short by a crash is dropped (and
+// truncated by openJournal).
+func parseJournal(path string, data []byte, args []string) (jd journal, err error) {
 	fix := "remove it, or start over with --force"
 	jd.sent = map[key]bool{}
 	fetched := map[key]bool{}
 	lines := 0
-	for off := 0; off < len(data); {
-		nl := bytes.IndexByte(data[off:], '\n')
-		if nl < 0 {
+	for line := range bytes.Lines(data) {
+		if line[len(line)-1] != '\n' {
 			break // torn last line: the fetch it recorded did not finish
 		}
-		line := data[off : off+nl]
 		lines++
-		if lines == 1 {
+		switch {
+		case lines == 1:
 			var h header
 			if err := json.Unmarshal(line, &h); err != nil || h.Journal != journalMagic {
-				return journalData{}, fmt.Errorf("%s is not a backfill journal: %s", path, fix)
+				return journal{}, fmt.Errorf("%s is not a backfill journal: %s", path, fix)
 			}
 			if h.Version != journalVersion {
-				return journalData{}, fmt.Errorf("%s is a journal of format %d, this program writes %d: %s", path, h.Version, journalVersion, fix)
+				return journal{}, fmt.Errorf("%s is a journal of format %d, this program writes %d: %s", path, h.Version, journalVersion, fix)
 			}
 			if !slices.Equal(h.Args, args) {
-				return journalData{}, fmt.Errorf("%s was %w (%s); now: %s. Resume with the same arguments, or start over with --force",
-					path, errArgsChanged, strings.Join(h.Args, " "), strings.Join(args, " "))
+				return journal{}, fmt.Errorf("%s was made with other arguments (%s); now: %s. Resume with the same arguments, or start over with --force",
+					path, strings.Join(h.Args, " "), strings.Join(args, " "))
 			}
-		} else if bytes.HasPrefix(line, []byte(`{"sent":`)) {
-			var sl sentLine
+		case bytes.HasPrefix(line, []byte(`{"sent":`)):
+			var sl struct{ Sent []key }
 			if err := json.Unmarshal(line, &sl); err != nil {
-				return journalData{}, fmt.Errorf("%s: line %d is damaged: %s", path, lines, fix)
+				return journal{}, fmt.Errorf("%s: line %d is damaged: %s", path, lines, fix)
 			}
 			for _, k := range sl.Sent {
-				if !fetched[key{k[0], k[1], k[2]}] {
-					return journalData{}, fmt.Errorf("%s: line %d is damaged (it marks as sent a fetch the journal lacks): %s", path, lines, fix)
+				if !fetched[k] {
+					return journal{}, fmt.Errorf("%s: line %d is damaged (it marks as sent a fetch the journal lacks): %s", path, lines, fix)
 				}
-				jd.sent[key{k[0], k[1], k[2]}] = true
+				jd.sent[k] = true
 			}
-		} else {
+		default:
 			e := &entry{}
 			if err := json.Unmarshal(line, e); err != nil || !e.valid() {
-				return journalData{}, fmt.Errorf("%s: line %d is damaged: %s", path, lines, fix)
+				return journal{}, fmt.Errorf("%s: line %d is damaged: %s", path, lines, fix)
 			}
 			jd.entries = append(jd.entries, e)
 			fetched[e.key()] = true
 		}
-		off += nl + 1
-		jd.validLen = int64(off)
+		jd.validLen += int64(len(line))
 	}
 	return jd, nil // no line: crashed before the header, as good as no journal
 }
@@ -171,35 +143,28 @@ func (e *entry) valid() bool {
 }
 
 // openJournal opens the journal for appending: it continues prior, what
-// readJournal read of it on resume, or else starts a new one for args.
-func openJournal(path string, args []string, prior journalData) (*journal, error) {
-	j := &journal{path: path, entries: prior.entries, sent: prior.sent}
+// priorRun read of it on resume, or else starts a new one for args.
+func openJournal(path string, args []string, prior journal) (j *journal, err error) {
+	j = &prior
+	j.path = path
 	if j.sent == nil {
 		j.sent = map[key]bool{}
 	}
 	if prior.validLen > 0 {
-		f, err := os.OpenFile(path, os.O_RDWR, 0)
-		if err != nil {
+		if j.f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0); err != nil {
 			return nil, fmt.Errorf("opening the journal: %w", err)
 		}
-		j.f = f
-		if err := f.Truncate(prior.validLen); err != nil { // drop a torn last line
+		if err := j.f.Truncate(prior.validLen); err != nil { // drop a torn last line
 			j.close()
 			return nil, fmt.Errorf("repairing the journal %s: %w", path, err)
-		}
-		if _, err := f.Seek(prior.validLen, io.SeekStart); err != nil {
-			j.close()
-			return nil, fmt.Errorf("opening the journal: %w", err)
 		}
 		return j, nil
 	}
 	// 0600: the journal records the arguments of the run.
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
+	if j.f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600); err != nil {
 		return nil, fmt.Errorf("creating the journal: %w", err)
 	}
-	j.f = f
-	if err := f.Chmod(0o600); err != nil { // a file truncated keeps its mode
+	if err := j.f.Chmod(0o600); err != nil { // a file truncated keeps its mode
 		j.close()
 		return nil, fmt.Errorf("creating the journal: %w", err)
 	}
@@ -228,24 +193,24 @@ func (j *journal) writeJSON(v any, what string) error {
 
 // add records a finished fetch.
 func (j *journal) add(e *entry) error {
-	if err := j.writeJSON(e, fmt.Sprintf("the journal entry of %s %s %s", e.Day, e.Source, e.Project)); err != nil {
-		return err
+	err := j.writeJSON(e, fmt.Sprintf("the journal entry of %s %s %s", e.Day, e.Source, e.Project))
+	if err == nil {
+		j.entries = append(j.entries, e)
 	}
-	j.entries = append(j.entries, e)
-	return nil
+	return err
 }
 
 // markSent records that the receiver accepted the samples of entries.
 func (j *journal) markSent(entries []*entry) error {
-	sl := sentLine{Sent: make([][3]string, len(entries))}
+	keys := make([]key, len(entries))
 	for i, e := range entries {
-		sl.Sent[i] = [3]string{e.Day, e.Source, e.Project}
+		keys[i] = e.key()
 	}
-	if err := j.writeJSON(sl, "the journal's sent line"); err != nil {
+	if err := j.writeJSON(map[string][]key{"sent": keys}, "the journal's sent line"); err != nil {
 		return err
 	}
-	for _, e := range entries {
-		j.sent[e.key()] = true
+	for _, k := range keys {
+		j.sent[k] = true
 	}
 	return nil
 }

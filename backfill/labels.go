@@ -30,7 +30,7 @@ func ParseLabel(s string) (Label, error) {
 	switch {
 	case !ok:
 		return Label{}, fmt.Errorf("--backfill.label=%s: want NAME=VALUE, such as job=mintlify", s)
-	case !validLabelName(name):
+	case !model.LegacyValidation.IsValidLabelName(name):
 		return Label{}, fmt.Errorf("--backfill.label=%s: %q is not a label name (letters, digits and _, not starting with a digit)", s, name)
 	case strings.HasPrefix(name, "__"):
 		return Label{}, fmt.Errorf("--backfill.label=%s: names starting with __ are reserved for Prometheus", s)
@@ -56,10 +56,6 @@ func MergeLabels(base, set []Label) []Label {
 	return out
 }
 
-// validLabelName reports whether s is a label name: a metric name without
-// colons.
-func validLabelName(s string) bool { return model.LegacyValidation.IsValidLabelName(s) }
-
 // checkLabels refuses target labels that would clash with the labels the
 // series have of their own (project, window, and those of families).
 func checkLabels(labels []Label, families map[string][]string) error {
@@ -70,7 +66,7 @@ func checkLabels(labels []Label, families map[string][]string) error {
 		}
 	}
 	for _, l := range labels {
-		if !validLabelName(l.Name) || strings.HasPrefix(l.Name, "__") {
+		if !model.LegacyValidation.IsValidLabelName(l.Name) || strings.HasPrefix(l.Name, "__") {
 			return fmt.Errorf("--backfill.label=%s=%s: %q is not a label name a target may set", l.Name, l.Value, l.Name)
 		}
 		if by, ok := own[l.Name]; ok {
@@ -78,13 +74,4 @@ func checkLabels(labels []Label, families map[string][]string) error {
 		}
 	}
 	return nil
-}
-
-// labelArgs renders labels as the arguments recorded in the journal.
-func labelArgs(labels []Label) []string {
-	out := make([]string, len(labels))
-	for i, l := range labels {
-		out[i] = "--backfill.label=" + l.Name + "=" + l.Value
-	}
-	return out
 }

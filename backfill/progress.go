@@ -42,7 +42,11 @@ func printPlan(cfg Config, res *Result, todo int) {
 	fmt.Fprintf(w, "backfill %s..%s (%s) of %s into %s: %s, window=%q, each day stamped with its last second (UTC)\n",
 		cfg.From, cfg.From.AddDays(res.Days-1), plural(res.Days, "day"), strings.Join(cfg.Projects, ", "), into, kind, Window)
 	if len(cfg.Labels) > 0 {
-		fmt.Fprintf(w, "target labels: %s (as the live series get from their scrape; --backfill.label)\n", formatLabels(cfg.Labels))
+		parts := make([]string, len(cfg.Labels))
+		for i, l := range cfg.Labels {
+			parts[i] = fmt.Sprintf("%s=%q", l.Name, l.Value)
+		}
+		fmt.Fprintf(w, "target labels: %s (as the live series get from their scrape; --backfill.label)\n", strings.Join(parts, ", "))
 	} else {
 		fmt.Fprintln(w, "target labels: none (--backfill.label)")
 	}
@@ -105,127 +109,96 @@ func printReport(cfg Config, res *Result, journaled int, runErr error) {
 	}
 }
 
-// formatLabels renders labels as name="value", ...
-func formatLabels(labels []Label) string {
-	parts := make([]string, len(labels))
-	for i, l := range labels {
-		parts[i] = fmt.Sprintf("%s=%q", l.Name, l.Value)
-	}
-	return strings.Join(parts, ", ")
-}
-
 // clearLine returns to the start of the line and clears it.
 const clearLine = "\r\x1b[K"
 
-// progress shows the run's progress: on a terminal one bar line rewritten
-// in place, otherwise one line per day.
-type progress struct {
-	cfg      Config
-	res      *Result
-	total    int // fetches this run does
-	done     int
-	daysDone int
-	firstDay bool
-	drawn    bool
-	waitNote time.Time // the wait last reported on a non-terminal
-}
-
 // left estimates the time the remaining fetches need: their requests
 // beyond the budget's current room, at its rate.
-func (p *progress) left() time.Duration {
-	remaining := p.total - p.done
+func (r *runner) left() time.Duration {
+	remaining := len(r.todo) - r.done()
 	per := 1.0
-	if p.done > 0 && p.res.Fetched > 0 {
-		per = float64(p.res.Requests) / float64(p.res.Fetched)
+	if r.done() > 0 && r.res.Fetched > 0 {
+		per = float64(r.res.Requests) / float64(r.res.Fetched)
 	}
-	need := int(float64(remaining)*per+0.5) - p.cfg.Budget.Remaining()
-	return BudgetTime(need, p.cfg.Budget.PerHour())
+	need := int(float64(remaining)*per+0.5) - r.cfg.Budget.Remaining()
+	return BudgetTime(need, r.cfg.Budget.PerHour())
 }
 
 // fetched records a finished (or failed) fetch; lastOfDay ends its day.
-func (p *progress) fetched(f fetch, lastOfDay bool) {
-	p.done++
-	if lastOfDay {
-		p.daysDone++
-	}
-	if p.cfg.Terminal {
-		p.redraw()
+func (r *runner) fetched(f fetch, lastOfDay bool) {
+	if r.cfg.Terminal {
+		r.redraw("")
 	} else if lastOfDay {
-		fmt.Fprintf(p.cfg.Progress, "%s done: %d/%d fetches, %s, %s\n",
-			f.day, p.done, p.total, plural(p.res.Requests, "request"), leftText(p.left()))
+		fmt.Fprintf(r.cfg.Progress, "%s done: %d/%d fetches, %s, %s\n",
+			f.day, r.done(), len(r.todo), plural(r.res.Requests, "request"), leftText(r.left()))
 	}
-	if lastOfDay && p.firstDay && p.cfg.Pages && p.res.Fetched > 0 {
-		p.firstDay = false
-		est := int(float64(p.total)*float64(p.res.Requests)/float64(p.res.Fetched) + 0.5)
-		p.note(fmt.Sprintf("estimate from the first day: about %s in all, about %s at %d requests per hour",
-			plural(est, "request"), formatDuration(BudgetTime(est, p.cfg.Budget.PerHour())), p.cfg.Budget.PerHour()))
+	if lastOfDay && !r.estimated && r.cfg.Pages && r.res.Fetched > 0 {
+		r.estimated = true
+		est := int(float64(len(r.todo))*float64(r.res.Requests)/float64(r.res.Fetched) + 0.5)
+		r.note(fmt.Sprintf("estimate from the first day: about %s in all, about %s at %d requests per hour",
+			plural(est, "request"), formatDuration(BudgetTime(est, r.cfg.Budget.PerHour())), r.cfg.Budget.PerHour()))
 	}
 }
 
 // line is the terminal bar.
-func (p *progress) line() string {
+func (r *runner) line() string {
 	const width = 24
 	filled := 0
-	if p.total > 0 {
-		filled = p.done * width / p.total
+	if len(r.todo) > 0 {
+		filled = r.done() * width / len(r.todo)
 	}
 	sent := ""
-	if p.cfg.RemoteWrite != nil {
-		sent = ", " + plural(p.res.Samples, "sample") + " sent"
+	if r.cfg.RemoteWrite != nil {
+		sent = ", " + plural(r.res.Samples, "sample") + " sent"
 	}
 	return fmt.Sprintf("[%s%s] %d/%d fetches, %s%s, %s",
-		strings.Repeat("#", filled), strings.Repeat("-", width-filled), p.done, p.total,
-		plural(p.res.Requests, "request"), sent, leftText(p.left()))
+		strings.Repeat("#", filled), strings.Repeat("-", width-filled), r.done(), len(r.todo),
+		plural(r.res.Requests, "request"), sent, leftText(r.left()))
 }
+
+// done is the number of fetches finished or failed.
+func (r *runner) done() int { return r.res.Fetched + len(r.res.Failed) }
 
 // sent records a request the receiver accepted: the samples of the days
 // from..to.
-func (p *progress) sent(from, to string, samples int) {
-	if p.cfg.Terminal {
-		p.redraw()
+func (r *runner) sent(from, to string, samples int) {
+	if r.cfg.Terminal {
+		r.redraw("")
 		return
 	}
 	days := from
 	if to != from {
 		days += ".." + to
 	}
-	fmt.Fprintf(p.cfg.Progress, "%s sent: %s to %s (%s in all)\n", days, plural(samples, "sample"), p.cfg.RemoteWrite.URL(), plural(p.res.Samples, "sample"))
+	fmt.Fprintf(r.cfg.Progress, "%s sent: %s to %s (%s in all)\n", days, plural(samples, "sample"), r.cfg.RemoteWrite.URL(), plural(r.res.Samples, "sample"))
 }
 
-func (p *progress) redraw() {
-	fmt.Fprint(p.cfg.Progress, clearLine+p.line())
-	p.drawn = true
+// redraw draws the bar again, then suffix.
+func (r *runner) redraw(suffix string) {
+	fmt.Fprint(r.cfg.Progress, clearLine+r.line()+suffix)
+	r.drawn = true
 }
 
 // waiting tells that the run waits until t for what.
-func (p *progress) waiting(t time.Time, what string) {
+func (r *runner) waiting(t time.Time, what string) {
 	msg := fmt.Sprintf("waiting for %s until %s", what, t.UTC().Format("15:04:05 UTC"))
-	if p.cfg.Terminal {
-		fmt.Fprint(p.cfg.Progress, clearLine+p.line()+"; "+msg)
-		p.drawn = true
+	if r.cfg.Terminal {
+		r.redraw("; " + msg)
 		return
 	}
-	if t.Sub(p.cfg.Now()) >= time.Minute && !t.Equal(p.waitNote) {
-		p.waitNote = t
-		fmt.Fprintln(p.cfg.Progress, msg)
+	if t.Sub(r.cfg.Now()) >= time.Minute && !t.Equal(r.waitNote) {
+		r.waitNote = t
+		fmt.Fprintln(r.cfg.Progress, msg)
 	}
 }
 
 // note prints a message on its own line, keeping the bar below it.
-func (p *progress) note(msg string) {
-	if p.drawn {
-		fmt.Fprint(p.cfg.Progress, clearLine)
+func (r *runner) note(msg string) {
+	if r.drawn {
+		fmt.Fprint(r.cfg.Progress, clearLine)
 	}
-	fmt.Fprintln(p.cfg.Progress, msg)
-	if p.cfg.Terminal {
-		p.redraw()
-	}
-}
-
-// finish ends the bar line.
-func (p *progress) finish() {
-	if p.drawn {
-		fmt.Fprintln(p.cfg.Progress)
-		p.drawn = false
+	fmt.Fprintln(r.cfg.Progress, msg)
+	if r.cfg.Terminal {
+		r.redraw("")
 	}
 }

@@ -9,8 +9,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
-	"maps"
 	"net/http"
 	"net/url"
 	"os"
@@ -46,26 +44,13 @@ const MaxRetryAfter = 5 * time.Minute
 // may exceed it.
 const MaxSamplesPerRequest = 2000
 
-// RemoteWriteOptions configure a RemoteWriter.
-type RemoteWriteOptions struct {
-	// URL is the receiver's write endpoint.
-	URL string
-	// ConfigFile holds Prometheus' remote_write HTTP settings, without url.
-	ConfigFile string
-	UserAgent  string
-	// Retries, MinBackoff and MaxBackoff default (Retries 0) to
-	// DefaultRemoteWriteRetries and backoff.RemoteWrite.
-	Retries                int
-	MinBackoff, MaxBackoff time.Duration
-}
-
 // RemoteWriter sends samples to a remote-write receiver.
 type RemoteWriter struct {
 	url     string // redacted (userinfo and query values): for people
 	id      string // url and a hash of the whole URL: for the journal
 	secrets []string
 	api     *remote.API
-	last    *lastStatus
+	last    *headerTransport
 	retries int
 	// whole: the run has no journal (a backfill from the event stream), so
 	// the remedy is to run it again whole, not --resume.
@@ -88,42 +73,44 @@ var reservedHeaders = []string{
 	"Accept-Encoding", "X-Prometheus-Remote-Write-Version", "Upgrade", "Transfer-Encoding",
 }
 
-// NewRemoteWriter checks the URL and the config file; its errors never
-// hold a secret.
-func NewRemoteWriter(o RemoteWriteOptions) (*RemoteWriter, error) {
-	u, err := url.Parse(o.URL)
+// NewRemoteWriter checks rawURL, the receiver's write endpoint, and
+// configFile, Prometheus' remote_write HTTP settings without url; its
+// errors never hold a secret. A zero retries means
+// DefaultRemoteWriteRetries with backoff.RemoteWrite, another retries
+// without waiting.
+func NewRemoteWriter(rawURL, configFile, userAgent string, retries int) (*RemoteWriter, error) {
+	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("--remote-write.url=%s: want an http or https URL of the receiver's write endpoint, such as http://prometheus:9090/api/v1/write", redactURL(o.URL))
+		return nil, fmt.Errorf("--remote-write.url=%s: want an http or https URL of the receiver's write endpoint, such as http://prometheus:9090/api/v1/write", redactURL(rawURL))
 	}
 	if u.User != nil {
-		return nil, fmt.Errorf("--remote-write.url=%s: credentials do not belong on the command line: put them in --remote-write.config (basic_auth with password_file, or authorization)", redactRemoteURL(u))
+		return nil, fmt.Errorf("--remote-write.url=%s: credentials do not belong on the command line: put them in --remote-write.config (basic_auth with password_file, or authorization)", redactURL(rawURL))
 	}
 	f := remoteWriteFile{RemoteTimeout: model.Duration(DefaultRemoteTimeout), HTTPClientConfig: config.DefaultHTTPClientConfig}
-	if o.ConfigFile != "" {
-		if err := readRemoteWriteFile(o.ConfigFile, &f); err != nil {
+	if configFile != "" {
+		if err := readRemoteWriteFile(configFile, &f); err != nil {
 			return nil, err
 		}
 	}
-	last := &lastStatus{}
-	client, err := config.NewClientFromConfig(f.HTTPClientConfig, "remote_write", config.WithUserAgent(o.UserAgent))
+	client, err := config.NewClientFromConfig(f.HTTPClientConfig, "remote_write", config.WithUserAgent(userAgent))
 	if err != nil {
-		return nil, fmt.Errorf("--remote-write.config=%s: %v", o.ConfigFile, err)
+		return nil, fmt.Errorf("--remote-write.config=%s: %v", configFile, err)
 	}
 	// A redirect is not followed, whatever follow_redirects says: the
 	// samples would go to another address than the one reported and
-	// journaled. The 3xx is an answer that explain turns into an error.
+	// journaled. The 3xx is an answer that send turns into an error.
 	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	client.Transport = &headerTransport{next: client.Transport, headers: f.Headers, last: last}
-	client.Timeout = time.Duration(f.RemoteTimeout)
-	retries, minB, maxB := o.Retries, o.MinBackoff, o.MaxBackoff
+	last := &headerTransport{next: client.Transport, headers: f.Headers}
+	client.Transport, client.Timeout = last, time.Duration(f.RemoteTimeout)
+	b := remote.BackoffConfig{MaxRetries: retries}
 	if retries == 0 {
-		retries, minB, maxB = DefaultRemoteWriteRetries, backoff.RemoteWrite.Base, backoff.RemoteWrite.Max
+		b = remote.BackoffConfig{Min: backoff.RemoteWrite.Base, Max: backoff.RemoteWrite.Max, MaxRetries: DefaultRemoteWriteRetries}
 	}
 	api, err := remote.NewAPI(u.String(),
 		remote.WithAPIHTTPClient(client),
 		remote.WithAPIPath(""), // the URL is the whole endpoint, as in Prometheus' remote_write
-		remote.WithAPIBackoff(remote.BackoffConfig{Min: minB, Max: maxB, MaxRetries: retries}))
-	w := &RemoteWriter{url: redactRemoteURL(u), api: api, last: last, retries: retries}
+		remote.WithAPIBackoff(b))
+	w := &RemoteWriter{url: redactURL(rawURL), api: api, last: last, retries: b.MaxRetries}
 	sum := sha256.Sum256([]byte(u.String()))
 	w.id = w.url + " (sha256 " + hex.EncodeToString(sum[:8]) + ")"
 	if u.RawQuery != "" {
@@ -147,25 +134,6 @@ func NewRemoteWriter(o RemoteWriteOptions) (*RemoteWriter, error) {
 // blank out unrelated text, and are not secrets.
 const minSecretLen = 4
 
-// redactRemoteURL is u without its userinfo and with every query value
-// replaced by "xxxxx": a token in the query string (?api_key=...) never
-// reaches a log line, an error or the journal.
-func redactRemoteURL(u *url.URL) string {
-	r := *u
-	r.User = nil
-	if r.RawQuery != "" {
-		q := r.Query()
-		for _, vs := range q {
-			for i := range vs {
-				vs[i] = "xxxxx"
-			}
-		}
-		r.RawQuery = q.Encode()
-	}
-	r.Fragment, r.RawFragment = "", ""
-	return r.String()
-}
-
 // scrub takes the URL's query string and values out of s (an error of the
 // HTTP client quotes the whole URL).
 func (w *RemoteWriter) scrub(s string) string {
@@ -176,10 +144,10 @@ func (w *RemoteWriter) scrub(s string) string {
 }
 
 func readRemoteWriteFile(path string, f *remoteWriteFile) error {
-	flag := "--remote-write.config=" + path
+	flag := "--remote-write.config=" + path // its file errors leave out the path (errors.Unwrap)
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return fmt.Errorf("%s: %v", flag, pathless(err))
+		return fmt.Errorf("%s: %v", flag, errors.Unwrap(err))
 	}
 	if err := yaml.UnmarshalStrict(data, f); err != nil {
 		// The parser quotes values (`...`): they may be secrets.
@@ -203,13 +171,26 @@ func readRemoteWriteFile(path string, f *remoteWriteFile) error {
 	}
 	// The client reads these files at each request, where a missing one
 	// would look like a network error and be retried for minutes.
-	for _, file := range referencedFiles(&f.HTTPClientConfig) {
-		if file.path == "" {
+	c := &f.HTTPClientConfig
+	files := [][2]string{} // setting, file
+	if b := c.BasicAuth; b != nil {
+		files = append(files, [2]string{"basic_auth.username_file", b.UsernameFile}, [2]string{"basic_auth.password_file", b.PasswordFile})
+	}
+	if a := c.Authorization; a != nil {
+		files = append(files, [2]string{"authorization.credentials_file", a.CredentialsFile})
+	}
+	if o := c.OAuth2; o != nil {
+		files = append(files, [2]string{"oauth2.client_secret_file", o.ClientSecretFile})
+	}
+	files = append(files, [2]string{"bearer_token_file", c.BearerTokenFile}, [2]string{"tls_config.ca_file", c.TLSConfig.CAFile},
+		[2]string{"tls_config.cert_file", c.TLSConfig.CertFile}, [2]string{"tls_config.key_file", c.TLSConfig.KeyFile})
+	for _, file := range files {
+		if file[1] == "" {
 			continue
 		}
-		fh, err := os.Open(file.path)
+		fh, err := os.Open(file[1])
 		if err != nil {
-			return fmt.Errorf("%s: %s %s: %v", flag, file.field, file.path, pathless(err))
+			return fmt.Errorf("%s: %s %s: %v", flag, file[0], file[1], errors.Unwrap(err))
 		}
 		fh.Close()
 	}
@@ -219,40 +200,23 @@ func readRemoteWriteFile(path string, f *remoteWriteFile) error {
 // quoted matches a value the YAML parser quotes in its errors.
 var quoted = regexp.MustCompile("`[^`]*`")
 
-// pathless is a file error without the path (the message names it).
-func pathless(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}
-
-// referencedFile is a file an HTTP setting names.
-type referencedFile struct{ field, path string }
-
-// referencedFiles lists the files c's settings name.
-func referencedFiles(c *config.HTTPClientConfig) []referencedFile {
-	var out []referencedFile
-	if b := c.BasicAuth; b != nil {
-		out = append(out, referencedFile{"basic_auth.username_file", b.UsernameFile}, referencedFile{"basic_auth.password_file", b.PasswordFile})
-	}
-	if a := c.Authorization; a != nil {
-		out = append(out, referencedFile{"authorization.credentials_file", a.CredentialsFile})
-	}
-	if o := c.OAuth2; o != nil {
-		out = append(out, referencedFile{"oauth2.client_secret_file", o.ClientSecretFile})
-	}
-	t := c.TLSConfig
-	return append(out, referencedFile{"bearer_token_file", c.BearerTokenFile}, referencedFile{"tls_config.ca_file", t.CAFile},
-		referencedFile{"tls_config.cert_file", t.CertFile}, referencedFile{"tls_config.key_file", t.KeyFile})
-}
-
-// redactURL hides the userinfo and query values of a URL that may not
-// parse.
+// redactURL is s without its userinfo and fragment and with every query
+// value replaced by "xxxxx", even when it does not parse: a token in the
+// query string (?api_key=...) never reaches a log line, an error or the
+// journal.
 func redactURL(s string) string {
 	if u, err := url.Parse(s); err == nil {
-		return redactRemoteURL(u)
+		u.User, u.Fragment, u.RawFragment = nil, "", ""
+		if u.RawQuery != "" {
+			q := u.Query()
+			for _, vs := range q {
+				for i := range vs {
+					vs[i] = "xxxxx"
+				}
+			}
+			u.RawQuery = q.Encode()
+		}
+		return u.String()
 	}
 	if i := strings.IndexByte(s, '?'); i >= 0 {
 		s = s[:i] + "?xxxxx"
@@ -271,27 +235,20 @@ func (w *RemoteWriter) URL() string { return w.url }
 // URL that differs only in a query value is another receiver.
 func (w *RemoteWriter) Identity() string { return w.id }
 
-// send sends one request, calling onRetry before each retry.
+// send sends one request, calling onRetry before each retry; its error
+// says in one line what the receiver answered and what to do.
 func (w *RemoteWriter) send(ctx context.Context, req *prompb.WriteRequest, onRetry func(error)) error {
 	_, err := w.api.Write(ctx, remote.WriteV1MessageType, req, remote.WithWriteRetryCallback(onRetry))
 	if err == nil || ctx.Err() != nil {
 		return err
 	}
-	return w.explain(err, w.last.code.Load())
-}
-
-// again is the remedy of a failed run: resume, unless the run has no
-// journal.
-func (w *RemoteWriter) again(resume string) string {
-	if w.whole {
-		return "run the backfill again (a backfill from the event stream has no journal; the receiver keeps samples sent twice once)"
+	code, msg := w.last.code.Load(), oneLine(w.scrub(err.Error()), 300)
+	again := func(resume string) string { // the remedy: resume, unless the run has no journal
+		if w.whole {
+			return "run the backfill again (a backfill from the event stream has no journal; the receiver keeps samples sent twice once)"
+		}
+		return resume
 	}
-	return resume
-}
-
-// explain says in one line what the receiver answered and what to do.
-func (w *RemoteWriter) explain(err error, code int32) error {
-	msg := oneLine(w.scrub(err.Error()), 300)
 	switch {
 	case code/100 == 3:
 		to := "nowhere (no Location)"
@@ -300,13 +257,13 @@ func (w *RemoteWriter) explain(err error, code int32) error {
 		}
 		return fmt.Errorf("remote write to %s: the receiver answered %d, a redirect to %s, which is not followed (the samples would go elsewhere than --remote-write.url says): set --remote-write.url to the address that accepts them", w.url, code, to)
 	case code == 0 || code >= 500 || code == http.StatusTooManyRequests:
-		return fmt.Errorf("remote write to %s failed after %d retries: %s; when the receiver is back, %s", w.url, w.retries, msg, w.again("run again with --resume: nothing sent is sent again"))
+		return fmt.Errorf("remote write to %s failed after %d retries: %s; when the receiver is back, %s", w.url, w.retries, msg, again("run again with --resume: nothing sent is sent again"))
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
 		return fmt.Errorf("remote write to %s refused: %s; check the credentials in --remote-write.config (basic_auth, authorization, headers such as X-Scope-OrgID)", w.url, msg)
 	case code == http.StatusNotFound || code == http.StatusMethodNotAllowed:
 		return fmt.Errorf("remote write to %s: %s; check --remote-write.url: Prometheus' receiver is /api/v1/write and needs --web.enable-remote-write-receiver", w.url, msg)
 	}
-	return fmt.Errorf("remote write to %s refused the samples: %s; a receiver refuses samples older than it accepts (its out-of-order window, see docs/backfill.md): fix it and %s", w.url, msg, w.again("run again with --resume"))
+	return fmt.Errorf("remote write to %s refused the samples: %s; a receiver refuses samples older than it accepts (its out-of-order window, see docs/backfill.md): fix it and %s", w.url, msg, again("run again with --resume"))
 }
 
 // oneLine flattens s to one line of at most n bytes.
@@ -318,18 +275,14 @@ func oneLine(s string, n int) string {
 	return s
 }
 
-// lastStatus is the status code and Location of the last answer.
-type lastStatus struct {
+// headerTransport adds the configured headers, records the status code
+// and Location of the last answer (the client gives them in text only)
+// and caps Retry-After.
+type headerTransport struct {
+	next     http.RoundTripper
+	headers  map[string]string
 	code     atomic.Int32
 	location atomic.Pointer[string]
-}
-
-// headerTransport adds the configured headers, records each answer's
-// status (the client gives it in text only) and caps Retry-After.
-type headerTransport struct {
-	next    http.RoundTripper
-	headers map[string]string
-	last    *lastStatus
 }
 
 // RoundTrip implements http.RoundTripper.
@@ -342,12 +295,12 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp, err := t.next.RoundTrip(req)
 	if err != nil {
-		t.last.code.Store(0)
+		t.code.Store(0)
 		return nil, err
 	}
-	t.last.code.Store(int32(resp.StatusCode))
+	t.code.Store(int32(resp.StatusCode))
 	loc := resp.Header.Get("Location")
-	t.last.location.Store(&loc)
+	t.location.Store(&loc)
 	if ra := resp.Header.Get("Retry-After"); ra != "" {
 		resp.Header.Set("Retry-After", capRetryAfter(ra, time.Now()))
 	}
@@ -372,7 +325,10 @@ func batches(entries []*entry) [][]*entry {
 	var out [][]*entry
 	n := 0
 	for _, e := range entries {
-		k := e.samples()
+		k := 0
+		for _, f := range e.Families {
+			k += len(f.Series)
+		}
 		if len(out) == 0 || n+k > MaxSamplesPerRequest { // the last batch is never empty
 			out, n = append(out, nil), 0
 		}
@@ -382,20 +338,11 @@ func batches(entries []*entry) [][]*entry {
 	return out
 }
 
-func (e *entry) samples() int {
-	n := 0
-	for _, f := range e.Families {
-		n += len(f.Series)
-	}
-	return n
-}
-
 // writeRequest builds the request of entries, in the order the protocol
 // requires.
 func writeRequest(entries []*entry, target []Label) (*prompb.WriteRequest, int, error) {
-	series := map[string]*prompb.TimeSeries{}
-	var order []string
-	meta := map[string]prompb.MetricMetadata{}
+	req := &prompb.WriteRequest{}
+	index := map[string]int{} // of a label set's series in req
 	n := 0
 	for _, e := range entries {
 		day, err := client.ParseDate(e.Day)
@@ -404,8 +351,8 @@ func writeRequest(entries []*entry, target []Label) (*prompb.WriteRequest, int, 
 		}
 		ts := Stamp(day) * 1000
 		for _, f := range e.Families {
-			if _, ok := meta[f.Name]; !ok {
-				meta[f.Name] = prompb.MetricMetadata{Type: prompb.MetricMetadata_GAUGE, MetricFamilyName: f.Name, Help: f.Help}
+			if !slices.ContainsFunc(req.Metadata, func(m prompb.MetricMetadata) bool { return m.MetricFamilyName == f.Name }) {
+				req.Metadata = append(req.Metadata, prompb.MetricMetadata{Type: prompb.MetricMetadata_GAUGE, MetricFamilyName: f.Name, Help: f.Help})
 			}
 			for _, s := range f.Series {
 				v, err := strconv.ParseFloat(s.V, 64)
@@ -413,13 +360,13 @@ func writeRequest(entries []*entry, target []Label) (*prompb.WriteRequest, int, 
 					return nil, 0, fmt.Errorf("journal: %s %s %s: value %q", e.Day, e.Source, e.Project, s.V)
 				}
 				ls := protoLabels(f.Name, target, e.Project, f.Labels, s.L)
-				k := labelsKey(ls)
-				t := series[k]
-				if t == nil {
-					t = &prompb.TimeSeries{Labels: ls}
-					series[k] = t
-					order = append(order, k)
+				kb, _ := (&prompb.TimeSeries{Labels: ls}).Marshal() // the label set's key
+				i, ok := index[string(kb)]
+				if !ok {
+					i, index[string(kb)] = len(req.Timeseries), len(req.Timeseries)
+					req.Timeseries = append(req.Timeseries, prompb.TimeSeries{Labels: ls})
 				}
+				t := &req.Timeseries[i]
 				if last := len(t.Samples) - 1; last >= 0 && t.Samples[last].Timestamp >= ts {
 					continue // the same fetch twice: keep the first
 				}
@@ -428,13 +375,7 @@ func writeRequest(entries []*entry, target []Label) (*prompb.WriteRequest, int, 
 			}
 		}
 	}
-	req := &prompb.WriteRequest{Timeseries: make([]prompb.TimeSeries, 0, len(order))}
-	for _, k := range order {
-		req.Timeseries = append(req.Timeseries, *series[k])
-	}
-	for _, name := range slices.Sorted(maps.Keys(meta)) {
-		req.Metadata = append(req.Metadata, meta[name])
-	}
+	slices.SortFunc(req.Metadata, func(a, b prompb.MetricMetadata) int { return strings.Compare(a.MetricFamilyName, b.MetricFamilyName) })
 	return req, n, nil
 }
 
@@ -457,18 +398,6 @@ func protoLabels(name string, target []Label, project string, names, values []st
 	return slices.CompactFunc(ls, func(a, b prompb.Label) bool { return a.Name == b.Name })
 }
 
-// labelsKey identifies a label set.
-func labelsKey(ls []prompb.Label) string {
-	var b strings.Builder
-	for _, l := range ls {
-		b.WriteString(l.Name)
-		b.WriteByte(0)
-		b.WriteString(l.Value)
-		b.WriteByte(0)
-	}
-	return b.String()
-}
-
 // sendUnsent sends, oldest first, what the journal has not sent, recording
 // each accepted request.
 func (r *runner) sendUnsent(ctx context.Context) error {
@@ -484,7 +413,7 @@ func (r *runner) sendUnsent(ctx context.Context) error {
 		retry := 0
 		err = rw.send(ctx, req, func(err error) {
 			retry++
-			r.progress.note(fmt.Sprintf("remote write: %s; retry %d of %d", oneLine(rw.scrub(err.Error()), 200), retry, rw.retries))
+			r.note(fmt.Sprintf("remote write: %s; retry %d of %d", oneLine(rw.scrub(err.Error()), 200), retry, rw.retries))
 		})
 		if ctx.Err() != nil {
 			r.res.Interrupted = true
@@ -498,7 +427,7 @@ func (r *runner) sendUnsent(ctx context.Context) error {
 		}
 		r.res.Samples += n
 		r.res.WriteRequests++
-		r.progress.sent(b[0].Day, b[len(b)-1].Day, n)
+		r.sent(b[0].Day, b[len(b)-1].Day, n)
 	}
 	return nil
 }

@@ -34,8 +34,7 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 // TestHeaderTransport: the configured headers go out, the status and a
 // capped Retry-After come back.
 func TestHeaderTransport(t *testing.T) {
-	last := &lastStatus{}
-	tr := &headerTransport{headers: map[string]string{"X-Scope-OrgID": "docs"}, last: last,
+	tr := &headerTransport{headers: map[string]string{"X-Scope-OrgID": "docs"},
 		next: roundTripFunc(func(r *http.Request) (*http.Response, error) {
 			if r.Header.Get("X-Scope-OrgID") != "docs" {
 				t.Errorf("header not sent: %v", r.Header)
@@ -47,8 +46,8 @@ func TestHeaderTransport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := resp.Header.Get("Retry-After"); got != "300" || last.code.Load() != 429 {
-		t.Errorf("Retry-After %q, status %d; want 300 and 429", got, last.code.Load())
+	if got := resp.Header.Get("Retry-After"); got != "300" || tr.code.Load() != 429 {
+		t.Errorf("Retry-After %q, status %d; want 300 and 429", got, tr.code.Load())
 	}
 	if req.Header.Get("X-Scope-OrgID") != "" {
 		t.Error("the caller's request was changed")

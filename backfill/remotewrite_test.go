@@ -140,7 +140,7 @@ func (h *harness) rwConfig(from, to client.Date, rw *backfill.RemoteWriter) back
 // newWriter is a writer to r that retries twice without waiting.
 func newWriter(t *testing.T, url, configFile string) *backfill.RemoteWriter {
 	t.Helper()
-	rw, err := backfill.NewRemoteWriter(backfill.RemoteWriteOptions{URL: url, ConfigFile: configFile, UserAgent: "test/1", Retries: 2})
+	rw, err := backfill.NewRemoteWriter(url, configFile, "test/1", 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -368,7 +368,7 @@ func TestRemoteWriteConfigErrors(t *testing.T) {
 		{"http://127.0.0.1:9/api/v1/write", write("pwfile.yml", "basic_auth:\n  username: u\n  password_file: missing-password\n"), "basic_auth.password_file " + dir + "/missing-password: no such file or directory"},
 		{"http://127.0.0.1:9/api/v1/write", write("token.yml", "bearer_token_file: /nonexistent/token\n"), "authorization.credentials_file /nonexistent/token: no such file"},
 	} {
-		_, err := backfill.NewRemoteWriter(backfill.RemoteWriteOptions{URL: tc.url, ConfigFile: tc.config})
+		_, err := backfill.NewRemoteWriter(tc.url, tc.config, "", 0)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s %s: %v, want %q", tc.url, tc.config, err, tc.want)
 		}

@@ -38,9 +38,6 @@ const (
 	maxRateLimited    = 10 // 429 answers to one fetch
 )
 
-// rateLimitBackoff is the pause after each 429 without Retry-After.
-var rateLimitBackoff = backoff.BackfillRateLimit
-
 // Config configures a backfill run.
 type Config struct {
 	// From and To are the first and last day, both included; a zero To
@@ -137,34 +134,78 @@ type fetch struct {
 // journal lacks and writes the output. The Result is nil if nothing started.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	cfg = cfg.withDefaults()
-	if err := cfg.validate(); err != nil {
-		return nil, err
+	switch { // the arguments that need no file or clock
+	case cfg.Output == "" && cfg.RemoteWrite == nil:
+		return nil, errors.New("--output is required: the OpenMetrics file to write, such as history.om (or --remote-write.url to send the samples by remote write)")
+	case cfg.Output != "" && cfg.RemoteWrite != nil:
+		return nil, errors.New("--output and --remote-write.url exclude each other: write a file for promtool, or send by remote write")
+	case cfg.RemoteWrite != nil && cfg.Journal == "":
+		return nil, errors.New("backfill: Config.Journal is required with RemoteWrite")
+	case cfg.Resume && cfg.Force:
+		return nil, errors.New("--resume and --force exclude each other: --resume continues the journal, --force starts over")
+	case len(cfg.Projects) == 0:
+		return nil, errors.New("no project: set --mintlify.project-id (or MINTLIFY_PROJECT_ID)")
+	case len(cfg.Sources) == 0:
+		return nil, errors.New("no analytics source is enabled: enable one with --collector.<name>")
+	case cfg.Budget == nil:
+		return nil, errors.New("backfill: Config.Budget is required")
 	}
 	days, err := Days(cfg.From, cfg.To, cfg.Now())
 	if err != nil {
 		return nil, err
 	}
+	res := &Result{Days: len(days)}
 	own := map[string][]string{} // each family's own label names
+	var names []string           // of all enabled sources, in order
+	var sources []engine.Source  // those that support the run's window
 	for _, s := range cfg.Sources {
+		names = append(names, s.Name())
 		for _, f := range s.Families() {
 			own[f.Name] = f.Labels
+		}
+		if s.Supports(unitWindow(cfg.Pages)) {
+			sources, res.Sources = append(sources, s), append(res.Sources, s.Name())
+		} else {
+			res.Skipped = append(res.Skipped, s.Name())
 		}
 	}
 	if err := checkLabels(cfg.Labels, own); err != nil {
 		return nil, err
 	}
-	res := &Result{Days: len(days)}
-	sources, err := cfg.backfilledSources(res)
-	if err != nil {
-		return nil, err
+	switch {
+	case len(sources) > 0:
+	case cfg.Pages:
+		return nil, fmt.Errorf("none of the enabled sources (%s) has a one-day unit", strings.Join(res.Skipped, ", "))
+	default:
+		return nil, fmt.Errorf("none of the enabled sources (%s) has site-wide figures: add --backfill.pages for their per-page series", strings.Join(res.Skipped, ", "))
 	}
-	args := cfg.journalArgs(days, res.Sources)
-	jpath := cfg.Journal
+	// The arguments a resume must repeat.
+	args := []string{
+		"--from=" + days[0].String(), "--to=" + days[len(days)-1].String(),
+		fmt.Sprintf("--backfill.pages=%v", cfg.Pages),
+		"projects=" + strings.Join(cfg.Projects, ","),
+		"sources=" + strings.Join(res.Sources, ","),
+	}
+	for _, l := range cfg.Labels {
+		args = append(args, "--backfill.label="+l.Name+"="+l.Value)
+	}
+	if cfg.RemoteWrite != nil {
+		args = append(args, "--remote-write.url="+cfg.RemoteWrite.Identity())
+	}
+	args = append(args, cfg.Args...)
+	// The output and journal must be files that may be written.
+	jpath, files := cfg.Journal, [][2]string{{"--remote-write.journal " + cfg.Journal, cfg.Journal}}
 	if cfg.RemoteWrite == nil {
 		jpath = JournalPath(cfg.Output)
+		files = [][2]string{{"--output " + cfg.Output, cfg.Output}, {"the journal of --output, " + jpath, jpath}}
 	}
-	if err := cfg.checkFiles(jpath); err != nil {
-		return nil, err
+	if st, err := os.Stat(filepath.Dir(files[0][1])); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("%s: the directory %s does not exist", files[0][0], filepath.Dir(files[0][1]))
+	}
+	for _, f := range files {
+		if err := checkReplaceable(f[1], cfg.Protected); err != nil {
+			return nil, fmt.Errorf("%s: %v", f[0], err)
+		}
 	}
 	if cfg.CacheFile != "" && !cfg.DryRun {
 		// The exporter's next save would drop the days added beside it.
@@ -184,128 +225,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if refusal != nil && !cfg.DryRun {
 		return nil, refusal
 	}
-	todo := plan(res, days, sources, cfg.Projects, prior.entries)
-	printPlan(cfg, res, len(todo))
-	if cfg.DryRun {
-		if refusal != nil {
-			fmt.Fprintf(cfg.Out, "note: a real run would stop here: %v\n", refusal)
-		}
-		return res, nil
-	}
-	return execute(ctx, cfg, res, todo, jpath, args, prior)
-}
-
-// validate checks the arguments that need no file or clock.
-func (cfg Config) validate() error {
-	switch {
-	case cfg.Output == "" && cfg.RemoteWrite == nil:
-		return errors.New("--output is required: the OpenMetrics file to write, such as history.om (or --remote-write.url to send the samples by remote write)")
-	case cfg.Output != "" && cfg.RemoteWrite != nil:
-		return errors.New("--output and --remote-write.url exclude each other: write a file for promtool, or send by remote write")
-	case cfg.RemoteWrite != nil && cfg.Journal == "":
-		return errors.New("backfill: Config.Journal is required with RemoteWrite")
-	case cfg.Resume && cfg.Force:
-		return errors.New("--resume and --force exclude each other: --resume continues the journal, --force starts over")
-	case len(cfg.Projects) == 0:
-		return errors.New("no project: set --mintlify.project-id (or MINTLIFY_PROJECT_ID)")
-	case len(cfg.Sources) == 0:
-		return errors.New("no analytics source is enabled: enable one with --collector.<name>")
-	case cfg.Budget == nil:
-		return errors.New("backfill: Config.Budget is required")
-	}
-	return nil
-}
-
-// backfilledSources returns the sources that support the run's window.
-func (cfg Config) backfilledSources(res *Result) ([]engine.Source, error) {
-	w := unitWindow(cfg.Pages)
-	var sources []engine.Source
-	for _, s := range cfg.Sources {
-		if s.Supports(w) {
-			sources = append(sources, s)
-			res.Sources = append(res.Sources, s.Name())
-		} else {
-			res.Skipped = append(res.Skipped, s.Name())
-		}
-	}
-	switch {
-	case len(sources) > 0:
-		return sources, nil
-	case cfg.Pages:
-		return nil, fmt.Errorf("none of the enabled sources (%s) has a one-day unit", strings.Join(res.Skipped, ", "))
-	}
-	return nil, fmt.Errorf("none of the enabled sources (%s) has site-wide figures: add --backfill.pages for their per-page series", strings.Join(res.Skipped, ", "))
-}
-
-// journalArgs are the arguments a resume must repeat.
-func (cfg Config) journalArgs(days []client.Date, sources []string) []string {
-	args := append([]string{
-		"--from=" + days[0].String(), "--to=" + days[len(days)-1].String(),
-		fmt.Sprintf("--backfill.pages=%v", cfg.Pages),
-		"projects=" + strings.Join(cfg.Projects, ","),
-		"sources=" + strings.Join(sources, ","),
-	}, labelArgs(cfg.Labels)...)
-	if cfg.RemoteWrite != nil {
-		args = append(args, "--remote-write.url="+cfg.RemoteWrite.Identity())
-	}
-	return append(args, cfg.Args...)
-}
-
-// checkFiles refuses an output or journal that must not be written.
-func (cfg Config) checkFiles(jpath string) error {
-	files := []struct{ what, path string }{{"--output " + cfg.Output, cfg.Output}, {"the journal of --output, " + jpath, jpath}}
-	if cfg.RemoteWrite != nil {
-		files = []struct{ what, path string }{{"--remote-write.journal " + jpath, jpath}}
-	}
-	if st, err := os.Stat(filepath.Dir(files[0].path)); err != nil || !st.IsDir() {
-		return fmt.Errorf("%s: the directory %s does not exist", files[0].what, filepath.Dir(files[0].path))
-	}
-	for _, p := range files {
-		if err := checkReplaceable(p.path, cfg.Protected); err != nil {
-			return fmt.Errorf("%s: %v", p.what, err)
-		}
-	}
-	return nil
-}
-
-// priorRun returns what the journal holds with Resume, and otherwise the
-// refusal a real run stops on (a dry run prints it).
-func (cfg Config) priorRun(jpath string, args []string) (prior journalData, refusal, err error) {
-	outExists := cfg.RemoteWrite == nil && exists(cfg.Output)
-	switch {
-	case cfg.Force:
-	case cfg.Resume:
-		jd, jExists, err := readJournal(jpath, args)
-		if err != nil {
-			return jd, nil, err
-		}
-		if !jExists && outExists {
-			return jd, nil, fmt.Errorf("--resume: %s has no journal (%s): that backfill finished; to write it again use --force", cfg.Output, jpath)
-		}
-		if !jExists && cfg.RemoteWrite != nil {
-			// Nothing shows whether it finished: starting over would spend
-			// the whole budget again on a mistyped path.
-			return jd, nil, fmt.Errorf("--resume: there is no journal %s: nothing to resume (a finished remote-write backfill removes its journal); check --remote-write.journal, or run without --resume to start", jpath)
-		}
-		return jd, nil, nil
-	case exists(jpath):
-		refusal = fmt.Errorf("an interrupted backfill left %s: add --resume (with the same arguments) to continue it, or --force to start over", jpath)
-	case outExists:
-		refusal = fmt.Errorf("--output %s exists: add --force to replace it, or choose another file", cfg.Output)
-	}
-	return prior, refusal, nil
-}
-
-// plan lists the fetches the journal's entries lack.
-func plan(res *Result, days []client.Date, sources []engine.Source, projects []string, entries []*entry) []fetch {
-	done := map[key]bool{}
-	for _, e := range entries {
+	done := map[key]bool{} // the fetches the journal has
+	for _, e := range prior.entries {
 		done[e.key()] = true
 	}
 	var todo []fetch
 	for _, d := range days {
 		for _, s := range sources {
-			for _, p := range projects {
+			for _, p := range cfg.Projects {
 				res.Fetches++
 				if done[key{d.String(), s.Name(), p}] {
 					res.Resumed++
@@ -315,11 +242,14 @@ func plan(res *Result, days []client.Date, sources []engine.Source, projects []s
 			}
 		}
 	}
-	return todo
-}
+	printPlan(cfg, res, len(todo))
+	if cfg.DryRun {
+		if refusal != nil {
+			fmt.Fprintf(cfg.Out, "note: a real run would stop here: %v\n", refusal)
+		}
+		return res, nil
+	}
 
-// execute does the fetches of todo, then finishes.
-func execute(ctx context.Context, cfg Config, res *Result, todo []fetch, jpath string, args []string, prior journalData) (*Result, error) {
 	j, err := openJournal(jpath, args, prior)
 	if err != nil {
 		return nil, err
@@ -333,24 +263,49 @@ func execute(ctx context.Context, cfg Config, res *Result, todo []fetch, jpath s
 		}
 	}
 	cfg.Budget.Restore(sent, time.Time{})
-
-	names := make([]string, len(cfg.Sources))
-	for i, s := range cfg.Sources {
-		names[i] = s.Name()
-	}
-	r := &runner{cfg: cfg, res: res, journal: j, todo: todo, sources: names,
-		progress: &progress{cfg: cfg, res: res, total: len(todo), firstDay: true}}
+	r := &runner{cfg: cfg, res: res, journal: j, todo: todo, sources: names}
 	cfg.Budget.Pace(func(ctx context.Context, t time.Time) error {
-		r.progress.waiting(t, "the request budget")
+		r.waiting(t, "the request budget")
 		return cfg.WaitUntil(ctx, t)
 	})
 	runErr := r.run(ctx)
-	r.progress.finish()
+	if r.drawn {
+		fmt.Fprintln(cfg.Progress) // end the bar line
+	}
 	if err := r.finish(runErr); err != nil {
 		return res, err
 	}
 	printReport(cfg, res, len(j.entries), runErr)
 	return res, runErr
+}
+
+// priorRun returns what the journal holds with Resume, and otherwise the
+// refusal a real run stops on (a dry run prints it).
+func (cfg Config) priorRun(jpath string, args []string) (prior journal, refusal, err error) {
+	outExists := cfg.RemoteWrite == nil && exists(cfg.Output)
+	switch {
+	case cfg.Force:
+	case cfg.Resume:
+		data, err := os.ReadFile(jpath)
+		switch {
+		case err == nil:
+			prior, err = parseJournal(jpath, data, args)
+			return prior, nil, err
+		case !errors.Is(err, fs.ErrNotExist):
+			return prior, nil, fmt.Errorf("reading the journal: %w", err)
+		case outExists:
+			return prior, nil, fmt.Errorf("--resume: %s has no journal (%s): that backfill finished; to write it again use --force", cfg.Output, jpath)
+		case cfg.RemoteWrite != nil:
+			// Nothing shows whether it finished: starting over would spend
+			// the whole budget again on a mistyped path.
+			return prior, nil, fmt.Errorf("--resume: there is no journal %s: nothing to resume (a finished remote-write backfill removes its journal); check --remote-write.journal, or run without --resume to start", jpath)
+		}
+	case exists(jpath):
+		refusal = fmt.Errorf("an interrupted backfill left %s: add --resume (with the same arguments) to continue it, or --force to start over", jpath)
+	case outExists:
+		refusal = fmt.Errorf("--output %s exists: add --force to replace it, or choose another file", cfg.Output)
+	}
+	return prior, refusal, nil
 }
 
 // finish writes the output, seeds the day store and removes the journal
@@ -415,18 +370,14 @@ func checkReplaceable(path string, protected map[string]string) error {
 	case !st.Mode().IsRegular():
 		return fmt.Errorf("is not a regular file (%s); choose a regular file", st.Mode().Type())
 	}
+	abs, aerr := filepath.Abs(path)
 	for flag, p := range protected {
-		if ps, err := os.Stat(p); p != "" && (err == nil && st != nil && os.SameFile(st, ps) || samePath(path, p)) {
+		pabs, perr := filepath.Abs(p)
+		if ps, err := os.Stat(p); p != "" && (err == nil && st != nil && os.SameFile(st, ps) || aerr == nil && perr == nil && abs == pabs) {
 			return fmt.Errorf("is the file of %s; choose another file", flag)
 		}
 	}
 	return nil
-}
-
-func samePath(a, b string) bool {
-	aa, err1 := filepath.Abs(a)
-	bb, err2 := filepath.Abs(b)
-	return err1 == nil && err2 == nil && aa == bb
 }
 
 func exists(path string) bool {
@@ -434,14 +385,17 @@ func exists(path string) bool {
 	return err == nil
 }
 
-// runner is a run in progress.
+// runner is a run in progress. Its progress shows on a terminal as one bar
+// line rewritten in place, otherwise as one line per day.
 type runner struct {
-	cfg      Config
-	res      *Result
-	journal  *journal
-	todo     []fetch
-	sources  []string // the names of all enabled sources, in order
-	progress *progress
+	cfg       Config
+	res       *Result
+	journal   *journal
+	todo      []fetch
+	sources   []string  // the names of all enabled sources, in order
+	estimated bool      // the estimate from the first day was printed
+	drawn     bool      // the bar is on screen
+	waitNote  time.Time // the wait last reported on a non-terminal
 }
 
 // run does every fetch of todo in order; failures of single fetches go to
@@ -452,11 +406,11 @@ func (r *runner) run(ctx context.Context) error {
 		return err
 	}
 	for i, f := range r.todo {
-		if ctx.Err() != nil {
-			r.res.Interrupted = true
-			return nil
+		var e *entry
+		err := ctx.Err()
+		if err == nil {
+			e, err = r.fetch(ctx, f)
 		}
-		e, err := r.fetch(ctx, f)
 		switch {
 		case ctx.Err() != nil:
 			r.res.Interrupted = true
@@ -468,8 +422,8 @@ func (r *runner) run(ctx context.Context) error {
 			return fmt.Errorf("%s %s %s: %w; fix it and run again with --resume: no finished day is asked again",
 				f.day, f.src.Name(), f.project, err)
 		case err != nil:
+			r.note(fmt.Sprintf("%s %s %s failed after %d attempts: %v", f.day, f.src.Name(), f.project, r.cfg.Attempts, err))
 			r.res.Failed = append(r.res.Failed, Failure{Day: f.day, Source: f.src.Name(), Project: f.project, Err: err})
-			r.progress.note(fmt.Sprintf("%s %s %s failed after %d attempts: %v", f.day, f.src.Name(), f.project, r.cfg.Attempts, err))
 		default:
 			if err := r.journal.add(e); err != nil {
 				return err
@@ -478,7 +432,7 @@ func (r *runner) run(ctx context.Context) error {
 			r.res.Requests += e.Requests
 		}
 		last := i == len(r.todo)-1 || r.todo[i+1].day != f.day
-		r.progress.fetched(f, last)
+		r.fetched(f, last)
 		if last {
 			if err := r.sendUnsent(ctx); err != nil || r.res.Interrupted {
 				return err
@@ -501,7 +455,7 @@ func (r *runner) fetch(ctx context.Context, f fetch) (*entry, error) {
 	attempts, limited := 0, 0
 	for {
 		if until := r.cfg.Budget.PausedUntil(); !until.IsZero() {
-			r.progress.waiting(until, "the end of the rate-limit pause")
+			r.waiting(until, "the end of the rate-limit pause")
 			if err := r.cfg.WaitUntil(ctx, until); err != nil {
 				return nil, err
 			}
@@ -514,21 +468,19 @@ func (r *runner) fetch(ctx context.Context, f fetch) (*entry, error) {
 			return nil, err
 		}
 		if ra, has, ok := client.IsRateLimited(err); ok {
-			limited++
-			if limited > maxRateLimited {
+			if limited++; limited > maxRateLimited {
 				return nil, err
 			}
 			if !has {
-				ra = rateLimitBackoff.Delay(limited)
+				ra = backoff.BackfillRateLimit.Delay(limited) // no Retry-After
 			}
 			until := r.cfg.Now().Add(min(ra, client.MaxRateLimitPause))
 			r.cfg.Budget.Pause(until)
-			r.progress.note(fmt.Sprintf("the API answered 429 (rate limit, %d analytics requests per organization per hour): pausing every request until %s",
+			r.note(fmt.Sprintf("the API answered 429 (rate limit, %d analytics requests per organization per hour): pausing every request until %s",
 				client.AnalyticsRequestsPerHour, until.UTC().Format(time.RFC3339)))
 			continue
 		}
-		attempts++
-		if attempts >= r.cfg.Attempts {
+		if attempts++; attempts >= r.cfg.Attempts {
 			return nil, err
 		}
 		delay := backoff.Policy{Base: r.cfg.RetryDelay, Max: maxRetryDelay}.Delay(attempts)

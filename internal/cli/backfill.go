@@ -143,7 +143,7 @@ func (b *backfillCommand) options() (backfill.Config, error) {
 	}
 	switch {
 	case b.remoteWrite.url != "":
-		if c.RemoteWrite, err = backfill.NewRemoteWriter(backfill.RemoteWriteOptions{URL: b.remoteWrite.url, ConfigFile: b.remoteWrite.config, UserAgent: userAgent()}); err != nil {
+		if c.RemoteWrite, err = backfill.NewRemoteWriter(b.remoteWrite.url, b.remoteWrite.config, userAgent(), 0); err != nil {
 			return c, err
 		}
 		c.Journal = b.remoteWrite.journal

@@ -49,7 +49,7 @@ func (b *backfillCommand) runStream(ctx context.Context, f *flags, logger log.Lo
 	}
 	switch {
 	case b.remoteWrite.url != "":
-		if cfg.RemoteWrite, err = backfill.NewRemoteWriter(backfill.RemoteWriteOptions{URL: b.remoteWrite.url, ConfigFile: b.remoteWrite.config, UserAgent: userAgent()}); err != nil {
+		if cfg.RemoteWrite, err = backfill.NewRemoteWriter(b.remoteWrite.url, b.remoteWrite.config, userAgent(), 0); err != nil {
 			return fail(err)
 		}
 	case b.remoteWrite.config != "":
