@@ -62,26 +62,19 @@ const (
 // DefaultWaitTimeout is the default of --wait.timeout.
 const DefaultWaitTimeout = 30 * time.Minute
 
-// Command holds the flags of the agent subcommands.
+// Command holds the flags of the agent subcommands; they share the
+// variables, as kingpin sets only those of the subcommand it selects.
 type Command struct {
-	messageJob, getJob *string
-	message, create    promptFlags
+	job, prompt string
+	wait        bool
+	timeout     time.Duration
 }
 
-// promptFlags are the flags of a subcommand that sends a prompt.
-type promptFlags struct {
-	prompt  *string
-	wait    *bool
-	timeout *time.Duration
-}
-
-func addPromptFlags(cmd *kingpin.CmdClause, what string) promptFlags {
-	return promptFlags{
-		prompt: cmd.Flag("prompt", what+"; - reads it from standard input (one trailing newline removed).").
-			Required().PlaceHolder("TEXT").String(),
-		wait:    cmd.Flag("wait", "Wait until the job is completed, archived or failed, showing progress on standard error, then print the final job.").Bool(),
-		timeout: cmd.Flag("wait.timeout", "Stop waiting after this long (exit code 3).").Default(DefaultWaitTimeout.String()).Duration(),
-	}
+// promptFlags adds the flags of a subcommand that sends a prompt.
+func (c *Command) promptFlags(cmd *kingpin.CmdClause, what string) {
+	cmd.Flag("prompt", what+"; - reads it from standard input (one trailing newline removed).").Required().PlaceHolder("TEXT").StringVar(&c.prompt)
+	cmd.Flag("wait", "Wait until the job is completed, archived or failed, showing progress on standard error, then print the final job.").BoolVar(&c.wait)
+	cmd.Flag("wait.timeout", "Stop waiting after this long (exit code 3).").Default(DefaultWaitTimeout.String()).DurationVar(&c.timeout)
 }
 
 // Register adds the "agent" command and its subcommands to app.
@@ -89,12 +82,10 @@ func Register(app *kingpin.Application) *Command {
 	c := &Command{}
 	agent := app.Command("agent", "Work with Mintlify agent jobs (needs exactly one --mintlify.project-id).")
 	msg := agent.Command("message", "Send a follow-up message to an agent job and print the job as JSON.")
-	c.messageJob = msg.Flag("job", "Id of the agent job.").Required().PlaceHolder("ID").String()
-	c.message = addPromptFlags(msg, "The follow-up instruction")
-	create := agent.Command("create", "Start an agent job with a prompt and print it as JSON (the operation the remediation webhook uses).")
-	c.create = addPromptFlags(create, "What the agent should do")
-	get := agent.Command("get", "Print an agent job as JSON.")
-	c.getJob = get.Flag("job", "Id of the agent job.").Required().PlaceHolder("ID").String()
+	msg.Flag("job", "Id of the agent job.").Required().PlaceHolder("ID").StringVar(&c.job)
+	c.promptFlags(msg, "The follow-up instruction")
+	c.promptFlags(agent.Command("create", "Start an agent job with a prompt and print it as JSON (the operation the remediation webhook uses)."), "What the agent should do")
+	agent.Command("get", "Print an agent job as JSON.").Flag("job", "Id of the agent job.").Required().PlaceHolder("ID").StringVar(&c.job)
 	return c
 }
 
@@ -127,14 +118,12 @@ func (c *Command) Run(ctx context.Context, cmd string, env Env) int {
 		fmt.Fprintln(env.Stderr, ErrorPrefix+"agent commands need an API client")
 		return ExitError
 	}
-	r := &run{ctx: ctx, env: env, project: env.ProjectIDs[0]}
+	r := &run{Command: c, ctx: ctx, env: env, project: env.ProjectIDs[0]}
 	switch cmd {
-	case cmdMessage:
-		return r.send(false, *c.messageJob, *c.message.prompt, *c.message.wait, *c.message.timeout)
 	case cmdGet:
-		return r.get(*c.getJob)
-	case cmdCreate:
-		return r.send(true, "", *c.create.prompt, *c.create.wait, *c.create.timeout)
+		return r.get()
+	case cmdMessage, cmdCreate:
+		return r.send(cmd == cmdCreate)
 	}
 	fmt.Fprintf(env.Stderr, ErrorPrefix+"not an agent command: %q\n", cmd)
 	return ExitError

@@ -19,35 +19,36 @@ const maxStdinPrompt = 1 << 20
 
 // run is one execution of an agent command.
 type run struct {
+	*Command
 	ctx     context.Context
 	env     Env
 	project string
+	start   time.Time // when the prompt was sent
+	progress
 }
 
-func (r *run) get(jobID string) int {
-	jobID = strings.TrimSpace(jobID)
-	if jobID == "" {
+func (r *run) get() int {
+	if r.job = strings.TrimSpace(r.job); r.job == "" {
 		return r.usage("--job must not be empty")
 	}
-	job, err := r.env.Client.GetJob(r.ctx, r.project, jobID)
+	job, err := r.env.Client.GetJob(r.ctx, r.project, r.job)
 	if err != nil {
-		return r.apiError(err, jobID, client.EndpointGetJob)
+		return r.apiError(err, client.EndpointGetJob)
 	}
 	return r.print(job, ExitOK)
 }
 
-// send sends a follow-up message to jobID, or with create starts a job, and
-// with wait follows the job.
-func (r *run) send(create bool, jobID, prompt string, wait bool, timeout time.Duration) int {
-	jobID = strings.TrimSpace(jobID)
-	if !create && jobID == "" {
+// send sends a follow-up message to the job, or with create starts a job,
+// and with --wait follows the job.
+func (r *run) send(create bool) int {
+	if r.job = strings.TrimSpace(r.job); !create && r.job == "" {
 		return r.usage("--job must not be empty")
 	}
-	prompt, problem := r.checkPrompt(prompt, wait, timeout)
+	prompt, problem := r.checkPrompt()
 	if problem != "" {
 		return r.usage(problem)
 	}
-	start := r.env.Now()
+	r.start = r.env.Now()
 	e := client.EndpointSendMessage
 	var job *client.Job
 	var err error
@@ -55,27 +56,26 @@ func (r *run) send(create bool, jobID, prompt string, wait bool, timeout time.Du
 		e = client.EndpointCreateJob
 		job, err = r.env.Client.CreateJob(r.ctx, r.project, prompt)
 	} else {
-		job, err = r.env.Client.SendMessage(r.ctx, r.project, jobID, prompt)
+		job, err = r.env.Client.SendMessage(r.ctx, r.project, r.job, prompt)
 	}
 	if err != nil {
-		return r.apiError(err, jobID, e)
+		return r.apiError(err, e)
 	}
-	if !wait {
+	if !r.wait {
 		return r.print(job, ExitOK)
 	}
 	if create {
-		jobID = job.ID
+		r.job = job.ID
 	}
-	w := &waiter{run: r, jobID: jobID, start: start, timeout: timeout,
-		progress: progress{w: r.env.Stderr, tty: r.env.StderrIsTerminal, jobID: jobID, now: r.env.Now, start: start}}
-	return r.print(w.wait(job))
+	return r.print(r.follow(job))
 }
 
 // checkPrompt returns the prompt, or the problem to report before sending.
-func (r *run) checkPrompt(prompt string, wait bool, timeout time.Duration) (string, string) {
-	if wait && timeout <= 0 {
-		return "", fmt.Sprintf("--wait.timeout must be positive (got %s)", timeout)
+func (r *run) checkPrompt() (string, string) {
+	if r.wait && r.timeout <= 0 {
+		return "", fmt.Sprintf("--wait.timeout must be positive (got %s)", r.timeout)
 	}
+	prompt := r.prompt
 	if prompt == "-" {
 		var err error
 		if prompt, err = r.readPrompt(); err != nil {
@@ -116,23 +116,23 @@ func (r *run) usage(msg string) int {
 }
 
 // apiError reports a failed request in one line and returns the exit code.
-func (r *run) apiError(err error, jobID string, e client.Endpoint) int {
+func (r *run) apiError(err error, e client.Endpoint) int {
 	if r.ctx.Err() != nil {
 		fmt.Fprintln(r.env.Stderr, ErrorPrefix+"interrupted")
 		return ExitInterrupted
 	}
-	fmt.Fprintln(r.env.Stderr, ErrorPrefix+ErrorLine(r.describe(err, jobID, e)))
+	fmt.Fprintln(r.env.Stderr, ErrorPrefix+ErrorLine(r.describe(err, e)))
 	return ExitError
 }
 
 // describe turns an API error into one clear line.
-func (r *run) describe(err error, jobID string, e client.Endpoint) string {
+func (r *run) describe(err error, e client.Endpoint) string {
 	var ae *client.APIError
 	switch {
 	case client.IsNotFound(err) && e == client.EndpointCreateJob:
 		return fmt.Sprintf("project %s not found (check --mintlify.project-id)", r.project)
 	case client.IsNotFound(err):
-		return fmt.Sprintf("job %s not found in project %s", jobID, r.project)
+		return fmt.Sprintf("job %s not found in project %s", r.job, r.project)
 	case client.IsUnauthorized(err) && errors.As(err, &ae):
 		msg := fmt.Sprintf("HTTP %d", ae.StatusCode)
 		if ae.Message != "" {
@@ -160,14 +160,13 @@ func (r *run) print(job *client.Job, code int) int {
 	if job == nil {
 		return code
 	}
+	raw, err := []byte(job.Raw), error(nil)
+	if len(raw) == 0 {
+		raw, err = json.Marshal(job)
+	}
 	var buf bytes.Buffer
-	var err error
-	if len(job.Raw) > 0 {
-		err = json.Indent(&buf, job.Raw, "", "  ")
-	} else {
-		var b []byte
-		b, err = json.MarshalIndent(job, "", "  ")
-		buf.Write(b)
+	if err == nil {
+		err = json.Indent(&buf, raw, "", "  ")
 	}
 	if err == nil {
 		buf.WriteByte('\n')
