@@ -38,7 +38,7 @@ func config(f *flags, logger log.Logger) (exporter.Config, error) {
 	if err := checkFiles(f); err != nil {
 		return exporter.Config{}, err
 	}
-	rc, err := f.remediation.webhook(f.web.configFile(), f.cacheFile)
+	rc, err := f.remediation.webhook(f.web.basicAuth, f.cacheFile)
 	if err != nil {
 		return exporter.Config{}, err
 	}

@@ -23,6 +23,7 @@ type webFlags struct {
 	toolkit       *web.FlagConfig
 	telemetryPath string
 	maxRequests   int
+	basicAuth     bool // the web configuration sets basic_auth_users (check)
 }
 
 // defaultAddress is the exporter's port, as registered in Prometheus'
@@ -55,7 +56,8 @@ func (w *webFlags) check() error {
 		return err
 	}
 	if p := w.configFile(); p != "" {
-		if err := checkWebConfigFiles(p); err != nil {
+		var err error
+		if w.basicAuth, err = checkWebConfigFiles(p); err != nil {
 			return fmt.Errorf("--web.config.file=%s: %v", p, err)
 		}
 		if err := web.Validate(p); err != nil {
@@ -94,11 +96,13 @@ func (w *webFlags) checkListenAddresses() error {
 
 // checkWebConfigFiles checks the web configuration file and the TLS files
 // it names (relative to its directory, as exporter-toolkit reads them)
-// before exporter-toolkit opens any: regular files of a bounded size.
-func checkWebConfigFiles(path string) error {
+// before exporter-toolkit opens any: regular files of a bounded size. It
+// reports whether the file sets basic_auth_users, which makes every request
+// authenticate.
+func checkWebConfigFiles(path string) (bool, error) {
 	b, err := readSmallFile(path, maxWebConfigBytes)
 	if err != nil {
-		return err
+		return false, err
 	}
 	var c struct {
 		TLS struct {
@@ -106,9 +110,10 @@ func checkWebConfigFiles(path string) error {
 			Key      string `yaml:"key_file"`
 			ClientCA string `yaml:"client_ca_file"`
 		} `yaml:"tls_server_config"`
+		Users map[string]string `yaml:"basic_auth_users"`
 	}
 	if yaml.Unmarshal(b, &c) != nil {
-		return nil // web.Validate says what is wrong
+		return false, nil // web.Validate says what is wrong
 	}
 	for _, f := range []struct{ field, path string }{
 		{"cert_file", c.TLS.Cert}, {"key_file", c.TLS.Key}, {"client_ca_file", c.TLS.ClientCA},
@@ -121,8 +126,8 @@ func checkWebConfigFiles(path string) error {
 			p = filepath.Join(filepath.Dir(path), p)
 		}
 		if err := checkFile(p, maxWebConfigBytes, false); err != nil {
-			return fmt.Errorf("tls_server_config.%s %s %v", f.field, p, err)
+			return false, fmt.Errorf("tls_server_config.%s %s %v", f.field, p, err)
 		}
 	}
-	return nil
+	return len(c.Users) > 0, nil
 }
