@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/alecthomas/kingpin/v2"
 
@@ -31,18 +32,27 @@ const ErrorPrefix = progname.ErrorPrefix
 // ErrorLine makes msg one line safe for a terminal: control characters and
 // bidirectional overrides (from a flag or the API) become Go escapes.
 func ErrorLine(msg string) string {
-	msg = strings.ToValidUTF8(msg, "\uFFFD")
-	if !strings.ContainsFunc(msg, unprintable) {
-		return msg
+	return escape(strings.ToValidUTF8(msg, "\uFFFD"), unprintable, func(r rune) string {
+		q := strconv.QuoteRune(r)
+		return q[1 : len(q)-1]
+	})
+}
+
+// escape replaces in s each rune that is unsafe by esc(rune); other bytes,
+// invalid UTF-8 included, are kept.
+func escape(s string, unsafe func(rune) bool, esc func(rune) string) string {
+	if !strings.ContainsFunc(s, unsafe) {
+		return s
 	}
 	var b strings.Builder
-	for _, r := range msg {
-		if unprintable(r) {
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-			continue
+	for len(s) > 0 {
+		r, n := utf8.DecodeRuneInString(s)
+		if unsafe(r) {
+			b.WriteString(esc(r))
+		} else {
+			b.WriteString(s[:n])
 		}
-		b.WriteRune(r)
+		s = s[n:]
 	}
 	return b.String()
 }

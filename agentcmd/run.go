@@ -180,24 +180,10 @@ func (r *run) print(job *client.Job, code int) int {
 }
 
 // terminalSafeJSON escapes as \u what JSON strings may carry raw but a
-// terminal acts on (DEL, C1 controls, bidirectional overrides): the same
-// value, safe to show.
+// terminal acts on (DEL, C1 controls, line and paragraph separators,
+// bidirectional overrides): the same value, safe to show. Below DEL, JSON
+// holds no raw control character but the newlines of its indentation.
 func terminalSafeJSON(b []byte) []byte {
-	unsafe := func(r rune) bool {
-		return r == 0x7f || r >= 0x80 && r <= 0x9f || r == 0x2028 || r == 0x2029 || r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069
-	}
-	if !bytes.ContainsFunc(b, unsafe) {
-		return b
-	}
-	var out bytes.Buffer
-	for len(b) > 0 {
-		r, n := utf8.DecodeRune(b)
-		if unsafe(r) {
-			fmt.Fprintf(&out, "\\u%04x", r)
-		} else {
-			out.Write(b[:n])
-		}
-		b = b[n:]
-	}
-	return out.Bytes()
+	return []byte(escape(string(b), func(r rune) bool { return r >= 0x7f && unprintable(r) || r == 0x2028 || r == 0x2029 },
+		func(r rune) string { return fmt.Sprintf("\\u%04x", r) }))
 }

@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"regexp"
 	"strconv"
 	"time"
 
@@ -104,7 +103,7 @@ func (b *backfillCommand) run(ctx context.Context, f *flags, logger log.Logger, 
 	if bc.Sources, err = collector.Build(cfg.Collectors, c, cfg.Sources); err != nil {
 		return fail(err)
 	}
-	bc.Output, bc.CacheFile, bc.Projects, bc.Args = b.output, f.cacheFile, conn.projects, resumeArgs(f, cfg)
+	bc.Output, bc.CacheFile, bc.Projects, bc.Args = b.output, f.cacheFile, conn.projects, resumeArgs(f)
 	bc.Protected = map[string]string{"--mintlify.api-key-file": f.api.keyFile, "--cache.file": f.cacheFile, "--jobs.file": f.jobs.file, "--remote-write.config": b.remoteWrite.config}
 	bc.Out, bc.Progress, bc.Terminal = stdout, stderr, isTerminal(stderr)
 	res, err := backfill.Run(ctx, bc)
@@ -172,18 +171,18 @@ func (b *backfillCommand) connect(f *flags, logger log.Logger) (connection, erro
 
 // resumeArgs are what decides the output besides the range, pages,
 // projects and sources: a resume with other values is refused.
-func resumeArgs(f *flags, cfg exporter.Config) []string {
+func resumeArgs(f *flags) []string {
 	apiURL := "--mintlify.api-url=" + f.api.url
 	if f.demo {
 		apiURL = "--demo" // its address changes with every run
 	}
-	filter := cfg.Sources.Filter
+	a := &f.analytics
 	return []string{
 		apiURL,
-		"--analytics.path-include=" + regexpString(filter.Include),
-		"--analytics.path-exclude=" + regexpString(filter.Exclude),
-		"--analytics.max-paths=" + strconv.Itoa(filter.MaxPaths),
-		"--searches.top-terms=" + strconv.Itoa(cfg.Sources.SearchesTopTerms),
+		"--analytics.path-include=" + a.pathInclude,
+		"--analytics.path-exclude=" + a.pathExclude,
+		"--analytics.max-paths=" + strconv.Itoa(a.maxPaths),
+		"--searches.top-terms=" + strconv.Itoa(a.searchesTopTerms),
 	}
 }
 
@@ -210,14 +209,6 @@ func parseFlagDate(flag, s string) (client.Date, error) {
 		return client.Date{}, fmt.Errorf("%s: %w", flag, err)
 	}
 	return d, nil
-}
-
-// regexpString is the expression of an optional regexp.
-func regexpString(r *regexp.Regexp) string {
-	if r == nil {
-		return ""
-	}
-	return r.String()
 }
 
 // noKey is the key source of a dry run without a key: nothing is sent.

@@ -7,7 +7,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -68,13 +67,11 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return 0
 	}
 	if err := unusedFlag(app, args, cmd); err != nil {
-		fmt.Fprintln(stderr, errorPrefix+err.Error())
-		return 1
+		return fail(stderr, err)
 	}
 	logger, slogger, err := logging.New(stderr, f.log.level, f.log.format)
 	if err != nil {
-		fmt.Fprintf(stderr, "%s%v\n", errorPrefix, err)
-		return 1
+		return fail(stderr, err)
 	}
 	switch {
 	case cmds.backfill.Selected(cmd):
@@ -82,17 +79,14 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	case cmds.agent.Selected(cmd):
 		return runAgent(ctx, cmd, cmds.agent, &f, logger, stdin, stdout, stderr)
 	}
-	if err := serve(ctx, &f, logger, slogger); err != nil {
-		var se startupError
-		if errors.As(err, &se) {
-			// A mistake in the configuration reads like a flag error.
-			fmt.Fprintln(stderr, errorPrefix+agentcmd.ErrorLine(se.Error()))
-			return 1
-		}
-		level.Error(logger).Log("msg", "exiting", "err", err)
-		return 1
-	}
-	return 0
+	return serve(ctx, &f, logger, slogger, stderr)
+}
+
+// fail prints err as one error line, in the style of kingpin's, and returns
+// the exit code 1.
+func fail(stderr io.Writer, err error) int {
+	fmt.Fprintln(stderr, errorPrefix+agentcmd.ErrorLine(err.Error()))
+	return 1
 }
 
 // runAgent runs an agent subcommand, against a demo's fake API of its own
@@ -100,8 +94,7 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 func runAgent(ctx context.Context, cmd string, agent *agentcmd.Command, f *flags, logger log.Logger, stdin io.Reader, stdout, stderr io.Writer) int {
 	conn, err := f.api.connect(f.demo, forAgent, logger)
 	if err != nil {
-		fmt.Fprintln(stderr, errorPrefix+agentcmd.ErrorLine(err.Error()))
-		return 1
+		return fail(stderr, err)
 	}
 	defer conn.close()
 	if conn.demo != nil {
@@ -109,8 +102,7 @@ func runAgent(ctx context.Context, cmd string, agent *agentcmd.Command, f *flags
 	}
 	c, err := conn.client(f.api.timeout, nil)
 	if err != nil {
-		fmt.Fprintln(stderr, errorPrefix+agentcmd.ErrorLine(err.Error()))
-		return 1
+		return fail(stderr, err)
 	}
 	return agent.Run(ctx, cmd, agentcmd.Env{
 		Client: c, ProjectIDs: conn.projects, Stdin: stdin, Stdout: stdout, Stderr: stderr,
