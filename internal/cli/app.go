@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"errors"
+	"fmt"
 	"os"
+	"strconv"
 
 	"github.com/alecthomas/kingpin/v2"
 
@@ -56,3 +59,29 @@ func newAppVersion(f *flags, versionText string) (*kingpin.Application, commands
 	app.Command("serve", "Run the exporter (the default command).").Default()
 	return app, commands{agent: agentcmd.Register(app), backfill: registerBackfill(app)}
 }
+
+// intValue is an int flag: a decimal integer and nothing else, not read
+// through float64 as kingpin's.
+type intValue struct {
+	name string // for errors: kingpin does not name the flag
+	p    *int
+}
+
+// intVar makes the flag c an integer flag stored into p.
+func intVar(c *kingpin.FlagClause, p *int) { c.SetValue(&intValue{name: c.Model().Name, p: p}) }
+
+func (v *intValue) Set(s string) error {
+	n, err := strconv.ParseInt(s, 10, strconv.IntSize)
+	var ne *strconv.NumError
+	switch {
+	case err == nil:
+		*v.p = int(n)
+		return nil
+	case errors.As(err, &ne) && errors.Is(ne.Err, strconv.ErrRange):
+		return fmt.Errorf("--%s=%s is out of range; give a smaller whole number", v.name, s)
+	default:
+		return fmt.Errorf("--%s=%q is not a whole number; give digits only, such as 90", v.name, s)
+	}
+}
+
+func (v *intValue) String() string { return strconv.Itoa(*v.p) }

@@ -14,7 +14,6 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/intflag"
 )
 
 // analyticsFlags are the flags of the analytics sources: --analytics.*
@@ -49,8 +48,8 @@ func (a *analyticsFlags) register(app *kingpin.Application) {
 	a.set, a.oldSet = map[string]*bool{}, map[string]*bool{}
 	walkFlag(a, app, "window", "Window to export, as N days ending today (UTC), or N days followed by :site for site-wide figures only at one request per source (30d:site); repeatable.", &a.windows, (*kingpin.FlagClause).StringsVar, "1d", "7d", "30d")
 	walkFlag(a, app, "refresh-interval", "Shortest time between two refreshes of one source, project and window; the request budget may stretch it.", &a.refreshInterval, (*kingpin.FlagClause).DurationVar, "15m")
-	walkFlag(a, app, "page-size", fmt.Sprintf("Rows requested per page of the offset-paged endpoints (%s; the API's limit, 1 to %d).", pagedNames(), client.MaxPageSize), &a.pageSize, intflag.Var, strconv.Itoa(client.MaxPageSize))
-	walkFlag(a, app, "max-paths", "Per source, project and window, export only the top N paths; 0 exports all.", &a.maxPaths, intflag.Var, "5000")
+	walkFlag(a, app, "page-size", fmt.Sprintf("Rows requested per page of the offset-paged endpoints (%s; the API's limit, 1 to %d).", pagedNames(), client.MaxPageSize), &a.pageSize, intVar, strconv.Itoa(client.MaxPageSize))
+	walkFlag(a, app, "max-paths", "Per source, project and window, export only the top N paths; 0 exports all.", &a.maxPaths, intVar, "5000")
 	walkFlag(a, app, "path-include", "Export only paths matching this Go regular expression (unanchored).", &a.pathInclude, (*kingpin.FlagClause).StringVar, "")
 	walkFlag(a, app, "path-exclude", "Do not export paths matching this Go regular expression (unanchored).", &a.pathExclude, (*kingpin.FlagClause).StringVar, "")
 	app.Flag("analytics.derived-windows", "Derive the 7d, 30d… windows of additive sources ("+collector.List(func(d collector.Descriptor) string { return d.Derived })+") from a store of closed days and today's 1d window, at almost no requests; --no-analytics.derived-windows reads every window whole.").Default("true").BoolVar(&a.derivedWindows)
@@ -61,8 +60,8 @@ func (a *analyticsFlags) register(app *kingpin.Application) {
 		c.IsSetByUser(a.collectorSet[src.Name])
 		a.collectors[src.Name] = c.Bool()
 	}
-	intflag.Var(app.Flag("searches.top-terms", "Also export the N most searched terms (1 to 100, still one request); 0 exports none. Terms are text typed by the public: mind cardinality and personal data.").Default("0"), &a.searchesTopTerms)
-	intflag.Var(app.Flag("conversations.max-pages", "Refuse (an error, nothing exported) a conversations walk longer than this many pages of 1,000 turns.").Default(strconv.Itoa(client.DefaultConversationsMaxPages)), &a.convMaxPages)
+	intVar(app.Flag("searches.top-terms", "Also export the N most searched terms (1 to 100, still one request); 0 exports none. Terms are text typed by the public: mind cardinality and personal data.").Default("0"), &a.searchesTopTerms)
+	intVar(app.Flag("conversations.max-pages", "Refuse (an error, nothing exported) a conversations walk longer than this many pages of 1,000 turns.").Default(strconv.Itoa(client.DefaultConversationsMaxPages)), &a.convMaxPages)
 }
 
 // walkFlag defines --analytics.NAME into p and its hidden, deprecated twin

@@ -20,7 +20,6 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/demo"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/intflag"
 )
 
 // apiFlags are the --mintlify.* flags: where the API is, the key, the
@@ -42,7 +41,7 @@ func (a *apiFlags) register(app *kingpin.Application) {
 	app.Flag("mintlify.api-key-file", "File holding the admin API key (re-read when it changes). Without it the key is read from the MINTLIFY_API_KEY environment variable.").PlaceHolder("FILE").StringVar(&a.keyFile)
 	app.Flag("mintlify.project-id", "Project to export; repeat for every project of the organization. Default: MINTLIFY_PROJECT_ID (comma-separated).").PlaceHolder("ID").StringsVar(&a.projectIDs)
 	app.Flag("mintlify.timeout", "Timeout of each request to the API.").Default("30s").DurationVar(&a.timeout)
-	intflag.Var(app.Flag("mintlify.requests-per-hour", fmt.Sprintf("Analytics requests the exporter may send per sliding hour, shared by all projects and windows (the API allows %d per organization).", client.AnalyticsRequestsPerHour)).
+	intVar(app.Flag("mintlify.requests-per-hour", fmt.Sprintf("Analytics requests the exporter may send per sliding hour, shared by all projects and windows (the API allows %d per organization).", client.AnalyticsRequestsPerHour)).
 		Default("90").IsSetByUser(&a.requestsPerHourSet), &a.requestsPerHour)
 }
 

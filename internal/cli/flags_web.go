@@ -14,7 +14,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/mintlify-exporter/mintlify_exporter/exporter"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/intflag"
 )
 
 // webFlags are the --web.* flags: exporter-toolkit's (listen addresses,
@@ -33,7 +32,7 @@ const defaultAddress = ":9863"
 func (w *webFlags) register(app *kingpin.Application) {
 	w.toolkit = kingpinflag.AddFlags(app, defaultAddress)
 	app.Flag("web.telemetry-path", "Path under which to expose metrics.").Default("/metrics").StringVar(&w.telemetryPath)
-	intflag.Var(app.Flag("web.max-requests", "Maximum number of concurrent scrape requests; the excess is answered 503. 0 means no limit.").Default("40"), &w.maxRequests)
+	intVar(app.Flag("web.max-requests", "Maximum number of concurrent scrape requests; the excess is answered 503. 0 means no limit.").Default("40"), &w.maxRequests)
 }
 
 // configFile is --web.config.file, "" when not given.
