@@ -1,7 +1,6 @@
 package agentcmd
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -112,14 +111,14 @@ type Env struct {
 	Stdout, Stderr io.Writer
 	// StderrIsTerminal shows progress as one line rewritten in place.
 	StderrIsTerminal bool
-	// Now and Sleep (which ends early with ctx's error) default to real time.
+	// Now and Sleep (which ends early with ctx's error) are the clock:
+	// time.Now and client.DefaultSleep outside tests.
 	Now   func() time.Time
 	Sleep func(ctx context.Context, d time.Duration) error
 }
 
 // Run runs the selected agent command cmd and returns its exit code.
 func (c *Command) Run(ctx context.Context, cmd string, env Env) int {
-	env = env.withDefaults()
 	if len(env.ProjectIDs) != 1 {
 		fmt.Fprintf(env.Stderr, ErrorPrefix+"agent commands need exactly one --mintlify.project-id (got %d)\n", len(env.ProjectIDs))
 		return ExitError
@@ -137,16 +136,4 @@ func (c *Command) Run(ctx context.Context, cmd string, env Env) int {
 	}
 	fmt.Fprintf(env.Stderr, ErrorPrefix+"not an agent command: %q\n", cmd)
 	return ExitError
-}
-
-func (env Env) withDefaults() Env {
-	env.Stdout = cmp.Or(env.Stdout, io.Discard)
-	env.Stderr = cmp.Or(env.Stderr, io.Discard)
-	if env.Now == nil {
-		env.Now = time.Now
-	}
-	if env.Sleep == nil {
-		env.Sleep = client.DefaultSleep
-	}
-	return env
 }

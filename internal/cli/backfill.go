@@ -16,7 +16,6 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
-	"github.com/mintlify-exporter/mintlify_exporter/exporter"
 )
 
 // backfillCommand holds the backfill command's flags.
@@ -67,9 +66,6 @@ func registerBackfill(app *kingpin.Application) *backfillCommand {
 // demoBackfillPerHour is backfill's budget against the demo's fake.
 const demoBackfillPerHour = 100_000
 
-// Selected reports whether cmd, the command kingpin selected, is backfill.
-func (b *backfillCommand) Selected(cmd string) bool { return cmd == cmdBackfill }
-
 // run runs the backfill and returns the exit code.
 func (b *backfillCommand) run(ctx context.Context, f *flags, logger log.Logger, stdout, stderr io.Writer) int {
 	fail := func(err error) int {
@@ -79,9 +75,18 @@ func (b *backfillCommand) run(ctx context.Context, f *flags, logger log.Logger, 
 	if f.stream.bucket != "" {
 		return b.runStream(ctx, f, logger, stdout, stderr)
 	}
-	cfg, err := backfillConfig(f, logger, stderr)
+	// The exporter's configuration with backfill's budget, by default less
+	// than the exporter's so that both can run side by side.
+	if !f.api.requestsPerHourSet {
+		f.api.requestsPerHour = backfill.DefaultRequestsPerHour
+	}
+	cfg, err := config(f, logger)
 	if err != nil {
 		return fail(err)
+	}
+	if !f.api.requestsPerHourSet && f.demo {
+		cfg.RequestsPerHour = demoBackfillPerHour
+		fmt.Fprintf(stderr, "demo: the synthetic API has no hourly limit for backfill, so the request budget is lifted; against the real API backfill sends %d requests an hour unless --mintlify.requests-per-hour says otherwise\n", backfill.DefaultRequestsPerHour)
 	}
 	bc, err := b.options()
 	if err != nil {
@@ -111,23 +116,6 @@ func (b *backfillCommand) run(ctx context.Context, f *flags, logger log.Logger, 
 		fmt.Fprintln(stderr, errorPrefix+err.Error())
 	}
 	return backfill.ExitCode(res, err)
-}
-
-// backfillConfig is the exporter's configuration with backfill's budget,
-// by default less than the exporter's so that both can run side by side.
-func backfillConfig(f *flags, logger log.Logger, stderr io.Writer) (exporter.Config, error) {
-	if !f.api.requestsPerHourSet {
-		f.api.requestsPerHour = backfill.DefaultRequestsPerHour
-	}
-	cfg, err := config(f, logger)
-	if err != nil {
-		return cfg, err
-	}
-	if !f.api.requestsPerHourSet && f.demo {
-		cfg.RequestsPerHour = demoBackfillPerHour
-		fmt.Fprintf(stderr, "demo: the synthetic API has no hourly limit for backfill, so the request budget is lifted; against the real API backfill sends %d requests an hour unless --mintlify.requests-per-hour says otherwise\n", backfill.DefaultRequestsPerHour)
-	}
-	return cfg, nil
 }
 
 // options checks the backfill's own flags.

@@ -18,33 +18,23 @@ import (
 // info line, so a bad start prints one line. The key and the projects come
 // from the connection (serveConfig).
 func config(f *flags, logger log.Logger) (exporter.Config, error) {
-	if err := f.api.check(f.demo); err != nil {
-		return exporter.Config{}, err
-	}
-	an, err := f.analytics.config(f.demo, logger)
-	if err != nil {
-		return exporter.Config{}, err
-	}
-	if err := f.api.checkBudget(logger); err != nil {
-		return exporter.Config{}, err
-	}
-	jc, err := f.jobs.config(f.demo, f.remediation.config != "")
-	if err != nil {
-		return exporter.Config{}, err
-	}
-	if err := f.web.check(); err != nil {
-		return exporter.Config{}, err
-	}
-	if err := checkFiles(f); err != nil {
-		return exporter.Config{}, err
-	}
-	rc, err := f.remediation.webhook(f.web.basicAuth, f.cacheFile)
-	if err != nil {
-		return exporter.Config{}, err
-	}
-	sc, err := f.stream.config(f.demo)
-	if err != nil {
-		return exporter.Config{}, err
+	var an analyticsConfig
+	var jc exporter.JobsConfig
+	var rc *exporter.RemediationConfig
+	var sc *exporter.StreamConfig
+	for _, check := range []func() error{
+		func() error { return f.api.check(f.demo) },
+		func() (err error) { an, err = f.analytics.config(f.demo, logger); return err },
+		func() error { return f.api.checkBudget(logger) },
+		func() (err error) { jc, err = f.jobs.config(f.demo, f.remediation.config != ""); return err },
+		f.web.check,
+		func() error { return checkFiles(f) },
+		func() (err error) { rc, err = f.remediation.webhook(f.web.basicAuth, f.cacheFile); return err },
+		func() (err error) { sc, err = f.stream.config(f.demo); return err },
+	} {
+		if err := check(); err != nil {
+			return exporter.Config{}, err
+		}
 	}
 	if f.streamOnly() {
 		if err := f.checkStreamOnly(jc.Enabled, rc != nil); err != nil {

@@ -11,15 +11,18 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/go-kit/log"
 	"github.com/go-kit/log/level"
 	"github.com/prometheus/common/version"
 
 	"github.com/mintlify-exporter/mintlify_exporter/agentcmd"
+	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/progname"
 	"github.com/mintlify-exporter/mintlify_exporter/logging"
 )
@@ -31,7 +34,7 @@ const (
 
 // Main runs the command line of the process and returns its exit code.
 func Main() int {
-	fillVersion()
+	fillVersionFrom(debug.ReadBuildInfo())
 	return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 }
 
@@ -74,7 +77,7 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return fail(stderr, err)
 	}
 	switch {
-	case cmds.backfill.Selected(cmd):
+	case cmd == cmdBackfill:
 		return cmds.backfill.run(ctx, &f, logger, stdout, stderr)
 	case cmds.agent.Selected(cmd):
 		return runAgent(ctx, cmd, cmds.agent, &f, logger, stdin, stdout, stderr)
@@ -106,7 +109,7 @@ func runAgent(ctx context.Context, cmd string, agent *agentcmd.Command, f *flags
 	}
 	return agent.Run(ctx, cmd, agentcmd.Env{
 		Client: c, ProjectIDs: conn.projects, Stdin: stdin, Stdout: stdout, Stderr: stderr,
-		StderrIsTerminal: isTerminal(stderr),
+		StderrIsTerminal: isTerminal(stderr), Now: time.Now, Sleep: client.DefaultSleep,
 	})
 }
 
