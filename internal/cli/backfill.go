@@ -23,17 +23,10 @@ type backfillCommand struct {
 	from, to, output             string
 	pages, dryRun, resume, force bool
 	labels                       []string
-	remoteWrite                  remoteWriteFlags
+	// The --remote-write.* flags.
+	rwURL, rwConfig, rwJournal string
+	rwJournalSet               bool
 }
-
-// remoteWriteFlags are the --remote-write.* flags.
-type remoteWriteFlags struct {
-	url, config, journal string
-	journalSet           bool
-}
-
-// defaultRemoteWriteJournal is --remote-write.journal's default.
-const defaultRemoteWriteJournal = "backfill-remote-write.journal"
 
 // cmdBackfill is the command's name as kingpin reports it.
 const cmdBackfill = "backfill"
@@ -53,9 +46,9 @@ func registerBackfill(app *kingpin.Application) *backfillCommand {
 	cmd.Flag("to", "Last day to backfill (YYYY-MM-DD, UTC), included; default yesterday, the last completed day.").PlaceHolder("DATE").StringVar(&b.to)
 	cmd.Flag("output", "OpenMetrics file to write; its journal FILE.journal is kept beside it until the backfill is complete; required unless --remote-write.url.").PlaceHolder("FILE").StringVar(&b.output)
 	cmd.Flag("backfill.label", "Target label of every backfilled series, NAME=VALUE, repeatable: the labels the live series get from their scrape, so that history and live data are one series. Default job=mintlify (the shipped scrape config's and chart's job); NAME= with no value removes one.").PlaceHolder("NAME=VALUE").StringsVar(&b.labels)
-	cmd.Flag("remote-write.url", "Send the samples by Prometheus remote write (1.0) to this write endpoint instead of writing --output, each day once fetched, oldest first: Prometheus' receiver (http://HOST:9090/api/v1/write, with --web.enable-remote-write-receiver), Mimir, Thanos Receive, VictoriaMetrics. The receiver must accept samples as old as --from (see docs/backfill.md).").PlaceHolder("URL").StringVar(&b.remoteWrite.url)
-	cmd.Flag("remote-write.config", "YAML file with the HTTP settings of remote write, in the format of Prometheus' remote_write (basic_auth, authorization, bearer token or password files, tls_config, proxy_url, headers such as X-Scope-OrgID, remote_timeout); without url.").PlaceHolder("FILE").StringVar(&b.remoteWrite.config)
-	cmd.Flag("remote-write.journal", "Journal of a remote-write backfill: what was fetched and what the receiver accepted, kept until every day is sent; --resume continues from it.").Default(defaultRemoteWriteJournal).PlaceHolder("FILE").IsSetByUser(&b.remoteWrite.journalSet).StringVar(&b.remoteWrite.journal)
+	cmd.Flag("remote-write.url", "Send the samples by Prometheus remote write (1.0) to this write endpoint instead of writing --output, each day once fetched, oldest first: Prometheus' receiver (http://HOST:9090/api/v1/write, with --web.enable-remote-write-receiver), Mimir, Thanos Receive, VictoriaMetrics. The receiver must accept samples as old as --from (see docs/backfill.md).").PlaceHolder("URL").StringVar(&b.rwURL)
+	cmd.Flag("remote-write.config", "YAML file with the HTTP settings of remote write, in the format of Prometheus' remote_write (basic_auth, authorization, bearer token or password files, tls_config, proxy_url, headers such as X-Scope-OrgID, remote_timeout); without url.").PlaceHolder("FILE").StringVar(&b.rwConfig)
+	cmd.Flag("remote-write.journal", "Journal of a remote-write backfill: what was fetched and what the receiver accepted, kept until every day is sent; --resume continues from it.").Default("backfill-remote-write.journal").PlaceHolder("FILE").IsSetByUser(&b.rwJournalSet).StringVar(&b.rwJournal)
 	cmd.Flag("backfill.pages", "Also write the per-page series: a full walk per source, project and day (one request per --analytics.page-size paths), capped by --analytics.path-include/-exclude and --analytics.max-paths.").BoolVar(&b.pages)
 	cmd.Flag("dry-run", "Print the requests and the time the backfill needs, and stop: nothing is sent.").BoolVar(&b.dryRun)
 	cmd.Flag("resume", "Continue an interrupted or incomplete backfill (same arguments) from its journal: no finished day is asked again.").BoolVar(&b.resume)
@@ -109,7 +102,7 @@ func (b *backfillCommand) run(ctx context.Context, f *flags, logger log.Logger, 
 		return fail(err)
 	}
 	bc.Output, bc.CacheFile, bc.Projects, bc.Args = b.output, f.cacheFile, conn.projects, resumeArgs(f)
-	bc.Protected = map[string]string{"--mintlify.api-key-file": f.api.keyFile, "--cache.file": f.cacheFile, "--jobs.file": f.jobs.file, "--remote-write.config": b.remoteWrite.config}
+	bc.Protected = map[string]string{"--mintlify.api-key-file": f.api.keyFile, "--cache.file": f.cacheFile, "--jobs.file": f.jobs.file, "--remote-write.config": b.rwConfig}
 	bc.Out, bc.Progress, bc.Terminal = stdout, stderr, isTerminal(stderr)
 	res, err := backfill.Run(ctx, bc)
 	if err != nil {
@@ -129,15 +122,15 @@ func (b *backfillCommand) options() (backfill.Config, error) {
 		return c, err
 	}
 	switch {
-	case b.remoteWrite.url != "":
-		if c.RemoteWrite, err = backfill.NewRemoteWriter(backfill.RemoteWriteOptions{URL: b.remoteWrite.url, ConfigFile: b.remoteWrite.config, UserAgent: userAgent()}); err != nil {
+	case b.rwURL != "":
+		if c.RemoteWrite, err = backfill.NewRemoteWriter(backfill.RemoteWriteOptions{URL: b.rwURL, ConfigFile: b.rwConfig, UserAgent: userAgent()}); err != nil {
 			return c, err
 		}
-		c.Journal = b.remoteWrite.journal
-	case b.remoteWrite.config != "":
-		return c, fmt.Errorf("--remote-write.config=%s is set without --remote-write.url", b.remoteWrite.config)
-	case b.remoteWrite.journalSet:
-		return c, fmt.Errorf("--remote-write.journal=%s is set without --remote-write.url (the journal of --output is FILE.journal)", b.remoteWrite.journal)
+		c.Journal = b.rwJournal
+	case b.rwConfig != "":
+		return c, fmt.Errorf("--remote-write.config=%s is set without --remote-write.url", b.rwConfig)
+	case b.rwJournalSet:
+		return c, fmt.Errorf("--remote-write.journal=%s is set without --remote-write.url (the journal of --output is FILE.journal)", b.rwJournal)
 	}
 	if c.To, err = parseFlagDate("--to", b.to); err != nil {
 		return c, err
