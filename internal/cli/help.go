@@ -40,31 +40,10 @@ var commandGlobals = map[string]struct {
 	},
 }
 
-// usageTemplate is kingpin's default, except that a subcommand's help
-// shows its own flags first, then only the global flags it uses.
-const usageTemplate = `{{define "FormatCommand" -}}
-{{if .FlagSummary}} {{.FlagSummary}}{{end -}}
-{{range .Args}}{{if not .Hidden}} {{if not .Required}}[{{end}}{{if .PlaceHolder}}{{.PlaceHolder}}{{else}}<{{.Name}}>{{end}}{{if .Value|IsCumulative}}...{{end}}{{if not .Required}}]{{end}}{{end}}{{end -}}
-{{end -}}
-
-{{define "FormatCommands" -}}
-{{range .FlattenedCommands -}}
-{{if not .Hidden -}}
-  {{.FullCommand}}{{if .Default}}*{{end}}{{template "FormatCommand" .}}
-{{.Help|Wrap 4}}
-{{end -}}
-{{end -}}
-{{end -}}
-
-{{define "FormatUsage" -}}
-{{template "FormatCommand" .}}{{if .Commands}} <command> [<args> ...]{{end}}
-{{if .Help}}
-{{.Help|Wrap 0 -}}
-{{end -}}
-
-{{end -}}
-
-{{if .Context.SelectedCommand -}}
+// usageTemplate is kingpin's default, its definitions kept, except that a
+// subcommand's help shows its own flags first, then only the global flags
+// it uses.
+var usageTemplate = kingpin.DefaultUsageTemplate[:strings.Index(kingpin.DefaultUsageTemplate, "{{if .Context.SelectedCommand -}}")] + `{{if .Context.SelectedCommand -}}
 usage: {{.App.Name}} {{.Context.SelectedCommand}}{{template "FormatUsage" .Context.SelectedCommand}}
 {{if .Context.SelectedCommand.Flags -}}
 Flags of "{{.Context.SelectedCommand.FullCommand}}":
