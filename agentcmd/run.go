@@ -44,14 +44,13 @@ func (r *run) send(create bool) int {
 	if r.job = strings.TrimSpace(r.job); !create && r.job == "" {
 		return r.usage("--job must not be empty")
 	}
-	prompt, problem := r.checkPrompt()
-	if problem != "" {
-		return r.usage(problem)
+	prompt, err := r.readPrompt()
+	if err != nil {
+		return r.usage(err.Error())
 	}
 	r.start = r.env.Now()
 	e := client.EndpointSendMessage
 	var job *client.Job
-	var err error
 	if create {
 		e = client.EndpointCreateJob
 		job, err = r.env.Client.CreateJob(r.ctx, r.project, prompt)
@@ -70,44 +69,37 @@ func (r *run) send(create bool) int {
 	return r.print(r.follow(job))
 }
 
-// checkPrompt returns the prompt, or the problem to report before sending.
-func (r *run) checkPrompt() (string, string) {
+// readPrompt returns the prompt to send, standard input's for - (without
+// the trailing newline an editor adds), or the problem to report before
+// sending.
+func (r *run) readPrompt() (string, error) {
 	if r.wait && r.timeout <= 0 {
-		return "", fmt.Sprintf("--wait.timeout must be positive (got %s)", r.timeout)
+		return "", fmt.Errorf("--wait.timeout must be positive (got %s)", r.timeout)
 	}
 	prompt := r.prompt
 	if prompt == "-" {
-		var err error
-		if prompt, err = r.readPrompt(); err != nil {
-			return "", err.Error()
+		if r.env.Stdin == nil {
+			return "", errors.New("--prompt=-: no standard input")
+		}
+		data, err := io.ReadAll(io.LimitReader(r.env.Stdin, maxStdinPrompt+1))
+		if err != nil {
+			return "", fmt.Errorf("--prompt=-: reading standard input: %w", err)
+		}
+		if len(data) > maxStdinPrompt {
+			return "", fmt.Errorf("--prompt=-: the prompt on standard input is larger than %d bytes", maxStdinPrompt)
+		}
+		prompt = string(data)
+		if t, ok := strings.CutSuffix(prompt, "\n"); ok {
+			prompt = strings.TrimSuffix(t, "\r")
 		}
 	}
-	if prompt == "" {
-		return "", "the prompt is empty; nothing was sent"
+	switch {
+	case prompt == "":
+		return "", errors.New("the prompt is empty; nothing was sent")
+	case !utf8.ValidString(prompt):
+		return "", errors.New("the prompt is not valid UTF-8; nothing was sent")
 	}
-	if !utf8.ValidString(prompt) {
-		return "", "the prompt is not valid UTF-8; nothing was sent"
-	}
-	return prompt, ""
-}
-
-// readPrompt reads standard input without the trailing newline an editor adds.
-func (r *run) readPrompt() (string, error) {
-	if r.env.Stdin == nil {
-		return "", errors.New("--prompt=-: no standard input")
-	}
-	data, err := io.ReadAll(io.LimitReader(r.env.Stdin, maxStdinPrompt+1))
-	if err != nil {
-		return "", fmt.Errorf("--prompt=-: reading standard input: %w", err)
-	}
-	if len(data) > maxStdinPrompt {
-		return "", fmt.Errorf("--prompt=-: the prompt on standard input is larger than %d bytes", maxStdinPrompt)
-	}
-	s := string(data)
-	if t, ok := strings.CutSuffix(s, "\n"); ok {
-		s = strings.TrimSuffix(t, "\r")
-	}
-	return s, nil
+	return prompt, nil
 }
 
 func (r *run) usage(msg string) int {

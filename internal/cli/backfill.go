@@ -94,7 +94,7 @@ func (b *backfillCommand) run(ctx context.Context, f *flags, logger log.Logger, 
 		fmt.Fprintln(stderr, conn.demo.Banner())
 	}
 	bc.Budget = budget.New(cfg.RequestsPerHour, time.Now)
-	c, err := conn.client(cfg.Timeout, &client.Hooks{Allow: bc.Budget.Allow})
+	c, err := conn.client(cfg.Timeout, client.Hooks{Allow: bc.Budget.Allow})
 	if err != nil {
 		return fail(err)
 	}

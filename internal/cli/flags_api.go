@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net"
@@ -79,18 +80,16 @@ func (a *apiFlags) checkBudget(logger log.Logger) error {
 // unset shell variable), as is one given twice.
 func (a *apiFlags) projects() ([]string, error) {
 	if len(a.projectIDs) > 0 {
-		seen := map[string]bool{}
-		for _, p := range a.projectIDs {
+		for i, p := range a.projectIDs {
 			if strings.TrimSpace(p) == "" {
 				return nil, errors.New("--mintlify.project-id is empty (an unset shell variable?): give the project id from the API keys page of the Mintlify dashboard")
 			}
 			if err := checkProjectID(p); err != nil {
 				return nil, fmt.Errorf("--mintlify.project-id=%q: %v", p, err)
 			}
-			if seen[p] {
+			if slices.Contains(a.projectIDs[:i], p) {
 				return nil, fmt.Errorf("--mintlify.project-id=%s is given twice", p)
 			}
-			seen[p] = true
 		}
 		return a.projectIDs, nil
 	}
@@ -219,13 +218,10 @@ func (a *apiFlags) connect(withDemo bool, p purpose, logger log.Logger) (connect
 		perr = errors.New("no project: set --mintlify.project-id (or MINTLIFY_PROJECT_ID); the project id is on the API keys page of the Mintlify dashboard")
 	}
 	c.projects = projects
-	switch {
-	case err != nil && perr != nil:
+	if err != nil && perr != nil {
 		err = fmt.Errorf("%v; and %v", err, perr)
-	case perr != nil:
-		err = perr
 	}
-	if err != nil {
+	if err = cmp.Or(err, perr); err != nil {
 		c.close()
 		return connection{}, err
 	}
@@ -251,12 +247,8 @@ func cleartextRemote(s string) bool {
 }
 
 // client returns an API client of the connection.
-func (c connection) client(timeout time.Duration, hooks *client.Hooks) (*client.Client, error) {
-	cfg := client.Config{BaseURL: c.apiURL, Key: c.key, Timeout: timeout, UserAgent: userAgent()}
-	if hooks != nil {
-		cfg.Hooks = *hooks
-	}
-	cl, err := client.New(cfg)
+func (c connection) client(timeout time.Duration, hooks client.Hooks) (*client.Client, error) {
+	cl, err := client.New(client.Config{BaseURL: c.apiURL, Key: c.key, Timeout: timeout, UserAgent: userAgent(), Hooks: hooks})
 	if err != nil {
 		return nil, fmt.Errorf("--mintlify.api-url: %w", err)
 	}

@@ -103,7 +103,7 @@ func runAgent(ctx context.Context, cmd string, agent *agentcmd.Command, f *flags
 	if conn.demo != nil {
 		level.Warn(logger).Log("msg", "DEMO MODE: a synthetic API started for this command; the jobs and their answers are made up")
 	}
-	c, err := conn.client(f.api.timeout, nil)
+	c, err := conn.client(f.api.timeout, client.Hooks{})
 	if err != nil {
 		return fail(stderr, err)
 	}
