@@ -22,12 +22,10 @@ type flags struct {
 	remediation remediationFlags
 	stream      streamFlags
 	cacheFile   string
-	log         logFlags
+	logLevel    string
+	logFormat   string
 	demo        bool
 }
-
-// logFlags are --log.level and --log.format.
-type logFlags struct{ level, format string }
 
 // commands are the subcommands besides serve.
 type commands struct {
@@ -52,8 +50,8 @@ func newAppVersion(f *flags, versionText string) (*kingpin.Application, commands
 	f.remediation.register(app)
 	f.stream.register(app)
 	app.Flag("cache.file", "Persist the last good snapshots and the request ledger in this file, so a restart spends no request until a refresh is due.").PlaceHolder("FILE").StringVar(&f.cacheFile)
-	app.Flag("log.level", "Only log messages with the given severity or above. One of: [debug, info, warn, error]").Default("info").EnumVar(&f.log.level, logging.Levels...)
-	app.Flag("log.format", "Output format of log messages. One of: [logfmt, json]").Default("logfmt").EnumVar(&f.log.format, logging.Formats...)
+	app.Flag("log.level", "Only log messages with the given severity or above. One of: [debug, info, warn, error]").Default("info").EnumVar(&f.logLevel, logging.Levels...)
+	app.Flag("log.format", "Output format of log messages. One of: [logfmt, json]").Default("logfmt").EnumVar(&f.logFormat, logging.Formats...)
 	app.Flag("demo", "Serve synthetic data from an embedded fake Mintlify API; needs no key or project id.").Default("false").BoolVar(&f.demo)
 
 	app.Command("serve", "Run the exporter (the default command).").Default()

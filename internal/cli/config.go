@@ -10,6 +10,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/demo"
 	"github.com/mintlify-exporter/mintlify_exporter/exporter"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/progname"
+	"github.com/mintlify-exporter/mintlify_exporter/jobs"
 )
 
 // config assembles the exporter's configuration from the flag groups, each
@@ -93,9 +94,14 @@ func serveConfig(f *flags, logger log.Logger) (exporter.Config, connection, erro
 			}
 		}
 	}
-	if err := f.jobs.check(cfg.Jobs, cfg.Projects, cfg.Remediation != nil); err != nil { // refused before anything is logged
-		conn.close()
-		return cfg, connection{}, err
+	// What the watcher would refuse once the projects are known is refused
+	// before anything is logged. With the remediation webhook on, the jobs
+	// it creates are there to watch: --collector.jobs needs no --jobs.* then.
+	if j := cfg.Jobs; j.Enabled {
+		if err := jobs.CheckConfig(jobs.Config{Projects: cfg.Projects, IDs: j.IDs, File: j.File, Discover: j.Discover, PollInterval: j.PollInterval, Added: cfg.Remediation != nil}); err != nil {
+			conn.close()
+			return cfg, connection{}, err
+		}
 	}
 	return cfg, conn, nil
 }

@@ -72,7 +72,7 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if err := unusedFlag(app, args, cmd); err != nil {
 		return fail(stderr, err)
 	}
-	logger, slogger, err := logging.New(stderr, f.log.level, f.log.format)
+	logger, slogger, err := logging.New(stderr, f.logLevel, f.logFormat)
 	if err != nil {
 		return fail(stderr, err)
 	}
