@@ -119,21 +119,19 @@ type Env struct {
 
 // Run runs the selected agent command cmd and returns its exit code.
 func (c *Command) Run(ctx context.Context, cmd string, env Env) int {
-	if len(env.ProjectIDs) != 1 {
-		fmt.Fprintf(env.Stderr, ErrorPrefix+"agent commands need exactly one --mintlify.project-id (got %d)\n", len(env.ProjectIDs))
-		return ExitError
+	r := &run{Command: c, ctx: ctx, env: env}
+	switch {
+	case len(env.ProjectIDs) != 1:
+		return r.usage(fmt.Sprintf("agent commands need exactly one --mintlify.project-id (got %d)", len(env.ProjectIDs)))
+	case env.Client == nil:
+		return r.usage("agent commands need an API client")
 	}
-	if env.Client == nil {
-		fmt.Fprintln(env.Stderr, ErrorPrefix+"agent commands need an API client")
-		return ExitError
-	}
-	r := &run{Command: c, ctx: ctx, env: env, project: env.ProjectIDs[0]}
+	r.project = env.ProjectIDs[0]
 	switch cmd {
 	case cmdGet:
 		return r.get()
 	case cmdMessage, cmdCreate:
 		return r.send(cmd == cmdCreate)
 	}
-	fmt.Fprintf(env.Stderr, ErrorPrefix+"not an agent command: %q\n", cmd)
-	return ExitError
+	return r.usage(fmt.Sprintf("not an agent command: %q", cmd))
 }

@@ -20,6 +20,18 @@ const (
 // retrying cannot fix; it returns the last job known and the exit code. The
 // job is read at least once: messages are processed asynchronously.
 func (r *run) follow(job *client.Job) (*client.Job, int) {
+	// stop ends the status line and says why waiting stopped.
+	stop := func(code int, format string, args ...any) (*client.Job, int) {
+		r.done()
+		fmt.Fprintln(r.env.Stderr, ErrorPrefix+ErrorLine(fmt.Sprintf(format, args...)))
+		return job, code
+	}
+	timedOut := func() (*client.Job, int) {
+		return stop(ExitTimeout, "gave up waiting after %s: job %s is still %s", r.timeout, r.job, job.Status)
+	}
+	interrupted := func() (*client.Job, int) {
+		return stop(ExitInterrupted, "interrupted: stopped waiting; the message was sent and job %s was last seen %s", r.job, job.Status)
+	}
 	r.show(job, false)
 	delay := waitFirstDelay
 	for read := false; ; {
@@ -32,17 +44,17 @@ func (r *run) follow(job *client.Job) (*client.Job, int) {
 		}
 		elapsed := r.env.Now().Sub(r.start)
 		if elapsed >= r.timeout {
-			return job, r.timedOut(job)
+			return timedOut()
 		}
 		if err := r.sleep(min(delay, r.timeout-elapsed)); err != nil {
-			return job, r.interrupted(job)
+			return interrupted()
 		}
 		delay = min(time.Duration(float64(delay)*waitGrowth), waitMaxDelay)
 		// The read, with the client's retries, gets only what is left of
 		// --wait.timeout.
 		left := r.timeout - r.env.Now().Sub(r.start)
 		if left <= 0 {
-			return job, r.timedOut(job)
+			return timedOut()
 		}
 		rctx, cancel := context.WithTimeout(r.ctx, left)
 		j, err := r.env.Client.GetJob(rctx, r.project, r.job)
@@ -50,15 +62,13 @@ func (r *run) follow(job *client.Job) (*client.Job, int) {
 		cancel()
 		if err != nil {
 			if r.ctx.Err() != nil {
-				return job, r.interrupted(job)
+				return interrupted()
 			}
 			if expired {
-				return job, r.timedOut(job)
+				return timedOut()
 			}
 			if !retryable(err) {
-				r.done()
-				fmt.Fprintln(r.env.Stderr, ErrorPrefix+ErrorLine(r.describe(err, client.EndpointGetJob)))
-				return job, ExitError
+				return stop(ExitError, "%s", r.describe(err, client.EndpointGetJob))
 			}
 			if retryAfter, _, ok := client.IsRateLimited(err); ok {
 				delay = max(delay, retryAfter)
@@ -85,20 +95,6 @@ func (r *run) sleep(d time.Duration) error {
 		r.redraw()
 	}
 	return nil
-}
-
-// interrupted reports that waiting was stopped by the context.
-func (r *run) interrupted(job *client.Job) int {
-	r.done()
-	fmt.Fprintln(r.env.Stderr, ErrorPrefix+ErrorLine(fmt.Sprintf("interrupted: stopped waiting; the message was sent and job %s was last seen %s", r.job, job.Status)))
-	return ExitInterrupted
-}
-
-// timedOut reports that --wait.timeout passed.
-func (r *run) timedOut(job *client.Job) int {
-	r.done()
-	fmt.Fprintln(r.env.Stderr, ErrorPrefix+ErrorLine(fmt.Sprintf("gave up waiting after %s: job %s is still %s", r.timeout, r.job, job.Status)))
-	return ExitTimeout
 }
 
 // retryable reports whether a failed read is worth retrying: a 429, a 5xx
