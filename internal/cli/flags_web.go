@@ -104,28 +104,22 @@ func checkWebConfigFiles(path string) (bool, error) {
 		return false, err
 	}
 	var c struct {
-		TLS struct {
-			Cert     string `yaml:"cert_file"`
-			Key      string `yaml:"key_file"`
-			ClientCA string `yaml:"client_ca_file"`
-		} `yaml:"tls_server_config"`
+		TLS   map[string]any    `yaml:"tls_server_config"`
 		Users map[string]string `yaml:"basic_auth_users"`
 	}
 	if yaml.Unmarshal(b, &c) != nil {
 		return false, nil // web.Validate says what is wrong
 	}
-	for _, f := range []struct{ field, path string }{
-		{"cert_file", c.TLS.Cert}, {"key_file", c.TLS.Key}, {"client_ca_file", c.TLS.ClientCA},
-	} {
-		if f.path == "" {
+	for _, field := range []string{"cert_file", "key_file", "client_ca_file"} {
+		p, _ := c.TLS[field].(string)
+		if p == "" {
 			continue
 		}
-		p := f.path
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(filepath.Dir(path), p)
 		}
 		if err := checkFile(p, maxWebConfigBytes, false); err != nil {
-			return false, fmt.Errorf("tls_server_config.%s %s %v", f.field, p, err)
+			return false, fmt.Errorf("tls_server_config.%s %s %v", field, p, err)
 		}
 	}
 	return len(c.Users) > 0, nil
