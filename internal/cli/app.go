@@ -70,12 +70,11 @@ func intVar(c *kingpin.FlagClause, p *int) { c.SetValue(&intValue{name: c.Model(
 
 func (v *intValue) Set(s string) error {
 	n, err := strconv.ParseInt(s, 10, strconv.IntSize)
-	var ne *strconv.NumError
 	switch {
 	case err == nil:
 		*v.p = int(n)
 		return nil
-	case errors.As(err, &ne) && errors.Is(ne.Err, strconv.ErrRange):
+	case errors.Is(err, strconv.ErrRange):
 		return fmt.Errorf("--%s=%s is out of range; give a smaller whole number", v.name, s)
 	default:
 		return fmt.Errorf("--%s=%q is not a whole number; give digits only, such as 90", v.name, s)

@@ -51,9 +51,6 @@ func command(exe, wd, version string, isModuleDir func(dir string) bool) string 
 				if err != nil {
 					break
 				}
-				if rel == "." {
-					return "go run ."
-				}
 				return "go run " + filepath.ToSlash(rel)
 			}
 			if filepath.Dir(dir) == dir {
