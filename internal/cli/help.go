@@ -119,9 +119,6 @@ func usesGlobal(command, name string) bool {
 // command cmd does not use (backfill --analytics.window) and would ignore.
 func unusedFlag(app *kingpin.Application, args []string, cmd string) error {
 	top, _, _ := strings.Cut(cmd, " ")
-	if _, ok := commandGlobals[top]; !ok {
-		return nil
-	}
 	pc, err := app.ParseContext(args)
 	if err != nil {
 		return nil // Parse has reported it
