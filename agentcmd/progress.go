@@ -37,11 +37,7 @@ func (r *run) show(job *client.Job, fromRead bool) {
 	}
 	if fromRead && job.PRLink != nil && *job.PRLink != "" && *job.PRLink != r.pr {
 		r.pr = *job.PRLink
-		r.clear()
-		fmt.Fprintf(r.env.Stderr, "pull request: %s\n", ErrorLine(r.pr))
-		if r.env.StderrIsTerminal {
-			r.redraw()
-		}
+		r.note("pull request: " + ErrorLine(r.pr))
 	}
 }
 
