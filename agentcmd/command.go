@@ -1,7 +1,6 @@
 package agentcmd
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -9,6 +8,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/alecthomas/kingpin/v2"
 
@@ -31,18 +31,27 @@ const ErrorPrefix = progname.ErrorPrefix
 // ErrorLine makes msg one line safe for a terminal: control characters and
 // bidirectional overrides (from a flag or the API) become Go escapes.
 func ErrorLine(msg string) string {
-	msg = strings.ToValidUTF8(msg, "\uFFFD")
-	if !strings.ContainsFunc(msg, unprintable) {
-		return msg
+	return escape(strings.ToValidUTF8(msg, "\uFFFD"), unprintable, func(r rune) string {
+		q := strconv.QuoteRune(r)
+		return q[1 : len(q)-1]
+	})
+}
+
+// escape replaces in s each rune that is unsafe by esc(rune); other bytes,
+// invalid UTF-8 included, are kept.
+func escape(s string, unsafe func(rune) bool, esc func(rune) string) string {
+	if !strings.ContainsFunc(s, unsafe) {
+		return s
 	}
 	var b strings.Builder
-	for _, r := range msg {
-		if unprintable(r) {
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-			continue
+	for len(s) > 0 {
+		r, n := utf8.DecodeRuneInString(s)
+		if unsafe(r) {
+			b.WriteString(esc(r))
+		} else {
+			b.WriteString(s[:n])
 		}
-		b.WriteRune(r)
+		s = s[n:]
 	}
 	return b.String()
 }
@@ -62,26 +71,19 @@ const (
 // DefaultWaitTimeout is the default of --wait.timeout.
 const DefaultWaitTimeout = 30 * time.Minute
 
-// Command holds the flags of the agent subcommands.
+// Command holds the flags of the agent subcommands; they share the
+// variables, as kingpin sets only those of the subcommand it selects.
 type Command struct {
-	messageJob, getJob *string
-	message, create    promptFlags
+	job, prompt string
+	wait        bool
+	timeout     time.Duration
 }
 
-// promptFlags are the flags of a subcommand that sends a prompt.
-type promptFlags struct {
-	prompt  *string
-	wait    *bool
-	timeout *time.Duration
-}
-
-func addPromptFlags(cmd *kingpin.CmdClause, what string) promptFlags {
-	return promptFlags{
-		prompt: cmd.Flag("prompt", what+"; - reads it from standard input (one trailing newline removed).").
-			Required().PlaceHolder("TEXT").String(),
-		wait:    cmd.Flag("wait", "Wait until the job is completed, archived or failed, showing progress on standard error, then print the final job.").Bool(),
-		timeout: cmd.Flag("wait.timeout", "Stop waiting after this long (exit code 3).").Default(DefaultWaitTimeout.String()).Duration(),
-	}
+// promptFlags adds the flags of a subcommand that sends a prompt.
+func (c *Command) promptFlags(cmd *kingpin.CmdClause, what string) {
+	cmd.Flag("prompt", what+"; - reads it from standard input (one trailing newline removed).").Required().PlaceHolder("TEXT").StringVar(&c.prompt)
+	cmd.Flag("wait", "Wait until the job is completed, archived or failed, showing progress on standard error, then print the final job.").BoolVar(&c.wait)
+	cmd.Flag("wait.timeout", "Stop waiting after this long (exit code 3).").Default(DefaultWaitTimeout.String()).DurationVar(&c.timeout)
 }
 
 // Register adds the "agent" command and its subcommands to app.
@@ -89,12 +91,10 @@ func Register(app *kingpin.Application) *Command {
 	c := &Command{}
 	agent := app.Command("agent", "Work with Mintlify agent jobs (needs exactly one --mintlify.project-id).")
 	msg := agent.Command("message", "Send a follow-up message to an agent job and print the job as JSON.")
-	c.messageJob = msg.Flag("job", "Id of the agent job.").Required().PlaceHolder("ID").String()
-	c.message = addPromptFlags(msg, "The follow-up instruction")
-	create := agent.Command("create", "Start an agent job with a prompt and print it as JSON (the operation the remediation webhook uses).")
-	c.create = addPromptFlags(create, "What the agent should do")
-	get := agent.Command("get", "Print an agent job as JSON.")
-	c.getJob = get.Flag("job", "Id of the agent job.").Required().PlaceHolder("ID").String()
+	msg.Flag("job", "Id of the agent job.").Required().PlaceHolder("ID").StringVar(&c.job)
+	c.promptFlags(msg, "The follow-up instruction")
+	c.promptFlags(agent.Command("create", "Start an agent job with a prompt and print it as JSON (the operation the remediation webhook uses)."), "What the agent should do")
+	agent.Command("get", "Print an agent job as JSON.").Flag("job", "Id of the agent job.").Required().PlaceHolder("ID").StringVar(&c.job)
 	return c
 }
 
@@ -111,43 +111,27 @@ type Env struct {
 	Stdout, Stderr io.Writer
 	// StderrIsTerminal shows progress as one line rewritten in place.
 	StderrIsTerminal bool
-	// Now and Sleep (which ends early with ctx's error) default to real time.
+	// Now and Sleep (which ends early with ctx's error) are the clock:
+	// time.Now and client.DefaultSleep outside tests.
 	Now   func() time.Time
 	Sleep func(ctx context.Context, d time.Duration) error
 }
 
 // Run runs the selected agent command cmd and returns its exit code.
 func (c *Command) Run(ctx context.Context, cmd string, env Env) int {
-	env = env.withDefaults()
-	if len(env.ProjectIDs) != 1 {
-		fmt.Fprintf(env.Stderr, ErrorPrefix+"agent commands need exactly one --mintlify.project-id (got %d)\n", len(env.ProjectIDs))
-		return ExitError
+	r := &run{Command: c, ctx: ctx, env: env}
+	switch {
+	case len(env.ProjectIDs) != 1:
+		return r.usage(fmt.Sprintf("agent commands need exactly one --mintlify.project-id (got %d)", len(env.ProjectIDs)))
+	case env.Client == nil:
+		return r.usage("agent commands need an API client")
 	}
-	if env.Client == nil {
-		fmt.Fprintln(env.Stderr, ErrorPrefix+"agent commands need an API client")
-		return ExitError
-	}
-	r := &run{ctx: ctx, env: env, project: env.ProjectIDs[0]}
+	r.project = env.ProjectIDs[0]
 	switch cmd {
-	case cmdMessage:
-		return r.send(false, *c.messageJob, *c.message.prompt, *c.message.wait, *c.message.timeout)
 	case cmdGet:
-		return r.get(*c.getJob)
-	case cmdCreate:
-		return r.send(true, "", *c.create.prompt, *c.create.wait, *c.create.timeout)
+		return r.get()
+	case cmdMessage, cmdCreate:
+		return r.send(cmd == cmdCreate)
 	}
-	fmt.Fprintf(env.Stderr, ErrorPrefix+"not an agent command: %q\n", cmd)
-	return ExitError
-}
-
-func (env Env) withDefaults() Env {
-	env.Stdout = cmp.Or(env.Stdout, io.Discard)
-	env.Stderr = cmp.Or(env.Stderr, io.Discard)
-	if env.Now == nil {
-		env.Now = time.Now
-	}
-	if env.Sleep == nil {
-		env.Sleep = client.DefaultSleep
-	}
-	return env
+	return r.usage(fmt.Sprintf("not an agent command: %q", cmd))
 }

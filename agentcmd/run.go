@@ -19,95 +19,87 @@ const maxStdinPrompt = 1 << 20
 
 // run is one execution of an agent command.
 type run struct {
+	*Command
 	ctx     context.Context
 	env     Env
 	project string
+	start   time.Time // when the prompt was sent
+	progress
 }
 
-func (r *run) get(jobID string) int {
-	jobID = strings.TrimSpace(jobID)
-	if jobID == "" {
+func (r *run) get() int {
+	if r.job = strings.TrimSpace(r.job); r.job == "" {
 		return r.usage("--job must not be empty")
 	}
-	job, err := r.env.Client.GetJob(r.ctx, r.project, jobID)
+	job, err := r.env.Client.GetJob(r.ctx, r.project, r.job)
 	if err != nil {
-		return r.apiError(err, jobID, client.EndpointGetJob)
+		return r.apiError(err, client.EndpointGetJob)
 	}
 	return r.print(job, ExitOK)
 }
 
-// send sends a follow-up message to jobID, or with create starts a job, and
-// with wait follows the job.
-func (r *run) send(create bool, jobID, prompt string, wait bool, timeout time.Duration) int {
-	jobID = strings.TrimSpace(jobID)
-	if !create && jobID == "" {
+// send sends a follow-up message to the job, or with create starts a job,
+// and with --wait follows the job.
+func (r *run) send(create bool) int {
+	if r.job = strings.TrimSpace(r.job); !create && r.job == "" {
 		return r.usage("--job must not be empty")
 	}
-	prompt, problem := r.checkPrompt(prompt, wait, timeout)
-	if problem != "" {
-		return r.usage(problem)
+	prompt, err := r.readPrompt()
+	if err != nil {
+		return r.usage(err.Error())
 	}
-	start := r.env.Now()
+	r.start = r.env.Now()
 	e := client.EndpointSendMessage
 	var job *client.Job
-	var err error
 	if create {
 		e = client.EndpointCreateJob
 		job, err = r.env.Client.CreateJob(r.ctx, r.project, prompt)
 	} else {
-		job, err = r.env.Client.SendMessage(r.ctx, r.project, jobID, prompt)
+		job, err = r.env.Client.SendMessage(r.ctx, r.project, r.job, prompt)
 	}
 	if err != nil {
-		return r.apiError(err, jobID, e)
+		return r.apiError(err, e)
 	}
-	if !wait {
+	if !r.wait {
 		return r.print(job, ExitOK)
 	}
 	if create {
-		jobID = job.ID
+		r.job = job.ID
 	}
-	w := &waiter{run: r, jobID: jobID, start: start, timeout: timeout,
-		progress: progress{w: r.env.Stderr, tty: r.env.StderrIsTerminal, jobID: jobID, now: r.env.Now, start: start}}
-	return r.print(w.wait(job))
+	return r.print(r.follow(job))
 }
 
-// checkPrompt returns the prompt, or the problem to report before sending.
-func (r *run) checkPrompt(prompt string, wait bool, timeout time.Duration) (string, string) {
-	if wait && timeout <= 0 {
-		return "", fmt.Sprintf("--wait.timeout must be positive (got %s)", timeout)
+// readPrompt returns the prompt to send, standard input's for - (without
+// the trailing newline an editor adds), or the problem to report before
+// sending.
+func (r *run) readPrompt() (string, error) {
+	if r.wait && r.timeout <= 0 {
+		return "", fmt.Errorf("--wait.timeout must be positive (got %s)", r.timeout)
 	}
+	prompt := r.prompt
 	if prompt == "-" {
-		var err error
-		if prompt, err = r.readPrompt(); err != nil {
-			return "", err.Error()
+		if r.env.Stdin == nil {
+			return "", errors.New("--prompt=-: no standard input")
+		}
+		data, err := io.ReadAll(io.LimitReader(r.env.Stdin, maxStdinPrompt+1))
+		if err != nil {
+			return "", fmt.Errorf("--prompt=-: reading standard input: %w", err)
+		}
+		if len(data) > maxStdinPrompt {
+			return "", fmt.Errorf("--prompt=-: the prompt on standard input is larger than %d bytes", maxStdinPrompt)
+		}
+		prompt = string(data)
+		if t, ok := strings.CutSuffix(prompt, "\n"); ok {
+			prompt = strings.TrimSuffix(t, "\r")
 		}
 	}
-	if prompt == "" {
-		return "", "the prompt is empty; nothing was sent"
+	switch {
+	case prompt == "":
+		return "", errors.New("the prompt is empty; nothing was sent")
+	case !utf8.ValidString(prompt):
+		return "", errors.New("the prompt is not valid UTF-8; nothing was sent")
 	}
-	if !utf8.ValidString(prompt) {
-		return "", "the prompt is not valid UTF-8; nothing was sent"
-	}
-	return prompt, ""
-}
-
-// readPrompt reads standard input without the trailing newline an editor adds.
-func (r *run) readPrompt() (string, error) {
-	if r.env.Stdin == nil {
-		return "", errors.New("--prompt=-: no standard input")
-	}
-	data, err := io.ReadAll(io.LimitReader(r.env.Stdin, maxStdinPrompt+1))
-	if err != nil {
-		return "", fmt.Errorf("--prompt=-: reading standard input: %w", err)
-	}
-	if len(data) > maxStdinPrompt {
-		return "", fmt.Errorf("--prompt=-: the prompt on standard input is larger than %d bytes", maxStdinPrompt)
-	}
-	s := string(data)
-	if t, ok := strings.CutSuffix(s, "\n"); ok {
-		s = strings.TrimSuffix(t, "\r")
-	}
-	return s, nil
+	return prompt, nil
 }
 
 func (r *run) usage(msg string) int {
@@ -116,23 +108,23 @@ func (r *run) usage(msg string) int {
 }
 
 // apiError reports a failed request in one line and returns the exit code.
-func (r *run) apiError(err error, jobID string, e client.Endpoint) int {
+func (r *run) apiError(err error, e client.Endpoint) int {
 	if r.ctx.Err() != nil {
 		fmt.Fprintln(r.env.Stderr, ErrorPrefix+"interrupted")
 		return ExitInterrupted
 	}
-	fmt.Fprintln(r.env.Stderr, ErrorPrefix+ErrorLine(r.describe(err, jobID, e)))
+	fmt.Fprintln(r.env.Stderr, ErrorPrefix+ErrorLine(r.describe(err, e)))
 	return ExitError
 }
 
 // describe turns an API error into one clear line.
-func (r *run) describe(err error, jobID string, e client.Endpoint) string {
+func (r *run) describe(err error, e client.Endpoint) string {
 	var ae *client.APIError
 	switch {
 	case client.IsNotFound(err) && e == client.EndpointCreateJob:
 		return fmt.Sprintf("project %s not found (check --mintlify.project-id)", r.project)
 	case client.IsNotFound(err):
-		return fmt.Sprintf("job %s not found in project %s", jobID, r.project)
+		return fmt.Sprintf("job %s not found in project %s", r.job, r.project)
 	case client.IsUnauthorized(err) && errors.As(err, &ae):
 		msg := fmt.Sprintf("HTTP %d", ae.StatusCode)
 		if ae.Message != "" {
@@ -160,14 +152,13 @@ func (r *run) print(job *client.Job, code int) int {
 	if job == nil {
 		return code
 	}
+	raw, err := []byte(job.Raw), error(nil)
+	if len(raw) == 0 {
+		raw, err = json.Marshal(job)
+	}
 	var buf bytes.Buffer
-	var err error
-	if len(job.Raw) > 0 {
-		err = json.Indent(&buf, job.Raw, "", "  ")
-	} else {
-		var b []byte
-		b, err = json.MarshalIndent(job, "", "  ")
-		buf.Write(b)
+	if err == nil {
+		err = json.Indent(&buf, raw, "", "  ")
 	}
 	if err == nil {
 		buf.WriteByte('\n')
@@ -181,24 +172,10 @@ func (r *run) print(job *client.Job, code int) int {
 }
 
 // terminalSafeJSON escapes as \u what JSON strings may carry raw but a
-// terminal acts on (DEL, C1 controls, bidirectional overrides): the same
-// value, safe to show.
+// terminal acts on (DEL, C1 controls, line and paragraph separators,
+// bidirectional overrides): the same value, safe to show. Below DEL, JSON
+// holds no raw control character but the newlines of its indentation.
 func terminalSafeJSON(b []byte) []byte {
-	unsafe := func(r rune) bool {
-		return r == 0x7f || r >= 0x80 && r <= 0x9f || r == 0x2028 || r == 0x2029 || r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069
-	}
-	if !bytes.ContainsFunc(b, unsafe) {
-		return b
-	}
-	var out bytes.Buffer
-	for len(b) > 0 {
-		r, n := utf8.DecodeRune(b)
-		if unsafe(r) {
-			fmt.Fprintf(&out, "\\u%04x", r)
-		} else {
-			out.Write(b[:n])
-		}
-		b = b[n:]
-	}
-	return out.Bytes()
+	return []byte(escape(string(b), func(r rune) bool { return r >= 0x7f && unprintable(r) || r == 0x2028 || r == 0x2029 },
+		func(r rune) string { return fmt.Sprintf("\\u%04x", r) }))
 }

@@ -16,98 +16,85 @@ const (
 	waitGrowth     = 1.5
 )
 
-// waiter follows a job after a message until it ends.
-type waiter struct {
-	*run
-	jobID    string
-	start    time.Time // when the message was sent
-	timeout  time.Duration
-	progress progress
-}
-
-// wait polls the job until it ends, timeout passes, ctx ends or an error
+// follow polls the job until it ends, timeout passes, ctx ends or an error
 // retrying cannot fix; it returns the last job known and the exit code. The
 // job is read at least once: messages are processed asynchronously.
-func (w *waiter) wait(job *client.Job) (*client.Job, int) {
-	w.progress.show(job, false)
+func (r *run) follow(job *client.Job) (*client.Job, int) {
+	// stop ends the status line and says why waiting stopped.
+	stop := func(code int, format string, args ...any) (*client.Job, int) {
+		r.done()
+		fmt.Fprintln(r.env.Stderr, ErrorPrefix+ErrorLine(fmt.Sprintf(format, args...)))
+		return job, code
+	}
+	timedOut := func() (*client.Job, int) {
+		return stop(ExitTimeout, "gave up waiting after %s: job %s is still %s", r.timeout, r.job, job.Status)
+	}
+	interrupted := func() (*client.Job, int) {
+		return stop(ExitInterrupted, "interrupted: stopped waiting; the message was sent and job %s was last seen %s", r.job, job.Status)
+	}
+	r.show(job, false)
 	delay := waitFirstDelay
 	for read := false; ; {
 		if read && job.Status.Terminal() {
-			w.progress.done()
+			r.done()
 			if job.Status == client.StatusFailed {
 				return job, ExitJobFailed
 			}
 			return job, ExitOK
 		}
-		elapsed := w.env.Now().Sub(w.start)
-		if elapsed >= w.timeout {
-			return job, w.timedOut(job)
+		elapsed := r.env.Now().Sub(r.start)
+		if elapsed >= r.timeout {
+			return timedOut()
 		}
-		if err := w.sleep(min(delay, w.timeout-elapsed)); err != nil {
-			return job, w.interrupted(job)
+		if err := r.sleep(min(delay, r.timeout-elapsed)); err != nil {
+			return interrupted()
 		}
 		delay = min(time.Duration(float64(delay)*waitGrowth), waitMaxDelay)
 		// The read, with the client's retries, gets only what is left of
 		// --wait.timeout.
-		left := w.timeout - w.env.Now().Sub(w.start)
+		left := r.timeout - r.env.Now().Sub(r.start)
 		if left <= 0 {
-			return job, w.timedOut(job)
+			return timedOut()
 		}
-		rctx, cancel := context.WithTimeout(w.ctx, left)
-		j, err := w.env.Client.GetJob(rctx, w.project, w.jobID)
+		rctx, cancel := context.WithTimeout(r.ctx, left)
+		j, err := r.env.Client.GetJob(rctx, r.project, r.job)
 		expired := rctx.Err() != nil
 		cancel()
 		if err != nil {
-			if w.ctx.Err() != nil {
-				return job, w.interrupted(job)
+			if r.ctx.Err() != nil {
+				return interrupted()
 			}
 			if expired {
-				return job, w.timedOut(job)
+				return timedOut()
 			}
 			if !retryable(err) {
-				w.progress.done()
-				fmt.Fprintln(w.env.Stderr, ErrorPrefix+ErrorLine(w.describe(err, w.jobID, client.EndpointGetJob)))
-				return job, ExitError
+				return stop(ExitError, "%s", r.describe(err, client.EndpointGetJob))
 			}
 			if retryAfter, _, ok := client.IsRateLimited(err); ok {
 				delay = max(delay, retryAfter)
 			}
-			w.progress.note(ErrorLine(fmt.Sprintf("reading job %s failed, trying again: %v", w.jobID, err)))
+			r.note(ErrorLine(fmt.Sprintf("reading job %s failed, trying again: %v", r.job, err)))
 			continue
 		}
 		job, read = j, true
-		w.progress.show(job, true)
+		r.show(job, true)
 	}
 }
 
 // sleep waits d, redrawing a terminal's status line every second.
-func (w *waiter) sleep(d time.Duration) error {
-	if !w.progress.tty {
-		return w.env.Sleep(w.ctx, d)
+func (r *run) sleep(d time.Duration) error {
+	if !r.env.StderrIsTerminal {
+		return r.env.Sleep(r.ctx, d)
 	}
 	for d > 0 {
 		step := min(d, time.Second)
-		if err := w.env.Sleep(w.ctx, step); err != nil {
+		if err := r.env.Sleep(r.ctx, step); err != nil {
 			return err
 		}
 		d -= step
-		w.progress.redraw()
+		r.redraw()
 	}
 	return nil
-}
-
-// interrupted reports that waiting was stopped by the context.
-func (w *waiter) interrupted(job *client.Job) int {
-	w.progress.done()
-	fmt.Fprintln(w.env.Stderr, ErrorPrefix+ErrorLine(fmt.Sprintf("interrupted: stopped waiting; the message was sent and job %s was last seen %s", w.jobID, job.Status)))
-	return ExitInterrupted
-}
-
-// timedOut reports that --wait.timeout passed.
-func (w *waiter) timedOut(job *client.Job) int {
-	w.progress.done()
-	fmt.Fprintln(w.env.Stderr, ErrorPrefix+ErrorLine(fmt.Sprintf("gave up waiting after %s: job %s is still %s", w.timeout, w.jobID, job.Status)))
-	return ExitTimeout
 }
 
 // retryable reports whether a failed read is worth retrying: a 429, a 5xx

@@ -18,11 +18,7 @@ func (p Policy) Delay(n int) time.Duration {
 	ceil := max(p.Max, 0)
 	d := min(max(p.Base, 0), ceil)
 	for i := 1; i < n && d > 0 && d < ceil; i++ {
-		if d > ceil/2 {
-			d = ceil // doubling would pass the cap, or overflow
-			break
-		}
-		d *= 2
+		d += min(d, ceil-d) // doubles up to the cap, never overflowing
 	}
 	if p.Jitter != nil {
 		d = min(max(p.Jitter(d), 0), ceil)

@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"errors"
+	"fmt"
 	"os"
+	"strconv"
 
 	"github.com/alecthomas/kingpin/v2"
 
@@ -19,12 +22,10 @@ type flags struct {
 	remediation remediationFlags
 	stream      streamFlags
 	cacheFile   string
-	log         logFlags
+	logLevel    string
+	logFormat   string
 	demo        bool
 }
-
-// logFlags are --log.level and --log.format.
-type logFlags struct{ level, format string }
 
 // commands are the subcommands besides serve.
 type commands struct {
@@ -49,10 +50,35 @@ func newAppVersion(f *flags, versionText string) (*kingpin.Application, commands
 	f.remediation.register(app)
 	f.stream.register(app)
 	app.Flag("cache.file", "Persist the last good snapshots and the request ledger in this file, so a restart spends no request until a refresh is due.").PlaceHolder("FILE").StringVar(&f.cacheFile)
-	app.Flag("log.level", "Only log messages with the given severity or above. One of: [debug, info, warn, error]").Default("info").EnumVar(&f.log.level, logging.Levels...)
-	app.Flag("log.format", "Output format of log messages. One of: [logfmt, json]").Default("logfmt").EnumVar(&f.log.format, logging.Formats...)
+	app.Flag("log.level", "Only log messages with the given severity or above. One of: [debug, info, warn, error]").Default("info").EnumVar(&f.logLevel, logging.Levels...)
+	app.Flag("log.format", "Output format of log messages. One of: [logfmt, json]").Default("logfmt").EnumVar(&f.logFormat, logging.Formats...)
 	app.Flag("demo", "Serve synthetic data from an embedded fake Mintlify API; needs no key or project id.").Default("false").BoolVar(&f.demo)
 
 	app.Command("serve", "Run the exporter (the default command).").Default()
 	return app, commands{agent: agentcmd.Register(app), backfill: registerBackfill(app)}
 }
+
+// intValue is an int flag: a decimal integer and nothing else, not read
+// through float64 as kingpin's.
+type intValue struct {
+	name string // for errors: kingpin does not name the flag
+	p    *int
+}
+
+// intVar makes the flag c an integer flag stored into p.
+func intVar(c *kingpin.FlagClause, p *int) { c.SetValue(&intValue{name: c.Model().Name, p: p}) }
+
+func (v *intValue) Set(s string) error {
+	n, err := strconv.ParseInt(s, 10, strconv.IntSize)
+	switch {
+	case err == nil:
+		*v.p = int(n)
+		return nil
+	case errors.Is(err, strconv.ErrRange):
+		return fmt.Errorf("--%s=%s is out of range; give a smaller whole number", v.name, s)
+	default:
+		return fmt.Errorf("--%s=%q is not a whole number; give digits only, such as 90", v.name, s)
+	}
+}
+
+func (v *intValue) String() string { return strconv.Itoa(*v.p) }

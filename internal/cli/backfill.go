@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"regexp"
 	"strconv"
 	"time"
 
@@ -17,7 +16,6 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
-	"github.com/mintlify-exporter/mintlify_exporter/exporter"
 )
 
 // backfillCommand holds the backfill command's flags.
@@ -25,17 +23,10 @@ type backfillCommand struct {
 	from, to, output             string
 	pages, dryRun, resume, force bool
 	labels                       []string
-	remoteWrite                  remoteWriteFlags
+	// The --remote-write.* flags.
+	rwURL, rwConfig, rwJournal string
+	rwJournalSet               bool
 }
-
-// remoteWriteFlags are the --remote-write.* flags.
-type remoteWriteFlags struct {
-	url, config, journal string
-	journalSet           bool
-}
-
-// defaultRemoteWriteJournal is --remote-write.journal's default.
-const defaultRemoteWriteJournal = "backfill-remote-write.journal"
 
 // cmdBackfill is the command's name as kingpin reports it.
 const cmdBackfill = "backfill"
@@ -55,9 +46,9 @@ func registerBackfill(app *kingpin.Application) *backfillCommand {
 	cmd.Flag("to", "Last day to backfill (YYYY-MM-DD, UTC), included; default yesterday, the last completed day.").PlaceHolder("DATE").StringVar(&b.to)
 	cmd.Flag("output", "OpenMetrics file to write; its journal FILE.journal is kept beside it until the backfill is complete; required unless --remote-write.url.").PlaceHolder("FILE").StringVar(&b.output)
 	cmd.Flag("backfill.label", "Target label of every backfilled series, NAME=VALUE, repeatable: the labels the live series get from their scrape, so that history and live data are one series. Default job=mintlify (the shipped scrape config's and chart's job); NAME= with no value removes one.").PlaceHolder("NAME=VALUE").StringsVar(&b.labels)
-	cmd.Flag("remote-write.url", "Send the samples by Prometheus remote write (1.0) to this write endpoint instead of writing --output, each day once fetched, oldest first: Prometheus' receiver (http://HOST:9090/api/v1/write, with --web.enable-remote-write-receiver), Mimir, Thanos Receive, VictoriaMetrics. The receiver must accept samples as old as --from (see docs/backfill.md).").PlaceHolder("URL").StringVar(&b.remoteWrite.url)
-	cmd.Flag("remote-write.config", "YAML file with the HTTP settings of remote write, in the format of Prometheus' remote_write (basic_auth, authorization, bearer token or password files, tls_config, proxy_url, headers such as X-Scope-OrgID, remote_timeout); without url.").PlaceHolder("FILE").StringVar(&b.remoteWrite.config)
-	cmd.Flag("remote-write.journal", "Journal of a remote-write backfill: what was fetched and what the receiver accepted, kept until every day is sent; --resume continues from it.").Default(defaultRemoteWriteJournal).PlaceHolder("FILE").IsSetByUser(&b.remoteWrite.journalSet).StringVar(&b.remoteWrite.journal)
+	cmd.Flag("remote-write.url", "Send the samples by Prometheus remote write (1.0) to this write endpoint instead of writing --output, each day once fetched, oldest first: Prometheus' receiver (http://HOST:9090/api/v1/write, with --web.enable-remote-write-receiver), Mimir, Thanos Receive, VictoriaMetrics. The receiver must accept samples as old as --from (see docs/backfill.md).").PlaceHolder("URL").StringVar(&b.rwURL)
+	cmd.Flag("remote-write.config", "YAML file with the HTTP settings of remote write, in the format of Prometheus' remote_write (basic_auth, authorization, bearer token or password files, tls_config, proxy_url, headers such as X-Scope-OrgID, remote_timeout); without url.").PlaceHolder("FILE").StringVar(&b.rwConfig)
+	cmd.Flag("remote-write.journal", "Journal of a remote-write backfill: what was fetched and what the receiver accepted, kept until every day is sent; --resume continues from it.").Default("backfill-remote-write.journal").PlaceHolder("FILE").IsSetByUser(&b.rwJournalSet).StringVar(&b.rwJournal)
 	cmd.Flag("backfill.pages", "Also write the per-page series: a full walk per source, project and day (one request per --analytics.page-size paths), capped by --analytics.path-include/-exclude and --analytics.max-paths.").BoolVar(&b.pages)
 	cmd.Flag("dry-run", "Print the requests and the time the backfill needs, and stop: nothing is sent.").BoolVar(&b.dryRun)
 	cmd.Flag("resume", "Continue an interrupted or incomplete backfill (same arguments) from its journal: no finished day is asked again.").BoolVar(&b.resume)
@@ -68,9 +59,6 @@ func registerBackfill(app *kingpin.Application) *backfillCommand {
 // demoBackfillPerHour is backfill's budget against the demo's fake.
 const demoBackfillPerHour = 100_000
 
-// Selected reports whether cmd, the command kingpin selected, is backfill.
-func (b *backfillCommand) Selected(cmd string) bool { return cmd == cmdBackfill }
-
 // run runs the backfill and returns the exit code.
 func (b *backfillCommand) run(ctx context.Context, f *flags, logger log.Logger, stdout, stderr io.Writer) int {
 	fail := func(err error) int {
@@ -80,9 +68,18 @@ func (b *backfillCommand) run(ctx context.Context, f *flags, logger log.Logger, 
 	if f.stream.bucket != "" {
 		return b.runStream(ctx, f, logger, stdout, stderr)
 	}
-	cfg, err := backfillConfig(f, logger, stderr)
+	// The exporter's configuration with backfill's budget, by default less
+	// than the exporter's so that both can run side by side.
+	if !f.api.requestsPerHourSet {
+		f.api.requestsPerHour = backfill.DefaultRequestsPerHour
+	}
+	cfg, err := config(f, logger)
 	if err != nil {
 		return fail(err)
+	}
+	if !f.api.requestsPerHourSet && f.demo {
+		cfg.RequestsPerHour = demoBackfillPerHour
+		fmt.Fprintf(stderr, "demo: the synthetic API has no hourly limit for backfill, so the request budget is lifted; against the real API backfill sends %d requests an hour unless --mintlify.requests-per-hour says otherwise\n", backfill.DefaultRequestsPerHour)
 	}
 	bc, err := b.options()
 	if err != nil {
@@ -97,38 +94,21 @@ func (b *backfillCommand) run(ctx context.Context, f *flags, logger log.Logger, 
 		fmt.Fprintln(stderr, conn.demo.Banner())
 	}
 	bc.Budget = budget.New(cfg.RequestsPerHour, time.Now)
-	c, err := conn.client(cfg.Timeout, &client.Hooks{Allow: bc.Budget.Allow})
+	c, err := conn.client(cfg.Timeout, client.Hooks{Allow: bc.Budget.Allow})
 	if err != nil {
 		return fail(err)
 	}
 	if bc.Sources, err = collector.Build(cfg.Collectors, c, cfg.Sources); err != nil {
 		return fail(err)
 	}
-	bc.Output, bc.CacheFile, bc.Projects, bc.Args = b.output, f.cacheFile, conn.projects, resumeArgs(f, cfg)
-	bc.Protected = map[string]string{"--mintlify.api-key-file": f.api.keyFile, "--cache.file": f.cacheFile, "--jobs.file": f.jobs.file, "--remote-write.config": b.remoteWrite.config}
+	bc.Output, bc.CacheFile, bc.Projects, bc.Args = b.output, f.cacheFile, conn.projects, resumeArgs(f)
+	bc.Protected = map[string]string{"--mintlify.api-key-file": f.api.keyFile, "--cache.file": f.cacheFile, "--jobs.file": f.jobs.file, "--remote-write.config": b.rwConfig}
 	bc.Out, bc.Progress, bc.Terminal = stdout, stderr, isTerminal(stderr)
 	res, err := backfill.Run(ctx, bc)
 	if err != nil {
 		fmt.Fprintln(stderr, errorPrefix+err.Error())
 	}
 	return backfill.ExitCode(res, err)
-}
-
-// backfillConfig is the exporter's configuration with backfill's budget,
-// by default less than the exporter's so that both can run side by side.
-func backfillConfig(f *flags, logger log.Logger, stderr io.Writer) (exporter.Config, error) {
-	if !f.api.requestsPerHourSet {
-		f.api.requestsPerHour = backfill.DefaultRequestsPerHour
-	}
-	cfg, err := config(f, logger)
-	if err != nil {
-		return cfg, err
-	}
-	if !f.api.requestsPerHourSet && f.demo {
-		cfg.RequestsPerHour = demoBackfillPerHour
-		fmt.Fprintf(stderr, "demo: the synthetic API has no hourly limit for backfill, so the request budget is lifted; against the real API backfill sends %d requests an hour unless --mintlify.requests-per-hour says otherwise\n", backfill.DefaultRequestsPerHour)
-	}
-	return cfg, nil
 }
 
 // options checks the backfill's own flags.
@@ -142,15 +122,15 @@ func (b *backfillCommand) options() (backfill.Config, error) {
 		return c, err
 	}
 	switch {
-	case b.remoteWrite.url != "":
-		if c.RemoteWrite, err = backfill.NewRemoteWriter(b.remoteWrite.url, b.remoteWrite.config, userAgent(), 0); err != nil {
+	case b.rwURL != "":
+		if c.RemoteWrite, err = backfill.NewRemoteWriter(b.rwURL, b.rwConfig, userAgent(), 0); err != nil {
 			return c, err
 		}
-		c.Journal = b.remoteWrite.journal
-	case b.remoteWrite.config != "":
-		return c, fmt.Errorf("--remote-write.config=%s is set without --remote-write.url", b.remoteWrite.config)
-	case b.remoteWrite.journalSet:
-		return c, fmt.Errorf("--remote-write.journal=%s is set without --remote-write.url (the journal of --output is FILE.journal)", b.remoteWrite.journal)
+		c.Journal = b.rwJournal
+	case b.rwConfig != "":
+		return c, fmt.Errorf("--remote-write.config=%s is set without --remote-write.url", b.rwConfig)
+	case b.rwJournalSet:
+		return c, fmt.Errorf("--remote-write.journal=%s is set without --remote-write.url (the journal of --output is FILE.journal)", b.rwJournal)
 	}
 	if c.To, err = parseFlagDate("--to", b.to); err != nil {
 		return c, err
@@ -172,18 +152,18 @@ func (b *backfillCommand) connect(f *flags, logger log.Logger) (connection, erro
 
 // resumeArgs are what decides the output besides the range, pages,
 // projects and sources: a resume with other values is refused.
-func resumeArgs(f *flags, cfg exporter.Config) []string {
+func resumeArgs(f *flags) []string {
 	apiURL := "--mintlify.api-url=" + f.api.url
 	if f.demo {
 		apiURL = "--demo" // its address changes with every run
 	}
-	filter := cfg.Sources.Filter
+	a := &f.analytics
 	return []string{
 		apiURL,
-		"--analytics.path-include=" + regexpString(filter.Include),
-		"--analytics.path-exclude=" + regexpString(filter.Exclude),
-		"--analytics.max-paths=" + strconv.Itoa(filter.MaxPaths),
-		"--searches.top-terms=" + strconv.Itoa(cfg.Sources.SearchesTopTerms),
+		"--analytics.path-include=" + a.pathInclude,
+		"--analytics.path-exclude=" + a.pathExclude,
+		"--analytics.max-paths=" + strconv.Itoa(a.maxPaths),
+		"--searches.top-terms=" + strconv.Itoa(a.searchesTopTerms),
 	}
 }
 
@@ -210,14 +190,6 @@ func parseFlagDate(flag, s string) (client.Date, error) {
 		return client.Date{}, fmt.Errorf("%s: %w", flag, err)
 	}
 	return d, nil
-}
-
-// regexpString is the expression of an optional regexp.
-func regexpString(r *regexp.Regexp) string {
-	if r == nil {
-		return ""
-	}
-	return r.String()
 }
 
 // noKey is the key source of a dry run without a key: nothing is sent.

@@ -23,7 +23,7 @@ func (b *backfillCommand) runStream(ctx context.Context, f *flags, logger log.Lo
 		return backfill.ExitError
 	}
 	for flag, set := range map[string]bool{
-		"--remote-write.journal": b.remoteWrite.journalSet, "--backfill.pages": b.pages, "--resume": b.resume,
+		"--remote-write.journal": b.rwJournalSet, "--backfill.pages": b.pages, "--resume": b.resume,
 		"--dry-run": b.dryRun, "--demo": f.demo,
 	} {
 		if set {
@@ -48,12 +48,12 @@ func (b *backfillCommand) runStream(ctx context.Context, f *flags, logger log.Lo
 		return fail(err)
 	}
 	switch {
-	case b.remoteWrite.url != "":
-		if cfg.RemoteWrite, err = backfill.NewRemoteWriter(b.remoteWrite.url, b.remoteWrite.config, userAgent(), 0); err != nil {
+	case b.rwURL != "":
+		if cfg.RemoteWrite, err = backfill.NewRemoteWriter(b.rwURL, b.rwConfig, userAgent(), 0); err != nil {
 			return fail(err)
 		}
-	case b.remoteWrite.config != "":
-		return fail(fmt.Errorf("--remote-write.config=%s is set without --remote-write.url", b.remoteWrite.config))
+	case b.rwConfig != "":
+		return fail(fmt.Errorf("--remote-write.config=%s is set without --remote-write.url", b.rwConfig))
 	}
 	store, err := s3store.New(ctx, s3store.Options{Bucket: sc.Bucket, Region: sc.Region, Endpoint: sc.Endpoint,
 		AccessKeyID: sc.AccessKeyID, SecretAccessKey: sc.SecretAccessKey})

@@ -10,6 +10,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/demo"
 	"github.com/mintlify-exporter/mintlify_exporter/exporter"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/progname"
+	"github.com/mintlify-exporter/mintlify_exporter/jobs"
 )
 
 // config assembles the exporter's configuration from the flag groups, each
@@ -18,33 +19,23 @@ import (
 // info line, so a bad start prints one line. The key and the projects come
 // from the connection (serveConfig).
 func config(f *flags, logger log.Logger) (exporter.Config, error) {
-	if err := f.api.check(f.demo); err != nil {
-		return exporter.Config{}, err
-	}
-	an, err := f.analytics.config(f.demo, logger)
-	if err != nil {
-		return exporter.Config{}, err
-	}
-	if err := f.api.checkBudget(logger); err != nil {
-		return exporter.Config{}, err
-	}
-	jc, err := f.jobs.config(f.demo, f.remediation.config != "")
-	if err != nil {
-		return exporter.Config{}, err
-	}
-	if err := f.web.check(); err != nil {
-		return exporter.Config{}, err
-	}
-	if err := checkFiles(f); err != nil {
-		return exporter.Config{}, err
-	}
-	rc, err := f.remediation.webhook(f.web.configFile(), f.cacheFile)
-	if err != nil {
-		return exporter.Config{}, err
-	}
-	sc, err := f.stream.config(f.demo)
-	if err != nil {
-		return exporter.Config{}, err
+	var an analyticsConfig
+	var jc exporter.JobsConfig
+	var rc *exporter.RemediationConfig
+	var sc *exporter.StreamConfig
+	for _, check := range []func() error{
+		func() error { return f.api.check(f.demo) },
+		func() (err error) { an, err = f.analytics.config(f.demo, logger); return err },
+		func() error { return f.api.checkBudget(logger) },
+		func() (err error) { jc, err = f.jobs.config(f.demo, f.remediation.config != ""); return err },
+		f.web.check,
+		func() error { return checkFiles(f) },
+		func() (err error) { rc, err = f.remediation.webhook(f.web.basicAuth, f.cacheFile); return err },
+		func() (err error) { sc, err = f.stream.config(f.demo); return err },
+	} {
+		if err := check(); err != nil {
+			return exporter.Config{}, err
+		}
 	}
 	if f.streamOnly() {
 		if err := f.checkStreamOnly(jc.Enabled, rc != nil); err != nil {
@@ -103,9 +94,14 @@ func serveConfig(f *flags, logger log.Logger) (exporter.Config, connection, erro
 			}
 		}
 	}
-	if err := f.jobs.check(cfg.Jobs, cfg.Projects, cfg.Remediation != nil); err != nil { // refused before anything is logged
-		conn.close()
-		return cfg, connection{}, err
+	// What the watcher would refuse once the projects are known is refused
+	// before anything is logged. With the remediation webhook on, the jobs
+	// it creates are there to watch: --collector.jobs needs no --jobs.* then.
+	if j := cfg.Jobs; j.Enabled {
+		if err := jobs.CheckConfig(jobs.Config{Projects: cfg.Projects, IDs: j.IDs, File: j.File, Discover: j.Discover, PollInterval: j.PollInterval, Added: cfg.Remediation != nil}); err != nil {
+			conn.close()
+			return cfg, connection{}, err
+		}
 	}
 	return cfg, conn, nil
 }

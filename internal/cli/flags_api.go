@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net"
@@ -20,7 +21,6 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/demo"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/intflag"
 )
 
 // apiFlags are the --mintlify.* flags: where the API is, the key, the
@@ -42,7 +42,7 @@ func (a *apiFlags) register(app *kingpin.Application) {
 	app.Flag("mintlify.api-key-file", "File holding the admin API key (re-read when it changes). Without it the key is read from the MINTLIFY_API_KEY environment variable.").PlaceHolder("FILE").StringVar(&a.keyFile)
 	app.Flag("mintlify.project-id", "Project to export; repeat for every project of the organization. Default: MINTLIFY_PROJECT_ID (comma-separated).").PlaceHolder("ID").StringsVar(&a.projectIDs)
 	app.Flag("mintlify.timeout", "Timeout of each request to the API.").Default("30s").DurationVar(&a.timeout)
-	intflag.Var(app.Flag("mintlify.requests-per-hour", fmt.Sprintf("Analytics requests the exporter may send per sliding hour, shared by all projects and windows (the API allows %d per organization).", client.AnalyticsRequestsPerHour)).
+	intVar(app.Flag("mintlify.requests-per-hour", fmt.Sprintf("Analytics requests the exporter may send per sliding hour, shared by all projects and windows (the API allows %d per organization).", client.AnalyticsRequestsPerHour)).
 		Default("90").IsSetByUser(&a.requestsPerHourSet), &a.requestsPerHour)
 }
 
@@ -80,18 +80,16 @@ func (a *apiFlags) checkBudget(logger log.Logger) error {
 // unset shell variable), as is one given twice.
 func (a *apiFlags) projects() ([]string, error) {
 	if len(a.projectIDs) > 0 {
-		seen := map[string]bool{}
-		for _, p := range a.projectIDs {
+		for i, p := range a.projectIDs {
 			if strings.TrimSpace(p) == "" {
 				return nil, errors.New("--mintlify.project-id is empty (an unset shell variable?): give the project id from the API keys page of the Mintlify dashboard")
 			}
 			if err := checkProjectID(p); err != nil {
 				return nil, fmt.Errorf("--mintlify.project-id=%q: %v", p, err)
 			}
-			if seen[p] {
+			if slices.Contains(a.projectIDs[:i], p) {
 				return nil, fmt.Errorf("--mintlify.project-id=%s is given twice", p)
 			}
-			seen[p] = true
 		}
 		return a.projectIDs, nil
 	}
@@ -220,13 +218,10 @@ func (a *apiFlags) connect(withDemo bool, p purpose, logger log.Logger) (connect
 		perr = errors.New("no project: set --mintlify.project-id (or MINTLIFY_PROJECT_ID); the project id is on the API keys page of the Mintlify dashboard")
 	}
 	c.projects = projects
-	switch {
-	case err != nil && perr != nil:
+	if err != nil && perr != nil {
 		err = fmt.Errorf("%v; and %v", err, perr)
-	case perr != nil:
-		err = perr
 	}
-	if err != nil {
+	if err = cmp.Or(err, perr); err != nil {
 		c.close()
 		return connection{}, err
 	}
@@ -252,12 +247,8 @@ func cleartextRemote(s string) bool {
 }
 
 // client returns an API client of the connection.
-func (c connection) client(timeout time.Duration, hooks *client.Hooks) (*client.Client, error) {
-	cfg := client.Config{BaseURL: c.apiURL, Key: c.key, Timeout: timeout, UserAgent: userAgent()}
-	if hooks != nil {
-		cfg.Hooks = *hooks
-	}
-	cl, err := client.New(cfg)
+func (c connection) client(timeout time.Duration, hooks client.Hooks) (*client.Client, error) {
+	cl, err := client.New(client.Config{BaseURL: c.apiURL, Key: c.key, Timeout: timeout, UserAgent: userAgent(), Hooks: hooks})
 	if err != nil {
 		return nil, fmt.Errorf("--mintlify.api-url: %w", err)
 	}

@@ -65,14 +65,3 @@ func (j *jobsFlags) config(demo, remediation bool) (exporter.JobsConfig, error) 
 	}
 	return c, nil
 }
-
-// check refuses, before anything is logged, what the watcher would refuse
-// once the projects are known.
-// With the remediation webhook on, the jobs it creates are there to watch:
-// --collector.jobs needs no --jobs.* then.
-func (j *jobsFlags) check(c exporter.JobsConfig, projects []string, remediation bool) error {
-	if !c.Enabled {
-		return nil
-	}
-	return jobs.CheckConfig(jobs.Config{Projects: projects, IDs: c.IDs, File: c.File, Discover: c.Discover, PollInterval: c.PollInterval, Added: remediation})
-}

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/alecthomas/kingpin/v2"
-	"gopkg.in/yaml.v3"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/exporter"
@@ -24,9 +23,9 @@ func (r *remediationFlags) register(app *kingpin.Application) {
 }
 
 // webhook checks the remediation flags and returns the webhook's
-// configuration, nil without --remediation.config. Basic auth in webConfig
-// counts as authentication.
-func (r *remediationFlags) webhook(webConfig, cacheFile string) (*exporter.RemediationConfig, error) {
+// configuration, nil without --remediation.config. Basic auth in the web
+// configuration (checked by webFlags.check) counts as authentication.
+func (r *remediationFlags) webhook(basicAuth bool, cacheFile string) (*exporter.RemediationConfig, error) {
 	if r.config == "" {
 		if r.tokenFile != "" {
 			return nil, errors.New("--remediation.token-file is set but --remediation.config is not: add the rules file, or remove the token")
@@ -37,15 +36,10 @@ func (r *remediationFlags) webhook(webConfig, cacheFile string) (*exporter.Remed
 	if err != nil {
 		return nil, fmt.Errorf("--remediation.config=%s: %v", r.config, oneLine(err))
 	}
-	rc := &exporter.RemediationConfig{ConfigPath: r.config}
+	rc := &exporter.RemediationConfig{ConfigPath: r.config, BasicAuth: basicAuth}
 	if r.tokenFile != "" {
 		if rc.Token, err = readToken(r.tokenFile); err != nil {
 			return nil, fmt.Errorf("--remediation.token-file=%s: %v", r.tokenFile, err)
-		}
-	}
-	if webConfig != "" {
-		if rc.BasicAuth, err = hasBasicAuth(webConfig); err != nil {
-			return nil, fmt.Errorf("--web.config.file=%s: %v", webConfig, err)
 		}
 	}
 	ledger := ""
@@ -110,20 +104,4 @@ func checkTokenIsNotKey(rc *exporter.RemediationConfig, key client.KeySource, to
 		return fmt.Errorf("--remediation.token-file=%s: holds the Mintlify API key in use: the webhook's token must be a secret of its own", tokenFile)
 	}
 	return nil
-}
-
-// hasBasicAuth reports whether the web configuration file sets
-// basic_auth_users, which makes every request authenticate.
-func hasBasicAuth(path string) (bool, error) {
-	b, err := readSmallFile(path, maxWebConfigBytes)
-	if err != nil {
-		return false, err
-	}
-	var c struct {
-		Users map[string]string `yaml:"basic_auth_users"`
-	}
-	if err := yaml.Unmarshal(b, &c); err != nil {
-		return false, fmt.Errorf("cannot read basic_auth_users: %v", oneLine(err))
-	}
-	return len(c.Users) > 0, nil
 }

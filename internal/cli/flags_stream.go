@@ -13,7 +13,6 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/demo"
 	"github.com/mintlify-exporter/mintlify_exporter/exporter"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/intflag"
 )
 
 // streamFlags are the --stream.* flags of the event-stream source (the
@@ -53,8 +52,8 @@ func (s *streamFlags) register(app *kingpin.Application) {
 	flag("stream.poll-interval", "How often new objects are listed.").Default("30s").DurationVar(&s.pollInterval)
 	flag("stream.look-back", "How far behind the newest object read late objects are still looked for.").Default("1h").DurationVar(&s.lookBack)
 	flag("stream.project", "SUBDOMAIN=PROJECT_ID: the project label of a deployment's events; repeatable. An unmapped subdomain keeps its subdomain as label.").PlaceHolder("SUBDOMAIN=PROJECT_ID").StringsVar(&s.projects)
-	intflag.Var(flag("stream.max-paths", "Per project, the paths with their own series (by views); the rest are counted under path=\"other\".").Default("5000"), &s.maxPaths)
-	intflag.Var(flag("stream.top-referrers", "Per project, the referrer hosts with their own series; the rest are counted under referrer=\"other\".").Default("50"), &s.topReferrers)
+	intVar(flag("stream.max-paths", "Per project, the paths with their own series (by views); the rest are counted under path=\"other\".").Default("5000"), &s.maxPaths)
+	intVar(flag("stream.top-referrers", "Per project, the referrer hosts with their own series; the rest are counted under referrer=\"other\".").Default("50"), &s.topReferrers)
 	flag("stream.search-terms", "Also export search terms (text typed by the public: mind cardinality and personal data).").Default("false").BoolVar(&s.searchTerms)
 	flag("stream.keep-rest", "Also read the REST views, feedback and searches of the projects --stream.project maps (by default the stream replaces them and their requests go to the other sources).").Default("false").BoolVar(&s.keepREST)
 	flag("stream.traffic-rules", "File of user-agent rules that classify page views into traffic classes; default: the built-in rules.").PlaceHolder("FILE").StringVar(&s.trafficRules)

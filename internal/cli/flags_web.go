@@ -14,7 +14,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/mintlify-exporter/mintlify_exporter/exporter"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/intflag"
 )
 
 // webFlags are the --web.* flags: exporter-toolkit's (listen addresses,
@@ -23,6 +22,7 @@ type webFlags struct {
 	toolkit       *web.FlagConfig
 	telemetryPath string
 	maxRequests   int
+	basicAuth     bool // the web configuration sets basic_auth_users (check)
 }
 
 // defaultAddress is the exporter's port, as registered in Prometheus'
@@ -32,7 +32,7 @@ const defaultAddress = ":9863"
 func (w *webFlags) register(app *kingpin.Application) {
 	w.toolkit = kingpinflag.AddFlags(app, defaultAddress)
 	app.Flag("web.telemetry-path", "Path under which to expose metrics.").Default("/metrics").StringVar(&w.telemetryPath)
-	intflag.Var(app.Flag("web.max-requests", "Maximum number of concurrent scrape requests; the excess is answered 503. 0 means no limit.").Default("40"), &w.maxRequests)
+	intVar(app.Flag("web.max-requests", "Maximum number of concurrent scrape requests; the excess is answered 503. 0 means no limit.").Default("40"), &w.maxRequests)
 }
 
 // configFile is --web.config.file, "" when not given.
@@ -55,7 +55,8 @@ func (w *webFlags) check() error {
 		return err
 	}
 	if p := w.configFile(); p != "" {
-		if err := checkWebConfigFiles(p); err != nil {
+		var err error
+		if w.basicAuth, err = checkWebConfigFiles(p); err != nil {
 			return fmt.Errorf("--web.config.file=%s: %v", p, err)
 		}
 		if err := web.Validate(p); err != nil {
@@ -94,35 +95,32 @@ func (w *webFlags) checkListenAddresses() error {
 
 // checkWebConfigFiles checks the web configuration file and the TLS files
 // it names (relative to its directory, as exporter-toolkit reads them)
-// before exporter-toolkit opens any: regular files of a bounded size.
-func checkWebConfigFiles(path string) error {
+// before exporter-toolkit opens any: regular files of a bounded size. It
+// reports whether the file sets basic_auth_users, which makes every request
+// authenticate.
+func checkWebConfigFiles(path string) (bool, error) {
 	b, err := readSmallFile(path, maxWebConfigBytes)
 	if err != nil {
-		return err
+		return false, err
 	}
 	var c struct {
-		TLS struct {
-			Cert     string `yaml:"cert_file"`
-			Key      string `yaml:"key_file"`
-			ClientCA string `yaml:"client_ca_file"`
-		} `yaml:"tls_server_config"`
+		TLS   map[string]any    `yaml:"tls_server_config"`
+		Users map[string]string `yaml:"basic_auth_users"`
 	}
 	if yaml.Unmarshal(b, &c) != nil {
-		return nil // web.Validate says what is wrong
+		return false, nil // web.Validate says what is wrong
 	}
-	for _, f := range []struct{ field, path string }{
-		{"cert_file", c.TLS.Cert}, {"key_file", c.TLS.Key}, {"client_ca_file", c.TLS.ClientCA},
-	} {
-		if f.path == "" {
+	for _, field := range []string{"cert_file", "key_file", "client_ca_file"} {
+		p, _ := c.TLS[field].(string)
+		if p == "" {
 			continue
 		}
-		p := f.path
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(filepath.Dir(path), p)
 		}
 		if err := checkFile(p, maxWebConfigBytes, false); err != nil {
-			return fmt.Errorf("tls_server_config.%s %s %v", f.field, p, err)
+			return false, fmt.Errorf("tls_server_config.%s %s %v", field, p, err)
 		}
 	}
-	return nil
+	return len(c.Users) > 0, nil
 }

@@ -7,20 +7,22 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/go-kit/log"
 	"github.com/go-kit/log/level"
 	"github.com/prometheus/common/version"
 
 	"github.com/mintlify-exporter/mintlify_exporter/agentcmd"
+	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/progname"
 	"github.com/mintlify-exporter/mintlify_exporter/logging"
 )
@@ -32,7 +34,7 @@ const (
 
 // Main runs the command line of the process and returns its exit code.
 func Main() int {
-	fillVersion()
+	fillVersionFrom(debug.ReadBuildInfo())
 	return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 }
 
@@ -68,31 +70,26 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return 0
 	}
 	if err := unusedFlag(app, args, cmd); err != nil {
-		fmt.Fprintln(stderr, errorPrefix+err.Error())
-		return 1
+		return fail(stderr, err)
 	}
-	logger, slogger, err := logging.New(stderr, f.log.level, f.log.format)
+	logger, slogger, err := logging.New(stderr, f.logLevel, f.logFormat)
 	if err != nil {
-		fmt.Fprintf(stderr, "%s%v\n", errorPrefix, err)
-		return 1
+		return fail(stderr, err)
 	}
 	switch {
-	case cmds.backfill.Selected(cmd):
+	case cmd == cmdBackfill:
 		return cmds.backfill.run(ctx, &f, logger, stdout, stderr)
 	case cmds.agent.Selected(cmd):
 		return runAgent(ctx, cmd, cmds.agent, &f, logger, stdin, stdout, stderr)
 	}
-	if err := serve(ctx, &f, logger, slogger); err != nil {
-		var se startupError
-		if errors.As(err, &se) {
-			// A mistake in the configuration reads like a flag error.
-			fmt.Fprintln(stderr, errorPrefix+agentcmd.ErrorLine(se.Error()))
-			return 1
-		}
-		level.Error(logger).Log("msg", "exiting", "err", err)
-		return 1
-	}
-	return 0
+	return serve(ctx, &f, logger, slogger, stderr)
+}
+
+// fail prints err as one error line, in the style of kingpin's, and returns
+// the exit code 1.
+func fail(stderr io.Writer, err error) int {
+	fmt.Fprintln(stderr, errorPrefix+agentcmd.ErrorLine(err.Error()))
+	return 1
 }
 
 // runAgent runs an agent subcommand, against a demo's fake API of its own
@@ -100,21 +97,19 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 func runAgent(ctx context.Context, cmd string, agent *agentcmd.Command, f *flags, logger log.Logger, stdin io.Reader, stdout, stderr io.Writer) int {
 	conn, err := f.api.connect(f.demo, forAgent, logger)
 	if err != nil {
-		fmt.Fprintln(stderr, errorPrefix+agentcmd.ErrorLine(err.Error()))
-		return 1
+		return fail(stderr, err)
 	}
 	defer conn.close()
 	if conn.demo != nil {
 		level.Warn(logger).Log("msg", "DEMO MODE: a synthetic API started for this command; the jobs and their answers are made up")
 	}
-	c, err := conn.client(f.api.timeout, nil)
+	c, err := conn.client(f.api.timeout, client.Hooks{})
 	if err != nil {
-		fmt.Fprintln(stderr, errorPrefix+agentcmd.ErrorLine(err.Error()))
-		return 1
+		return fail(stderr, err)
 	}
 	return agent.Run(ctx, cmd, agentcmd.Env{
 		Client: c, ProjectIDs: conn.projects, Stdin: stdin, Stdout: stdout, Stderr: stderr,
-		StderrIsTerminal: isTerminal(stderr),
+		StderrIsTerminal: isTerminal(stderr), Now: time.Now, Sleep: client.DefaultSleep,
 	})
 }
 

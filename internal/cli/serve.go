@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"io"
 	"log/slog"
 
 	"github.com/go-kit/log"
@@ -11,25 +12,20 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/exporter"
 )
 
-// startupError is an error found before the exporter serves (a flag, a
-// file, the API's answer to the first check, a socket): run prints it in
-// the style of a flag error, not as a log line.
-type startupError struct{ err error }
-
-func (e startupError) Error() string { return e.err.Error() }
-func (e startupError) Unwrap() error { return e.err }
-
-// serve runs the exporter until ctx ends. Everything is validated, and the
-// listening sockets opened, before the first info line.
-func serve(ctx context.Context, f *flags, logger log.Logger, slogger *slog.Logger) error {
+// serve runs the exporter until ctx ends and returns the exit code.
+// Everything is validated, and the listening sockets opened, before the
+// first info line; an error until then (a flag, a file, the API's answer to
+// the first check, a socket) is printed in the style of a flag error, not
+// as a log line.
+func serve(ctx context.Context, f *flags, logger log.Logger, slogger *slog.Logger, stderr io.Writer) int {
 	cfg, conn, err := serveConfig(f, logger)
 	if err != nil {
-		return startupError{err}
+		return fail(stderr, err)
 	}
 	defer conn.close()
 	ls, err := exporter.Listen(f.web.toolkit)
 	if err != nil {
-		return startupError{err}
+		return fail(stderr, err)
 	}
 	defer ls.Close()
 
@@ -43,8 +39,12 @@ func serve(ctx context.Context, f *flags, logger log.Logger, slogger *slog.Logge
 	}
 	x, err := exporter.New(cfg)
 	if err != nil {
-		return startupError{err}
+		return fail(stderr, err)
 	}
 	defer x.Close()
-	return x.Serve(ctx, ls, slogger)
+	if err := x.Serve(ctx, ls, slogger); err != nil {
+		level.Error(logger).Log("msg", "exiting", "err", err)
+		return 1
+	}
+	return 0
 }

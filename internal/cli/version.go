@@ -6,8 +6,9 @@ import (
 	"github.com/prometheus/common/version"
 )
 
-// fillVersion completes the version information when the build did not set
-// it with -ldflags (go run, go install, go build without the Makefile).
+// fillVersionFrom completes the version information from what
+// debug.ReadBuildInfo returns when the build did not set it with -ldflags
+// (go run, go install, go build without the Makefile).
 //
 // The revision is prometheus/common/version's own: when -ldflags left
 // version.Revision empty, version.GetRevision reads vcs.revision (and
@@ -16,12 +17,6 @@ import (
 // from the same build information: the module version (set by go install
 // module@version; version.Version would stay empty) and the commit time
 // as the build date. What stays unknown reads "unknown".
-func fillVersion() {
-	bi, ok := debug.ReadBuildInfo()
-	fillVersionFrom(bi, ok)
-}
-
-// fillVersionFrom is fillVersion on given build information.
 func fillVersionFrom(bi *debug.BuildInfo, ok bool) {
 	if version.Version == "" {
 		version.Version = "unknown"

@@ -3,6 +3,7 @@ package logbuf
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -31,11 +32,7 @@ func (b *Buffer) String() string {
 func (b *Buffer) CountLines(parts ...string) int {
 	n := 0
 	for _, line := range strings.Split(b.String(), "\n") {
-		all := line != ""
-		for _, p := range parts {
-			all = all && strings.Contains(line, p)
-		}
-		if all {
+		if line != "" && !slices.ContainsFunc(parts, func(p string) bool { return !strings.Contains(line, p) }) {
 			n++
 		}
 	}

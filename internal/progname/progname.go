@@ -3,9 +3,9 @@
 package progname
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"strings"
 )
@@ -51,9 +51,6 @@ func command(exe, wd, version string, isModuleDir func(dir string) bool) string 
 				if err != nil {
 					break
 				}
-				if rel == "." {
-					return "go run ."
-				}
 				return "go run " + filepath.ToSlash(rel)
 			}
 			if filepath.Dir(dir) == dir {
@@ -83,18 +80,11 @@ func builtByGoRun(exe string) bool {
 	return false
 }
 
+// moduleLine is the module directive of this module's go.mod.
+var moduleLine = regexp.MustCompile(`(?m)^\s*module\s+"?` + regexp.QuoteMeta(Module) + `"?\s*$`)
+
 // hasModule reports whether dir holds the go.mod of this module.
 func hasModule(dir string) bool {
-	f, err := os.Open(filepath.Join(dir, "go.mod"))
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if line := strings.TrimSpace(sc.Text()); strings.HasPrefix(line, "module ") {
-			return strings.Trim(strings.TrimSpace(strings.TrimPrefix(line, "module ")), `"`) == Module
-		}
-	}
-	return false
+	b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	return err == nil && moduleLine.Match(b)
 }

@@ -1,4 +1,4 @@
-package intflag
+package cli
 
 import (
 	"strings"
@@ -7,7 +7,7 @@ import (
 	"github.com/alecthomas/kingpin/v2"
 )
 
-func TestSet(t *testing.T) {
+func TestIntVar(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
 		want int
@@ -20,7 +20,7 @@ func TestSet(t *testing.T) {
 	} {
 		n := -1
 		app := kingpin.New("x", "")
-		Var(app.Flag("n", ""), &n)
+		intVar(app.Flag("n", ""), &n)
 		_, err := app.Parse([]string{"--n=" + tc.in})
 		if (err == nil) != tc.ok || tc.ok && n != tc.want {
 			t.Errorf("--n=%s: %d, %v; want %d, ok %v", tc.in, n, err, tc.want, tc.ok)
