@@ -7,10 +7,9 @@ import (
 	"time"
 )
 
-// The field checks of the job endpoints: a field may be absent or null, a
-// present one must have its type; the first problem is kept.
-
-// fields checks the fields of one object, keeping the first problem.
+// fields checks the fields of one answer, keeping the first problem: in
+// the job endpoints a field may be absent or null, a present one must have
+// its type.
 type fields struct {
 	ep  Endpoint
 	err error

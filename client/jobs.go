@@ -77,10 +77,7 @@ func decodeJob(ep Endpoint, body []byte, requestedID string) (*Job, error) {
 		CreatedAt  leaf            `json:"createdAt"`
 		ArchivedAt leaf            `json:"archivedAt"`
 	}
-	if err := decodePage(ep, body, &w, "", nil); err != nil {
-		return nil, err
-	}
-	f := fields{ep: ep}
+	f := fields{ep: ep, err: decodePage(ep, body, &w, "", nil)}
 	j := &Job{Raw: json.RawMessage(bytes.Clone(bytes.TrimSpace(body)))}
 	j.ID = f.optString("id", &w.ID)
 	if j.ID == "" {
@@ -103,8 +100,5 @@ func decodeJob(ep Endpoint, body []byte, requestedID string) (*Job, error) {
 		j.CreatedAt = *at
 	}
 	j.ArchivedAt = f.nullTime("archivedAt", &w.ArchivedAt)
-	if f.err != nil {
-		return nil, f.err
-	}
-	return j, nil
+	return checked(j, &f)
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strconv"
 )
 
@@ -95,63 +96,49 @@ func (c *Client) listJobsV1Page(ctx context.Context, projectID string, skip, tak
 // decodeSessions decodes the v1 listing, where no field is required. A
 // session that is not an object, has a field of the wrong type or no usable
 // sessionId (it becomes a job_id label and cannot be cut) is skipped and
-// counted, not fatal. Without haulted, a session is haulted when its
-// haultReason says it ended.
+// counted, not fatal: encoding/json leaves a session that is not an object
+// zero, without a sessionId.
 func decodeSessions(body []byte) (sessionsPage, error) {
-	ep := EndpointListJobs
-	var root struct {
-		AllSessions json.RawMessage `json:"allSessions"`
+	var w struct {
+		AllSessions []sessionWire `json:"allSessions"`
 	}
-	if err := decodePage(ep, body, &root, "", nil); err != nil {
+	if err := decodePage(EndpointListJobs, body, &w, "allSessions", reflect.TypeFor[sessionWire]()); err != nil {
 		return sessionsPage{}, err
 	}
-	page := sessionsPage{sessions: []LegacySession{}}
-	switch raw := bytes.TrimSpace(root.AllSessions); {
-	case len(raw) == 0 || raw[0] == 'n':
-		return page, nil
-	case raw[0] != '[':
-		return sessionsPage{}, &DecodeError{Endpoint: ep, Field: "allSessions", Reason: "wrong type: " + kindName(raw[0]) + ", want array"}
-	}
-	var elems []json.RawMessage
-	if err := json.Unmarshal(root.AllSessions, &elems); err != nil {
-		return sessionsPage{}, &DecodeError{Endpoint: ep, Field: "allSessions", Reason: "malformed array: " + err.Error()}
-	}
-	page.rows = len(elems)
-	for i, raw := range elems {
-		s, ok := decodeSession(fmt.Sprintf("allSessions[%d]", i), raw)
-		if !ok {
+	page := sessionsPage{sessions: []LegacySession{}, rows: len(w.AllSessions)}
+	for i := range w.AllSessions {
+		if s, ok := w.AllSessions[i].session(); ok {
+			page.sessions = append(page.sessions, s)
+		} else {
 			page.skipped++
-			continue
 		}
-		page.sessions = append(page.sessions, s)
 	}
 	return page, nil
 }
 
-func decodeSession(at string, raw json.RawMessage) (LegacySession, bool) {
-	ep := EndpointListJobs
-	var w struct {
-		SessionID       leaf            `json:"sessionId"`
-		Haulted         leaf            `json:"haulted"`
-		Subdomain       leaf            `json:"subdomain"`
-		Branch          leaf            `json:"branch"`
-		HaultReason     leaf            `json:"haultReason"`
-		MessageToUser   leaf            `json:"messageToUser"`
-		PullRequestLink leaf            `json:"pullRequestLink"`
-		Todos           json.RawMessage `json:"todos"`
-		CreatedAt       leaf            `json:"createdAt"`
-	}
-	if err := decodeObject(ep, at, raw, &w); err != nil {
-		return LegacySession{}, false
-	}
-	f := fields{ep: ep}
+type sessionWire struct {
+	SessionID       leaf            `json:"sessionId"`
+	Haulted         leaf            `json:"haulted"`
+	Subdomain       leaf            `json:"subdomain"`
+	Branch          leaf            `json:"branch"`
+	HaultReason     leaf            `json:"haultReason"`
+	MessageToUser   leaf            `json:"messageToUser"`
+	PullRequestLink leaf            `json:"pullRequestLink"`
+	Todos           json.RawMessage `json:"todos"`
+	CreatedAt       leaf            `json:"createdAt"`
+}
+
+// session checks a session; without haulted, a session is haulted when its
+// haultReason says it ended.
+func (w *sessionWire) session() (LegacySession, bool) {
+	f := fields{ep: EndpointListJobs}
 	s := LegacySession{
-		SessionID:       f.reqString(at+".sessionId", &w.SessionID),
-		Subdomain:       f.optString(at+".subdomain", &w.Subdomain),
-		Branch:          f.optString(at+".branch", &w.Branch),
-		HaultReason:     f.optString(at+".haultReason", &w.HaultReason),
-		MessageToUser:   f.optString(at+".messageToUser", &w.MessageToUser),
-		PullRequestLink: f.nullString(at+".pullRequestLink", &w.PullRequestLink),
+		SessionID:       f.reqString("sessionId", &w.SessionID),
+		Subdomain:       f.optString("subdomain", &w.Subdomain),
+		Branch:          f.optString("branch", &w.Branch),
+		HaultReason:     f.optString("haultReason", &w.HaultReason),
+		MessageToUser:   f.optString("messageToUser", &w.MessageToUser),
+		PullRequestLink: f.nullString("pullRequestLink", &w.PullRequestLink),
 	}
 	switch w.Haulted.kind {
 	case 't', 'f':
@@ -159,16 +146,13 @@ func decodeSession(at string, raw json.RawMessage) (LegacySession, bool) {
 	case 0, 'n':
 		s.Haulted = s.HaultReason != "" && s.HaultReason != HaultReasonProcessing
 	default:
-		f.fail(at+".haulted", w.Haulted.problem("boolean"))
+		f.fail("haulted", "")
 	}
 	if todos := bytes.TrimSpace(w.Todos); len(todos) > 0 && todos[0] != 'n' {
 		s.Todos = json.RawMessage(bytes.Clone(todos))
 	}
-	if t := f.nullTime(at+".createdAt", &w.CreatedAt); t != nil {
+	if t := f.nullTime("createdAt", &w.CreatedAt); t != nil {
 		s.CreatedAt = *t
 	}
-	if f.err != nil || len(s.SessionID) > MaxLabelBytes {
-		return LegacySession{}, false
-	}
-	return s, true
+	return s, f.err == nil && len(s.SessionID) <= MaxLabelBytes
 }

@@ -115,8 +115,6 @@ type viewsWire struct {
 	HasMore leaf            `json:"hasMore"`
 }
 
-var pathRowType = reflect.TypeFor[pathRowWire]()
-
 // decodePaths decodes and validates a visitors or views page.
 func decodePaths(ep Endpoint, body []byte) (*PathsPage, error) {
 	var w visitorsWire
@@ -125,38 +123,15 @@ func decodePaths(ep Endpoint, body []byte) (*PathsPage, error) {
 	if ep == EndpointViews {
 		v, field = (*viewsWire)(&w), "views"
 	}
-	if err := decodePage(ep, body, v, field, pathRowType); err != nil {
-		return nil, err
-	}
-	page := &PathsPage{}
+	f := fields{ep: ep, err: decodePage(ep, body, v, field, reflect.TypeFor[pathRowWire]())}
 	var tw countsWire
-	if err := decodeObject(ep, "totals", w.Totals, &tw); err != nil {
-		return nil, err
+	if f.err == nil {
+		f.err = decodeObject(ep, "totals", w.Totals, &tw)
 	}
-	if err := requireNums(ep, numField{"totals.human", &tw.Human, &page.Totals.Human}, numField{"totals.ai", &tw.AI, &page.Totals.AI},
-		numField{"totals.total", &tw.Total, &page.Totals.Total}); err != nil {
-		return nil, err
-	}
-	if err := requireRows(ep, field, w.Rows); err != nil {
-		return nil, err
-	}
-	var err error
-	if page.HasMore, err = requireBool(ep, "hasMore", &w.HasMore); err != nil {
-		return nil, err
-	}
-	page.Rows = make([]PathCounts, 0, len(w.Rows))
-	for i := range w.Rows {
-		r := &w.Rows[i]
-		switch {
-		case r.Path.kind != '"':
-			page.Skipped.add(SkipBadRow)
-		case r.Path.s == "":
-			page.Skipped.add(SkipEmptyPath)
-		case !countsOK(&r.Human, &r.AI, &r.Total):
-			page.Skipped.add(SkipBadCount)
-		default:
-			page.Rows = append(page.Rows, PathCounts{Path: labelText(r.Path.s), Counts: Counts{Human: r.Human.n, AI: r.AI.n, Total: r.Total.n}})
-		}
-	}
-	return page, nil
+	page := &PathsPage{Totals: Counts{Human: f.count("totals.human", &tw.Human), AI: f.count("totals.ai", &tw.AI), Total: f.count("totals.total", &tw.Total)}}
+	page.Rows = keepRows(&f, field, w.Rows, &page.Skipped, func(r *pathRowWire) (PathCounts, string) {
+		return PathCounts{Path: labelText(r.Path.s), Counts: Counts{Human: r.Human.n, AI: r.AI.n, Total: r.Total.n}}, rowProblem(&r.Path, SkipEmptyPath, &r.Human, &r.AI, &r.Total)
+	})
+	page.HasMore = f.reqBool("hasMore", &w.HasMore)
+	return checked(page, &f)
 }

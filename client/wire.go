@@ -191,44 +191,65 @@ func decodeObject(ep Endpoint, field string, raw json.RawMessage, v any) error {
 	return nil
 }
 
-// numField is a page-level count: its field's name, leaf and destination.
-type numField struct {
-	name string
-	n    *leaf
-	v    *float64
-}
-
-// requireNums sets each count, or returns a *DecodeError naming the first
-// field that is not one.
-func requireNums(ep Endpoint, fs ...numField) error {
-	for _, f := range fs {
-		if !f.n.count() {
-			return &DecodeError{Endpoint: ep, Field: f.name, Reason: f.n.problem("number")}
-		}
-		*f.v = f.n.n
+// count returns a required page-level count.
+func (f *fields) count(field string, n *leaf) float64 {
+	if !n.count() {
+		f.fail(field, n.problem("number"))
 	}
-	return nil
+	return n.n
 }
 
-// requireBool returns a page-level boolean, or a *DecodeError naming field.
-func requireBool(ep Endpoint, field string, b *leaf) (bool, error) {
+// reqBool returns a required page-level boolean.
+func (f *fields) reqBool(field string, b *leaf) bool {
 	if !b.is("tf") {
-		return false, &DecodeError{Endpoint: ep, Field: field, Reason: b.problem("boolean")}
+		f.fail(field, b.problem("boolean"))
 	}
-	return b.kind == 't', nil
+	return b.kind == 't'
 }
 
-// requireRows checks that a page's row array was there: encoding/json
-// makes [] an empty non-nil slice, absent and null nil.
-func requireRows[T any](ep Endpoint, field string, rows []T) error {
+// keepRows checks that a page's row array was there (encoding/json makes
+// [] an empty non-nil slice, absent and null nil) and converts each row
+// with conv, which returns the reason to skip it, or "". Nothing after a
+// problem.
+func keepRows[W, R any](f *fields, field string, rows []W, skipped *Skipped, conv func(*W) (R, string)) []R {
 	if rows == nil {
-		return &DecodeError{Endpoint: ep, Field: field, Reason: "missing or null, want array"}
+		f.fail(field, "missing or null, want array")
 	}
-	return nil
+	if f.err != nil {
+		return nil
+	}
+	out := make([]R, 0, len(rows))
+	for i := range rows {
+		if r, why := conv(&rows[i]); why != "" {
+			skipped.add(why)
+		} else {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
-func countsOK(ns ...*leaf) bool {
-	return !slices.ContainsFunc(ns, func(n *leaf) bool { return !n.count() })
+// checked returns v, or nil and the first problem.
+func checked[T any](v *T, f *fields) (*T, error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	return v, nil
+}
+
+// rowProblem is why an analytics row keyed by key is skipped, "" if it is
+// not: a key that is not a string, an empty one (for the reason empty), or
+// a count that is not one.
+func rowProblem(key *leaf, empty string, counts ...*leaf) string {
+	switch {
+	case key.kind != '"':
+		return SkipBadRow
+	case key.s == "":
+		return empty
+	case slices.ContainsFunc(counts, func(n *leaf) bool { return !n.count() }):
+		return SkipBadCount
+	}
+	return ""
 }
 
 // unquote decodes a well-formed JSON string literal, keeping invalid UTF-8
