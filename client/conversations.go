@@ -3,7 +3,6 @@ package client
 import (
 	"context"
 	"fmt"
-	"reflect"
 )
 
 // conversationWire is one turn, only what is counted: no text is kept.
@@ -79,7 +78,7 @@ func decodeConversations(body []byte, res *ConversationsResult) (next *string, m
 		NextCursor leaf               `json:"nextCursor"`
 		HasMore    leaf               `json:"hasMore"`
 	}
-	f := fields{ep: EndpointConversations, err: decodePage(EndpointConversations, body, &w, "conversations", reflect.TypeFor[conversationWire]())}
+	f := fields{ep: EndpointConversations, err: decodePage(EndpointConversations, body, &w, "conversations")}
 	var skipped Skipped
 	keys := keepRows(&f, "conversations", w.Rows, &skipped, (*conversationWire).key)
 	more = f.reqBool("hasMore", &w.HasMore)

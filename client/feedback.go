@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"reflect"
 )
 
 // feedbackRowWire is the wire form of one feedback by page row.
@@ -31,7 +30,7 @@ func decodeFeedback(body []byte) (*FeedbackPage, error) {
 		Rows    []feedbackRowWire `json:"feedback"`
 		HasMore leaf              `json:"hasMore"`
 	}
-	f := fields{ep: EndpointFeedbackByPage, err: decodePage(EndpointFeedbackByPage, body, &w, "feedback", reflect.TypeFor[feedbackRowWire]())}
+	f := fields{ep: EndpointFeedbackByPage, err: decodePage(EndpointFeedbackByPage, body, &w, "feedback")}
 	page := &FeedbackPage{}
 	page.Rows = keepRows(&f, "feedback", w.Rows, &page.Skipped, func(r *feedbackRowWire) (PageFeedback, string) {
 		return PageFeedback{Path: labelText(r.Path.s), ThumbsUp: r.ThumbsUp.n, ThumbsDown: r.ThumbsDown.n, Code: r.Code.n, Total: r.Total.n},

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"reflect"
 	"strconv"
 )
 
@@ -102,7 +101,7 @@ func decodeSessions(body []byte) (sessionsPage, error) {
 	var w struct {
 		AllSessions []sessionWire `json:"allSessions"`
 	}
-	if err := decodePage(EndpointListJobs, body, &w, "allSessions", reflect.TypeFor[sessionWire]()); err != nil {
+	if err := decodePage(EndpointListJobs, body, &w, "allSessions"); err != nil {
 		return sessionsPage{}, err
 	}
 	page := sessionsPage{sessions: []LegacySession{}, rows: len(w.AllSessions)}

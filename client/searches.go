@@ -3,7 +3,6 @@ package client
 import (
 	"context"
 	"math"
-	"reflect"
 	"strconv"
 	"time"
 )
@@ -35,7 +34,7 @@ func decodeSearches(body []byte) (*SearchesPage, error) {
 		TotalSearches leaf            `json:"totalSearches"`
 		NextCursor    leaf            `json:"nextCursor"`
 	}
-	f := fields{ep: EndpointSearches, err: decodePage(EndpointSearches, body, &w, "searches", reflect.TypeFor[searchRowWire]())}
+	f := fields{ep: EndpointSearches, err: decodePage(EndpointSearches, body, &w, "searches")}
 	page := &SearchesPage{}
 	page.Rows = keepRows(&f, "searches", w.Rows, &page.Skipped, func(r *searchRowWire) (SearchTerm, string) {
 		top, topOK := r.TopClickedPage.nullable()

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"reflect"
 	"strconv"
 )
 
@@ -123,11 +122,9 @@ func decodePaths(ep Endpoint, body []byte) (*PathsPage, error) {
 	if ep == EndpointViews {
 		v, field = (*viewsWire)(&w), "views"
 	}
-	f := fields{ep: ep, err: decodePage(ep, body, v, field, reflect.TypeFor[pathRowWire]())}
+	f := fields{ep: ep, err: decodePage(ep, body, v, field)}
 	var tw countsWire
-	if f.err == nil {
-		f.err = decodeObject(ep, "totals", w.Totals, &tw)
-	}
+	f.object("totals", w.Totals, &tw, false)
 	page := &PathsPage{Totals: Counts{Human: f.count("totals.human", &tw.Human), AI: f.count("totals.ai", &tw.AI), Total: f.count("totals.total", &tw.Total)}}
 	page.Rows = keepRows(&f, field, w.Rows, &page.Skipped, func(r *pathRowWire) (PathCounts, string) {
 		return PathCounts{Path: labelText(r.Path.s), Counts: Counts{Human: r.Human.n, AI: r.AI.n, Total: r.Total.n}}, rowProblem(&r.Path, SkipEmptyPath, &r.Human, &r.AI, &r.Total)

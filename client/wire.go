@@ -112,9 +112,11 @@ func (l *leaf) problem(want string) string {
 }
 
 // decodePage unmarshals body into v, a wire struct whose array rows holds
-// rowType. A row of the wrong type stays zero, for its validation to skip;
-// anything else that stops encoding/json is a *DecodeError.
-func decodePage(ep Endpoint, body []byte, v any, rows string, rowType reflect.Type) error {
+// the rows. Leaves and json.RawMessage take any value, so only the row
+// array, or one of its rows, can be of a wrong type: such a row stays
+// zero, for its validation to skip; anything else that stops encoding/json
+// is a *DecodeError.
+func decodePage(ep Endpoint, body []byte, v any, rows string) error {
 	err := json.Unmarshal(body, v)
 	var te *json.UnmarshalTypeError
 	switch trimmed := bytes.TrimSpace(body); {
@@ -124,11 +126,11 @@ func decodePage(ep Endpoint, body []byte, v any, rows string, rowType reflect.Ty
 		return &DecodeError{Endpoint: ep, Reason: "wrong type: " + kindName(trimmed[0]) + ", want object"}
 	case err == nil:
 		return nil
-	case rowType != nil && te.Type == rowType:
+	case te.Type.Kind() != reflect.Slice:
 		// encoding/json reports only the first type error.
 		return checkArray(ep, body, rows)
 	}
-	return &DecodeError{Endpoint: ep, Field: te.Field, Reason: "wrong type: " + jsonTypeName(te.Value) + ", want " + wantName(te.Type)}
+	return &DecodeError{Endpoint: ep, Field: te.Field, Reason: "wrong type: " + jsonTypeName(te.Value) + ", want array"}
 }
 
 // checkArray checks that the field rows of body is an array.
@@ -161,34 +163,6 @@ func jsonTypeName(v string) string {
 		return "number"
 	}
 	return v
-}
-
-func wantName(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.Slice:
-		return "array"
-	case reflect.Struct, reflect.Map:
-		return "object"
-	}
-	return t.Kind().String()
-}
-
-// decodeObject reads a required object field held as raw JSON into v.
-func decodeObject(ep Endpoint, field string, raw json.RawMessage, v any) error {
-	switch raw = bytes.TrimSpace(raw); { // nil when empty
-	case raw == nil:
-		return &DecodeError{Endpoint: ep, Field: field, Reason: "missing"}
-	case raw[0] != '{':
-		return &DecodeError{Endpoint: ep, Field: field, Reason: "wrong type: " + kindName(raw[0]) + ", want object"}
-	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return &DecodeError{Endpoint: ep, Field: field + "." + te.Field, Reason: "wrong type: " + jsonTypeName(te.Value)}
-		}
-		return &DecodeError{Endpoint: ep, Field: field, Reason: "malformed object: " + err.Error()}
-	}
-	return nil
 }
 
 // count returns a required page-level count.
