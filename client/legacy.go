@@ -6,8 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/url"
 	"strconv"
 )
 
@@ -53,41 +51,30 @@ func (c *Client) walkJobsV1(ctx context.Context, projectID string, opts ListJobs
 			return nil, 0, fmt.Errorf("%s: %w: still %d sessions on page %d of %d; the listing is larger than any sane project or the server ignores skip",
 				EndpointListJobs, ErrTooManyPages, take, maxPages, maxPages)
 		}
-		l, err := c.listJobsV1Page(ctx, projectID, page*take, take)
+		sessions, n, err := c.listJobsV1Page(ctx, projectID, page*take, take)
 		if err != nil {
 			return nil, 0, err
 		}
-		skipped += l.skipped
-		for _, s := range l.sessions {
+		skipped += n
+		for _, s := range sessions {
 			if !seen[s.SessionID] {
 				seen[s.SessionID] = true
 				out = append(out, s)
 			}
 		}
-		if l.rows < take { // skipped rows count: the server sent them
+		if len(sessions)+n < take { // skipped rows count: the server sent them
 			return out, skipped, nil
 		}
 	}
 }
 
-type sessionsPage struct {
-	sessions []LegacySession
-	rows     int // the sessions the API sent, skipped ones included
-	skipped  int
-}
-
-func (c *Client) listJobsV1Page(ctx context.Context, projectID string, skip, take int) (sessionsPage, error) {
-	path, err := EndpointListJobs.route(projectID, "")
-	if err != nil {
-		return sessionsPage{}, err
-	}
+func (c *Client) listJobsV1Page(ctx context.Context, projectID string, skip, take int) ([]LegacySession, int, error) {
 	if skip < 0 || take < 1 || take > ListJobsMaxTake {
-		return sessionsPage{}, fmt.Errorf("%s: skip %d, take %d: want skip >= 0 and take 1..%d", EndpointListJobs, skip, take, ListJobsMaxTake)
+		return nil, 0, fmt.Errorf("%s: skip %d, take %d: want skip >= 0 and take 1..%d", EndpointListJobs, skip, take, ListJobsMaxTake)
 	}
-	q := url.Values{"skip": {strconv.Itoa(skip)}, "take": {strconv.Itoa(take)}}
-	body, err := c.do(ctx, &call{endpoint: EndpointListJobs, method: http.MethodGet, path: path, query: q})
+	body, err := c.getPage(ctx, EndpointListJobs, projectID, DateRange{}, 0, 0, "skip", strconv.Itoa(skip), "take", strconv.Itoa(take))
 	if err != nil {
-		return sessionsPage{}, err
+		return nil, 0, err
 	}
 	return decodeSessions(body)
 }
@@ -96,23 +83,24 @@ func (c *Client) listJobsV1Page(ctx context.Context, projectID string, skip, tak
 // session that is not an object, has a field of the wrong type or no usable
 // sessionId (it becomes a job_id label and cannot be cut) is skipped and
 // counted, not fatal: encoding/json leaves a session that is not an object
-// zero, without a sessionId.
-func decodeSessions(body []byte) (sessionsPage, error) {
+// zero, without a sessionId. It returns the sessions kept and the number
+// skipped.
+func decodeSessions(body []byte) ([]LegacySession, int, error) {
 	var w struct {
 		AllSessions []sessionWire `json:"allSessions"`
 	}
 	if err := decodePage(EndpointListJobs, body, &w, "allSessions"); err != nil {
-		return sessionsPage{}, err
+		return nil, 0, err
 	}
-	page := sessionsPage{sessions: []LegacySession{}, rows: len(w.AllSessions)}
+	sessions, skipped := []LegacySession{}, 0
 	for i := range w.AllSessions {
 		if s, ok := w.AllSessions[i].session(); ok {
-			page.sessions = append(page.sessions, s)
+			sessions = append(sessions, s)
 		} else {
-			page.skipped++
+			skipped++
 		}
 	}
-	return page, nil
+	return sessions, skipped, nil
 }
 
 type sessionWire struct {

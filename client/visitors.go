@@ -25,47 +25,33 @@ func (c *Client) Views(ctx context.Context, projectID string, q PathsQuery) (*Pa
 // PathsPage fetches one page of an offset-paged export, ep
 // EndpointVisitors or EndpointViews (see Views); a PageFunc.
 func (c *Client) PathsPage(ctx context.Context, ep Endpoint, projectID string, q PathsQuery) (*PathsPage, error) {
-	if ep != EndpointVisitors && ep != EndpointViews {
+	switch {
+	case ep != EndpointVisitors && ep != EndpointViews:
 		return nil, fmt.Errorf("%s is not an offset-paged export", ep)
-	}
-	path, v, err := pageQuery(ep, projectID, q.Range, q.Limit, MaxPageSize)
-	if err != nil {
-		return nil, err
-	}
-	if q.Offset < 0 {
+	case q.Offset < 0:
 		return nil, fmt.Errorf("%s: negative offset %d", ep, q.Offset)
 	}
-	v.Set("offset", strconv.Itoa(q.Offset))
-	body, err := c.do(ctx, &call{endpoint: ep, method: http.MethodGet, path: path, query: v})
+	body, err := c.getPage(ctx, ep, projectID, q.Range, q.Limit, MaxPageSize, "offset", strconv.Itoa(q.Offset))
 	if err != nil {
 		return nil, err
 	}
 	return decodePaths(ep, body)
 }
 
-// pageQuery checks projectID and limit (0 is unsent, else 1..most) and
-// returns ep's path and query: r's dates and the limit.
-func pageQuery(ep Endpoint, projectID string, r DateRange, limit, most int) (string, url.Values, error) {
+// getPage checks projectID and limit (0 is unsent, else 1..most) and sends
+// a GET of ep with r's dates, the limit and the other parameters more, key
+// and value pairs (an empty value is unsent).
+func (c *Client) getPage(ctx context.Context, ep Endpoint, projectID string, r DateRange, limit, most int, more ...string) ([]byte, error) {
 	path, err := ep.route(projectID, "")
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
 	if limit < 0 || limit > most {
-		return "", nil, fmt.Errorf("%s: limit %d outside 1..%d", ep, limit, most)
+		return nil, fmt.Errorf("%s: limit %d outside 1..%d", ep, limit, most)
 	}
 	v := rangeValues(r)
 	if limit > 0 {
 		v.Set("limit", strconv.Itoa(limit))
-	}
-	return path, v, nil
-}
-
-// getPage sends a GET of ep with pageQuery's query and the other
-// parameters more, key and value pairs (an empty value is unsent).
-func (c *Client) getPage(ctx context.Context, ep Endpoint, projectID string, r DateRange, limit, most int, more ...string) ([]byte, error) {
-	path, v, err := pageQuery(ep, projectID, r, limit, most)
-	if err != nil {
-		return nil, err
 	}
 	for i := 0; i+1 < len(more); i += 2 {
 		if more[i+1] != "" {

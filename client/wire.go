@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -227,47 +226,29 @@ func rowProblem(key *leaf, empty string, counts ...*leaf) string {
 }
 
 // unquote decodes a well-formed JSON string literal, keeping invalid UTF-8
-// as sent (unlike encoding/json): cleaning it is the caller's business.
+// as sent (encoding/json replaces it): cleaning it is the caller's
+// business. An escape is ASCII, so the runs between invalid bytes are
+// well-formed literals encoding/json decodes alone.
 func unquote(raw []byte) string {
 	s := raw[1 : len(raw)-1]
 	if bytes.IndexByte(s, '\\') < 0 {
 		return string(s)
 	}
-	out := make([]byte, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		if s[i] != '\\' {
-			out = append(out, s[i])
-			continue
+	var out []byte
+	for len(s) > 0 {
+		i := 0
+		for r, n := utf8.DecodeRune(s); i < len(s) && (r != utf8.RuneError || n > 1); r, n = utf8.DecodeRune(s[i:]) {
+			i += n
 		}
-		i++
-		switch k := strings.IndexByte("bfnrtu", s[i]); {
-		case k < 0: // '"', '\\', '/'
-			out = append(out, s[i])
-		case k < 5:
-			out = append(out, "\b\f\n\r\t"[k])
-		default:
-			r := hex4(s[i+1 : i+5])
-			i += 4
-			if utf16.IsSurrogate(r) {
-				r2 := utf8.RuneError
-				if i+6 < len(s) && s[i+1] == '\\' && s[i+2] == 'u' {
-					r2 = hex4(s[i+3 : i+7])
-				}
-				if r = utf16.DecodeRune(r, r2); r != utf8.RuneError {
-					i += 6
-				}
-			}
-			out = utf8.AppendRune(out, r)
+		var run string
+		_ = json.Unmarshal(append(append([]byte{'"'}, s[:i]...), '"'), &run)
+		out = append(out, run...)
+		if i < len(s) {
+			out, i = append(out, s[i]), i+1
 		}
+		s = s[i:]
 	}
 	return string(out)
-}
-
-// hex4 reads the four hex digits of a \u escape, which the JSON is known
-// to have.
-func hex4(b []byte) rune {
-	v, _ := strconv.ParseUint(string(b), 16, 32)
-	return rune(v)
 }
 
 // MaxLabelBytes bounds an answer's string that becomes a label value: a
