@@ -41,9 +41,9 @@ type WalkOptions struct {
 	Keep func(path string) bool
 }
 
-// pagingDefaults checks a walk's page size (0 takes defSize) and page
-// bound (0 takes defPages).
-func pagingDefaults(size, maxPages *int, most, defSize, defPages int) error {
+// pagingDefaults checks a walk's page size (0 takes defSize), page bound
+// (0 takes defPages) and project id.
+func pagingDefaults(size, maxPages *int, most, defSize, defPages int, project string) error {
 	switch {
 	case *size < 0 || *size > most:
 		return fmt.Errorf("page size %d outside 1..%d", *size, most)
@@ -51,7 +51,8 @@ func pagingDefaults(size, maxPages *int, most, defSize, defPages int) error {
 		return fmt.Errorf("negative MaxPages %d", *maxPages)
 	}
 	*size, *maxPages = cmp.Or(*size, defSize), cmp.Or(*maxPages, defPages)
-	return nil
+	_, err := segment("project id", project)
+	return err
 }
 
 // walkError wraps the error of a walk of ep with its project and range,
@@ -120,13 +121,11 @@ func NewWalk(page PageFunc, ep Endpoint, projectID string, r DateRange, o WalkOp
 	if r != (DateRange{}) {
 		w.p.From, w.p.To = r.From.String(), r.To.String()
 	}
-	if err := pagingDefaults(&o.PageSize, &o.MaxPages, MaxPageSize, DefaultPageSize, DefaultMaxPages); err != nil {
+	err := pagingDefaults(&o.PageSize, &o.MaxPages, MaxPageSize, DefaultPageSize, DefaultMaxPages, projectID)
+	if err != nil {
 		return nil, w.fail(-1, err)
 	}
 	w.o, w.p.PageSize = o, o.PageSize
-	if _, err := segment("project id", projectID); err != nil {
-		return nil, w.fail(-1, err)
-	}
 	return w, nil
 }
 
@@ -259,11 +258,8 @@ func (p WalkProgress) Range() (DateRange, error) {
 		return DateRange{}, nil
 	}
 	from, err := ParseDate(p.From)
-	if err != nil {
-		return DateRange{}, err
-	}
-	to, err := ParseDate(p.To)
-	if err != nil {
+	to, err2 := ParseDate(p.To)
+	if err := cmp.Or(err, err2); err != nil {
 		return DateRange{}, err
 	}
 	if to.Time().Before(from.Time()) {
