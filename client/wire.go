@@ -129,7 +129,9 @@ func decodePage(ep Endpoint, body []byte, v any, rows string) error {
 		// encoding/json reports only the first type error.
 		return checkArray(ep, body, rows)
 	}
-	return &DecodeError{Endpoint: ep, Field: te.Field, Reason: "wrong type: " + jsonTypeName(te.Value) + ", want array"}
+	// The row array is of a wrong type: te.Value is "string", "number",
+	// "bool" or "object".
+	return &DecodeError{Endpoint: ep, Field: te.Field, Reason: "wrong type: " + strings.Replace(te.Value, "bool", "boolean", 1) + ", want array"}
 }
 
 // checkArray checks that the field rows of body is an array.
@@ -149,19 +151,6 @@ func checkArray(ep Endpoint, body []byte, rows string) error {
 		return &DecodeError{Endpoint: ep, Field: rows, Reason: "wrong type: " + k + ", want array"}
 	}
 	return nil
-}
-
-// jsonTypeName names UnmarshalTypeError.Value for this package's errors.
-func jsonTypeName(v string) string {
-	switch {
-	case v == "bool":
-		return "boolean"
-	case v == "":
-		return "value"
-	case strings.HasPrefix(v, "number"):
-		return "number"
-	}
-	return v
 }
 
 // count returns a required page-level count.
