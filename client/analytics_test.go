@@ -45,7 +45,11 @@ func TestViewsWalkMatchesFake(t *testing.T) {
 	var last float64
 	for _, r := range windows() {
 		totals, rows := clientRows(h.srv.Views(testProject, r.From.Time(), r.To.Time()))
-		res, err := h.c.WalkViews(context.Background(), testProject, r, client.WalkOptions{PageSize: 250})
+		w, err := client.NewWalk(h.c.PathsPage, client.EndpointViews, testProject, r, client.WalkOptions{PageSize: 250})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := w.All(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}

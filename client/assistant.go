@@ -14,20 +14,12 @@ func (c *Client) CallerStats(ctx context.Context, projectID string, r DateRange)
 
 // decodeCallerStats decodes and validates a caller stats answer.
 func decodeCallerStats(body []byte) (*CallerStats, error) {
-	ep := EndpointCallerStats
 	var w struct {
 		Web   leaf `json:"web"`
 		API   leaf `json:"api"`
 		Other leaf `json:"other"`
 		Total leaf `json:"total"`
 	}
-	if err := decodePage(ep, body, &w, "", nil); err != nil {
-		return nil, err
-	}
-	var s CallerStats
-	if err := requireNums(ep, numField{"web", &w.Web, &s.Web}, numField{"api", &w.API, &s.API},
-		numField{"other", &w.Other, &s.Other}, numField{"total", &w.Total, &s.Total}); err != nil {
-		return nil, err
-	}
-	return &s, nil
+	f := fields{ep: EndpointCallerStats, err: decodePage(EndpointCallerStats, body, &w, "")}
+	return checked(&CallerStats{Web: f.count("web", &w.Web), API: f.count("api", &w.API), Other: f.count("other", &w.Other), Total: f.count("total", &w.Total)}, &f)
 }

@@ -3,7 +3,6 @@ package client
 import (
 	"context"
 	"fmt"
-	"reflect"
 )
 
 // conversationWire is one turn, only what is counted: no text is kept.
@@ -11,17 +10,6 @@ type conversationWire struct {
 	ID               leaf `json:"id"`
 	ResponseType     leaf `json:"responseType"`
 	ResolutionStatus leaf `json:"resolutionStatus"`
-}
-
-var conversationRowType = reflect.TypeFor[conversationWire]()
-
-// conversationsPage is one decoded page of conversations.
-type conversationsPage struct {
-	counts     map[ConversationKey]int
-	turns      int
-	nextCursor *string
-	hasMore    bool
-	skipped    Skipped
 }
 
 // WalkConversations counts every assistant conversation turn of a project
@@ -38,10 +26,7 @@ func (c *Client) WalkConversations(ctx context.Context, projectID string, r Date
 		}
 		return walkError(ep, projectID, r, where, err)
 	}
-	if err := pagingDefaults(&o.PageSize, &o.MaxPages, MaxConversationsPageSize, DefaultConversationsPageSize, DefaultConversationsMaxPages); err != nil {
-		return nil, fail(-1, err)
-	}
-	if _, err := segment("project id", projectID); err != nil {
+	if err := pagingDefaults(&o.PageSize, &o.MaxPages, MaxConversationsPageSize, DefaultConversationsPageSize, DefaultConversationsMaxPages, projectID); err != nil {
 		return nil, fail(-1, err)
 	}
 	res := &ConversationsResult{Range: r, Counts: make(map[ConversationKey]int)}
@@ -54,79 +39,71 @@ func (c *Client) WalkConversations(ctx context.Context, projectID string, r Date
 				o.MaxPages, o.PageSize, ErrTooManyPages))
 		}
 		body, err := c.getPage(ctx, ep, projectID, r, o.PageSize, MaxConversationsPageSize, "cursor", cursor)
-		if err != nil {
-			return nil, fail(i, err)
+		var next *string
+		var more, none bool
+		if err == nil {
+			next, more, none, err = decodeConversations(body, res)
 		}
-		page, err := decodeConversations(body)
 		if err != nil {
 			return nil, fail(i, err)
 		}
 		res.Pages++
-		res.Turns += page.turns
-		for k, n := range page.counts {
-			res.Counts[k] += n
-		}
-		res.Skipped.merge(page.skipped)
-		if !page.hasMore {
+		if !more {
 			return res, nil
 		}
-		if err := emptyPage(&empty, page.turns == 0 && page.skipped.Total() == 0); err != nil {
+		if err := emptyPage(&empty, none); err != nil {
 			return nil, fail(i, err)
 		}
 		switch {
-		case page.nextCursor == nil || *page.nextCursor == "":
+		case next == nil || *next == "":
 			res.Incomplete = true
 			return res, nil
-		case seen[*page.nextCursor]:
-			return nil, fail(i, &DecodeError{Endpoint: ep, Field: "nextCursor", Reason: "cursor " + quoteShort(*page.nextCursor) + " repeats an earlier one"})
+		case seen[*next]:
+			return nil, fail(i, &DecodeError{Endpoint: ep, Field: "nextCursor", Reason: "cursor " + quoteShort(*next) + " repeats an earlier one"})
 		}
-		cursor = *page.nextCursor
+		cursor = *next
 		seen[cursor] = true
 	}
 }
 
-// decodeConversations decodes and validates one page of conversations.
-func decodeConversations(body []byte) (*conversationsPage, error) {
-	ep := EndpointConversations
+// decodeConversations decodes and validates one page of conversations and
+// adds its turns to res, unless it fails: it returns the page's nextCursor
+// and hasMore, and whether it had no turn.
+func decodeConversations(body []byte, res *ConversationsResult) (next *string, more, none bool, err error) {
 	var w struct {
 		Rows       []conversationWire `json:"conversations"`
 		NextCursor leaf               `json:"nextCursor"`
 		HasMore    leaf               `json:"hasMore"`
 	}
-	if err := decodePage(ep, body, &w, "conversations", conversationRowType); err != nil {
-		return nil, err
+	f := fields{ep: EndpointConversations, err: decodePage(EndpointConversations, body, &w, "conversations")}
+	var skipped Skipped
+	keys := keepRows(&f, "conversations", w.Rows, &skipped, (*conversationWire).key)
+	more = f.reqBool("hasMore", &w.HasMore)
+	if next = f.nullString("nextCursor", &w.NextCursor); f.err != nil {
+		return nil, false, false, f.err
 	}
-	if err := requireRows(ep, "conversations", w.Rows); err != nil {
-		return nil, err
+	for _, k := range keys {
+		res.Counts[k]++
 	}
-	page := &conversationsPage{counts: make(map[ConversationKey]int, 4)}
-	var err error
-	if page.hasMore, err = requireBool(ep, "hasMore", &w.HasMore); err != nil {
-		return nil, err
+	res.Turns += len(keys)
+	res.Skipped.merge(skipped)
+	return next, more, len(w.Rows) == 0, nil
+}
+
+// key classifies a turn: its response type defaults to answer when absent
+// or null, its resolution to unknown when absent, null or "".
+func (r *conversationWire) key() (ConversationKey, string) {
+	k := ConversationKey{ResponseType: ResponseTypeAnswer, Resolution: ResolutionUnknown}
+	if r.ResponseType.kind == '"' {
+		k.ResponseType = r.ResponseType.s
 	}
-	var ok bool
-	if page.nextCursor, ok = w.NextCursor.nullable(); !ok {
-		return nil, &DecodeError{Endpoint: ep, Field: "nextCursor", Reason: w.NextCursor.problem("string or null")}
+	if r.ResolutionStatus.s != "" {
+		k.Resolution = r.ResolutionStatus.s
 	}
-	for i := range w.Rows {
-		r := &w.Rows[i]
-		// ResponseType defaults to answer when absent or null, the
-		// resolution to unknown when absent, null or "".
-		k := ConversationKey{ResponseType: ResponseTypeAnswer, Resolution: ResolutionUnknown}
-		if r.ResponseType.kind == '"' {
-			k.ResponseType = r.ResponseType.s
-		}
-		if r.ResolutionStatus.s != "" {
-			k.Resolution = r.ResolutionStatus.s
-		}
-		_, typeOK := r.ResponseType.nullable()
-		_, resolutionOK := r.ResolutionStatus.nullable()
-		if r.ID.kind != '"' || r.ID.s == "" || k.ResponseType == "" || !typeOK || !resolutionOK {
-			page.skipped.add(SkipBadRow)
-			continue
-		}
-		page.counts[k]++
-		page.turns++
+	_, typeOK := r.ResponseType.nullable()
+	_, resolutionOK := r.ResolutionStatus.nullable()
+	if r.ID.kind != '"' || r.ID.s == "" || k.ResponseType == "" || !typeOK || !resolutionOK {
+		return k, SkipBadRow
 	}
-	return page, nil
+	return k, ""
 }

@@ -7,10 +7,9 @@ import (
 	"time"
 )
 
-// The field checks of the job endpoints: a field may be absent or null, a
-// present one must have its type; the first problem is kept.
-
-// fields checks the fields of one object, keeping the first problem.
+// fields checks the fields of one answer, keeping the first problem: in
+// the job endpoints a field may be absent or null, a present one must have
+// its type.
 type fields struct {
 	ep  Endpoint
 	err error
@@ -64,19 +63,26 @@ func (f *fields) nullTime(field string, s *leaf) *time.Time {
 	return &t
 }
 
-// optObject decodes an object that may be absent or null into v, reporting
-// whether it was there.
-func (f *fields) optObject(field string, raw json.RawMessage, v any) bool {
-	raw = bytes.TrimSpace(raw)
-	switch {
-	case len(raw) == 0 || raw[0] == 'n':
+// object decodes an object field held as raw JSON into v, reporting
+// whether it was there; an optional one may be absent or null. raw is
+// valid JSON (encoding/json read the body) and v a struct of leaves, which
+// take any value.
+func (f *fields) object(field string, raw json.RawMessage, v any, optional bool) bool {
+	want := "object"
+	switch raw = bytes.TrimSpace(raw); {
+	case optional && (len(raw) == 0 || raw[0] == 'n'):
 		return false
+	case len(raw) == 0:
+		f.fail(field, "missing")
+	case optional && raw[0] != '{':
+		want += " or null"
+		fallthrough
 	case raw[0] != '{':
-		f.fail(field, "wrong type: "+kindName(raw[0])+", want object or null")
-		return false
-	}
-	if err := decodeObject(f.ep, field, raw, v); err != nil && f.err == nil {
-		f.err = err
+		f.fail(field, "wrong type: "+kindName(raw[0])+", want "+want)
+	default:
+		if err := json.Unmarshal(raw, v); err != nil {
+			f.fail(field, "malformed object: "+err.Error())
+		}
 	}
 	return f.err == nil
 }

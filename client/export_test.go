@@ -30,6 +30,6 @@ func (c *Client) WalkJobsV1(ctx context.Context, projectID string, opts ListJobs
 // ListJobsV1Page reads one page of the v1 listing; malformed sessions are
 // left out.
 func (c *Client) ListJobsV1Page(ctx context.Context, projectID string, skip, take int) ([]LegacySession, error) {
-	l, err := c.listJobsV1Page(ctx, projectID, skip, take)
-	return l.sessions, err
+	l, _, err := c.listJobsV1Page(ctx, projectID, skip, take)
+	return l, err
 }

@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"reflect"
 )
 
 // feedbackRowWire is the wire form of one feedback by page row.
@@ -13,8 +12,6 @@ type feedbackRowWire struct {
 	Code       leaf `json:"code"`
 	Total      leaf `json:"total"`
 }
-
-var feedbackRowType = reflect.TypeFor[feedbackRowWire]()
 
 // FeedbackByPage fetches a project's feedback per page in r. There is no
 // offset or cursor: HasMore says more pages had feedback than limit let
@@ -29,37 +26,16 @@ func (c *Client) FeedbackByPage(ctx context.Context, projectID string, r DateRan
 
 // decodeFeedback decodes and validates a feedback by page answer.
 func decodeFeedback(body []byte) (*FeedbackPage, error) {
-	ep := EndpointFeedbackByPage
 	var w struct {
 		Rows    []feedbackRowWire `json:"feedback"`
 		HasMore leaf              `json:"hasMore"`
 	}
-	if err := decodePage(ep, body, &w, "feedback", feedbackRowType); err != nil {
-		return nil, err
-	}
-	if err := requireRows(ep, "feedback", w.Rows); err != nil {
-		return nil, err
-	}
+	f := fields{ep: EndpointFeedbackByPage, err: decodePage(EndpointFeedbackByPage, body, &w, "feedback")}
 	page := &FeedbackPage{}
-	var err error
-	if page.HasMore, err = requireBool(ep, "hasMore", &w.HasMore); err != nil {
-		return nil, err
-	}
-	page.Rows = make([]PageFeedback, 0, len(w.Rows))
-	for i := range w.Rows {
-		r := &w.Rows[i]
-		switch {
-		case r.Path.kind != '"':
-			page.Skipped.add(SkipBadRow)
-		case r.Path.s == "":
-			page.Skipped.add(SkipEmptyPath)
-		case !countsOK(&r.ThumbsUp, &r.ThumbsDown, &r.Code, &r.Total):
-			page.Skipped.add(SkipBadCount)
-		default:
-			page.Rows = append(page.Rows, PageFeedback{
-				Path: labelText(r.Path.s), ThumbsUp: r.ThumbsUp.n, ThumbsDown: r.ThumbsDown.n, Code: r.Code.n, Total: r.Total.n,
-			})
-		}
-	}
-	return page, nil
+	page.Rows = keepRows(&f, "feedback", w.Rows, &page.Skipped, func(r *feedbackRowWire) (PageFeedback, string) {
+		return PageFeedback{Path: labelText(r.Path.s), ThumbsUp: r.ThumbsUp.n, ThumbsDown: r.ThumbsDown.n, Code: r.Code.n, Total: r.Total.n},
+			rowProblem(&r.Path, SkipEmptyPath, &r.ThumbsUp, &r.ThumbsDown, &r.Code, &r.Total)
+	})
+	page.HasMore = f.reqBool("hasMore", &w.HasMore)
+	return checked(page, &f)
 }

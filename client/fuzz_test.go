@@ -286,25 +286,26 @@ func FuzzDecodeConversations(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		page, err := decodeConversations(body)
+		page := &ConversationsResult{Counts: make(map[ConversationKey]int)}
+		_, _, _, err := decodeConversations(body, page)
 		if err != nil {
-			if page != nil {
-				t.Fatal("a page returned with an error")
+			if page.Turns != 0 || len(page.Counts) != 0 || page.Skipped != nil {
+				t.Fatal("a page merged with an error")
 			}
 			fuzzDecodeError(t, EndpointConversations, err)
 			return
 		}
 		n := 0
-		for k, c := range page.counts {
+		for k, c := range page.Counts {
 			if k.ResponseType == "" || k.Resolution == "" || c <= 0 {
 				t.Fatalf("key %+v counted %d", k, c)
 			}
 			n += c
 		}
-		if n != page.turns {
-			t.Fatalf("counts add up to %d, turns %d", n, page.turns)
+		if n != page.Turns {
+			t.Fatalf("counts add up to %d, turns %d", n, page.Turns)
 		}
-		fuzzKeptAndSkipped(t, page.turns, page.skipped, len(fuzzRows(t, body, "conversations")))
+		fuzzKeptAndSkipped(t, page.Turns, page.Skipped, len(fuzzRows(t, body, "conversations")))
 	})
 }
 

@@ -77,10 +77,7 @@ func decodeJob(ep Endpoint, body []byte, requestedID string) (*Job, error) {
 		CreatedAt  leaf            `json:"createdAt"`
 		ArchivedAt leaf            `json:"archivedAt"`
 	}
-	if err := decodePage(ep, body, &w, "", nil); err != nil {
-		return nil, err
-	}
-	f := fields{ep: ep}
+	f := fields{ep: ep, err: decodePage(ep, body, &w, "")}
 	j := &Job{Raw: json.RawMessage(bytes.Clone(bytes.TrimSpace(body)))}
 	j.ID = f.optString("id", &w.ID)
 	if j.ID == "" {
@@ -91,7 +88,7 @@ func decodeJob(ep Endpoint, body []byte, requestedID string) (*Job, error) {
 		Repository leaf `json:"repository"`
 		Ref        leaf `json:"ref"`
 	}
-	if f.optObject("source", w.Source, &src) {
+	if f.object("source", w.Source, &src, true) {
 		j.Source.Repository = labelText(f.optString("source.repository", &src.Repository))
 		if j.Source.Ref = f.nullString("source.ref", &src.Ref); j.Source.Ref != nil {
 			*j.Source.Ref = labelText(*j.Source.Ref)
@@ -103,8 +100,5 @@ func decodeJob(ep Endpoint, body []byte, requestedID string) (*Job, error) {
 		j.CreatedAt = *at
 	}
 	j.ArchivedAt = f.nullTime("archivedAt", &w.ArchivedAt)
-	if f.err != nil {
-		return nil, f.err
-	}
-	return j, nil
+	return checked(j, &f)
 }

@@ -107,12 +107,9 @@ func (k *FileKey) fail(err error) {
 // its content.
 func NewFileKey(path string) (*FileKey, error) {
 	k := &FileKey{path: path, file: filewatch.New(path)}
-	key, info, err := k.read()
-	if err != nil {
+	if err := k.load(); err != nil {
 		return nil, err
 	}
-	k.key = key
-	k.file.Mark(info)
 	return k, nil
 }
 
@@ -133,13 +130,10 @@ func (k *FileKey) Key() (string, error) {
 	if !changed && k.lastErr == nil {
 		return k.key, nil
 	}
-	key, info, err := k.read()
-	if err != nil {
+	if err := k.load(); err != nil {
 		k.fail(err)
 		return k.key, nil
 	}
-	k.key = key
-	k.file.Mark(info)
 	if k.lastErr != nil { // recovered
 		k.lastErr = nil
 		if k.notify != nil {
@@ -166,25 +160,28 @@ func (k *FileKey) WorldReadable() bool {
 	return info != nil && info.Mode().Perm()&0o004 != 0
 }
 
-// read reads and checks the key file; the FileInfo is of the version read.
-func (k *FileKey) read() (string, fs.FileInfo, error) {
+// load reads and checks the key file, and keeps the key and the version
+// read.
+func (k *FileKey) load() error {
 	b, info, err := k.file.Read(maxKeyFileBytes)
 	switch {
 	case errors.Is(err, fs.ErrPermission):
-		return "", nil, fmt.Errorf("API key file %s: permission denied: %s", k.path, whoCannotRead(k.path))
+		return fmt.Errorf("API key file %s: permission denied: %s", k.path, whoCannotRead(k.path))
 	case errors.Is(err, filewatch.ErrTooLarge):
-		return "", nil, fmt.Errorf("API key file %s: more than %d bytes, too large for an API key", k.path, maxKeyFileBytes)
+		return fmt.Errorf("API key file %s: more than %d bytes, too large for an API key", k.path, maxKeyFileBytes)
 	case err != nil:
-		return "", nil, fmt.Errorf("API key file %s: %w", k.path, unwrapPathError(err))
+		return fmt.Errorf("API key file %s: %w", k.path, unwrapPathError(err))
 	}
 	key := strings.TrimSpace(string(b))
 	if err := CheckKey(key); err != nil {
 		if errors.Is(err, ErrNoKey) {
-			return "", nil, fmt.Errorf("API key file %s is empty", k.path)
+			return fmt.Errorf("API key file %s is empty", k.path)
 		}
-		return "", nil, fmt.Errorf("API key file %s: %w", k.path, err)
+		return fmt.Errorf("API key file %s: %w", k.path, err)
 	}
-	return key, info, nil
+	k.key = key
+	k.file.Mark(info)
+	return nil
 }
 
 // maxKeyFileBytes bounds the key file: keys are a few dozen bytes.

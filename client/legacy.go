@@ -6,8 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/url"
 	"strconv"
 )
 
@@ -53,41 +51,30 @@ func (c *Client) walkJobsV1(ctx context.Context, projectID string, opts ListJobs
 			return nil, 0, fmt.Errorf("%s: %w: still %d sessions on page %d of %d; the listing is larger than any sane project or the server ignores skip",
 				EndpointListJobs, ErrTooManyPages, take, maxPages, maxPages)
 		}
-		l, err := c.listJobsV1Page(ctx, projectID, page*take, take)
+		sessions, n, err := c.listJobsV1Page(ctx, projectID, page*take, take)
 		if err != nil {
 			return nil, 0, err
 		}
-		skipped += l.skipped
-		for _, s := range l.sessions {
+		skipped += n
+		for _, s := range sessions {
 			if !seen[s.SessionID] {
 				seen[s.SessionID] = true
 				out = append(out, s)
 			}
 		}
-		if l.rows < take { // skipped rows count: the server sent them
+		if len(sessions)+n < take { // skipped rows count: the server sent them
 			return out, skipped, nil
 		}
 	}
 }
 
-type sessionsPage struct {
-	sessions []LegacySession
-	rows     int // the sessions the API sent, skipped ones included
-	skipped  int
-}
-
-func (c *Client) listJobsV1Page(ctx context.Context, projectID string, skip, take int) (sessionsPage, error) {
-	path, err := EndpointListJobs.route(projectID, "")
-	if err != nil {
-		return sessionsPage{}, err
-	}
+func (c *Client) listJobsV1Page(ctx context.Context, projectID string, skip, take int) ([]LegacySession, int, error) {
 	if skip < 0 || take < 1 || take > ListJobsMaxTake {
-		return sessionsPage{}, fmt.Errorf("%s: skip %d, take %d: want skip >= 0 and take 1..%d", EndpointListJobs, skip, take, ListJobsMaxTake)
+		return nil, 0, fmt.Errorf("%s: skip %d, take %d: want skip >= 0 and take 1..%d", EndpointListJobs, skip, take, ListJobsMaxTake)
 	}
-	q := url.Values{"skip": {strconv.Itoa(skip)}, "take": {strconv.Itoa(take)}}
-	body, err := c.do(ctx, &call{endpoint: EndpointListJobs, method: http.MethodGet, path: path, query: q})
+	body, err := c.getPage(ctx, EndpointListJobs, projectID, DateRange{}, 0, 0, "skip", strconv.Itoa(skip), "take", strconv.Itoa(take))
 	if err != nil {
-		return sessionsPage{}, err
+		return nil, 0, err
 	}
 	return decodeSessions(body)
 }
@@ -95,63 +82,50 @@ func (c *Client) listJobsV1Page(ctx context.Context, projectID string, skip, tak
 // decodeSessions decodes the v1 listing, where no field is required. A
 // session that is not an object, has a field of the wrong type or no usable
 // sessionId (it becomes a job_id label and cannot be cut) is skipped and
-// counted, not fatal. Without haulted, a session is haulted when its
-// haultReason says it ended.
-func decodeSessions(body []byte) (sessionsPage, error) {
-	ep := EndpointListJobs
-	var root struct {
-		AllSessions json.RawMessage `json:"allSessions"`
+// counted, not fatal: encoding/json leaves a session that is not an object
+// zero, without a sessionId. It returns the sessions kept and the number
+// skipped.
+func decodeSessions(body []byte) ([]LegacySession, int, error) {
+	var w struct {
+		AllSessions []sessionWire `json:"allSessions"`
 	}
-	if err := decodePage(ep, body, &root, "", nil); err != nil {
-		return sessionsPage{}, err
+	if err := decodePage(EndpointListJobs, body, &w, "allSessions"); err != nil {
+		return nil, 0, err
 	}
-	page := sessionsPage{sessions: []LegacySession{}}
-	switch raw := bytes.TrimSpace(root.AllSessions); {
-	case len(raw) == 0 || raw[0] == 'n':
-		return page, nil
-	case raw[0] != '[':
-		return sessionsPage{}, &DecodeError{Endpoint: ep, Field: "allSessions", Reason: "wrong type: " + kindName(raw[0]) + ", want array"}
-	}
-	var elems []json.RawMessage
-	if err := json.Unmarshal(root.AllSessions, &elems); err != nil {
-		return sessionsPage{}, &DecodeError{Endpoint: ep, Field: "allSessions", Reason: "malformed array: " + err.Error()}
-	}
-	page.rows = len(elems)
-	for i, raw := range elems {
-		s, ok := decodeSession(fmt.Sprintf("allSessions[%d]", i), raw)
-		if !ok {
-			page.skipped++
-			continue
+	sessions, skipped := []LegacySession{}, 0
+	for i := range w.AllSessions {
+		if s, ok := w.AllSessions[i].session(); ok {
+			sessions = append(sessions, s)
+		} else {
+			skipped++
 		}
-		page.sessions = append(page.sessions, s)
 	}
-	return page, nil
+	return sessions, skipped, nil
 }
 
-func decodeSession(at string, raw json.RawMessage) (LegacySession, bool) {
-	ep := EndpointListJobs
-	var w struct {
-		SessionID       leaf            `json:"sessionId"`
-		Haulted         leaf            `json:"haulted"`
-		Subdomain       leaf            `json:"subdomain"`
-		Branch          leaf            `json:"branch"`
-		HaultReason     leaf            `json:"haultReason"`
-		MessageToUser   leaf            `json:"messageToUser"`
-		PullRequestLink leaf            `json:"pullRequestLink"`
-		Todos           json.RawMessage `json:"todos"`
-		CreatedAt       leaf            `json:"createdAt"`
-	}
-	if err := decodeObject(ep, at, raw, &w); err != nil {
-		return LegacySession{}, false
-	}
-	f := fields{ep: ep}
+type sessionWire struct {
+	SessionID       leaf            `json:"sessionId"`
+	Haulted         leaf            `json:"haulted"`
+	Subdomain       leaf            `json:"subdomain"`
+	Branch          leaf            `json:"branch"`
+	HaultReason     leaf            `json:"haultReason"`
+	MessageToUser   leaf            `json:"messageToUser"`
+	PullRequestLink leaf            `json:"pullRequestLink"`
+	Todos           json.RawMessage `json:"todos"`
+	CreatedAt       leaf            `json:"createdAt"`
+}
+
+// session checks a session; without haulted, a session is haulted when its
+// haultReason says it ended.
+func (w *sessionWire) session() (LegacySession, bool) {
+	f := fields{ep: EndpointListJobs}
 	s := LegacySession{
-		SessionID:       f.reqString(at+".sessionId", &w.SessionID),
-		Subdomain:       f.optString(at+".subdomain", &w.Subdomain),
-		Branch:          f.optString(at+".branch", &w.Branch),
-		HaultReason:     f.optString(at+".haultReason", &w.HaultReason),
-		MessageToUser:   f.optString(at+".messageToUser", &w.MessageToUser),
-		PullRequestLink: f.nullString(at+".pullRequestLink", &w.PullRequestLink),
+		SessionID:       f.reqString("sessionId", &w.SessionID),
+		Subdomain:       f.optString("subdomain", &w.Subdomain),
+		Branch:          f.optString("branch", &w.Branch),
+		HaultReason:     f.optString("haultReason", &w.HaultReason),
+		MessageToUser:   f.optString("messageToUser", &w.MessageToUser),
+		PullRequestLink: f.nullString("pullRequestLink", &w.PullRequestLink),
 	}
 	switch w.Haulted.kind {
 	case 't', 'f':
@@ -159,16 +133,13 @@ func decodeSession(at string, raw json.RawMessage) (LegacySession, bool) {
 	case 0, 'n':
 		s.Haulted = s.HaultReason != "" && s.HaultReason != HaultReasonProcessing
 	default:
-		f.fail(at+".haulted", w.Haulted.problem("boolean"))
+		f.fail("haulted", "")
 	}
 	if todos := bytes.TrimSpace(w.Todos); len(todos) > 0 && todos[0] != 'n' {
 		s.Todos = json.RawMessage(bytes.Clone(todos))
 	}
-	if t := f.nullTime(at+".createdAt", &w.CreatedAt); t != nil {
+	if t := f.nullTime("createdAt", &w.CreatedAt); t != nil {
 		s.CreatedAt = *t
 	}
-	if f.err != nil || len(s.SessionID) > MaxLabelBytes {
-		return LegacySession{}, false
-	}
-	return s, true
+	return s, f.err == nil && len(s.SessionID) <= MaxLabelBytes
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"reflect"
 	"strconv"
 )
 
@@ -26,47 +25,33 @@ func (c *Client) Views(ctx context.Context, projectID string, q PathsQuery) (*Pa
 // PathsPage fetches one page of an offset-paged export, ep
 // EndpointVisitors or EndpointViews (see Views); a PageFunc.
 func (c *Client) PathsPage(ctx context.Context, ep Endpoint, projectID string, q PathsQuery) (*PathsPage, error) {
-	if ep != EndpointVisitors && ep != EndpointViews {
+	switch {
+	case ep != EndpointVisitors && ep != EndpointViews:
 		return nil, fmt.Errorf("%s is not an offset-paged export", ep)
-	}
-	path, v, err := pageQuery(ep, projectID, q.Range, q.Limit, MaxPageSize)
-	if err != nil {
-		return nil, err
-	}
-	if q.Offset < 0 {
+	case q.Offset < 0:
 		return nil, fmt.Errorf("%s: negative offset %d", ep, q.Offset)
 	}
-	v.Set("offset", strconv.Itoa(q.Offset))
-	body, err := c.do(ctx, &call{endpoint: ep, method: http.MethodGet, path: path, query: v})
+	body, err := c.getPage(ctx, ep, projectID, q.Range, q.Limit, MaxPageSize, "offset", strconv.Itoa(q.Offset))
 	if err != nil {
 		return nil, err
 	}
 	return decodePaths(ep, body)
 }
 
-// pageQuery checks projectID and limit (0 is unsent, else 1..most) and
-// returns ep's path and query: r's dates and the limit.
-func pageQuery(ep Endpoint, projectID string, r DateRange, limit, most int) (string, url.Values, error) {
+// getPage checks projectID and limit (0 is unsent, else 1..most) and sends
+// a GET of ep with r's dates, the limit and the other parameters more, key
+// and value pairs (an empty value is unsent).
+func (c *Client) getPage(ctx context.Context, ep Endpoint, projectID string, r DateRange, limit, most int, more ...string) ([]byte, error) {
 	path, err := ep.route(projectID, "")
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
 	if limit < 0 || limit > most {
-		return "", nil, fmt.Errorf("%s: limit %d outside 1..%d", ep, limit, most)
+		return nil, fmt.Errorf("%s: limit %d outside 1..%d", ep, limit, most)
 	}
 	v := rangeValues(r)
 	if limit > 0 {
 		v.Set("limit", strconv.Itoa(limit))
-	}
-	return path, v, nil
-}
-
-// getPage sends a GET of ep with pageQuery's query and the other
-// parameters more, key and value pairs (an empty value is unsent).
-func (c *Client) getPage(ctx context.Context, ep Endpoint, projectID string, r DateRange, limit, most int, more ...string) ([]byte, error) {
-	path, v, err := pageQuery(ep, projectID, r, limit, most)
-	if err != nil {
-		return nil, err
 	}
 	for i := 0; i+1 < len(more); i += 2 {
 		if more[i+1] != "" {
@@ -115,8 +100,6 @@ type viewsWire struct {
 	HasMore leaf            `json:"hasMore"`
 }
 
-var pathRowType = reflect.TypeFor[pathRowWire]()
-
 // decodePaths decodes and validates a visitors or views page.
 func decodePaths(ep Endpoint, body []byte) (*PathsPage, error) {
 	var w visitorsWire
@@ -125,38 +108,13 @@ func decodePaths(ep Endpoint, body []byte) (*PathsPage, error) {
 	if ep == EndpointViews {
 		v, field = (*viewsWire)(&w), "views"
 	}
-	if err := decodePage(ep, body, v, field, pathRowType); err != nil {
-		return nil, err
-	}
-	page := &PathsPage{}
+	f := fields{ep: ep, err: decodePage(ep, body, v, field)}
 	var tw countsWire
-	if err := decodeObject(ep, "totals", w.Totals, &tw); err != nil {
-		return nil, err
-	}
-	if err := requireNums(ep, numField{"totals.human", &tw.Human, &page.Totals.Human}, numField{"totals.ai", &tw.AI, &page.Totals.AI},
-		numField{"totals.total", &tw.Total, &page.Totals.Total}); err != nil {
-		return nil, err
-	}
-	if err := requireRows(ep, field, w.Rows); err != nil {
-		return nil, err
-	}
-	var err error
-	if page.HasMore, err = requireBool(ep, "hasMore", &w.HasMore); err != nil {
-		return nil, err
-	}
-	page.Rows = make([]PathCounts, 0, len(w.Rows))
-	for i := range w.Rows {
-		r := &w.Rows[i]
-		switch {
-		case r.Path.kind != '"':
-			page.Skipped.add(SkipBadRow)
-		case r.Path.s == "":
-			page.Skipped.add(SkipEmptyPath)
-		case !countsOK(&r.Human, &r.AI, &r.Total):
-			page.Skipped.add(SkipBadCount)
-		default:
-			page.Rows = append(page.Rows, PathCounts{Path: labelText(r.Path.s), Counts: Counts{Human: r.Human.n, AI: r.AI.n, Total: r.Total.n}})
-		}
-	}
-	return page, nil
+	f.object("totals", w.Totals, &tw, false)
+	page := &PathsPage{Totals: Counts{Human: f.count("totals.human", &tw.Human), AI: f.count("totals.ai", &tw.AI), Total: f.count("totals.total", &tw.Total)}}
+	page.Rows = keepRows(&f, field, w.Rows, &page.Skipped, func(r *pathRowWire) (PathCounts, string) {
+		return PathCounts{Path: labelText(r.Path.s), Counts: Counts{Human: r.Human.n, AI: r.AI.n, Total: r.Total.n}}, rowProblem(&r.Path, SkipEmptyPath, &r.Human, &r.AI, &r.Total)
+	})
+	page.HasMore = f.reqBool("hasMore", &w.HasMore)
+	return checked(page, &f)
 }

@@ -41,9 +41,9 @@ type WalkOptions struct {
 	Keep func(path string) bool
 }
 
-// pagingDefaults checks a walk's page size (0 takes defSize) and page
-// bound (0 takes defPages).
-func pagingDefaults(size, maxPages *int, most, defSize, defPages int) error {
+// pagingDefaults checks a walk's page size (0 takes defSize), page bound
+// (0 takes defPages) and project id.
+func pagingDefaults(size, maxPages *int, most, defSize, defPages int, project string) error {
 	switch {
 	case *size < 0 || *size > most:
 		return fmt.Errorf("page size %d outside 1..%d", *size, most)
@@ -51,7 +51,8 @@ func pagingDefaults(size, maxPages *int, most, defSize, defPages int) error {
 		return fmt.Errorf("negative MaxPages %d", *maxPages)
 	}
 	*size, *maxPages = cmp.Or(*size, defSize), cmp.Or(*maxPages, defPages)
-	return nil
+	_, err := segment("project id", project)
+	return err
 }
 
 // walkError wraps the error of a walk of ep with its project and range,
@@ -84,18 +85,9 @@ type PageFunc func(ctx context.Context, ep Endpoint, projectID string, q PathsQu
 // WalkVisitors fetches every page of the unique visitors export for r, one
 // request per page, all or nothing: a failed page or more than MaxPages
 // (ErrTooManyPages) fails it. Repeated paths are dropped (Duplicates),
-// malformed rows skipped.
+// malformed rows skipped. A PathsWalk walks views too.
 func (c *Client) WalkVisitors(ctx context.Context, projectID string, r DateRange, o WalkOptions) (*PathsResult, error) {
-	return c.walkAll(ctx, EndpointVisitors, projectID, r, o)
-}
-
-// WalkViews walks the page views export as WalkVisitors does visitors.
-func (c *Client) WalkViews(ctx context.Context, projectID string, r DateRange, o WalkOptions) (*PathsResult, error) {
-	return c.walkAll(ctx, EndpointViews, projectID, r, o)
-}
-
-func (c *Client) walkAll(ctx context.Context, ep Endpoint, projectID string, r DateRange, o WalkOptions) (*PathsResult, error) {
-	w, err := c.BeginWalk(ep, projectID, r, o)
+	w, err := NewWalk(c.PathsPage, EndpointVisitors, projectID, r, o)
 	if err != nil {
 		return nil, err
 	}
@@ -107,43 +99,33 @@ func (c *Client) walkAll(ctx context.Context, ep Endpoint, projectID string, r D
 // other requests between pages, or to the end with All. Not safe for
 // concurrent use.
 type PathsWalk struct {
-	page    PageFunc
-	ep      Endpoint
-	project string
-	r       DateRange
-	o       WalkOptions
-	res     *PathsResult
-	seen    map[string]struct{}
-	next    int // the page Next asks for
-	done    bool
-	// For Top: whether rows came in descending order, the last total, and
-	// how many rows Keep accepted.
-	unordered bool
-	last      float64
-	kept      int
-	// empty counts the pages in a row without a row that said hasMore.
-	empty int
+	page PageFunc
+	ep   Endpoint
+	r    DateRange
+	o    WalkOptions
+	// p holds what the merged pages held; its Pages counts them, and the
+	// page that ended the walk with ErrEmptyPages.
+	p             WalkProgress
+	seen          map[string]struct{}
+	next          int // the page Next asks for
+	done, stopped bool
 }
 
-// BeginWalk starts a walk of ep (EndpointVisitors or EndpointViews) over r;
-// nothing is sent before the first Next.
-func (c *Client) BeginWalk(ep Endpoint, projectID string, r DateRange, o WalkOptions) (*PathsWalk, error) {
-	return NewWalk(c.PathsPage, ep, projectID, r, o)
-}
-
-// NewWalk starts a walk of ep over r that fetches its pages with page.
+// NewWalk starts a walk of ep (EndpointVisitors or EndpointViews) over r
+// that fetches its pages with page; nothing is sent before the first Next.
 func NewWalk(page PageFunc, ep Endpoint, projectID string, r DateRange, o WalkOptions) (*PathsWalk, error) {
 	if ep != EndpointVisitors && ep != EndpointViews {
 		return nil, fmt.Errorf("%s is not an offset-paged export", ep)
 	}
-	w := &PathsWalk{page: page, ep: ep, project: projectID, r: r, seen: make(map[string]struct{}), res: &PathsResult{Range: r}}
-	if err := pagingDefaults(&o.PageSize, &o.MaxPages, MaxPageSize, DefaultPageSize, DefaultMaxPages); err != nil {
+	w := &PathsWalk{page: page, ep: ep, r: r, seen: make(map[string]struct{}), p: WalkProgress{Endpoint: ep.String(), Project: projectID}}
+	if r != (DateRange{}) {
+		w.p.From, w.p.To = r.From.String(), r.To.String()
+	}
+	err := pagingDefaults(&o.PageSize, &o.MaxPages, MaxPageSize, DefaultPageSize, DefaultMaxPages, projectID)
+	if err != nil {
 		return nil, w.fail(-1, err)
 	}
-	w.o = o
-	if _, err := segment("project id", projectID); err != nil {
-		return nil, w.fail(-1, err)
-	}
+	w.o, w.p.PageSize = o, o.PageSize
 	return w, nil
 }
 
@@ -171,7 +153,7 @@ func (w *PathsWalk) Next(ctx context.Context) (done bool, err error) {
 	case i >= w.o.MaxPages:
 		return false, w.fail(i, fmt.Errorf("the API still has more after %d pages: %w", w.o.MaxPages, ErrTooManyPages))
 	}
-	p, err := w.page(ctx, w.ep, w.project, PathsQuery{Range: w.r, Limit: w.o.PageSize, Offset: i * w.o.PageSize})
+	p, err := w.page(ctx, w.ep, w.p.Project, PathsQuery{Range: w.r, Limit: w.o.PageSize, Offset: i * w.o.PageSize})
 	if err != nil {
 		return false, w.fail(i, err)
 	}
@@ -183,25 +165,26 @@ func (w *PathsWalk) Next(ctx context.Context) (done bool, err error) {
 }
 
 // Pages is the number of pages merged so far.
-func (w *PathsWalk) Pages() int { return w.res.Pages }
+func (w *PathsWalk) Pages() int { return w.p.Pages }
 
 // Totals returns the site-wide totals of the first page, once it came.
-func (w *PathsWalk) Totals() (Counts, bool) { return w.res.Totals, w.res.Pages > 0 }
+func (w *PathsWalk) Totals() (Counts, bool) { return w.p.Totals, w.p.Pages > 0 }
 
 // Result is the walk's result once Next reported it complete, else nil.
 func (w *PathsWalk) Result() *PathsResult {
 	if !w.done {
 		return nil
 	}
-	return w.res
+	p := &w.p
+	return &PathsResult{Range: w.r, Totals: p.Totals, Rows: p.Rows, Pages: p.Pages, Duplicates: p.Duplicates, Skipped: p.Skipped, Stopped: w.stopped}
 }
 
 // fail wraps err with the walk's project, range and page offset (page >= 0).
 func (w *PathsWalk) fail(page int, err error) error {
 	if page < 0 {
-		return walkError(w.ep, w.project, w.r, "", err)
+		return walkError(w.ep, w.p.Project, w.r, "", err)
 	}
-	return walkError(w.ep, w.project, w.r, fmt.Sprintf("page at offset %d: ", page*w.o.PageSize), err)
+	return walkError(w.ep, w.p.Project, w.r, fmt.Sprintf("page at offset %d: ", page*w.o.PageSize), err)
 }
 
 // add merges page i and reports whether it was the last. An empty page
@@ -209,26 +192,26 @@ func (w *PathsWalk) fail(page int, err error) error {
 // the walk fails with ErrEmptyPages.
 func (w *PathsWalk) add(i int, p *PathsPage) (last bool, err error) {
 	if i == 0 {
-		w.res.Totals = p.Totals
+		w.p.Totals = p.Totals
 	}
-	w.res.Pages++
-	w.res.Skipped.merge(p.Skipped)
+	w.p.Pages++
+	w.p.Skipped.merge(p.Skipped)
 	for _, row := range p.Rows {
 		if w.o.Top > 0 {
-			w.rank(i == 0 && len(w.res.Rows) == 0, row)
+			w.rank(i == 0 && len(w.p.Rows) == 0, row)
 		}
 		if _, dup := w.seen[row.Path]; dup {
-			w.res.Duplicates++
+			w.p.Duplicates++
 			continue
 		}
 		w.seen[row.Path] = struct{}{}
-		w.res.Rows = append(w.res.Rows, row)
+		w.p.Rows = append(w.p.Rows, row)
 	}
-	if p.HasMore && w.o.Top > 0 && !w.unordered && w.kept >= w.o.Top {
-		w.res.Stopped = true
+	if p.HasMore && w.o.Top > 0 && !w.p.Unordered && w.p.Kept >= w.o.Top {
+		w.stopped = true
 		return true, nil
 	}
-	if err := emptyPage(&w.empty, p.HasMore && len(p.Rows) == 0 && p.Skipped.Total() == 0); err != nil {
+	if err := emptyPage(&w.p.Empty, p.HasMore && len(p.Rows) == 0 && p.Skipped.Total() == 0); err != nil {
 		return false, w.fail(i, err)
 	}
 	return !p.HasMore, nil
@@ -236,14 +219,14 @@ func (w *PathsWalk) add(i int, p *PathsPage) (last bool, err error) {
 
 // rank follows the order of the rows for WalkOptions.Top.
 func (w *PathsWalk) rank(first bool, row PathCounts) {
-	if !first && row.Total > w.last {
-		w.unordered = true
+	if !first && row.Total > w.p.Last {
+		w.p.Unordered = true
 	}
-	w.last = row.Total
+	w.p.Last = row.Total
 	if _, dup := w.seen[row.Path]; dup || !utf8.ValidString(row.Path) || (w.o.Keep != nil && !w.o.Keep(row.Path)) {
 		return // a repeated path, or one that sanitizing might merge, is not counted
 	}
-	w.kept++
+	w.p.Kept++
 }
 
 // WalkProgress is a snapshot of a PathsWalk's progress, to resume it after
@@ -275,11 +258,8 @@ func (p WalkProgress) Range() (DateRange, error) {
 		return DateRange{}, nil
 	}
 	from, err := ParseDate(p.From)
-	if err != nil {
-		return DateRange{}, err
-	}
-	to, err := ParseDate(p.To)
-	if err != nil {
+	to, err2 := ParseDate(p.To)
+	if err := cmp.Or(err, err2); err != nil {
 		return DateRange{}, err
 	}
 	if to.Time().Before(from.Time()) {
@@ -295,29 +275,17 @@ func (w *PathsWalk) Progress() (pr WalkProgress, ok bool) {
 	if w.done || w.next == 0 {
 		return WalkProgress{}, false
 	}
-	pr = WalkProgress{
-		Endpoint: w.ep.String(), Project: w.project, PageSize: w.o.PageSize, Pages: w.next,
-		Totals: w.res.Totals, Rows: w.res.Rows[:len(w.res.Rows):len(w.res.Rows)],
-		Duplicates: w.res.Duplicates, Skipped: maps.Clone(w.res.Skipped),
-		Unordered: w.unordered, Last: w.last, Kept: w.kept, Empty: w.empty,
-	}
-	if w.r != (DateRange{}) {
-		pr.From, pr.To = w.r.From.String(), w.r.To.String()
-	}
+	pr = w.p
+	pr.Pages, pr.Rows, pr.Skipped = w.next, slices.Clip(pr.Rows), maps.Clone(pr.Skipped)
 	return pr, true
 }
 
-// ResumeWalk continues the walk pr describes with options o, after
-// checking that pr is one a walk with o could have reached: the same page
-// size, fewer pages than MaxPages, at most a page size of rows a page,
-// each path once, counts finite and not negative. Nothing is sent before
-// the first Next, which asks for the page at offset Pages*PageSize.
-func (c *Client) ResumeWalk(pr WalkProgress, o WalkOptions) (*PathsWalk, error) {
-	return ResumeWalk(c.PathsPage, pr, o)
-}
-
-// ResumeWalk continues the walk pr describes, as (*Client).ResumeWalk,
-// fetching its pages with page.
+// ResumeWalk continues the walk pr describes with options o, fetching its
+// pages with page, after checking that pr is one a walk with o could have
+// reached: the same page size, fewer pages than MaxPages, at most a page
+// size of rows a page, each path once, counts finite and not negative.
+// Nothing is sent before the first Next, which asks for the page at offset
+// Pages*PageSize.
 func ResumeWalk(page PageFunc, pr WalkProgress, o WalkOptions) (*PathsWalk, error) {
 	r, err := pr.Range()
 	if err != nil {
@@ -334,10 +302,8 @@ func ResumeWalk(page PageFunc, pr WalkProgress, o WalkOptions) (*PathsWalk, erro
 	if err := w.checkProgress(pr); err != nil {
 		return nil, w.fail(-1, fmt.Errorf("cannot resume: %w", err))
 	}
-	w.res.Totals, w.res.Pages, w.res.Duplicates = pr.Totals, pr.Pages, pr.Duplicates
-	w.res.Rows = append(make([]PathCounts, 0, len(pr.Rows)), pr.Rows...)
-	w.res.Skipped = maps.Clone(pr.Skipped)
-	w.unordered, w.last, w.kept, w.empty, w.next = pr.Unordered, pr.Last, pr.Kept, pr.Empty, pr.Pages
+	pr.Rows, pr.Skipped = append(make([]PathCounts, 0, len(pr.Rows)), pr.Rows...), maps.Clone(pr.Skipped)
+	w.p, w.next = pr, pr.Pages
 	return w, nil
 }
 

@@ -26,7 +26,7 @@ func TestResumeWalk(t *testing.T) {
 	}
 	before := len(visitorOffsets(t, h, client.MaxPageSize))
 
-	pw, err := h.c.BeginWalk(client.EndpointVisitors, testProject, r, client.WalkOptions{})
+	pw, err := client.NewWalk(h.c.PathsPage, client.EndpointVisitors, testProject, r, client.WalkOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestResumeWalk(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
-	resumed, err := h.c.ResumeWalk(back, client.WalkOptions{})
+	resumed, err := client.ResumeWalk(h.c.PathsPage, back, client.WalkOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestResumeWalkRefusesHostileProgress(t *testing.T) {
 	h := newHarness(t, nil, mintlifytest.WithProject(testProject, ds))
 	good := client.WalkProgress{Endpoint: client.EndpointViews.String(), Project: testProject, From: r.From.String(), To: r.To.String(),
 		PageSize: client.MaxPageSize, Pages: 1, Rows: []client.PathCounts{{Path: "/a", Counts: client.Counts{Total: 1}}}}
-	if _, err := h.c.ResumeWalk(good, client.WalkOptions{}); err != nil {
+	if _, err := client.ResumeWalk(h.c.PathsPage, good, client.WalkOptions{}); err != nil {
 		t.Fatalf("a valid progress: %v", err)
 	}
 	for name, tc := range map[string]struct {
@@ -116,7 +116,7 @@ func TestResumeWalkRefusesHostileProgress(t *testing.T) {
 			p := good
 			p.Rows = append([]client.PathCounts(nil), good.Rows...)
 			tc.edit(&p)
-			_, err := h.c.ResumeWalk(p, client.WalkOptions{})
+			_, err := client.ResumeWalk(h.c.PathsPage, p, client.WalkOptions{})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want one about %q", err, tc.want)
 			}

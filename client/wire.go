@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -112,9 +111,11 @@ func (l *leaf) problem(want string) string {
 }
 
 // decodePage unmarshals body into v, a wire struct whose array rows holds
-// rowType. A row of the wrong type stays zero, for its validation to skip;
-// anything else that stops encoding/json is a *DecodeError.
-func decodePage(ep Endpoint, body []byte, v any, rows string, rowType reflect.Type) error {
+// the rows. Leaves and json.RawMessage take any value, so only the row
+// array, or one of its rows, can be of a wrong type: such a row stays
+// zero, for its validation to skip; anything else that stops encoding/json
+// is a *DecodeError.
+func decodePage(ep Endpoint, body []byte, v any, rows string) error {
 	err := json.Unmarshal(body, v)
 	var te *json.UnmarshalTypeError
 	switch trimmed := bytes.TrimSpace(body); {
@@ -124,11 +125,13 @@ func decodePage(ep Endpoint, body []byte, v any, rows string, rowType reflect.Ty
 		return &DecodeError{Endpoint: ep, Reason: "wrong type: " + kindName(trimmed[0]) + ", want object"}
 	case err == nil:
 		return nil
-	case rowType != nil && te.Type == rowType:
+	case te.Type.Kind() != reflect.Slice:
 		// encoding/json reports only the first type error.
 		return checkArray(ep, body, rows)
 	}
-	return &DecodeError{Endpoint: ep, Field: te.Field, Reason: "wrong type: " + jsonTypeName(te.Value) + ", want " + wantName(te.Type)}
+	// The row array is of a wrong type: te.Value is "string", "number",
+	// "bool" or "object".
+	return &DecodeError{Endpoint: ep, Field: te.Field, Reason: "wrong type: " + strings.Replace(te.Value, "bool", "boolean", 1) + ", want array"}
 }
 
 // checkArray checks that the field rows of body is an array.
@@ -150,129 +153,91 @@ func checkArray(ep Endpoint, body []byte, rows string) error {
 	return nil
 }
 
-// jsonTypeName names UnmarshalTypeError.Value for this package's errors.
-func jsonTypeName(v string) string {
-	switch {
-	case v == "bool":
-		return "boolean"
-	case v == "":
-		return "value"
-	case strings.HasPrefix(v, "number"):
-		return "number"
+// count returns a required page-level count.
+func (f *fields) count(field string, n *leaf) float64 {
+	if !n.count() {
+		f.fail(field, n.problem("number"))
 	}
-	return v
+	return n.n
 }
 
-func wantName(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.Slice:
-		return "array"
-	case reflect.Struct, reflect.Map:
-		return "object"
-	}
-	return t.Kind().String()
-}
-
-// decodeObject reads a required object field held as raw JSON into v.
-func decodeObject(ep Endpoint, field string, raw json.RawMessage, v any) error {
-	switch raw = bytes.TrimSpace(raw); { // nil when empty
-	case raw == nil:
-		return &DecodeError{Endpoint: ep, Field: field, Reason: "missing"}
-	case raw[0] != '{':
-		return &DecodeError{Endpoint: ep, Field: field, Reason: "wrong type: " + kindName(raw[0]) + ", want object"}
-	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return &DecodeError{Endpoint: ep, Field: field + "." + te.Field, Reason: "wrong type: " + jsonTypeName(te.Value)}
-		}
-		return &DecodeError{Endpoint: ep, Field: field, Reason: "malformed object: " + err.Error()}
-	}
-	return nil
-}
-
-// numField is a page-level count: its field's name, leaf and destination.
-type numField struct {
-	name string
-	n    *leaf
-	v    *float64
-}
-
-// requireNums sets each count, or returns a *DecodeError naming the first
-// field that is not one.
-func requireNums(ep Endpoint, fs ...numField) error {
-	for _, f := range fs {
-		if !f.n.count() {
-			return &DecodeError{Endpoint: ep, Field: f.name, Reason: f.n.problem("number")}
-		}
-		*f.v = f.n.n
-	}
-	return nil
-}
-
-// requireBool returns a page-level boolean, or a *DecodeError naming field.
-func requireBool(ep Endpoint, field string, b *leaf) (bool, error) {
+// reqBool returns a required page-level boolean.
+func (f *fields) reqBool(field string, b *leaf) bool {
 	if !b.is("tf") {
-		return false, &DecodeError{Endpoint: ep, Field: field, Reason: b.problem("boolean")}
+		f.fail(field, b.problem("boolean"))
 	}
-	return b.kind == 't', nil
+	return b.kind == 't'
 }
 
-// requireRows checks that a page's row array was there: encoding/json
-// makes [] an empty non-nil slice, absent and null nil.
-func requireRows[T any](ep Endpoint, field string, rows []T) error {
+// keepRows checks that a page's row array was there (encoding/json makes
+// [] an empty non-nil slice, absent and null nil) and converts each row
+// with conv, which returns the reason to skip it, or "". Nothing after a
+// problem.
+func keepRows[W, R any](f *fields, field string, rows []W, skipped *Skipped, conv func(*W) (R, string)) []R {
 	if rows == nil {
-		return &DecodeError{Endpoint: ep, Field: field, Reason: "missing or null, want array"}
+		f.fail(field, "missing or null, want array")
 	}
-	return nil
+	if f.err != nil {
+		return nil
+	}
+	out := make([]R, 0, len(rows))
+	for i := range rows {
+		if r, why := conv(&rows[i]); why != "" {
+			skipped.add(why)
+		} else {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
-func countsOK(ns ...*leaf) bool {
-	return !slices.ContainsFunc(ns, func(n *leaf) bool { return !n.count() })
+// checked returns v, or nil and the first problem.
+func checked[T any](v *T, f *fields) (*T, error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	return v, nil
+}
+
+// rowProblem is why an analytics row keyed by key is skipped, "" if it is
+// not: a key that is not a string, an empty one (for the reason empty), or
+// a count that is not one.
+func rowProblem(key *leaf, empty string, counts ...*leaf) string {
+	switch {
+	case key.kind != '"':
+		return SkipBadRow
+	case key.s == "":
+		return empty
+	case slices.ContainsFunc(counts, func(n *leaf) bool { return !n.count() }):
+		return SkipBadCount
+	}
+	return ""
 }
 
 // unquote decodes a well-formed JSON string literal, keeping invalid UTF-8
-// as sent (unlike encoding/json): cleaning it is the caller's business.
+// as sent (encoding/json replaces it): cleaning it is the caller's
+// business. An escape is ASCII, so the runs between invalid bytes are
+// well-formed literals encoding/json decodes alone.
 func unquote(raw []byte) string {
 	s := raw[1 : len(raw)-1]
 	if bytes.IndexByte(s, '\\') < 0 {
 		return string(s)
 	}
-	out := make([]byte, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		if s[i] != '\\' {
-			out = append(out, s[i])
-			continue
+	var out []byte
+	for len(s) > 0 {
+		i := 0
+		for r, n := utf8.DecodeRune(s); i < len(s) && (r != utf8.RuneError || n > 1); r, n = utf8.DecodeRune(s[i:]) {
+			i += n
 		}
-		i++
-		switch k := strings.IndexByte("bfnrtu", s[i]); {
-		case k < 0: // '"', '\\', '/'
-			out = append(out, s[i])
-		case k < 5:
-			out = append(out, "\b\f\n\r\t"[k])
-		default:
-			r := hex4(s[i+1 : i+5])
-			i += 4
-			if utf16.IsSurrogate(r) {
-				r2 := utf8.RuneError
-				if i+6 < len(s) && s[i+1] == '\\' && s[i+2] == 'u' {
-					r2 = hex4(s[i+3 : i+7])
-				}
-				if r = utf16.DecodeRune(r, r2); r != utf8.RuneError {
-					i += 6
-				}
-			}
-			out = utf8.AppendRune(out, r)
+		var run string
+		_ = json.Unmarshal(append(append([]byte{'"'}, s[:i]...), '"'), &run)
+		out = append(out, run...)
+		if i < len(s) {
+			out, i = append(out, s[i]), i+1
 		}
+		s = s[i:]
 	}
 	return string(out)
-}
-
-// hex4 reads the four hex digits of a \u escape, which the JSON is known
-// to have.
-func hex4(b []byte) rune {
-	v, _ := strconv.ParseUint(string(b), 16, 32)
-	return rune(v)
 }
 
 // MaxLabelBytes bounds an answer's string that becomes a label value: a
