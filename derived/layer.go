@@ -2,6 +2,7 @@ package derived
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -59,8 +60,6 @@ type Layer struct {
 	mu      sync.Mutex
 	windows []*window // derivable, in the engine's unit order
 	byUnit  map[engine.Unit]*window
-	bases   map[engine.Unit]bool
-	sources map[string]engine.Source
 	days    Store[*engine.Result]
 }
 
@@ -92,8 +91,7 @@ func New(cfg Config) *Layer {
 	if cfg.Logger == nil {
 		cfg.Logger = log.NewNopLogger()
 	}
-	return &Layer{logger: cfg.Logger, restore: cfg.Days, byUnit: map[engine.Unit]*window{}, bases: map[engine.Unit]bool{},
-		sources: map[string]engine.Source{}, days: Store[*engine.Result]{},
+	return &Layer{logger: cfg.Logger, restore: cfg.Days, byUnit: map[engine.Unit]*window{}, days: Store[*engine.Result]{},
 		dayChanges: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "mintlify_derived_day_changes_total",
 			Help: "Closed days of derived windows whose second read changed the site-wide figure.",
@@ -109,7 +107,6 @@ func (l *Layer) Attach(e *engine.Engine) {
 	for _, st := range states {
 		u := st.Unit
 		src := e.Source(u.Source)
-		l.sources[u.Source] = src
 		sum, ok := src.(Summer)
 		if !ok || u.Window.Days < 2 || !sum.Additive(u) {
 			continue
@@ -119,7 +116,6 @@ func (l *Layer) Attach(e *engine.Engine) {
 				w := &window{Unit: u, src: src, base: b.Unit, split: st.Part != ""}
 				l.windows = append(l.windows, w)
 				l.byUnit[u] = w
-				l.bases[b.Unit] = true
 				break
 			}
 		}
@@ -143,10 +139,9 @@ func dayKey(u engine.Unit, day client.Date) Key {
 
 // closedKeys returns the day store's keys of w's closed days, oldest first.
 func closedKeys(w *window, now time.Time) []Key {
-	days := ClosedDays(w.Window.Days, now)
-	out := make([]Key, len(days))
-	for i, d := range days {
-		out[i] = dayKey(w.Unit, d)
+	var out []Key
+	for _, d := range ClosedDays(w.Window.Days, now) {
+		out = append(out, dayKey(w.Unit, d))
 	}
 	return out
 }
@@ -163,10 +158,7 @@ func (l *Layer) Reads(now time.Time) []engine.Read {
 			continue
 		}
 		for _, k := range closedKeys(w, now) {
-			want = append(want, k)
-			if _, ok := base[k]; !ok {
-				base[k] = w.base
-			}
+			want, base[k] = append(want, k), w.base // one base per key
 		}
 	}
 	var out []engine.Read
@@ -222,7 +214,7 @@ func (l *Layer) Serves(u engine.Unit) engine.Serving {
 func (l *Layer) Refreshed(u engine.Unit, prev, data engine.Data) {
 	l.mu.Lock()
 	day := prev.Range.From
-	if l.bases[u] && prev.Result != nil && prev.Range != data.Range && prev.Range.To == day.AddDays(1) && day.AddDays(1) == data.Range.From {
+	if slices.ContainsFunc(l.windows, func(w *window) bool { return w.base == u }) && prev.Result != nil && prev.Range != data.Range && prev.Range.To == day.AddDays(1) && day.AddDays(1) == data.Range.From {
 		l.days.KeepProvisional(dayKey(u, day), prev.Result, prev.Completed)
 	}
 	l.pruneLocked(data.Completed)
@@ -245,11 +237,9 @@ func (l *Layer) pruneLocked(now time.Time) {
 // derive derives the windows of base (all when nil) with the bases' data.
 func (l *Layer) derive(now time.Time, base *engine.Unit) {
 	data := map[engine.Unit]engine.Data{}
-	for b := range l.bases {
-		if base == nil || b == *base {
-			if d, ok := l.e.Data(b); ok {
-				data[b] = d
-			}
+	for _, w := range l.windows { // set at Attach: read without the lock
+		if d, ok := l.e.Data(w.base); ok && (base == nil || w.base == *base) {
+			data[w.base] = d
 		}
 	}
 	l.mu.Lock()
@@ -371,24 +361,21 @@ func (l *Layer) finishAudit(w *window, rng client.DateRange, res *engine.Result,
 
 // Collectors returns the layer's metrics, gathered at every scrape.
 func (l *Layer) Collectors() []prometheus.Collector {
-	return []prometheus.Collector{collector{l}, l.dayChanges}
+	return []prometheus.Collector{l, l.dayChanges}
 }
 
-// collector exports mintlify_derived_window and its drift.
-type collector struct{ l *Layer }
-
-// Describe implements prometheus.Collector.
-func (c collector) Describe(ch chan<- *prometheus.Desc) {
+// Describe implements prometheus.Collector: mintlify_derived_window and its drift.
+func (l *Layer) Describe(ch chan<- *prometheus.Desc) {
 	ch <- derivedDesc
 	ch <- driftDesc
 }
 
 // Collect implements prometheus.Collector: a split window's two parts are
 // one series, the page walk's.
-func (c collector) Collect(ch chan<- prometheus.Metric) {
-	c.l.mu.Lock()
-	defer c.l.mu.Unlock()
-	for _, w := range c.l.windows {
+func (l *Layer) Collect(ch chan<- prometheus.Metric) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, w := range l.windows {
 		if w.pages != nil {
 			continue
 		}
