@@ -80,12 +80,6 @@ type window struct {
 	audited       bool
 }
 
-// serving is a sum to serve.
-type serving struct {
-	u engine.Unit
-	d engine.Data
-}
-
 // New returns a Layer; engine.New attaches it.
 func New(cfg Config) *Layer {
 	if cfg.Logger == nil {
@@ -129,7 +123,7 @@ func (l *Layer) Attach(e *engine.Engine) {
 	}
 	l.restoreDaysLocked(e.Now())
 	l.mu.Unlock()
-	l.derive(e.Now(), nil)
+	l.derive(e.Now(), nil, nil, func() {})
 }
 
 // dayKey is the day store's key of w's day.
@@ -212,15 +206,13 @@ func (l *Layer) Serves(u engine.Unit) engine.Serving {
 // ended is kept as that day's provisional entry, and its windows are
 // derived again.
 func (l *Layer) Refreshed(u engine.Unit, prev, data engine.Data) {
-	l.mu.Lock()
 	day := prev.Range.From
-	if slices.ContainsFunc(l.windows, func(w *window) bool { return w.base == u }) && prev.Result != nil && prev.Range != data.Range && prev.Range.To == day.AddDays(1) && day.AddDays(1) == data.Range.From {
-		l.days.KeepProvisional(dayKey(u, day), prev.Result, prev.Completed)
-	}
-	l.pruneLocked(data.Completed)
-	serve := l.deriveLocked(data.Completed, map[engine.Unit]engine.Data{u: data}, &u)
-	l.mu.Unlock()
-	l.serve(serve)
+	l.derive(data.Completed, &u, map[engine.Unit]engine.Data{u: data}, func() {
+		if slices.ContainsFunc(l.windows, func(w *window) bool { return w.base == u }) && prev.Result != nil && prev.Range != data.Range && prev.Range.To == day.AddDays(1) && day.AddDays(1) == data.Range.From {
+			l.days.KeepProvisional(dayKey(u, day), prev.Result, prev.Completed)
+		}
+		l.pruneLocked(data.Completed)
+	})
 }
 
 // pruneLocked drops days no window needs any more.
@@ -234,36 +226,28 @@ func (l *Layer) pruneLocked(now time.Time) {
 	l.days.Prune(keep)
 }
 
-// derive derives the windows of base (all when nil) with the bases' data.
-func (l *Layer) derive(now time.Time, base *engine.Unit) {
-	data := map[engine.Unit]engine.Data{}
-	for _, w := range l.windows { // set at Attach: read without the lock
-		if d, ok := l.e.Data(w.base); ok && (base == nil || w.base == *base) {
-			data[w.base] = d
-		}
-	}
-	l.mu.Lock()
-	serve := l.deriveLocked(now, data, base)
-	l.mu.Unlock()
-	l.serve(serve)
-}
-
-func (l *Layer) serve(list []serving) {
-	for _, s := range list {
-		l.e.Serve(s.u, s.d)
-	}
-}
-
 // covered reports whether the store holds all w's closed days and its base
 // has today's data bd.
 func (l *Layer) covered(w *window, bd engine.Data, now time.Time) bool {
 	return !w.fellBack && bd.Result != nil && bd.Range == w.base.Window.Range(now) && l.days.Covers(closedKeys(w, now))
 }
 
-// deriveLocked returns the sums of the covered windows of base (all when
-// nil), given the bases' data.
-func (l *Layer) deriveLocked(now time.Time, data map[engine.Unit]engine.Data, base *engine.Unit) []serving {
-	var out []serving
+// derive runs locked under the layer's lock, then serves the sums of the
+// covered windows of base (all when nil), given the bases' data (the
+// engine's when nil). The engine's lock is never taken under the layer's.
+func (l *Layer) derive(now time.Time, base *engine.Unit, data map[engine.Unit]engine.Data, locked func()) {
+	if data == nil {
+		data = map[engine.Unit]engine.Data{}
+		for _, w := range l.windows { // set at Attach: read without the lock
+			if d, ok := l.e.Data(w.base); ok && (base == nil || w.base == *base) {
+				data[w.base] = d
+			}
+		}
+	}
+	var units []engine.Unit
+	var sums []engine.Data
+	l.mu.Lock()
+	locked()
 	for _, w := range l.windows {
 		if base != nil && w.base != *base {
 			continue
@@ -280,9 +264,13 @@ func (l *Layer) deriveLocked(now time.Time, data map[engine.Unit]engine.Data, ba
 			level.Info(l.logger).Log("msg", "window derived from the day store from now on: no requests of its own", "collector", w.Source, "project", w.Project, "window", w.Window.String())
 		}
 		w.derived, w.served = true, w.Window.Range(now)
-		out = append(out, serving{w.Unit, engine.Data{Range: w.served, Result: l.sumLocked(w, now, bd.Result), Completed: bd.Completed}})
+		units = append(units, w.Unit)
+		sums = append(sums, engine.Data{Range: w.served, Result: l.sumLocked(w, now, bd.Result), Completed: bd.Completed})
 	}
-	return out
+	l.mu.Unlock()
+	for i, u := range units {
+		l.e.Serve(u, sums[i])
+	}
 }
 
 // sumLocked sums w's closed days, and today when set.
@@ -307,23 +295,20 @@ func (l *Layer) finishDay(t Task, base engine.Unit, res *engine.Result, err erro
 		level.Warn(l.logger).Log("msg", "reading a closed day into the day store failed; windows are read directly meanwhile", "collector", base.Source, "project", base.Project, "day", t.Key.Day.String(), "err", engine.Advice(err))
 		return
 	}
-	l.mu.Lock()
-	if old := l.days[t.Key]; old != nil && t.Reread && !old.Provisional && family0(old.Result) != family0(res) {
-		l.dayChanges.WithLabelValues(base.Source).Inc()
-	}
-	l.days.Put(t.Key, res, now, t.Reread)
-	l.mu.Unlock()
-	l.derive(now, &base)
+	l.derive(now, &base, nil, func() {
+		if old := l.days[t.Key]; old != nil && t.Reread && !old.Provisional && family0(old.Result) != family0(res) {
+			l.dayChanges.WithLabelValues(base.Source).Inc()
+		}
+		l.days.Put(t.Key, res, now, t.Reread)
+	})
 }
 
 // family0 sums a result's first family: the site-wide figure audits compare.
-func family0(res *engine.Result) float64 {
-	if res == nil || len(res.Samples) == 0 {
-		return 0
-	}
-	v := 0.0
-	for _, s := range res.Samples[0] {
-		v += s.Value
+func family0(res *engine.Result) (v float64) {
+	if res != nil && len(res.Samples) > 0 {
+		for _, s := range res.Samples[0] {
+			v += s.Value
+		}
 	}
 	return v
 }
