@@ -4,6 +4,7 @@ package derived
 // to read next, and drift.
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"time"
@@ -92,31 +93,20 @@ func (s Store[R]) KeepProvisional(k Key, r R, readAt time.Time) {
 
 // Covers reports whether every key is stored, provisional or not.
 func (s Store[R]) Covers(keys []Key) bool {
-	for _, k := range keys {
-		if s[k] == nil {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(keys, func(k Key) bool { return s[k] == nil })
 }
 
 // Unsettled reports whether one of keys is provisional or due its second read.
 func (s Store[R]) Unsettled(keys []Key, now time.Time) bool {
-	for _, k := range keys {
-		if e := s[k]; e != nil && (e.Provisional || !e.Reread && RereadDue(k.Day, now)) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(keys, func(k Key) bool {
+		e := s[k]
+		return e != nil && (e.Provisional || !e.Reread && RereadDue(k.Day, now))
+	})
 }
 
 // Prune drops the days not in keep.
 func (s Store[R]) Prune(keep map[Key]bool) {
-	for k := range s {
-		if !keep[k] {
-			delete(s, k)
-		}
-	}
+	maps.DeleteFunc(s, func(k Key, _ *Entry[R]) bool { return !keep[k] })
 }
 
 // Task is a closed day to read.

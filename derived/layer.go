@@ -190,16 +190,13 @@ func (l *Layer) Reads(now time.Time) []engine.Read {
 func (l *Layer) Serves(u engine.Unit) engine.Serving {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	w := l.byUnit[u]
-	switch {
-	case w == nil:
-		return engine.Serving{}
-	case w.derived:
+	switch w := l.byUnit[u]; {
+	case w != nil && w.derived:
 		return engine.Serving{On: true, Like: w.base}
-	case w.fellBack || w.served == client.DateRange{}:
-		return engine.Serving{}
+	case w != nil && !w.fellBack && w.served != client.DateRange{}:
+		return engine.Serving{From: w.served.To.Time().Add(grace)}
 	}
-	return engine.Serving{From: w.served.To.Time().Add(grace)}
+	return engine.Serving{}
 }
 
 // Refreshed implements engine.Layer: a base's data of the day that just
@@ -211,19 +208,14 @@ func (l *Layer) Refreshed(u engine.Unit, prev, data engine.Data) {
 		if slices.ContainsFunc(l.windows, func(w *window) bool { return w.base == u }) && prev.Result != nil && prev.Range != data.Range && prev.Range.To == day.AddDays(1) && day.AddDays(1) == data.Range.From {
 			l.days.KeepProvisional(dayKey(u, day), prev.Result, prev.Completed)
 		}
-		l.pruneLocked(data.Completed)
-	})
-}
-
-// pruneLocked drops days no window needs any more.
-func (l *Layer) pruneLocked(now time.Time) {
-	keep := map[Key]bool{}
-	for _, w := range l.windows {
-		for _, k := range closedKeys(w, now) {
-			keep[k] = true
+		keep := map[Key]bool{} // the days windows still need
+		for _, w := range l.windows {
+			for _, k := range closedKeys(w, data.Completed) {
+				keep[k] = true
+			}
 		}
-	}
-	l.days.Prune(keep)
+		l.days.Prune(keep)
+	})
 }
 
 // covered reports whether the store holds all w's closed days and its base
@@ -365,11 +357,8 @@ func (l *Layer) Collect(ch chan<- prometheus.Metric) {
 			continue
 		}
 		derived, audited, drift := w.derived, w.audited, w.drift
-		if t := w.totals; t != nil {
-			derived = derived && t.derived
-			if t.audited {
-				audited, drift = true, max(drift, t.drift)
-			}
+		if t := w.totals; t != nil { // an unaudited drift is 0
+			derived, audited, drift = derived && t.derived, audited || t.audited, max(drift, t.drift)
 		}
 		v := 0.0
 		if derived {

@@ -54,31 +54,25 @@ func (l *Layer) restoreDaysLocked(now time.Time) {
 	n, dropped := 0, 0
 	for _, d := range l.restore {
 		day, err := client.ParseDate(d.Day)
-		if err != nil || d.ReadAt.After(now) {
+		i := slices.IndexFunc(l.windows, func(w *window) bool {
+			return w.Source == d.Source && w.Project == d.Project && w.Window.Site == d.Site && slices.Contains(ClosedDays(w.Window.Days, now), day)
+		})
+		if err != nil || d.ReadAt.After(now) || i < 0 {
 			continue
 		}
-		for _, w := range l.windows {
-			if w.Source != d.Source || w.Project != d.Project || w.Window.Site != d.Site || !slices.Contains(ClosedDays(w.Window.Days, now), day) {
-				continue
-			}
-			res, drop, err := engine.RestoredResult(w.src, d.Families, d.Cost)
-			dropped += drop
-			if err != nil {
-				level.Warn(l.logger).Log("msg", "ignoring a day of the cache file's day store", "collector", d.Source, "project", d.Project, "day", d.Day, "err", err)
-				break
-			}
-			if k := dayKey(w.Unit, day); l.days[k] == nil {
-				l.days.Put(k, res, d.ReadAt, d.Reread)
-				n++
-			}
-			break
+		res, drop, err := engine.RestoredResult(l.windows[i].src, d.Families, d.Cost)
+		dropped += drop
+		if err != nil {
+			level.Warn(l.logger).Log("msg", "ignoring a day of the cache file's day store", "collector", d.Source, "project", d.Project, "day", d.Day, "err", err)
+		} else if k := dayKey(l.windows[i].Unit, day); l.days[k] == nil {
+			l.days.Put(k, res, d.ReadAt, d.Reread)
+			n++
 		}
 	}
 	// A page walk's day holds the site totals too, for a totals window
 	// whose own day is missing (an older cache file, or backfill's).
 	for k, de := range l.days {
-		site := k
-		site.Site = true
+		site := Key{Source: k.Source, Project: k.Project, Site: true, Day: k.Day}
 		if k.Site || l.days[site] != nil || !slices.ContainsFunc(l.windows, func(w *window) bool {
 			return w.Source == k.Source && w.Project == k.Project && w.Window.Site && w.split
 		}) {
