@@ -66,7 +66,6 @@ type Layer struct {
 // window is a derivable window.
 type window struct {
 	engine.Unit
-	src  engine.Source
 	base engine.Unit // the 1d unit summed with the closed days
 	// For a split window: totals is a page walk's totals window, pages a
 	// totals window's page walk, when derivable; split is set on both.
@@ -100,19 +99,15 @@ func (l *Layer) Attach(e *engine.Engine) {
 	l.mu.Lock()
 	for _, st := range states {
 		u := st.Unit
-		src := e.Source(u.Source)
-		sum, ok := src.(Summer)
-		if !ok || u.Window.Days < 2 || !sum.Additive(u) {
+		sum, ok := e.Source(u.Source).(Summer)
+		i := slices.IndexFunc(states, func(b engine.UnitState) bool {
+			return b.Source == u.Source && b.Project == u.Project && b.Window.Days == 1 && b.Window.Site == u.Window.Site
+		})
+		if !ok || u.Window.Days < 2 || i < 0 || !sum.Additive(u) {
 			continue
 		}
-		for _, b := range states {
-			if b.Source == u.Source && b.Project == u.Project && b.Window.Days == 1 && b.Window.Site == u.Window.Site {
-				w := &window{Unit: u, src: src, base: b.Unit, split: st.Part != ""}
-				l.windows = append(l.windows, w)
-				l.byUnit[u] = w
-				break
-			}
-		}
+		w := &window{Unit: u, base: states[i].Unit, split: st.Part != ""}
+		l.windows, l.byUnit[u] = append(l.windows, w), w
 	}
 	for _, w := range l.windows {
 		site := w.Unit
@@ -121,9 +116,8 @@ func (l *Layer) Attach(e *engine.Engine) {
 			w.totals, t.pages = t, w
 		}
 	}
-	l.restoreDaysLocked(e.Now())
 	l.mu.Unlock()
-	l.derive(e.Now(), nil, nil, func() {})
+	l.derive(e.Now(), nil, nil, func() { l.restoreDaysLocked(e.Now()) })
 }
 
 // dayKey is the day store's key of w's day.
@@ -274,7 +268,7 @@ func (l *Layer) sumLocked(w *window, now time.Time, today *engine.Result) *engin
 	if today != nil {
 		parts = append(parts, today)
 	}
-	res := w.src.(Summer).Sum(w.Unit, parts)
+	res := l.e.Source(w.Source).(Summer).Sum(w.Unit, parts)
 	res.Cost = 0
 	res.Summary = fmt.Sprintf("derived: %d closed days and today", len(parts)-1)
 	return res

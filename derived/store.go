@@ -60,7 +60,7 @@ func (l *Layer) restoreDaysLocked(now time.Time) {
 		if err != nil || d.ReadAt.After(now) || i < 0 {
 			continue
 		}
-		res, drop, err := engine.RestoredResult(l.windows[i].src, d.Families, d.Cost)
+		res, drop, err := engine.RestoredResult(l.e.Source(d.Source), d.Families, d.Cost)
 		dropped += drop
 		if err != nil {
 			level.Warn(l.logger).Log("msg", "ignoring a day of the cache file's day store", "collector", d.Source, "project", d.Project, "day", d.Day, "err", err)
