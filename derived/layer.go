@@ -225,7 +225,7 @@ func (l *Layer) derive(now time.Time, base *engine.Unit, data map[engine.Unit]en
 	if data == nil {
 		data = map[engine.Unit]engine.Data{}
 		for _, w := range l.windows { // set at Attach: read without the lock
-			if d, ok := l.e.Data(w.base); ok && (base == nil || w.base == *base) {
+			if d, ok := l.e.Data(w.base); ok {
 				data[w.base] = d
 			}
 		}
@@ -291,7 +291,7 @@ func (l *Layer) finishDay(t Task, base engine.Unit, res *engine.Result, err erro
 
 // family0 sums a result's first family: the site-wide figure audits compare.
 func family0(res *engine.Result) (v float64) {
-	if res != nil && len(res.Samples) > 0 {
+	if res != nil && len(res.Samples) != 0 {
 		for _, s := range res.Samples[0] {
 			v += s.Value
 		}
