@@ -4,7 +4,7 @@ package derived
 // to read next, and drift.
 
 import (
-	"cmp"
+	"maps"
 	"math"
 	"slices"
 	"time"
@@ -93,31 +93,20 @@ func (s Store[R]) KeepProvisional(k Key, r R, readAt time.Time) {
 
 // Covers reports whether every key is stored, provisional or not.
 func (s Store[R]) Covers(keys []Key) bool {
-	for _, k := range keys {
-		if s[k] == nil {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(keys, func(k Key) bool { return s[k] == nil })
 }
 
 // Unsettled reports whether one of keys is provisional or due its second read.
 func (s Store[R]) Unsettled(keys []Key, now time.Time) bool {
-	for _, k := range keys {
-		if e := s[k]; e != nil && (e.Provisional || !e.Reread && RereadDue(k.Day, now)) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(keys, func(k Key) bool {
+		e := s[k]
+		return e != nil && (e.Provisional || !e.Reread && RereadDue(k.Day, now))
+	})
 }
 
 // Prune drops the days not in keep.
 func (s Store[R]) Prune(keep map[Key]bool) {
-	for k := range s {
-		if !keep[k] {
-			delete(s, k)
-		}
-	}
+	maps.DeleteFunc(s, func(k Key, _ *Entry[R]) bool { return !keep[k] })
 }
 
 // Task is a closed day to read.
@@ -129,22 +118,19 @@ type Task struct {
 // Tasks lists the days of want to read: missing or provisional ones newest
 // first (the newest feeds every window), then those due a second read.
 func (s Store[R]) Tasks(want []Key, now time.Time) []Task {
-	var missing, reread []Task
+	var out []Task
 	seen := map[Key]bool{}
 	for _, k := range want {
-		if seen[k] {
-			continue
+		if e := s[k]; !seen[k] && (e == nil || e.Provisional || !e.Reread && RereadDue(k.Day, now)) {
+			out = append(out, Task{Key: k, Reread: e != nil && !e.Provisional})
 		}
 		seen[k] = true
-		switch e := s[k]; {
-		case e == nil || e.Provisional:
-			missing = append(missing, Task{Key: k})
-		case !e.Reread && RereadDue(k.Day, now):
-			reread = append(reread, Task{Key: k, Reread: true})
-		}
 	}
-	newestFirst := func(a, b Task) int { return -cmp.Compare(a.Key.Day.Time().Unix(), b.Key.Day.Time().Unix()) }
-	slices.SortStableFunc(missing, newestFirst)
-	slices.SortStableFunc(reread, newestFirst)
-	return append(missing, reread...)
+	slices.SortStableFunc(out, func(a, b Task) int {
+		if a.Reread != b.Reread { // missing days first
+			return map[bool]int{false: -1, true: 1}[a.Reread]
+		}
+		return b.Key.Day.Time().Compare(a.Key.Day.Time())
+	})
+	return out
 }

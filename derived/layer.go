@@ -2,6 +2,7 @@ package derived
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -59,15 +60,12 @@ type Layer struct {
 	mu      sync.Mutex
 	windows []*window // derivable, in the engine's unit order
 	byUnit  map[engine.Unit]*window
-	bases   map[engine.Unit]bool
-	sources map[string]engine.Source
 	days    Store[*engine.Result]
 }
 
 // window is a derivable window.
 type window struct {
 	engine.Unit
-	src  engine.Source
 	base engine.Unit // the 1d unit summed with the closed days
 	// For a split window: totals is a page walk's totals window, pages a
 	// totals window's page walk, when derivable; split is set on both.
@@ -81,19 +79,12 @@ type window struct {
 	audited       bool
 }
 
-// serving is a sum to serve.
-type serving struct {
-	u engine.Unit
-	d engine.Data
-}
-
 // New returns a Layer; engine.New attaches it.
 func New(cfg Config) *Layer {
 	if cfg.Logger == nil {
 		cfg.Logger = log.NewNopLogger()
 	}
-	return &Layer{logger: cfg.Logger, restore: cfg.Days, byUnit: map[engine.Unit]*window{}, bases: map[engine.Unit]bool{},
-		sources: map[string]engine.Source{}, days: Store[*engine.Result]{},
+	return &Layer{logger: cfg.Logger, restore: cfg.Days, byUnit: map[engine.Unit]*window{}, days: Store[*engine.Result]{},
 		dayChanges: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "mintlify_derived_day_changes_total",
 			Help: "Closed days of derived windows whose second read changed the site-wide figure.",
@@ -108,21 +99,15 @@ func (l *Layer) Attach(e *engine.Engine) {
 	l.mu.Lock()
 	for _, st := range states {
 		u := st.Unit
-		src := e.Source(u.Source)
-		l.sources[u.Source] = src
-		sum, ok := src.(Summer)
-		if !ok || u.Window.Days < 2 || !sum.Additive(u) {
+		sum, ok := e.Source(u.Source).(Summer)
+		i := slices.IndexFunc(states, func(b engine.UnitState) bool {
+			return b.Source == u.Source && b.Project == u.Project && b.Window.Days == 1 && b.Window.Site == u.Window.Site
+		})
+		if !ok || u.Window.Days < 2 || i < 0 || !sum.Additive(u) {
 			continue
 		}
-		for _, b := range states {
-			if b.Source == u.Source && b.Project == u.Project && b.Window.Days == 1 && b.Window.Site == u.Window.Site {
-				w := &window{Unit: u, src: src, base: b.Unit, split: st.Part != ""}
-				l.windows = append(l.windows, w)
-				l.byUnit[u] = w
-				l.bases[b.Unit] = true
-				break
-			}
-		}
+		w := &window{Unit: u, base: states[i].Unit, split: st.Part != ""}
+		l.windows, l.byUnit[u] = append(l.windows, w), w
 	}
 	for _, w := range l.windows {
 		site := w.Unit
@@ -131,9 +116,8 @@ func (l *Layer) Attach(e *engine.Engine) {
 			w.totals, t.pages = t, w
 		}
 	}
-	l.restoreDaysLocked(e.Now())
 	l.mu.Unlock()
-	l.derive(e.Now(), nil)
+	l.derive(e.Now(), nil, nil, func() { l.restoreDaysLocked(e.Now()) })
 }
 
 // dayKey is the day store's key of w's day.
@@ -143,10 +127,9 @@ func dayKey(u engine.Unit, day client.Date) Key {
 
 // closedKeys returns the day store's keys of w's closed days, oldest first.
 func closedKeys(w *window, now time.Time) []Key {
-	days := ClosedDays(w.Window.Days, now)
-	out := make([]Key, len(days))
-	for i, d := range days {
-		out[i] = dayKey(w.Unit, d)
+	var out []Key
+	for _, d := range ClosedDays(w.Window.Days, now) {
+		out = append(out, dayKey(w.Unit, d))
 	}
 	return out
 }
@@ -163,10 +146,7 @@ func (l *Layer) Reads(now time.Time) []engine.Read {
 			continue
 		}
 		for _, k := range closedKeys(w, now) {
-			want = append(want, k)
-			if _, ok := base[k]; !ok {
-				base[k] = w.base
-			}
+			want, base[k] = append(want, k), w.base // one base per key
 		}
 	}
 	var out []engine.Read
@@ -204,64 +184,32 @@ func (l *Layer) Reads(now time.Time) []engine.Read {
 func (l *Layer) Serves(u engine.Unit) engine.Serving {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	w := l.byUnit[u]
-	switch {
-	case w == nil:
-		return engine.Serving{}
-	case w.derived:
+	switch w := l.byUnit[u]; {
+	case w != nil && w.derived:
 		return engine.Serving{On: true, Like: w.base}
-	case w.fellBack || w.served == client.DateRange{}:
-		return engine.Serving{}
+	case w != nil && !w.fellBack && w.served != client.DateRange{}:
+		return engine.Serving{From: w.served.To.Time().Add(grace)}
 	}
-	return engine.Serving{From: w.served.To.Time().Add(grace)}
+	return engine.Serving{}
 }
 
 // Refreshed implements engine.Layer: a base's data of the day that just
 // ended is kept as that day's provisional entry, and its windows are
 // derived again.
 func (l *Layer) Refreshed(u engine.Unit, prev, data engine.Data) {
-	l.mu.Lock()
 	day := prev.Range.From
-	if l.bases[u] && prev.Result != nil && prev.Range != data.Range && prev.Range.To == day.AddDays(1) && day.AddDays(1) == data.Range.From {
-		l.days.KeepProvisional(dayKey(u, day), prev.Result, prev.Completed)
-	}
-	l.pruneLocked(data.Completed)
-	serve := l.deriveLocked(data.Completed, map[engine.Unit]engine.Data{u: data}, &u)
-	l.mu.Unlock()
-	l.serve(serve)
-}
-
-// pruneLocked drops days no window needs any more.
-func (l *Layer) pruneLocked(now time.Time) {
-	keep := map[Key]bool{}
-	for _, w := range l.windows {
-		for _, k := range closedKeys(w, now) {
-			keep[k] = true
+	l.derive(data.Completed, &u, map[engine.Unit]engine.Data{u: data}, func() {
+		if slices.ContainsFunc(l.windows, func(w *window) bool { return w.base == u }) && prev.Result != nil && prev.Range != data.Range && prev.Range.To == day.AddDays(1) && day.AddDays(1) == data.Range.From {
+			l.days.KeepProvisional(dayKey(u, day), prev.Result, prev.Completed)
 		}
-	}
-	l.days.Prune(keep)
-}
-
-// derive derives the windows of base (all when nil) with the bases' data.
-func (l *Layer) derive(now time.Time, base *engine.Unit) {
-	data := map[engine.Unit]engine.Data{}
-	for b := range l.bases {
-		if base == nil || b == *base {
-			if d, ok := l.e.Data(b); ok {
-				data[b] = d
+		keep := map[Key]bool{} // the days windows still need
+		for _, w := range l.windows {
+			for _, k := range closedKeys(w, data.Completed) {
+				keep[k] = true
 			}
 		}
-	}
-	l.mu.Lock()
-	serve := l.deriveLocked(now, data, base)
-	l.mu.Unlock()
-	l.serve(serve)
-}
-
-func (l *Layer) serve(list []serving) {
-	for _, s := range list {
-		l.e.Serve(s.u, s.d)
-	}
+		l.days.Prune(keep)
+	})
 }
 
 // covered reports whether the store holds all w's closed days and its base
@@ -270,10 +218,22 @@ func (l *Layer) covered(w *window, bd engine.Data, now time.Time) bool {
 	return !w.fellBack && bd.Result != nil && bd.Range == w.base.Window.Range(now) && l.days.Covers(closedKeys(w, now))
 }
 
-// deriveLocked returns the sums of the covered windows of base (all when
-// nil), given the bases' data.
-func (l *Layer) deriveLocked(now time.Time, data map[engine.Unit]engine.Data, base *engine.Unit) []serving {
-	var out []serving
+// derive runs locked under the layer's lock, then serves the sums of the
+// covered windows of base (all when nil), given the bases' data (the
+// engine's when nil). The engine's lock is never taken under the layer's.
+func (l *Layer) derive(now time.Time, base *engine.Unit, data map[engine.Unit]engine.Data, locked func()) {
+	if data == nil {
+		data = map[engine.Unit]engine.Data{}
+		for _, w := range l.windows { // set at Attach: read without the lock
+			if d, ok := l.e.Data(w.base); ok {
+				data[w.base] = d
+			}
+		}
+	}
+	var units []engine.Unit
+	var sums []engine.Data
+	l.mu.Lock()
+	locked()
 	for _, w := range l.windows {
 		if base != nil && w.base != *base {
 			continue
@@ -290,9 +250,13 @@ func (l *Layer) deriveLocked(now time.Time, data map[engine.Unit]engine.Data, ba
 			level.Info(l.logger).Log("msg", "window derived from the day store from now on: no requests of its own", "collector", w.Source, "project", w.Project, "window", w.Window.String())
 		}
 		w.derived, w.served = true, w.Window.Range(now)
-		out = append(out, serving{w.Unit, engine.Data{Range: w.served, Result: l.sumLocked(w, now, bd.Result), Completed: bd.Completed}})
+		units = append(units, w.Unit)
+		sums = append(sums, engine.Data{Range: w.served, Result: l.sumLocked(w, now, bd.Result), Completed: bd.Completed})
 	}
-	return out
+	l.mu.Unlock()
+	for i, u := range units {
+		l.e.Serve(u, sums[i])
+	}
 }
 
 // sumLocked sums w's closed days, and today when set.
@@ -304,7 +268,7 @@ func (l *Layer) sumLocked(w *window, now time.Time, today *engine.Result) *engin
 	if today != nil {
 		parts = append(parts, today)
 	}
-	res := w.src.(Summer).Sum(w.Unit, parts)
+	res := l.e.Source(w.Source).(Summer).Sum(w.Unit, parts)
 	res.Cost = 0
 	res.Summary = fmt.Sprintf("derived: %d closed days and today", len(parts)-1)
 	return res
@@ -317,23 +281,20 @@ func (l *Layer) finishDay(t Task, base engine.Unit, res *engine.Result, err erro
 		level.Warn(l.logger).Log("msg", "reading a closed day into the day store failed; windows are read directly meanwhile", "collector", base.Source, "project", base.Project, "day", t.Key.Day.String(), "err", engine.Advice(err))
 		return
 	}
-	l.mu.Lock()
-	if old := l.days[t.Key]; old != nil && t.Reread && !old.Provisional && family0(old.Result) != family0(res) {
-		l.dayChanges.WithLabelValues(base.Source).Inc()
-	}
-	l.days.Put(t.Key, res, now, t.Reread)
-	l.mu.Unlock()
-	l.derive(now, &base)
+	l.derive(now, &base, nil, func() {
+		if old := l.days[t.Key]; old != nil && t.Reread && !old.Provisional && family0(old.Result) != family0(res) {
+			l.dayChanges.WithLabelValues(base.Source).Inc()
+		}
+		l.days.Put(t.Key, res, now, t.Reread)
+	})
 }
 
 // family0 sums a result's first family: the site-wide figure audits compare.
-func family0(res *engine.Result) float64 {
-	if res == nil || len(res.Samples) == 0 {
-		return 0
-	}
-	v := 0.0
-	for _, s := range res.Samples[0] {
-		v += s.Value
+func family0(res *engine.Result) (v float64) {
+	if res != nil && len(res.Samples) != 0 {
+		for _, s := range res.Samples[0] {
+			v += s.Value
+		}
 	}
 	return v
 }
@@ -371,33 +332,27 @@ func (l *Layer) finishAudit(w *window, rng client.DateRange, res *engine.Result,
 
 // Collectors returns the layer's metrics, gathered at every scrape.
 func (l *Layer) Collectors() []prometheus.Collector {
-	return []prometheus.Collector{collector{l}, l.dayChanges}
+	return []prometheus.Collector{l, l.dayChanges}
 }
 
-// collector exports mintlify_derived_window and its drift.
-type collector struct{ l *Layer }
-
-// Describe implements prometheus.Collector.
-func (c collector) Describe(ch chan<- *prometheus.Desc) {
+// Describe implements prometheus.Collector: mintlify_derived_window and its drift.
+func (l *Layer) Describe(ch chan<- *prometheus.Desc) {
 	ch <- derivedDesc
 	ch <- driftDesc
 }
 
 // Collect implements prometheus.Collector: a split window's two parts are
 // one series, the page walk's.
-func (c collector) Collect(ch chan<- prometheus.Metric) {
-	c.l.mu.Lock()
-	defer c.l.mu.Unlock()
-	for _, w := range c.l.windows {
+func (l *Layer) Collect(ch chan<- prometheus.Metric) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, w := range l.windows {
 		if w.pages != nil {
 			continue
 		}
 		derived, audited, drift := w.derived, w.audited, w.drift
-		if t := w.totals; t != nil {
-			derived = derived && t.derived
-			if t.audited {
-				audited, drift = true, max(drift, t.drift)
-			}
+		if t := w.totals; t != nil { // an unaudited drift is 0
+			derived, audited, drift = derived && t.derived, audited || t.audited, max(drift, t.drift)
 		}
 		v := 0.0
 		if derived {

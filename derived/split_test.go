@@ -118,7 +118,7 @@ mintlify_derived_window{project="docs",source="hits",window="7d"} 1
 # TYPE mintlify_derived_window_drift_ratio gauge
 mintlify_derived_window_drift_ratio{project="docs",source="hits",window="7d"} 0
 `
-	if err := testutil.CollectAndCompare(collector{r.l}, strings.NewReader(want)); err != nil {
+	if err := testutil.CollectAndCompare(r.l, strings.NewReader(want)); err != nil {
 		t.Error(err)
 	}
 	text := r.text()
@@ -159,7 +159,7 @@ mintlify_derived_window{project="docs",source="hits",window="7d"} 0
 # TYPE mintlify_derived_window_drift_ratio gauge
 mintlify_derived_window_drift_ratio{project="docs",source="hits",window="7d"} 0.04761904761904768
 `
-	if err := testutil.CollectAndCompare(collector{r.l}, strings.NewReader(want)); err != nil {
+	if err := testutil.CollectAndCompare(r.l, strings.NewReader(want)); err != nil {
 		t.Error(err)
 	}
 }

@@ -36,7 +36,7 @@ func (l *Layer) Days() []Day {
 		}
 		d := Day{Source: k.Source, Project: k.Project, Site: k.Site, Day: k.Day.String(),
 			ReadAt: de.ReadAt, Reread: de.Reread, Cost: de.Result.Cost, Families: map[string][]engine.Sample{}}
-		for fi, f := range l.sources[k.Source].Families() {
+		for fi, f := range l.e.Source(k.Source).Families() {
 			if fi < len(de.Result.Samples) && len(de.Result.Samples[fi]) > 0 {
 				d.Families[f.Name] = de.Result.Samples[fi]
 			}
@@ -49,54 +49,39 @@ func (l *Layer) Days() []Day {
 	return out
 }
 
-// closedWithin reports whether day is one of ClosedDays(n, now), without
-// making the list.
-func closedWithin(day client.Date, n int, now time.Time) bool {
-	today := client.DateOf(now)
-	t := day.Time()
-	return t.Before(today.Time()) && !t.Before(today.AddDays(-(n - 1)).Time())
-}
-
 // restoreDaysLocked installs the days of Config.Days that a window needs.
 func (l *Layer) restoreDaysLocked(now time.Time) {
 	n, dropped := 0, 0
 	for _, d := range l.restore {
 		day, err := client.ParseDate(d.Day)
-		// Only closed days of the longest window can be of use.
-		if err != nil || d.ReadAt.After(now) || !closedWithin(day, engine.MaxWindowDays, now) {
+		if err != nil || d.ReadAt.After(now) || !slices.ContainsFunc(l.windows, func(w *window) bool {
+			return w.Source == d.Source && w.Project == d.Project && w.Window.Site == d.Site && slices.Contains(ClosedDays(w.Window.Days, now), day)
+		}) {
 			continue
 		}
-		for _, w := range l.windows {
-			if w.Source != d.Source || w.Project != d.Project || w.Window.Site != d.Site || !closedWithin(day, w.Window.Days, now) {
-				continue
-			}
-			res, drop, err := engine.RestoredResult(w.src, d.Families, d.Cost)
-			dropped += drop
-			if err != nil {
-				level.Warn(l.logger).Log("msg", "ignoring a day of the cache file's day store", "collector", d.Source, "project", d.Project, "day", d.Day, "err", err)
-				break
-			}
-			if k := dayKey(w.Unit, day); l.days[k] == nil {
-				l.days.Put(k, res, d.ReadAt, d.Reread)
-				n++
-			}
-			break
+		res, drop, err := engine.RestoredResult(l.e.Source(d.Source), d.Families, d.Cost)
+		dropped += drop
+		if err != nil {
+			level.Warn(l.logger).Log("msg", "ignoring a day of the cache file's day store", "collector", d.Source, "project", d.Project, "day", d.Day, "err", err)
+		} else if k := (Key{Source: d.Source, Project: d.Project, Site: d.Site, Day: day}); l.days[k] == nil {
+			l.days.Put(k, res, d.ReadAt, d.Reread)
+			n++
 		}
 	}
 	// A page walk's day holds the site totals too, for a totals window
 	// whose own day is missing (an older cache file, or backfill's).
 	for k, de := range l.days {
-		site := k
-		site.Site = true
-		if k.Site || l.days[site] != nil {
+		site := Key{Source: k.Source, Project: k.Project, Site: true, Day: k.Day}
+		if k.Site || l.days[site] != nil || !slices.ContainsFunc(l.windows, func(w *window) bool {
+			return w.Source == k.Source && w.Project == k.Project && w.Window.Site && w.split
+		}) {
 			continue
 		}
-		for _, w := range l.windows {
-			if w.Source == k.Source && w.Project == k.Project && w.Window.Site && w.split {
-				if res := siteWide(w.src, de.Result); res != nil {
-					l.days[site] = &Entry[*engine.Result]{Result: res, ReadAt: de.ReadAt, Reread: de.Reread}
-				}
-				break
+		res := &engine.Result{Samples: make([][]engine.Sample, len(de.Result.Samples)), Cost: 1, Summary: "site-wide totals"}
+		for fi, ss := range de.Result.Samples {
+			if l.e.Source(k.Source).Families()[fi].SiteWide && len(ss) > 0 {
+				res.Samples[fi] = ss
+				l.days[site] = &Entry[*engine.Result]{Result: res, ReadAt: de.ReadAt, Reread: de.Reread}
 			}
 		}
 	}
@@ -107,21 +92,4 @@ func (l *Layer) restoreDaysLocked(now time.Time) {
 		level.Info(l.logger).Log("msg", "restored the day store from the cache file", "days", n)
 	}
 	l.restore = nil
-}
-
-// siteWide returns the site-wide families of res, a restored result (one
-// entry per family of src), nil when none.
-func siteWide(src engine.Source, res *engine.Result) *engine.Result {
-	out := &engine.Result{Samples: make([][]engine.Sample, len(res.Samples)), Cost: 1, Summary: "site-wide totals"}
-	found := false
-	fams := src.Families()
-	for fi, ss := range res.Samples {
-		if fams[fi].SiteWide && len(ss) > 0 {
-			out.Samples[fi], found = ss, true
-		}
-	}
-	if !found {
-		return nil
-	}
-	return out
 }
