@@ -14,8 +14,6 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
-
-	"github.com/mintlify-exporter/mintlify_exporter/internal/pinnedtool"
 )
 
 // knobValues sets every escape hatch of issue 39 at once.
@@ -60,8 +58,7 @@ prometheusRule:
 // the revision history, the ServiceMonitor's job and target labels and
 // rules of one's own render where Kubernetes and the operator read them.
 func TestHelmEscapeHatches(t *testing.T) {
-	t.Parallel() // helm runs as a program of its own
-	helm := pinnedtool.Path(t, "helm")
+	helm := knobHelm(t)
 	values := filepath.Join(t.TempDir(), "values.yaml")
 	if err := os.WriteFile(values, []byte(knobValues), 0o600); err != nil {
 		t.Fatal(err)
@@ -172,8 +169,7 @@ func checkMonitorJob(t *testing.T, m *monitor) {
 // start, or no scrape or rule would work, fail helm template with what to
 // change; every flag the chart sets itself is refused in extraArgs.
 func TestHelmRefusesBrokenPods(t *testing.T) {
-	t.Parallel() // helm runs as a program of its own
-	helm := pinnedtool.Path(t, "helm")
+	helm := knobHelm(t)
 	const hash = "$2y$10$mDwo.lAisC94iLAyP81MCesa29IzH37oigHC/42V2pdJlUprsJPze"
 	cases := []helmRefusal{
 		{"http monitor before TLS", withBase("--set", "webConfig.tlsSecret=exporter-tls", "--set", "serviceMonitor.enabled=true", "--set", "serviceMonitor.scheme=http"),
@@ -237,8 +233,7 @@ func TestHelmRefusesBrokenPods(t *testing.T) {
 // Kubernetes puts on every namespace; the switch and a pod selector narrow
 // it; without any peer for a Prometheus elsewhere, the notes warn.
 func TestHelmNetworkPolicyMonitoringNamespace(t *testing.T) {
-	t.Parallel() // helm runs as a program of its own
-	helm := pinnedtool.Path(t, "helm")
+	helm := knobHelm(t)
 	r := renderChart(t, helm, withBase("--set", "networkPolicy.enabled=true", "--set", "networkPolicy.monitoringPodSelector.matchLabels.app\\.kubernetes\\.io/name=prometheus")...)
 	from := r.networkPolicy.Spec.Ingress[0].From
 	if len(from) != 2 {

@@ -341,6 +341,19 @@ func decodeStrict(doc []byte, v any) error {
 	return dec.Decode(v)
 }
 
+// knobHelm starts a test of one of the chart's knobs: it runs beside the
+// others (helm is a program of its own) and returns helm's path. Under
+// -short it skips: the chart's lint, its defaults, its required values and
+// its full values still render; make test runs every knob.
+func knobHelm(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("renders the chart with a knob changed (-short): make test runs it")
+	}
+	t.Parallel()
+	return pinnedtool.Path(t, "helm")
+}
+
 // renders keeps helm template's output by its arguments: several tests
 // read the chart rendered with the base values, which needs rendering once.
 var renders sync.Map // arguments joined by NUL -> output

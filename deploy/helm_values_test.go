@@ -46,8 +46,7 @@ func TestHelmRefusals(t *testing.T) {
 
 // TestHelmPodMonitor: the PodMonitor, the ServiceMonitor's alternative.
 func TestHelmPodMonitor(t *testing.T) {
-	t.Parallel() // helm runs as a program of its own
-	helm := pinnedtool.Path(t, "helm")
+	helm := knobHelm(t)
 	r := renderChart(t, helm, withBase("--set", "podMonitor.enabled=true", "--set", "podMonitor.additionalLabels.release=kube-prometheus-stack")...)
 	if r.podMonitor == nil || r.serviceMonitor != nil {
 		t.Fatalf("rendered %v, want a PodMonitor and no ServiceMonitor", r.kinds)
@@ -106,8 +105,7 @@ func TestHelmGoMemLimit(t *testing.T) {
 // TestHelmNetworkPolicyMonitoringNamespace), not everyone (a rule without
 // from admits every source).
 func TestHelmNetworkPolicyDefault(t *testing.T) {
-	t.Parallel() // helm runs as a program of its own
-	helm := pinnedtool.Path(t, "helm")
+	helm := knobHelm(t)
 	r := renderChart(t, helm, withBase("--set", "networkPolicy.enabled=true")...)
 	np := r.networkPolicy.Spec
 	if len(np.Ingress) != 1 || len(np.Ingress[0].From) != 2 {
@@ -121,8 +119,7 @@ func TestHelmNetworkPolicyDefault(t *testing.T) {
 
 // TestHelmNoPersistence: the opt-out puts the cache file on an emptyDir.
 func TestHelmNoPersistence(t *testing.T) {
-	t.Parallel() // helm runs as a program of its own
-	helm := pinnedtool.Path(t, "helm")
+	helm := knobHelm(t)
 	r := renderChart(t, helm, withBase("--set", "persistence.enabled=false")...)
 	if r.pvc != nil {
 		t.Error("persistence.enabled=false renders a claim")
@@ -192,8 +189,7 @@ func mountedFrom(r rendered, dir, name string) bool {
 // TestHelmTLS: with a TLS Secret the exporter serves HTTPS with that
 // certificate, and the probes, the ServiceMonitor and the test use https.
 func TestHelmTLS(t *testing.T) {
-	t.Parallel() // helm runs as a program of its own
-	helm := pinnedtool.Path(t, "helm")
+	helm := knobHelm(t)
 	r := renderChart(t, helm, withBase("--set", "webConfig.tlsSecret=exporter-tls", "--set", "webConfig.extra.tls_server_config.min_version=TLS13",
 		"--set", "serviceMonitor.enabled=true", "--set", "serviceMonitor.tlsConfig.insecureSkipVerify=true",
 		"--set", "serviceMonitor.authorization.credentials.name=scrape", "--set", "serviceMonitor.authorization.credentials.key=token")...)
@@ -234,8 +230,7 @@ func TestHelmTLS(t *testing.T) {
 // which cannot send a password, check the port; the PodMonitor sends the
 // credentials of values.
 func TestHelmBasicAuth(t *testing.T) {
-	t.Parallel() // helm runs as a program of its own
-	helm := pinnedtool.Path(t, "helm")
+	helm := knobHelm(t)
 	const hash = "$2y$10$mDwo.lAisC94iLAyP81MCesa29IzH37oigHC/42V2pdJlUprsJPze"
 	r := renderChart(t, helm, withBase("--set", "webConfig.basicAuthUsers.prometheus="+hash, "--set", "podMonitor.enabled=true",
 		"--set", "podMonitor.basicAuth.username.name=scrape", "--set", "podMonitor.basicAuth.username.key=user",
@@ -289,8 +284,7 @@ func TestHelmTestPod(t *testing.T) {
 // TestHelmRuleOverrides: alerts can be left out, labelled and retuned
 // through values.
 func TestHelmRuleOverrides(t *testing.T) {
-	t.Parallel() // helm runs as a program of its own
-	helm := pinnedtool.Path(t, "helm")
+	helm := knobHelm(t)
 	r := renderChart(t, helm, withBase("--set", "prometheusRule.enabled=true",
 		"--set", "prometheusRule.disabledAlerts={MintlifyPageThumbsDownRising}",
 		"--set", "prometheusRule.additionalRuleLabels.cluster=prod",
