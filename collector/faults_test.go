@@ -341,8 +341,8 @@ func faultRows() []faultRow {
 			doc: "each attempt is cut at the timeout and retried like a 5xx; then as a 5xx",
 			// Each attempt waits out a real 200 ms: four failing refreshes
 			// (0, 30 s, 1 m 30 s, 3 m 30 s) show the backoff in half the
-			// real time of the other rows' 20 minutes.
-			period: 4 * time.Minute,
+			// real time of the other rows' 20 minutes; under -short, one.
+			period: timeoutRowPeriod(),
 		},
 		faultRow{
 			name: "connection reset", install: faultAdd(mintlifytest.Fault{Offset: 250, Reset: true}),
@@ -635,6 +635,16 @@ func TestFaultTable(t *testing.T) {
 	t.Logf("fault table:\n%s", table.String())
 }
 
+// timeoutRowPeriod is how long the timeout row's fault lasts on the test
+// clock: under -short one failing refresh (the other rows show the
+// backoff), else four.
+func timeoutRowPeriod() time.Duration {
+	if testing.Short() {
+		return faultScrapeEvery
+	}
+	return 4 * time.Minute
+}
+
 // runFaultRow runs one row: a good snapshot, the fault for its period,
 // then recovery.
 func runFaultRow(t *testing.T, row faultRow) faultResult {
@@ -665,11 +675,6 @@ func runFaultRow(t *testing.T, row faultRow) faultResult {
 		// the first backoff and the kept snapshot; make test runs the
 		// whole period.
 		res.period = min(res.period, faultShortPeriod)
-		if row.opts.timeout > 0 {
-			// One failing refresh: its four attempts wait out the real
-			// timeout; the other rows show the backoff.
-			res.period = faultScrapeEvery
-		}
 	}
 	end := e.clock.Now().Add(res.period)
 	first := true
