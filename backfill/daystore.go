@@ -3,7 +3,6 @@ package backfill
 import (
 	"cmp"
 	"fmt"
-	"slices"
 	"strconv"
 	"time"
 
@@ -26,6 +25,14 @@ func seedDayStore(cfg Config, entries []*entry) (int, error) {
 		byName[s.Name()] = s
 	}
 	st := cmp.Or(statefile.LoadFile(cfg.CacheFile, log.NewNopLogger()), &statefile.File{})
+	type dayID struct {
+		source, project, day string
+		site                 bool
+	}
+	index := map[dayID]int{} // a year of days for ten projects is thousands: no linear search per entry
+	for i, d := range st.Days {
+		index[dayID{d.Source, d.Project, d.Day, d.Site}] = i
+	}
 	n := 0
 	for _, e := range entries {
 		sum, ok := byName[e.Source].(derived.Summer)
@@ -45,12 +52,10 @@ func seedDayStore(cfg Config, entries []*entry) (int, error) {
 				d.Families[f.Name] = append(d.Families[f.Name], sm)
 			}
 		}
-		if i := slices.IndexFunc(st.Days, func(o derived.Day) bool {
-			return o.Source == d.Source && o.Project == d.Project && o.Day == d.Day && o.Site == d.Site
-		}); i >= 0 {
+		if i, ok := index[dayID{d.Source, d.Project, d.Day, d.Site}]; ok {
 			st.Days[i] = d
 		} else {
-			st.Days = append(st.Days, d)
+			index[dayID{d.Source, d.Project, d.Day, d.Site}], st.Days = len(st.Days), append(st.Days, d)
 		}
 		n++
 	}
