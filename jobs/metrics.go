@@ -72,8 +72,8 @@ func (w *Watcher) Collect(ch chan<- prometheus.Metric) {
 			if !j.Status.Known() {
 				ch <- prometheus.MustNewConstMetric(jobStatusDesc, prometheus.GaugeValue, 1, project, jobID, status)
 			}
-			if !j.CreatedAt.IsZero() {
-				ch <- prometheus.MustNewConstMetric(jobCreatedDesc, prometheus.GaugeValue, jobsUnixSeconds(j.CreatedAt), project, jobID)
+			if t := j.CreatedAt; !t.IsZero() { // not UnixNano, which overflows outside 1678-2262
+				ch <- prometheus.MustNewConstMetric(jobCreatedDesc, prometheus.GaugeValue, float64(t.Unix())+float64(t.Nanosecond())/1e9, project, jobID)
 			}
 		}
 		for _, s := range slices.Sorted(maps.Keys(counts)) {
@@ -130,9 +130,4 @@ func gauge(b bool) float64 {
 		return 1
 	}
 	return 0
-}
-
-// jobsUnixSeconds avoids UnixNano's overflow outside 1678-2262.
-func jobsUnixSeconds(t time.Time) float64 {
-	return float64(t.Unix()) + float64(t.Nanosecond())/1e9
 }

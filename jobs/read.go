@@ -12,6 +12,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/health"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/backoff"
 )
 
 // jobsRound is one project's part of a poll round.
@@ -124,7 +125,7 @@ func (w *Watcher) failed(r *jobsRound, jobID string, err error, stop bool) {
 	pause := min(retryAfter, client.MaxRateLimitPause)
 	if !hasRetryAfter {
 		p.limited++
-		pause = jobsBackoff.Delay(p.limited)
+		pause = backoff.JobsRateLimit.Delay(p.limited)
 	}
 	if until := w.cfg.Now().Add(pause); until.After(p.pausedUntil) {
 		p.pausedUntil = until
@@ -135,13 +136,9 @@ func (w *Watcher) failed(r *jobsRound, jobID string, err error, stop bool) {
 // jobsStopsRound reports whether err concerns the API or key rather than
 // one job (401, 403, 5xx, transport), so more requests would only add load.
 func jobsStopsRound(err error) bool {
-	var ae *client.APIError
-	if errors.As(err, &ae) {
+	if ae, ok := errors.AsType[*client.APIError](err); ok {
 		return client.IsRefused(err) || ae.StatusCode >= http.StatusInternalServerError
 	}
-	var de *client.DecodeError
-	if errors.As(err, &de) || errors.Is(err, client.ErrBodyTooLarge) || errors.Is(err, client.ErrInvalidID) {
-		return false
-	}
-	return true
+	_, decode := errors.AsType[*client.DecodeError](err)
+	return !decode && !errors.Is(err, client.ErrBodyTooLarge) && !errors.Is(err, client.ErrInvalidID)
 }

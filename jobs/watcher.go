@@ -15,7 +15,6 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/health"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/backoff"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/errstate"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/filewatch"
 )
@@ -32,51 +31,30 @@ const (
 	// MinPollInterval is the shortest PollInterval: job reads are
 	// outside the analytics request budget, so they are paced by it.
 	MinPollInterval = time.Second
-	// MinTerminalInterval is the shortest default re-read interval of
-	// terminal jobs; the default is max(MinTerminalInterval,
-	// 10 × PollInterval).
+	// MinTerminalInterval is the least default TerminalInterval.
 	MinTerminalInterval = 15 * time.Minute
 )
 
-// jobsBackoff is the pause of a project's job polling after a 429 without
-// Retry-After, for each further one until a round succeeds (package
-// backoff compares it with the others).
-var jobsBackoff = backoff.JobsRateLimit
-
 // Config configures a Watcher.
 type Config struct {
-	// Client reads the jobs. Required.
-	Client *client.Client
-	// Projects are the configured project ids. At least one is required.
-	Projects []string
-	// IDs are the jobs to watch (--jobs.id): "ID" when exactly one project
-	// is configured, else "PROJECT/ID".
-	IDs []string
+	Client   *client.Client // reads the jobs; required
+	Projects []string       // the configured project ids; at least one
+	IDs      []string       // --jobs.id: "ID" when exactly one project is configured, else "PROJECT/ID"
 	// File (--jobs.file) holds further ids, re-read when it changes; a bad
 	// version keeps the last good list and is logged once.
-	File string
-	// Discover (--jobs.discover) also lists each project's jobs every poll
-	// through the deprecated v1 listing and watches them.
-	Discover bool
-	// Added allows a watcher with nothing to watch but what Watch adds.
-	Added bool
-	// PollInterval (--jobs.poll-interval) is how often non-terminal jobs
-	// are re-read and how often Run polls; DefaultPollInterval when
-	// zero.
+	File     string
+	Discover bool // --jobs.discover: also watch what each project's deprecated v1 listing lists at every poll
+	Added    bool // allows a watcher with nothing to watch but what Watch adds
+	// PollInterval (--jobs.poll-interval) is how often non-terminal jobs are
+	// re-read and Run polls; DefaultPollInterval when zero.
 	PollInterval time.Duration
-	// TerminalInterval is how often terminal jobs (completed, archived,
-	// failed) are re-read; a completed job may still be archived. Zero
-	// means max(MinTerminalInterval, 10 × PollInterval).
+	// TerminalInterval is how often terminal jobs are re-read (a completed one
+	// may still be archived); max(MinTerminalInterval, 10 × PollInterval) when zero.
 	TerminalInterval time.Duration
-	// Concurrency bounds the get-agent-job requests in flight;
-	// DefaultConcurrency when zero.
-	Concurrency int
-	// Status receives the health of every project's "jobs" source.
-	Status *health.Status
-	// Logger receives warnings and errors; none when nil.
-	Logger log.Logger
-	// Now is the clock; time.Now when nil.
-	Now func() time.Time
+	Concurrency      int              // get-agent-job requests in flight; DefaultConcurrency when zero
+	Status           *health.Status   // receives the health of every project's "jobs" source
+	Logger           log.Logger       // receives warnings and errors; none when nil
+	Now              func() time.Time // time.Now when nil
 }
 
 // Watcher watches agent jobs and collects their state; Run keeps it current.
@@ -84,9 +62,8 @@ type Watcher struct {
 	cfg    Config
 	logger log.Logger
 	static []jobRef
-	// file is --jobs.file (nil without), marked with the version last
-	// parsed, good or bad; fileRefs is its last good list (written under
-	// mu), fileErr its current problem ("" when the last check was fine).
+	// file is --jobs.file (nil without), marked with the version last parsed, good or
+	// bad; fileRefs is its last good list (written under mu), fileErr its problem or "".
 	file     *filewatch.File
 	fileRefs []jobRef
 	fileErr  string
@@ -110,19 +87,15 @@ type jobsProject struct {
 	pausedUntil time.Time      // no requests before this (after a 429)
 	limited     int            // 429s without Retry-After since the last good round
 	errs        errstate.State // the failure being reported
-	// skipped counts the malformed sessions of the v1 listing skipped
-	// since start (mintlify_agent_sessions_skipped_total).
-	skipped float64
+	skipped     float64        // malformed v1 sessions skipped since start (mintlify_agent_sessions_skipped_total)
 }
 
 // jobsEntry is one watched job.
 type jobsEntry struct {
 	id string
-	// Why the job is watched (named: by --jobs.id or --jobs.file). A
-	// discovered job stays watched after it leaves the v1 listing
-	// (archived jobs are not listed), until the API answers 404 for it and
-	// it is no longer listed (listed: in the listing updateMembership was
-	// given).
+	// Why the job is watched (named: by --jobs.id or --jobs.file). A discovered job stays after it
+	// leaves the v1 listing (which omits archived jobs) until it answers 404 while not listed (in
+	// the listing updateMembership was given).
 	named, discovered, added, listed bool
 	hint                             client.JobStatus // status from the last v1 listing
 	job                              *client.Job      // last successful read; nil before it or after a 404
@@ -157,12 +130,6 @@ func CheckConfig(cfg Config) error {
 // and returns a watcher that has not polled yet. Every project's "jobs"
 // source is registered with cfg.Status (as up until its first round).
 func New(cfg Config) (*Watcher, error) {
-	switch {
-	case cfg.Client == nil:
-		return nil, errors.New("job watcher: no API client")
-	case cfg.Status == nil:
-		return nil, errors.New("job watcher: no Status")
-	}
 	if err := CheckConfig(cfg); err != nil {
 		return nil, err
 	}
@@ -182,9 +149,6 @@ func New(cfg Config) (*Watcher, error) {
 	}
 	w.order = slices.Compact(slices.Sorted(slices.Values(cfg.Projects)))
 	for _, p := range w.order {
-		if p == "" {
-			return nil, errors.New("job watcher: empty project id")
-		}
 		w.projects[p] = &jobsProject{id: p, jobs: make(map[string]*jobsEntry)}
 	}
 	if cfg.File != "" {
