@@ -111,10 +111,6 @@ func CheckConfig(cfg Config) error {
 		return errors.New("job watcher: no project: set --mintlify.project-id")
 	case cfg.PollInterval < 0 || cfg.PollInterval > 0 && cfg.PollInterval < MinPollInterval:
 		return fmt.Errorf("job watcher: --jobs.poll-interval must be at least %s, not %s", MinPollInterval, cfg.PollInterval)
-	case cfg.TerminalInterval < 0:
-		return fmt.Errorf("job watcher: negative terminal poll interval %s", cfg.TerminalInterval)
-	case cfg.Concurrency < 0:
-		return fmt.Errorf("job watcher: negative concurrency %d", cfg.Concurrency)
 	case len(cfg.IDs) == 0 && cfg.File == "" && !cfg.Discover && !cfg.Added:
 		return errors.New("job watcher: nothing to watch: set --jobs.id, --jobs.file or --jobs.discover")
 	}

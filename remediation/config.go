@@ -124,16 +124,14 @@ func ParseConfig(data []byte) (*Config, error) {
 	case len(f.Rules) == 0:
 		return nil, errors.New("no rules: add at least one rule under \"rules\"")
 	}
-	seen := map[string]bool{}
 	for i, fr := range f.Rules {
 		r, err := parseRule(fr)
 		if err != nil {
 			return nil, fmt.Errorf("rule %s: %w", cmp.Or(fr.Name, "#"+strconv.Itoa(i+1)), err)
 		}
-		if seen[r.Name] {
+		if slices.ContainsFunc(c.Rules, func(o *Rule) bool { return o.Name == r.Name }) {
 			return nil, fmt.Errorf("rule %s: the name is used twice", r.Name)
 		}
-		seen[r.Name] = true
 		c.Rules = append(c.Rules, r)
 	}
 	return c, nil
@@ -175,7 +173,7 @@ func parseRule(fr fileRule) (*Rule, error) {
 			}
 			continue
 		}
-		if *t.out, err = template.New(t.field).Funcs(templateFuncs).Option("missingkey=zero").Parse(t.text); err != nil {
+		if *t.out, err = template.New(t.field).Funcs(template.FuncMap{"quote": strconv.Quote}).Option("missingkey=zero").Parse(t.text); err != nil {
 			return nil, fmt.Errorf("%s: %s", t.field, oneLine(err.Error()))
 		}
 		labels, annotations := readsIn(*t.out)
@@ -192,13 +190,6 @@ func parseRule(fr fileRule) (*Rule, error) {
 		r.reads[t.field] = labels
 	}
 	return r, nil
-}
-
-// templateFuncs are the functions a rule's templates may call besides
-// text/template's own.
-var templateFuncs = template.FuncMap{
-	// quote writes a value as a Go string literal: quoted data in a prompt.
-	"quote": strconv.Quote,
 }
 
 // readsIn returns the labels that the templates of t's set (its own, and
@@ -279,12 +270,12 @@ func foldName(s string) string {
 		if unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Cf, r) {
 			continue
 		}
-		if l, ok := lookAlikeUpper[r]; ok {
+		if l, ok := lookAlike[r]; ok { // before ToLower: Greek Μ looks like M, its lower case μ like u
 			b.WriteRune(l)
 			continue
 		}
 		r = unicode.ToLower(r)
-		if l, ok := lookAlikeLower[r]; ok {
+		if l, ok := lookAlike[r]; ok {
 			r = l
 		}
 		b.WriteRune(r)
@@ -292,25 +283,20 @@ func foldName(s string) string {
 	return b.String()
 }
 
-// lookAlikeUpper and lookAlikeLower map Cyrillic, Greek and other letters
-// to the Latin lower-case letter they look like (capitals first: Greek Μ
-// looks like M, its lower case μ like u).
-var (
-	lookAlikeUpper = map[rune]rune{
-		'А': 'a', 'В': 'b', 'Е': 'e', 'Ѕ': 's', 'І': 'i', 'Ј': 'j', 'К': 'k', 'М': 'm', 'Н': 'h', 'О': 'o',
-		'Р': 'p', 'С': 'c', 'Т': 't', 'У': 'y', 'Х': 'x', 'Ү': 'y', 'Ԛ': 'q', 'Ԝ': 'w',
-		'Α': 'a', 'Β': 'b', 'Ε': 'e', 'Ζ': 'z', 'Η': 'h', 'Ι': 'i', 'Κ': 'k', 'Μ': 'm', 'Ν': 'n', 'Ο': 'o',
-		'Ρ': 'p', 'Τ': 't', 'Υ': 'y', 'Χ': 'x',
-	}
-	lookAlikeLower = map[rune]rune{
-		'а': 'a', 'в': 'b', 'г': 'r', 'е': 'e', 'ё': 'e', 'ѕ': 's', 'і': 'i', 'ї': 'i', 'ј': 'j', 'к': 'k',
-		'м': 'm', 'н': 'h', 'о': 'o', 'п': 'n', 'р': 'p', 'с': 'c', 'т': 't', 'у': 'y', 'х': 'x', 'ү': 'y',
-		'һ': 'h', 'ӏ': 'l', 'ԁ': 'd', 'ԛ': 'q', 'ԝ': 'w', 'ѵ': 'v',
-		'α': 'a', 'β': 'b', 'γ': 'y', 'ε': 'e', 'η': 'n', 'ι': 'i', 'κ': 'k', 'μ': 'u', 'ν': 'v', 'ο': 'o',
-		'ρ': 'p', 'τ': 't', 'υ': 'u', 'χ': 'x', 'ω': 'w',
-		'ı': 'i', 'ſ': 's', 'ɡ': 'g', 'ⅰ': 'i', 'ⅼ': 'l', 'ⅿ': 'm',
-	}
-)
+// lookAlike maps Cyrillic, Greek and other letters, capitals and lower
+// case, to the Latin lower-case letter they look like.
+var lookAlike = map[rune]rune{
+	'А': 'a', 'В': 'b', 'Е': 'e', 'Ѕ': 's', 'І': 'i', 'Ј': 'j', 'К': 'k', 'М': 'm', 'Н': 'h', 'О': 'o',
+	'Р': 'p', 'С': 'c', 'Т': 't', 'У': 'y', 'Х': 'x', 'Ү': 'y', 'Ԛ': 'q', 'Ԝ': 'w',
+	'Α': 'a', 'Β': 'b', 'Ε': 'e', 'Ζ': 'z', 'Η': 'h', 'Ι': 'i', 'Κ': 'k', 'Μ': 'm', 'Ν': 'n', 'Ο': 'o',
+	'Ρ': 'p', 'Τ': 't', 'Υ': 'y', 'Χ': 'x',
+	'а': 'a', 'в': 'b', 'г': 'r', 'е': 'e', 'ё': 'e', 'ѕ': 's', 'і': 'i', 'ї': 'i', 'ј': 'j', 'к': 'k',
+	'м': 'm', 'н': 'h', 'о': 'o', 'п': 'n', 'р': 'p', 'с': 'c', 'т': 't', 'у': 'y', 'х': 'x', 'ү': 'y',
+	'һ': 'h', 'ӏ': 'l', 'ԁ': 'd', 'ԛ': 'q', 'ԝ': 'w', 'ѵ': 'v',
+	'α': 'a', 'β': 'b', 'γ': 'y', 'ε': 'e', 'η': 'n', 'ι': 'i', 'κ': 'k', 'μ': 'u', 'ν': 'v', 'ο': 'o',
+	'ρ': 'p', 'τ': 't', 'υ': 'u', 'χ': 'x', 'ω': 'w',
+	'ı': 'i', 'ſ': 's', 'ɡ': 'g', 'ⅰ': 'i', 'ⅼ': 'l', 'ⅿ': 'm',
+}
 
 // MissingLabelError is why a rule did not act on an alert: one of its
 // templates names a label the alert lacks or has empty, which would have

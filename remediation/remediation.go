@@ -137,9 +137,6 @@ func New(opts Options) (*Remediator, error) {
 	}
 	opts.Timeout = cmp.Or(opts.Timeout, 30*time.Second)
 	opts.Logger = cmp.Or(opts.Logger, log.NewNopLogger())
-	if opts.API == nil || opts.Jobs == nil {
-		return nil, errors.New("remediation: no API client or job watcher")
-	}
 	r := &Remediator{opts: opts, logger: log.With(opts.Logger, "component", "remediation"), file: filewatch.New(opts.ConfigPath),
 		slots: make(chan struct{}, MaxPayloadsAtOnce), missingLogged: map[MissingLabelError]bool{}}
 	cfg, err := r.readConfig()
@@ -330,11 +327,6 @@ func (r *Remediator) serve(w http.ResponseWriter, req *http.Request) (int, strin
 
 // acquire takes a payload slot, waiting at most MaxPayloadWait.
 func (r *Remediator) acquire(ctx context.Context) bool {
-	select {
-	case r.slots <- struct{}{}:
-		return true
-	default:
-	}
 	ctx, cancel := context.WithTimeout(ctx, MaxPayloadWait)
 	defer cancel()
 	select {
@@ -481,8 +473,8 @@ func (r *Remediator) handlePayload(ctx context.Context, body []byte) []byte {
 // to a dry run a payload of a hundred thousand alerts.
 const maxDryRunLines = 10
 
-// handle decides what to do with one alert and does it. The caller holds
-// r.payload and r.mu.
+// handle decides what to do with one alert and does it (a dry run logs the
+// first maxDryRunLines of a payload). The caller holds r.payload and r.mu.
 func (r *Remediator) handle(ctx context.Context, a Alert) AlertOutcome {
 	rule := r.cfg.match(a.Labels)
 	if rule == nil {
@@ -512,10 +504,18 @@ func (r *Remediator) handle(ctx context.Context, a Alert) AlertOutcome {
 	if out.Outcome, out.Reason = r.capped(d.project, d.now); out.Outcome != "" {
 		return out // logged once per payload (handlePayload)
 	}
-	if r.cfg.DryRun {
-		return r.dryRun(d, out)
+	if !r.cfg.DryRun {
+		return r.send(ctx, d, out)
 	}
-	return r.send(ctx, d, out)
+	what := "create a job"
+	if d.message {
+		what = "send a follow-up message to job " + d.entry.JobID
+	}
+	if r.dryRunLogged++; r.dryRunLogged <= maxDryRunLines {
+		level.Info(r.logger).Log("msg", "dry run: would "+what, "rule", d.rule.Name, "project", d.project, "key", out.Key, "prompt", d.prompt)
+	}
+	out.Outcome = OutcomeDryRun
+	return out
 }
 
 // decision is what an alert that matched a rule would do.
@@ -594,19 +594,6 @@ func (r *Remediator) capped(project string, now time.Time) (outcome, reason stri
 	return "", ""
 }
 
-// dryRun logs what d would do, for the first maxDryRunLines alerts.
-func (r *Remediator) dryRun(d *decision, out AlertOutcome) AlertOutcome {
-	what := "create a job"
-	if d.message {
-		what = "send a follow-up message to job " + d.entry.JobID
-	}
-	out.Outcome = OutcomeDryRun
-	if r.dryRunLogged++; r.dryRunLogged <= maxDryRunLines {
-		level.Info(r.logger).Log("msg", "dry run: would "+what, "rule", d.rule.Name, "project", d.project, "key", out.Key, "prompt", d.prompt)
-	}
-	return out
-}
-
 // saveLogged saves the ledger, logging a failure.
 func (r *Remediator) saveLogged() {
 	if err := r.ledger.save(); err != nil {
@@ -651,12 +638,17 @@ func (r *Remediator) send(ctx context.Context, d *decision, out AlertOutcome) Al
 		undo(true)
 		return r.failed(out, err, "remediation failed: nothing sent", "rule", rule, "key", key)
 	}
-	job, err := r.unlocked(ctx, func(ctx context.Context) (*client.Job, error) {
-		if d.message {
-			return r.opts.API.SendMessage(ctx, project, e.JobID, d.prompt)
-		}
-		return r.opts.API.CreateJob(ctx, project, d.prompt)
-	})
+	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
+	defer cancel()
+	r.mu.Unlock() // for the API call; r.payload, still held, keeps the ledger as it is
+	var job *client.Job
+	var err error
+	if d.message {
+		job, err = r.opts.API.SendMessage(ctx, project, e.JobID, d.prompt)
+	} else {
+		job, err = r.opts.API.CreateJob(ctx, project, d.prompt)
+	}
+	r.mu.Lock()
 	e.Pending = false
 	switch {
 	case err == nil && d.message:
@@ -688,16 +680,6 @@ func (r *Remediator) send(ctx context.Context, d *decision, out AlertOutcome) Al
 	counter.WithLabelValues(project, rule).Inc()
 	level.Info(r.logger).Log("msg", msg, "rule", rule, "project", project, "key", key, "job_id", e.JobID)
 	return out
-}
-
-// unlocked makes call with r.mu released, within the request timeout; the
-// caller still holds r.payload, so the ledger does not change meanwhile.
-func (r *Remediator) unlocked(ctx context.Context, call func(context.Context) (*client.Job, error)) (*client.Job, error) {
-	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
-	defer cancel()
-	r.mu.Unlock()
-	defer r.mu.Lock()
-	return call(ctx)
 }
 
 // neverCreated reports whether err certainly left nothing upstream: a 4xx,
