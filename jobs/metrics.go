@@ -72,8 +72,9 @@ func (w *Watcher) Collect(ch chan<- prometheus.Metric) {
 			if !j.Status.Known() {
 				ch <- prometheus.MustNewConstMetric(jobStatusDesc, prometheus.GaugeValue, 1, project, jobID, status)
 			}
-			if t := j.CreatedAt; !t.IsZero() { // not UnixNano, which overflows outside 1678-2262
-				ch <- prometheus.MustNewConstMetric(jobCreatedDesc, prometheus.GaugeValue, float64(t.Unix())+float64(t.Nanosecond())/1e9, project, jobID)
+			if t := j.CreatedAt; !t.IsZero() {
+				secs := float64(t.Unix()) + float64(t.Nanosecond())/1e9 // not UnixNano, which overflows outside 1678-2262
+				ch <- prometheus.MustNewConstMetric(jobCreatedDesc, prometheus.GaugeValue, secs, project, jobID)
 			}
 		}
 		for _, s := range slices.Sorted(maps.Keys(counts)) {

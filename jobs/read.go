@@ -71,16 +71,14 @@ func (w *Watcher) applyRead(ctx context.Context, start time.Time, rd jobsRead, j
 		if e.gone {
 			level.Info(w.logger).Log("msg", "agent job found again", "project", p.id, "job_id", e.id)
 		}
-		if job.Status.Terminal() && e.job != nil && !e.job.Status.Terminal() {
-			// One line when a watched job ends, with its pull request.
+		if job.Status.Terminal() && e.job != nil && !e.job.Status.Terminal() { // ended: one line, with its pull request
 			level.Info(w.logger).Log("msg", "agent job ended", "project", p.id, "job_id", e.id, "status", job.Status, "pull_request", deref(job.PRLink))
 		}
 		e.job, e.gone = job, false
-		interval := w.cfg.PollInterval
+		e.nextRead = start.Add(w.cfg.PollInterval)
 		if job.Status.Terminal() {
-			interval = w.cfg.TerminalInterval
+			e.nextRead = start.Add(w.cfg.TerminalInterval)
 		}
-		e.nextRead = start.Add(interval)
 		if k := [3]string{"status", p.id, string(job.Status)}; !job.Status.Known() && !w.logged[k] {
 			w.logged[k] = true
 			msg := "agent job has a status the exporter does not know; it is counted under its own value"

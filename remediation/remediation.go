@@ -546,7 +546,7 @@ func (r *Remediator) decide(rule *Rule, a Alert, out *AlertOutcome) (*decision, 
 	if e := r.ledger.entries[out.Key]; e != nil {
 		d.entry, out.JobID = e, e.JobID
 		if e.JobID != "" && e.Ended.IsZero() { // note when its job was first seen ended
-			if status, _, known := r.opts.Jobs.Lookup(e.Project, e.JobID); known && status.Terminal() {
+			if status, _, _ := r.opts.Jobs.Lookup(e.Project, e.JobID); status.Terminal() {
 				e.Ended = d.now
 				r.saveLogged()
 			}
@@ -554,33 +554,25 @@ func (r *Remediator) decide(rule *Rule, a Alert, out *AlertOutcome) (*decision, 
 	}
 	tmpl := rule.prompt
 	switch e := d.entry; {
-	case e != nil && e.Ended.IsZero():
-		if out.Reason = d.noFollowUp(); out.Reason != "" {
-			out.Outcome = OutcomeActive
-			return d, nil
-		}
-		tmpl, d.message = rule.followUp, true
-	case e != nil && d.now.Before(e.Ended.Add(rule.Cooldown)):
+	case e == nil, !e.Ended.IsZero() && !d.now.Before(e.Ended.Add(rule.Cooldown)): // a new job
+	case !e.Ended.IsZero():
 		out.Outcome = OutcomeCooldown
 		out.Reason = fmt.Sprintf("the key's last job ended at %s; the cooldown of %s ends at %s", e.Ended.UTC().Format(time.RFC3339), rule.Cooldown, e.Ended.Add(rule.Cooldown).UTC().Format(time.RFC3339))
+	case rule.followUp == nil:
+		out.Outcome, out.Reason = OutcomeActive, "the key's job is still active"
+	case d.now.Sub(e.lastAction()) < rule.FollowUpEvery:
+		next := e.lastAction().Add(rule.FollowUpEvery).UTC().Format(time.RFC3339)
+		out.Outcome, out.Reason = OutcomeActive, "the key's job is active; the next follow-up may go at "+next
+	case e.Values == d.values:
+		out.Outcome, out.Reason = OutcomeActive, "the key's job is active and the alert's values have not changed"
+	default: // a follow-up to the key's active job
+		tmpl, d.message = rule.followUp, true
+	}
+	if out.Outcome != "" {
 		return d, nil
 	}
 	d.prompt, err = rule.render(tmpl, data, MaxPromptRunes)
 	return d, err
-}
-
-// noFollowUp says why the key's active job gets no follow-up now, or "".
-func (d *decision) noFollowUp() string {
-	e, rule := d.entry, d.rule
-	switch {
-	case rule.followUp == nil:
-		return "the key's job is still active"
-	case d.now.Sub(e.lastAction()) < rule.FollowUpEvery:
-		return fmt.Sprintf("the key's job is active; the next follow-up may go at %s", e.lastAction().Add(rule.FollowUpEvery).UTC().Format(time.RFC3339))
-	case e.Values == d.values:
-		return "the key's job is active and the alert's values have not changed"
-	}
-	return ""
 }
 
 // capped returns OutcomeCapped and why when the project has no room left.
@@ -716,11 +708,8 @@ func (r *Remediator) Rows() []Row {
 	defer r.mu.Unlock()
 	var out []Row
 	for _, e := range r.ledger.sorted() {
-		row := Row{Entry: *e, LastAction: e.lastAction()}
-		if status, pr, known := r.opts.Jobs.Lookup(e.Project, e.JobID); known { // never for JobID ""
-			row.Status, row.PRLink = string(status), pr
-		}
-		out = append(out, row)
+		status, pr, _ := r.opts.Jobs.Lookup(e.Project, e.JobID) // "", "" before a read
+		out = append(out, Row{Entry: *e, Status: string(status), PRLink: pr, LastAction: e.lastAction()})
 	}
 	return out
 }
