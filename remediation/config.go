@@ -181,10 +181,9 @@ func parseRule(fr fileRule) (*Rule, error) {
 			if annotations {
 				return nil, fmt.Errorf("%s reads .Annotations, which may hold text typed by the public (a search term): a prompt must not carry it unless the rule says allow_public_text: true (docs/remediation.md explains the risk)", t.field)
 			}
-			for _, l := range labels {
-				if IsPublicLabel(l) {
-					return nil, fmt.Errorf("%s reads .Labels.%s, which may hold text typed by the public (a search term; label names are compared as a person reads them: %q reads as %q): a prompt must not carry it unless the rule says allow_public_text: true (docs/remediation.md explains the risk)", t.field, l, l, foldName(l))
-				}
+			if i := slices.IndexFunc(labels, IsPublicLabel); i >= 0 {
+				l := labels[i]
+				return nil, fmt.Errorf("%s reads .Labels.%s, which may hold text typed by the public (a search term; label names are compared as a person reads them: %q reads as %q): a prompt must not carry it unless the rule says allow_public_text: true (docs/remediation.md explains the risk)", t.field, l, l, foldName(l))
 			}
 		}
 		r.reads[t.field] = labels
@@ -345,13 +344,12 @@ func cleanValues(in map[string]string, drop func(string) bool) map[string]string
 // cleanValue cuts v to MaxLabelRunes runes ("…" marks a cut) and turns
 // control characters into spaces.
 func cleanValue(v string) string {
-	v = strings.ToValidUTF8(v, "\uFFFD")
 	v = strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
 			return ' '
 		}
 		return r
-	}, v)
+	}, strings.ToValidUTF8(v, "\uFFFD"))
 	if utf8.RuneCountInString(v) > MaxLabelRunes {
 		v = string([]rune(v)[:MaxLabelRunes-1]) + "…"
 	}

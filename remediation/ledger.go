@@ -115,12 +115,10 @@ func openLedger(path string, now time.Time) (l *ledger, clamped int, err error) 
 		if e == nil || e.Key == "" {
 			continue
 		}
-		if e.Pending { // the answer of its create request was never recorded
-			e.Pending = false
-			if e.Ended.IsZero() {
-				e.Ended = e.Created
-			}
+		if e.Pending && e.Ended.IsZero() { // the answer of its create request was never recorded
+			e.Ended = e.Created
 		}
+		e.Pending = false
 		l.entries[e.Key] = e
 	}
 	l.actions = f.Actions

@@ -202,14 +202,10 @@ func (r *Remediator) readConfig() (*Config, error) {
 // reload re-reads a changed configuration; a bad version is logged once
 // and the last good one stays. The caller holds r.mu.
 func (r *Remediator) reload() {
-	changed, err := r.file.Changed()
-	if err == nil && !changed {
+	if changed, err := r.file.Changed(); err == nil && !changed {
 		return
 	}
-	var cfg *Config
-	if err == nil {
-		cfg, err = r.readConfig()
-	}
+	cfg, err := r.readConfig() // a file Changed cannot stat fails to be read alike
 	if err != nil {
 		if msg := err.Error(); msg != r.badMsg {
 			r.badMsg = msg
@@ -480,11 +476,10 @@ func (r *Remediator) handle(ctx context.Context, a Alert) AlertOutcome {
 	if rule == nil {
 		return AlertOutcome{Outcome: OutcomeNoRule}
 	}
-	out := AlertOutcome{Rule: rule.Name}
 	if a.Status == "resolved" {
-		out.Outcome = OutcomeResolved
-		return out
+		return AlertOutcome{Rule: rule.Name, Outcome: OutcomeResolved}
 	}
+	out := AlertOutcome{Rule: rule.Name}
 	d, err := r.decide(rule, a, &out)
 	if missing, ok := errors.AsType[*MissingLabelError](err); ok {
 		// Every such alert would fail alike: one line per rule and label.
