@@ -261,10 +261,7 @@ func (w *Watcher) updateMembership(listed map[string][]client.LegacySession) {
 		entry(r).added = true
 	}
 	for project, sessions := range listed {
-		for _, s := range sessions {
-			if s.SessionID == "" {
-				continue
-			}
+		for _, s := range sessions { // the client skips (and counts) a session without an id
 			if err := checkJobID(s.SessionID); err != nil {
 				if k := [3]string{"id", project, s.SessionID}; !w.logged[k] {
 					w.logged[k] = true

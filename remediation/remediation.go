@@ -437,15 +437,6 @@ func (r *Remediator) handlePayload(ctx context.Context, body []byte) []byte {
 	out.WriteString(`{"outcomes":[`)
 	r.dryRunLogged = 0
 	capped, firstCapped := map[string]int{}, map[string]AlertOutcome{} // alerts capped, by rule
-	// One line per rule whose alerts were capped, and the dry-run lines left out.
-	defer func() {
-		for _, rule := range slices.Sorted(maps.Keys(capped)) {
-			level.Warn(r.logger).Log("msg", "remediation capped", "rule", rule, "alerts", capped[rule], "first_key", firstCapped[rule].Key, "reason", firstCapped[rule].Reason)
-		}
-		if n := r.dryRunLogged - maxDryRunLines; n > 0 {
-			level.Info(r.logger).Log("msg", "dry run: more alerts of the notification would have acted; not logged one by one", "alerts", n)
-		}
-	}()
 	_, _ = walkPayload(body, func(i int, a *Alert) error {
 		o := r.handle(ctx, *a)
 		r.alerts.WithLabelValues(o.Rule, o.Outcome).Inc()
@@ -461,6 +452,13 @@ func (r *Remediator) handlePayload(ctx context.Context, body []byte) []byte {
 		out.Write(b)
 		return nil
 	})
+	// One line per rule whose alerts were capped, and the dry-run lines left out.
+	for _, rule := range slices.Sorted(maps.Keys(capped)) {
+		level.Warn(r.logger).Log("msg", "remediation capped", "rule", rule, "alerts", capped[rule], "first_key", firstCapped[rule].Key, "reason", firstCapped[rule].Reason)
+	}
+	if n := r.dryRunLogged - maxDryRunLines; n > 0 {
+		level.Info(r.logger).Log("msg", "dry run: more alerts of the notification would have acted; not logged one by one", "alerts", n)
+	}
 	out.WriteString("]}\n")
 	return out.Bytes()
 }
