@@ -371,13 +371,12 @@ func walkPayload(body []byte, fn func(i int, a *Alert) error) (string, error) {
 // walkAlerts reads the array of alerts, calling fn with each.
 func walkAlerts(dec *json.Decoder, fn func(i int, a *Alert) error) error {
 	tok, err := dec.Token()
-	if err != nil {
+	switch d, _ := tok.(json.Delim); {
+	case err != nil:
 		return fmt.Errorf("alerts: %w", err)
-	}
-	if tok == nil { // null: no alerts
+	case tok == nil: // null: no alerts
 		return nil
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '[' {
+	case d != '[':
 		return fmt.Errorf("alerts: want an array, got %v", tok)
 	}
 	for i := 0; dec.More(); i++ {
@@ -395,13 +394,10 @@ func walkAlerts(dec *json.Decoder, fn func(i int, a *Alert) error) error {
 // expectDelim reads the next token, which must be d.
 func expectDelim(dec *json.Decoder, d json.Delim) error {
 	tok, err := dec.Token()
-	if err != nil {
-		return err
+	if got, _ := tok.(json.Delim); err == nil && got != d {
+		err = fmt.Errorf("want %q, got %v", d, tok)
 	}
-	if got, ok := tok.(json.Delim); !ok || got != d {
-		return fmt.Errorf("want %q, got %v", d, tok)
-	}
-	return nil
+	return err
 }
 
 // checkAlert returns what makes alert i unusable, nil when nothing does.
