@@ -82,13 +82,6 @@ type Rule struct {
 	reads map[string][]string
 }
 
-// fileConfig is the YAML file. Absent (or null) fields keep the defaults
-// ParseConfig sets before decoding.
-type fileConfig struct {
-	Config `yaml:",inline"`
-	Rules  []fileRule `yaml:"rules"`
-}
-
 type fileRule struct {
 	Name            string            `yaml:"name"`
 	Match           map[string]string `yaml:"match"`
@@ -106,7 +99,10 @@ var ruleName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 // ParseConfig parses and validates a configuration file's content. Errors
 // name the rule and the field at fault.
 func ParseConfig(data []byte) (*Config, error) {
-	f := fileConfig{Config: Config{DryRun: true, MaxPerProjectPerHour: DefaultMaxPerProjectPerHour, MaxPerDay: DefaultMaxPerDay}}
+	f := struct { // the file; absent (or null) fields keep these defaults
+		Config `yaml:",inline"`
+		Rules  []fileRule `yaml:"rules"`
+	}{Config: Config{DryRun: true, MaxPerProjectPerHour: DefaultMaxPerProjectPerHour, MaxPerDay: DefaultMaxPerDay}}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&f); err != nil {

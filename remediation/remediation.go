@@ -106,16 +106,14 @@ type Remediator struct {
 
 // CheckAuth reports why cfg cannot run with this authentication and ledger.
 func CheckAuth(cfg *Config, token string, basicAuth bool, ledgerPath string) error {
-	if token != "" && basicAuth {
+	switch {
+	case token != "" && basicAuth:
 		return errors.New("--remediation.token-file and basic_auth_users in --web.config.file cannot be used together: Alertmanager sends one Authorization header, which basic auth takes, so the webhook would refuse every call; keep one of them")
-	}
-	if cfg.DryRun {
+	case cfg.DryRun:
 		return nil
-	}
-	if token == "" && !basicAuth {
+	case token == "" && !basicAuth:
 		return errors.New("the webhook acts on the API with a write-scoped key, so it needs authentication: set --remediation.token-file (a bearer token Alertmanager sends) or basic_auth_users in --web.config.file, or say dry_run: true")
-	}
-	if ledgerPath == "" {
+	case ledgerPath == "":
 		return errors.New("the webhook needs --cache.file to remember the jobs it created across restarts (or say dry_run: true)")
 	}
 	return nil
