@@ -169,7 +169,8 @@ func parseRule(fr fileRule) (*Rule, error) {
 			}
 			continue
 		}
-		if *t.out, err = template.New(t.field).Funcs(template.FuncMap{"quote": strconv.Quote}).Option("missingkey=zero").Parse(t.text); err != nil {
+		tmpl := template.New(t.field).Funcs(template.FuncMap{"quote": strconv.Quote}) // quote: a value as quoted data
+		if *t.out, err = tmpl.Option("missingkey=zero").Parse(t.text); err != nil {
 			return nil, fmt.Errorf("%s: %s", t.field, oneLine(err.Error()))
 		}
 		labels, annotations := readsIn(*t.out)
