@@ -120,11 +120,8 @@ type Env struct {
 // Run runs the selected agent command cmd and returns its exit code.
 func (c *Command) Run(ctx context.Context, cmd string, env Env) int {
 	r := &run{Command: c, ctx: ctx, env: env}
-	switch {
-	case len(env.ProjectIDs) != 1:
+	if len(env.ProjectIDs) != 1 {
 		return r.usage(fmt.Sprintf("agent commands need exactly one --mintlify.project-id (got %d)", len(env.ProjectIDs)))
-	case env.Client == nil:
-		return r.usage("agent commands need an API client")
 	}
 	r.project = env.ProjectIDs[0]
 	switch cmd {

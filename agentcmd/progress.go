@@ -53,16 +53,11 @@ func (r *run) redraw() {
 	r.drawn = true
 }
 
-func (r *run) clear() {
-	if r.drawn {
-		fmt.Fprint(r.env.Stderr, clearLine)
-		r.drawn = false
-	}
-}
-
 // note prints a message on its own line, keeping the status line below it.
 func (r *run) note(msg string) {
-	r.clear()
+	if r.drawn {
+		fmt.Fprint(r.env.Stderr, clearLine)
+	}
 	fmt.Fprintln(r.env.Stderr, msg)
 	r.redraw()
 }

@@ -78,9 +78,6 @@ func (r *run) readPrompt() (string, error) {
 	}
 	prompt := r.prompt
 	if prompt == "-" {
-		if r.env.Stdin == nil {
-			return "", errors.New("--prompt=-: no standard input")
-		}
 		data, err := io.ReadAll(io.LimitReader(r.env.Stdin, maxStdinPrompt+1))
 		if err != nil {
 			return "", fmt.Errorf("--prompt=-: reading standard input: %w", err)
@@ -149,17 +146,8 @@ func (r *run) describe(err error, e client.Endpoint) string {
 
 // print writes the job as the API sent it, indented, and returns code.
 func (r *run) print(job *client.Job, code int) int {
-	if job == nil {
-		return code
-	}
-	raw, err := []byte(job.Raw), error(nil)
-	if len(raw) == 0 {
-		raw, err = json.Marshal(job)
-	}
 	var buf bytes.Buffer
-	if err == nil {
-		err = json.Indent(&buf, raw, "", "  ")
-	}
+	err := json.Indent(&buf, job.Raw, "", "  ")
 	if err == nil {
 		buf.WriteByte('\n')
 		_, err = r.env.Stdout.Write(terminalSafeJSON(buf.Bytes()))
