@@ -196,16 +196,10 @@ func fileError(err error, limit int64) error {
 		return nil
 	case errors.Is(err, filewatch.ErrNotRegular):
 		return errors.New("is not a regular file (a FIFO, device or directory would hang or fail the exporter); give a regular file")
+	case errors.Is(err, filewatch.ErrTooLarge) && limit >= 1<<20:
+		return fmt.Errorf("is larger than %d MiB, more than a file of this kind holds: is it the right file?", limit>>20)
 	case errors.Is(err, filewatch.ErrTooLarge):
-		return fmt.Errorf("is larger than %s, more than a file of this kind holds: is it the right file?", sizeText(limit))
+		return fmt.Errorf("is larger than %d KiB, more than a file of this kind holds: is it the right file?", limit>>10)
 	}
 	return unwrapPath(err)
-}
-
-// sizeText writes a byte count in KiB or MiB.
-func sizeText(n int64) string {
-	if n >= 1<<20 {
-		return fmt.Sprintf("%d MiB", n>>20)
-	}
-	return fmt.Sprintf("%d KiB", n>>10)
 }

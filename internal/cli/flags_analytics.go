@@ -48,7 +48,14 @@ func (a *analyticsFlags) register(app *kingpin.Application) {
 	a.set, a.oldSet = map[string]*bool{}, map[string]*bool{}
 	walkFlag(a, app, "window", "Window to export, as N days ending today (UTC), or N days followed by :site for site-wide figures only at one request per source (30d:site); repeatable.", &a.windows, (*kingpin.FlagClause).StringsVar, "1d", "7d", "30d")
 	walkFlag(a, app, "refresh-interval", "Shortest time between two refreshes of one source, project and window; the request budget may stretch it.", &a.refreshInterval, (*kingpin.FlagClause).DurationVar, "15m")
-	walkFlag(a, app, "page-size", fmt.Sprintf("Rows requested per page of the offset-paged endpoints (%s; the API's limit, 1 to %d).", pagedNames(), client.MaxPageSize), &a.pageSize, intVar, strconv.Itoa(client.MaxPageSize))
+	paged := collector.List(func(d collector.Descriptor) string {
+		if d.Paged {
+			return d.Name
+		}
+		return ""
+	})
+	pageHelp := fmt.Sprintf("Rows requested per page of the offset-paged endpoints (%s; the API's limit, 1 to %d).", paged, client.MaxPageSize)
+	walkFlag(a, app, "page-size", pageHelp, &a.pageSize, intVar, strconv.Itoa(client.MaxPageSize))
 	walkFlag(a, app, "max-paths", "Per source, project and window, export only the top N paths; 0 exports all.", &a.maxPaths, intVar, "5000")
 	walkFlag(a, app, "path-include", "Export only paths matching this Go regular expression (unanchored).", &a.pathInclude, (*kingpin.FlagClause).StringVar, "")
 	walkFlag(a, app, "path-exclude", "Do not export paths matching this Go regular expression (unanchored).", &a.pathExclude, (*kingpin.FlagClause).StringVar, "")
@@ -112,12 +119,17 @@ func (a *analyticsFlags) config(demo bool, logger log.Logger, c *exporter.Config
 		seen[win.Name] = true
 		c.Windows = append(c.Windows, win)
 	}
-	var err error
-	if c.Sources.Filter.Include, err = compileOptional(a.pathInclude); err != nil {
-		return fmt.Errorf("%s: %w", an("path-include"), err)
-	}
-	if c.Sources.Filter.Exclude, err = compileOptional(a.pathExclude); err != nil {
-		return fmt.Errorf("%s: %w", an("path-exclude"), err)
+	for _, p := range []struct {
+		name, expr string
+		re         **regexp.Regexp
+	}{{"path-include", a.pathInclude, &c.Sources.Filter.Include}, {"path-exclude", a.pathExclude, &c.Sources.Filter.Exclude}} {
+		var err error
+		if p.expr == "" {
+			continue
+		}
+		if *p.re, err = regexp.Compile(p.expr); err != nil {
+			return fmt.Errorf("%s: %w", an(p.name), err)
+		}
 	}
 	switch {
 	case a.maxPaths < 0:
@@ -137,22 +149,4 @@ func (a *analyticsFlags) config(demo bool, logger log.Logger, c *exporter.Config
 		}
 	}
 	return nil
-}
-
-// pagedNames lists the sources of offset-paged endpoints.
-func pagedNames() string {
-	return collector.List(func(d collector.Descriptor) string {
-		if d.Paged {
-			return d.Name
-		}
-		return ""
-	})
-}
-
-// compileOptional compiles a regular expression flag; "" is none.
-func compileOptional(expr string) (*regexp.Regexp, error) {
-	if expr == "" {
-		return nil, nil
-	}
-	return regexp.Compile(expr)
 }

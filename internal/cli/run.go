@@ -66,9 +66,6 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintf(stderr, "%s%s; try --help\n", errorPrefix, agentcmd.ErrorLine(explainParseError(app, args, err)))
 		return 1
 	}
-	if cmd == "" {
-		return 0
-	}
 	if err := unusedFlag(app, args, cmd); err != nil {
 		return fail(stderr, err)
 	}
@@ -116,10 +113,9 @@ func runAgent(ctx context.Context, cmd string, agent *agentcmd.Command, f *flags
 // isTerminal reports whether w is a terminal (progress is then one line
 // updated in place).
 func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
+	if f, ok := w.(*os.File); ok {
+		st, err := f.Stat()
+		return err == nil && st.Mode()&os.ModeCharDevice != 0
 	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return false
 }
