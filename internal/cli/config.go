@@ -63,25 +63,15 @@ func config(f *flags, logger log.Logger) (exporter.Config, error) {
 // try and its jobs. Close the connection when done.
 func serveConfig(f *flags, logger log.Logger) (exporter.Config, connection, error) {
 	cfg, err := config(f, logger)
-	if err != nil {
+	if err != nil || f.streamOnly() { // stream only: no key, no project, the REST side is off
 		return cfg, connection{}, err
-	}
-	if f.streamOnly() { // no key, no project: the REST side is off
-		return cfg, connection{}, nil
 	}
 	conn, err := f.api.connect(f.demo, forServe, logger)
 	if err != nil {
 		return cfg, connection{}, err
 	}
 	cfg.APIURL, cfg.Key, cfg.Projects = conn.apiURL, conn.key, conn.projects
-	if err := checkTokenIsNotKey(cfg.Remediation, conn.key, f.remediation.tokenFile); err != nil {
-		conn.close()
-		return cfg, connection{}, err
-	}
 	if d := conn.demo; d != nil {
-		if cfg.Stream != nil && cfg.Stream.Bucket == "" {
-			conn.stream = demoStream(cfg.Stream, f.stream.set["stream.poll-interval"])
-		}
 		cfg.Notes = append(cfg.Notes, d.Banner())
 		cfg.Examples = demoExamples()
 		for _, id := range d.JobIDs {
@@ -93,11 +83,17 @@ func serveConfig(f *flags, logger log.Logger) (exporter.Config, connection, erro
 	// What the watcher would refuse once the projects are known is refused
 	// before anything is logged. With the remediation webhook on, the jobs
 	// it creates are there to watch: --collector.jobs needs no --jobs.* then.
-	if j := cfg.Jobs; j.Enabled {
-		if err := jobs.CheckConfig(jobs.Config{Projects: cfg.Projects, IDs: j.IDs, File: j.File, Discover: j.Discover, PollInterval: j.PollInterval, Added: cfg.Remediation != nil}); err != nil {
-			conn.close()
-			return cfg, connection{}, err
-		}
+	err = checkTokenIsNotKey(cfg.Remediation, conn.key, f.remediation.tokenFile)
+	if j := cfg.Jobs; err == nil && j.Enabled {
+		err = jobs.CheckConfig(jobs.Config{Projects: cfg.Projects, IDs: j.IDs, File: j.File, Discover: j.Discover,
+			PollInterval: j.PollInterval, Added: cfg.Remediation != nil})
+	}
+	if err != nil {
+		conn.close()
+		return cfg, connection{}, err
+	}
+	if conn.demo != nil && cfg.Stream != nil && cfg.Stream.Bucket == "" {
+		conn.stream = demoStream(cfg.Stream, f.stream.set["stream.poll-interval"])
 	}
 	return cfg, conn, nil
 }

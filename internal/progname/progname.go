@@ -44,18 +44,13 @@ func command(exe, wd, version string, isModuleDir func(dir string) bool) string 
 	if !builtByGoRun(exe) {
 		return Name
 	}
-	if wd != "" {
-		for dir := wd; ; dir = filepath.Dir(dir) {
-			if isModuleDir(dir) {
-				rel, err := filepath.Rel(wd, dir)
-				if err != nil {
-					break
-				}
-				return "go run " + filepath.ToSlash(rel)
-			}
-			if filepath.Dir(dir) == dir {
-				break
-			}
+	for dir := wd; wd != ""; dir = filepath.Dir(dir) {
+		if isModuleDir(dir) {
+			rel, _ := filepath.Rel(wd, dir) // dir is wd or above it: no error
+			return "go run " + filepath.ToSlash(rel)
+		}
+		if filepath.Dir(dir) == dir {
+			break
 		}
 	}
 	if version == "" || version == "(devel)" {
