@@ -124,6 +124,9 @@ func (c *Command) Run(ctx context.Context, cmd string, env Env) int {
 		return r.usage(fmt.Sprintf("agent commands need exactly one --mintlify.project-id (got %d)", len(env.ProjectIDs)))
 	}
 	r.project = env.ProjectIDs[0]
+	if r.job = strings.TrimSpace(r.job); cmd != cmdCreate && r.job == "" {
+		return r.usage("--job must not be empty")
+	}
 	switch cmd {
 	case cmdGet:
 		return r.get()

@@ -28,9 +28,6 @@ type run struct {
 }
 
 func (r *run) get() int {
-	if r.job = strings.TrimSpace(r.job); r.job == "" {
-		return r.usage("--job must not be empty")
-	}
 	job, err := r.env.Client.GetJob(r.ctx, r.project, r.job)
 	if err != nil {
 		return r.apiError(err, client.EndpointGetJob)
@@ -41,9 +38,6 @@ func (r *run) get() int {
 // send sends a follow-up message to the job, or with create starts a job,
 // and with --wait follows the job.
 func (r *run) send(create bool) int {
-	if r.job = strings.TrimSpace(r.job); !create && r.job == "" {
-		return r.usage("--job must not be empty")
-	}
 	prompt, err := r.readPrompt()
 	if err != nil {
 		return r.usage(err.Error())

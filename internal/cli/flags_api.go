@@ -55,10 +55,8 @@ func (a *apiFlags) check(demo bool) error {
 	case a.timeout > maxTimeout:
 		return fmt.Errorf("--mintlify.timeout must be at most %s, not %s", maxTimeout, a.timeout)
 	}
-	if !demo {
-		if err := checkAPIURL(a.url); err != nil {
-			return fmt.Errorf("--mintlify.api-url=%q: %v", a.url, err)
-		}
+	if err := checkAPIURL(a.url); !demo && err != nil {
+		return fmt.Errorf("--mintlify.api-url=%q: %v", a.url, err)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -91,9 +92,7 @@ var usageFuncs = template.FuncMap{
 				if d, ok := g.defaults[f.Name]; ok {
 					c.Default = []string{d}
 				}
-				if h, ok := g.help[f.Name]; ok {
-					c.Help = h
-				}
+				c.Help = cmp.Or(g.help[f.Name], c.Help)
 				out = append(out, &c)
 			}
 		}
