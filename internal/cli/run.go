@@ -53,7 +53,7 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if slices.Contains(args, "--help-man") { // the man page's header (.TH): one line, quoted
 		versionText = strconv.Quote(version.Version)
 	}
-	app, cmds := newAppVersion(&f, versionText)
+	app := newAppVersion(&f, versionText)
 	helpOrVersion := false // kingpin calls Terminate after printing --help or --version
 	app.Terminate(func(int) { helpOrVersion = true })
 	app.ErrorWriter(stderr)
@@ -75,9 +75,9 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	switch {
 	case cmd == cmdBackfill:
-		return cmds.backfill.run(ctx, &f, logger, stdout, stderr)
-	case cmds.agent.Selected(cmd):
-		return runAgent(ctx, cmd, cmds.agent, &f, logger, stdin, stdout, stderr)
+		return f.backfill.run(ctx, &f, logger, stdout, stderr)
+	case f.agent.Selected(cmd):
+		return runAgent(ctx, cmd, &f, logger, stdin, stdout, stderr)
 	}
 	return serve(ctx, &f, logger, slogger, stderr)
 }
@@ -91,7 +91,7 @@ func fail(stderr io.Writer, err error) int {
 
 // runAgent runs an agent subcommand, against a demo's fake API of its own
 // with --demo.
-func runAgent(ctx context.Context, cmd string, agent *agentcmd.Command, f *flags, logger log.Logger, stdin io.Reader, stdout, stderr io.Writer) int {
+func runAgent(ctx context.Context, cmd string, f *flags, logger log.Logger, stdin io.Reader, stdout, stderr io.Writer) int {
 	conn, err := f.api.connect(f.demo, forAgent, logger)
 	if err != nil {
 		return fail(stderr, err)
@@ -104,7 +104,7 @@ func runAgent(ctx context.Context, cmd string, agent *agentcmd.Command, f *flags
 	if err != nil {
 		return fail(stderr, err)
 	}
-	return agent.Run(ctx, cmd, agentcmd.Env{
+	return f.agent.Run(ctx, cmd, agentcmd.Env{
 		Client: c, ProjectIDs: conn.projects, Stdin: stdin, Stdout: stdout, Stderr: stderr,
 		StderrIsTerminal: isTerminal(stderr), Now: time.Now, Sleep: client.DefaultSleep,
 	})
