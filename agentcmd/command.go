@@ -40,9 +40,6 @@ func ErrorLine(msg string) string {
 // escape replaces in s each rune that is unsafe by esc(rune); other bytes,
 // invalid UTF-8 included, are kept.
 func escape(s string, unsafe func(rune) bool, esc func(rune) string) string {
-	if !strings.ContainsFunc(s, unsafe) {
-		return s
-	}
 	var b strings.Builder
 	for len(s) > 0 {
 		r, n := utf8.DecodeRuneInString(s)

@@ -15,8 +15,7 @@ import (
 )
 
 // config assembles the exporter's configuration from the flag groups, each
-// of which checks its own values and names the flag at fault. It logs
-// warnings (deprecated flags, a budget above the API's limit) but never an
+// checking its values and naming the flag at fault. It logs warnings but no
 // info line, so a bad start prints one line. The key and the projects come
 // from the connection (serveConfig).
 func config(f *flags, logger log.Logger) (exporter.Config, error) {

@@ -18,12 +18,11 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 )
 
-// checkFiles validates the file flags before start, before anything opens
-// a file: the cache file's directory must exist and be writable; each file
-// the exporter reads must be a regular file (a FIFO would hang the start,
-// and SIGTERM with it) no larger than its reader takes, but those of
-// --cache.file may be missing; no two flags may name the same file (the
-// cache would overwrite the key).
+// checkFiles validates the file flags before anything opens a file: the
+// cache's directory must be writable; each file read must be a regular file
+// (a FIFO would hang the start, and SIGTERM with it) no larger than its
+// reader takes, those of --cache.file may be missing; no two flags may name
+// the same file (the cache would overwrite the key).
 func checkFiles(f *flags) error {
 	c := f.cacheFile
 	if c != "" {

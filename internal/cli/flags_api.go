@@ -61,8 +61,7 @@ func (a *apiFlags) check(demo bool) error {
 	return nil
 }
 
-// checkBudget validates --mintlify.requests-per-hour and warns above the
-// API's limit.
+// checkBudget validates --mintlify.requests-per-hour, warning above the API's limit.
 func (a *apiFlags) checkBudget(logger log.Logger) error {
 	if a.requestsPerHour < 1 {
 		return fmt.Errorf("--mintlify.requests-per-hour must be at least 1, not %d", a.requestsPerHour)

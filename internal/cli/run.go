@@ -1,8 +1,6 @@
 // Package cli is mintlify_exporter's command line: the flag groups
-// (flags_*.go), the help and parse errors, the checks of the files the
-// flags name, and the commands it runs: serve (the exporter), backfill and
-// agent. It assembles the packages that do the work; only the root main
-// imports it.
+// (flags_*.go), help, parse errors and file checks, and the commands serve
+// (the exporter), backfill and agent. Only the root main imports it.
 package cli
 
 import (
@@ -38,8 +36,7 @@ func Main() int {
 	return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 }
 
-// run is the whole program; it returns the exit code. SIGINT and SIGTERM
-// stop it.
+// run is the whole program, stopped by SIGINT and SIGTERM; it returns the exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -82,15 +79,13 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	return serve(ctx, &f, logger, slogger, stderr)
 }
 
-// fail prints err as one error line, in the style of kingpin's, and returns
-// the exit code 1.
+// fail prints err as one error line, as kingpin's, and returns exit code 1.
 func fail(stderr io.Writer, err error) int {
 	fmt.Fprintln(stderr, errorPrefix+agentcmd.ErrorLine(err.Error()))
 	return 1
 }
 
-// runAgent runs an agent subcommand, against a demo's fake API of its own
-// with --demo.
+// runAgent runs an agent subcommand; with --demo, against a fake API of its own.
 func runAgent(ctx context.Context, cmd string, f *flags, logger log.Logger, stdin io.Reader, stdout, stderr io.Writer) int {
 	conn, err := f.api.connect(f.demo, forAgent, logger)
 	if err != nil {
@@ -110,8 +105,7 @@ func runAgent(ctx context.Context, cmd string, f *flags, logger log.Logger, stdi
 	})
 }
 
-// isTerminal reports whether w is a terminal (progress is then one line
-// updated in place).
+// isTerminal reports whether w is a terminal (progress then redraws one line).
 func isTerminal(w io.Writer) bool {
 	if f, ok := w.(*os.File); ok {
 		st, err := f.Stat()

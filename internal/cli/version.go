@@ -6,12 +6,10 @@ import (
 	"github.com/prometheus/common/version"
 )
 
-// fillVersionFrom completes the version information from what
-// debug.ReadBuildInfo returns when the build did not set it with -ldflags
-// (go run, go install, go build without the Makefile). The revision is
-// prometheus/common/version's own (version.GetRevision reads vcs.revision);
-// filled here are the module version (set by go install module@version)
-// and the commit time as the build date. What stays unknown reads "unknown".
+// fillVersionFrom completes what a build without -ldflags (go run, go
+// install) left unset from debug.ReadBuildInfo: the module version and the
+// commit time as build date (the revision is version.GetRevision's own);
+// what stays unknown reads "unknown".
 func fillVersionFrom(bi *debug.BuildInfo, ok bool) {
 	if !ok {
 		bi = &debug.BuildInfo{Main: debug.Module{Version: "unknown"}}

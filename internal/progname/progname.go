@@ -20,10 +20,10 @@ const ErrorPrefix = Name + ": error: "
 const Module = "github.com/mintlify-exporter/mintlify_exporter"
 
 // Command is what a user types to run the program again, for the example
-// commands it shows: Name for an installed binary, and for a binary built
-// by `go run` (which leaves nothing to run by name) the `go run` that
-// builds it again: `go run .` in the module's directory, `go run DIR` below
-// it, else `go run MODULE@VERSION` (@latest when the build has no version).
+// commands it shows: Name, or for a binary `go run` built (nothing to run by
+// name) the `go run` that builds it again: `go run .` in the module's
+// directory, `go run DIR` below it, else `go run MODULE@VERSION` (@latest
+// when the build has no version).
 func Command() string {
 	exe, err := os.Executable()
 	if err != nil {
@@ -37,9 +37,8 @@ func Command() string {
 	return command(exe, wd, version, hasModule)
 }
 
-// command is Command with its inputs given: the executable's path, the
-// working directory, the module version of the build, and a test of
-// whether a directory holds this module's go.mod.
+// command is Command with its inputs given: the executable, the working
+// directory, the build's module version and a test for this module's go.mod.
 func command(exe, wd, version string, isModuleDir func(dir string) bool) string {
 	if !builtByGoRun(exe) {
 		return Name
