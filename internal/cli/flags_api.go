@@ -187,22 +187,18 @@ func (a *apiFlags) connect(withDemo bool, p purpose, logger log.Logger) (connect
 		c.demo = demo.Start(time.Now, opts...)
 		c.apiURL = c.demo.URL()
 		c.key, err = client.StaticKey(c.demo.Key)
-		switch {
-		case len(projects) > 0:
-		case p == forAgent:
-			projects = c.demo.ProjectIDs[:1]
-		default:
+		if len(projects) == 0 {
 			projects = c.demo.ProjectIDs
+			if p == forAgent {
+				projects = projects[:1]
+			}
 		}
 	case a.keyFile != "":
-		var fk *client.FileKey
-		if fk, err = client.NewFileKey(a.keyFile); err == nil {
-			c.key = fk
-			if fk.WorldReadable() {
-				level.Warn(logger).Log("msg", "the API key file is readable by every user of this machine; restrict it (chmod 600)", "file", fk.Path())
-			}
-		} else {
-			err = fmt.Errorf("--mintlify.api-key-file: %w", err)
+		fk, ferr := client.NewFileKey(a.keyFile)
+		if ferr != nil {
+			err = fmt.Errorf("--mintlify.api-key-file: %w", ferr)
+		} else if c.key = fk; fk.WorldReadable() {
+			level.Warn(logger).Log("msg", "the API key file is readable by every user of this machine; restrict it (chmod 600)", "file", fk.Path())
 		}
 	default:
 		// The variable's name with the reason, unless the reason already
