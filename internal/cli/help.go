@@ -118,10 +118,7 @@ func usesGlobal(command, name string) bool {
 // command cmd does not use (backfill --analytics.window) and would ignore.
 func unusedFlag(app *kingpin.Application, args []string, cmd string) error {
 	top, _, _ := strings.Cut(cmd, " ")
-	pc, err := app.ParseContext(args)
-	if err != nil {
-		return nil // Parse has reported it
-	}
+	pc, _ := app.ParseContext(args) // no error: Parse, which runs it, succeeded
 	for _, el := range pc.Elements {
 		fc, ok := el.Clause.(*kingpin.FlagClause)
 		if !ok {
