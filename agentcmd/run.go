@@ -35,8 +35,7 @@ func (r *run) get() int {
 	return r.print(job, ExitOK)
 }
 
-// send sends a follow-up message to the job, or with create starts a job,
-// and with --wait follows the job.
+// send sends a follow-up message, or with create starts a job; --wait follows it.
 func (r *run) send(create bool) int {
 	prompt, err := r.readPrompt()
 	if err != nil {
@@ -63,9 +62,8 @@ func (r *run) send(create bool) int {
 	return r.print(r.follow(job))
 }
 
-// readPrompt returns the prompt to send, standard input's for - (without
-// the trailing newline an editor adds), or the problem to report before
-// sending.
+// readPrompt returns the prompt, standard input's for - (less the trailing
+// newline an editor adds), or the problem to report before sending.
 func (r *run) readPrompt() (string, error) {
 	if r.wait && r.timeout <= 0 {
 		return "", fmt.Errorf("--wait.timeout must be positive (got %s)", r.timeout)
@@ -154,9 +152,8 @@ func (r *run) print(job *client.Job, code int) int {
 }
 
 // terminalSafeJSON escapes as \u what JSON strings may carry raw but a
-// terminal acts on (DEL, C1 controls, line and paragraph separators,
-// bidirectional overrides): the same value, safe to show. Below DEL, JSON
-// holds no raw control character but the newlines of its indentation.
+// terminal acts on (DEL, C1 controls, line and paragraph separators, bidi
+// overrides); below DEL, JSON holds no raw control but its newlines.
 func terminalSafeJSON(b []byte) []byte {
 	return []byte(escape(string(b), func(r rune) bool { return r >= 0x7f && unprintable(r) || r == 0x2028 || r == 0x2029 },
 		func(r rune) string { return fmt.Sprintf("\\u%04x", r) }))

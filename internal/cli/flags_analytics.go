@@ -81,9 +81,8 @@ func walkFlag[T any](a *analyticsFlags, app *kingpin.Application, name, help str
 }
 
 // config warns of the deprecated names (their values replaced the current
-// ones at parse time), checks every value, naming the flag as the user
-// typed it, and sets the analytics fields of c. With the demo, every source
-// the user did not turn off is enabled.
+// ones at parse time), checks every value, naming the flag as typed, and sets
+// the analytics fields of c; with the demo, every source not turned off.
 func (a *analyticsFlags) config(demo bool, logger log.Logger, c *exporter.Config) error {
 	for _, name := range walkNames {
 		if !*a.oldSet[name] {

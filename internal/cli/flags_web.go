@@ -82,11 +82,9 @@ func (w *webFlags) checkListenAddresses() error {
 	return nil
 }
 
-// checkWebConfigFiles checks the web configuration file and the TLS files
-// it names (relative to its directory, as exporter-toolkit reads them)
-// before exporter-toolkit opens any: regular files of a bounded size. It
-// reports whether the file sets basic_auth_users, which makes every request
-// authenticate.
+// checkWebConfigFiles checks, before exporter-toolkit opens any, the web
+// configuration file and the TLS files it names (relative to its directory):
+// regular files of a bounded size. It reports whether basic_auth_users is set.
 func checkWebConfigFiles(path string) (bool, error) {
 	b, err := readSmallFile(path, maxWebConfigBytes)
 	if err != nil {
