@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 
@@ -104,9 +103,8 @@ func checkCacheFile(p string) error {
 	if err != nil {
 		return fmt.Errorf("cannot create files in %s (%v); the exporter runs as uid %d: give it write access to the directory or choose another path", dir, unwrapPath(err), os.Getuid())
 	}
-	name := probe.Name()
 	probe.Close()
-	os.Remove(name)
+	os.Remove(probe.Name())
 	return nil
 }
 
@@ -119,7 +117,7 @@ func sameFile(a, b string) bool {
 	}
 	aa, err1 := filepath.Abs(a)
 	bb, err2 := filepath.Abs(b)
-	return err1 == nil && err2 == nil && path.Clean(aa) == path.Clean(bb)
+	return err1 == nil && err2 == nil && aa == bb // Abs cleans
 }
 
 // unwrapPath drops the path of a *fs.PathError, which the message names.
@@ -177,22 +175,18 @@ func checkFile(path string, limit int64, missingOK bool) error {
 	st, err := os.Stat(path)
 	switch {
 	case missingOK && errors.Is(err, fs.ErrNotExist):
-		return nil
-	case err != nil:
-		return fileError(err, limit)
-	case !st.Mode().IsRegular():
-		return fileError(filewatch.ErrNotRegular, limit)
-	case st.Size() > limit:
-		return fileError(filewatch.ErrTooLarge, limit)
+		err = nil
+	case err == nil && !st.Mode().IsRegular():
+		err = filewatch.ErrNotRegular
+	case err == nil && st.Size() > limit:
+		err = filewatch.ErrTooLarge
 	}
-	return nil
+	return fileError(err, limit)
 }
 
 // fileError words the errors of readSmallFile and checkFile.
 func fileError(err error, limit int64) error {
 	switch {
-	case err == nil:
-		return nil
 	case errors.Is(err, filewatch.ErrNotRegular):
 		return errors.New("is not a regular file (a FIFO, device or directory would hang or fail the exporter); give a regular file")
 	case errors.Is(err, filewatch.ErrTooLarge) && limit >= 1<<20:
@@ -200,5 +194,5 @@ func fileError(err error, limit int64) error {
 	case errors.Is(err, filewatch.ErrTooLarge):
 		return fmt.Errorf("is larger than %d KiB, more than a file of this kind holds: is it the right file?", limit>>10)
 	}
-	return unwrapPath(err)
+	return unwrapPath(err) // nil for nil
 }

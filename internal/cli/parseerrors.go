@@ -48,10 +48,7 @@ func explainParseError(app *kingpin.Application, args []string, err error) strin
 func nearestFlag(app *kingpin.Application, name string) string {
 	best, bestD := "", len(name)/3+1
 	for _, f := range app.Model().Flags {
-		if f.Hidden {
-			continue
-		}
-		if d := editDistance(name, f.Name); d < bestD {
+		if d := editDistance(name, f.Name); d < bestD && !f.Hidden {
 			best, bestD = f.Name, d
 		}
 	}
