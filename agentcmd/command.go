@@ -40,9 +40,6 @@ func ErrorLine(msg string) string {
 // escape replaces in s each rune that is unsafe by esc(rune); other bytes,
 // invalid UTF-8 included, are kept.
 func escape(s string, unsafe func(rune) bool, esc func(rune) string) string {
-	if !strings.ContainsFunc(s, unsafe) {
-		return s
-	}
 	var b strings.Builder
 	for len(s) > 0 {
 		r, n := utf8.DecodeRuneInString(s)
@@ -120,13 +117,13 @@ type Env struct {
 // Run runs the selected agent command cmd and returns its exit code.
 func (c *Command) Run(ctx context.Context, cmd string, env Env) int {
 	r := &run{Command: c, ctx: ctx, env: env}
-	switch {
-	case len(env.ProjectIDs) != 1:
+	if len(env.ProjectIDs) != 1 {
 		return r.usage(fmt.Sprintf("agent commands need exactly one --mintlify.project-id (got %d)", len(env.ProjectIDs)))
-	case env.Client == nil:
-		return r.usage("agent commands need an API client")
 	}
 	r.project = env.ProjectIDs[0]
+	if r.job = strings.TrimSpace(r.job); cmd != cmdCreate && r.job == "" {
+		return r.usage("--job must not be empty")
+	}
 	switch cmd {
 	case cmdGet:
 		return r.get()

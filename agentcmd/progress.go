@@ -7,10 +7,9 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 )
 
-// progress is what the run's methods below have shown of the job's status
-// on standard error: on a terminal one line rewritten in place, otherwise a
-// line per change and one every progressEvery, so a log shows the wait
-// goes on.
+// progress is what the run has shown of the job's status on standard error:
+// on a terminal one line rewritten in place, otherwise a line per change and
+// one every progressEvery, so a log shows the wait goes on.
 type progress struct {
 	status  client.JobStatus
 	printed time.Time // when the last line was printed, off a terminal
@@ -53,16 +52,11 @@ func (r *run) redraw() {
 	r.drawn = true
 }
 
-func (r *run) clear() {
-	if r.drawn {
-		fmt.Fprint(r.env.Stderr, clearLine)
-		r.drawn = false
-	}
-}
-
 // note prints a message on its own line, keeping the status line below it.
 func (r *run) note(msg string) {
-	r.clear()
+	if r.drawn {
+		fmt.Fprint(r.env.Stderr, clearLine)
+	}
 	fmt.Fprintln(r.env.Stderr, msg)
 	r.redraw()
 }

@@ -28,9 +28,6 @@ type run struct {
 }
 
 func (r *run) get() int {
-	if r.job = strings.TrimSpace(r.job); r.job == "" {
-		return r.usage("--job must not be empty")
-	}
 	job, err := r.env.Client.GetJob(r.ctx, r.project, r.job)
 	if err != nil {
 		return r.apiError(err, client.EndpointGetJob)
@@ -38,12 +35,8 @@ func (r *run) get() int {
 	return r.print(job, ExitOK)
 }
 
-// send sends a follow-up message to the job, or with create starts a job,
-// and with --wait follows the job.
+// send sends a follow-up message, or with create starts a job; --wait follows it.
 func (r *run) send(create bool) int {
-	if r.job = strings.TrimSpace(r.job); !create && r.job == "" {
-		return r.usage("--job must not be empty")
-	}
 	prompt, err := r.readPrompt()
 	if err != nil {
 		return r.usage(err.Error())
@@ -69,18 +62,14 @@ func (r *run) send(create bool) int {
 	return r.print(r.follow(job))
 }
 
-// readPrompt returns the prompt to send, standard input's for - (without
-// the trailing newline an editor adds), or the problem to report before
-// sending.
+// readPrompt returns the prompt, standard input's for - (less the trailing
+// newline an editor adds), or the problem to report before sending.
 func (r *run) readPrompt() (string, error) {
 	if r.wait && r.timeout <= 0 {
 		return "", fmt.Errorf("--wait.timeout must be positive (got %s)", r.timeout)
 	}
 	prompt := r.prompt
 	if prompt == "-" {
-		if r.env.Stdin == nil {
-			return "", errors.New("--prompt=-: no standard input")
-		}
 		data, err := io.ReadAll(io.LimitReader(r.env.Stdin, maxStdinPrompt+1))
 		if err != nil {
 			return "", fmt.Errorf("--prompt=-: reading standard input: %w", err)
@@ -149,17 +138,8 @@ func (r *run) describe(err error, e client.Endpoint) string {
 
 // print writes the job as the API sent it, indented, and returns code.
 func (r *run) print(job *client.Job, code int) int {
-	if job == nil {
-		return code
-	}
-	raw, err := []byte(job.Raw), error(nil)
-	if len(raw) == 0 {
-		raw, err = json.Marshal(job)
-	}
 	var buf bytes.Buffer
-	if err == nil {
-		err = json.Indent(&buf, raw, "", "  ")
-	}
+	err := json.Indent(&buf, job.Raw, "", "  ")
 	if err == nil {
 		buf.WriteByte('\n')
 		_, err = r.env.Stdout.Write(terminalSafeJSON(buf.Bytes()))
@@ -172,9 +152,8 @@ func (r *run) print(job *client.Job, code int) int {
 }
 
 // terminalSafeJSON escapes as \u what JSON strings may carry raw but a
-// terminal acts on (DEL, C1 controls, line and paragraph separators,
-// bidirectional overrides): the same value, safe to show. Below DEL, JSON
-// holds no raw control character but the newlines of its indentation.
+// terminal acts on (DEL, C1 controls, line and paragraph separators, bidi
+// overrides); below DEL, JSON holds no raw control but its newlines.
 func terminalSafeJSON(b []byte) []byte {
 	return []byte(escape(string(b), func(r rune) bool { return r >= 0x7f && unprintable(r) || r == 0x2028 || r == 0x2029 },
 		func(r rune) string { return fmt.Sprintf("\\u%04x", r) }))

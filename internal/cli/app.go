@@ -13,7 +13,8 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/logging"
 )
 
-// flags holds every global flag, by group (flags_*.go).
+// flags holds every global flag, by group (flags_*.go), then the flags of
+// the agent and backfill commands.
 type flags struct {
 	web         webFlags
 	api         apiFlags
@@ -25,17 +26,13 @@ type flags struct {
 	logLevel    string
 	logFormat   string
 	demo        bool
-}
-
-// commands are the subcommands besides serve.
-type commands struct {
-	agent    *agentcmd.Command
-	backfill *backfillCommand
+	agent       *agentcmd.Command
+	backfill    *backfillCommand
 }
 
 // newAppVersion is newApp with the text --version prints; kingpin also puts
 // that text into the .TH line of --help-man, which must be one line.
-func newAppVersion(f *flags, versionText string) (*kingpin.Application, commands) {
+func newAppVersion(f *flags, versionText string) *kingpin.Application {
 	app := kingpin.New(exporterName, "Prometheus exporter for Mintlify: documentation analytics ("+collector.DefaultNames()+") per site and page, and agent job status.")
 	app.Version(versionText)
 	app.HelpFlag.Short('h')
@@ -55,7 +52,8 @@ func newAppVersion(f *flags, versionText string) (*kingpin.Application, commands
 	app.Flag("demo", "Serve synthetic data from an embedded fake Mintlify API; needs no key or project id.").Default("false").BoolVar(&f.demo)
 
 	app.Command("serve", "Run the exporter (the default command).").Default()
-	return app, commands{agent: agentcmd.Register(app), backfill: registerBackfill(app)}
+	f.agent, f.backfill = agentcmd.Register(app), registerBackfill(app)
+	return app
 }
 
 // intValue is an int flag: a decimal integer and nothing else, not read

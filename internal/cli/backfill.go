@@ -85,7 +85,12 @@ func (b *backfillCommand) run(ctx context.Context, f *flags, logger log.Logger, 
 	if err != nil {
 		return fail(err)
 	}
-	conn, err := b.connect(f, logger)
+	conn, err := f.api.connect(f.demo, forBackfill, logger)
+	if err != nil && b.dryRun { // a dry run sends nothing, so it needs no key
+		if ids, perr := f.api.projects(); perr == nil && len(ids) > 0 {
+			conn, err = connection{apiURL: f.api.url, key: noKey{}, projects: ids}, nil
+		}
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -137,17 +142,6 @@ func (b *backfillCommand) options() (backfill.Config, error) {
 	}
 	c.Pages, c.DryRun, c.Resume, c.Force = b.pages, b.dryRun, b.resume, b.force
 	return c, nil
-}
-
-// connect connects to the API; a dry run sends nothing, so it needs no key.
-func (b *backfillCommand) connect(f *flags, logger log.Logger) (connection, error) {
-	conn, err := f.api.connect(f.demo, forBackfill, logger)
-	if err != nil && b.dryRun {
-		if ids, perr := f.api.projects(); perr == nil && len(ids) > 0 {
-			return connection{apiURL: f.api.url, key: noKey{}, projects: ids}, nil
-		}
-	}
-	return conn, err
 }
 
 // resumeArgs are what decides the output besides the range, pages,

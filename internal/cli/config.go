@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"slices"
 
 	"github.com/go-kit/log"
@@ -14,37 +15,38 @@ import (
 )
 
 // config assembles the exporter's configuration from the flag groups, each
-// of which checks its own values and names the flag at fault. It logs
-// warnings (deprecated flags, a budget above the API's limit) but never an
+// checking its values and naming the flag at fault. It logs warnings but no
 // info line, so a bad start prints one line. The key and the projects come
 // from the connection (serveConfig).
 func config(f *flags, logger log.Logger) (exporter.Config, error) {
-	var an analyticsConfig
-	var jc exporter.JobsConfig
-	var rc *exporter.RemediationConfig
-	var sc *exporter.StreamConfig
+	cfg := exporter.Config{
+		APIURL: f.api.url, Timeout: f.api.timeout, UserAgent: userAgent(), RequestsPerHour: f.api.requestsPerHour,
+		CacheFile: f.cacheFile, TelemetryPath: f.web.telemetryPath, MaxRequests: f.web.maxRequests,
+		Version: versionLine(), Logger: logger,
+	}
 	for _, check := range []func() error{
 		func() error { return f.api.check(f.demo) },
-		func() (err error) { an, err = f.analytics.config(f.demo, logger); return err },
+		func() error { return f.analytics.config(f.demo, logger, &cfg) },
 		func() error { return f.api.checkBudget(logger) },
-		func() (err error) { jc, err = f.jobs.config(f.demo, f.remediation.config != ""); return err },
+		func() (err error) { cfg.Jobs, err = f.jobs.config(f.demo, f.remediation.config != ""); return err },
 		f.web.check,
 		func() error { return checkFiles(f) },
-		func() (err error) { rc, err = f.remediation.webhook(f.web.basicAuth, f.cacheFile); return err },
-		func() (err error) { sc, err = f.stream.config(f.demo); return err },
+		func() error { return f.remediation.webhook(&cfg, f.web.basicAuth) },
+		func() (err error) { cfg.Stream, err = f.stream.config(f.demo); return err },
 	} {
 		if err := check(); err != nil {
 			return exporter.Config{}, err
 		}
 	}
 	if f.streamOnly() {
-		if err := f.checkStreamOnly(jc.Enabled, rc != nil); err != nil {
+		if err := f.checkStreamOnly(cfg.Jobs.Enabled, cfg.Remediation != nil); err != nil {
 			return exporter.Config{}, err
 		}
-		an.collectors = nil
+		cfg.Collectors = nil
 	}
-	if len(an.collectors) == 0 && !jc.Enabled && sc == nil {
-		return exporter.Config{}, errNothingToExport
+	if len(cfg.Collectors) == 0 && !cfg.Jobs.Enabled && cfg.Stream == nil {
+		return exporter.Config{}, errors.New(
+			"nothing to export: every source is off (--no-collector.*) and --collector.jobs is not set; turn one on")
 	}
 	if f.demo && f.api.url != client.DefaultBaseURL {
 		level.Warn(logger).Log("msg", "--mintlify.api-url is ignored with --demo, which serves its own synthetic API", "api_url", f.api.url)
@@ -52,14 +54,7 @@ func config(f *flags, logger log.Logger) (exporter.Config, error) {
 	if f.web.telemetryPath == "/" {
 		level.Warn(logger).Log("msg", "--web.telemetry-path=/ serves the metrics at /, in place of the landing page (the state of every unit and job)")
 	}
-	return exporter.Config{
-		APIURL: f.api.url, Timeout: f.api.timeout, UserAgent: userAgent(), RequestsPerHour: f.api.requestsPerHour,
-		Collectors: an.collectors, Windows: an.windows, RefreshInterval: an.refreshInterval,
-		Sources: an.sources, DeriveWindows: an.derive,
-		Jobs: jc, Remediation: rc, Stream: sc,
-		CacheFile: f.cacheFile, TelemetryPath: f.web.telemetryPath, MaxRequests: f.web.maxRequests,
-		Version: versionLine(), Logger: logger,
-	}, nil
+	return cfg, nil
 }
 
 // serveConfig is config with the connection to the API (the demo's fake,
@@ -67,25 +62,15 @@ func config(f *flags, logger log.Logger) (exporter.Config, error) {
 // try and its jobs. Close the connection when done.
 func serveConfig(f *flags, logger log.Logger) (exporter.Config, connection, error) {
 	cfg, err := config(f, logger)
-	if err != nil {
+	if err != nil || f.streamOnly() { // stream only: no key, no project, the REST side is off
 		return cfg, connection{}, err
-	}
-	if f.streamOnly() { // no key, no project: the REST side is off
-		return cfg, connection{}, nil
 	}
 	conn, err := f.api.connect(f.demo, forServe, logger)
 	if err != nil {
 		return cfg, connection{}, err
 	}
 	cfg.APIURL, cfg.Key, cfg.Projects = conn.apiURL, conn.key, conn.projects
-	if err := checkTokenIsNotKey(cfg.Remediation, conn.key, f.remediation.tokenFile); err != nil {
-		conn.close()
-		return cfg, connection{}, err
-	}
 	if d := conn.demo; d != nil {
-		if cfg.Stream != nil && cfg.Stream.Bucket == "" {
-			conn.stream = demoStream(cfg.Stream, f.stream.set["stream.poll-interval"])
-		}
 		cfg.Notes = append(cfg.Notes, d.Banner())
 		cfg.Examples = demoExamples()
 		for _, id := range d.JobIDs {
@@ -97,11 +82,17 @@ func serveConfig(f *flags, logger log.Logger) (exporter.Config, connection, erro
 	// What the watcher would refuse once the projects are known is refused
 	// before anything is logged. With the remediation webhook on, the jobs
 	// it creates are there to watch: --collector.jobs needs no --jobs.* then.
-	if j := cfg.Jobs; j.Enabled {
-		if err := jobs.CheckConfig(jobs.Config{Projects: cfg.Projects, IDs: j.IDs, File: j.File, Discover: j.Discover, PollInterval: j.PollInterval, Added: cfg.Remediation != nil}); err != nil {
-			conn.close()
-			return cfg, connection{}, err
-		}
+	err = checkTokenIsNotKey(cfg.Remediation, conn.key, f.remediation.tokenFile)
+	if j := cfg.Jobs; err == nil && j.Enabled {
+		err = jobs.CheckConfig(jobs.Config{Projects: cfg.Projects, IDs: j.IDs, File: j.File, Discover: j.Discover,
+			PollInterval: j.PollInterval, Added: cfg.Remediation != nil})
+	}
+	if err != nil {
+		conn.close()
+		return cfg, connection{}, err
+	}
+	if conn.demo != nil && cfg.Stream != nil && cfg.Stream.Bucket == "" {
+		conn.stream = demoStream(cfg.Stream, f.stream.set["stream.poll-interval"])
 	}
 	return cfg, conn, nil
 }

@@ -6,6 +6,6 @@ import (
 )
 
 // newApp is the command line: every flag and command.
-func newApp(f *flags) (*kingpin.Application, commands) {
+func newApp(f *flags) *kingpin.Application {
 	return newAppVersion(f, version.Print(exporterName))
 }

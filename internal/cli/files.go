@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 
@@ -18,66 +17,61 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 )
 
-// checkFiles validates the file flags before start: the cache file's
-// directory must exist and be writable; no two flags may name the same
-// file (the cache would overwrite the key).
+// checkFiles validates the file flags before anything opens a file: the
+// cache's directory must be writable; each file read must be a regular file
+// (a FIFO would hang the start, and SIGTERM with it) no larger than its
+// reader takes, those of --cache.file may be missing; no two flags may name
+// the same file (the cache would overwrite the key).
 func checkFiles(f *flags) error {
-	if f.cacheFile != "" {
-		if err := checkCacheFile(f.cacheFile); err != nil {
-			return fmt.Errorf("--cache.file=%s: %v", f.cacheFile, err)
+	c := f.cacheFile
+	if c != "" {
+		if err := checkCacheFile(c); err != nil {
+			return fmt.Errorf("--cache.file=%s: %v", c, err)
 		}
 	}
-	if err := checkReadFiles(f); err != nil {
-		return err
+	// A limit of 0: the file is checked where it is read (the cache below).
+	files := []struct {
+		flag, path string
+		limit      int64
+	}{
+		{"--cache.file", c, 0},
+		{"--mintlify.api-key-file", f.api.keyFile, 0},
+		{"--jobs.file", f.jobs.file, 0}, // checkJobsFile
+		{"--remediation.config", f.remediation.config, remediation.MaxConfigBytes},
+		{"--remediation.token-file", f.remediation.tokenFile, maxTokenFileBytes},
+		{"--web.config.file", *f.web.toolkit.WebConfigFile, 0},
+		{"--stream.traffic-rules", f.stream.trafficRules, maxStreamFileBytes},
+		{"--stream.event-map", f.stream.eventMap, maxStreamFileBytes},
 	}
-	files := []struct{ flag, path string }{
-		{"--cache.file", f.cacheFile},
-		{"--mintlify.api-key-file", f.api.keyFile},
-		{"--jobs.file", f.jobs.file},
-		{"--remediation.config", f.remediation.config},
-		{"--remediation.token-file", f.remediation.tokenFile},
-		{"--web.config.file", f.web.configFile()},
-		{"--stream.traffic-rules", f.stream.trafficRules},
-		{"--stream.event-map", f.stream.eventMap},
+	for _, fl := range files {
+		if fl.path != "" && fl.limit > 0 {
+			if err := checkFile(fl.path, fl.limit, false); err != nil {
+				return fmt.Errorf("%s=%s: %v", fl.flag, fl.path, err)
+			}
+		}
+	}
+	for i, fl := range []struct {
+		path  string
+		limit int64
+	}{
+		{c, statefile.MaxCacheBytes},
+		{c + statefile.JournalSuffix, statefile.MaxJournalBytes},
+		{c + remediation.LedgerSuffix, remediation.MaxLedgerBytes},
+	} {
+		if c == "" {
+			break
+		}
+		if err := checkFile(fl.path, fl.limit, true); err != nil && i == 0 {
+			return fmt.Errorf("--cache.file=%s: %v", c, err)
+		} else if err != nil {
+			return fmt.Errorf("--cache.file=%s: %s %v", c, fl.path, err)
+		}
 	}
 	for i, a := range files {
 		for _, b := range files[i+1:] {
 			if a.path != "" && b.path != "" && sameFile(a.path, b.path) {
 				return fmt.Errorf("%s and %s name the same file %s; give each its own file", a.flag, b.flag, a.path)
 			}
-		}
-	}
-	return nil
-}
-
-// checkReadFiles checks every file the exporter reads, before anything
-// opens it: a regular file (a FIFO would hang the start, and SIGTERM with
-// it) no larger than its reader takes. Those of --cache.file may be missing.
-func checkReadFiles(f *flags) error {
-	c := f.cacheFile
-	files := []struct {
-		flag, path string
-		limit      int64
-	}{
-		{"--remediation.config", f.remediation.config, remediation.MaxConfigBytes},
-		{"--remediation.token-file", f.remediation.tokenFile, maxTokenFileBytes},
-		{"--jobs.file", f.jobs.file, jobs.MaxFileBytes},
-		{"--stream.traffic-rules", f.stream.trafficRules, maxStreamFileBytes},
-		{"--stream.event-map", f.stream.eventMap, maxStreamFileBytes},
-		{"--cache.file", c, statefile.MaxCacheBytes},
-		{"--cache.file", c + statefile.JournalSuffix, statefile.MaxJournalBytes},
-		{"--cache.file", c + remediation.LedgerSuffix, remediation.MaxLedgerBytes},
-	}
-	for _, fl := range files {
-		cache := fl.flag == "--cache.file"
-		if fl.path == "" || cache && c == "" {
-			continue
-		}
-		if err := checkFile(fl.path, fl.limit, cache); err != nil {
-			if cache && fl.path != c {
-				return fmt.Errorf("--cache.file=%s: %s %v", f.cacheFile, fl.path, err)
-			}
-			return fmt.Errorf("%s=%s: %v", fl.flag, fl.path, err)
 		}
 	}
 	return nil
@@ -109,9 +103,8 @@ func checkCacheFile(p string) error {
 	if err != nil {
 		return fmt.Errorf("cannot create files in %s (%v); the exporter runs as uid %d: give it write access to the directory or choose another path", dir, unwrapPath(err), os.Getuid())
 	}
-	name := probe.Name()
 	probe.Close()
-	os.Remove(name)
+	os.Remove(probe.Name())
 	return nil
 }
 
@@ -124,7 +117,7 @@ func sameFile(a, b string) bool {
 	}
 	aa, err1 := filepath.Abs(a)
 	bb, err2 := filepath.Abs(b)
-	return err1 == nil && err2 == nil && path.Clean(aa) == path.Clean(bb)
+	return err1 == nil && err2 == nil && aa == bb // Abs cleans
 }
 
 // unwrapPath drops the path of a *fs.PathError, which the message names.
@@ -182,34 +175,24 @@ func checkFile(path string, limit int64, missingOK bool) error {
 	st, err := os.Stat(path)
 	switch {
 	case missingOK && errors.Is(err, fs.ErrNotExist):
-		return nil
-	case err != nil:
-		return fileError(err, limit)
-	case !st.Mode().IsRegular():
-		return fileError(filewatch.ErrNotRegular, limit)
-	case st.Size() > limit:
-		return fileError(filewatch.ErrTooLarge, limit)
+		err = nil
+	case err == nil && !st.Mode().IsRegular():
+		err = filewatch.ErrNotRegular
+	case err == nil && st.Size() > limit:
+		err = filewatch.ErrTooLarge
 	}
-	return nil
+	return fileError(err, limit)
 }
 
 // fileError words the errors of readSmallFile and checkFile.
 func fileError(err error, limit int64) error {
 	switch {
-	case err == nil:
-		return nil
 	case errors.Is(err, filewatch.ErrNotRegular):
 		return errors.New("is not a regular file (a FIFO, device or directory would hang or fail the exporter); give a regular file")
+	case errors.Is(err, filewatch.ErrTooLarge) && limit >= 1<<20:
+		return fmt.Errorf("is larger than %d MiB, more than a file of this kind holds: is it the right file?", limit>>20)
 	case errors.Is(err, filewatch.ErrTooLarge):
-		return fmt.Errorf("is larger than %s, more than a file of this kind holds: is it the right file?", sizeText(limit))
+		return fmt.Errorf("is larger than %d KiB, more than a file of this kind holds: is it the right file?", limit>>10)
 	}
-	return unwrapPath(err)
-}
-
-// sizeText writes a byte count in KiB or MiB.
-func sizeText(n int64) string {
-	if n >= 1<<20 {
-		return fmt.Sprintf("%d MiB", n>>20)
-	}
-	return fmt.Sprintf("%d KiB", n>>10)
+	return unwrapPath(err) // nil for nil
 }

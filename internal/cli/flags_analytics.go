@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/exporter"
 )
 
 // analyticsFlags are the flags of the analytics sources: --analytics.*
@@ -48,7 +48,14 @@ func (a *analyticsFlags) register(app *kingpin.Application) {
 	a.set, a.oldSet = map[string]*bool{}, map[string]*bool{}
 	walkFlag(a, app, "window", "Window to export, as N days ending today (UTC), or N days followed by :site for site-wide figures only at one request per source (30d:site); repeatable.", &a.windows, (*kingpin.FlagClause).StringsVar, "1d", "7d", "30d")
 	walkFlag(a, app, "refresh-interval", "Shortest time between two refreshes of one source, project and window; the request budget may stretch it.", &a.refreshInterval, (*kingpin.FlagClause).DurationVar, "15m")
-	walkFlag(a, app, "page-size", fmt.Sprintf("Rows requested per page of the offset-paged endpoints (%s; the API's limit, 1 to %d).", pagedNames(), client.MaxPageSize), &a.pageSize, intVar, strconv.Itoa(client.MaxPageSize))
+	paged := collector.List(func(d collector.Descriptor) string {
+		if d.Paged {
+			return d.Name
+		}
+		return ""
+	})
+	pageHelp := fmt.Sprintf("Rows requested per page of the offset-paged endpoints (%s; the API's limit, 1 to %d).", paged, client.MaxPageSize)
+	walkFlag(a, app, "page-size", pageHelp, &a.pageSize, intVar, strconv.Itoa(client.MaxPageSize))
 	walkFlag(a, app, "max-paths", "Per source, project and window, export only the top N paths; 0 exports all.", &a.maxPaths, intVar, "5000")
 	walkFlag(a, app, "path-include", "Export only paths matching this Go regular expression (unanchored).", &a.pathInclude, (*kingpin.FlagClause).StringVar, "")
 	walkFlag(a, app, "path-exclude", "Do not export paths matching this Go regular expression (unanchored).", &a.pathExclude, (*kingpin.FlagClause).StringVar, "")
@@ -73,27 +80,16 @@ func walkFlag[T any](a *analyticsFlags, app *kingpin.Application, name, help str
 	define(app.Flag("visitors."+name, help).Hidden().IsSetByUser(a.oldSet[name]).Action(func(*kingpin.ParseContext) error { *p = *old; return nil }), old)
 }
 
-// analyticsConfig is what the analytics flags configure.
-type analyticsConfig struct {
-	windows         []engine.Window
-	refreshInterval time.Duration
-	sources         collector.Options
-	derive          bool
-	// collectors are the enabled sources; with the demo, every source the
-	// user did not turn off.
-	collectors []string
-}
-
 // config warns of the deprecated names (their values replaced the current
-// ones at parse time), checks every value, naming the flag as the user
-// typed it, and returns the configuration.
-func (a *analyticsFlags) config(demo bool, logger log.Logger) (analyticsConfig, error) {
+// ones at parse time), checks every value, naming the flag as typed, and sets
+// the analytics fields of c; with the demo, every source not turned off.
+func (a *analyticsFlags) config(demo bool, logger log.Logger, c *exporter.Config) error {
 	for _, name := range walkNames {
 		if !*a.oldSet[name] {
 			continue
 		}
 		if *a.set[name] {
-			return analyticsConfig{}, fmt.Errorf("--visitors.%s and --analytics.%s are the same flag; keep --analytics.%s", name, name, name)
+			return fmt.Errorf("--visitors.%s and --analytics.%s are the same flag; keep --analytics.%s", name, name, name)
 		}
 		level.Warn(logger).Log("msg", fmt.Sprintf("--visitors.%s is deprecated; use --analytics.%s", name, name))
 	}
@@ -104,69 +100,52 @@ func (a *analyticsFlags) config(demo bool, logger log.Logger) (analyticsConfig, 
 		}
 		return "--analytics." + name
 	}
-	c := analyticsConfig{refreshInterval: a.refreshInterval, derive: a.derivedWindows,
-		sources: collector.Options{PageSize: a.pageSize, SearchesTopTerms: a.searchesTopTerms, ConversationsMaxPages: a.convMaxPages,
-			Filter: collector.PathFilter{MaxPaths: a.maxPaths}}}
+	c.RefreshInterval, c.DeriveWindows = a.refreshInterval, a.derivedWindows
+	c.Sources = collector.Options{PageSize: a.pageSize, SearchesTopTerms: a.searchesTopTerms, ConversationsMaxPages: a.convMaxPages,
+		Filter: collector.PathFilter{MaxPaths: a.maxPaths}}
 	if len(a.windows) == 0 {
-		return c, fmt.Errorf("%s: no window given", an("window"))
+		return fmt.Errorf("%s: no window given", an("window"))
 	}
 	seen := map[string]bool{}
 	for _, s := range a.windows {
 		win, err := engine.ParseWindow(s)
 		if err != nil {
-			return c, fmt.Errorf("%s: %w", an("window"), err)
+			return fmt.Errorf("%s: %w", an("window"), err)
 		}
 		if seen[win.Name] {
-			return c, fmt.Errorf("%s: %s is given twice (a window and its :site form export the same series)", an("window"), win.Name)
+			return fmt.Errorf("%s: %s is given twice (a window and its :site form export the same series)", an("window"), win.Name)
 		}
 		seen[win.Name] = true
-		c.windows = append(c.windows, win)
+		c.Windows = append(c.Windows, win)
 	}
-	var err error
-	if c.sources.Filter.Include, err = compileOptional(a.pathInclude); err != nil {
-		return c, fmt.Errorf("%s: %w", an("path-include"), err)
-	}
-	if c.sources.Filter.Exclude, err = compileOptional(a.pathExclude); err != nil {
-		return c, fmt.Errorf("%s: %w", an("path-exclude"), err)
+	for _, p := range []struct {
+		name, expr string
+		re         **regexp.Regexp
+	}{{"path-include", a.pathInclude, &c.Sources.Filter.Include}, {"path-exclude", a.pathExclude, &c.Sources.Filter.Exclude}} {
+		var err error
+		if p.expr == "" {
+			continue
+		}
+		if *p.re, err = regexp.Compile(p.expr); err != nil {
+			return fmt.Errorf("%s: %w", an(p.name), err)
+		}
 	}
 	switch {
 	case a.maxPaths < 0:
-		return c, fmt.Errorf("%s must be 0 (all) or more, not %d", an("max-paths"), a.maxPaths)
+		return fmt.Errorf("%s must be 0 (all) or more, not %d", an("max-paths"), a.maxPaths)
 	case a.pageSize < 1 || a.pageSize > client.MaxPageSize:
-		return c, fmt.Errorf("%s must be from 1 to %d, not %d", an("page-size"), client.MaxPageSize, a.pageSize)
+		return fmt.Errorf("%s must be from 1 to %d, not %d", an("page-size"), client.MaxPageSize, a.pageSize)
 	case a.refreshInterval <= 0 || a.refreshInterval > maxRefreshInterval:
-		return c, fmt.Errorf("%s must be positive and at most %s, not %s", an("refresh-interval"), maxRefreshInterval, a.refreshInterval)
+		return fmt.Errorf("%s must be positive and at most %s, not %s", an("refresh-interval"), maxRefreshInterval, a.refreshInterval)
 	case a.searchesTopTerms < 0 || a.searchesTopTerms > client.MaxSearchesLimit:
-		return c, fmt.Errorf("--searches.top-terms must be from 0 (none) to %d, not %d", client.MaxSearchesLimit, a.searchesTopTerms)
+		return fmt.Errorf("--searches.top-terms must be from 0 (none) to %d, not %d", client.MaxSearchesLimit, a.searchesTopTerms)
 	case a.convMaxPages < 1:
-		return c, fmt.Errorf("--conversations.max-pages must be at least 1, not %d", a.convMaxPages)
+		return fmt.Errorf("--conversations.max-pages must be at least 1, not %d", a.convMaxPages)
 	}
 	for _, src := range collector.Sources {
 		if *a.collectors[src.Name] || demo && !*a.collectorSet[src.Name] {
-			c.collectors = append(c.collectors, src.Name)
+			c.Collectors = append(c.Collectors, src.Name)
 		}
 	}
-	return c, nil
+	return nil
 }
-
-// pagedNames lists the sources of offset-paged endpoints.
-func pagedNames() string {
-	return collector.List(func(d collector.Descriptor) string {
-		if d.Paged {
-			return d.Name
-		}
-		return ""
-	})
-}
-
-// compileOptional compiles a regular expression flag; "" is none.
-func compileOptional(expr string) (*regexp.Regexp, error) {
-	if expr == "" {
-		return nil, nil
-	}
-	return regexp.Compile(expr)
-}
-
-// errNothingToExport is the refusal when every source and the job watcher
-// are off.
-var errNothingToExport = errors.New("nothing to export: every source is off (--no-collector.*) and --collector.jobs is not set; turn one on")

@@ -55,16 +55,13 @@ func (a *apiFlags) check(demo bool) error {
 	case a.timeout > maxTimeout:
 		return fmt.Errorf("--mintlify.timeout must be at most %s, not %s", maxTimeout, a.timeout)
 	}
-	if !demo {
-		if err := checkAPIURL(a.url); err != nil {
-			return fmt.Errorf("--mintlify.api-url=%q: %v", a.url, err)
-		}
+	if err := checkAPIURL(a.url); !demo && err != nil {
+		return fmt.Errorf("--mintlify.api-url=%q: %v", a.url, err)
 	}
 	return nil
 }
 
-// checkBudget validates --mintlify.requests-per-hour and warns above the
-// API's limit.
+// checkBudget validates --mintlify.requests-per-hour, warning above the API's limit.
 func (a *apiFlags) checkBudget(logger log.Logger) error {
 	if a.requestsPerHour < 1 {
 		return fmt.Errorf("--mintlify.requests-per-hour must be at least 1, not %d", a.requestsPerHour)
@@ -190,22 +187,18 @@ func (a *apiFlags) connect(withDemo bool, p purpose, logger log.Logger) (connect
 		c.demo = demo.Start(time.Now, opts...)
 		c.apiURL = c.demo.URL()
 		c.key, err = client.StaticKey(c.demo.Key)
-		switch {
-		case len(projects) > 0:
-		case p == forAgent:
-			projects = c.demo.ProjectIDs[:1]
-		default:
+		if len(projects) == 0 {
 			projects = c.demo.ProjectIDs
+			if p == forAgent {
+				projects = projects[:1]
+			}
 		}
 	case a.keyFile != "":
-		var fk *client.FileKey
-		if fk, err = client.NewFileKey(a.keyFile); err == nil {
-			c.key = fk
-			if fk.WorldReadable() {
-				level.Warn(logger).Log("msg", "the API key file is readable by every user of this machine; restrict it (chmod 600)", "file", fk.Path())
-			}
-		} else {
-			err = fmt.Errorf("--mintlify.api-key-file: %w", err)
+		fk, ferr := client.NewFileKey(a.keyFile)
+		if ferr != nil {
+			err = fmt.Errorf("--mintlify.api-key-file: %w", ferr)
+		} else if c.key = fk; fk.WorldReadable() {
+			level.Warn(logger).Log("msg", "the API key file is readable by every user of this machine; restrict it (chmod 600)", "file", fk.Path())
 		}
 	default:
 		// The variable's name with the reason, unless the reason already

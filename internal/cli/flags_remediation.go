@@ -22,34 +22,35 @@ func (r *remediationFlags) register(app *kingpin.Application) {
 	app.Flag("remediation.token-file", "File holding the bearer token the remediation webhook requires (or use basic auth in --web.config.file).").PlaceHolder("FILE").StringVar(&r.tokenFile)
 }
 
-// webhook checks the remediation flags and returns the webhook's
-// configuration, nil without --remediation.config. Basic auth in the web
+// webhook checks the remediation flags and sets the webhook's configuration
+// in cfg, nil without --remediation.config. Basic auth in the web
 // configuration (checked by webFlags.check) counts as authentication.
-func (r *remediationFlags) webhook(basicAuth bool, cacheFile string) (*exporter.RemediationConfig, error) {
+func (r *remediationFlags) webhook(cfg *exporter.Config, basicAuth bool) error {
 	if r.config == "" {
 		if r.tokenFile != "" {
-			return nil, errors.New("--remediation.token-file is set but --remediation.config is not: add the rules file, or remove the token")
+			return errors.New("--remediation.token-file is set but --remediation.config is not: add the rules file, or remove the token")
 		}
-		return nil, nil
+		return nil
 	}
-	cfg, err := remediation.LoadConfig(r.config)
+	rules, err := remediation.LoadConfig(r.config)
 	if err != nil {
-		return nil, fmt.Errorf("--remediation.config=%s: %v", r.config, oneLine(err))
+		return fmt.Errorf("--remediation.config=%s: %v", r.config, oneLine(err))
 	}
 	rc := &exporter.RemediationConfig{ConfigPath: r.config, BasicAuth: basicAuth}
 	if r.tokenFile != "" {
 		if rc.Token, err = readToken(r.tokenFile); err != nil {
-			return nil, fmt.Errorf("--remediation.token-file=%s: %v", r.tokenFile, err)
+			return fmt.Errorf("--remediation.token-file=%s: %v", r.tokenFile, err)
 		}
 	}
 	ledger := ""
-	if cacheFile != "" {
-		ledger = cacheFile + remediation.LedgerSuffix
+	if cfg.CacheFile != "" {
+		ledger = cfg.CacheFile + remediation.LedgerSuffix
 	}
-	if err := remediation.CheckAuth(cfg, rc.Token, rc.BasicAuth, ledger); err != nil {
-		return nil, fmt.Errorf("--remediation.config=%s: %v", r.config, err)
+	if err := remediation.CheckAuth(rules, rc.Token, rc.BasicAuth, ledger); err != nil {
+		return fmt.Errorf("--remediation.config=%s: %v", r.config, err)
 	}
-	return rc, nil
+	cfg.Remediation = rc
+	return nil
 }
 
 // Sizes of the small files the exporter reads whole.

@@ -18,7 +18,7 @@ func parseStream(t *testing.T, args ...string) (*flags, error) {
 	t.Setenv("MINTLIFY_API_KEY", "")
 	t.Setenv("MINTLIFY_PROJECT_ID", "")
 	f := &flags{}
-	app, _ := newApp(f)
+	app := newApp(f)
 	if _, err := app.Parse(args); err != nil {
 		t.Fatalf("parse %q: %v", args, err)
 	}

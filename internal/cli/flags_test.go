@@ -357,7 +357,7 @@ type flagOf struct {
 func everyFlag(t *testing.T) []flagOf {
 	t.Helper()
 	var f flags
-	app, _ := newApp(&f)
+	app := newApp(&f)
 	m := app.Model()
 	var out []flagOf
 	for _, fl := range m.Flags {
@@ -487,7 +487,7 @@ func TestHostileFlagValues(t *testing.T) {
 // not turn off, and none that was.
 func TestDemoHonoursCollectorFlags(t *testing.T) {
 	f := &flags{}
-	app, _ := newApp(f)
+	app := newApp(f)
 	if _, err := app.Parse([]string{"--demo", "--no-collector.views", "--collector.visitors"}); err != nil {
 		t.Fatal(err)
 	}

@@ -35,14 +35,6 @@ func (w *webFlags) register(app *kingpin.Application) {
 	intVar(app.Flag("web.max-requests", "Maximum number of concurrent scrape requests; the excess is answered 503. 0 means no limit.").Default("40"), &w.maxRequests)
 }
 
-// configFile is --web.config.file, "" when not given.
-func (w *webFlags) configFile() string {
-	if w.toolkit.WebConfigFile == nil {
-		return ""
-	}
-	return *w.toolkit.WebConfigFile
-}
-
 // check validates the web flags before anything listens.
 func (w *webFlags) check() error {
 	if w.maxRequests < 0 {
@@ -54,7 +46,7 @@ func (w *webFlags) check() error {
 	if err := w.checkListenAddresses(); err != nil {
 		return err
 	}
-	if p := w.configFile(); p != "" {
+	if p := *w.toolkit.WebConfigFile; p != "" {
 		var err error
 		if w.basicAuth, err = checkWebConfigFiles(p); err != nil {
 			return fmt.Errorf("--web.config.file=%s: %v", p, err)
@@ -69,11 +61,8 @@ func (w *webFlags) check() error {
 // checkListenAddresses validates --web.listen-address: HOST:PORT with a
 // numeric port (vsock:// addresses are left to exporter-toolkit).
 func (w *webFlags) checkListenAddresses() error {
-	if w.toolkit.WebSystemdSocket != nil && *w.toolkit.WebSystemdSocket {
+	if *w.toolkit.WebSystemdSocket {
 		return nil
-	}
-	if w.toolkit.WebListenAddresses == nil || len(*w.toolkit.WebListenAddresses) == 0 {
-		return errors.New("--web.listen-address: no address given")
 	}
 	for _, a := range *w.toolkit.WebListenAddresses {
 		if strings.HasPrefix(a, "vsock://") {
@@ -93,11 +82,9 @@ func (w *webFlags) checkListenAddresses() error {
 	return nil
 }
 
-// checkWebConfigFiles checks the web configuration file and the TLS files
-// it names (relative to its directory, as exporter-toolkit reads them)
-// before exporter-toolkit opens any: regular files of a bounded size. It
-// reports whether the file sets basic_auth_users, which makes every request
-// authenticate.
+// checkWebConfigFiles checks, before exporter-toolkit opens any, the web
+// configuration file and the TLS files it names (relative to its directory):
+// regular files of a bounded size. It reports whether basic_auth_users is set.
 func checkWebConfigFiles(path string) (bool, error) {
 	b, err := readSmallFile(path, maxWebConfigBytes)
 	if err != nil {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -91,9 +92,7 @@ var usageFuncs = template.FuncMap{
 				if d, ok := g.defaults[f.Name]; ok {
 					c.Default = []string{d}
 				}
-				if h, ok := g.help[f.Name]; ok {
-					c.Help = h
-				}
+				c.Help = cmp.Or(g.help[f.Name], c.Help)
 				out = append(out, &c)
 			}
 		}
@@ -119,10 +118,7 @@ func usesGlobal(command, name string) bool {
 // command cmd does not use (backfill --analytics.window) and would ignore.
 func unusedFlag(app *kingpin.Application, args []string, cmd string) error {
 	top, _, _ := strings.Cut(cmd, " ")
-	pc, err := app.ParseContext(args)
-	if err != nil {
-		return nil // Parse has reported it
-	}
+	pc, _ := app.ParseContext(args) // no error: Parse, which runs it, succeeded
 	for _, el := range pc.Elements {
 		fc, ok := el.Clause.(*kingpin.FlagClause)
 		if !ok {

@@ -48,10 +48,7 @@ func explainParseError(app *kingpin.Application, args []string, err error) strin
 func nearestFlag(app *kingpin.Application, name string) string {
 	best, bestD := "", len(name)/3+1
 	for _, f := range app.Model().Flags {
-		if f.Hidden {
-			continue
-		}
-		if d := editDistance(name, f.Name); d < bestD {
+		if d := editDistance(name, f.Name); d < bestD && !f.Hidden {
 			best, bestD = f.Name, d
 		}
 	}
@@ -60,21 +57,20 @@ func nearestFlag(app *kingpin.Application, name string) string {
 
 // editDistance is the Levenshtein distance of a and b.
 func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
+	row := make([]int, len(b)+1) // distances from a[:i] to each prefix of b
+	for j := range row {
+		row[j] = j
 	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
+	for i := range len(a) {
+		diag := row[0]
+		row[0] = i + 1
+		for j := range len(b) {
 			cost := 1
-			if a[i-1] == b[j-1] {
+			if a[i] == b[j] {
 				cost = 0
 			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			diag, row[j+1] = row[j+1], min(row[j+1]+1, row[j]+1, diag+cost)
 		}
-		prev = cur
 	}
-	return prev[len(b)]
+	return row[len(b)]
 }

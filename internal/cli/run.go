@@ -1,8 +1,6 @@
 // Package cli is mintlify_exporter's command line: the flag groups
-// (flags_*.go), the help and parse errors, the checks of the files the
-// flags name, and the commands it runs: serve (the exporter), backfill and
-// agent. It assembles the packages that do the work; only the root main
-// imports it.
+// (flags_*.go), help, parse errors and file checks, and the commands serve
+// (the exporter), backfill and agent. Only the root main imports it.
 package cli
 
 import (
@@ -38,8 +36,7 @@ func Main() int {
 	return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 }
 
-// run is the whole program; it returns the exit code. SIGINT and SIGTERM
-// stop it.
+// run is the whole program, stopped by SIGINT and SIGTERM; it returns the exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -53,7 +50,7 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if slices.Contains(args, "--help-man") { // the man page's header (.TH): one line, quoted
 		versionText = strconv.Quote(version.Version)
 	}
-	app, cmds := newAppVersion(&f, versionText)
+	app := newAppVersion(&f, versionText)
 	helpOrVersion := false // kingpin calls Terminate after printing --help or --version
 	app.Terminate(func(int) { helpOrVersion = true })
 	app.ErrorWriter(stderr)
@@ -66,9 +63,6 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintf(stderr, "%s%s; try --help\n", errorPrefix, agentcmd.ErrorLine(explainParseError(app, args, err)))
 		return 1
 	}
-	if cmd == "" {
-		return 0
-	}
 	if err := unusedFlag(app, args, cmd); err != nil {
 		return fail(stderr, err)
 	}
@@ -78,23 +72,21 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	switch {
 	case cmd == cmdBackfill:
-		return cmds.backfill.run(ctx, &f, logger, stdout, stderr)
-	case cmds.agent.Selected(cmd):
-		return runAgent(ctx, cmd, cmds.agent, &f, logger, stdin, stdout, stderr)
+		return f.backfill.run(ctx, &f, logger, stdout, stderr)
+	case f.agent.Selected(cmd):
+		return runAgent(ctx, cmd, &f, logger, stdin, stdout, stderr)
 	}
 	return serve(ctx, &f, logger, slogger, stderr)
 }
 
-// fail prints err as one error line, in the style of kingpin's, and returns
-// the exit code 1.
+// fail prints err as one error line, as kingpin's, and returns exit code 1.
 func fail(stderr io.Writer, err error) int {
 	fmt.Fprintln(stderr, errorPrefix+agentcmd.ErrorLine(err.Error()))
 	return 1
 }
 
-// runAgent runs an agent subcommand, against a demo's fake API of its own
-// with --demo.
-func runAgent(ctx context.Context, cmd string, agent *agentcmd.Command, f *flags, logger log.Logger, stdin io.Reader, stdout, stderr io.Writer) int {
+// runAgent runs an agent subcommand; with --demo, against a fake API of its own.
+func runAgent(ctx context.Context, cmd string, f *flags, logger log.Logger, stdin io.Reader, stdout, stderr io.Writer) int {
 	conn, err := f.api.connect(f.demo, forAgent, logger)
 	if err != nil {
 		return fail(stderr, err)
@@ -107,19 +99,17 @@ func runAgent(ctx context.Context, cmd string, agent *agentcmd.Command, f *flags
 	if err != nil {
 		return fail(stderr, err)
 	}
-	return agent.Run(ctx, cmd, agentcmd.Env{
+	return f.agent.Run(ctx, cmd, agentcmd.Env{
 		Client: c, ProjectIDs: conn.projects, Stdin: stdin, Stdout: stdout, Stderr: stderr,
 		StderrIsTerminal: isTerminal(stderr), Now: time.Now, Sleep: client.DefaultSleep,
 	})
 }
 
-// isTerminal reports whether w is a terminal (progress is then one line
-// updated in place).
+// isTerminal reports whether w is a terminal (progress then redraws one line).
 func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
+	if f, ok := w.(*os.File); ok {
+		st, err := f.Stat()
+		return err == nil && st.Mode()&os.ModeCharDevice != 0
 	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return false
 }

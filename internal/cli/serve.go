@@ -13,10 +13,8 @@ import (
 )
 
 // serve runs the exporter until ctx ends and returns the exit code.
-// Everything is validated, and the listening sockets opened, before the
-// first info line; an error until then (a flag, a file, the API's answer to
-// the first check, a socket) is printed in the style of a flag error, not
-// as a log line.
+// Everything is validated, and the sockets opened, before the first info
+// line, so an error until then prints as one flag-style line, not a log line.
 func serve(ctx context.Context, f *flags, logger log.Logger, slogger *slog.Logger, stderr io.Writer) int {
 	cfg, conn, err := serveConfig(f, logger)
 	if err != nil {

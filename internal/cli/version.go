@@ -6,34 +6,26 @@ import (
 	"github.com/prometheus/common/version"
 )
 
-// fillVersionFrom completes the version information from what
-// debug.ReadBuildInfo returns when the build did not set it with -ldflags
-// (go run, go install, go build without the Makefile).
-//
-// The revision is prometheus/common/version's own: when -ldflags left
-// version.Revision empty, version.GetRevision reads vcs.revision (and
-// vcs.modified) from debug.ReadBuildInfo, and Info, Print and the
-// build_info collector all use it. What that package lacks is filled here
-// from the same build information: the module version (set by go install
-// module@version; version.Version would stay empty) and the commit time
-// as the build date. What stays unknown reads "unknown".
+// fillVersionFrom completes what a build without -ldflags (go run, go
+// install) left unset from debug.ReadBuildInfo: the module version and the
+// commit time as build date (the revision is version.GetRevision's own);
+// what stays unknown reads "unknown".
 func fillVersionFrom(bi *debug.BuildInfo, ok bool) {
+	if !ok {
+		bi = &debug.BuildInfo{Main: debug.Module{Version: "unknown"}}
+	}
 	if version.Version == "" {
-		version.Version = "unknown"
-		if ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-			version.Version = bi.Main.Version
-		} else if ok {
-			version.Version = "devel"
+		version.Version = "devel"
+		if v := bi.Main.Version; v != "" && v != "(devel)" {
+			version.Version = v
 		}
 	}
-	if version.BuildDate == "" && ok {
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.time" && s.Value != "" {
-				version.BuildDate = s.Value + " (commit time)"
-			}
+	for _, s := range bi.Settings {
+		if version.BuildDate == "" && s.Key == "vcs.time" && s.Value != "" {
+			version.BuildDate = s.Value + " (commit time)"
 		}
 	}
-	for _, v := range []*string{&version.Branch, &version.BuildUser, &version.BuildDate} {
+	for _, v := range []*string{&version.Version, &version.Branch, &version.BuildUser, &version.BuildDate} {
 		if *v == "" {
 			*v = "unknown"
 		}

@@ -20,10 +20,10 @@ const ErrorPrefix = Name + ": error: "
 const Module = "github.com/mintlify-exporter/mintlify_exporter"
 
 // Command is what a user types to run the program again, for the example
-// commands it shows: Name for an installed binary, and for a binary built
-// by `go run` (which leaves nothing to run by name) the `go run` that
-// builds it again: `go run .` in the module's directory, `go run DIR` below
-// it, else `go run MODULE@VERSION` (@latest when the build has no version).
+// commands it shows: Name, or for a binary `go run` built (nothing to run by
+// name) the `go run` that builds it again: `go run .` in the module's
+// directory, `go run DIR` below it, else `go run MODULE@VERSION` (@latest
+// when the build has no version).
 func Command() string {
 	exe, err := os.Executable()
 	if err != nil {
@@ -37,25 +37,19 @@ func Command() string {
 	return command(exe, wd, version, hasModule)
 }
 
-// command is Command with its inputs given: the executable's path, the
-// working directory, the module version of the build, and a test of
-// whether a directory holds this module's go.mod.
+// command is Command with its inputs given: the executable, the working
+// directory, the build's module version and a test for this module's go.mod.
 func command(exe, wd, version string, isModuleDir func(dir string) bool) string {
 	if !builtByGoRun(exe) {
 		return Name
 	}
-	if wd != "" {
-		for dir := wd; ; dir = filepath.Dir(dir) {
-			if isModuleDir(dir) {
-				rel, err := filepath.Rel(wd, dir)
-				if err != nil {
-					break
-				}
-				return "go run " + filepath.ToSlash(rel)
-			}
-			if filepath.Dir(dir) == dir {
-				break
-			}
+	for dir := wd; wd != ""; dir = filepath.Dir(dir) {
+		if isModuleDir(dir) {
+			rel, _ := filepath.Rel(wd, dir) // dir is wd or above it: no error
+			return "go run " + filepath.ToSlash(rel)
+		}
+		if filepath.Dir(dir) == dir {
+			break
 		}
 	}
 	if version == "" || version == "(devel)" {
