@@ -65,8 +65,10 @@ func (f *File) Read(limit int64) ([]byte, fs.FileInfo, error) {
 	if !info.Mode().IsRegular() {
 		return nil, nil, ErrNotRegular
 	}
-	// One byte past the limit tells a file too large, even one that grew
-	// since the Stat, without reading more.
+	if info.Size() > limit {
+		return nil, nil, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, limit)
+	}
+	// One byte past the limit notices a file that grew since the Stat.
 	b, err := io.ReadAll(io.LimitReader(fh, limit+1))
 	if err != nil {
 		return nil, nil, err
