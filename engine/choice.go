@@ -230,11 +230,7 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 	view := schedule.Budget{Remaining: e.cfg.Budget.Remaining(), Paused: paused.After(now), Reserve: e.reserveLocked(now)}
 	order := schedule.Order(sched)
 	picked := schedule.Next(sched, view)
-	from := now
-	if view.Paused {
-		from = paused
-	}
-	starts := schedule.Forecast(sched, order, sent, from, perHour, view.Reserve, forecastHorizon, budget.PaceMargin)
+	starts := schedule.Forecast(sched, order, sent, maxTime(now, paused), perHour, view.Reserve, forecastHorizon, budget.PaceMargin)
 	waitingFirst := false
 	for pos, i := range order {
 		u := cands[i]
@@ -257,10 +253,9 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 	if waitingFirst && !e.firstRoundLogged {
 		e.logFirstRoundLocked(now, picked >= 0)
 	}
+	defer e.setIntervalsLocked(now)
 	if picked >= 0 {
-		pick = e.startLocked(cands[picked], now)
-		e.setIntervalsLocked(now)
-		return pick, now
+		return e.startLocked(cands[picked], now), now
 	}
 	// Nothing goes now: look again when the first unit is expected to.
 	for _, i := range order {
@@ -280,7 +275,6 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 	} else {
 		next = minTime(next, midnight)
 	}
-	e.setIntervalsLocked(now)
 	return nil, next
 }
 
@@ -300,11 +294,8 @@ func (e *Engine) eligibleAtLocked(u *unit, now time.Time) (at time.Time, ok bool
 	if u.snap == nil {
 		return u.retryAt, true
 	}
-	at = u.snap.completed.Add(e.cfg.MinInterval)
-	rollover := u.snap.rng.To.Time() // the window's dateTo: the next UTC midnight
-	if rollover.Before(at) {
-		at = rollover
-	}
+	// Its range's dateTo is the next UTC midnight.
+	at = minTime(u.snap.completed.Add(e.cfg.MinInterval), u.snap.rng.To.Time())
 	if u.snap.served {
 		at = sv.From
 	}
@@ -383,14 +374,7 @@ func (e *Engine) expiredLocked(j *job, now time.Time) bool {
 func (e *Engine) dropJobLocked(j *job) {
 	level.Debug(e.logger).Log("msg", "a walk in progress starts again (it ran too long, or its date range moved)",
 		"collector", j.u.Source, "project", j.u.Project, "window", j.u.Window.String(), "pages", j.walk.Sent())
-	e.detachLocked(j)
-}
-
-// detachLocked removes j from where it is kept.
-func (e *Engine) detachLocked(j *job) {
-	if j.u.job == j {
-		j.u.job = nil
-	}
+	j.u.job = nil
 }
 
 // maxTime is the later of a and b.
@@ -415,5 +399,5 @@ func minTime(a, b time.Time) time.Time {
 func (e *Engine) Reserve() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.reserveLocked(e.now())
+	return e.reserveLocked(e.cfg.Now())
 }

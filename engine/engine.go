@@ -15,7 +15,6 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/exposition"
 	"github.com/mintlify-exporter/mintlify_exporter/health"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/backoff"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/errstate"
 )
 
@@ -52,7 +51,6 @@ type Config struct {
 // pre-rendered exposition. See the package documentation.
 type Engine struct {
 	cfg       Config
-	now       func() time.Time
 	logger    log.Logger
 	sources   []sourceInfo
 	units     []*unit // in source, project, window order
@@ -80,8 +78,6 @@ type Engine struct {
 	notes []note
 	// connErrs logs a connection failure once per kind for the engine.
 	connErrs errstate.State
-	// dropped counts the series of the cache file a restore dropped.
-	dropped int
 
 	expo atomic.Pointer[exposition.Exposition]
 	// live is what scrape-time collectors export, so a scrape takes no lock.
@@ -162,24 +158,32 @@ func (s *snapshot) data() Data { return Data{Range: s.rng, Result: s.res, Comple
 // failureBackoffBase is the first retry wait, doubled per further failure.
 const failureBackoffBase = 30 * time.Second
 
-// rateLimitBackoff is the pause after a 429 without Retry-After.
-var rateLimitBackoff = backoff.AnalyticsRateLimit
-
-var skippedHelp = "Malformed rows of API answers skipped, by source and reason."
-
 // New returns an engine with its restored data, if any. Start starts it.
 func New(cfg Config) (*Engine, error) {
-	cfg, err := cfg.withDefaults()
-	if err != nil {
-		return nil, err
+	switch {
+	case cfg.Budget == nil || cfg.Status == nil:
+		return nil, errors.New("engine: Budget and Status are required")
+	case len(cfg.Sources) == 0 || len(cfg.Projects) == 0 || len(cfg.Windows) == 0:
+		return nil, errors.New("engine: at least one source, project and window are required")
+	case cfg.MinInterval <= 0:
+		return nil, errors.New("engine: the refresh interval must be positive")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = log.NewNopLogger()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.OnChange == nil {
+		cfg.OnChange = func() {}
 	}
 	e := &Engine{
-		cfg: cfg, now: cfg.Now, logger: cfg.Logger,
+		cfg: cfg, logger: cfg.Logger,
 		done:       make(chan struct{}),
 		skipLogged: map[string]bool{},
 		byUnit:     map[Unit]*unit{},
 		skipped: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "mintlify_rows_skipped_total", Help: skippedHelp,
+			Name: "mintlify_rows_skipped_total", Help: "Malformed rows of API answers skipped, by source and reason.",
 		}, []string{"source", "reason"}),
 	}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
@@ -200,40 +204,17 @@ func New(cfg Config) (*Engine, error) {
 	if len(e.units) == 0 {
 		return nil, errors.New("engine: no source supports any of the windows")
 	}
-	for _, u := range e.units {
-		e.byUnit[u.Unit] = u
-	}
-	e.expo.Store(&exposition.Exposition{})
 	e.mu.Lock()
 	if cfg.Restore != nil {
 		e.restoreLocked(cfg.Restore)
 	}
 	e.publishLocked()
-	e.live.Store(e.liveLocked())
+	e.changedLocked()
 	e.mu.Unlock()
 	if cfg.Layer != nil {
 		cfg.Layer.Attach(e)
 	}
 	return e, nil
-}
-
-// withDefaults checks cfg and fills in its defaults.
-func (cfg Config) withDefaults() (Config, error) {
-	switch {
-	case cfg.Budget == nil || cfg.Status == nil:
-		return cfg, errors.New("engine: Budget and Status are required")
-	case len(cfg.Sources) == 0 || len(cfg.Projects) == 0 || len(cfg.Windows) == 0:
-		return cfg, errors.New("engine: at least one source, project and window are required")
-	case cfg.MinInterval <= 0:
-		return cfg, errors.New("engine: the refresh interval must be positive")
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = log.NewNopLogger()
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	return cfg, nil
 }
 
 // newSourceInfo describes s, whose family names must not be in names
@@ -262,6 +243,12 @@ func newSourceInfo(s Source, names map[string]bool) (sourceInfo, error) {
 func (e *Engine) addUnits(si int, info sourceInfo) {
 	s := info.src
 	seen := map[string]bool{}
+	add := func(u *unit) {
+		e.units = append(e.units, u)
+		e.byUnit[u.Unit] = u
+		e.cfg.Status.Track(u.Project, u.Source, u.Window.Name, e.statusPart(u))
+		e.cfg.Status.SetInterval(u.Project, u.Source, u.Window.Name, e.statusPart(u), u.interval)
+	}
 	for _, p := range e.cfg.Projects {
 		for _, w := range e.cfg.Windows {
 			k := p + "\x00" + w.Name
@@ -271,35 +258,27 @@ func (e *Engine) addUnits(si int, info sourceInfo) {
 			seen[k] = true
 			u := &unit{Unit: Unit{Source: s.Name(), Project: p, Window: w}, src: si, interval: e.cfg.MinInterval}
 			if info.splits && !w.Site {
-				site := w
-				site.Site = true
-				t := &unit{Unit: Unit{Source: s.Name(), Project: p, Window: site}, src: si, pages: u, interval: e.cfg.MinInterval}
+				t := &unit{Unit: u.Unit, src: si, pages: u, interval: e.cfg.MinInterval}
+				t.Window.Site = true
 				u.totals = t
-				e.units = append(e.units, t)
-				e.cfg.Status.Track(p, s.Name(), site.Name, partOf(info.splits, site))
-				e.cfg.Status.SetInterval(p, s.Name(), site.Name, partOf(info.splits, site), t.interval)
+				add(t)
 			}
-			e.units = append(e.units, u)
-			e.cfg.Status.Track(p, s.Name(), w.Name, partOf(info.splits, w))
-			e.cfg.Status.SetInterval(p, s.Name(), w.Name, partOf(info.splits, w), u.interval)
+			add(u)
 		}
 	}
 }
 
-// partOf is the part label of a unit of window w (health.PartAll, ...):
-// a source that splits its windows has a totals and a pages unit.
-func partOf(splits bool, w Window) string {
+// statusPart is u's part label (health.PartAll, ...): a source that splits
+// its windows has a totals and a pages unit.
+func (e *Engine) statusPart(u *unit) string {
 	switch {
-	case !splits:
+	case !e.sources[u.src].splits:
 		return health.PartAll
-	case w.Site:
+	case u.Window.Site:
 		return health.PartTotals
 	}
 	return health.PartPages
 }
-
-// statusPart is u's part label.
-func (e *Engine) statusPart(u *unit) string { return partOf(e.sources[u.src].splits, u.Window) }
 
 // Start starts the worker, which refreshes every unit when it falls due,
 // whether or not anything scrapes. Call Close to stop it.

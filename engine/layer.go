@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/backoff"
 )
 
 // Layer serves some units' data from others' and from reads of fixed date
@@ -152,31 +153,24 @@ type readKey struct {
 // finishRead hands a fixed-range read's result to the layer, or backs the
 // read off.
 func (e *Engine) finishRead(u *unit, res *Result, err error, now time.Time) {
-	if err == nil {
-		err = e.check(u, res)
-	}
-	closing := e.ctx.Err() != nil
-	e.mu.Lock()
-	u.inFlight = false
-	u.retryAt = time.Time{}
-	if err != nil && !closing {
-		u.retryAt = now.Add(failureBackoffBase)
-	}
-	e.changedLocked()
-	e.mu.Unlock()
-	if err != nil && !closing {
-		if ra, has, ok := client.IsRateLimited(err); ok {
-			if !has || ra <= 0 {
-				ra = rateLimitBackoff.Delay(1)
-			}
-			e.cfg.Budget.Pause(now.Add(min(ra, client.MaxRateLimitPause)))
-		}
-	}
-	if closing {
+	if e.ctx.Err() != nil {
+		e.settle(u, func() {}) // shutting down: not a failure of the API
 		return
 	}
+	e.settle(u, func() {
+		u.retryAt = time.Time{}
+		if err != nil {
+			u.retryAt = now.Add(failureBackoffBase)
+		}
+	})
+	if ra, has, ok := client.IsRateLimited(err); ok {
+		if !has || ra <= 0 {
+			ra = backoff.AnalyticsRateLimit.Delay(1)
+		}
+		e.cfg.Budget.Pause(now.Add(min(ra, client.MaxRateLimitPause)))
+	}
 	u.fixed.done(res, err, now)
-	if err == nil && e.cfg.OnChange != nil {
+	if err == nil {
 		e.cfg.OnChange()
 	}
 }
@@ -200,4 +194,4 @@ func (e *Engine) notifyLayer() {
 }
 
 // Now is the engine's clock.
-func (e *Engine) Now() time.Time { return e.now() }
+func (e *Engine) Now() time.Time { return e.cfg.Now() }

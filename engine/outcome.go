@@ -16,14 +16,6 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/backoff"
 )
 
-// check refuses a result that does not fit the source's families.
-func (e *Engine) check(u *unit, res *Result) error {
-	if res == nil || len(res.Samples) > len(e.sources[u.src].families) {
-		return fmt.Errorf("source %s returned a result that does not match its families", u.Source)
-	}
-	return nil
-}
-
 // settle ends u's refresh: f updates its state, then waiters are woken.
 func (e *Engine) settle(u *unit, f func()) {
 	e.mu.Lock()
@@ -45,7 +37,7 @@ func (e *Engine) fail(u *unit, err error, end time.Time, took time.Duration) {
 		e.mu.Lock()
 		e.rateLimits++
 		if !has || ra <= 0 { // a Retry-After already past would retry in a hot loop
-			ra = rateLimitBackoff.Delay(e.rateLimits)
+			ra = backoff.AnalyticsRateLimit.Delay(e.rateLimits)
 		}
 		ra = min(ra, client.MaxRateLimitPause)
 		e.mu.Unlock()
@@ -108,9 +100,7 @@ func (e *Engine) succeed(u *unit, snap *snapshot) {
 	}
 	e.settle(u, func() { e.installLocked(u, snap) })
 	e.notifyLayer()
-	if e.cfg.OnChange != nil {
-		e.cfg.OnChange()
-	}
+	e.cfg.OnChange()
 }
 
 // installLocked makes snap u's data and renews the exposition; the Layer
@@ -172,13 +162,8 @@ func (e *Engine) logFirstRoundLocked(now time.Time, going bool) {
 
 // logAllDataLocked says once when every unit has data.
 func (e *Engine) logAllDataLocked() {
-	if e.allDataLogged {
+	if e.allDataLogged || slices.ContainsFunc(e.units, func(u *unit) bool { return u.snap == nil }) {
 		return
-	}
-	for _, u := range e.units {
-		if u.snap == nil {
-			return
-		}
 	}
 	e.allDataLogged = true
 	level.Info(e.logger).Log("msg", "every unit has data", "units", len(e.units))

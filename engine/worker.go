@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/budget"
@@ -19,7 +21,7 @@ const maxSleep = 5 * time.Minute
 func (e *Engine) work() {
 	defer close(e.done)
 	for e.ctx.Err() == nil {
-		now := e.now()
+		now := e.cfg.Now()
 		e.sleep.Lock()
 		e.touched = false // this look at the units answers every Touch so far
 		e.sleep.Unlock()
@@ -61,7 +63,7 @@ func (e *Engine) sleepUntil(t time.Time) {
 	case t.IsZero():
 		<-ctx.Done()
 	default:
-		timer := time.NewTimer(min(maxSleep, t.Sub(e.now())))
+		timer := time.NewTimer(min(maxSleep, t.Sub(e.cfg.Now())))
 		defer timer.Stop()
 		select {
 		case <-timer.C:
@@ -88,12 +90,7 @@ func (e *Engine) Touch() {
 func (e *Engine) Ready() bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	for _, u := range e.units {
-		if u.snap == nil && !u.attempted && u.waitAt.IsZero() {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(e.units, func(u *unit) bool { return u.snap == nil && !u.attempted && u.waitAt.IsZero() })
 }
 
 // changedLocked publishes the units' live state after a change.
@@ -105,7 +102,7 @@ func (e *Engine) step(j *job) {
 	if err == nil && j.walk != nil {
 		done, err = j.walk.Step(e.ctx)
 	}
-	now := e.now()
+	now := e.cfg.Now()
 	// wait: the walk goes on later (a page sent, or refused by the budget);
 	// keep: it goes on after a 429, which is still a failure.
 	wait := err == nil && !done
@@ -128,9 +125,7 @@ func (e *Engine) step(j *job) {
 		if rw, ok := j.walk.(Resumable); ok && j.u.fixed == nil && err == nil {
 			if p, ok := rw.Progress(); ok {
 				j.progress = &p
-				if e.cfg.OnChange != nil {
-					go e.cfg.OnChange() // the cache file keeps the walk's progress
-				}
+				go e.cfg.OnChange() // the cache file keeps the walk's progress
 			}
 		}
 		e.changedLocked()
@@ -139,7 +134,7 @@ func (e *Engine) step(j *job) {
 		return
 	}
 	if !keep {
-		e.detachLocked(j)
+		j.u.job = nil
 	}
 	e.mu.Unlock()
 	e.notifyLayer()
@@ -147,26 +142,17 @@ func (e *Engine) step(j *job) {
 	if err == nil {
 		res, err = j.walk.Result()
 	}
-	e.finishRefresh(j, res, err, now)
-}
-
-// finishRefresh installs a refresh's result, or records its failure.
-func (e *Engine) finishRefresh(j *job, res *Result, err error, end time.Time) {
-	u := j.u
-	if u.fixed != nil {
-		e.finishRead(u, res, err, end)
-		return
+	if err == nil && (res == nil || len(res.Samples) > len(e.sources[j.u.src].families)) {
+		err = fmt.Errorf("source %s returned a result that does not match its families", j.u.Source)
 	}
-	took := end.Sub(j.started)
-	if err == nil {
-		err = e.check(u, res)
+	switch took := now.Sub(j.started); {
+	case j.u.fixed != nil:
+		e.finishRead(j.u, res, err, now)
+	case err != nil:
+		e.fail(j.u, err, now, took)
+	default:
+		e.succeed(j.u, &snapshot{rng: j.rng, res: res, completed: now, duration: took, rendered: e.render(j.u, res)})
 	}
-	if err != nil {
-		e.fail(u, err, end, took)
-		return
-	}
-	e.succeed(u, &snapshot{rng: j.rng, res: res, completed: end, duration: took,
-		rendered: e.render(u, res)})
 }
 
 // installTotalsLocked hands the totals a walk read on its first page to the
@@ -180,8 +166,5 @@ func (e *Engine) installTotalsLocked(j *job, res *Result, at time.Time) {
 	}
 	res.Cost = 1
 	e.installLocked(t, &snapshot{rng: j.rng, res: res, completed: at, rendered: e.render(t, res)})
-	e.cfg.Status.Succeeded(t.Project, t.Source, t.Window.Name, e.statusPart(t), at, 0)
-	if e.cfg.OnChange != nil {
-		go e.cfg.OnChange()
-	}
+	go e.cfg.OnChange()
 }
