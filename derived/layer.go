@@ -225,9 +225,7 @@ func (l *Layer) derive(now time.Time, base *engine.Unit, data map[engine.Unit]en
 	if data == nil {
 		data = map[engine.Unit]engine.Data{}
 		for _, w := range l.windows { // set at Attach: read without the lock
-			if d, ok := l.e.Data(w.base); ok {
-				data[w.base] = d
-			}
+			data[w.base], _ = l.e.Data(w.base) // zero, as missing, when none
 		}
 	}
 	var units []engine.Unit

@@ -278,11 +278,10 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 	return nil, next
 }
 
-// eligibleAtLocked is when the rule may pick u: at once without data (after
-// any back-off); with data once it is older than --analytics.refresh-interval,
-// or at the midnight that moves its window; ok is false
-// for never. A Layer's read is eligible from its At; a unit the Layer
-// serves never, and once it no longer does from Serving.From.
+// eligibleAtLocked is when the rule may pick u (ok false: never): without data
+// at once (after any back-off), with data once older than MinInterval or at
+// the midnight that moves its window; a Layer's read from its At; a unit the
+// Layer serves never, and once it no longer does from Serving.From.
 func (e *Engine) eligibleAtLocked(u *unit, now time.Time) (at time.Time, ok bool) {
 	sv := e.servingLocked(u)
 	if u.inFlight || u.job != nil || sv.On {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/exposition"
-	"github.com/mintlify-exporter/mintlify_exporter/health"
 )
 
 // The states of a unit (UnitState.State).
@@ -101,11 +100,8 @@ func (e *Engine) States() []UnitState {
 	for i, u := range e.units {
 		cost, _ := e.estimateLocked(u, now)
 		s := UnitState{Unit: u.Unit, Interval: u.interval, Refreshing: u.inFlight || u.job != nil, LastError: u.lastErr, Cost: cost, Rank: u.rank}
-		switch {
-		case u.pages != nil:
-			s.Part = health.PartTotals
-		case u.totals != nil:
-			s.Part = health.PartPages
+		if u.pages != nil || u.totals != nil { // a split window's
+			s.Part = e.statusPart(u)
 		}
 		if u.job != nil && u.job.walk != nil {
 			s.Progress = fmt.Sprintf("%d of about %d pages", u.job.sent, max(cost, u.job.sent+1))
@@ -167,9 +163,9 @@ type liveCount struct {
 	n               int
 }
 
-// liveLocked takes the counts of now, in unit order (the registry sorts
-// what it gathers); the caller holds e.mu.
-func (e *Engine) liveLocked() *[]liveCount {
+// changedLocked publishes the units' live state after a change: the counts
+// of now, in unit order (the registry sorts what it gathers).
+func (e *Engine) changedLocked() {
 	var out []liveCount
 	now := e.cfg.Now()
 	for _, u := range e.units { // a project's units of a source are together
@@ -180,7 +176,7 @@ func (e *Engine) liveLocked() *[]liveCount {
 			out[len(out)-1].n++
 		}
 	}
-	return &out
+	e.live.Store(&out)
 }
 
 // Describe implements prometheus.Collector for the sources' families.

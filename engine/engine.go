@@ -99,9 +99,8 @@ type unit struct {
 	Unit
 	src  int // index in Engine.sources
 	snap *snapshot
-	// interval is mintlify_refresh_interval_seconds: set once per refresh
-	// (intervalFrom is the data it was set for), so that data that stops
-	// being refreshed grows older than it.
+	// interval is mintlify_refresh_interval_seconds, set once per refresh (for
+	// the data at intervalFrom), so that data no longer refreshed outgrows it.
 	interval     time.Duration
 	intervalFrom time.Time
 	inFlight     bool // the worker is sending a request of its job
@@ -187,11 +186,22 @@ func New(cfg Config) (*Engine, error) {
 		}, []string{"source", "reason"}),
 	}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
-	names := map[string]bool{}
+	names := map[string]bool{} // of every source's families
 	for si, s := range cfg.Sources {
-		info, err := newSourceInfo(s, names)
-		if err != nil {
-			return nil, err
+		info := sourceInfo{src: s, families: s.Families()}
+		if g, ok := s.(CostGrouper); ok {
+			info.group = g.CostGroup()
+		}
+		if sp, ok := s.(Splitter); ok {
+			info.splits = sp.SplitsTotals()
+		}
+		for _, f := range info.families {
+			if names[f.Name] || len(f.Labels) > MaxLabels {
+				return nil, fmt.Errorf("engine: source %s: family %s is declared twice or has more than %d labels", s.Name(), f.Name, MaxLabels)
+			}
+			names[f.Name] = true
+			info.headers = append(info.headers, exposition.Header(f.Name, f.Help))
+			info.descs = append(info.descs, prometheus.NewDesc(f.Name, f.Help, append([]string{"project", "window"}, f.Labels...), nil))
 		}
 		e.sources = append(e.sources, info)
 		e.addUnits(si, info)
@@ -215,27 +225,6 @@ func New(cfg Config) (*Engine, error) {
 		cfg.Layer.Attach(e)
 	}
 	return e, nil
-}
-
-// newSourceInfo describes s, whose family names must not be in names
-// (which it extends).
-func newSourceInfo(s Source, names map[string]bool) (sourceInfo, error) {
-	info := sourceInfo{src: s, families: s.Families()}
-	if g, ok := s.(CostGrouper); ok {
-		info.group = g.CostGroup()
-	}
-	if sp, ok := s.(Splitter); ok {
-		info.splits = sp.SplitsTotals()
-	}
-	for _, f := range info.families {
-		if names[f.Name] || len(f.Labels) > MaxLabels {
-			return info, fmt.Errorf("engine: source %s: family %s is declared twice or has more than %d labels", s.Name(), f.Name, MaxLabels)
-		}
-		names[f.Name] = true
-		info.headers = append(info.headers, exposition.Header(f.Name, f.Help))
-		info.descs = append(info.descs, prometheus.NewDesc(f.Name, f.Help, append([]string{"project", "window"}, f.Labels...), nil))
-	}
-	return info, nil
 }
 
 // addUnits adds source si's units: one per project and window it supports,

@@ -25,9 +25,8 @@ type Stepper interface {
 	Begin(u Unit, r client.DateRange, prevCost int) (Walk, error)
 }
 
-// Resumable is implemented by a Walk whose progress can be persisted, to
-// resume it after a restart: ok is false before its first page and once
-// it is complete.
+// Resumable is implemented by a Walk whose progress can be persisted to resume
+// it after a restart; ok is false before its first page and once complete.
 type Resumable interface {
 	Progress() (p client.WalkProgress, ok bool)
 }
@@ -61,15 +60,12 @@ type job struct {
 
 // singleWalk is a fetch sent whole by Source.Fetch, as one step.
 type singleWalk struct {
-	src  Source
-	u    Unit
-	rng  client.DateRange
-	prev int
-	res  *Result
+	fetch func(ctx context.Context) (*Result, error)
+	res   *Result
 }
 
 func (w *singleWalk) Step(ctx context.Context) (bool, error) {
-	res, err := w.src.Fetch(ctx, w.u, w.rng, w.prev)
+	res, err := w.fetch(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -97,5 +93,5 @@ func (e *Engine) newWalk(u *unit, rng client.DateRange, prev int) (Walk, error) 
 			return w, err
 		}
 	}
-	return &singleWalk{src: src, u: u.Unit, rng: rng, prev: prev}, nil
+	return &singleWalk{fetch: func(ctx context.Context) (*Result, error) { return src.Fetch(ctx, u.Unit, rng, prev) }}, nil
 }

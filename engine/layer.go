@@ -37,10 +37,9 @@ type Read struct {
 	// window (schedule.Unit.Totals).
 	Totals bool
 	At     time.Time // not before
-	// Done takes the result or the error (Advice says what to do about
-	// it), without the engine's lock; it is
-	// not called for an error at Close. A failed read is retried after
-	// a back-off and a 429 pauses every request, as for any unit.
+	// Done takes the result or the error (Advice says what to do about it),
+	// without the engine's lock; not called for an error at Close. A failed
+	// read is retried after a back-off; a 429 pauses every request.
 	Done func(res *Result, err error, now time.Time)
 }
 
@@ -109,9 +108,8 @@ func (e *Engine) servingLocked(u *unit) Serving {
 // servedLocked reports whether the layer serves u's data now.
 func (e *Engine) servedLocked(u *unit) bool { return e.servingLocked(u).On }
 
-// readsLocked returns the units of the layer's reads, in its order: those
-// it still wants are kept with their walks and back-offs, the others
-// dropped.
+// readsLocked returns the units of the layer's reads, in its order, keeping
+// those it still wants with their walks and back-offs.
 func (e *Engine) readsLocked(now time.Time) []*unit {
 	if e.cfg.Layer == nil {
 		return nil
@@ -150,8 +148,7 @@ type readKey struct {
 	rng client.DateRange
 }
 
-// finishRead hands a fixed-range read's result to the layer, or backs the
-// read off.
+// finishRead hands a fixed-range read's result to the layer, or backs off.
 func (e *Engine) finishRead(u *unit, res *Result, err error, now time.Time) {
 	if e.ctx.Err() != nil {
 		e.settle(u, func() {}) // shutting down: not a failure of the API

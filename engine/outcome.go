@@ -39,18 +39,14 @@ func (e *Engine) fail(u *unit, err error, end time.Time, took time.Duration) {
 		if !has || ra <= 0 { // a Retry-After already past would retry in a hot loop
 			ra = backoff.AnalyticsRateLimit.Delay(e.rateLimits)
 		}
-		ra = min(ra, client.MaxRateLimitPause)
 		e.mu.Unlock()
-		e.cfg.Budget.Pause(end.Add(ra))
+		e.cfg.Budget.Pause(end.Add(min(ra, client.MaxRateLimitPause)))
 	}
 	e.settle(u, func() {
 		u.failures++
 		u.attempted = true
-		u.retryAt = end.Add(backoff.Policy{Base: failureBackoffBase, Max: u.interval}.Delay(u.failures))
 		// After a 429 the unit goes again when the pause ends.
-		if paused := e.cfg.Budget.PausedUntil(); paused.After(u.retryAt) {
-			u.retryAt = paused
-		}
+		u.retryAt = maxTime(end.Add(backoff.Policy{Base: failureBackoffBase, Max: u.interval}.Delay(u.failures)), e.cfg.Budget.PausedUntil())
 		var cert *client.CertificateError
 		if errors.As(err, &cert) {
 			// One line for the engine, saying what to do: the API's

@@ -232,34 +232,22 @@ func (e *Engine) restoredSnapshot(u *unit, d UnitData, dropped *int) (*snapshot,
 	if err != nil {
 		return nil, err
 	}
-	res.Summary = restoredSummary(d.Summary)
-	rng := client.DateRange{From: from, To: to}
-	return &snapshot{rng: rng, res: res, completed: d.Completed,
-		duration: restoredDuration(d.DurationSeconds), rendered: e.render(u, res)}, nil
-}
-
-// restoredDuration is a duration of the cache file within what a refresh
-// can take: NaN or negative is 0.
-func restoredDuration(seconds float64) time.Duration {
-	if math.IsNaN(seconds) {
-		return 0
+	// The summary is valid UTF-8 and short; the duration within what a
+	// refresh can take, NaN or negative 0.
+	if res.Summary = strings.ToValidUTF8(d.Summary, "\uFFFD"); len(res.Summary) > maxSummaryBytes {
+		res.Summary = strings.ToValidUTF8(res.Summary[:maxSummaryBytes], "") + "…" // without the rune cut in two
 	}
-	return time.Duration(min(max(seconds, 0), maxRestoredDuration.Seconds()) * float64(time.Second))
-}
-
-// restoredSummary is a summary of the cache file, valid UTF-8 and short.
-func restoredSummary(s string) string {
-	if s = strings.ToValidUTF8(s, "\uFFFD"); len(s) > maxSummaryBytes {
-		s = strings.ToValidUTF8(s[:maxSummaryBytes], "") + "…" // without the rune cut in two
+	if !(d.DurationSeconds >= 0) {
+		d.DurationSeconds = 0
 	}
-	return s
+	return &snapshot{rng: client.DateRange{From: from, To: to}, res: res, completed: d.Completed,
+		duration: time.Duration(min(d.DurationSeconds, maxRestoredDuration.Seconds()) * float64(time.Second)), rendered: e.render(u, res)}, nil
 }
 
-// restoreWalksLocked resumes the refresh walks of the cache file that are
-// young enough: of today (UTC), started no later than now, for the range
-// the unit's window reads now, and not older than the age at which the
-// engine starts a long walk again (expiredLocked). It returns how many it
-// resumed; the others start anew. The caller holds e.mu.
+// restoreWalksLocked resumes the cache file's refresh walks that are of today
+// (UTC), started no later than now, for the range the unit's window reads
+// now, and not expired (expiredLocked); it returns how many. The others
+// start anew.
 func (e *Engine) restoreWalksLocked(walks []WalkData) int {
 	now, n := e.cfg.Now(), 0
 	for _, d := range walks {

@@ -93,9 +93,6 @@ func (e *Engine) Ready() bool {
 	return !slices.ContainsFunc(e.units, func(u *unit) bool { return u.snap == nil && !u.attempted && u.waitAt.IsZero() })
 }
 
-// changedLocked publishes the units' live state after a change.
-func (e *Engine) changedLocked() { e.live.Store(e.liveLocked()) }
-
 // step sends j's next request and, when the fetch ended, hands on its result.
 func (e *Engine) step(j *job) {
 	done, err := false, j.err
@@ -112,12 +109,12 @@ func (e *Engine) step(j *job) {
 		wait = errors.Is(err, budget.ErrExhausted) || errors.Is(err, budget.ErrRateLimitPause)
 	}
 	e.mu.Lock()
-	if j.walk != nil {
+	if j.walk != nil { // nil when it could not be begun
 		j.sent = j.walk.Sent() // States reads it under e.mu; the walk is the worker's alone
-	}
-	if !j.totalsDone && j.walk != nil {
-		if t := j.walk.Totals(); t != nil {
-			e.installTotalsLocked(j, t, now)
+		if !j.totalsDone {
+			if t := j.walk.Totals(); t != nil {
+				e.installTotalsLocked(j, t, now)
+			}
 		}
 	}
 	if wait {
@@ -129,15 +126,14 @@ func (e *Engine) step(j *job) {
 			}
 		}
 		e.changedLocked()
-		e.mu.Unlock()
-		e.notifyLayer()
-		return
-	}
-	if !keep {
+	} else if !keep {
 		j.u.job = nil
 	}
 	e.mu.Unlock()
 	e.notifyLayer()
+	if wait {
+		return
+	}
 	var res *Result
 	if err == nil {
 		res, err = j.walk.Result()
