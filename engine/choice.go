@@ -96,10 +96,9 @@ func maxWalkAge(cost, perHour int) time.Duration {
 // while the budget allows it to every one of its window length or shorter.
 const hourly = time.Hour
 
-// walkLeft is the requests a fetch of cost has left after sent: a walk whose
-// size nothing tells has as many left as it sent (4 at first), one that
-// outgrew its estimate an hour's budget, so that such walks go one at a
-// time rather than all half way.
+// walkLeft is the requests a fetch of cost has left after sent: a walk of
+// unknown size as many as it sent (4 at first), one that outgrew its estimate
+// an hour's budget, so that such walks go one at a time, not all half way.
 func walkLeft(cost, sent int, guess bool, perHour int) int {
 	switch {
 	case guess && sent > 0:
@@ -192,12 +191,10 @@ func (e *Engine) reserveLocked(now time.Time) int {
 	return min(perHour/10+n, perHour/2)
 }
 
-// forecastHorizon bounds the requests a forecast books: two days of the
-// default budget.
+// forecastHorizon bounds the requests a forecast books: two days' default budget.
 const forecastHorizon = 48 * 90
 
-// forecastSpan is the time the horizon covers at the default budget: a
-// unit the forecast does not reach is expected no sooner.
+// forecastSpan is the horizon's time at the default budget: a unit past it is expected no sooner.
 const forecastSpan = 48 * time.Hour
 
 // decideLocked returns the job whose next request the worker sends now, or
@@ -301,13 +298,11 @@ func (e *Engine) eligibleAtLocked(u *unit, now time.Time) (at time.Time, ok bool
 	return maxTime(at, u.retryAt), true
 }
 
-// setIntervalsLocked sets each unit's interval once per refresh: from its
-// data to the start the rule expects for the next refresh when the unit
-// becomes eligible (now when it starts at once), at least
-// --analytics.refresh-interval; a unit the Layer serves has its Like's. The
-// interval then stays until the next data, so a unit that fails or waits
-// longer than the rule expected grows older than three of its intervals
-// (MintlifyDataStale) instead of moving its own threshold.
+// setIntervalsLocked sets each unit's interval once per refresh: from its data
+// to the start the rule expects once it is eligible (now if at once), at
+// least MinInterval; a unit the Layer serves has its Like's. It stays until
+// the next data, so a unit that fails or waits longer than expected outgrows
+// three intervals (MintlifyDataStale) instead of moving its own threshold.
 func (e *Engine) setIntervalsLocked(now time.Time) {
 	for _, u := range e.units {
 		if e.servedLocked(u) || u.snap == nil || u.intervalFrom.Equal(u.snap.completed) {
@@ -392,9 +387,8 @@ func minTime(a, b time.Time) time.Time {
 	return a
 }
 
-// Reserve is the part of the requests left this hour that the rule keeps
-// for units without data and the 1d units' new day (reserveLocked), for
-// the landing page.
+// Reserve is the part of this hour's requests left that the rule keeps for
+// units without data and the 1d new day (reserveLocked): the landing page's.
 func (e *Engine) Reserve() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -145,9 +145,8 @@ func (e *Engine) States() []UnitState {
 	return out
 }
 
-// LiveCollectors returns the engine's metrics gathered at every scrape:
-// rows skipped and mintlify_units_waiting (0 included), from the engine's
-// last change.
+// LiveCollectors returns the metrics gathered at every scrape: rows skipped,
+// and mintlify_units_waiting (0 included) as of the engine's last change.
 func (e *Engine) LiveCollectors() []prometheus.Collector {
 	return []prometheus.Collector{e.skipped, prometheus.CollectorFunc(func(ch chan<- prometheus.Metric) {
 		for _, w := range *e.live.Load() {
@@ -156,8 +155,7 @@ func (e *Engine) LiveCollectors() []prometheus.Collector {
 	})}
 }
 
-// liveCount is the units of a project and source without data that wait
-// for the budget.
+// liveCount is a project and source's units without data waiting for budget.
 type liveCount struct {
 	project, source string
 	n               int

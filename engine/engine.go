@@ -23,8 +23,7 @@ type Config struct {
 	Sources  []Source
 	Projects []string
 	Windows  []Window
-	// MinInterval is --analytics.refresh-interval: the least age at which
-	// data is refreshed.
+	// MinInterval is --analytics.refresh-interval: the least age of data refreshed.
 	MinInterval time.Duration
 	// Budget is the analytics request ledger, also the client's Allow hook.
 	Budget *budget.Budget
@@ -36,14 +35,12 @@ type Config struct {
 	WaitUntil func(ctx context.Context, t time.Time) error
 	// Restore is persisted state to start from.
 	Restore *State
-	// OnChange is called after a unit's data changed, outside the
-	// engine's locks (to schedule saving the state).
+	// OnChange is called after data changed, unlocked (to save the state).
 	OnChange func()
 	// Layer, when set, serves some units from others' data (layer.go).
 	Layer Layer
-	// Omit, when set, names the (source, project) pairs that get no unit:
-	// another data path measures them (the event stream), so their
-	// requests go to the rest.
+	// Omit names the (source, project) pairs that get no unit: another data
+	// path (the event stream) measures them, so their requests go to the rest.
 	Omit func(source, project string) bool
 }
 
@@ -118,8 +115,7 @@ type unit struct {
 	// waitAt is when the eligible unit should start; waitWhy: "budget" or "paused".
 	waitAt  time.Time
 	waitWhy string
-	// fixed is set on a unit that reads a fixed range instead of its
-	// window (a Layer's Read); it is not in Engine.units.
+	// fixed is set on a Layer's Read, a unit not in Engine.units.
 	fixed *fixedRange
 }
 

@@ -31,9 +31,8 @@ type Resumable interface {
 	Progress() (p client.WalkProgress, ok bool)
 }
 
-// Resumer is implemented by a Stepper whose walks can be resumed from the
-// progress a Resumable walk of the same unit gave; it refuses progress
-// the unit's walk could not have reached.
+// Resumer is implemented by a Stepper that resumes a unit's walk from its
+// Resumable progress, refusing progress that walk could not have reached.
 type Resumer interface {
 	Resume(u Unit, p client.WalkProgress, prevCost int) (Walk, error)
 }
@@ -53,8 +52,7 @@ type job struct {
 	err        error // the walk could not be begun
 	totalsDone bool  // the totals went to the window's totals unit
 	sent       int   // the walk's requests as of its last step, for States (under e.mu)
-	// progress is a Resumable refresh walk's progress as of its last
-	// step, for State (under e.mu); nil for others.
+	// progress is a Resumable walk's as of its last step, for State (under e.mu).
 	progress *client.WalkProgress
 }
 

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
@@ -25,10 +26,9 @@ type Layer interface {
 	Refreshed(u Unit, prev, data Data)
 }
 
-// Read is a read of a fixed date range that the layer wants: the rule
-// schedules it as a unit whose data is worth Worth, and once it has its
-// result it is never stale. The engine keeps it, and a walk of it in
-// progress, while Reads lists the same Unit and Range.
+// Read is a read of a fixed date range the layer wants: the rule schedules it
+// as a unit worth Worth, never stale once read. The engine keeps it, and its
+// walk in progress, while Reads lists the same Unit and Range.
 type Read struct {
 	Unit  Unit // a unit of the engine whose source reads Range; its cost is the read's estimate
 	Range client.DateRange
@@ -63,10 +63,8 @@ type Data struct {
 
 // Source returns the source named name, nil when none.
 func (e *Engine) Source(name string) Source {
-	for _, s := range e.sources {
-		if s.src.Name() == name {
-			return s.src
-		}
+	if i := slices.IndexFunc(e.sources, func(s sourceInfo) bool { return s.src.Name() == name }); i >= 0 {
+		return e.sources[i].src
 	}
 	return nil
 }
@@ -178,8 +176,7 @@ type note struct {
 	prev, data Data
 }
 
-// notifyLayer tells the layer of the refreshes installed since it was last
-// told; the caller is the worker and holds no lock.
+// notifyLayer tells the layer of the refreshes installed since; the worker calls it unlocked.
 func (e *Engine) notifyLayer() {
 	e.mu.Lock()
 	notes := e.notes

@@ -56,8 +56,7 @@ func (e *Engine) fail(u *unit, err error, end time.Time, took time.Duration) {
 					"endpoint", cert.Endpoint.String(), "err", cert.Reason(), "retry_at", u.retryAt.UTC().Format(time.RFC3339))
 			}
 		} else if client.IsConnectFailure(err) {
-			// One line per kind for the engine: the address is at fault,
-			// not the unit.
+			// One line per kind for the engine: the address is at fault.
 			if e.connErrs.Failed(errorClass(err)) {
 				level.Error(e.logger).Log("msg", "cannot connect to the API: check --mintlify.api-url and the network (no analytics request was spent; units retry with a back-off)",
 					"err", connectError(err), "retry_at", u.retryAt.UTC().Format(time.RFC3339))
@@ -99,8 +98,7 @@ func (e *Engine) succeed(u *unit, snap *snapshot) {
 	e.cfg.OnChange()
 }
 
-// installLocked makes snap u's data and renews the exposition; the Layer
-// is told of it (notifyLayer) once the lock is released.
+// installLocked makes snap u's data; the Layer is told once the lock is released.
 func (e *Engine) installLocked(u *unit, snap *snapshot) {
 	e.cfg.Status.Succeeded(u.Project, u.Source, u.Window.Name, e.statusPart(u), snap.completed, snap.duration)
 	if e.cfg.Layer != nil {
@@ -125,10 +123,9 @@ func (e *Engine) installLocked(u *unit, snap *snapshot) {
 	e.logAllDataLocked()
 }
 
-// logFirstRoundLocked says once that units without data wait for the
-// budget: the hour's requests and those the units without data still need
-// are more than the budget; decideLocked has set every waitAt. While a
-// request goes and some of those are bare guesses it waits for better ones.
+// logFirstRoundLocked says once that units without data wait: the hour's
+// requests and those they still need exceed the budget (decideLocked set every
+// waitAt). While a request goes on bare guesses it waits for better ones.
 func (e *Engine) logFirstRoundLocked(now time.Time, going bool) {
 	need, waiting, guess := e.cfg.Budget.Used(), 0, false
 	var by time.Time
@@ -187,11 +184,9 @@ func errorClass(err error) string {
 		return "timeout"
 	case client.IsCertificateError(err):
 		return "certificate"
+	case client.IsConnectFailure(err) && errors.As(err, new(*net.DNSError)):
+		return "connect dns"
 	case client.IsConnectFailure(err):
-		var dns *net.DNSError
-		if errors.As(err, &dns) {
-			return "connect dns"
-		}
 		return "connect"
 	}
 	return "transport"

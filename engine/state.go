@@ -15,15 +15,13 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 )
 
-// State is what the engine keeps across restarts, which package statefile
-// writes to --cache.file.
+// State is what the engine keeps across restarts (statefile's --cache.file).
 type State struct {
 	// Ledger and PausedUntil are the budget's (budget.Budget.Ledger).
 	Ledger      []time.Time `json:"ledger"`
 	PausedUntil time.Time   `json:"pausedUntil"`
 	Units       []UnitData  `json:"units"`
-	// Walks are the refresh walks in progress, resumed after a restart
-	// while young enough.
+	// Walks are the walks in progress, resumed after a restart if young enough.
 	Walks []WalkData `json:"walks,omitempty"`
 }
 
@@ -82,8 +80,7 @@ func (e *Engine) State() State {
 	return st
 }
 
-// restoreLocked installs persisted state; data of units no longer
-// configured is ignored. The caller holds e.mu.
+// restoreLocked installs persisted state, ignoring units no longer configured.
 func (e *Engine) restoreLocked(st *State) {
 	budget.LogRestored(e.logger, "cache file", e.cfg.Budget.Restore(st.Ledger, st.PausedUntil))
 	n, dropped := 0, 0
@@ -140,9 +137,8 @@ const maxRestoredDuration = MaxWindowDays * 24 * time.Hour
 // page shows it); the engine writes a short sentence.
 const maxSummaryBytes = 256
 
-// RestoredResult checks families persisted for a unit of src, as the API
-// path checks answers: series an answer could not have given are dropped
-// and counted.
+// RestoredResult checks families persisted for a unit of src as the API path
+// checks answers: it drops and counts series an answer could not have given.
 func RestoredResult(src Source, families map[string][]Sample, cost int) (res *Result, dropped int, err error) {
 	fams := src.Families()
 	res = &Result{Samples: make([][]Sample, len(fams)), Cost: min(max(1, cost), MaxRestoredCost)}
@@ -237,11 +233,12 @@ func (e *Engine) restoredSnapshot(u *unit, d UnitData, dropped *int) (*snapshot,
 	if res.Summary = strings.ToValidUTF8(d.Summary, "\uFFFD"); len(res.Summary) > maxSummaryBytes {
 		res.Summary = strings.ToValidUTF8(res.Summary[:maxSummaryBytes], "") + "…" // without the rune cut in two
 	}
-	if !(d.DurationSeconds >= 0) {
+	if math.IsNaN(d.DurationSeconds) {
 		d.DurationSeconds = 0
 	}
+	took := time.Duration(min(max(d.DurationSeconds, 0), maxRestoredDuration.Seconds()) * float64(time.Second))
 	return &snapshot{rng: client.DateRange{From: from, To: to}, res: res, completed: d.Completed,
-		duration: time.Duration(min(d.DurationSeconds, maxRestoredDuration.Seconds()) * float64(time.Second)), rendered: e.render(u, res)}, nil
+		duration: took, rendered: e.render(u, res)}, nil
 }
 
 // restoreWalksLocked resumes the cache file's refresh walks that are of today

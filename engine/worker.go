@@ -15,9 +15,8 @@ import (
 // suspended machine) is looked at again within minutes.
 const maxSleep = 5 * time.Minute
 
-// work is the engine's one worker: until Close it sends the request
-// decideLocked picks, one at a time, or sleeps until something may change.
-// It never holds a walk while waiting for the budget.
+// work is the one worker: until Close it sends decideLocked's pick, or sleeps
+// until something may change; it never holds a walk waiting for the budget.
 func (e *Engine) work() {
 	defer close(e.done)
 	for e.ctx.Err() == nil {
@@ -40,8 +39,7 @@ func (e *Engine) work() {
 	}
 }
 
-// sleepUntil returns when the clock reads t (never, for zero), at a Touch,
-// or at Close.
+// sleepUntil returns when the clock reads t (never, for zero), at Touch or Close.
 func (e *Engine) sleepUntil(t time.Time) {
 	ctx, cancel := context.WithCancel(e.ctx)
 	defer cancel()
@@ -151,8 +149,7 @@ func (e *Engine) step(j *job) {
 	}
 }
 
-// installTotalsLocked hands the totals a walk read on its first page to the
-// window's totals unit, when newer than its data.
+// installTotalsLocked gives a walk's first-page totals to its totals unit, if newer.
 func (e *Engine) installTotalsLocked(j *job, res *Result, at time.Time) {
 	j.totalsDone = true
 	t := j.u.totals

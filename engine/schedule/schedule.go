@@ -10,8 +10,7 @@ import (
 	"time"
 )
 
-// Unit is what the rule knows of one unit, or of another request the engine
-// could send (a read of a fixed range for a Layer).
+// Unit is what the rule knows of one unit, or of a Layer's fixed-range read.
 type Unit struct {
 	Days int // window length in days
 	// Fresh is true when the unit's data counts as none: no data yet, a 1d
@@ -125,8 +124,7 @@ func Forecast(units []Unit, order []int, sent []time.Time, from time.Time, perHo
 			if sent > 0 {
 				k = 1
 			}
-			// t is the earliest time, from last on, at which k requests
-			// fit under limit with those booked.
+			// t is the earliest time from last on when k requests fit under limit.
 			t := last
 			if j := len(booked) - (limit - k) - 1; j >= 0 && booked[j].Add(time.Hour+margin).After(t) {
 				t = booked[j].Add(time.Hour + margin)
