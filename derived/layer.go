@@ -150,17 +150,16 @@ func (l *Layer) Reads(now time.Time) []engine.Read {
 		}
 	}
 	var out []engine.Read
-	yesterday := client.DateOf(now).AddDays(-1)
+	today := client.DateOf(now)
 	for _, t := range l.days.Tasks(want, now) {
 		worth := 0.02
-		if t.Key.Day == yesterday && !t.Reread {
+		if t.Key.Day == today.AddDays(-1) && !t.Reread {
 			worth = 0.05
 		}
 		b := base[t.Key]
 		out = append(out, engine.Read{Unit: b, Range: client.DateRange{From: t.Key.Day, To: t.Key.Day.AddDays(1)}, Worth: worth,
 			Done: func(res *engine.Result, err error, now time.Time) { l.finishDay(t, b, res, err, now) }})
 	}
-	today := client.DateOf(now)
 	for _, w := range l.windows {
 		if !w.derived || w.totals != nil && w.totals.derived {
 			continue // a page walk is audited with its totals
@@ -193,9 +192,8 @@ func (l *Layer) Serves(u engine.Unit) engine.Serving {
 	return engine.Serving{}
 }
 
-// Refreshed implements engine.Layer: a base's data of the day that just
-// ended is kept as that day's provisional entry, and its windows are
-// derived again.
+// Refreshed implements engine.Layer: a base's data of the day that just ended
+// becomes that day's provisional entry; its windows are derived again.
 func (l *Layer) Refreshed(u engine.Unit, prev, data engine.Data) {
 	day := prev.Range.From
 	l.derive(data.Completed, &u, map[engine.Unit]engine.Data{u: data}, func() {
@@ -212,8 +210,7 @@ func (l *Layer) Refreshed(u engine.Unit, prev, data engine.Data) {
 	})
 }
 
-// covered reports whether the store holds all w's closed days and its base
-// has today's data bd.
+// covered reports whether the store holds w's closed days and bd is today's.
 func (l *Layer) covered(w *window, bd engine.Data, now time.Time) bool {
 	return !w.fellBack && bd.Result != nil && bd.Range == w.base.Window.Range(now) && l.days.Covers(closedKeys(w, now))
 }
@@ -225,9 +222,7 @@ func (l *Layer) derive(now time.Time, base *engine.Unit, data map[engine.Unit]en
 	if data == nil {
 		data = map[engine.Unit]engine.Data{}
 		for _, w := range l.windows { // set at Attach: read without the lock
-			if d, ok := l.e.Data(w.base); ok {
-				data[w.base] = d
-			}
+			data[w.base], _ = l.e.Data(w.base) // zero, as missing, when none
 		}
 	}
 	var units []engine.Unit
@@ -274,8 +269,7 @@ func (l *Layer) sumLocked(w *window, now time.Time, today *engine.Result) *engin
 	return res
 }
 
-// finishDay stores the day a read of base's closed day brought; a changed
-// second read is counted.
+// finishDay stores a closed day read of base, counting a changed second read.
 func (l *Layer) finishDay(t Task, base engine.Unit, res *engine.Result, err error, now time.Time) {
 	if err != nil {
 		level.Warn(l.logger).Log("msg", "reading a closed day into the day store failed; windows are read directly meanwhile", "collector", base.Source, "project", base.Project, "day", t.Key.Day.String(), "err", engine.Advice(err))
@@ -341,8 +335,7 @@ func (l *Layer) Describe(ch chan<- *prometheus.Desc) {
 	ch <- driftDesc
 }
 
-// Collect implements prometheus.Collector: a split window's two parts are
-// one series, the page walk's.
+// Collect implements prometheus.Collector: a split window is one series.
 func (l *Layer) Collect(ch chan<- prometheus.Metric) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

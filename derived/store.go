@@ -77,12 +77,8 @@ func (l *Layer) restoreDaysLocked(now time.Time) {
 		}) {
 			continue
 		}
-		res := &engine.Result{Samples: make([][]engine.Sample, len(de.Result.Samples)), Cost: 1, Summary: "site-wide totals"}
-		for fi, ss := range de.Result.Samples {
-			if l.e.Source(k.Source).Families()[fi].SiteWide && len(ss) > 0 {
-				res.Samples[fi] = ss
-				l.days[site] = &Entry[*engine.Result]{Result: res, ReadAt: de.ReadAt, Reread: de.Reread}
-			}
+		if res := engine.SiteWide(l.e.Source(k.Source).Families(), de.Result); res != nil {
+			l.days[site] = &Entry[*engine.Result]{Result: res, ReadAt: de.ReadAt, Reread: de.Reread}
 		}
 	}
 	if dropped > 0 {

@@ -96,10 +96,9 @@ func maxWalkAge(cost, perHour int) time.Duration {
 // while the budget allows it to every one of its window length or shorter.
 const hourly = time.Hour
 
-// walkLeft is the requests a fetch of cost has left after sent: a walk whose
-// size nothing tells has as many left as it sent (4 at first), one that
-// outgrew its estimate an hour's budget, so that such walks go one at a
-// time rather than all half way.
+// walkLeft is the requests a fetch of cost has left after sent: a walk of
+// unknown size as many as it sent (4 at first), one that outgrew its estimate
+// an hour's budget, so that such walks go one at a time, not all half way.
 func walkLeft(cost, sent int, guess bool, perHour int) int {
 	switch {
 	case guess && sent > 0:
@@ -192,12 +191,10 @@ func (e *Engine) reserveLocked(now time.Time) int {
 	return min(perHour/10+n, perHour/2)
 }
 
-// forecastHorizon bounds the requests a forecast books: two days of the
-// default budget.
+// forecastHorizon bounds the requests a forecast books: two days' default budget.
 const forecastHorizon = 48 * 90
 
-// forecastSpan is the time the horizon covers at the default budget: a
-// unit the forecast does not reach is expected no sooner.
+// forecastSpan is the horizon's time at the default budget: a unit past it is expected no sooner.
 const forecastSpan = 48 * time.Hour
 
 // decideLocked returns the job whose next request the worker sends now, or
@@ -230,11 +227,7 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 	view := schedule.Budget{Remaining: e.cfg.Budget.Remaining(), Paused: paused.After(now), Reserve: e.reserveLocked(now)}
 	order := schedule.Order(sched)
 	picked := schedule.Next(sched, view)
-	from := now
-	if view.Paused {
-		from = paused
-	}
-	starts := schedule.Forecast(sched, order, sent, from, perHour, view.Reserve, forecastHorizon, budget.PaceMargin)
+	starts := schedule.Forecast(sched, order, sent, maxTime(now, paused), perHour, view.Reserve, forecastHorizon, budget.PaceMargin)
 	waitingFirst := false
 	for pos, i := range order {
 		u := cands[i]
@@ -257,10 +250,9 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 	if waitingFirst && !e.firstRoundLogged {
 		e.logFirstRoundLocked(now, picked >= 0)
 	}
+	defer e.setIntervalsLocked(now)
 	if picked >= 0 {
-		pick = e.startLocked(cands[picked], now)
-		e.setIntervalsLocked(now)
-		return pick, now
+		return e.startLocked(cands[picked], now), now
 	}
 	// Nothing goes now: look again when the first unit is expected to.
 	for _, i := range order {
@@ -280,15 +272,13 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 	} else {
 		next = minTime(next, midnight)
 	}
-	e.setIntervalsLocked(now)
 	return nil, next
 }
 
-// eligibleAtLocked is when the rule may pick u: at once without data (after
-// any back-off); with data once it is older than --analytics.refresh-interval,
-// or at the midnight that moves its window; ok is false
-// for never. A Layer's read is eligible from its At; a unit the Layer
-// serves never, and once it no longer does from Serving.From.
+// eligibleAtLocked is when the rule may pick u (ok false: never): without data
+// at once (after any back-off), with data once older than MinInterval or at
+// the midnight that moves its window; a Layer's read from its At; a unit the
+// Layer serves never, and once it no longer does from Serving.From.
 func (e *Engine) eligibleAtLocked(u *unit, now time.Time) (at time.Time, ok bool) {
 	sv := e.servingLocked(u)
 	if u.inFlight || u.job != nil || sv.On {
@@ -300,24 +290,19 @@ func (e *Engine) eligibleAtLocked(u *unit, now time.Time) (at time.Time, ok bool
 	if u.snap == nil {
 		return u.retryAt, true
 	}
-	at = u.snap.completed.Add(e.cfg.MinInterval)
-	rollover := u.snap.rng.To.Time() // the window's dateTo: the next UTC midnight
-	if rollover.Before(at) {
-		at = rollover
-	}
+	// Its range's dateTo is the next UTC midnight.
+	at = minTime(u.snap.completed.Add(e.cfg.MinInterval), u.snap.rng.To.Time())
 	if u.snap.served {
 		at = sv.From
 	}
 	return maxTime(at, u.retryAt), true
 }
 
-// setIntervalsLocked sets each unit's interval once per refresh: from its
-// data to the start the rule expects for the next refresh when the unit
-// becomes eligible (now when it starts at once), at least
-// --analytics.refresh-interval; a unit the Layer serves has its Like's. The
-// interval then stays until the next data, so a unit that fails or waits
-// longer than the rule expected grows older than three of its intervals
-// (MintlifyDataStale) instead of moving its own threshold.
+// setIntervalsLocked sets each unit's interval once per refresh: from its data
+// to the start the rule expects once it is eligible (now if at once), at
+// least MinInterval; a unit the Layer serves has its Like's. It stays until
+// the next data, so a unit that fails or waits longer than expected outgrows
+// three intervals (MintlifyDataStale) instead of moving its own threshold.
 func (e *Engine) setIntervalsLocked(now time.Time) {
 	for _, u := range e.units {
 		if e.servedLocked(u) || u.snap == nil || u.intervalFrom.Equal(u.snap.completed) {
@@ -383,14 +368,7 @@ func (e *Engine) expiredLocked(j *job, now time.Time) bool {
 func (e *Engine) dropJobLocked(j *job) {
 	level.Debug(e.logger).Log("msg", "a walk in progress starts again (it ran too long, or its date range moved)",
 		"collector", j.u.Source, "project", j.u.Project, "window", j.u.Window.String(), "pages", j.walk.Sent())
-	e.detachLocked(j)
-}
-
-// detachLocked removes j from where it is kept.
-func (e *Engine) detachLocked(j *job) {
-	if j.u.job == j {
-		j.u.job = nil
-	}
+	j.u.job = nil
 }
 
 // maxTime is the later of a and b.
@@ -409,11 +387,10 @@ func minTime(a, b time.Time) time.Time {
 	return a
 }
 
-// Reserve is the part of the requests left this hour that the rule keeps
-// for units without data and the 1d units' new day (reserveLocked), for
-// the landing page.
+// Reserve is the part of this hour's requests left that the rule keeps for
+// units without data and the 1d new day (reserveLocked): the landing page's.
 func (e *Engine) Reserve() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.reserveLocked(e.now())
+	return e.reserveLocked(e.cfg.Now())
 }

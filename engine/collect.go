@@ -8,7 +8,6 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/exposition"
-	"github.com/mintlify-exporter/mintlify_exporter/health"
 )
 
 // The states of a unit (UnitState.State).
@@ -96,16 +95,13 @@ type UnitState struct {
 func (e *Engine) States() []UnitState {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	now := e.now()
+	now := e.cfg.Now()
 	out := make([]UnitState, len(e.units))
 	for i, u := range e.units {
 		cost, _ := e.estimateLocked(u, now)
 		s := UnitState{Unit: u.Unit, Interval: u.interval, Refreshing: u.inFlight || u.job != nil, LastError: u.lastErr, Cost: cost, Rank: u.rank}
-		switch {
-		case u.pages != nil:
-			s.Part = health.PartTotals
-		case u.totals != nil:
-			s.Part = health.PartPages
+		if u.pages != nil || u.totals != nil { // a split window's
+			s.Part = e.statusPart(u)
 		}
 		if u.job != nil && u.job.walk != nil {
 			s.Progress = fmt.Sprintf("%d of about %d pages", u.job.sent, max(cost, u.job.sent+1))
@@ -142,33 +138,34 @@ func (e *Engine) States() []UnitState {
 					s.Deferred = "waiting for the API's rate-limit pause to end"
 				}
 			}
-			if s.Next.Before(now) {
-				s.Next = now
-			}
+			s.Next = maxTime(s.Next, now)
 		}
 		out[i] = s
 	}
 	return out
 }
 
-// LiveCollectors returns the engine's metrics gathered at every scrape:
-// rows skipped and units waiting.
+// LiveCollectors returns the metrics gathered at every scrape: rows skipped,
+// and mintlify_units_waiting (0 included) as of the engine's last change.
 func (e *Engine) LiveCollectors() []prometheus.Collector {
-	return []prometheus.Collector{e.skipped, waitingCollector{e}}
+	return []prometheus.Collector{e.skipped, prometheus.CollectorFunc(func(ch chan<- prometheus.Metric) {
+		for _, w := range *e.live.Load() {
+			ch <- prometheus.MustNewConstMetric(unitsWaitingDesc, prometheus.GaugeValue, float64(w.n), w.project, w.source)
+		}
+	})}
 }
 
-// liveCount is the units of a project and source without data that wait
-// for the budget.
+// liveCount is a project and source's units without data waiting for budget.
 type liveCount struct {
 	project, source string
 	n               int
 }
 
-// liveLocked takes the counts of now, in unit order (the registry sorts
-// what it gathers); the caller holds e.mu.
-func (e *Engine) liveLocked() *[]liveCount {
+// changedLocked publishes the units' live state after a change: the counts
+// of now, in unit order (the registry sorts what it gathers).
+func (e *Engine) changedLocked() {
 	var out []liveCount
-	now := e.now()
+	now := e.cfg.Now()
 	for _, u := range e.units { // a project's units of a source are together
 		if n := len(out); n == 0 || out[n-1].project != u.Project || out[n-1].source != u.Source {
 			out = append(out, liveCount{project: u.Project, source: u.Source})
@@ -177,20 +174,7 @@ func (e *Engine) liveLocked() *[]liveCount {
 			out[len(out)-1].n++
 		}
 	}
-	return &out
-}
-
-// waitingCollector exports mintlify_units_waiting, 0 included.
-type waitingCollector struct{ e *Engine }
-
-// Describe implements prometheus.Collector.
-func (c waitingCollector) Describe(ch chan<- *prometheus.Desc) { ch <- unitsWaitingDesc }
-
-// Collect implements prometheus.Collector, from the engine's last change.
-func (c waitingCollector) Collect(ch chan<- prometheus.Metric) {
-	for _, w := range *c.e.live.Load() {
-		ch <- prometheus.MustNewConstMetric(unitsWaitingDesc, prometheus.GaugeValue, float64(w.n), w.project, w.source)
-	}
+	e.live.Store(&out)
 }
 
 // Describe implements prometheus.Collector for the sources' families.
@@ -206,28 +190,22 @@ func (e *Engine) Describe(ch chan<- *prometheus.Desc) {
 // pre-rendered Exposition instead, with the same series.
 func (e *Engine) Collect(ch chan<- prometheus.Metric) {
 	e.mu.Lock()
-	type item struct {
-		u       Unit
-		src     int
-		snap    *snapshot
-		exports func(Family) bool
-	}
-	var items []item
-	for _, u := range e.units {
+	results := make([][][]Sample, len(e.units)) // a unit's other fields never change
+	for i, u := range e.units {
 		if u.snap != nil {
-			items = append(items, item{u.Unit, u.src, u.snap, u.exports})
+			results[i] = u.snap.res.Samples
 		}
 	}
 	e.mu.Unlock()
-	for _, it := range items {
-		s := e.sources[it.src]
-		for fi, samples := range it.snap.res.Samples {
-			if !it.exports(s.families[fi]) {
+	for i, u := range e.units {
+		s := e.sources[u.src]
+		for fi, samples := range results[i] {
+			if !u.exports(s.families[fi]) {
 				continue
 			}
 			n := len(s.families[fi].Labels)
 			for _, sm := range samples {
-				lv := append([]string{it.u.Project, it.u.Window.Name}, sm.Labels[:n]...)
+				lv := append([]string{u.Project, u.Window.Name}, sm.Labels[:n]...)
 				m, err := prometheus.NewConstMetric(s.descs[fi], prometheus.GaugeValue, sm.Value, lv...)
 				if err != nil {
 					m = prometheus.NewInvalidMetric(s.descs[fi], err)

@@ -15,7 +15,6 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/exposition"
 	"github.com/mintlify-exporter/mintlify_exporter/health"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/backoff"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/errstate"
 )
 
@@ -24,8 +23,7 @@ type Config struct {
 	Sources  []Source
 	Projects []string
 	Windows  []Window
-	// MinInterval is --analytics.refresh-interval: the least age at which
-	// data is refreshed.
+	// MinInterval is --analytics.refresh-interval: the least age of data refreshed.
 	MinInterval time.Duration
 	// Budget is the analytics request ledger, also the client's Allow hook.
 	Budget *budget.Budget
@@ -37,14 +35,12 @@ type Config struct {
 	WaitUntil func(ctx context.Context, t time.Time) error
 	// Restore is persisted state to start from.
 	Restore *State
-	// OnChange is called after a unit's data changed, outside the
-	// engine's locks (to schedule saving the state).
+	// OnChange is called after data changed, unlocked (to save the state).
 	OnChange func()
 	// Layer, when set, serves some units from others' data (layer.go).
 	Layer Layer
-	// Omit, when set, names the (source, project) pairs that get no unit:
-	// another data path measures them (the event stream), so their
-	// requests go to the rest.
+	// Omit names the (source, project) pairs that get no unit: another data
+	// path (the event stream) measures them, so their requests go to the rest.
 	Omit func(source, project string) bool
 }
 
@@ -52,7 +48,6 @@ type Config struct {
 // pre-rendered exposition. See the package documentation.
 type Engine struct {
 	cfg       Config
-	now       func() time.Time
 	logger    log.Logger
 	sources   []sourceInfo
 	units     []*unit // in source, project, window order
@@ -80,8 +75,6 @@ type Engine struct {
 	notes []note
 	// connErrs logs a connection failure once per kind for the engine.
 	connErrs errstate.State
-	// dropped counts the series of the cache file a restore dropped.
-	dropped int
 
 	expo atomic.Pointer[exposition.Exposition]
 	// live is what scrape-time collectors export, so a scrape takes no lock.
@@ -103,9 +96,8 @@ type unit struct {
 	Unit
 	src  int // index in Engine.sources
 	snap *snapshot
-	// interval is mintlify_refresh_interval_seconds: set once per refresh
-	// (intervalFrom is the data it was set for), so that data that stops
-	// being refreshed grows older than it.
+	// interval is mintlify_refresh_interval_seconds, set once per refresh (for
+	// the data at intervalFrom), so that data no longer refreshed outgrows it.
 	interval     time.Duration
 	intervalFrom time.Time
 	inFlight     bool // the worker is sending a request of its job
@@ -123,8 +115,7 @@ type unit struct {
 	// waitAt is when the eligible unit should start; waitWhy: "budget" or "paused".
 	waitAt  time.Time
 	waitWhy string
-	// fixed is set on a unit that reads a fixed range instead of its
-	// window (a Layer's Read); it is not in Engine.units.
+	// fixed is set on a Layer's Read, a unit not in Engine.units.
 	fixed *fixedRange
 }
 
@@ -162,32 +153,51 @@ func (s *snapshot) data() Data { return Data{Range: s.rng, Result: s.res, Comple
 // failureBackoffBase is the first retry wait, doubled per further failure.
 const failureBackoffBase = 30 * time.Second
 
-// rateLimitBackoff is the pause after a 429 without Retry-After.
-var rateLimitBackoff = backoff.AnalyticsRateLimit
-
-var skippedHelp = "Malformed rows of API answers skipped, by source and reason."
-
 // New returns an engine with its restored data, if any. Start starts it.
 func New(cfg Config) (*Engine, error) {
-	cfg, err := cfg.withDefaults()
-	if err != nil {
-		return nil, err
+	switch {
+	case cfg.Budget == nil || cfg.Status == nil:
+		return nil, errors.New("engine: Budget and Status are required")
+	case len(cfg.Sources) == 0 || len(cfg.Projects) == 0 || len(cfg.Windows) == 0:
+		return nil, errors.New("engine: at least one source, project and window are required")
+	case cfg.MinInterval <= 0:
+		return nil, errors.New("engine: the refresh interval must be positive")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = log.NewNopLogger()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.OnChange == nil {
+		cfg.OnChange = func() {}
 	}
 	e := &Engine{
-		cfg: cfg, now: cfg.Now, logger: cfg.Logger,
+		cfg: cfg, logger: cfg.Logger,
 		done:       make(chan struct{}),
 		skipLogged: map[string]bool{},
 		byUnit:     map[Unit]*unit{},
 		skipped: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "mintlify_rows_skipped_total", Help: skippedHelp,
+			Name: "mintlify_rows_skipped_total", Help: "Malformed rows of API answers skipped, by source and reason.",
 		}, []string{"source", "reason"}),
 	}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
-	names := map[string]bool{}
+	names := map[string]bool{} // of every source's families
 	for si, s := range cfg.Sources {
-		info, err := newSourceInfo(s, names)
-		if err != nil {
-			return nil, err
+		info := sourceInfo{src: s, families: s.Families()}
+		if g, ok := s.(CostGrouper); ok {
+			info.group = g.CostGroup()
+		}
+		if sp, ok := s.(Splitter); ok {
+			info.splits = sp.SplitsTotals()
+		}
+		for _, f := range info.families {
+			if names[f.Name] || len(f.Labels) > MaxLabels {
+				return nil, fmt.Errorf("engine: source %s: family %s is declared twice or has more than %d labels", s.Name(), f.Name, MaxLabels)
+			}
+			names[f.Name] = true
+			info.headers = append(info.headers, exposition.Header(f.Name, f.Help))
+			info.descs = append(info.descs, prometheus.NewDesc(f.Name, f.Help, append([]string{"project", "window"}, f.Labels...), nil))
 		}
 		e.sources = append(e.sources, info)
 		e.addUnits(si, info)
@@ -200,16 +210,12 @@ func New(cfg Config) (*Engine, error) {
 	if len(e.units) == 0 {
 		return nil, errors.New("engine: no source supports any of the windows")
 	}
-	for _, u := range e.units {
-		e.byUnit[u.Unit] = u
-	}
-	e.expo.Store(&exposition.Exposition{})
 	e.mu.Lock()
 	if cfg.Restore != nil {
 		e.restoreLocked(cfg.Restore)
 	}
 	e.publishLocked()
-	e.live.Store(e.liveLocked())
+	e.changedLocked()
 	e.mu.Unlock()
 	if cfg.Layer != nil {
 		cfg.Layer.Attach(e)
@@ -217,51 +223,17 @@ func New(cfg Config) (*Engine, error) {
 	return e, nil
 }
 
-// withDefaults checks cfg and fills in its defaults.
-func (cfg Config) withDefaults() (Config, error) {
-	switch {
-	case cfg.Budget == nil || cfg.Status == nil:
-		return cfg, errors.New("engine: Budget and Status are required")
-	case len(cfg.Sources) == 0 || len(cfg.Projects) == 0 || len(cfg.Windows) == 0:
-		return cfg, errors.New("engine: at least one source, project and window are required")
-	case cfg.MinInterval <= 0:
-		return cfg, errors.New("engine: the refresh interval must be positive")
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = log.NewNopLogger()
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	return cfg, nil
-}
-
-// newSourceInfo describes s, whose family names must not be in names
-// (which it extends).
-func newSourceInfo(s Source, names map[string]bool) (sourceInfo, error) {
-	info := sourceInfo{src: s, families: s.Families()}
-	if g, ok := s.(CostGrouper); ok {
-		info.group = g.CostGroup()
-	}
-	if sp, ok := s.(Splitter); ok {
-		info.splits = sp.SplitsTotals()
-	}
-	for _, f := range info.families {
-		if names[f.Name] || len(f.Labels) > MaxLabels {
-			return info, fmt.Errorf("engine: source %s: family %s is declared twice or has more than %d labels", s.Name(), f.Name, MaxLabels)
-		}
-		names[f.Name] = true
-		info.headers = append(info.headers, exposition.Header(f.Name, f.Help))
-		info.descs = append(info.descs, prometheus.NewDesc(f.Name, f.Help, append([]string{"project", "window"}, f.Labels...), nil))
-	}
-	return info, nil
-}
-
 // addUnits adds source si's units: one per project and window it supports,
 // a window of a source that splits it as a totals unit and a page walk.
 func (e *Engine) addUnits(si int, info sourceInfo) {
 	s := info.src
 	seen := map[string]bool{}
+	add := func(u *unit) {
+		e.units = append(e.units, u)
+		e.byUnit[u.Unit] = u
+		e.cfg.Status.Track(u.Project, u.Source, u.Window.Name, e.statusPart(u))
+		e.cfg.Status.SetInterval(u.Project, u.Source, u.Window.Name, e.statusPart(u), u.interval)
+	}
 	for _, p := range e.cfg.Projects {
 		for _, w := range e.cfg.Windows {
 			k := p + "\x00" + w.Name
@@ -271,35 +243,27 @@ func (e *Engine) addUnits(si int, info sourceInfo) {
 			seen[k] = true
 			u := &unit{Unit: Unit{Source: s.Name(), Project: p, Window: w}, src: si, interval: e.cfg.MinInterval}
 			if info.splits && !w.Site {
-				site := w
-				site.Site = true
-				t := &unit{Unit: Unit{Source: s.Name(), Project: p, Window: site}, src: si, pages: u, interval: e.cfg.MinInterval}
+				t := &unit{Unit: u.Unit, src: si, pages: u, interval: e.cfg.MinInterval}
+				t.Window.Site = true
 				u.totals = t
-				e.units = append(e.units, t)
-				e.cfg.Status.Track(p, s.Name(), site.Name, partOf(info.splits, site))
-				e.cfg.Status.SetInterval(p, s.Name(), site.Name, partOf(info.splits, site), t.interval)
+				add(t)
 			}
-			e.units = append(e.units, u)
-			e.cfg.Status.Track(p, s.Name(), w.Name, partOf(info.splits, w))
-			e.cfg.Status.SetInterval(p, s.Name(), w.Name, partOf(info.splits, w), u.interval)
+			add(u)
 		}
 	}
 }
 
-// partOf is the part label of a unit of window w (health.PartAll, ...):
-// a source that splits its windows has a totals and a pages unit.
-func partOf(splits bool, w Window) string {
+// statusPart is u's part label (health.PartAll, ...): a source that splits
+// its windows has a totals and a pages unit.
+func (e *Engine) statusPart(u *unit) string {
 	switch {
-	case !splits:
+	case !e.sources[u.src].splits:
 		return health.PartAll
-	case w.Site:
+	case u.Window.Site:
 		return health.PartTotals
 	}
 	return health.PartPages
 }
-
-// statusPart is u's part label.
-func (e *Engine) statusPart(u *unit) string { return partOf(e.sources[u.src].splits, u.Window) }
 
 // Start starts the worker, which refreshes every unit when it falls due,
 // whether or not anything scrapes. Call Close to stop it.

@@ -25,16 +25,14 @@ type Stepper interface {
 	Begin(u Unit, r client.DateRange, prevCost int) (Walk, error)
 }
 
-// Resumable is implemented by a Walk whose progress can be persisted, to
-// resume it after a restart: ok is false before its first page and once
-// it is complete.
+// Resumable is implemented by a Walk whose progress can be persisted to resume
+// it after a restart; ok is false before its first page and once complete.
 type Resumable interface {
 	Progress() (p client.WalkProgress, ok bool)
 }
 
-// Resumer is implemented by a Stepper whose walks can be resumed from the
-// progress a Resumable walk of the same unit gave; it refuses progress
-// the unit's walk could not have reached.
+// Resumer is implemented by a Stepper that resumes a unit's walk from its
+// Resumable progress, refusing progress that walk could not have reached.
 type Resumer interface {
 	Resume(u Unit, p client.WalkProgress, prevCost int) (Walk, error)
 }
@@ -54,22 +52,18 @@ type job struct {
 	err        error // the walk could not be begun
 	totalsDone bool  // the totals went to the window's totals unit
 	sent       int   // the walk's requests as of its last step, for States (under e.mu)
-	// progress is a Resumable refresh walk's progress as of its last
-	// step, for State (under e.mu); nil for others.
+	// progress is a Resumable walk's as of its last step, for State (under e.mu).
 	progress *client.WalkProgress
 }
 
 // singleWalk is a fetch sent whole by Source.Fetch, as one step.
 type singleWalk struct {
-	src  Source
-	u    Unit
-	rng  client.DateRange
-	prev int
-	res  *Result
+	fetch func(ctx context.Context) (*Result, error)
+	res   *Result
 }
 
 func (w *singleWalk) Step(ctx context.Context) (bool, error) {
-	res, err := w.src.Fetch(ctx, w.u, w.rng, w.prev)
+	res, err := w.fetch(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -97,5 +91,5 @@ func (e *Engine) newWalk(u *unit, rng client.DateRange, prev int) (Walk, error) 
 			return w, err
 		}
 	}
-	return &singleWalk{src: src, u: u.Unit, rng: rng, prev: prev}, nil
+	return &singleWalk{fetch: func(ctx context.Context) (*Result, error) { return src.Fetch(ctx, u.Unit, rng, prev) }}, nil
 }

@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"slices"
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/backoff"
 )
 
 // Layer serves some units' data from others' and from reads of fixed date
@@ -24,10 +26,9 @@ type Layer interface {
 	Refreshed(u Unit, prev, data Data)
 }
 
-// Read is a read of a fixed date range that the layer wants: the rule
-// schedules it as a unit whose data is worth Worth, and once it has its
-// result it is never stale. The engine keeps it, and a walk of it in
-// progress, while Reads lists the same Unit and Range.
+// Read is a read of a fixed date range the layer wants: the rule schedules it
+// as a unit worth Worth, never stale once read. The engine keeps it, and its
+// walk in progress, while Reads lists the same Unit and Range.
 type Read struct {
 	Unit  Unit // a unit of the engine whose source reads Range; its cost is the read's estimate
 	Range client.DateRange
@@ -36,10 +37,9 @@ type Read struct {
 	// window (schedule.Unit.Totals).
 	Totals bool
 	At     time.Time // not before
-	// Done takes the result or the error (Advice says what to do about
-	// it), without the engine's lock; it is
-	// not called for an error at Close. A failed read is retried after
-	// a back-off and a 429 pauses every request, as for any unit.
+	// Done takes the result or the error (Advice says what to do about it),
+	// without the engine's lock; not called for an error at Close. A failed
+	// read is retried after a back-off; a 429 pauses every request.
 	Done func(res *Result, err error, now time.Time)
 }
 
@@ -63,10 +63,8 @@ type Data struct {
 
 // Source returns the source named name, nil when none.
 func (e *Engine) Source(name string) Source {
-	for _, s := range e.sources {
-		if s.src.Name() == name {
-			return s.src
-		}
+	if i := slices.IndexFunc(e.sources, func(s sourceInfo) bool { return s.src.Name() == name }); i >= 0 {
+		return e.sources[i].src
 	}
 	return nil
 }
@@ -108,9 +106,8 @@ func (e *Engine) servingLocked(u *unit) Serving {
 // servedLocked reports whether the layer serves u's data now.
 func (e *Engine) servedLocked(u *unit) bool { return e.servingLocked(u).On }
 
-// readsLocked returns the units of the layer's reads, in its order: those
-// it still wants are kept with their walks and back-offs, the others
-// dropped.
+// readsLocked returns the units of the layer's reads, in its order, keeping
+// those it still wants with their walks and back-offs.
 func (e *Engine) readsLocked(now time.Time) []*unit {
 	if e.cfg.Layer == nil {
 		return nil
@@ -149,34 +146,26 @@ type readKey struct {
 	rng client.DateRange
 }
 
-// finishRead hands a fixed-range read's result to the layer, or backs the
-// read off.
+// finishRead hands a fixed-range read's result to the layer, or backs off.
 func (e *Engine) finishRead(u *unit, res *Result, err error, now time.Time) {
-	if err == nil {
-		err = e.check(u, res)
-	}
-	closing := e.ctx.Err() != nil
-	e.mu.Lock()
-	u.inFlight = false
-	u.retryAt = time.Time{}
-	if err != nil && !closing {
-		u.retryAt = now.Add(failureBackoffBase)
-	}
-	e.changedLocked()
-	e.mu.Unlock()
-	if err != nil && !closing {
-		if ra, has, ok := client.IsRateLimited(err); ok {
-			if !has || ra <= 0 {
-				ra = rateLimitBackoff.Delay(1)
-			}
-			e.cfg.Budget.Pause(now.Add(min(ra, client.MaxRateLimitPause)))
-		}
-	}
-	if closing {
+	if e.ctx.Err() != nil {
+		e.settle(u, func() {}) // shutting down: not a failure of the API
 		return
 	}
+	e.settle(u, func() {
+		u.retryAt = time.Time{}
+		if err != nil {
+			u.retryAt = now.Add(failureBackoffBase)
+		}
+	})
+	if ra, has, ok := client.IsRateLimited(err); ok {
+		if !has || ra <= 0 {
+			ra = backoff.AnalyticsRateLimit.Delay(1)
+		}
+		e.cfg.Budget.Pause(now.Add(min(ra, client.MaxRateLimitPause)))
+	}
 	u.fixed.done(res, err, now)
-	if err == nil && e.cfg.OnChange != nil {
+	if err == nil {
 		e.cfg.OnChange()
 	}
 }
@@ -187,8 +176,7 @@ type note struct {
 	prev, data Data
 }
 
-// notifyLayer tells the layer of the refreshes installed since it was last
-// told; the caller is the worker and holds no lock.
+// notifyLayer tells the layer of the refreshes installed since; the worker calls it unlocked.
 func (e *Engine) notifyLayer() {
 	e.mu.Lock()
 	notes := e.notes
@@ -200,4 +188,4 @@ func (e *Engine) notifyLayer() {
 }
 
 // Now is the engine's clock.
-func (e *Engine) Now() time.Time { return e.now() }
+func (e *Engine) Now() time.Time { return e.cfg.Now() }

@@ -16,14 +16,6 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/backoff"
 )
 
-// check refuses a result that does not fit the source's families.
-func (e *Engine) check(u *unit, res *Result) error {
-	if res == nil || len(res.Samples) > len(e.sources[u.src].families) {
-		return fmt.Errorf("source %s returned a result that does not match its families", u.Source)
-	}
-	return nil
-}
-
 // settle ends u's refresh: f updates its state, then waiters are woken.
 func (e *Engine) settle(u *unit, f func()) {
 	e.mu.Lock()
@@ -45,20 +37,16 @@ func (e *Engine) fail(u *unit, err error, end time.Time, took time.Duration) {
 		e.mu.Lock()
 		e.rateLimits++
 		if !has || ra <= 0 { // a Retry-After already past would retry in a hot loop
-			ra = rateLimitBackoff.Delay(e.rateLimits)
+			ra = backoff.AnalyticsRateLimit.Delay(e.rateLimits)
 		}
-		ra = min(ra, client.MaxRateLimitPause)
 		e.mu.Unlock()
-		e.cfg.Budget.Pause(end.Add(ra))
+		e.cfg.Budget.Pause(end.Add(min(ra, client.MaxRateLimitPause)))
 	}
 	e.settle(u, func() {
 		u.failures++
 		u.attempted = true
-		u.retryAt = end.Add(backoff.Policy{Base: failureBackoffBase, Max: u.interval}.Delay(u.failures))
 		// After a 429 the unit goes again when the pause ends.
-		if paused := e.cfg.Budget.PausedUntil(); paused.After(u.retryAt) {
-			u.retryAt = paused
-		}
+		u.retryAt = maxTime(end.Add(backoff.Policy{Base: failureBackoffBase, Max: u.interval}.Delay(u.failures)), e.cfg.Budget.PausedUntil())
 		var cert *client.CertificateError
 		if errors.As(err, &cert) {
 			// One line for the engine, saying what to do: the API's
@@ -68,8 +56,7 @@ func (e *Engine) fail(u *unit, err error, end time.Time, took time.Duration) {
 					"endpoint", cert.Endpoint.String(), "err", cert.Reason(), "retry_at", u.retryAt.UTC().Format(time.RFC3339))
 			}
 		} else if client.IsConnectFailure(err) {
-			// One line per kind for the engine: the address is at fault,
-			// not the unit.
+			// One line per kind for the engine: the address is at fault.
 			if e.connErrs.Failed(errorClass(err)) {
 				level.Error(e.logger).Log("msg", "cannot connect to the API: check --mintlify.api-url and the network (no analytics request was spent; units retry with a back-off)",
 					"err", connectError(err), "retry_at", u.retryAt.UTC().Format(time.RFC3339))
@@ -108,13 +95,10 @@ func (e *Engine) succeed(u *unit, snap *snapshot) {
 	}
 	e.settle(u, func() { e.installLocked(u, snap) })
 	e.notifyLayer()
-	if e.cfg.OnChange != nil {
-		e.cfg.OnChange()
-	}
+	e.cfg.OnChange()
 }
 
-// installLocked makes snap u's data and renews the exposition; the Layer
-// is told of it (notifyLayer) once the lock is released.
+// installLocked makes snap u's data; the Layer is told once the lock is released.
 func (e *Engine) installLocked(u *unit, snap *snapshot) {
 	e.cfg.Status.Succeeded(u.Project, u.Source, u.Window.Name, e.statusPart(u), snap.completed, snap.duration)
 	if e.cfg.Layer != nil {
@@ -139,10 +123,9 @@ func (e *Engine) installLocked(u *unit, snap *snapshot) {
 	e.logAllDataLocked()
 }
 
-// logFirstRoundLocked says once that units without data wait for the
-// budget: the hour's requests and those the units without data still need
-// are more than the budget; decideLocked has set every waitAt. While a
-// request goes and some of those are bare guesses it waits for better ones.
+// logFirstRoundLocked says once that units without data wait: the hour's
+// requests and those they still need exceed the budget (decideLocked set every
+// waitAt). While a request goes on bare guesses it waits for better ones.
 func (e *Engine) logFirstRoundLocked(now time.Time, going bool) {
 	need, waiting, guess := e.cfg.Budget.Used(), 0, false
 	var by time.Time
@@ -172,13 +155,8 @@ func (e *Engine) logFirstRoundLocked(now time.Time, going bool) {
 
 // logAllDataLocked says once when every unit has data.
 func (e *Engine) logAllDataLocked() {
-	if e.allDataLogged {
+	if e.allDataLogged || slices.ContainsFunc(e.units, func(u *unit) bool { return u.snap == nil }) {
 		return
-	}
-	for _, u := range e.units {
-		if u.snap == nil {
-			return
-		}
 	}
 	e.allDataLogged = true
 	level.Info(e.logger).Log("msg", "every unit has data", "units", len(e.units))
@@ -206,11 +184,9 @@ func errorClass(err error) string {
 		return "timeout"
 	case client.IsCertificateError(err):
 		return "certificate"
+	case client.IsConnectFailure(err) && errors.As(err, new(*net.DNSError)):
+		return "connect dns"
 	case client.IsConnectFailure(err):
-		var dns *net.DNSError
-		if errors.As(err, &dns) {
-			return "connect dns"
-		}
 		return "connect"
 	}
 	return "transport"

@@ -16,14 +16,12 @@ import (
 type Source interface {
 	// Name is the "source" label and the --collector.<name> flag.
 	Name() string
-	// Families lists the families in exposition order, each also labelled
-	// project and window.
+	// Families lists the families in exposition order, also labelled project and window.
 	Families() []Family
 	// Supports reports whether the source has a unit for window w.
 	Supports(w Window) bool
-	// Fetch reads one unit for r, every page or nothing. prevCost, the last
-	// fetch's cost (0 before the first), lets a paged source fetch the pages
-	// it expects concurrently.
+	// Fetch reads one unit for r, every page or nothing; prevCost (the last
+	// fetch's, 0 at first) lets a paged source fetch its pages concurrently.
 	Fetch(ctx context.Context, u Unit, r client.DateRange, prevCost int) (*Result, error)
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -14,15 +15,13 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 )
 
-// State is what the engine keeps across restarts, which package statefile
-// writes to --cache.file.
+// State is what the engine keeps across restarts (statefile's --cache.file).
 type State struct {
 	// Ledger and PausedUntil are the budget's (budget.Budget.Ledger).
 	Ledger      []time.Time `json:"ledger"`
 	PausedUntil time.Time   `json:"pausedUntil"`
 	Units       []UnitData  `json:"units"`
-	// Walks are the refresh walks in progress, resumed after a restart
-	// while young enough.
+	// Walks are the walks in progress, resumed after a restart if young enough.
 	Walks []WalkData `json:"walks,omitempty"`
 }
 
@@ -57,6 +56,10 @@ func (e *Engine) State() State {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for _, u := range e.units {
+		if j := u.job; j != nil && j.progress != nil {
+			st.Walks = append(st.Walks, WalkData{Source: u.Source, Project: u.Project, Window: u.Window.String(),
+				Started: j.started, Progress: *j.progress})
+		}
 		if u.snap == nil {
 			continue
 		}
@@ -74,33 +77,19 @@ func (e *Engine) State() State {
 		}
 		st.Units = append(st.Units, d)
 	}
-	for _, u := range e.units {
-		if j := u.job; j != nil && j.progress != nil {
-			st.Walks = append(st.Walks, WalkData{Source: u.Source, Project: u.Project, Window: u.Window.String(),
-				Started: j.started, Progress: *j.progress})
-		}
-	}
 	return st
 }
 
-// restoreLocked installs persisted state; data of units no longer
-// configured is ignored. The caller holds e.mu.
+// restoreLocked installs persisted state, ignoring units no longer configured.
 func (e *Engine) restoreLocked(st *State) {
 	budget.LogRestored(e.logger, "cache file", e.cfg.Budget.Restore(st.Ledger, st.PausedUntil))
-	n := 0
-	e.dropped = 0
-	// Units by name: a cache file of 64 MiB holds many units, each looked
-	// up once (a scan of every unit for each took seconds under the lock).
-	byName := make(map[[3]string]*unit, len(e.units))
-	for _, u := range e.units {
-		byName[[3]string{u.Source, u.Project, u.Window.String()}] = u
-	}
+	n, dropped := 0, 0
 	for _, d := range st.Units {
-		u := byName[[3]string{d.Source, d.Project, d.Window}]
+		u := e.unitNamed(d.Source, d.Project, d.Window)
 		if u == nil || u.snap != nil {
 			continue
 		}
-		snap, err := e.restoredSnapshot(u, d)
+		snap, err := e.restoredSnapshot(u, d, &dropped)
 		if err != nil {
 			level.Warn(e.logger).Log("msg", "ignoring a unit of the cache file", "unit", u.Unit.String(), "err", err)
 			continue
@@ -113,20 +102,27 @@ func (e *Engine) restoreLocked(st *State) {
 	// the page walk's data: they stand in for the totals unit's.
 	for _, u := range e.units {
 		if t := u.totals; t != nil && u.snap != nil && t.snap == nil {
-			if res := e.siteWideOf(u, u.snap.res); res != nil {
+			if res := SiteWide(e.sources[u.src].families, u.snap.res); res != nil {
 				t.snap = &snapshot{rng: u.snap.rng, res: res, completed: u.snap.completed, rendered: e.render(t, res)}
 				t.attempted = true
 				e.cfg.Status.Restore(t.Project, t.Source, t.Window.Name, e.statusPart(t), u.snap.completed)
 			}
 		}
 	}
-	walks := e.restoreWalksLocked(st.Walks, byName)
-	if e.dropped > 0 {
+	walks := e.restoreWalksLocked(st.Walks)
+	if dropped > 0 {
 		level.Warn(e.logger).Log("msg", "dropped series of the cache file that an API answer could not have given (a duplicate, a negative, infinite or NaN value, or a label value that is not UTF-8 or longer than the API path keeps); the rest is restored",
-			"series", e.dropped)
+			"series", dropped)
 	}
 	level.Info(e.logger).Log("msg", "restored state from the cache file", "units", n, "of", len(e.units),
 		"walks_resumed", walks, "ledger_requests_last_hour", e.cfg.Budget.Used())
+}
+
+// unitNamed is the unit a cache file names, nil when none is configured (a
+// map: a cache file of 64 MiB holds many units, a scan for each took seconds).
+func (e *Engine) unitNamed(source, project, window string) *unit {
+	w, _ := ParseWindow(window) // an invalid window names none
+	return e.byUnit[Unit{Source: source, Project: project, Window: w}]
 }
 
 // MaxRestoredCost bounds a cost read from the cache file: a walk the engine
@@ -141,15 +137,11 @@ const maxRestoredDuration = MaxWindowDays * 24 * time.Hour
 // page shows it); the engine writes a short sentence.
 const maxSummaryBytes = 256
 
-// restoredCost is a cost of the cache file within what the engine writes.
-func restoredCost(c int) int { return min(max(1, c), MaxRestoredCost) }
-
-// RestoredResult checks families persisted for a unit of src, as the API
-// path checks answers: series an answer could not have given are dropped
-// and counted.
+// RestoredResult checks families persisted for a unit of src as the API path
+// checks answers: it drops and counts series an answer could not have given.
 func RestoredResult(src Source, families map[string][]Sample, cost int) (res *Result, dropped int, err error) {
 	fams := src.Families()
-	res = &Result{Samples: make([][]Sample, len(fams)), Cost: restoredCost(cost)}
+	res = &Result{Samples: make([][]Sample, len(fams)), Cost: min(max(1, cost), MaxRestoredCost)}
 	known := 0
 	for fi, f := range fams {
 		ss, ok := families[f.Name]
@@ -158,10 +150,8 @@ func RestoredResult(src Source, families map[string][]Sample, cost int) (res *Re
 		}
 		known++
 		for _, s := range ss {
-			for k := len(f.Labels); k < MaxLabels; k++ {
-				if s.Labels[k] != "" {
-					return nil, dropped, fmt.Errorf("family %s: a sample has more labels than %v", f.Name, f.Labels)
-				}
+			if slices.ContainsFunc(s.Labels[len(f.Labels):], func(l string) bool { return l != "" }) {
+				return nil, dropped, fmt.Errorf("family %s: a sample has more labels than %v", f.Name, f.Labels)
 			}
 		}
 		kept, n := validSamples(ss, len(f.Labels))
@@ -186,32 +176,23 @@ func validSamples(ss []Sample, labels int) ([]Sample, int) {
 	seen := make(map[[MaxLabels]string]bool, len(ss))
 	kept := make([]Sample, 0, len(ss))
 	for _, s := range ss {
-		if !validSample(s, labels) || seen[s.Labels] {
-			continue
+		// NaN and -Inf fail s.Value >= 0.
+		if s.Value >= 0 && !math.IsInf(s.Value, 1) && !seen[s.Labels] && !slices.ContainsFunc(s.Labels[:labels], func(l string) bool {
+			return len(l) > client.MaxLabelBytes || !utf8.ValidString(l)
+		}) {
+			seen[s.Labels] = true
+			kept = append(kept, s)
 		}
-		seen[s.Labels] = true
-		kept = append(kept, s)
 	}
 	return kept, len(ss) - len(kept)
 }
 
-func validSample(s Sample, labels int) bool {
-	if math.IsNaN(s.Value) || math.IsInf(s.Value, 0) || s.Value < 0 {
-		return false
-	}
-	for _, l := range s.Labels[:labels] {
-		if len(l) > client.MaxLabelBytes || !utf8.ValidString(l) {
-			return false
-		}
-	}
-	return true
-}
-
-// siteWideOf returns res's site-wide families, nil when none.
-func (e *Engine) siteWideOf(u *unit, res *Result) *Result {
+// SiteWide returns the site-wide families (of fams) of res, a page walk's
+// result, as its totals unit's; nil when none has series.
+func SiteWide(fams []Family, res *Result) *Result {
 	out := &Result{Samples: make([][]Sample, len(res.Samples)), Cost: 1, Summary: "site-wide totals"}
 	any := false
-	for fi, f := range e.sources[u.src].families {
+	for fi, f := range fams {
 		if fi < len(res.Samples) && f.SiteWide && len(res.Samples[fi]) > 0 {
 			out.Samples[fi], any = res.Samples[fi], true
 		}
@@ -222,8 +203,9 @@ func (e *Engine) siteWideOf(u *unit, res *Result) *Result {
 	return out
 }
 
-// restoredSnapshot checks persisted data against u's source and renders it.
-func (e *Engine) restoredSnapshot(u *unit, d UnitData) (*snapshot, error) {
+// restoredSnapshot checks persisted data against u's source and renders it,
+// adding the series it drops to dropped.
+func (e *Engine) restoredSnapshot(u *unit, d UnitData, dropped *int) (*snapshot, error) {
 	from, err := client.ParseDate(d.DateFrom)
 	if err != nil {
 		return nil, err
@@ -236,48 +218,37 @@ func (e *Engine) restoredSnapshot(u *unit, d UnitData) (*snapshot, error) {
 		return nil, errors.New("no completion time")
 	}
 	// A completion after the clock would postpone the refresh.
-	if now := e.now(); d.Completed.After(now) {
+	if now := e.cfg.Now(); d.Completed.After(now) {
 		level.Warn(e.logger).Log("msg", "a unit of the cache file was completed after the clock reads; counting it as completed now",
 			"unit", u.Unit.String(), "completed", d.Completed.UTC().Format(time.RFC3339), "now", now.UTC().Format(time.RFC3339))
 		d.Completed = now
 	}
-	res, dropped, err := RestoredResult(e.sources[u.src].src, d.Families, d.Cost)
-	e.dropped += dropped
+	res, n, err := RestoredResult(e.sources[u.src].src, d.Families, d.Cost)
+	*dropped += n
 	if err != nil {
 		return nil, err
 	}
-	res.Summary = restoredSummary(d.Summary)
-	rng := client.DateRange{From: from, To: to}
-	return &snapshot{rng: rng, res: res, completed: d.Completed,
-		duration: restoredDuration(d.DurationSeconds), rendered: e.render(u, res)}, nil
-}
-
-// restoredDuration is a duration of the cache file within what a refresh
-// can take: NaN or negative is 0.
-func restoredDuration(seconds float64) time.Duration {
-	if math.IsNaN(seconds) {
-		return 0
+	// The summary is valid UTF-8 and short; the duration within what a
+	// refresh can take, NaN or negative 0.
+	if res.Summary = strings.ToValidUTF8(d.Summary, "\uFFFD"); len(res.Summary) > maxSummaryBytes {
+		res.Summary = strings.ToValidUTF8(res.Summary[:maxSummaryBytes], "") + "…" // without the rune cut in two
 	}
-	return time.Duration(min(max(seconds, 0), maxRestoredDuration.Seconds()) * float64(time.Second))
-}
-
-// restoredSummary is a summary of the cache file, valid UTF-8 and short.
-func restoredSummary(s string) string {
-	if s = strings.ToValidUTF8(s, "\uFFFD"); len(s) > maxSummaryBytes {
-		s = strings.ToValidUTF8(s[:maxSummaryBytes], "") + "…" // without the rune cut in two
+	if math.IsNaN(d.DurationSeconds) {
+		d.DurationSeconds = 0
 	}
-	return s
+	took := time.Duration(min(max(d.DurationSeconds, 0), maxRestoredDuration.Seconds()) * float64(time.Second))
+	return &snapshot{rng: client.DateRange{From: from, To: to}, res: res, completed: d.Completed,
+		duration: took, rendered: e.render(u, res)}, nil
 }
 
-// restoreWalksLocked resumes the refresh walks of the cache file that are
-// young enough: of today (UTC), started no later than now, for the range
-// the unit's window reads now, and not older than the age at which the
-// engine starts a long walk again (expiredLocked). It returns how many it
-// resumed; the others start anew. The caller holds e.mu.
-func (e *Engine) restoreWalksLocked(walks []WalkData, byName map[[3]string]*unit) int {
-	now, n := e.now(), 0
+// restoreWalksLocked resumes the cache file's refresh walks that are of today
+// (UTC), started no later than now, for the range the unit's window reads
+// now, and not expired (expiredLocked); it returns how many. The others
+// start anew.
+func (e *Engine) restoreWalksLocked(walks []WalkData) int {
+	now, n := e.cfg.Now(), 0
 	for _, d := range walks {
-		u := byName[[3]string{d.Source, d.Project, d.Window}]
+		u := e.unitNamed(d.Source, d.Project, d.Window)
 		if u == nil || u.job != nil {
 			continue
 		}

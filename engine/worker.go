@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/budget"
@@ -13,13 +15,12 @@ import (
 // suspended machine) is looked at again within minutes.
 const maxSleep = 5 * time.Minute
 
-// work is the engine's one worker: until Close it sends the request
-// decideLocked picks, one at a time, or sleeps until something may change.
-// It never holds a walk while waiting for the budget.
+// work is the one worker: until Close it sends decideLocked's pick, or sleeps
+// until something may change; it never holds a walk waiting for the budget.
 func (e *Engine) work() {
 	defer close(e.done)
 	for e.ctx.Err() == nil {
-		now := e.now()
+		now := e.cfg.Now()
 		e.sleep.Lock()
 		e.touched = false // this look at the units answers every Touch so far
 		e.sleep.Unlock()
@@ -38,8 +39,7 @@ func (e *Engine) work() {
 	}
 }
 
-// sleepUntil returns when the clock reads t (never, for zero), at a Touch,
-// or at Close.
+// sleepUntil returns when the clock reads t (never, for zero), at Touch or Close.
 func (e *Engine) sleepUntil(t time.Time) {
 	ctx, cancel := context.WithCancel(e.ctx)
 	defer cancel()
@@ -61,7 +61,7 @@ func (e *Engine) sleepUntil(t time.Time) {
 	case t.IsZero():
 		<-ctx.Done()
 	default:
-		timer := time.NewTimer(min(maxSleep, t.Sub(e.now())))
+		timer := time.NewTimer(min(maxSleep, t.Sub(e.cfg.Now())))
 		defer timer.Stop()
 		select {
 		case <-timer.C:
@@ -88,16 +88,8 @@ func (e *Engine) Touch() {
 func (e *Engine) Ready() bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	for _, u := range e.units {
-		if u.snap == nil && !u.attempted && u.waitAt.IsZero() {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(e.units, func(u *unit) bool { return u.snap == nil && !u.attempted && u.waitAt.IsZero() })
 }
-
-// changedLocked publishes the units' live state after a change.
-func (e *Engine) changedLocked() { e.live.Store(e.liveLocked()) }
 
 // step sends j's next request and, when the fetch ended, hands on its result.
 func (e *Engine) step(j *job) {
@@ -105,7 +97,7 @@ func (e *Engine) step(j *job) {
 	if err == nil && j.walk != nil {
 		done, err = j.walk.Step(e.ctx)
 	}
-	now := e.now()
+	now := e.cfg.Now()
 	// wait: the walk goes on later (a page sent, or refused by the budget);
 	// keep: it goes on after a 429, which is still a failure.
 	wait := err == nil && !done
@@ -115,12 +107,12 @@ func (e *Engine) step(j *job) {
 		wait = errors.Is(err, budget.ErrExhausted) || errors.Is(err, budget.ErrRateLimitPause)
 	}
 	e.mu.Lock()
-	if j.walk != nil {
+	if j.walk != nil { // nil when it could not be begun
 		j.sent = j.walk.Sent() // States reads it under e.mu; the walk is the worker's alone
-	}
-	if !j.totalsDone && j.walk != nil {
-		if t := j.walk.Totals(); t != nil {
-			e.installTotalsLocked(j, t, now)
+		if !j.totalsDone {
+			if t := j.walk.Totals(); t != nil {
+				e.installTotalsLocked(j, t, now)
+			}
 		}
 	}
 	if wait {
@@ -128,49 +120,36 @@ func (e *Engine) step(j *job) {
 		if rw, ok := j.walk.(Resumable); ok && j.u.fixed == nil && err == nil {
 			if p, ok := rw.Progress(); ok {
 				j.progress = &p
-				if e.cfg.OnChange != nil {
-					go e.cfg.OnChange() // the cache file keeps the walk's progress
-				}
+				go e.cfg.OnChange() // the cache file keeps the walk's progress
 			}
 		}
 		e.changedLocked()
-		e.mu.Unlock()
-		e.notifyLayer()
-		return
-	}
-	if !keep {
-		e.detachLocked(j)
+	} else if !keep {
+		j.u.job = nil
 	}
 	e.mu.Unlock()
 	e.notifyLayer()
+	if wait {
+		return
+	}
 	var res *Result
 	if err == nil {
 		res, err = j.walk.Result()
 	}
-	e.finishRefresh(j, res, err, now)
+	if err == nil && (res == nil || len(res.Samples) > len(e.sources[j.u.src].families)) {
+		err = fmt.Errorf("source %s returned a result that does not match its families", j.u.Source)
+	}
+	switch took := now.Sub(j.started); {
+	case j.u.fixed != nil:
+		e.finishRead(j.u, res, err, now)
+	case err != nil:
+		e.fail(j.u, err, now, took)
+	default:
+		e.succeed(j.u, &snapshot{rng: j.rng, res: res, completed: now, duration: took, rendered: e.render(j.u, res)})
+	}
 }
 
-// finishRefresh installs a refresh's result, or records its failure.
-func (e *Engine) finishRefresh(j *job, res *Result, err error, end time.Time) {
-	u := j.u
-	if u.fixed != nil {
-		e.finishRead(u, res, err, end)
-		return
-	}
-	took := end.Sub(j.started)
-	if err == nil {
-		err = e.check(u, res)
-	}
-	if err != nil {
-		e.fail(u, err, end, took)
-		return
-	}
-	e.succeed(u, &snapshot{rng: j.rng, res: res, completed: end, duration: took,
-		rendered: e.render(u, res)})
-}
-
-// installTotalsLocked hands the totals a walk read on its first page to the
-// window's totals unit, when newer than its data.
+// installTotalsLocked gives a walk's first-page totals to its totals unit, if newer.
 func (e *Engine) installTotalsLocked(j *job, res *Result, at time.Time) {
 	j.totalsDone = true
 	t := j.u.totals
@@ -180,8 +159,5 @@ func (e *Engine) installTotalsLocked(j *job, res *Result, at time.Time) {
 	}
 	res.Cost = 1
 	e.installLocked(t, &snapshot{rng: j.rng, res: res, completed: at, rendered: e.render(t, res)})
-	e.cfg.Status.Succeeded(t.Project, t.Source, t.Window.Name, e.statusPart(t), at, 0)
-	if e.cfg.OnChange != nil {
-		go e.cfg.OnChange()
-	}
+	go e.cfg.OnChange()
 }

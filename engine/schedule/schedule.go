@@ -10,8 +10,7 @@ import (
 	"time"
 )
 
-// Unit is what the rule knows of one unit, or of another request the engine
-// could send (a read of a fixed range for a Layer).
+// Unit is what the rule knows of one unit, or of a Layer's fixed-range read.
 type Unit struct {
 	Days int // window length in days
 	// Fresh is true when the unit's data counts as none: no data yet, a 1d
@@ -78,14 +77,6 @@ type Budget struct {
 	Reserve int
 }
 
-// room is the room u may use under b.
-func room(u Unit, b Budget) int {
-	if u.Reserved {
-		return b.Remaining
-	}
-	return b.Remaining - b.Reserve
-}
-
 // Next returns the index of the unit whose request goes now, or -1 when none
 // may go: the first of Order that has room. A unit that waits for room in
 // the hour is not passed by those after it; one kept from the reserve is
@@ -95,8 +86,11 @@ func Next(units []Unit, b Budget) int {
 		return -1
 	}
 	for _, i := range Order(units) {
-		need := max(1, units[i].Need)
-		if need <= room(units[i], b) {
+		need, room := max(1, units[i].Need), b.Remaining
+		if !units[i].Reserved {
+			room -= b.Reserve
+		}
+		if need <= room {
 			return i
 		}
 		if need > b.Remaining {
@@ -116,17 +110,6 @@ func Forecast(units []Unit, order []int, sent []time.Time, from time.Time, perHo
 	starts := make([]time.Time, len(units))
 	booked := slices.Clone(sent)
 	last, n := from, 0
-	// at is the earliest time, from last on, at which need requests fit
-	// under limit with those booked.
-	at := func(need, limit int) time.Time {
-		t := last
-		if k := len(booked) - (limit - need) - 1; limit >= need && k >= 0 {
-			if free := booked[k].Add(time.Hour + margin); free.After(t) {
-				t = free
-			}
-		}
-		return t
-	}
 	for _, i := range order {
 		u := units[i]
 		limit := perHour
@@ -134,22 +117,22 @@ func Forecast(units []Unit, order []int, sent []time.Time, from time.Time, perHo
 			limit -= reserve
 		}
 		need := min(max(1, u.Need), perHour)
-		if limit < need {
-			limit = need
-		}
+		limit = max(limit, need)
 		left := max(need, u.Left)
 		for sent := 0; sent < left && n < horizon; {
 			k := need
 			if sent > 0 {
 				k = 1
 			}
-			t := at(k, limit)
+			// t is the earliest time from last on when k requests fit under limit.
+			t := last
+			if j := len(booked) - (limit - k) - 1; j >= 0 && booked[j].Add(time.Hour+margin).After(t) {
+				t = booked[j].Add(time.Hour + margin)
+			}
 			if sent == 0 {
 				starts[i] = t
 			}
-			for range k {
-				booked = append(booked, t)
-			}
+			booked = append(booked, slices.Repeat([]time.Time{t}, k)...)
 			last, sent, n = t, sent+k, n+k
 		}
 	}
