@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math"
@@ -204,12 +205,12 @@ const forecastSpan = 48 * time.Hour
 // nil and when to look again. It also runs the rule forward to say when
 // each waiting unit is expected to start, and each unit's interval.
 func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
-	var cands []*unit
+	var cands, later []*unit
 	var sched []schedule.Unit
 	hourlyDays := e.hourlyDaysLocked(now)
 	units := append(slices.Clip(e.units), e.readsLocked(now)...)
 	for _, u := range units {
-		u.rank = ""
+		u.rank, u.dueAt = "", time.Time{}
 		if j := u.job; j != nil && e.expiredLocked(j, now) {
 			e.dropJobLocked(j)
 		}
@@ -220,6 +221,10 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 			u.waitAt, u.waitWhy = time.Time{}, ""
 			if ok {
 				next = minTime(next, at)
+				if u.snap != nil && u.lastErr == "" {
+					u.dueAt = at
+					later = append(later, u)
+				}
 			}
 			continue
 		}
@@ -235,13 +240,30 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 		from = paused
 	}
 	starts := schedule.Forecast(sched, order, sent, from, perHour, view.Reserve, forecastHorizon, budget.PaceMargin)
-	waitingFirst := false
-	for pos, i := range order {
+	if len(later) > 0 { // valued as they will be when eligible, run forward with the candidates
+		all := slices.Clone(sched)
+		for _, u := range later {
+			all = append(all, e.unitCandidateLocked(u, u.dueAt, hourlyDays))
+		}
+		lstarts := schedule.Forecast(all, schedule.Order(all), sent, from, perHour, view.Reserve, forecastHorizon, budget.PaceMargin)
+		for k, u := range later {
+			u.dueAt = maxTime(u.dueAt, cmp.Or(lstarts[len(sched)+k], now.Add(forecastSpan)))
+		}
+	}
+	shown := 0
+	for _, u := range cands {
+		if u.fixed == nil {
+			shown++
+		}
+	}
+	waitingFirst, pos := false, 0
+	for _, i := range order {
 		u := cands[i]
 		if u.fixed != nil {
 			continue // the landing page shows windows, not fixed ranges
 		}
-		u.rank = fmt.Sprintf("%d of %d (worth %.2g a request)", pos+1, len(order), schedule.Value(sched[i]))
+		pos++
+		u.rank = fmt.Sprintf("%d of %d (worth %.2g a request)", pos, shown, schedule.Value(sched[i]))
 		u.waitAt, u.waitWhy = time.Time{}, ""
 		if starts[i].After(now) || starts[i].IsZero() {
 			u.waitAt, u.waitWhy = starts[i], "budget"

@@ -123,6 +123,10 @@ type unit struct {
 	// waitAt is when the eligible unit should start; waitWhy: "budget" or "paused".
 	waitAt  time.Time
 	waitWhy string
+	// dueAt is when the rule expects the next refresh of an ok unit that is
+	// not eligible yet: its eligibility, later when the hour has no room or
+	// the units ahead of it in the rule's order fill it.
+	dueAt time.Time
 	// fixed is set on a unit that reads a fixed range instead of its
 	// window (a Layer's Read); it is not in Engine.units.
 	fixed *fixedRange
