@@ -170,6 +170,13 @@ func (e *Engine) unitCandidateLocked(u *unit, now time.Time, hourlyDays int) sch
 		if moved {
 			s.Changed = max(s.Changed, 1/float64(max(1, u.Window.Days)))
 		}
+		// For the forecast: when its data will count as none.
+		if cheap && u.Window.Days <= hourlyDays {
+			s.FreshAt = u.snap.completed.Add(hourly)
+		}
+		if rollover := u.snap.rng.To.Time(); cheap && u.Window.Days == 1 && (s.FreshAt.IsZero() || rollover.Before(s.FreshAt)) {
+			s.FreshAt, s.FreshReserved = rollover, true
+		}
 	}
 	return s
 }
@@ -239,16 +246,16 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 	if view.Paused {
 		from = paused
 	}
-	starts := schedule.Forecast(sched, order, sent, from, perHour, view.Reserve, forecastHorizon, budget.PaceMargin)
-	if len(later) > 0 { // valued as they will be when eligible, run forward with the candidates
-		all := slices.Clone(sched)
-		for _, u := range later {
-			all = append(all, e.unitCandidateLocked(u, u.dueAt, hourlyDays))
-		}
-		lstarts := schedule.Forecast(all, schedule.Order(all), sent, from, perHour, view.Reserve, forecastHorizon, budget.PaceMargin)
-		for k, u := range later {
-			u.dueAt = maxTime(u.dueAt, cmp.Or(lstarts[len(sched)+k], now.Add(forecastSpan)))
-		}
+	// The rule run forward, with the units not eligible yet from when they are.
+	all := slices.Clone(sched)
+	for _, u := range later {
+		c := e.unitCandidateLocked(u, now, hourlyDays)
+		c.From = u.dueAt
+		all = append(all, c)
+	}
+	starts := schedule.Forecast(all, sent, from, perHour, view.Reserve, forecastHorizon, budget.PaceMargin)
+	for k, u := range later {
+		u.dueAt = maxTime(u.dueAt, cmp.Or(starts[len(sched)+k], now.Add(forecastSpan)))
 	}
 	shown := 0
 	for _, u := range cands {
