@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math"
@@ -168,6 +169,13 @@ func (e *Engine) unitCandidateLocked(u *unit, now time.Time, hourlyDays int) sch
 		if moved {
 			s.Changed = max(s.Changed, 1/float64(max(1, u.Window.Days)))
 		}
+		// For the forecast: when its data will count as none.
+		if cheap && u.Window.Days <= hourlyDays {
+			s.FreshAt = u.snap.completed.Add(hourly)
+		}
+		if rollover := u.snap.rng.To.Time(); cheap && u.Window.Days == 1 && (s.FreshAt.IsZero() || rollover.Before(s.FreshAt)) {
+			s.FreshAt, s.FreshReserved = rollover, true
+		}
 	}
 	return s
 }
@@ -201,12 +209,12 @@ const forecastSpan = 48 * time.Hour
 // nil and when to look again. It also runs the rule forward to say when
 // each waiting unit is expected to start, and each unit's interval.
 func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
-	var cands []*unit
+	var cands, later []*unit
 	var sched []schedule.Unit
 	hourlyDays := e.hourlyDaysLocked(now)
 	units := append(slices.Clip(e.units), e.readsLocked(now)...)
 	for _, u := range units {
-		u.rank = ""
+		u.rank, u.dueAt = "", time.Time{}
 		if j := u.job; j != nil && e.expiredLocked(j, now) {
 			e.dropJobLocked(j)
 		}
@@ -217,6 +225,10 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 			u.waitAt, u.waitWhy = time.Time{}, ""
 			if ok {
 				next = minTime(next, at)
+				if u.snap != nil && u.lastErr == "" {
+					u.dueAt = at
+					later = append(later, u)
+				}
 			}
 			continue
 		}
@@ -227,14 +239,31 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 	view := schedule.Budget{Remaining: e.cfg.Budget.Remaining(), Paused: paused.After(now), Reserve: e.reserveLocked(now)}
 	order := schedule.Order(sched)
 	picked := schedule.Next(sched, view)
-	starts := schedule.Forecast(sched, order, sent, maxTime(now, paused), perHour, view.Reserve, forecastHorizon, budget.PaceMargin)
-	waitingFirst := false
-	for pos, i := range order {
+	// The rule run forward, with the units not eligible yet from when they are.
+	all := slices.Clone(sched)
+	for _, u := range later {
+		c := e.unitCandidateLocked(u, now, hourlyDays)
+		c.From = u.dueAt
+		all = append(all, c)
+	}
+	starts := schedule.Forecast(all, sent, maxTime(now, paused), perHour, view.Reserve, forecastHorizon, budget.PaceMargin)
+	for k, u := range later {
+		u.dueAt = maxTime(u.dueAt, cmp.Or(starts[len(sched)+k], now.Add(forecastSpan)))
+	}
+	shown := 0
+	for _, u := range cands {
+		if u.fixed == nil {
+			shown++
+		}
+	}
+	waitingFirst, pos := false, 0
+	for _, i := range order {
 		u := cands[i]
 		if u.fixed != nil {
 			continue // the landing page shows windows, not fixed ranges
 		}
-		u.rank = fmt.Sprintf("%d of %d (worth %.2g a request)", pos+1, len(order), schedule.Value(sched[i]))
+		pos++
+		u.rank = fmt.Sprintf("%d of %d (worth %.2g a request)", pos, shown, schedule.Value(sched[i]))
 		u.waitAt, u.waitWhy = time.Time{}, ""
 		if starts[i].After(now) || starts[i].IsZero() {
 			u.waitAt, u.waitWhy = starts[i], "budget"

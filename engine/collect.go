@@ -125,6 +125,7 @@ func (e *Engine) States() []UnitState {
 		}
 		if !u.inFlight {
 			s.Next, _ = e.eligibleAtLocked(u, now)
+			s.Next = maxTime(s.Next, u.dueAt)
 			if u.waitAt.After(now) {
 				s.Next = u.waitAt
 				s.Deferred = "waiting for the request budget (1 request)"

@@ -25,7 +25,8 @@
 // midnight. A Layer's read of a fixed range is worth what the layer gives
 // it (Read.Worth), and never stale once read. The landing
 // page's "next request", expected starts and mintlify_refresh_interval_seconds
-// come from the same rule run forward over the ledger (schedule.Forecast).
+// come from the same rule run forward over the ledger (schedule.Forecast),
+// with each unit's eligibility and the time its data will count as none.
 //
 // # Files
 //

@@ -115,6 +115,10 @@ type unit struct {
 	// waitAt is when the eligible unit should start; waitWhy: "budget" or "paused".
 	waitAt  time.Time
 	waitWhy string
+	// dueAt is when the rule expects the next refresh of an ok unit not
+	// eligible yet: its eligibility, later when the hour is full or units
+	// worth more fill it.
+	dueAt time.Time
 	// fixed is set on a Layer's Read, a unit not in Engine.units.
 	fixed *fixedRange
 }

@@ -121,3 +121,47 @@ test_two_fetches{project="empty",window="1d"} 1
 		}
 	}
 }
+
+// TestOKUnitsPromiseComesTrue: an ok unit's "next refresh about" is the
+// rule's, not only its refresh interval. Five projects of one-request
+// units (1d and 7d) at 4 requests an hour: the first hour reads four 1d
+// units; their next refresh, due 15 minutes later, waits for the hour's
+// room and for the six units without data, which are worth more. Every
+// promise made a minute in comes true within the budget's pace margin.
+func TestOKUnitsPromiseComesTrue(t *testing.T) {
+	var one *memSource
+	r := newRig(t, rigOptions{perHour: 4, projects: []string{"a", "b", "c", "d", "e"}, windows: []string{"1d", "7d"}},
+		fetchSource(&one, "one", 1))
+	r.e.Start()
+	r.settle()
+	r.clock.Advance(time.Minute)
+	r.settle()
+	promised := map[string]time.Time{}
+	for _, st := range r.e.States() {
+		if st.State == StateOK {
+			promised[st.Unit.String()] = st.Next
+			if st.Next.Before(t0.Add(time.Hour)) {
+				t.Errorf("%s: next refresh about %s, before the hour has room (%s)", st.Unit, st.Next.Format(time.TimeOnly),
+					t0.Add(time.Hour).Format(time.TimeOnly))
+			}
+		}
+	}
+	if len(promised) != 4 {
+		t.Fatalf("%d ok units a minute in, want 4", len(promised))
+	}
+	done := map[string]time.Time{}
+	for now := r.clock.Now(); now.Before(t0.Add(4 * time.Hour)); now = r.clock.Now() {
+		r.clock.Advance(time.Minute)
+		r.settle()
+		for _, st := range r.e.States() {
+			if _, ok := promised[st.Unit.String()]; ok && done[st.Unit.String()].IsZero() && st.Completed.After(t0.Add(time.Minute)) {
+				done[st.Unit.String()] = st.Completed
+			}
+		}
+	}
+	for u, at := range promised {
+		if got := done[u]; got.IsZero() || got.Before(at.Add(-time.Minute)) || got.After(at.Add(budget.PaceMargin+time.Minute)) {
+			t.Errorf("%s: promised about %s, refreshed at %s", u, at.Format(time.TimeOnly), got.Format(time.TimeOnly))
+		}
+	}
+}

@@ -28,6 +28,11 @@ type Unit struct {
 	// Reserved may use the reserve: no data yet, or a 1d one-request unit
 	// still showing the day that ended.
 	Reserved bool
+	// For Forecast: From is when the unit becomes eligible (zero: now),
+	// FreshAt when its data will count as none (zero: never), then Reserved
+	// too when FreshReserved.
+	From, FreshAt time.Time
+	FreshReserved bool
 }
 
 // Value is what u's next request is worth: its data's worth (1 plus 8/days
@@ -100,41 +105,98 @@ func Next(units []Unit, b Budget) int {
 	return -1
 }
 
-// Forecast runs the rule forward: each unit of order in turn sends all its
-// requests, each as soon as the ledger (sent, the requests of the last hour,
-// ascending) has room for it from from on, its first within the reserve
-// unless Reserved; a request leaves the hour margin after an hour. It
-// returns when each unit is expected to start, the zero time past horizon
-// requests.
-func Forecast(units []Unit, order []int, sent []time.Time, from time.Time, perHour, reserve, horizon int, margin time.Duration) []time.Time {
+// Forecast runs the rule forward from from on, a request at a time: the
+// hour's next room (sent holds the requests of the last hour, ascending) goes
+// to the unit worth most by then, among those eligible by then (From), Fresh
+// from its FreshAt; the request goes as soon as the ledger has room for it
+// (for Need of them at once), within the reserve unless Reserved; a request
+// leaves the hour margin after an hour. It returns when each unit is expected
+// to start, the zero time past horizon requests.
+func Forecast(units []Unit, sent []time.Time, from time.Time, perHour, reserve, horizon int, margin time.Duration) []time.Time {
 	starts := make([]time.Time, len(units))
 	booked := slices.Clone(sent)
 	last, n := from, 0
-	for _, i := range order {
-		u := units[i]
+	// at is the earliest time, from last on, at which need requests fit
+	// under limit with those booked.
+	at := func(need, limit int) time.Time {
+		t := last
+		if k := len(booked) - (limit - need) - 1; k >= 0 {
+			if free := booked[k].Add(time.Hour + margin); free.After(t) {
+				t = free
+			}
+		}
+		return t
+	}
+	// Each unit becomes eligible at From and Fresh at FreshAt: events in
+	// time order; ready holds the eligible units, best first.
+	type event struct {
+		t     time.Time
+		i     int
+		fresh bool
+	}
+	var events []event
+	cur := slices.Clone(units)
+	for i, u := range units {
+		events = append(events, event{u.From, i, false})
+		if !u.FreshAt.IsZero() && !u.Fresh {
+			events = append(events, event{u.FreshAt, i, true})
+		}
+	}
+	slices.SortStableFunc(events, func(a, b event) int { return a.t.Compare(b.t) })
+	less := func(i, j int) int {
+		a, b := cur[i], cur[j]
+		return cmp.Or(cmp.Compare(Value(b), Value(a)), boolFirst(a.Started, b.Started), boolFirst(a.Totals, b.Totals), cmp.Compare(i, j))
+	}
+	var ready []int
+	for n < horizon && (len(ready) > 0 || len(events) > 0) {
+		t := at(1, max(1, perHour-reserve))
+		if len(ready) == 0 && events[0].t.After(t) {
+			t, last = events[0].t, maxTime(last, events[0].t)
+		}
+		for len(events) > 0 && !events[0].t.After(t) {
+			ev := events[0]
+			events = events[1:]
+			if ev.fresh {
+				cur[ev.i].Fresh, cur[ev.i].Reserved = true, cur[ev.i].Reserved || cur[ev.i].FreshReserved
+				pos := slices.Index(ready, ev.i)
+				if pos < 0 {
+					continue // it becomes eligible later, or has gone
+				}
+				ready = slices.Delete(ready, pos, pos+1)
+			}
+			pos, _ := slices.BinarySearchFunc(ready, ev.i, less)
+			ready = slices.Insert(ready, pos, ev.i)
+		}
+		if len(ready) == 0 {
+			continue // only Fresh events of units eligible later
+		}
+		i := ready[0]
+		ready = ready[1:]
+		u := &cur[i]
 		limit := perHour
 		if !u.Reserved {
 			limit -= reserve
 		}
 		need := min(max(1, u.Need), perHour)
-		limit = max(limit, need)
-		left := max(need, u.Left)
-		for sent := 0; sent < left && n < horizon; {
-			k := need
-			if sent > 0 {
-				k = 1
-			}
-			// t is the earliest time from last on when k requests fit under limit.
-			t := last
-			if j := len(booked) - (limit - k) - 1; j >= 0 && booked[j].Add(time.Hour+margin).After(t) {
-				t = booked[j].Add(time.Hour + margin)
-			}
-			if sent == 0 {
-				starts[i] = t
-			}
-			booked = append(booked, slices.Repeat([]time.Time{t}, k)...)
-			last, sent, n = t, sent+k, n+k
+		t = at(need, max(limit, need))
+		if starts[i].IsZero() {
+			t = maxTime(t, u.From)
+			starts[i] = t
+		}
+		booked = append(booked, slices.Repeat([]time.Time{t}, need)...)
+		last, n = t, n+need
+		// A walk's next request is chosen again, worth more with fewer left.
+		if u.Left, u.Need, u.Started = max(need, u.Left)-need, 1, true; u.Left > 0 {
+			pos, _ := slices.BinarySearchFunc(ready, i, less)
+			ready = slices.Insert(ready, pos, i)
 		}
 	}
 	return starts
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }

@@ -84,19 +84,64 @@ func TestForecast(t *testing.T) {
 		{Days: 7, Changed: 0.09, Left: 1, Need: 1},               // when 11:30 leaves
 		{Days: 30, Changed: 0.01, Left: 1, Need: 1},              // past the horizon
 	}
-	got := Forecast(units, Order(units), sent, now, 4, 0, 4, time.Second)
+	got := Forecast(units, sent, now, 4, 0, 4, time.Second)
 	want := []time.Time{now, now.Add(-50*time.Minute + time.Hour + time.Second), now.Add(-30*time.Minute + time.Hour + time.Second), {}}
 	if !slices.Equal(got, want) {
 		t.Errorf("Forecast = %v, want %v", got, want)
 	}
 	// A reserve of 1 keeps the refresh of data out of the last request.
-	got = Forecast(units[1:2], []int{0}, sent, now, 4, 1, 10, time.Second)
+	got = Forecast(units[1:2], sent, now, 4, 1, 10, time.Second)
 	if want := now.Add(-50*time.Minute + time.Hour + time.Second); !got[0].Equal(want) {
 		t.Errorf("with a reserve of 1: %v, want %v", got[0], want)
 	}
 	// A fetch sent whole starts when all its requests fit.
-	got = Forecast([]Unit{{Days: 1, Changed: 1, Left: 3, Need: 3, Reserved: true}}, []int{0}, sent, now, 4, 0, 10, time.Second)
+	got = Forecast([]Unit{{Days: 1, Changed: 1, Left: 3, Need: 3, Reserved: true}}, sent, now, 4, 0, 10, time.Second)
 	if want := now.Add(-40*time.Minute + time.Hour + time.Second); !got[0].Equal(want) {
 		t.Errorf("a fetch of 3 sent whole: %v, want %v", got[0], want)
+	}
+}
+
+// TestForecastOverTime: the rule run forward values each unit at the time
+// of the hour's next room: a unit not eligible yet enters at From, and one
+// whose data will count as none goes before what it then outranks.
+func TestForecastOverTime(t *testing.T) {
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	hour := func(k int) []time.Time { // the hour full: 2 requests, at 11:30 and 11:45
+		return []time.Time{now.Add(-30 * time.Minute), now.Add(-15 * time.Minute)}[:k]
+	}
+	walk := Unit{Days: 30, Fresh: true, Left: 3, Need: 1}  // worth 0.42 a request: the next 3 requests
+	stale := Unit{Days: 1, Changed: 0.1, Left: 1, Need: 1} // worth 0.1: after the walk
+	later := Unit{Days: 1, Changed: 0.8, Left: 1, Need: 1, From: now.Add(40 * time.Minute)}
+	for _, tc := range []struct {
+		name  string
+		units []Unit
+		want  []time.Time
+	}{
+		{"by value", []Unit{stale, walk}, []time.Time{now.Add(105*time.Minute + 2*time.Second), now.Add(30*time.Minute + time.Second)}},
+		{"Fresh from 12:40: before the walk's second request",
+			[]Unit{{Days: 1, Changed: 0.1, Left: 1, Need: 1, FreshAt: now.Add(40 * time.Minute)}, walk},
+			[]time.Time{now.Add(45*time.Minute + time.Second), now.Add(30*time.Minute + time.Second)}},
+		{"eligible at 12:40, worth more than the walk's second request", []Unit{later, walk},
+			[]time.Time{now.Add(45*time.Minute + time.Second), now.Add(30*time.Minute + time.Second)}},
+		{"a walk is worth more as it goes: half changed, eligible once it started, waits for its end",
+			[]Unit{{Days: 1, Changed: 0.5, Left: 1, Need: 1, From: now.Add(35 * time.Minute)}, walk},
+			[]time.Time{now.Add(105*time.Minute + 2*time.Second), now.Add(30*time.Minute + time.Second)}},
+		{"eligible later, alone: at From", []Unit{later}, []time.Time{now.Add(40 * time.Minute)}},
+		{"Fresh before it is eligible", []Unit{{Days: 1, Changed: 0.1, Left: 1, Need: 1, From: now.Add(20 * time.Minute),
+			FreshAt: now.Add(10 * time.Minute)}, walk}, []time.Time{now.Add(30*time.Minute + time.Second), now.Add(45*time.Minute + time.Second)}},
+	} {
+		got := Forecast(tc.units, hour(2), now, 2, 0, 10, time.Second)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: Forecast = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	// FreshReserved: at FreshAt the unit may use the reserve (1 of 2 here).
+	u := Unit{Days: 1, Changed: 0.1, Left: 1, Need: 1, FreshAt: now, FreshReserved: true}
+	if got := Forecast([]Unit{u}, hour(1), now, 2, 1, 10, time.Second); !got[0].Equal(now) {
+		t.Errorf("Fresh and Reserved at once: %v, want now", got[0])
+	}
+	u.FreshReserved = false
+	if got := Forecast([]Unit{u}, hour(1), now, 2, 1, 10, time.Second); !got[0].Equal(now.Add(30*time.Minute + time.Second)) {
+		t.Errorf("Fresh, not Reserved: %v, want when 11:30 leaves the hour", got[0])
 	}
 }
