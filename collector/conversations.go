@@ -13,17 +13,12 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/exposition"
 )
 
-// ConversationsClient is what the conversations source needs of *client.Client.
-type ConversationsClient interface {
-	WalkConversations(ctx context.Context, projectID string, r client.DateRange, o client.CursorWalkOptions) (*client.ConversationsResult, error)
-}
-
 // Conversations is the source of assistant conversation turns by response
 // type and resolution: a cursor walk whose cost grows with traffic, so off
 // by default. Only counts are kept. It has no site window.
 type Conversations struct {
 	base
-	client   ConversationsClient
+	client   Client
 	maxPages int
 }
 
@@ -78,14 +73,9 @@ func (*Conversations) Additive(engine.Unit) bool { return true }
 
 // Sum implements derived.Summer.
 func (*Conversations) Sum(_ engine.Unit, days []*engine.Result) *engine.Result {
-	return &engine.Result{Samples: [][]engine.Sample{sumFamily(days, 0)}}
-}
-
-// sumFamily sums family i over the days, series ordered by their labels.
-func sumFamily(days []*engine.Result, i int) []engine.Sample {
-	s := derived.SumSamples(familyOf(days, i)...)
+	s := sumFamily(days, 0)
 	slices.SortStableFunc(s, byLabels)
-	return s
+	return &engine.Result{Samples: [][]engine.Sample{s}}
 }
 
 // byLabels orders series by their labels.

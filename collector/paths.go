@@ -124,7 +124,11 @@ func NewVisitors(c PathsClient, o Options) *Paths { return newPaths(visitors, c,
 func NewViews(c PathsClient, o Options) *Paths { return newPaths(views, c, o) }
 
 func newPaths(k *pathsKind, c PathsClient, o Options) *Paths {
-	return &Paths{pathsKind: k, client: c, walk: o.walkOptions(), filter: o.Filter}
+	walk := client.WalkOptions{PageSize: o.PageSize, MaxPages: o.MaxPages}
+	if o.Filter.MaxPaths > 0 { // a walk may stop at the top MaxPaths when rows come sorted by total
+		walk.Top, walk.Keep = o.Filter.MaxPaths, o.Filter.keeps
+	}
+	return &Paths{pathsKind: k, client: c, walk: walk, filter: o.Filter}
 }
 
 // The visitors families, in exposition order.
@@ -226,7 +230,7 @@ func (p *Paths) Begin(u engine.Unit, r client.DateRange, _ int) (engine.Walk, er
 	if u.Window.Site {
 		return nil, nil
 	}
-	w, err := client.NewWalk(p.client.PathsPage, p.ep, u.Project, r, p.walkOptions())
+	w, err := client.NewWalk(p.client.PathsPage, p.ep, u.Project, r, p.walk)
 	if err != nil {
 		return nil, err
 	}
@@ -237,27 +241,17 @@ func (p *Paths) Begin(u engine.Unit, r client.DateRange, _ int) (engine.Walk, er
 // the progress a walk of the same unit gave, of the same endpoint and
 // project.
 func (p *Paths) Resume(u engine.Unit, pr client.WalkProgress, _ int) (engine.Walk, error) {
-	ep := p.ep
 	switch {
 	case u.Window.Site:
 		return nil, fmt.Errorf("%s of project %q is not walked a page at a time", u.Source, u.Project)
-	case pr.Endpoint != ep.String() || pr.Project != u.Project:
-		return nil, fmt.Errorf("a %s walk of project %q is not one of %s of project %q", pr.Endpoint, pr.Project, ep, u.Project)
+	case pr.Endpoint != p.ep.String() || pr.Project != u.Project:
+		return nil, fmt.Errorf("a %s walk of project %q is not one of %s of project %q", pr.Endpoint, pr.Project, p.ep, u.Project)
 	}
-	w, err := client.ResumeWalk(p.client.PathsPage, pr, p.walkOptions())
+	w, err := client.ResumeWalk(p.client.PathsPage, pr, p.walk)
 	if err != nil {
 		return nil, err
 	}
 	return &pathsWalk{pw: w, u: u, src: p}, nil
-}
-
-// walkOptions may stop at the top MaxPaths when rows come sorted by total.
-func (p *Paths) walkOptions() client.WalkOptions {
-	o := p.walk
-	if p.filter.MaxPaths > 0 {
-		o.Top, o.Keep = p.filter.MaxPaths, p.filter.keeps
-	}
-	return o
 }
 
 // pathsUnit is what one unit of a paths source read.
@@ -265,17 +259,6 @@ type pathsUnit struct {
 	totals   client.Counts
 	rows     []client.PathCounts // nil for a site window
 	distinct int                 // distinct paths before filtering
-}
-
-// finishPaths keeps a walk's rows and sets out's Cost, Summary and Skipped.
-func finishPaths(res *client.PathsResult, f PathFilter, out *engine.Result) pathsUnit {
-	rows, distinct := selectPaths(res.Rows, pathOf, totalOf, f, true)
-	out.Cost, out.Skipped = res.Pages, res.Skipped
-	out.Summary = fmt.Sprintf("%d paths, %d exported", distinct, len(rows))
-	if res.Stopped {
-		out.Summary = fmt.Sprintf("top %d exported; rows came sorted, so the walk stopped after %d paths", len(rows), distinct)
-	}
-	return pathsUnit{totals: res.Totals, rows: rows, distinct: distinct}
 }
 
 // pathsWalk is the engine.Walk of a full window of a paths source.
@@ -313,8 +296,13 @@ func (w *pathsWalk) Result() (*engine.Result, error) {
 	if res == nil {
 		return nil, fmt.Errorf("%s walk of project %q is not complete", w.u.Source, w.u.Project)
 	}
-	out := &engine.Result{Samples: make([][]engine.Sample, len(w.src.families))}
-	w.src.build(w.u, finishPaths(res, w.src.filter, out), out)
+	rows, distinct := selectPaths(res.Rows, pathOf, totalOf, w.src.filter, true)
+	out := &engine.Result{Samples: make([][]engine.Sample, len(w.src.families)), Cost: res.Pages, Skipped: res.Skipped,
+		Summary: fmt.Sprintf("%d paths, %d exported", distinct, len(rows))}
+	if res.Stopped {
+		out.Summary = fmt.Sprintf("top %d exported; rows came sorted, so the walk stopped after %d paths", len(rows), distinct)
+	}
+	w.src.build(w.u, pathsUnit{totals: res.Totals, rows: rows, distinct: distinct}, out)
 	return out, nil
 }
 
@@ -379,11 +367,11 @@ func appendTraffic(s []engine.Sample, path string, c client.Counts) []engine.Sam
 // --analytics.max-paths, as a direct read would.
 func (v *Paths) Sum(u engine.Unit, days []*engine.Result) *engine.Result {
 	out := &engine.Result{Samples: make([][]engine.Sample, len(viewsFamilies))}
-	out.Samples[viewsSite] = derived.SumSamples(familyOf(days, viewsSite)...)
+	out.Samples[viewsSite] = sumFamily(days, viewsSite)
 	if u.Window.Site {
 		return out
 	}
-	page := derived.SumSamples(familyOf(days, viewsPage)...)
+	page := sumFamily(days, viewsPage)
 	total := map[string]float64{}
 	for _, s := range page {
 		total[s.Labels[0]] += s.Value

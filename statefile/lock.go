@@ -78,7 +78,7 @@ func openRegular(name string, flag int, what string) (*os.File, error) {
 	if fi, err := os.Lstat(name); err == nil && !fi.Mode().IsRegular() {
 		return nil, notRegular
 	}
-	f, err := os.OpenFile(name, flag|lockOpenFlags|noFollow, 0o600)
+	f, err := os.OpenFile(name, flag|openFlags, 0o600)
 	switch {
 	case err != nil && isLoop(err):
 		return nil, notRegular

@@ -117,11 +117,6 @@ func LoadFile(path string, logger log.Logger) *File {
 	if path == "" {
 		return nil
 	}
-	if removed, err := CleanTemp(path); err != nil {
-		level.Warn(logger).Log("msg", "could not remove a temporary file left by an interrupted save", "file", path, "err", err)
-	} else if len(removed) > 0 {
-		level.Info(logger).Log("msg", "removed temporary files left by an interrupted save", "files", strings.Join(removed, ","))
-	}
 	f, err := Read(path)
 	if errors.Is(err, os.ErrNotExist) {
 		level.Info(logger).Log("msg", "no cache file yet; it will be written after the first refresh", "file", path)
@@ -148,7 +143,6 @@ type Saver struct {
 	path   string
 	parts  Parts
 	logger log.Logger
-	now    func() time.Time
 	delay  time.Duration
 
 	// after schedules f after d (time.AfterFunc; tests fire it by hand).
@@ -184,7 +178,7 @@ type Parts struct {
 // snapshot to path ("" disables it).
 func NewPartsSaver(path string, parts Parts, logger log.Logger) *Saver {
 	logger = cmp.Or(logger, log.NewNopLogger())
-	return &Saver{path: path, parts: parts, logger: logger, now: time.Now, delay: DefaultDelay, after: afterFunc}
+	return &Saver{path: path, parts: parts, logger: logger, delay: DefaultDelay, after: afterFunc}
 }
 
 // stopper is a scheduled save that may be cancelled.
@@ -220,7 +214,7 @@ func (s *Saver) Save() {
 	}
 	s.writes.Lock()
 	defer s.writes.Unlock()
-	f := File{SavedAt: s.now()}
+	f := File{SavedAt: time.Now()}
 	if s.parts.Engine != nil {
 		f.State = s.parts.Engine()
 	}
