@@ -31,7 +31,7 @@ type Client interface {
 	CallerStats(ctx context.Context, projectID string, r client.DateRange) (*client.CallerStats, error)
 	FeedbackByPage(ctx context.Context, projectID string, r client.DateRange, limit int) (*client.FeedbackPage, error)
 	Searches(ctx context.Context, projectID string, r client.DateRange, limit int, cursor string) (*client.SearchesPage, error)
-	WalkConversations(ctx context.Context, projectID string, r client.DateRange, o client.CursorWalkOptions) (*client.ConversationsResult, error)
+	WalkConversations(ctx context.Context, project string, r client.DateRange, o client.CursorWalkOptions) (*client.ConversationsResult, error)
 	GetAnalytics(ctx context.Context, ep client.Endpoint, projectID string, r client.DateRange, q url.Values, v any) error
 }
 
@@ -110,7 +110,8 @@ type base struct {
 	families []engine.Family
 	// siteless: the source has no site window.
 	siteless bool
-	// cost is a unit's requests before its first fetch (0: unknown).
+	// cost is a full window's requests before its first fetch (0:
+	// unknown); a site window is one request.
 	cost int
 }
 
@@ -124,7 +125,12 @@ func (b *base) Families() []engine.Family { return b.families }
 func (b *base) Supports(w engine.Window) bool { return !w.Site || !b.siteless }
 
 // EstimateCost implements engine.CostEstimator.
-func (b *base) EstimateCost(engine.Unit) int { return b.cost }
+func (b *base) EstimateCost(u engine.Unit) int {
+	if u.Window.Site {
+		return 1
+	}
+	return b.cost
+}
 
 // sumFamily sums the samples of family i over the days.
 func sumFamily(days []*engine.Result, i int) []engine.Sample {

@@ -34,15 +34,6 @@ var conversationsFamilies = []engine.Family{{
 	Labels: []string{"response_type", "resolution"},
 }}
 
-// knownConversationKeys are always exported (0 when absent), so ratios keep
-// their series.
-var knownConversationKeys = []client.ConversationKey{
-	{ResponseType: client.ResponseTypeAnswer, Resolution: client.ResolutionAnswered},
-	{ResponseType: client.ResponseTypeAnswer, Resolution: client.ResolutionUnanswered},
-	{ResponseType: client.ResponseTypeClarifyingQuestion, Resolution: client.ResolutionAnswered},
-	{ResponseType: client.ResponseTypeClarifyingQuestion, Resolution: client.ResolutionUnanswered},
-}
-
 // Fetch implements engine.Source.
 func (c *Conversations) Fetch(ctx context.Context, u engine.Unit, r client.DateRange, _ int) (*engine.Result, error) {
 	res, err := c.client.WalkConversations(ctx, u.Project, r, client.CursorWalkOptions{
@@ -51,9 +42,11 @@ func (c *Conversations) Fetch(ctx context.Context, u engine.Unit, r client.DateR
 	if err != nil {
 		return nil, err
 	}
-	counts := map[client.ConversationKey]float64{}
-	for _, k := range knownConversationKeys {
-		counts[k] = 0
+	counts := map[client.ConversationKey]float64{} // the known keys are exported even when 0, so ratios keep their series
+	for _, t := range []string{client.ResponseTypeAnswer, client.ResponseTypeClarifyingQuestion} {
+		for _, rs := range []string{client.ResolutionAnswered, client.ResolutionUnanswered} {
+			counts[client.ConversationKey{ResponseType: t, Resolution: rs}] = 0
+		}
 	}
 	for k, n := range res.Counts {
 		k.ResponseType, k.Resolution = exposition.SanitizeLabel(k.ResponseType), exposition.SanitizeLabel(k.Resolution)

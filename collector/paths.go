@@ -81,10 +81,9 @@ type PathsClient interface {
 }
 
 // Paths is a source of an offset-paged export, site-wide and per page:
-// visitors (unique visitors, which do not add up: no series sums or folds
-// pages) or views (page view events; traffic "other" makes sum() over
-// traffic the total). A site window is one request for its totals; a full
-// window a client.PathsWalk, the one paging path, a page per request.
+// visitors (unique visitors, which do not add up over pages or days) or
+// views (page view events; traffic "other" makes sum() over traffic the
+// total). A site window is one request; a full window a client.PathsWalk.
 type Paths struct {
 	*pathsKind
 	client PathsClient
@@ -178,15 +177,6 @@ var viewsFamilies = []engine.Family{
 		Help: "Distinct paths the views export returned at the last refresh."},
 	viewsPathsExported: {Name: "mintlify_views_paths_exported",
 		Help: "Paths of the views export exported after the path filters and --analytics.max-paths."},
-}
-
-// EstimateCost implements engine.CostEstimator: one request for a site
-// window, unknown (0) for a walk.
-func (*Paths) EstimateCost(u engine.Unit) int {
-	if u.Window.Site {
-		return 1
-	}
-	return 0
 }
 
 // CostGroup implements engine.CostGrouper: before its first walk, a

@@ -35,11 +35,10 @@ const lockAttempts = 5
 
 // Lock takes the exclusive lock of the cache file at path and writes this
 // process's PID in the lock file: two exporters on one file would each spend
-// a budget and replace the journal under the other. The lock file is never
-// written through a link: a symbolic link, a file with other hard links or
-// anything but a regular file is refused; a lock file that holds something
-// is replaced by rename, not truncated. Without flock(2) it only writes
-// the PID.
+// a budget and replace the journal under the other. A symbolic link, a file
+// with other hard links or anything but a regular file is refused; a lock
+// file that holds something is replaced by rename, not truncated. Without
+// flock(2) it only writes the PID.
 func Lock(path string) (*FileLock, error) {
 	name := path + LockSuffix
 	for range lockAttempts {
@@ -155,9 +154,6 @@ func newLockFile(name string, content []byte) (*os.File, error) {
 // when another process holds the lock file now, the error wraps ErrLockLost
 // and the caller must stop spending: a second exporter may run on the file.
 func (l *FileLock) Held() error {
-	if l == nil {
-		return nil
-	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.f == nil {

@@ -148,7 +148,7 @@ func TestLockSurvivesItsFileRemoved(t *testing.T) {
 			lock.Unlock()
 			return nil, nil, err
 		}
-		j.Guard(lock.Held)
+		j.Held = lock.Held
 		t.Cleanup(func() { j.Close(); lock.Unlock() })
 		return lock, j, nil
 	}

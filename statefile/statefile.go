@@ -1,8 +1,7 @@
-// Package statefile keeps the engine's State, the day store of derived
-// windows and the event stream's snapshot in --cache.file, so that a restart serves data at once, and the
-// budget journal beside it. Files are replaced atomically (temporary file,
-// fsync, rename); one that is corrupt or of another format or version is
-// ignored with a warning.
+// Package statefile keeps, in --cache.file, the engine's State, the day
+// store of derived windows and the event stream's snapshot, so that a restart
+// serves data at once, and the budget journal beside it. Files are replaced
+// atomically; one that is corrupt or of another format or version is ignored, with a warning.
 package statefile
 
 import (
@@ -135,10 +134,9 @@ func LoadFile(path string, logger log.Logger) *File {
 // a crash loses at most this much.
 const DefaultDelay = 30 * time.Second
 
-// Saver writes the state at most once per delay after a change, off the
-// engine's worker and the stream's poller: the engine's state and the
-// stream's snapshot together, in one file. With an empty path it does
-// nothing.
+// Saver writes the engine's state and the stream's snapshot, in one file, at
+// most once per delay after a change, off the engine's worker and the
+// stream's poller. With an empty path it does nothing.
 type Saver struct {
 	path   string
 	parts  Parts
