@@ -195,15 +195,12 @@ func (p *Paths) Additive(engine.Unit) bool { return p.additive }
 // Fetch implements engine.Source: the site window's one request, or a
 // full window's walk to its end.
 func (p *Paths) Fetch(ctx context.Context, u engine.Unit, r client.DateRange, prevCost int) (*engine.Result, error) {
-	out := &engine.Result{Samples: make([][]engine.Sample, len(p.families))}
 	if u.Window.Site {
 		page, err := p.client.PathsPage(ctx, p.ep, u.Project, client.PathsQuery{Range: r, Limit: 1})
 		if err != nil {
 			return nil, err
 		}
-		out.Cost, out.Summary, out.Skipped = 1, "site-wide totals", page.Skipped
-		p.build(u, pathsUnit{totals: page.Totals}, out)
-		return out, nil
+		return p.site(u, page.Totals, page.Skipped), nil
 	}
 	w, err := p.Begin(u, r, prevCost)
 	if err != nil {
@@ -213,6 +210,14 @@ func (p *Paths) Fetch(ctx context.Context, u engine.Unit, r client.DateRange, pr
 		return nil, err
 	}
 	return w.Result()
+}
+
+// site returns the result of u's site window from its totals.
+func (p *Paths) site(u engine.Unit, t client.Counts, skipped client.Skipped) *engine.Result {
+	u.Window.Site = true
+	out := &engine.Result{Samples: make([][]engine.Sample, len(p.families)), Cost: 1, Skipped: skipped, Summary: "site-wide totals"}
+	p.build(u, pathsUnit{totals: t}, out)
+	return out
 }
 
 // Begin implements engine.Stepper.
@@ -273,11 +278,7 @@ func (w *pathsWalk) Totals() *engine.Result {
 	if !ok {
 		return nil
 	}
-	site := w.u
-	site.Window.Site = true
-	out := &engine.Result{Samples: make([][]engine.Sample, len(w.src.families)), Cost: 1, Summary: "site-wide totals"}
-	w.src.build(site, pathsUnit{totals: t}, out)
-	return out
+	return w.src.site(w.u, t, nil)
 }
 
 // Result implements engine.Walk.
@@ -286,7 +287,8 @@ func (w *pathsWalk) Result() (*engine.Result, error) {
 	if res == nil {
 		return nil, fmt.Errorf("%s walk of project %q is not complete", w.u.Source, w.u.Project)
 	}
-	rows, distinct := selectPaths(res.Rows, pathOf, totalOf, w.src.filter, true)
+	rows, distinct := selectPaths(res.Rows, func(r *client.PathCounts) *string { return &r.Path },
+		func(r *client.PathCounts) float64 { return r.Total }, w.src.filter, true)
 	out := &engine.Result{Samples: make([][]engine.Sample, len(w.src.families)), Cost: res.Pages, Skipped: res.Skipped,
 		Summary: fmt.Sprintf("%d paths, %d exported", distinct, len(rows))}
 	if res.Stopped {
@@ -295,10 +297,6 @@ func (w *pathsWalk) Result() (*engine.Result, error) {
 	w.src.build(w.u, pathsUnit{totals: res.Totals, rows: rows, distinct: distinct}, out)
 	return out, nil
 }
-
-// pathOf and totalOf read a row for selectPaths, ranked by total.
-func pathOf(r *client.PathCounts) *string  { return &r.Path }
-func totalOf(r *client.PathCounts) float64 { return r.Total }
 
 // buildVisitors sets out's samples from what one unit read.
 func buildVisitors(u engine.Unit, res pathsUnit, out *engine.Result) {

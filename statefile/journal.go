@@ -57,11 +57,8 @@ type JournalState struct {
 }
 
 // OpenJournal opens or creates the journal at path, returns what it holds
-// as written (the budget clamps it), and compacts it. now may be nil.
+// as written (the budget clamps it), and compacts it.
 func OpenJournal(path string, now func() time.Time) (*Journal, JournalState, error) {
-	if now == nil {
-		now = time.Now
-	}
 	var st JournalState
 	var unsent []time.Time
 	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
@@ -70,12 +67,20 @@ func OpenJournal(path string, now func() time.Time) (*Journal, JournalState, err
 	// The journal in place is locked while it is read and replaced: an
 	// exporter that holds it (its lock file removed under it) keeps it
 	// locked, and this one must not run beside it.
-	old, err := lockJournal(path)
-	if err != nil {
+	old, err := openRegular(path, os.O_RDONLY, "the budget journal")
+	switch {
+	case errors.Is(err, fs.ErrNotExist): // none yet
+	case err != nil:
 		return nil, st, err
-	}
-	if old != nil {
+	default:
 		defer old.Close()
+		switch err := lockFile(old); {
+		case errors.Is(err, errWouldBlock):
+			return nil, st, fmt.Errorf("%w: the budget journal %s is locked by a running exporter (its lock file was removed or replaced); "+
+				"stop it, or give each exporter its own --cache.file", ErrLocked, path)
+		case err != nil:
+			return nil, st, fmt.Errorf("lock the budget journal %s: %w", path, err)
+		}
 	}
 	b, err := readLimited(path, MaxJournalBytes)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -241,26 +246,6 @@ func (j *Journal) compactLocked() error {
 	}
 	j.f, j.lines, j.compactAt = f, lines, max(maxJournalLines, 2*lines)
 	return nil
-}
-
-// lockJournal locks the journal at path, if there is one: nil when there
-// is none; an error wrapping ErrLocked when another exporter holds it.
-func lockJournal(path string) (*os.File, error) {
-	f, err := openRegular(path, os.O_RDONLY, "the budget journal")
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := lockFile(f); err != nil {
-		f.Close()
-		if errors.Is(err, errWouldBlock) {
-			return nil, fmt.Errorf("%w: the budget journal %s is locked by a running exporter (its lock file was removed or replaced); stop it, or give each exporter its own --cache.file", ErrLocked, path)
-		}
-		return nil, fmt.Errorf("lock the budget journal %s: %w", path, err)
-	}
-	return f, nil
 }
 
 // Close closes the journal; later appends fail. A nil Journal does nothing.
