@@ -53,9 +53,8 @@ type Descriptor struct {
 	New     func(c Client, o Options) engine.Source
 }
 
-// Sources lists every analytics source, in exposition order: these five,
-// then the sources whose files add themselves with register, in the order
-// of their file names (conversations.go, ...).
+// Sources lists every analytics source, in exposition order: these five, then
+// those added with register, in the order of their file names.
 var Sources = []Descriptor{visitorsSource, viewsSource, assistantSource, feedbackSource, searchesSource}
 
 // register adds a source to Sources from its own file:

@@ -28,10 +28,10 @@ func (f PathFilter) keeps(path string) bool {
 	return (f.Include == nil || f.Include.MatchString(path)) && (f.Exclude == nil || !f.Exclude.MatchString(path))
 }
 
-// selectPaths sanitizes (merging equal paths), filters, orders by key then
-// path, and caps rows; distinct counts the paths before filtering. It
-// filters rows in place; unique (a walk's rows) builds the set of paths
-// seen, as costly as sorting, only when sanitizing changed one.
+// selectPaths sanitizes (merging equal paths), filters (in place), orders by
+// key then path, and caps rows; distinct counts the paths before filtering.
+// For unique rows (a walk's), the set of paths seen, as costly as sorting, is
+// built only when sanitizing changed one.
 func selectPaths[R any](rows []R, path func(*R) *string, key func(*R) float64, f PathFilter, unique bool) (kept []R, distinct int) {
 	check := !unique
 	for i := range rows {

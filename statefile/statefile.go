@@ -158,10 +158,9 @@ type Saver struct {
 	keptRead bool
 }
 
-// Parts are what a Saver writes; a nil part is written empty, except
-// Stream: a Saver without it keeps the stream section already in the file
-// (backfill, or an exporter started without --stream.s3.bucket, does not
-// erase the stream's checkpoint).
+// Parts are what a Saver writes; a nil part is written empty, except Stream:
+// without it the stream section on disk is kept (backfill, or an exporter
+// without --stream.s3.bucket, does not erase the stream's checkpoint).
 type Parts struct {
 	// Engine returns the engine's state.
 	Engine func() engine.State
