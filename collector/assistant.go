@@ -8,16 +8,11 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 )
 
-// AssistantClient is what the assistant source needs of *client.Client.
-type AssistantClient interface {
-	CallerStats(ctx context.Context, projectID string, r client.DateRange) (*client.CallerStats, error)
-}
-
 // Assistant is the source of assistant queries by caller: one request per
 // window.
 type Assistant struct {
 	base
-	client AssistantClient
+	client Client
 }
 
 var assistantSource = Descriptor{Name: "assistant", Endpoint: client.EndpointCallerStats, Default: true, Derived: "assistant",
@@ -54,7 +49,7 @@ func (*Assistant) Additive(engine.Unit) bool { return true }
 
 // Sum implements derived.Summer.
 func (*Assistant) Sum(_ engine.Unit, days []*engine.Result) *engine.Result {
-	return &engine.Result{Samples: [][]engine.Sample{derived.SumSamples(familyOf(days, 0)...)}}
+	return &engine.Result{Samples: [][]engine.Sample{sumFamily(days, 0)}}
 }
 
 var _ derived.Summer = (*Assistant)(nil)

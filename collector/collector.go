@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/derived"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 )
 
@@ -21,26 +23,21 @@ type Options struct {
 	ConversationsMaxPages int
 }
 
-func (o Options) walkOptions() client.WalkOptions {
-	return client.WalkOptions{PageSize: o.PageSize, MaxPages: o.MaxPages}
-}
-
 // Client is what the analytics sources need; *client.Client implements it.
 // A source without a method of its own reads its endpoint with
 // GetAnalytics.
 type Client interface {
 	PathsClient
-	AssistantClient
-	FeedbackClient
-	SearchesClient
-	ConversationsClient
+	CallerStats(ctx context.Context, projectID string, r client.DateRange) (*client.CallerStats, error)
+	FeedbackByPage(ctx context.Context, projectID string, r client.DateRange, limit int) (*client.FeedbackPage, error)
+	Searches(ctx context.Context, projectID string, r client.DateRange, limit int, cursor string) (*client.SearchesPage, error)
+	WalkConversations(ctx context.Context, project string, r client.DateRange, o client.CursorWalkOptions) (*client.ConversationsResult, error)
 	GetAnalytics(ctx context.Context, ep client.Endpoint, projectID string, r client.DateRange, q url.Values, v any) error
 }
 
-// Descriptor is one analytics source, a value in the source's own file:
-// its --collector.<name> flag, the help and landing-page lists, the
-// README's cost table and the client's endpoint table (Endpoint, whose
-// route the fake API serves) all come from it.
+// Descriptor is all the rest of the exporter knows of a source: its
+// --collector.<name> flag, the help and landing-page lists, the README's
+// cost table (checked by a test) and the endpoint the fake API serves.
 type Descriptor struct {
 	Name     string
 	Endpoint client.Endpoint
@@ -56,9 +53,8 @@ type Descriptor struct {
 	New     func(c Client, o Options) engine.Source
 }
 
-// Sources lists every analytics source, in exposition order: these five,
-// then the sources whose files add themselves with register, in the order
-// of their file names (conversations.go, ...).
+// Sources lists every analytics source, in exposition order: these five, then
+// those added with register, in the order of their file names.
 var Sources = []Descriptor{visitorsSource, viewsSource, assistantSource, feedbackSource, searchesSource}
 
 // register adds a source to Sources from its own file:
@@ -92,19 +88,16 @@ func DefaultNames() string {
 
 // Build returns the named sources, in the order of Sources.
 func Build(names []string, c Client, o Options) ([]engine.Source, error) {
-	want := map[string]bool{}
 	for _, n := range names {
-		want[n] = true
+		if !slices.ContainsFunc(Sources, func(d Descriptor) bool { return d.Name == n }) {
+			return nil, fmt.Errorf("unknown analytics source %q", n)
+		}
 	}
 	var out []engine.Source
 	for _, s := range Sources {
-		if want[s.Name] {
+		if slices.Contains(names, s.Name) {
 			out = append(out, s.New(c, o))
-			delete(want, s.Name)
 		}
-	}
-	for n := range want {
-		return nil, fmt.Errorf("unknown analytics source %q", n)
 	}
 	return out, nil
 }
@@ -116,7 +109,8 @@ type base struct {
 	families []engine.Family
 	// siteless: the source has no site window.
 	siteless bool
-	// cost is a unit's requests before its first fetch (0: unknown).
+	// cost is a full window's requests before its first fetch (0:
+	// unknown); a site window is one request.
 	cost int
 }
 
@@ -130,15 +124,20 @@ func (b *base) Families() []engine.Family { return b.families }
 func (b *base) Supports(w engine.Window) bool { return !w.Site || !b.siteless }
 
 // EstimateCost implements engine.CostEstimator.
-func (b *base) EstimateCost(engine.Unit) int { return b.cost }
+func (b *base) EstimateCost(u engine.Unit) int {
+	if u.Window.Site {
+		return 1
+	}
+	return b.cost
+}
 
-// familyOf returns the samples of family i of each day.
-func familyOf(days []*engine.Result, i int) [][]engine.Sample {
-	out := make([][]engine.Sample, 0, len(days))
+// sumFamily sums the samples of family i over the days.
+func sumFamily(days []*engine.Result, i int) []engine.Sample {
+	parts := make([][]engine.Sample, 0, len(days))
 	for _, d := range days {
 		if i < len(d.Samples) {
-			out = append(out, d.Samples[i])
+			parts = append(parts, d.Samples[i])
 		}
 	}
-	return out
+	return derived.SumSamples(parts...)
 }

@@ -13,17 +13,12 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/exposition"
 )
 
-// ConversationsClient is what the conversations source needs of *client.Client.
-type ConversationsClient interface {
-	WalkConversations(ctx context.Context, projectID string, r client.DateRange, o client.CursorWalkOptions) (*client.ConversationsResult, error)
-}
-
 // Conversations is the source of assistant conversation turns by response
 // type and resolution: a cursor walk whose cost grows with traffic, so off
 // by default. Only counts are kept. It has no site window.
 type Conversations struct {
 	base
-	client   ConversationsClient
+	client   Client
 	maxPages int
 }
 
@@ -39,15 +34,6 @@ var conversationsFamilies = []engine.Family{{
 	Labels: []string{"response_type", "resolution"},
 }}
 
-// knownConversationKeys are always exported (0 when absent), so ratios keep
-// their series.
-var knownConversationKeys = []client.ConversationKey{
-	{ResponseType: client.ResponseTypeAnswer, Resolution: client.ResolutionAnswered},
-	{ResponseType: client.ResponseTypeAnswer, Resolution: client.ResolutionUnanswered},
-	{ResponseType: client.ResponseTypeClarifyingQuestion, Resolution: client.ResolutionAnswered},
-	{ResponseType: client.ResponseTypeClarifyingQuestion, Resolution: client.ResolutionUnanswered},
-}
-
 // Fetch implements engine.Source.
 func (c *Conversations) Fetch(ctx context.Context, u engine.Unit, r client.DateRange, _ int) (*engine.Result, error) {
 	res, err := c.client.WalkConversations(ctx, u.Project, r, client.CursorWalkOptions{
@@ -56,9 +42,11 @@ func (c *Conversations) Fetch(ctx context.Context, u engine.Unit, r client.DateR
 	if err != nil {
 		return nil, err
 	}
-	counts := map[client.ConversationKey]float64{}
-	for _, k := range knownConversationKeys {
-		counts[k] = 0
+	counts := map[client.ConversationKey]float64{} // the known keys are exported even when 0, so ratios keep their series
+	for _, t := range []string{client.ResponseTypeAnswer, client.ResponseTypeClarifyingQuestion} {
+		for _, rs := range []string{client.ResolutionAnswered, client.ResolutionUnanswered} {
+			counts[client.ConversationKey{ResponseType: t, Resolution: rs}] = 0
+		}
 	}
 	for k, n := range res.Counts {
 		k.ResponseType, k.Resolution = exposition.SanitizeLabel(k.ResponseType), exposition.SanitizeLabel(k.Resolution)
@@ -78,14 +66,9 @@ func (*Conversations) Additive(engine.Unit) bool { return true }
 
 // Sum implements derived.Summer.
 func (*Conversations) Sum(_ engine.Unit, days []*engine.Result) *engine.Result {
-	return &engine.Result{Samples: [][]engine.Sample{sumFamily(days, 0)}}
-}
-
-// sumFamily sums family i over the days, series ordered by their labels.
-func sumFamily(days []*engine.Result, i int) []engine.Sample {
-	s := derived.SumSamples(familyOf(days, i)...)
+	s := sumFamily(days, 0)
 	slices.SortStableFunc(s, byLabels)
-	return s
+	return &engine.Result{Samples: [][]engine.Sample{s}}
 }
 
 // byLabels orders series by their labels.

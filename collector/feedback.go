@@ -8,17 +8,12 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 )
 
-// FeedbackClient is what the feedback source needs of *client.Client.
-type FeedbackClient interface {
-	FeedbackByPage(ctx context.Context, projectID string, r client.DateRange, limit int) (*client.FeedbackPage, error)
-}
-
 // Feedback is the source of feedback per page: one request of the API's
 // largest page (100 pages, no offset or cursor); mintlify_feedback_pages_truncated
 // says when there were more. It has no site window.
 type Feedback struct {
 	base
-	client FeedbackClient
+	client Client
 	filter PathFilter
 }
 

@@ -28,10 +28,10 @@ func (f PathFilter) keeps(path string) bool {
 	return (f.Include == nil || f.Include.MatchString(path)) && (f.Exclude == nil || !f.Exclude.MatchString(path))
 }
 
-// selectPaths sanitizes (merging equal paths), filters, orders by key then
-// path, and caps rows; distinct counts the paths before filtering. It
-// filters rows in place; unique (a walk's rows) builds the set of paths
-// seen, as costly as sorting, only when sanitizing changed one.
+// selectPaths sanitizes (merging equal paths), filters (in place), orders by
+// key then path, and caps rows; distinct counts the paths before filtering.
+// For unique rows (a walk's), the set of paths seen, as costly as sorting, is
+// built only when sanitizing changed one.
 func selectPaths[R any](rows []R, path func(*R) *string, key func(*R) float64, f PathFilter, unique bool) (kept []R, distinct int) {
 	check := !unique
 	for i := range rows {
@@ -81,10 +81,9 @@ type PathsClient interface {
 }
 
 // Paths is a source of an offset-paged export, site-wide and per page:
-// visitors (unique visitors, which do not add up: no series sums or folds
-// pages) or views (page view events; traffic "other" makes sum() over
-// traffic the total). A site window is one request for its totals; a full
-// window a client.PathsWalk, the one paging path, a page per request.
+// visitors (unique visitors, which do not add up over pages or days) or
+// views (page view events; traffic "other" makes sum() over traffic the
+// total). A site window is one request; a full window a client.PathsWalk.
 type Paths struct {
 	*pathsKind
 	client PathsClient
@@ -124,7 +123,11 @@ func NewVisitors(c PathsClient, o Options) *Paths { return newPaths(visitors, c,
 func NewViews(c PathsClient, o Options) *Paths { return newPaths(views, c, o) }
 
 func newPaths(k *pathsKind, c PathsClient, o Options) *Paths {
-	return &Paths{pathsKind: k, client: c, walk: o.walkOptions(), filter: o.Filter}
+	walk := client.WalkOptions{PageSize: o.PageSize, MaxPages: o.MaxPages}
+	if o.Filter.MaxPaths > 0 { // a walk may stop at the top MaxPaths when rows come sorted by total
+		walk.Top, walk.Keep = o.Filter.MaxPaths, o.Filter.keeps
+	}
+	return &Paths{pathsKind: k, client: c, walk: walk, filter: o.Filter}
 }
 
 // The visitors families, in exposition order.
@@ -176,15 +179,6 @@ var viewsFamilies = []engine.Family{
 		Help: "Paths of the views export exported after the path filters and --analytics.max-paths."},
 }
 
-// EstimateCost implements engine.CostEstimator: one request for a site
-// window, unknown (0) for a walk.
-func (*Paths) EstimateCost(u engine.Unit) int {
-	if u.Window.Site {
-		return 1
-	}
-	return 0
-}
-
 // CostGroup implements engine.CostGrouper: before its first walk, a
 // unit's cost is estimated from the other paths source's.
 func (*Paths) CostGroup() string { return "paths" }
@@ -201,15 +195,12 @@ func (p *Paths) Additive(engine.Unit) bool { return p.additive }
 // Fetch implements engine.Source: the site window's one request, or a
 // full window's walk to its end.
 func (p *Paths) Fetch(ctx context.Context, u engine.Unit, r client.DateRange, prevCost int) (*engine.Result, error) {
-	out := &engine.Result{Samples: make([][]engine.Sample, len(p.families))}
 	if u.Window.Site {
 		page, err := p.client.PathsPage(ctx, p.ep, u.Project, client.PathsQuery{Range: r, Limit: 1})
 		if err != nil {
 			return nil, err
 		}
-		out.Cost, out.Summary, out.Skipped = 1, "site-wide totals", page.Skipped
-		p.build(u, pathsUnit{totals: page.Totals}, out)
-		return out, nil
+		return p.site(u, page.Totals, page.Skipped), nil
 	}
 	w, err := p.Begin(u, r, prevCost)
 	if err != nil {
@@ -221,12 +212,20 @@ func (p *Paths) Fetch(ctx context.Context, u engine.Unit, r client.DateRange, pr
 	return w.Result()
 }
 
+// site returns the result of u's site window from its totals.
+func (p *Paths) site(u engine.Unit, t client.Counts, skipped client.Skipped) *engine.Result {
+	u.Window.Site = true
+	out := &engine.Result{Samples: make([][]engine.Sample, len(p.families)), Cost: 1, Skipped: skipped, Summary: "site-wide totals"}
+	p.build(u, pathsUnit{totals: t}, out)
+	return out
+}
+
 // Begin implements engine.Stepper.
 func (p *Paths) Begin(u engine.Unit, r client.DateRange, _ int) (engine.Walk, error) {
 	if u.Window.Site {
 		return nil, nil
 	}
-	w, err := client.NewWalk(p.client.PathsPage, p.ep, u.Project, r, p.walkOptions())
+	w, err := client.NewWalk(p.client.PathsPage, p.ep, u.Project, r, p.walk)
 	if err != nil {
 		return nil, err
 	}
@@ -237,27 +236,17 @@ func (p *Paths) Begin(u engine.Unit, r client.DateRange, _ int) (engine.Walk, er
 // the progress a walk of the same unit gave, of the same endpoint and
 // project.
 func (p *Paths) Resume(u engine.Unit, pr client.WalkProgress, _ int) (engine.Walk, error) {
-	ep := p.ep
 	switch {
 	case u.Window.Site:
 		return nil, fmt.Errorf("%s of project %q is not walked a page at a time", u.Source, u.Project)
-	case pr.Endpoint != ep.String() || pr.Project != u.Project:
-		return nil, fmt.Errorf("a %s walk of project %q is not one of %s of project %q", pr.Endpoint, pr.Project, ep, u.Project)
+	case pr.Endpoint != p.ep.String() || pr.Project != u.Project:
+		return nil, fmt.Errorf("a %s walk of project %q is not one of %s of project %q", pr.Endpoint, pr.Project, p.ep, u.Project)
 	}
-	w, err := client.ResumeWalk(p.client.PathsPage, pr, p.walkOptions())
+	w, err := client.ResumeWalk(p.client.PathsPage, pr, p.walk)
 	if err != nil {
 		return nil, err
 	}
 	return &pathsWalk{pw: w, u: u, src: p}, nil
-}
-
-// walkOptions may stop at the top MaxPaths when rows come sorted by total.
-func (p *Paths) walkOptions() client.WalkOptions {
-	o := p.walk
-	if p.filter.MaxPaths > 0 {
-		o.Top, o.Keep = p.filter.MaxPaths, p.filter.keeps
-	}
-	return o
 }
 
 // pathsUnit is what one unit of a paths source read.
@@ -265,17 +254,6 @@ type pathsUnit struct {
 	totals   client.Counts
 	rows     []client.PathCounts // nil for a site window
 	distinct int                 // distinct paths before filtering
-}
-
-// finishPaths keeps a walk's rows and sets out's Cost, Summary and Skipped.
-func finishPaths(res *client.PathsResult, f PathFilter, out *engine.Result) pathsUnit {
-	rows, distinct := selectPaths(res.Rows, pathOf, totalOf, f, true)
-	out.Cost, out.Skipped = res.Pages, res.Skipped
-	out.Summary = fmt.Sprintf("%d paths, %d exported", distinct, len(rows))
-	if res.Stopped {
-		out.Summary = fmt.Sprintf("top %d exported; rows came sorted, so the walk stopped after %d paths", len(rows), distinct)
-	}
-	return pathsUnit{totals: res.Totals, rows: rows, distinct: distinct}
 }
 
 // pathsWalk is the engine.Walk of a full window of a paths source.
@@ -300,11 +278,7 @@ func (w *pathsWalk) Totals() *engine.Result {
 	if !ok {
 		return nil
 	}
-	site := w.u
-	site.Window.Site = true
-	out := &engine.Result{Samples: make([][]engine.Sample, len(w.src.families)), Cost: 1, Summary: "site-wide totals"}
-	w.src.build(site, pathsUnit{totals: t}, out)
-	return out
+	return w.src.site(w.u, t, nil)
 }
 
 // Result implements engine.Walk.
@@ -313,14 +287,16 @@ func (w *pathsWalk) Result() (*engine.Result, error) {
 	if res == nil {
 		return nil, fmt.Errorf("%s walk of project %q is not complete", w.u.Source, w.u.Project)
 	}
-	out := &engine.Result{Samples: make([][]engine.Sample, len(w.src.families))}
-	w.src.build(w.u, finishPaths(res, w.src.filter, out), out)
+	rows, distinct := selectPaths(res.Rows, func(r *client.PathCounts) *string { return &r.Path },
+		func(r *client.PathCounts) float64 { return r.Total }, w.src.filter, true)
+	out := &engine.Result{Samples: make([][]engine.Sample, len(w.src.families)), Cost: res.Pages, Skipped: res.Skipped,
+		Summary: fmt.Sprintf("%d paths, %d exported", distinct, len(rows))}
+	if res.Stopped {
+		out.Summary = fmt.Sprintf("top %d exported; rows came sorted, so the walk stopped after %d paths", len(rows), distinct)
+	}
+	w.src.build(w.u, pathsUnit{totals: res.Totals, rows: rows, distinct: distinct}, out)
 	return out, nil
 }
-
-// pathOf and totalOf read a row for selectPaths, ranked by total.
-func pathOf(r *client.PathCounts) *string  { return &r.Path }
-func totalOf(r *client.PathCounts) float64 { return r.Total }
 
 // buildVisitors sets out's samples from what one unit read.
 func buildVisitors(u engine.Unit, res pathsUnit, out *engine.Result) {
@@ -379,11 +355,11 @@ func appendTraffic(s []engine.Sample, path string, c client.Counts) []engine.Sam
 // --analytics.max-paths, as a direct read would.
 func (v *Paths) Sum(u engine.Unit, days []*engine.Result) *engine.Result {
 	out := &engine.Result{Samples: make([][]engine.Sample, len(viewsFamilies))}
-	out.Samples[viewsSite] = derived.SumSamples(familyOf(days, viewsSite)...)
+	out.Samples[viewsSite] = sumFamily(days, viewsSite)
 	if u.Window.Site {
 		return out
 	}
-	page := derived.SumSamples(familyOf(days, viewsPage)...)
+	page := sumFamily(days, viewsPage)
 	total := map[string]float64{}
 	for _, s := range page {
 		total[s.Labels[0]] += s.Value

@@ -11,11 +11,6 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/exposition"
 )
 
-// SearchesClient is what the searches source needs of *client.Client.
-type SearchesClient interface {
-	Searches(ctx context.Context, projectID string, r client.DateRange, limit int, cursor string) (*client.SearchesPage, error)
-}
-
 // MaxTermRunes caps a search term used as a label value.
 const MaxTermRunes = 100
 
@@ -24,7 +19,7 @@ const MaxTermRunes = 100
 // typed by the public: cut, made valid UTF-8, never logged.
 type Searches struct {
 	base
-	client   SearchesClient
+	client   Client
 	topTerms int
 }
 
@@ -114,7 +109,7 @@ func (s *Searches) Additive(u engine.Unit) bool { return s.topTerms == 0 || u.Wi
 // Sum implements derived.Summer.
 func (*Searches) Sum(_ engine.Unit, days []*engine.Result) *engine.Result {
 	out := &engine.Result{Samples: make([][]engine.Sample, len(searchesFamilies))}
-	out.Samples[searchesTotal] = derived.SumSamples(familyOf(days, searchesTotal)...)
+	out.Samples[searchesTotal] = sumFamily(days, searchesTotal)
 	return out
 }
 

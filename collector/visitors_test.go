@@ -217,8 +217,8 @@ func TestSelectPathsSanitizesAndMerges(t *testing.T) {
 		{Path: "/bad\xff", Counts: client.Counts{Human: 5, AI: 0, Total: 5}},
 		{Path: "/bad\xfe", Counts: client.Counts{Human: 9, AI: 0, Total: 9}}, // same label once sanitized
 	}}
-	rows, distinct := selectPaths(res.Rows, pathOf,
-		totalOf, PathFilter{}, false)
+	rows, distinct := selectPaths(res.Rows, func(r *client.PathCounts) *string { return &r.Path },
+		func(r *client.PathCounts) float64 { return r.Total }, PathFilter{}, false)
 	if len(rows) != 2 || distinct != 2 {
 		t.Fatalf("rows %+v distinct %d", rows, distinct)
 	}

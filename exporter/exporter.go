@@ -296,7 +296,7 @@ func (x *Exporter) openJournal(cfg Config) error {
 		level.Warn(cfg.Logger).Log("msg", "skipped unreadable lines of the budget journal (a save interrupted by a crash)", "lines", st.Skipped)
 	}
 	budget.LogRestored(cfg.Logger, "budget journal", x.budget.Restore(st.Sent, st.PausedUntil))
-	j.Guard(lock.Held)
+	j.Held = lock.Held
 	x.budget.Record(j)
 	x.journal = j
 	if until := x.budget.PausedUntil(); !until.IsZero() {

@@ -91,7 +91,7 @@ func TestUnreachableAPISpendsNothing(t *testing.T) {
 		}
 	}
 	x.Close()
-	_, st, err := statefile.OpenJournal(cache+statefile.JournalSuffix, nil)
+	_, st, err := statefile.OpenJournal(cache+statefile.JournalSuffix, time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,18 +43,10 @@ type Journal struct {
 	// compactAt is the line count of the next compaction: twice what
 	// the last kept, so a large budget does not rewrite at every request.
 	compactAt int
-	// held checks, before each request is recorded, that this process
-	// still holds the cache file's lock (nil: not checked).
-	held func() error
-}
-
-// Guard makes every Spent first call held (FileLock.Held), and refuse to
-// record, so that the request is not sent, when it fails: an exporter
-// whose lock file was removed or replaced must not spend beside another.
-func (j *Journal) Guard(held func() error) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	j.held = held
+	// Held, set to FileLock.Held before use, is checked by every Spent,
+	// which refuses to record (so the request is not sent) when it fails:
+	// an exporter whose lock file was removed or replaced must not spend.
+	Held func() error
 }
 
 // JournalState is what a journal held when it was opened.
@@ -65,11 +57,8 @@ type JournalState struct {
 }
 
 // OpenJournal opens or creates the journal at path, returns what it holds
-// as written (the budget clamps it), and compacts it. now may be nil.
+// as written (the budget clamps it), and compacts it.
 func OpenJournal(path string, now func() time.Time) (*Journal, JournalState, error) {
-	if now == nil {
-		now = time.Now
-	}
 	var st JournalState
 	var unsent []time.Time
 	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
@@ -78,30 +67,33 @@ func OpenJournal(path string, now func() time.Time) (*Journal, JournalState, err
 	// The journal in place is locked while it is read and replaced: an
 	// exporter that holds it (its lock file removed under it) keeps it
 	// locked, and this one must not run beside it.
-	old, err := lockJournal(path)
-	if err != nil {
+	old, err := openRegular(path, os.O_RDONLY, "the budget journal")
+	switch {
+	case errors.Is(err, fs.ErrNotExist): // none yet
+	case err != nil:
 		return nil, st, err
-	}
-	if old != nil {
+	default:
 		defer old.Close()
+		switch err := lockFile(old); {
+		case errors.Is(err, errWouldBlock):
+			return nil, st, fmt.Errorf("%w: the budget journal %s is locked by a running exporter (its lock file was removed or replaced); "+
+				"stop it, or give each exporter its own --cache.file", ErrLocked, path)
+		case err != nil:
+			return nil, st, fmt.Errorf("lock the budget journal %s: %w", path, err)
+		}
 	}
 	b, err := readLimited(path, MaxJournalBytes)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, st, fmt.Errorf("read the budget journal: %w", err)
 	}
-	text := string(b)
-	if i := strings.LastIndexByte(text, '\n'); i+1 < len(text) {
-		st.Skipped++ // a last line without its newline: torn by a crash
-		text = text[:i+1]
-	}
-	for line := range strings.SplitSeq(text, "\n") {
-		if line == "" {
+	for line := range strings.Lines(string(b)) {
+		if line == "\n" {
 			continue
 		}
-		kind, num, ok := strings.Cut(line, " ")
+		kind, num, _ := strings.Cut(strings.TrimSuffix(line, "\n"), " ")
 		ns, err := strconv.ParseInt(num, 10, 64)
-		if !ok || err != nil || (kind != "s" && kind != "p" && kind != "u") {
-			st.Skipped++ // a torn last line after a crash, or not ours
+		if !strings.HasSuffix(line, "\n") || err != nil || (kind != "s" && kind != "p" && kind != "u") {
+			st.Skipped++ // a last line without its newline (torn by a crash), or not ours
 			continue
 		}
 		t := time.Unix(0, ns).UTC()
@@ -116,8 +108,7 @@ func OpenJournal(path string, now func() time.Time) (*Journal, JournalState, err
 	}
 	st.Sent = withoutUnsent(st.Sent, unsent)
 	slices.SortFunc(st.Sent, time.Time.Compare)
-	j := &Journal{path: path, now: now, pause: st.PausedUntil}
-	j.sent = append(j.sent, st.Sent...)
+	j := &Journal{path: path, now: now, pause: st.PausedUntil, sent: slices.Clone(st.Sent)}
 	if err := j.compactLocked(); err != nil {
 		return nil, st, err
 	}
@@ -141,8 +132,8 @@ func readLimited(path string, limit int64) ([]byte, error) {
 func (j *Journal) Spent(t time.Time) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if j.held != nil {
-		if err := j.held(); err != nil {
+	if j.Held != nil {
+		if err := j.Held(); err != nil {
 			return err
 		}
 	}
@@ -255,26 +246,6 @@ func (j *Journal) compactLocked() error {
 	}
 	j.f, j.lines, j.compactAt = f, lines, max(maxJournalLines, 2*lines)
 	return nil
-}
-
-// lockJournal locks the journal at path, if there is one: nil when there
-// is none; an error wrapping ErrLocked when another exporter holds it.
-func lockJournal(path string) (*os.File, error) {
-	f, err := openRegular(path, os.O_RDONLY, "the budget journal")
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := lockFile(f); err != nil {
-		f.Close()
-		if errors.Is(err, errWouldBlock) {
-			return nil, fmt.Errorf("%w: the budget journal %s is locked by a running exporter (its lock file was removed or replaced); stop it, or give each exporter its own --cache.file", ErrLocked, path)
-		}
-		return nil, fmt.Errorf("lock the budget journal %s: %w", path, err)
-	}
-	return f, nil
 }
 
 // Close closes the journal; later appends fail. A nil Journal does nothing.

@@ -106,10 +106,10 @@ func TestJournalRefusesSpecialFiles(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skip("no FIFO here:", err)
 	}
-	if _, _, err := statefile.OpenJournal(fifo, nil); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+	if _, _, err := statefile.OpenJournal(fifo, time.Now); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("a FIFO journal: %v", err)
 	}
-	if _, _, err := statefile.OpenJournal(dir, nil); err == nil {
+	if _, _, err := statefile.OpenJournal(dir, time.Now); err == nil {
 		t.Error("a directory was accepted as the journal")
 	}
 }

@@ -35,11 +35,10 @@ const lockAttempts = 5
 
 // Lock takes the exclusive lock of the cache file at path and writes this
 // process's PID in the lock file: two exporters on one file would each spend
-// a budget and replace the journal under the other. The lock file is never
-// written through a link: a symbolic link, a file with other hard links or
-// anything but a regular file is refused; a lock file that holds something
-// is replaced by rename, not truncated. Without flock(2) it only writes
-// the PID.
+// a budget and replace the journal under the other. A symbolic link, a file
+// with other hard links or anything but a regular file is refused; a lock
+// file that holds something is replaced by rename, not truncated. Without
+// flock(2) it only writes the PID.
 func Lock(path string) (*FileLock, error) {
 	name := path + LockSuffix
 	for range lockAttempts {
@@ -70,15 +69,14 @@ func Lock(path string) (*FileLock, error) {
 	return nil, fmt.Errorf("%s was replaced at every attempt to lock it; is another program rewriting it?", name)
 }
 
-// openRegular opens name without following a symbolic link or blocking,
-// and refuses anything but a regular file with one link: what is written
-// to it must not reach another file.
+// openRegular opens name without following a symbolic link or blocking, and
+// refuses anything but a regular file with one link: writes must not reach another file.
 func openRegular(name string, flag int, what string) (*os.File, error) {
 	notRegular := fmt.Errorf("%s (%s) is not a regular file; remove it", name, what)
 	if fi, err := os.Lstat(name); err == nil && !fi.Mode().IsRegular() {
 		return nil, notRegular
 	}
-	f, err := os.OpenFile(name, flag|lockOpenFlags|noFollow, 0o600)
+	f, err := os.OpenFile(name, flag|openFlags, 0o600)
 	switch {
 	case err != nil && isLoop(err):
 		return nil, notRegular
@@ -100,11 +98,8 @@ func openRegular(name string, flag int, what string) (*os.File, error) {
 // namesFile reports whether name is still the file f has open.
 func namesFile(name string, f *os.File) bool {
 	a, err := os.Lstat(name)
-	if err != nil {
-		return false
-	}
-	b, err := f.Stat()
-	return err == nil && os.SameFile(a, b)
+	b, ferr := f.Stat()
+	return err == nil && ferr == nil && os.SameFile(a, b)
 }
 
 // writePID writes this process's PID in the lock file: in place when it is
@@ -150,14 +145,10 @@ func newLockFile(name string, content []byte) (*os.File, error) {
 	return f, nil
 }
 
-// Held checks that the lock file is still the file this lock holds. When it
-// was removed, or replaced by a file nobody holds, the lock is taken again;
-// when another process holds the lock file now, the error wraps ErrLockLost
-// and the caller must stop spending: a second exporter may run on the file.
+// Held checks that the lock file is still the file this lock holds; one
+// removed, or replaced by a file nobody holds, is taken again. When another
+// process holds it now, the error wraps ErrLockLost: stop spending.
 func (l *FileLock) Held() error {
-	if l == nil {
-		return nil
-	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.f == nil {

@@ -9,11 +9,9 @@ import (
 	"syscall"
 )
 
-// lockOpenFlags keep the open of a FIFO in the lock file's place from blocking.
-const lockOpenFlags = syscall.O_NONBLOCK
-
-// noFollow makes an open fail on a symbolic link.
-const noFollow = syscall.O_NOFOLLOW
+// openFlags make an open fail on a symbolic link, and keep the open of a
+// FIFO in the file's place from blocking.
+const openFlags = syscall.O_NOFOLLOW | syscall.O_NONBLOCK
 
 var errWouldBlock = syscall.EWOULDBLOCK
 

@@ -8,10 +8,7 @@ import (
 	"os"
 )
 
-const (
-	lockOpenFlags = 0
-	noFollow      = 0
-)
+const openFlags = 0
 
 var errWouldBlock = errors.New("locked")
 

@@ -96,7 +96,7 @@ func TestLockNeverWritesThroughALink(t *testing.T) {
 			if err == nil {
 				defer lock.Unlock()
 				var j *statefile.Journal
-				j, _, err = statefile.OpenJournal(path+statefile.JournalSuffix, nil)
+				j, _, err = statefile.OpenJournal(path+statefile.JournalSuffix, time.Now)
 				if err == nil {
 					j.Spent(time.Now())
 					j.Close()
@@ -143,12 +143,12 @@ func TestLockSurvivesItsFileRemoved(t *testing.T) {
 		if err != nil {
 			return nil, nil, err
 		}
-		j, _, err := statefile.OpenJournal(path+statefile.JournalSuffix, nil)
+		j, _, err := statefile.OpenJournal(path+statefile.JournalSuffix, time.Now)
 		if err != nil {
 			lock.Unlock()
 			return nil, nil, err
 		}
-		j.Guard(lock.Held)
+		j.Held = lock.Held
 		t.Cleanup(func() { j.Close(); lock.Unlock() })
 		return lock, j, nil
 	}

@@ -1,8 +1,7 @@
-// Package statefile keeps the engine's State, the day store of derived
-// windows and the event stream's snapshot in --cache.file, so that a restart serves data at once, and the
-// budget journal beside it. Files are replaced atomically (temporary file,
-// fsync, rename); one that is corrupt or of another format or version is
-// ignored with a warning.
+// Package statefile keeps, in --cache.file, the engine's State, the day
+// store of derived windows and the event stream's snapshot, so that a restart
+// serves data at once, and the budget journal beside it. Files are replaced
+// atomically; one that is corrupt or of another format or version is ignored, with a warning.
 package statefile
 
 import (
@@ -117,11 +116,6 @@ func LoadFile(path string, logger log.Logger) *File {
 	if path == "" {
 		return nil
 	}
-	if removed, err := CleanTemp(path); err != nil {
-		level.Warn(logger).Log("msg", "could not remove a temporary file left by an interrupted save", "file", path, "err", err)
-	} else if len(removed) > 0 {
-		level.Info(logger).Log("msg", "removed temporary files left by an interrupted save", "files", strings.Join(removed, ","))
-	}
 	f, err := Read(path)
 	if errors.Is(err, os.ErrNotExist) {
 		level.Info(logger).Log("msg", "no cache file yet; it will be written after the first refresh", "file", path)
@@ -140,15 +134,13 @@ func LoadFile(path string, logger log.Logger) *File {
 // a crash loses at most this much.
 const DefaultDelay = 30 * time.Second
 
-// Saver writes the state at most once per delay after a change, off the
-// engine's worker and the stream's poller: the engine's state and the
-// stream's snapshot together, in one file. With an empty path it does
-// nothing.
+// Saver writes the engine's state and the stream's snapshot, in one file, at
+// most once per delay after a change, off the engine's worker and the
+// stream's poller. With an empty path it does nothing.
 type Saver struct {
 	path   string
 	parts  Parts
 	logger log.Logger
-	now    func() time.Time
 	delay  time.Duration
 
 	// after schedules f after d (time.AfterFunc; tests fire it by hand).
@@ -166,10 +158,9 @@ type Saver struct {
 	keptRead bool
 }
 
-// Parts are what a Saver writes; a nil part is written empty, except
-// Stream: a Saver without it keeps the stream section already in the file
-// (backfill, or an exporter started without --stream.s3.bucket, does not
-// erase the stream's checkpoint).
+// Parts are what a Saver writes; a nil part is written empty, except Stream:
+// without it the stream section on disk is kept (backfill, or an exporter
+// without --stream.s3.bucket, does not erase the stream's checkpoint).
 type Parts struct {
 	// Engine returns the engine's state.
 	Engine func() engine.State
@@ -184,7 +175,7 @@ type Parts struct {
 // snapshot to path ("" disables it).
 func NewPartsSaver(path string, parts Parts, logger log.Logger) *Saver {
 	logger = cmp.Or(logger, log.NewNopLogger())
-	return &Saver{path: path, parts: parts, logger: logger, now: time.Now, delay: DefaultDelay, after: afterFunc}
+	return &Saver{path: path, parts: parts, logger: logger, delay: DefaultDelay, after: afterFunc}
 }
 
 // stopper is a scheduled save that may be cancelled.
@@ -220,7 +211,7 @@ func (s *Saver) Save() {
 	}
 	s.writes.Lock()
 	defer s.writes.Unlock()
-	f := File{SavedAt: s.now()}
+	f := File{SavedAt: time.Now()}
 	if s.parts.Engine != nil {
 		f.State = s.parts.Engine()
 	}
