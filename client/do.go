@@ -25,16 +25,16 @@ import (
 var errUndefinedEndpoint = errors.New("endpoint not defined with a budget class (client.analytics or client.free)")
 
 type call struct {
-	endpoint Endpoint
-	method   string
-	path     string // escaped, starting with "/"
-	query    url.Values
-	body     []byte // JSON request body, nil for none
+	endpoint     Endpoint
+	project, job string // the route's parameters
+	path         string // set by do: escaped, starting with "/"
+	query        url.Values
+	body         []byte // JSON request body, nil for none
 }
 
 // idempotent reports whether the call may be repeated after it possibly
 // reached the server.
-func (r *call) idempotent() bool { return r.method == http.MethodGet }
+func (r *call) idempotent() bool { return r.endpoint.Method() == http.MethodGet }
 
 type outcome struct {
 	body      []byte // of a 2xx answer, without the key
@@ -46,7 +46,10 @@ type outcome struct {
 }
 
 // do performs the call, retrying transient failures per the RetryPolicy.
-func (c *Client) do(ctx context.Context, r *call) ([]byte, error) {
+func (c *Client) do(ctx context.Context, r *call) (_ []byte, err error) {
+	if r.path, err = r.endpoint.route(r.project, r.job); err != nil {
+		return nil, err
+	}
 	if !r.endpoint.defined() {
 		return nil, fmt.Errorf("%s: %w", r.endpoint, errUndefinedEndpoint)
 	}
@@ -168,7 +171,7 @@ func (c *Client) newRequest(ctx context.Context, r *call, key string) (*http.Req
 	if r.body != nil {
 		body = bytes.NewReader(r.body)
 	}
-	req, err := http.NewRequestWithContext(ctx, r.method, target, body)
+	req, err := http.NewRequestWithContext(ctx, r.endpoint.Method(), target, body)
 	if err != nil {
 		return nil, err
 	}

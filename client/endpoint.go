@@ -122,13 +122,9 @@ func (e Endpoint) route(project, job string) (string, error) {
 // fields after). An answer that is not JSON of v's shape is a
 // *DecodeError. It is what a source with no method of its own calls.
 func (c *Client) GetAnalytics(ctx context.Context, ep Endpoint, projectID string, r DateRange, q url.Values, v any) error {
-	path, err := ep.route(projectID, "")
-	if err != nil {
-		return err
-	}
 	query := rangeValues(r)
 	maps.Copy(query, q)
-	body, err := c.do(ctx, &call{endpoint: ep, method: ep.Method(), path: path, query: query})
+	body, err := c.do(ctx, &call{endpoint: ep, project: projectID, query: query})
 	if err != nil {
 		return err
 	}

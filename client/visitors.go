@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"net/url"
 	"strconv"
 )
@@ -42,10 +41,6 @@ func (c *Client) PathsPage(ctx context.Context, ep Endpoint, projectID string, q
 // a GET of ep with r's dates, the limit and the other parameters more, key
 // and value pairs (an empty value is unsent).
 func (c *Client) getPage(ctx context.Context, ep Endpoint, projectID string, r DateRange, limit, most int, more ...string) ([]byte, error) {
-	path, err := ep.route(projectID, "")
-	if err != nil {
-		return nil, err
-	}
 	if limit < 0 || limit > most {
 		return nil, fmt.Errorf("%s: limit %d outside 1..%d", ep, limit, most)
 	}
@@ -58,7 +53,7 @@ func (c *Client) getPage(ctx context.Context, ep Endpoint, projectID string, r D
 			v.Set(more[i], more[i+1])
 		}
 	}
-	return c.do(ctx, &call{endpoint: ep, method: http.MethodGet, path: path, query: v})
+	return c.do(ctx, &call{endpoint: ep, project: projectID, query: v})
 }
 
 // rangeValues returns dateFrom and dateTo, each only when set.
