@@ -8,21 +8,11 @@ import (
 	"strconv"
 )
 
-// Visitors fetches one page of the unique visitors export (see Views).
-func (c *Client) Visitors(ctx context.Context, projectID string, q PathsQuery) (*PathsPage, error) {
-	return c.PathsPage(ctx, EndpointVisitors, projectID, q)
-}
-
-// Views fetches one page of the page views export. Dates and limit are
-// sent when set, offset always; a limit outside 1..MaxPageSize or a
-// negative offset is refused unsent. A page without valid totals, rows and
-// hasMore is a *DecodeError; a malformed row is skipped (Skipped).
-func (c *Client) Views(ctx context.Context, projectID string, q PathsQuery) (*PathsPage, error) {
-	return c.PathsPage(ctx, EndpointViews, projectID, q)
-}
-
 // PathsPage fetches one page of an offset-paged export, ep
-// EndpointVisitors or EndpointViews (see Views); a PageFunc.
+// EndpointVisitors or EndpointViews; a PageFunc. Dates and limit are sent
+// when set, offset always; a limit outside 1..MaxPageSize or a negative
+// offset is refused unsent. A page without valid totals, rows and hasMore
+// is a *DecodeError; a malformed row is skipped (Skipped).
 func (c *Client) PathsPage(ctx context.Context, ep Endpoint, projectID string, q PathsQuery) (*PathsPage, error) {
 	switch {
 	case ep != EndpointVisitors && ep != EndpointViews:

@@ -82,22 +82,11 @@ func emptyPage(empty *int, isEmpty bool) error {
 // (*Client).PathsPage does: what a PathsWalk sends.
 type PageFunc func(ctx context.Context, ep Endpoint, projectID string, q PathsQuery) (*PathsPage, error)
 
-// WalkVisitors fetches every page of the unique visitors export for r, one
-// request per page, all or nothing: a failed page or more than MaxPages
-// (ErrTooManyPages) fails it. Repeated paths are dropped (Duplicates),
-// malformed rows skipped. A PathsWalk walks views too.
-func (c *Client) WalkVisitors(ctx context.Context, projectID string, r DateRange, o WalkOptions) (*PathsResult, error) {
-	w, err := NewWalk(c.PathsPage, EndpointVisitors, projectID, r, o)
-	if err != nil {
-		return nil, err
-	}
-	return w.All(ctx)
-}
-
 // PathsWalk is the one way an offset-paged export (visitors, views) is
-// read: its caller drives it one page at a time with Next, so it can send
-// other requests between pages, or to the end with All. Not safe for
-// concurrent use.
+// read, one request per page: its caller drives it one page at a time with
+// Next, so it can send other requests between pages, or to the end with
+// All. Repeated paths are dropped (Duplicates), malformed rows skipped.
+// Not safe for concurrent use.
 type PathsWalk struct {
 	page PageFunc
 	ep   Endpoint
