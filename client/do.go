@@ -229,11 +229,9 @@ func (c *Client) transportFailure(ctx, actx context.Context, r *call, err error)
 }
 
 // IsConnectFailure reports whether err comes from a request that never
-// reached the API: no connection could be made, or its TLS handshake failed
-// over the certificate (--mintlify.api-url, the trust store or the network
-// is at fault), and nothing of the request was written: a transport that
-// wrote the request on one connection and then failed to dial another (its
-// own retry) did send it.
+// reached the API: no connection, or a TLS handshake refused over the
+// certificate, and nothing written (a transport that wrote the request and
+// then failed to dial again, its own retry, did send it).
 func IsConnectFailure(err error) bool {
 	var w *writtenError
 	if errors.As(err, &w) {
@@ -315,9 +313,8 @@ func excerpt(s, key string) string {
 
 // redactEscaped redacts key from every string literal of the JSON body b
 // that holds it only through \u escapes (mint\u005f...), which no byte
-// search sees. A body
-// without \u is returned unscanned; undecodable literals are left to the
-// decoder, which rejects them.
+// search sees. A body without \u is returned unscanned; undecodable
+// literals are left to the decoder, which rejects them.
 func redactEscaped(b []byte, key string) []byte {
 	if key == "" || !bytes.Contains(b, []byte(`\u`)) {
 		return b

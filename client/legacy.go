@@ -79,12 +79,10 @@ func (c *Client) listJobsV1Page(ctx context.Context, projectID string, skip, tak
 	return decodeSessions(body)
 }
 
-// decodeSessions decodes the v1 listing, where no field is required. A
-// session that is not an object, has a field of the wrong type or no usable
-// sessionId (it becomes a job_id label and cannot be cut) is skipped and
-// counted, not fatal: encoding/json leaves a session that is not an object
-// zero, without a sessionId. It returns the sessions kept and the number
-// skipped.
+// decodeSessions decodes the v1 listing, where no field is required, into
+// the sessions kept and the number skipped: a session that is not an object
+// (encoding/json leaves it zero), has a field of the wrong type or no usable
+// sessionId (it becomes a job_id label and cannot be cut).
 func decodeSessions(body []byte) ([]LegacySession, int, error) {
 	var w struct {
 		AllSessions []sessionWire `json:"allSessions"`

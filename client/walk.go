@@ -18,10 +18,9 @@ const (
 )
 
 // MaxEmptyPages is how many pages in a row with no row and hasMore true
-// end a walk with ErrEmptyPages. The API's schema allows an empty page that
-// says hasMore (the walk follows it, to offset + limit); an API that sends
-// only such pages would otherwise spend a request a page up to MaxPages,
-// and the walk would look like a success.
+// end a walk with ErrEmptyPages: the schema allows such a page (the walk
+// follows it), but an API sending only those would spend a request a page
+// up to MaxPages, and look like a success.
 const MaxEmptyPages = 3
 
 // ErrEmptyPages is wrapped by the error of a walk that got MaxEmptyPages
@@ -270,11 +269,9 @@ func (w *PathsWalk) Progress() (pr WalkProgress, ok bool) {
 }
 
 // ResumeWalk continues the walk pr describes with options o, fetching its
-// pages with page, after checking that pr is one a walk with o could have
-// reached: the same page size, fewer pages than MaxPages, at most a page
-// size of rows a page, each path once, counts finite and not negative.
-// Nothing is sent before the first Next, which asks for the page at offset
-// Pages*PageSize.
+// pages with page, once pr is one a walk with o could have reached: the
+// same page size, fewer pages than MaxPages, at most a page size of rows a
+// page, each path once, valid counts. Nothing is sent before Next.
 func ResumeWalk(page PageFunc, pr WalkProgress, o WalkOptions) (*PathsWalk, error) {
 	r, err := pr.Range()
 	if err != nil {
