@@ -321,7 +321,7 @@ func TestWalkConversationsMatchesFake(t *testing.T) {
 			}
 			eff := size
 			if eff == 0 {
-				eff = client.DefaultConversationsPageSize
+				eff = client.MaxConversationsPageSize
 			}
 			pages := max(1, (turns+eff-1)/eff)
 			if res.Turns != turns || res.Pages != pages || len(res.Counts) != len(want) || res.Skipped != nil {

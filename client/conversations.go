@@ -26,7 +26,7 @@ func (c *Client) WalkConversations(ctx context.Context, projectID string, r Date
 		}
 		return walkError(ep, projectID, r, where, err)
 	}
-	if err := pagingDefaults(&o.PageSize, &o.MaxPages, MaxConversationsPageSize, DefaultConversationsPageSize, DefaultConversationsMaxPages, projectID); err != nil {
+	if err := pagingDefaults(&o.PageSize, &o.MaxPages, MaxConversationsPageSize, DefaultConversationsMaxPages, projectID); err != nil {
 		return nil, fail(-1, err)
 	}
 	res := &ConversationsResult{Range: r, Counts: make(map[ConversationKey]int)}

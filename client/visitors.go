@@ -14,10 +14,7 @@ import (
 // offset is refused unsent. A page without valid totals, rows and hasMore
 // is a *DecodeError; a malformed row is skipped (Skipped).
 func (c *Client) PathsPage(ctx context.Context, ep Endpoint, projectID string, q PathsQuery) (*PathsPage, error) {
-	switch {
-	case ep != EndpointVisitors && ep != EndpointViews:
-		return nil, fmt.Errorf("%s is not an offset-paged export", ep)
-	case q.Offset < 0:
+	if q.Offset < 0 {
 		return nil, fmt.Errorf("%s: negative offset %d", ep, q.Offset)
 	}
 	body, err := c.getPage(ctx, ep, projectID, q.Range, q.Limit, MaxPageSize, "offset", strconv.Itoa(q.Offset))

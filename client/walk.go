@@ -11,11 +11,8 @@ import (
 	"unicode/utf8"
 )
 
-// Defaults of WalkOptions.
-const (
-	DefaultPageSize = MaxPageSize
-	DefaultMaxPages = 1000
-)
+// DefaultMaxPages is the default MaxPages of WalkOptions.
+const DefaultMaxPages = 1000
 
 // MaxEmptyPages is how many pages in a row with no row and hasMore true
 // end a walk with ErrEmptyPages: the schema allows such a page (the walk
@@ -28,7 +25,8 @@ const MaxEmptyPages = 3
 // API has no end.
 var ErrEmptyPages = fmt.Errorf("%d empty pages in a row, each saying hasMore (%w)", MaxEmptyPages, ErrTooManyPages)
 
-// WalkOptions tunes a PathsWalk; zero fields take defaults.
+// WalkOptions tunes a PathsWalk; zero fields take defaults (the largest
+// page size).
 type WalkOptions struct {
 	PageSize int
 	// MaxPages bounds the walk: more ends it with ErrTooManyPages.
@@ -40,16 +38,16 @@ type WalkOptions struct {
 	Keep func(path string) bool
 }
 
-// pagingDefaults checks a walk's page size (0 takes defSize), page bound
-// (0 takes defPages) and project id.
-func pagingDefaults(size, maxPages *int, most, defSize, defPages int, project string) error {
+// pagingDefaults checks a walk's page size (0 takes most), page bound (0
+// takes defPages) and project id.
+func pagingDefaults(size, maxPages *int, most, defPages int, project string) error {
 	switch {
 	case *size < 0 || *size > most:
 		return fmt.Errorf("page size %d outside 1..%d", *size, most)
 	case *maxPages < 0:
 		return fmt.Errorf("negative MaxPages %d", *maxPages)
 	}
-	*size, *maxPages = cmp.Or(*size, defSize), cmp.Or(*maxPages, defPages)
+	*size, *maxPages = cmp.Or(*size, most), cmp.Or(*maxPages, defPages)
 	_, err := segment("project id", project)
 	return err
 }
@@ -109,7 +107,7 @@ func NewWalk(page PageFunc, ep Endpoint, projectID string, r DateRange, o WalkOp
 	if r != (DateRange{}) {
 		w.p.From, w.p.To = r.From.String(), r.To.String()
 	}
-	err := pagingDefaults(&o.PageSize, &o.MaxPages, MaxPageSize, DefaultPageSize, DefaultMaxPages, projectID)
+	err := pagingDefaults(&o.PageSize, &o.MaxPages, MaxPageSize, DefaultMaxPages, projectID)
 	if err != nil {
 		return nil, w.fail(-1, err)
 	}

@@ -63,7 +63,7 @@ func TestWalkVisitorsPagination(t *testing.T) {
 			}
 			limit := c.limit
 			if limit == 0 {
-				limit = client.DefaultPageSize
+				limit = client.MaxPageSize
 			}
 			pages := pagesFor(c.rows, limit)
 
