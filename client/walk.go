@@ -109,7 +109,7 @@ func NewWalk(page PageFunc, ep Endpoint, projectID string, r DateRange, o WalkOp
 	}
 	err := pagingDefaults(&o.PageSize, &o.MaxPages, MaxPageSize, DefaultMaxPages, projectID)
 	if err != nil {
-		return nil, w.fail(-1, err)
+		return nil, walkError(ep, projectID, r, "", err)
 	}
 	w.o, w.p.PageSize = o, o.PageSize
 	return w, nil
@@ -165,12 +165,9 @@ func (w *PathsWalk) Result() *PathsResult {
 	return &PathsResult{Range: w.r, Totals: p.Totals, Rows: p.Rows, Pages: p.Pages, Duplicates: p.Duplicates, Skipped: p.Skipped, Stopped: w.stopped}
 }
 
-// fail wraps err with the walk's project, range and page offset (page >= 0).
-func (w *PathsWalk) fail(page int, err error) error {
-	if page < 0 {
-		return walkError(w.ep, w.p.Project, w.r, "", err)
-	}
-	return walkError(w.ep, w.p.Project, w.r, fmt.Sprintf("page at offset %d: ", page*w.o.PageSize), err)
+// fail wraps err with the walk's project, range and the offset of page i.
+func (w *PathsWalk) fail(i int, err error) error {
+	return walkError(w.ep, w.p.Project, w.r, fmt.Sprintf("page at offset %d: ", i*w.o.PageSize), err)
 }
 
 // add merges page i and reports whether it was the last. An empty page
@@ -284,7 +281,7 @@ func ResumeWalk(page PageFunc, pr WalkProgress, o WalkOptions) (*PathsWalk, erro
 		return nil, fmt.Errorf("resume a walk: %w", err)
 	}
 	if err := w.checkProgress(pr); err != nil {
-		return nil, w.fail(-1, fmt.Errorf("cannot resume: %w", err))
+		return nil, walkError(ep, pr.Project, r, "", fmt.Errorf("cannot resume: %w", err))
 	}
 	pr.Rows, pr.Skipped = append(make([]PathCounts, 0, len(pr.Rows)), pr.Rows...), maps.Clone(pr.Skipped)
 	w.p, w.next = pr, pr.Pages
