@@ -36,8 +36,6 @@ func (s Skipped) Total() int {
 	return n
 }
 
-func (s *Skipped) add(reason string) { s.merge(Skipped{reason: 1}) }
-
 func (s *Skipped) merge(o Skipped) {
 	for k, v := range o {
 		if *s == nil {

@@ -145,8 +145,6 @@ func (e Endpoint) Analytics() bool { return !e.d().free }
 // ErrBodyTooLarge), lowered by Config.MaxBodyBytes.
 func (e Endpoint) MaxBody() int64 { return e.d().maxBody }
 
-func (e Endpoint) defined() bool { return e.def != nil }
-
 // Attempt describes one HTTP attempt; retries are separate attempts.
 type Attempt struct {
 	Endpoint Endpoint

@@ -2,7 +2,6 @@ package client
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -36,13 +35,10 @@ func (c *Client) ListJobsV1Counting(ctx context.Context, projectID string) ([]Le
 // newest-first listing) is kept once; a malformed one is skipped and
 // counted; a failed page fails the walk.
 func (c *Client) walkJobsV1(ctx context.Context, projectID string, opts ListJobsOptions) ([]LegacySession, int, error) {
-	switch {
-	case opts.Take < 0 || opts.Take > ListJobsMaxTake:
-		return nil, 0, fmt.Errorf("%s: page size (take) %d outside 1..%d", EndpointListJobs, opts.Take, ListJobsMaxTake)
-	case opts.MaxPages < 0:
-		return nil, 0, fmt.Errorf("%s: negative MaxPages %d", EndpointListJobs, opts.MaxPages)
+	take, maxPages := opts.Take, opts.MaxPages
+	if err := pagingDefaults(&take, &maxPages, ListJobsMaxTake, DefaultListJobsMaxPages, projectID); err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", EndpointListJobs, err)
 	}
-	take, maxPages := cmp.Or(opts.Take, ListJobsMaxTake), cmp.Or(opts.MaxPages, DefaultListJobsMaxPages)
 	out := []LegacySession{}
 	seen := make(map[string]bool)
 	skipped := 0

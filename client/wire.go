@@ -166,7 +166,7 @@ func keepRows[W, R any](f *fields, field string, rows []W, skipped *Skipped, con
 	out := make([]R, 0, len(rows))
 	for i := range rows {
 		if r, why := conv(&rows[i]); why != "" {
-			skipped.add(why)
+			skipped.merge(Skipped{why: 1})
 		} else {
 			out = append(out, r)
 		}
