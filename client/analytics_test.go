@@ -81,7 +81,7 @@ func TestWalkSkippedRowsAcrossPages(t *testing.T) {
 	h := newHarness(t, nil, mintlifytest.WithProject(testProject, ds))
 	_, rows := expected(h.srv, testProject, r)
 	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, Offset: mintlifytest.AnyOffset, BadRow: mintlifytest.RowEmptyPath, BadRowIndex: 1})
-	res, err := h.c.WalkVisitors(context.Background(), testProject, r, client.WalkOptions{PageSize: 100})
+	res, err := walkVisitors(context.Background(), h.c, testProject, r, client.WalkOptions{PageSize: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestWalkSkippedRowsAcrossPages(t *testing.T) {
 	// A page whose only rows are malformed is not "empty with more".
 	h.srv.ClearFaults()
 	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, Offset: mintlifytest.AnyOffset, BadRow: mintlifytest.RowNotObject})
-	res, err = h.c.WalkVisitors(context.Background(), testProject, r, client.WalkOptions{PageSize: 1, MaxPages: 3})
+	res, err = walkVisitors(context.Background(), h.c, testProject, r, client.WalkOptions{PageSize: 1, MaxPages: 3})
 	if !errors.Is(err, client.ErrTooManyPages) || res != nil {
 		t.Errorf("pages of one malformed row: %v, want ErrTooManyPages after 3 pages", err)
 	}
@@ -321,7 +321,7 @@ func TestWalkConversationsMatchesFake(t *testing.T) {
 			}
 			eff := size
 			if eff == 0 {
-				eff = client.DefaultConversationsPageSize
+				eff = client.MaxConversationsPageSize
 			}
 			pages := max(1, (turns+eff-1)/eff)
 			if res.Turns != turns || res.Pages != pages || len(res.Counts) != len(want) || res.Skipped != nil {
@@ -474,7 +474,7 @@ func TestTotalsOutsideBounds(t *testing.T) {
 	h := newHarness(t, nil, mintlifytest.WithProject(testProject, ds))
 	odd := mintlifytest.Counts{Human: 5, AI: 7, Total: 30}
 	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, Offset: mintlifytest.AnyOffset, Totals: &odd})
-	res, err := h.c.WalkVisitors(context.Background(), testProject, r, client.WalkOptions{})
+	res, err := walkVisitors(context.Background(), h.c, testProject, r, client.WalkOptions{})
 	if err != nil || res.Totals != (client.Counts{Human: 5, AI: 7, Total: 30}) {
 		t.Errorf("%v, totals %+v", err, res)
 	}
@@ -492,7 +492,10 @@ func TestRateLimitSharedByEveryAnalyticsEndpoint(t *testing.T) {
 		h := newHarness(t, nil, opts...)
 		readAll(t, h, r) // six requests, one per endpoint
 		for _, call := range []func() error{
-			func() error { _, err := h.c.Views(context.Background(), testProject, client.PathsQuery{}); return err },
+			func() error {
+				_, err := h.c.PathsPage(context.Background(), client.EndpointViews, testProject, client.PathsQuery{})
+				return err
+			},
 			func() error { _, err := h.c.CallerStats(context.Background(), testProject, r); return err },
 			func() error { _, err := h.c.Searches(context.Background(), testProject, r, 1, ""); return err },
 		} {

@@ -10,11 +10,8 @@ const (
 	MaxConversationsPageSize = 1000
 )
 
-// Defaults of CursorWalkOptions.
-const (
-	DefaultConversationsPageSize = MaxConversationsPageSize
-	DefaultConversationsMaxPages = 10
-)
+// DefaultConversationsMaxPages is the default MaxPages of CursorWalkOptions.
+const DefaultConversationsMaxPages = 10
 
 // Reasons a row was skipped (the keys of Skipped), fit for a label value.
 const (
@@ -38,8 +35,6 @@ func (s Skipped) Total() int {
 	}
 	return n
 }
-
-func (s *Skipped) add(reason string) { s.merge(Skipped{reason: 1}) }
 
 func (s *Skipped) merge(o Skipped) {
 	for k, v := range o {
@@ -163,7 +158,8 @@ type ConversationsResult struct {
 	Incomplete bool
 }
 
-// CursorWalkOptions tunes WalkConversations; zero fields take defaults.
+// CursorWalkOptions tunes WalkConversations; zero fields take defaults (the
+// largest page size).
 type CursorWalkOptions struct {
 	PageSize int
 	MaxPages int

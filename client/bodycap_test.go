@@ -23,7 +23,8 @@ func TestBodyCapPerEndpoint(t *testing.T) {
 	h := jobHarness(t, func(c *client.Config) { c.MaxBodyBytes = 1 << 30 })
 	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, Offset: mintlifytest.AnyOffset, BodyBytes: big})
 	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointGetJob, BodyBytes: zbuf.Bytes(), ContentEncoding: "gzip"})
-	if _, err := h.c.Visitors(context.Background(), testProject, client.PathsQuery{Limit: 5}); !errors.Is(err, client.ErrBodyTooLarge) {
+	_, err := h.c.PathsPage(context.Background(), client.EndpointVisitors, testProject, client.PathsQuery{Limit: 5})
+	if !errors.Is(err, client.ErrBodyTooLarge) {
 		t.Errorf("a visitors page of %d bytes: %v, want ErrBodyTooLarge", len(big), err)
 	}
 	if _, err := h.c.GetJob(context.Background(), testProject, "job-1"); !errors.Is(err, client.ErrBodyTooLarge) {

@@ -125,19 +125,14 @@ func parseBaseURL(s string) (string, error) {
 }
 
 // defaultHTTPClient bounds connection set-up, follows no redirects and
-// sends every request on a connection of its own, over HTTP/1.1.
-//
-// Why no keep-alive and no HTTP/2: the budget counts an attempt when Allow
-// lets it go, and net/http must not send it twice behind the budget's back.
-// HTTP/1's transport silently sends a GET again on a new connection when a
-// reused connection fails after the request was written (a proxy or load
-// balancer that resets idle connections): the API may count both. It never
-// does so on a fresh connection, so without keep-alive every request the
-// API can read is an attempt the budget saw. HTTP/2's transport retries
-// too, up to 6 times, for a stream reset with REFUSED_STREAM or
-// PROTOCOL_ERROR, which a proxy may send after reading the request. At
-// most 100 analytics requests an hour, a pooled connection saves nothing
-// worth that: one TCP (and TLS) handshake a request.
+// sends every request on a connection of its own, over HTTP/1.1: the budget
+// counts an attempt when Allow lets it go, and net/http must not send it
+// again behind its back. HTTP/1's transport re-sends a GET on a new
+// connection when a reused one fails after the request was written (a proxy
+// resetting idle connections), never on a fresh one; HTTP/2's retries a
+// stream reset with REFUSED_STREAM or PROTOCOL_ERROR, which a proxy may send
+// after reading it, up to 6 times. At 100 analytics requests an hour, a
+// handshake a request costs nothing.
 func defaultHTTPClient() *http.Client {
 	var protocols http.Protocols
 	protocols.SetHTTP1(true)

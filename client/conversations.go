@@ -19,15 +19,9 @@ type conversationWire struct {
 // nextCursor ends the walk Incomplete. Malformed turns are skipped.
 func (c *Client) WalkConversations(ctx context.Context, projectID string, r DateRange, o CursorWalkOptions) (*ConversationsResult, error) {
 	ep := EndpointConversations
-	fail := func(page int, err error) error {
-		where := ""
-		if page >= 0 {
-			where = fmt.Sprintf("page %d: ", page+1)
-		}
-		return walkError(ep, projectID, r, where, err)
-	}
-	if err := pagingDefaults(&o.PageSize, &o.MaxPages, MaxConversationsPageSize, DefaultConversationsPageSize, DefaultConversationsMaxPages, projectID); err != nil {
-		return nil, fail(-1, err)
+	fail := func(i int, err error) error { return walkError(ep, projectID, r, fmt.Sprintf("page %d: ", i+1), err) }
+	if err := pagingDefaults(&o.PageSize, &o.MaxPages, MaxConversationsPageSize, DefaultConversationsMaxPages, projectID); err != nil {
+		return nil, walkError(ep, projectID, r, "", err)
 	}
 	res := &ConversationsResult{Range: r, Counts: make(map[ConversationKey]int)}
 	seen := make(map[string]bool)
@@ -35,8 +29,9 @@ func (c *Client) WalkConversations(ctx context.Context, projectID string, r Date
 	empty := 0 // see emptyPage
 	for i := 0; ; i++ {
 		if i >= o.MaxPages {
-			return nil, fail(-1, fmt.Errorf("more than %d pages of %d turns (%w): use a shorter window or raise --conversations.max-pages",
-				o.MaxPages, o.PageSize, ErrTooManyPages))
+			err := fmt.Errorf("more than %d pages of %d turns (%w): use a shorter window or raise --conversations.max-pages",
+				o.MaxPages, o.PageSize, ErrTooManyPages)
+			return nil, walkError(ep, projectID, r, "", err)
 		}
 		body, err := c.getPage(ctx, ep, projectID, r, o.PageSize, MaxConversationsPageSize, "cursor", cursor)
 		var next *string

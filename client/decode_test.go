@@ -97,11 +97,11 @@ func TestDecodePathsPageErrors(t *testing.T) {
 		run           func(*harness) error
 	}{
 		{mintlifytest.EndpointVisitors, "visitors", func(h *harness) error {
-			_, err := h.c.Visitors(context.Background(), testProject, client.PathsQuery{Limit: 10})
+			_, err := h.c.PathsPage(context.Background(), client.EndpointVisitors, testProject, client.PathsQuery{Limit: 10})
 			return err
 		}},
 		{mintlifytest.EndpointViews, "views", func(h *harness) error {
-			_, err := h.c.Views(context.Background(), testProject, client.PathsQuery{Limit: 10})
+			_, err := h.c.PathsPage(context.Background(), client.EndpointViews, testProject, client.PathsQuery{Limit: 10})
 			return err
 		}},
 	} {
@@ -161,9 +161,9 @@ func TestDecodePathsSkipsBadRows(t *testing.T) {
 			var page *client.PathsPage
 			var err error
 			if ep == mintlifytest.EndpointViews {
-				page, err = h.c.Views(context.Background(), testProject, q)
+				page, err = h.c.PathsPage(context.Background(), client.EndpointViews, testProject, q)
 			} else {
-				page, err = h.c.Visitors(context.Background(), testProject, q)
+				page, err = h.c.PathsPage(context.Background(), client.EndpointVisitors, testProject, q)
 			}
 			if err != nil {
 				t.Errorf("%s %s: %v", ep, tc.name, err)
@@ -222,10 +222,10 @@ func readAll(t *testing.T, h *harness, r client.DateRange) allAnswers {
 	ctx := context.Background()
 	var a allAnswers
 	var err error
-	if a.Visitors, err = h.c.Visitors(ctx, testProject, client.PathsQuery{Range: r, Limit: 50}); err != nil {
+	if a.Visitors, err = h.c.PathsPage(ctx, client.EndpointVisitors, testProject, client.PathsQuery{Range: r, Limit: 50}); err != nil {
 		t.Fatal(err)
 	}
-	if a.Views, err = h.c.Views(ctx, testProject, client.PathsQuery{Range: r, Limit: 50}); err != nil {
+	if a.Views, err = h.c.PathsPage(ctx, client.EndpointViews, testProject, client.PathsQuery{Range: r, Limit: 50}); err != nil {
 		t.Fatal(err)
 	}
 	if a.Callers, err = h.c.CallerStats(ctx, testProject, r); err != nil {
@@ -265,7 +265,7 @@ func TestDecodeKeepsPathBytes(t *testing.T) {
 		row(b, 2)["path"] = json.RawMessage(`"/lone\ud800x\udc00y\ud83dz"`)              // broken surrogates
 		row(b, 3)["path"] = json.RawMessage(`"/\u0041\u00E9\u20aC"`)                     // hex case
 	}})
-	page, err := h.c.Visitors(context.Background(), testProject, client.PathsQuery{Limit: 10})
+	page, err := h.c.PathsPage(context.Background(), client.EndpointVisitors, testProject, client.PathsQuery{Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,16 +25,16 @@ import (
 var errUndefinedEndpoint = errors.New("endpoint not defined with a budget class (client.analytics or client.free)")
 
 type call struct {
-	endpoint Endpoint
-	method   string
-	path     string // escaped, starting with "/"
-	query    url.Values
-	body     []byte // JSON request body, nil for none
+	endpoint     Endpoint
+	project, job string // the route's parameters
+	path         string // set by do: escaped, starting with "/"
+	query        url.Values
+	body         []byte // JSON request body, nil for none
 }
 
 // idempotent reports whether the call may be repeated after it possibly
 // reached the server.
-func (r *call) idempotent() bool { return r.method == http.MethodGet }
+func (r *call) idempotent() bool { return r.endpoint.Method() == http.MethodGet }
 
 type outcome struct {
 	body      []byte // of a 2xx answer, without the key
@@ -46,8 +46,11 @@ type outcome struct {
 }
 
 // do performs the call, retrying transient failures per the RetryPolicy.
-func (c *Client) do(ctx context.Context, r *call) ([]byte, error) {
-	if !r.endpoint.defined() {
+func (c *Client) do(ctx context.Context, r *call) (_ []byte, err error) {
+	if r.path, err = r.endpoint.route(r.project, r.job); err != nil {
+		return nil, err
+	}
+	if r.endpoint.def == nil {
 		return nil, fmt.Errorf("%s: %w", r.endpoint, errUndefinedEndpoint)
 	}
 	var last error
@@ -168,7 +171,7 @@ func (c *Client) newRequest(ctx context.Context, r *call, key string) (*http.Req
 	if r.body != nil {
 		body = bytes.NewReader(r.body)
 	}
-	req, err := http.NewRequestWithContext(ctx, r.method, target, body)
+	req, err := http.NewRequestWithContext(ctx, r.endpoint.Method(), target, body)
 	if err != nil {
 		return nil, err
 	}
@@ -226,11 +229,9 @@ func (c *Client) transportFailure(ctx, actx context.Context, r *call, err error)
 }
 
 // IsConnectFailure reports whether err comes from a request that never
-// reached the API: no connection could be made, or its TLS handshake failed
-// over the certificate (--mintlify.api-url, the trust store or the network
-// is at fault), and nothing of the request was written: a transport that
-// wrote the request on one connection and then failed to dial another (its
-// own retry) did send it.
+// reached the API: no connection, or a TLS handshake refused over the
+// certificate, and nothing written (a transport that wrote the request and
+// then failed to dial again, its own retry, did send it).
 func IsConnectFailure(err error) bool {
 	var w *writtenError
 	if errors.As(err, &w) {
@@ -312,9 +313,8 @@ func excerpt(s, key string) string {
 
 // redactEscaped redacts key from every string literal of the JSON body b
 // that holds it only through \u escapes (mint\u005f...), which no byte
-// search sees. A body
-// without \u is returned unscanned; undecodable literals are left to the
-// decoder, which rejects them.
+// search sees. A body without \u is returned unscanned; undecodable
+// literals are left to the decoder, which rejects them.
 func redactEscaped(b []byte, key string) []byte {
 	if key == "" || !bytes.Contains(b, []byte(`\u`)) {
 		return b

@@ -31,7 +31,7 @@ func TestEndlessEmptyPagesEndTheWalk(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, nil, mintlifytest.WithProject(testProject, ds))
 			h.srv.AddFault(endless)
-			res, err := h.c.WalkVisitors(context.Background(), testProject, r, tc.opts)
+			res, err := walkVisitors(context.Background(), h.c, testProject, r, tc.opts)
 			if res != nil || !errors.Is(err, client.ErrEmptyPages) || !errors.Is(err, client.ErrTooManyPages) {
 				t.Fatalf("result %v, error %v; want no result and ErrEmptyPages", res != nil, err)
 			}
@@ -51,7 +51,7 @@ func TestEndlessEmptyPagesEndTheWalk(t *testing.T) {
 		// The page at 300 has no rows left, but says hasMore: a third
 		// empty page in a row would end the walk, so give it one.
 		h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, Offset: 300, HasMoreForever: true})
-		res, err := h.c.WalkVisitors(context.Background(), testProject, r, client.WalkOptions{PageSize: 100})
+		res, err := walkVisitors(context.Background(), h.c, testProject, r, client.WalkOptions{PageSize: 100})
 		if err == nil {
 			t.Fatalf("the walk of %d pages ended without an error; the page at 300 is the third empty one in a row", res.Pages)
 		}
@@ -59,7 +59,7 @@ func TestEndlessEmptyPagesEndTheWalk(t *testing.T) {
 		for _, off := range []int{0, 100} {
 			h2.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, Offset: off, EmptyPage: true, HasMoreForever: true})
 		}
-		res, err = h2.c.WalkVisitors(context.Background(), testProject, r, client.WalkOptions{PageSize: 100})
+		res, err = walkVisitors(context.Background(), h2.c, testProject, r, client.WalkOptions{PageSize: 100})
 		if err != nil || len(res.Rows) != 50 || res.Pages != 3 {
 			t.Fatalf("two empty pages then the last: %v; want 50 rows in 3 pages", err)
 		}

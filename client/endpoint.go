@@ -122,13 +122,9 @@ func (e Endpoint) route(project, job string) (string, error) {
 // fields after). An answer that is not JSON of v's shape is a
 // *DecodeError. It is what a source with no method of its own calls.
 func (c *Client) GetAnalytics(ctx context.Context, ep Endpoint, projectID string, r DateRange, q url.Values, v any) error {
-	path, err := ep.route(projectID, "")
-	if err != nil {
-		return err
-	}
 	query := rangeValues(r)
 	maps.Copy(query, q)
-	body, err := c.do(ctx, &call{endpoint: ep, method: ep.Method(), path: path, query: query})
+	body, err := c.do(ctx, &call{endpoint: ep, project: projectID, query: query})
 	if err != nil {
 		return err
 	}
@@ -148,8 +144,6 @@ func (e Endpoint) Analytics() bool { return !e.d().free }
 // MaxBody is the largest answer of the endpoint the client reads (larger is
 // ErrBodyTooLarge), lowered by Config.MaxBodyBytes.
 func (e Endpoint) MaxBody() int64 { return e.d().maxBody }
-
-func (e Endpoint) defined() bool { return e.def != nil }
 
 // Attempt describes one HTTP attempt; retries are separate attempts.
 type Attempt struct {

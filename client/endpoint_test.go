@@ -33,7 +33,7 @@ func TestUndefinedEndpointIsCountedAndNeverSent(t *testing.T) {
 	if undefined.MaxBody() != client.DefaultMaxBodyBytes {
 		t.Errorf("undefined endpoint's MaxBody = %d", undefined.MaxBody())
 	}
-	err = c.DoGet(context.Background(), undefined, "/v1/analytics/p/pages")
+	err = c.Do(context.Background(), undefined)
 	if !errors.Is(err, client.ErrUndefinedEndpoint) {
 		t.Errorf("call of an undefined endpoint: %v", err)
 	}
@@ -41,7 +41,7 @@ func TestUndefinedEndpointIsCountedAndNeverSent(t *testing.T) {
 		t.Errorf("undefined endpoint: Allow called %d times, %d requests sent", allowed, len(srv.Requests()))
 	}
 	for _, e := range client.Endpoints {
-		if err := c.DoGet(context.Background(), e, "/nowhere"); errors.Is(err, client.ErrUndefinedEndpoint) {
+		if err := c.Do(context.Background(), e); errors.Is(err, client.ErrUndefinedEndpoint) {
 			t.Errorf("%s refused as undefined", e)
 		}
 	}

@@ -6,9 +6,10 @@ import "context"
 // external tests.
 var ErrUndefinedEndpoint = errUndefinedEndpoint
 
-// DoGet sends a GET of path as endpoint e, for the external tests.
-func (c *Client) DoGet(ctx context.Context, e Endpoint, path string) error {
-	_, err := c.do(ctx, &call{endpoint: e, method: "GET", path: path})
+// Do sends a request of endpoint e for project p (and job j), for the
+// external tests.
+func (c *Client) Do(ctx context.Context, e Endpoint) error {
+	_, err := c.do(ctx, &call{endpoint: e, project: "p", job: "j"})
 	return err
 }
 

@@ -163,3 +163,13 @@ func clientRows(totals mintlifytest.Counts, rows []mintlifytest.Row) (client.Cou
 func clientCounts(c mintlifytest.Counts) client.Counts {
 	return client.Counts{Human: float64(c.Human), AI: float64(c.AI), Total: float64(c.Total)}
 }
+
+// walkVisitors walks the unique visitors export for r to its end.
+func walkVisitors(ctx context.Context, c *client.Client, project string, r client.DateRange,
+	o client.WalkOptions) (*client.PathsResult, error) {
+	w, err := client.NewWalk(c.PathsPage, client.EndpointVisitors, project, r, o)
+	if err != nil {
+		return nil, err
+	}
+	return w.All(ctx)
+}

@@ -5,16 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 )
 
 // GetJob reads an agent job; an unknown one IsNotFound.
 func (c *Client) GetJob(ctx context.Context, projectID, jobID string) (*Job, error) {
-	path, err := EndpointGetJob.route(projectID, jobID)
-	if err != nil {
-		return nil, err
-	}
-	body, err := c.do(ctx, &call{endpoint: EndpointGetJob, method: http.MethodGet, path: path})
+	body, err := c.do(ctx, &call{endpoint: EndpointGetJob, project: projectID, job: jobID})
 	if err != nil {
 		return nil, err
 	}
@@ -45,10 +40,6 @@ func (c *Client) CreateJob(ctx context.Context, projectID, prompt string) (*Job,
 
 // postPrompt sends {"prompt": prompt} to ep and decodes the job answered.
 func (c *Client) postPrompt(ctx context.Context, ep Endpoint, projectID, jobID, prompt string) (*Job, error) {
-	path, err := ep.route(projectID, jobID)
-	if err != nil {
-		return nil, err
-	}
 	if prompt == "" {
 		return nil, fmt.Errorf("%s: %w", ep, ErrEmptyPrompt)
 	}
@@ -58,7 +49,7 @@ func (c *Client) postPrompt(ctx context.Context, ep Endpoint, projectID, jobID, 
 	_ = enc.Encode(struct { // a string always encodes
 		Prompt string `json:"prompt"`
 	}{prompt})
-	answer, err := c.do(ctx, &call{endpoint: ep, method: http.MethodPost, path: path, body: bytes.TrimSuffix(body.Bytes(), []byte("\n"))})
+	answer, err := c.do(ctx, &call{endpoint: ep, project: projectID, job: jobID, body: bytes.TrimSuffix(body.Bytes(), []byte("\n"))})
 	if err != nil {
 		return nil, err
 	}

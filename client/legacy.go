@@ -2,7 +2,6 @@ package client
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -36,13 +35,10 @@ func (c *Client) ListJobsV1Counting(ctx context.Context, projectID string) ([]Le
 // newest-first listing) is kept once; a malformed one is skipped and
 // counted; a failed page fails the walk.
 func (c *Client) walkJobsV1(ctx context.Context, projectID string, opts ListJobsOptions) ([]LegacySession, int, error) {
-	switch {
-	case opts.Take < 0 || opts.Take > ListJobsMaxTake:
-		return nil, 0, fmt.Errorf("%s: page size (take) %d outside 1..%d", EndpointListJobs, opts.Take, ListJobsMaxTake)
-	case opts.MaxPages < 0:
-		return nil, 0, fmt.Errorf("%s: negative MaxPages %d", EndpointListJobs, opts.MaxPages)
+	take, maxPages := opts.Take, opts.MaxPages
+	if err := pagingDefaults(&take, &maxPages, ListJobsMaxTake, DefaultListJobsMaxPages, projectID); err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", EndpointListJobs, err)
 	}
-	take, maxPages := cmp.Or(opts.Take, ListJobsMaxTake), cmp.Or(opts.MaxPages, DefaultListJobsMaxPages)
 	out := []LegacySession{}
 	seen := make(map[string]bool)
 	skipped := 0
@@ -79,12 +75,10 @@ func (c *Client) listJobsV1Page(ctx context.Context, projectID string, skip, tak
 	return decodeSessions(body)
 }
 
-// decodeSessions decodes the v1 listing, where no field is required. A
-// session that is not an object, has a field of the wrong type or no usable
-// sessionId (it becomes a job_id label and cannot be cut) is skipped and
-// counted, not fatal: encoding/json leaves a session that is not an object
-// zero, without a sessionId. It returns the sessions kept and the number
-// skipped.
+// decodeSessions decodes the v1 listing, where no field is required, into
+// the sessions kept and the number skipped: a session that is not an object
+// (encoding/json leaves it zero), has a field of the wrong type or no usable
+// sessionId (it becomes a job_id label and cannot be cut).
 func decodeSessions(body []byte) ([]LegacySession, int, error) {
 	var w struct {
 		AllSessions []sessionWire `json:"allSessions"`

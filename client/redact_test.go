@@ -45,7 +45,7 @@ func TestKeyEchoedThroughJSONEscapes(t *testing.T) {
 		rows := b["visitors"].([]any)
 		rows[0].(map[string]any)["path"] = underscore
 	}})
-	page, err := h.c.Visitors(context.Background(), testProject, client.PathsQuery{Limit: 5})
+	page, err := h.c.PathsPage(context.Background(), client.EndpointVisitors, testProject, client.PathsQuery{Limit: 5})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,7 @@ type op struct {
 
 var (
 	opVisitors = op{"visitors", mintlifytest.EndpointVisitors, func(h *harness, ctx context.Context) error {
-		_, err := h.c.Visitors(ctx, testProject, client.PathsQuery{Limit: 10})
+		_, err := h.c.PathsPage(ctx, client.EndpointVisitors, testProject, client.PathsQuery{Limit: 10})
 		return err
 	}}
 	opGetJob = op{"get_job", mintlifytest.EndpointGetJob, func(h *harness, ctx context.Context) error {
@@ -217,7 +217,7 @@ func TestAPIErrorKinds(t *testing.T) {
 	t.Run("400 with details", func(t *testing.T) {
 		h := jobHarness(t, nil)
 		bad := client.DateRange{From: client.DateOf(testEnd), To: client.DateOf(testEnd).AddDays(-3)}
-		_, err := h.c.Visitors(context.Background(), testProject, client.PathsQuery{Range: bad})
+		_, err := h.c.PathsPage(context.Background(), client.EndpointVisitors, testProject, client.PathsQuery{Range: bad})
 		var ae *client.APIError
 		if !errors.As(err, &ae) {
 			t.Fatalf("error %v, want APIError", err)
@@ -281,7 +281,7 @@ func TestAPIErrorKinds(t *testing.T) {
 		if err := opGetJob.run(h, context.Background()); !client.IsNotFound(err) {
 			t.Errorf("removed job: %v", err)
 		}
-		_, err = h.c.Visitors(context.Background(), "no-such-project", client.PathsQuery{})
+		_, err = h.c.PathsPage(context.Background(), client.EndpointVisitors, "no-such-project", client.PathsQuery{})
 		if !client.IsNotFound(err) || client.IsUnauthorized(err) {
 			t.Errorf("unknown project: %v", err)
 		}
@@ -611,7 +611,7 @@ func TestDefaultSleepHonoursContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.Visitors(ctx, testProject, client.PathsQuery{})
+	_, err = c.PathsPage(ctx, client.EndpointVisitors, testProject, client.PathsQuery{})
 	if !errors.Is(err, context.Canceled) || statusOf(err) != 502 {
 		t.Errorf("error %v", err)
 	}
@@ -810,7 +810,7 @@ func TestBaseURLPrefix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	page, err := c.Visitors(context.Background(), testProject, client.PathsQuery{})
+	page, err := c.PathsPage(context.Background(), client.EndpointVisitors, testProject, client.PathsQuery{})
 	if err != nil || len(page.Rows) != 3 {
 		t.Fatalf("through a prefix: %v, %v", page, err)
 	}

@@ -106,9 +106,10 @@ func TestKeyNeverInErrors(t *testing.T) {
 		for _, o := range allOps {
 			collect(o.run(h, context.Background()))
 		}
-		_, err := h.c.WalkVisitors(context.Background(), testProject, client.DateRange{}, client.WalkOptions{PageSize: 5})
+		_, err := walkVisitors(context.Background(), h.c, testProject, client.DateRange{}, client.WalkOptions{PageSize: 5})
 		collect(err)
-		_, err = h.c.Visitors(context.Background(), testProject, client.PathsQuery{Range: client.DateRange{From: client.DateOf(testEnd), To: client.DateOf(testEnd).AddDays(-1)}})
+		backwards := client.DateRange{From: client.DateOf(testEnd), To: client.DateOf(testEnd).AddDays(-1)}
+		_, err = h.c.PathsPage(context.Background(), client.EndpointVisitors, testProject, client.PathsQuery{Range: backwards})
 		collect(err)
 	}
 	echo := fmt.Sprintf(`{"error":"bad token %s","details":[{"message":"Authorization: Bearer %s"}]}`, key, key)

@@ -54,7 +54,7 @@ func TestCertificateFailuresAreNotRetried(t *testing.T) {
 				c.BaseURL, c.HTTPClient = tc.url, tc.hc
 				c.Hooks.Unsent = func(client.Endpoint) { unsent++ }
 			})
-			_, err := h.c.Visitors(context.Background(), testProject, client.PathsQuery{Range: r, Limit: 10})
+			_, err := h.c.PathsPage(context.Background(), client.EndpointVisitors, testProject, client.PathsQuery{Range: r, Limit: 10})
 			if !client.IsCertificateError(err) {
 				t.Fatalf("error %v, want a CertificateError", err)
 			}

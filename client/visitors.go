@@ -4,31 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"net/url"
 	"strconv"
 )
 
-// Visitors fetches one page of the unique visitors export (see Views).
-func (c *Client) Visitors(ctx context.Context, projectID string, q PathsQuery) (*PathsPage, error) {
-	return c.PathsPage(ctx, EndpointVisitors, projectID, q)
-}
-
-// Views fetches one page of the page views export. Dates and limit are
-// sent when set, offset always; a limit outside 1..MaxPageSize or a
-// negative offset is refused unsent. A page without valid totals, rows and
-// hasMore is a *DecodeError; a malformed row is skipped (Skipped).
-func (c *Client) Views(ctx context.Context, projectID string, q PathsQuery) (*PathsPage, error) {
-	return c.PathsPage(ctx, EndpointViews, projectID, q)
-}
-
 // PathsPage fetches one page of an offset-paged export, ep
-// EndpointVisitors or EndpointViews (see Views); a PageFunc.
+// EndpointVisitors or EndpointViews; a PageFunc. Dates and limit are sent
+// when set, offset always; a limit outside 1..MaxPageSize or a negative
+// offset is refused unsent. A page without valid totals, rows and hasMore
+// is a *DecodeError; a malformed row is skipped (Skipped).
 func (c *Client) PathsPage(ctx context.Context, ep Endpoint, projectID string, q PathsQuery) (*PathsPage, error) {
-	switch {
-	case ep != EndpointVisitors && ep != EndpointViews:
-		return nil, fmt.Errorf("%s is not an offset-paged export", ep)
-	case q.Offset < 0:
+	if q.Offset < 0 {
 		return nil, fmt.Errorf("%s: negative offset %d", ep, q.Offset)
 	}
 	body, err := c.getPage(ctx, ep, projectID, q.Range, q.Limit, MaxPageSize, "offset", strconv.Itoa(q.Offset))
@@ -42,10 +28,6 @@ func (c *Client) PathsPage(ctx context.Context, ep Endpoint, projectID string, q
 // a GET of ep with r's dates, the limit and the other parameters more, key
 // and value pairs (an empty value is unsent).
 func (c *Client) getPage(ctx context.Context, ep Endpoint, projectID string, r DateRange, limit, most int, more ...string) ([]byte, error) {
-	path, err := ep.route(projectID, "")
-	if err != nil {
-		return nil, err
-	}
 	if limit < 0 || limit > most {
 		return nil, fmt.Errorf("%s: limit %d outside 1..%d", ep, limit, most)
 	}
@@ -58,7 +40,7 @@ func (c *Client) getPage(ctx context.Context, ep Endpoint, projectID string, r D
 			v.Set(more[i], more[i+1])
 		}
 	}
-	return c.do(ctx, &call{endpoint: ep, method: http.MethodGet, path: path, query: v})
+	return c.do(ctx, &call{endpoint: ep, project: projectID, query: v})
 }
 
 // rangeValues returns dateFrom and dateTo, each only when set.

@@ -11,17 +11,13 @@ import (
 	"unicode/utf8"
 )
 
-// Defaults of WalkOptions.
-const (
-	DefaultPageSize = MaxPageSize
-	DefaultMaxPages = 1000
-)
+// DefaultMaxPages is the default MaxPages of WalkOptions.
+const DefaultMaxPages = 1000
 
 // MaxEmptyPages is how many pages in a row with no row and hasMore true
-// end a walk with ErrEmptyPages. The API's schema allows an empty page that
-// says hasMore (the walk follows it, to offset + limit); an API that sends
-// only such pages would otherwise spend a request a page up to MaxPages,
-// and the walk would look like a success.
+// end a walk with ErrEmptyPages: the schema allows such a page (the walk
+// follows it), but an API sending only those would spend a request a page
+// up to MaxPages, and look like a success.
 const MaxEmptyPages = 3
 
 // ErrEmptyPages is wrapped by the error of a walk that got MaxEmptyPages
@@ -29,7 +25,8 @@ const MaxEmptyPages = 3
 // API has no end.
 var ErrEmptyPages = fmt.Errorf("%d empty pages in a row, each saying hasMore (%w)", MaxEmptyPages, ErrTooManyPages)
 
-// WalkOptions tunes a PathsWalk; zero fields take defaults.
+// WalkOptions tunes a PathsWalk; zero fields take defaults (the largest
+// page size).
 type WalkOptions struct {
 	PageSize int
 	// MaxPages bounds the walk: more ends it with ErrTooManyPages.
@@ -41,16 +38,16 @@ type WalkOptions struct {
 	Keep func(path string) bool
 }
 
-// pagingDefaults checks a walk's page size (0 takes defSize), page bound
-// (0 takes defPages) and project id.
-func pagingDefaults(size, maxPages *int, most, defSize, defPages int, project string) error {
+// pagingDefaults checks a walk's page size (0 takes most), page bound (0
+// takes defPages) and project id.
+func pagingDefaults(size, maxPages *int, most, defPages int, project string) error {
 	switch {
 	case *size < 0 || *size > most:
 		return fmt.Errorf("page size %d outside 1..%d", *size, most)
 	case *maxPages < 0:
 		return fmt.Errorf("negative MaxPages %d", *maxPages)
 	}
-	*size, *maxPages = cmp.Or(*size, defSize), cmp.Or(*maxPages, defPages)
+	*size, *maxPages = cmp.Or(*size, most), cmp.Or(*maxPages, defPages)
 	_, err := segment("project id", project)
 	return err
 }
@@ -82,22 +79,11 @@ func emptyPage(empty *int, isEmpty bool) error {
 // (*Client).PathsPage does: what a PathsWalk sends.
 type PageFunc func(ctx context.Context, ep Endpoint, projectID string, q PathsQuery) (*PathsPage, error)
 
-// WalkVisitors fetches every page of the unique visitors export for r, one
-// request per page, all or nothing: a failed page or more than MaxPages
-// (ErrTooManyPages) fails it. Repeated paths are dropped (Duplicates),
-// malformed rows skipped. A PathsWalk walks views too.
-func (c *Client) WalkVisitors(ctx context.Context, projectID string, r DateRange, o WalkOptions) (*PathsResult, error) {
-	w, err := NewWalk(c.PathsPage, EndpointVisitors, projectID, r, o)
-	if err != nil {
-		return nil, err
-	}
-	return w.All(ctx)
-}
-
 // PathsWalk is the one way an offset-paged export (visitors, views) is
-// read: its caller drives it one page at a time with Next, so it can send
-// other requests between pages, or to the end with All. Not safe for
-// concurrent use.
+// read, one request per page: its caller drives it one page at a time with
+// Next, so it can send other requests between pages, or to the end with
+// All. Repeated paths are dropped (Duplicates), malformed rows skipped.
+// Not safe for concurrent use.
 type PathsWalk struct {
 	page PageFunc
 	ep   Endpoint
@@ -121,9 +107,9 @@ func NewWalk(page PageFunc, ep Endpoint, projectID string, r DateRange, o WalkOp
 	if r != (DateRange{}) {
 		w.p.From, w.p.To = r.From.String(), r.To.String()
 	}
-	err := pagingDefaults(&o.PageSize, &o.MaxPages, MaxPageSize, DefaultPageSize, DefaultMaxPages, projectID)
+	err := pagingDefaults(&o.PageSize, &o.MaxPages, MaxPageSize, DefaultMaxPages, projectID)
 	if err != nil {
-		return nil, w.fail(-1, err)
+		return nil, walkError(ep, projectID, r, "", err)
 	}
 	w.o, w.p.PageSize = o, o.PageSize
 	return w, nil
@@ -179,12 +165,9 @@ func (w *PathsWalk) Result() *PathsResult {
 	return &PathsResult{Range: w.r, Totals: p.Totals, Rows: p.Rows, Pages: p.Pages, Duplicates: p.Duplicates, Skipped: p.Skipped, Stopped: w.stopped}
 }
 
-// fail wraps err with the walk's project, range and page offset (page >= 0).
-func (w *PathsWalk) fail(page int, err error) error {
-	if page < 0 {
-		return walkError(w.ep, w.p.Project, w.r, "", err)
-	}
-	return walkError(w.ep, w.p.Project, w.r, fmt.Sprintf("page at offset %d: ", page*w.o.PageSize), err)
+// fail wraps err with the walk's project, range and the offset of page i.
+func (w *PathsWalk) fail(i int, err error) error {
+	return walkError(w.ep, w.p.Project, w.r, fmt.Sprintf("page at offset %d: ", i*w.o.PageSize), err)
 }
 
 // add merges page i and reports whether it was the last. An empty page
@@ -281,11 +264,9 @@ func (w *PathsWalk) Progress() (pr WalkProgress, ok bool) {
 }
 
 // ResumeWalk continues the walk pr describes with options o, fetching its
-// pages with page, after checking that pr is one a walk with o could have
-// reached: the same page size, fewer pages than MaxPages, at most a page
-// size of rows a page, each path once, counts finite and not negative.
-// Nothing is sent before the first Next, which asks for the page at offset
-// Pages*PageSize.
+// pages with page, once pr is one a walk with o could have reached: the
+// same page size, fewer pages than MaxPages, at most a page size of rows a
+// page, each path once, valid counts. Nothing is sent before Next.
 func ResumeWalk(page PageFunc, pr WalkProgress, o WalkOptions) (*PathsWalk, error) {
 	r, err := pr.Range()
 	if err != nil {
@@ -300,7 +281,7 @@ func ResumeWalk(page PageFunc, pr WalkProgress, o WalkOptions) (*PathsWalk, erro
 		return nil, fmt.Errorf("resume a walk: %w", err)
 	}
 	if err := w.checkProgress(pr); err != nil {
-		return nil, w.fail(-1, fmt.Errorf("cannot resume: %w", err))
+		return nil, walkError(ep, pr.Project, r, "", fmt.Errorf("cannot resume: %w", err))
 	}
 	pr.Rows, pr.Skipped = append(make([]PathCounts, 0, len(pr.Rows)), pr.Rows...), maps.Clone(pr.Skipped)
 	w.p, w.next = pr, pr.Pages

@@ -53,7 +53,7 @@ func BenchmarkWalk(b *testing.B) {
 			srv.ResetRequests()
 			b.ResetTimer()
 			for range b.N {
-				res, err := c.WalkVisitors(context.Background(), "bench-docs", rng, tc.o)
+				res, err := walkVisitors(context.Background(), c, "bench-docs", rng, tc.o)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -63,12 +63,12 @@ func TestWalkVisitorsPagination(t *testing.T) {
 			}
 			limit := c.limit
 			if limit == 0 {
-				limit = client.DefaultPageSize
+				limit = client.MaxPageSize
 			}
 			pages := pagesFor(c.rows, limit)
 
 			// Sequential.
-			res, err := h.c.WalkVisitors(context.Background(), testProject, r, client.WalkOptions{PageSize: c.limit})
+			res, err := walkVisitors(context.Background(), h.c, testProject, r, client.WalkOptions{PageSize: c.limit})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -134,7 +134,7 @@ func TestWalkVisitorsGuards(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, nil, mintlifytest.WithProject(testProject, ds))
 			h.srv.AddFault(tc.fault)
-			res, err := h.c.WalkVisitors(context.Background(), testProject, r, tc.opts)
+			res, err := walkVisitors(context.Background(), h.c, testProject, r, tc.opts)
 			if res != nil {
 				t.Errorf("got a result with the error")
 			}
@@ -156,7 +156,7 @@ func TestWalkVisitorsDuplicates(t *testing.T) {
 	h := newHarness(t, nil, mintlifytest.WithProject(testProject, ds))
 	totals, rows := expected(h.srv, testProject, r)
 	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, Offset: mintlifytest.AnyOffset, DuplicateRows: true})
-	res, err := h.c.WalkVisitors(context.Background(), testProject, r, client.WalkOptions{PageSize: 100})
+	res, err := walkVisitors(context.Background(), h.c, testProject, r, client.WalkOptions{PageSize: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestWalkVisitorsAllOrNothing(t *testing.T) {
 	ds, r := generated(600)
 	h := newHarness(t, nil, mintlifytest.WithProject(testProject, ds))
 	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, Offset: 200, Status: http.StatusBadRequest})
-	res, err := h.c.WalkVisitors(context.Background(), testProject, r, client.WalkOptions{PageSize: 100})
+	res, err := walkVisitors(context.Background(), h.c, testProject, r, client.WalkOptions{PageSize: 100})
 	if res != nil {
 		t.Errorf("partial result returned")
 	}
@@ -194,12 +194,12 @@ func TestWalkVisitorsRefusesBadOptions(t *testing.T) {
 		{PageSize: -1}, {PageSize: 251}, {PageSize: 1000},
 		{MaxPages: -1},
 	} {
-		if _, err := h.c.WalkVisitors(context.Background(), testProject, r, o); err == nil {
+		if _, err := walkVisitors(context.Background(), h.c, testProject, r, o); err == nil {
 			t.Errorf("%+v accepted", o)
 		}
 	}
 	for _, p := range []string{"", ".", ".."} {
-		if _, err := h.c.WalkVisitors(context.Background(), p, r, client.WalkOptions{}); err == nil {
+		if _, err := walkVisitors(context.Background(), h.c, p, r, client.WalkOptions{}); err == nil {
 			t.Errorf("project %q accepted", p)
 		}
 	}
@@ -213,7 +213,7 @@ func TestWalkVisitorsCancelledContext(t *testing.T) {
 	h := newHarness(t, nil, mintlifytest.WithProject(testProject, ds))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := h.c.WalkVisitors(ctx, testProject, r, client.WalkOptions{PageSize: 100}); !errors.Is(err, context.Canceled) {
+	if _, err := walkVisitors(ctx, h.c, testProject, r, client.WalkOptions{PageSize: 100}); !errors.Is(err, context.Canceled) {
 		t.Errorf("error %v, want context.Canceled", err)
 	}
 	if n := len(h.requests()); n != 0 {
@@ -226,7 +226,7 @@ func TestVisitorsQuery(t *testing.T) {
 	h := newHarness(t, nil, mintlifytest.WithProject(testProject, ds))
 	totals, rows := expected(h.srv, testProject, r)
 
-	page, err := h.c.Visitors(context.Background(), testProject, client.PathsQuery{Range: r, Limit: 5, Offset: 10})
+	page, err := h.c.PathsPage(context.Background(), client.EndpointVisitors, testProject, client.PathsQuery{Range: r, Limit: 5, Offset: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func TestVisitorsQuery(t *testing.T) {
 	}
 
 	// A zero query sends only offset=0: the API's defaults apply.
-	page, err = h.c.Visitors(context.Background(), testProject, client.PathsQuery{})
+	page, err = h.c.PathsPage(context.Background(), client.EndpointVisitors, testProject, client.PathsQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +268,7 @@ func TestVisitorsQuery(t *testing.T) {
 		{client.DateRange{From: r.From}, r.From.String(), "", "dateTo"},
 		{client.DateRange{To: r.To}, "", r.To.String(), "dateFrom"},
 	} {
-		if _, err := h.c.Visitors(context.Background(), testProject, client.PathsQuery{Range: tc.r}); err != nil {
+		if _, err := h.c.PathsPage(context.Background(), client.EndpointVisitors, testProject, client.PathsQuery{Range: tc.r}); err != nil {
 			t.Fatal(err)
 		}
 		reqs := h.requests()
@@ -280,7 +280,7 @@ func TestVisitorsQuery(t *testing.T) {
 
 	h.reset()
 	for _, bad := range []client.PathsQuery{{Limit: -1}, {Limit: 251}, {Offset: -1}} {
-		if _, err := h.c.Visitors(context.Background(), testProject, bad); err == nil {
+		if _, err := h.c.PathsPage(context.Background(), client.EndpointVisitors, testProject, bad); err == nil {
 			t.Errorf("%+v accepted", bad)
 		}
 	}
@@ -292,7 +292,7 @@ func TestVisitorsQuery(t *testing.T) {
 func TestPathEscaping(t *testing.T) {
 	const project = "team a/docs?x=1#frag"
 	h := newHarness(t, nil, mintlifytest.WithProject(project, mintlifytest.NewDataset()))
-	if _, err := h.c.Visitors(context.Background(), project, client.PathsQuery{}); err != nil {
+	if _, err := h.c.PathsPage(context.Background(), client.EndpointVisitors, project, client.PathsQuery{}); err != nil {
 		t.Fatal(err)
 	}
 	h.srv.AddJob(project, mintlifytest.JobSpec{ID: "job/1 ?"})
@@ -327,7 +327,7 @@ func TestWalkFollowsEmptyPagesWithMore(t *testing.T) {
 	} {
 		h := newHarness(t, nil, mintlifytest.WithProject(testProject, ds))
 		h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, Offset: tc.offset, EmptyPage: true, HasMoreForever: true})
-		res, err := h.c.WalkVisitors(context.Background(), testProject, r, tc.opts)
+		res, err := walkVisitors(context.Background(), h.c, testProject, r, tc.opts)
 		if err != nil {
 			t.Errorf("%s: %v", tc.name, err)
 			continue

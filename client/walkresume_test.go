@@ -20,7 +20,7 @@ func TestResumeWalk(t *testing.T) {
 	ds, r := generated(1234)
 	h := newHarness(t, nil, mintlifytest.WithProject(testProject, ds))
 	ctx := context.Background()
-	whole, err := h.c.WalkVisitors(ctx, testProject, r, client.WalkOptions{})
+	whole, err := walkVisitors(ctx, h.c, testProject, r, client.WalkOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package client
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"math"
@@ -12,21 +13,15 @@ import (
 	"unicode/utf8"
 )
 
-// The one decoding path of every endpoint: typed encoding/json into wire
-// structs whose leaves record what they saw instead of failing, then one
-// validation function per page or row type: a malformed page is a
-// *DecodeError naming the field, a malformed analytics row is skipped and
-// counted by reason.
+// Every endpoint decodes with typed encoding/json into wire structs whose
+// leaves record what they saw instead of failing, then validates each page
+// (a *DecodeError naming the field) and row (skipped, counted by reason).
 //
-// Why the leaves are not plain float64, string and bool (issue 37): with
-// those, encoding/json stops at the first wrong type and reports only that
-// one, turns null into "unchanged" and so cannot tell a missing field from
-// a null one, accepts negative counts, and replaces invalid UTF-8 with
-// U+FFFD. The API contract needs each of these told apart: "missing",
-// "wrong type: null, want number", "negative count -3", a path kept as
-// sent, and a row with one bad leaf skipped while the rows around it are
-// kept (plain types would need a json.RawMessage and a second Unmarshal per
-// row). A leaf type keeps all of it in one pass of encoding/json.
+// Why not plain float64, string and bool (issue 37): encoding/json would
+// stop at the first wrong type, not tell a missing field from a null one,
+// accept negative counts and replace invalid UTF-8, where the contract needs
+// "missing", "wrong type: null, want number", "negative count -3", a path
+// kept as sent, and one bad row skipped among good ones, in one pass.
 
 // leaf is one JSON value of a wire struct, recorded whatever its type:
 // kind is its first byte ('"', 't', 'f', 'n', '{', '[', or a number's), 0
@@ -40,21 +35,9 @@ type leaf struct {
 // numStart lists the bytes a JSON number may start with.
 const numStart = "-0123456789"
 
-func kindName(c byte) string {
-	switch c {
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case '"':
-		return "string"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
-	}
-	return "number"
-}
+var kindNames = map[byte]string{'{': "object", '[': "array", '"': "string", 't': "boolean", 'f': "boolean", 'n': "null"}
+
+func kindName(c byte) string { return cmp.Or(kindNames[c], "number") }
 
 // UnmarshalJSON never fails: a wrong value is told when the leaf is read.
 func (l *leaf) UnmarshalJSON(b []byte) error {
@@ -183,7 +166,7 @@ func keepRows[W, R any](f *fields, field string, rows []W, skipped *Skipped, con
 	out := make([]R, 0, len(rows))
 	for i := range rows {
 		if r, why := conv(&rows[i]); why != "" {
-			skipped.add(why)
+			skipped.merge(Skipped{why: 1})
 		} else {
 			out = append(out, r)
 		}

@@ -113,10 +113,10 @@ func TestTakeBackOnlyWhatWasNeverWritten(t *testing.T) {
 	}
 	r := client.DateRange{From: client.DateOf(testEnd.AddDate(0, 0, -7)), To: client.DateOf(testEnd)}
 	q := client.PathsQuery{Range: r, Limit: 10}
-	if _, err := c.Visitors(context.Background(), testProject, q); err != nil {
+	if _, err := c.PathsPage(context.Background(), client.EndpointVisitors, testProject, q); err != nil {
 		t.Fatalf("first request, on a fresh connection: %v", err)
 	}
-	_, err = c.Visitors(context.Background(), testProject, q)
+	_, err = c.PathsPage(context.Background(), client.EndpointVisitors, testProject, q)
 	if err == nil {
 		t.Fatal("the second request, on the reset connection, succeeded: the proxy did not reset it")
 	}
@@ -139,7 +139,7 @@ func TestTakeBackOnlyWhatWasNeverWritten(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = c2.Visitors(context.Background(), testProject, q)
+	_, err = c2.PathsPage(context.Background(), client.EndpointVisitors, testProject, q)
 	if !client.IsConnectFailure(err) || unsent != 1 {
 		t.Errorf("a refused connection: IsConnectFailure %v, taken back %d (want true, 1): %v", client.IsConnectFailure(err), unsent, err)
 	}

@@ -31,7 +31,7 @@ func certificateError(t *testing.T) error {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.Visitors(context.Background(), "docs", client.PathsQuery{Limit: 1})
+	_, err = c.PathsPage(context.Background(), client.EndpointVisitors, "docs", client.PathsQuery{Limit: 1})
 	if !client.IsCertificateError(err) {
 		t.Fatalf("error %v, want a CertificateError", err)
 	}
