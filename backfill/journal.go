@@ -69,9 +69,9 @@ func (e *entry) key() key { return key{e.Day, e.Source, e.Project} }
 // to.
 type journal struct {
 	entries []*entry
-	// sent are the fetches a remote-write backfill sent (always a subset
-	// of entries).
-	sent map[key]bool
+	// fetched are the keys of entries read from the file; sent those a
+	// remote-write backfill sent (always a subset).
+	fetched, sent map[key]bool
 	// validLen is the length of its complete lines.
 	validLen int64
 	path     string
@@ -83,8 +83,7 @@ type journal struct {
 // truncated by openJournal).
 func parseJournal(path string, data []byte, args []string) (jd journal, err error) {
 	fix := "remove it, or start over with --force"
-	jd.sent = map[key]bool{}
-	fetched := map[key]bool{}
+	jd.fetched, jd.sent = map[key]bool{}, map[key]bool{}
 	lines := 0
 	for line := range bytes.Lines(data) {
 		if line[len(line)-1] != '\n' {
@@ -110,7 +109,7 @@ func parseJournal(path string, data []byte, args []string) (jd journal, err erro
 				return journal{}, fmt.Errorf("%s: line %d is damaged: %s", path, lines, fix)
 			}
 			for _, k := range sl.Sent {
-				if !fetched[k] {
+				if !jd.fetched[k] {
 					return journal{}, fmt.Errorf("%s: line %d is damaged (it marks as sent a fetch the journal lacks): %s", path, lines, fix)
 				}
 				jd.sent[k] = true
@@ -121,7 +120,7 @@ func parseJournal(path string, data []byte, args []string) (jd journal, err erro
 				return journal{}, fmt.Errorf("%s: line %d is damaged: %s", path, lines, fix)
 			}
 			jd.entries = append(jd.entries, e)
-			fetched[e.key()] = true
+			jd.fetched[e.key()] = true
 		}
 		jd.validLen += int64(len(line))
 	}
@@ -155,7 +154,7 @@ func openJournal(path string, args []string, prior journal) (j *journal, err err
 			return nil, fmt.Errorf("opening the journal: %w", err)
 		}
 		if err := j.f.Truncate(prior.validLen); err != nil { // drop a torn last line
-			j.close()
+			j.f.Close()
 			return nil, fmt.Errorf("repairing the journal %s: %w", path, err)
 		}
 		return j, nil
@@ -165,24 +164,23 @@ func openJournal(path string, args []string, prior journal) (j *journal, err err
 		return nil, fmt.Errorf("creating the journal: %w", err)
 	}
 	if err := j.f.Chmod(0o600); err != nil { // a file truncated keeps its mode
-		j.close()
+		j.f.Close()
 		return nil, fmt.Errorf("creating the journal: %w", err)
 	}
-	if err := j.writeJSON(header{Journal: journalMagic, Version: journalVersion, Args: args}, "the journal's header"); err != nil {
-		j.close()
+	if err := j.writeJSON(header{Journal: journalMagic, Version: journalVersion, Args: args}); err != nil {
+		j.f.Close()
 		return nil, err
 	}
 	return j, nil
 }
 
-// writeJSON appends v as one line and makes it durable; what names v in
-// an error.
-func (j *journal) writeJSON(v any, what string) error {
+// writeJSON appends v as one line and makes it durable.
+func (j *journal) writeJSON(v any) error {
 	line, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("encoding %s: %w", what, err)
+	if err == nil {
+		_, err = j.f.Write(append(line, '\n'))
 	}
-	if _, err = j.f.Write(append(line, '\n')); err == nil {
+	if err == nil {
 		err = j.f.Sync()
 	}
 	if err != nil {
@@ -193,7 +191,7 @@ func (j *journal) writeJSON(v any, what string) error {
 
 // add records a finished fetch.
 func (j *journal) add(e *entry) error {
-	err := j.writeJSON(e, fmt.Sprintf("the journal entry of %s %s %s", e.Day, e.Source, e.Project))
+	err := j.writeJSON(e)
 	if err == nil {
 		j.entries = append(j.entries, e)
 	}
@@ -206,7 +204,7 @@ func (j *journal) markSent(entries []*entry) error {
 	for i, e := range entries {
 		keys[i] = e.key()
 	}
-	if err := j.writeJSON(map[string][]key{"sent": keys}, "the journal's sent line"); err != nil {
+	if err := j.writeJSON(map[string][]key{"sent": keys}); err != nil {
 		return err
 	}
 	for _, k := range keys {
@@ -239,17 +237,9 @@ func rank(sources []string, source string) int {
 	return len(sources)
 }
 
-// close closes the file.
-func (j *journal) close() {
-	if j.f != nil {
-		j.f.Close()
-		j.f = nil
-	}
-}
-
 // remove closes and deletes the journal.
 func (j *journal) remove() error {
-	j.close()
+	j.f.Close()
 	if err := os.Remove(j.path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("removing the journal: %w", err)
 	}

@@ -97,7 +97,7 @@ func printReport(cfg Config, res *Result, journaled int, runErr error) {
 		fmt.Fprintf(w, "stopped after %d of %d fetches; %s holds them\n", journaled, res.Fetches, holder)
 	case len(res.Failed) > 0:
 		fmt.Fprintf(w, "%s failed after %d attempts each; %s holds the other %d of %d; %s:\n",
-			plural(len(res.Failed), "fetch"), cfg.Attempts, holder, journaled, res.Fetches, again)
+			plural(len(res.Failed), "fetch"), DefaultAttempts, holder, journaled, res.Fetches, again)
 		for _, f := range res.Failed {
 			fmt.Fprintf(w, "  %s %s %s: %v\n", f.Day, f.Source, f.Project, f.Err)
 		}

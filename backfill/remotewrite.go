@@ -4,6 +4,7 @@ package backfill
 // which retries 5xx, 429 and network errors only (go.mod says why these).
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -172,19 +173,13 @@ func readRemoteWriteFile(path string, f *remoteWriteFile) error {
 	// The client reads these files at each request, where a missing one
 	// would look like a network error and be retried for minutes.
 	c := &f.HTTPClientConfig
-	files := [][2]string{} // setting, file
-	if b := c.BasicAuth; b != nil {
-		files = append(files, [2]string{"basic_auth.username_file", b.UsernameFile}, [2]string{"basic_auth.password_file", b.PasswordFile})
-	}
-	if a := c.Authorization; a != nil {
-		files = append(files, [2]string{"authorization.credentials_file", a.CredentialsFile})
-	}
-	if o := c.OAuth2; o != nil {
-		files = append(files, [2]string{"oauth2.client_secret_file", o.ClientSecretFile})
-	}
-	files = append(files, [2]string{"bearer_token_file", c.BearerTokenFile}, [2]string{"tls_config.ca_file", c.TLSConfig.CAFile},
-		[2]string{"tls_config.cert_file", c.TLSConfig.CertFile}, [2]string{"tls_config.key_file", c.TLSConfig.KeyFile})
-	for _, file := range files {
+	b, a, o := cmp.Or(c.BasicAuth, &config.BasicAuth{}), cmp.Or(c.Authorization, &config.Authorization{}), cmp.Or(c.OAuth2, &config.OAuth2{})
+	for _, file := range [][2]string{ // setting, file
+		{"basic_auth.username_file", b.UsernameFile}, {"basic_auth.password_file", b.PasswordFile},
+		{"authorization.credentials_file", a.CredentialsFile}, {"oauth2.client_secret_file", o.ClientSecretFile},
+		{"bearer_token_file", c.BearerTokenFile}, {"tls_config.ca_file", c.TLSConfig.CAFile},
+		{"tls_config.cert_file", c.TLSConfig.CertFile}, {"tls_config.key_file", c.TLSConfig.KeyFile},
+	} {
 		if file[1] == "" {
 			continue
 		}
@@ -207,15 +202,11 @@ var quoted = regexp.MustCompile("`[^`]*`")
 func redactURL(s string) string {
 	if u, err := url.Parse(s); err == nil {
 		u.User, u.Fragment, u.RawFragment = nil, "", ""
-		if u.RawQuery != "" {
-			q := u.Query()
-			for _, vs := range q {
-				for i := range vs {
-					vs[i] = "xxxxx"
-				}
-			}
-			u.RawQuery = q.Encode()
+		q := u.Query()
+		for k, vs := range q {
+			q[k] = slices.Repeat([]string{"xxxxx"}, len(vs))
 		}
+		u.RawQuery = q.Encode()
 		return u.String()
 	}
 	if i := strings.IndexByte(s, '?'); i >= 0 {

@@ -79,8 +79,7 @@ type Config struct {
 	// Terminal); nil discards.
 	Out, Progress io.Writer
 	Terminal      bool
-	// Attempts and RetryDelay bound the retries of a failed fetch.
-	Attempts   int
+	// RetryDelay is the first wait between the attempts of a failed fetch.
 	RetryDelay time.Duration
 }
 
@@ -147,8 +146,6 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, errors.New("no project: set --mintlify.project-id (or MINTLIFY_PROJECT_ID)")
 	case len(cfg.Sources) == 0:
 		return nil, errors.New("no analytics source is enabled: enable one with --collector.<name>")
-	case cfg.Budget == nil:
-		return nil, errors.New("backfill: Config.Budget is required")
 	}
 	days, err := Days(cfg.From, cfg.To, cfg.Now())
 	if err != nil {
@@ -225,16 +222,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if refusal != nil && !cfg.DryRun {
 		return nil, refusal
 	}
-	done := map[key]bool{} // the fetches the journal has
-	for _, e := range prior.entries {
-		done[e.key()] = true
-	}
 	var todo []fetch
 	for _, d := range days {
 		for _, s := range sources {
 			for _, p := range cfg.Projects {
 				res.Fetches++
-				if done[key{d.String(), s.Name(), p}] {
+				if prior.fetched[key{d.String(), s.Name(), p}] {
 					res.Resumed++
 					continue
 				}
@@ -254,7 +247,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer j.close()
+	defer j.f.Close()
 	// Requests the journal says were sent within the hour still count.
 	var sent []time.Time
 	for _, e := range j.entries {
@@ -345,12 +338,7 @@ func (cfg Config) withDefaults() Config {
 	}
 	cfg.Out = cmp.Or(cfg.Out, io.Discard)
 	cfg.Progress = cmp.Or(cfg.Progress, io.Discard)
-	if cfg.Attempts < 1 {
-		cfg.Attempts = DefaultAttempts
-	}
-	if cfg.RetryDelay <= 0 {
-		cfg.RetryDelay = DefaultRetryDelay
-	}
+	cfg.RetryDelay = cmp.Or(cfg.RetryDelay, DefaultRetryDelay)
 	return cfg
 }
 
@@ -422,7 +410,7 @@ func (r *runner) run(ctx context.Context) error {
 			return fmt.Errorf("%s %s %s: %w; fix it and run again with --resume: no finished day is asked again",
 				f.day, f.src.Name(), f.project, err)
 		case err != nil:
-			r.note(fmt.Sprintf("%s %s %s failed after %d attempts: %v", f.day, f.src.Name(), f.project, r.cfg.Attempts, err))
+			r.note(fmt.Sprintf("%s %s %s failed after %d attempts: %v", f.day, f.src.Name(), f.project, DefaultAttempts, err))
 			r.res.Failed = append(r.res.Failed, Failure{Day: f.day, Source: f.src.Name(), Project: f.project, Err: err})
 		default:
 			if err := r.journal.add(e); err != nil {
@@ -480,7 +468,7 @@ func (r *runner) fetch(ctx context.Context, f fetch) (*entry, error) {
 				client.AnalyticsRequestsPerHour, until.UTC().Format(time.RFC3339)))
 			continue
 		}
-		if attempts++; attempts >= r.cfg.Attempts {
+		if attempts++; attempts >= DefaultAttempts {
 			return nil, err
 		}
 		delay := backoff.Policy{Base: r.cfg.RetryDelay, Max: maxRetryDelay}.Delay(attempts)
