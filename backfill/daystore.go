@@ -3,7 +3,6 @@ package backfill
 import (
 	"cmp"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/go-kit/log"
@@ -43,11 +42,7 @@ func seedDayStore(cfg Config, entries []*entry) (int, error) {
 			Cost: e.Requests, Families: map[string][]engine.Sample{}}
 		for _, f := range e.Families {
 			for _, s := range f.Series {
-				v, err := strconv.ParseFloat(s.V, 64)
-				if err != nil {
-					return 0, fmt.Errorf("journal entry %s %s %s: %w", e.Day, e.Source, e.Project, err)
-				}
-				sm := engine.Sample{Value: v}
+				sm := engine.Sample{Value: s.value()}
 				copy(sm.Labels[:], s.L)
 				d.Families[f.Name] = append(d.Families[f.Name], sm)
 			}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -64,6 +65,17 @@ type series struct {
 type key [3]string
 
 func (e *entry) key() key { return key{e.Day, e.Source, e.Project} }
+
+// stamp and value read what valid or newEntry vouched for.
+func (e *entry) stamp() int64 {
+	d, _ := client.ParseDate(e.Day)
+	return Stamp(d)
+}
+
+func (s series) value() float64 {
+	v, _ := strconv.ParseFloat(s.V, 64)
+	return v
+}
 
 // journal is what a journal file holds and, once open, the file appended
 // to.

@@ -56,8 +56,8 @@ func MergeLabels(base, set []Label) []Label {
 	return out
 }
 
-// checkLabels refuses target labels that would clash with the labels the
-// series have of their own (project, window, and those of families).
+// checkLabels refuses target labels (ParseLabel's) that clash with the
+// series' own labels (project, window, and those of families).
 func checkLabels(labels []Label, families map[string][]string) error {
 	own := map[string]string{"project": "every series", "window": "every series"}
 	for fam, names := range families {
@@ -66,9 +66,6 @@ func checkLabels(labels []Label, families map[string][]string) error {
 		}
 	}
 	for _, l := range labels {
-		if !model.LegacyValidation.IsValidLabelName(l.Name) || strings.HasPrefix(l.Name, "__") {
-			return fmt.Errorf("--backfill.label=%s=%s: %q is not a label name a target may set", l.Name, l.Value, l.Name)
-		}
 		if by, ok := own[l.Name]; ok {
 			return fmt.Errorf("--backfill.label=%s=%s: %s is a label of %s; choose another name", l.Name, l.Value, l.Name, by)
 		}

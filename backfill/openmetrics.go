@@ -13,7 +13,6 @@ import (
 
 	"github.com/prometheus/common/model"
 
-	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 )
 
@@ -68,11 +67,7 @@ type outSeries struct {
 func render(w io.Writer, entries []*entry, sources []string, labels []Label) error {
 	fams := map[string]*outFamily{}
 	for _, e := range entries {
-		day, err := client.ParseDate(e.Day)
-		if err != nil {
-			return fmt.Errorf("journal entry for %s %s: %w", e.Source, e.Project, err)
-		}
-		ts := Stamp(day)
+		ts := e.stamp()
 		srank := rank(sources, e.Source)
 		for fi, f := range e.Families {
 			of := fams[f.Name]

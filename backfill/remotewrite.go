@@ -27,7 +27,6 @@ import (
 	"github.com/prometheus/prometheus/prompb"
 	"go.yaml.in/yaml/v2"
 
-	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/backoff"
 )
 
@@ -331,25 +330,17 @@ func batches(entries []*entry) [][]*entry {
 
 // writeRequest builds the request of entries, in the order the protocol
 // requires.
-func writeRequest(entries []*entry, target []Label) (*prompb.WriteRequest, int, error) {
+func writeRequest(entries []*entry, target []Label) (*prompb.WriteRequest, int) {
 	req := &prompb.WriteRequest{}
 	index := map[string]int{} // of a label set's series in req
 	n := 0
 	for _, e := range entries {
-		day, err := client.ParseDate(e.Day)
-		if err != nil {
-			return nil, 0, err
-		}
-		ts := Stamp(day) * 1000
+		ts := e.stamp() * 1000
 		for _, f := range e.Families {
 			if !slices.ContainsFunc(req.Metadata, func(m prompb.MetricMetadata) bool { return m.MetricFamilyName == f.Name }) {
 				req.Metadata = append(req.Metadata, prompb.MetricMetadata{Type: prompb.MetricMetadata_GAUGE, MetricFamilyName: f.Name, Help: f.Help})
 			}
 			for _, s := range f.Series {
-				v, err := strconv.ParseFloat(s.V, 64)
-				if err != nil {
-					return nil, 0, fmt.Errorf("journal: %s %s %s: value %q", e.Day, e.Source, e.Project, s.V)
-				}
 				ls := protoLabels(f.Name, target, e.Project, f.Labels, s.L)
 				kb, _ := (&prompb.TimeSeries{Labels: ls}).Marshal() // the label set's key
 				i, ok := index[string(kb)]
@@ -361,13 +352,13 @@ func writeRequest(entries []*entry, target []Label) (*prompb.WriteRequest, int, 
 				if last := len(t.Samples) - 1; last >= 0 && t.Samples[last].Timestamp >= ts {
 					continue // the same fetch twice: keep the first
 				}
-				t.Samples = append(t.Samples, prompb.Sample{Value: v, Timestamp: ts})
+				t.Samples = append(t.Samples, prompb.Sample{Value: s.value(), Timestamp: ts})
 				n++
 			}
 		}
 	}
 	slices.SortFunc(req.Metadata, func(a, b prompb.MetricMetadata) int { return strings.Compare(a.MetricFamilyName, b.MetricFamilyName) })
-	return req, n, nil
+	return req, n
 }
 
 // protoLabels is a series' label set, sorted by name.
@@ -397,12 +388,9 @@ func (r *runner) sendUnsent(ctx context.Context) error {
 		return nil
 	}
 	for _, b := range batches(r.journal.unsent(r.sources)) {
-		req, n, err := writeRequest(b, r.cfg.Labels)
-		if err != nil {
-			return err
-		}
+		req, n := writeRequest(b, r.cfg.Labels)
 		retry := 0
-		err = rw.send(ctx, req, func(err error) {
+		err := rw.send(ctx, req, func(err error) {
 			retry++
 			r.note(fmt.Sprintf("remote write: %s; retry %d of %d", oneLine(rw.scrub(err.Error()), 200), retry, rw.retries))
 		})
