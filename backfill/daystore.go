@@ -12,12 +12,10 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 )
 
-// seedDayStore adds the days a run fetched to the day store of the
-// exporter's --cache.file, so that a new installation derives its windows
-// (derived.Summer) at once instead of reading every closed day again. Only
-// additive sources' days are kept; the rest of the file (units, ledger) is
-// left as it was. A site-only run seeds the days of Nd:site windows, a
-// --backfill.pages run those of full windows.
+// seedDayStore adds the days of additive sources a run fetched to the day
+// store of --cache.file, so that a new installation derives its windows
+// (derived.Summer) at once; the rest of the file is left as it was. Pages
+// runs seed full windows' days, others Nd:site windows'.
 func seedDayStore(cfg Config, entries []*entry) (int, error) {
 	byName := map[string]engine.Source{}
 	for _, s := range cfg.Sources {

@@ -24,8 +24,7 @@ const journalMagic = "mintlify_exporter backfill journal"
 // JournalPath is the journal kept beside output.
 func JournalPath(output string) string { return output + ".journal" }
 
-// header is the journal's first line: what the journal is, and the
-// arguments that decide the output.
+// header is the journal's first line: its kind and the output's arguments.
 type header struct {
 	Journal string   `json:"journal"`
 	Version int      `json:"version"`
@@ -52,16 +51,14 @@ type family struct {
 	Series []series `json:"series"`
 }
 
-// series is one sample: the family's own label values, in order, and the
-// value as written in the output.
+// series is one sample: the family's label values and the value as written.
 type series struct {
 	L []string `json:"l"`
 	V string   `json:"v"`
 }
 
-// key identifies a fetch: day, source, project. A sent line of a
-// remote-write backfill lists the keys of the fetches whose samples the
-// receiver accepted.
+// key identifies a fetch: day, source, project; a remote-write journal's
+// sent lines list those whose samples the receiver accepted.
 type key [3]string
 
 func (e *entry) key() key { return key{e.Day, e.Source, e.Project} }
@@ -77,8 +74,7 @@ func (s series) value() float64 {
 	return v
 }
 
-// journal is what a journal file holds and, once open, the file appended
-// to.
+// journal is what a journal file holds and, once open, the file.
 type journal struct {
 	entries []*entry
 	// fetched are the keys of entries read from the file; sent those a
@@ -90,9 +86,8 @@ type journal struct {
 	f        *os.File
 }
 
-// parseJournal reads the journal path holds, data, checking that it was
-// made with args. A last line cut short by a crash is dropped (and
-// truncated by openJournal).
+// parseJournal reads data, the journal at path, made with args; a last line
+// torn by a crash is dropped (openJournal truncates it).
 func parseJournal(path string, data []byte, args []string) (jd journal, err error) {
 	fix := "remove it, or start over with --force"
 	jd.fetched, jd.sent = map[key]bool{}, map[key]bool{}
@@ -153,8 +148,7 @@ func (e *entry) valid() bool {
 	return true
 }
 
-// openJournal opens the journal for appending: it continues prior, what
-// priorRun read of it on resume, or else starts a new one for args.
+// openJournal continues prior (read on resume) or starts a journal for args.
 func openJournal(path string, args []string, prior journal) (j *journal, err error) {
 	j = &prior
 	j.path = path
@@ -225,8 +219,7 @@ func (j *journal) markSent(entries []*entry) error {
 	return nil
 }
 
-// unsent returns the entries not sent yet, in time order (then by source
-// rank and project).
+// unsent returns the unsent entries by day, source rank and project.
 func (j *journal) unsent(sources []string) []*entry {
 	var out []*entry
 	for _, e := range j.entries {

@@ -13,14 +13,11 @@ import (
 // gives the live series theirs (job, instance...).
 type Label struct{ Name, Value string }
 
-// DefaultJob is the job label of the live series with the shipped scrape
-// config (deploy/prometheus/scrape.yml), Compose file and chart
-// (ServiceMonitor and PodMonitor relabel job to it), and the job the
-// shipped rules and dashboards select.
+// DefaultJob is the job of the live series with the shipped scrape config,
+// Compose file and chart, and the one the shipped rules and dashboards select.
 const DefaultJob = "mintlify"
 
-// DefaultLabels are the target labels of backfilled series unless told
-// otherwise: job="mintlify".
+// DefaultLabels are the target labels unless told otherwise: job="mintlify".
 func DefaultLabels() []Label { return []Label{{"job", DefaultJob}} }
 
 // ParseLabel parses one --backfill.label value, NAME=VALUE. An empty
@@ -38,9 +35,8 @@ func ParseLabel(s string) (Label, error) {
 	return Label{name, value}, nil
 }
 
-// MergeLabels returns base with set applied in order: a label of set
-// replaces the one of the same name, one with an empty value removes it.
-// The result is sorted by name.
+// MergeLabels applies set to base in order (an empty value removes a label)
+// and sorts the result by name.
 func MergeLabels(base, set []Label) []Label {
 	m := map[string]string{}
 	for _, l := range append(slices.Clip(base), set...) {

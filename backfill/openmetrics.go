@@ -59,11 +59,9 @@ type outSeries struct {
 	points  map[int64]string
 }
 
-// render writes entries as OpenMetrics text: families in the order of
-// sources (then of each source's families), series by label values,
-// samples by time, "# EOF" last; every series carries the target labels.
-// The order does not depend on the order of entries, so a resumed run
-// writes the same bytes as an uninterrupted one.
+// render writes entries as OpenMetrics: families in sources' order, series by
+// label values, samples by time, "# EOF" last. The order ignores the entries',
+// so a resumed run writes the bytes of an uninterrupted one.
 func render(w io.Writer, entries []*entry, sources []string, labels []Label) error {
 	fams := map[string]*outFamily{}
 	for _, e := range entries {
@@ -106,8 +104,7 @@ func render(w io.Writer, entries []*entry, sources []string, labels []Label) err
 	return bw.Flush()
 }
 
-// seriesLabels renders a series' label set: the target labels, project,
-// window, then the family's own labels.
+// seriesLabels renders target labels, project, window, then the family's own.
 func seriesLabels(target []Label, project string, names, values []string) string {
 	var b strings.Builder
 	b.WriteByte('{')
@@ -121,8 +118,7 @@ func seriesLabels(target []Label, project string, names, values []string) string
 	return b.String() + "}"
 }
 
-// writeAtomic writes path (--output) with write, atomically: a temporary
-// file in the same directory, synced, renamed over path.
+// writeAtomic writes path (--output) atomically, as statefile.WriteFile.
 func writeAtomic(path string, write func(io.Writer) error) error {
 	if err := statefile.WriteFile(path, 0o644, write); err != nil {
 		return fmt.Errorf("writing --output %s: %w", path, err)

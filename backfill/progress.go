@@ -27,8 +27,7 @@ func leftText(d time.Duration) string {
 	return "about " + formatDuration(d) + " left"
 }
 
-// printPlan prints what the run will do and what it costs, before anything
-// is sent.
+// printPlan prints what the run will do and cost, before any request.
 func printPlan(cfg Config, res *Result, todo int) {
 	w := cfg.Out
 	kind := "site-wide figures (one request per source, project and day)"
@@ -112,8 +111,7 @@ func printReport(cfg Config, res *Result, journaled int, runErr error) {
 // clearLine returns to the start of the line and clears it.
 const clearLine = "\r\x1b[K"
 
-// left estimates the time the remaining fetches need: their requests
-// beyond the budget's current room, at its rate.
+// left estimates the time the rest needs: requests beyond the budget's room.
 func (r *runner) left() time.Duration {
 	remaining := len(r.todo) - r.done()
 	per := 1.0
@@ -159,8 +157,7 @@ func (r *runner) line() string {
 // done is the number of fetches finished or failed.
 func (r *runner) done() int { return r.res.Fetched + len(r.res.Failed) }
 
-// sent records a request the receiver accepted: the samples of the days
-// from..to.
+// sent reports a request the receiver accepted: the days from..to.
 func (r *runner) sent(from, to string, samples int) {
 	if r.cfg.Terminal {
 		r.redraw("")

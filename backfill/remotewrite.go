@@ -30,8 +30,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/backoff"
 )
 
-// DefaultRemoteWriteRetries rides out about five minutes of a receiver's
-// restart.
+// DefaultRemoteWriteRetries rides out a receiver's restart (about 5 minutes).
 const DefaultRemoteWriteRetries = 10
 
 // DefaultRemoteTimeout bounds one request, as Prometheus' remote_timeout.
@@ -40,8 +39,7 @@ const DefaultRemoteTimeout = 30 * time.Second
 // MaxRetryAfter keeps a receiver from parking the backfill for hours.
 const MaxRetryAfter = 5 * time.Minute
 
-// MaxSamplesPerRequest caps a request of whole fetches; one large fetch
-// may exceed it.
+// MaxSamplesPerRequest caps a request of whole fetches (one may exceed it).
 const MaxSamplesPerRequest = 2000
 
 // RemoteWriter sends samples to a remote-write receiver.
@@ -52,8 +50,7 @@ type RemoteWriter struct {
 	api     *remote.API
 	last    *headerTransport
 	retries int
-	// whole: the run has no journal (a backfill from the event stream), so
-	// the remedy is to run it again whole, not --resume.
+	// whole: no journal (a stream backfill): the remedy is to run it again.
 	whole bool
 }
 
@@ -73,11 +70,9 @@ var reservedHeaders = []string{
 	"Accept-Encoding", "X-Prometheus-Remote-Write-Version", "Upgrade", "Transfer-Encoding",
 }
 
-// NewRemoteWriter checks rawURL, the receiver's write endpoint, and
-// configFile, Prometheus' remote_write HTTP settings without url; its
-// errors never hold a secret. A zero retries means
-// DefaultRemoteWriteRetries with backoff.RemoteWrite, another retries
-// without waiting.
+// NewRemoteWriter checks rawURL (the write endpoint) and configFile
+// (Prometheus' remote_write HTTP settings); its errors hold no secret. Zero
+// retries is DefaultRemoteWriteRetries with backoff, others do not wait.
 func NewRemoteWriter(rawURL, configFile, userAgent string, retries int) (*RemoteWriter, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -96,9 +91,8 @@ func NewRemoteWriter(rawURL, configFile, userAgent string, retries int) (*Remote
 	if err != nil {
 		return nil, fmt.Errorf("--remote-write.config=%s: %v", configFile, err)
 	}
-	// A redirect is not followed, whatever follow_redirects says: the
-	// samples would go to another address than the one reported and
-	// journaled. The 3xx is an answer that send turns into an error.
+	// A redirect is not followed, whatever follow_redirects says: the samples
+	// would go elsewhere than reported and journaled; send reports the 3xx.
 	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	last := &headerTransport{next: client.Transport, headers: f.Headers}
 	client.Transport, client.Timeout = last, time.Duration(f.RemoteTimeout)
@@ -129,13 +123,11 @@ func NewRemoteWriter(rawURL, configFile, userAgent string, retries int) (*Remote
 	return w, nil
 }
 
-// minSecretLen is the shortest query value scrubbed from messages on its
-// own (the whole query string always is): shorter ones, such as "1", would
-// blank out unrelated text, and are not secrets.
+// minSecretLen: shorter query values (such as "1") are no secrets, and
+// scrubbing them would blank out unrelated text.
 const minSecretLen = 4
 
-// scrub takes the URL's query string and values out of s (an error of the
-// HTTP client quotes the whole URL).
+// scrub takes the URL's query out of s (client errors quote the URL).
 func (w *RemoteWriter) scrub(s string) string {
 	for _, sec := range w.secrets {
 		s = strings.ReplaceAll(s, sec, "xxxxx")
@@ -194,10 +186,8 @@ func readRemoteWriteFile(path string, f *remoteWriteFile) error {
 // quoted matches a value the YAML parser quotes in its errors.
 var quoted = regexp.MustCompile("`[^`]*`")
 
-// redactURL is s without its userinfo and fragment and with every query
-// value replaced by "xxxxx", even when it does not parse: a token in the
-// query string (?api_key=...) never reaches a log line, an error or the
-// journal.
+// redactURL is s without userinfo, fragment and query values, even unparsed:
+// a token in the query never reaches a log line, an error or the journal.
 func redactURL(s string) string {
 	if u, err := url.Parse(s); err == nil {
 		u.User, u.Fragment, u.RawFragment = nil, "", ""
@@ -220,9 +210,8 @@ func redactURL(s string) string {
 // URL is the receiver's URL, without userinfo and query values.
 func (w *RemoteWriter) URL() string { return w.url }
 
-// Identity is what the journal records of the URL, for a resume to
-// compare: URL and the first 8 bytes of the whole URL's SHA-256, so that a
-// URL that differs only in a query value is another receiver.
+// Identity is URL and a hash of the whole URL, for a resume to compare: a
+// URL that differs in a query value only is another receiver.
 func (w *RemoteWriter) Identity() string { return w.id }
 
 // send sends one request, calling onRetry before each retry; its error
@@ -265,9 +254,8 @@ func oneLine(s string, n int) string {
 	return s
 }
 
-// headerTransport adds the configured headers, records the status code
-// and Location of the last answer (the client gives them in text only)
-// and caps Retry-After.
+// headerTransport adds the headers, caps Retry-After and keeps the last
+// status and Location (the client gives them in text only).
 type headerTransport struct {
 	next     http.RoundTripper
 	headers  map[string]string
@@ -328,8 +316,7 @@ func batches(entries []*entry) [][]*entry {
 	return out
 }
 
-// writeRequest builds the request of entries, in the order the protocol
-// requires.
+// writeRequest builds the request of entries, in protocol order.
 func writeRequest(entries []*entry, target []Label) (*prompb.WriteRequest, int) {
 	req := &prompb.WriteRequest{}
 	index := map[string]int{} // of a label set's series in req
@@ -380,8 +367,7 @@ func protoLabels(name string, target []Label, project string, names, values []st
 	return slices.CompactFunc(ls, func(a, b prompb.Label) bool { return a.Name == b.Name })
 }
 
-// sendUnsent sends, oldest first, what the journal has not sent, recording
-// each accepted request.
+// sendUnsent sends the unsent entries oldest first, journaling each request.
 func (r *runner) sendUnsent(ctx context.Context) error {
 	rw := r.cfg.RemoteWrite
 	if rw == nil {

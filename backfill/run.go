@@ -29,8 +29,7 @@ const (
 
 // Defaults of Config.
 const (
-	// DefaultAttempts is how many times a fetch is tried, beyond the
-	// client's own retries.
+	// DefaultAttempts: tries of a fetch, beyond the client's own retries.
 	DefaultAttempts = 3
 	// DefaultRetryDelay is the first wait between attempts; it doubles.
 	DefaultRetryDelay = 30 * time.Second
@@ -40,12 +39,10 @@ const (
 
 // Config configures a backfill run.
 type Config struct {
-	// From and To are the first and last day, both included; a zero To
-	// means yesterday (UTC).
+	// From..To are the days, both included; a zero To is yesterday (UTC).
 	From, To client.Date
-	// Output is the OpenMetrics file to write, journaled in
-	// JournalPath(Output); or RemoteWrite sends the samples, journaled in
-	// Journal.
+	// Output is the OpenMetrics file to write (journal: JournalPath), or
+	// RemoteWrite sends the samples (journal: Journal).
 	Output      string
 	RemoteWrite *RemoteWriter
 	Journal     string
@@ -54,8 +51,7 @@ type Config struct {
 	// Pages fetches full walks with per-page series, not site figures.
 	Pages  bool
 	DryRun bool
-	// Protected maps flags to files the output and journal must never
-	// replace, such as the API key file.
+	// Protected maps flags to files never to replace (the API key file...).
 	Protected map[string]string
 	// Resume continues the journal; Force starts over. Without either, an
 	// existing output or journal is an error.
@@ -67,12 +63,10 @@ type Config struct {
 	Sources  []engine.Source
 	Projects []string
 	Budget   *budget.Budget
-	// Args are the other arguments that decide the output (path filters,
-	// API address...): a resume with other Args is refused.
+	// Args are the other arguments a resume must repeat (API address...).
 	Args []string
 
-	// Now and WaitUntil (until Now reads t, or ctx ends) default to real
-	// time.
+	// Now and WaitUntil (until Now reads t) default to real time.
 	Now       func() time.Time
 	WaitUntil func(ctx context.Context, t time.Time) error
 	// Out receives the plan and report, Progress the progress (a bar when
@@ -93,17 +87,14 @@ type Failure struct {
 // Result is what a run did.
 type Result struct {
 	Days, Fetches int // Fetches = days × sources × projects
-	// Skipped are the sources without site-wide figures, left out without
-	// Pages.
+	// Skipped: the sources without site-wide figures (left out unless Pages).
 	Sources, Skipped []string
-	// Resumed fetches were in the journal; Requests counts only those of
-	// finished fetches.
+	// Resumed fetches were journaled; Requests are those of finished fetches.
 	Resumed, Fetched, Requests int
 	Seeded                     int // days added to CacheFile's day store
 	Failed                     []Failure
 	Interrupted                bool
-	// Written: the output was written, or with RemoteWrite every fetch
-	// sent.
+	// Written: the output was written, or every fetch sent.
 	Written bool
 	// Samples and WriteRequests are what this run sent by remote write.
 	Samples, WriteRequests int
@@ -301,8 +292,7 @@ func (cfg Config) priorRun(jpath string, args []string) (prior journal, refusal,
 	return prior, refusal, nil
 }
 
-// finish writes the output, seeds the day store and removes the journal
-// once nothing is left to do.
+// finish writes the output, seeds the day store and drops a spent journal.
 func (r *runner) finish(runErr error) error {
 	cfg, res, j := r.cfg, r.res, r.journal
 	if cfg.RemoteWrite == nil {
@@ -342,8 +332,7 @@ func (cfg Config) withDefaults() Config {
 	return cfg
 }
 
-// checkReplaceable refuses a path that exists and is not a regular file
-// (after links), or is a protected file.
+// checkReplaceable refuses a non-regular file (after links) or a protected one.
 func checkReplaceable(path string, protected map[string]string) error {
 	st, err := os.Stat(path)
 	switch {
@@ -373,8 +362,7 @@ func exists(path string) bool {
 	return err == nil
 }
 
-// runner is a run in progress. Its progress shows on a terminal as one bar
-// line rewritten in place, otherwise as one line per day.
+// runner is a run in progress, shown as a bar on a terminal, else a line a day.
 type runner struct {
 	cfg       Config
 	res       *Result
@@ -386,8 +374,7 @@ type runner struct {
 	waitNote  time.Time // the wait last reported on a non-terminal
 }
 
-// run does every fetch of todo in order; failures of single fetches go to
-// res.Failed, and the error is one that ends the run.
+// run does todo in order; a failed fetch goes to res.Failed, an error ends it.
 func (r *runner) run(ctx context.Context) error {
 	// What an interrupted run fetched but did not send goes first.
 	if err := r.sendUnsent(ctx); err != nil || r.res.Interrupted {
@@ -430,8 +417,7 @@ func (r *runner) run(ctx context.Context) error {
 	return nil
 }
 
-// fatal reports whether no other day would fare better (401, 403, 404, a
-// TLS certificate refused).
+// fatal: no other day would fare better (401, 403, 404, a refused certificate).
 func fatal(err error) bool {
 	return client.IsRefused(err) || client.IsNotFound(err) || client.IsCertificateError(err)
 }
