@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/prometheus/common/model"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 )
@@ -140,7 +141,8 @@ func (e *entry) valid() bool {
 		return false
 	}
 	for _, f := range e.Families {
-		if !validName(f.Name) || slices.ContainsFunc(f.Labels, func(l string) bool { return !validName(l) }) ||
+		names := append(slices.Clip(f.Labels), f.Name)
+		if slices.ContainsFunc(names, func(n string) bool { return !model.LegacyValidation.IsValidMetricName(n) }) ||
 			slices.ContainsFunc(f.Series, func(s series) bool { return len(s.L) != len(f.Labels) || !validValue(s.V) }) {
 			return false
 		}
@@ -195,15 +197,6 @@ func (j *journal) writeJSON(v any) error {
 	return nil
 }
 
-// add records a finished fetch.
-func (j *journal) add(e *entry) error {
-	err := j.writeJSON(e)
-	if err == nil {
-		j.entries = append(j.entries, e)
-	}
-	return err
-}
-
 // markSent records that the receiver accepted the samples of entries.
 func (j *journal) markSent(entries []*entry) error {
 	keys := make([]key, len(entries))
@@ -240,13 +233,4 @@ func rank(sources []string, source string) int {
 		return i
 	}
 	return len(sources)
-}
-
-// remove closes and deletes the journal.
-func (j *journal) remove() error {
-	j.f.Close()
-	if err := os.Remove(j.path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("removing the journal: %w", err)
-	}
-	return nil
 }

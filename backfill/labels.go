@@ -1,8 +1,8 @@
 package backfill
 
 import (
-	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -42,13 +42,12 @@ func MergeLabels(base, set []Label) []Label {
 	for _, l := range append(slices.Clip(base), set...) {
 		m[l.Name] = l.Value
 	}
-	out := make([]Label, 0, len(m))
-	for n, v := range m {
-		if v != "" {
-			out = append(out, Label{n, v})
+	var out []Label
+	for _, n := range slices.Sorted(maps.Keys(m)) {
+		if m[n] != "" {
+			out = append(out, Label{n, m[n]})
 		}
 	}
-	slices.SortFunc(out, func(a, b Label) int { return cmp.Compare(a.Name, b.Name) })
 	return out
 }
 

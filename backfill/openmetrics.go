@@ -11,8 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/prometheus/common/model"
-
 	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 )
 
@@ -37,9 +35,6 @@ func validValue(s string) bool {
 	v, err := strconv.ParseFloat(s, 64)
 	return err == nil && formatValue(v) == s
 }
-
-// validName reports whether s is a valid metric or label name.
-func validName(s string) bool { return model.LegacyValidation.IsValidMetricName(s) }
 
 // escaper escapes label values and help texts for OpenMetrics.
 var escaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)

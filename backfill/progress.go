@@ -141,10 +141,7 @@ func (r *runner) fetched(f fetch, lastOfDay bool) {
 // line is the terminal bar.
 func (r *runner) line() string {
 	const width = 24
-	filled := 0
-	if len(r.todo) > 0 {
-		filled = r.done() * width / len(r.todo)
-	}
+	filled := r.done() * width / max(len(r.todo), 1)
 	sent := ""
 	if r.cfg.RemoteWrite != nil {
 		sent = ", " + plural(r.res.Samples, "sample") + " sent"

@@ -222,11 +222,9 @@ func (w *RemoteWriter) send(ctx context.Context, req *prompb.WriteRequest, onRet
 		return err
 	}
 	code, msg := w.last.code.Load(), oneLine(w.scrub(err.Error()), 300)
-	again := func(resume string) string { // the remedy: resume, unless the run has no journal
-		if w.whole {
-			return "run the backfill again (a backfill from the event stream has no journal; the receiver keeps samples sent twice once)"
-		}
-		return resume
+	again, nothingTwice := "run again with --resume", ": nothing sent is sent again"
+	if w.whole {
+		again, nothingTwice = "run the backfill again (a backfill from the event stream has no journal; the receiver keeps samples sent twice once)", ""
 	}
 	switch {
 	case code/100 == 3:
@@ -236,13 +234,13 @@ func (w *RemoteWriter) send(ctx context.Context, req *prompb.WriteRequest, onRet
 		}
 		return fmt.Errorf("remote write to %s: the receiver answered %d, a redirect to %s, which is not followed (the samples would go elsewhere than --remote-write.url says): set --remote-write.url to the address that accepts them", w.url, code, to)
 	case code == 0 || code >= 500 || code == http.StatusTooManyRequests:
-		return fmt.Errorf("remote write to %s failed after %d retries: %s; when the receiver is back, %s", w.url, w.retries, msg, again("run again with --resume: nothing sent is sent again"))
+		return fmt.Errorf("remote write to %s failed after %d retries: %s; when the receiver is back, %s%s", w.url, w.retries, msg, again, nothingTwice)
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
 		return fmt.Errorf("remote write to %s refused: %s; check the credentials in --remote-write.config (basic_auth, authorization, headers such as X-Scope-OrgID)", w.url, msg)
 	case code == http.StatusNotFound || code == http.StatusMethodNotAllowed:
 		return fmt.Errorf("remote write to %s: %s; check --remote-write.url: Prometheus' receiver is /api/v1/write and needs --web.enable-remote-write-receiver", w.url, msg)
 	}
-	return fmt.Errorf("remote write to %s refused the samples: %s; a receiver refuses samples older than it accepts (its out-of-order window, see docs/backfill.md): fix it and %s", w.url, msg, again("run again with --resume"))
+	return fmt.Errorf("remote write to %s refused the samples: %s; a receiver refuses samples older than it accepts (its out-of-order window, see docs/backfill.md): fix it and %s", w.url, msg, again)
 }
 
 // oneLine flattens s to one line of at most n bytes.

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -242,9 +243,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	// Requests the journal says were sent within the hour still count.
 	var sent []time.Time
 	for _, e := range j.entries {
-		for range e.Requests {
-			sent = append(sent, e.At)
-		}
+		sent = append(sent, slices.Repeat([]time.Time{e.At}, max(e.Requests, 0))...)
 	}
 	cfg.Budget.Restore(sent, time.Time{})
 	r := &runner{cfg: cfg, res: res, journal: j, todo: todo, sources: names}
@@ -313,7 +312,10 @@ func (r *runner) finish(runErr error) error {
 		fmt.Fprintf(cfg.Out, "day store: %d days of additive sources added to --cache.file=%s (derived windows)\n", n, cfg.CacheFile)
 	}
 	if clean && len(res.Failed) == 0 && len(j.entries) == res.Fetches && res.Written {
-		return j.remove()
+		j.f.Close()
+		if err := os.Remove(j.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("removing the journal: %w", err)
+		}
 	}
 	return nil
 }
@@ -400,9 +402,10 @@ func (r *runner) run(ctx context.Context) error {
 			r.note(fmt.Sprintf("%s %s %s failed after %d attempts: %v", f.day, f.src.Name(), f.project, DefaultAttempts, err))
 			r.res.Failed = append(r.res.Failed, Failure{Day: f.day, Source: f.src.Name(), Project: f.project, Err: err})
 		default:
-			if err := r.journal.add(e); err != nil {
+			if err := r.journal.writeJSON(e); err != nil {
 				return err
 			}
+			r.journal.entries = append(r.journal.entries, e)
 			r.res.Fetched++
 			r.res.Requests += e.Requests
 		}
