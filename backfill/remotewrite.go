@@ -224,7 +224,8 @@ func (w *RemoteWriter) send(ctx context.Context, req *prompb.WriteRequest, onRet
 	code, msg := w.last.code.Load(), oneLine(w.scrub(err.Error()), 300)
 	again, nothingTwice := "run again with --resume", ": nothing sent is sent again"
 	if w.whole {
-		again, nothingTwice = "run the backfill again (a backfill from the event stream has no journal; the receiver keeps samples sent twice once)", ""
+		again = "run the backfill again (a backfill from the event stream has no journal; the receiver keeps samples sent twice once)"
+		nothingTwice = ""
 	}
 	switch {
 	case code/100 == 3:
