@@ -197,21 +197,6 @@ func (j *journal) writeJSON(v any) error {
 	return nil
 }
 
-// markSent records that the receiver accepted the samples of entries.
-func (j *journal) markSent(entries []*entry) error {
-	keys := make([]key, len(entries))
-	for i, e := range entries {
-		keys[i] = e.key()
-	}
-	if err := j.writeJSON(map[string][]key{"sent": keys}); err != nil {
-		return err
-	}
-	for _, k := range keys {
-		j.sent[k] = true
-	}
-	return nil
-}
-
 // unsent returns the unsent entries by day, source rank and project.
 func (j *journal) unsent(sources []string) []*entry {
 	var out []*entry

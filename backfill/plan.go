@@ -1,6 +1,7 @@
 package backfill
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -25,21 +26,17 @@ const DefaultRequestsPerHour = 40
 func Days(from, to client.Date, now time.Time) ([]client.Date, error) {
 	today := client.DateOf(now)
 	yesterday := today.AddDays(-1)
-	if from.IsZero() {
-		return nil, fmt.Errorf("--from is required: the first day to backfill, as YYYY-MM-DD")
-	}
-	toGiven := !to.IsZero()
-	if !toGiven {
-		to = yesterday
-	}
 	switch {
-	case !toGiven && !from.Time().Before(today.Time()):
+	case from.IsZero():
+		return nil, fmt.Errorf("--from is required: the first day to backfill, as YYYY-MM-DD")
+	case to.IsZero() && !from.Time().Before(today.Time()):
 		return nil, fmt.Errorf("--from=%s is not a completed day: only days before today (%s UTC) can be backfilled; the latest is %s", from, today, yesterday)
 	case !to.Time().Before(today.Time()):
 		return nil, fmt.Errorf("--to=%s is not a completed day: only days before today (%s UTC) can be backfilled; the latest is %s, the default", to, today, yesterday)
-	case to.Time().Before(from.Time()):
+	case !to.IsZero() && to.Time().Before(from.Time()):
 		return nil, fmt.Errorf("--from=%s is after --to=%s: give the first day first", from, to)
 	}
+	to = cmp.Or(to, yesterday)
 	n := int(to.Time().Sub(from.Time()).Hours()/24) + 1
 	if n > MaxDays {
 		return nil, fmt.Errorf("--from=%s..--to=%s is %d days; one run backfills at most %d (this exporter's limit: the API publishes no retention): split the range into runs with separate --output files", from, to, n, MaxDays)

@@ -386,8 +386,15 @@ func (r *runner) sendUnsent(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if err := r.journal.markSent(b); err != nil {
+		keys := make([]key, len(b)) // the receiver accepted their samples
+		for i, e := range b {
+			keys[i] = e.key()
+		}
+		if err := r.journal.writeJSON(map[string][]key{"sent": keys}); err != nil {
 			return err
+		}
+		for _, k := range keys {
+			r.journal.sent[k] = true
 		}
 		r.res.Samples += n
 		r.res.WriteRequests++
