@@ -59,8 +59,12 @@ type outSeries struct {
 // so a resumed run writes the bytes of an uninterrupted one.
 func render(w io.Writer, entries []*entry, sources []string, labels []Label) error {
 	fams := map[string]*outFamily{}
+	target := "{" // the label set: target labels, project, window, the family's own
+	for _, l := range labels {
+		target += l.Name + `="` + escaper.Replace(l.Value) + `",`
+	}
 	for _, e := range entries {
-		ts := e.stamp()
+		ts, common := e.stamp(), target+`project="`+escaper.Replace(e.Project)+`",window="`+Window+`"`
 		srank := rank(sources, e.Source)
 		for fi, f := range e.Families {
 			of := fams[f.Name]
@@ -72,7 +76,12 @@ func render(w io.Writer, entries []*entry, sources []string, labels []Label) err
 				return fmt.Errorf("journal: family %s has labels %v and %v", f.Name, of.labels, f.Labels)
 			}
 			for _, s := range f.Series {
-				text := seriesLabels(labels, e.Project, f.Labels, s.L)
+				var b strings.Builder
+				b.WriteString(common)
+				for i, n := range f.Labels {
+					b.WriteString(`,` + n + `="` + escaper.Replace(s.L[i]) + `"`)
+				}
+				text := b.String() + "}"
 				se := of.series[text]
 				if se == nil {
 					se = &outSeries{sortKey: append([]string{e.Project}, s.L...), labels: text, points: map[int64]string{}}
@@ -97,20 +106,6 @@ func render(w io.Writer, entries []*entry, sources []string, labels []Label) err
 	}
 	bw.WriteString("# EOF\n")
 	return bw.Flush()
-}
-
-// seriesLabels renders target labels, project, window, then the family's own.
-func seriesLabels(target []Label, project string, names, values []string) string {
-	var b strings.Builder
-	b.WriteByte('{')
-	for _, l := range target {
-		b.WriteString(l.Name + `="` + escaper.Replace(l.Value) + `",`)
-	}
-	b.WriteString(`project="` + escaper.Replace(project) + `",window="` + Window + `"`)
-	for i, n := range names {
-		b.WriteString(`,` + n + `="` + escaper.Replace(values[i]) + `"`)
-	}
-	return b.String() + "}"
 }
 
 // writeAtomic writes path (--output) atomically, as statefile.WriteFile.

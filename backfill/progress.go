@@ -154,19 +154,6 @@ func (r *runner) line() string {
 // done is the number of fetches finished or failed.
 func (r *runner) done() int { return r.res.Fetched + len(r.res.Failed) }
 
-// sent reports a request the receiver accepted: the days from..to.
-func (r *runner) sent(from, to string, samples int) {
-	if r.cfg.Terminal {
-		r.redraw("")
-		return
-	}
-	days := from
-	if to != from {
-		days += ".." + to
-	}
-	fmt.Fprintf(r.cfg.Progress, "%s sent: %s to %s (%s in all)\n", days, plural(samples, "sample"), r.cfg.RemoteWrite.URL(), plural(r.res.Samples, "sample"))
-}
-
 // redraw draws the bar again, then suffix.
 func (r *runner) redraw(suffix string) {
 	fmt.Fprint(r.cfg.Progress, clearLine+r.line()+suffix)

@@ -398,7 +398,15 @@ func (r *runner) sendUnsent(ctx context.Context) error {
 		}
 		r.res.Samples += n
 		r.res.WriteRequests++
-		r.sent(b[0].Day, b[len(b)-1].Day, n)
+		days := b[0].Day
+		if last := b[len(b)-1].Day; last != days {
+			days += ".." + last
+		}
+		if r.cfg.Terminal {
+			r.redraw("")
+		} else {
+			fmt.Fprintf(r.cfg.Progress, "%s sent: %s to %s (%s in all)\n", days, plural(n, "sample"), rw.URL(), plural(r.res.Samples, "sample"))
+		}
 	}
 	return nil
 }

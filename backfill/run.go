@@ -218,15 +218,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	for _, d := range days {
 		for _, s := range sources {
 			for _, p := range cfg.Projects {
-				res.Fetches++
-				if prior.fetched[key{d.String(), s.Name(), p}] {
-					res.Resumed++
-					continue
+				if !prior.fetched[key{d.String(), s.Name(), p}] {
+					todo = append(todo, fetch{d, s, p})
 				}
-				todo = append(todo, fetch{d, s, p})
 			}
 		}
 	}
+	res.Fetches = len(days) * len(sources) * len(cfg.Projects)
+	res.Resumed = res.Fetches - len(todo)
 	printPlan(cfg, res, len(todo))
 	if cfg.DryRun {
 		if refusal != nil {
