@@ -320,6 +320,10 @@ func writeRequest(entries []*entry, target []Label) (*prompb.WriteRequest, int) 
 	req := &prompb.WriteRequest{}
 	index := map[string]int{} // of a label set's series in req
 	n := 0
+	var tl []prompb.Label // the target labels
+	for _, l := range target {
+		tl = append(tl, prompb.Label{Name: l.Name, Value: l.Value})
+	}
 	for _, e := range entries {
 		ts := e.stamp() * 1000
 		for _, f := range e.Families {
@@ -327,7 +331,18 @@ func writeRequest(entries []*entry, target []Label) (*prompb.WriteRequest, int) 
 				req.Metadata = append(req.Metadata, prompb.MetricMetadata{Type: prompb.MetricMetadata_GAUGE, MetricFamilyName: f.Name, Help: f.Help})
 			}
 			for _, s := range f.Series {
-				ls := protoLabels(f.Name, target, e.Project, f.Labels, s.L)
+				ls := append(make([]prompb.Label, 0, 3+len(tl)+len(f.Labels)), prompb.Label{Name: model.MetricNameLabel, Value: f.Name},
+					prompb.Label{Name: "project", Value: e.Project}, prompb.Label{Name: "window", Value: Window})
+				ls = append(ls, tl...)
+				for i, n := range f.Labels {
+					if s.L[i] != "" {
+						ls = append(ls, prompb.Label{Name: n, Value: s.L[i]})
+					}
+				}
+				// Sorted, and one label per name (the first: a journal may be
+				// made by hand; Run refuses target labels that clash).
+				slices.SortStableFunc(ls, func(a, b prompb.Label) int { return strings.Compare(a.Name, b.Name) })
+				ls = slices.CompactFunc(ls, func(a, b prompb.Label) bool { return a.Name == b.Name })
 				kb, _ := (&prompb.TimeSeries{Labels: ls}).Marshal() // the label set's key
 				i, ok := index[string(kb)]
 				if !ok {
@@ -345,25 +360,6 @@ func writeRequest(entries []*entry, target []Label) (*prompb.WriteRequest, int) 
 	}
 	slices.SortFunc(req.Metadata, func(a, b prompb.MetricMetadata) int { return strings.Compare(a.MetricFamilyName, b.MetricFamilyName) })
 	return req, n
-}
-
-// protoLabels is a series' label set, sorted by name.
-func protoLabels(name string, target []Label, project string, names, values []string) []prompb.Label {
-	ls := make([]prompb.Label, 0, 3+len(target)+len(names))
-	ls = append(ls, prompb.Label{Name: model.MetricNameLabel, Value: name},
-		prompb.Label{Name: "project", Value: project}, prompb.Label{Name: "window", Value: Window})
-	for _, l := range target {
-		ls = append(ls, prompb.Label{Name: l.Name, Value: l.Value})
-	}
-	for i, n := range names {
-		if values[i] != "" {
-			ls = append(ls, prompb.Label{Name: n, Value: values[i]})
-		}
-	}
-	// Sorted, and one label per name (the first: a journal may be made
-	// by hand; Run refuses target labels that clash).
-	slices.SortStableFunc(ls, func(a, b prompb.Label) int { return strings.Compare(a.Name, b.Name) })
-	return slices.CompactFunc(ls, func(a, b prompb.Label) bool { return a.Name == b.Name })
 }
 
 // sendUnsent sends the unsent entries oldest first, journaling each request.
