@@ -15,16 +15,9 @@ import (
 )
 
 // formatValue renders a sample value as the output writes it: integers
-// without exponent, other values in Go's shortest form.
+// without exponent, other values (NaN and ±Inf too) in Go's shortest form.
 func formatValue(v float64) string {
-	switch {
-	case math.IsNaN(v):
-		return "NaN"
-	case math.IsInf(v, 1):
-		return "+Inf"
-	case math.IsInf(v, -1):
-		return "-Inf"
-	case v == math.Trunc(v) && math.Abs(v) < 1e15:
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
 		return strconv.FormatFloat(v, 'f', -1, 64)
 	}
 	return strconv.FormatFloat(v, 'g', -1, 64)

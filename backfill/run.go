@@ -324,8 +324,7 @@ func (cfg Config) withDefaults() Config {
 		cfg.Now = time.Now
 	}
 	if cfg.WaitUntil == nil {
-		now := cfg.Now
-		cfg.WaitUntil = func(ctx context.Context, t time.Time) error { return client.DefaultSleep(ctx, t.Sub(now())) }
+		cfg.WaitUntil = func(ctx context.Context, t time.Time) error { return client.DefaultSleep(ctx, t.Sub(cfg.Now())) }
 	}
 	cfg.Out = cmp.Or(cfg.Out, io.Discard)
 	cfg.Progress = cmp.Or(cfg.Progress, io.Discard)
