@@ -92,14 +92,12 @@ type journal struct {
 func parseJournal(path string, data []byte, args []string) (jd journal, err error) {
 	fix := "remove it, or start over with --force"
 	jd.fetched, jd.sent = map[key]bool{}, map[key]bool{}
-	lines := 0
-	for line := range bytes.Lines(data) {
+	for i, line := range slices.Collect(bytes.Lines(data)) {
 		if line[len(line)-1] != '\n' {
 			break // torn last line: the fetch it recorded did not finish
 		}
-		lines++
 		switch {
-		case lines == 1:
+		case i == 0:
 			var h header
 			if err := json.Unmarshal(line, &h); err != nil || h.Journal != journalMagic {
 				return journal{}, fmt.Errorf("%s is not a backfill journal: %s", path, fix)
@@ -114,18 +112,18 @@ func parseJournal(path string, data []byte, args []string) (jd journal, err erro
 		case bytes.HasPrefix(line, []byte(`{"sent":`)):
 			var sl struct{ Sent []key }
 			if err := json.Unmarshal(line, &sl); err != nil {
-				return journal{}, fmt.Errorf("%s: line %d is damaged: %s", path, lines, fix)
+				return journal{}, fmt.Errorf("%s: line %d is damaged: %s", path, i+1, fix)
 			}
 			for _, k := range sl.Sent {
 				if !jd.fetched[k] {
-					return journal{}, fmt.Errorf("%s: line %d is damaged (it marks as sent a fetch the journal lacks): %s", path, lines, fix)
+					return journal{}, fmt.Errorf("%s: line %d is damaged (it marks as sent a fetch the journal lacks): %s", path, i+1, fix)
 				}
 				jd.sent[k] = true
 			}
 		default:
 			e := &entry{}
 			if err := json.Unmarshal(line, e); err != nil || !e.valid() {
-				return journal{}, fmt.Errorf("%s: line %d is damaged: %s", path, lines, fix)
+				return journal{}, fmt.Errorf("%s: line %d is damaged: %s", path, i+1, fix)
 			}
 			jd.entries = append(jd.entries, e)
 			jd.fetched[e.key()] = true

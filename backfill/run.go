@@ -381,11 +381,7 @@ func (r *runner) run(ctx context.Context) error {
 		return err
 	}
 	for i, f := range r.todo {
-		var e *entry
-		err := ctx.Err()
-		if err == nil {
-			e, err = r.fetch(ctx, f)
-		}
+		e, err := r.fetch(ctx, f)
 		switch {
 		case ctx.Err() != nil:
 			r.res.Interrupted = true
@@ -429,6 +425,9 @@ func (r *runner) fetch(ctx context.Context, f fetch) (*entry, error) {
 	rng := client.DateRange{From: f.day, To: f.day.AddDays(1)}
 	attempts, limited := 0, 0
 	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		if until := r.cfg.Budget.PausedUntil(); !until.IsZero() {
 			r.waiting(until, "the end of the rate-limit pause")
 			if err := r.cfg.WaitUntil(ctx, until); err != nil {
