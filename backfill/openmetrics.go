@@ -86,7 +86,7 @@ func render(w io.Writer, entries []*entry, sources []string, labels []Label) err
 	}
 	order := slices.DeleteFunc(slices.Collect(maps.Values(fams)), func(f *outFamily) bool { return len(f.series) == 0 })
 	slices.SortFunc(order, func(a, b *outFamily) int {
-		return cmp.Or(cmp.Compare(a.rank[0], b.rank[0]), cmp.Compare(a.rank[1], b.rank[1]), strings.Compare(a.name, b.name))
+		return cmp.Or(slices.Compare(a.rank[:], b.rank[:]), strings.Compare(a.name, b.name))
 	})
 	bw := bufio.NewWriterSize(w, 64<<10)
 	for _, f := range order {

@@ -124,7 +124,15 @@ type fetch struct {
 // Run prints the plan and its cost and, unless DryRun, fetches what the
 // journal lacks and writes the output. The Result is nil if nothing started.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
-	cfg = cfg.withDefaults()
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.WaitUntil == nil {
+		cfg.WaitUntil = func(ctx context.Context, t time.Time) error { return client.DefaultSleep(ctx, t.Sub(cfg.Now())) }
+	}
+	cfg.Out = cmp.Or(cfg.Out, io.Discard)
+	cfg.Progress = cmp.Or(cfg.Progress, io.Discard)
+	cfg.RetryDelay = cmp.Or(cfg.RetryDelay, DefaultRetryDelay)
 	switch { // the arguments that need no file or clock
 	case cfg.Output == "" && cfg.RemoteWrite == nil:
 		return nil, errors.New("--output is required: the OpenMetrics file to write, such as history.om (or --remote-write.url to send the samples by remote write)")
@@ -317,19 +325,6 @@ func (r *runner) finish(runErr error) error {
 		}
 	}
 	return nil
-}
-
-func (cfg Config) withDefaults() Config {
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.WaitUntil == nil {
-		cfg.WaitUntil = func(ctx context.Context, t time.Time) error { return client.DefaultSleep(ctx, t.Sub(cfg.Now())) }
-	}
-	cfg.Out = cmp.Or(cfg.Out, io.Discard)
-	cfg.Progress = cmp.Or(cfg.Progress, io.Discard)
-	cfg.RetryDelay = cmp.Or(cfg.RetryDelay, DefaultRetryDelay)
-	return cfg
 }
 
 // checkReplaceable refuses a non-regular file (after links) or a protected one.
