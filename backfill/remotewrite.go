@@ -264,11 +264,9 @@ type headerTransport struct {
 
 // RoundTrip implements http.RoundTripper.
 func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if len(t.headers) > 0 {
-		req = req.Clone(req.Context())
-		for k, v := range t.headers {
-			req.Header.Set(k, v)
-		}
+	req = req.Clone(req.Context())
+	for k, v := range t.headers {
+		req.Header.Set(k, v)
 	}
 	resp, err := t.next.RoundTrip(req)
 	if err != nil {
