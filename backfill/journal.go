@@ -197,12 +197,7 @@ func (j *journal) writeJSON(v any) error {
 
 // unsent returns the unsent entries by day, source rank and project.
 func (j *journal) unsent(sources []string) []*entry {
-	var out []*entry
-	for _, e := range j.entries {
-		if !j.sent[e.key()] {
-			out = append(out, e)
-		}
-	}
+	out := slices.DeleteFunc(slices.Clone(j.entries), func(e *entry) bool { return j.sent[e.key()] })
 	slices.SortStableFunc(out, func(a, b *entry) int {
 		return cmp.Or(strings.Compare(a.Day, b.Day), cmp.Compare(rank(sources, a.Source), rank(sources, b.Source)),
 			strings.Compare(a.Project, b.Project))
