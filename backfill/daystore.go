@@ -3,7 +3,6 @@ package backfill
 import (
 	"cmp"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/go-kit/log"
@@ -13,12 +12,10 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 )
 
-// seedDayStore adds the days a run fetched to the day store of the
-// exporter's --cache.file, so that a new installation derives its windows
-// (derived.Summer) at once instead of reading every closed day again. Only
-// additive sources' days are kept; the rest of the file (units, ledger) is
-// left as it was. A site-only run seeds the days of Nd:site windows, a
-// --backfill.pages run those of full windows.
+// seedDayStore adds the days of additive sources a run fetched to the day
+// store of --cache.file, so that a new installation derives its windows
+// (derived.Summer) at once; the rest of the file is left as it was. Pages
+// runs seed full windows' days, others Nd:site windows'.
 func seedDayStore(cfg Config, entries []*entry) (int, error) {
 	byName := map[string]engine.Source{}
 	for _, s := range cfg.Sources {
@@ -43,11 +40,7 @@ func seedDayStore(cfg Config, entries []*entry) (int, error) {
 			Cost: e.Requests, Families: map[string][]engine.Sample{}}
 		for _, f := range e.Families {
 			for _, s := range f.Series {
-				v, err := strconv.ParseFloat(s.V, 64)
-				if err != nil {
-					return 0, fmt.Errorf("journal entry %s %s %s: %w", e.Day, e.Source, e.Project, err)
-				}
-				sm := engine.Sample{Value: v}
+				sm := engine.Sample{Value: s.value()}
 				copy(sm.Labels[:], s.L)
 				d.Families[f.Name] = append(d.Families[f.Name], sm)
 			}

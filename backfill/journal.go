@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/prometheus/common/model"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 )
@@ -23,8 +25,7 @@ const journalMagic = "mintlify_exporter backfill journal"
 // JournalPath is the journal kept beside output.
 func JournalPath(output string) string { return output + ".journal" }
 
-// header is the journal's first line: what the journal is, and the
-// arguments that decide the output.
+// header is the journal's first line: its kind and the output's arguments.
 type header struct {
 	Journal string   `json:"journal"`
 	Version int      `json:"version"`
@@ -51,48 +52,52 @@ type family struct {
 	Series []series `json:"series"`
 }
 
-// series is one sample: the family's own label values, in order, and the
-// value as written in the output.
+// series is one sample: the family's label values and the value as written.
 type series struct {
 	L []string `json:"l"`
 	V string   `json:"v"`
 }
 
-// key identifies a fetch: day, source, project. A sent line of a
-// remote-write backfill lists the keys of the fetches whose samples the
-// receiver accepted.
+// key identifies a fetch: day, source, project; a remote-write journal's
+// sent lines list those whose samples the receiver accepted.
 type key [3]string
 
 func (e *entry) key() key { return key{e.Day, e.Source, e.Project} }
 
-// journal is what a journal file holds and, once open, the file appended
-// to.
+// stamp and value read what valid or newEntry vouched for.
+func (e *entry) stamp() int64 {
+	d, _ := client.ParseDate(e.Day)
+	return Stamp(d)
+}
+
+func (s series) value() float64 {
+	v, _ := strconv.ParseFloat(s.V, 64)
+	return v
+}
+
+// journal is what a journal file holds and, once open, the file.
 type journal struct {
 	entries []*entry
-	// sent are the fetches a remote-write backfill sent (always a subset
-	// of entries).
-	sent map[key]bool
+	// fetched are the keys of entries read from the file; sent those a
+	// remote-write backfill sent (always a subset).
+	fetched, sent map[key]bool
 	// validLen is the length of its complete lines.
 	validLen int64
 	path     string
 	f        *os.File
 }
 
-// parseJournal reads the journal path holds, data, checking that it was
-// made with args. A last line cut short by a crash is dropped (and
-// truncated by openJournal).
+// parseJournal reads data, the journal at path, made with args; a last line
+// torn by a crash is dropped (openJournal truncates it).
 func parseJournal(path string, data []byte, args []string) (jd journal, err error) {
 	fix := "remove it, or start over with --force"
-	jd.sent = map[key]bool{}
-	fetched := map[key]bool{}
-	lines := 0
-	for line := range bytes.Lines(data) {
+	jd.fetched, jd.sent = map[key]bool{}, map[key]bool{}
+	for i, line := range slices.Collect(bytes.Lines(data)) {
 		if line[len(line)-1] != '\n' {
 			break // torn last line: the fetch it recorded did not finish
 		}
-		lines++
 		switch {
-		case lines == 1:
+		case i == 0:
 			var h header
 			if err := json.Unmarshal(line, &h); err != nil || h.Journal != journalMagic {
 				return journal{}, fmt.Errorf("%s is not a backfill journal: %s", path, fix)
@@ -107,21 +112,21 @@ func parseJournal(path string, data []byte, args []string) (jd journal, err erro
 		case bytes.HasPrefix(line, []byte(`{"sent":`)):
 			var sl struct{ Sent []key }
 			if err := json.Unmarshal(line, &sl); err != nil {
-				return journal{}, fmt.Errorf("%s: line %d is damaged: %s", path, lines, fix)
+				return journal{}, fmt.Errorf("%s: line %d is damaged: %s", path, i+1, fix)
 			}
 			for _, k := range sl.Sent {
-				if !fetched[k] {
-					return journal{}, fmt.Errorf("%s: line %d is damaged (it marks as sent a fetch the journal lacks): %s", path, lines, fix)
+				if !jd.fetched[k] {
+					return journal{}, fmt.Errorf("%s: line %d is damaged (it marks as sent a fetch the journal lacks): %s", path, i+1, fix)
 				}
 				jd.sent[k] = true
 			}
 		default:
 			e := &entry{}
 			if err := json.Unmarshal(line, e); err != nil || !e.valid() {
-				return journal{}, fmt.Errorf("%s: line %d is damaged: %s", path, lines, fix)
+				return journal{}, fmt.Errorf("%s: line %d is damaged: %s", path, i+1, fix)
 			}
 			jd.entries = append(jd.entries, e)
-			fetched[e.key()] = true
+			jd.fetched[e.key()] = true
 		}
 		jd.validLen += int64(len(line))
 	}
@@ -134,7 +139,8 @@ func (e *entry) valid() bool {
 		return false
 	}
 	for _, f := range e.Families {
-		if !validName(f.Name) || slices.ContainsFunc(f.Labels, func(l string) bool { return !validName(l) }) ||
+		names := append(slices.Clip(f.Labels), f.Name)
+		if slices.ContainsFunc(names, func(n string) bool { return !model.LegacyValidation.IsValidMetricName(n) }) ||
 			slices.ContainsFunc(f.Series, func(s series) bool { return len(s.L) != len(f.Labels) || !validValue(s.V) }) {
 			return false
 		}
@@ -142,8 +148,7 @@ func (e *entry) valid() bool {
 	return true
 }
 
-// openJournal opens the journal for appending: it continues prior, what
-// priorRun read of it on resume, or else starts a new one for args.
+// openJournal continues prior (read on resume) or starts a journal for args.
 func openJournal(path string, args []string, prior journal) (j *journal, err error) {
 	j = &prior
 	j.path = path
@@ -155,7 +160,7 @@ func openJournal(path string, args []string, prior journal) (j *journal, err err
 			return nil, fmt.Errorf("opening the journal: %w", err)
 		}
 		if err := j.f.Truncate(prior.validLen); err != nil { // drop a torn last line
-			j.close()
+			j.f.Close()
 			return nil, fmt.Errorf("repairing the journal %s: %w", path, err)
 		}
 		return j, nil
@@ -165,24 +170,23 @@ func openJournal(path string, args []string, prior journal) (j *journal, err err
 		return nil, fmt.Errorf("creating the journal: %w", err)
 	}
 	if err := j.f.Chmod(0o600); err != nil { // a file truncated keeps its mode
-		j.close()
+		j.f.Close()
 		return nil, fmt.Errorf("creating the journal: %w", err)
 	}
-	if err := j.writeJSON(header{Journal: journalMagic, Version: journalVersion, Args: args}, "the journal's header"); err != nil {
-		j.close()
+	if err := j.writeJSON(header{Journal: journalMagic, Version: journalVersion, Args: args}); err != nil {
+		j.f.Close()
 		return nil, err
 	}
 	return j, nil
 }
 
-// writeJSON appends v as one line and makes it durable; what names v in
-// an error.
-func (j *journal) writeJSON(v any, what string) error {
+// writeJSON appends v as one line and makes it durable.
+func (j *journal) writeJSON(v any) error {
 	line, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("encoding %s: %w", what, err)
+	if err == nil {
+		_, err = j.f.Write(append(line, '\n'))
 	}
-	if _, err = j.f.Write(append(line, '\n')); err == nil {
+	if err == nil {
 		err = j.f.Sync()
 	}
 	if err != nil {
@@ -191,39 +195,9 @@ func (j *journal) writeJSON(v any, what string) error {
 	return nil
 }
 
-// add records a finished fetch.
-func (j *journal) add(e *entry) error {
-	err := j.writeJSON(e, fmt.Sprintf("the journal entry of %s %s %s", e.Day, e.Source, e.Project))
-	if err == nil {
-		j.entries = append(j.entries, e)
-	}
-	return err
-}
-
-// markSent records that the receiver accepted the samples of entries.
-func (j *journal) markSent(entries []*entry) error {
-	keys := make([]key, len(entries))
-	for i, e := range entries {
-		keys[i] = e.key()
-	}
-	if err := j.writeJSON(map[string][]key{"sent": keys}, "the journal's sent line"); err != nil {
-		return err
-	}
-	for _, k := range keys {
-		j.sent[k] = true
-	}
-	return nil
-}
-
-// unsent returns the entries not sent yet, in time order (then by source
-// rank and project).
+// unsent returns the unsent entries by day, source rank and project.
 func (j *journal) unsent(sources []string) []*entry {
-	var out []*entry
-	for _, e := range j.entries {
-		if !j.sent[e.key()] {
-			out = append(out, e)
-		}
-	}
+	out := slices.DeleteFunc(slices.Clone(j.entries), func(e *entry) bool { return j.sent[e.key()] })
 	slices.SortStableFunc(out, func(a, b *entry) int {
 		return cmp.Or(strings.Compare(a.Day, b.Day), cmp.Compare(rank(sources, a.Source), rank(sources, b.Source)),
 			strings.Compare(a.Project, b.Project))
@@ -237,21 +211,4 @@ func rank(sources []string, source string) int {
 		return i
 	}
 	return len(sources)
-}
-
-// close closes the file.
-func (j *journal) close() {
-	if j.f != nil {
-		j.f.Close()
-		j.f = nil
-	}
-}
-
-// remove closes and deletes the journal.
-func (j *journal) remove() error {
-	j.close()
-	if err := os.Remove(j.path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("removing the journal: %w", err)
-	}
-	return nil
 }

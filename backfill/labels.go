@@ -1,8 +1,8 @@
 package backfill
 
 import (
-	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -13,14 +13,11 @@ import (
 // gives the live series theirs (job, instance...).
 type Label struct{ Name, Value string }
 
-// DefaultJob is the job label of the live series with the shipped scrape
-// config (deploy/prometheus/scrape.yml), Compose file and chart
-// (ServiceMonitor and PodMonitor relabel job to it), and the job the
-// shipped rules and dashboards select.
+// DefaultJob is the job of the live series with the shipped scrape config,
+// Compose file and chart, and the one the shipped rules and dashboards select.
 const DefaultJob = "mintlify"
 
-// DefaultLabels are the target labels of backfilled series unless told
-// otherwise: job="mintlify".
+// DefaultLabels are the target labels unless told otherwise: job="mintlify".
 func DefaultLabels() []Label { return []Label{{"job", DefaultJob}} }
 
 // ParseLabel parses one --backfill.label value, NAME=VALUE. An empty
@@ -38,26 +35,24 @@ func ParseLabel(s string) (Label, error) {
 	return Label{name, value}, nil
 }
 
-// MergeLabels returns base with set applied in order: a label of set
-// replaces the one of the same name, one with an empty value removes it.
-// The result is sorted by name.
+// MergeLabels applies set to base in order (an empty value removes a label)
+// and sorts the result by name.
 func MergeLabels(base, set []Label) []Label {
 	m := map[string]string{}
 	for _, l := range append(slices.Clip(base), set...) {
 		m[l.Name] = l.Value
 	}
-	out := make([]Label, 0, len(m))
-	for n, v := range m {
-		if v != "" {
-			out = append(out, Label{n, v})
+	var out []Label
+	for _, n := range slices.Sorted(maps.Keys(m)) {
+		if m[n] != "" {
+			out = append(out, Label{n, m[n]})
 		}
 	}
-	slices.SortFunc(out, func(a, b Label) int { return cmp.Compare(a.Name, b.Name) })
 	return out
 }
 
-// checkLabels refuses target labels that would clash with the labels the
-// series have of their own (project, window, and those of families).
+// checkLabels refuses target labels (ParseLabel's) that clash with the
+// series' own labels (project, window, and those of families).
 func checkLabels(labels []Label, families map[string][]string) error {
 	own := map[string]string{"project": "every series", "window": "every series"}
 	for fam, names := range families {
@@ -66,9 +61,6 @@ func checkLabels(labels []Label, families map[string][]string) error {
 		}
 	}
 	for _, l := range labels {
-		if !model.LegacyValidation.IsValidLabelName(l.Name) || strings.HasPrefix(l.Name, "__") {
-			return fmt.Errorf("--backfill.label=%s=%s: %q is not a label name a target may set", l.Name, l.Value, l.Name)
-		}
 		if by, ok := own[l.Name]; ok {
 			return fmt.Errorf("--backfill.label=%s=%s: %s is a label of %s; choose another name", l.Name, l.Value, l.Name, by)
 		}

@@ -11,23 +11,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/prometheus/common/model"
-
-	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 )
 
 // formatValue renders a sample value as the output writes it: integers
-// without exponent, other values in Go's shortest form.
+// without exponent, other values (NaN and ±Inf too) in Go's shortest form.
 func formatValue(v float64) string {
-	switch {
-	case math.IsNaN(v):
-		return "NaN"
-	case math.IsInf(v, 1):
-		return "+Inf"
-	case math.IsInf(v, -1):
-		return "-Inf"
-	case v == math.Trunc(v) && math.Abs(v) < 1e15:
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
 		return strconv.FormatFloat(v, 'f', -1, 64)
 	}
 	return strconv.FormatFloat(v, 'g', -1, 64)
@@ -38,9 +28,6 @@ func validValue(s string) bool {
 	v, err := strconv.ParseFloat(s, 64)
 	return err == nil && formatValue(v) == s
 }
-
-// validName reports whether s is a valid metric or label name.
-func validName(s string) bool { return model.LegacyValidation.IsValidMetricName(s) }
 
 // escaper escapes label values and help texts for OpenMetrics.
 var escaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
@@ -60,19 +47,17 @@ type outSeries struct {
 	points  map[int64]string
 }
 
-// render writes entries as OpenMetrics text: families in the order of
-// sources (then of each source's families), series by label values,
-// samples by time, "# EOF" last; every series carries the target labels.
-// The order does not depend on the order of entries, so a resumed run
-// writes the same bytes as an uninterrupted one.
+// render writes entries as OpenMetrics: families in sources' order, series by
+// label values, samples by time, "# EOF" last. The order ignores the entries',
+// so a resumed run writes the bytes of an uninterrupted one.
 func render(w io.Writer, entries []*entry, sources []string, labels []Label) error {
 	fams := map[string]*outFamily{}
+	target := "{" // the label set: target labels, project, window, the family's own
+	for _, l := range labels {
+		target += l.Name + `="` + escaper.Replace(l.Value) + `",`
+	}
 	for _, e := range entries {
-		day, err := client.ParseDate(e.Day)
-		if err != nil {
-			return fmt.Errorf("journal entry for %s %s: %w", e.Source, e.Project, err)
-		}
-		ts := Stamp(day)
+		ts, common := e.stamp(), target+`project="`+escaper.Replace(e.Project)+`",window="`+Window+`"`
 		srank := rank(sources, e.Source)
 		for fi, f := range e.Families {
 			of := fams[f.Name]
@@ -84,7 +69,12 @@ func render(w io.Writer, entries []*entry, sources []string, labels []Label) err
 				return fmt.Errorf("journal: family %s has labels %v and %v", f.Name, of.labels, f.Labels)
 			}
 			for _, s := range f.Series {
-				text := seriesLabels(labels, e.Project, f.Labels, s.L)
+				var b strings.Builder
+				b.WriteString(common)
+				for i, n := range f.Labels {
+					b.WriteString(`,` + n + `="` + escaper.Replace(s.L[i]) + `"`)
+				}
+				text := b.String() + "}"
 				se := of.series[text]
 				if se == nil {
 					se = &outSeries{sortKey: append([]string{e.Project}, s.L...), labels: text, points: map[int64]string{}}
@@ -96,7 +86,7 @@ func render(w io.Writer, entries []*entry, sources []string, labels []Label) err
 	}
 	order := slices.DeleteFunc(slices.Collect(maps.Values(fams)), func(f *outFamily) bool { return len(f.series) == 0 })
 	slices.SortFunc(order, func(a, b *outFamily) int {
-		return cmp.Or(cmp.Compare(a.rank[0], b.rank[0]), cmp.Compare(a.rank[1], b.rank[1]), strings.Compare(a.name, b.name))
+		return cmp.Or(slices.Compare(a.rank[:], b.rank[:]), strings.Compare(a.name, b.name))
 	})
 	bw := bufio.NewWriterSize(w, 64<<10)
 	for _, f := range order {
@@ -111,23 +101,7 @@ func render(w io.Writer, entries []*entry, sources []string, labels []Label) err
 	return bw.Flush()
 }
 
-// seriesLabels renders a series' label set: the target labels, project,
-// window, then the family's own labels.
-func seriesLabels(target []Label, project string, names, values []string) string {
-	var b strings.Builder
-	b.WriteByte('{')
-	for _, l := range target {
-		b.WriteString(l.Name + `="` + escaper.Replace(l.Value) + `",`)
-	}
-	b.WriteString(`project="` + escaper.Replace(project) + `",window="` + Window + `"`)
-	for i, n := range names {
-		b.WriteString(`,` + n + `="` + escaper.Replace(values[i]) + `"`)
-	}
-	return b.String() + "}"
-}
-
-// writeAtomic writes path (--output) with write, atomically: a temporary
-// file in the same directory, synced, renamed over path.
+// writeAtomic writes path (--output) atomically, as statefile.WriteFile.
 func writeAtomic(path string, write func(io.Writer) error) error {
 	if err := statefile.WriteFile(path, 0o644, write); err != nil {
 		return fmt.Errorf("writing --output %s: %w", path, err)

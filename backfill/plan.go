@@ -1,6 +1,7 @@
 package backfill
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -8,41 +9,34 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 )
 
-// MaxDays is the longest range one run backfills. It is the exporter's
-// limit, not the API's: the API publishes no retention for analytics. A
-// longer history is loaded in several runs with separate output files.
+// MaxDays is the longest range one run backfills: this exporter's limit (the
+// API publishes no retention); a longer history takes several runs.
 const MaxDays = 366
 
 // Window is the window every backfilled sample carries: one day, the live
 // exporter's "1d" window, so history and live data are one series.
 const Window = "1d"
 
-// DefaultRequestsPerHour is the backfill's request budget unless set: 40,
-// leaving room for a live exporter (default 90 is too much beside it; the
-// two must add up to the API's 100 or less).
+// DefaultRequestsPerHour leaves room for a live exporter (its 90 is too much
+// beside it): the two must add up to the API's 100 or less.
 const DefaultRequestsPerHour = 40
 
-// Days checks the range from..to (both included; a zero to means
-// yesterday) against the clock and returns its days. Only completed UTC
-// days can be backfilled: today is not complete.
+// Days returns the days from..to (both included; a zero to is yesterday),
+// which must be completed UTC days.
 func Days(from, to client.Date, now time.Time) ([]client.Date, error) {
 	today := client.DateOf(now)
 	yesterday := today.AddDays(-1)
-	if from.IsZero() {
-		return nil, fmt.Errorf("--from is required: the first day to backfill, as YYYY-MM-DD")
-	}
-	toGiven := !to.IsZero()
-	if !toGiven {
-		to = yesterday
-	}
 	switch {
-	case !toGiven && !from.Time().Before(today.Time()):
+	case from.IsZero():
+		return nil, fmt.Errorf("--from is required: the first day to backfill, as YYYY-MM-DD")
+	case to.IsZero() && !from.Time().Before(today.Time()):
 		return nil, fmt.Errorf("--from=%s is not a completed day: only days before today (%s UTC) can be backfilled; the latest is %s", from, today, yesterday)
 	case !to.Time().Before(today.Time()):
 		return nil, fmt.Errorf("--to=%s is not a completed day: only days before today (%s UTC) can be backfilled; the latest is %s, the default", to, today, yesterday)
-	case to.Time().Before(from.Time()):
+	case !to.IsZero() && to.Time().Before(from.Time()):
 		return nil, fmt.Errorf("--from=%s is after --to=%s: give the first day first", from, to)
 	}
+	to = cmp.Or(to, yesterday)
 	n := int(to.Time().Sub(from.Time()).Hours()/24) + 1
 	if n > MaxDays {
 		return nil, fmt.Errorf("--from=%s..--to=%s is %d days; one run backfills at most %d (this exporter's limit: the API publishes no retention): split the range into runs with separate --output files", from, to, n, MaxDays)
@@ -54,8 +48,7 @@ func Days(from, to client.Date, now time.Time) ([]client.Date, error) {
 	return days, nil
 }
 
-// Stamp is the timestamp, in Unix seconds, of every sample of day d: the
-// last second of the day.
+// Stamp is the Unix time of every sample of day d: its last second.
 func Stamp(d client.Date) int64 { return d.AddDays(1).Time().Unix() - 1 }
 
 // unitWindow is the window of the unit fetched for one day.
@@ -63,10 +56,8 @@ func unitWindow(pages bool) engine.Window {
 	return engine.Window{Name: Window, Days: 1, Site: !pages}
 }
 
-// BudgetTime is how long sending n requests takes at perHour requests per
-// sliding hour, in the README's arithmetic: n/perHour hours (360 requests
-// at 40 an hour: 9 hours). The first perHour requests go at once, so this
-// is an upper bound within an hour.
+// BudgetTime is how long n requests take at perHour per sliding hour: as in
+// the README, n/perHour hours (an upper bound: the first perHour go at once).
 func BudgetTime(n, perHour int) time.Duration {
 	if n <= 0 || perHour <= 0 {
 		return 0
@@ -74,8 +65,7 @@ func BudgetTime(n, perHour int) time.Duration {
 	return time.Duration(float64(n) / float64(perHour) * float64(time.Hour)).Round(time.Minute)
 }
 
-// formatDuration renders d for people: "9h", "4h30m", "12m", "under a
-// minute".
+// formatDuration renders d for people: "9h", "4h30m", "12m".
 func formatDuration(d time.Duration) string {
 	d = d.Round(time.Minute)
 	h, m := int(d/time.Hour), int(d%time.Hour/time.Minute)

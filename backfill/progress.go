@@ -27,8 +27,7 @@ func leftText(d time.Duration) string {
 	return "about " + formatDuration(d) + " left"
 }
 
-// printPlan prints what the run will do and what it costs, before anything
-// is sent.
+// printPlan prints what the run will do and cost, before any request.
 func printPlan(cfg Config, res *Result, todo int) {
 	w := cfg.Out
 	kind := "site-wide figures (one request per source, project and day)"
@@ -97,7 +96,7 @@ func printReport(cfg Config, res *Result, journaled int, runErr error) {
 		fmt.Fprintf(w, "stopped after %d of %d fetches; %s holds them\n", journaled, res.Fetches, holder)
 	case len(res.Failed) > 0:
 		fmt.Fprintf(w, "%s failed after %d attempts each; %s holds the other %d of %d; %s:\n",
-			plural(len(res.Failed), "fetch"), cfg.Attempts, holder, journaled, res.Fetches, again)
+			plural(len(res.Failed), "fetch"), DefaultAttempts, holder, journaled, res.Fetches, again)
 		for _, f := range res.Failed {
 			fmt.Fprintf(w, "  %s %s %s: %v\n", f.Day, f.Source, f.Project, f.Err)
 		}
@@ -112,8 +111,7 @@ func printReport(cfg Config, res *Result, journaled int, runErr error) {
 // clearLine returns to the start of the line and clears it.
 const clearLine = "\r\x1b[K"
 
-// left estimates the time the remaining fetches need: their requests
-// beyond the budget's current room, at its rate.
+// left estimates the time the rest needs: requests beyond the budget's room.
 func (r *runner) left() time.Duration {
 	remaining := len(r.todo) - r.done()
 	per := 1.0
@@ -143,10 +141,7 @@ func (r *runner) fetched(f fetch, lastOfDay bool) {
 // line is the terminal bar.
 func (r *runner) line() string {
 	const width = 24
-	filled := 0
-	if len(r.todo) > 0 {
-		filled = r.done() * width / len(r.todo)
-	}
+	filled := r.done() * width / max(len(r.todo), 1)
 	sent := ""
 	if r.cfg.RemoteWrite != nil {
 		sent = ", " + plural(r.res.Samples, "sample") + " sent"
@@ -158,20 +153,6 @@ func (r *runner) line() string {
 
 // done is the number of fetches finished or failed.
 func (r *runner) done() int { return r.res.Fetched + len(r.res.Failed) }
-
-// sent records a request the receiver accepted: the samples of the days
-// from..to.
-func (r *runner) sent(from, to string, samples int) {
-	if r.cfg.Terminal {
-		r.redraw("")
-		return
-	}
-	days := from
-	if to != from {
-		days += ".." + to
-	}
-	fmt.Fprintf(r.cfg.Progress, "%s sent: %s to %s (%s in all)\n", days, plural(samples, "sample"), r.cfg.RemoteWrite.URL(), plural(r.res.Samples, "sample"))
-}
 
 // redraw draws the bar again, then suffix.
 func (r *runner) redraw(suffix string) {

@@ -4,6 +4,7 @@ package backfill
 // which retries 5xx, 429 and network errors only (go.mod says why these).
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -26,12 +27,10 @@ import (
 	"github.com/prometheus/prometheus/prompb"
 	"go.yaml.in/yaml/v2"
 
-	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/backoff"
 )
 
-// DefaultRemoteWriteRetries rides out about five minutes of a receiver's
-// restart.
+// DefaultRemoteWriteRetries rides out a receiver's restart (about 5 minutes).
 const DefaultRemoteWriteRetries = 10
 
 // DefaultRemoteTimeout bounds one request, as Prometheus' remote_timeout.
@@ -40,8 +39,7 @@ const DefaultRemoteTimeout = 30 * time.Second
 // MaxRetryAfter keeps a receiver from parking the backfill for hours.
 const MaxRetryAfter = 5 * time.Minute
 
-// MaxSamplesPerRequest caps a request of whole fetches; one large fetch
-// may exceed it.
+// MaxSamplesPerRequest caps a request of whole fetches (one may exceed it).
 const MaxSamplesPerRequest = 2000
 
 // RemoteWriter sends samples to a remote-write receiver.
@@ -52,8 +50,7 @@ type RemoteWriter struct {
 	api     *remote.API
 	last    *headerTransport
 	retries int
-	// whole: the run has no journal (a backfill from the event stream), so
-	// the remedy is to run it again whole, not --resume.
+	// whole: no journal (a stream backfill): the remedy is to run it again.
 	whole bool
 }
 
@@ -73,11 +70,9 @@ var reservedHeaders = []string{
 	"Accept-Encoding", "X-Prometheus-Remote-Write-Version", "Upgrade", "Transfer-Encoding",
 }
 
-// NewRemoteWriter checks rawURL, the receiver's write endpoint, and
-// configFile, Prometheus' remote_write HTTP settings without url; its
-// errors never hold a secret. A zero retries means
-// DefaultRemoteWriteRetries with backoff.RemoteWrite, another retries
-// without waiting.
+// NewRemoteWriter checks rawURL (the write endpoint) and configFile
+// (Prometheus' remote_write HTTP settings); its errors hold no secret. Zero
+// retries is DefaultRemoteWriteRetries with backoff, others do not wait.
 func NewRemoteWriter(rawURL, configFile, userAgent string, retries int) (*RemoteWriter, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -96,9 +91,8 @@ func NewRemoteWriter(rawURL, configFile, userAgent string, retries int) (*Remote
 	if err != nil {
 		return nil, fmt.Errorf("--remote-write.config=%s: %v", configFile, err)
 	}
-	// A redirect is not followed, whatever follow_redirects says: the
-	// samples would go to another address than the one reported and
-	// journaled. The 3xx is an answer that send turns into an error.
+	// A redirect is not followed, whatever follow_redirects says: the samples
+	// would go elsewhere than reported and journaled; send reports the 3xx.
 	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	last := &headerTransport{next: client.Transport, headers: f.Headers}
 	client.Transport, client.Timeout = last, time.Duration(f.RemoteTimeout)
@@ -129,13 +123,11 @@ func NewRemoteWriter(rawURL, configFile, userAgent string, retries int) (*Remote
 	return w, nil
 }
 
-// minSecretLen is the shortest query value scrubbed from messages on its
-// own (the whole query string always is): shorter ones, such as "1", would
-// blank out unrelated text, and are not secrets.
+// minSecretLen: shorter query values (such as "1") are no secrets, and
+// scrubbing them would blank out unrelated text.
 const minSecretLen = 4
 
-// scrub takes the URL's query string and values out of s (an error of the
-// HTTP client quotes the whole URL).
+// scrub takes the URL's query out of s (client errors quote the URL).
 func (w *RemoteWriter) scrub(s string) string {
 	for _, sec := range w.secrets {
 		s = strings.ReplaceAll(s, sec, "xxxxx")
@@ -172,19 +164,13 @@ func readRemoteWriteFile(path string, f *remoteWriteFile) error {
 	// The client reads these files at each request, where a missing one
 	// would look like a network error and be retried for minutes.
 	c := &f.HTTPClientConfig
-	files := [][2]string{} // setting, file
-	if b := c.BasicAuth; b != nil {
-		files = append(files, [2]string{"basic_auth.username_file", b.UsernameFile}, [2]string{"basic_auth.password_file", b.PasswordFile})
-	}
-	if a := c.Authorization; a != nil {
-		files = append(files, [2]string{"authorization.credentials_file", a.CredentialsFile})
-	}
-	if o := c.OAuth2; o != nil {
-		files = append(files, [2]string{"oauth2.client_secret_file", o.ClientSecretFile})
-	}
-	files = append(files, [2]string{"bearer_token_file", c.BearerTokenFile}, [2]string{"tls_config.ca_file", c.TLSConfig.CAFile},
-		[2]string{"tls_config.cert_file", c.TLSConfig.CertFile}, [2]string{"tls_config.key_file", c.TLSConfig.KeyFile})
-	for _, file := range files {
+	b, a, o := cmp.Or(c.BasicAuth, &config.BasicAuth{}), cmp.Or(c.Authorization, &config.Authorization{}), cmp.Or(c.OAuth2, &config.OAuth2{})
+	for _, file := range [][2]string{ // setting, file
+		{"basic_auth.username_file", b.UsernameFile}, {"basic_auth.password_file", b.PasswordFile},
+		{"authorization.credentials_file", a.CredentialsFile}, {"oauth2.client_secret_file", o.ClientSecretFile},
+		{"bearer_token_file", c.BearerTokenFile}, {"tls_config.ca_file", c.TLSConfig.CAFile},
+		{"tls_config.cert_file", c.TLSConfig.CertFile}, {"tls_config.key_file", c.TLSConfig.KeyFile},
+	} {
 		if file[1] == "" {
 			continue
 		}
@@ -200,22 +186,16 @@ func readRemoteWriteFile(path string, f *remoteWriteFile) error {
 // quoted matches a value the YAML parser quotes in its errors.
 var quoted = regexp.MustCompile("`[^`]*`")
 
-// redactURL is s without its userinfo and fragment and with every query
-// value replaced by "xxxxx", even when it does not parse: a token in the
-// query string (?api_key=...) never reaches a log line, an error or the
-// journal.
+// redactURL is s without userinfo, fragment and query values, even unparsed:
+// a token in the query never reaches a log line, an error or the journal.
 func redactURL(s string) string {
 	if u, err := url.Parse(s); err == nil {
 		u.User, u.Fragment, u.RawFragment = nil, "", ""
-		if u.RawQuery != "" {
-			q := u.Query()
-			for _, vs := range q {
-				for i := range vs {
-					vs[i] = "xxxxx"
-				}
-			}
-			u.RawQuery = q.Encode()
+		q := u.Query()
+		for k, vs := range q {
+			q[k] = slices.Repeat([]string{"xxxxx"}, len(vs))
 		}
+		u.RawQuery = q.Encode()
 		return u.String()
 	}
 	if i := strings.IndexByte(s, '?'); i >= 0 {
@@ -230,9 +210,8 @@ func redactURL(s string) string {
 // URL is the receiver's URL, without userinfo and query values.
 func (w *RemoteWriter) URL() string { return w.url }
 
-// Identity is what the journal records of the URL, for a resume to
-// compare: URL and the first 8 bytes of the whole URL's SHA-256, so that a
-// URL that differs only in a query value is another receiver.
+// Identity is URL and a hash of the whole URL, for a resume to compare: a
+// URL that differs in a query value only is another receiver.
 func (w *RemoteWriter) Identity() string { return w.id }
 
 // send sends one request, calling onRetry before each retry; its error
@@ -243,11 +222,10 @@ func (w *RemoteWriter) send(ctx context.Context, req *prompb.WriteRequest, onRet
 		return err
 	}
 	code, msg := w.last.code.Load(), oneLine(w.scrub(err.Error()), 300)
-	again := func(resume string) string { // the remedy: resume, unless the run has no journal
-		if w.whole {
-			return "run the backfill again (a backfill from the event stream has no journal; the receiver keeps samples sent twice once)"
-		}
-		return resume
+	again, nothingTwice := "run again with --resume", ": nothing sent is sent again"
+	if w.whole {
+		again = "run the backfill again (a backfill from the event stream has no journal; the receiver keeps samples sent twice once)"
+		nothingTwice = ""
 	}
 	switch {
 	case code/100 == 3:
@@ -257,13 +235,13 @@ func (w *RemoteWriter) send(ctx context.Context, req *prompb.WriteRequest, onRet
 		}
 		return fmt.Errorf("remote write to %s: the receiver answered %d, a redirect to %s, which is not followed (the samples would go elsewhere than --remote-write.url says): set --remote-write.url to the address that accepts them", w.url, code, to)
 	case code == 0 || code >= 500 || code == http.StatusTooManyRequests:
-		return fmt.Errorf("remote write to %s failed after %d retries: %s; when the receiver is back, %s", w.url, w.retries, msg, again("run again with --resume: nothing sent is sent again"))
+		return fmt.Errorf("remote write to %s failed after %d retries: %s; when the receiver is back, %s%s", w.url, w.retries, msg, again, nothingTwice)
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
 		return fmt.Errorf("remote write to %s refused: %s; check the credentials in --remote-write.config (basic_auth, authorization, headers such as X-Scope-OrgID)", w.url, msg)
 	case code == http.StatusNotFound || code == http.StatusMethodNotAllowed:
 		return fmt.Errorf("remote write to %s: %s; check --remote-write.url: Prometheus' receiver is /api/v1/write and needs --web.enable-remote-write-receiver", w.url, msg)
 	}
-	return fmt.Errorf("remote write to %s refused the samples: %s; a receiver refuses samples older than it accepts (its out-of-order window, see docs/backfill.md): fix it and %s", w.url, msg, again("run again with --resume"))
+	return fmt.Errorf("remote write to %s refused the samples: %s; a receiver refuses samples older than it accepts (its out-of-order window, see docs/backfill.md): fix it and %s", w.url, msg, again)
 }
 
 // oneLine flattens s to one line of at most n bytes.
@@ -275,9 +253,8 @@ func oneLine(s string, n int) string {
 	return s
 }
 
-// headerTransport adds the configured headers, records the status code
-// and Location of the last answer (the client gives them in text only)
-// and caps Retry-After.
+// headerTransport adds the headers, caps Retry-After and keeps the last
+// status and Location (the client gives them in text only).
 type headerTransport struct {
 	next     http.RoundTripper
 	headers  map[string]string
@@ -287,11 +264,9 @@ type headerTransport struct {
 
 // RoundTrip implements http.RoundTripper.
 func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if len(t.headers) > 0 {
-		req = req.Clone(req.Context())
-		for k, v := range t.headers {
-			req.Header.Set(k, v)
-		}
+	req = req.Clone(req.Context())
+	for k, v := range t.headers {
+		req.Header.Set(k, v)
 	}
 	resp, err := t.next.RoundTrip(req)
 	if err != nil {
@@ -338,28 +313,34 @@ func batches(entries []*entry) [][]*entry {
 	return out
 }
 
-// writeRequest builds the request of entries, in the order the protocol
-// requires.
-func writeRequest(entries []*entry, target []Label) (*prompb.WriteRequest, int, error) {
+// writeRequest builds the request of entries, in protocol order.
+func writeRequest(entries []*entry, target []Label) (*prompb.WriteRequest, int) {
 	req := &prompb.WriteRequest{}
 	index := map[string]int{} // of a label set's series in req
 	n := 0
+	var tl []prompb.Label // the target labels
+	for _, l := range target {
+		tl = append(tl, prompb.Label{Name: l.Name, Value: l.Value})
+	}
 	for _, e := range entries {
-		day, err := client.ParseDate(e.Day)
-		if err != nil {
-			return nil, 0, err
-		}
-		ts := Stamp(day) * 1000
+		ts := e.stamp() * 1000
 		for _, f := range e.Families {
 			if !slices.ContainsFunc(req.Metadata, func(m prompb.MetricMetadata) bool { return m.MetricFamilyName == f.Name }) {
 				req.Metadata = append(req.Metadata, prompb.MetricMetadata{Type: prompb.MetricMetadata_GAUGE, MetricFamilyName: f.Name, Help: f.Help})
 			}
 			for _, s := range f.Series {
-				v, err := strconv.ParseFloat(s.V, 64)
-				if err != nil {
-					return nil, 0, fmt.Errorf("journal: %s %s %s: value %q", e.Day, e.Source, e.Project, s.V)
+				ls := append(make([]prompb.Label, 0, 3+len(tl)+len(f.Labels)), prompb.Label{Name: model.MetricNameLabel, Value: f.Name},
+					prompb.Label{Name: "project", Value: e.Project}, prompb.Label{Name: "window", Value: Window})
+				ls = append(ls, tl...)
+				for i, n := range f.Labels {
+					if s.L[i] != "" {
+						ls = append(ls, prompb.Label{Name: n, Value: s.L[i]})
+					}
 				}
-				ls := protoLabels(f.Name, target, e.Project, f.Labels, s.L)
+				// Sorted, and one label per name (the first: a journal may be
+				// made by hand; Run refuses target labels that clash).
+				slices.SortStableFunc(ls, func(a, b prompb.Label) int { return strings.Compare(a.Name, b.Name) })
+				ls = slices.CompactFunc(ls, func(a, b prompb.Label) bool { return a.Name == b.Name })
 				kb, _ := (&prompb.TimeSeries{Labels: ls}).Marshal() // the label set's key
 				i, ok := index[string(kb)]
 				if !ok {
@@ -370,48 +351,25 @@ func writeRequest(entries []*entry, target []Label) (*prompb.WriteRequest, int, 
 				if last := len(t.Samples) - 1; last >= 0 && t.Samples[last].Timestamp >= ts {
 					continue // the same fetch twice: keep the first
 				}
-				t.Samples = append(t.Samples, prompb.Sample{Value: v, Timestamp: ts})
+				t.Samples = append(t.Samples, prompb.Sample{Value: s.value(), Timestamp: ts})
 				n++
 			}
 		}
 	}
 	slices.SortFunc(req.Metadata, func(a, b prompb.MetricMetadata) int { return strings.Compare(a.MetricFamilyName, b.MetricFamilyName) })
-	return req, n, nil
+	return req, n
 }
 
-// protoLabels is a series' label set, sorted by name.
-func protoLabels(name string, target []Label, project string, names, values []string) []prompb.Label {
-	ls := make([]prompb.Label, 0, 3+len(target)+len(names))
-	ls = append(ls, prompb.Label{Name: model.MetricNameLabel, Value: name},
-		prompb.Label{Name: "project", Value: project}, prompb.Label{Name: "window", Value: Window})
-	for _, l := range target {
-		ls = append(ls, prompb.Label{Name: l.Name, Value: l.Value})
-	}
-	for i, n := range names {
-		if values[i] != "" {
-			ls = append(ls, prompb.Label{Name: n, Value: values[i]})
-		}
-	}
-	// Sorted, and one label per name (the first: a journal may be made
-	// by hand; Run refuses target labels that clash).
-	slices.SortStableFunc(ls, func(a, b prompb.Label) int { return strings.Compare(a.Name, b.Name) })
-	return slices.CompactFunc(ls, func(a, b prompb.Label) bool { return a.Name == b.Name })
-}
-
-// sendUnsent sends, oldest first, what the journal has not sent, recording
-// each accepted request.
+// sendUnsent sends the unsent entries oldest first, journaling each request.
 func (r *runner) sendUnsent(ctx context.Context) error {
 	rw := r.cfg.RemoteWrite
 	if rw == nil {
 		return nil
 	}
 	for _, b := range batches(r.journal.unsent(r.sources)) {
-		req, n, err := writeRequest(b, r.cfg.Labels)
-		if err != nil {
-			return err
-		}
+		req, n := writeRequest(b, r.cfg.Labels)
 		retry := 0
-		err = rw.send(ctx, req, func(err error) {
+		err := rw.send(ctx, req, func(err error) {
 			retry++
 			r.note(fmt.Sprintf("remote write: %s; retry %d of %d", oneLine(rw.scrub(err.Error()), 200), retry, rw.retries))
 		})
@@ -422,12 +380,27 @@ func (r *runner) sendUnsent(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if err := r.journal.markSent(b); err != nil {
+		keys := make([]key, len(b)) // the receiver accepted their samples
+		for i, e := range b {
+			keys[i] = e.key()
+		}
+		if err := r.journal.writeJSON(map[string][]key{"sent": keys}); err != nil {
 			return err
+		}
+		for _, k := range keys {
+			r.journal.sent[k] = true
 		}
 		r.res.Samples += n
 		r.res.WriteRequests++
-		r.sent(b[0].Day, b[len(b)-1].Day, n)
+		days := b[0].Day
+		if last := b[len(b)-1].Day; last != days {
+			days += ".." + last
+		}
+		if r.cfg.Terminal {
+			r.redraw("")
+		} else {
+			fmt.Fprintf(r.cfg.Progress, "%s sent: %s to %s (%s in all)\n", days, plural(n, "sample"), rw.URL(), plural(r.res.Samples, "sample"))
+		}
 	}
 	return nil
 }

@@ -72,9 +72,9 @@ func BenchmarkWriteRequest(b *testing.B) {
 	labels := DefaultLabels()
 	b.ReportAllocs()
 	for b.Loop() {
-		req, n, err := writeRequest(entries, labels)
-		if err != nil || n != 12000 || len(req.Timeseries) != 12000 {
-			b.Fatalf("%d samples, %d series, %v", n, len(req.Timeseries), err)
+		req, n := writeRequest(entries, labels)
+		if n != 12000 || len(req.Timeseries) != 12000 {
+			b.Fatalf("%d samples, %d series", n, len(req.Timeseries))
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,8 +30,7 @@ const (
 
 // Defaults of Config.
 const (
-	// DefaultAttempts is how many times a fetch is tried, beyond the
-	// client's own retries.
+	// DefaultAttempts: tries of a fetch, beyond the client's own retries.
 	DefaultAttempts = 3
 	// DefaultRetryDelay is the first wait between attempts; it doubles.
 	DefaultRetryDelay = 30 * time.Second
@@ -40,12 +40,10 @@ const (
 
 // Config configures a backfill run.
 type Config struct {
-	// From and To are the first and last day, both included; a zero To
-	// means yesterday (UTC).
+	// From..To are the days, both included; a zero To is yesterday (UTC).
 	From, To client.Date
-	// Output is the OpenMetrics file to write, journaled in
-	// JournalPath(Output); or RemoteWrite sends the samples, journaled in
-	// Journal.
+	// Output is the OpenMetrics file to write (journal: JournalPath), or
+	// RemoteWrite sends the samples (journal: Journal).
 	Output      string
 	RemoteWrite *RemoteWriter
 	Journal     string
@@ -54,8 +52,7 @@ type Config struct {
 	// Pages fetches full walks with per-page series, not site figures.
 	Pages  bool
 	DryRun bool
-	// Protected maps flags to files the output and journal must never
-	// replace, such as the API key file.
+	// Protected maps flags to files never to replace (the API key file...).
 	Protected map[string]string
 	// Resume continues the journal; Force starts over. Without either, an
 	// existing output or journal is an error.
@@ -67,20 +64,17 @@ type Config struct {
 	Sources  []engine.Source
 	Projects []string
 	Budget   *budget.Budget
-	// Args are the other arguments that decide the output (path filters,
-	// API address...): a resume with other Args is refused.
+	// Args are the other arguments a resume must repeat (API address...).
 	Args []string
 
-	// Now and WaitUntil (until Now reads t, or ctx ends) default to real
-	// time.
+	// Now and WaitUntil (until Now reads t) default to real time.
 	Now       func() time.Time
 	WaitUntil func(ctx context.Context, t time.Time) error
 	// Out receives the plan and report, Progress the progress (a bar when
 	// Terminal); nil discards.
 	Out, Progress io.Writer
 	Terminal      bool
-	// Attempts and RetryDelay bound the retries of a failed fetch.
-	Attempts   int
+	// RetryDelay is the first wait between the attempts of a failed fetch.
 	RetryDelay time.Duration
 }
 
@@ -94,17 +88,14 @@ type Failure struct {
 // Result is what a run did.
 type Result struct {
 	Days, Fetches int // Fetches = days × sources × projects
-	// Skipped are the sources without site-wide figures, left out without
-	// Pages.
+	// Skipped: the sources without site-wide figures (left out unless Pages).
 	Sources, Skipped []string
-	// Resumed fetches were in the journal; Requests counts only those of
-	// finished fetches.
+	// Resumed fetches were journaled; Requests are those of finished fetches.
 	Resumed, Fetched, Requests int
 	Seeded                     int // days added to CacheFile's day store
 	Failed                     []Failure
 	Interrupted                bool
-	// Written: the output was written, or with RemoteWrite every fetch
-	// sent.
+	// Written: the output was written, or every fetch sent.
 	Written bool
 	// Samples and WriteRequests are what this run sent by remote write.
 	Samples, WriteRequests int
@@ -133,7 +124,15 @@ type fetch struct {
 // Run prints the plan and its cost and, unless DryRun, fetches what the
 // journal lacks and writes the output. The Result is nil if nothing started.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
-	cfg = cfg.withDefaults()
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.WaitUntil == nil {
+		cfg.WaitUntil = func(ctx context.Context, t time.Time) error { return client.DefaultSleep(ctx, t.Sub(cfg.Now())) }
+	}
+	cfg.Out = cmp.Or(cfg.Out, io.Discard)
+	cfg.Progress = cmp.Or(cfg.Progress, io.Discard)
+	cfg.RetryDelay = cmp.Or(cfg.RetryDelay, DefaultRetryDelay)
 	switch { // the arguments that need no file or clock
 	case cfg.Output == "" && cfg.RemoteWrite == nil:
 		return nil, errors.New("--output is required: the OpenMetrics file to write, such as history.om (or --remote-write.url to send the samples by remote write)")
@@ -147,8 +146,6 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, errors.New("no project: set --mintlify.project-id (or MINTLIFY_PROJECT_ID)")
 	case len(cfg.Sources) == 0:
 		return nil, errors.New("no analytics source is enabled: enable one with --collector.<name>")
-	case cfg.Budget == nil:
-		return nil, errors.New("backfill: Config.Budget is required")
 	}
 	days, err := Days(cfg.From, cfg.To, cfg.Now())
 	if err != nil {
@@ -225,23 +222,18 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if refusal != nil && !cfg.DryRun {
 		return nil, refusal
 	}
-	done := map[key]bool{} // the fetches the journal has
-	for _, e := range prior.entries {
-		done[e.key()] = true
-	}
 	var todo []fetch
 	for _, d := range days {
 		for _, s := range sources {
 			for _, p := range cfg.Projects {
-				res.Fetches++
-				if done[key{d.String(), s.Name(), p}] {
-					res.Resumed++
-					continue
+				if !prior.fetched[key{d.String(), s.Name(), p}] {
+					todo = append(todo, fetch{d, s, p})
 				}
-				todo = append(todo, fetch{d, s, p})
 			}
 		}
 	}
+	res.Fetches = len(days) * len(sources) * len(cfg.Projects)
+	res.Resumed = res.Fetches - len(todo)
 	printPlan(cfg, res, len(todo))
 	if cfg.DryRun {
 		if refusal != nil {
@@ -254,13 +246,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer j.close()
+	defer j.f.Close()
 	// Requests the journal says were sent within the hour still count.
 	var sent []time.Time
 	for _, e := range j.entries {
-		for range e.Requests {
-			sent = append(sent, e.At)
-		}
+		sent = append(sent, slices.Repeat([]time.Time{e.At}, max(e.Requests, 0))...)
 	}
 	cfg.Budget.Restore(sent, time.Time{})
 	r := &runner{cfg: cfg, res: res, journal: j, todo: todo, sources: names}
@@ -308,8 +298,7 @@ func (cfg Config) priorRun(jpath string, args []string) (prior journal, refusal,
 	return prior, refusal, nil
 }
 
-// finish writes the output, seeds the day store and removes the journal
-// once nothing is left to do.
+// finish writes the output, seeds the day store and drops a spent journal.
 func (r *runner) finish(runErr error) error {
 	cfg, res, j := r.cfg, r.res, r.journal
 	if cfg.RemoteWrite == nil {
@@ -330,32 +319,15 @@ func (r *runner) finish(runErr error) error {
 		fmt.Fprintf(cfg.Out, "day store: %d days of additive sources added to --cache.file=%s (derived windows)\n", n, cfg.CacheFile)
 	}
 	if clean && len(res.Failed) == 0 && len(j.entries) == res.Fetches && res.Written {
-		return j.remove()
+		j.f.Close()
+		if err := os.Remove(j.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("removing the journal: %w", err)
+		}
 	}
 	return nil
 }
 
-func (cfg Config) withDefaults() Config {
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.WaitUntil == nil {
-		now := cfg.Now
-		cfg.WaitUntil = func(ctx context.Context, t time.Time) error { return client.DefaultSleep(ctx, t.Sub(now())) }
-	}
-	cfg.Out = cmp.Or(cfg.Out, io.Discard)
-	cfg.Progress = cmp.Or(cfg.Progress, io.Discard)
-	if cfg.Attempts < 1 {
-		cfg.Attempts = DefaultAttempts
-	}
-	if cfg.RetryDelay <= 0 {
-		cfg.RetryDelay = DefaultRetryDelay
-	}
-	return cfg
-}
-
-// checkReplaceable refuses a path that exists and is not a regular file
-// (after links), or is a protected file.
+// checkReplaceable refuses a non-regular file (after links) or a protected one.
 func checkReplaceable(path string, protected map[string]string) error {
 	st, err := os.Stat(path)
 	switch {
@@ -385,8 +357,7 @@ func exists(path string) bool {
 	return err == nil
 }
 
-// runner is a run in progress. Its progress shows on a terminal as one bar
-// line rewritten in place, otherwise as one line per day.
+// runner is a run in progress, shown as a bar on a terminal, else a line a day.
 type runner struct {
 	cfg       Config
 	res       *Result
@@ -398,19 +369,14 @@ type runner struct {
 	waitNote  time.Time // the wait last reported on a non-terminal
 }
 
-// run does every fetch of todo in order; failures of single fetches go to
-// res.Failed, and the error is one that ends the run.
+// run does todo in order; a failed fetch goes to res.Failed, an error ends it.
 func (r *runner) run(ctx context.Context) error {
 	// What an interrupted run fetched but did not send goes first.
 	if err := r.sendUnsent(ctx); err != nil || r.res.Interrupted {
 		return err
 	}
 	for i, f := range r.todo {
-		var e *entry
-		err := ctx.Err()
-		if err == nil {
-			e, err = r.fetch(ctx, f)
-		}
+		e, err := r.fetch(ctx, f)
 		switch {
 		case ctx.Err() != nil:
 			r.res.Interrupted = true
@@ -422,12 +388,13 @@ func (r *runner) run(ctx context.Context) error {
 			return fmt.Errorf("%s %s %s: %w; fix it and run again with --resume: no finished day is asked again",
 				f.day, f.src.Name(), f.project, err)
 		case err != nil:
-			r.note(fmt.Sprintf("%s %s %s failed after %d attempts: %v", f.day, f.src.Name(), f.project, r.cfg.Attempts, err))
+			r.note(fmt.Sprintf("%s %s %s failed after %d attempts: %v", f.day, f.src.Name(), f.project, DefaultAttempts, err))
 			r.res.Failed = append(r.res.Failed, Failure{Day: f.day, Source: f.src.Name(), Project: f.project, Err: err})
 		default:
-			if err := r.journal.add(e); err != nil {
+			if err := r.journal.writeJSON(e); err != nil {
 				return err
 			}
+			r.journal.entries = append(r.journal.entries, e)
 			r.res.Fetched++
 			r.res.Requests += e.Requests
 		}
@@ -442,8 +409,7 @@ func (r *runner) run(ctx context.Context) error {
 	return nil
 }
 
-// fatal reports whether no other day would fare better (401, 403, 404, a
-// TLS certificate refused).
+// fatal: no other day would fare better (401, 403, 404, a refused certificate).
 func fatal(err error) bool {
 	return client.IsRefused(err) || client.IsNotFound(err) || client.IsCertificateError(err)
 }
@@ -454,6 +420,9 @@ func (r *runner) fetch(ctx context.Context, f fetch) (*entry, error) {
 	rng := client.DateRange{From: f.day, To: f.day.AddDays(1)}
 	attempts, limited := 0, 0
 	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		if until := r.cfg.Budget.PausedUntil(); !until.IsZero() {
 			r.waiting(until, "the end of the rate-limit pause")
 			if err := r.cfg.WaitUntil(ctx, until); err != nil {
@@ -480,7 +449,7 @@ func (r *runner) fetch(ctx context.Context, f fetch) (*entry, error) {
 				client.AnalyticsRequestsPerHour, until.UTC().Format(time.RFC3339)))
 			continue
 		}
-		if attempts++; attempts >= r.cfg.Attempts {
+		if attempts++; attempts >= DefaultAttempts {
 			return nil, err
 		}
 		delay := backoff.Policy{Base: r.cfg.RetryDelay, Max: maxRetryDelay}.Delay(attempts)
