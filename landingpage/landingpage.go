@@ -30,8 +30,7 @@ import (
 type Config struct {
 	Version       string
 	TelemetryPath string
-	// JobsDescribe says what the job watcher watches, when JobsEnabled.
-	JobsEnabled  bool
+	// JobsDescribe says what the job watcher watches, when Jobs is set.
 	JobsDescribe string
 	// Examples are commands to try, shown as code (the demo's).
 	Examples []string
@@ -117,14 +116,14 @@ var extraHTML = template.Must(template.New("extra").Parse(`
 <tr><th>source</th><th>project</th><th>window</th><th>dates</th><th class="detail">cost (requests)</th><th class="detail">interval</th><th>data</th><th>last success</th><th>state</th><th class="detail">next request</th></tr>
 {{range .Units}}<tr><td>{{.Source}}</td><td>{{.Project}}</td><td>{{.Window}}</td><td class="nowrap">{{.Dates}}</td><td class="detail">{{.Cost}}</td><td class="detail">{{.Interval}}</td><td>{{.Data}}</td><td>{{.Last}}</td><td class="state-{{.State}}">{{.Text}}</td><td class="detail">{{.Rank}}</td></tr>
 {{end}}</table>
-{{if .JobsEnabled}}<h2>Agent jobs</h2>
+{{if .Config.Jobs}}<h2>Agent jobs</h2>
 <p>{{.JobsDescribe}}</p>
-{{if .Config.Jobs}}{{if .Jobs}}<table>
+{{if .Jobs}}<table>
 <tr><th>project</th><th>job</th><th>status</th><th>age</th><th>pull request</th></tr>
 {{range .Jobs}}{{template "row" .}}
 {{end}}</table>
 {{else}}<p>No job is watched yet.</p>
-{{end}}{{end}}{{end -}}
+{{end}}{{end -}}
 {{if .Config.Remediation}}<h2>Remediation</h2>
 <p>Alerts that POST /webhook/alertmanager turned into agent jobs, one key at a time (docs/remediation.md).</p>
 {{if .Remediation}}<table>
@@ -172,21 +171,18 @@ type streamRow struct {
 
 // newStreamRow writes the stream's progress for people.
 func newStreamRow(v stream.Status, poll time.Duration, now time.Time) *streamRow {
+	var refused []string
+	for _, name := range slices.Sorted(maps.Keys(v.Refused)) {
+		refused = append(refused, fmt.Sprintf("%s: %d", name, v.Refused[name]))
+	}
 	r := &streamRow{Status: v, Prefix: cmp.Or(v.Prefix, "(none)"), Interval: poll.String(), LastPoll: "not yet", LastObject: "none yet", Lag: "-",
-		Rate: fmt.Sprintf("%.1f", v.EventsPerMinute), Refused: "none", Error: "none", ErrorState: "ok"}
+		Rate: fmt.Sprintf("%.1f", v.EventsPerMinute), Refused: cmp.Or(strings.Join(refused, ", "), "none"), Error: "none", ErrorState: "ok"}
 	if !v.LastPoll.IsZero() {
 		r.LastPoll = fmt.Sprintf("%s (%s ago)", clock(v.LastPoll, now), now.Sub(v.LastPoll).Round(time.Second))
 	}
 	if !v.LastObjectTime.IsZero() {
 		r.LastObject = fmt.Sprintf("%s (%s ago)", clock(v.LastObjectTime, now), now.Sub(v.LastObjectTime).Round(time.Second))
 		r.Lag = v.Lag.Round(time.Second).String()
-	}
-	if len(v.Refused) > 0 {
-		var parts []string
-		for _, name := range slices.Sorted(maps.Keys(v.Refused)) {
-			parts = append(parts, fmt.Sprintf("%s: %d", name, v.Refused[name]))
-		}
-		r.Refused = strings.Join(parts, ", ")
 	}
 	if v.Err != nil {
 		r.Error, r.ErrorState = v.Err.Error(), "failing"
@@ -238,7 +234,7 @@ func (p *page) table() (string, error) {
 		}
 		d.Units = append(d.Units, r)
 	}
-	if p.JobsEnabled && p.Jobs != nil {
+	if p.Jobs != nil {
 		for _, j := range p.Jobs() {
 			status := cmp.Or(j.Status, "not read yet")
 			switch {
