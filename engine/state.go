@@ -106,7 +106,7 @@ func (e *Engine) restoreLocked(st *State) {
 			continue
 		}
 		u.snap, u.attempted = snap, true
-		e.cfg.Status.Restore(u.Project, u.Source, u.Window.Name, e.statusPart(u), snap.completed)
+		e.cfg.Status.Succeeded(u.Project, u.Source, u.Window.Name, e.statusPart(u), snap.completed, 0)
 		n++
 	}
 	// A cache file from before windows were split holds the totals in
@@ -116,7 +116,7 @@ func (e *Engine) restoreLocked(st *State) {
 			if res := e.siteWideOf(u, u.snap.res); res != nil {
 				t.snap = &snapshot{rng: u.snap.rng, res: res, completed: u.snap.completed, rendered: e.render(t, res)}
 				t.attempted = true
-				e.cfg.Status.Restore(t.Project, t.Source, t.Window.Name, e.statusPart(t), u.snap.completed)
+				e.cfg.Status.Succeeded(t.Project, t.Source, t.Window.Name, e.statusPart(t), u.snap.completed, 0)
 			}
 		}
 	}

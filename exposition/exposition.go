@@ -25,12 +25,10 @@ type Chunk struct {
 	deflate []byte
 }
 
-// gzipLevel favours CPU: a refresh may carry hundreds of thousands of series.
-const gzipLevel = flate.BestSpeed
-
-// flateWriters recycles compressors: each holds about 1 MiB of state.
+// flateWriters recycles compressors: each holds about 1 MiB of state. The
+// level favours CPU: a refresh may carry hundreds of thousands of series.
 var flateWriters = sync.Pool{New: func() any {
-	w, _ := flate.NewWriter(io.Discard, gzipLevel) // level is valid
+	w, _ := flate.NewWriter(io.Discard, flate.BestSpeed) // level is valid
 	return w
 }}
 

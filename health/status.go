@@ -81,7 +81,8 @@ func (s *Status) SetInterval(project, source, window, part string, d time.Durati
 	s.update(project, source, window, part, func(p *partStatus) { p.interval = d })
 }
 
-// Succeeded records a successful refresh that ended at end and took dur.
+// Succeeded records a successful refresh that ended at end and took dur,
+// or a success loaded from the cache file (dur 0).
 func (s *Status) Succeeded(project, source, window, part string, end time.Time, dur time.Duration) {
 	s.update(project, source, window, part, func(p *partStatus) { p.failed, p.lastSuccess, p.duration = false, end, dur })
 }
@@ -89,11 +90,6 @@ func (s *Status) Succeeded(project, source, window, part string, end time.Time, 
 // Failed records a failed refresh that took dur. The last success is kept.
 func (s *Status) Failed(project, source, window, part string, dur time.Duration) {
 	s.update(project, source, window, part, func(p *partStatus) { p.failed, p.duration = true, dur })
-}
-
-// Restore records a success loaded from the cache file.
-func (s *Status) Restore(project, source, window, part string, lastSuccess time.Time) {
-	s.update(project, source, window, part, func(p *partStatus) { p.failed, p.lastSuccess = false, lastSuccess })
 }
 
 // Up reports whether no part of the pair failed its last refresh.
@@ -134,13 +130,8 @@ func (s *Status) Describe(ch chan<- *prometheus.Desc) {
 // is exported from its first success (or restored data) on.
 func (s *Status) Collect(ch chan<- prometheus.Metric) {
 	s.mu.Lock()
-	aggs := s.aggregate()
-	units := make(map[statusKey]partStatus, len(s.parts))
-	for k, p := range s.parts {
-		units[k] = *p
-	}
-	s.mu.Unlock()
-	for k, a := range aggs { // the registry sorts what it gathers
+	defer s.mu.Unlock()
+	for k, a := range s.aggregate() { // the registry sorts what it gathers
 		up := 0.0
 		if a.up {
 			up = 1
@@ -148,7 +139,7 @@ func (s *Status) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(upDesc, prometheus.GaugeValue, up, k.project, k.source)
 		ch <- prometheus.MustNewConstMetric(refreshDurationDesc, prometheus.GaugeValue, a.duration.Seconds(), k.project, k.source)
 	}
-	for k, u := range units {
+	for k, u := range s.parts {
 		if !u.lastSuccess.IsZero() {
 			ch <- prometheus.MustNewConstMetric(lastSuccessDesc, prometheus.GaugeValue,
 				float64(u.lastSuccess.UnixNano())/1e9, k.project, k.source, k.window, k.part)
