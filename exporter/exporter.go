@@ -66,8 +66,9 @@ type Config struct {
 	Jobs JobsConfig
 	// Stream configures the event-stream source; nil turns it off.
 	Stream *StreamConfig
-	// Remediation configures the Alertmanager webhook; nil turns it off.
-	Remediation *RemediationConfig
+	// Remediation configures the Alertmanager webhook (its ConfigPath, Token,
+	// BasicAuth and LedgerPath; New sets the rest); nil turns it off.
+	Remediation *remediation.Options
 
 	// CacheFile is --cache.file ("" disables it).
 	CacheFile string
@@ -84,24 +85,11 @@ type Config struct {
 	Logger   log.Logger
 }
 
-// JobsConfig configures the agent job watcher.
+// JobsConfig configures the agent job watcher: its IDs, File, Discover and
+// PollInterval; New sets the rest.
 type JobsConfig struct {
-	Enabled      bool
-	IDs          []string
-	File         string
-	Discover     bool
-	PollInterval time.Duration
-}
-
-// RemediationConfig configures the remediation webhook; its ledger is
-// kept beside CacheFile.
-type RemediationConfig struct {
-	// ConfigPath is --remediation.config.
-	ConfigPath string
-	// Token is the content of --remediation.token-file ("" for none).
-	Token string
-	// BasicAuth is true when --web.config.file sets basic_auth_users.
-	BasicAuth bool
+	Enabled bool
+	jobs.Config
 }
 
 // Exporter is a running exporter.
@@ -116,7 +104,6 @@ type Exporter struct {
 	running sync.WaitGroup // the stream's poller and the job watcher
 	logger  log.Logger
 
-	// What New builds and the routes serve.
 	live    *prometheus.Registry
 	budget  *budget.Budget
 	client  *client.Client
@@ -298,27 +285,20 @@ func (x *Exporter) agents(cfg Config) error {
 	if !cfg.Jobs.Enabled && cfg.Remediation == nil {
 		return nil
 	}
-	w, err := jobs.New(jobs.Config{
-		Client: x.client, Projects: cfg.Projects, IDs: cfg.Jobs.IDs, File: cfg.Jobs.File, Discover: cfg.Jobs.Discover,
-		Added: cfg.Remediation != nil, PollInterval: cfg.Jobs.PollInterval, Status: x.status, Logger: cfg.Logger,
-	})
+	jc := cfg.Jobs.Config
+	jc.Client, jc.Projects, jc.Added, jc.Status, jc.Logger = x.client, cfg.Projects, cfg.Remediation != nil, x.status, cfg.Logger
+	w, err := jobs.New(jc)
 	if err != nil {
 		return err
 	}
 	x.watcher = w
 	x.live.MustRegister(w)
-	rc := cfg.Remediation
-	if rc == nil {
+	if cfg.Remediation == nil {
 		return nil
 	}
-	ledger := ""
-	if cfg.CacheFile != "" {
-		ledger = cfg.CacheFile + remediation.LedgerSuffix
-	}
-	x.webhook, err = remediation.New(remediation.Options{
-		ConfigPath: rc.ConfigPath, Projects: cfg.Projects, Token: rc.Token, BasicAuth: rc.BasicAuth,
-		LedgerPath: ledger, API: x.client, Jobs: w, Logger: cfg.Logger, Timeout: cfg.Timeout,
-	})
+	o := *cfg.Remediation
+	o.Projects, o.API, o.Jobs, o.Logger, o.Timeout = cfg.Projects, x.client, w, cfg.Logger, cfg.Timeout
+	x.webhook, err = remediation.New(o)
 	if err != nil {
 		return fmt.Errorf("--remediation.config: %w", err)
 	}
@@ -372,9 +352,6 @@ func (x *Exporter) routes(cfg Config) http.Handler {
 	return mux
 }
 
-// reservedPaths are the exporter's endpoints besides the metrics.
-var reservedPaths = []string{"/-/healthy", "/-/ready", remediation.Path}
-
 // describeJobs says what the job watcher watches, for the landing page.
 func describeJobs(cfg Config) string {
 	var parts []string
@@ -410,7 +387,7 @@ func CheckTelemetryPath(p string) error {
 	if len(p) > 1000 {
 		return errors.New("is longer than 1000 characters")
 	}
-	if slices.Contains(reservedPaths, p) {
+	if slices.Contains([]string{"/-/healthy", "/-/ready", remediation.Path}, p) {
 		return fmt.Errorf("is the exporter's %s endpoint; choose another path, such as /metrics", p)
 	}
 	return nil

@@ -20,7 +20,6 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
-	"github.com/mintlify-exporter/mintlify_exporter/health"
 	"github.com/mintlify-exporter/mintlify_exporter/jobs"
 	"github.com/mintlify-exporter/mintlify_exporter/remediation"
 	"github.com/mintlify-exporter/mintlify_exporter/stream"
@@ -67,6 +66,11 @@ func New(c Config) http.Handler {
 type page struct{ Config }
 
 func (p *page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// The heading is the notes when there are any; the template does not escape it.
+	description := "Prometheus exporter for Mintlify documentation analytics (" + collector.DefaultNames() + ") and agent jobs"
+	if len(p.Notes) > 0 {
+		description = `<span class="demo">` + html.EscapeString(strings.Join(p.Notes, " ")) + `</span>`
+	}
 	extra, err := p.table()
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
@@ -74,7 +78,7 @@ func (p *page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	lp, err := web.NewLandingPage(web.LandingConfig{
 		Name:        "Mintlify Exporter",
-		Description: p.description(),
+		Description: description,
 		Version:     html.EscapeString(p.Version),
 		Profiling:   "false", // no /debug/pprof here: no dead links
 		Links: []web.LandingLinks{
@@ -89,15 +93,6 @@ func (p *page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	lp.ServeHTTP(w, r)
-}
-
-// description is the page's heading: the notes when there are any. The
-// template does not escape it.
-func (p *page) description() string {
-	if len(p.Notes) == 0 {
-		return "Prometheus exporter for Mintlify documentation analytics (" + collector.DefaultNames() + ") and agent jobs"
-	}
-	return `<span class="demo">` + html.EscapeString(strings.Join(p.Notes, " ")) + `</span>`
 }
 
 // extraHTML is the page's own part, after the toolkit's links. The template
@@ -147,7 +142,7 @@ var extraHTML = template.Must(template.New("extra").Parse(`
 <tr><th>last error</th><td class="stream-{{.ErrorState}}">{{.Error}}</td></tr>
 </table>
 {{end -}}
-{{define "row"}}<tr>{{range .Cells}}<td>{{.}}</td>{{end}}<td>{{with .PullRequest}}{{if .Link}}<a href="{{.Link}}">{{.Text}}</a>{{else}}{{.Text}}{{end}}{{end}}</td></tr>{{end}}`))
+{{define "row"}}<tr>{{range .Cells}}<td>{{.}}</td>{{end}}<td>{{if .Link}}<a href="{{.PR}}">{{.PR}}</a>{{else}}{{.PR}}{{end}}</td></tr>{{end}}`))
 
 // extraData is what extraHTML shows, as text for people; Config's Jobs,
 // Remediation and Stream are nil when their section is off.
@@ -197,24 +192,16 @@ type unitRow struct {
 }
 
 // row is a row of the jobs' or the webhook's table: its cells, then its
-// pull request.
+// pull request ("-" when none), a link when it is a web address.
 type row struct {
-	Cells       []string
-	PullRequest prLink
+	Cells []string
+	PR    string
+	Link  bool
 }
 
-// prLink is a pull request: a link when it is a web address, else its
-// text ("-" when there is none).
-type prLink struct{ Link, Text string }
-
-func newPRLink(s string) prLink {
-	if s == "" {
-		return prLink{Text: "-"}
-	}
-	if u, err := url.Parse(s); err == nil && (u.Scheme == "https" || u.Scheme == "http") {
-		return prLink{Link: s, Text: s}
-	}
-	return prLink{Text: s}
+func newRow(cells []string, pr string) row {
+	u, err := url.Parse(pr)
+	return row{cells, cmp.Or(pr, "-"), err == nil && (u.Scheme == "https" || u.Scheme == "http")}
 }
 
 // table renders the page's own part.
@@ -247,7 +234,7 @@ func (p *page) table() (string, error) {
 			if !j.CreatedAt.IsZero() {
 				age = now.Sub(j.CreatedAt).Round(time.Second).String()
 			}
-			d.Jobs = append(d.Jobs, row{[]string{j.Project, j.ID, status, age}, newPRLink(j.PRLink)})
+			d.Jobs = append(d.Jobs, newRow([]string{j.Project, j.ID, status, age}, j.PRLink))
 		}
 	}
 	if p.Stream != nil {
@@ -262,7 +249,7 @@ func (p *page) table() (string, error) {
 			if !r.Ended.IsZero() {
 				status += ", ended " + clock(r.Ended, now)
 			}
-			d.Remediation = append(d.Remediation, row{[]string{r.Key, r.Rule, r.Project, job, status, clock(r.LastAction, now)}, newPRLink(r.PRLink)})
+			d.Remediation = append(d.Remediation, newRow([]string{r.Key, r.Rule, r.Project, job, status, clock(r.LastAction, now)}, r.PRLink))
 		}
 	}
 	var b strings.Builder
@@ -301,11 +288,8 @@ func clock(t, now time.Time) string {
 // windowText names a unit's window: "7d", "7d:site", or "7d totals" and
 // "7d pages" for the two parts of a split window.
 func windowText(st engine.UnitState) string {
-	switch st.Part {
-	case health.PartTotals:
-		return st.Window.Name + " totals"
-	case health.PartPages:
-		return st.Window.Name + " pages"
+	if st.Part != "" {
+		return st.Window.Name + " " + st.Part
 	}
 	return st.Window.String()
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/exporter"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/progname"
 	"github.com/mintlify-exporter/mintlify_exporter/jobs"
+	"github.com/mintlify-exporter/mintlify_exporter/remediation"
 )
 
 // config assembles the exporter's configuration from the flag groups, each
@@ -21,7 +22,7 @@ import (
 func config(f *flags, logger log.Logger) (exporter.Config, error) {
 	var an analyticsConfig
 	var jc exporter.JobsConfig
-	var rc *exporter.RemediationConfig
+	var rc *remediation.Options
 	var sc *exporter.StreamConfig
 	for _, check := range []func() error{
 		func() error { return f.api.check(f.demo) },

@@ -8,7 +8,6 @@ import (
 	"github.com/alecthomas/kingpin/v2"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
-	"github.com/mintlify-exporter/mintlify_exporter/exporter"
 	"github.com/mintlify-exporter/mintlify_exporter/remediation"
 )
 
@@ -25,7 +24,7 @@ func (r *remediationFlags) register(app *kingpin.Application) {
 // webhook checks the remediation flags and returns the webhook's
 // configuration, nil without --remediation.config. Basic auth in the web
 // configuration (checked by webFlags.check) counts as authentication.
-func (r *remediationFlags) webhook(basicAuth bool, cacheFile string) (*exporter.RemediationConfig, error) {
+func (r *remediationFlags) webhook(basicAuth bool, cacheFile string) (*remediation.Options, error) {
 	if r.config == "" {
 		if r.tokenFile != "" {
 			return nil, errors.New("--remediation.token-file is set but --remediation.config is not: add the rules file, or remove the token")
@@ -36,17 +35,16 @@ func (r *remediationFlags) webhook(basicAuth bool, cacheFile string) (*exporter.
 	if err != nil {
 		return nil, fmt.Errorf("--remediation.config=%s: %v", r.config, oneLine(err))
 	}
-	rc := &exporter.RemediationConfig{ConfigPath: r.config, BasicAuth: basicAuth}
+	rc := &remediation.Options{ConfigPath: r.config, BasicAuth: basicAuth}
 	if r.tokenFile != "" {
 		if rc.Token, err = readToken(r.tokenFile); err != nil {
 			return nil, fmt.Errorf("--remediation.token-file=%s: %v", r.tokenFile, err)
 		}
 	}
-	ledger := ""
 	if cacheFile != "" {
-		ledger = cacheFile + remediation.LedgerSuffix
+		rc.LedgerPath = cacheFile + remediation.LedgerSuffix
 	}
-	if err := remediation.CheckAuth(cfg, rc.Token, rc.BasicAuth, ledger); err != nil {
+	if err := remediation.CheckAuth(cfg, rc.Token, rc.BasicAuth, rc.LedgerPath); err != nil {
 		return nil, fmt.Errorf("--remediation.config=%s: %v", r.config, err)
 	}
 	return rc, nil
@@ -96,7 +94,7 @@ func holdsKey(s string) bool {
 
 // checkTokenIsNotKey refuses a webhook token that holds the API key in
 // use: Alertmanager's configuration would then hold the key.
-func checkTokenIsNotKey(rc *exporter.RemediationConfig, key client.KeySource, tokenFile string) error {
+func checkTokenIsNotKey(rc *remediation.Options, key client.KeySource, tokenFile string) error {
 	if rc == nil || rc.Token == "" || key == nil {
 		return nil
 	}
