@@ -142,7 +142,8 @@ var extraHTML = template.Must(template.New("extra").Parse(`
 <tr><th>last error</th><td class="stream-{{.ErrorState}}">{{.Error}}</td></tr>
 </table>
 {{end -}}
-{{define "row"}}<tr>{{range .Cells}}<td>{{.}}</td>{{end}}<td>{{if .Link}}<a href="{{.PR}}">{{.PR}}</a>{{else}}{{.PR}}{{end}}</td></tr>{{end}}`))
+{{define "row"}}<tr>{{range .Cells}}<td>{{.}}</td>{{end}}<td>
+{{- if .Link}}<a href="{{.PR}}">{{.PR}}</a>{{else}}{{.PR}}{{end}}</td></tr>{{end}}`))
 
 // extraData is what extraHTML shows, as text for people; Config's Jobs,
 // Remediation and Stream are nil when their section is off.
