@@ -63,8 +63,15 @@ func New(perHour int, now func() time.Time) *Budget {
 	if now == nil {
 		now = time.Now
 	}
-	return &Budget{perHour: perHour, now: now}
+	return &Budget{perHour: perHour, now: now, rec: noRecorder{}}
 }
+
+// noRecorder is the Recorder until Record sets one.
+type noRecorder struct{}
+
+func (noRecorder) Spent(time.Time) error   { return nil }
+func (noRecorder) Unspent(time.Time) error { return nil }
+func (noRecorder) Paused(time.Time) error  { return nil }
 
 // Pace makes Allow wait for room with waitUntil instead of refusing.
 func (b *Budget) Pace(waitUntil func(ctx context.Context, t time.Time) error) {
@@ -79,11 +86,7 @@ func (b *Budget) PerHour() int { return b.perHour }
 // prune drops entries older than an hour; the caller holds b.mu.
 func (b *Budget) prune(now time.Time) {
 	cut := now.Add(-time.Hour)
-	i := 0
-	for i < len(b.sent) && !b.sent[i].After(cut) {
-		i++
-	}
-	b.sent = append(b.sent[:0], b.sent[i:]...)
+	b.sent = slices.DeleteFunc(b.sent, func(t time.Time) bool { return !t.After(cut) })
 }
 
 // Allow records an analytics request about to be sent, or refuses (or, paced, waits).
@@ -100,11 +103,7 @@ func (b *Budget) Allow(ctx context.Context, e client.Endpoint) error {
 		}
 		b.prune(now)
 		if len(b.sent) < b.perHour {
-			var err error
-			if b.rec != nil {
-				err = b.rec.Spent(now)
-			}
-			if err != nil {
+			if err := b.rec.Spent(now); err != nil {
 				// Not sent, not counted (a written journal line counts at a restart).
 				b.mu.Unlock()
 				return fmt.Errorf("%w: %w", ErrNotRecorded, err)
@@ -139,10 +138,7 @@ func (b *Budget) Unsent(e client.Endpoint) {
 	}
 	t := b.sent[len(b.sent)-1]
 	b.sent = b.sent[:len(b.sent)-1]
-	if b.rec != nil {
-		// A failure errs on the side of the API: a restart counts it.
-		_ = b.rec.Unspent(t)
-	}
+	_ = b.rec.Unspent(t) // a failure errs on the side of the API: a restart counts it
 }
 
 // Remaining is the analytics requests that may still be sent this hour.
@@ -165,10 +161,7 @@ func (b *Budget) Pause(until time.Time) error {
 		return nil
 	}
 	b.pausedUntil = until
-	if b.rec != nil {
-		return b.rec.Paused(until)
-	}
-	return nil
+	return b.rec.Paused(until)
 }
 
 // PausedUntil returns the end of the current pause, zero when none.

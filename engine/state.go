@@ -95,7 +95,7 @@ func (e *Engine) restoreLocked(st *State) {
 			continue
 		}
 		u.snap, u.attempted = snap, true
-		e.cfg.Status.Restore(u.Project, u.Source, u.Window.Name, e.statusPart(u), snap.completed)
+		e.cfg.Status.Succeeded(u.Project, u.Source, u.Window.Name, e.statusPart(u), snap.completed, 0)
 		n++
 	}
 	// A cache file from before windows were split holds the totals in
@@ -105,7 +105,7 @@ func (e *Engine) restoreLocked(st *State) {
 			if res := SiteWide(e.sources[u.src].families, u.snap.res); res != nil {
 				t.snap = &snapshot{rng: u.snap.rng, res: res, completed: u.snap.completed, rendered: e.render(t, res)}
 				t.attempted = true
-				e.cfg.Status.Restore(t.Project, t.Source, t.Window.Name, e.statusPart(t), u.snap.completed)
+				e.cfg.Status.Succeeded(t.Project, t.Source, t.Window.Name, e.statusPart(t), u.snap.completed, 0)
 			}
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-kit/log"
@@ -65,8 +66,9 @@ type Config struct {
 	Jobs JobsConfig
 	// Stream configures the event-stream source; nil turns it off.
 	Stream *StreamConfig
-	// Remediation configures the Alertmanager webhook; nil turns it off.
-	Remediation *RemediationConfig
+	// Remediation configures the Alertmanager webhook (its ConfigPath, Token,
+	// BasicAuth and LedgerPath; New sets the rest); nil turns it off.
+	Remediation *remediation.Options
 
 	// CacheFile is --cache.file ("" disables it).
 	CacheFile string
@@ -83,24 +85,11 @@ type Config struct {
 	Logger   log.Logger
 }
 
-// JobsConfig configures the agent job watcher.
+// JobsConfig configures the agent job watcher: its IDs, File, Discover and
+// PollInterval; New sets the rest.
 type JobsConfig struct {
-	Enabled      bool
-	IDs          []string
-	File         string
-	Discover     bool
-	PollInterval time.Duration
-}
-
-// RemediationConfig configures the remediation webhook; its ledger is
-// kept beside CacheFile.
-type RemediationConfig struct {
-	// ConfigPath is --remediation.config.
-	ConfigPath string
-	// Token is the content of --remediation.token-file ("" for none).
-	Token string
-	// BasicAuth is true when --web.config.file sets basic_auth_users.
-	BasicAuth bool
+	Enabled bool
+	jobs.Config
 }
 
 // Exporter is a running exporter.
@@ -112,24 +101,17 @@ type Exporter struct {
 	lock    *statefile.FileLock // of the cache file, nil without one
 	stream  *stream.Source      // nil when off
 	cancel  context.CancelFunc
-	// streamDone is closed when the stream's poller has ended.
-	streamDone chan struct{}
-	jobs       chan struct{} // closed when the job watcher has ended
-	logger     log.Logger
+	running sync.WaitGroup // the stream's poller and the job watcher
+	logger  log.Logger
 
-	// What New builds and the routes serve.
-	live     *prometheus.Registry
-	budget   *budget.Budget
-	client   *client.Client
-	status   *health.Status
-	watcher  *jobs.Watcher           // nil when off
-	webhook  *remediation.Remediator // nil when off
-	jobsText string                  // what the landing page says of the watcher
+	live    *prometheus.Registry
+	budget  *budget.Budget
+	client  *client.Client
+	status  *health.Status
+	watcher *jobs.Watcher           // nil when off
+	webhook *remediation.Remediator // nil when off
 	// saved is the cache file read at start, nil without one.
 	saved *statefile.File
-	// streamHealth brings mintlify_up{source="stream"} up to date; nil
-	// without the stream.
-	streamHealth func()
 }
 
 // New builds and starts the exporter: the first refresh of every unit
@@ -138,15 +120,6 @@ type Exporter struct {
 func New(cfg Config) (*Exporter, error) {
 	cfg.Logger = cmp.Or(cfg.Logger, log.NewNopLogger())
 	cfg.TelemetryPath = cmp.Or(cfg.TelemetryPath, "/metrics")
-	if err := CheckTelemetryPath(cfg.TelemetryPath); err != nil {
-		return nil, fmt.Errorf("telemetry path %q: %v", cfg.TelemetryPath, err)
-	}
-	if cfg.RequestsPerHour < 1 {
-		return nil, errors.New("the analytics request budget must be at least 1 request an hour")
-	}
-	if len(cfg.Projects) == 0 && cfg.Stream == nil {
-		return nil, errors.New("no project to export")
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	x := &Exporter{cancel: cancel, logger: cfg.Logger}
 	err := x.analytics(cfg)
@@ -160,14 +133,20 @@ func New(cfg Config) (*Exporter, error) {
 		x.Close()
 		return nil, err
 	}
-	x.handler = withDeadline(x.routes(cfg), RequestTimeout)
+	routes := x.routes(cfg)
+	x.handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rctx, cancel := context.WithTimeout(r.Context(), RequestTimeout)
+		defer cancel()
+		routes.ServeHTTP(w, r.WithContext(rctx))
+	})
 	if x.engine != nil {
 		x.engine.Start()
 	}
-	x.startStream(ctx)
+	if x.stream != nil {
+		x.running.Go(func() { x.stream.Run(ctx) })
+	}
 	if x.watcher != nil {
-		x.jobs = make(chan struct{})
-		go func() { defer close(x.jobs); x.watcher.Run(ctx) }()
+		x.running.Go(func() { x.watcher.Run(ctx) })
 	}
 	return x, nil
 }
@@ -176,7 +155,7 @@ func New(cfg Config) (*Exporter, error) {
 // engine (nil when every source is off), not started.
 func (x *Exporter) analytics(cfg Config) error {
 	x.status, x.budget = health.NewStatus(), budget.New(cfg.RequestsPerHour, time.Now)
-	x.live, x.jobsText = prometheus.NewRegistry(), "disabled (--collector.jobs)"
+	x.live = prometheus.NewRegistry()
 	if cfg.CacheFile != "" {
 		if err := x.openJournal(cfg); err != nil {
 			return err
@@ -197,13 +176,11 @@ func (x *Exporter) analytics(cfg Config) error {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		versioncollector.NewCollector(Name),
-		syncedStatus{Status: x.status, sync: func() {
-			if x.streamHealth != nil {
-				x.streamHealth()
-			}
-		}},
 		x.budget, apiMetrics,
 	)
+	if cfg.Stream == nil { // else the stream's syncedStatus
+		x.live.MustRegister(x.status)
+	}
 	if fk, ok := cfg.Key.(*client.FileKey); ok {
 		x.live.MustRegister(collector.NewKeyFile(fk))
 		fk.Notify(func(err error) { // a changed key file that cannot be used, and the recovery
@@ -222,15 +199,16 @@ func (x *Exporter) analytics(cfg Config) error {
 	// changes to it; it asks them for their state only after a change, once
 	// started. Without the stream it keeps the stream's section on disk.
 	x.saved = statefile.LoadFile(cfg.CacheFile, cfg.Logger)
+	var restore *engine.State
+	var days []derived.Day
+	if x.saved != nil {
+		restore, days = &x.saved.State, x.saved.Days
+	}
 	var saverParts statefile.Parts
 	var layer engine.Layer
 	if len(sources) > 0 {
 		saverParts.Engine = func() engine.State { return x.engine.State() }
 		if cfg.DeriveWindows {
-			var days []derived.Day
-			if x.saved != nil {
-				days = x.saved.Days
-			}
 			dl := derived.New(derived.Config{Logger: cfg.Logger, Days: days})
 			saverParts.Days, layer = dl.Days, dl
 			x.live.MustRegister(dl.Collectors()...)
@@ -242,10 +220,6 @@ func (x *Exporter) analytics(cfg Config) error {
 	x.saver = statefile.NewPartsSaver(cfg.CacheFile, saverParts, cfg.Logger)
 	if len(sources) == 0 {
 		return nil
-	}
-	var restore *engine.State
-	if x.saved != nil {
-		restore = &x.saved.State
 	}
 	omit := omitForStream(cfg.Stream)
 	x.engine, err = engine.New(engine.Config{
@@ -311,27 +285,20 @@ func (x *Exporter) agents(cfg Config) error {
 	if !cfg.Jobs.Enabled && cfg.Remediation == nil {
 		return nil
 	}
-	w, err := jobs.New(jobs.Config{
-		Client: x.client, Projects: cfg.Projects, IDs: cfg.Jobs.IDs, File: cfg.Jobs.File, Discover: cfg.Jobs.Discover,
-		Added: cfg.Remediation != nil, PollInterval: cfg.Jobs.PollInterval, Status: x.status, Logger: cfg.Logger,
-	})
+	jc := cfg.Jobs.Config
+	jc.Client, jc.Projects, jc.Added, jc.Status, jc.Logger = x.client, cfg.Projects, cfg.Remediation != nil, x.status, cfg.Logger
+	w, err := jobs.New(jc)
 	if err != nil {
 		return err
 	}
-	x.watcher, x.jobsText = w, describeJobs(cfg)
+	x.watcher = w
 	x.live.MustRegister(w)
-	rc := cfg.Remediation
-	if rc == nil {
+	if cfg.Remediation == nil {
 		return nil
 	}
-	ledger := ""
-	if cfg.CacheFile != "" {
-		ledger = cfg.CacheFile + remediation.LedgerSuffix
-	}
-	x.webhook, err = remediation.New(remediation.Options{
-		ConfigPath: rc.ConfigPath, Projects: cfg.Projects, Token: rc.Token, BasicAuth: rc.BasicAuth,
-		LedgerPath: ledger, API: x.client, Jobs: w, Logger: cfg.Logger, Timeout: cfg.Timeout,
-	})
+	o := *cfg.Remediation
+	o.Projects, o.API, o.Jobs, o.Logger, o.Timeout = cfg.Projects, x.client, w, cfg.Logger, cfg.Timeout
+	x.webhook, err = remediation.New(o)
 	if err != nil {
 		return fmt.Errorf("--remediation.config: %w", err)
 	}
@@ -344,15 +311,21 @@ func (x *Exporter) routes(cfg Config) http.Handler {
 	mux := http.NewServeMux()
 	mcfg := metricshandler.Config{Live: x.live, MaxRequests: cfg.MaxRequests, Instrument: x.live, Logger: cfg.Logger}
 	state := landingpage.Config{Version: cfg.Version, TelemetryPath: cfg.TelemetryPath, Examples: cfg.Examples, Notes: cfg.Notes,
-		JobsEnabled: x.watcher != nil, JobsDescribe: x.jobsText, Units: func() []engine.UnitState { return nil },
-		BudgetRemaining: x.budget.Remaining, BudgetPerHour: x.budget.PerHour()}
+		Units: func() []engine.UnitState { return nil }, BudgetRemaining: x.budget.Remaining, BudgetPerHour: x.budget.PerHour()}
 	if eng := x.engine; eng != nil {
 		mcfg.Cached = eng // not a nil *engine.Engine in the interface
 		state.Units, state.Reserve = eng.States, eng.Reserve
 	}
+	if x.watcher != nil {
+		state.Jobs, state.JobsDescribe = x.watcher.Jobs, describeJobs(cfg)
+	}
+	if x.stream != nil {
+		state.Stream, state.StreamPoll = streamView(x.stream, cfg.Stream), cfg.Stream.PollInterval
+	}
 	mux.Handle(cfg.TelemetryPath, metricshandler.New(mcfg))
 	if x.webhook != nil {
 		mux.Handle(remediation.Path, x.webhook)
+		state.Remediation = x.webhook.Rows
 	} else {
 		// Not the landing page: an Alertmanager pointed here would take
 		// its 200 for a delivery.
@@ -373,33 +346,11 @@ func (x *Exporter) routes(cfg Config) http.Handler {
 		w.WriteHeader(http.StatusOK)
 		fmt.Fprintln(w, "Ready")
 	})
-	if cfg.TelemetryPath == "/" {
-		return mux
+	if cfg.TelemetryPath != "/" {
+		mux.Handle("/", landingpage.New(state))
 	}
-	if x.watcher != nil {
-		state.Jobs = x.watcher.Jobs
-	}
-	if x.webhook != nil {
-		state.Remediation = x.webhook.Rows
-	}
-	if x.stream != nil {
-		state.Stream, state.StreamPoll = streamView(x.stream, cfg.Stream), cfg.Stream.PollInterval
-	}
-	mux.Handle("/", landingpage.New(state))
 	return mux
 }
-
-// withDeadline gives each request's context a deadline of d.
-func withDeadline(h http.Handler, d time.Duration) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), d)
-		defer cancel()
-		h.ServeHTTP(w, r.WithContext(ctx))
-	})
-}
-
-// reservedPaths are the exporter's endpoints besides the metrics.
-var reservedPaths = []string{"/-/healthy", "/-/ready", remediation.Path}
 
 // describeJobs says what the job watcher watches, for the landing page.
 func describeJobs(cfg Config) string {
@@ -436,7 +387,7 @@ func CheckTelemetryPath(p string) error {
 	if len(p) > 1000 {
 		return errors.New("is longer than 1000 characters")
 	}
-	if slices.Contains(reservedPaths, p) {
+	if slices.Contains([]string{"/-/healthy", "/-/ready", remediation.Path}, p) {
 		return fmt.Errorf("is the exporter's %s endpoint; choose another path, such as /metrics", p)
 	}
 	return nil
@@ -446,12 +397,7 @@ func CheckTelemetryPath(p string) error {
 // saves the cache file.
 func (x *Exporter) Close() {
 	x.cancel()
-	if x.jobs != nil {
-		<-x.jobs
-	}
-	if x.streamDone != nil {
-		<-x.streamDone
-	}
+	x.running.Wait()
 	if x.engine != nil {
 		x.engine.Close()
 	}

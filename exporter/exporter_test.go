@@ -13,6 +13,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/exporter"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/apitest"
+	"github.com/mintlify-exporter/mintlify_exporter/jobs"
 	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 )
 
@@ -38,7 +39,7 @@ func TestReadyWithoutAScrape(t *testing.T) {
 	x, err := exporter.New(exporter.Config{
 		APIURL: fake.URL(), Key: key, Timeout: 5 * time.Second, Projects: []string{"docs"}, RequestsPerHour: 90,
 		Collectors: []string{"visitors"}, Windows: windows, RefreshInterval: 15 * time.Minute, Sources: collector.Options{PageSize: 250},
-		Jobs:      exporter.JobsConfig{Enabled: true, IDs: []string{"job-1"}, PollInterval: time.Minute},
+		Jobs:      exporter.JobsConfig{Enabled: true, Config: jobs.Config{IDs: []string{"job-1"}, PollInterval: time.Minute}},
 		CacheFile: cache,
 	})
 	if err != nil {

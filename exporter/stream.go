@@ -100,18 +100,8 @@ func (x *Exporter) buildStream(ctx context.Context, cfg Config) error {
 		x.status.Track(pr, StreamSource, "", streamPart)
 		x.status.SetInterval(pr, StreamSource, "", streamPart, sc.PollInterval)
 	}
-	x.streamHealth = func() { syncStreamHealth(x.status, src.Status(), projects) }
-	x.live.MustRegister(src)
+	x.live.MustRegister(src, syncedStatus{x.status, func() { syncStreamHealth(x.status, src.Status(), projects) }})
 	return nil
-}
-
-// startStream runs the source until Close.
-func (x *Exporter) startStream(ctx context.Context) {
-	if x.stream == nil {
-		return
-	}
-	x.streamDone = make(chan struct{})
-	go func() { defer close(x.streamDone); x.stream.Run(ctx) }()
 }
 
 // streamUpProjects are the projects of mintlify_up{source="stream"}: the
@@ -153,14 +143,12 @@ func syncStreamHealth(status *health.Status, st stream.Status, projects []string
 // stream's last poll at every scrape.
 type syncedStatus struct {
 	*health.Status
-	sync func() // nil without the stream
+	sync func()
 }
 
 // Collect implements prometheus.Collector.
 func (s syncedStatus) Collect(ch chan<- prometheus.Metric) {
-	if s.sync != nil {
-		s.sync()
-	}
+	s.sync()
 	s.Status.Collect(ch)
 }
 

@@ -25,12 +25,10 @@ type Chunk struct {
 	deflate []byte
 }
 
-// gzipLevel favours CPU: a refresh may carry hundreds of thousands of series.
-const gzipLevel = flate.BestSpeed
-
-// flateWriters recycles compressors: each holds about 1 MiB of state.
+// flateWriters recycles compressors: each holds about 1 MiB of state. The
+// level favours CPU: a refresh may carry hundreds of thousands of series.
 var flateWriters = sync.Pool{New: func() any {
-	w, _ := flate.NewWriter(io.Discard, gzipLevel) // level is valid
+	w, _ := flate.NewWriter(io.Discard, flate.BestSpeed) // level is valid
 	return w
 }}
 
@@ -67,57 +65,42 @@ func Series(name string, labels []string, project, window string, samples []Samp
 		return Chunk{}
 	}
 	// The labels sorted, as client_golang writes them (so both scrape paths
-	// carry identical series), each with its value: project and window
-	// escaped once, else the index of the sample's own label (slot).
+	// carry identical series); lit is what precedes a label's value, value
+	// is project's or window's (escaped once), slot the index of a sample's own.
 	type label struct {
-		name, value string
-		slot        int
+		lit, value string
+		slot       int
 	}
-	order := []label{{"project", string(appendEscapedLabel(nil, project)), -1}, {"window", string(appendEscapedLabel(nil, window)), -1}}
+	order := []label{{"project", labelEscaper.Replace(project), -1}, {"window", labelEscaper.Replace(window), -1}}
 	for i, l := range labels {
-		order = append(order, label{name: l, slot: i})
+		order = append(order, label{lit: l, slot: i})
 	}
-	slices.SortFunc(order, func(a, b label) int { return strings.Compare(a.name, b.name) })
-	// Everything but the own label values and the value is a template of
-	// literals.
-	literals := []string{}
-	var vars []int // Sample label index between literals[i] and literals[i+1]
-	lit := name + "{"
-	for k, l := range order {
-		if k > 0 {
-			lit += ","
-		}
-		lit += l.name + `="`
-		if l.slot < 0 {
-			lit += l.value + `"`
-			continue
-		}
-		literals = append(literals, lit)
-		vars = append(vars, l.slot)
-		lit = `"`
-	}
-	literals = append(literals, lit+"} ")
-	fixed := 0
-	for _, l := range literals {
-		fixed += len(l)
+	slices.SortFunc(order, func(a, b label) int { return strings.Compare(a.lit, b.lit) })
+	sep, fixed := name+"{", len(`"} `+"\n")
+	for k := range order {
+		order[k].lit, sep = sep+order[k].lit+`="`, `",`
+		fixed += len(order[k].lit) + len(order[k].value)
 	}
 	var num [32]byte
 	size := 0
-	for i := range samples {
-		s := &samples[i]
-		size += fixed + len(appendValue(num[:0], s.Value)) + len("\n")
-		for _, v := range vars {
-			size += escapedLabelLen(s.Labels[v])
+	for _, s := range samples {
+		size += fixed + len(appendValue(num[:0], s.Value))
+		for _, l := range order {
+			if l.slot >= 0 {
+				size += len(labelEscaper.Replace(s.Labels[l.slot]))
+			}
 		}
 	}
 	b := make([]byte, 0, size)
-	for i := range samples {
-		s := &samples[i]
-		for k, v := range vars {
-			b = append(b, literals[k]...)
-			b = appendEscapedLabel(b, s.Labels[v])
+	for _, s := range samples {
+		for _, l := range order {
+			if l.slot >= 0 {
+				l.value = labelEscaper.Replace(s.Labels[l.slot])
+			}
+			b = append(b, l.lit...)
+			b = append(b, l.value...)
 		}
-		b = append(b, literals[len(vars)]...)
+		b = append(b, `"} `...)
 		b = appendValue(b, s.Value)
 		b = append(b, '\n')
 	}
@@ -139,29 +122,11 @@ func appendValue(b []byte, v float64) []byte {
 	return strconv.AppendFloat(b, v, 'g', -1, 64)
 }
 
+// The escapers return a string that needs no escaping as it is, without allocating.
 var (
 	labelEscaper = strings.NewReplacer(`\`, `\\`, "\n", `\n`, `"`, `\"`)
 	helpEscaper  = strings.NewReplacer(`\`, `\\`, "\n", `\n`)
 )
-
-func appendEscapedLabel(b []byte, s string) []byte {
-	if !strings.ContainsAny(s, "\\\n\"") {
-		return append(b, s...)
-	}
-	return append(b, labelEscaper.Replace(s)...)
-}
-
-// escapedLabelLen is the length of s once escaped by appendEscapedLabel.
-func escapedLabelLen(s string) int {
-	n := len(s)
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '\\', '\n', '"':
-			n++
-		}
-	}
-	return n
-}
 
 // MaxLabels is the most labels a family may have besides project and window.
 const MaxLabels = 2

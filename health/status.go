@@ -81,7 +81,8 @@ func (s *Status) SetInterval(project, source, window, part string, d time.Durati
 	s.update(project, source, window, part, func(p *partStatus) { p.interval = d })
 }
 
-// Succeeded records a successful refresh that ended at end and took dur.
+// Succeeded records a successful refresh that ended at end and took dur,
+// or a success loaded from the cache file (dur 0).
 func (s *Status) Succeeded(project, source, window, part string, end time.Time, dur time.Duration) {
 	s.update(project, source, window, part, func(p *partStatus) { p.failed, p.lastSuccess, p.duration = false, end, dur })
 }
@@ -89,11 +90,6 @@ func (s *Status) Succeeded(project, source, window, part string, end time.Time, 
 // Failed records a failed refresh that took dur. The last success is kept.
 func (s *Status) Failed(project, source, window, part string, dur time.Duration) {
 	s.update(project, source, window, part, func(p *partStatus) { p.failed, p.duration = true, dur })
-}
-
-// Restore records a success loaded from the cache file.
-func (s *Status) Restore(project, source, window, part string, lastSuccess time.Time) {
-	s.update(project, source, window, part, func(p *partStatus) { p.failed, p.lastSuccess = false, lastSuccess })
 }
 
 // Up reports whether no part of the pair failed its last refresh.

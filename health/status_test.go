@@ -60,7 +60,7 @@ mintlify_up{project="docs",source="visitors"} 0
 		t.Fatal(err)
 	}
 	s.Succeeded("docs", SourceVisitors, "7d", PartPages, t0.Add(-time.Minute), time.Second)
-	s.Restore("docs", SourceVisitors, "1d", PartPages, t0.Add(-time.Hour))
+	s.Succeeded("docs", SourceVisitors, "1d", PartPages, t0.Add(-time.Hour), 0)
 	if !s.Up("docs", SourceVisitors) {
 		t.Fatal("docs visitors not up")
 	}

@@ -20,7 +20,6 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
-	"github.com/mintlify-exporter/mintlify_exporter/health"
 	"github.com/mintlify-exporter/mintlify_exporter/jobs"
 	"github.com/mintlify-exporter/mintlify_exporter/remediation"
 	"github.com/mintlify-exporter/mintlify_exporter/stream"
@@ -30,8 +29,7 @@ import (
 type Config struct {
 	Version       string
 	TelemetryPath string
-	// JobsDescribe says what the job watcher watches, when JobsEnabled.
-	JobsEnabled  bool
+	// JobsDescribe says what the job watcher watches, when Jobs is set.
 	JobsDescribe string
 	// Examples are commands to try, shown as code (the demo's).
 	Examples []string
@@ -68,6 +66,11 @@ func New(c Config) http.Handler {
 type page struct{ Config }
 
 func (p *page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// The heading is the notes when there are any; the template does not escape it.
+	description := "Prometheus exporter for Mintlify documentation analytics (" + collector.DefaultNames() + ") and agent jobs"
+	if len(p.Notes) > 0 {
+		description = `<span class="demo">` + html.EscapeString(strings.Join(p.Notes, " ")) + `</span>`
+	}
 	extra, err := p.table()
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
@@ -75,7 +78,7 @@ func (p *page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	lp, err := web.NewLandingPage(web.LandingConfig{
 		Name:        "Mintlify Exporter",
-		Description: p.description(),
+		Description: description,
 		Version:     html.EscapeString(p.Version),
 		Profiling:   "false", // no /debug/pprof here: no dead links
 		Links: []web.LandingLinks{
@@ -90,15 +93,6 @@ func (p *page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	lp.ServeHTTP(w, r)
-}
-
-// description is the page's heading: the notes when there are any. The
-// template does not escape it.
-func (p *page) description() string {
-	if len(p.Notes) == 0 {
-		return "Prometheus exporter for Mintlify documentation analytics (" + collector.DefaultNames() + ") and agent jobs"
-	}
-	return `<span class="demo">` + html.EscapeString(strings.Join(p.Notes, " ")) + `</span>`
 }
 
 // extraHTML is the page's own part, after the toolkit's links. The template
@@ -117,14 +111,14 @@ var extraHTML = template.Must(template.New("extra").Parse(`
 <tr><th>source</th><th>project</th><th>window</th><th>dates</th><th class="detail">cost (requests)</th><th class="detail">interval</th><th>data</th><th>last success</th><th>state</th><th class="detail">next request</th></tr>
 {{range .Units}}<tr><td>{{.Source}}</td><td>{{.Project}}</td><td>{{.Window}}</td><td class="nowrap">{{.Dates}}</td><td class="detail">{{.Cost}}</td><td class="detail">{{.Interval}}</td><td>{{.Data}}</td><td>{{.Last}}</td><td class="state-{{.State}}">{{.Text}}</td><td class="detail">{{.Rank}}</td></tr>
 {{end}}</table>
-{{if .JobsEnabled}}<h2>Agent jobs</h2>
+{{if .Config.Jobs}}<h2>Agent jobs</h2>
 <p>{{.JobsDescribe}}</p>
-{{if .Config.Jobs}}{{if .Jobs}}<table>
+{{if .Jobs}}<table>
 <tr><th>project</th><th>job</th><th>status</th><th>age</th><th>pull request</th></tr>
 {{range .Jobs}}{{template "row" .}}
 {{end}}</table>
 {{else}}<p>No job is watched yet.</p>
-{{end}}{{end}}{{end -}}
+{{end}}{{end -}}
 {{if .Config.Remediation}}<h2>Remediation</h2>
 <p>Alerts that POST /webhook/alertmanager turned into agent jobs, one key at a time (docs/remediation.md).</p>
 {{if .Remediation}}<table>
@@ -148,7 +142,8 @@ var extraHTML = template.Must(template.New("extra").Parse(`
 <tr><th>last error</th><td class="stream-{{.ErrorState}}">{{.Error}}</td></tr>
 </table>
 {{end -}}
-{{define "row"}}<tr>{{range .Cells}}<td>{{.}}</td>{{end}}<td>{{with .PullRequest}}{{if .Link}}<a href="{{.Link}}">{{.Text}}</a>{{else}}{{.Text}}{{end}}{{end}}</td></tr>{{end}}`))
+{{define "row"}}<tr>{{range .Cells}}<td>{{.}}</td>{{end}}<td>
+{{- if .Link}}<a href="{{.PR}}">{{.PR}}</a>{{else}}{{.PR}}{{end}}</td></tr>{{end}}`))
 
 // extraData is what extraHTML shows, as text for people; Config's Jobs,
 // Remediation and Stream are nil when their section is off.
@@ -172,21 +167,18 @@ type streamRow struct {
 
 // newStreamRow writes the stream's progress for people.
 func newStreamRow(v stream.Status, poll time.Duration, now time.Time) *streamRow {
+	var refused []string
+	for _, name := range slices.Sorted(maps.Keys(v.Refused)) {
+		refused = append(refused, fmt.Sprintf("%s: %d", name, v.Refused[name]))
+	}
 	r := &streamRow{Status: v, Prefix: cmp.Or(v.Prefix, "(none)"), Interval: poll.String(), LastPoll: "not yet", LastObject: "none yet", Lag: "-",
-		Rate: fmt.Sprintf("%.1f", v.EventsPerMinute), Refused: "none", Error: "none", ErrorState: "ok"}
+		Rate: fmt.Sprintf("%.1f", v.EventsPerMinute), Refused: cmp.Or(strings.Join(refused, ", "), "none"), Error: "none", ErrorState: "ok"}
 	if !v.LastPoll.IsZero() {
 		r.LastPoll = fmt.Sprintf("%s (%s ago)", clock(v.LastPoll, now), now.Sub(v.LastPoll).Round(time.Second))
 	}
 	if !v.LastObjectTime.IsZero() {
 		r.LastObject = fmt.Sprintf("%s (%s ago)", clock(v.LastObjectTime, now), now.Sub(v.LastObjectTime).Round(time.Second))
 		r.Lag = v.Lag.Round(time.Second).String()
-	}
-	if len(v.Refused) > 0 {
-		var parts []string
-		for _, name := range slices.Sorted(maps.Keys(v.Refused)) {
-			parts = append(parts, fmt.Sprintf("%s: %d", name, v.Refused[name]))
-		}
-		r.Refused = strings.Join(parts, ", ")
 	}
 	if v.Err != nil {
 		r.Error, r.ErrorState = v.Err.Error(), "failing"
@@ -201,24 +193,16 @@ type unitRow struct {
 }
 
 // row is a row of the jobs' or the webhook's table: its cells, then its
-// pull request.
+// pull request ("-" when none), a link when it is a web address.
 type row struct {
-	Cells       []string
-	PullRequest prLink
+	Cells []string
+	PR    string
+	Link  bool
 }
 
-// prLink is a pull request: a link when it is a web address, else its
-// text ("-" when there is none).
-type prLink struct{ Link, Text string }
-
-func newPRLink(s string) prLink {
-	if s == "" {
-		return prLink{Text: "-"}
-	}
-	if u, err := url.Parse(s); err == nil && (u.Scheme == "https" || u.Scheme == "http") {
-		return prLink{Link: s, Text: s}
-	}
-	return prLink{Text: s}
+func newRow(cells []string, pr string) row {
+	u, err := url.Parse(pr)
+	return row{cells, cmp.Or(pr, "-"), err == nil && (u.Scheme == "https" || u.Scheme == "http")}
 }
 
 // table renders the page's own part.
@@ -238,7 +222,7 @@ func (p *page) table() (string, error) {
 		}
 		d.Units = append(d.Units, r)
 	}
-	if p.JobsEnabled && p.Jobs != nil {
+	if p.Jobs != nil {
 		for _, j := range p.Jobs() {
 			status := cmp.Or(j.Status, "not read yet")
 			switch {
@@ -251,7 +235,7 @@ func (p *page) table() (string, error) {
 			if !j.CreatedAt.IsZero() {
 				age = now.Sub(j.CreatedAt).Round(time.Second).String()
 			}
-			d.Jobs = append(d.Jobs, row{[]string{j.Project, j.ID, status, age}, newPRLink(j.PRLink)})
+			d.Jobs = append(d.Jobs, newRow([]string{j.Project, j.ID, status, age}, j.PRLink))
 		}
 	}
 	if p.Stream != nil {
@@ -266,7 +250,7 @@ func (p *page) table() (string, error) {
 			if !r.Ended.IsZero() {
 				status += ", ended " + clock(r.Ended, now)
 			}
-			d.Remediation = append(d.Remediation, row{[]string{r.Key, r.Rule, r.Project, job, status, clock(r.LastAction, now)}, newPRLink(r.PRLink)})
+			d.Remediation = append(d.Remediation, newRow([]string{r.Key, r.Rule, r.Project, job, status, clock(r.LastAction, now)}, r.PRLink))
 		}
 	}
 	var b strings.Builder
@@ -305,11 +289,8 @@ func clock(t, now time.Time) string {
 // windowText names a unit's window: "7d", "7d:site", or "7d totals" and
 // "7d pages" for the two parts of a split window.
 func windowText(st engine.UnitState) string {
-	switch st.Part {
-	case health.PartTotals:
-		return st.Window.Name + " totals"
-	case health.PartPages:
-		return st.Window.Name + " pages"
+	if st.Part != "" {
+		return st.Window.Name + " " + st.Part
 	}
 	return st.Window.String()
 }

@@ -29,7 +29,7 @@ func TestPageShowsEveryUnitAndEscapes(t *testing.T) {
 	w7, _ := engine.ParseWindow("7d")
 	w1, _ := engine.ParseWindow("1d")
 	w30, _ := engine.ParseWindow("30d")
-	h := New(Config{Version: "1.2.3", TelemetryPath: "/metrics", JobsEnabled: true, JobsDescribe: "watching 2 job id(s)",
+	h := New(Config{Version: "1.2.3", TelemetryPath: "/metrics", JobsDescribe: "watching 2 job id(s)", Jobs: func() []jobs.Row { return nil },
 		Units: func() []engine.UnitState {
 			return []engine.UnitState{
 				{Unit: engine.Unit{Source: "visitors", Project: "docs", Window: w7}, Range: client.LastNDays(now, 7), State: engine.StateOK,
@@ -86,7 +86,7 @@ func TestDemoBannerFirstAndExamples(t *testing.T) {
 
 func TestJobsTable(t *testing.T) {
 	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
-	h := New(Config{TelemetryPath: "/metrics", JobsEnabled: true, JobsDescribe: "watching",
+	h := New(Config{TelemetryPath: "/metrics", JobsDescribe: "watching",
 		Units:           func() []engine.UnitState { return nil },
 		BudgetRemaining: func() int { return 1 },
 		Now:             func() time.Time { return now },

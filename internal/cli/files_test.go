@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mintlify-exporter/mintlify_exporter/exporter"
+	"github.com/mintlify-exporter/mintlify_exporter/remediation"
 )
 
 // TestEveryFileCheckedBeforeOpening: a FIFO with no writer, or a file
@@ -159,11 +159,11 @@ func (k keyOf) Key() (string, error) { return string(k), nil }
 // a token that holds it is refused without showing it.
 func TestTokenComparedWithTheKeyInUse(t *testing.T) {
 	const key = "an-unusual-key-0123456789"
-	rc := &exporter.RemediationConfig{Token: "prefix" + key}
+	rc := &remediation.Options{Token: "prefix" + key}
 	if err := checkTokenIsNotKey(rc, keyOf(key), "/t"); err == nil || !strings.Contains(err.Error(), "--remediation.token-file=/t") || strings.Contains(err.Error(), key) {
 		t.Errorf("a token holding the key in use: %v", err)
 	}
-	if err := checkTokenIsNotKey(&exporter.RemediationConfig{Token: "0123456789abcdef0123"}, keyOf(key), "/t"); err != nil {
+	if err := checkTokenIsNotKey(&remediation.Options{Token: "0123456789abcdef0123"}, keyOf(key), "/t"); err != nil {
 		t.Errorf("a token of its own: %v", err)
 	}
 }

@@ -36,7 +36,8 @@ func (j *jobsFlags) register(app *kingpin.Application) {
 // config checks the job flags; the watcher also runs for the demo and for
 // the jobs the remediation webhook creates.
 func (j *jobsFlags) config(demo, remediation bool) (exporter.JobsConfig, error) {
-	c := exporter.JobsConfig{Enabled: j.enabled || demo, IDs: j.ids, File: j.file, Discover: j.discover, PollInterval: j.pollInterval}
+	c := exporter.JobsConfig{Enabled: j.enabled || demo,
+		Config: jobs.Config{IDs: j.ids, File: j.file, Discover: j.discover, PollInterval: j.pollInterval}}
 	if j.pollInterval < jobs.MinPollInterval || j.pollInterval > maxPollInterval {
 		return c, fmt.Errorf("--jobs.poll-interval must be from %s to %s, not %s", jobs.MinPollInterval, maxPollInterval, j.pollInterval)
 	}

@@ -36,17 +36,16 @@ func (r *remediationFlags) webhook(cfg *exporter.Config, basicAuth bool) error {
 	if err != nil {
 		return fmt.Errorf("--remediation.config=%s: %v", r.config, oneLine(err))
 	}
-	rc := &exporter.RemediationConfig{ConfigPath: r.config, BasicAuth: basicAuth}
+	rc := &remediation.Options{ConfigPath: r.config, BasicAuth: basicAuth}
 	if r.tokenFile != "" {
 		if rc.Token, err = readToken(r.tokenFile); err != nil {
 			return fmt.Errorf("--remediation.token-file=%s: %v", r.tokenFile, err)
 		}
 	}
-	ledger := ""
 	if cfg.CacheFile != "" {
-		ledger = cfg.CacheFile + remediation.LedgerSuffix
+		rc.LedgerPath = cfg.CacheFile + remediation.LedgerSuffix
 	}
-	if err := remediation.CheckAuth(rules, rc.Token, rc.BasicAuth, ledger); err != nil {
+	if err := remediation.CheckAuth(rules, rc.Token, rc.BasicAuth, rc.LedgerPath); err != nil {
 		return fmt.Errorf("--remediation.config=%s: %v", r.config, err)
 	}
 	cfg.Remediation = rc
@@ -97,7 +96,7 @@ func holdsKey(s string) bool {
 
 // checkTokenIsNotKey refuses a webhook token that holds the API key in
 // use: Alertmanager's configuration would then hold the key.
-func checkTokenIsNotKey(rc *exporter.RemediationConfig, key client.KeySource, tokenFile string) error {
+func checkTokenIsNotKey(rc *remediation.Options, key client.KeySource, tokenFile string) error {
 	if rc == nil || rc.Token == "" || key == nil {
 		return nil
 	}
