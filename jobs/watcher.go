@@ -45,8 +45,7 @@ type Config struct {
 	File     string
 	Discover bool // --jobs.discover: also watch what each project's deprecated v1 listing lists at every poll
 	Added    bool // allows a watcher with nothing to watch but what Watch adds
-	// PollInterval (--jobs.poll-interval) is how often non-terminal jobs are
-	// re-read and Run polls; DefaultPollInterval when zero.
+	// PollInterval (--jobs.poll-interval) is how often Run polls; DefaultPollInterval when zero.
 	PollInterval time.Duration
 	// TerminalInterval is how often terminal jobs are re-read (a completed one
 	// may still be archived); max(MinTerminalInterval, 10 × PollInterval) when zero.
@@ -122,9 +121,8 @@ func CheckConfig(cfg Config) error {
 	return nil
 }
 
-// New checks cfg, applies its defaults, reads --jobs.file once
-// and returns a watcher that has not polled yet. Every project's "jobs"
-// source is registered with cfg.Status (as up until its first round).
+// New checks cfg, applies its defaults, reads --jobs.file and returns a watcher that has not
+// polled yet, every project's "jobs" source registered with cfg.Status (up until its first round).
 func New(cfg Config) (*Watcher, error) {
 	if err := CheckConfig(cfg); err != nil {
 		return nil, err
@@ -165,10 +163,8 @@ func New(cfg Config) (*Watcher, error) {
 	return w, nil
 }
 
-// Watch adds a job of one of the configured projects to the watched ones,
-// read at the next poll; the remediation webhook watches the jobs it
-// creates this way. An unknown project or an id that cannot be read is
-// refused.
+// Watch adds a job of a configured project to the watched ones, read at once; the remediation
+// webhook watches the jobs it creates this way. An unknown project or an unreadable id is refused.
 func (w *Watcher) Watch(project, id string) error {
 	if err := checkJobID(id); err != nil {
 		return err
@@ -187,9 +183,8 @@ func (w *Watcher) Watch(project, id string) error {
 	return nil
 }
 
-// Lookup returns what the watcher knows of one job: its status as last
-// read ("" before the first read or after a 404), its pull request ("" when
-// none) and whether it has been read.
+// Lookup returns one job's status as last read ("" before a read or after a 404), its pull
+// request ("" when none) and whether it has been read.
 func (w *Watcher) Lookup(project, id string) (status client.JobStatus, prLink string, known bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -237,10 +232,9 @@ func (w *Watcher) checkFile() {
 	}
 }
 
-// updateMembership sets why each job is watched from the --jobs.id ids, the
-// file's last good list and, when listed is not nil, the v1 listing of the
-// projects it has a key for; jobs that no longer have a reason are dropped.
-// The caller holds w.mu, or w is not shared yet.
+// updateMembership sets why each job is watched from --jobs.id, the file's last good list, Watch
+// and the v1 listing of the projects listed has; jobs left without a reason are dropped. The
+// caller holds w.mu, or w is not shared yet.
 func (w *Watcher) updateMembership(listed map[string][]client.LegacySession) {
 	for _, p := range w.projects {
 		for _, e := range p.jobs {
@@ -292,12 +286,10 @@ func (w *Watcher) updateMembership(listed map[string][]client.LegacySession) {
 	}
 }
 
-// Poll runs one round: it re-reads --jobs.file if it changed, lists the
-// jobs of every project when discovery is on, then reads every job that is
-// due (non-terminal jobs every PollInterval, terminal ones every
-// TerminalInterval) with bounded concurrency. Projects paused after a 429
-// are skipped until the pause ends. Each project's round is reported to the
-// Status as succeeded or failed; a job that answers 404 does not fail it.
+// Poll runs one round: it re-reads a changed --jobs.file, lists every project's jobs when
+// discovering, then reads the jobs due (non-terminal every PollInterval, terminal every
+// TerminalInterval), skipping projects paused after a 429. Each project's round is reported
+// to the Status; a job that answers 404 does not fail it.
 func (w *Watcher) Poll(ctx context.Context) {
 	w.pollMu.Lock()
 	defer w.pollMu.Unlock()
@@ -341,11 +333,9 @@ func (w *Watcher) Poll(ctx context.Context) {
 	w.finish(start, active)
 }
 
-// discover lists the jobs of every project of the round through the v1
-// listing. Projects whose listing failed are absent from the result. A
-// failed listing fails the round, but the known jobs are still read unless
-// the key was refused or the project is rate limited: the deprecated
-// listing may break on its own.
+// discover lists the jobs of the rounds' projects through the v1 listing (a failed one is absent
+// from the result). A failed listing fails the round, but the known jobs are still read unless
+// the key was refused or the project is rate limited: the deprecated listing may break on its own.
 func (w *Watcher) discover(ctx context.Context, rounds []*jobsRound) map[string][]client.LegacySession {
 	listed := make(map[string][]client.LegacySession)
 	for _, r := range rounds {
@@ -365,8 +355,7 @@ func (w *Watcher) discover(ctx context.Context, rounds []*jobsRound) map[string]
 	return listed
 }
 
-// finish reports every project's round to the Status and logs changes of
-// state.
+// finish reports every project's round to the Status and logs changes of state.
 func (w *Watcher) finish(start time.Time, rounds []*jobsRound) {
 	end := w.cfg.Now()
 	dur := end.Sub(start)

@@ -94,8 +94,7 @@ var ruleName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 // ParseConfig parses and validates a configuration file's content. Errors
 // name the rule and the field at fault.
 func ParseConfig(data []byte) (*Config, error) {
-	// absent (or null) fields keep these defaults
-	c := &Config{DryRun: true, MaxPerProjectPerHour: DefaultMaxPerProjectPerHour, MaxPerDay: DefaultMaxPerDay}
+	c := &Config{DryRun: true, MaxPerProjectPerHour: DefaultMaxPerProjectPerHour, MaxPerDay: DefaultMaxPerDay} // absent fields keep these
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(c); err != nil {

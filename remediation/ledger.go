@@ -17,8 +17,7 @@ import (
 // LedgerSuffix is appended to --cache.file to name the ledger's file.
 const LedgerSuffix = ".remediation"
 
-// MaxLedgerBytes caps what is read of the ledger: a key takes about 300
-// bytes, so this holds tens of thousands.
+// MaxLedgerBytes caps what is read of the ledger: tens of thousands of keys of about 300 bytes.
 const MaxLedgerBytes = 16 << 20
 
 // ledgerFormat and ledgerVersion identify the ledger's file.
@@ -30,26 +29,17 @@ const (
 // Entry is what the ledger remembers of one key: the job created for it
 // and when the key last acted.
 type Entry struct {
-	Key     string `json:"key"`
-	Rule    string `json:"rule"`
-	Project string `json:"project"`
-	// JobID is the job created for the key; "" when the creation's answer
-	// never came (then Ended is set and the cooldown applies).
-	JobID string `json:"jobId,omitempty"`
-	// Created is when the job was asked for.
-	Created time.Time `json:"created"`
-	// Pending is true from just before the create request until its answer
-	// is recorded: an entry still pending after a restart may have created
-	// a job, so it is treated as ended at Created.
-	Pending bool `json:"pending,omitempty"`
-	// Messaged is when the last follow-up message was sent (zero: none).
-	Messaged time.Time `json:"messaged"`
-	// Ended is when the job was first seen completed, archived or failed
-	// (zero while it is active).
-	Ended time.Time `json:"ended"`
-	// Values fingerprints the alert's annotations last acted on: a
-	// follow-up needs new values.
-	Values string `json:"values"`
+	Key     string    `json:"key"`
+	Rule    string    `json:"rule"`
+	Project string    `json:"project"`
+	JobID   string    `json:"jobId,omitempty"` // "" when the create's answer never came (then Ended is set: the cooldown applies)
+	Created time.Time `json:"created"`         // when the job was asked for
+	// Pending is set from just before the create request until its answer is
+	// recorded: pending after a restart, it may have created a job, so it ends at Created.
+	Pending  bool      `json:"pending,omitempty"`
+	Messaged time.Time `json:"messaged"` // the last follow-up sent (zero: none)
+	Ended    time.Time `json:"ended"`    // when the job was first seen terminal (zero while active)
+	Values   string    `json:"values"`   // fingerprints the annotations last acted on: a follow-up needs new ones
 }
 
 // lastAction is when the key last created or messaged.
@@ -82,12 +72,10 @@ type ledger struct {
 	actions []action
 }
 
-// openLedger reads the ledger at path ("" keeps it in memory only). A
-// missing file is an empty ledger; an unreadable one is an error, since
-// starting without it could create a second job for a key. Times later
-// than now (a clock that was wrong, a file edited) are clamped to now, so
-// an action dated years ahead cannot keep a project capped until then;
-// clamped counts them, for the caller to log.
+// openLedger reads the ledger at path ("" keeps it in memory only). A missing file is
+// empty; an unreadable one is an error, since starting without it could create a second
+// job for a key. Times after now (a wrong clock) are clamped to now, so an action dated
+// years ahead cannot keep a project capped until then; clamped counts them.
 func openLedger(path string, now time.Time) (l *ledger, clamped int, err error) {
 	l = &ledger{path: path, entries: map[string]*Entry{}}
 	if path == "" {
