@@ -121,8 +121,9 @@ func CheckConfig(cfg Config) error {
 	return nil
 }
 
-// New checks cfg, applies its defaults, reads --jobs.file and returns a watcher that has not
-// polled yet, every project's "jobs" source registered with cfg.Status (up until its first round).
+// New checks cfg, applies its defaults, reads --jobs.file once
+// and returns a watcher that has not polled yet. Every project's "jobs"
+// source is registered with cfg.Status (as up until its first round).
 func New(cfg Config) (*Watcher, error) {
 	if err := CheckConfig(cfg); err != nil {
 		return nil, err
@@ -163,8 +164,10 @@ func New(cfg Config) (*Watcher, error) {
 	return w, nil
 }
 
-// Watch adds a job of a configured project to the watched ones, read at once; the remediation
-// webhook watches the jobs it creates this way. An unknown project or an unreadable id is refused.
+// Watch adds a job of one of the configured projects to the watched ones,
+// read at the next poll; the remediation webhook watches the jobs it
+// creates this way. An unknown project or an id that cannot be read is
+// refused.
 func (w *Watcher) Watch(project, id string) error {
 	if err := checkJobID(id); err != nil {
 		return err
@@ -183,8 +186,9 @@ func (w *Watcher) Watch(project, id string) error {
 	return nil
 }
 
-// Lookup returns one job's status as last read ("" before a read or after a 404), its pull
-// request ("" when none) and whether it has been read.
+// Lookup returns what the watcher knows of one job: its status as last
+// read ("" before the first read or after a 404), its pull request ("" when
+// none) and whether it has been read.
 func (w *Watcher) Lookup(project, id string) (status client.JobStatus, prLink string, known bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -232,9 +236,10 @@ func (w *Watcher) checkFile() {
 	}
 }
 
-// updateMembership sets why each job is watched from --jobs.id, the file's last good list, Watch
-// and the v1 listing of the projects listed has; jobs left without a reason are dropped. The
-// caller holds w.mu, or w is not shared yet.
+// updateMembership sets why each job is watched from the --jobs.id ids, the
+// file's last good list and, when listed is not nil, the v1 listing of the
+// projects it has a key for; jobs that no longer have a reason are dropped.
+// The caller holds w.mu, or w is not shared yet.
 func (w *Watcher) updateMembership(listed map[string][]client.LegacySession) {
 	for _, p := range w.projects {
 		for _, e := range p.jobs {

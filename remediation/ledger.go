@@ -29,17 +29,26 @@ const (
 // Entry is what the ledger remembers of one key: the job created for it
 // and when the key last acted.
 type Entry struct {
-	Key     string    `json:"key"`
-	Rule    string    `json:"rule"`
-	Project string    `json:"project"`
-	JobID   string    `json:"jobId,omitempty"` // "" when the create's answer never came (then Ended is set: the cooldown applies)
-	Created time.Time `json:"created"`         // when the job was asked for
-	// Pending is set from just before the create request until its answer is
-	// recorded: pending after a restart, it may have created a job, so it ends at Created.
-	Pending  bool      `json:"pending,omitempty"`
-	Messaged time.Time `json:"messaged"` // the last follow-up sent (zero: none)
-	Ended    time.Time `json:"ended"`    // when the job was first seen terminal (zero while active)
-	Values   string    `json:"values"`   // fingerprints the annotations last acted on: a follow-up needs new ones
+	Key     string `json:"key"`
+	Rule    string `json:"rule"`
+	Project string `json:"project"`
+	// JobID is the job created for the key; "" when the creation's answer
+	// never came (then Ended is set and the cooldown applies).
+	JobID string `json:"jobId,omitempty"`
+	// Created is when the job was asked for.
+	Created time.Time `json:"created"`
+	// Pending is true from just before the create request until its answer
+	// is recorded: an entry still pending after a restart may have created
+	// a job, so it is treated as ended at Created.
+	Pending bool `json:"pending,omitempty"`
+	// Messaged is when the last follow-up message was sent (zero: none).
+	Messaged time.Time `json:"messaged"`
+	// Ended is when the job was first seen completed, archived or failed
+	// (zero while it is active).
+	Ended time.Time `json:"ended"`
+	// Values fingerprints the alert's annotations last acted on: a
+	// follow-up needs new values.
+	Values string `json:"values"`
 }
 
 // lastAction is when the key last created or messaged.
