@@ -360,7 +360,8 @@ func (w *Watcher) discover(ctx context.Context, rounds []*jobsRound) map[string]
 	return listed
 }
 
-// finish reports every project's round to the Status and logs changes of state.
+// finish reports every project's round to the Status and logs changes of
+// state.
 func (w *Watcher) finish(start time.Time, rounds []*jobsRound) {
 	end := w.cfg.Now()
 	dur := end.Sub(start)
