@@ -67,7 +67,11 @@ func (w *Watcher) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(jobInfoDesc, prometheus.GaugeValue, 1, project, jobID, exposition.SanitizeLabel(j.Model),
 				exposition.SanitizeLabel(j.Source.Repository), exposition.SanitizeLabel(deref(j.Source.Ref)), strconv.FormatBool(deref(j.PRLink) != ""))
 			for _, s := range client.JobStatuses {
-				ch <- prometheus.MustNewConstMetric(jobStatusDesc, prometheus.GaugeValue, gauge(string(s) == status), project, jobID, string(s))
+				v := 0.0
+				if string(s) == status {
+					v = 1
+				}
+				ch <- prometheus.MustNewConstMetric(jobStatusDesc, prometheus.GaugeValue, v, project, jobID, string(s))
 			}
 			if !j.Status.Known() {
 				ch <- prometheus.MustNewConstMetric(jobStatusDesc, prometheus.GaugeValue, 1, project, jobID, status)
@@ -123,12 +127,4 @@ func deref[T any](p *T) (v T) {
 		v = *p
 	}
 	return v
-}
-
-// gauge is 1 for true, 0 for false.
-func gauge(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
 }

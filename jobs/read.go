@@ -46,15 +46,13 @@ func (w *Watcher) readAll(ctx context.Context, start time.Time, reads []jobsRead
 			<-sem
 			continue
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			defer func() { <-sem }()
 			job, err := w.cfg.Client.GetJob(ctx, rd.round.project, rd.id)
 			w.mu.Lock()
 			defer w.mu.Unlock()
 			w.applyRead(ctx, start, rd, job, err)
-		}()
+		})
 	}
 	wg.Wait()
 }

@@ -45,8 +45,7 @@ type Config struct {
 	File     string
 	Discover bool // --jobs.discover: also watch what each project's deprecated v1 listing lists at every poll
 	Added    bool // allows a watcher with nothing to watch but what Watch adds
-	// PollInterval (--jobs.poll-interval) is how often non-terminal jobs are
-	// re-read and Run polls; DefaultPollInterval when zero.
+	// PollInterval (--jobs.poll-interval) is how often Run polls; DefaultPollInterval when zero.
 	PollInterval time.Duration
 	// TerminalInterval is how often terminal jobs are re-read (a completed one
 	// may still be archived); max(MinTerminalInterval, 10 × PollInterval) when zero.
@@ -292,12 +291,10 @@ func (w *Watcher) updateMembership(listed map[string][]client.LegacySession) {
 	}
 }
 
-// Poll runs one round: it re-reads --jobs.file if it changed, lists the
-// jobs of every project when discovery is on, then reads every job that is
-// due (non-terminal jobs every PollInterval, terminal ones every
-// TerminalInterval) with bounded concurrency. Projects paused after a 429
-// are skipped until the pause ends. Each project's round is reported to the
-// Status as succeeded or failed; a job that answers 404 does not fail it.
+// Poll runs one round: it re-reads a changed --jobs.file, lists every project's jobs when
+// discovering, then reads the jobs due (non-terminal every PollInterval, terminal every
+// TerminalInterval), skipping projects paused after a 429. Each project's round is reported
+// to the Status; a job that answers 404 does not fail it.
 func (w *Watcher) Poll(ctx context.Context) {
 	w.pollMu.Lock()
 	defer w.pollMu.Unlock()
@@ -341,11 +338,9 @@ func (w *Watcher) Poll(ctx context.Context) {
 	w.finish(start, active)
 }
 
-// discover lists the jobs of every project of the round through the v1
-// listing. Projects whose listing failed are absent from the result. A
-// failed listing fails the round, but the known jobs are still read unless
-// the key was refused or the project is rate limited: the deprecated
-// listing may break on its own.
+// discover lists the jobs of the rounds' projects through the v1 listing (a failed one is absent
+// from the result). A failed listing fails the round, but the known jobs are still read unless
+// the key was refused or the project is rate limited: the deprecated listing may break on its own.
 func (w *Watcher) discover(ctx context.Context, rounds []*jobsRound) map[string][]client.LegacySession {
 	listed := make(map[string][]client.LegacySession)
 	for _, r := range rounds {

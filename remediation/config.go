@@ -63,17 +63,24 @@ type Config struct {
 	DryRun               bool    `yaml:"dry_run"`
 	MaxPerProjectPerHour int     `yaml:"max_per_project_per_hour"`
 	MaxPerDay            int     `yaml:"max_per_day"`
-	Rules                []*Rule `yaml:"-"`
+	Rules                []*Rule `yaml:"rules"`
 }
 
 // Rule turns the alerts it matches into jobs of one key each.
 type Rule struct {
-	Name string
+	Name string `yaml:"name"`
 	// Match holds labels that an alert must all have, with these values.
-	Match           map[string]string
-	Cooldown        time.Duration
-	FollowUpEvery   time.Duration
-	AllowPublicText bool
+	Match           map[string]string `yaml:"match"`
+	Cooldown        time.Duration     `yaml:"-"`
+	FollowUpEvery   time.Duration     `yaml:"-"`
+	AllowPublicText bool              `yaml:"allow_public_text"`
+	// File holds the rule's other fields as the file gives them.
+	File struct {
+		Project, Key, Prompt string
+		FollowUp             string          `yaml:"follow_up"`
+		Cooldown             *model.Duration `yaml:"cooldown"`
+		FollowUpEvery        *model.Duration `yaml:"follow_up_every"`
+	} `yaml:",inline"`
 
 	project, key, prompt, followUp *template.Template
 	// reads holds, by template name, the labels it names (.Labels.x,
@@ -82,73 +89,56 @@ type Rule struct {
 	reads map[string][]string
 }
 
-type fileRule struct {
-	Name            string            `yaml:"name"`
-	Match           map[string]string `yaml:"match"`
-	Project         string            `yaml:"project"`
-	Key             string            `yaml:"key"`
-	Cooldown        *model.Duration   `yaml:"cooldown"`
-	Prompt          string            `yaml:"prompt"`
-	FollowUp        string            `yaml:"follow_up"`
-	FollowUpEvery   *model.Duration   `yaml:"follow_up_every"`
-	AllowPublicText bool              `yaml:"allow_public_text"`
-}
-
 var ruleName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 
 // ParseConfig parses and validates a configuration file's content. Errors
 // name the rule and the field at fault.
 func ParseConfig(data []byte) (*Config, error) {
-	f := struct { // the file; absent (or null) fields keep these defaults
-		Config `yaml:",inline"`
-		Rules  []fileRule `yaml:"rules"`
-	}{Config: Config{DryRun: true, MaxPerProjectPerHour: DefaultMaxPerProjectPerHour, MaxPerDay: DefaultMaxPerDay}}
+	c := &Config{DryRun: true, MaxPerProjectPerHour: DefaultMaxPerProjectPerHour, MaxPerDay: DefaultMaxPerDay} // absent fields keep these
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	if err := dec.Decode(&f); err != nil {
+	if err := dec.Decode(c); err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, errors.New("the file is empty: it needs at least one rule")
 		}
 		return nil, fmt.Errorf("not a remediation configuration: %s", oneLine(err.Error()))
 	}
-	c := &f.Config
+	c.Rules = slices.DeleteFunc(c.Rules, func(r *Rule) bool { return r == nil }) // a null rule is skipped
 	switch {
 	case c.MaxPerProjectPerHour < 1 || c.MaxPerProjectPerHour > APIMaxPerProjectPerHour:
 		return nil, fmt.Errorf("max_per_project_per_hour must be 1 to %d (the API's limit), not %d", APIMaxPerProjectPerHour, c.MaxPerProjectPerHour)
 	case c.MaxPerDay < 1:
 		return nil, fmt.Errorf("max_per_day must be at least 1, not %d", c.MaxPerDay)
-	case len(f.Rules) == 0:
+	case len(c.Rules) == 0:
 		return nil, errors.New("no rules: add at least one rule under \"rules\"")
 	}
-	for i, fr := range f.Rules {
-		r, err := parseRule(fr)
-		if err != nil {
-			return nil, fmt.Errorf("rule %s: %w", cmp.Or(fr.Name, "#"+strconv.Itoa(i+1)), err)
+	for i, r := range c.Rules {
+		if err := r.parse(); err != nil {
+			return nil, fmt.Errorf("rule %s: %w", cmp.Or(r.Name, "#"+strconv.Itoa(i+1)), err)
 		}
-		if slices.ContainsFunc(c.Rules, func(o *Rule) bool { return o.Name == r.Name }) {
+		if slices.ContainsFunc(c.Rules[:i], func(o *Rule) bool { return o.Name == r.Name }) {
 			return nil, fmt.Errorf("rule %s: the name is used twice", r.Name)
 		}
-		c.Rules = append(c.Rules, r)
 	}
 	return c, nil
 }
 
-func parseRule(fr fileRule) (*Rule, error) {
-	r := &Rule{Name: fr.Name, Match: fr.Match, AllowPublicText: fr.AllowPublicText,
-		Cooldown: DefaultCooldown, FollowUpEvery: DefaultFollowUpEvery, reads: map[string][]string{}}
-	if !ruleName.MatchString(fr.Name) {
-		return nil, errors.New("name: want 1 to 64 letters, digits, '_', '.' or '-'")
+// parse checks r as decoded and parses its templates.
+func (r *Rule) parse() error {
+	r.Cooldown, r.FollowUpEvery, r.reads = DefaultCooldown, DefaultFollowUpEvery, map[string][]string{}
+	if !ruleName.MatchString(r.Name) {
+		return errors.New("name: want 1 to 64 letters, digits, '_', '.' or '-'")
 	}
-	if len(fr.Match) == 0 {
-		return nil, errors.New("match: give at least one label, such as {alertname: MintlifyPageThumbsDownRising}")
+	if len(r.Match) == 0 {
+		return errors.New("match: give at least one label, such as {alertname: MintlifyPageThumbsDownRising}")
 	}
-	if fr.Cooldown != nil {
-		r.Cooldown = time.Duration(*fr.Cooldown)
+	if r.File.Cooldown != nil {
+		r.Cooldown = time.Duration(*r.File.Cooldown)
 	}
-	if fr.FollowUpEvery != nil {
-		r.FollowUpEvery = time.Duration(*fr.FollowUpEvery)
+	if r.File.FollowUpEvery != nil {
+		r.FollowUpEvery = time.Duration(*r.File.FollowUpEvery)
 		if r.FollowUpEvery <= 0 {
-			return nil, errors.New("follow_up_every must be positive")
+			return errors.New("follow_up_every must be positive")
 		}
 	}
 	var err error
@@ -158,34 +148,34 @@ func parseRule(fr fileRule) (*Rule, error) {
 		required bool
 		out      **template.Template
 	}{
-		{"project", fr.Project, true, &r.project},
-		{"key", fr.Key, true, &r.key},
-		{"prompt", fr.Prompt, true, &r.prompt},
-		{"follow_up", fr.FollowUp, false, &r.followUp},
+		{"project", r.File.Project, true, &r.project},
+		{"key", r.File.Key, true, &r.key},
+		{"prompt", r.File.Prompt, true, &r.prompt},
+		{"follow_up", r.File.FollowUp, false, &r.followUp},
 	} {
 		if strings.TrimSpace(t.text) == "" {
 			if t.required {
-				return nil, fmt.Errorf("%s is required", t.field)
+				return fmt.Errorf("%s is required", t.field)
 			}
 			continue
 		}
 		tmpl := template.New(t.field).Funcs(template.FuncMap{"quote": strconv.Quote}) // quote: a value as quoted data
 		if *t.out, err = tmpl.Option("missingkey=zero").Parse(t.text); err != nil {
-			return nil, fmt.Errorf("%s: %s", t.field, oneLine(err.Error()))
+			return fmt.Errorf("%s: %s", t.field, oneLine(err.Error()))
 		}
 		labels, annotations := readsIn(*t.out)
 		if !r.AllowPublicText {
 			if annotations {
-				return nil, fmt.Errorf("%s reads .Annotations, which may hold text typed by the public (a search term): a prompt must not carry it unless the rule says allow_public_text: true (docs/remediation.md explains the risk)", t.field)
+				return fmt.Errorf("%s reads .Annotations, which may hold text typed by the public (a search term): a prompt must not carry it unless the rule says allow_public_text: true (docs/remediation.md explains the risk)", t.field)
 			}
 			if i := slices.IndexFunc(labels, IsPublicLabel); i >= 0 {
 				l := labels[i]
-				return nil, fmt.Errorf("%s reads .Labels.%s, which may hold text typed by the public (a search term; label names are compared as a person reads them: %q reads as %q): a prompt must not carry it unless the rule says allow_public_text: true (docs/remediation.md explains the risk)", t.field, l, l, foldName(l))
+				return fmt.Errorf("%s reads .Labels.%s, which may hold text typed by the public (a search term; label names are compared as a person reads them: %q reads as %q): a prompt must not carry it unless the rule says allow_public_text: true (docs/remediation.md explains the risk)", t.field, l, l, foldName(l))
 			}
 		}
 		r.reads[t.field] = labels
 	}
-	return r, nil
+	return nil
 }
 
 // readsIn returns the labels that the templates of t's set (its own, and

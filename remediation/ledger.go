@@ -17,8 +17,7 @@ import (
 // LedgerSuffix is appended to --cache.file to name the ledger's file.
 const LedgerSuffix = ".remediation"
 
-// MaxLedgerBytes caps what is read of the ledger: a key takes about 300
-// bytes, so this holds tens of thousands.
+// MaxLedgerBytes caps what is read of the ledger: tens of thousands of keys of about 300 bytes.
 const MaxLedgerBytes = 16 << 20
 
 // ledgerFormat and ledgerVersion identify the ledger's file.
@@ -82,12 +81,10 @@ type ledger struct {
 	actions []action
 }
 
-// openLedger reads the ledger at path ("" keeps it in memory only). A
-// missing file is an empty ledger; an unreadable one is an error, since
-// starting without it could create a second job for a key. Times later
-// than now (a clock that was wrong, a file edited) are clamped to now, so
-// an action dated years ahead cannot keep a project capped until then;
-// clamped counts them, for the caller to log.
+// openLedger reads the ledger at path ("" keeps it in memory only). A missing file is
+// empty; an unreadable one is an error, since starting without it could create a second
+// job for a key. Times after now (a wrong clock) are clamped to now, so an action dated
+// years ahead cannot keep a project capped until then; clamped counts them.
 func openLedger(path string, now time.Time) (l *ledger, clamped int, err error) {
 	l = &ledger{path: path, entries: map[string]*Entry{}}
 	if path == "" {
