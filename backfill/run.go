@@ -208,7 +208,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		// The exporter's next save would drop the days added beside it.
 		lock, err := statefile.Lock(cfg.CacheFile)
 		if errors.Is(err, statefile.ErrLocked) {
-			return nil, fmt.Errorf("--cache.file=%s is in use by a running exporter (PID %s): stop it, run backfill, then start it again (its next save would drop the days added), or leave out --cache.file", cfg.CacheFile, statefile.Holder(cfg.CacheFile))
+			return nil, fmt.Errorf("--cache.file=%s is in use by a running exporter (PID %s): stop it, run backfill, then start it again (its next save would drop the days added), or leave out --cache.file", cfg.CacheFile, statefile.Holder(cfg.CacheFile+statefile.LockSuffix))
 		}
 		if err != nil {
 			return nil, fmt.Errorf("--cache.file=%s: %w", cfg.CacheFile, err)

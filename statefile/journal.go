@@ -226,21 +226,10 @@ func (j *Journal) compactLocked() error {
 	// The new journal is locked before it takes the old one's place, so
 	// that it is never unlocked while this exporter runs, and appends go
 	// to the file this exporter made, never through a link.
-	f, err := newLockFile(j.path, buf)
-	if err == nil {
-		err = f.Sync()
-		if err == nil {
-			err = os.Rename(f.Name(), j.path)
-		}
-		if err != nil {
-			os.Remove(f.Name())
-			f.Close()
-		}
-	}
+	f, err := replaceLocked(j.path, buf)
 	if err != nil {
 		return fmt.Errorf("rewrite the budget journal: %w", err)
 	}
-	syncDir(filepath.Dir(j.path))
 	if j.f != nil {
 		j.f.Close()
 	}
