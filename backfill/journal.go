@@ -155,26 +155,25 @@ func openJournal(path string, args []string, prior journal) (j *journal, err err
 	if j.sent == nil {
 		j.sent = map[key]bool{}
 	}
-	resume := prior.validLen > 0
-	flag, verb := os.O_WRONLY|os.O_APPEND, "opening"
-	if !resume {
-		flag, verb = flag|os.O_CREATE, "creating"
+	if prior.validLen > 0 {
+		if j.f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0); err != nil {
+			return nil, fmt.Errorf("opening the journal: %w", err)
+		}
+		if err := j.f.Truncate(prior.validLen); err != nil { // drop a torn last line
+			j.f.Close()
+			return nil, fmt.Errorf("repairing the journal %s: %w", path, err)
+		}
+		return j, nil
 	}
 	// 0600: the journal records the arguments of the run.
-	if j.f, err = os.OpenFile(path, flag, 0o600); err != nil {
-		return nil, fmt.Errorf("%s the journal: %w", verb, err)
+	if j.f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600); err != nil {
+		return nil, fmt.Errorf("creating the journal: %w", err)
 	}
-	// Drop a torn last line, or all of a journal started over.
-	if err = j.f.Truncate(prior.validLen); err != nil {
-		err = fmt.Errorf("repairing the journal %s: %w", path, err)
-	} else if !resume {
-		if err = j.f.Chmod(0o600); err != nil { // a file truncated keeps its mode
-			err = fmt.Errorf("creating the journal: %w", err)
-		} else {
-			err = j.writeJSON(header{Journal: journalMagic, Version: journalVersion, Args: args})
-		}
+	if err := j.f.Chmod(0o600); err != nil { // a file truncated keeps its mode
+		j.f.Close()
+		return nil, fmt.Errorf("creating the journal: %w", err)
 	}
-	if err != nil {
+	if err := j.writeJSON(header{Journal: journalMagic, Version: journalVersion, Args: args}); err != nil {
 		j.f.Close()
 		return nil, err
 	}
