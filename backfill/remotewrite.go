@@ -366,7 +366,7 @@ func (r *runner) sendUnsent(ctx context.Context) error {
 	if rw == nil {
 		return nil
 	}
-	for _, b := range batches(r.journal.unsent(r.sources)) {
+	for _, b := range batches(r.journal.unsent(r.res.Sources)) {
 		req, n := writeRequest(b, r.cfg.Labels)
 		retry := 0
 		err := rw.send(ctx, req, func(err error) {

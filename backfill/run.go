@@ -153,10 +153,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	res := &Result{Days: len(days)}
 	own := map[string][]string{} // each family's own label names
-	var names []string           // of all enabled sources, in order
 	var sources []engine.Source  // those that support the run's window
 	for _, s := range cfg.Sources {
-		names = append(names, s.Name())
 		for _, f := range s.Families() {
 			own[f.Name] = f.Labels
 		}
@@ -208,7 +206,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		// The exporter's next save would drop the days added beside it.
 		lock, err := statefile.Lock(cfg.CacheFile)
 		if errors.Is(err, statefile.ErrLocked) {
-			return nil, fmt.Errorf("--cache.file=%s is in use by a running exporter (PID %s): stop it, run backfill, then start it again (its next save would drop the days added), or leave out --cache.file", cfg.CacheFile, statefile.Holder(cfg.CacheFile))
+			return nil, fmt.Errorf("--cache.file=%s is in use by a running exporter (PID %s): stop it, run backfill, then start it again (its next save would drop the days added), or leave out --cache.file", cfg.CacheFile, statefile.Holder(cfg.CacheFile+statefile.LockSuffix))
 		}
 		if err != nil {
 			return nil, fmt.Errorf("--cache.file=%s: %w", cfg.CacheFile, err)
@@ -253,7 +251,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		sent = append(sent, slices.Repeat([]time.Time{e.At}, max(e.Requests, 0))...)
 	}
 	cfg.Budget.Restore(sent, time.Time{})
-	r := &runner{cfg: cfg, res: res, journal: j, todo: todo, sources: names}
+	r := &runner{cfg: cfg, res: res, journal: j, todo: todo}
 	cfg.Budget.Pace(func(ctx context.Context, t time.Time) error {
 		r.waiting(t, "the request budget")
 		return cfg.WaitUntil(ctx, t)
@@ -302,12 +300,12 @@ func (cfg Config) priorRun(jpath string, args []string) (prior journal, refusal,
 func (r *runner) finish(runErr error) error {
 	cfg, res, j := r.cfg, r.res, r.journal
 	if cfg.RemoteWrite == nil {
-		if err := writeAtomic(cfg.Output, func(w io.Writer) error { return render(w, j.entries, r.sources, cfg.Labels) }); err != nil {
+		if err := writeAtomic(cfg.Output, func(w io.Writer) error { return render(w, j.entries, res.Sources, cfg.Labels) }); err != nil {
 			return errors.Join(runErr, err)
 		}
 		res.Written = true
 	} else {
-		res.Written = len(j.unsent(r.sources)) == 0
+		res.Written = len(j.unsent(res.Sources)) == 0
 	}
 	clean := runErr == nil && !res.Interrupted
 	if cfg.CacheFile != "" && clean {
@@ -363,7 +361,6 @@ type runner struct {
 	res       *Result
 	journal   *journal
 	todo      []fetch
-	sources   []string  // the names of all enabled sources, in order
 	estimated bool      // the estimate from the first day was printed
 	drawn     bool      // the bar is on screen
 	waitNote  time.Time // the wait last reported on a non-terminal

@@ -85,23 +85,19 @@ type PathsClient interface {
 // views (page view events; traffic "other" makes sum() over traffic the
 // total). A site window is one request; a full window a client.PathsWalk.
 type Paths struct {
-	*pathsKind
-	client PathsClient
-	walk   client.WalkOptions
-	filter PathFilter
-}
-
-// pathsKind is what tells visitors from views.
-type pathsKind struct {
 	base
 	ep       client.Endpoint
 	build    func(u engine.Unit, res pathsUnit, out *engine.Result)
 	additive bool
+	client   PathsClient
+	walk     client.WalkOptions
+	filter   PathFilter
 }
 
+// visitors and views are what tells the two apart; newPaths copies them.
 var (
-	visitors = &pathsKind{base: base{name: "visitors", families: visitorsFamilies}, ep: client.EndpointVisitors, build: buildVisitors}
-	views    = &pathsKind{base: base{name: "views", families: viewsFamilies}, ep: client.EndpointViews, build: buildViews, additive: true}
+	visitors = &Paths{base: base{name: "visitors", families: visitorsFamilies}, ep: client.EndpointVisitors, build: buildVisitors}
+	views    = &Paths{base: base{name: "views", families: viewsFamilies}, ep: client.EndpointViews, build: buildViews, additive: true}
 )
 
 // The descriptors of the two paths sources.
@@ -114,7 +110,7 @@ var (
 
 const pathsCost = "1 request per 250 paths"
 
-func (k *pathsKind) source(c Client, o Options) engine.Source { return newPaths(k, c, o) }
+func (k *Paths) source(c Client, o Options) engine.Source { return newPaths(k, c, o) }
 
 // NewVisitors returns the visitors source.
 func NewVisitors(c PathsClient, o Options) *Paths { return newPaths(visitors, c, o) }
@@ -122,12 +118,14 @@ func NewVisitors(c PathsClient, o Options) *Paths { return newPaths(visitors, c,
 // NewViews returns the views source.
 func NewViews(c PathsClient, o Options) *Paths { return newPaths(views, c, o) }
 
-func newPaths(k *pathsKind, c PathsClient, o Options) *Paths {
-	walk := client.WalkOptions{PageSize: o.PageSize, MaxPages: o.MaxPages}
+func newPaths(k *Paths, c PathsClient, o Options) *Paths {
+	p := *k
+	p.client, p.filter = c, o.Filter
+	p.walk = client.WalkOptions{PageSize: o.PageSize, MaxPages: o.MaxPages}
 	if o.Filter.MaxPaths > 0 { // a walk may stop at the top MaxPaths when rows come sorted by total
-		walk.Top, walk.Keep = o.Filter.MaxPaths, o.Filter.keeps
+		p.walk.Top, p.walk.Keep = o.Filter.MaxPaths, o.Filter.keeps
 	}
-	return &Paths{pathsKind: k, client: c, walk: walk, filter: o.Filter}
+	return &p
 }
 
 // The visitors families, in exposition order.

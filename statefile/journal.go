@@ -137,15 +137,12 @@ func (j *Journal) Spent(t time.Time) error {
 			return err
 		}
 	}
-	if j.f != nil && !namesFile(j.path, j.f) {
-		// Removed or replaced under this exporter (which holds the
-		// lock): written again from memory, not appended to a ghost.
+	// Long, or removed or replaced under this exporter (which holds the
+	// lock): written again from memory, not appended to a ghost.
+	if j.f != nil && (!namesFile(j.path, j.f) || j.lines >= j.compactAt) {
 		if err := j.compactLocked(); err != nil {
 			return err
 		}
-	}
-	if err := j.compactIfLongLocked(); err != nil {
-		return err
 	}
 	j.sent = append(j.sent, t)
 	return j.appendLocked('s', t)
@@ -173,21 +170,15 @@ func withoutUnsent(sent, unsent []time.Time) []time.Time {
 func (j *Journal) Paused(until time.Time) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if err := j.compactIfLongLocked(); err != nil {
-		return err
+	if j.f != nil && j.lines >= j.compactAt {
+		if err := j.compactLocked(); err != nil {
+			return err
+		}
 	}
 	if until.After(j.pause) {
 		j.pause = until
 	}
 	return j.appendLocked('p', until)
-}
-
-// compactIfLongLocked compacts at compactAt lines; the caller holds j.mu.
-func (j *Journal) compactIfLongLocked() error {
-	if j.f == nil || j.lines < j.compactAt {
-		return nil
-	}
-	return j.compactLocked()
 }
 
 func (j *Journal) appendLocked(kind byte, t time.Time) error {
@@ -226,21 +217,10 @@ func (j *Journal) compactLocked() error {
 	// The new journal is locked before it takes the old one's place, so
 	// that it is never unlocked while this exporter runs, and appends go
 	// to the file this exporter made, never through a link.
-	f, err := newLockFile(j.path, buf)
-	if err == nil {
-		err = f.Sync()
-		if err == nil {
-			err = os.Rename(f.Name(), j.path)
-		}
-		if err != nil {
-			os.Remove(f.Name())
-			f.Close()
-		}
-	}
+	f, err := replaceLocked(j.path, buf)
 	if err != nil {
 		return fmt.Errorf("rewrite the budget journal: %w", err)
 	}
-	syncDir(filepath.Dir(j.path))
 	if j.f != nil {
 		j.f.Close()
 	}

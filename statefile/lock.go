@@ -49,7 +49,7 @@ func Lock(path string) (*FileLock, error) {
 		if err := lockFile(f); err != nil {
 			f.Close()
 			if errors.Is(err, errWouldBlock) {
-				return nil, fmt.Errorf("%w: PID %s holds %s; give each exporter its own --cache.file (two on one file spend two request budgets)", ErrLocked, holder(name), name)
+				return nil, fmt.Errorf("%w: PID %s holds %s; give each exporter its own --cache.file (two on one file spend two request budgets)", ErrLocked, Holder(name), name)
 			}
 			return nil, fmt.Errorf("lock %s: %w", name, err)
 		}
@@ -111,22 +111,16 @@ func (l *FileLock) writePID() error {
 		_, _ = l.f.WriteAt(pid, 0)
 		return nil
 	}
-	f, err := newLockFile(l.name, pid)
+	f, err := replaceLocked(l.name, pid)
 	if err != nil {
-		return err
-	}
-	if err := os.Rename(f.Name(), l.name); err != nil {
-		os.Remove(f.Name())
-		f.Close()
 		return fmt.Errorf("replace the lock file %s: %w", l.name, err)
 	}
-	syncDir(filepath.Dir(l.name))
 	l.f.Close()
 	l.f = f
 	return nil
 }
 
-// newLockFile creates a temporary file beside name holding content, locked.
+// newLockFile creates a temporary file beside name holding content, locked and synced.
 func newLockFile(name string, content []byte) (*os.File, error) {
 	f, err := os.CreateTemp(filepath.Dir(name), filepath.Base(name)+".tmp-*")
 	if err != nil {
@@ -136,12 +130,29 @@ func newLockFile(name string, content []byte) (*os.File, error) {
 		err = fmt.Errorf("lock %s: %w", f.Name(), err)
 	} else if _, err = f.Write(content); err != nil {
 		err = fmt.Errorf("write %s: %w", f.Name(), err)
+	} else {
+		err = f.Sync()
 	}
 	if err != nil {
 		os.Remove(f.Name())
 		f.Close()
 		return nil, err
 	}
+	return f, nil
+}
+
+// replaceLocked renames a new file from newLockFile over name and returns it.
+func replaceLocked(name string, content []byte) (*os.File, error) {
+	f, err := newLockFile(name, content)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Rename(f.Name(), name); err != nil {
+		os.Remove(f.Name())
+		f.Close()
+		return nil, err
+	}
+	syncDir(filepath.Dir(name))
 	return f, nil
 }
 
@@ -158,7 +169,7 @@ func (l *FileLock) Held() error {
 		return nil
 	}
 	lost := func() error {
-		return fmt.Errorf("%w: %s was removed or replaced, and another process holds it now (PID %s); stop the other exporter on this --cache.file, then restart this one", ErrLockLost, l.name, holder(l.name))
+		return fmt.Errorf("%w: %s was removed or replaced, and another process holds it now (PID %s); stop the other exporter on this --cache.file, then restart this one", ErrLockLost, l.name, Holder(l.name))
 	}
 	f, err := openRegular(l.name, os.O_RDWR, "the lock file")
 	switch {
@@ -196,12 +207,9 @@ func (l *FileLock) Held() error {
 	return nil
 }
 
-// Holder returns the PID written in the lock file of the cache file at
-// path, or "unknown": who holds it, for an error.
-func Holder(path string) string { return holder(path + LockSuffix) }
-
-// holder returns the PID written in the lock file, or "unknown".
-func holder(name string) string {
+// Holder returns the PID written in the lock file name (the cache file's
+// path plus LockSuffix), or "unknown": who holds it, for an error.
+func Holder(name string) string {
 	b, err := readLimited(name, 64)
 	if err != nil {
 		return "unknown"
