@@ -145,3 +145,17 @@ func TestForecastOverTime(t *testing.T) {
 		t.Errorf("Fresh, not Reserved: %v, want when 11:30 leaves the hour", got[0])
 	}
 }
+
+// TestForecastValuesAtTheReservesRoom: units are valued when an ordinary
+// request next has room, past the reserve: at 12:30:01 here (11:30 leaves
+// the hour; the other request is the reserve), when the second unit's data
+// counts as none, to the second.
+func TestForecastValuesAtTheReservesRoom(t *testing.T) {
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	room := now.Add(30*time.Minute + time.Second)
+	units := []Unit{{Days: 1, Changed: 0.1, Left: 1, Need: 1}, {Days: 1, Changed: 0.05, Left: 1, Need: 1, FreshAt: room}}
+	got := Forecast(units, []time.Time{now.Add(-30 * time.Minute)}, now, 2, 1, 10, time.Second)
+	if want := []time.Time{room.Add(time.Hour + time.Second), room}; !slices.Equal(got, want) {
+		t.Errorf("Forecast = %v, want %v", got, want)
+	}
+}
