@@ -42,11 +42,7 @@ func (r *remediationFlags) webhook(cfg *exporter.Config, basicAuth bool) error {
 			return fmt.Errorf("--remediation.token-file=%s: %v", r.tokenFile, err)
 		}
 	}
-	ledger := ""
-	if cfg.CacheFile != "" {
-		ledger = cfg.CacheFile + remediation.LedgerSuffix
-	}
-	if err := remediation.CheckAuth(rules, rc.Token, rc.BasicAuth, ledger); err != nil {
+	if err := remediation.CheckAuth(rules, rc.Token, rc.BasicAuth, cfg.CacheFile != ""); err != nil {
 		return fmt.Errorf("--remediation.config=%s: %v", r.config, err)
 	}
 	cfg.Remediation = rc
