@@ -56,9 +56,6 @@ func registerBackfill(app *kingpin.Application) *backfillCommand {
 	return b
 }
 
-// demoBackfillPerHour is backfill's budget against the demo's fake.
-const demoBackfillPerHour = 100_000
-
 // run runs the backfill and returns the exit code.
 func (b *backfillCommand) run(ctx context.Context, f *flags, logger log.Logger, stdout, stderr io.Writer) int {
 	fail := func(err error) int {
@@ -78,7 +75,7 @@ func (b *backfillCommand) run(ctx context.Context, f *flags, logger log.Logger, 
 		return fail(err)
 	}
 	if !f.api.requestsPerHourSet && f.demo {
-		cfg.RequestsPerHour = demoBackfillPerHour
+		cfg.RequestsPerHour = 100_000 // the demo's fake has no hourly limit for backfill
 		fmt.Fprintf(stderr, "demo: the synthetic API has no hourly limit for backfill, so the request budget is lifted; against the real API backfill sends %d requests an hour unless --mintlify.requests-per-hour says otherwise\n", backfill.DefaultRequestsPerHour)
 	}
 	bc, err := b.options()
