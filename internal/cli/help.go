@@ -54,7 +54,8 @@ Flags of "{{.Context.SelectedCommand.FullCommand}}":
 Subcommands:
 {{template "FormatCommands" .Context.SelectedCommand}}
 {{end -}}
-{{if SelectsGlobals .Context.SelectedCommand}}Global flags this command uses (--help without a command lists them all):{{else}}Global flags:{{end}}
+{{if SelectsGlobals .Context.SelectedCommand}}Global flags this command uses (--help without a command lists them all):
+{{- else}}Global flags:{{end}}
 {{GlobalFlags .Context.SelectedCommand .App.Flags|FlagsToTwoColumns|FormatTwoColumns}}
 {{else -}}
 usage: {{.App.Name}}{{template "FormatUsage" .App}}
