@@ -114,7 +114,7 @@ type Env struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 }
 
-// Run runs the selected agent command cmd and returns its exit code.
+// Run runs the agent command cmd, one Selected accepts, and returns its exit code.
 func (c *Command) Run(ctx context.Context, cmd string, env Env) int {
 	r := &run{Command: c, ctx: ctx, env: env}
 	if len(env.ProjectIDs) != 1 {
@@ -124,11 +124,8 @@ func (c *Command) Run(ctx context.Context, cmd string, env Env) int {
 	if r.job = strings.TrimSpace(r.job); cmd != cmdCreate && r.job == "" {
 		return r.usage("--job must not be empty")
 	}
-	switch cmd {
-	case cmdGet:
+	if cmd == cmdGet {
 		return r.get()
-	case cmdMessage, cmdCreate:
-		return r.send(cmd == cmdCreate)
 	}
-	return r.usage(fmt.Sprintf("not an agent command: %q", cmd))
+	return r.send(cmd == cmdCreate)
 }

@@ -102,8 +102,7 @@ func (r *run) apiError(err error, e client.Endpoint) int {
 		fmt.Fprintln(r.env.Stderr, ErrorPrefix+"interrupted")
 		return ExitInterrupted
 	}
-	fmt.Fprintln(r.env.Stderr, ErrorPrefix+ErrorLine(r.describe(err, e)))
-	return ExitError
+	return r.usage(r.describe(err, e))
 }
 
 // describe turns an API error into one clear line.

@@ -104,8 +104,8 @@ type Remediator struct {
 	messages      *prometheus.CounterVec
 }
 
-// CheckAuth reports why cfg cannot run with this authentication and ledger.
-func CheckAuth(cfg *Config, token string, basicAuth bool, ledgerPath string) error {
+// CheckAuth reports why cfg cannot run with this authentication and a ledger on disk (persistent) or in memory.
+func CheckAuth(cfg *Config, token string, basicAuth, persistent bool) error {
 	switch {
 	case token != "" && basicAuth:
 		return errors.New("--remediation.token-file and basic_auth_users in --web.config.file cannot be used together: Alertmanager sends one Authorization header, which basic auth takes, so the webhook would refuse every call; keep one of them")
@@ -113,7 +113,7 @@ func CheckAuth(cfg *Config, token string, basicAuth bool, ledgerPath string) err
 		return nil
 	case token == "" && !basicAuth:
 		return errors.New("the webhook acts on the API with a write-scoped key, so it needs authentication: set --remediation.token-file (a bearer token Alertmanager sends) or basic_auth_users in --web.config.file, or say dry_run: true")
-	case ledgerPath == "":
+	case !persistent:
 		return errors.New("the webhook needs --cache.file to remember the jobs it created across restarts (or say dry_run: true)")
 	}
 	return nil
@@ -192,7 +192,7 @@ func (r *Remediator) readConfig() (*Config, error) {
 	r.file.Mark(info)
 	cfg, err := ParseConfig(data)
 	if err == nil {
-		err = CheckAuth(cfg, r.opts.Token, r.opts.BasicAuth, r.opts.LedgerPath)
+		err = CheckAuth(cfg, r.opts.Token, r.opts.BasicAuth, r.opts.LedgerPath != "")
 	}
 	return cfg, err
 }

@@ -362,14 +362,14 @@ func TestConfigRefusals(t *testing.T) {
 		t.Errorf("allow_public_text: %v", err)
 	}
 	cfg, _ := remediation.ParseConfig([]byte(fmt.Sprintf(thumbsDown, "false")))
-	if err := remediation.CheckAuth(cfg, "", false, "/x"); err == nil || !strings.Contains(err.Error(), "--remediation.token-file") {
+	if err := remediation.CheckAuth(cfg, "", false, true); err == nil || !strings.Contains(err.Error(), "--remediation.token-file") {
 		t.Errorf("acting without authentication: %v", err)
 	}
-	if err := remediation.CheckAuth(cfg, token, false, ""); err == nil || !strings.Contains(err.Error(), "--cache.file") {
+	if err := remediation.CheckAuth(cfg, token, false, false); err == nil || !strings.Contains(err.Error(), "--cache.file") {
 		t.Errorf("acting without a ledger: %v", err)
 	}
 	dry, _ := remediation.ParseConfig([]byte(fmt.Sprintf(thumbsDown, "true")))
-	if err := remediation.CheckAuth(dry, "", false, ""); err != nil {
+	if err := remediation.CheckAuth(dry, "", false, false); err != nil {
 		t.Errorf("a dry run without authentication or ledger: %v", err)
 	}
 }

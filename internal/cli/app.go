@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 
 	"github.com/alecthomas/kingpin/v2"
@@ -36,7 +35,6 @@ func newAppVersion(f *flags, versionText string) *kingpin.Application {
 	app := kingpin.New(exporterName, "Prometheus exporter for Mintlify: documentation analytics ("+collector.DefaultNames()+") per site and page, and agent job status.")
 	app.Version(versionText)
 	app.HelpFlag.Short('h')
-	app.UsageWriter(os.Stdout)
 	app.UsageTemplate(usageTemplate)
 	app.UsageFuncs(usageFuncs)
 

@@ -56,9 +56,6 @@ func registerBackfill(app *kingpin.Application) *backfillCommand {
 	return b
 }
 
-// demoBackfillPerHour is backfill's budget against the demo's fake.
-const demoBackfillPerHour = 100_000
-
 // run runs the backfill and returns the exit code.
 func (b *backfillCommand) run(ctx context.Context, f *flags, logger log.Logger, stdout, stderr io.Writer) int {
 	fail := func(err error) int {
@@ -78,7 +75,7 @@ func (b *backfillCommand) run(ctx context.Context, f *flags, logger log.Logger, 
 		return fail(err)
 	}
 	if !f.api.requestsPerHourSet && f.demo {
-		cfg.RequestsPerHour = demoBackfillPerHour
+		cfg.RequestsPerHour = 100_000 // the demo's fake has no hourly limit for backfill
 		fmt.Fprintf(stderr, "demo: the synthetic API has no hourly limit for backfill, so the request budget is lifted; against the real API backfill sends %d requests an hour unless --mintlify.requests-per-hour says otherwise\n", backfill.DefaultRequestsPerHour)
 	}
 	bc, err := b.options()
@@ -106,7 +103,20 @@ func (b *backfillCommand) run(ctx context.Context, f *flags, logger log.Logger, 
 	if bc.Sources, err = collector.Build(cfg.Collectors, c, cfg.Sources); err != nil {
 		return fail(err)
 	}
-	bc.Output, bc.CacheFile, bc.Projects, bc.Args = b.output, f.cacheFile, conn.projects, resumeArgs(f)
+	bc.Output, bc.CacheFile, bc.Projects = b.output, f.cacheFile, conn.projects
+	// Besides the range, pages, projects and sources, these decide the
+	// output: a resume with other values is refused.
+	apiURL := "--mintlify.api-url=" + f.api.url
+	if f.demo {
+		apiURL = "--demo" // its address changes with every run
+	}
+	bc.Args = []string{
+		apiURL,
+		"--analytics.path-include=" + f.analytics.pathInclude,
+		"--analytics.path-exclude=" + f.analytics.pathExclude,
+		"--analytics.max-paths=" + strconv.Itoa(f.analytics.maxPaths),
+		"--searches.top-terms=" + strconv.Itoa(f.analytics.searchesTopTerms),
+	}
 	bc.Protected = map[string]string{"--mintlify.api-key-file": f.api.keyFile, "--cache.file": f.cacheFile, "--jobs.file": f.jobs.file, "--remote-write.config": b.rwConfig}
 	bc.Out, bc.Progress, bc.Terminal = stdout, stderr, isTerminal(stderr)
 	res, err := backfill.Run(ctx, bc)
@@ -142,23 +152,6 @@ func (b *backfillCommand) options() (backfill.Config, error) {
 	}
 	c.Pages, c.DryRun, c.Resume, c.Force = b.pages, b.dryRun, b.resume, b.force
 	return c, nil
-}
-
-// resumeArgs are what decides the output besides the range, pages,
-// projects and sources: a resume with other values is refused.
-func resumeArgs(f *flags) []string {
-	apiURL := "--mintlify.api-url=" + f.api.url
-	if f.demo {
-		apiURL = "--demo" // its address changes with every run
-	}
-	a := &f.analytics
-	return []string{
-		apiURL,
-		"--analytics.path-include=" + a.pathInclude,
-		"--analytics.path-exclude=" + a.pathExclude,
-		"--analytics.max-paths=" + strconv.Itoa(a.maxPaths),
-		"--searches.top-terms=" + strconv.Itoa(a.searchesTopTerms),
-	}
 }
 
 // targetLabels are the default target labels with --backfill.label applied.

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-kit/log"
+
 	"github.com/mintlify-exporter/mintlify_exporter/remediation"
 )
 
@@ -259,5 +261,38 @@ func TestFIFOsRefusedAtStart(t *testing.T) {
 		case <-time.After(20 * time.Second):
 			t.Fatalf("%s=FIFO: start-up hangs", tc.flag)
 		}
+	}
+}
+
+// TestRemediationLedgerBesideTheCacheFile: the webhook's ledger is
+// --cache.file's name with remediation.LedgerSuffix, so jobs it created
+// are remembered across restarts; without --cache.file a dry run keeps it
+// in memory.
+func TestRemediationLedgerBesideTheCacheFile(t *testing.T) {
+	dir := t.TempDir()
+	rules, token := filepath.Join(dir, "rules.yml"), filepath.Join(dir, "token")
+	for name, data := range map[string]string{
+		rules: "rules:\n  - name: r\n    match: {alertname: A}\n    project: docs\n    key: k\n    prompt: p\n",
+		token: "a-token-of-the-webhook\n",
+	} {
+		if err := os.WriteFile(name, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cache := filepath.Join(dir, "cache.json")
+	f := &flags{}
+	if _, err := newApp(f).Parse([]string{"--demo", "--remediation.config=" + rules, "--remediation.token-file=" + token,
+		"--cache.file=" + cache}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config(f, log.NewNopLogger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Remediation == nil {
+		t.Fatal("no remediation options")
+	}
+	if got, want := cfg.Remediation.LedgerPath, cache+remediation.LedgerSuffix; got != want {
+		t.Errorf("the ledger at %q, want %q", got, want)
 	}
 }

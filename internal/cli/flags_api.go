@@ -232,11 +232,8 @@ func cleartextRemote(s string) bool {
 		return false
 	}
 	host := u.Hostname()
-	if strings.EqualFold(host, "localhost") {
-		return false
-	}
 	ip := net.ParseIP(host)
-	return ip == nil || !ip.IsLoopback()
+	return !strings.EqualFold(host, "localhost") && (ip == nil || !ip.IsLoopback())
 }
 
 // client returns an API client of the connection.

@@ -37,15 +37,15 @@ func (r *remediationFlags) webhook(cfg *exporter.Config, basicAuth bool) error {
 		return fmt.Errorf("--remediation.config=%s: %v", r.config, oneLine(err))
 	}
 	rc := &remediation.Options{ConfigPath: r.config, BasicAuth: basicAuth}
+	if cfg.CacheFile != "" {
+		rc.LedgerPath = cfg.CacheFile + remediation.LedgerSuffix
+	}
 	if r.tokenFile != "" {
 		if rc.Token, err = readToken(r.tokenFile); err != nil {
 			return fmt.Errorf("--remediation.token-file=%s: %v", r.tokenFile, err)
 		}
 	}
-	if cfg.CacheFile != "" {
-		rc.LedgerPath = cfg.CacheFile + remediation.LedgerSuffix
-	}
-	if err := remediation.CheckAuth(rules, rc.Token, rc.BasicAuth, rc.LedgerPath); err != nil {
+	if err := remediation.CheckAuth(rules, rc.Token, rc.BasicAuth, rc.LedgerPath != ""); err != nil {
 		return fmt.Errorf("--remediation.config=%s: %v", r.config, err)
 	}
 	cfg.Remediation = rc

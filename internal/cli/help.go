@@ -54,10 +54,9 @@ Flags of "{{.Context.SelectedCommand.FullCommand}}":
 Subcommands:
 {{template "FormatCommands" .Context.SelectedCommand}}
 {{end -}}
-{{with GlobalFlags .Context.SelectedCommand .App.Flags -}}
-{{if .Some}}Global flags this command uses (--help without a command lists them all):{{else}}Global flags:{{end}}
-{{.Flags|FlagsToTwoColumns|FormatTwoColumns}}
-{{end -}}
+{{if SelectsGlobals .Context.SelectedCommand}}Global flags this command uses (--help without a command lists them all):
+{{- else}}Global flags:{{end}}
+{{GlobalFlags .Context.SelectedCommand .App.Flags|FlagsToTwoColumns|FormatTwoColumns}}
 {{else -}}
 usage: {{.App.Name}}{{template "FormatUsage" .App}}
 Flags:
@@ -69,22 +68,19 @@ Commands:
 {{end -}}
 `
 
-// globalSet is what GlobalFlags gives the template.
-type globalSet struct {
-	Flags []*kingpin.FlagModel
-	// Some is true when the list is a selection.
-	Some bool
-}
-
 // usageFuncs are the template functions usageTemplate adds to kingpin's.
 var usageFuncs = template.FuncMap{
-	// GlobalFlags returns the global flags the command uses.
-	"GlobalFlags": func(cmd *kingpin.CmdModel, all []*kingpin.FlagModel) globalSet {
+	// SelectsGlobals reports whether the command's help lists only the
+	// global flags it uses.
+	"SelectsGlobals": func(cmd *kingpin.CmdModel) bool {
 		top, _, _ := strings.Cut(cmd.FullCommand, " ")
-		g, ok := commandGlobals[top]
-		if !ok {
-			return globalSet{Flags: all}
-		}
+		_, ok := commandGlobals[top]
+		return ok
+	},
+	// GlobalFlags returns the global flags the command uses.
+	"GlobalFlags": func(cmd *kingpin.CmdModel, all []*kingpin.FlagModel) []*kingpin.FlagModel {
+		top, _, _ := strings.Cut(cmd.FullCommand, " ")
+		g := commandGlobals[top]
 		var out []*kingpin.FlagModel
 		for _, f := range all {
 			if usesGlobal(top, f.Name) {
@@ -96,7 +92,7 @@ var usageFuncs = template.FuncMap{
 				out = append(out, &c)
 			}
 		}
-		return globalSet{Flags: out, Some: true}
+		return out
 	},
 }
 

@@ -30,20 +30,16 @@ const (
 	errorPrefix  = progname.ErrorPrefix
 )
 
-// Main runs the command line of the process and returns its exit code.
+// Main runs the command line of the process, stopped by SIGINT and
+// SIGTERM, and returns its exit code.
 func Main() int {
 	fillVersionFrom(debug.ReadBuildInfo())
-	return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-}
-
-// run is the whole program, stopped by SIGINT and SIGTERM; it returns the exit code.
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return runContext(ctx, args, stdin, stdout, stderr)
+	return runContext(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 }
 
-// runContext is run until ctx ends.
+// runContext is the whole program until ctx ends; it returns the exit code.
 func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var f flags
 	versionText := version.Print(exporterName)

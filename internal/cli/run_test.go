@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"go/parser"
 	"go/token"
 	"io"
@@ -19,13 +20,13 @@ import (
 // it never shows.
 const testKey = "mint_TESTKEYdoNotPrint0123456789abcdef"
 
-// runOutput is what one call of run produced.
+// runOutput is what one call of runContext produced.
 type runOutput struct {
 	code           int
 	stdout, stderr string
 }
 
-// runMain calls run with args and the given environment (unset variables
+// runMain calls runContext with args and the given environment (unset variables
 // are set to ""), never reading from stdin.
 func runMain(t *testing.T, env map[string]string, args ...string) runOutput {
 	t.Helper()
@@ -33,7 +34,7 @@ func runMain(t *testing.T, env map[string]string, args ...string) runOutput {
 		t.Setenv(k, env[k])
 	}
 	var stdout, stderr bytes.Buffer
-	code := run(args, strings.NewReader(""), &stdout, &stderr)
+	code := runContext(context.Background(), args, strings.NewReader(""), &stdout, &stderr)
 	return runOutput{code, stdout.String(), stderr.String()}
 }
 
