@@ -91,15 +91,13 @@ func (k *FileKey) fail(err error) {
 	}
 	k.lastErr = err
 	k.failures++
-	if k.notify != nil {
-		k.notify(err)
-	}
+	k.notify(err)
 }
 
 // NewFileKey reads and checks the key file now; errors name the path, never
 // its content.
 func NewFileKey(path string) (*FileKey, error) {
-	k := &FileKey{path: path, file: filewatch.New(path)}
+	k := &FileKey{path: path, file: filewatch.New(path), notify: func(error) {}}
 	if err := k.load(); err != nil {
 		return nil, err
 	}
@@ -129,9 +127,7 @@ func (k *FileKey) Key() (string, error) {
 	}
 	if k.lastErr != nil { // recovered
 		k.lastErr = nil
-		if k.notify != nil {
-			k.notify(nil)
-		}
+		k.notify(nil)
 	}
 	return k.key, nil
 }

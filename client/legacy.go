@@ -80,15 +80,13 @@ func decodeSessions(body []byte) ([]LegacySession, int, error) {
 	if err := decodePage(EndpointListJobs, body, &w, "allSessions"); err != nil {
 		return nil, 0, err
 	}
-	sessions, skipped := []LegacySession{}, 0
+	sessions := []LegacySession{}
 	for i := range w.AllSessions {
 		if s, ok := w.AllSessions[i].session(); ok {
 			sessions = append(sessions, s)
-		} else {
-			skipped++
 		}
 	}
-	return sessions, skipped, nil
+	return sessions, len(w.AllSessions) - len(sessions), nil
 }
 
 type sessionWire struct {
