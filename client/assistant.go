@@ -5,11 +5,7 @@ import "context"
 // CallerStats fetches a project's assistant queries by caller in r: one
 // request whatever the site's size.
 func (c *Client) CallerStats(ctx context.Context, projectID string, r DateRange) (*CallerStats, error) {
-	body, err := c.getPage(ctx, EndpointCallerStats, projectID, r, 0, 0)
-	if err != nil {
-		return nil, err
-	}
-	return decodeCallerStats(body)
+	return getDecoded(ctx, c, decodeCallerStats, EndpointCallerStats, projectID, r, 0, 0)
 }
 
 // decodeCallerStats decodes and validates a caller stats answer.

@@ -82,8 +82,7 @@ func EndpointNamed(name string) (Endpoint, bool) {
 	return Endpoint{}, false
 }
 
-// d is the endpoint's definition; the zero Endpoint's has only the
-// default MaxBody.
+// d is the endpoint's definition, only the default MaxBody for the zero one.
 func (e Endpoint) d() endpointDef {
 	if e.def == nil {
 		return endpointDef{maxBody: DefaultMaxBodyBytes}

@@ -24,7 +24,7 @@ func (c *Client) ListJobsV1(ctx context.Context, projectID string) ([]LegacySess
 // newest-first listing) is kept once; a malformed one is skipped; a failed
 // page fails the walk.
 func (c *Client) WalkJobsV1(ctx context.Context, projectID string, opts ListJobsOptions) ([]LegacySession, error) {
-	out, _, err := c.walkJobsV1(ctx, projectID, opts)
+	out, _, err := c.ListJobsV1Counting(ctx, projectID, opts)
 	return out, err
 }
 

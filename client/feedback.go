@@ -17,11 +17,7 @@ type feedbackRowWire struct {
 // offset or cursor: HasMore says more pages had feedback than limit let
 // through. A malformed row is skipped (Skipped).
 func (c *Client) FeedbackByPage(ctx context.Context, projectID string, r DateRange, limit int) (*FeedbackPage, error) {
-	body, err := c.getPage(ctx, EndpointFeedbackByPage, projectID, r, limit, MaxFeedbackLimit)
-	if err != nil {
-		return nil, err
-	}
-	return decodeFeedback(body)
+	return getDecoded(ctx, c, decodeFeedback, EndpointFeedbackByPage, projectID, r, limit, MaxFeedbackLimit)
 }
 
 // decodeFeedback decodes and validates a feedback by page answer.

@@ -64,7 +64,7 @@ func StaticKey(key string) (KeySource, error) {
 // FileKey is a KeySource that reads the key from a file again whenever the
 // file changes (size, time, mode or identity), so a key rotates without a
 // restart. After a good read, a failed one keeps the last good key and
-// LastError says why. Safe for concurrent use.
+// Status says why. Safe for concurrent use.
 type FileKey struct {
 	path string
 
@@ -85,28 +85,19 @@ func (k *FileKey) Notify(f func(err error)) {
 	k.notify = f
 }
 
-// Failures counts the file's failures, once per distinct reason.
-func (k *FileKey) Failures() uint64 {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return k.failures
-}
-
 func (k *FileKey) fail(err error) {
 	if k.lastErr != nil && k.lastErr.Error() == err.Error() {
 		return
 	}
 	k.lastErr = err
 	k.failures++
-	if k.notify != nil {
-		k.notify(err)
-	}
+	k.notify(err)
 }
 
 // NewFileKey reads and checks the key file now; errors name the path, never
 // its content.
 func NewFileKey(path string) (*FileKey, error) {
-	k := &FileKey{path: path, file: filewatch.New(path)}
+	k := &FileKey{path: path, file: filewatch.New(path), notify: func(error) {}}
 	if err := k.load(); err != nil {
 		return nil, err
 	}
@@ -136,28 +127,29 @@ func (k *FileKey) Key() (string, error) {
 	}
 	if k.lastErr != nil { // recovered
 		k.lastErr = nil
-		if k.notify != nil {
-			k.notify(nil)
-		}
+		k.notify(nil)
 	}
 	return k.key, nil
 }
 
-// LastError says why the file's last re-read failed; nil when the key in
-// use is its current content.
-func (k *FileKey) LastError() error {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return k.lastErr
+// KeyFileStatus is a snapshot of a FileKey's state.
+type KeyFileStatus struct {
+	// LastError says why the file's last re-read failed; nil when the key
+	// in use is its current content.
+	LastError error
+	// Failures counts the file's failures, once per distinct reason.
+	Failures uint64
+	// WorldReadable reports whether the file, as last read, is readable by
+	// any user.
+	WorldReadable bool
 }
 
-// WorldReadable reports whether the key file, as last read, is readable by
-// any user.
-func (k *FileKey) WorldReadable() bool {
+// Status returns the file's state.
+func (k *FileKey) Status() KeyFileStatus {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	info := k.file.Seen()
-	return info != nil && info.Mode().Perm()&0o004 != 0
+	return KeyFileStatus{LastError: k.lastErr, Failures: k.failures, WorldReadable: info != nil && info.Mode().Perm()&0o004 != 0}
 }
 
 // load reads and checks the key file, and keeps the key and the version

@@ -77,14 +77,14 @@ func TestFileKeyNotifiesOnceAndRecovers(t *testing.T) {
 			t.Fatalf("key %q, want the previous one", key)
 		}
 	}
-	if k.LastError() == nil || k.Failures() != 1 || len(events) != 1 || strings.Contains(events[0], "garbage") {
-		t.Fatalf("after a bad rotation: last error %v, failures %d, events %q", k.LastError(), k.Failures(), events)
+	if k.Status().LastError == nil || k.Status().Failures != 1 || len(events) != 1 || strings.Contains(events[0], "garbage") {
+		t.Fatalf("after a bad rotation: last error %v, failures %d, events %q", k.Status().LastError, k.Status().Failures, events)
 	}
 	write("mint_second0123456789")
 	if key, _ := k.Key(); key != "mint_second0123456789" {
 		t.Fatalf("key %q after the fix", key)
 	}
-	if k.LastError() != nil || k.Failures() != 1 || len(events) != 2 || events[1] != "<nil>" {
-		t.Fatalf("after the fix: last error %v, failures %d, events %q", k.LastError(), k.Failures(), events)
+	if k.Status().LastError != nil || k.Status().Failures != 1 || len(events) != 2 || events[1] != "<nil>" {
+		t.Fatalf("after the fix: last error %v, failures %d, events %q", k.Status().LastError, k.Status().Failures, events)
 	}
 }

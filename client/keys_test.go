@@ -99,7 +99,7 @@ func TestFileKeyRereadsOnChange(t *testing.T) {
 	if k.Path() != path {
 		t.Errorf("Path() = %q", k.Path())
 	}
-	if k.WorldReadable() {
+	if k.Status().WorldReadable {
 		t.Error("0600 file reported world-readable")
 	}
 	mustKey := func(want string) {
@@ -114,8 +114,8 @@ func TestFileKeyRereadsOnChange(t *testing.T) {
 	// Rewritten in place, same size, new modification time.
 	writeKeyFile(t, path, second+"\n", t0.Add(time.Second))
 	mustKey(second)
-	if k.LastError() != nil {
-		t.Errorf("LastError() = %v after a good read", k.LastError())
+	if k.Status().LastError != nil {
+		t.Errorf("Status().LastError = %v after a good read", k.Status().LastError)
 	}
 
 	// Replaced by rename (as Kubernetes secret volumes do), same size and
@@ -130,13 +130,13 @@ func TestFileKeyRereadsOnChange(t *testing.T) {
 	// A broken rewrite keeps the last good key and reports why.
 	writeKeyFile(t, path, "mint_dsc_oops\n", t0.Add(2*time.Second))
 	mustKey(third)
-	if err := k.LastError(); err == nil || !strings.Contains(err.Error(), "assistant") || !strings.Contains(err.Error(), path) {
-		t.Errorf("LastError() = %v, want the assistant-key complaint naming the path", err)
+	if err := k.Status().LastError; err == nil || !strings.Contains(err.Error(), "assistant") || !strings.Contains(err.Error(), path) {
+		t.Errorf("Status().LastError = %v, want the assistant-key complaint naming the path", err)
 	}
 	writeKeyFile(t, path, "\n", t0.Add(3*time.Second))
 	mustKey(third)
-	if err := k.LastError(); err == nil || !strings.Contains(err.Error(), "empty") {
-		t.Errorf("LastError() = %v, want empty-file complaint", err)
+	if err := k.Status().LastError; err == nil || !strings.Contains(err.Error(), "empty") {
+		t.Errorf("Status().LastError = %v, want empty-file complaint", err)
 	}
 
 	// Removed: last good key, error names the path.
@@ -144,22 +144,22 @@ func TestFileKeyRereadsOnChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustKey(third)
-	if err := k.LastError(); err == nil || !strings.Contains(err.Error(), path) {
-		t.Errorf("LastError() = %v, want it to name %s", err, path)
+	if err := k.Status().LastError; err == nil || !strings.Contains(err.Error(), path) {
+		t.Errorf("Status().LastError = %v, want it to name %s", err, path)
 	}
 
 	// Back with a good key: used, error cleared.
 	writeKeyFile(t, path, first, t0.Add(4*time.Second))
 	mustKey(first)
-	if k.LastError() != nil {
-		t.Errorf("LastError() = %v", k.LastError())
+	if k.Status().LastError != nil {
+		t.Errorf("Status().LastError = %v", k.Status().LastError)
 	}
 	if err := os.Chmod(path, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	writeKeyFile(t, path, second, t0.Add(5*time.Second))
 	mustKey(second)
-	if !k.WorldReadable() {
+	if !k.Status().WorldReadable {
 		t.Error("0644 file not reported world-readable")
 	}
 }

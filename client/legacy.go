@@ -25,16 +25,10 @@ type ListJobsOptions struct {
 
 // ListJobsV1Counting lists every agent session of a project through the
 // deprecated v1 listing, the only way to discover jobs without their ids,
-// and counts the malformed sessions skipped.
-func (c *Client) ListJobsV1Counting(ctx context.Context, projectID string) ([]LegacySession, int, error) {
-	return c.walkJobsV1(ctx, projectID, ListJobsOptions{})
-}
-
-// walkJobsV1 reads every page of the v1 listing until one is shorter than
-// take. A session listed twice (a job created during the walk shifts the
-// newest-first listing) is kept once; a malformed one is skipped and
-// counted; a failed page fails the walk.
-func (c *Client) walkJobsV1(ctx context.Context, projectID string, opts ListJobsOptions) ([]LegacySession, int, error) {
+// reading every page until one is shorter than take. A session listed twice
+// (a job created during the walk shifts the newest-first listing) is kept
+// once; a malformed one is skipped and counted; a failed page fails the walk.
+func (c *Client) ListJobsV1Counting(ctx context.Context, projectID string, opts ListJobsOptions) ([]LegacySession, int, error) {
 	take, maxPages := opts.Take, opts.MaxPages
 	if err := pagingDefaults(&take, &maxPages, ListJobsMaxTake, DefaultListJobsMaxPages, projectID); err != nil {
 		return nil, 0, fmt.Errorf("%s: %w", EndpointListJobs, err)
@@ -86,15 +80,13 @@ func decodeSessions(body []byte) ([]LegacySession, int, error) {
 	if err := decodePage(EndpointListJobs, body, &w, "allSessions"); err != nil {
 		return nil, 0, err
 	}
-	sessions, skipped := []LegacySession{}, 0
+	sessions := []LegacySession{}
 	for i := range w.AllSessions {
 		if s, ok := w.AllSessions[i].session(); ok {
 			sessions = append(sessions, s)
-		} else {
-			skipped++
 		}
 	}
-	return sessions, skipped, nil
+	return sessions, len(w.AllSessions) - len(sessions), nil
 }
 
 type sessionWire struct {

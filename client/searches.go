@@ -20,11 +20,7 @@ type searchRowWire struct {
 // descending; limit 0 and cursor "" are not sent. TotalSearches is
 // site-wide whatever the limit. A malformed row is skipped (Skipped).
 func (c *Client) Searches(ctx context.Context, projectID string, r DateRange, limit int, cursor string) (*SearchesPage, error) {
-	body, err := c.getPage(ctx, EndpointSearches, projectID, r, limit, MaxSearchesLimit, "cursor", cursor)
-	if err != nil {
-		return nil, err
-	}
-	return decodeSearches(body)
+	return getDecoded(ctx, c, decodeSearches, EndpointSearches, projectID, r, limit, MaxSearchesLimit, "cursor", cursor)
 }
 
 // decodeSearches decodes and validates a searches page.

@@ -51,8 +51,8 @@ func TestFileKeyRotationAgainstFake(t *testing.T) {
 	if err := opGetJob.run(h, context.Background()); err != nil {
 		t.Errorf("after a broken rewrite: %v", err)
 	}
-	if fk.LastError() == nil {
-		t.Error("LastError() nil after a broken rewrite")
+	if fk.Status().LastError == nil {
+		t.Error("Status().LastError nil after a broken rewrite")
 	}
 }
 

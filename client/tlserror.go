@@ -10,10 +10,9 @@ import (
 )
 
 // CertificateError is a TLS handshake with the API that failed over a
-// certificate: an unknown authority (an intercepting proxy), a name that
-// does not match, an expired certificate, or an alert about a certificate.
-// It stays until the configuration changes, so it is not retried; nothing
-// of the request was written, so the API never saw it.
+// certificate: unknown authority (an intercepting proxy), wrong name,
+// expired, or a certificate alert. It lasts until the configuration changes,
+// so it is not retried; the API never saw the request (nothing was written).
 type CertificateError struct {
 	Endpoint Endpoint
 	Err      error

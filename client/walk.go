@@ -107,8 +107,7 @@ func NewWalk(page PageFunc, ep Endpoint, projectID string, r DateRange, o WalkOp
 	if r != (DateRange{}) {
 		w.p.From, w.p.To = r.From.String(), r.To.String()
 	}
-	err := pagingDefaults(&o.PageSize, &o.MaxPages, MaxPageSize, DefaultMaxPages, projectID)
-	if err != nil {
+	if err := pagingDefaults(&o.PageSize, &o.MaxPages, MaxPageSize, DefaultMaxPages, projectID); err != nil {
 		return nil, walkError(ep, projectID, r, "", err)
 	}
 	w.o, w.p.PageSize = o, o.PageSize

@@ -37,10 +37,11 @@ func (c *KeyFile) Describe(ch chan<- *prometheus.Desc) {
 // sees a rotation even when no request was sent since.
 func (c *KeyFile) Collect(ch chan<- prometheus.Metric) {
 	c.key.Key() //nolint:errcheck // FileKey.Key never fails once created
+	st := c.key.Status()
 	ok := 1.0
-	if c.key.LastError() != nil {
+	if st.LastError != nil {
 		ok = 0
 	}
 	ch <- prometheus.MustNewConstMetric(c.ok, prometheus.GaugeValue, ok)
-	ch <- prometheus.MustNewConstMetric(c.failures, prometheus.CounterValue, float64(c.key.Failures()))
+	ch <- prometheus.MustNewConstMetric(c.failures, prometheus.CounterValue, float64(st.Failures))
 }

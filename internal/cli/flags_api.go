@@ -197,7 +197,7 @@ func (a *apiFlags) connect(withDemo bool, p purpose, logger log.Logger) (connect
 		fk, ferr := client.NewFileKey(a.keyFile)
 		if ferr != nil {
 			err = fmt.Errorf("--mintlify.api-key-file: %w", ferr)
-		} else if c.key = fk; fk.WorldReadable() {
+		} else if c.key = fk; fk.Status().WorldReadable {
 			level.Warn(logger).Log("msg", "the API key file is readable by every user of this machine; restrict it (chmod 600)", "file", fk.Path())
 		}
 	default:
