@@ -86,7 +86,7 @@ type UnitState struct {
 	Refreshing bool
 	LastError  string // "" when the last refresh succeeded
 	Deferred   string // what a waiting unit waits for
-	Progress   string // of a walk: "3 of about 8 pages"
+	Progress   string // of a walk: "3 of about 8 pages", or "9 pages so far, more than the 8 estimated"
 	Rank       string // its place in the value order, "" when not due
 	Part       string // health.PartTotals or PartPages in a split window, else ""
 }
@@ -104,7 +104,10 @@ func (e *Engine) States() []UnitState {
 			s.Part = e.statusPart(u)
 		}
 		if u.job != nil && u.job.walk != nil {
-			s.Progress = fmt.Sprintf("%d of about %d pages", u.job.sent, max(cost, u.job.sent+1))
+			s.Progress = fmt.Sprintf("%d of about %d pages", u.job.sent, cost)
+			if u.job.sent >= cost { // an estimate outgrown says so, rather than one page more each page
+				s.Progress = fmt.Sprintf("%d pages so far, more than the %d estimated", u.job.sent, cost)
+			}
 		}
 		if u.snap != nil {
 			s.Range, s.Completed, s.Cost, s.Summary = u.snap.rng, u.snap.completed, u.snap.res.Cost, u.snap.res.Summary

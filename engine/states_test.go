@@ -37,9 +37,9 @@ func TestStatesWhileTheBudgetIsSpent(t *testing.T) {
 	r.settle()
 
 	a, b := r.state("walk/a/1d"), r.state("walk/b/1d")
-	if a.State != StateWaiting || !a.Refreshing || a.Progress != "4 of about 5 pages" ||
-		a.Deferred != "waiting for the request budget; its walk has 4 of about 5 pages" || !strings.HasPrefix(a.Rank, "1 of 2 (worth ") {
-		t.Errorf("walk/a/1d: %s\nwant waiting, refreshing, at 4 of about 5 pages, first of 2 in the rule's order", describe(a))
+	if a.State != StateWaiting || !a.Refreshing || a.Progress != "4 pages so far, more than the 4 estimated" ||
+		a.Deferred != "waiting for the request budget; its walk has 4 pages so far, more than the 4 estimated" || !strings.HasPrefix(a.Rank, "1 of 2 (worth ") {
+		t.Errorf("walk/a/1d: %s\nwant waiting, refreshing, at 4 pages so far, first of 2 in the rule's order", describe(a))
 	}
 	if b.State != StateWaiting || b.Refreshing || b.Progress != "" ||
 		b.Deferred != "waiting for the request budget (4 requests)" || !strings.HasPrefix(b.Rank, "2 of 2 (worth ") {
