@@ -146,6 +146,16 @@ func (e *Engine) States() []UnitState {
 		}
 		out[i] = s
 	}
+	// A unit the Layer serves gets new data when the unit it is like does.
+	next := make(map[Unit]time.Time, len(out))
+	for _, s := range out {
+		next[s.Unit] = s.Next
+	}
+	for i, u := range e.units {
+		if sv := e.servingLocked(u); sv.On && !next[sv.Like].IsZero() {
+			out[i].Next = next[sv.Like]
+		}
+	}
 	return out
 }
 

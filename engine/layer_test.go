@@ -185,6 +185,10 @@ func TestLayerServes(t *testing.T) {
 	if st := r.state("a/docs/7d"); st.Completed != r.state("a/docs/1d").Completed || st.State != StateOK {
 		t.Errorf("7d: %+v", st)
 	}
+	// Its next data comes with the 1d unit's next refresh, not "now".
+	if st7, st1 := r.state("a/docs/7d"), r.state("a/docs/1d"); !st7.Next.Equal(st1.Next) || !st7.Next.After(r.clock.Now()) {
+		t.Errorf("7d next refresh %s, want the 1d unit's %s, after now %s", st7.Next, st1.Next, r.clock.Now())
+	}
 	r.clock.Advance(time.Hour)
 	r.settle()
 	_, notes := l.got()
