@@ -186,8 +186,9 @@ func TestLayerServes(t *testing.T) {
 		t.Errorf("7d: %+v", st)
 	}
 	// Its next data comes with the 1d unit's next refresh, not "now".
-	if st7, st1 := r.state("a/docs/7d"), r.state("a/docs/1d"); !st7.Next.Equal(st1.Next) || !st7.Next.After(r.clock.Now()) {
-		t.Errorf("7d next refresh %s, want the 1d unit's %s, after now %s", st7.Next, st1.Next, r.clock.Now())
+	if st7, st1 := r.state("a/docs/7d"), r.state("a/docs/1d"); !st7.Next.Equal(st1.Next) || !st7.Next.After(r.clock.Now()) ||
+		st7.Interval != st1.Interval || st7.Interval <= 0 {
+		t.Errorf("7d next refresh %s, interval %s; want the 1d unit's %s and %s, after now %s", st7.Next, st7.Interval, st1.Next, st1.Interval, r.clock.Now())
 	}
 	r.clock.Advance(time.Hour)
 	r.settle()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/health"
 )
 
 // The rule of engine/doc.go, observed where a user sees it: the order in
@@ -233,6 +234,9 @@ func TestSiteTotalsFirstAmongEquals(t *testing.T) {
 	r.settle()
 	if got, want := src.fetched(), []string{"split/a/1d:site", "split/b/1d:site", "split/a/1d", "split/b/1d"}; !slices.Equal(got, want) {
 		t.Fatalf("fetched %v, want %v", got, want)
+	}
+	if tot, pages := r.state("split/a/1d:site"), r.state("split/a/1d"); tot.Part != health.PartTotals || pages.Part != health.PartPages {
+		t.Errorf("parts %q and %q, want %q and %q", tot.Part, pages.Part, health.PartTotals, health.PartPages)
 	}
 }
 

@@ -20,8 +20,8 @@ import (
 // that wait for the budget. Two projects at 6 requests an hour, each with
 // a one-request unit and a walk of 10 pages whose size nothing tells (4
 // assumed): the one-request units go first, then project a's walk for the
-// 4 requests left. Then a's walk waits with its progress (one page more
-// than sent, since it outgrew the guess) and comes first in the rule's
+// 4 requests left. Then a's walk waits with its progress (4 pages so far,
+// more than the 4 guessed) and comes first in the rule's
 // order; b's walk waits for the 4 requests it is assumed to cost; the
 // one-request units, due again 15 minutes later, wait for 1 request each.
 // Every unit's interval runs from its data to its expected refresh, on
@@ -46,8 +46,8 @@ func TestStatesWhileTheBudgetIsSpent(t *testing.T) {
 		t.Errorf("walk/b/1d: %s\nwant waiting for 4 requests, not refreshing, second of 2 in the rule's order", describe(b))
 	}
 	for _, name := range []string{"one/a/1d", "one/b/1d"} {
-		if st := r.state(name); st.State != StateOK || st.Refreshing || st.Rank != "" || st.Deferred != "" {
-			t.Errorf("%s: %s\nwant ok, not refreshing, not due", name, describe(st))
+		if st := r.state(name); st.State != StateOK || st.Refreshing || st.Rank != "" || st.Deferred != "" || st.Part != "" {
+			t.Errorf("%s: %s, part %q\nwant ok, not refreshing, not due, not part of a split window", name, describe(st), st.Part)
 		}
 	}
 
