@@ -152,8 +152,13 @@ func (e *Engine) States() []UnitState {
 		next[s.Unit] = s.Next
 	}
 	for i, u := range e.units {
-		if sv := e.servingLocked(u); sv.On && !next[sv.Like].IsZero() {
-			out[i].Next = next[sv.Like]
+		switch sv, p := e.servingLocked(u), u.pages; {
+		case sv.On:
+			if !next[sv.Like].IsZero() {
+				out[i].Next = next[sv.Like]
+			}
+		case p != nil && p.job == nil && !p.inFlight && next[p.Unit].Before(out[i].Next):
+			out[i].Next = next[p.Unit] // site totals come with the first page of their window's next walk too
 		}
 	}
 	return out

@@ -240,6 +240,35 @@ func TestSiteTotalsFirstAmongEquals(t *testing.T) {
 	}
 }
 
+// TestSiteTotalsExpectedWithTheirWalk: at one request an hour, the site
+// totals go first; the walk of 4 pages without data goes next, and its
+// first page brings new totals too, so the landing page expects the totals'
+// next refresh then, not after the walk when the rule would read them alone.
+func TestSiteTotalsExpectedWithTheirWalk(t *testing.T) {
+	var src *memSource
+	r := newRig(t, rigOptions{perHour: 1, projects: []string{"a"}, windows: []string{"7d"}},
+		func(b *budget.Budget) Source {
+			src = newMemSource("site", b)
+			src.step = true
+			return totalsSource{siteSource{splitSource{src}}}
+		})
+	src.setCost("a", "7d", 4)
+	r.e.Start()
+	r.settle()
+	r.clock.Advance(20 * time.Minute) // the totals are eligible again
+	r.settle()
+	tot, pages := r.state("site/a/7d:site"), r.state("site/a/7d")
+	if tot.Completed.IsZero() || !pages.Completed.IsZero() || !pages.Next.After(r.clock.Now()) || !tot.Next.Equal(pages.Next) {
+		t.Fatalf("totals (data %s) expected %s, the walk (data %s) %s; want the totals with data, expected with the walk's first page",
+			tot.Completed, tot.Next, pages.Completed, pages.Next)
+	}
+	r.clock.Advance(pages.Next.Sub(r.clock.Now()))
+	r.settle()
+	if got := r.state("site/a/7d:site").Completed; !got.Equal(pages.Next) {
+		t.Errorf("totals refreshed %s, want with the walk's first page at %s", got, pages.Next)
+	}
+}
+
 // prevCosts is a memSource that records the prevCost of every Fetch.
 type prevCosts struct {
 	*memSource
