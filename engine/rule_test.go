@@ -245,14 +245,7 @@ func TestSiteTotalsFirstAmongEquals(t *testing.T) {
 // first page brings new totals too, so the landing page expects the totals'
 // next refresh then, not after the walk when the rule would read them alone.
 func TestSiteTotalsExpectedWithTheirWalk(t *testing.T) {
-	var src *memSource
-	r := newRig(t, rigOptions{perHour: 1, projects: []string{"a"}, windows: []string{"7d"}},
-		func(b *budget.Budget) Source {
-			src = newMemSource("site", b)
-			src.step = true
-			return totalsSource{siteSource{splitSource{src}}}
-		})
-	src.setCost("a", "7d", 4)
+	r := newTotalsRig(t, rigOptions{perHour: 1, projects: []string{"a"}, windows: []string{"7d"}}, 4)
 	r.e.Start()
 	r.settle()
 	r.clock.Advance(20 * time.Minute) // the totals are eligible again

@@ -46,6 +46,19 @@ func (s totalsSource) Begin(u Unit, r client.DateRange, prev int) (Walk, error) 
 	return &totalsWalk{memWalk: w.(*memWalk)}, nil
 }
 
+// newTotalsRig is a rig over a totalsSource whose walks, of its first
+// project and window, have cost pages.
+func newTotalsRig(t *testing.T, o rigOptions, cost int) *rig {
+	var src *memSource
+	r := newRig(t, o, func(b *budget.Budget) Source {
+		src = newMemSource("site", b)
+		src.step = true
+		return totalsSource{siteSource{splitSource{src}}}
+	})
+	src.setCost(o.projects[0], o.windows[0], cost)
+	return r
+}
+
 type totalsWalk struct{ *memWalk }
 
 func (w *totalsWalk) Totals() *Result {
@@ -64,15 +77,8 @@ func TestWalkRefreshesItsTotals(t *testing.T) {
 	totals.Families["test_site_total"] = []Sample{{Value: 7}}
 	pages := restored("site", "docs", "1d", t0.Add(-time.Hour), 3)
 	delete(pages.Families, "test_site_total")
-	var src *memSource
-	r := newRig(t, rigOptions{perHour: 90, projects: []string{"docs"}, windows: []string{"1d"},
-		restore: &State{Units: []UnitData{totals, pages}}},
-		func(b *budget.Budget) Source {
-			src = newMemSource("site", b)
-			src.step = true
-			return totalsSource{siteSource{splitSource{src}}}
-		})
-	src.setCost("docs", "1d", 3)
+	r := newTotalsRig(t, rigOptions{perHour: 90, projects: []string{"docs"}, windows: []string{"1d"},
+		restore: &State{Units: []UnitData{totals, pages}}}, 3)
 	r.e.Start()
 	r.settle()
 	if !strings.Contains(r.text(), "test_site_total{project=\"docs\",window=\"1d\"} 42\n") {
