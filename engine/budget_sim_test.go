@@ -15,10 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-kit/log"
-
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
-	"github.com/mintlify-exporter/mintlify_exporter/derived"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/health"
 )
@@ -90,17 +87,7 @@ func runBudgetWorld(t *testing.T, w budgetWorld, hours int) *budgetRun {
 	}
 	srv := mintlifytest.NewServer(opts...)
 	t.Cleanup(srv.Close)
-	b := newSimBudget(perHour, clk)
-	c := simClient(t, srv.URL(), clk, b.allow)
-	sources, windows := defaultSources(t, c)
-	e, err := engine.New(engine.Config{Sources: sources, Projects: projects, Windows: windows,
-		MinInterval: 15 * time.Minute, Budget: b.Budget, Status: health.NewStatus(), Logger: log.NewNopLogger(),
-		Now: clk.Now, WaitUntil: clk.WaitUntil, Layer: derived.New(derived.Config{})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(e.Close)
-	e.Start()
+	e, b := startDefaultSim(t, srv, clk, projects, perHour)
 	run := &budgetRun{ages: map[string][]time.Duration{}}
 	midnight := start.Truncate(24 * time.Hour).Add(24 * time.Hour)
 	for minute := 0; minute <= hours*60; minute++ {

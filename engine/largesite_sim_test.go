@@ -12,8 +12,6 @@ import (
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
-	"github.com/mintlify-exporter/mintlify_exporter/derived"
-	"github.com/mintlify-exporter/mintlify_exporter/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/health"
 )
 
@@ -30,17 +28,7 @@ func TestLargeSiteSimulation(t *testing.T) {
 	srv := mintlifytest.NewServer(mintlifytest.WithClock(clk.Now), mintlifytest.WithRateLimit(100), mintlifytest.WithUnorderedPaths(),
 		mintlifytest.WithProject("huge", mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: 42, Paths: 100_000, Days: 31, End: start.AddDate(0, 0, 2)})))
 	t.Cleanup(srv.Close)
-	b := newSimBudget(budget, clk)
-	c := simClient(t, srv.URL(), clk, b.allow)
-	sources, windows := defaultSources(t, c)
-	e, err := engine.New(engine.Config{Sources: sources, Projects: []string{"huge"}, Windows: windows,
-		MinInterval: 15 * time.Minute, Budget: b.Budget, Status: health.NewStatus(),
-		Now: clk.Now, WaitUntil: clk.WaitUntil, Layer: derived.New(derived.Config{})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(e.Close)
-	e.Start()
+	e, b := startDefaultSim(t, srv, clk, []string{"huge"}, budget)
 	last := map[string]time.Time{}
 	gap := map[string]time.Duration{}
 	walks := map[string]int{}

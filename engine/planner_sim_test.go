@@ -24,6 +24,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
+	"github.com/mintlify-exporter/mintlify_exporter/derived"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/health"
 )
@@ -264,6 +265,24 @@ func defaultSources(t *testing.T, c *client.Client) ([]engine.Source, []engine.W
 		windows = append(windows, windowOf(t, w))
 	}
 	return sources, windows
+}
+
+// startDefaultSim starts the engine as the acceptance simulations run it:
+// the default sources and windows over srv, a 15-minute minimum interval,
+// derived windows, perHour requests an hour on clk. It stops with the test.
+func startDefaultSim(t *testing.T, srv *mintlifytest.Server, clk *mintlifytest.Clock, projects []string, perHour int) (*engine.Engine, *simBudget) {
+	t.Helper()
+	b := newSimBudget(perHour, clk)
+	sources, windows := defaultSources(t, simClient(t, srv.URL(), clk, b.allow))
+	e, err := engine.New(engine.Config{Sources: sources, Projects: projects, Windows: windows,
+		MinInterval: 15 * time.Minute, Budget: b.Budget, Status: health.NewStatus(),
+		Now: clk.Now, WaitUntil: clk.WaitUntil, Layer: derived.New(derived.Config{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Close)
+	e.Start()
+	return e, b
 }
 
 func windowOf(t *testing.T, s string) engine.Window {

@@ -12,9 +12,7 @@ import (
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
-	"github.com/mintlify-exporter/mintlify_exporter/derived"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
-	"github.com/mintlify-exporter/mintlify_exporter/health"
 )
 
 // promiseErrors runs n projects of paths for hours and returns, for every
@@ -32,17 +30,7 @@ func promiseErrors(t *testing.T, n, paths, hours int, lead time.Duration) []time
 	}
 	srv := mintlifytest.NewServer(opts...)
 	t.Cleanup(srv.Close)
-	b := newSimBudget(90, clk)
-	c := simClient(t, srv.URL(), clk, b.allow)
-	sources, windows := defaultSources(t, c)
-	e, err := engine.New(engine.Config{Sources: sources, Projects: projects, Windows: windows,
-		MinInterval: 15 * time.Minute, Budget: b.Budget, Status: health.NewStatus(),
-		Now: clk.Now, WaitUntil: clk.WaitUntil, Layer: derived.New(derived.Config{})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(e.Close)
-	e.Start()
+	e, _ := startDefaultSim(t, srv, clk, projects, 90)
 	type promise struct{ made, at time.Time }
 	history := map[string][]promise{}
 	last := map[string]time.Time{}
