@@ -210,6 +210,7 @@ const forecastSpan = 48 * time.Hour
 // each waiting unit is expected to start, and each unit's interval.
 func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 	var cands, later []*unit
+	shown := 0
 	var sched []schedule.Unit
 	hourlyDays := e.hourlyDaysLocked(now)
 	units := append(slices.Clip(e.units), e.readsLocked(now)...)
@@ -233,6 +234,9 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 			continue
 		}
 		cands, sched = append(cands, u), append(sched, e.unitCandidateLocked(u, now, hourlyDays))
+		if u.fixed == nil {
+			shown++ // the landing page shows windows, not fixed ranges
+		}
 	}
 	perHour := e.cfg.Budget.PerHour()
 	sent, paused := e.cfg.Budget.Ledger()
@@ -249,12 +253,6 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 	starts := schedule.Forecast(all, sent, maxTime(now, paused), perHour, view.Reserve, forecastHorizon, budget.PaceMargin)
 	for k, u := range later {
 		u.dueAt = maxTime(u.dueAt, cmp.Or(starts[len(sched)+k], now.Add(forecastSpan)))
-	}
-	shown := 0
-	for _, u := range cands {
-		if u.fixed == nil {
-			shown++
-		}
 	}
 	waitingFirst, pos := false, 0
 	for _, i := range order {
