@@ -186,14 +186,20 @@ func (e *Engine) unitCandidateLocked(u *unit, now time.Time, hourlyDays int) sch
 // showing the day that ended may use it, so those read the new day at
 // midnight and MintlifyBudgetExhausted stays quiet on a setup that fits.
 func (e *Engine) reserveLocked(now time.Time) int {
-	perHour := e.cfg.Budget.PerHour()
 	if client.DateOf(now).AddDays(1).Time().Sub(now) > time.Hour {
-		return perHour / 10
+		return e.cfg.Budget.PerHour() / 10
 	}
-	n := 0
+	return e.eveReserveLocked(now)
+}
+
+// eveReserveLocked is the reserve in the hour before UTC midnight.
+func (e *Engine) eveReserveLocked(now time.Time) int {
+	perHour, n := e.cfg.Budget.PerHour(), 0
 	for _, u := range e.units {
-		if c, _ := e.estimateLocked(u, now); u.Window.Days == 1 && u.snap != nil && !e.servedLocked(u) && e.cheapLocked(u, c) {
-			n++
+		if u.Window.Days == 1 && u.snap != nil && !e.servedLocked(u) {
+			if c, _ := e.estimateLocked(u, now); e.cheapLocked(u, c) {
+				n++
+			}
 		}
 	}
 	return min(perHour/10+n, perHour/2)
@@ -250,7 +256,7 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 		c.From = u.dueAt
 		all = append(all, c)
 	}
-	starts := schedule.Forecast(all, sent, maxTime(now, paused), perHour, view.Reserve, forecastHorizon, budget.PaceMargin)
+	starts := schedule.Forecast(all, sent, maxTime(now, paused), perHour, perHour/10, e.eveReserveLocked(now), forecastHorizon, budget.PaceMargin)
 	for k, u := range later {
 		u.dueAt = maxTime(u.dueAt, cmp.Or(starts[len(sched)+k], now.Add(forecastSpan)))
 	}

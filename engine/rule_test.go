@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -298,11 +299,14 @@ func TestFetchIsToldItsLastCost(t *testing.T) {
 }
 
 // TestEveReserveOnTheLandingPage: at 23:00 UTC the reserve grows by a
-// request for every 1d one-request unit, and the landing page's expected
-// starts of the refreshes that may not use it move later at once, without
-// a scrape. Nine one-request units (1d, 7d and 30d, three projects) at 10
-// an hour, all read at 22:30: at 22:45 all wait, expected at 23:30 (the
-// request left is the reserve) until 23:00, then some of them later.
+// request for every 1d one-request unit, and at midnight it shrinks back; the
+// landing page foresees both. Nine one-request units (1d, 7d and 30d, three
+// projects) at 10 an hour, all read at 22:30: at 22:45 the 1d and 7d units
+// are expected at 23:30 (6 of the 10 requests are not the eve's reserve),
+// the 30d ones at midnight, and at 23:00 when the reserve grows the page
+// says the same; then the 1d and 7d refreshes start when it said, within
+// seconds. (The 30d ones start at 00:30: the forecast does not run the 1d
+// units' reads of the new day at midnight forward.)
 func TestEveReserveOnTheLandingPage(t *testing.T) {
 	var src *memSource
 	r := newRig(t, rigOptions{perHour: 10, projects: []string{"a", "b", "c"}, windows: []string{"1d", "7d", "30d"},
@@ -311,18 +315,39 @@ func TestEveReserveOnTheLandingPage(t *testing.T) {
 	r.settle()
 	r.clock.Advance(15 * time.Minute) // 22:45
 	r.settle()
-	last := func() (at time.Time, waiting int) {
+	want := map[string]time.Time{}
+	for _, w := range []string{"a/1d", "b/1d", "c/1d", "a/7d", "b/7d", "c/7d"} {
+		want["one/"+w] = t0.Add(11*time.Hour + 30*time.Minute + budget.PaceMargin)
+	}
+	for _, w := range []string{"a/30d", "b/30d", "c/30d"} {
+		want["one/"+w] = t0.Add(12 * time.Hour)
+	}
+	expected := func(when string) {
+		t.Helper()
 		for _, st := range r.e.States() {
-			if st.State == StateWaiting {
-				at, waiting = maxTime(at, st.Next), waiting+1
+			if st.State != StateWaiting || !st.Next.Equal(want[st.Unit.String()]) {
+				t.Fatalf("at %s: %s is %s, expected at %s; want waiting, expected at %s", when, st.Unit, st.State,
+					st.Next.Format(time.DateTime), want[st.Unit.String()].Format(time.DateTime))
 			}
 		}
-		return at, waiting
 	}
-	before, n := last()
-	if n != 9 || before.After(t0.Add(11*time.Hour+31*time.Minute)) {
-		t.Fatalf("at 22:45: %d units wait, the last expected at %s; want 9, by 23:31", n, before.Format(time.TimeOnly))
-	}
+	expected("22:45")
 	r.clock.Advance(15 * time.Minute) // 23:00
-	r.waitFor("later expected starts at 23:00", func() bool { at, _ := last(); return at.After(before) })
+	r.settle()
+	expected("23:00")
+	first := map[string]time.Time{} // each unit's refresh after 22:30
+	for r.clock.Now().Before(t0.Add(11*time.Hour + 31*time.Minute)) {
+		r.clock.Advance(time.Minute)
+		r.settle()
+		for _, st := range r.e.States() {
+			if k := st.Unit.String(); first[k].IsZero() && st.Completed.After(t0.Add(10*time.Hour+30*time.Minute)) {
+				first[k] = st.Completed
+			}
+		}
+	}
+	for k, w := range want {
+		if first[k].Sub(w).Abs() > 15*time.Second && !strings.HasSuffix(k, "/30d") {
+			t.Errorf("%s refreshed at %s, expected at %s", k, first[k].Format(time.TimeOnly), w.Format(time.TimeOnly))
+		}
+	}
 }

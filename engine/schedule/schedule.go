@@ -109,20 +109,34 @@ func Next(units []Unit, b Budget) int {
 // hour's next room (sent holds the requests of the last hour, ascending) goes
 // to the unit worth most by then, among those eligible by then (From), Fresh
 // from its FreshAt; the request goes as soon as the ledger has room for it
-// (for Need of them at once), within the reserve unless Reserved; a request
-// leaves the hour margin after an hour. It returns when each unit is expected
-// to start, the zero time past horizon requests.
-func Forecast(units []Unit, sent []time.Time, from time.Time, perHour, reserve, horizon int, margin time.Duration) []time.Time {
+// (for Need of them at once), within the reserve (eve in the hour before a
+// UTC midnight) unless Reserved; a request leaves the hour margin after an
+// hour. It returns when each unit is expected to start, the zero time past
+// horizon requests.
+func Forecast(units []Unit, sent []time.Time, from time.Time, perHour, reserve, eve, horizon int, margin time.Duration) []time.Time {
 	starts := make([]time.Time, len(units))
 	booked := slices.Clone(sent)
 	last, n := from, 0
 	// at is the earliest time, from last on, at which need requests fit
-	// under limit with those booked.
-	at := func(need, limit int) time.Time {
-		t := last
-		if k := len(booked) - (limit - need) - 1; k >= 0 {
-			if free := booked[k].Add(time.Hour + margin); free.After(t) {
-				t = free
+	// with those booked, under the budget less the reserve of that time
+	// unless reserved.
+	at := func(need int, reserved bool) time.Time {
+		free := func(from time.Time) time.Time {
+			limit := perHour
+			if !reserved && from.UTC().Truncate(24*time.Hour).Add(23*time.Hour).After(from) {
+				limit -= reserve
+			} else if !reserved {
+				limit -= eve
+			}
+			if k := len(booked) - (max(limit, need) - need) - 1; k >= 0 {
+				return maxTime(from, booked[k].Add(time.Hour+margin))
+			}
+			return from
+		}
+		t, day := free(last), last.UTC().Truncate(24*time.Hour)
+		for _, b := range []time.Time{day.Add(23 * time.Hour), day.Add(24 * time.Hour)} {
+			if b.After(last) && !t.Before(b) {
+				t = free(b) // the reserve changes at b
 			}
 		}
 		return t
@@ -149,7 +163,7 @@ func Forecast(units []Unit, sent []time.Time, from time.Time, perHour, reserve, 
 	}
 	var ready []int
 	for n < horizon && (len(ready) > 0 || len(events) > 0) {
-		t := at(1, max(1, perHour-reserve))
+		t := at(1, false)
 		if len(ready) == 0 && events[0].t.After(t) {
 			t, last = events[0].t, maxTime(last, events[0].t)
 		}
@@ -173,12 +187,8 @@ func Forecast(units []Unit, sent []time.Time, from time.Time, perHour, reserve, 
 		i := ready[0]
 		ready = ready[1:]
 		u := &cur[i]
-		limit := perHour
-		if !u.Reserved {
-			limit -= reserve
-		}
 		need := min(max(1, u.Need), perHour)
-		t = at(need, max(limit, need))
+		t = at(need, u.Reserved)
 		if starts[i].IsZero() {
 			t = maxTime(t, u.From)
 			starts[i] = t
