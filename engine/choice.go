@@ -43,8 +43,7 @@ func (e *Engine) estimateLocked(u *unit, now time.Time) (cost int, guess bool) {
 	}
 	if u.snap != nil && !u.snap.served {
 		cost := u.snap.res.Cost
-		if u.snap.rng != u.Window.Range(now) {
-			days := max(1, u.Window.Days)
+		if days := u.Window.Days; days > 1 && u.snap.rng != u.Window.Range(now) {
 			cost = 1 + cost*(days-1)/days
 		}
 		return max(1, cost), false
