@@ -156,6 +156,12 @@ func (e *Engine) unitCandidateLocked(u *unit, now time.Time, hourlyDays int) sch
 		s.Need = min(cost, e.cfg.Budget.PerHour())
 	}
 	moved := u.snap != nil && u.snap.rng != u.Window.Range(now)
+	if u.fixed == nil { // for the forecast: its refreshes after the next
+		s.Again, s.Cost, s.Rollover = e.cfg.MinInterval, cost, cheap && u.Window.Days == 1
+		if cheap && u.Window.Days <= hourlyDays {
+			s.FreshAfter = hourly
+		}
+	}
 	switch {
 	case u.fixed != nil:
 		s.Worth, s.Totals = u.fixed.worth, u.fixed.totals
@@ -164,7 +170,7 @@ func (e *Engine) unitCandidateLocked(u *unit, now time.Time, hourlyDays int) sch
 	case cheap && u.Window.Days <= hourlyDays && now.Sub(u.snap.completed) >= hourly:
 		s.Fresh = true
 	default:
-		s.Changed = min(1, now.Sub(u.snap.completed).Hours()/(24*float64(max(1, u.Window.Days))))
+		s.Changed, s.Completed = min(1, now.Sub(u.snap.completed).Hours()/(24*float64(max(1, u.Window.Days)))), u.snap.completed
 		if moved {
 			s.Changed = max(s.Changed, 1/float64(max(1, u.Window.Days)))
 		}
@@ -255,9 +261,10 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 		c.From = u.dueAt
 		all = append(all, c)
 	}
-	starts := schedule.Forecast(all, sent, maxTime(now, paused), perHour, perHour/10, e.eveReserveLocked(now), forecastHorizon, budget.PaceMargin)
+	starts, gaps := schedule.Forecast(all, sent, maxTime(now, paused), perHour, perHour/10, e.eveReserveLocked(now), forecastHorizon, budget.PaceMargin)
 	for k, u := range later {
 		u.dueAt = maxTime(u.dueAt, cmp.Or(starts[len(sched)+k], now.Add(forecastSpan)))
+		u.gap = gaps[len(sched)+k]
 	}
 	waitingFirst, pos := false, 0
 	for _, i := range order {
@@ -266,6 +273,7 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 			continue // the landing page shows windows, not fixed ranges
 		}
 		pos++
+		u.gap = gaps[i]
 		u.rank = fmt.Sprintf("%d of %d (worth %.2g a request)", pos, shown, schedule.Value(sched[i]))
 		u.waitAt, u.waitWhy = time.Time{}, ""
 		if starts[i].After(now) || starts[i].IsZero() {
@@ -332,7 +340,9 @@ func (e *Engine) eligibleAtLocked(u *unit, now time.Time) (at time.Time, ok bool
 
 // setIntervalsLocked sets each unit's interval once per refresh: from its data
 // to the start the rule expects once it is eligible (now if at once), at
-// least MinInterval; a unit the Layer serves has its Like's. It stays until
+// least MinInterval and the longest time the rule expects between two of its
+// starts over the next day (the hours around midnight); a unit the Layer
+// serves has its Like's. It stays until
 // the next data, so a unit that fails or waits longer than expected outgrows
 // three intervals (MintlifyDataStale) instead of moving its own threshold.
 func (e *Engine) setIntervalsLocked(now time.Time) {
@@ -352,7 +362,7 @@ func (e *Engine) setIntervalsLocked(now time.Time) {
 			continue // not eligible yet
 		}
 		u.intervalFrom = u.snap.completed
-		if iv := max(e.cfg.MinInterval, at.Sub(u.snap.completed).Round(time.Second)); iv != u.interval {
+		if iv := max(e.cfg.MinInterval, at.Sub(u.snap.completed).Round(time.Second), u.gap.Round(time.Second)); iv != u.interval {
 			u.interval = iv
 			e.cfg.Status.SetInterval(u.Project, u.Source, u.Window.Name, e.statusPart(u), iv)
 		}

@@ -119,6 +119,8 @@ type unit struct {
 	// eligible yet: its eligibility, later when the hour is full or units
 	// worth more fill it.
 	dueAt time.Time
+	// gap is the longest time the rule expects between two of its starts.
+	gap time.Duration
 	// fixed is set on a Layer's Read, a unit not in Engine.units.
 	fixed *fixedRange
 }

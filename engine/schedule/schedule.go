@@ -30,9 +30,17 @@ type Unit struct {
 	Reserved bool
 	// For Forecast: From is when the unit becomes eligible (zero: now),
 	// FreshAt when its data will count as none (zero: never), then Reserved
-	// too when FreshReserved.
-	From, FreshAt time.Time
-	FreshReserved bool
+	// too when FreshReserved; Changed grows with age from Completed (zero:
+	// it does not).
+	From, FreshAt, Completed time.Time
+	FreshReserved            bool
+	// For Forecast's later refreshes (Again zero: none): each costs Cost;
+	// the unit is eligible Again after one or at the next UTC midnight, and
+	// its data counts as none FreshAfter after one (zero: never) or, Reserved,
+	// at the next UTC midnight when Rollover.
+	Again, FreshAfter time.Duration
+	Cost              int
+	Rollover          bool
 }
 
 // Value is what u's next request is worth: its data's worth (1 plus 8/days
@@ -47,6 +55,18 @@ func Value(u Unit) float64 {
 		v = u.Worth
 	}
 	return v / float64(max(1, u.Left))
+}
+
+// valueAt is u's Value at t, its Changed grown with age since Completed,
+// and at least a day's share once a UTC midnight has moved its window.
+func valueAt(u Unit, t time.Time) float64 {
+	if c := u.Completed; !c.IsZero() {
+		u.Changed = max(u.Changed, min(1, t.Sub(c).Hours()/(24*float64(max(1, u.Days)))))
+		if c.UTC().Truncate(24 * time.Hour).Before(t.UTC().Truncate(24 * time.Hour)) {
+			u.Changed = max(u.Changed, 1/float64(max(1, u.Days)))
+		}
+	}
+	return Value(u)
 }
 
 // Order returns the indexes of units by Value, best first; ties go to a walk
@@ -105,28 +125,44 @@ func Next(units []Unit, b Budget) int {
 	return -1
 }
 
+// resort is how often Forecast values the waiting units again as they age.
+const resort = 15 * time.Minute
+
 // Forecast runs the rule forward from from on, a request at a time: the
 // hour's next room (sent holds the requests of the last hour, ascending) goes
-// to the unit worth most by then, among those eligible by then (From), Fresh
-// from its FreshAt; the request goes as soon as the ledger has room for it
-// (for Need of them at once), within the reserve (eve in the hour before a
-// UTC midnight) unless Reserved; a request leaves the hour margin after an
-// hour. It returns when each unit is expected to start, the zero time past
-// horizon requests.
-func Forecast(units []Unit, sent []time.Time, from time.Time, perHour, reserve, eve, horizon int, margin time.Duration) []time.Time {
-	starts := make([]time.Time, len(units))
+// to the unit worth most by then (valued every resort as it ages), among
+// those eligible by then (From), Fresh from its FreshAt; the request goes as
+// soon as the ledger has room for it (for Need of them at once), within the
+// reserve (eve in the hour before a UTC midnight) unless Reserved; a request
+// leaves the hour margin after an hour; a
+// unit refreshed comes back as Again says. It returns when each unit is
+// expected to start first, the zero time past horizon requests or, for a
+// read of a fixed range, once every other unit has its start; and the
+// longest time expected between two starts of each unit over the next day.
+func Forecast(units []Unit, sent []time.Time, from time.Time, perHour, reserve, eve, horizon int, margin time.Duration) (starts []time.Time, gaps []time.Duration) {
+	starts, gaps = make([]time.Time, len(units)), make([]time.Duration, len(units))
+	began := make([]time.Time, len(units)) // each unit's last start
 	booked := slices.Clone(sent)
-	last, n := from, 0
+	// It ends when each unit but the reads of fixed ranges has a start, a
+	// day on.
+	last, n, want := from, 0, 0
+	for _, u := range units {
+		want += b2i(u.Worth == 0)
+	}
+	reserveAt := func(t time.Time) int {
+		if t.UTC().Truncate(24 * time.Hour).Add(23 * time.Hour).After(t) {
+			return reserve
+		}
+		return eve
+	}
 	// at is the earliest time, from last on, at which need requests fit
 	// with those booked, under the budget less the reserve of that time
 	// unless reserved.
 	at := func(need int, reserved bool) time.Time {
 		free := func(from time.Time) time.Time {
 			limit := perHour
-			if !reserved && from.UTC().Truncate(24*time.Hour).Add(23*time.Hour).After(from) {
-				limit -= reserve
-			} else if !reserved {
-				limit -= eve
+			if !reserved {
+				limit -= reserveAt(from)
 			}
 			if k := len(booked) - (max(limit, need) - need) - 1; k >= 0 {
 				return maxTime(from, booked[k].Add(time.Hour+margin))
@@ -141,67 +177,131 @@ func Forecast(units []Unit, sent []time.Time, from time.Time, perHour, reserve, 
 		}
 		return t
 	}
-	// Each unit becomes eligible at From and Fresh at FreshAt: events in
-	// time order; ready holds the eligible units, best first.
+	// Each unit becomes eligible at From and Fresh at FreshAt, in each of
+	// its refreshes (gen): events in time order; ready holds the eligible
+	// units, best first by their value at keyAt.
 	type event struct {
-		t     time.Time
-		i     int
-		fresh bool
+		t          time.Time
+		i, gen     int
+		fresh, res bool
 	}
 	var events []event
-	cur := slices.Clone(units)
+	push := func(ev event) {
+		pos, _ := slices.BinarySearchFunc(events, ev, func(a, b event) int { return cmp.Or(a.t.Compare(b.t), -1) })
+		events = slices.Insert(events, pos, ev)
+	}
+	cur, gen, key := slices.Clone(units), make([]int, len(units)), make([]float64, len(units))
 	for i, u := range units {
-		events = append(events, event{u.From, i, false})
+		push(event{t: u.From, i: i})
 		if !u.FreshAt.IsZero() && !u.Fresh {
-			events = append(events, event{u.FreshAt, i, true})
+			push(event{t: u.FreshAt, i: i, fresh: true, res: u.FreshReserved})
 		}
 	}
-	slices.SortStableFunc(events, func(a, b event) int { return a.t.Compare(b.t) })
 	less := func(i, j int) int {
 		a, b := cur[i], cur[j]
-		return cmp.Or(cmp.Compare(Value(b), Value(a)), boolFirst(a.Started, b.Started), boolFirst(a.Totals, b.Totals), cmp.Compare(i, j))
+		return cmp.Or(cmp.Compare(key[j], key[i]), boolFirst(a.Started, b.Started), boolFirst(a.Totals, b.Totals), cmp.Compare(i, j))
 	}
-	var ready []int
-	for n < horizon && (len(ready) > 0 || len(events) > 0) {
+	// ready[1] holds the units whose value grows with age, ready[0] the others.
+	var ready [2][]int
+	keyAt := from
+	insert := func(i int) {
+		key[i] = valueAt(cur[i], keyAt)
+		r := &ready[b2i(!cur[i].Completed.IsZero() && !cur[i].Fresh)]
+		pos := 0 // a walk's next page is mostly still first
+		if len(*r) > 0 && less(i, (*r)[0]) > 0 {
+			pos, _ = slices.BinarySearchFunc(*r, i, less)
+		}
+		*r = slices.Insert(*r, pos, i)
+	}
+	for n < horizon && (want > 0 || last.Sub(from) < 24*time.Hour) && (len(ready[0])+len(ready[1]) > 0 || len(events) > 0) {
 		t := at(1, false)
-		if len(ready) == 0 && events[0].t.After(t) {
+		if len(ready[0])+len(ready[1]) == 0 && events[0].t.After(t) {
 			t, last = events[0].t, maxTime(last, events[0].t)
+		}
+		if t.Sub(keyAt) >= resort {
+			keyAt = t
+			for _, i := range ready[1] {
+				key[i] = valueAt(cur[i], t)
+			}
+			slices.SortFunc(ready[1], less)
 		}
 		for len(events) > 0 && !events[0].t.After(t) {
 			ev := events[0]
 			events = events[1:]
-			if ev.fresh {
-				cur[ev.i].Fresh, cur[ev.i].Reserved = true, cur[ev.i].Reserved || cur[ev.i].FreshReserved
-				pos := slices.Index(ready, ev.i)
-				if pos < 0 {
-					continue // it becomes eligible later, or has gone
-				}
-				ready = slices.Delete(ready, pos, pos+1)
+			if ev.gen != gen[ev.i] {
+				continue // of a refresh already forecast
 			}
-			pos, _ := slices.BinarySearchFunc(ready, ev.i, less)
-			ready = slices.Insert(ready, pos, ev.i)
+			if ev.fresh {
+				r := &ready[b2i(!cur[ev.i].Completed.IsZero() && !cur[ev.i].Fresh)]
+				pos := slices.Index(*r, ev.i)
+				cur[ev.i].Fresh, cur[ev.i].Reserved = true, cur[ev.i].Reserved || ev.res
+				if pos < 0 {
+					continue // it becomes eligible later
+				}
+				*r = slices.Delete(*r, pos, pos+1)
+			}
+			insert(ev.i)
 		}
-		if len(ready) == 0 {
+		r := &ready[0]
+		if len(ready[1]) > 0 && (len(ready[0]) == 0 || less(ready[1][0], ready[0][0]) < 0) {
+			r = &ready[1]
+		} else if len(ready[0]) == 0 {
 			continue // only Fresh events of units eligible later
 		}
-		i := ready[0]
-		ready = ready[1:]
+		i := (*r)[0]
+		*r = (*r)[1:]
 		u := &cur[i]
 		need := min(max(1, u.Need), perHour)
 		t = at(need, u.Reserved)
 		if starts[i].IsZero() {
 			t = maxTime(t, u.From)
-			starts[i] = t
+			starts[i], want = t, want-b2i(u.Worth == 0)
+		} else if !u.Started && !began[i].IsZero() {
+			gaps[i] = max(gaps[i], t.Sub(began[i]))
+		}
+		if !u.Started {
+			began[i] = t
 		}
 		booked = append(booked, slices.Repeat([]time.Time{t}, need)...)
 		last, n = t, n+need
 		// A walk's next request is chosen again, worth more with fewer left.
 		if u.Left, u.Need, u.Started = max(need, u.Left)-need, 1, true; u.Left > 0 {
-			pos, _ := slices.BinarySearchFunc(ready, i, less)
-			ready = slices.Insert(ready, pos, i)
+			insert(i)
+		} else if u.Again > 0 {
+			gen[i]++
+			midnight := t.UTC().Truncate(24 * time.Hour).Add(24 * time.Hour)
+			next := Unit{Days: u.Days, Left: max(1, u.Cost), Need: units[i].Need, Totals: u.Totals, Completed: t,
+				Again: u.Again, FreshAfter: u.FreshAfter, Cost: u.Cost, Rollover: u.Rollover}
+			cur[i] = next
+			push(event{t: minTime(t.Add(u.Again), midnight), i: i, gen: gen[i]})
+			switch fresh := t.Add(next.FreshAfter); {
+			case next.Rollover && (next.FreshAfter == 0 || midnight.Before(fresh)):
+				push(event{t: midnight, i: i, gen: gen[i], fresh: true, res: true})
+			case next.FreshAfter > 0:
+				push(event{t: fresh, i: i, gen: gen[i], fresh: true})
+			}
 		}
 	}
-	return starts
+	for i, b := range began { // a refresh still pending at the end
+		if !b.IsZero() && units[i].Again > 0 {
+			gaps[i] = max(gaps[i], last.Sub(b))
+		}
+	}
+	return starts, gaps
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }
 
 func maxTime(a, b time.Time) time.Time {

@@ -84,18 +84,18 @@ func TestForecast(t *testing.T) {
 		{Days: 7, Changed: 0.09, Left: 1, Need: 1},               // when 11:30 leaves
 		{Days: 30, Changed: 0.01, Left: 1, Need: 1},              // past the horizon
 	}
-	got := Forecast(units, sent, now, 4, 0, 0, 4, time.Second)
+	got, _ := Forecast(units, sent, now, 4, 0, 0, 4, time.Second)
 	want := []time.Time{now, now.Add(-50*time.Minute + time.Hour + time.Second), now.Add(-30*time.Minute + time.Hour + time.Second), {}}
 	if !slices.Equal(got, want) {
 		t.Errorf("Forecast = %v, want %v", got, want)
 	}
 	// A reserve of 1 keeps the refresh of data out of the last request.
-	got = Forecast(units[1:2], sent, now, 4, 1, 1, 10, time.Second)
+	got, _ = Forecast(units[1:2], sent, now, 4, 1, 1, 10, time.Second)
 	if want := now.Add(-50*time.Minute + time.Hour + time.Second); !got[0].Equal(want) {
 		t.Errorf("with a reserve of 1: %v, want %v", got[0], want)
 	}
 	// A fetch sent whole starts when all its requests fit.
-	got = Forecast([]Unit{{Days: 1, Changed: 1, Left: 3, Need: 3, Reserved: true}}, sent, now, 4, 0, 0, 10, time.Second)
+	got, _ = Forecast([]Unit{{Days: 1, Changed: 1, Left: 3, Need: 3, Reserved: true}}, sent, now, 4, 0, 0, 10, time.Second)
 	if want := now.Add(-40*time.Minute + time.Hour + time.Second); !got[0].Equal(want) {
 		t.Errorf("a fetch of 3 sent whole: %v, want %v", got[0], want)
 	}
@@ -130,18 +130,18 @@ func TestForecastOverTime(t *testing.T) {
 		{"Fresh before it is eligible", []Unit{{Days: 1, Changed: 0.1, Left: 1, Need: 1, From: now.Add(20 * time.Minute),
 			FreshAt: now.Add(10 * time.Minute)}, walk}, []time.Time{now.Add(30*time.Minute + time.Second), now.Add(45*time.Minute + time.Second)}},
 	} {
-		got := Forecast(tc.units, hour(2), now, 2, 0, 0, 10, time.Second)
+		got, _ := Forecast(tc.units, hour(2), now, 2, 0, 0, 10, time.Second)
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("%s: Forecast = %v, want %v", tc.name, got, tc.want)
 		}
 	}
 	// FreshReserved: at FreshAt the unit may use the reserve (1 of 2 here).
 	u := Unit{Days: 1, Changed: 0.1, Left: 1, Need: 1, FreshAt: now, FreshReserved: true}
-	if got := Forecast([]Unit{u}, hour(1), now, 2, 1, 1, 10, time.Second); !got[0].Equal(now) {
+	if got, _ := Forecast([]Unit{u}, hour(1), now, 2, 1, 1, 10, time.Second); !got[0].Equal(now) {
 		t.Errorf("Fresh and Reserved at once: %v, want now", got[0])
 	}
 	u.FreshReserved = false
-	if got := Forecast([]Unit{u}, hour(1), now, 2, 1, 1, 10, time.Second); !got[0].Equal(now.Add(30*time.Minute + time.Second)) {
+	if got, _ := Forecast([]Unit{u}, hour(1), now, 2, 1, 1, 10, time.Second); !got[0].Equal(now.Add(30*time.Minute + time.Second)) {
 		t.Errorf("Fresh, not Reserved: %v, want when 11:30 leaves the hour", got[0])
 	}
 }
@@ -154,7 +154,7 @@ func TestForecastValuesAtTheReservesRoom(t *testing.T) {
 	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	room := now.Add(30*time.Minute + time.Second)
 	units := []Unit{{Days: 1, Changed: 0.1, Left: 1, Need: 1}, {Days: 1, Changed: 0.05, Left: 1, Need: 1, FreshAt: room}}
-	got := Forecast(units, []time.Time{now.Add(-30 * time.Minute)}, now, 2, 1, 1, 10, time.Second)
+	got, _ := Forecast(units, []time.Time{now.Add(-30 * time.Minute)}, now, 2, 1, 1, 10, time.Second)
 	if want := []time.Time{room.Add(time.Hour + time.Second), room}; !slices.Equal(got, want) {
 		t.Errorf("Forecast = %v, want %v", got, want)
 	}
@@ -177,7 +177,7 @@ func TestForecastSeesTheEveReserve(t *testing.T) {
 		{"the eve starts", []time.Time{at(22, 5), at(22, 5), at(22, 30), at(22, 30)}, at(22, 50), at(23, 30).Add(time.Second)},
 		{"midnight ends it", []time.Time{at(23, 30), at(23, 30), at(23, 30)}, at(23, 40), at(24, 0)},
 	} {
-		if got := Forecast(u, tc.sent, tc.now, 4, 0, 2, 10, time.Second); !got[0].Equal(tc.want) {
+		if got, _ := Forecast(u, tc.sent, tc.now, 4, 0, 2, 10, time.Second); !got[0].Equal(tc.want) {
 			t.Errorf("%s: Forecast = %s, want %s", tc.name, got[0].Format(time.TimeOnly), tc.want.Format(time.TimeOnly))
 		}
 	}
