@@ -62,7 +62,7 @@ func Value(u Unit) float64 {
 func valueAt(u Unit, t time.Time) float64 {
 	if c := u.Completed; !c.IsZero() {
 		u.Changed = max(u.Changed, min(1, t.Sub(c).Hours()/(24*float64(max(1, u.Days)))))
-		if c.UTC().Truncate(24 * time.Hour).Before(t.UTC().Truncate(24 * time.Hour)) {
+		if c.Before(t.UTC().Truncate(24 * time.Hour)) {
 			u.Changed = max(u.Changed, 1/float64(max(1, u.Days)))
 		}
 	}
@@ -187,10 +187,11 @@ func Forecast(units []Unit, sent []time.Time, from time.Time, perHour, reserve, 
 	}
 	var events []event
 	push := func(ev event) {
-		pos, _ := slices.BinarySearchFunc(events, ev, func(a, b event) int { return cmp.Or(a.t.Compare(b.t), -1) })
+		pos, _ := slices.BinarySearchFunc(events, ev.t, func(e event, t time.Time) int { return e.t.Compare(t) })
 		events = slices.Insert(events, pos, ev)
 	}
 	cur, gen, key := slices.Clone(units), make([]int, len(units)), make([]float64, len(units))
+	readyAt := make([]time.Time, len(units)) // when each became ready as it is
 	for i, u := range units {
 		push(event{t: u.From, i: i})
 		if !u.FreshAt.IsZero() && !u.Fresh {
@@ -204,13 +205,10 @@ func Forecast(units []Unit, sent []time.Time, from time.Time, perHour, reserve, 
 	// ready[1] holds the units whose value grows with age, ready[0] the others.
 	var ready [2][]int
 	keyAt := from
-	insert := func(i int) {
-		key[i] = valueAt(cur[i], keyAt)
+	insert := func(i int, t time.Time) {
+		key[i], readyAt[i] = valueAt(cur[i], keyAt), t
 		r := &ready[b2i(!cur[i].Completed.IsZero() && !cur[i].Fresh)]
-		pos := 0 // a walk's next page is mostly still first
-		if len(*r) > 0 && less(i, (*r)[0]) > 0 {
-			pos, _ = slices.BinarySearchFunc(*r, i, less)
-		}
+		pos, _ := slices.BinarySearchFunc(*r, i, less)
 		*r = slices.Insert(*r, pos, i)
 	}
 	for n < horizon && (want > 0 || last.Sub(from) < 24*time.Hour) && (len(ready[0])+len(ready[1]) > 0 || len(events) > 0) {
@@ -240,7 +238,7 @@ func Forecast(units []Unit, sent []time.Time, from time.Time, perHour, reserve, 
 				}
 				*r = slices.Delete(*r, pos, pos+1)
 			}
-			insert(ev.i)
+			insert(ev.i, ev.t)
 		}
 		r := &ready[0]
 		if len(ready[1]) > 0 && (len(ready[0]) == 0 || less(ready[1][0], ready[0][0]) < 0) {
@@ -252,9 +250,8 @@ func Forecast(units []Unit, sent []time.Time, from time.Time, perHour, reserve, 
 		*r = (*r)[1:]
 		u := &cur[i]
 		need := min(max(1, u.Need), perHour)
-		t = at(need, u.Reserved)
+		t = maxTime(at(need, u.Reserved), readyAt[i])
 		if starts[i].IsZero() {
-			t = maxTime(t, u.From)
 			starts[i], want = t, want-b2i(u.Worth == 0)
 		} else if !u.Started && !began[i].IsZero() {
 			gaps[i] = max(gaps[i], t.Sub(began[i]))
@@ -266,9 +263,9 @@ func Forecast(units []Unit, sent []time.Time, from time.Time, perHour, reserve, 
 		last, n = t, n+need
 		// A walk's next request is chosen again, worth more with fewer left.
 		if u.Left, u.Need, u.Started = max(need, u.Left)-need, 1, true; u.Left > 0 {
-			insert(i)
+			insert(i, t)
 		} else if u.Again > 0 {
-			gen[i]++
+			gen[i] = n // a refresh's own: n counts every request booked
 			midnight := t.UTC().Truncate(24 * time.Hour).Add(24 * time.Hour)
 			next := Unit{Days: u.Days, Left: max(1, u.Cost), Need: units[i].Need, Totals: u.Totals, Completed: t,
 				Again: u.Again, FreshAfter: u.FreshAfter, Cost: u.Cost, Rollover: u.Rollover}

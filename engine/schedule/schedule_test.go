@@ -182,3 +182,86 @@ func TestForecastSeesTheEveReserve(t *testing.T) {
 		}
 	}
 }
+
+// TestForecastRunsAgeForward: a unit whose data ages is valued at the time
+// of each room (every 15 forecast minutes), so it passes a unit of fixed
+// worth once its changed share is larger; and once a UTC midnight moves its
+// window, it counts at least a day's share of it.
+func TestForecastRunsAgeForward(t *testing.T) {
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	room := func(k int) time.Time { return now.Add(time.Duration(k) * (time.Hour + time.Second)) }
+	first := Unit{Days: 30, Changed: 0.09, Left: 1, Need: 1}
+	fixed := Unit{Days: 30, Changed: 0.06, Left: 1, Need: 1}
+	// 1h old at 12:00 (0.042 of a day), 2h old at the next room: 0.083
+	aging := Unit{Days: 1, Changed: 1.0 / 24, Left: 1, Need: 1, Completed: now.Add(-time.Hour)}
+	got, _ := Forecast([]Unit{first, fixed, aging}, nil, now, 1, 0, 0, 10, time.Second)
+	if want := []time.Time{room(0), room(2), room(1)}; !slices.Equal(got, want) {
+		t.Errorf("growing with age: Forecast = %v, want %v", got, want)
+	}
+	// 7d data read at 23:00 changes by 0.006 an hour, but from midnight 1/7
+	// (0.14) of it is another day's: after 0.2, before 0.1.
+	eve := time.Date(2026, 5, 1, 23, 30, 0, 0, time.UTC)
+	week := Unit{Days: 7, Changed: 0.003, Left: 1, Need: 1, Completed: eve.Add(-30 * time.Minute)}
+	fixedAt := func(c float64) Unit { return Unit{Days: 30, Changed: c, Left: 1, Need: 1} }
+	got, _ = Forecast([]Unit{fixedAt(0.3), fixedAt(0.2), fixedAt(0.1), week}, nil, eve, 1, 0, 0, 10, time.Second)
+	if want := []time.Time{eve, eve.Add(time.Hour + time.Second), eve.Add(3 * (time.Hour + time.Second)), eve.Add(2 * (time.Hour + time.Second))}; !slices.Equal(got, want) {
+		t.Errorf("a window moved at midnight: Forecast = %v, want %v", got, want)
+	}
+	if v := Value(Unit{Worth: 0.5, Changed: 1, Left: 2}); v != 0.25 {
+		t.Errorf("a fixed range's read worth 0.5 at 2 requests: Value = %v, want 0.25", v)
+	}
+}
+
+// TestForecastRefreshesAgain: a unit refreshed in the forecast comes back
+// (eligible Again later, its data counting as none FreshAfter later or, for
+// a Rollover unit, at midnight with the reserve), so it can keep another
+// from its first start; the gaps are the longest time between two starts of
+// each unit, up to the forecast's end for one still waiting.
+func TestForecastRefreshesAgain(t *testing.T) {
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	room := time.Hour + time.Second
+	hourly := Unit{Days: 1, Fresh: true, Left: 1, Need: 1, Again: 15 * time.Minute, FreshAfter: time.Hour, Cost: 1}
+	month := Unit{Days: 30, Changed: 0.5, Left: 1, Need: 1}
+	starts, gaps := Forecast([]Unit{hourly, month}, nil, now, 1, 0, 0, 5, time.Second)
+	if want := []time.Time{now, {}}; !slices.Equal(starts, want) {
+		t.Errorf("held to an hour: starts %v, want %v", starts, want)
+	}
+	if want := []time.Duration{room, 0}; !slices.Equal(gaps, want) {
+		t.Errorf("held to an hour: gaps %v, want %v", gaps, want)
+	}
+	// A unit that comes back keeps its gap growing while it waits: a month
+	// read first waits behind the hourly unit, and the forecast ends a day on.
+	month.Again, month.Cost, month.Changed = 15*time.Minute, 1, 10
+	starts, gaps = Forecast([]Unit{hourly, month}, nil, now, 1, 0, 0, 100, time.Second)
+	if want := []time.Time{now.Add(room), now}; !slices.Equal(starts, want) {
+		t.Errorf("held to an hour, after the month: starts %v, want %v", starts, want)
+	}
+	if want := []time.Duration{room, 24 * room}; !slices.Equal(gaps, want) {
+		t.Errorf("held to an hour, after the month: gaps %v, want %v (the month waits to the end, a day on)", gaps, want)
+	}
+	hourly.Again, month.Again, month.Changed = 0, 0, 0.5 // no later refreshes: the month gets the next room
+	if starts, gaps = Forecast([]Unit{hourly, month}, nil, now, 1, 0, 0, 5, time.Second); !starts[1].Equal(now.Add(room)) || gaps[0] != 0 {
+		t.Errorf("refreshed once: the month at %v, want %v; the hourly unit's gap %v, want 0", starts[1], now.Add(room), gaps[0])
+	}
+	// A read of a fixed range (Worth) goes by its worth, within the day.
+	read := Unit{Days: 1, Worth: 0.01, Left: 1, Need: 1}
+	if starts, _ = Forecast([]Unit{hourly, read}, nil, now, 1, 0, 0, 5, time.Second); !starts[1].Equal(now.Add(room)) {
+		t.Errorf("a read after a unit refreshed once: at %v, want %v", starts[1], now.Add(room))
+	}
+	// Read at 23:10, a 1d Rollover unit reads the new day at midnight from
+	// the reserve (1 of 2), so the month waits for the room after it.
+	eve := time.Date(2026, 5, 1, 23, 10, 0, 0, time.UTC)
+	midnight := eve.Add(50 * time.Minute)
+	day := Unit{Days: 1, Changed: 0.95, Left: 1, Need: 1, Again: 15 * time.Minute, Cost: 1, Rollover: true, Completed: eve.Add(-10 * time.Minute)}
+	month.Changed = 0.9
+	if _, gaps = Forecast([]Unit{day, month}, nil, eve, 2, 1, 1, 2, time.Second); gaps[0] != 50*time.Minute {
+		t.Errorf("rollover: the 1d unit's gap %v, want 50m (again at midnight)", gaps[0])
+	}
+	starts, gaps = Forecast([]Unit{day, month}, nil, eve, 2, 1, 1, 3, time.Second)
+	if want := []time.Time{eve, midnight.Add(room)}; !slices.Equal(starts, want) {
+		t.Errorf("rollover: starts %v, want %v", starts, want)
+	}
+	if want := midnight.Add(room).Sub(midnight); gaps[0] != want {
+		t.Errorf("rollover: the 1d unit's gap %v, want %v (waiting since midnight at the end)", gaps[0], want)
+	}
+}
