@@ -32,11 +32,12 @@ type CostGrouper interface {
 const unknownCost = 4
 
 // estimateLocked is the expected cost of u's next refresh, and whether it is
-// a bare guess. With data: its last cost, less the share that left the
-// window at midnight. Before: its CostEstimator, else the nearest sibling
-// with data (same project and source, then cost group, then same window of
-// another project). Walks are paced per request, so a low estimate never
-// exceeds the budget.
+// a bare guess. With data: its last cost, less the share that left a longer
+// window at midnight (a 1d window keeps it: an estimate of 1 page would be
+// outgrown at once, and the rule then counts the walk an hour's budget).
+// Before: its CostEstimator, else the nearest sibling with data (same project
+// and source, then cost group, then same window of another project). Walks
+// are paced per request, so a low estimate never exceeds the budget.
 func (e *Engine) estimateLocked(u *unit, now time.Time) (cost int, guess bool) {
 	if u.fixed != nil {
 		u = u.fixed.of // a fixed range costs what a read of its unit costs
@@ -156,15 +157,14 @@ func (e *Engine) unitCandidateLocked(u *unit, now time.Time, hourlyDays int) sch
 		s.Need = min(cost, e.cfg.Budget.PerHour())
 	}
 	moved := u.snap != nil && u.snap.rng != u.Window.Range(now)
-	if u.fixed == nil { // for the forecast: its refreshes after the next
-		s.Again, s.Cost, s.Rollover = e.cfg.MinInterval, cost, cheap && u.Window.Days == 1
-		if cheap && u.Window.Days <= hourlyDays {
-			s.FreshAfter = hourly
-		}
+	// For the forecast: its refreshes after the next (a fixed range has none).
+	s.Again, s.Cost, s.Rollover = e.cfg.MinInterval, cost, cheap && u.Window.Days == 1
+	if cheap && u.Window.Days <= hourlyDays {
+		s.FreshAfter = hourly
 	}
 	switch {
 	case u.fixed != nil:
-		s.Worth, s.Totals = u.fixed.worth, u.fixed.totals
+		s.Worth, s.Totals, s.Again = u.fixed.worth, u.fixed.totals, 0
 	case u.snap == nil || cheap && u.Window.Days == 1 && moved:
 		s.Fresh, s.Reserved = true, true
 	case cheap && u.Window.Days <= hourlyDays && now.Sub(u.snap.completed) >= hourly:
@@ -173,13 +173,6 @@ func (e *Engine) unitCandidateLocked(u *unit, now time.Time, hourlyDays int) sch
 		s.Changed, s.Completed = min(1, now.Sub(u.snap.completed).Hours()/(24*float64(max(1, u.Window.Days)))), u.snap.completed
 		if moved {
 			s.Changed = max(s.Changed, 1/float64(max(1, u.Window.Days)))
-		}
-		// For the forecast: when its data will count as none.
-		if cheap && u.Window.Days <= hourlyDays {
-			s.FreshAt = u.snap.completed.Add(hourly)
-		}
-		if rollover := u.snap.rng.To.Time(); cheap && u.Window.Days == 1 && (s.FreshAt.IsZero() || rollover.Before(s.FreshAt)) {
-			s.FreshAt, s.FreshReserved = rollover, true
 		}
 	}
 	return s
@@ -190,15 +183,8 @@ func (e *Engine) unitCandidateLocked(u *unit, now time.Time, hourlyDays int) sch
 // data, half the budget at most. Only units without data and 1d units
 // showing the day that ended may use it, so those read the new day at
 // midnight and MintlifyBudgetExhausted stays quiet on a setup that fits.
-func (e *Engine) reserveLocked(now time.Time) int {
-	if client.DateOf(now).AddDays(1).Time().Sub(now) > time.Hour {
-		return e.cfg.Budget.PerHour() / 10
-	}
-	return e.eveReserveLocked(now)
-}
-
-// eveReserveLocked is the reserve in the hour before UTC midnight.
-func (e *Engine) eveReserveLocked(now time.Time) int {
+// It returns the reserve now, and the one of the hour before midnight.
+func (e *Engine) reserveLocked(now time.Time) (reserve, eve int) {
 	perHour, n := e.cfg.Budget.PerHour(), 0
 	for _, u := range e.units {
 		if u.Window.Days == 1 && u.snap != nil && !e.servedLocked(u) {
@@ -207,7 +193,10 @@ func (e *Engine) eveReserveLocked(now time.Time) int {
 			}
 		}
 	}
-	return min(perHour/10+n, perHour/2)
+	if eve = min(perHour/10+n, perHour/2); client.DateOf(now).AddDays(1).Time().Sub(now) > time.Hour {
+		return perHour / 10, eve
+	}
+	return eve, eve
 }
 
 // forecastHorizon bounds the requests a forecast books: two days' default budget.
@@ -251,7 +240,8 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 	}
 	perHour := e.cfg.Budget.PerHour()
 	sent, paused := e.cfg.Budget.Ledger()
-	view := schedule.Budget{Remaining: e.cfg.Budget.Remaining(), Paused: paused.After(now), Reserve: e.reserveLocked(now)}
+	reserve, eve := e.reserveLocked(now)
+	view := schedule.Budget{Remaining: e.cfg.Budget.Remaining(), Paused: paused.After(now), Reserve: reserve}
 	order := schedule.Order(sched)
 	picked := schedule.Next(sched, view)
 	// The rule run forward, with the units not eligible yet from when they are.
@@ -261,7 +251,7 @@ func (e *Engine) decideLocked(now time.Time) (pick *job, next time.Time) {
 		c.From = u.dueAt
 		all = append(all, c)
 	}
-	starts, gaps := schedule.Forecast(all, sent, maxTime(now, paused), perHour, perHour/10, e.eveReserveLocked(now), forecastHorizon, budget.PaceMargin)
+	starts, gaps := schedule.Forecast(all, sent, maxTime(now, paused), perHour, perHour/10, eve, forecastHorizon, budget.PaceMargin)
 	for k, u := range later {
 		u.dueAt = maxTime(u.dueAt, cmp.Or(starts[len(sched)+k], now.Add(forecastSpan)))
 		u.gap = gaps[len(sched)+k]
@@ -342,9 +332,9 @@ func (e *Engine) eligibleAtLocked(u *unit, now time.Time) (at time.Time, ok bool
 // to the start the rule expects once it is eligible (now if at once), at
 // least MinInterval and the longest time the rule expects between two of its
 // starts over the next day (the hours around midnight); a unit the Layer
-// serves has its Like's. It stays until
-// the next data, so a unit that fails or waits longer than expected outgrows
-// three intervals (MintlifyDataStale) instead of moving its own threshold.
+// serves has its Like's. It stays until the next data, so a unit that fails
+// or waits longer than expected outgrows three intervals (MintlifyDataStale)
+// instead of moving its own threshold.
 func (e *Engine) setIntervalsLocked(now time.Time) {
 	for _, u := range e.units {
 		if e.servedLocked(u) || u.snap == nil || u.intervalFrom.Equal(u.snap.completed) {
@@ -434,5 +424,6 @@ func minTime(a, b time.Time) time.Time {
 func (e *Engine) Reserve() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.reserveLocked(e.cfg.Now())
+	reserve, _ := e.reserveLocked(e.cfg.Now())
+	return reserve
 }

@@ -26,8 +26,9 @@
 // it (Read.Worth), and never stale once read. The landing
 // page's "next request", expected starts and mintlify_refresh_interval_seconds
 // come from the same rule run forward over the ledger (schedule.Forecast),
-// with each unit's eligibility, the time its data will count as none, and
-// the reserve of each hour (the eve's from 23:00 UTC).
+// with each unit's eligibility, the time its data will count as none, worth
+// that grows with age, each unit's later refreshes, and the reserve of each
+// hour (the eve's from 23:00 UTC).
 //
 // # Files
 //

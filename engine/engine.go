@@ -119,8 +119,7 @@ type unit struct {
 	// eligible yet: its eligibility, later when the hour is full or units
 	// worth more fill it.
 	dueAt time.Time
-	// gap is the longest time the rule expects between two of its starts.
-	gap time.Duration
+	gap   time.Duration // the longest the rule expects between two of its starts
 	// fixed is set on a Layer's Read, a unit not in Engine.units.
 	fixed *fixedRange
 }

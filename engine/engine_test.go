@@ -217,6 +217,15 @@ func TestEstimateFromSiblings(t *testing.T) {
 			t.Errorf("%s: estimate %d after its fetch, want its cost %d", name, c, want)
 		}
 	}
+	// Once midnight moved the windows, a 7d walk costs a day's share less;
+	// a 1d walk is estimated as long as its last.
+	r.e.mu.Lock()
+	week, _ := r.e.estimateLocked(find("walk/b/7d"), t0.Add(24*time.Hour))
+	day, _ := r.e.estimateLocked(find("walk/a/1d"), t0.Add(24*time.Hour))
+	r.e.mu.Unlock()
+	if week != 7 || day != 3 {
+		t.Errorf("the next day: estimates %d (7d, 8 before) and %d (1d, 3 before), want 7 and 3", week, day)
+	}
 	r.e.Close() // the units' data is taken away below, under the lock
 	forget := func(names ...string) {
 		r.e.mu.Lock()

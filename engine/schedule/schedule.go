@@ -28,16 +28,12 @@ type Unit struct {
 	// Reserved may use the reserve: no data yet, or a 1d one-request unit
 	// still showing the day that ended.
 	Reserved bool
-	// For Forecast: From is when the unit becomes eligible (zero: now),
-	// FreshAt when its data will count as none (zero: never), then Reserved
-	// too when FreshReserved; Changed grows with age from Completed (zero:
-	// it does not).
-	From, FreshAt, Completed time.Time
-	FreshReserved            bool
-	// For Forecast's later refreshes (Again zero: none): each costs Cost;
-	// the unit is eligible Again after one or at the next UTC midnight, and
-	// its data counts as none FreshAfter after one (zero: never) or, Reserved,
-	// at the next UTC midnight when Rollover.
+	// For Forecast: From is when the unit becomes eligible (zero: now);
+	// Completed when its data was read (zero: it does not age); its data
+	// counts as none FreshAfter after that (zero: never) or, Reserved, at the
+	// next UTC midnight when Rollover; after each refresh (Again zero: none)
+	// it is eligible Again later or at the next UTC midnight, costing Cost.
+	From, Completed   time.Time
 	Again, FreshAfter time.Duration
 	Cost              int
 	Rollover          bool
@@ -125,44 +121,32 @@ func Next(units []Unit, b Budget) int {
 	return -1
 }
 
-// resort is how often Forecast values the waiting units again as they age.
-const resort = 15 * time.Minute
-
 // Forecast runs the rule forward from from on, a request at a time: the
 // hour's next room (sent holds the requests of the last hour, ascending) goes
-// to the unit worth most by then (valued every resort as it ages), among
-// those eligible by then (From), Fresh from its FreshAt; the request goes as
-// soon as the ledger has room for it (for Need of them at once), within the
-// reserve (eve in the hour before a UTC midnight) unless Reserved; a request
-// leaves the hour margin after an hour; a
-// unit refreshed comes back as Again says. It returns when each unit is
-// expected to start first, the zero time past horizon requests or, for a
-// read of a fixed range, once every other unit has its start; and the
-// longest time expected between two starts of each unit over the next day.
+// to the unit worth most by then (valued every 15 minutes as it ages), among
+// those eligible by then, Fresh as FreshAfter and Rollover say; the request
+// goes as soon as the ledger has room for it (for Need of them at once),
+// within the reserve (eve in the hour before a UTC midnight) unless Reserved;
+// a request leaves the hour margin after an hour; a unit refreshed comes back
+// as Again says. It returns when each unit is expected to start first, the
+// zero time past horizon requests or, for a read of a fixed range, once every
+// other unit has its start and a day has passed; and the longest time expected
+// between two starts of each unit over that time.
 func Forecast(units []Unit, sent []time.Time, from time.Time, perHour, reserve, eve, horizon int, margin time.Duration) (starts []time.Time, gaps []time.Duration) {
 	starts, gaps = make([]time.Time, len(units)), make([]time.Duration, len(units))
 	began := make([]time.Time, len(units)) // each unit's last start
 	booked := slices.Clone(sent)
-	// It ends when each unit but the reads of fixed ranges has a start, a
-	// day on.
-	last, n, want := from, 0, 0
-	for _, u := range units {
-		want += b2i(u.Worth == 0)
-	}
-	reserveAt := func(t time.Time) int {
-		if t.UTC().Truncate(24 * time.Hour).Add(23 * time.Hour).After(t) {
-			return reserve
-		}
-		return eve
-	}
+	last, n, want := from, 0, len(units)-len(slices.DeleteFunc(slices.Clone(units), func(u Unit) bool { return u.Worth == 0 }))
 	// at is the earliest time, from last on, at which need requests fit
 	// with those booked, under the budget less the reserve of that time
 	// unless reserved.
 	at := func(need int, reserved bool) time.Time {
 		free := func(from time.Time) time.Time {
 			limit := perHour
-			if !reserved {
-				limit -= reserveAt(from)
+			if !reserved && from.UTC().Truncate(24*time.Hour).Add(23*time.Hour).After(from) {
+				limit -= reserve
+			} else if !reserved {
+				limit -= eve
 			}
 			if k := len(booked) - (max(limit, need) - need) - 1; k >= 0 {
 				return maxTime(from, booked[k].Add(time.Hour+margin))
@@ -177,9 +161,8 @@ func Forecast(units []Unit, sent []time.Time, from time.Time, perHour, reserve, 
 		}
 		return t
 	}
-	// Each unit becomes eligible at From and Fresh at FreshAt, in each of
-	// its refreshes (gen): events in time order; ready holds the eligible
-	// units, best first by their value at keyAt.
+	// Each unit becomes eligible and Fresh in each of its refreshes (gen):
+	// events in time order; ready holds the eligible units by value at keyAt.
 	type event struct {
 		t          time.Time
 		i, gen     int
@@ -192,36 +175,45 @@ func Forecast(units []Unit, sent []time.Time, from time.Time, perHour, reserve, 
 	}
 	cur, gen, key := slices.Clone(units), make([]int, len(units)), make([]float64, len(units))
 	readyAt := make([]time.Time, len(units)) // when each became ready as it is
-	for i, u := range units {
-		push(event{t: u.From, i: i})
-		if !u.FreshAt.IsZero() && !u.Fresh {
-			push(event{t: u.FreshAt, i: i, fresh: true, res: u.FreshReserved})
+	// cycle has unit i, with data read at c, eligible at from and Fresh later.
+	cycle := func(i int, c, from time.Time) {
+		u, midnight := cur[i], c.UTC().Truncate(24*time.Hour).Add(24*time.Hour)
+		push(event{t: from, i: i, gen: gen[i]})
+		switch fresh := c.Add(u.FreshAfter); {
+		case c.IsZero() || u.Fresh:
+		case u.Rollover && (u.FreshAfter == 0 || midnight.Before(fresh)):
+			push(event{t: midnight, i: i, gen: gen[i], fresh: true, res: true})
+		case u.FreshAfter > 0:
+			push(event{t: fresh, i: i, gen: gen[i], fresh: true})
 		}
+	}
+	for i, u := range units {
+		cycle(i, u.Completed, u.From)
 	}
 	less := func(i, j int) int {
 		a, b := cur[i], cur[j]
 		return cmp.Or(cmp.Compare(key[j], key[i]), boolFirst(a.Started, b.Started), boolFirst(a.Totals, b.Totals), cmp.Compare(i, j))
 	}
-	// ready[1] holds the units whose value grows with age, ready[0] the others.
-	var ready [2][]int
-	keyAt := from
+	// ready[true] holds the units whose value grows with age, ready[false]
+	// the others.
+	ready, keyAt := map[bool][]int{}, from
 	insert := func(i int, t time.Time) {
 		key[i], readyAt[i] = valueAt(cur[i], keyAt), t
-		r := &ready[b2i(!cur[i].Completed.IsZero() && !cur[i].Fresh)]
-		pos, _ := slices.BinarySearchFunc(*r, i, less)
-		*r = slices.Insert(*r, pos, i)
+		k := !cur[i].Completed.IsZero() && !cur[i].Fresh
+		pos, _ := slices.BinarySearchFunc(ready[k], i, less)
+		ready[k] = slices.Insert(ready[k], pos, i)
 	}
-	for n < horizon && (want > 0 || last.Sub(from) < 24*time.Hour) && (len(ready[0])+len(ready[1]) > 0 || len(events) > 0) {
+	for n < horizon && (want > 0 || last.Sub(from) < 24*time.Hour) && (len(ready[false])+len(ready[true]) > 0 || len(events) > 0) {
 		t := at(1, false)
-		if len(ready[0])+len(ready[1]) == 0 && events[0].t.After(t) {
+		if len(ready[false])+len(ready[true]) == 0 && events[0].t.After(t) {
 			t, last = events[0].t, maxTime(last, events[0].t)
 		}
-		if t.Sub(keyAt) >= resort {
+		if t.Sub(keyAt) >= 15*time.Minute {
 			keyAt = t
-			for _, i := range ready[1] {
+			for _, i := range ready[true] {
 				key[i] = valueAt(cur[i], t)
 			}
-			slices.SortFunc(ready[1], less)
+			slices.SortFunc(ready[true], less)
 		}
 		for len(events) > 0 && !events[0].t.After(t) {
 			ev := events[0]
@@ -229,35 +221,30 @@ func Forecast(units []Unit, sent []time.Time, from time.Time, perHour, reserve, 
 			if ev.gen != gen[ev.i] {
 				continue // of a refresh already forecast
 			}
-			if ev.fresh {
-				r := &ready[b2i(!cur[ev.i].Completed.IsZero() && !cur[ev.i].Fresh)]
-				pos := slices.Index(*r, ev.i)
+			if k := !cur[ev.i].Completed.IsZero() && !cur[ev.i].Fresh; ev.fresh {
+				pos := slices.Index(ready[k], ev.i)
 				cur[ev.i].Fresh, cur[ev.i].Reserved = true, cur[ev.i].Reserved || ev.res
 				if pos < 0 {
 					continue // it becomes eligible later
 				}
-				*r = slices.Delete(*r, pos, pos+1)
+				ready[k] = slices.Delete(ready[k], pos, pos+1)
 			}
 			insert(ev.i, ev.t)
 		}
-		r := &ready[0]
-		if len(ready[1]) > 0 && (len(ready[0]) == 0 || less(ready[1][0], ready[0][0]) < 0) {
-			r = &ready[1]
-		} else if len(ready[0]) == 0 {
+		k := len(ready[true]) > 0 && (len(ready[false]) == 0 || less(ready[true][0], ready[false][0]) < 0)
+		if len(ready[k]) == 0 {
 			continue // only Fresh events of units eligible later
 		}
-		i := (*r)[0]
-		*r = (*r)[1:]
+		i := ready[k][0]
+		ready[k] = ready[k][1:]
 		u := &cur[i]
 		need := min(max(1, u.Need), perHour)
 		t = maxTime(at(need, u.Reserved), readyAt[i])
-		if starts[i].IsZero() {
-			starts[i], want = t, want-b2i(u.Worth == 0)
-		} else if !u.Started && !began[i].IsZero() {
-			gaps[i] = max(gaps[i], t.Sub(began[i]))
+		if starts[i].IsZero() && u.Worth == 0 {
+			want--
 		}
-		if !u.Started {
-			began[i] = t
+		if starts[i] = cmp.Or(starts[i], t); !u.Started {
+			gaps[i], began[i] = max(gaps[i], t.Sub(cmp.Or(began[i], t))), t
 		}
 		booked = append(booked, slices.Repeat([]time.Time{t}, need)...)
 		last, n = t, n+need
@@ -266,17 +253,9 @@ func Forecast(units []Unit, sent []time.Time, from time.Time, perHour, reserve, 
 			insert(i, t)
 		} else if u.Again > 0 {
 			gen[i] = n // a refresh's own: n counts every request booked
-			midnight := t.UTC().Truncate(24 * time.Hour).Add(24 * time.Hour)
-			next := Unit{Days: u.Days, Left: max(1, u.Cost), Need: units[i].Need, Totals: u.Totals, Completed: t,
+			cur[i] = Unit{Days: u.Days, Left: max(1, u.Cost), Need: units[i].Need, Totals: u.Totals, Completed: t,
 				Again: u.Again, FreshAfter: u.FreshAfter, Cost: u.Cost, Rollover: u.Rollover}
-			cur[i] = next
-			push(event{t: minTime(t.Add(u.Again), midnight), i: i, gen: gen[i]})
-			switch fresh := t.Add(next.FreshAfter); {
-			case next.Rollover && (next.FreshAfter == 0 || midnight.Before(fresh)):
-				push(event{t: midnight, i: i, gen: gen[i], fresh: true, res: true})
-			case next.FreshAfter > 0:
-				push(event{t: fresh, i: i, gen: gen[i], fresh: true})
-			}
+			cycle(i, t, t.Add(min(u.Again, t.UTC().Truncate(24*time.Hour).Add(24*time.Hour).Sub(t))))
 		}
 	}
 	for i, b := range began { // a refresh still pending at the end
@@ -285,20 +264,6 @@ func Forecast(units []Unit, sent []time.Time, from time.Time, perHour, reserve, 
 		}
 	}
 	return starts, gaps
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-func minTime(a, b time.Time) time.Time {
-	if b.Before(a) {
-		return b
-	}
-	return a
 }
 
 func maxTime(a, b time.Time) time.Time {

@@ -119,7 +119,7 @@ func TestForecastOverTime(t *testing.T) {
 	}{
 		{"by value", []Unit{stale, walk}, []time.Time{now.Add(105*time.Minute + 2*time.Second), now.Add(30*time.Minute + time.Second)}},
 		{"Fresh from 12:40: before the walk's second request",
-			[]Unit{{Days: 1, Changed: 0.1, Left: 1, Need: 1, FreshAt: now.Add(40 * time.Minute)}, walk},
+			[]Unit{{Days: 1, Changed: 0.1, Left: 1, Need: 1, Completed: now.Add(-20 * time.Minute), FreshAfter: time.Hour}, walk},
 			[]time.Time{now.Add(45*time.Minute + time.Second), now.Add(30*time.Minute + time.Second)}},
 		{"eligible at 12:40, worth more than the walk's second request", []Unit{later, walk},
 			[]time.Time{now.Add(45*time.Minute + time.Second), now.Add(30*time.Minute + time.Second)}},
@@ -128,21 +128,22 @@ func TestForecastOverTime(t *testing.T) {
 			[]time.Time{now.Add(105*time.Minute + 2*time.Second), now.Add(30*time.Minute + time.Second)}},
 		{"eligible later, alone: at From", []Unit{later}, []time.Time{now.Add(40 * time.Minute)}},
 		{"Fresh before it is eligible", []Unit{{Days: 1, Changed: 0.1, Left: 1, Need: 1, From: now.Add(20 * time.Minute),
-			FreshAt: now.Add(10 * time.Minute)}, walk}, []time.Time{now.Add(30*time.Minute + time.Second), now.Add(45*time.Minute + time.Second)}},
+			Completed: now.Add(-50 * time.Minute), FreshAfter: time.Hour}, walk}, []time.Time{now.Add(30*time.Minute + time.Second), now.Add(45*time.Minute + time.Second)}},
 	} {
 		got, _ := Forecast(tc.units, hour(2), now, 2, 0, 0, 10, time.Second)
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("%s: Forecast = %v, want %v", tc.name, got, tc.want)
 		}
 	}
-	// FreshReserved: at FreshAt the unit may use the reserve (1 of 2 here).
-	u := Unit{Days: 1, Changed: 0.1, Left: 1, Need: 1, FreshAt: now, FreshReserved: true}
+	// Rollover: from midnight the unit may use the reserve (1 of 2 here).
+	now = now.Add(12 * time.Hour)
+	u := Unit{Days: 1, Changed: 0.1, Left: 1, Need: 1, Completed: now.Add(-time.Hour), Rollover: true}
 	if got, _ := Forecast([]Unit{u}, hour(1), now, 2, 1, 1, 10, time.Second); !got[0].Equal(now) {
 		t.Errorf("Fresh and Reserved at once: %v, want now", got[0])
 	}
-	u.FreshReserved = false
+	u.Rollover, u.FreshAfter = false, time.Hour
 	if got, _ := Forecast([]Unit{u}, hour(1), now, 2, 1, 1, 10, time.Second); !got[0].Equal(now.Add(30*time.Minute + time.Second)) {
-		t.Errorf("Fresh, not Reserved: %v, want when 11:30 leaves the hour", got[0])
+		t.Errorf("Fresh, not Reserved: %v, want when 23:30 leaves the hour", got[0])
 	}
 }
 
@@ -153,7 +154,7 @@ func TestForecastOverTime(t *testing.T) {
 func TestForecastValuesAtTheReservesRoom(t *testing.T) {
 	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	room := now.Add(30*time.Minute + time.Second)
-	units := []Unit{{Days: 1, Changed: 0.1, Left: 1, Need: 1}, {Days: 1, Changed: 0.05, Left: 1, Need: 1, FreshAt: room}}
+	units := []Unit{{Days: 1, Changed: 0.1, Left: 1, Need: 1}, {Days: 1, Changed: 0.05, Left: 1, Need: 1, Completed: room.Add(-time.Hour), FreshAfter: time.Hour}}
 	got, _ := Forecast(units, []time.Time{now.Add(-30 * time.Minute)}, now, 2, 1, 1, 10, time.Second)
 	if want := []time.Time{room.Add(time.Hour + time.Second), room}; !slices.Equal(got, want) {
 		t.Errorf("Forecast = %v, want %v", got, want)
