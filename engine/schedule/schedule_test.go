@@ -266,3 +266,45 @@ func TestForecastRefreshesAgain(t *testing.T) {
 		t.Errorf("rollover: the 1d unit's gap %v, want %v (waiting since midnight at the end)", gaps[0], want)
 	}
 }
+
+// TestForecastEnds: the forecast goes on past a day until every unit but the
+// reads of fixed ranges has a start, and no further.
+func TestForecastEnds(t *testing.T) {
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	hourly := Unit{Days: 1, Fresh: true, Left: 1, Need: 1, Again: 15 * time.Minute, FreshAfter: time.Hour, Cost: 1}
+	late := Unit{Days: 1, Changed: 1, Left: 1, Need: 1, From: now.Add(30 * time.Hour)}
+	read := Unit{Days: 1, Worth: 0.5, Left: 1, Need: 1, From: now.Add(40 * time.Hour)}
+	starts, _ := Forecast([]Unit{hourly, late, read}, nil, now, 2, 0, 0, 1000, time.Second)
+	if !starts[0].Equal(now) || starts[1].Sub(late.From).Abs() > time.Minute || !starts[2].IsZero() {
+		t.Errorf("Forecast = %v, want now, about %v (the second request of an hour) and none", starts, late.From)
+	}
+}
+
+// TestForecastValuesAgainEvery15Minutes: the forecast values aging units
+// again once 15 minutes have passed since it last did, not sooner.
+func TestForecastValuesAgainEvery15Minutes(t *testing.T) {
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	// 2h old at 12:00 (0.0833 of a day), 0.0868 at 12:05, 0.0938 at 12:15
+	aging := Unit{Days: 1, Changed: 2.0 / 24, Left: 1, Need: 1, Completed: now.Add(-2 * time.Hour)}
+	for _, tc := range []struct {
+		name  string
+		sent  time.Time // the hour's one request: its room comes an hour and a second later
+		fixed float64
+		want  int // the unit that goes first
+	}{
+		{"at 12:05, valued as at 12:00", now.Add(-55*time.Minute - time.Second), 0.085, 1},
+		{"at 12:15, valued again", now.Add(-45*time.Minute - time.Second), 0.09, 0},
+	} {
+		units := []Unit{aging, {Days: 30, Changed: tc.fixed, Left: 1, Need: 1}}
+		got, _ := Forecast(units, []time.Time{tc.sent}, now, 1, 0, 0, 1, time.Second)
+		if got[tc.want].IsZero() || !got[1-tc.want].IsZero() {
+			t.Errorf("%s: Forecast = %v, want unit %d first", tc.name, got, tc.want)
+		}
+	}
+	// Refreshed at 23:30, a unit eligible again 2 hours later is so at midnight.
+	eve := time.Date(2026, 5, 1, 23, 30, 0, 0, time.UTC)
+	u := Unit{Days: 1, Changed: 1, Left: 1, Need: 1, Again: 2 * time.Hour, Cost: 1, Completed: eve.Add(-time.Hour)}
+	if _, gaps := Forecast([]Unit{u}, nil, eve, 10, 0, 0, 2, time.Second); gaps[0] != 30*time.Minute {
+		t.Errorf("again at midnight: gap %v, want 30m", gaps[0])
+	}
+}
