@@ -331,7 +331,7 @@ func (e *Engine) eligibleAtLocked(u *unit, now time.Time) (at time.Time, ok bool
 // setIntervalsLocked sets each unit's interval once per refresh: from its data
 // to the start the rule expects once it is eligible (now if at once), at
 // least MinInterval and the longest time the rule expects between two of its
-// starts over the next day (the hours around midnight); a unit the Layer
+// starts over the next six hours (the hours around midnight); a unit the Layer
 // serves has its Like's. It stays until the next data, so a unit that fails
 // or waits longer than expected outgrows three intervals (MintlifyDataStale)
 // instead of moving its own threshold.

@@ -130,8 +130,8 @@ func Next(units []Unit, b Budget) int {
 // a request leaves the hour margin after an hour; a unit refreshed comes back
 // as Again says. It returns when each unit is expected to start first, the
 // zero time past horizon requests or, for a read of a fixed range, once every
-// other unit has its start and a day has passed; and the longest time expected
-// between two starts of each unit over that time.
+// other unit has its start and six hours have passed; and the longest time
+// expected between two starts of each unit over that time.
 func Forecast(units []Unit, sent []time.Time, from time.Time, perHour, reserve, eve, horizon int, margin time.Duration) (starts []time.Time, gaps []time.Duration) {
 	starts, gaps = make([]time.Time, len(units)), make([]time.Duration, len(units))
 	began := make([]time.Time, len(units)) // each unit's last start
@@ -203,7 +203,7 @@ func Forecast(units []Unit, sent []time.Time, from time.Time, perHour, reserve, 
 		pos, _ := slices.BinarySearchFunc(ready[k], i, less)
 		ready[k] = slices.Insert(ready[k], pos, i)
 	}
-	for n < horizon && (want > 0 || last.Sub(from) < 24*time.Hour) && (len(ready[false])+len(ready[true]) > 0 || len(events) > 0) {
+	for n < horizon && (want > 0 || last.Sub(from) < 6*time.Hour) && (len(ready[false])+len(ready[true]) > 0 || len(events) > 0) {
 		t := at(1, false)
 		if len(ready[false])+len(ready[true]) == 0 && events[0].t.After(t) {
 			t, last = events[0].t, maxTime(last, events[0].t)

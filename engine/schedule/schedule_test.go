@@ -231,14 +231,14 @@ func TestForecastRefreshesAgain(t *testing.T) {
 		t.Errorf("held to an hour: gaps %v, want %v", gaps, want)
 	}
 	// A unit that comes back keeps its gap growing while it waits: a month
-	// read first waits behind the hourly unit, and the forecast ends a day on.
+	// read first waits behind the hourly unit, and the forecast ends 6 hours on.
 	month.Again, month.Cost, month.Changed = 15*time.Minute, 1, 10
 	starts, gaps = Forecast([]Unit{hourly, month}, nil, now, 1, 0, 0, 100, time.Second)
 	if want := []time.Time{now.Add(room), now}; !slices.Equal(starts, want) {
 		t.Errorf("held to an hour, after the month: starts %v, want %v", starts, want)
 	}
-	if want := []time.Duration{room, 24 * room}; !slices.Equal(gaps, want) {
-		t.Errorf("held to an hour, after the month: gaps %v, want %v (the month waits to the end, a day on)", gaps, want)
+	if want := []time.Duration{room, 6 * room}; !slices.Equal(gaps, want) {
+		t.Errorf("held to an hour, after the month: gaps %v, want %v (the month waits to the end, 6 hours on)", gaps, want)
 	}
 	hourly.Again, month.Again, month.Changed = 0, 0, 0.5 // no later refreshes: the month gets the next room
 	if starts, gaps = Forecast([]Unit{hourly, month}, nil, now, 1, 0, 0, 5, time.Second); !starts[1].Equal(now.Add(room)) || gaps[0] != 0 {
