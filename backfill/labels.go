@@ -20,27 +20,25 @@ const DefaultJob = "mintlify"
 // DefaultLabels are the target labels unless told otherwise: job="mintlify".
 func DefaultLabels() []Label { return []Label{{"job", DefaultJob}} }
 
-// ParseLabel parses one --backfill.label value, NAME=VALUE. An empty
-// VALUE removes the label (as in Prometheus, an empty label is no label).
-func ParseLabel(s string) (Label, error) {
-	name, value, ok := strings.Cut(s, "=")
-	switch {
-	case !ok:
-		return Label{}, fmt.Errorf("--backfill.label=%s: want NAME=VALUE, such as job=mintlify", s)
-	case !model.LegacyValidation.IsValidLabelName(name):
-		return Label{}, fmt.Errorf("--backfill.label=%s: %q is not a label name (letters, digits and _, not starting with a digit)", s, name)
-	case strings.HasPrefix(name, "__"):
-		return Label{}, fmt.Errorf("--backfill.label=%s: names starting with __ are reserved for Prometheus", s)
-	}
-	return Label{name, value}, nil
-}
-
-// MergeLabels applies set to base in order (an empty value removes a label)
-// and sorts the result by name.
-func MergeLabels(base, set []Label) []Label {
+// MergeLabels applies the --backfill.label values, NAME=VALUE, in order to
+// DefaultLabels and sorts the result by name. An empty VALUE removes the
+// label (as in Prometheus, an empty label is no label).
+func MergeLabels(values []string) ([]Label, error) {
 	m := map[string]string{}
-	for _, l := range append(slices.Clip(base), set...) {
+	for _, l := range DefaultLabels() {
 		m[l.Name] = l.Value
+	}
+	for _, s := range values {
+		name, value, ok := strings.Cut(s, "=")
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("--backfill.label=%s: want NAME=VALUE, such as job=mintlify", s)
+		case !model.LegacyValidation.IsValidLabelName(name):
+			return nil, fmt.Errorf("--backfill.label=%s: %q is not a label name (letters, digits and _, not starting with a digit)", s, name)
+		case strings.HasPrefix(name, "__"):
+			return nil, fmt.Errorf("--backfill.label=%s: names starting with __ are reserved for Prometheus", s)
+		}
+		m[name] = value
 	}
 	var out []Label
 	for _, n := range slices.Sorted(maps.Keys(m)) {
@@ -48,7 +46,7 @@ func MergeLabels(base, set []Label) []Label {
 			out = append(out, Label{n, m[n]})
 		}
 	}
-	return out
+	return out, nil
 }
 
 // checkLabels refuses target labels (ParseLabel's) that clash with the

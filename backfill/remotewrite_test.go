@@ -385,7 +385,7 @@ func TestTargetLabels(t *testing.T) {
 	h := newHarness(t)
 	out := h.path("history.om")
 	cfg := h.config(day(0), day(1), out)
-	cfg.Labels = backfill.MergeLabels(backfill.DefaultLabels(), []backfill.Label{{"namespace", "monitoring"}})
+	cfg.Labels, _ = backfill.MergeLabels([]string{"namespace=monitoring"})
 	h.mustRun(cfg)
 	_, series := readOutput(t, out)
 	if _, ok := series[`mintlify_visitors_deduplicated{job="mintlify",namespace="monitoring",project="docs",window="1d"}`]; !ok || len(series) != 3 {
@@ -398,13 +398,12 @@ func TestTargetLabels(t *testing.T) {
 		t.Errorf("a clashing label: %v", err)
 	}
 	for in, want := range map[string]string{"job": "want NAME=VALUE", "1x=a": "is not a label name", "__name__=x": "reserved"} {
-		if _, err := backfill.ParseLabel(in); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("ParseLabel(%q): %v, want %q", in, err, want)
+		if _, err := backfill.MergeLabels([]string{"instance=x", in}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("MergeLabels(%q): %v, want %q", in, err, want)
 		}
 	}
-	l, _ := backfill.ParseLabel("job=")
-	if got := backfill.MergeLabels(backfill.DefaultLabels(), []backfill.Label{l, {"instance", "exporter:9888"}}); !slices.Equal(got, []backfill.Label{{"instance", "exporter:9888"}}) {
-		t.Errorf("MergeLabels: %v", got)
+	if got, err := backfill.MergeLabels([]string{"job=", "instance=exporter:9888"}); err != nil || !slices.Equal(got, []backfill.Label{{"instance", "exporter:9888"}}) {
+		t.Errorf("MergeLabels: %v, %v", got, err)
 	}
 }
 

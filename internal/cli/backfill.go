@@ -156,27 +156,17 @@ func (b *backfillCommand) options() (backfill.Config, error) {
 
 // targetLabels are the default target labels with --backfill.label applied.
 func (b *backfillCommand) targetLabels() ([]backfill.Label, error) {
-	var set []backfill.Label
-	for _, s := range b.labels {
-		l, err := backfill.ParseLabel(s)
-		if err != nil {
-			return nil, err
-		}
-		set = append(set, l)
-	}
-	return backfill.MergeLabels(backfill.DefaultLabels(), set), nil
+	return backfill.MergeLabels(b.labels)
 }
 
 // parseFlagDate parses a YYYY-MM-DD flag value; "" is the zero Date.
-func parseFlagDate(flag, s string) (client.Date, error) {
-	if s == "" {
-		return client.Date{}, nil
+func parseFlagDate(flag, s string) (d client.Date, err error) {
+	if s != "" {
+		if d, err = client.ParseDate(s); err != nil {
+			err = fmt.Errorf("%s: %w", flag, err)
+		}
 	}
-	d, err := client.ParseDate(s)
-	if err != nil {
-		return client.Date{}, fmt.Errorf("%s: %w", flag, err)
-	}
-	return d, nil
+	return d, err
 }
 
 // noKey is the key source of a dry run without a key: nothing is sent.
