@@ -49,7 +49,7 @@ func MergeLabels(values []string) ([]Label, error) {
 	return out, nil
 }
 
-// checkLabels refuses target labels (ParseLabel's) that clash with the
+// checkLabels refuses target labels (MergeLabels') that clash with the
 // series' own labels (project, window, and those of families).
 func checkLabels(labels []Label, families map[string][]string) error {
 	own := map[string]string{"project": "every series", "window": "every series"}

@@ -44,8 +44,10 @@ const MaxSamplesPerRequest = 2000
 
 // RemoteWriter sends samples to a remote-write receiver.
 type RemoteWriter struct {
-	url     string // redacted (userinfo and query values): for people
-	id      string // url and a hash of the whole URL: for the journal
+	url string // redacted (userinfo and query values): for people
+	// id is url and a hash of the whole URL, for the journal: a resume to
+	// a URL that differs in a query value only is to another receiver.
+	id      string
 	secrets []string
 	api     *remote.API
 	last    *headerTransport
@@ -171,14 +173,11 @@ func readRemoteWriteFile(path string, f *remoteWriteFile) error {
 		{"bearer_token_file", c.BearerTokenFile}, {"tls_config.ca_file", c.TLSConfig.CAFile},
 		{"tls_config.cert_file", c.TLSConfig.CertFile}, {"tls_config.key_file", c.TLSConfig.KeyFile},
 	} {
-		if file[1] == "" {
-			continue
-		}
-		fh, err := os.Open(file[1])
-		if err != nil {
+		if fh, err := os.Open(file[1]); err == nil {
+			fh.Close()
+		} else if file[1] != "" {
 			return fmt.Errorf("%s: %s %s: %v", flag, file[0], file[1], errors.Unwrap(err))
 		}
-		fh.Close()
 	}
 	return nil
 }
@@ -209,10 +208,6 @@ func redactURL(s string) string {
 
 // URL is the receiver's URL, without userinfo and query values.
 func (w *RemoteWriter) URL() string { return w.url }
-
-// Identity is URL and a hash of the whole URL, for a resume to compare: a
-// URL that differs in a query value only is another receiver.
-func (w *RemoteWriter) Identity() string { return w.id }
 
 // send sends one request, calling onRetry before each retry; its error
 // says in one line what the receiver answered and what to do.

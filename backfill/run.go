@@ -185,7 +185,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		args = append(args, "--backfill.label="+l.Name+"="+l.Value)
 	}
 	if cfg.RemoteWrite != nil {
-		args = append(args, "--remote-write.url="+cfg.RemoteWrite.Identity())
+		args = append(args, "--remote-write.url="+cfg.RemoteWrite.id)
 	}
 	args = append(args, cfg.Args...)
 	// The output and journal must be files that may be written.
