@@ -127,7 +127,7 @@ func (h *harness) config(from, to client.Date, output string) backfill.Config {
 		Sources: srcs, Projects: []string{"docs"}, Budget: budget,
 		Args: []string{"--mintlify.api-url=" + h.srv.URL()},
 		Now:  h.clock.Now, WaitUntil: h.waitUntil,
-		Out: &h.out, Progress: &h.out, RetryDelay: time.Second,
+		Out: &h.out, Progress: &h.out,
 	}
 }
 

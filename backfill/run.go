@@ -74,8 +74,6 @@ type Config struct {
 	// Terminal); nil discards.
 	Out, Progress io.Writer
 	Terminal      bool
-	// RetryDelay is the first wait between the attempts of a failed fetch.
-	RetryDelay time.Duration
 }
 
 // Failure is a fetch that failed after its retries.
@@ -132,7 +130,6 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	cfg.Out = cmp.Or(cfg.Out, io.Discard)
 	cfg.Progress = cmp.Or(cfg.Progress, io.Discard)
-	cfg.RetryDelay = cmp.Or(cfg.RetryDelay, DefaultRetryDelay)
 	switch { // the arguments that need no file or clock
 	case cfg.Output == "" && cfg.RemoteWrite == nil:
 		return nil, errors.New("--output is required: the OpenMetrics file to write, such as history.om (or --remote-write.url to send the samples by remote write)")
@@ -449,7 +446,7 @@ func (r *runner) fetch(ctx context.Context, f fetch) (*entry, error) {
 		if attempts++; attempts >= DefaultAttempts {
 			return nil, err
 		}
-		delay := backoff.Policy{Base: r.cfg.RetryDelay, Max: maxRetryDelay}.Delay(attempts)
+		delay := backoff.Policy{Base: DefaultRetryDelay, Max: maxRetryDelay}.Delay(attempts)
 		if err := r.cfg.WaitUntil(ctx, r.cfg.Now().Add(delay)); err != nil {
 			return nil, err
 		}
