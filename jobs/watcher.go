@@ -62,10 +62,10 @@ type Watcher struct {
 	logger log.Logger
 	static []jobRef
 	// file is --jobs.file (nil without), marked with the version last parsed, good or
-	// bad; fileRefs is its last good list (written under mu), fileErr its problem or "".
+	// bad; fileRefs is its last good list (written under mu), fileErr its problem.
 	file     *filewatch.File
 	fileRefs []jobRef
-	fileErr  string
+	fileErr  errstate.State
 
 	pollMu sync.Mutex    // one round at a time
 	wake   chan struct{} // Watch asks Run for a round now
@@ -224,13 +224,12 @@ func (w *Watcher) checkFile() {
 	}
 	changed, err := w.loadFile()
 	if err != nil {
-		if msg := err.Error(); msg != w.fileErr {
+		if w.fileErr.Failed(err.Error()) {
 			level.Warn(w.logger).Log("msg", "cannot use the jobs file; keeping the last good list of jobs", "file", w.file.Path(), "err", err)
-			w.fileErr = msg
 		}
 		return
 	}
-	w.fileErr = ""
+	w.fileErr.Recovered()
 	if changed {
 		level.Info(w.logger).Log("msg", "jobs file re-read", "file", w.file.Path(), "jobs", len(w.fileRefs))
 	}

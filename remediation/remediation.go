@@ -26,6 +26,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/errstate"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/filewatch"
 	"github.com/mintlify-exporter/mintlify_exporter/jobs"
 	"github.com/mintlify-exporter/mintlify_exporter/statefile"
@@ -91,10 +92,10 @@ type Remediator struct {
 
 	// mu guards everything below; never held across a network call, so the
 	// landing page never waits on the API.
-	mu     sync.Mutex
-	cfg    *Config
-	file   *filewatch.File
-	badMsg string // the last problem of the file, logged once
+	mu   sync.Mutex
+	cfg  *Config
+	file *filewatch.File
+	bad  errstate.State // the last problem of the file, logged once
 	// missingLogged holds the rule, template and label of every
 	// MissingLabelError logged, so each is logged once.
 	missingLogged map[MissingLabelError]bool
@@ -205,13 +206,12 @@ func (r *Remediator) reload() {
 	}
 	cfg, err := r.readConfig() // a file Changed cannot stat fails to be read alike
 	if err != nil {
-		if msg := err.Error(); msg != r.badMsg {
-			r.badMsg = msg
+		if r.bad.Failed(err.Error()) {
 			level.Warn(r.logger).Log("msg", "cannot use the changed remediation configuration; keeping the last good one", "file", r.opts.ConfigPath, "err", err)
 		}
 		return
 	}
-	r.badMsg = ""
+	r.bad.Recovered()
 	r.cfg = cfg
 	r.initSeries(cfg)
 	level.Info(r.logger).Log("msg", "remediation configuration re-read", "file", r.opts.ConfigPath, "rules", len(cfg.Rules), "dry_run", cfg.DryRun)
@@ -427,11 +427,10 @@ func (r *Remediator) handlePayload(ctx context.Context, body []byte) []byte {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.reload()
-	var out bytes.Buffer
-	out.WriteString(`{"outcomes":[`)
+	res := Result{Outcomes: []AlertOutcome{}}
 	r.dryRunLogged = 0
 	capped, firstCapped := map[string]int{}, map[string]AlertOutcome{} // alerts capped, by rule
-	_, _ = walkPayload(body, func(i int, a *Alert) error {
+	_, _ = walkPayload(body, func(_ int, a *Alert) error {
 		o := r.handle(ctx, *a)
 		r.alerts.WithLabelValues(o.Rule, o.Outcome).Inc()
 		if o.Outcome == OutcomeCapped {
@@ -439,11 +438,7 @@ func (r *Remediator) handlePayload(ctx context.Context, body []byte) []byte {
 				firstCapped[o.Rule] = o
 			}
 		}
-		if i > 0 {
-			out.WriteByte(',')
-		}
-		b, _ := json.Marshal(o)
-		out.Write(b)
+		res.Outcomes = append(res.Outcomes, o)
 		return nil
 	})
 	// One line per rule whose alerts were capped, and the dry-run lines left out.
@@ -453,8 +448,8 @@ func (r *Remediator) handlePayload(ctx context.Context, body []byte) []byte {
 	if n := r.dryRunLogged - maxDryRunLines; n > 0 {
 		level.Info(r.logger).Log("msg", "dry run: more alerts of the notification would have acted; not logged one by one", "alerts", n)
 	}
-	out.WriteString("]}\n")
-	return out.Bytes()
+	answer, _ := json.Marshal(res)
+	return append(answer, '\n')
 }
 
 // maxDryRunLines bounds the dry-run lines of a payload: anyone may post
