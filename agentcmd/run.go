@@ -27,14 +27,6 @@ type run struct {
 	progress
 }
 
-func (r *run) get() int {
-	job, err := r.env.Client.GetJob(r.ctx, r.project, r.job)
-	if err != nil {
-		return r.apiError(err, client.EndpointGetJob)
-	}
-	return r.print(job, ExitOK)
-}
-
 // send sends a follow-up message, or with create starts a job; --wait follows it.
 func (r *run) send(create bool) int {
 	prompt, err := r.readPrompt()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
@@ -100,13 +101,9 @@ func (r *run) sleep(d time.Duration) error {
 // retryable reports whether a failed read is worth retrying: a 429, a 5xx
 // or a transport failure.
 func retryable(err error) bool {
-	if _, _, ok := client.IsRateLimited(err); ok {
-		return true
+	if ae, ok := errors.AsType[*client.APIError](err); ok {
+		return ae.StatusCode == http.StatusTooManyRequests || ae.StatusCode >= http.StatusInternalServerError
 	}
-	var ae *client.APIError
-	if errors.As(err, &ae) {
-		return ae.StatusCode >= 500
-	}
-	var de *client.DecodeError
-	return !errors.As(err, &de) && !errors.Is(err, client.ErrBodyTooLarge)
+	_, decode := errors.AsType[*client.DecodeError](err)
+	return !decode && !errors.Is(err, client.ErrBodyTooLarge)
 }
