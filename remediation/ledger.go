@@ -94,10 +94,8 @@ func openLedger(path string, now time.Time) (l *ledger, clamped int, err error) 
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return l, 0, nil
-	case errors.Is(err, filewatch.ErrNotRegular):
-		return nil, 0, fmt.Errorf("%s is not a regular file (a FIFO would hang the exporter); remove it", path)
-	case errors.Is(err, filewatch.ErrTooLarge):
-		return nil, 0, fmt.Errorf("%s is larger than %d bytes: not a remediation ledger the exporter wrote; move it away", path, MaxLedgerBytes)
+	case errors.Is(err, filewatch.ErrNotRegular), errors.Is(err, filewatch.ErrTooLarge):
+		return nil, 0, fmt.Errorf("%s: %w: not a remediation ledger the exporter wrote; move it away", path, err)
 	case err != nil:
 		return nil, 0, err
 	}

@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"slices"
@@ -288,7 +289,9 @@ func (r *Remediator) serve(w http.ResponseWriter, req *http.Request) (int, strin
 	case req.Method != http.MethodPost:
 		w.Header().Set("Allow", http.MethodPost)
 		return http.StatusMethodNotAllowed, "the remediation webhook takes POST requests from Alertmanager"
-	case !r.authorized(req):
+	// The bearer token, compared in constant time; without one, basic auth
+	// (checked before the request got here) or a dry run lets it in.
+	case r.opts.Token != "" && subtle.ConstantTimeCompare([]byte(req.Header.Get("Authorization")), []byte("Bearer "+r.opts.Token)) != 1:
 		w.Header().Set("WWW-Authenticate", `Bearer realm="mintlify_exporter remediation"`)
 		return http.StatusUnauthorized, "unauthorized: send the bearer token of --remediation.token-file"
 	case req.ContentLength > MaxPayloadBytes:
@@ -298,22 +301,18 @@ func (r *Remediator) serve(w http.ResponseWriter, req *http.Request) (int, strin
 		return http.StatusServiceUnavailable, "too many payloads at once: send it again later"
 	}
 	defer func() { <-r.slots }()
-	var buf bytes.Buffer
-	if req.ContentLength > 0 {
-		buf.Grow(int(req.ContentLength) + bytes.MinRead)
-	}
-	if _, err := buf.ReadFrom(http.MaxBytesReader(w, req.Body, MaxPayloadBytes)); err != nil {
-		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			return http.StatusRequestEntityTooLarge, tooLarge
-		}
+	body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, MaxPayloadBytes))
+	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+		return http.StatusRequestEntityTooLarge, tooLarge
+	} else if err != nil {
 		return http.StatusBadRequest, "cannot read the payload: " + oneLine(err.Error())
 	}
-	if version, err := walkPayload(buf.Bytes(), checkAlert); err != nil {
+	if version, err := walkPayload(body, checkAlert); err != nil {
 		return http.StatusBadRequest, "not an Alertmanager webhook payload (version 4): " + oneLine(err.Error())
 	} else if version != "4" {
 		return http.StatusBadRequest, fmt.Sprintf("not an Alertmanager webhook payload (version 4): version %q, want \"4\"", version)
 	}
-	answer := r.handlePayload(req.Context(), buf.Bytes())
+	answer := r.handlePayload(req.Context(), body)
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(answer)
 	return http.StatusOK, ""
@@ -407,16 +406,6 @@ func checkAlert(i int, a *Alert) error {
 		return fmt.Errorf("alerts[%d] has no labels", i)
 	}
 	return nil
-}
-
-// authorized checks the bearer token (in constant time) when one is set;
-// basic auth, when configured, was checked before the request got here.
-func (r *Remediator) authorized(req *http.Request) bool {
-	if r.opts.Token == "" {
-		return true // basic auth of the web configuration, or a dry run
-	}
-	got, ok := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer ")
-	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(r.opts.Token)) == 1
 }
 
 // handlePayload acts on every alert of a checked payload and returns the
