@@ -99,15 +99,14 @@ func (r *run) apiError(err error, e client.Endpoint) int {
 
 // describe turns an API error into one clear line.
 func (r *run) describe(err error, e client.Endpoint) string {
-	var ae *client.APIError
 	switch {
 	case client.IsNotFound(err) && e == client.EndpointCreateJob:
 		return fmt.Sprintf("project %s not found (check --mintlify.project-id)", r.project)
 	case client.IsNotFound(err):
 		return fmt.Sprintf("job %s not found in project %s", r.job, r.project)
-	case client.IsUnauthorized(err) && errors.As(err, &ae):
-		msg := fmt.Sprintf("HTTP %d", ae.StatusCode)
-		if ae.Message != "" {
+	case client.IsUnauthorized(err):
+		msg := "HTTP 401"
+		if ae, _ := errors.AsType[*client.APIError](err); ae.Message != "" {
 			msg += ": " + ae.Message
 		}
 		return "the admin API key was refused: " + msg + " (check --mintlify.api-key-file or MINTLIFY_API_KEY; keys can expire)"

@@ -35,14 +35,7 @@ func (r *run) follow(job *client.Job) (*client.Job, int) {
 	}
 	r.show(job, false)
 	delay := waitFirstDelay
-	for read := false; ; {
-		if read && job.Status.Terminal() {
-			r.done()
-			if job.Status == client.StatusFailed {
-				return job, ExitJobFailed
-			}
-			return job, ExitOK
-		}
+	for {
 		elapsed := r.env.Now().Sub(r.start)
 		if elapsed >= r.timeout {
 			return timedOut()
@@ -77,8 +70,15 @@ func (r *run) follow(job *client.Job) (*client.Job, int) {
 			r.note(ErrorLine(fmt.Sprintf("reading job %s failed, trying again: %v", r.job, err)))
 			continue
 		}
-		job, read = j, true
+		job = j
 		r.show(job, true)
+		if job.Status.Terminal() {
+			r.done()
+			if job.Status == client.StatusFailed {
+				return job, ExitJobFailed
+			}
+			return job, ExitOK
+		}
 	}
 }
 

@@ -47,8 +47,7 @@ func (w *Watcher) Collect(ch chan<- prometheus.Metric) {
 		}
 		notFound := 0
 		project := exposition.SanitizeLabel(pid)
-		for _, id := range slices.Sorted(maps.Keys(p.jobs)) {
-			e := p.jobs[id]
+		for id, e := range p.jobs { // the registry sorts the series
 			if e.gone {
 				notFound++
 			}
@@ -76,8 +75,8 @@ func (w *Watcher) Collect(ch chan<- prometheus.Metric) {
 				ch <- prometheus.MustNewConstMetric(jobCreatedDesc, prometheus.GaugeValue, secs, project, jobID)
 			}
 		}
-		for _, s := range slices.Sorted(maps.Keys(counts)) {
-			ch <- prometheus.MustNewConstMetric(jobsDesc, prometheus.GaugeValue, counts[s], project, s)
+		for s, n := range counts {
+			ch <- prometheus.MustNewConstMetric(jobsDesc, prometheus.GaugeValue, n, project, s)
 		}
 		ch <- prometheus.MustNewConstMetric(jobsNotFoundDesc, prometheus.GaugeValue, float64(notFound), project)
 		if w.cfg.Discover {

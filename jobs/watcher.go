@@ -145,6 +145,8 @@ func New(cfg Config) (*Watcher, error) {
 	w.order = slices.Compact(slices.Sorted(slices.Values(cfg.Projects)))
 	for _, p := range w.order {
 		w.projects[p] = &jobsProject{id: p, jobs: make(map[string]*jobsEntry)}
+		cfg.Status.Track(p, Source, "", health.PartAll)
+		cfg.Status.SetInterval(p, Source, "", health.PartAll, cfg.PollInterval)
 	}
 	if cfg.File != "" {
 		w.file = filewatch.New(cfg.File)
@@ -157,10 +159,6 @@ func New(cfg Config) (*Watcher, error) {
 		w.static = append(w.static, r)
 	}
 	w.updateMembership(nil)
-	for _, p := range w.order {
-		cfg.Status.Track(p, Source, "", health.PartAll)
-		cfg.Status.SetInterval(p, Source, "", health.PartAll, cfg.PollInterval)
-	}
 	return w, nil
 }
 
