@@ -248,25 +248,21 @@ func IsPublicLabel(name string) bool {
 // Cyrillic and Greek letters that look like Latin ones as those, lower
 // case, without combining marks and invisible format characters.
 func foldName(s string) string {
-	var b strings.Builder
-	for _, r := range s {
+	return strings.Map(func(r rune) rune {
 		if r >= 0xFF01 && r <= 0xFF5E { // fullwidth ASCII
 			r -= 0xFEE0
 		}
 		if unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Cf, r) {
-			continue
+			return -1
 		}
 		if l, ok := lookAlike[r]; ok { // before ToLower: Greek Μ looks like M, its lower case μ like u
-			b.WriteRune(l)
-			continue
+			return l
 		}
-		r = unicode.ToLower(r)
-		if l, ok := lookAlike[r]; ok {
-			r = l
+		if l, ok := lookAlike[unicode.ToLower(r)]; ok {
+			return l
 		}
-		b.WriteRune(r)
-	}
-	return b.String()
+		return unicode.ToLower(r)
+	}, s)
 }
 
 // lookAlike maps Cyrillic, Greek and other letters, capitals and lower
@@ -310,22 +306,18 @@ type templateData struct {
 // the template is given, not what it is written to read, so define,
 // block, {{ . }}, {{ $ }}, printf and index all find nothing to leak.
 func (r *Rule) data(a Alert) templateData {
-	if r.AllowPublicText {
-		return templateData{Labels: cleanValues(a.Labels, nil), Annotations: cleanValues(a.Annotations, nil)}
-	}
-	return templateData{Labels: cleanValues(a.Labels, IsPublicLabel), Annotations: map[string]string{}}
-}
-
-// cleanValues returns in without the names drop reports (nil drops
-// none), every value cleaned.
-func cleanValues(in map[string]string, drop func(string) bool) map[string]string {
-	out := make(map[string]string, len(in))
-	for k, v := range in {
-		if drop == nil || !drop(k) {
-			out[k] = cleanValue(v)
+	d := templateData{Labels: map[string]string{}, Annotations: map[string]string{}}
+	for k, v := range a.Labels {
+		if r.AllowPublicText || !IsPublicLabel(k) {
+			d.Labels[k] = cleanValue(v)
 		}
 	}
-	return out
+	if r.AllowPublicText {
+		for k, v := range a.Annotations {
+			d.Annotations[k] = cleanValue(v)
+		}
+	}
+	return d
 }
 
 // cleanValue cuts v to MaxLabelRunes runes ("…" marks a cut) and turns
