@@ -18,7 +18,6 @@ import (
 	"maps"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -30,7 +29,6 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/errstate"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/filewatch"
 	"github.com/mintlify-exporter/mintlify_exporter/jobs"
-	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 )
 
 // Path is where the webhook is served.
@@ -144,21 +142,8 @@ func New(opts Options) (*Remediator, error) {
 		return nil, err
 	}
 	r.cfg = cfg
-	if opts.LedgerPath != "" { // remove the temporary files a kill during a save left
-		removed, err := statefile.CleanTemp(opts.LedgerPath)
-		if err != nil {
-			level.Warn(r.logger).Log("msg", "could not remove a temporary file left by an interrupted save of the remediation ledger", "file", opts.LedgerPath, "err", err)
-		}
-		if len(removed) > 0 {
-			level.Info(r.logger).Log("msg", "removed temporary files left by an interrupted save of the remediation ledger", "files", strings.Join(removed, ","))
-		}
-	}
-	var clamped int
-	if r.ledger, clamped, err = openLedger(opts.LedgerPath, opts.Now()); err != nil {
+	if r.ledger, err = openLedger(opts.LedgerPath, opts.Now(), r.logger); err != nil {
 		return nil, err
-	}
-	if clamped > 0 {
-		level.Warn(r.logger).Log("msg", "times from the future in the remediation ledger were set to now (was the clock wrong?)", "file", opts.LedgerPath, "times", clamped)
 	}
 	counter := func(name, help string, labels ...string) *prometheus.CounterVec {
 		return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
