@@ -315,10 +315,7 @@ func (w *Watcher) Poll(ctx context.Context) {
 	w.mu.Lock()
 	w.updateMembership(listed)
 	var reads []jobsRead
-	for _, r := range active {
-		if r.stopped.Load() {
-			continue
-		}
+	for _, r := range active { // readAll skips the rounds stopped
 		p := w.projects[r.project]
 		for _, id := range slices.Sorted(maps.Keys(p.jobs)) {
 			if !start.Before(p.jobs[id].nextRead) {
