@@ -442,16 +442,7 @@ func (r *Remediator) handle(ctx context.Context, a Alert) AlertOutcome {
 	}
 	out := AlertOutcome{Rule: rule.Name}
 	d, err := r.decide(rule, a, &out)
-	if missing, ok := errors.AsType[*MissingLabelError](err); ok {
-		// Every such alert would fail alike: one line per rule and label.
-		out.Outcome, out.Reason = OutcomeError, err.Error()
-		if !r.missingLogged[*missing] {
-			r.missingLogged[*missing] = true
-			level.Error(r.logger).Log("msg", "remediation rule reads a label its alerts lack or have empty: they are not acted on, and counted as outcome error (logged once per rule and label)",
-				"rule", missing.Rule, "template", missing.Template, "label", missing.Label)
-		}
-		return out
-	} else if err != nil {
+	if err != nil {
 		return r.failed(out, err, "remediation failed", "rule", rule.Name, "key", out.Key)
 	}
 	if out.Outcome != "" { // the key's job is active or cooling down
@@ -524,10 +515,9 @@ func (r *Remediator) decide(rule *Rule, a Alert, out *AlertOutcome) (*decision, 
 	default: // a follow-up to the key's active job
 		tmpl, d.message = rule.followUp, true
 	}
-	if out.Outcome != "" {
-		return d, nil
+	if out.Outcome == "" {
+		d.prompt, err = rule.render(tmpl, data, MaxPromptRunes)
 	}
-	d.prompt, err = rule.render(tmpl, data, MaxPromptRunes)
 	return d, err
 }
 
@@ -549,10 +539,18 @@ func (r *Remediator) saveLogged() {
 	}
 }
 
-// failed returns out as OutcomeError for err, logged as msg with kv.
+// failed returns out as OutcomeError for err, logged as msg with kv. A
+// MissingLabelError is logged once per rule, template and label instead:
+// every such alert would fail alike.
 func (r *Remediator) failed(out AlertOutcome, err error, msg string, kv ...any) AlertOutcome {
 	out.Outcome, out.Reason = OutcomeError, err.Error()
-	level.Error(r.logger).Log(append(append([]any{"msg", msg}, kv...), "err", err)...)
+	if missing, ok := errors.AsType[*MissingLabelError](err); !ok {
+		level.Error(r.logger).Log(append(append([]any{"msg", msg}, kv...), "err", err)...)
+	} else if !r.missingLogged[*missing] {
+		r.missingLogged[*missing] = true
+		level.Error(r.logger).Log("msg", "remediation rule reads a label its alerts lack or have empty: they are not acted on, and counted as outcome error (logged once per rule and label)",
+			"rule", missing.Rule, "template", missing.Template, "label", missing.Label)
+	}
 	return out
 }
 
@@ -571,9 +569,8 @@ func (r *Remediator) send(ctx context.Context, d *decision, out AlertOutcome) Al
 	}
 	r.ledger.actions = append(r.ledger.actions, action{Project: project, At: d.now})
 	undo := func(action bool) { // forgets the job or message, and its action
-		if d.message {
-			e.Messaged = prevMessaged
-		} else if prev == nil { // not a nil entry: sorted and Rows read every entry
+		e.Messaged = prevMessaged
+		if prev == nil { // not a nil entry: sorted and Rows read every entry
 			delete(r.ledger.entries, key)
 		} else {
 			r.ledger.entries[key] = prev
