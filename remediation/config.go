@@ -143,18 +143,16 @@ func (r *Rule) parse() error {
 	}
 	var err error
 	for _, t := range []struct {
-		field    string
-		text     string
-		required bool
-		out      **template.Template
+		field, text string
+		out         **template.Template
 	}{
-		{"project", r.File.Project, true, &r.project},
-		{"key", r.File.Key, true, &r.key},
-		{"prompt", r.File.Prompt, true, &r.prompt},
-		{"follow_up", r.File.FollowUp, false, &r.followUp},
+		{"project", r.File.Project, &r.project},
+		{"key", r.File.Key, &r.key},
+		{"prompt", r.File.Prompt, &r.prompt},
+		{"follow_up", r.File.FollowUp, &r.followUp},
 	} {
 		if strings.TrimSpace(t.text) == "" {
-			if t.required {
+			if t.field != "follow_up" { // the only optional one
 				return fmt.Errorf("%s is required", t.field)
 			}
 			continue
