@@ -403,21 +403,19 @@ func (r *Remediator) handlePayload(ctx context.Context, body []byte) []byte {
 	r.reload()
 	res := Result{Outcomes: []AlertOutcome{}}
 	r.dryRunLogged = 0
-	capped, firstCapped := map[string]int{}, map[string]AlertOutcome{} // alerts capped, by rule
+	capped := map[string][]AlertOutcome{} // by rule
 	_, _ = walkPayload(body, func(_ int, a *Alert) error {
 		o := r.handle(ctx, *a)
 		r.alerts.WithLabelValues(o.Rule, o.Outcome).Inc()
 		if o.Outcome == OutcomeCapped {
-			if capped[o.Rule]++; capped[o.Rule] == 1 {
-				firstCapped[o.Rule] = o
-			}
+			capped[o.Rule] = append(capped[o.Rule], o)
 		}
 		res.Outcomes = append(res.Outcomes, o)
 		return nil
 	})
 	// One line per rule whose alerts were capped, and the dry-run lines left out.
 	for _, rule := range slices.Sorted(maps.Keys(capped)) {
-		level.Warn(r.logger).Log("msg", "remediation capped", "rule", rule, "alerts", capped[rule], "first_key", firstCapped[rule].Key, "reason", firstCapped[rule].Reason)
+		level.Warn(r.logger).Log("msg", "remediation capped", "rule", rule, "alerts", len(capped[rule]), "first_key", capped[rule][0].Key, "reason", capped[rule][0].Reason)
 	}
 	if n := r.dryRunLogged - maxDryRunLines; n > 0 {
 		level.Info(r.logger).Log("msg", "dry run: more alerts of the notification would have acted; not logged one by one", "alerts", n)
