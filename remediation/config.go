@@ -28,9 +28,6 @@ const (
 	// DefaultMaxPerProjectPerHour bounds the jobs created and messages sent
 	// per project in any hour, well below the API's 100.
 	DefaultMaxPerProjectPerHour = 5
-	// APIMaxPerProjectPerHour is the API's own limit of create-job and
-	// send-message per project per hour (../shared/API-NOTES.md).
-	APIMaxPerProjectPerHour = client.AgentUsesPerHour
 	// DefaultMaxPerDay bounds the jobs created and messages sent per project
 	// in any 24 hours.
 	DefaultMaxPerDay = 20
@@ -105,8 +102,8 @@ func ParseConfig(data []byte) (*Config, error) {
 	}
 	c.Rules = slices.DeleteFunc(c.Rules, func(r *Rule) bool { return r == nil }) // a null rule is skipped
 	switch {
-	case c.MaxPerProjectPerHour < 1 || c.MaxPerProjectPerHour > APIMaxPerProjectPerHour:
-		return nil, fmt.Errorf("max_per_project_per_hour must be 1 to %d (the API's limit), not %d", APIMaxPerProjectPerHour, c.MaxPerProjectPerHour)
+	case c.MaxPerProjectPerHour < 1 || c.MaxPerProjectPerHour > client.AgentUsesPerHour:
+		return nil, fmt.Errorf("max_per_project_per_hour must be 1 to %d (the API's limit), not %d", client.AgentUsesPerHour, c.MaxPerProjectPerHour)
 	case c.MaxPerDay < 1:
 		return nil, fmt.Errorf("max_per_day must be at least 1, not %d", c.MaxPerDay)
 	case len(c.Rules) == 0:
