@@ -664,10 +664,3 @@ func (r *Remediator) Rows() []Row {
 	}
 	return out
 }
-
-// DryRun reports whether the configuration in use is a dry run.
-func (r *Remediator) DryRun() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.cfg.DryRun
-}
