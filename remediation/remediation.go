@@ -14,7 +14,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"net/http"
 	"slices"
@@ -286,18 +285,22 @@ func (r *Remediator) serve(w http.ResponseWriter, req *http.Request) (int, strin
 		return http.StatusServiceUnavailable, "too many payloads at once: send it again later"
 	}
 	defer func() { <-r.slots }()
-	body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, MaxPayloadBytes))
-	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-		return http.StatusRequestEntityTooLarge, tooLarge
-	} else if err != nil {
+	var buf bytes.Buffer
+	if req.ContentLength > 0 { // read into one buffer of the size announced, not grown by doubling
+		buf.Grow(int(req.ContentLength) + bytes.MinRead)
+	}
+	if _, err := buf.ReadFrom(http.MaxBytesReader(w, req.Body, MaxPayloadBytes)); err != nil {
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			return http.StatusRequestEntityTooLarge, tooLarge
+		}
 		return http.StatusBadRequest, "cannot read the payload: " + oneLine(err.Error())
 	}
-	if version, err := walkPayload(body, checkAlert); err != nil {
+	if version, err := walkPayload(buf.Bytes(), checkAlert); err != nil {
 		return http.StatusBadRequest, "not an Alertmanager webhook payload (version 4): " + oneLine(err.Error())
 	} else if version != "4" {
 		return http.StatusBadRequest, fmt.Sprintf("not an Alertmanager webhook payload (version 4): version %q, want \"4\"", version)
 	}
-	answer := r.handlePayload(req.Context(), body)
+	answer := r.handlePayload(req.Context(), buf.Bytes())
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(answer)
 	return http.StatusOK, ""
@@ -401,27 +404,34 @@ func (r *Remediator) handlePayload(ctx context.Context, body []byte) []byte {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.reload()
-	res := Result{Outcomes: []AlertOutcome{}}
+	var out bytes.Buffer // written as they come: many alerts cost their bytes, not a slice of outcomes
+	out.WriteString(`{"outcomes":[`)
 	r.dryRunLogged = 0
-	capped := map[string][]AlertOutcome{} // by rule
-	_, _ = walkPayload(body, func(_ int, a *Alert) error {
+	capped, firstCapped := map[string]int{}, map[string]AlertOutcome{} // alerts capped, by rule
+	_, _ = walkPayload(body, func(i int, a *Alert) error {
 		o := r.handle(ctx, *a)
 		r.alerts.WithLabelValues(o.Rule, o.Outcome).Inc()
 		if o.Outcome == OutcomeCapped {
-			capped[o.Rule] = append(capped[o.Rule], o)
+			if capped[o.Rule]++; capped[o.Rule] == 1 {
+				firstCapped[o.Rule] = o
+			}
 		}
-		res.Outcomes = append(res.Outcomes, o)
+		if i > 0 {
+			out.WriteByte(',')
+		}
+		b, _ := json.Marshal(o)
+		out.Write(b)
 		return nil
 	})
 	// One line per rule whose alerts were capped, and the dry-run lines left out.
 	for _, rule := range slices.Sorted(maps.Keys(capped)) {
-		level.Warn(r.logger).Log("msg", "remediation capped", "rule", rule, "alerts", len(capped[rule]), "first_key", capped[rule][0].Key, "reason", capped[rule][0].Reason)
+		level.Warn(r.logger).Log("msg", "remediation capped", "rule", rule, "alerts", capped[rule], "first_key", firstCapped[rule].Key, "reason", firstCapped[rule].Reason)
 	}
 	if n := r.dryRunLogged - maxDryRunLines; n > 0 {
 		level.Info(r.logger).Log("msg", "dry run: more alerts of the notification would have acted; not logged one by one", "alerts", n)
 	}
-	answer, _ := json.Marshal(res)
-	return append(answer, '\n')
+	out.WriteString("]}\n")
+	return out.Bytes()
 }
 
 // maxDryRunLines bounds the dry-run lines of a payload: anyone may post
