@@ -114,7 +114,6 @@ func retryable(err error) bool {
 type progress struct {
 	status  client.JobStatus
 	printed time.Time // when the last line was printed, off a terminal
-	shown   bool      // a status was shown
 	drawn   bool      // the terminal line holds a status line
 	pr      string    // the pull request link printed, "" before
 }
@@ -127,11 +126,11 @@ const clearLine = "\r\x1b[K"
 // show reports the job. fromRead is false for the job the message call
 // returned, whose pull request link may predate the message.
 func (r *run) show(job *client.Job, fromRead bool) {
-	changed := !r.shown || job.Status != r.status
-	r.status, r.shown = job.Status, true
+	changed := job.Status != r.status
+	r.status = job.Status
 	if r.env.StderrIsTerminal {
 		r.redraw()
-	} else if changed || r.env.Now().Sub(r.printed) >= progressEvery {
+	} else if changed || r.env.Now().Sub(r.printed) >= progressEvery { // the first time too: printed is zero
 		fmt.Fprintln(r.env.Stderr, r.line())
 		r.printed = r.env.Now()
 	}
@@ -146,7 +145,7 @@ func (r *run) line() string {
 }
 
 func (r *run) redraw() {
-	if !r.env.StderrIsTerminal || !r.shown {
+	if !r.env.StderrIsTerminal { // follow shows the job before anything redraws
 		return
 	}
 	fmt.Fprint(r.env.Stderr, clearLine+r.line())
