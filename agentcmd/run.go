@@ -110,8 +110,6 @@ func (r *run) describe(err error, e client.Endpoint) string {
 			msg += ": " + ae.Message
 		}
 		return "the admin API key was refused: " + msg + " (check --mintlify.api-key-file or MINTLIFY_API_KEY; keys can expire)"
-	case errors.Is(err, client.ErrEmptyPrompt):
-		return "the prompt is empty; nothing was sent"
 	}
 	if retryAfter, has, ok := client.IsRateLimited(err); ok {
 		when := "later"
