@@ -59,12 +59,6 @@ func unprintable(r rune) bool {
 	return unicode.IsControl(r) || r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069
 }
 
-const (
-	cmdMessage = "agent message"
-	cmdGet     = "agent get"
-	cmdCreate  = "agent create"
-)
-
 // DefaultWaitTimeout is the default of --wait.timeout.
 const DefaultWaitTimeout = 30 * time.Minute
 
@@ -96,9 +90,7 @@ func Register(app *kingpin.Application) *Command {
 }
 
 // Selected reports whether cmd, as kingpin selected it, is an agent command.
-func (c *Command) Selected(cmd string) bool {
-	return cmd == cmdMessage || cmd == cmdGet || cmd == cmdCreate
-}
+func (c *Command) Selected(cmd string) bool { return strings.HasPrefix(cmd, "agent ") }
 
 // Env is what the agent commands run with.
 type Env struct {
@@ -121,11 +113,16 @@ func (c *Command) Run(ctx context.Context, cmd string, env Env) int {
 		return r.usage(fmt.Sprintf("agent commands need exactly one --mintlify.project-id (got %d)", len(env.ProjectIDs)))
 	}
 	r.project = env.ProjectIDs[0]
-	if r.job = strings.TrimSpace(r.job); cmd != cmdCreate && r.job == "" {
+	create := cmd == "agent create"
+	if r.job = strings.TrimSpace(r.job); !create && r.job == "" {
 		return r.usage("--job must not be empty")
 	}
-	if cmd == cmdGet {
-		return r.get()
+	if cmd == "agent get" {
+		job, err := env.Client.GetJob(ctx, r.project, r.job)
+		if err != nil {
+			return r.apiError(err, client.EndpointGetJob)
+		}
+		return r.print(job, ExitOK)
 	}
-	return r.send(cmd == cmdCreate)
+	return r.send(create)
 }

@@ -27,14 +27,6 @@ type run struct {
 	progress
 }
 
-func (r *run) get() int {
-	job, err := r.env.Client.GetJob(r.ctx, r.project, r.job)
-	if err != nil {
-		return r.apiError(err, client.EndpointGetJob)
-	}
-	return r.print(job, ExitOK)
-}
-
 // send sends a follow-up message, or with create starts a job; --wait follows it.
 func (r *run) send(create bool) int {
 	prompt, err := r.readPrompt()
@@ -107,20 +99,17 @@ func (r *run) apiError(err error, e client.Endpoint) int {
 
 // describe turns an API error into one clear line.
 func (r *run) describe(err error, e client.Endpoint) string {
-	var ae *client.APIError
 	switch {
 	case client.IsNotFound(err) && e == client.EndpointCreateJob:
 		return fmt.Sprintf("project %s not found (check --mintlify.project-id)", r.project)
 	case client.IsNotFound(err):
 		return fmt.Sprintf("job %s not found in project %s", r.job, r.project)
-	case client.IsUnauthorized(err) && errors.As(err, &ae):
-		msg := fmt.Sprintf("HTTP %d", ae.StatusCode)
-		if ae.Message != "" {
+	case client.IsUnauthorized(err):
+		msg := "HTTP 401"
+		if ae, _ := errors.AsType[*client.APIError](err); ae.Message != "" {
 			msg += ": " + ae.Message
 		}
 		return "the admin API key was refused: " + msg + " (check --mintlify.api-key-file or MINTLIFY_API_KEY; keys can expire)"
-	case errors.Is(err, client.ErrEmptyPrompt):
-		return "the prompt is empty; nothing was sent"
 	}
 	if retryAfter, has, ok := client.IsRateLimited(err); ok {
 		when := "later"

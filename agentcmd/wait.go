@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
@@ -34,14 +35,7 @@ func (r *run) follow(job *client.Job) (*client.Job, int) {
 	}
 	r.show(job, false)
 	delay := waitFirstDelay
-	for read := false; ; {
-		if read && job.Status.Terminal() {
-			r.done()
-			if job.Status == client.StatusFailed {
-				return job, ExitJobFailed
-			}
-			return job, ExitOK
-		}
+	for {
 		elapsed := r.env.Now().Sub(r.start)
 		if elapsed >= r.timeout {
 			return timedOut()
@@ -76,8 +70,15 @@ func (r *run) follow(job *client.Job) (*client.Job, int) {
 			r.note(ErrorLine(fmt.Sprintf("reading job %s failed, trying again: %v", r.job, err)))
 			continue
 		}
-		job, read = j, true
+		job = j
 		r.show(job, true)
+		if job.Status.Terminal() {
+			r.done()
+			if job.Status == client.StatusFailed {
+				return job, ExitJobFailed
+			}
+			return job, ExitOK
+		}
 	}
 }
 
@@ -100,13 +101,70 @@ func (r *run) sleep(d time.Duration) error {
 // retryable reports whether a failed read is worth retrying: a 429, a 5xx
 // or a transport failure.
 func retryable(err error) bool {
-	if _, _, ok := client.IsRateLimited(err); ok {
-		return true
+	if ae, ok := errors.AsType[*client.APIError](err); ok {
+		return ae.StatusCode == http.StatusTooManyRequests || ae.StatusCode >= http.StatusInternalServerError
 	}
-	var ae *client.APIError
-	if errors.As(err, &ae) {
-		return ae.StatusCode >= 500
+	_, decode := errors.AsType[*client.DecodeError](err)
+	return !decode && !errors.Is(err, client.ErrBodyTooLarge)
+}
+
+// progress is what the run has shown of the job's status on standard error:
+// on a terminal one line rewritten in place, otherwise a line per change and
+// one every progressEvery, so a log shows the wait goes on.
+type progress struct {
+	status  client.JobStatus
+	printed time.Time // when the last line was printed, off a terminal
+	drawn   bool      // the terminal line holds a status line
+	pr      string    // the pull request link printed, "" before
+}
+
+// progressEvery is how often an unchanged status is printed off a terminal.
+const progressEvery = 30 * time.Second
+
+const clearLine = "\r\x1b[K"
+
+// show reports the job. fromRead is false for the job the message call
+// returned, whose pull request link may predate the message.
+func (r *run) show(job *client.Job, fromRead bool) {
+	changed := job.Status != r.status
+	r.status = job.Status
+	if r.env.StderrIsTerminal {
+		r.redraw()
+	} else if changed || r.env.Now().Sub(r.printed) >= progressEvery { // the first time too: printed is zero
+		fmt.Fprintln(r.env.Stderr, r.line())
+		r.printed = r.env.Now()
 	}
-	var de *client.DecodeError
-	return !errors.As(err, &de) && !errors.Is(err, client.ErrBodyTooLarge)
+	if fromRead && job.PRLink != nil && *job.PRLink != "" && *job.PRLink != r.pr {
+		r.pr = *job.PRLink
+		r.note("pull request: " + ErrorLine(r.pr))
+	}
+}
+
+func (r *run) line() string {
+	return ErrorLine(fmt.Sprintf("job %s: %s (%s)", r.job, r.status, r.env.Now().Sub(r.start).Round(time.Second)))
+}
+
+func (r *run) redraw() {
+	if !r.env.StderrIsTerminal { // follow shows the job before anything redraws
+		return
+	}
+	fmt.Fprint(r.env.Stderr, clearLine+r.line())
+	r.drawn = true
+}
+
+// note prints a message on its own line, keeping the status line below it.
+func (r *run) note(msg string) {
+	if r.drawn {
+		fmt.Fprint(r.env.Stderr, clearLine)
+	}
+	fmt.Fprintln(r.env.Stderr, msg)
+	r.redraw()
+}
+
+// done ends the status line.
+func (r *run) done() {
+	if r.drawn {
+		fmt.Fprintln(r.env.Stderr)
+		r.drawn = false
+	}
 }

@@ -13,25 +13,20 @@ import (
 )
 
 var (
-	jobsDesc = prometheus.NewDesc("mintlify_agent_jobs",
-		"Watched agent jobs by status.",
-		[]string{"project", "status"}, nil)
-	jobInfoDesc = prometheus.NewDesc("mintlify_agent_job_info",
-		"Attributes of each watched agent job, always 1.",
-		[]string{"project", "job_id", "model", "repository", "ref", "has_pr"}, nil)
-	jobStatusDesc = prometheus.NewDesc("mintlify_agent_job_status",
-		"1 for the watched agent job's current status, 0 for each other status.",
-		[]string{"project", "job_id", "status"}, nil)
-	jobCreatedDesc = prometheus.NewDesc("mintlify_agent_job_created_timestamp_seconds",
-		"Unix time at which the watched agent job was created.",
-		[]string{"project", "job_id"}, nil)
-	jobsNotFoundDesc = prometheus.NewDesc("mintlify_agent_jobs_not_found",
-		"Watched agent jobs whose last read answered 404 (not found).",
-		[]string{"project"}, nil)
-	sessionsSkippedDesc = prometheus.NewDesc("mintlify_agent_sessions_skipped_total",
-		"Sessions of the deprecated v1 job listing skipped as malformed.",
-		[]string{"project"}, nil)
+	jobsDesc    = desc("mintlify_agent_jobs", "Watched agent jobs by status.", "project", "status")
+	jobInfoDesc = desc("mintlify_agent_job_info", "Attributes of each watched agent job, always 1.",
+		"project", "job_id", "model", "repository", "ref", "has_pr")
+	jobStatusDesc = desc("mintlify_agent_job_status", "1 for the watched agent job's current status, 0 for each other status.",
+		"project", "job_id", "status")
+	jobCreatedDesc = desc("mintlify_agent_job_created_timestamp_seconds", "Unix time at which the watched agent job was created.",
+		"project", "job_id")
+	jobsNotFoundDesc    = desc("mintlify_agent_jobs_not_found", "Watched agent jobs whose last read answered 404 (not found).", "project")
+	sessionsSkippedDesc = desc("mintlify_agent_sessions_skipped_total", "Sessions of the deprecated v1 job listing skipped as malformed.", "project")
 )
+
+func desc(name, help string, labels ...string) *prometheus.Desc {
+	return prometheus.NewDesc(name, help, labels, nil)
+}
 
 // Describe implements prometheus.Collector.
 func (w *Watcher) Describe(ch chan<- *prometheus.Desc) {
@@ -52,8 +47,7 @@ func (w *Watcher) Collect(ch chan<- prometheus.Metric) {
 		}
 		notFound := 0
 		project := exposition.SanitizeLabel(pid)
-		for _, id := range slices.Sorted(maps.Keys(p.jobs)) {
-			e := p.jobs[id]
+		for id, e := range p.jobs { // the registry sorts the series
 			if e.gone {
 				notFound++
 			}
@@ -81,8 +75,8 @@ func (w *Watcher) Collect(ch chan<- prometheus.Metric) {
 				ch <- prometheus.MustNewConstMetric(jobCreatedDesc, prometheus.GaugeValue, secs, project, jobID)
 			}
 		}
-		for _, s := range slices.Sorted(maps.Keys(counts)) {
-			ch <- prometheus.MustNewConstMetric(jobsDesc, prometheus.GaugeValue, counts[s], project, s)
+		for s, n := range counts {
+			ch <- prometheus.MustNewConstMetric(jobsDesc, prometheus.GaugeValue, n, project, s)
 		}
 		ch <- prometheus.MustNewConstMetric(jobsNotFoundDesc, prometheus.GaugeValue, float64(notFound), project)
 		if w.cfg.Discover {

@@ -35,14 +35,8 @@ func (w *Watcher) readAll(ctx context.Context, start time.Time, reads []jobsRead
 	sem := make(chan struct{}, w.cfg.Concurrency)
 	var wg sync.WaitGroup
 	for _, rd := range reads {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		if rd.round.stopped.Load() {
+		sem <- struct{}{} // the reads in flight end with ctx too
+		if ctx.Err() != nil || rd.round.stopped.Load() {
 			<-sem
 			continue
 		}

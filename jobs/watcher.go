@@ -62,10 +62,10 @@ type Watcher struct {
 	logger log.Logger
 	static []jobRef
 	// file is --jobs.file (nil without), marked with the version last parsed, good or
-	// bad; fileRefs is its last good list (written under mu), fileErr its problem or "".
+	// bad; fileRefs is its last good list (written under mu), fileErr its problem.
 	file     *filewatch.File
 	fileRefs []jobRef
-	fileErr  string
+	fileErr  errstate.State
 
 	pollMu sync.Mutex    // one round at a time
 	wake   chan struct{} // Watch asks Run for a round now
@@ -145,6 +145,8 @@ func New(cfg Config) (*Watcher, error) {
 	w.order = slices.Compact(slices.Sorted(slices.Values(cfg.Projects)))
 	for _, p := range w.order {
 		w.projects[p] = &jobsProject{id: p, jobs: make(map[string]*jobsEntry)}
+		cfg.Status.Track(p, Source, "", health.PartAll)
+		cfg.Status.SetInterval(p, Source, "", health.PartAll, cfg.PollInterval)
 	}
 	if cfg.File != "" {
 		w.file = filewatch.New(cfg.File)
@@ -157,10 +159,6 @@ func New(cfg Config) (*Watcher, error) {
 		w.static = append(w.static, r)
 	}
 	w.updateMembership(nil)
-	for _, p := range w.order {
-		cfg.Status.Track(p, Source, "", health.PartAll)
-		cfg.Status.SetInterval(p, Source, "", health.PartAll, cfg.PollInterval)
-	}
 	return w, nil
 }
 
@@ -224,13 +222,12 @@ func (w *Watcher) checkFile() {
 	}
 	changed, err := w.loadFile()
 	if err != nil {
-		if msg := err.Error(); msg != w.fileErr {
+		if w.fileErr.Failed(err.Error()) {
 			level.Warn(w.logger).Log("msg", "cannot use the jobs file; keeping the last good list of jobs", "file", w.file.Path(), "err", err)
-			w.fileErr = msg
 		}
 		return
 	}
-	w.fileErr = ""
+	w.fileErr.Recovered()
 	if changed {
 		level.Info(w.logger).Log("msg", "jobs file re-read", "file", w.file.Path(), "jobs", len(w.fileRefs))
 	}
@@ -318,10 +315,7 @@ func (w *Watcher) Poll(ctx context.Context) {
 	w.mu.Lock()
 	w.updateMembership(listed)
 	var reads []jobsRead
-	for _, r := range active {
-		if r.stopped.Load() {
-			continue
-		}
+	for _, r := range active { // readAll skips the rounds stopped
 		p := w.projects[r.project]
 		for _, id := range slices.Sorted(maps.Keys(p.jobs)) {
 			if !start.Before(p.jobs[id].nextRead) {

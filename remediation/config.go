@@ -28,9 +28,6 @@ const (
 	// DefaultMaxPerProjectPerHour bounds the jobs created and messages sent
 	// per project in any hour, well below the API's 100.
 	DefaultMaxPerProjectPerHour = 5
-	// APIMaxPerProjectPerHour is the API's own limit of create-job and
-	// send-message per project per hour (../shared/API-NOTES.md).
-	APIMaxPerProjectPerHour = client.AgentUsesPerHour
 	// DefaultMaxPerDay bounds the jobs created and messages sent per project
 	// in any 24 hours.
 	DefaultMaxPerDay = 20
@@ -105,8 +102,8 @@ func ParseConfig(data []byte) (*Config, error) {
 	}
 	c.Rules = slices.DeleteFunc(c.Rules, func(r *Rule) bool { return r == nil }) // a null rule is skipped
 	switch {
-	case c.MaxPerProjectPerHour < 1 || c.MaxPerProjectPerHour > APIMaxPerProjectPerHour:
-		return nil, fmt.Errorf("max_per_project_per_hour must be 1 to %d (the API's limit), not %d", APIMaxPerProjectPerHour, c.MaxPerProjectPerHour)
+	case c.MaxPerProjectPerHour < 1 || c.MaxPerProjectPerHour > client.AgentUsesPerHour:
+		return nil, fmt.Errorf("max_per_project_per_hour must be 1 to %d (the API's limit), not %d", client.AgentUsesPerHour, c.MaxPerProjectPerHour)
 	case c.MaxPerDay < 1:
 		return nil, fmt.Errorf("max_per_day must be at least 1, not %d", c.MaxPerDay)
 	case len(c.Rules) == 0:
@@ -143,18 +140,16 @@ func (r *Rule) parse() error {
 	}
 	var err error
 	for _, t := range []struct {
-		field    string
-		text     string
-		required bool
-		out      **template.Template
+		field, text string
+		out         **template.Template
 	}{
-		{"project", r.File.Project, true, &r.project},
-		{"key", r.File.Key, true, &r.key},
-		{"prompt", r.File.Prompt, true, &r.prompt},
-		{"follow_up", r.File.FollowUp, false, &r.followUp},
+		{"project", r.File.Project, &r.project},
+		{"key", r.File.Key, &r.key},
+		{"prompt", r.File.Prompt, &r.prompt},
+		{"follow_up", r.File.FollowUp, &r.followUp},
 	} {
 		if strings.TrimSpace(t.text) == "" {
-			if t.required {
+			if t.field != "follow_up" { // the only optional one
 				return fmt.Errorf("%s is required", t.field)
 			}
 			continue
@@ -248,25 +243,21 @@ func IsPublicLabel(name string) bool {
 // Cyrillic and Greek letters that look like Latin ones as those, lower
 // case, without combining marks and invisible format characters.
 func foldName(s string) string {
-	var b strings.Builder
-	for _, r := range s {
+	return strings.Map(func(r rune) rune {
 		if r >= 0xFF01 && r <= 0xFF5E { // fullwidth ASCII
 			r -= 0xFEE0
 		}
 		if unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Cf, r) {
-			continue
+			return -1
 		}
 		if l, ok := lookAlike[r]; ok { // before ToLower: Greek Μ looks like M, its lower case μ like u
-			b.WriteRune(l)
-			continue
+			return l
 		}
-		r = unicode.ToLower(r)
-		if l, ok := lookAlike[r]; ok {
-			r = l
+		if l, ok := lookAlike[unicode.ToLower(r)]; ok {
+			return l
 		}
-		b.WriteRune(r)
-	}
-	return b.String()
+		return unicode.ToLower(r)
+	}, s)
 }
 
 // lookAlike maps Cyrillic, Greek and other letters, capitals and lower
@@ -310,22 +301,18 @@ type templateData struct {
 // the template is given, not what it is written to read, so define,
 // block, {{ . }}, {{ $ }}, printf and index all find nothing to leak.
 func (r *Rule) data(a Alert) templateData {
-	if r.AllowPublicText {
-		return templateData{Labels: cleanValues(a.Labels, nil), Annotations: cleanValues(a.Annotations, nil)}
-	}
-	return templateData{Labels: cleanValues(a.Labels, IsPublicLabel), Annotations: map[string]string{}}
-}
-
-// cleanValues returns in without the names drop reports (nil drops
-// none), every value cleaned.
-func cleanValues(in map[string]string, drop func(string) bool) map[string]string {
-	out := make(map[string]string, len(in))
-	for k, v := range in {
-		if drop == nil || !drop(k) {
-			out[k] = cleanValue(v)
+	d := templateData{Labels: map[string]string{}, Annotations: map[string]string{}}
+	for k, v := range a.Labels {
+		if r.AllowPublicText || !IsPublicLabel(k) {
+			d.Labels[k] = cleanValue(v)
 		}
 	}
-	return out
+	if r.AllowPublicText {
+		for k, v := range a.Annotations {
+			d.Annotations[k] = cleanValue(v)
+		}
+	}
+	return d
 }
 
 // cleanValue cuts v to MaxLabelRunes runes ("…" marks a cut) and turns

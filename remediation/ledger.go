@@ -10,6 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-kit/log"
+	"github.com/go-kit/log/level"
+
 	"github.com/mintlify-exporter/mintlify_exporter/internal/filewatch"
 	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 )
@@ -81,32 +84,38 @@ type ledger struct {
 	actions []action
 }
 
-// openLedger reads the ledger at path ("" keeps it in memory only). A missing file is
+// openLedger reads the ledger at path ("" keeps it in memory only), after
+// removing the temporary files a kill during a save left. A missing file is
 // empty; an unreadable one is an error, since starting without it could create a second
 // job for a key. Times after now (a wrong clock) are clamped to now, so an action dated
-// years ahead cannot keep a project capped until then; clamped counts them.
-func openLedger(path string, now time.Time) (l *ledger, clamped int, err error) {
-	l = &ledger{path: path, entries: map[string]*Entry{}}
+// years ahead cannot keep a project capped until then.
+func openLedger(path string, now time.Time, logger log.Logger) (*ledger, error) {
+	l := &ledger{path: path, entries: map[string]*Entry{}}
 	if path == "" {
-		return l, 0, nil
+		return l, nil
+	}
+	removed, err := statefile.CleanTemp(path)
+	if err != nil {
+		level.Warn(logger).Log("msg", "could not remove a temporary file left by an interrupted save of the remediation ledger", "file", path, "err", err)
+	}
+	if len(removed) > 0 {
+		level.Info(logger).Log("msg", "removed temporary files left by an interrupted save of the remediation ledger", "files", strings.Join(removed, ","))
 	}
 	b, _, err := filewatch.New(path).Read(MaxLedgerBytes)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return l, 0, nil
-	case errors.Is(err, filewatch.ErrNotRegular):
-		return nil, 0, fmt.Errorf("%s is not a regular file (a FIFO would hang the exporter); remove it", path)
-	case errors.Is(err, filewatch.ErrTooLarge):
-		return nil, 0, fmt.Errorf("%s is larger than %d bytes: not a remediation ledger the exporter wrote; move it away", path, MaxLedgerBytes)
+		return l, nil
+	case errors.Is(err, filewatch.ErrNotRegular), errors.Is(err, filewatch.ErrTooLarge):
+		return nil, fmt.Errorf("%s: %w: not a remediation ledger the exporter wrote; move it away", path, err)
 	case err != nil:
-		return nil, 0, err
+		return nil, err
 	}
 	var f ledgerFile
 	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, 0, fmt.Errorf("%s: corrupt remediation ledger: %v; move it away to start with an empty one (the jobs it lists may then be created again)", path, err)
+		return nil, fmt.Errorf("%s: corrupt remediation ledger: %v; move it away to start with an empty one (the jobs it lists may then be created again)", path, err)
 	}
 	if f.Format != ledgerFormat || f.Version != ledgerVersion {
-		return nil, 0, fmt.Errorf("%s: not a remediation ledger of this version (format %q, version %d)", path, f.Format, f.Version)
+		return nil, fmt.Errorf("%s: not a remediation ledger of this version (format %q, version %d)", path, f.Format, f.Version)
 	}
 	for _, e := range f.Entries {
 		if e == nil || e.Key == "" {
@@ -126,13 +135,17 @@ func openLedger(path string, now time.Time) (l *ledger, clamped int, err error) 
 	for _, e := range l.entries {
 		times = append(times, &e.Created, &e.Messaged, &e.Ended)
 	}
+	clamped := 0
 	for _, t := range times {
 		if t.After(now) {
 			*t, clamped = now, clamped+1
 		}
 	}
+	if clamped > 0 {
+		level.Warn(logger).Log("msg", "times from the future in the remediation ledger were set to now (was the clock wrong?)", "file", path, "times", clamped)
+	}
 	l.prune(now)
-	return l, clamped, nil
+	return l, nil
 }
 
 // prune forgets actions older than a day.

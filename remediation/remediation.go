@@ -17,7 +17,6 @@ import (
 	"maps"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -26,9 +25,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/errstate"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/filewatch"
 	"github.com/mintlify-exporter/mintlify_exporter/jobs"
-	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 )
 
 // Path is where the webhook is served.
@@ -91,10 +90,10 @@ type Remediator struct {
 
 	// mu guards everything below; never held across a network call, so the
 	// landing page never waits on the API.
-	mu     sync.Mutex
-	cfg    *Config
-	file   *filewatch.File
-	badMsg string // the last problem of the file, logged once
+	mu   sync.Mutex
+	cfg  *Config
+	file *filewatch.File
+	bad  errstate.State // the last problem of the file, logged once
 	// missingLogged holds the rule, template and label of every
 	// MissingLabelError logged, so each is logged once.
 	missingLogged map[MissingLabelError]bool
@@ -142,21 +141,8 @@ func New(opts Options) (*Remediator, error) {
 		return nil, err
 	}
 	r.cfg = cfg
-	if opts.LedgerPath != "" { // remove the temporary files a kill during a save left
-		removed, err := statefile.CleanTemp(opts.LedgerPath)
-		if err != nil {
-			level.Warn(r.logger).Log("msg", "could not remove a temporary file left by an interrupted save of the remediation ledger", "file", opts.LedgerPath, "err", err)
-		}
-		if len(removed) > 0 {
-			level.Info(r.logger).Log("msg", "removed temporary files left by an interrupted save of the remediation ledger", "files", strings.Join(removed, ","))
-		}
-	}
-	var clamped int
-	if r.ledger, clamped, err = openLedger(opts.LedgerPath, opts.Now()); err != nil {
+	if r.ledger, err = openLedger(opts.LedgerPath, opts.Now(), r.logger); err != nil {
 		return nil, err
-	}
-	if clamped > 0 {
-		level.Warn(r.logger).Log("msg", "times from the future in the remediation ledger were set to now (was the clock wrong?)", "file", opts.LedgerPath, "times", clamped)
 	}
 	counter := func(name, help string, labels ...string) *prometheus.CounterVec {
 		return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
@@ -205,13 +191,12 @@ func (r *Remediator) reload() {
 	}
 	cfg, err := r.readConfig() // a file Changed cannot stat fails to be read alike
 	if err != nil {
-		if msg := err.Error(); msg != r.badMsg {
-			r.badMsg = msg
+		if r.bad.Failed(err.Error()) {
 			level.Warn(r.logger).Log("msg", "cannot use the changed remediation configuration; keeping the last good one", "file", r.opts.ConfigPath, "err", err)
 		}
 		return
 	}
-	r.badMsg = ""
+	r.bad.Recovered()
 	r.cfg = cfg
 	r.initSeries(cfg)
 	level.Info(r.logger).Log("msg", "remediation configuration re-read", "file", r.opts.ConfigPath, "rules", len(cfg.Rules), "dry_run", cfg.DryRun)
@@ -288,7 +273,9 @@ func (r *Remediator) serve(w http.ResponseWriter, req *http.Request) (int, strin
 	case req.Method != http.MethodPost:
 		w.Header().Set("Allow", http.MethodPost)
 		return http.StatusMethodNotAllowed, "the remediation webhook takes POST requests from Alertmanager"
-	case !r.authorized(req):
+	// The bearer token, compared in constant time; without one, basic auth
+	// (checked before the request got here) or a dry run lets it in.
+	case r.opts.Token != "" && subtle.ConstantTimeCompare([]byte(req.Header.Get("Authorization")), []byte("Bearer "+r.opts.Token)) != 1:
 		w.Header().Set("WWW-Authenticate", `Bearer realm="mintlify_exporter remediation"`)
 		return http.StatusUnauthorized, "unauthorized: send the bearer token of --remediation.token-file"
 	case req.ContentLength > MaxPayloadBytes:
@@ -299,7 +286,7 @@ func (r *Remediator) serve(w http.ResponseWriter, req *http.Request) (int, strin
 	}
 	defer func() { <-r.slots }()
 	var buf bytes.Buffer
-	if req.ContentLength > 0 {
+	if req.ContentLength > 0 { // read into one buffer of the size announced, not grown by doubling
 		buf.Grow(int(req.ContentLength) + bytes.MinRead)
 	}
 	if _, err := buf.ReadFrom(http.MaxBytesReader(w, req.Body, MaxPayloadBytes)); err != nil {
@@ -409,16 +396,6 @@ func checkAlert(i int, a *Alert) error {
 	return nil
 }
 
-// authorized checks the bearer token (in constant time) when one is set;
-// basic auth, when configured, was checked before the request got here.
-func (r *Remediator) authorized(req *http.Request) bool {
-	if r.opts.Token == "" {
-		return true // basic auth of the web configuration, or a dry run
-	}
-	got, ok := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer ")
-	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(r.opts.Token)) == 1
-}
-
 // handlePayload acts on every alert of a checked payload and returns the
 // Result as JSON.
 func (r *Remediator) handlePayload(ctx context.Context, body []byte) []byte {
@@ -427,7 +404,7 @@ func (r *Remediator) handlePayload(ctx context.Context, body []byte) []byte {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.reload()
-	var out bytes.Buffer
+	var out bytes.Buffer // written as they come: many alerts cost their bytes, not a slice of outcomes
 	out.WriteString(`{"outcomes":[`)
 	r.dryRunLogged = 0
 	capped, firstCapped := map[string]int{}, map[string]AlertOutcome{} // alerts capped, by rule
@@ -473,16 +450,7 @@ func (r *Remediator) handle(ctx context.Context, a Alert) AlertOutcome {
 	}
 	out := AlertOutcome{Rule: rule.Name}
 	d, err := r.decide(rule, a, &out)
-	if missing, ok := errors.AsType[*MissingLabelError](err); ok {
-		// Every such alert would fail alike: one line per rule and label.
-		out.Outcome, out.Reason = OutcomeError, err.Error()
-		if !r.missingLogged[*missing] {
-			r.missingLogged[*missing] = true
-			level.Error(r.logger).Log("msg", "remediation rule reads a label its alerts lack or have empty: they are not acted on, and counted as outcome error (logged once per rule and label)",
-				"rule", missing.Rule, "template", missing.Template, "label", missing.Label)
-		}
-		return out
-	} else if err != nil {
+	if err != nil {
 		return r.failed(out, err, "remediation failed", "rule", rule.Name, "key", out.Key)
 	}
 	if out.Outcome != "" { // the key's job is active or cooling down
@@ -555,10 +523,9 @@ func (r *Remediator) decide(rule *Rule, a Alert, out *AlertOutcome) (*decision, 
 	default: // a follow-up to the key's active job
 		tmpl, d.message = rule.followUp, true
 	}
-	if out.Outcome != "" {
-		return d, nil
+	if out.Outcome == "" {
+		d.prompt, err = rule.render(tmpl, data, MaxPromptRunes)
 	}
-	d.prompt, err = rule.render(tmpl, data, MaxPromptRunes)
 	return d, err
 }
 
@@ -580,10 +547,18 @@ func (r *Remediator) saveLogged() {
 	}
 }
 
-// failed returns out as OutcomeError for err, logged as msg with kv.
+// failed returns out as OutcomeError for err, logged as msg with kv. A
+// MissingLabelError is logged once per rule, template and label instead:
+// every such alert would fail alike.
 func (r *Remediator) failed(out AlertOutcome, err error, msg string, kv ...any) AlertOutcome {
 	out.Outcome, out.Reason = OutcomeError, err.Error()
-	level.Error(r.logger).Log(append(append([]any{"msg", msg}, kv...), "err", err)...)
+	if missing, ok := errors.AsType[*MissingLabelError](err); !ok {
+		level.Error(r.logger).Log(append(append([]any{"msg", msg}, kv...), "err", err)...)
+	} else if !r.missingLogged[*missing] {
+		r.missingLogged[*missing] = true
+		level.Error(r.logger).Log("msg", "remediation rule reads a label its alerts lack or have empty: they are not acted on, and counted as outcome error (logged once per rule and label)",
+			"rule", missing.Rule, "template", missing.Template, "label", missing.Label)
+	}
 	return out
 }
 
@@ -602,9 +577,8 @@ func (r *Remediator) send(ctx context.Context, d *decision, out AlertOutcome) Al
 	}
 	r.ledger.actions = append(r.ledger.actions, action{Project: project, At: d.now})
 	undo := func(action bool) { // forgets the job or message, and its action
-		if d.message {
-			e.Messaged = prevMessaged
-		} else if prev == nil { // not a nil entry: sorted and Rows read every entry
+		e.Messaged = prevMessaged
+		if prev == nil { // not a nil entry: sorted and Rows read every entry
 			delete(r.ledger.entries, key)
 		} else {
 			r.ledger.entries[key] = prev
@@ -699,11 +673,4 @@ func (r *Remediator) Rows() []Row {
 		out = append(out, Row{Entry: *e, Status: string(status), PRLink: pr, LastAction: e.lastAction()})
 	}
 	return out
-}
-
-// DryRun reports whether the configuration in use is a dry run.
-func (r *Remediator) DryRun() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.cfg.DryRun
 }
