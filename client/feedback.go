@@ -23,8 +23,8 @@ func (c *Client) FeedbackByPage(ctx context.Context, projectID string, r DateRan
 // decodeFeedback decodes and validates a feedback by page answer.
 func decodeFeedback(body []byte) (*FeedbackPage, error) {
 	var w struct {
-		Rows    []feedbackRowWire `json:"feedback"`
-		HasMore leaf              `json:"hasMore"`
+		Rows    []row[feedbackRowWire] `json:"feedback"`
+		HasMore leaf                   `json:"hasMore"`
 	}
 	f := fields{ep: EndpointFeedbackByPage, err: decodePage(EndpointFeedbackByPage, body, &w, "feedback")}
 	page := &FeedbackPage{}

@@ -75,14 +75,14 @@ func (c *Client) listJobsV1Page(ctx context.Context, projectID string, skip, tak
 // sessionId (it becomes a job_id label and cannot be cut).
 func decodeSessions(body []byte) ([]LegacySession, int, error) {
 	var w struct {
-		AllSessions []sessionWire `json:"allSessions"`
+		AllSessions []row[sessionWire] `json:"allSessions"`
 	}
 	if err := decodePage(EndpointListJobs, body, &w, "allSessions"); err != nil {
 		return nil, 0, err
 	}
 	sessions := []LegacySession{}
 	for i := range w.AllSessions {
-		if s, ok := w.AllSessions[i].session(); ok {
+		if s, ok := w.AllSessions[i].v.session(); ok {
 			sessions = append(sessions, s)
 		}
 	}

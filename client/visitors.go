@@ -78,15 +78,15 @@ type pathRowWire struct {
 // visitorsWire and viewsWire differ only in the name of the row array: a
 // *visitorsWire converts to a *viewsWire.
 type visitorsWire struct {
-	Totals  json.RawMessage `json:"totals"`
-	Rows    []pathRowWire   `json:"visitors"`
-	HasMore leaf            `json:"hasMore"`
+	Totals  json.RawMessage    `json:"totals"`
+	Rows    []row[pathRowWire] `json:"visitors"`
+	HasMore leaf               `json:"hasMore"`
 }
 
 type viewsWire struct {
-	Totals  json.RawMessage `json:"totals"`
-	Rows    []pathRowWire   `json:"views"`
-	HasMore leaf            `json:"hasMore"`
+	Totals  json.RawMessage    `json:"totals"`
+	Rows    []row[pathRowWire] `json:"views"`
+	HasMore leaf               `json:"hasMore"`
 }
 
 // decodePaths decodes and validates a visitors or views page.
