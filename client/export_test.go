@@ -27,10 +27,3 @@ func (c *Client) WalkJobsV1(ctx context.Context, projectID string, opts ListJobs
 	out, _, err := c.ListJobsV1Counting(ctx, projectID, opts)
 	return out, err
 }
-
-// ListJobsV1Page reads one page of the v1 listing; malformed sessions are
-// left out.
-func (c *Client) ListJobsV1Page(ctx context.Context, projectID string, skip, take int) ([]LegacySession, error) {
-	l, _, err := c.listJobsV1Page(ctx, projectID, skip, take)
-	return l, err
-}

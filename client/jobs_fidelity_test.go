@@ -95,11 +95,6 @@ func TestWalkJobsV1Bounds(t *testing.T) {
 			t.Errorf("options %+v accepted", o)
 		}
 	}
-	for _, st := range [][2]int{{-1, 10}, {0, 0}, {0, 101}} {
-		if _, err := h.c.ListJobsV1Page(context.Background(), testProject, st[0], st[1]); err == nil {
-			t.Errorf("skip %d take %d accepted", st[0], st[1])
-		}
-	}
 
 	// A job created during the walk shifts the listing: the session seen at
 	// the end of page 1 comes again at the start of page 2, and is kept once.

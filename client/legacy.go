@@ -41,7 +41,11 @@ func (c *Client) ListJobsV1Counting(ctx context.Context, projectID string, opts 
 			return nil, 0, fmt.Errorf("%s: %w: still %d sessions on page %d of %d; the listing is larger than any sane project or the server ignores skip",
 				EndpointListJobs, ErrTooManyPages, take, maxPages, maxPages)
 		}
-		sessions, n, err := c.listJobsV1Page(ctx, projectID, page*take, take)
+		body, err := c.getPage(ctx, EndpointListJobs, projectID, DateRange{}, 0, 0, "skip", strconv.Itoa(page*take), "take", strconv.Itoa(take))
+		if err != nil {
+			return nil, 0, err
+		}
+		sessions, n, err := decodeSessions(body)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -56,17 +60,6 @@ func (c *Client) ListJobsV1Counting(ctx context.Context, projectID string, opts 
 			return out, skipped, nil
 		}
 	}
-}
-
-func (c *Client) listJobsV1Page(ctx context.Context, projectID string, skip, take int) ([]LegacySession, int, error) {
-	if skip < 0 || take < 1 || take > ListJobsMaxTake {
-		return nil, 0, fmt.Errorf("%s: skip %d, take %d: want skip >= 0 and take 1..%d", EndpointListJobs, skip, take, ListJobsMaxTake)
-	}
-	body, err := c.getPage(ctx, EndpointListJobs, projectID, DateRange{}, 0, 0, "skip", strconv.Itoa(skip), "take", strconv.Itoa(take))
-	if err != nil {
-		return nil, 0, err
-	}
-	return decodeSessions(body)
 }
 
 // decodeSessions decodes the v1 listing, where no field is required, into
