@@ -11,37 +11,27 @@ import (
 // Paging of the deprecated v1 listing (skip, take): the API sends no
 // hasMore, so a page shorter than take is the last.
 const (
-	// ListJobsMaxTake is the largest take the API accepts (the default).
-	ListJobsMaxTake         = 100
+	// ListJobsMaxTake is the largest take the API accepts, the one sent.
+	ListJobsMaxTake = 100
+	// DefaultListJobsMaxPages bounds the walk (ErrTooManyPages).
 	DefaultListJobsMaxPages = 100
 )
-
-// ListJobsOptions tunes the walk of the v1 listing; the zero value suits the real API.
-type ListJobsOptions struct {
-	Take int
-	// MaxPages bounds the walk (ErrTooManyPages).
-	MaxPages int
-}
 
 // ListJobsV1Counting lists every agent session of a project through the
 // deprecated v1 listing, the only way to discover jobs without their ids,
 // reading every page until one is shorter than take. A session listed twice
 // (a job created during the walk shifts the newest-first listing) is kept
 // once; a malformed one is skipped and counted; a failed page fails the walk.
-func (c *Client) ListJobsV1Counting(ctx context.Context, projectID string, opts ListJobsOptions) ([]LegacySession, int, error) {
-	take, maxPages := opts.Take, opts.MaxPages
-	if err := pagingDefaults(&take, &maxPages, ListJobsMaxTake, DefaultListJobsMaxPages, projectID); err != nil {
-		return nil, 0, fmt.Errorf("%s: %w", EndpointListJobs, err)
-	}
+func (c *Client) ListJobsV1Counting(ctx context.Context, projectID string) ([]LegacySession, int, error) {
 	out := []LegacySession{}
 	seen := make(map[string]bool)
 	skipped := 0
 	for page := 0; ; page++ {
-		if page == maxPages {
+		if page == DefaultListJobsMaxPages {
 			return nil, 0, fmt.Errorf("%s: %w: still %d sessions on page %d of %d; the listing is larger than any sane project or the server ignores skip",
-				EndpointListJobs, ErrTooManyPages, take, maxPages, maxPages)
+				EndpointListJobs, ErrTooManyPages, ListJobsMaxTake, page, page)
 		}
-		body, err := c.getPage(ctx, EndpointListJobs, projectID, DateRange{}, 0, 0, "skip", strconv.Itoa(page*take), "take", strconv.Itoa(take))
+		body, err := c.getPage(ctx, EndpointListJobs, projectID, DateRange{}, 0, 0, "skip", strconv.Itoa(page*ListJobsMaxTake), "take", strconv.Itoa(ListJobsMaxTake))
 		if err != nil {
 			return nil, 0, err
 		}
@@ -56,7 +46,7 @@ func (c *Client) ListJobsV1Counting(ctx context.Context, projectID string, opts 
 				out = append(out, s)
 			}
 		}
-		if len(sessions)+n < take { // skipped rows count: the server sent them
+		if len(sessions)+n < ListJobsMaxTake { // skipped rows count: the server sent them
 			return out, skipped, nil
 		}
 	}
