@@ -70,7 +70,7 @@ func decodeConversations(body []byte, res *ConversationsResult) (next *string, m
 		NextCursor leaf                    `json:"nextCursor"`
 		HasMore    leaf                    `json:"hasMore"`
 	}
-	f := fields{ep: EndpointConversations, err: decodePage(EndpointConversations, body, &w, "conversations")}
+	f := fields{ep: EndpointConversations, err: decodePage(EndpointConversations, body, &w)}
 	var skipped Skipped
 	keys := keepRows(&f, "conversations", w.Rows, &skipped, (*conversationWire).key)
 	more = f.reqBool("hasMore", &w.HasMore)

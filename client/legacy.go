@@ -60,7 +60,7 @@ func decodeSessions(body []byte) ([]LegacySession, int, error) {
 	var w struct {
 		AllSessions []row[sessionWire] `json:"allSessions"`
 	}
-	if err := decodePage(EndpointListJobs, body, &w, "allSessions"); err != nil {
+	if err := decodePage(EndpointListJobs, body, &w); err != nil {
 		return nil, 0, err
 	}
 	sessions := []LegacySession{}

@@ -30,7 +30,7 @@ func decodeSearches(body []byte) (*SearchesPage, error) {
 		TotalSearches leaf                 `json:"totalSearches"`
 		NextCursor    leaf                 `json:"nextCursor"`
 	}
-	f := fields{ep: EndpointSearches, err: decodePage(EndpointSearches, body, &w, "searches")}
+	f := fields{ep: EndpointSearches, err: decodePage(EndpointSearches, body, &w)}
 	page := &SearchesPage{}
 	page.Rows = keepRows(&f, "searches", w.Rows, &page.Skipped, func(r *searchRowWire) (SearchTerm, string) {
 		top, topOK := r.TopClickedPage.nullable()

@@ -97,7 +97,7 @@ func decodePaths(ep Endpoint, body []byte) (*PathsPage, error) {
 	if ep == EndpointViews {
 		v, field = (*viewsWire)(&w), "views"
 	}
-	f := fields{ep: ep, err: decodePage(ep, body, v, field)}
+	f := fields{ep: ep, err: decodePage(ep, body, v)}
 	var tw countsWire
 	f.object("totals", w.Totals, &tw, false)
 	page := &PathsPage{Totals: Counts{Human: f.count("totals.human", &tw.Human), AI: f.count("totals.ai", &tw.AI), Total: f.count("totals.total", &tw.Total)}}

@@ -92,11 +92,11 @@ func (l *leaf) problem(want string) string {
 	return "number out of range"
 }
 
-// decodePage unmarshals body into v, a wire struct whose array rows holds
-// the rows. Leaves, rows and json.RawMessage take any value, so only the
-// row array can be of a wrong type; anything else that stops encoding/json
-// is a *DecodeError.
-func decodePage(ep Endpoint, body []byte, v any, rows string) error {
+// decodePage unmarshals body into v, a wire struct of leaves, rows,
+// json.RawMessage, which take any value, and at most one row array, the
+// only field that can be of a wrong type; anything else that stops
+// encoding/json is a *DecodeError.
+func decodePage(ep Endpoint, body []byte, v any) error {
 	err := json.Unmarshal(body, v)
 	var te *json.UnmarshalTypeError
 	switch trimmed := bytes.TrimSpace(body); {
