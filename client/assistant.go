@@ -16,6 +16,6 @@ func decodeCallerStats(body []byte) (*CallerStats, error) {
 		Other leaf `json:"other"`
 		Total leaf `json:"total"`
 	}
-	f := fields{ep: EndpointCallerStats, err: decodePage(EndpointCallerStats, body, &w, "")}
+	f := fields{ep: EndpointCallerStats, err: decodePage(EndpointCallerStats, body, &w)}
 	return checked(&CallerStats{Web: f.count("web", &w.Web), API: f.count("api", &w.API), Other: f.count("other", &w.Other), Total: f.count("total", &w.Total)}, &f)
 }

@@ -66,11 +66,11 @@ func (c *Client) WalkConversations(ctx context.Context, projectID string, r Date
 // and hasMore, and whether it had no turn.
 func decodeConversations(body []byte, res *ConversationsResult) (next *string, more, none bool, err error) {
 	var w struct {
-		Rows       []conversationWire `json:"conversations"`
-		NextCursor leaf               `json:"nextCursor"`
-		HasMore    leaf               `json:"hasMore"`
+		Rows       []row[conversationWire] `json:"conversations"`
+		NextCursor leaf                    `json:"nextCursor"`
+		HasMore    leaf                    `json:"hasMore"`
 	}
-	f := fields{ep: EndpointConversations, err: decodePage(EndpointConversations, body, &w, "conversations")}
+	f := fields{ep: EndpointConversations, err: decodePage(EndpointConversations, body, &w)}
 	var skipped Skipped
 	keys := keepRows(&f, "conversations", w.Rows, &skipped, (*conversationWire).key)
 	more = f.reqBool("hasMore", &w.HasMore)

@@ -416,7 +416,7 @@ func TestBadSessionsSkippedAndCounted(t *testing.T) {
 		h.srv.AddJob(testProject, mintlifytest.JobSpec{ID: "job-2", Ref: "main"})
 		h.srv.AddJob(testProject, mintlifytest.JobSpec{ID: "job-3", Ref: "main"})
 		h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointListJobs, Mutate: tc.mutate})
-		sessions, skipped, err := h.c.ListJobsV1Counting(context.Background(), testProject, client.ListJobsOptions{})
+		sessions, skipped, err := h.c.ListJobsV1Counting(context.Background(), testProject)
 		if err != nil || skipped != tc.skip || len(sessions) != 3-tc.skip {
 			t.Errorf("%s: %d sessions, %d skipped, %v; want %d and %d", tc.name, len(sessions), skipped, err, 3-tc.skip, tc.skip)
 		}

@@ -110,15 +110,28 @@ func (c *Client) do(ctx context.Context, r *call) (_ []byte, err error) {
 func (c *Client) attempt(ctx context.Context, r *call, key string) outcome {
 	actx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
-	req, err := c.newRequest(actx, r, key)
+	var wrote atomic.Bool
+	target := c.base + r.path
+	if len(r.query) > 0 {
+		target += "?" + r.query.Encode()
+	}
+	var body io.Reader
+	if r.body != nil {
+		body = bytes.NewReader(r.body)
+	}
+	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(actx, &httptrace.ClientTrace{
+		WroteHeaders: func() { wrote.Store(true) },
+		WroteRequest: func(httptrace.WroteRequestInfo) { wrote.Store(true) },
+	}), r.endpoint.Method(), target, body)
 	if err != nil {
 		return outcome{err: fmt.Errorf("%s: building request: %w", r.endpoint, err)}
 	}
-	var wrote atomic.Bool
-	req = req.WithContext(httptrace.WithClientTrace(actx, &httptrace.ClientTrace{
-		WroteHeaders: func() { wrote.Store(true) },
-		WroteRequest: func(httptrace.WroteRequestInfo) { wrote.Store(true) },
-	}))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", c.cfg.UserAgent)
+	if r.body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	start := time.Now()
 	res, err := c.cfg.HTTPClient.Do(req)
 	if err != nil {
@@ -150,8 +163,15 @@ func (c *Client) attempt(ctx context.Context, r *call, key string) outcome {
 		b = bytes.ReplaceAll(b, []byte(key), []byte("[redacted]"))
 	}
 	switch {
+	case readErr != nil && ctx.Err() != nil:
+		return outcome{err: fmt.Errorf("%s: reading response: %w", r.endpoint, ctx.Err())}
 	case readErr != nil:
-		return c.readFailure(ctx, actx, r, readErr)
+		reason := "reading body: " + readErr.Error()
+		if actx.Err() != nil {
+			reason = fmt.Sprintf("reading body: no complete answer within %s", c.cfg.Timeout)
+		}
+		// The server answered, so a POST reached it: only GETs are repeated.
+		return outcome{err: &DecodeError{Endpoint: r.endpoint, Reason: reason}, retryable: r.idempotent()}
 	case ok && tooLarge:
 		return outcome{err: fmt.Errorf("%s: HTTP %d: body exceeds %d bytes: %w", r.endpoint, res.StatusCode, limit, ErrBodyTooLarge)}
 	case ok:
@@ -160,44 +180,6 @@ func (c *Client) attempt(ctx context.Context, r *call, key string) outcome {
 	// 500, 502, 503 and 504 are retried for GETs.
 	retry := slices.Contains([]int{500, 502, 503, 504}, res.StatusCode) && r.idempotent()
 	return outcome{err: c.apiError(r.endpoint, res, b[:min(int64(len(b)), limit)], key), retryable: retry}
-}
-
-func (c *Client) newRequest(ctx context.Context, r *call, key string) (*http.Request, error) {
-	target := c.base + r.path
-	if len(r.query) > 0 {
-		target += "?" + r.query.Encode()
-	}
-	var body io.Reader
-	if r.body != nil {
-		body = bytes.NewReader(r.body)
-	}
-	req, err := http.NewRequestWithContext(ctx, r.endpoint.Method(), target, body)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Authorization", "Bearer "+key)
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", c.cfg.UserAgent)
-	if r.body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	return req, nil
-}
-
-// readFailure classifies an answer whose body could not be read whole.
-func (c *Client) readFailure(ctx, actx context.Context, r *call, readErr error) outcome {
-	if ctx.Err() != nil {
-		return outcome{err: fmt.Errorf("%s: reading response: %w", r.endpoint, ctx.Err())}
-	}
-	reason := "reading body: " + readErr.Error()
-	if actx.Err() != nil {
-		reason = fmt.Sprintf("reading body: no complete answer within %s", c.cfg.Timeout)
-	}
-	// The server answered, so a POST reached it: only GETs are repeated.
-	return outcome{
-		err:       &DecodeError{Endpoint: r.endpoint, Reason: reason},
-		retryable: r.idempotent(),
-	}
 }
 
 // maxErrorBodyBytes bounds how much of an error answer is read.
@@ -296,7 +278,7 @@ const (
 
 // excerpt makes s fit for a one-line error message, without the key.
 func excerpt(s, key string) string {
-	s = redact(s, key)
+	s = strings.ReplaceAll(s, key, "[redacted]")
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	s = strings.Join(strings.Fields(s), " ")
 	s = strings.Map(func(r rune) rune {
@@ -338,7 +320,7 @@ func redactEscaped(b []byte, key string) []byte {
 		}
 		var s string
 		if hasU && json.Unmarshal(b[i:j+1], &s) == nil && strings.Contains(s, key) {
-			enc, _ := json.Marshal(redact(s, key)) // a string always encodes
+			enc, _ := json.Marshal(strings.ReplaceAll(s, key, "[redacted]")) // a string always encodes
 			out = append(append(out, b[last:i]...), enc...)
 			last = j + 1
 		}
@@ -348,13 +330,6 @@ func redactEscaped(b []byte, key string) []byte {
 		return b
 	}
 	return append(out, b[last:]...)
-}
-
-func redact(s, key string) string {
-	if key == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, key, "[redacted]")
 }
 
 // ErrInvalidID is wrapped by the error of a call given an id that cannot be

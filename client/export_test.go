@@ -16,21 +16,6 @@ func (c *Client) Do(ctx context.Context, e Endpoint) error {
 // ListJobsV1 lists every agent session of a project through the deprecated
 // v1 listing, the only way to discover jobs without their ids.
 func (c *Client) ListJobsV1(ctx context.Context, projectID string) ([]LegacySession, error) {
-	return c.WalkJobsV1(ctx, projectID, ListJobsOptions{})
-}
-
-// WalkJobsV1 reads every page of the v1 listing until one is shorter than
-// take. A session listed twice (a job created during the walk shifts the
-// newest-first listing) is kept once; a malformed one is skipped; a failed
-// page fails the walk.
-func (c *Client) WalkJobsV1(ctx context.Context, projectID string, opts ListJobsOptions) ([]LegacySession, error) {
-	out, _, err := c.ListJobsV1Counting(ctx, projectID, opts)
+	out, _, err := c.ListJobsV1Counting(ctx, projectID)
 	return out, err
-}
-
-// ListJobsV1Page reads one page of the v1 listing; malformed sessions are
-// left out.
-func (c *Client) ListJobsV1Page(ctx context.Context, projectID string, skip, take int) ([]LegacySession, error) {
-	l, _, err := c.listJobsV1Page(ctx, projectID, skip, take)
-	return l, err
 }

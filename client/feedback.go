@@ -23,10 +23,10 @@ func (c *Client) FeedbackByPage(ctx context.Context, projectID string, r DateRan
 // decodeFeedback decodes and validates a feedback by page answer.
 func decodeFeedback(body []byte) (*FeedbackPage, error) {
 	var w struct {
-		Rows    []feedbackRowWire `json:"feedback"`
-		HasMore leaf              `json:"hasMore"`
+		Rows    []row[feedbackRowWire] `json:"feedback"`
+		HasMore leaf                   `json:"hasMore"`
 	}
-	f := fields{ep: EndpointFeedbackByPage, err: decodePage(EndpointFeedbackByPage, body, &w, "feedback")}
+	f := fields{ep: EndpointFeedbackByPage, err: decodePage(EndpointFeedbackByPage, body, &w)}
 	page := &FeedbackPage{}
 	page.Rows = keepRows(&f, "feedback", w.Rows, &page.Skipped, func(r *feedbackRowWire) (PageFeedback, string) {
 		return PageFeedback{Path: labelText(r.Path.s), ThumbsUp: r.ThumbsUp.n, ThumbsDown: r.ThumbsDown.n, Code: r.Code.n, Total: r.Total.n},

@@ -68,7 +68,7 @@ func decodeJob(ep Endpoint, body []byte, requestedID string) (*Job, error) {
 		CreatedAt  leaf            `json:"createdAt"`
 		ArchivedAt leaf            `json:"archivedAt"`
 	}
-	f := fields{ep: ep, err: decodePage(ep, body, &w, "")}
+	f := fields{ep: ep, err: decodePage(ep, body, &w)}
 	j := &Job{Raw: json.RawMessage(bytes.Clone(bytes.TrimSpace(body)))}
 	j.ID = f.optString("id", &w.ID)
 	if j.ID == "" {

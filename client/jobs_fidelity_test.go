@@ -76,41 +76,33 @@ func TestListJobsV1DiscoversEveryJob(t *testing.T) {
 	}
 }
 
-func TestWalkJobsV1Bounds(t *testing.T) {
+func TestListJobsV1Bounds(t *testing.T) {
 	h := jobHarness(t, nil)
-	addJobs(h, 25)
-	// Page size 10, at most 2 pages: 25 sessions are too many.
-	_, err := h.c.WalkJobsV1(context.Background(), testProject, client.ListJobsOptions{Take: 10, MaxPages: 2})
+	// A server that ignores skip sends the same full page forever.
+	full := make([]any, client.ListJobsMaxTake)
+	for i := range full {
+		full[i] = map[string]any{"sessionId": fmt.Sprintf("s%d", i)}
+	}
+	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointListJobs, Mutate: func(b map[string]any) { b["allSessions"] = full }})
+	_, err := h.c.ListJobsV1(context.Background(), testProject)
 	if !errors.Is(err, client.ErrTooManyPages) {
-		t.Errorf("25 sessions in 2 pages of 10: %v, want ErrTooManyPages", err)
+		t.Errorf("full pages forever: %v, want ErrTooManyPages", err)
 	}
-	if q := listQueries(h); !slices.Equal(q, []string{"skip=0&take=10", "skip=10&take=10"}) {
-		t.Errorf("requests %v", q)
-	}
-	if s, err := h.c.WalkJobsV1(context.Background(), testProject, client.ListJobsOptions{Take: 10, MaxPages: 3}); err != nil || len(s) != 25 {
-		t.Errorf("3 pages of 10: %d sessions, %v", len(s), err)
-	}
-	for _, o := range []client.ListJobsOptions{{Take: -1}, {Take: 101}, {MaxPages: -1}} {
-		if _, err := h.c.WalkJobsV1(context.Background(), testProject, o); err == nil {
-			t.Errorf("options %+v accepted", o)
-		}
-	}
-	for _, st := range [][2]int{{-1, 10}, {0, 0}, {0, 101}} {
-		if _, err := h.c.ListJobsV1Page(context.Background(), testProject, st[0], st[1]); err == nil {
-			t.Errorf("skip %d take %d accepted", st[0], st[1])
-		}
+	last := fmt.Sprintf("skip=%d&take=%d", (client.DefaultListJobsMaxPages-1)*client.ListJobsMaxTake, client.ListJobsMaxTake)
+	if q := listQueries(h); len(q) != client.DefaultListJobsMaxPages || q[len(q)-1] != last {
+		t.Errorf("%d requests, the last %v, want %d ending with %s", len(q), q[len(q)-1:], client.DefaultListJobsMaxPages, last)
 	}
 
 	// A job created during the walk shifts the listing: the session seen at
 	// the end of page 1 comes again at the start of page 2, and is kept once.
-	h.reset()
-	ids := addJobs(h, 25)
+	h = jobHarness(t, nil)
+	ids := addJobs(h, 250)
 	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointListJobs, AfterN: 1, Times: 1, Mutate: func(b map[string]any) {
 		rows := b["allSessions"].([]any)
-		dup := map[string]any{"sessionId": ids[9], "haulted": true, "haultReason": "completed"}
+		dup := map[string]any{"sessionId": ids[99], "haulted": true, "haultReason": "completed"}
 		b["allSessions"] = append([]any{dup}, rows[:len(rows)-1]...)
 	}})
-	s, err := h.c.WalkJobsV1(context.Background(), testProject, client.ListJobsOptions{Take: 10})
+	s, err := h.c.ListJobsV1(context.Background(), testProject)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +110,7 @@ func TestWalkJobsV1Bounds(t *testing.T) {
 	for _, x := range s {
 		got = append(got, x.SessionID)
 	}
-	want := slices.Delete(slices.Clone(ids), 19, 20) // the row pushed off page 2
+	want := slices.Delete(slices.Clone(ids), 199, 200) // the row pushed off page 2
 	if !slices.Equal(got, want) {
 		t.Errorf("sessions %v, want %v", got, want)
 	}

@@ -11,37 +11,31 @@ import (
 // Paging of the deprecated v1 listing (skip, take): the API sends no
 // hasMore, so a page shorter than take is the last.
 const (
-	// ListJobsMaxTake is the largest take the API accepts (the default).
-	ListJobsMaxTake         = 100
+	// ListJobsMaxTake is the largest take the API accepts, the one sent.
+	ListJobsMaxTake = 100
+	// DefaultListJobsMaxPages bounds the walk (ErrTooManyPages).
 	DefaultListJobsMaxPages = 100
 )
-
-// ListJobsOptions tunes the walk of the v1 listing; the zero value suits the real API.
-type ListJobsOptions struct {
-	Take int
-	// MaxPages bounds the walk (ErrTooManyPages).
-	MaxPages int
-}
 
 // ListJobsV1Counting lists every agent session of a project through the
 // deprecated v1 listing, the only way to discover jobs without their ids,
 // reading every page until one is shorter than take. A session listed twice
 // (a job created during the walk shifts the newest-first listing) is kept
 // once; a malformed one is skipped and counted; a failed page fails the walk.
-func (c *Client) ListJobsV1Counting(ctx context.Context, projectID string, opts ListJobsOptions) ([]LegacySession, int, error) {
-	take, maxPages := opts.Take, opts.MaxPages
-	if err := pagingDefaults(&take, &maxPages, ListJobsMaxTake, DefaultListJobsMaxPages, projectID); err != nil {
-		return nil, 0, fmt.Errorf("%s: %w", EndpointListJobs, err)
-	}
+func (c *Client) ListJobsV1Counting(ctx context.Context, projectID string) ([]LegacySession, int, error) {
 	out := []LegacySession{}
 	seen := make(map[string]bool)
 	skipped := 0
 	for page := 0; ; page++ {
-		if page == maxPages {
+		if page == DefaultListJobsMaxPages {
 			return nil, 0, fmt.Errorf("%s: %w: still %d sessions on page %d of %d; the listing is larger than any sane project or the server ignores skip",
-				EndpointListJobs, ErrTooManyPages, take, maxPages, maxPages)
+				EndpointListJobs, ErrTooManyPages, ListJobsMaxTake, page, page)
 		}
-		sessions, n, err := c.listJobsV1Page(ctx, projectID, page*take, take)
+		body, err := c.getPage(ctx, EndpointListJobs, projectID, DateRange{}, 0, 0, "skip", strconv.Itoa(page*ListJobsMaxTake), "take", strconv.Itoa(ListJobsMaxTake))
+		if err != nil {
+			return nil, 0, err
+		}
+		sessions, n, err := decodeSessions(body)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -52,21 +46,10 @@ func (c *Client) ListJobsV1Counting(ctx context.Context, projectID string, opts 
 				out = append(out, s)
 			}
 		}
-		if len(sessions)+n < take { // skipped rows count: the server sent them
+		if len(sessions)+n < ListJobsMaxTake { // skipped rows count: the server sent them
 			return out, skipped, nil
 		}
 	}
-}
-
-func (c *Client) listJobsV1Page(ctx context.Context, projectID string, skip, take int) ([]LegacySession, int, error) {
-	if skip < 0 || take < 1 || take > ListJobsMaxTake {
-		return nil, 0, fmt.Errorf("%s: skip %d, take %d: want skip >= 0 and take 1..%d", EndpointListJobs, skip, take, ListJobsMaxTake)
-	}
-	body, err := c.getPage(ctx, EndpointListJobs, projectID, DateRange{}, 0, 0, "skip", strconv.Itoa(skip), "take", strconv.Itoa(take))
-	if err != nil {
-		return nil, 0, err
-	}
-	return decodeSessions(body)
 }
 
 // decodeSessions decodes the v1 listing, where no field is required, into
@@ -75,14 +58,14 @@ func (c *Client) listJobsV1Page(ctx context.Context, projectID string, skip, tak
 // sessionId (it becomes a job_id label and cannot be cut).
 func decodeSessions(body []byte) ([]LegacySession, int, error) {
 	var w struct {
-		AllSessions []sessionWire `json:"allSessions"`
+		AllSessions []row[sessionWire] `json:"allSessions"`
 	}
-	if err := decodePage(EndpointListJobs, body, &w, "allSessions"); err != nil {
+	if err := decodePage(EndpointListJobs, body, &w); err != nil {
 		return nil, 0, err
 	}
 	sessions := []LegacySession{}
 	for i := range w.AllSessions {
-		if s, ok := w.AllSessions[i].session(); ok {
+		if s, ok := w.AllSessions[i].v.session(); ok {
 			sessions = append(sessions, s)
 		}
 	}

@@ -26,11 +26,11 @@ func (c *Client) Searches(ctx context.Context, projectID string, r DateRange, li
 // decodeSearches decodes and validates a searches page.
 func decodeSearches(body []byte) (*SearchesPage, error) {
 	var w struct {
-		Rows          []searchRowWire `json:"searches"`
-		TotalSearches leaf            `json:"totalSearches"`
-		NextCursor    leaf            `json:"nextCursor"`
+		Rows          []row[searchRowWire] `json:"searches"`
+		TotalSearches leaf                 `json:"totalSearches"`
+		NextCursor    leaf                 `json:"nextCursor"`
 	}
-	f := fields{ep: EndpointSearches, err: decodePage(EndpointSearches, body, &w, "searches")}
+	f := fields{ep: EndpointSearches, err: decodePage(EndpointSearches, body, &w)}
 	page := &SearchesPage{}
 	page.Rows = keepRows(&f, "searches", w.Rows, &page.Skipped, func(r *searchRowWire) (SearchTerm, string) {
 		top, topOK := r.TopClickedPage.nullable()

@@ -78,15 +78,15 @@ type pathRowWire struct {
 // visitorsWire and viewsWire differ only in the name of the row array: a
 // *visitorsWire converts to a *viewsWire.
 type visitorsWire struct {
-	Totals  json.RawMessage `json:"totals"`
-	Rows    []pathRowWire   `json:"visitors"`
-	HasMore leaf            `json:"hasMore"`
+	Totals  json.RawMessage    `json:"totals"`
+	Rows    []row[pathRowWire] `json:"visitors"`
+	HasMore leaf               `json:"hasMore"`
 }
 
 type viewsWire struct {
-	Totals  json.RawMessage `json:"totals"`
-	Rows    []pathRowWire   `json:"views"`
-	HasMore leaf            `json:"hasMore"`
+	Totals  json.RawMessage    `json:"totals"`
+	Rows    []row[pathRowWire] `json:"views"`
+	HasMore leaf               `json:"hasMore"`
 }
 
 // decodePaths decodes and validates a visitors or views page.
@@ -97,7 +97,7 @@ func decodePaths(ep Endpoint, body []byte) (*PathsPage, error) {
 	if ep == EndpointViews {
 		v, field = (*viewsWire)(&w), "views"
 	}
-	f := fields{ep: ep, err: decodePage(ep, body, v, field)}
+	f := fields{ep: ep, err: decodePage(ep, body, v)}
 	var tw countsWire
 	f.object("totals", w.Totals, &tw, false)
 	page := &PathsPage{Totals: Counts{Human: f.count("totals.human", &tw.Human), AI: f.count("totals.ai", &tw.AI), Total: f.count("totals.total", &tw.Total)}}

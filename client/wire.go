@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -93,12 +92,11 @@ func (l *leaf) problem(want string) string {
 	return "number out of range"
 }
 
-// decodePage unmarshals body into v, a wire struct whose array rows holds
-// the rows. Leaves and json.RawMessage take any value, so only the row
-// array, or one of its rows, can be of a wrong type: such a row stays
-// zero, for its validation to skip; anything else that stops encoding/json
-// is a *DecodeError.
-func decodePage(ep Endpoint, body []byte, v any, rows string) error {
+// decodePage unmarshals body into v, a wire struct of leaves, rows,
+// json.RawMessage, which take any value, and at most one row array, the
+// only field that can be of a wrong type; anything else that stops
+// encoding/json is a *DecodeError.
+func decodePage(ep Endpoint, body []byte, v any) error {
 	err := json.Unmarshal(body, v)
 	var te *json.UnmarshalTypeError
 	switch trimmed := bytes.TrimSpace(body); {
@@ -108,30 +106,22 @@ func decodePage(ep Endpoint, body []byte, v any, rows string) error {
 		return &DecodeError{Endpoint: ep, Reason: "wrong type: " + kindName(trimmed[0]) + ", want object"}
 	case err == nil:
 		return nil
-	case te.Type.Kind() != reflect.Slice:
-		// encoding/json reports only the first type error.
-		return checkArray(ep, body, rows)
 	}
 	// The row array is of a wrong type: te.Value is "string", "number",
 	// "bool" or "object".
 	return &DecodeError{Endpoint: ep, Field: te.Field, Reason: "wrong type: " + strings.Replace(te.Value, "bool", "boolean", 1) + ", want array"}
 }
 
-// checkArray checks that the field rows of body is an array.
-func checkArray(ep Endpoint, body []byte, rows string) error {
-	probe := reflect.New(reflect.StructOf([]reflect.StructField{{
-		Name: "R", Type: reflect.TypeFor[json.RawMessage](), Tag: reflect.StructTag(`json:"` + rows + `"`),
-	}}))
-	if err := json.Unmarshal(body, probe.Interface()); err != nil {
-		return &DecodeError{Endpoint: ep, Reason: "malformed JSON: " + err.Error()}
-	}
-	raw := bytes.TrimSpace(probe.Elem().Field(0).Bytes())
-	if len(raw) == 0 || raw[0] != '[' {
-		k := "null"
-		if len(raw) > 0 {
-			k = kindName(raw[0])
-		}
-		return &DecodeError{Endpoint: ep, Field: rows, Reason: "wrong type: " + k + ", want array"}
+// row is one element of a row array. One that is not an object stays
+// zero, for its validation to skip, instead of a type error that would
+// hide the row array's own (encoding/json reports only the first).
+type row[W any] struct{ v W }
+
+// UnmarshalJSON never fails: an object decodes into a struct of leaves and
+// json.RawMessage, which take any value.
+func (r *row[W]) UnmarshalJSON(b []byte) error {
+	if b = bytes.TrimSpace(b); len(b) > 0 && b[0] == '{' {
+		return json.Unmarshal(b, &r.v)
 	}
 	return nil
 }
@@ -156,7 +146,7 @@ func (f *fields) reqBool(field string, b *leaf) bool {
 // [] an empty non-nil slice, absent and null nil) and converts each row
 // with conv, which returns the reason to skip it, or "". Nothing after a
 // problem.
-func keepRows[W, R any](f *fields, field string, rows []W, skipped *Skipped, conv func(*W) (R, string)) []R {
+func keepRows[W, R any](f *fields, field string, rows []row[W], skipped *Skipped, conv func(*W) (R, string)) []R {
 	if rows == nil {
 		f.fail(field, "missing or null, want array")
 	}
@@ -165,7 +155,7 @@ func keepRows[W, R any](f *fields, field string, rows []W, skipped *Skipped, con
 	}
 	out := make([]R, 0, len(rows))
 	for i := range rows {
-		if r, why := conv(&rows[i]); why != "" {
+		if r, why := conv(&rows[i].v); why != "" {
 			skipped.merge(Skipped{why: 1})
 		} else {
 			out = append(out, r)

@@ -338,7 +338,7 @@ func (w *Watcher) Poll(ctx context.Context) {
 func (w *Watcher) discover(ctx context.Context, rounds []*jobsRound) map[string][]client.LegacySession {
 	listed := make(map[string][]client.LegacySession)
 	for _, r := range rounds {
-		sessions, skipped, err := w.cfg.Client.ListJobsV1Counting(ctx, r.project, client.ListJobsOptions{})
+		sessions, skipped, err := w.cfg.Client.ListJobsV1Counting(ctx, r.project)
 		w.mu.Lock()
 		if p := w.projects[r.project]; err != nil {
 			w.failed(r, "", err, client.IsRefused(err))
