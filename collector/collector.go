@@ -53,16 +53,8 @@ type Descriptor struct {
 	New     func(c Client, o Options) engine.Source
 }
 
-// Sources lists every analytics source, in exposition order: these five, then
-// those added with register, in the order of their file names.
-var Sources = []Descriptor{visitorsSource, viewsSource, assistantSource, feedbackSource, searchesSource}
-
-// register adds a source to Sources from its own file:
-// var _ = register(Descriptor{...}).
-func register(d Descriptor) Descriptor {
-	Sources = append(Sources, d)
-	return d
-}
+// Sources lists every analytics source, in exposition order.
+var Sources = []Descriptor{visitorsSource, viewsSource, assistantSource, feedbackSource, searchesSource, conversationsSource}
 
 // List joins what pick returns of every source, skipping "": the lists
 // of sources in help and page texts.

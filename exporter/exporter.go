@@ -182,7 +182,7 @@ func (x *Exporter) analytics(cfg Config) error {
 		x.live.MustRegister(x.status)
 	}
 	if fk, ok := cfg.Key.(*client.FileKey); ok {
-		x.live.MustRegister(collector.NewKeyFile(fk))
+		x.live.MustRegister(collector.KeyFile(fk)...)
 		fk.Notify(func(err error) { // a changed key file that cannot be used, and the recovery
 			if err != nil {
 				level.Error(cfg.Logger).Log("msg", "the API key file changed but cannot be used; the previous key stays in use until it expires (mintlify_api_key_file_ok is 0)", "err", err)
