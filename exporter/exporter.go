@@ -38,9 +38,6 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/stream"
 )
 
-// Name is the exporter's name, in its build info and User-Agent.
-const Name = progname.Name
-
 // Config is the whole configuration of a running exporter; the command
 // line validates it, naming the flag at fault.
 type Config struct {
@@ -175,7 +172,7 @@ func (x *Exporter) analytics(cfg Config) error {
 	x.live.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		versioncollector.NewCollector(Name),
+		versioncollector.NewCollector(progname.Name),
 		x.budget, apiMetrics,
 	)
 	if cfg.Stream == nil { // else the stream's syncedStatus

@@ -97,11 +97,9 @@ func (g *goKit) Log(keyvals ...any) error {
 		if i+1 < len(keyvals) {
 			v = keyvals[i+1]
 		}
-		if k == level.Key() {
-			if lv, ok := v.(level.Value); ok {
-				lvl = slogLevels[lv.String()] // info when unknown: the zero Level
-				continue
-			}
+		if lv, ok := v.(level.Value); ok && k == level.Key() {
+			lvl = slogLevels[lv.String()] // info when unknown: the zero Level
+			continue
 		}
 		key := fmt.Sprint(k)
 		if key == "msg" && msg == "" {

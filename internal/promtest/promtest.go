@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -101,16 +102,9 @@ func CheckBlocks(tb testing.TB, b []byte) {
 	}
 }
 
+// sampleOf reports whether a sample named name belongs to family.
 func sampleOf(name, family string) bool {
-	if name == family {
-		return true
-	}
-	for _, suffix := range []string{"_bucket", "_sum", "_count"} {
-		if strings.TrimSuffix(name, suffix) == family && strings.HasSuffix(name, suffix) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc([]string{"", "_bucket", "_sum", "_count"}, func(suffix string) bool { return name == family+suffix })
 }
 
 // Gather returns the series of c's family name (pedantic registry), or nil.
