@@ -127,8 +127,6 @@ func attr(key string, v any) slog.Attr {
 		return slog.String(key, safeString(x.Error))
 	case fmt.Stringer:
 		return slog.String(key, safeString(x.String))
-	case log.Valuer:
-		return attr(key, x())
 	}
 	return slog.Any(key, v)
 }

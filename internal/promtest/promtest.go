@@ -2,7 +2,6 @@
 package promtest
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"io"
@@ -68,10 +67,8 @@ func CheckBlocks(tb testing.TB, b []byte) {
 			tb.Errorf("family %s has HELP and TYPE but no samples", cur)
 		}
 	}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
+	for line := range strings.Lines(string(b)) {
+		line = strings.TrimSuffix(line, "\n")
 		switch {
 		case strings.HasPrefix(line, "# HELP "):
 			end()
@@ -97,9 +94,6 @@ func CheckBlocks(tb testing.TB, b []byte) {
 		}
 	}
 	end()
-	if err := sc.Err(); err != nil {
-		tb.Fatal(err)
-	}
 }
 
 // sampleOf reports whether a sample named name belongs to family.
