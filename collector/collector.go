@@ -3,7 +3,6 @@ package collector
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -24,15 +23,12 @@ type Options struct {
 }
 
 // Client is what the analytics sources need; *client.Client implements it.
-// A source without a method of its own reads its endpoint with
-// GetAnalytics.
 type Client interface {
 	PathsClient
 	CallerStats(ctx context.Context, projectID string, r client.DateRange) (*client.CallerStats, error)
 	FeedbackByPage(ctx context.Context, projectID string, r client.DateRange, limit int) (*client.FeedbackPage, error)
 	Searches(ctx context.Context, projectID string, r client.DateRange, limit int, cursor string) (*client.SearchesPage, error)
 	WalkConversations(ctx context.Context, project string, r client.DateRange, o client.CursorWalkOptions) (*client.ConversationsResult, error)
-	GetAnalytics(ctx context.Context, ep client.Endpoint, projectID string, r client.DateRange, q url.Values, v any) error
 }
 
 // Descriptor is all the rest of the exporter knows of a source: its
