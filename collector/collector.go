@@ -119,6 +119,27 @@ func (b *base) EstimateCost(u engine.Unit) int {
 	return b.cost
 }
 
+// appendKinds appends a series per kind with its value, labelled path (but
+// "") and the kind, then what the values leave of total as kind rest when
+// positive.
+func appendKinds(s []engine.Sample, path string, kinds []string, values []float64, total float64, rest string) []engine.Sample {
+	add := func(kind string, v float64) {
+		l := [2]string{path, kind}
+		if path == "" {
+			l = [2]string{kind}
+		}
+		s = append(s, engine.Sample{Labels: l, Value: v})
+	}
+	for i, kind := range kinds {
+		add(kind, values[i])
+		total -= values[i]
+	}
+	if total > 0 {
+		add(rest, total)
+	}
+	return s
+}
+
 // sumFamily sums the samples of family i over the days.
 func sumFamily(days []*engine.Result, i int) []engine.Sample {
 	parts := make([][]engine.Sample, 0, len(days))

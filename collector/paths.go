@@ -321,29 +321,15 @@ func buildViews(u engine.Unit, t client.Counts, rows []client.PathCounts, out *e
 	if !u.Window.Site {
 		page := make([]engine.Sample, 0, 3*len(rows))
 		for _, r := range rows {
-			page = appendTraffic(page, r.Path, r.Counts)
+			page = appendKinds(page, r.Path, traffic, []float64{r.Human, r.AI}, r.Total, "other")
 		}
 		out.Samples[viewsPage] = page
 	}
-	out.Samples[viewsSite] = appendTraffic(nil, "", t)
+	out.Samples[viewsSite] = appendKinds(nil, "", traffic, []float64{t.Human, t.AI}, t.Total, "other")
 }
 
-// appendTraffic appends the human, ai and (positive) other series.
-func appendTraffic(s []engine.Sample, path string, c client.Counts) []engine.Sample {
-	add := func(traffic string, v float64) {
-		l := [2]string{path, traffic}
-		if path == "" {
-			l = [2]string{traffic}
-		}
-		s = append(s, engine.Sample{Labels: l, Value: v})
-	}
-	add("human", c.Human)
-	add("ai", c.AI)
-	if other := c.Total - c.Human - c.AI; other > 0 {
-		add("other", other)
-	}
-	return s
-}
+// traffic are the views' kinds of traffic, but the rest ("other").
+var traffic = []string{"human", "ai"}
 
 // Sum implements derived.Summer for views (visitors are not Additive): paths ranked by summed total and cut to
 // --analytics.max-paths, as a direct read would.

@@ -331,7 +331,6 @@ func (x *Exporter) routes(cfg Config) http.Handler {
 		})
 	}
 	mux.HandleFunc("/-/healthy", func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(http.StatusOK)
 		fmt.Fprintln(w, "Healthy")
 	})
 	mux.HandleFunc("/-/ready", func(w http.ResponseWriter, r *http.Request) {
@@ -340,7 +339,6 @@ func (x *Exporter) routes(cfg Config) http.Handler {
 			fmt.Fprintln(w, "Not ready: the first refresh of some unit (source, project and window) is still to be tried; see the landing page")
 			return
 		}
-		w.WriteHeader(http.StatusOK)
 		fmt.Fprintln(w, "Ready")
 	})
 	if cfg.TelemetryPath != "/" {
