@@ -33,14 +33,7 @@ func (a *Assistant) Fetch(ctx context.Context, u engine.Unit, r client.DateRange
 	if err != nil {
 		return nil, err
 	}
-	samples := []engine.Sample{
-		{Labels: [2]string{"web"}, Value: s.Web},
-		{Labels: [2]string{"api"}, Value: s.API},
-		{Labels: [2]string{"other"}, Value: s.Other},
-	}
-	if unknown := s.Total - s.Web - s.API - s.Other; unknown > 0 {
-		samples = append(samples, engine.Sample{Labels: [2]string{"unknown"}, Value: unknown})
-	}
+	samples := appendKinds(nil, "", []string{"web", "api", "other"}, []float64{s.Web, s.API, s.Other}, s.Total, "unknown")
 	return &engine.Result{Samples: [][]engine.Sample{samples}, Cost: 1, Summary: "queries by caller"}, nil
 }
 

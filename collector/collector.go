@@ -3,7 +3,6 @@ package collector
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -24,15 +23,12 @@ type Options struct {
 }
 
 // Client is what the analytics sources need; *client.Client implements it.
-// A source without a method of its own reads its endpoint with
-// GetAnalytics.
 type Client interface {
 	PathsClient
 	CallerStats(ctx context.Context, projectID string, r client.DateRange) (*client.CallerStats, error)
 	FeedbackByPage(ctx context.Context, projectID string, r client.DateRange, limit int) (*client.FeedbackPage, error)
 	Searches(ctx context.Context, projectID string, r client.DateRange, limit int, cursor string) (*client.SearchesPage, error)
 	WalkConversations(ctx context.Context, project string, r client.DateRange, o client.CursorWalkOptions) (*client.ConversationsResult, error)
-	GetAnalytics(ctx context.Context, ep client.Endpoint, projectID string, r client.DateRange, q url.Values, v any) error
 }
 
 // Descriptor is all the rest of the exporter knows of a source: its
@@ -53,16 +49,8 @@ type Descriptor struct {
 	New     func(c Client, o Options) engine.Source
 }
 
-// Sources lists every analytics source, in exposition order: these five, then
-// those added with register, in the order of their file names.
-var Sources = []Descriptor{visitorsSource, viewsSource, assistantSource, feedbackSource, searchesSource}
-
-// register adds a source to Sources from its own file:
-// var _ = register(Descriptor{...}).
-func register(d Descriptor) Descriptor {
-	Sources = append(Sources, d)
-	return d
-}
+// Sources lists every analytics source, in exposition order.
+var Sources = []Descriptor{visitorsSource, viewsSource, assistantSource, feedbackSource, searchesSource, conversationsSource}
 
 // List joins what pick returns of every source, skipping "": the lists
 // of sources in help and page texts.
@@ -129,6 +117,27 @@ func (b *base) EstimateCost(u engine.Unit) int {
 		return 1
 	}
 	return b.cost
+}
+
+// appendKinds appends a series per kind with its value, labelled path (but
+// "") and the kind, then what the values leave of total as kind rest when
+// positive.
+func appendKinds(s []engine.Sample, path string, kinds []string, values []float64, total float64, rest string) []engine.Sample {
+	add := func(kind string, v float64) {
+		l := [2]string{path, kind}
+		if path == "" {
+			l = [2]string{kind}
+		}
+		s = append(s, engine.Sample{Labels: l, Value: v})
+	}
+	for i, kind := range kinds {
+		add(kind, values[i])
+		total -= values[i]
+	}
+	if total > 0 {
+		add(rest, total)
+	}
+	return s
 }
 
 // sumFamily sums the samples of family i over the days.

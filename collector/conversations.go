@@ -22,11 +22,11 @@ type Conversations struct {
 	maxPages int
 }
 
-var _ = register(Descriptor{Name: "conversations", Endpoint: client.EndpointConversations, Default: false, Derived: "conversations",
+var conversationsSource = Descriptor{Name: "conversations", Endpoint: client.EndpointConversations, Default: false, Derived: "conversations",
 	Help: "assistant conversation turns by response type and resolution", Cost: "1 request per 1,000 turns",
 	New: func(c Client, o Options) engine.Source {
 		return &Conversations{base: base{name: "conversations", families: conversationsFamilies, siteless: true}, client: c, maxPages: o.ConversationsMaxPages}
-	}})
+	}}
 
 var conversationsFamilies = []engine.Family{{
 	Name:   "mintlify_assistant_conversations",

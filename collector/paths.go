@@ -86,8 +86,9 @@ type PathsClient interface {
 // total). A site window is one request; a full window a client.PathsWalk.
 type Paths struct {
 	base
-	ep       client.Endpoint
-	build    func(u engine.Unit, res pathsUnit, out *engine.Result)
+	ep client.Endpoint
+	// build sets out's samples but the paths counts (setPathCounts).
+	build    func(u engine.Unit, t client.Counts, rows []client.PathCounts, out *engine.Result)
 	additive bool
 	client   PathsClient
 	walk     client.WalkOptions
@@ -114,9 +115,6 @@ func (k *Paths) source(c Client, o Options) engine.Source { return newPaths(k, c
 
 // NewVisitors returns the visitors source.
 func NewVisitors(c PathsClient, o Options) *Paths { return newPaths(visitors, c, o) }
-
-// NewViews returns the views source.
-func NewViews(c PathsClient, o Options) *Paths { return newPaths(views, c, o) }
 
 func newPaths(k *Paths, c PathsClient, o Options) *Paths {
 	p := *k
@@ -214,7 +212,7 @@ func (p *Paths) Fetch(ctx context.Context, u engine.Unit, r client.DateRange, pr
 func (p *Paths) site(u engine.Unit, t client.Counts, skipped client.Skipped) *engine.Result {
 	u.Window.Site = true
 	out := &engine.Result{Samples: make([][]engine.Sample, len(p.families)), Cost: 1, Skipped: skipped, Summary: "site-wide totals"}
-	p.build(u, pathsUnit{totals: t}, out)
+	p.build(u, t, nil, out)
 	return out
 }
 
@@ -245,13 +243,6 @@ func (p *Paths) Resume(u engine.Unit, pr client.WalkProgress, _ int) (engine.Wal
 		return nil, err
 	}
 	return &pathsWalk{pw: w, u: u, src: p}, nil
-}
-
-// pathsUnit is what one unit of a paths source read.
-type pathsUnit struct {
-	totals   client.Counts
-	rows     []client.PathCounts // nil for a site window
-	distinct int                 // distinct paths before filtering
 }
 
 // pathsWalk is the engine.Walk of a full window of a paths source.
@@ -292,62 +283,53 @@ func (w *pathsWalk) Result() (*engine.Result, error) {
 	if res.Stopped {
 		out.Summary = fmt.Sprintf("top %d exported; rows came sorted, so the walk stopped after %d paths", len(rows), distinct)
 	}
-	w.src.build(w.u, pathsUnit{totals: res.Totals, rows: rows, distinct: distinct}, out)
+	w.src.build(w.u, res.Totals, rows, out)
+	setPathCounts(out, distinct, len(rows))
 	return out, nil
 }
 
+// setPathCounts sets the paths and paths exported families, the last two
+// of both sources.
+func setPathCounts(out *engine.Result, distinct, exported int) {
+	n := len(out.Samples)
+	out.Samples[n-2] = []engine.Sample{{Value: float64(distinct)}}
+	out.Samples[n-1] = []engine.Sample{{Value: float64(exported)}}
+}
+
 // buildVisitors sets out's samples from what one unit read.
-func buildVisitors(u engine.Unit, res pathsUnit, out *engine.Result) {
+func buildVisitors(u engine.Unit, t client.Counts, rows []client.PathCounts, out *engine.Result) {
 	if !u.Window.Site {
-		page := make([]engine.Sample, 0, 2*len(res.rows))
-		dedup := make([]engine.Sample, 0, len(res.rows))
-		for _, r := range res.rows {
+		page := make([]engine.Sample, 0, 2*len(rows))
+		dedup := make([]engine.Sample, 0, len(rows))
+		for _, r := range rows {
 			page = append(page,
 				engine.Sample{Labels: [2]string{r.Path, "human"}, Value: r.Human},
 				engine.Sample{Labels: [2]string{r.Path, "ai"}, Value: r.AI})
 			dedup = append(dedup, engine.Sample{Labels: [2]string{r.Path}, Value: r.Total})
 		}
 		out.Samples[visPage], out.Samples[visPageDedup] = page, dedup
-		out.Samples[visPaths] = []engine.Sample{{Value: float64(res.distinct)}}
-		out.Samples[visPathsExported] = []engine.Sample{{Value: float64(len(res.rows))}}
 	}
 	out.Samples[visVisitors] = []engine.Sample{
-		{Labels: [2]string{"human"}, Value: res.totals.Human},
-		{Labels: [2]string{"ai"}, Value: res.totals.AI},
+		{Labels: [2]string{"human"}, Value: t.Human},
+		{Labels: [2]string{"ai"}, Value: t.AI},
 	}
-	out.Samples[visVisitorsDedup] = []engine.Sample{{Value: res.totals.Total}}
+	out.Samples[visVisitorsDedup] = []engine.Sample{{Value: t.Total}}
 }
 
 // buildViews sets out's samples from what one unit read.
-func buildViews(u engine.Unit, res pathsUnit, out *engine.Result) {
+func buildViews(u engine.Unit, t client.Counts, rows []client.PathCounts, out *engine.Result) {
 	if !u.Window.Site {
-		page := make([]engine.Sample, 0, 3*len(res.rows))
-		for _, r := range res.rows {
-			page = appendTraffic(page, r.Path, r.Counts)
+		page := make([]engine.Sample, 0, 3*len(rows))
+		for _, r := range rows {
+			page = appendKinds(page, r.Path, traffic, []float64{r.Human, r.AI}, r.Total, "other")
 		}
 		out.Samples[viewsPage] = page
-		out.Samples[viewsPaths] = []engine.Sample{{Value: float64(res.distinct)}}
-		out.Samples[viewsPathsExported] = []engine.Sample{{Value: float64(len(res.rows))}}
 	}
-	out.Samples[viewsSite] = appendTraffic(nil, "", res.totals)
+	out.Samples[viewsSite] = appendKinds(nil, "", traffic, []float64{t.Human, t.AI}, t.Total, "other")
 }
 
-// appendTraffic appends the human, ai and (positive) other series.
-func appendTraffic(s []engine.Sample, path string, c client.Counts) []engine.Sample {
-	add := func(traffic string, v float64) {
-		l := [2]string{path, traffic}
-		if path == "" {
-			l = [2]string{traffic}
-		}
-		s = append(s, engine.Sample{Labels: l, Value: v})
-	}
-	add("human", c.Human)
-	add("ai", c.AI)
-	if other := c.Total - c.Human - c.AI; other > 0 {
-		add("other", other)
-	}
-	return s
-}
+// traffic are the views' kinds of traffic, but the rest ("other").
+var traffic = []string{"human", "ai"}
 
 // Sum implements derived.Summer for views (visitors are not Additive): paths ranked by summed total and cut to
 // --analytics.max-paths, as a direct read would.
@@ -374,8 +356,7 @@ func (v *Paths) Sum(u engine.Unit, days []*engine.Result) *engine.Result {
 	kept := slices.DeleteFunc(page, func(s engine.Sample) bool { return rank[s.Labels[0]] == 0 })
 	slices.SortStableFunc(kept, func(a, b engine.Sample) int { return cmp.Compare(rank[a.Labels[0]], rank[b.Labels[0]]) })
 	out.Samples[viewsPage] = kept
-	out.Samples[viewsPaths] = []engine.Sample{{Value: float64(distinct)}}
-	out.Samples[viewsPathsExported] = []engine.Sample{{Value: float64(len(paths))}}
+	setPathCounts(out, distinct, len(paths))
 	return out
 }
 

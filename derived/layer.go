@@ -1,6 +1,7 @@
 package derived
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sync"
@@ -81,10 +82,7 @@ type window struct {
 
 // New returns a Layer; engine.New attaches it.
 func New(cfg Config) *Layer {
-	if cfg.Logger == nil {
-		cfg.Logger = log.NewNopLogger()
-	}
-	return &Layer{logger: cfg.Logger, restore: cfg.Days, byUnit: map[engine.Unit]*window{}, days: Store[*engine.Result]{},
+	return &Layer{logger: cmp.Or(cfg.Logger, log.NewNopLogger()), restore: cfg.Days, byUnit: map[engine.Unit]*window{}, days: Store[*engine.Result]{},
 		dayChanges: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "mintlify_derived_day_changes_total",
 			Help: "Closed days of derived windows whose second read changed the site-wide figure.",

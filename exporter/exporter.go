@@ -38,9 +38,6 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/stream"
 )
 
-// Name is the exporter's name, in its build info and User-Agent.
-const Name = progname.Name
-
 // Config is the whole configuration of a running exporter; the command
 // line validates it, naming the flag at fault.
 type Config struct {
@@ -175,14 +172,14 @@ func (x *Exporter) analytics(cfg Config) error {
 	x.live.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		versioncollector.NewCollector(Name),
+		versioncollector.NewCollector(progname.Name),
 		x.budget, apiMetrics,
 	)
 	if cfg.Stream == nil { // else the stream's syncedStatus
 		x.live.MustRegister(x.status)
 	}
 	if fk, ok := cfg.Key.(*client.FileKey); ok {
-		x.live.MustRegister(collector.NewKeyFile(fk))
+		x.live.MustRegister(collector.KeyFile(fk)...)
 		fk.Notify(func(err error) { // a changed key file that cannot be used, and the recovery
 			if err != nil {
 				level.Error(cfg.Logger).Log("msg", "the API key file changed but cannot be used; the previous key stays in use until it expires (mintlify_api_key_file_ok is 0)", "err", err)
@@ -334,7 +331,6 @@ func (x *Exporter) routes(cfg Config) http.Handler {
 		})
 	}
 	mux.HandleFunc("/-/healthy", func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(http.StatusOK)
 		fmt.Fprintln(w, "Healthy")
 	})
 	mux.HandleFunc("/-/ready", func(w http.ResponseWriter, r *http.Request) {
@@ -343,7 +339,6 @@ func (x *Exporter) routes(cfg Config) http.Handler {
 			fmt.Fprintln(w, "Not ready: the first refresh of some unit (source, project and window) is still to be tried; see the landing page")
 			return
 		}
-		w.WriteHeader(http.StatusOK)
 		fmt.Fprintln(w, "Ready")
 	})
 	if cfg.TelemetryPath != "/" {

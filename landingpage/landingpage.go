@@ -213,7 +213,7 @@ func (p *page) table() (string, error) {
 	if p.Reserve != nil {
 		reserve = p.Reserve()
 	}
-	d := extraData{Config: p.Config, Summary: summaryLine(units, p.BudgetRemaining(), p.BudgetPerHour, now) + heldBackText(units, p.BudgetRemaining(), reserve)}
+	d := extraData{Config: p.Config, Summary: summaryLine(units, p.BudgetRemaining(), p.BudgetPerHour, reserve, now)}
 	for _, st := range units {
 		r := unitRow{UnitState: st, Window: windowText(st), Dates: "-", Data: "-", Last: "never", Text: stateText(st, now), Rank: cmp.Or(st.Rank, "-")}
 		if !st.Completed.IsZero() {
@@ -316,31 +316,19 @@ func stateText(st engine.UnitState, now time.Time) string {
 	return "ok, next refresh about " + clock(st.Next, now)
 }
 
-// heldBackText says why units wait while requests are left: the reserve
-// is kept for units without data and the 1d units' new day at UTC midnight.
-// It is "" when no unit waits or nothing is left.
-func heldBackText(units []engine.UnitState, left, reserve int) string {
-	waiting := 0
-	for _, u := range units {
-		if u.State == engine.StateWaiting && !strings.Contains(u.Deferred, "rate-limit pause") {
-			waiting++
-		}
-	}
-	if waiting == 0 || left <= 0 {
-		return ""
-	}
-	return fmt.Sprintf(" Why %d units wait with %d requests left: the last %d are kept for units without data and the 1d windows' new day at UTC midnight; waiting units go in the order of the \"next request\" column as requests leave the sliding hour.",
-		waiting, left, reserve)
-}
-
 // summaryLine counts the units by state, with the budget left and when the
-// next refresh and all data are expected.
-func summaryLine(units []engine.UnitState, left, perHour int, now time.Time) string {
+// next refresh and all data are expected; when units wait for the budget
+// while requests are left, it says why: the reserve is kept for units
+// without data and the 1d units' new day at UTC midnight.
+func summaryLine(units []engine.UnitState, left, perHour, reserve int, now time.Time) string {
 	count := map[string]int{}
 	var next, allBy time.Time
-	noData := false
+	noData, heldBack := false, 0
 	for _, u := range units {
 		count[u.State]++
+		if u.State == engine.StateWaiting && !strings.Contains(u.Deferred, "rate-limit pause") {
+			heldBack++
+		}
 		if !u.Next.IsZero() && (next.IsZero() || u.Next.Before(next)) {
 			next = u.Next
 		}
@@ -362,6 +350,10 @@ func summaryLine(units []engine.UnitState, left, perHour int, now time.Time) str
 	}
 	if noData && !allBy.IsZero() {
 		s += " All data expected by about " + clock(allBy, now) + "."
+	}
+	if heldBack > 0 && left > 0 {
+		s += fmt.Sprintf(" Why %d units wait with %d requests left: the last %d are kept for units without data and the 1d windows' new day at UTC midnight; waiting units go in the order of the \"next request\" column as requests leave the sliding hour.",
+			heldBack, left, reserve)
 	}
 	return s
 }

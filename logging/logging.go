@@ -97,11 +97,9 @@ func (g *goKit) Log(keyvals ...any) error {
 		if i+1 < len(keyvals) {
 			v = keyvals[i+1]
 		}
-		if k == level.Key() {
-			if lv, ok := v.(level.Value); ok {
-				lvl = slogLevels[lv.String()] // info when unknown: the zero Level
-				continue
-			}
+		if lv, ok := v.(level.Value); ok && k == level.Key() {
+			lvl = slogLevels[lv.String()] // info when unknown: the zero Level
+			continue
 		}
 		key := fmt.Sprint(k)
 		if key == "msg" && msg == "" {
@@ -129,8 +127,6 @@ func attr(key string, v any) slog.Attr {
 		return slog.String(key, safeString(x.Error))
 	case fmt.Stringer:
 		return slog.String(key, safeString(x.String))
-	case log.Valuer:
-		return attr(key, x())
 	}
 	return slog.Any(key, v)
 }

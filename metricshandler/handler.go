@@ -109,15 +109,15 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.cfg.Cached != nil {
 		h.cfg.Cached.Touch()
 	}
-	if !text {
-		aw := &abortWriter{ResponseWriter: w}
+	aw := &abortWriter{ResponseWriter: w}
+	if text {
+		h.serveText(aw, r, format, release)
+	} else {
 		h.slow.ServeHTTP(aw, r)
-		if aw.err != nil {
-			level.Debug(h.cfg.Logger).Log("msg", "scrape answer not fully sent", "err", aw.err)
-		}
-		return
 	}
-	h.serveText(w, r, format, release)
+	if aw.err != nil {
+		level.Debug(h.cfg.Logger).Log("msg", "scrape answer not fully sent", "err", aw.err)
+	}
 }
 
 // abortWriter discards the rest of an answer after a write failed, where
@@ -168,15 +168,11 @@ func (h *handler) serveText(w http.ResponseWriter, r *http.Request, format expfm
 	if accepts(r.Header.Get("Accept-Encoding"), "gzip", false) {
 		hdr.Set("Content-Encoding", "gzip")
 		hdr.Add("Vary", "Accept-Encoding")
-		err = expo.WriteGzip(w, live.Bytes())
+		_ = expo.WriteGzip(w, live.Bytes()) // a failed write is abortWriter's
 	} else {
 		hdr.Set("Content-Length", strconv.Itoa(expo.TextLen()+live.Len()))
-		if err = expo.WriteText(w); err == nil {
-			_, _ = w.Write(live.Bytes())
-		}
-	}
-	if err != nil {
-		level.Debug(h.cfg.Logger).Log("msg", "scrape answer not fully sent", "err", err)
+		_ = expo.WriteText(w)
+		_, _ = w.Write(live.Bytes())
 	}
 }
 

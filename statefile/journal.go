@@ -61,9 +61,6 @@ type JournalState struct {
 func OpenJournal(path string, now func() time.Time) (*Journal, JournalState, error) {
 	var st JournalState
 	var unsent []time.Time
-	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
-		return nil, st, fmt.Errorf("budget journal %s is not a regular file; remove it", path)
-	}
 	// The journal in place is locked while it is read and replaced: an
 	// exporter that holds it (its lock file removed under it) keeps it
 	// locked, and this one must not run beside it.

@@ -22,6 +22,3 @@ func (s *State) Recovered() bool {
 	s.class = ""
 	return was
 }
-
-// Failing reports whether the last outcome was a failure.
-func (s *State) Failing() bool { return s.class != "" }

@@ -32,13 +32,16 @@ func (f *File) Path() string { return f.path }
 // Seen returns the version last recorded with Mark, or nil.
 func (f *File) Seen() fs.FileInfo { return f.seen }
 
-// Changed reports whether the file is not the version last marked.
+// Changed reports whether the file is not the version last marked: another
+// file, or another size, modification time or mode.
 func (f *File) Changed() (bool, error) {
 	info, err := os.Stat(f.path)
 	if err != nil {
 		return false, err
 	}
-	return !Same(f.seen, info), nil
+	s := f.seen
+	return s == nil || !os.SameFile(s, info) || s.Size() != info.Size() ||
+		!s.ModTime().Equal(info.ModTime()) || s.Mode() != info.Mode(), nil
 }
 
 // Mark records info, as returned by Read, as the version last read.
@@ -77,13 +80,4 @@ func (f *File) Read(limit int64) ([]byte, fs.FileInfo, error) {
 		return nil, nil, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, limit)
 	}
 	return b, info, nil
-}
-
-// Same reports whether a and b are one version of one file.
-func Same(a, b fs.FileInfo) bool {
-	if a == nil || b == nil {
-		return false
-	}
-	return os.SameFile(a, b) && a.Size() == b.Size() &&
-		a.ModTime().Equal(b.ModTime()) && a.Mode() == b.Mode()
 }

@@ -202,30 +202,3 @@ func TestReadRefuses(t *testing.T) {
 		}
 	}
 }
-
-func TestSame(t *testing.T) {
-	dir := t.TempDir()
-	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
-	write(t, a, "same", t0)
-	write(t, b, "same", t0)
-	ia, err := os.Stat(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ia2, err := os.Stat(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ib, err := os.Stat(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	switch {
-	case !Same(ia, ia2):
-		t.Error("two stats of one untouched file differ")
-	case Same(ia, ib):
-		t.Error("two files with equal size, time and mode are the same")
-	case Same(nil, ia), Same(ia, nil), Same(nil, nil):
-		t.Error("nil is the same as a version")
-	}
-}

@@ -2,10 +2,10 @@
 package promtest
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -67,10 +67,8 @@ func CheckBlocks(tb testing.TB, b []byte) {
 			tb.Errorf("family %s has HELP and TYPE but no samples", cur)
 		}
 	}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
+	for line := range strings.Lines(string(b)) {
+		line = strings.TrimSuffix(line, "\n")
 		switch {
 		case strings.HasPrefix(line, "# HELP "):
 			end()
@@ -96,21 +94,11 @@ func CheckBlocks(tb testing.TB, b []byte) {
 		}
 	}
 	end()
-	if err := sc.Err(); err != nil {
-		tb.Fatal(err)
-	}
 }
 
+// sampleOf reports whether a sample named name belongs to family.
 func sampleOf(name, family string) bool {
-	if name == family {
-		return true
-	}
-	for _, suffix := range []string{"_bucket", "_sum", "_count"} {
-		if strings.TrimSuffix(name, suffix) == family && strings.HasSuffix(name, suffix) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc([]string{"", "_bucket", "_sum", "_count"}, func(suffix string) bool { return name == family+suffix })
 }
 
 // Gather returns the series of c's family name (pedantic registry), or nil.
