@@ -134,13 +134,6 @@ func (j *Journal) Spent(t time.Time) error {
 			return err
 		}
 	}
-	// Long, or removed or replaced under this exporter (which holds the
-	// lock): written again from memory, not appended to a ghost.
-	if j.f != nil && (!namesFile(j.path, j.f) || j.lines >= j.compactAt) {
-		if err := j.compactLocked(); err != nil {
-			return err
-		}
-	}
 	j.sent = append(j.sent, t)
 	return j.appendLocked('s', t)
 }
@@ -167,20 +160,22 @@ func withoutUnsent(sent, unsent []time.Time) []time.Time {
 func (j *Journal) Paused(until time.Time) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if j.f != nil && j.lines >= j.compactAt {
-		if err := j.compactLocked(); err != nil {
-			return err
-		}
-	}
 	if until.After(j.pause) {
 		j.pause = until
 	}
 	return j.appendLocked('p', until)
 }
 
+// appendLocked makes durable the line KIND t, which the caller has recorded
+// in memory: appended, or, when the journal is long or was removed or
+// replaced under this exporter (which holds the lock), written again from
+// memory, never appended to a ghost.
 func (j *Journal) appendLocked(kind byte, t time.Time) error {
 	if j.f == nil {
 		return errors.New("the budget journal is closed")
+	}
+	if !namesFile(j.path, j.f) || j.lines >= j.compactAt {
+		return j.compactLocked()
 	}
 	if _, err := j.f.Write(appendEntry(nil, kind, t)); err != nil {
 		return fmt.Errorf("append to the budget journal %s: %w", j.path, err)

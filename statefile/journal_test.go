@@ -205,3 +205,27 @@ func TestJournalCompactsWhenLong(t *testing.T) {
 		t.Errorf("reopened: %d requests, %v; want 4000", len(st.Sent), err)
 	}
 }
+
+// TestJournalWrittenAgainWhenRemoved: a journal removed (or replaced) while
+// the exporter runs is written again from memory at the next append, a
+// pause as well as a request, so a restart still finds both.
+func TestJournalWrittenAgainWhenRemoved(t *testing.T) {
+	clk := mintlifytest.NewClock(t0)
+	path := filepath.Join(t.TempDir(), "state.json.ledger")
+	j, _, err := statefile.OpenJournal(path, clk.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Spent(t0); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(path)
+	if err := j.Paused(t0.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	_, st, err := statefile.OpenJournal(path, clk.Now)
+	if err != nil || len(st.Sent) != 1 || !st.PausedUntil.Equal(t0.Add(time.Hour)) {
+		t.Errorf("reopened after a removal and a pause: %+v, %v; want the request and the pause", st, err)
+	}
+}
