@@ -241,36 +241,48 @@ func closeFile(mu *sync.Mutex, f **os.File) error {
 }
 
 // WriteFile writes path atomically with write: a temporary file beside it
-// (path.tmp-*, as CleanTemp expects) of mode perm, synced, renamed over path.
+// of mode perm, synced, renamed over path.
 func WriteFile(path string, perm os.FileMode, write func(io.Writer) error) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp-*")
+	tmp, err := createTemp(path, perm, func(f *os.File) error { return write(f) })
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name()) // fails harmlessly once renamed
-	if err = tmp.Chmod(perm); err == nil {
-		err = write(tmp)
+	if err := tmp.Close(); err != nil {
+		return err
 	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err == nil {
-		syncDir(dir)
-	}
-	return err
+	return renameOver(tmp.Name(), path)
 }
 
-// syncDir makes a rename in dir durable where the file system allows.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
+// createTemp creates a temporary file beside path (path.tmp-*, as CleanTemp
+// expects) of mode perm, fills it with fill and syncs it; on an error it removes it.
+func createTemp(path string, perm os.FileMode, fill func(*os.File) error) (*os.File, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return nil, err
+	}
+	if err = f.Chmod(perm); err == nil {
+		err = fill(f)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	return f, nil
+}
+
+// renameOver renames tmp over path, durably where the file system allows.
+func renameOver(tmp, path string) error {
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	if d, err := os.Open(filepath.Dir(path)); err == nil {
 		_ = d.Sync()
 		d.Close()
 	}
+	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -122,23 +121,13 @@ func (l *FileLock) writePID() error {
 
 // newLockFile creates a temporary file beside name holding content, locked and synced.
 func newLockFile(name string, content []byte) (*os.File, error) {
-	f, err := os.CreateTemp(filepath.Dir(name), filepath.Base(name)+".tmp-*")
-	if err != nil {
-		return nil, fmt.Errorf("create a lock file beside %s: %w", name, err)
-	}
-	if err = lockFile(f); err != nil {
-		err = fmt.Errorf("lock %s: %w", f.Name(), err)
-	} else if _, err = f.Write(content); err != nil {
-		err = fmt.Errorf("write %s: %w", f.Name(), err)
-	} else {
-		err = f.Sync()
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		f.Close()
-		return nil, err
-	}
-	return f, nil
+	return createTemp(name, 0o600, func(f *os.File) error {
+		if err := lockFile(f); err != nil {
+			return err
+		}
+		_, err := f.Write(content)
+		return err
+	})
 }
 
 // replaceLocked renames a new file from newLockFile over name and returns it.
@@ -147,12 +136,11 @@ func replaceLocked(name string, content []byte) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.Rename(f.Name(), name); err != nil {
+	if err := renameOver(f.Name(), name); err != nil {
 		os.Remove(f.Name())
 		f.Close()
 		return nil, err
 	}
-	syncDir(filepath.Dir(name))
 	return f, nil
 }
 
