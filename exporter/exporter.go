@@ -254,11 +254,7 @@ func (x *Exporter) openJournal(cfg Config) error {
 		return fmt.Errorf("--cache.file=%s: %w", cfg.CacheFile, err)
 	}
 	x.lock = lock
-	if removed, err := statefile.CleanTemp(cfg.CacheFile); err != nil {
-		level.Warn(cfg.Logger).Log("msg", "could not remove a temporary file left by an interrupted save", "file", cfg.CacheFile, "err", err)
-	} else if len(removed) > 0 {
-		level.Info(cfg.Logger).Log("msg", "removed temporary files left by an interrupted save", "files", strings.Join(removed, ","))
-	}
+	statefile.CleanTemp(cfg.CacheFile, "", cfg.Logger)
 	j, st, err := statefile.OpenJournal(cfg.CacheFile+statefile.JournalSuffix, time.Now)
 	if err != nil {
 		return fmt.Errorf("--cache.file: %w", err)

@@ -94,13 +94,7 @@ func openLedger(path string, now time.Time, logger log.Logger) (*ledger, error) 
 	if path == "" {
 		return l, nil
 	}
-	removed, err := statefile.CleanTemp(path)
-	if err != nil {
-		level.Warn(logger).Log("msg", "could not remove a temporary file left by an interrupted save of the remediation ledger", "file", path, "err", err)
-	}
-	if len(removed) > 0 {
-		level.Info(logger).Log("msg", "removed temporary files left by an interrupted save of the remediation ledger", "files", strings.Join(removed, ","))
-	}
+	statefile.CleanTemp(path, " of the remediation ledger", logger)
 	b, _, err := filewatch.New(path).Read(MaxLedgerBytes)
 	switch {
 	case errors.Is(err, os.ErrNotExist):

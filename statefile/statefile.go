@@ -58,10 +58,12 @@ func WriteJSON(path string, v any) error {
 	return WriteFile(path, 0o600, func(w io.Writer) error { return json.NewEncoder(w).Encode(v) })
 }
 
-// CleanTemp removes the temporary files an interrupted save of the cache
-// file or its journal left next to path, and returns their names. Call it
-// at start, before any save.
-func CleanTemp(path string) ([]string, error) {
+// CleanTemp removes the temporary files an interrupted save of the file at
+// path (the cache file, its journal or lock file; the remediation ledger)
+// left next to it, and logs what it removed and what it could not, with of
+// naming the file in the message ("" for the cache file). Call it at start,
+// before any save.
+func CleanTemp(path, of string, logger log.Logger) {
 	dir, base := filepath.Split(path)
 	entries, _ := os.ReadDir(filepath.Clean(dir)) // a directory that cannot be read holds nothing to clean
 	var removed []string
@@ -78,7 +80,12 @@ func CleanTemp(path string) ([]string, error) {
 		}
 		removed = append(removed, n)
 	}
-	return removed, errors.Join(errs...)
+	if len(errs) > 0 {
+		level.Warn(logger).Log("msg", "could not remove a temporary file left by an interrupted save"+of, "file", path, "err", errors.Join(errs...))
+	}
+	if len(removed) > 0 {
+		level.Info(logger).Log("msg", "removed temporary files left by an interrupted save"+of, "files", strings.Join(removed, ","))
+	}
 }
 
 // MaxCacheBytes caps what is read of a cache file: decoding costs several
