@@ -93,9 +93,6 @@ func CleanTemp(path, of string, logger log.Logger) {
 // 500 MB file took 516-593 MB of RSS); a file the exporter wrote is far smaller.
 const MaxCacheBytes = 64 << 20
 
-// ErrForeign is returned by Read for a file of another format or version.
-var ErrForeign = errors.New("not a mintlify_exporter state file of this version")
-
 // Read reads and checks the file at path; the engine checks each unit again.
 func Read(path string) (File, error) {
 	var f File
@@ -107,7 +104,7 @@ func Read(path string) (File, error) {
 		return File{}, fmt.Errorf("corrupt cache file: %w", err)
 	}
 	if f.Format != Format || f.Version != Version {
-		return File{}, fmt.Errorf("%w (format %q, version %d)", ErrForeign, f.Format, f.Version)
+		return File{}, fmt.Errorf("not a mintlify_exporter state file of this version (format %q, version %d)", f.Format, f.Version)
 	}
 	for i, u := range f.Units {
 		if u.Completed.IsZero() || u.Source == "" || u.Project == "" || u.Window == "" {
