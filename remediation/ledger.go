@@ -13,7 +13,6 @@ import (
 	"github.com/go-kit/log"
 	"github.com/go-kit/log/level"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/filewatch"
 	"github.com/mintlify-exporter/mintlify_exporter/statefile"
 )
 
@@ -95,12 +94,10 @@ func openLedger(path string, now time.Time, logger log.Logger) (*ledger, error) 
 		return l, nil
 	}
 	statefile.CleanTemp(path, " of the remediation ledger", logger)
-	b, _, err := filewatch.New(path).Read(MaxLedgerBytes)
+	b, err := statefile.ReadLimited(path, MaxLedgerBytes)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return l, nil
-	case errors.Is(err, filewatch.ErrNotRegular), errors.Is(err, filewatch.ErrTooLarge):
-		return nil, fmt.Errorf("%s: %w: not a remediation ledger the exporter wrote; move it away", path, err)
 	case err != nil:
 		return nil, err
 	}

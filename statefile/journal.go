@@ -79,7 +79,7 @@ func OpenJournal(path string, now func() time.Time) (*Journal, JournalState, err
 			return nil, st, fmt.Errorf("lock the budget journal %s: %w", path, err)
 		}
 	}
-	b, err := readLimited(path, MaxJournalBytes)
+	b, err := ReadLimited(path, MaxJournalBytes)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, st, fmt.Errorf("read the budget journal: %w", err)
 	}
@@ -112,9 +112,9 @@ func OpenJournal(path string, now func() time.Time) (*Journal, JournalState, err
 	return j, st, nil
 }
 
-// readLimited reads the regular file at path, at most limit bytes; a FIFO
-// or device is refused before the open, which could block.
-func readLimited(path string, limit int64) ([]byte, error) {
+// ReadLimited reads one of the exporter's own files at path, at most limit
+// bytes; a FIFO or device is refused before the open, which could block.
+func ReadLimited(path string, limit int64) ([]byte, error) {
 	b, _, err := filewatch.New(path).Read(limit)
 	switch {
 	case errors.Is(err, filewatch.ErrNotRegular):

@@ -198,7 +198,7 @@ func (l *FileLock) Held() error {
 // Holder returns the PID written in the lock file name (the cache file's
 // path plus LockSuffix), or "unknown": who holds it, for an error.
 func Holder(name string) string {
-	b, err := readLimited(name, 64)
+	b, err := ReadLimited(name, 64)
 	if err != nil {
 		return "unknown"
 	}

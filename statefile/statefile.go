@@ -96,7 +96,7 @@ const MaxCacheBytes = 64 << 20
 // Read reads and checks the file at path; the engine checks each unit again.
 func Read(path string) (File, error) {
 	var f File
-	b, err := readLimited(path, MaxCacheBytes)
+	b, err := ReadLimited(path, MaxCacheBytes)
 	if err != nil {
 		return f, err
 	}
