@@ -49,7 +49,6 @@ func (f *File) Mark(info fs.FileInfo) { f.seen = info }
 
 // Read returns at most limit bytes and the version they were read from.
 func (f *File) Read(limit int64) ([]byte, fs.FileInfo, error) {
-	limit = max(limit, 0)
 	// Opening a FIFO with no writer would block forever.
 	if info, err := os.Stat(f.path); err != nil {
 		return nil, nil, err
