@@ -91,12 +91,12 @@ func IsNotFound(err error) bool { return statusOf(err) == http.StatusNotFound }
 // IsUnauthorized reports whether err is an HTTP 401: a wrong or dead key.
 func IsUnauthorized(err error) bool { return statusOf(err) == http.StatusUnauthorized }
 
-// IsForbidden reports whether err is an HTTP 403 (see APIError.Advice).
-func IsForbidden(err error) bool { return statusOf(err) == http.StatusForbidden }
-
-// IsRefused reports whether err is a 401 or 403: every request with the
-// same key from the same place will be refused too.
-func IsRefused(err error) bool { return IsUnauthorized(err) || IsForbidden(err) }
+// IsRefused reports whether err is a 401 or 403 (see APIError.Advice):
+// every request with the same key from the same place will be refused too.
+func IsRefused(err error) bool {
+	s := statusOf(err)
+	return s == http.StatusUnauthorized || s == http.StatusForbidden
+}
 
 // IsRateLimited reports whether err is an HTTP 429, with its Retry-After.
 func IsRateLimited(err error) (retryAfter time.Duration, hasRetryAfter bool, ok bool) {
