@@ -98,6 +98,18 @@ func IsRefused(err error) bool {
 	return s == http.StatusUnauthorized || s == http.StatusForbidden
 }
 
+// IsTransient reports whether the same request may succeed later: err is a
+// 429, a 5xx or a failure without an answer. An answer the client refused
+// (malformed or too large), an invalid id and a refused certificate are
+// not: they recur until the API or the configuration changes.
+func IsTransient(err error) bool {
+	if ae, ok := errors.AsType[*APIError](err); ok {
+		return ae.StatusCode == http.StatusTooManyRequests || ae.StatusCode >= http.StatusInternalServerError
+	}
+	_, decode := errors.AsType[*DecodeError](err)
+	return !decode && !errors.Is(err, ErrBodyTooLarge) && !errors.Is(err, ErrInvalidID) && !IsCertificateError(err)
+}
+
 // IsRateLimited reports whether err is an HTTP 429, with its Retry-After.
 func IsRateLimited(err error) (retryAfter time.Duration, hasRetryAfter bool, ok bool) {
 	var ae *APIError

@@ -3,6 +3,7 @@ package client_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -813,5 +814,26 @@ func TestBaseURLPrefix(t *testing.T) {
 	page, err := c.PathsPage(context.Background(), client.EndpointVisitors, testProject, client.PathsQuery{})
 	if err != nil || len(page.Rows) != 3 {
 		t.Fatalf("through a prefix: %v, %v", page, err)
+	}
+}
+
+// TestIsTransient: a 429, a 5xx and a failure without an answer may pass;
+// what the client refused, an invalid id and a certificate recur.
+func TestIsTransient(t *testing.T) {
+	wrap := func(err error) error { return fmt.Errorf("get_job: %w", err) }
+	for err, want := range map[error]bool{
+		&client.APIError{StatusCode: 429}:                          true,
+		wrap(&client.APIError{StatusCode: 503}):                    true,
+		wrap(&net.OpError{Op: "dial", Err: errors.New("refused")}): true,
+		&client.APIError{StatusCode: 404}:                          false,
+		&client.APIError{StatusCode: 401}:                          false,
+		&client.DecodeError{Reason: "x"}:                           false,
+		wrap(client.ErrBodyTooLarge):                               false,
+		wrap(client.ErrInvalidID):                                  false,
+		&client.CertificateError{Err: errors.New("x509")}:          false,
+	} {
+		if got := client.IsTransient(err); got != want {
+			t.Errorf("IsTransient(%v) = %v, want %v", err, got, want)
+		}
 	}
 }
