@@ -28,7 +28,6 @@ import (
 	"go.yaml.in/yaml/v2"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/backoff"
 )
 
 // DefaultRemoteWriteRetries rides out a receiver's restart (about 5 minutes).
@@ -101,7 +100,7 @@ func NewRemoteWriter(rawURL, configFile, userAgent string, retries int) (*Remote
 	client.Transport, client.Timeout = last, time.Duration(f.RemoteTimeout)
 	b := remote.BackoffConfig{MaxRetries: retries}
 	if retries == 0 {
-		b = remote.BackoffConfig{Min: backoff.RemoteWrite.Base, Max: backoff.RemoteWrite.Max, MaxRetries: DefaultRemoteWriteRetries}
+		b = remote.BackoffConfig{Min: time.Second, Max: time.Minute, MaxRetries: DefaultRemoteWriteRetries}
 	}
 	api, err := remote.NewAPI(u.String(),
 		remote.WithAPIHTTPClient(client),
