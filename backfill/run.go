@@ -376,11 +376,8 @@ func (r *runner) run(ctx context.Context) error {
 			r.res.Interrupted = true
 			return nil
 		case err != nil && fatal(err):
-			if a := client.Advice(err); a != "" {
-				err = fmt.Errorf("%w (%s)", err, a)
-			}
-			return fmt.Errorf("%s %s %s: %w; fix it and run again with --resume: no finished day is asked again",
-				f.day, f.src.Name(), f.project, err)
+			return fmt.Errorf("%s %s %s: %s; fix it and run again with --resume: no finished day is asked again",
+				f.day, f.src.Name(), f.project, engine.Advice(err))
 		case err != nil:
 			r.note(fmt.Sprintf("%s %s %s failed after %d attempts: %v", f.day, f.src.Name(), f.project, DefaultAttempts, err))
 			r.res.Failed = append(r.res.Failed, Failure{Day: f.day, Source: f.src.Name(), Project: f.project, Err: err})

@@ -118,14 +118,3 @@ func IsRateLimited(err error) (retryAfter time.Duration, hasRetryAfter bool, ok 
 	}
 	return ae.RetryAfter, ae.HasRetryAfter, true
 }
-
-// Advice says what to do about a 401 (the key) or 404 (the project id).
-func Advice(err error) string {
-	switch {
-	case IsUnauthorized(err):
-		return "the admin API key was refused: check that it is an admin key of this organization and has not expired or been revoked"
-	case IsNotFound(err):
-		return "check --mintlify.project-id against the dashboard's API keys page"
-	}
-	return ""
-}
