@@ -34,7 +34,6 @@ const (
 	DefaultAttempts = 3
 	// DefaultRetryDelay is the first wait between attempts; it doubles.
 	DefaultRetryDelay = 30 * time.Second
-	maxRetryDelay     = time.Hour
 	maxRateLimited    = 10 // 429 answers to one fetch
 )
 
@@ -443,7 +442,7 @@ func (r *runner) fetch(ctx context.Context, f fetch) (*entry, error) {
 		if attempts++; attempts >= DefaultAttempts {
 			return nil, err
 		}
-		delay := backoff.Policy{Base: DefaultRetryDelay, Max: maxRetryDelay}.Delay(attempts)
+		delay := backoff.Policy{Base: DefaultRetryDelay, Max: time.Hour}.Delay(attempts)
 		if err := r.cfg.WaitUntil(ctx, r.cfg.Now().Add(delay)); err != nil {
 			return nil, err
 		}
