@@ -105,11 +105,8 @@ func (r *run) describe(err error, e client.Endpoint) string {
 	case client.IsNotFound(err):
 		return fmt.Sprintf("job %s not found in project %s", r.job, r.project)
 	case client.IsUnauthorized(err):
-		msg := "HTTP 401"
-		if ae, _ := errors.AsType[*client.APIError](err); ae.Message != "" {
-			msg += ": " + ae.Message
-		}
-		return "the admin API key was refused: " + msg + " (check --mintlify.api-key-file or MINTLIFY_API_KEY; keys can expire)"
+		ae, _ := errors.AsType[*client.APIError](err) // its Message is never empty
+		return "the admin API key was refused: HTTP 401: " + ae.Message + " (check --mintlify.api-key-file or MINTLIFY_API_KEY; keys can expire)"
 	}
 	if retryAfter, has, ok := client.IsRateLimited(err); ok {
 		when := "later"

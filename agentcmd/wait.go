@@ -2,9 +2,7 @@ package agentcmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
@@ -61,7 +59,7 @@ func (r *run) follow(job *client.Job) (*client.Job, int) {
 			if expired {
 				return timedOut()
 			}
-			if !retryable(err) {
+			if !client.IsTransient(err) {
 				return stop(ExitError, "%s", r.describe(err, client.EndpointGetJob))
 			}
 			if retryAfter, _, ok := client.IsRateLimited(err); ok {
@@ -96,16 +94,6 @@ func (r *run) sleep(d time.Duration) error {
 		r.redraw()
 	}
 	return nil
-}
-
-// retryable reports whether a failed read is worth retrying: a 429, a 5xx
-// or a transport failure.
-func retryable(err error) bool {
-	if ae, ok := errors.AsType[*client.APIError](err); ok {
-		return ae.StatusCode == http.StatusTooManyRequests || ae.StatusCode >= http.StatusInternalServerError
-	}
-	_, decode := errors.AsType[*client.DecodeError](err)
-	return !decode && !errors.Is(err, client.ErrBodyTooLarge)
 }
 
 // progress is what the run has shown of the job's status on standard error:

@@ -189,3 +189,22 @@ func TestWaitTimeoutBoundsEveryRead(t *testing.T) {
 		t.Errorf("exit %d, want %d (--wait.timeout); stderr:\n%s", code, agentcmd.ExitTimeout, h.stderr.String())
 	}
 }
+
+// TestWaitInvalidJobIDFailsAtOnce: a new job's id that cannot be read
+// ("." would address another route) ends --wait at once, as no retry
+// can fix it, without a request.
+func TestWaitInvalidJobIDFailsAtOnce(t *testing.T) {
+	h := newHarness(t)
+	h.fake.AddJob("p1", mintlifytest.JobSpec{ID: "existing"}) // makes the project known to the fake
+	h.fake.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointCreateJob, Times: 1, Mutate: func(b map[string]any) { b["id"] = "." }})
+	code := h.run("agent", "create", "--prompt=go", "--wait")
+	if code != agentcmd.ExitError || !strings.Contains(h.stderr.String(), "would address another route") {
+		t.Errorf("exit %d, want %d; stderr:\n%s", code, agentcmd.ExitError, h.stderr.String())
+	}
+	if n := h.fake.CountRequests(mintlifytest.EndpointGetJob); n != 0 {
+		t.Errorf("%d get_job requests, want none", n)
+	}
+	if len(h.sleeps) != 1 {
+		t.Errorf("sleeps %v, want the first wait only", h.sleeps)
+	}
+}

@@ -27,7 +27,7 @@ import (
 	"github.com/prometheus/prometheus/prompb"
 	"go.yaml.in/yaml/v2"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/backoff"
+	"github.com/mintlify-exporter/mintlify_exporter/client"
 )
 
 // DefaultRemoteWriteRetries rides out a receiver's restart (about 5 minutes).
@@ -100,7 +100,7 @@ func NewRemoteWriter(rawURL, configFile, userAgent string, retries int) (*Remote
 	client.Transport, client.Timeout = last, time.Duration(f.RemoteTimeout)
 	b := remote.BackoffConfig{MaxRetries: retries}
 	if retries == 0 {
-		b = remote.BackoffConfig{Min: backoff.RemoteWrite.Base, Max: backoff.RemoteWrite.Max, MaxRetries: DefaultRemoteWriteRetries}
+		b = remote.BackoffConfig{Min: time.Second, Max: time.Minute, MaxRetries: DefaultRemoteWriteRetries}
 	}
 	api, err := remote.NewAPI(u.String(),
 		remote.WithAPIHTTPClient(client),
@@ -280,14 +280,8 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 // capRetryAfter returns Retry-After as seconds, at most MaxRetryAfter ("0"
 // when it does not parse, as the client would).
 func capRetryAfter(v string, now time.Time) string {
-	var d time.Duration
-	if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
-		d = time.Duration(min(max(n, 0), int64(MaxRetryAfter/time.Second))) * time.Second
-	} else if t, err := http.ParseTime(v); err == nil {
-		d = t.Sub(now)
-	}
-	d = min(max(d, 0), MaxRetryAfter)
-	return strconv.FormatInt(int64(d/time.Second), 10)
+	d, _ := client.ParseRetryAfter(v, now)
+	return strconv.FormatInt(int64(min(d, MaxRetryAfter)/time.Second), 10)
 }
 
 // batches splits entries into requests of whole fetches.

@@ -14,7 +14,7 @@ func TestRetryAfterIsCapped(t *testing.T) {
 	for in, want := range map[string]string{
 		"30":                   "30",
 		"86400":                "300",
-		"99999999999999999999": "0", // does not parse as int64: dropped
+		"99999999999999999999": "300", // beyond int64: capped as any long delay
 		"-5":                   "0",
 		now.Add(2 * time.Minute).Format(http.TimeFormat): "120",
 		now.Add(48 * time.Hour).Format(http.TimeFormat):  "300",

