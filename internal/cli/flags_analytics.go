@@ -103,9 +103,6 @@ func (a *analyticsFlags) config(demo bool, logger log.Logger, c *exporter.Config
 	c.RefreshInterval, c.DeriveWindows = a.refreshInterval, a.derivedWindows
 	c.Sources = collector.Options{PageSize: a.pageSize, SearchesTopTerms: a.searchesTopTerms, ConversationsMaxPages: a.convMaxPages,
 		Filter: collector.PathFilter{MaxPaths: a.maxPaths}}
-	if len(a.windows) == 0 {
-		return fmt.Errorf("%s: no window given", an("window"))
-	}
 	seen := map[string]bool{}
 	for _, s := range a.windows {
 		win, err := engine.ParseWindow(s)
