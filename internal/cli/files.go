@@ -136,7 +136,7 @@ func looksLikeKey(s string) bool {
 	if i := strings.LastIndexByte(s, '/'); i >= 0 { // PROJECT/ID
 		s = s[i+1:]
 	}
-	return strings.HasPrefix(s, "mint_") && client.CheckKey(s) == nil
+	return client.CheckKey(s) == nil // admin keys only, which start with mint_
 }
 
 // checkJobsFile refuses a jobs file that holds an API key (the key file
