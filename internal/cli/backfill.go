@@ -133,7 +133,7 @@ func (b *backfillCommand) options() (backfill.Config, error) {
 	if c.From, err = parseFlagDate("--from", b.from); err != nil {
 		return c, err
 	}
-	if c.Labels, err = b.targetLabels(); err != nil {
+	if c.Labels, err = backfill.MergeLabels(b.labels); err != nil {
 		return c, err
 	}
 	switch {
@@ -152,11 +152,6 @@ func (b *backfillCommand) options() (backfill.Config, error) {
 	}
 	c.Pages, c.DryRun, c.Resume, c.Force = b.pages, b.dryRun, b.resume, b.force
 	return c, nil
-}
-
-// targetLabels are the default target labels with --backfill.label applied.
-func (b *backfillCommand) targetLabels() ([]backfill.Label, error) {
-	return backfill.MergeLabels(b.labels)
 }
 
 // parseFlagDate parses a YYYY-MM-DD flag value; "" is the zero Date.

@@ -44,7 +44,7 @@ func (b *backfillCommand) runStream(ctx context.Context, f *flags, logger log.Lo
 	if cfg.To, err = parseFlagDate("--to", b.to); err != nil {
 		return fail(err)
 	}
-	if cfg.Labels, err = b.targetLabels(); err != nil {
+	if cfg.Labels, err = backfill.MergeLabels(b.labels); err != nil {
 		return fail(err)
 	}
 	switch {

@@ -83,9 +83,9 @@ func serveConfig(f *flags, logger log.Logger) (exporter.Config, connection, erro
 	// before anything is logged. With the remediation webhook on, the jobs
 	// it creates are there to watch: --collector.jobs needs no --jobs.* then.
 	err = checkTokenIsNotKey(cfg.Remediation, conn.key, f.remediation.tokenFile)
-	if j := cfg.Jobs; err == nil && j.Enabled {
-		err = jobs.CheckConfig(jobs.Config{Projects: cfg.Projects, IDs: j.IDs, File: j.File, Discover: j.Discover,
-			PollInterval: j.PollInterval, Added: cfg.Remediation != nil})
+	if j := cfg.Jobs.Config; err == nil && cfg.Jobs.Enabled { // as exporter.New will
+		j.Projects, j.Added = cfg.Projects, cfg.Remediation != nil
+		err = jobs.CheckConfig(j)
 	}
 	if err != nil {
 		conn.close()

@@ -23,18 +23,31 @@ import (
 // reader takes, those of --cache.file may be missing; no two flags may name
 // the same file (the cache would overwrite the key).
 func checkFiles(f *flags) error {
-	c := f.cacheFile
-	if c != "" {
+	if c := f.cacheFile; c != "" {
 		if err := checkCacheFile(c); err != nil {
 			return fmt.Errorf("--cache.file=%s: %v", c, err)
 		}
+		for i, fl := range []struct {
+			path  string
+			limit int64
+		}{
+			{c, statefile.MaxCacheBytes},
+			{c + statefile.JournalSuffix, statefile.MaxJournalBytes},
+			{c + remediation.LedgerSuffix, remediation.MaxLedgerBytes},
+		} {
+			if err := checkFile(fl.path, fl.limit, true); err != nil && i == 0 {
+				return fmt.Errorf("--cache.file=%s: %v", c, err)
+			} else if err != nil {
+				return fmt.Errorf("--cache.file=%s: %s %v", c, fl.path, err)
+			}
+		}
 	}
-	// A limit of 0: the file is checked where it is read (the cache below).
+	// A limit of 0: the file is checked where it is read (the cache above).
 	files := []struct {
 		flag, path string
 		limit      int64
 	}{
-		{"--cache.file", c, 0},
+		{"--cache.file", f.cacheFile, 0},
 		{"--mintlify.api-key-file", f.api.keyFile, 0},
 		{"--jobs.file", f.jobs.file, 0}, // checkJobsFile
 		{"--remediation.config", f.remediation.config, remediation.MaxConfigBytes},
@@ -48,23 +61,6 @@ func checkFiles(f *flags) error {
 			if err := checkFile(fl.path, fl.limit, false); err != nil {
 				return fmt.Errorf("%s=%s: %v", fl.flag, fl.path, err)
 			}
-		}
-	}
-	for i, fl := range []struct {
-		path  string
-		limit int64
-	}{
-		{c, statefile.MaxCacheBytes},
-		{c + statefile.JournalSuffix, statefile.MaxJournalBytes},
-		{c + remediation.LedgerSuffix, remediation.MaxLedgerBytes},
-	} {
-		if c == "" {
-			break
-		}
-		if err := checkFile(fl.path, fl.limit, true); err != nil && i == 0 {
-			return fmt.Errorf("--cache.file=%s: %v", c, err)
-		} else if err != nil {
-			return fmt.Errorf("--cache.file=%s: %s %v", c, fl.path, err)
 		}
 	}
 	for i, a := range files {
@@ -140,7 +136,7 @@ func looksLikeKey(s string) bool {
 	if i := strings.LastIndexByte(s, '/'); i >= 0 { // PROJECT/ID
 		s = s[i+1:]
 	}
-	return strings.HasPrefix(s, "mint_") && client.CheckKey(s) == nil
+	return client.CheckKey(s) == nil // admin keys only, which start with mint_
 }
 
 // checkJobsFile refuses a jobs file that holds an API key (the key file

@@ -62,10 +62,9 @@ func (a *analyticsFlags) register(app *kingpin.Application) {
 	app.Flag("analytics.derived-windows", "Derive the 7d, 30d… windows of additive sources ("+collector.List(func(d collector.Descriptor) string { return d.Derived })+") from a store of closed days and today's 1d window, at almost no requests; --no-analytics.derived-windows reads every window whole.").Default("true").BoolVar(&a.derivedWindows)
 	a.collectors, a.collectorSet = map[string]*bool{}, map[string]*bool{}
 	for _, src := range collector.Sources {
-		c := app.Flag("collector."+src.Name, "Enable the "+src.Name+" source: "+src.Help+" ("+src.Cost+" per window).").Default(strconv.FormatBool(src.Default))
 		a.collectorSet[src.Name] = new(bool)
-		c.IsSetByUser(a.collectorSet[src.Name])
-		a.collectors[src.Name] = c.Bool()
+		a.collectors[src.Name] = app.Flag("collector."+src.Name, "Enable the "+src.Name+" source: "+src.Help+" ("+src.Cost+" per window).").
+			Default(strconv.FormatBool(src.Default)).IsSetByUser(a.collectorSet[src.Name]).Bool()
 	}
 	intVar(app.Flag("searches.top-terms", "Also export the N most searched terms (1 to 100, still one request); 0 exports none. Terms are text typed by the public: mind cardinality and personal data.").Default("0"), &a.searchesTopTerms)
 	intVar(app.Flag("conversations.max-pages", "Refuse (an error, nothing exported) a conversations walk longer than this many pages of 1,000 turns.").Default(strconv.Itoa(client.DefaultConversationsMaxPages)), &a.convMaxPages)
@@ -103,9 +102,6 @@ func (a *analyticsFlags) config(demo bool, logger log.Logger, c *exporter.Config
 	c.RefreshInterval, c.DeriveWindows = a.refreshInterval, a.derivedWindows
 	c.Sources = collector.Options{PageSize: a.pageSize, SearchesTopTerms: a.searchesTopTerms, ConversationsMaxPages: a.convMaxPages,
 		Filter: collector.PathFilter{MaxPaths: a.maxPaths}}
-	if len(a.windows) == 0 {
-		return fmt.Errorf("%s: no window given", an("window"))
-	}
 	seen := map[string]bool{}
 	for _, s := range a.windows {
 		win, err := engine.ParseWindow(s)

@@ -49,11 +49,8 @@ func (a *apiFlags) register(app *kingpin.Application) {
 // check validates what every command that talks to the API uses; with
 // the demo, the API address is its own.
 func (a *apiFlags) check(demo bool) error {
-	switch {
-	case a.timeout <= 0:
-		return fmt.Errorf("--mintlify.timeout must be positive, not %s", a.timeout)
-	case a.timeout > maxTimeout:
-		return fmt.Errorf("--mintlify.timeout must be at most %s, not %s", maxTimeout, a.timeout)
+	if a.timeout <= 0 || a.timeout > maxTimeout {
+		return fmt.Errorf("--mintlify.timeout must be positive and at most %s, not %s", maxTimeout, a.timeout)
 	}
 	if err := checkAPIURL(a.url); !demo && err != nil {
 		return fmt.Errorf("--mintlify.api-url=%q: %v", a.url, err)

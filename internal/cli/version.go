@@ -1,34 +1,31 @@
 package cli
 
 import (
+	"cmp"
 	"runtime/debug"
 
 	"github.com/prometheus/common/version"
 )
 
 // fillVersionFrom completes what a build without -ldflags (go run, go
-// install) left unset from debug.ReadBuildInfo: the module version and the
-// commit time as build date (the revision is version.GetRevision's own);
-// what stays unknown reads "unknown".
+// install) left unset from debug.ReadBuildInfo, which
+// prometheus/common/version reads only for the revision: the module version
+// and the commit time as build date; what stays unknown reads "unknown".
 func fillVersionFrom(bi *debug.BuildInfo, ok bool) {
 	if !ok {
 		bi = &debug.BuildInfo{Main: debug.Module{Version: "unknown"}}
 	}
-	if version.Version == "" {
-		version.Version = "devel"
-		if v := bi.Main.Version; v != "" && v != "(devel)" {
-			version.Version = v
-		}
+	if v := bi.Main.Version; v != "(devel)" {
+		version.Version = cmp.Or(version.Version, v)
 	}
 	for _, s := range bi.Settings {
-		if version.BuildDate == "" && s.Key == "vcs.time" && s.Value != "" {
-			version.BuildDate = s.Value + " (commit time)"
+		if s.Key == "vcs.time" && s.Value != "" {
+			version.BuildDate = cmp.Or(version.BuildDate, s.Value+" (commit time)")
 		}
 	}
-	for _, v := range []*string{&version.Version, &version.Branch, &version.BuildUser, &version.BuildDate} {
-		if *v == "" {
-			*v = "unknown"
-		}
+	version.Version = cmp.Or(version.Version, "devel")
+	for _, v := range []*string{&version.Branch, &version.BuildUser, &version.BuildDate} {
+		*v = cmp.Or(*v, "unknown")
 	}
 }
 
