@@ -40,7 +40,7 @@ const (
 // visitorsConfig is what the tests configure: an engine with the visitors
 // source alone.
 type visitorsConfig struct {
-	Client      Client
+	Client      *client.Client
 	Projects    []string
 	Windows     []Window
 	MinInterval time.Duration
@@ -90,8 +90,6 @@ func settle(t testing.TB, clk *mintlifytest.Clock, e *engine.Engine) {
 
 // Interval is the first unit's interval.
 func (v *visitorsEngine) Interval() time.Duration { return v.States()[0].Interval }
-
-var _ Client = (*client.Client)(nil)
 
 // windowOf parses a window name the test knows is valid.
 func windowOf(t *testing.T, s string) engine.Window {

@@ -111,7 +111,7 @@ var (
 
 const pathsCost = "1 request per 250 paths"
 
-func (k *Paths) source(c Client, o Options) engine.Source { return newPaths(k, c, o) }
+func (k *Paths) source(c *client.Client, o Options) engine.Source { return newPaths(k, c, o) }
 
 // NewVisitors returns the visitors source.
 func NewVisitors(c PathsClient, o Options) *Paths { return newPaths(visitors, c, o) }
