@@ -202,7 +202,7 @@ func (p *Paths) Fetch(ctx context.Context, u engine.Unit, r client.DateRange, pr
 	if err != nil {
 		return nil, err
 	}
-	if _, err := w.(*pathsWalk).pw.All(ctx); err != nil {
+	if _, err := w.(*pathsWalk).All(ctx); err != nil {
 		return nil, err
 	}
 	return w.Result()
@@ -225,7 +225,7 @@ func (p *Paths) Begin(u engine.Unit, r client.DateRange, _ int) (engine.Walk, er
 	if err != nil {
 		return nil, err
 	}
-	return &pathsWalk{pw: w, u: u, src: p}, nil
+	return &pathsWalk{PathsWalk: w, u: u, src: p}, nil
 }
 
 // Resume implements engine.Resumer: it continues a full window's walk from
@@ -242,28 +242,20 @@ func (p *Paths) Resume(u engine.Unit, pr client.WalkProgress, _ int) (engine.Wal
 	if err != nil {
 		return nil, err
 	}
-	return &pathsWalk{pw: w, u: u, src: p}, nil
+	return &pathsWalk{PathsWalk: w, u: u, src: p}, nil
 }
 
-// pathsWalk is the engine.Walk of a full window of a paths source.
+// pathsWalk is the engine.Walk of a full window of a paths source: the
+// client's walk, whose Step, Sent and Progress it keeps, with the unit.
 type pathsWalk struct {
-	pw  *client.PathsWalk
+	*client.PathsWalk
 	u   engine.Unit
 	src *Paths
 }
 
-// Progress implements engine.Resumable.
-func (w *pathsWalk) Progress() (client.WalkProgress, bool) { return w.pw.Progress() }
-
-// Step implements engine.Walk.
-func (w *pathsWalk) Step(ctx context.Context) (bool, error) { return w.pw.Next(ctx) }
-
-// Sent implements engine.Walk.
-func (w *pathsWalk) Sent() int { return w.pw.Pages() }
-
 // Totals implements engine.Walk: the first page's totals.
 func (w *pathsWalk) Totals() *engine.Result {
-	t, ok := w.pw.Totals()
+	t, ok := w.PathsWalk.Totals()
 	if !ok {
 		return nil
 	}
@@ -272,7 +264,7 @@ func (w *pathsWalk) Totals() *engine.Result {
 
 // Result implements engine.Walk.
 func (w *pathsWalk) Result() (*engine.Result, error) {
-	res := w.pw.Result()
+	res := w.PathsWalk.Result()
 	if res == nil {
 		return nil, fmt.Errorf("%s walk of project %q is not complete", w.u.Source, w.u.Project)
 	}
