@@ -271,10 +271,7 @@ func ResumeWalk(page PageFunc, pr WalkProgress, o WalkOptions) (*PathsWalk, erro
 	if err != nil {
 		return nil, fmt.Errorf("resume a walk: %w", err)
 	}
-	ep, _ := EndpointNamed(pr.Endpoint)
-	if ep != EndpointVisitors && ep != EndpointViews {
-		return nil, fmt.Errorf("resume a walk: %q is not an offset-paged export", pr.Endpoint)
-	}
+	ep, _ := EndpointNamed(pr.Endpoint) // NewWalk refuses another, and the zero Endpoint of an unknown name
 	w, err := NewWalk(page, ep, pr.Project, r, o)
 	if err != nil {
 		return nil, fmt.Errorf("resume a walk: %w", err)
