@@ -1,7 +1,5 @@
 package client
 
-import "time"
-
 // The largest limit each analytics endpoint accepts (the smallest is 1).
 const (
 	MaxPageSize              = 250 // visitors and views
@@ -112,14 +110,13 @@ type FeedbackPage struct {
 	Skipped Skipped
 }
 
-// SearchTerm is one row of searches. Query is typed by the public: never
-// log it, and bound it before using it as a label value.
+// SearchTerm is one row of searches (its topClickedPage is checked, not
+// kept). Query is typed by the public: never log it, and bound it before
+// using it as a label value.
 type SearchTerm struct {
-	Query          string
-	Hits           float64
-	CTR            float64 // as the API gives it: no documented upper bound
-	TopClickedPage *string
-	LastSearchedAt *time.Time // nil unless an RFC 3339 date-time came
+	Query string
+	Hits  float64
+	CTR   float64 // as the API gives it: no documented upper bound
 }
 
 // SearchesPage is one page of searches, rows ordered by hits descending.
