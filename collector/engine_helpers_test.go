@@ -61,7 +61,7 @@ type visitorsEngine struct {
 }
 
 func newVisitorsEngine(cfg visitorsConfig) (*visitorsEngine, error) {
-	src := NewVisitors(cfg.Client, Options{PageSize: cfg.PageSize, MaxPages: cfg.MaxPages, Filter: cfg.Filter})
+	src := NewVisitors(cfg.Client.PathsPage, Options{PageSize: cfg.PageSize, MaxPages: cfg.MaxPages, Filter: cfg.Filter})
 	e, err := engine.New(engine.Config{
 		Sources: []engine.Source{src}, Projects: cfg.Projects, Windows: cfg.Windows,
 		MinInterval: cfg.MinInterval, Budget: cfg.Budget, Status: cfg.Status, Logger: cfg.Logger,
