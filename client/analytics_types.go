@@ -8,7 +8,7 @@ const (
 	MaxConversationsPageSize = 1000
 )
 
-// DefaultConversationsMaxPages is the default MaxPages of CursorWalkOptions.
+// DefaultConversationsMaxPages is WalkConversations' page bound when 0 is given.
 const DefaultConversationsMaxPages = 10
 
 // Reasons a row was skipped (the keys of Skipped), fit for a label value.
@@ -153,11 +153,4 @@ type ConversationsResult struct {
 	Skipped Skipped
 	// Incomplete: the last page had hasMore without a nextCursor.
 	Incomplete bool
-}
-
-// CursorWalkOptions tunes WalkConversations; zero fields take defaults (the
-// largest page size).
-type CursorWalkOptions struct {
-	PageSize int
-	MaxPages int
 }

@@ -36,9 +36,7 @@ var conversationsFamilies = []engine.Family{{
 
 // Fetch implements engine.Source.
 func (c *Conversations) Fetch(ctx context.Context, u engine.Unit, r client.DateRange, _ int) (*engine.Result, error) {
-	res, err := c.client.WalkConversations(ctx, u.Project, r, client.CursorWalkOptions{
-		PageSize: client.MaxConversationsPageSize, MaxPages: c.maxPages,
-	})
+	res, err := c.client.WalkConversations(ctx, u.Project, r, c.maxPages)
 	if err != nil {
 		return nil, err
 	}
