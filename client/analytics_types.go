@@ -74,7 +74,6 @@ type PathsPage struct {
 
 // PathsResult is a walk of the visitors or views export for one range.
 type PathsResult struct {
-	Range  DateRange
 	Totals Counts
 	Rows   []PathCounts // each path once, in the order first returned
 	// Pages counts the pages read: the walk's requests.
@@ -146,7 +145,6 @@ type ConversationKey struct {
 // ConversationsResult is a cursor walk of the assistant conversations for
 // one range; no text is decoded.
 type ConversationsResult struct {
-	Range   DateRange
 	Counts  map[ConversationKey]int
 	Turns   int // the sum of Counts
 	Pages   int

@@ -25,7 +25,7 @@ func (c *Client) WalkConversations(ctx context.Context, projectID string, r Date
 	if err := pagingDefaults(&size, &maxPages, MaxConversationsPageSize, DefaultConversationsMaxPages, projectID); err != nil {
 		return nil, walkError(ep, projectID, r, "", err)
 	}
-	res := &ConversationsResult{Range: r, Counts: make(map[ConversationKey]int)}
+	res := &ConversationsResult{Counts: make(map[ConversationKey]int)}
 	seen := make(map[string]bool)
 	cursor := ""
 	empty := 0 // see emptyPage

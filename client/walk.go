@@ -161,7 +161,7 @@ func (w *PathsWalk) Result() *PathsResult {
 		return nil
 	}
 	p := &w.p
-	return &PathsResult{Range: w.r, Totals: p.Totals, Rows: p.Rows, Pages: p.Pages, Duplicates: p.Duplicates, Skipped: p.Skipped, Stopped: w.stopped}
+	return &PathsResult{Totals: p.Totals, Rows: p.Rows, Pages: p.Pages, Duplicates: p.Duplicates, Skipped: p.Skipped, Stopped: w.stopped}
 }
 
 // fail wraps err with the walk's project, range and the offset of page i.
