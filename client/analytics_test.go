@@ -238,12 +238,7 @@ func TestSearchesMatchFake(t *testing.T) {
 		zero := 0
 		for i, w := range terms {
 			g := got[i]
-			top := ""
-			if g.TopClickedPage != nil {
-				top = *g.TopClickedPage
-			}
-			if g.Query != w.Query || g.Hits != float64(w.Hits) || g.CTR != w.CTR || top != w.TopClickedPage ||
-				g.LastSearchedAt == nil || !g.LastSearchedAt.Equal(w.LastSearchedAt) {
+			if g.Query != w.Query || g.Hits != float64(w.Hits) || g.CTR != w.CTR {
 				t.Errorf("%s term %d: %+v, want %+v", r, i, g, w)
 			}
 			if i > 0 && got[i-1].Hits < g.Hits {
@@ -251,9 +246,6 @@ func TestSearchesMatchFake(t *testing.T) {
 			}
 			if g.CTR == 0 {
 				zero++
-				if g.TopClickedPage != nil {
-					t.Errorf("%s: a term without clicks has a top clicked page", r)
-				}
 			}
 		}
 		if zero == 0 {
@@ -313,31 +305,25 @@ func TestWalkConversationsMatchesFake(t *testing.T) {
 		for _, n := range want {
 			turns += n
 		}
-		for _, size := range []int{0, 1000, 97} {
-			h.reset()
-			res, err := h.c.WalkConversations(context.Background(), testProject, r, client.CursorWalkOptions{PageSize: size, MaxPages: 100})
-			if err != nil {
-				t.Fatal(err)
+		h.reset()
+		res, err := h.c.WalkConversations(context.Background(), testProject, r, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages := max(1, (turns+client.MaxConversationsPageSize-1)/client.MaxConversationsPageSize)
+		if res.Turns != turns || res.Pages != pages || len(res.Counts) != len(want) || res.Skipped != nil {
+			t.Errorf("%s: %d turns in %d pages (want %d in %d), counts %v", r, res.Turns, res.Pages, turns, pages, res.Counts)
+		}
+		for k, n := range want {
+			if res.Counts[client.ConversationKey{ResponseType: k.ResponseType, Resolution: k.Resolution}] != n {
+				t.Errorf("%s: %+v = %d, want %d", r, k, res.Counts[client.ConversationKey(k)], n)
 			}
-			eff := size
-			if eff == 0 {
-				eff = client.MaxConversationsPageSize
-			}
-			pages := max(1, (turns+eff-1)/eff)
-			if res.Turns != turns || res.Pages != pages || len(res.Counts) != len(want) || res.Skipped != nil {
-				t.Errorf("%s size %d: %d turns in %d pages (want %d in %d), counts %v", r, size, res.Turns, res.Pages, turns, pages, res.Counts)
-			}
-			for k, n := range want {
-				if res.Counts[client.ConversationKey{ResponseType: k.ResponseType, Resolution: k.Resolution}] != n {
-					t.Errorf("%s: %+v = %d, want %d", r, k, res.Counts[client.ConversationKey(k)], n)
-				}
-			}
-			if n := h.count(mintlifytest.EndpointConversations); n != pages {
-				t.Errorf("%s: %d requests, want %d", r, n, pages)
-			}
-			if q := lastQuery(t, h, mintlifytest.EndpointConversations); q["limit"] != strconv.Itoa(eff) {
-				t.Errorf("query %v", q)
-			}
+		}
+		if n := h.count(mintlifytest.EndpointConversations); n != pages {
+			t.Errorf("%s: %d requests, want %d", r, n, pages)
+		}
+		if q := lastQuery(t, h, mintlifytest.EndpointConversations); q["limit"] != strconv.Itoa(client.MaxConversationsPageSize) {
+			t.Errorf("query %v", q)
 		}
 	}
 	// Both response types (one of them also absent) and both resolutions
@@ -354,26 +340,26 @@ func TestWalkConversationsMatchesFake(t *testing.T) {
 }
 
 func TestWalkConversationsGuards(t *testing.T) {
-	ds := mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: 3, Paths: 20, Days: 5, End: testEnd, TurnsPerDay: 100})
+	ds := mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: 3, Paths: 20, Days: 5, End: testEnd, TurnsPerDay: 1000})
 	r := windows()[1]
 	for _, tc := range []struct {
 		name     string
 		fault    mintlifytest.Fault
-		opts     client.CursorWalkOptions
+		maxPages int
 		wantIs   error
 		wantText string
 		requests int
 	}{
-		{"too many pages", mintlifytest.Fault{}, client.CursorWalkOptions{PageSize: 10, MaxPages: 4}, client.ErrTooManyPages, "--conversations.max-pages", 4},
-		{"repeated cursor", mintlifytest.Fault{RepeatCursor: true}, client.CursorWalkOptions{PageSize: 50}, nil, "repeats an earlier one", 2},
-		{"malformed page", mintlifytest.Fault{Mutate: func(b map[string]any) { delete(b, "hasMore") }}, client.CursorWalkOptions{}, nil, "hasMore: missing", 1},
-		{"bad option", mintlifytest.Fault{}, client.CursorWalkOptions{PageSize: 1001}, nil, "1..1000", 0},
+		{"too many pages", mintlifytest.Fault{}, 4, client.ErrTooManyPages, "--conversations.max-pages", 4},
+		{"repeated cursor", mintlifytest.Fault{RepeatCursor: true}, 0, nil, "repeats an earlier one", 2},
+		{"malformed page", mintlifytest.Fault{Mutate: func(b map[string]any) { delete(b, "hasMore") }}, 0, nil, "hasMore: missing", 1},
+		{"bad option", mintlifytest.Fault{}, -1, nil, "negative MaxPages -1", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, nil, mintlifytest.WithProject(testProject, ds))
 			tc.fault.Endpoint = mintlifytest.EndpointConversations
 			h.srv.AddFault(tc.fault)
-			res, err := h.c.WalkConversations(context.Background(), testProject, r, tc.opts)
+			res, err := h.c.WalkConversations(context.Background(), testProject, r, tc.maxPages)
 			if res != nil || err == nil || (tc.wantIs != nil && !errors.Is(err, tc.wantIs)) || !strings.Contains(err.Error(), tc.wantText) {
 				t.Fatalf("result %v, error %v; want %v containing %q", res, err, tc.wantIs, tc.wantText)
 			}
@@ -391,7 +377,7 @@ func TestConversationsSkipAndFuture(t *testing.T) {
 	ds := mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: 3, Paths: 20, Days: 5, End: testEnd, TurnsPerDay: 20})
 	r := windows()[1]
 	h := newHarness(t, nil, mintlifytest.WithProject(testProject, ds))
-	want, err := h.c.WalkConversations(context.Background(), testProject, r, client.CursorWalkOptions{})
+	want, err := h.c.WalkConversations(context.Background(), testProject, r, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,7 +390,7 @@ func TestConversationsSkipAndFuture(t *testing.T) {
 		rows[2].(map[string]any)["feedback"] = map[string]any{"thumbs": "up"}
 		rows[3].(map[string]any)["responseType"] = nil
 	}})
-	got, err := h.c.WalkConversations(context.Background(), testProject, r, client.CursorWalkOptions{})
+	got, err := h.c.WalkConversations(context.Background(), testProject, r, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -423,7 +409,7 @@ func TestConversationsSkipAndFuture(t *testing.T) {
 	// Malformed turns are skipped and counted.
 	for _, kind := range []mintlifytest.BadRowKind{mintlifytest.RowNotObject, mintlifytest.RowEmptyPath, mintlifytest.RowNegativeCount} {
 		remove := h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointConversations, BadRow: kind, BadRowIndex: 4})
-		got, err := h.c.WalkConversations(context.Background(), testProject, r, client.CursorWalkOptions{})
+		got, err := h.c.WalkConversations(context.Background(), testProject, r, 0)
 		remove()
 		if err != nil || got.Turns != want.Turns-1 || got.Skipped[client.SkipBadRow] != 1 {
 			t.Errorf("bad row %d: %v, %d turns (want %d), skipped %v", kind, err, got.Turns, want.Turns-1, got.Skipped)
@@ -515,27 +501,27 @@ func TestRateLimitSharedByEveryAnalyticsEndpoint(t *testing.T) {
 // totalSearches that is not an integer (the schema says integer) is
 // refused, 12.0 is not.
 func TestPaginationAsTheSchemaAllows(t *testing.T) {
-	ds := mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: 3, Paths: 20, Days: 5, End: testEnd, TurnsPerDay: 100})
+	ds := mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: 3, Paths: 20, Days: 5, End: testEnd, TurnsPerDay: 700})
 	r := windows()[1]
-	opts := client.CursorWalkOptions{PageSize: 50}
+	const size = client.MaxConversationsPageSize
 	h := newHarness(t, nil, mintlifytest.WithProject(testProject, ds))
-	all, err := h.c.WalkConversations(context.Background(), testProject, r, opts)
+	all, err := h.c.WalkConversations(context.Background(), testProject, r, 0)
 	if err != nil || all.Pages < 3 || all.Incomplete {
 		t.Fatalf("the walk without faults: %+v, %v", all, err)
 	}
 
 	h = newHarness(t, nil, mintlifytest.WithProject(testProject, ds))
 	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointConversations, Times: 1, NoNextCursor: true})
-	res, err := h.c.WalkConversations(context.Background(), testProject, r, opts)
-	if err != nil || !res.Incomplete || res.Turns != 50 || res.Pages != 1 {
-		t.Errorf("hasMore with a null nextCursor: %+v, %v; want the first page's 50 turns, Incomplete", res, err)
+	res, err := h.c.WalkConversations(context.Background(), testProject, r, 0)
+	if err != nil || !res.Incomplete || res.Turns != size || res.Pages != 1 {
+		t.Errorf("hasMore with a null nextCursor: %+v, %v; want the first page's turns, Incomplete", res, err)
 	}
 
 	h = newHarness(t, nil, mintlifytest.WithProject(testProject, ds))
 	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointConversations, Times: 1, EmptyPage: true})
-	res, err = h.c.WalkConversations(context.Background(), testProject, r, opts)
-	if err != nil || res.Incomplete || res.Turns != all.Turns-50 || res.Pages != all.Pages {
-		t.Errorf("an empty first page with a cursor: %+v, %v; want %d turns in %d pages", res, err, all.Turns-50, all.Pages)
+	res, err = h.c.WalkConversations(context.Background(), testProject, r, 0)
+	if err != nil || res.Incomplete || res.Turns != all.Turns-size || res.Pages != all.Pages {
+		t.Errorf("an empty first page with a cursor: %+v, %v; want %d turns in %d pages", res, err, all.Turns-size, all.Pages)
 	}
 
 	for total, ok := range map[string]bool{"2.5": false, "12.0": true, "1e3": true} {

@@ -1,7 +1,5 @@
 package client
 
-import "time"
-
 // The largest limit each analytics endpoint accepts (the smallest is 1).
 const (
 	MaxPageSize              = 250 // visitors and views
@@ -10,7 +8,7 @@ const (
 	MaxConversationsPageSize = 1000
 )
 
-// DefaultConversationsMaxPages is the default MaxPages of CursorWalkOptions.
+// DefaultConversationsMaxPages is WalkConversations' page bound when 0 is given.
 const DefaultConversationsMaxPages = 10
 
 // Reasons a row was skipped (the keys of Skipped), fit for a label value.
@@ -76,7 +74,6 @@ type PathsPage struct {
 
 // PathsResult is a walk of the visitors or views export for one range.
 type PathsResult struct {
-	Range  DateRange
 	Totals Counts
 	Rows   []PathCounts // each path once, in the order first returned
 	// Pages counts the pages read: the walk's requests.
@@ -112,14 +109,13 @@ type FeedbackPage struct {
 	Skipped Skipped
 }
 
-// SearchTerm is one row of searches. Query is typed by the public: never
-// log it, and bound it before using it as a label value.
+// SearchTerm is one row of searches (its topClickedPage is checked, not
+// kept). Query is typed by the public: never log it, and bound it before
+// using it as a label value.
 type SearchTerm struct {
-	Query          string
-	Hits           float64
-	CTR            float64 // as the API gives it: no documented upper bound
-	TopClickedPage *string
-	LastSearchedAt *time.Time // nil unless an RFC 3339 date-time came
+	Query string
+	Hits  float64
+	CTR   float64 // as the API gives it: no documented upper bound
 }
 
 // SearchesPage is one page of searches, rows ordered by hits descending.
@@ -149,18 +145,10 @@ type ConversationKey struct {
 // ConversationsResult is a cursor walk of the assistant conversations for
 // one range; no text is decoded.
 type ConversationsResult struct {
-	Range   DateRange
 	Counts  map[ConversationKey]int
 	Turns   int // the sum of Counts
 	Pages   int
 	Skipped Skipped
 	// Incomplete: the last page had hasMore without a nextCursor.
 	Incomplete bool
-}
-
-// CursorWalkOptions tunes WalkConversations; zero fields take defaults (the
-// largest page size).
-type CursorWalkOptions struct {
-	PageSize int
-	MaxPages int
 }

@@ -14,26 +14,28 @@ type conversationWire struct {
 
 // WalkConversations counts every assistant conversation turn of a project
 // in r by response type and resolution, following the cursor: one request
-// per PageSize turns, all or nothing. More than MaxPages pages is
-// ErrTooManyPages, a cursor already seen a *DecodeError; hasMore without a
-// nextCursor ends the walk Incomplete. Malformed turns are skipped.
-func (c *Client) WalkConversations(ctx context.Context, projectID string, r DateRange, o CursorWalkOptions) (*ConversationsResult, error) {
+// per MaxConversationsPageSize turns, all or nothing. More than maxPages
+// pages (0: DefaultConversationsMaxPages) is ErrTooManyPages, a cursor
+// already seen a *DecodeError; hasMore without a nextCursor ends the walk
+// Incomplete. Malformed turns are skipped.
+func (c *Client) WalkConversations(ctx context.Context, projectID string, r DateRange, maxPages int) (*ConversationsResult, error) {
 	ep := EndpointConversations
 	fail := func(i int, err error) error { return walkError(ep, projectID, r, fmt.Sprintf("page %d: ", i+1), err) }
-	if err := pagingDefaults(&o.PageSize, &o.MaxPages, MaxConversationsPageSize, DefaultConversationsMaxPages, projectID); err != nil {
+	size := MaxConversationsPageSize
+	if err := pagingDefaults(&size, &maxPages, MaxConversationsPageSize, DefaultConversationsMaxPages, projectID); err != nil {
 		return nil, walkError(ep, projectID, r, "", err)
 	}
-	res := &ConversationsResult{Range: r, Counts: make(map[ConversationKey]int)}
+	res := &ConversationsResult{Counts: make(map[ConversationKey]int)}
 	seen := make(map[string]bool)
 	cursor := ""
 	empty := 0 // see emptyPage
 	for i := 0; ; i++ {
-		if i >= o.MaxPages {
+		if i >= maxPages {
 			err := fmt.Errorf("more than %d pages of %d turns (%w): use a shorter window or raise --conversations.max-pages",
-				o.MaxPages, o.PageSize, ErrTooManyPages)
+				maxPages, size, ErrTooManyPages)
 			return nil, walkError(ep, projectID, r, "", err)
 		}
-		body, err := c.getPage(ctx, ep, projectID, r, o.PageSize, MaxConversationsPageSize, "cursor", cursor)
+		body, err := c.getPage(ctx, ep, projectID, r, size, size, "cursor", cursor)
 		var next *string
 		var more, none bool
 		if err == nil {

@@ -237,7 +237,7 @@ func readAll(t *testing.T, h *harness, r client.DateRange) allAnswers {
 	if a.Searches, err = h.c.Searches(ctx, testProject, r, 100, ""); err != nil {
 		t.Fatal(err)
 	}
-	if a.Conversations, err = h.c.WalkConversations(ctx, testProject, r, client.CursorWalkOptions{}); err != nil {
+	if a.Conversations, err = h.c.WalkConversations(ctx, testProject, r, 0); err != nil {
 		t.Fatal(err)
 	}
 	return a

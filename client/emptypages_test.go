@@ -111,10 +111,12 @@ func TestEndlessEmptyPagesFailTheUnit(t *testing.T) {
 // way after MaxEmptyPages pages in a row without a turn, each with a new
 // cursor and hasMore.
 func TestEndlessEmptyConversationPages(t *testing.T) {
-	ds, r := generated(50)
+	_, r := generated(0)
+	// More than MaxEmptyPages pages of turns, for the cursor to move on.
+	ds := mintlifytest.Generate(mintlifytest.GenerateOptions{Seed: 50, Paths: 50, Days: 30, End: testEnd, TurnsPerDay: 200})
 	h := newHarness(t, nil, mintlifytest.WithProject(testProject, ds))
 	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointConversations, EmptyPage: true, HasMoreForever: true})
-	res, err := h.c.WalkConversations(context.Background(), testProject, r, client.CursorWalkOptions{PageSize: 10})
+	res, err := h.c.WalkConversations(context.Background(), testProject, r, 0)
 	if res != nil || !errors.Is(err, client.ErrEmptyPages) {
 		t.Fatalf("result %+v, error %v; want ErrEmptyPages", res, err)
 	}

@@ -2,11 +2,8 @@ package client
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"maps"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -113,24 +110,6 @@ func (e Endpoint) route(project, job string) (string, error) {
 		path = strings.Replace(path, "{id}", j, 1)
 	}
 	return path, nil
-}
-
-// GetAnalytics sends one GET of an analytics endpoint for projectID over r
-// (dateFrom and dateTo, when set) with the other parameters q (nil for
-// none), and decodes its JSON answer into v (typed structs; check their
-// fields after). An answer that is not JSON of v's shape is a
-// *DecodeError. It is what a source with no method of its own calls.
-func (c *Client) GetAnalytics(ctx context.Context, ep Endpoint, projectID string, r DateRange, q url.Values, v any) error {
-	query := rangeValues(r)
-	maps.Copy(query, q)
-	body, err := c.do(ctx, &call{endpoint: ep, project: projectID, query: query})
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(body, v); err != nil {
-		return &DecodeError{Endpoint: ep, Reason: err.Error()}
-	}
-	return nil
 }
 
 // String is the endpoint's name, its "endpoint" label value.

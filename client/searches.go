@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"strconv"
-	"time"
 )
 
 // searchRowWire is the wire form of one searches row.
@@ -13,7 +12,6 @@ type searchRowWire struct {
 	Hits           leaf `json:"hits"`
 	CTR            leaf `json:"ctr"`
 	TopClickedPage leaf `json:"topClickedPage"`
-	LastSearchedAt leaf `json:"lastSearchedAt"`
 }
 
 // Searches fetches one page of a project's search terms in r, by hits
@@ -33,17 +31,10 @@ func decodeSearches(body []byte) (*SearchesPage, error) {
 	f := fields{ep: EndpointSearches, err: decodePage(EndpointSearches, body, &w)}
 	page := &SearchesPage{}
 	page.Rows = keepRows(&f, "searches", w.Rows, &page.Skipped, func(r *searchRowWire) (SearchTerm, string) {
-		top, topOK := r.TopClickedPage.nullable()
-		if !topOK {
+		if _, topOK := r.TopClickedPage.nullable(); !topOK {
 			return SearchTerm{}, SkipBadRow
-		} else if why := rowProblem(&r.SearchQuery, SkipEmptyTerm, &r.Hits, &r.CTR); why != "" {
-			return SearchTerm{}, why
 		}
-		var last *time.Time // nil unless an RFC 3339 date-time came
-		if t, err := time.Parse(time.RFC3339Nano, r.LastSearchedAt.s); err == nil && r.LastSearchedAt.kind == '"' {
-			last = &t
-		}
-		return SearchTerm{Query: labelText(r.SearchQuery.s), Hits: r.Hits.n, CTR: r.CTR.n, TopClickedPage: top, LastSearchedAt: last}, ""
+		return SearchTerm{Query: labelText(r.SearchQuery.s), Hits: r.Hits.n, CTR: r.CTR.n}, rowProblem(&r.SearchQuery, SkipEmptyTerm, &r.Hits, &r.CTR)
 	})
 	if page.TotalSearches = f.count("totalSearches", &w.TotalSearches); page.TotalSearches != math.Trunc(page.TotalSearches) { // the schema says integer
 		f.fail("totalSearches", "not an integer: "+strconv.FormatFloat(page.TotalSearches, 'g', -1, 64))

@@ -32,13 +32,19 @@ func getDecoded[T any](ctx context.Context, c *Client, decode func([]byte) (*T, 
 }
 
 // getPage checks projectID and limit (0 is unsent, else 1..most) and sends
-// a GET of ep with r's dates, the limit and the other parameters more, key
-// and value pairs (an empty value is unsent).
+// a GET of ep with r's dates (each when set), the limit and the other
+// parameters more, key and value pairs (an empty value is unsent).
 func (c *Client) getPage(ctx context.Context, ep Endpoint, projectID string, r DateRange, limit, most int, more ...string) ([]byte, error) {
 	if limit < 0 || limit > most {
 		return nil, fmt.Errorf("%s: limit %d outside 1..%d", ep, limit, most)
 	}
-	v := rangeValues(r)
+	v := url.Values{}
+	if !r.From.IsZero() {
+		v.Set("dateFrom", r.From.String())
+	}
+	if !r.To.IsZero() {
+		v.Set("dateTo", r.To.String())
+	}
 	if limit > 0 {
 		v.Set("limit", strconv.Itoa(limit))
 	}
@@ -48,18 +54,6 @@ func (c *Client) getPage(ctx context.Context, ep Endpoint, projectID string, r D
 		}
 	}
 	return c.do(ctx, &call{endpoint: ep, project: projectID, query: v})
-}
-
-// rangeValues returns dateFrom and dateTo, each only when set.
-func rangeValues(r DateRange) url.Values {
-	v := url.Values{}
-	if !r.From.IsZero() {
-		v.Set("dateFrom", r.From.String())
-	}
-	if !r.To.IsZero() {
-		v.Set("dateTo", r.To.String())
-	}
-	return v
 }
 
 // countsWire is the wire form of {human, ai, total}.

@@ -81,7 +81,7 @@ type PageFunc func(ctx context.Context, ep Endpoint, projectID string, q PathsQu
 
 // PathsWalk is the one way an offset-paged export (visitors, views) is
 // read, one request per page: its caller drives it one page at a time with
-// Next, so it can send other requests between pages, or to the end with
+// Step, so it can send other requests between pages, or to the end with
 // All. Repeated paths are dropped (Duplicates), malformed rows skipped.
 // Not safe for concurrent use.
 type PathsWalk struct {
@@ -93,12 +93,12 @@ type PathsWalk struct {
 	// page that ended the walk with ErrEmptyPages.
 	p             WalkProgress
 	seen          map[string]struct{}
-	next          int // the page Next asks for
+	next          int // the page Step asks for
 	done, stopped bool
 }
 
 // NewWalk starts a walk of ep (EndpointVisitors or EndpointViews) over r
-// that fetches its pages with page; nothing is sent before the first Next.
+// that fetches its pages with page; nothing is sent before the first Step.
 func NewWalk(page PageFunc, ep Endpoint, projectID string, r DateRange, o WalkOptions) (*PathsWalk, error) {
 	if ep != EndpointVisitors && ep != EndpointViews {
 		return nil, fmt.Errorf("%s is not an offset-paged export", ep)
@@ -118,7 +118,7 @@ func NewWalk(page PageFunc, ep Endpoint, projectID string, r DateRange, o WalkOp
 // nothing, a failed page fails it.
 func (w *PathsWalk) All(ctx context.Context) (*PathsResult, error) {
 	for {
-		done, err := w.Next(ctx)
+		done, err := w.Step(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -128,9 +128,9 @@ func (w *PathsWalk) All(ctx context.Context) (*PathsResult, error) {
 	}
 }
 
-// Next sends the walk's next request and reports whether the walk is
-// complete. After an error nothing was merged: Next asks for the same page.
-func (w *PathsWalk) Next(ctx context.Context) (done bool, err error) {
+// Step sends the walk's next request and reports whether the walk is
+// complete. After an error nothing was merged: Step asks for the same page.
+func (w *PathsWalk) Step(ctx context.Context) (done bool, err error) {
 	i := w.next
 	switch {
 	case w.done:
@@ -149,19 +149,19 @@ func (w *PathsWalk) Next(ctx context.Context) (done bool, err error) {
 	return w.done, nil
 }
 
-// Pages is the number of pages merged so far.
-func (w *PathsWalk) Pages() int { return w.p.Pages }
+// Sent is the number of pages merged so far.
+func (w *PathsWalk) Sent() int { return w.p.Pages }
 
 // Totals returns the site-wide totals of the first page, once it came.
 func (w *PathsWalk) Totals() (Counts, bool) { return w.p.Totals, w.p.Pages > 0 }
 
-// Result is the walk's result once Next reported it complete, else nil.
+// Result is the walk's result once Step reported it complete, else nil.
 func (w *PathsWalk) Result() *PathsResult {
 	if !w.done {
 		return nil
 	}
 	p := &w.p
-	return &PathsResult{Range: w.r, Totals: p.Totals, Rows: p.Rows, Pages: p.Pages, Duplicates: p.Duplicates, Skipped: p.Skipped, Stopped: w.stopped}
+	return &PathsResult{Totals: p.Totals, Rows: p.Rows, Pages: p.Pages, Duplicates: p.Duplicates, Skipped: p.Skipped, Stopped: w.stopped}
 }
 
 // fail wraps err with the walk's project, range and the offset of page i.
@@ -265,16 +265,13 @@ func (w *PathsWalk) Progress() (pr WalkProgress, ok bool) {
 // ResumeWalk continues the walk pr describes with options o, fetching its
 // pages with page, once pr is one a walk with o could have reached: the
 // same page size, fewer pages than MaxPages, at most a page size of rows a
-// page, each path once, valid counts. Nothing is sent before Next.
+// page, each path once, valid counts. Nothing is sent before Step.
 func ResumeWalk(page PageFunc, pr WalkProgress, o WalkOptions) (*PathsWalk, error) {
 	r, err := pr.Range()
 	if err != nil {
 		return nil, fmt.Errorf("resume a walk: %w", err)
 	}
-	ep, _ := EndpointNamed(pr.Endpoint)
-	if ep != EndpointVisitors && ep != EndpointViews {
-		return nil, fmt.Errorf("resume a walk: %q is not an offset-paged export", pr.Endpoint)
-	}
+	ep, _ := EndpointNamed(pr.Endpoint) // NewWalk refuses another, and the zero Endpoint of an unknown name
 	w, err := NewWalk(page, ep, pr.Project, r, o)
 	if err != nil {
 		return nil, fmt.Errorf("resume a walk: %w", err)

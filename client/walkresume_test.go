@@ -34,8 +34,8 @@ func TestResumeWalk(t *testing.T) {
 		t.Error("progress before the first page")
 	}
 	for range 2 {
-		if done, err := pw.Next(ctx); err != nil || done {
-			t.Fatalf("Next: done %v, %v", done, err)
+		if done, err := pw.Step(ctx); err != nil || done {
+			t.Fatalf("Step: done %v, %v", done, err)
 		}
 	}
 	pr, ok := pw.Progress()
@@ -55,7 +55,7 @@ func TestResumeWalk(t *testing.T) {
 		t.Fatal(err)
 	}
 	for {
-		done, err := resumed.Next(ctx)
+		done, err := resumed.Step(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}

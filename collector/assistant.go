@@ -12,12 +12,12 @@ import (
 // window.
 type Assistant struct {
 	base
-	client Client
+	client *client.Client
 }
 
 var assistantSource = Descriptor{Name: "assistant", Endpoint: client.EndpointCallerStats, Default: true, Derived: "assistant",
 	Help: "assistant queries by caller", Cost: "1 request",
-	New: func(c Client, o Options) engine.Source {
+	New: func(c *client.Client, o Options) engine.Source {
 		return &Assistant{base: base{name: "assistant", families: assistantFamilies, cost: 1}, client: c}
 	}}
 

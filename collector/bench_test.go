@@ -164,7 +164,7 @@ func (f *refreshFixture) client(tb testing.TB, hooks client.Hooks) *client.Clien
 // source: walk every page, select the paths, then render and compress
 // every family.
 func (f *refreshFixture) refresh(tb testing.TB, c *client.Client) (*engine.Result, *exposition.Exposition) {
-	src := collector.NewVisitors(c, collector.Options{PageSize: benchPageSize})
+	src := collector.NewVisitors(c.PathsPage, collector.Options{PageSize: benchPageSize})
 	res, err := src.Fetch(context.Background(), benchUnit, f.rng, 0)
 	if err != nil {
 		tb.Fatal(err)
@@ -373,7 +373,7 @@ func TestRefreshMemoryChild(t *testing.T) {
 	)
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	refreshed := make(chan struct{}, 2)
-	src := collector.NewVisitors(f.client(t, client.Hooks{}), collector.Options{PageSize: benchPageSize, MaxPages: 1000})
+	src := collector.NewVisitors(f.client(t, client.Hooks{}).PathsPage, collector.Options{PageSize: benchPageSize, MaxPages: 1000})
 	v, err := engine.New(engine.Config{
 		Sources: []engine.Source{src}, Projects: []string{benchProject}, Windows: []engine.Window{benchWindow},
 		MinInterval: 15 * time.Minute, Budget: budget.New(1_000_000, clock), Status: health.NewStatus(), Now: clock,

@@ -1,7 +1,6 @@
 package collector
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -22,15 +21,6 @@ type Options struct {
 	ConversationsMaxPages int
 }
 
-// Client is what the analytics sources need; *client.Client implements it.
-type Client interface {
-	PathsClient
-	CallerStats(ctx context.Context, projectID string, r client.DateRange) (*client.CallerStats, error)
-	FeedbackByPage(ctx context.Context, projectID string, r client.DateRange, limit int) (*client.FeedbackPage, error)
-	Searches(ctx context.Context, projectID string, r client.DateRange, limit int, cursor string) (*client.SearchesPage, error)
-	WalkConversations(ctx context.Context, project string, r client.DateRange, o client.CursorWalkOptions) (*client.ConversationsResult, error)
-}
-
 // Descriptor is all the rest of the exporter knows of a source: its
 // --collector.<name> flag, the help and landing-page lists, the README's
 // cost table (checked by a test) and the endpoint the fake API serves.
@@ -46,7 +36,7 @@ type Descriptor struct {
 	// Derived names what of the source --analytics.derived-windows
 	// derives from days ("" nothing: its counts do not add up).
 	Derived string
-	New     func(c Client, o Options) engine.Source
+	New     func(c *client.Client, o Options) engine.Source
 }
 
 // Sources lists every analytics source, in exposition order.
@@ -75,7 +65,7 @@ func DefaultNames() string {
 }
 
 // Build returns the named sources, in the order of Sources.
-func Build(names []string, c Client, o Options) ([]engine.Source, error) {
+func Build(names []string, c *client.Client, o Options) ([]engine.Source, error) {
 	for _, n := range names {
 		if !slices.ContainsFunc(Sources, func(d Descriptor) bool { return d.Name == n }) {
 			return nil, fmt.Errorf("unknown analytics source %q", n)

@@ -18,13 +18,13 @@ import (
 // by default. Only counts are kept. It has no site window.
 type Conversations struct {
 	base
-	client   Client
+	client   *client.Client
 	maxPages int
 }
 
 var conversationsSource = Descriptor{Name: "conversations", Endpoint: client.EndpointConversations, Default: false, Derived: "conversations",
 	Help: "assistant conversation turns by response type and resolution", Cost: "1 request per 1,000 turns",
-	New: func(c Client, o Options) engine.Source {
+	New: func(c *client.Client, o Options) engine.Source {
 		return &Conversations{base: base{name: "conversations", families: conversationsFamilies, siteless: true}, client: c, maxPages: o.ConversationsMaxPages}
 	}}
 
@@ -36,9 +36,7 @@ var conversationsFamilies = []engine.Family{{
 
 // Fetch implements engine.Source.
 func (c *Conversations) Fetch(ctx context.Context, u engine.Unit, r client.DateRange, _ int) (*engine.Result, error) {
-	res, err := c.client.WalkConversations(ctx, u.Project, r, client.CursorWalkOptions{
-		PageSize: client.MaxConversationsPageSize, MaxPages: c.maxPages,
-	})
+	res, err := c.client.WalkConversations(ctx, u.Project, r, c.maxPages)
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,7 @@
 // the descriptors in exposition order (Sources) and builds the sources.
 //
 // A new analytics source is its file here (its descriptor, added to Sources,
-// reading its client.Analytics endpoint with client.Client.GetAnalytics into
-// typed structs, added to Client), a handler in client/mintlifytest, a README row and a test. A
-// scrape never calls the API: sources fetch only when the engine asks.
+// reading its client.Analytics endpoint with a method of client.Client), a
+// handler in client/mintlifytest, a README row and a test. A scrape never
+// calls the API: sources fetch only when the engine asks.
 package collector

@@ -40,7 +40,7 @@ const (
 // visitorsConfig is what the tests configure: an engine with the visitors
 // source alone.
 type visitorsConfig struct {
-	Client      Client
+	Client      *client.Client
 	Projects    []string
 	Windows     []Window
 	MinInterval time.Duration
@@ -61,7 +61,7 @@ type visitorsEngine struct {
 }
 
 func newVisitorsEngine(cfg visitorsConfig) (*visitorsEngine, error) {
-	src := NewVisitors(cfg.Client, Options{PageSize: cfg.PageSize, MaxPages: cfg.MaxPages, Filter: cfg.Filter})
+	src := NewVisitors(cfg.Client.PathsPage, Options{PageSize: cfg.PageSize, MaxPages: cfg.MaxPages, Filter: cfg.Filter})
 	e, err := engine.New(engine.Config{
 		Sources: []engine.Source{src}, Projects: cfg.Projects, Windows: cfg.Windows,
 		MinInterval: cfg.MinInterval, Budget: cfg.Budget, Status: cfg.Status, Logger: cfg.Logger,
@@ -90,8 +90,6 @@ func settle(t testing.TB, clk *mintlifytest.Clock, e *engine.Engine) {
 
 // Interval is the first unit's interval.
 func (v *visitorsEngine) Interval() time.Duration { return v.States()[0].Interval }
-
-var _ Client = (*client.Client)(nil)
 
 // windowOf parses a window name the test knows is valid.
 func windowOf(t *testing.T, s string) engine.Window {

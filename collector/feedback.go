@@ -13,13 +13,13 @@ import (
 // says when there were more. It has no site window.
 type Feedback struct {
 	base
-	client Client
+	client *client.Client
 	filter PathFilter
 }
 
 var feedbackSource = Descriptor{Name: "feedback", Endpoint: client.EndpointFeedbackByPage, Default: true,
 	Help: "feedback per page, the 100 pages with the most", Cost: "1 request",
-	New: func(c Client, o Options) engine.Source {
+	New: func(c *client.Client, o Options) engine.Source {
 		return &Feedback{base: base{name: "feedback", families: feedbackFamilies, siteless: true, cost: 1}, client: c, filter: o.Filter}
 	}}
 

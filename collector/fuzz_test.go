@@ -41,7 +41,7 @@ func FuzzSanitizeLabel(f *testing.F) {
 		}
 		c := client.Counts{Human: float64(human), AI: float64(ai), Total: float64(total)}
 		res := &client.PathsResult{Rows: []client.PathCounts{{Path: p, Counts: c}}, Pages: 1}
-		src := NewVisitors(StaticVisitors{Res: res}, Options{})
+		src := NewVisitors(StaticVisitors{Res: res}.PathsPage, Options{})
 		u := engine.Unit{Source: "visitors", Project: "docs", Window: Window{Name: "7d", Days: 7}}
 		r, err := src.Fetch(context.Background(), u, u.Window.Range(day0), 0)
 		if err != nil {

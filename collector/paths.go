@@ -74,12 +74,6 @@ func selectPaths[R any](rows []R, path func(*R) *string, key func(*R) float64, f
 	return out, distinct
 }
 
-// PathsClient is what the paths sources need of *client.Client: a page of
-// an offset-paged export (client.PageFunc), which their walks send.
-type PathsClient interface {
-	PathsPage(ctx context.Context, ep client.Endpoint, projectID string, q client.PathsQuery) (*client.PathsPage, error)
-}
-
 // Paths is a source of an offset-paged export, site-wide and per page:
 // visitors (unique visitors, which do not add up over pages or days) or
 // views (page view events; traffic "other" makes sum() over traffic the
@@ -90,7 +84,7 @@ type Paths struct {
 	// build sets out's samples but the paths counts (setPathCounts).
 	build    func(u engine.Unit, t client.Counts, rows []client.PathCounts, out *engine.Result)
 	additive bool
-	client   PathsClient
+	page     client.PageFunc // (*client.Client).PathsPage in the exporter
 	walk     client.WalkOptions
 	filter   PathFilter
 }
@@ -111,14 +105,14 @@ var (
 
 const pathsCost = "1 request per 250 paths"
 
-func (k *Paths) source(c Client, o Options) engine.Source { return newPaths(k, c, o) }
+func (k *Paths) source(c *client.Client, o Options) engine.Source { return newPaths(k, c.PathsPage, o) }
 
-// NewVisitors returns the visitors source.
-func NewVisitors(c PathsClient, o Options) *Paths { return newPaths(visitors, c, o) }
+// NewVisitors returns the visitors source, which reads its pages with page.
+func NewVisitors(page client.PageFunc, o Options) *Paths { return newPaths(visitors, page, o) }
 
-func newPaths(k *Paths, c PathsClient, o Options) *Paths {
+func newPaths(k *Paths, page client.PageFunc, o Options) *Paths {
 	p := *k
-	p.client, p.filter = c, o.Filter
+	p.page, p.filter = page, o.Filter
 	p.walk = client.WalkOptions{PageSize: o.PageSize, MaxPages: o.MaxPages}
 	if o.Filter.MaxPaths > 0 { // a walk may stop at the top MaxPaths when rows come sorted by total
 		p.walk.Top, p.walk.Keep = o.Filter.MaxPaths, o.Filter.keeps
@@ -192,7 +186,7 @@ func (p *Paths) Additive(engine.Unit) bool { return p.additive }
 // full window's walk to its end.
 func (p *Paths) Fetch(ctx context.Context, u engine.Unit, r client.DateRange, prevCost int) (*engine.Result, error) {
 	if u.Window.Site {
-		page, err := p.client.PathsPage(ctx, p.ep, u.Project, client.PathsQuery{Range: r, Limit: 1})
+		page, err := p.page(ctx, p.ep, u.Project, client.PathsQuery{Range: r, Limit: 1})
 		if err != nil {
 			return nil, err
 		}
@@ -202,7 +196,7 @@ func (p *Paths) Fetch(ctx context.Context, u engine.Unit, r client.DateRange, pr
 	if err != nil {
 		return nil, err
 	}
-	if _, err := w.(*pathsWalk).pw.All(ctx); err != nil {
+	if _, err := w.(*pathsWalk).All(ctx); err != nil {
 		return nil, err
 	}
 	return w.Result()
@@ -221,11 +215,11 @@ func (p *Paths) Begin(u engine.Unit, r client.DateRange, _ int) (engine.Walk, er
 	if u.Window.Site {
 		return nil, nil
 	}
-	w, err := client.NewWalk(p.client.PathsPage, p.ep, u.Project, r, p.walk)
+	w, err := client.NewWalk(p.page, p.ep, u.Project, r, p.walk)
 	if err != nil {
 		return nil, err
 	}
-	return &pathsWalk{pw: w, u: u, src: p}, nil
+	return &pathsWalk{PathsWalk: w, u: u, src: p}, nil
 }
 
 // Resume implements engine.Resumer: it continues a full window's walk from
@@ -238,32 +232,24 @@ func (p *Paths) Resume(u engine.Unit, pr client.WalkProgress, _ int) (engine.Wal
 	case pr.Endpoint != p.ep.String() || pr.Project != u.Project:
 		return nil, fmt.Errorf("a %s walk of project %q is not one of %s of project %q", pr.Endpoint, pr.Project, p.ep, u.Project)
 	}
-	w, err := client.ResumeWalk(p.client.PathsPage, pr, p.walk)
+	w, err := client.ResumeWalk(p.page, pr, p.walk)
 	if err != nil {
 		return nil, err
 	}
-	return &pathsWalk{pw: w, u: u, src: p}, nil
+	return &pathsWalk{PathsWalk: w, u: u, src: p}, nil
 }
 
-// pathsWalk is the engine.Walk of a full window of a paths source.
+// pathsWalk is the engine.Walk of a full window of a paths source: the
+// client's walk, whose Step, Sent and Progress it keeps, with the unit.
 type pathsWalk struct {
-	pw  *client.PathsWalk
+	*client.PathsWalk
 	u   engine.Unit
 	src *Paths
 }
 
-// Progress implements engine.Resumable.
-func (w *pathsWalk) Progress() (client.WalkProgress, bool) { return w.pw.Progress() }
-
-// Step implements engine.Walk.
-func (w *pathsWalk) Step(ctx context.Context) (bool, error) { return w.pw.Next(ctx) }
-
-// Sent implements engine.Walk.
-func (w *pathsWalk) Sent() int { return w.pw.Pages() }
-
 // Totals implements engine.Walk: the first page's totals.
 func (w *pathsWalk) Totals() *engine.Result {
-	t, ok := w.pw.Totals()
+	t, ok := w.PathsWalk.Totals()
 	if !ok {
 		return nil
 	}
@@ -272,7 +258,7 @@ func (w *pathsWalk) Totals() *engine.Result {
 
 // Result implements engine.Walk.
 func (w *pathsWalk) Result() (*engine.Result, error) {
-	res := w.pw.Result()
+	res := w.PathsWalk.Result()
 	if res == nil {
 		return nil, fmt.Errorf("%s walk of project %q is not complete", w.u.Source, w.u.Project)
 	}

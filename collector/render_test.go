@@ -38,7 +38,7 @@ func renderSnapshot(project, window string, totals client.Counts, rows ...client
 }
 
 func visitorsSource(res *client.PathsResult) *collector.Paths {
-	return collector.NewVisitors(collector.StaticVisitors{Res: res}, collector.Options{})
+	return collector.NewVisitors(collector.StaticVisitors{Res: res}.PathsPage, collector.Options{})
 }
 
 // restoredVisitors returns an engine serving the results, in their order.

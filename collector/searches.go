@@ -19,13 +19,13 @@ const MaxTermRunes = 100
 // typed by the public: cut, made valid UTF-8, never logged.
 type Searches struct {
 	base
-	client   Client
+	client   *client.Client
 	topTerms int
 }
 
 var searchesSource = Descriptor{Name: "searches", Endpoint: client.EndpointSearches, Default: true, Derived: "searches without top terms",
 	Help: "search volume, and the top terms with --searches.top-terms", Cost: "1 request",
-	New: func(c Client, o Options) engine.Source {
+	New: func(c *client.Client, o Options) engine.Source {
 		return &Searches{base: base{name: "searches", families: searchesFamilies, cost: 1}, client: c, topTerms: min(max(o.SearchesTopTerms, 0), client.MaxSearchesLimit)}
 	}}
 

@@ -20,7 +20,7 @@ func topWalk(t *testing.T, paths, maxPaths int, opts ...mintlifytest.Option) (*e
 	srv := mintlifytest.NewServer(append([]mintlifytest.Option{mintlifytest.WithClock(fixedDay0), mintlifytest.WithProject("docs", data)}, opts...)...)
 	t.Cleanup(srv.Close)
 	c := apitest.Client(t, srv, client.Config{Now: fixedDay0})
-	src := newPaths(views, c, Options{PageSize: 250, MaxPages: 1000, Filter: PathFilter{MaxPaths: maxPaths}})
+	src := newPaths(views, c.PathsPage, Options{PageSize: 250, MaxPages: 1000, Filter: PathFilter{MaxPaths: maxPaths}})
 	w := windowOf(t, "1d")
 	r := w.Range(day0)
 	res, err := src.Fetch(context.Background(), engine.Unit{Source: "views", Project: "docs", Window: w}, r, 0)

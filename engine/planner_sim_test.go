@@ -157,7 +157,7 @@ func simulate(t *testing.T, minInterval time.Duration, hours, budget int, window
 	for _, s := range windowNames {
 		windows = append(windows, windowOf(t, s))
 	}
-	src := collector.NewVisitors(c, collector.Options{PageSize: 250, MaxPages: 100})
+	src := collector.NewVisitors(c.PathsPage, collector.Options{PageSize: 250, MaxPages: 100})
 	e, err := engine.New(engine.Config{
 		Sources: []engine.Source{src}, Projects: []string{"docs", "api"}, Windows: windows,
 		MinInterval: minInterval, Budget: b.Budget, Status: health.NewStatus(), Logger: log.NewNopLogger(),

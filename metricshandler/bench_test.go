@@ -86,7 +86,7 @@ func getScrapeFixture(b *testing.B, n int) *scrapeFixture {
 	if err != nil {
 		b.Fatal(err)
 	}
-	src := collector.NewVisitors(c, collector.Options{PageSize: 250, MaxPages: 1000})
+	src := collector.NewVisitors(c.PathsPage, collector.Options{PageSize: 250, MaxPages: 1000})
 	v, err := engine.New(engine.Config{
 		Sources: []engine.Source{src}, Projects: []string{"bench-docs"}, Windows: []engine.Window{{Name: "1d", Days: 1}},
 		MinInterval: 15 * time.Minute, Budget: budget, Status: status, Now: clk.Now, WaitUntil: clk.WaitUntil,

@@ -147,7 +147,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	apiMetrics := health.NewAPIMetrics()
 	budget, c := rig.BudgetedClient(1000, client.Config{Timeout: 10 * time.Second,
 		Retry: client.RetryPolicy{MaxAttempts: 1}, Hooks: client.Hooks{Observe: apiMetrics.Observe}})
-	src := collector.NewVisitors(c, collector.Options{PageSize: 25, MaxPages: 100})
+	src := collector.NewVisitors(c.PathsPage, collector.Options{PageSize: 25, MaxPages: 100})
 	v := rig.Engine(engine.Config{
 		Sources: []engine.Source{src}, Projects: []string{"docs", "api"}, Windows: windows,
 		MinInterval: 15 * time.Minute, Budget: budget, Status: status,

@@ -299,7 +299,7 @@ func newExporter(t *testing.T, rig *apitest.Rig, projects []string, restore *eng
 	x := &exporter{Rig: rig, logs: &logbuf.Buffer{}}
 	var c *client.Client
 	x.b, c = rig.BudgetedClient(perHour, client.Config{})
-	src := collector.NewVisitors(c, collector.Options{PageSize: 100, MaxPages: 100})
+	src := collector.NewVisitors(c.PathsPage, collector.Options{PageSize: 100, MaxPages: 100})
 	x.e = rig.Engine(engine.Config{
 		Sources: []engine.Source{src}, Projects: projects, Windows: windows, MinInterval: 15 * time.Minute,
 		Budget: x.b, Restore: restore, Logger: log.NewLogfmtLogger(x.logs),
