@@ -60,9 +60,9 @@ func WriteJSON(path string, v any) error {
 
 // CleanTemp removes the temporary files an interrupted save of the file at
 // path (the cache file, its journal or lock file; the remediation ledger)
-// left next to it, and logs what it removed and what it could not, with of
-// naming the file in the message ("" for the cache file). Call it at start,
-// before any save.
+// left next to it, and logs what it removed and what it could not; of names
+// the file in the log message (" of the remediation ledger"; "" for the cache
+// file). Call it at start, before any save.
 func CleanTemp(path, of string, logger log.Logger) {
 	dir, base := filepath.Split(path)
 	entries, _ := os.ReadDir(filepath.Clean(dir)) // a directory that cannot be read holds nothing to clean
