@@ -33,6 +33,9 @@ import (
 // DefaultRemoteWriteRetries rides out a receiver's restart (about 5 minutes).
 const DefaultRemoteWriteRetries = 10
 
+// remoteBackoff is the client's; the package's tests retry without waiting.
+var remoteBackoff = remote.BackoffConfig{Min: time.Second, Max: time.Minute, MaxRetries: DefaultRemoteWriteRetries}
+
 // DefaultRemoteTimeout bounds one request, as Prometheus' remote_timeout.
 const DefaultRemoteTimeout = 30 * time.Second
 
@@ -73,9 +76,8 @@ var reservedHeaders = []string{
 }
 
 // NewRemoteWriter checks rawURL (the write endpoint) and configFile
-// (Prometheus' remote_write HTTP settings); its errors hold no secret. Zero
-// retries is DefaultRemoteWriteRetries with backoff, others do not wait.
-func NewRemoteWriter(rawURL, configFile, userAgent string, retries int) (*RemoteWriter, error) {
+// (Prometheus' remote_write HTTP settings); its errors hold no secret.
+func NewRemoteWriter(rawURL, configFile, userAgent string) (*RemoteWriter, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("--remote-write.url=%s: want an http or https URL of the receiver's write endpoint, such as http://prometheus:9090/api/v1/write", redactURL(rawURL))
@@ -98,15 +100,11 @@ func NewRemoteWriter(rawURL, configFile, userAgent string, retries int) (*Remote
 	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	last := &headerTransport{next: client.Transport, headers: f.Headers}
 	client.Transport, client.Timeout = last, time.Duration(f.RemoteTimeout)
-	b := remote.BackoffConfig{MaxRetries: retries}
-	if retries == 0 {
-		b = remote.BackoffConfig{Min: time.Second, Max: time.Minute, MaxRetries: DefaultRemoteWriteRetries}
-	}
 	api, err := remote.NewAPI(u.String(),
 		remote.WithAPIHTTPClient(client),
 		remote.WithAPIPath(""), // the URL is the whole endpoint, as in Prometheus' remote_write
-		remote.WithAPIBackoff(b))
-	w := &RemoteWriter{url: redactURL(rawURL), api: api, last: last, retries: b.MaxRetries}
+		remote.WithAPIBackoff(remoteBackoff))
+	w := &RemoteWriter{url: redactURL(rawURL), api: api, last: last, retries: remoteBackoff.MaxRetries}
 	sum := sha256.Sum256([]byte(u.String()))
 	w.id = w.url + " (sha256 " + hex.EncodeToString(sum[:8]) + ")"
 	if u.RawQuery != "" {
