@@ -115,7 +115,7 @@ const clearLine = "\r\x1b[K"
 func (r *runner) left() time.Duration {
 	remaining := len(r.todo) - r.done()
 	per := 1.0
-	if r.done() > 0 && r.res.Fetched > 0 {
+	if r.res.Fetched > 0 {
 		per = float64(r.res.Requests) / float64(r.res.Fetched)
 	}
 	need := int(float64(remaining)*per+0.5) - r.cfg.Budget.Remaining()

@@ -54,7 +54,6 @@ type RemoteWriter struct {
 	secrets []string
 	api     *remote.API
 	last    *headerTransport
-	retries int
 	// whole: no journal (a stream backfill): the remedy is to run it again.
 	whole bool
 }
@@ -104,7 +103,7 @@ func NewRemoteWriter(rawURL, configFile, userAgent string) (*RemoteWriter, error
 		remote.WithAPIHTTPClient(client),
 		remote.WithAPIPath(""), // the URL is the whole endpoint, as in Prometheus' remote_write
 		remote.WithAPIBackoff(remoteBackoff))
-	w := &RemoteWriter{url: redactURL(rawURL), api: api, last: last, retries: remoteBackoff.MaxRetries}
+	w := &RemoteWriter{url: redactURL(rawURL), api: api, last: last}
 	sum := sha256.Sum256([]byte(u.String()))
 	w.id = w.url + " (sha256 " + hex.EncodeToString(sum[:8]) + ")"
 	if u.RawQuery != "" {
@@ -228,7 +227,7 @@ func (w *RemoteWriter) send(ctx context.Context, req *prompb.WriteRequest, onRet
 		}
 		return fmt.Errorf("remote write to %s: the receiver answered %d, a redirect to %s, which is not followed (the samples would go elsewhere than --remote-write.url says): set --remote-write.url to the address that accepts them", w.url, code, to)
 	case code == 0 || code >= 500 || code == http.StatusTooManyRequests:
-		return fmt.Errorf("remote write to %s failed after %d retries: %s; when the receiver is back, %s%s", w.url, w.retries, msg, again, nothingTwice)
+		return fmt.Errorf("remote write to %s failed after %d retries: %s; when the receiver is back, %s%s", w.url, remoteBackoff.MaxRetries, msg, again, nothingTwice)
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
 		return fmt.Errorf("remote write to %s refused: %s; check the credentials in --remote-write.config (basic_auth, authorization, headers such as X-Scope-OrgID)", w.url, msg)
 	case code == http.StatusNotFound || code == http.StatusMethodNotAllowed:
@@ -358,7 +357,7 @@ func (r *runner) sendUnsent(ctx context.Context) error {
 		retry := 0
 		err := rw.send(ctx, req, func(err error) {
 			retry++
-			r.note(fmt.Sprintf("remote write: %s; retry %d of %d", oneLine(rw.scrub(err.Error()), 200), retry, rw.retries))
+			r.note(fmt.Sprintf("remote write: %s; retry %d of %d", oneLine(rw.scrub(err.Error()), 200), retry, remoteBackoff.MaxRetries))
 		})
 		if ctx.Err() != nil {
 			r.res.Interrupted = true
