@@ -30,11 +30,9 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 )
 
-// DefaultRemoteWriteRetries rides out a receiver's restart (about 5 minutes).
-const DefaultRemoteWriteRetries = 10
-
-// remoteBackoff is the client's; the package's tests retry without waiting.
-var remoteBackoff = remote.BackoffConfig{Min: time.Second, Max: time.Minute, MaxRetries: DefaultRemoteWriteRetries}
+// remoteBackoff's 10 retries ride out a receiver's restart (about 5
+// minutes); the package's tests retry without waiting.
+var remoteBackoff = remote.BackoffConfig{Min: time.Second, Max: time.Minute, MaxRetries: 10}
 
 // DefaultRemoteTimeout bounds one request, as Prometheus' remote_timeout.
 const DefaultRemoteTimeout = 30 * time.Second
