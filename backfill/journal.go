@@ -152,9 +152,6 @@ func (e *entry) valid() bool {
 func openJournal(path string, args []string, prior journal) (j *journal, err error) {
 	j = &prior
 	j.path = path
-	if j.sent == nil {
-		j.sent = map[key]bool{}
-	}
 	if prior.validLen > 0 {
 		if j.f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0); err != nil {
 			return nil, fmt.Errorf("opening the journal: %w", err)
@@ -165,6 +162,7 @@ func openJournal(path string, args []string, prior journal) (j *journal, err err
 		}
 		return j, nil
 	}
+	j.sent = map[key]bool{} // no complete line: nothing was sent
 	// 0600: the journal records the arguments of the run.
 	if j.f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600); err != nil {
 		return nil, fmt.Errorf("creating the journal: %w", err)

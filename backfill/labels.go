@@ -17,17 +17,12 @@ type Label struct{ Name, Value string }
 // Compose file and chart, and the one the shipped rules and dashboards select.
 const DefaultJob = "mintlify"
 
-// DefaultLabels are the target labels unless told otherwise: job="mintlify".
-func DefaultLabels() []Label { return []Label{{"job", DefaultJob}} }
-
 // MergeLabels applies the --backfill.label values, NAME=VALUE, in order to
-// DefaultLabels and sorts the result by name. An empty VALUE removes the
-// label (as in Prometheus, an empty label is no label).
+// the default target labels, job=DefaultJob, and sorts the result by name.
+// An empty VALUE removes the label (as in Prometheus, an empty label is no
+// label); MergeLabels(nil) is the defaults.
 func MergeLabels(values []string) ([]Label, error) {
-	m := map[string]string{}
-	for _, l := range DefaultLabels() {
-		m[l.Name] = l.Value
-	}
+	m := map[string]string{"job": DefaultJob}
 	for _, s := range values {
 		name, value, ok := strings.Cut(s, "=")
 		switch {

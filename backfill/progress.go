@@ -19,14 +19,6 @@ func plural(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// leftText renders the time left.
-func leftText(d time.Duration) string {
-	if d < time.Minute {
-		return "less than a minute left"
-	}
-	return "about " + formatDuration(d) + " left"
-}
-
 // printPlan prints what the run will do and cost, before any request.
 func printPlan(cfg Config, res *Result, todo int) {
 	w := cfg.Out
@@ -111,15 +103,18 @@ func printReport(cfg Config, res *Result, journaled int, runErr error) {
 // clearLine returns to the start of the line and clears it.
 const clearLine = "\r\x1b[K"
 
-// left estimates the time the rest needs: requests beyond the budget's room.
-func (r *runner) left() time.Duration {
+// left tells the time the rest needs: requests beyond the budget's room.
+func (r *runner) left() string {
 	remaining := len(r.todo) - r.done()
 	per := 1.0
-	if r.done() > 0 && r.res.Fetched > 0 {
+	if r.res.Fetched > 0 {
 		per = float64(r.res.Requests) / float64(r.res.Fetched)
 	}
 	need := int(float64(remaining)*per+0.5) - r.cfg.Budget.Remaining()
-	return BudgetTime(need, r.cfg.Budget.PerHour())
+	if d := BudgetTime(need, r.cfg.Budget.PerHour()); d >= time.Minute {
+		return "about " + formatDuration(d) + " left"
+	}
+	return "less than a minute left"
 }
 
 // fetched records a finished (or failed) fetch; lastOfDay ends its day.
@@ -128,7 +123,7 @@ func (r *runner) fetched(f fetch, lastOfDay bool) {
 		r.redraw("")
 	} else if lastOfDay {
 		fmt.Fprintf(r.cfg.Progress, "%s done: %d/%d fetches, %s, %s\n",
-			f.day, r.done(), len(r.todo), plural(r.res.Requests, "request"), leftText(r.left()))
+			f.day, r.done(), len(r.todo), plural(r.res.Requests, "request"), r.left())
 	}
 	if lastOfDay && !r.estimated && r.cfg.Pages && r.res.Fetched > 0 {
 		r.estimated = true
@@ -138,25 +133,20 @@ func (r *runner) fetched(f fetch, lastOfDay bool) {
 	}
 }
 
-// line is the terminal bar.
-func (r *runner) line() string {
+// done is the number of fetches finished or failed.
+func (r *runner) done() int { return r.res.Fetched + len(r.res.Failed) }
+
+// redraw draws the terminal bar again, then suffix.
+func (r *runner) redraw(suffix string) {
 	const width = 24
 	filled := r.done() * width / max(len(r.todo), 1)
 	sent := ""
 	if r.cfg.RemoteWrite != nil {
 		sent = ", " + plural(r.res.Samples, "sample") + " sent"
 	}
-	return fmt.Sprintf("[%s%s] %d/%d fetches, %s%s, %s",
+	fmt.Fprintf(r.cfg.Progress, clearLine+"[%s%s] %d/%d fetches, %s%s, %s%s",
 		strings.Repeat("#", filled), strings.Repeat("-", width-filled), r.done(), len(r.todo),
-		plural(r.res.Requests, "request"), sent, leftText(r.left()))
-}
-
-// done is the number of fetches finished or failed.
-func (r *runner) done() int { return r.res.Fetched + len(r.res.Failed) }
-
-// redraw draws the bar again, then suffix.
-func (r *runner) redraw(suffix string) {
-	fmt.Fprint(r.cfg.Progress, clearLine+r.line()+suffix)
+		plural(r.res.Requests, "request"), sent, r.left(), suffix)
 	r.drawn = true
 }
 

@@ -30,8 +30,9 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 )
 
-// DefaultRemoteWriteRetries rides out a receiver's restart (about 5 minutes).
-const DefaultRemoteWriteRetries = 10
+// remoteBackoff's 10 retries ride out a receiver's restart (about 5
+// minutes); the package's tests retry without waiting.
+var remoteBackoff = remote.BackoffConfig{Min: time.Second, Max: time.Minute, MaxRetries: 10}
 
 // DefaultRemoteTimeout bounds one request, as Prometheus' remote_timeout.
 const DefaultRemoteTimeout = 30 * time.Second
@@ -51,7 +52,6 @@ type RemoteWriter struct {
 	secrets []string
 	api     *remote.API
 	last    *headerTransport
-	retries int
 	// whole: no journal (a stream backfill): the remedy is to run it again.
 	whole bool
 }
@@ -73,9 +73,8 @@ var reservedHeaders = []string{
 }
 
 // NewRemoteWriter checks rawURL (the write endpoint) and configFile
-// (Prometheus' remote_write HTTP settings); its errors hold no secret. Zero
-// retries is DefaultRemoteWriteRetries with backoff, others do not wait.
-func NewRemoteWriter(rawURL, configFile, userAgent string, retries int) (*RemoteWriter, error) {
+// (Prometheus' remote_write HTTP settings); its errors hold no secret.
+func NewRemoteWriter(rawURL, configFile, userAgent string) (*RemoteWriter, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("--remote-write.url=%s: want an http or https URL of the receiver's write endpoint, such as http://prometheus:9090/api/v1/write", redactURL(rawURL))
@@ -98,15 +97,11 @@ func NewRemoteWriter(rawURL, configFile, userAgent string, retries int) (*Remote
 	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	last := &headerTransport{next: client.Transport, headers: f.Headers}
 	client.Transport, client.Timeout = last, time.Duration(f.RemoteTimeout)
-	b := remote.BackoffConfig{MaxRetries: retries}
-	if retries == 0 {
-		b = remote.BackoffConfig{Min: time.Second, Max: time.Minute, MaxRetries: DefaultRemoteWriteRetries}
-	}
 	api, err := remote.NewAPI(u.String(),
 		remote.WithAPIHTTPClient(client),
 		remote.WithAPIPath(""), // the URL is the whole endpoint, as in Prometheus' remote_write
-		remote.WithAPIBackoff(b))
-	w := &RemoteWriter{url: redactURL(rawURL), api: api, last: last, retries: b.MaxRetries}
+		remote.WithAPIBackoff(remoteBackoff))
+	w := &RemoteWriter{url: redactURL(rawURL), api: api, last: last}
 	sum := sha256.Sum256([]byte(u.String()))
 	w.id = w.url + " (sha256 " + hex.EncodeToString(sum[:8]) + ")"
 	if u.RawQuery != "" {
@@ -230,7 +225,7 @@ func (w *RemoteWriter) send(ctx context.Context, req *prompb.WriteRequest, onRet
 		}
 		return fmt.Errorf("remote write to %s: the receiver answered %d, a redirect to %s, which is not followed (the samples would go elsewhere than --remote-write.url says): set --remote-write.url to the address that accepts them", w.url, code, to)
 	case code == 0 || code >= 500 || code == http.StatusTooManyRequests:
-		return fmt.Errorf("remote write to %s failed after %d retries: %s; when the receiver is back, %s%s", w.url, w.retries, msg, again, nothingTwice)
+		return fmt.Errorf("remote write to %s failed after %d retries: %s; when the receiver is back, %s%s", w.url, remoteBackoff.MaxRetries, msg, again, nothingTwice)
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
 		return fmt.Errorf("remote write to %s refused: %s; check the credentials in --remote-write.config (basic_auth, authorization, headers such as X-Scope-OrgID)", w.url, msg)
 	case code == http.StatusNotFound || code == http.StatusMethodNotAllowed:
@@ -360,7 +355,7 @@ func (r *runner) sendUnsent(ctx context.Context) error {
 		retry := 0
 		err := rw.send(ctx, req, func(err error) {
 			retry++
-			r.note(fmt.Sprintf("remote write: %s; retry %d of %d", oneLine(rw.scrub(err.Error()), 200), retry, rw.retries))
+			r.note(fmt.Sprintf("remote write: %s; retry %d of %d", oneLine(rw.scrub(err.Error()), 200), retry, remoteBackoff.MaxRetries))
 		})
 		if ctx.Err() != nil {
 			r.res.Interrupted = true

@@ -5,7 +5,12 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/exp/api/remote"
 )
+
+// The package's tests retry a remote write twice, without waiting.
+func init() { remoteBackoff = remote.BackoffConfig{MaxRetries: 2} }
 
 // TestRetryAfterIsCapped: a receiver's Retry-After reaches the client as
 // seconds, at most MaxRetryAfter, whatever its form.
@@ -69,7 +74,7 @@ func BenchmarkWriteRequest(b *testing.B) {
 		}
 		entries = append(entries, e)
 	}
-	labels := DefaultLabels()
+	labels := []Label{{"job", DefaultJob}}
 	b.ReportAllocs()
 	for b.Loop() {
 		req, n := writeRequest(entries, labels)

@@ -55,7 +55,7 @@ func TestRemoteWriteRedirectRefused(t *testing.T) {
 func TestRemoteWriteURLSecretsRedacted(t *testing.T) {
 	const secret = "s3cr3t-v4lue"
 	h := newHarness(t)
-	down, err := backfill.NewRemoteWriter("http://127.0.0.1:1/api/v1/write?api_key="+secret, "", "", 2)
+	down, err := backfill.NewRemoteWriter("http://127.0.0.1:1/api/v1/write?api_key="+secret, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestRemoteWriteURLSecretsRedacted(t *testing.T) {
 
 	// The same URL resumes; another token is another receiver.
 	resume := func(token string) error {
-		rw, err := backfill.NewRemoteWriter("http://127.0.0.1:1/api/v1/write?api_key="+token, "", "", 1)
+		rw, err := backfill.NewRemoteWriter("http://127.0.0.1:1/api/v1/write?api_key="+token, "", "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -133,14 +133,16 @@ func (r *receiver) requests() int {
 // directory and job="mintlify".
 func (h *harness) rwConfig(from, to client.Date, rw *backfill.RemoteWriter) backfill.Config {
 	cfg := h.config(from, to, "")
-	cfg.RemoteWrite, cfg.Journal, cfg.Labels = rw, h.path("rw.journal"), backfill.DefaultLabels()
+	cfg.RemoteWrite, cfg.Journal = rw, h.path("rw.journal")
+	cfg.Labels, _ = backfill.MergeLabels(nil)
 	return cfg
 }
 
-// newWriter is a writer to r that retries twice without waiting.
+// newWriter is a writer to r that retries twice without waiting (the
+// package's tests' remoteBackoff).
 func newWriter(t *testing.T, url, configFile string) *backfill.RemoteWriter {
 	t.Helper()
-	rw, err := backfill.NewRemoteWriter(url, configFile, "test/1", 2)
+	rw, err := backfill.NewRemoteWriter(url, configFile, "test/1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -368,7 +370,7 @@ func TestRemoteWriteConfigErrors(t *testing.T) {
 		{"http://127.0.0.1:9/api/v1/write", write("pwfile.yml", "basic_auth:\n  username: u\n  password_file: missing-password\n"), "basic_auth.password_file " + dir + "/missing-password: no such file or directory"},
 		{"http://127.0.0.1:9/api/v1/write", write("token.yml", "bearer_token_file: /nonexistent/token\n"), "authorization.credentials_file /nonexistent/token: no such file"},
 	} {
-		_, err := backfill.NewRemoteWriter(tc.url, tc.config, "", 0)
+		_, err := backfill.NewRemoteWriter(tc.url, tc.config, "")
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s %s: %v, want %q", tc.url, tc.config, err, tc.want)
 		}

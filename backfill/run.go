@@ -42,7 +42,7 @@ type Config struct {
 	// From..To are the days, both included; a zero To is yesterday (UTC).
 	From, To client.Date
 	// Output is the OpenMetrics file to write (journal: JournalPath), or
-	// RemoteWrite sends the samples (journal: Journal).
+	// RemoteWrite sends the samples (journal: Journal, then required).
 	Output      string
 	RemoteWrite *RemoteWriter
 	Journal     string
@@ -59,7 +59,8 @@ type Config struct {
 	// CacheFile is --cache.file, whose day store gets the additive days.
 	CacheFile string
 
-	// Sources are built on a client whose Allow hook is Budget.Allow.
+	// Sources are built on a client whose Allow hook is Budget.Allow;
+	// Projects are never empty (the command refuses that before Run).
 	Sources  []engine.Source
 	Projects []string
 	Budget   *budget.Budget
@@ -134,12 +135,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, errors.New("--output is required: the OpenMetrics file to write, such as history.om (or --remote-write.url to send the samples by remote write)")
 	case cfg.Output != "" && cfg.RemoteWrite != nil:
 		return nil, errors.New("--output and --remote-write.url exclude each other: write a file for promtool, or send by remote write")
-	case cfg.RemoteWrite != nil && cfg.Journal == "":
-		return nil, errors.New("backfill: Config.Journal is required with RemoteWrite")
 	case cfg.Resume && cfg.Force:
 		return nil, errors.New("--resume and --force exclude each other: --resume continues the journal, --force starts over")
-	case len(cfg.Projects) == 0:
-		return nil, errors.New("no project: set --mintlify.project-id (or MINTLIFY_PROJECT_ID)")
 	case len(cfg.Sources) == 0:
 		return nil, errors.New("no analytics source is enabled: enable one with --collector.<name>")
 	}

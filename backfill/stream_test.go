@@ -67,7 +67,8 @@ func streamHistory(t *testing.T) (*backfill.StreamHistory, mintlifytest.StreamTr
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := backfill.NewStreamHistory(backfill.DefaultLabels())
+	labels, _ := backfill.MergeLabels(nil)
+	h, err := backfill.NewStreamHistory(labels)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -138,7 +138,7 @@ func (b *backfillCommand) options() (backfill.Config, error) {
 	}
 	switch {
 	case b.rwURL != "":
-		if c.RemoteWrite, err = backfill.NewRemoteWriter(b.rwURL, b.rwConfig, userAgent(), 0); err != nil {
+		if c.RemoteWrite, err = backfill.NewRemoteWriter(b.rwURL, b.rwConfig, userAgent()); err != nil {
 			return c, err
 		}
 		c.Journal = b.rwJournal

@@ -49,7 +49,7 @@ func (b *backfillCommand) runStream(ctx context.Context, f *flags, logger log.Lo
 	}
 	switch {
 	case b.rwURL != "":
-		if cfg.RemoteWrite, err = backfill.NewRemoteWriter(b.rwURL, b.rwConfig, userAgent(), 0); err != nil {
+		if cfg.RemoteWrite, err = backfill.NewRemoteWriter(b.rwURL, b.rwConfig, userAgent()); err != nil {
 			return fail(err)
 		}
 	case b.rwConfig != "":
