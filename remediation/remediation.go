@@ -509,14 +509,14 @@ func (r *Remediator) decide(rule *Rule, a Alert, out *AlertOutcome) (*decision, 
 	}
 	tmpl := rule.prompt
 	switch e := d.entry; {
-	case e == nil, !e.Ended.IsZero() && !d.now.Before(e.Ended.Add(rule.Cooldown)): // a new job
+	case e == nil, !e.Ended.IsZero() && !d.now.Before(e.Ended.Add(rule.cooldown)): // a new job
 	case !e.Ended.IsZero():
 		out.Outcome = OutcomeCooldown
-		out.Reason = fmt.Sprintf("the key's last job ended at %s; the cooldown of %s ends at %s", e.Ended.UTC().Format(time.RFC3339), rule.Cooldown, e.Ended.Add(rule.Cooldown).UTC().Format(time.RFC3339))
+		out.Reason = fmt.Sprintf("the key's last job ended at %s; the cooldown of %s ends at %s", e.Ended.UTC().Format(time.RFC3339), rule.cooldown, e.Ended.Add(rule.cooldown).UTC().Format(time.RFC3339))
 	case rule.followUp == nil:
 		out.Outcome, out.Reason = OutcomeActive, "the key's job is still active"
-	case d.now.Sub(e.lastAction()) < rule.FollowUpEvery:
-		next := e.lastAction().Add(rule.FollowUpEvery).UTC().Format(time.RFC3339)
+	case d.now.Sub(e.lastAction()) < rule.followUpEvery:
+		next := e.lastAction().Add(rule.followUpEvery).UTC().Format(time.RFC3339)
 		out.Outcome, out.Reason = OutcomeActive, "the key's job is active; the next follow-up may go at "+next
 	case e.Values == d.values:
 		out.Outcome, out.Reason = OutcomeActive, "the key's job is active and the alert's values have not changed"
