@@ -196,8 +196,7 @@ func readsIn(t *template.Template) (labels []string, annotations bool) {
 			case *parse.CommandNode: // index .Labels "name" reads one label
 				if len(n.Args) == 3 && n.Args[0].String() == "index" && slices.Contains([]string{".Labels", "$.Labels"}, n.Args[1].String()) {
 					if s, ok := n.Args[2].(*parse.StringNode); ok {
-						fields([]string{"Labels", s.Text})
-						return
+						fields([]string{"Labels", s.Text}) // its arguments below read none
 					}
 				}
 			case *parse.FieldNode:

@@ -242,12 +242,8 @@ type Alert struct {
 	Fingerprint string            `json:"fingerprint"`
 }
 
-// Result is what the webhook answers: one outcome per alert, in order.
-type Result struct {
-	Outcomes []AlertOutcome `json:"outcomes"`
-}
-
-// AlertOutcome is what happened to one alert.
+// AlertOutcome is what happened to one alert. The webhook answers
+// {"outcomes": [...]}, one per alert, in order.
 type AlertOutcome struct {
 	Rule    string `json:"rule,omitempty"`
 	Key     string `json:"key,omitempty"`
@@ -397,7 +393,7 @@ func checkAlert(i int, a *Alert) error {
 }
 
 // handlePayload acts on every alert of a checked payload and returns the
-// Result as JSON.
+// answer, {"outcomes": [...]}.
 func (r *Remediator) handlePayload(ctx context.Context, body []byte) []byte {
 	r.payload.Lock()
 	defer r.payload.Unlock()
@@ -467,7 +463,7 @@ func (r *Remediator) handle(ctx context.Context, a Alert) AlertOutcome {
 		what = "send a follow-up message to job " + d.entry.JobID
 	}
 	if r.dryRunLogged++; r.dryRunLogged <= maxDryRunLines {
-		level.Info(r.logger).Log("msg", "dry run: would "+what, "rule", d.rule.Name, "project", d.project, "key", out.Key, "prompt", d.prompt)
+		level.Info(r.logger).Log("msg", "dry run: would "+what, "rule", out.Rule, "project", d.project, "key", out.Key, "prompt", d.prompt)
 	}
 	out.Outcome = OutcomeDryRun
 	return out
@@ -475,7 +471,6 @@ func (r *Remediator) handle(ctx context.Context, a Alert) AlertOutcome {
 
 // decision is what an alert that matched a rule would do.
 type decision struct {
-	rule                    *Rule
 	project, prompt, values string
 	entry                   *Entry // the key's ledger entry; nil before its first job
 	message                 bool   // a follow-up to entry's job rather than a new job
@@ -496,7 +491,7 @@ func (r *Remediator) decide(rule *Rule, a Alert, out *AlertOutcome) (*decision, 
 	if out.Key, err = rule.render(rule.key, data, 2*MaxLabelRunes); err != nil {
 		return nil, err
 	}
-	d := &decision{rule: rule, project: project, values: fingerprint(a.Annotations), now: r.opts.Now()}
+	d := &decision{project: project, values: fingerprint(a.Annotations), now: r.opts.Now()}
 	r.ledger.prune(d.now)
 	if e := r.ledger.entries[out.Key]; e != nil {
 		d.entry, out.JobID = e, e.JobID
@@ -567,7 +562,7 @@ func (r *Remediator) failed(out AlertOutcome, err error, msg string, kv ...any) 
 // record a restart could create the job again, and the caps count a
 // message sent before a crash.
 func (r *Remediator) send(ctx context.Context, d *decision, out AlertOutcome) AlertOutcome {
-	rule, project, key, prev := d.rule.Name, d.project, out.Key, d.entry
+	rule, project, key, prev := out.Rule, d.project, out.Key, d.entry
 	e, prevMessaged := prev, time.Time{}
 	if d.message {
 		prevMessaged, e.Messaged = e.Messaged, d.now
