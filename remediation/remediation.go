@@ -136,11 +136,10 @@ func New(opts Options) (*Remediator, error) {
 	opts.Logger = cmp.Or(opts.Logger, log.NewNopLogger())
 	r := &Remediator{opts: opts, logger: log.With(opts.Logger, "component", "remediation"), file: filewatch.New(opts.ConfigPath),
 		slots: make(chan struct{}, MaxPayloadsAtOnce), missingLogged: map[MissingLabelError]bool{}}
-	cfg, err := r.readConfig()
-	if err != nil {
+	var err error
+	if r.cfg, err = r.readConfig(); err != nil {
 		return nil, err
 	}
-	r.cfg = cfg
 	if r.ledger, err = openLedger(opts.LedgerPath, opts.Now(), r.logger); err != nil {
 		return nil, err
 	}
@@ -150,7 +149,7 @@ func New(opts Options) (*Remediator, error) {
 	r.alerts = counter("mintlify_remediation_alerts_total", "Alerts received by the remediation webhook, by matching rule and outcome.", "rule", "outcome")
 	r.created = counter("mintlify_remediation_jobs_created_total", "Agent jobs the remediation webhook created, by project and rule.", "project", "rule")
 	r.messages = counter("mintlify_remediation_messages_sent_total", "Follow-up messages the remediation webhook sent to its jobs, by project and rule.", "project", "rule")
-	r.initSeries(cfg)
+	r.initSeries(r.cfg)
 	// Jobs created before a restart are watched again.
 	for _, e := range r.ledger.entries {
 		if e.JobID != "" {
@@ -160,11 +159,11 @@ func New(opts Options) (*Remediator, error) {
 		}
 	}
 	mode := "acting"
-	if cfg.DryRun {
+	if r.cfg.DryRun {
 		mode = "dry run: nothing is sent"
 	}
-	level.Info(r.logger).Log("msg", "remediation webhook ready", "path", Path, "rules", len(cfg.Rules), "mode", mode,
-		"keys_in_ledger", len(r.ledger.entries), "max_per_project_per_hour", cfg.MaxPerProjectPerHour, "max_per_day", cfg.MaxPerDay)
+	level.Info(r.logger).Log("msg", "remediation webhook ready", "path", Path, "rules", len(r.cfg.Rules), "mode", mode,
+		"keys_in_ledger", len(r.ledger.entries), "max_per_project_per_hour", r.cfg.MaxPerProjectPerHour, "max_per_day", r.cfg.MaxPerDay)
 	return r, nil
 }
 
@@ -438,10 +437,10 @@ const maxDryRunLines = 10
 // first maxDryRunLines of a payload). The caller holds r.payload and r.mu.
 func (r *Remediator) handle(ctx context.Context, a Alert) AlertOutcome {
 	rule := r.cfg.match(a.Labels)
-	if rule == nil {
+	switch {
+	case rule == nil:
 		return AlertOutcome{Outcome: OutcomeNoRule}
-	}
-	if a.Status == "resolved" {
+	case a.Status == "resolved":
 		return AlertOutcome{Rule: rule.Name, Outcome: OutcomeResolved}
 	}
 	out := AlertOutcome{Rule: rule.Name}
