@@ -51,7 +51,8 @@ const (
 // text typed by the public (a search term). A rule without
 // allow_public_text renders its templates over the alert's labels without
 // these and without the annotations (which may repeat them): no template
-// construct can reach what is not there.
+// construct can reach what is not there. They are written as foldName
+// gives them.
 var PublicLabels = []string{"term"}
 
 // Config is a parsed, validated configuration file (--remediation.config).
@@ -67,18 +68,16 @@ type Config struct {
 type Rule struct {
 	Name string `yaml:"name"`
 	// Match holds labels that an alert must all have, with these values.
-	Match           map[string]string `yaml:"match"`
-	Cooldown        time.Duration     `yaml:"-"`
-	FollowUpEvery   time.Duration     `yaml:"-"`
-	AllowPublicText bool              `yaml:"allow_public_text"`
-	// File holds the rule's other fields as the file gives them.
-	File struct {
-		Project, Key, Prompt string
-		FollowUp             string          `yaml:"follow_up"`
-		Cooldown             *model.Duration `yaml:"cooldown"`
-		FollowUpEvery        *model.Duration `yaml:"follow_up_every"`
-	} `yaml:",inline"`
+	Match                map[string]string `yaml:"match"`
+	Project, Key, Prompt string
+	FollowUp             string `yaml:"follow_up"`
+	// Cooldown and FollowUpEvery are nil when the file leaves them out;
+	// cooldown and followUpEvery hold them or their defaults.
+	Cooldown        *model.Duration `yaml:"cooldown"`
+	FollowUpEvery   *model.Duration `yaml:"follow_up_every"`
+	AllowPublicText bool            `yaml:"allow_public_text"`
 
+	cooldown, followUpEvery        time.Duration
 	project, key, prompt, followUp *template.Template
 	// reads holds, by template name, the labels it names (.Labels.x,
 	// $.Labels.x, index .Labels "x"): an alert without one of them, or with
@@ -122,19 +121,19 @@ func ParseConfig(data []byte) (*Config, error) {
 
 // parse checks r as decoded and parses its templates.
 func (r *Rule) parse() error {
-	r.Cooldown, r.FollowUpEvery, r.reads = DefaultCooldown, DefaultFollowUpEvery, map[string][]string{}
+	r.cooldown, r.followUpEvery, r.reads = DefaultCooldown, DefaultFollowUpEvery, map[string][]string{}
 	if !ruleName.MatchString(r.Name) {
 		return errors.New("name: want 1 to 64 letters, digits, '_', '.' or '-'")
 	}
 	if len(r.Match) == 0 {
 		return errors.New("match: give at least one label, such as {alertname: MintlifyPageThumbsDownRising}")
 	}
-	if r.File.Cooldown != nil {
-		r.Cooldown = time.Duration(*r.File.Cooldown)
+	if r.Cooldown != nil {
+		r.cooldown = time.Duration(*r.Cooldown)
 	}
-	if r.File.FollowUpEvery != nil {
-		r.FollowUpEvery = time.Duration(*r.File.FollowUpEvery)
-		if r.FollowUpEvery <= 0 {
+	if r.FollowUpEvery != nil {
+		r.followUpEvery = time.Duration(*r.FollowUpEvery)
+		if r.followUpEvery <= 0 {
 			return errors.New("follow_up_every must be positive")
 		}
 	}
@@ -143,10 +142,10 @@ func (r *Rule) parse() error {
 		field, text string
 		out         **template.Template
 	}{
-		{"project", r.File.Project, &r.project},
-		{"key", r.File.Key, &r.key},
-		{"prompt", r.File.Prompt, &r.prompt},
-		{"follow_up", r.File.FollowUp, &r.followUp},
+		{"project", r.Project, &r.project},
+		{"key", r.Key, &r.key},
+		{"prompt", r.Prompt, &r.prompt},
+		{"follow_up", r.FollowUp, &r.followUp},
 	} {
 		if strings.TrimSpace(t.text) == "" {
 			if t.field != "follow_up" { // the only optional one
@@ -197,8 +196,7 @@ func readsIn(t *template.Template) (labels []string, annotations bool) {
 			case *parse.CommandNode: // index .Labels "name" reads one label
 				if len(n.Args) == 3 && n.Args[0].String() == "index" && slices.Contains([]string{".Labels", "$.Labels"}, n.Args[1].String()) {
 					if s, ok := n.Args[2].(*parse.StringNode); ok {
-						fields([]string{"Labels", s.Text})
-						return
+						fields([]string{"Labels", s.Text}) // its arguments below read none
 					}
 				}
 			case *parse.FieldNode:
@@ -235,8 +233,7 @@ func readsIn(t *template.Template) (labels []string, annotations bool) {
 // Greek look-alike (tеrm with a Cyrillic е) or fullwidth letters are the
 // search term too.
 func IsPublicLabel(name string) bool {
-	f := foldName(name)
-	return slices.ContainsFunc(PublicLabels, func(p string) bool { return f == foldName(p) })
+	return slices.Contains(PublicLabels, foldName(name)) // PublicLabels are as foldName gives them
 }
 
 // foldName is a label name as a person reads it: fullwidth forms as ASCII,

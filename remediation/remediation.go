@@ -136,11 +136,10 @@ func New(opts Options) (*Remediator, error) {
 	opts.Logger = cmp.Or(opts.Logger, log.NewNopLogger())
 	r := &Remediator{opts: opts, logger: log.With(opts.Logger, "component", "remediation"), file: filewatch.New(opts.ConfigPath),
 		slots: make(chan struct{}, MaxPayloadsAtOnce), missingLogged: map[MissingLabelError]bool{}}
-	cfg, err := r.readConfig()
-	if err != nil {
+	var err error
+	if r.cfg, err = r.readConfig(); err != nil {
 		return nil, err
 	}
-	r.cfg = cfg
 	if r.ledger, err = openLedger(opts.LedgerPath, opts.Now(), r.logger); err != nil {
 		return nil, err
 	}
@@ -150,7 +149,7 @@ func New(opts Options) (*Remediator, error) {
 	r.alerts = counter("mintlify_remediation_alerts_total", "Alerts received by the remediation webhook, by matching rule and outcome.", "rule", "outcome")
 	r.created = counter("mintlify_remediation_jobs_created_total", "Agent jobs the remediation webhook created, by project and rule.", "project", "rule")
 	r.messages = counter("mintlify_remediation_messages_sent_total", "Follow-up messages the remediation webhook sent to its jobs, by project and rule.", "project", "rule")
-	r.initSeries(cfg)
+	r.initSeries(r.cfg)
 	// Jobs created before a restart are watched again.
 	for _, e := range r.ledger.entries {
 		if e.JobID != "" {
@@ -160,11 +159,11 @@ func New(opts Options) (*Remediator, error) {
 		}
 	}
 	mode := "acting"
-	if cfg.DryRun {
+	if r.cfg.DryRun {
 		mode = "dry run: nothing is sent"
 	}
-	level.Info(r.logger).Log("msg", "remediation webhook ready", "path", Path, "rules", len(cfg.Rules), "mode", mode,
-		"keys_in_ledger", len(r.ledger.entries), "max_per_project_per_hour", cfg.MaxPerProjectPerHour, "max_per_day", cfg.MaxPerDay)
+	level.Info(r.logger).Log("msg", "remediation webhook ready", "path", Path, "rules", len(r.cfg.Rules), "mode", mode,
+		"keys_in_ledger", len(r.ledger.entries), "max_per_project_per_hour", r.cfg.MaxPerProjectPerHour, "max_per_day", r.cfg.MaxPerDay)
 	return r, nil
 }
 
@@ -242,12 +241,8 @@ type Alert struct {
 	Fingerprint string            `json:"fingerprint"`
 }
 
-// Result is what the webhook answers: one outcome per alert, in order.
-type Result struct {
-	Outcomes []AlertOutcome `json:"outcomes"`
-}
-
-// AlertOutcome is what happened to one alert.
+// AlertOutcome is what happened to one alert. The webhook answers
+// {"outcomes": [...]}, one per alert, in order.
 type AlertOutcome struct {
 	Rule    string `json:"rule,omitempty"`
 	Key     string `json:"key,omitempty"`
@@ -397,7 +392,7 @@ func checkAlert(i int, a *Alert) error {
 }
 
 // handlePayload acts on every alert of a checked payload and returns the
-// Result as JSON.
+// answer, {"outcomes": [...]}.
 func (r *Remediator) handlePayload(ctx context.Context, body []byte) []byte {
 	r.payload.Lock()
 	defer r.payload.Unlock()
@@ -442,10 +437,10 @@ const maxDryRunLines = 10
 // first maxDryRunLines of a payload). The caller holds r.payload and r.mu.
 func (r *Remediator) handle(ctx context.Context, a Alert) AlertOutcome {
 	rule := r.cfg.match(a.Labels)
-	if rule == nil {
+	switch {
+	case rule == nil:
 		return AlertOutcome{Outcome: OutcomeNoRule}
-	}
-	if a.Status == "resolved" {
+	case a.Status == "resolved":
 		return AlertOutcome{Rule: rule.Name, Outcome: OutcomeResolved}
 	}
 	out := AlertOutcome{Rule: rule.Name}
@@ -467,7 +462,7 @@ func (r *Remediator) handle(ctx context.Context, a Alert) AlertOutcome {
 		what = "send a follow-up message to job " + d.entry.JobID
 	}
 	if r.dryRunLogged++; r.dryRunLogged <= maxDryRunLines {
-		level.Info(r.logger).Log("msg", "dry run: would "+what, "rule", d.rule.Name, "project", d.project, "key", out.Key, "prompt", d.prompt)
+		level.Info(r.logger).Log("msg", "dry run: would "+what, "rule", out.Rule, "project", d.project, "key", out.Key, "prompt", d.prompt)
 	}
 	out.Outcome = OutcomeDryRun
 	return out
@@ -475,7 +470,6 @@ func (r *Remediator) handle(ctx context.Context, a Alert) AlertOutcome {
 
 // decision is what an alert that matched a rule would do.
 type decision struct {
-	rule                    *Rule
 	project, prompt, values string
 	entry                   *Entry // the key's ledger entry; nil before its first job
 	message                 bool   // a follow-up to entry's job rather than a new job
@@ -496,7 +490,7 @@ func (r *Remediator) decide(rule *Rule, a Alert, out *AlertOutcome) (*decision, 
 	if out.Key, err = rule.render(rule.key, data, 2*MaxLabelRunes); err != nil {
 		return nil, err
 	}
-	d := &decision{rule: rule, project: project, values: fingerprint(a.Annotations), now: r.opts.Now()}
+	d := &decision{project: project, values: fingerprint(a.Annotations), now: r.opts.Now()}
 	r.ledger.prune(d.now)
 	if e := r.ledger.entries[out.Key]; e != nil {
 		d.entry, out.JobID = e, e.JobID
@@ -509,14 +503,14 @@ func (r *Remediator) decide(rule *Rule, a Alert, out *AlertOutcome) (*decision, 
 	}
 	tmpl := rule.prompt
 	switch e := d.entry; {
-	case e == nil, !e.Ended.IsZero() && !d.now.Before(e.Ended.Add(rule.Cooldown)): // a new job
+	case e == nil, !e.Ended.IsZero() && !d.now.Before(e.Ended.Add(rule.cooldown)): // a new job
 	case !e.Ended.IsZero():
 		out.Outcome = OutcomeCooldown
-		out.Reason = fmt.Sprintf("the key's last job ended at %s; the cooldown of %s ends at %s", e.Ended.UTC().Format(time.RFC3339), rule.Cooldown, e.Ended.Add(rule.Cooldown).UTC().Format(time.RFC3339))
+		out.Reason = fmt.Sprintf("the key's last job ended at %s; the cooldown of %s ends at %s", e.Ended.UTC().Format(time.RFC3339), rule.cooldown, e.Ended.Add(rule.cooldown).UTC().Format(time.RFC3339))
 	case rule.followUp == nil:
 		out.Outcome, out.Reason = OutcomeActive, "the key's job is still active"
-	case d.now.Sub(e.lastAction()) < rule.FollowUpEvery:
-		next := e.lastAction().Add(rule.FollowUpEvery).UTC().Format(time.RFC3339)
+	case d.now.Sub(e.lastAction()) < rule.followUpEvery:
+		next := e.lastAction().Add(rule.followUpEvery).UTC().Format(time.RFC3339)
 		out.Outcome, out.Reason = OutcomeActive, "the key's job is active; the next follow-up may go at "+next
 	case e.Values == d.values:
 		out.Outcome, out.Reason = OutcomeActive, "the key's job is active and the alert's values have not changed"
@@ -567,7 +561,7 @@ func (r *Remediator) failed(out AlertOutcome, err error, msg string, kv ...any) 
 // record a restart could create the job again, and the caps count a
 // message sent before a crash.
 func (r *Remediator) send(ctx context.Context, d *decision, out AlertOutcome) AlertOutcome {
-	rule, project, key, prev := d.rule.Name, d.project, out.Key, d.entry
+	rule, project, key, prev := out.Rule, d.project, out.Key, d.entry
 	e, prevMessaged := prev, time.Time{}
 	if d.message {
 		prevMessaged, e.Messaged = e.Messaged, d.now

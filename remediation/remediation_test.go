@@ -105,7 +105,9 @@ func (e *env) post(body string, auth string) (int, []remediation.AlertOutcome) {
 	if rec.Code != http.StatusOK {
 		return rec.Code, nil
 	}
-	var res remediation.Result
+	var res struct {
+		Outcomes []remediation.AlertOutcome `json:"outcomes"`
+	}
 	if err := json.Unmarshal(rec.Body.Bytes(), &res); err != nil {
 		e.t.Fatalf("answer %q: %v", rec.Body, err)
 	}
