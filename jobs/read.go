@@ -91,22 +91,22 @@ func (w *Watcher) applyRead(ctx context.Context, start time.Time, rd jobsRead, j
 		e.job, e.gone = nil, true
 		e.nextRead = start.Add(w.cfg.TerminalInterval)
 	default:
-		// Stop when the failure concerns the API or key rather than one job
-		// (401, 403, a certificate, 5xx, transport): more requests would
-		// only add load.
-		w.failed(rd.round, rd.id, err, client.IsRefused(err) || client.IsCertificateError(err) || client.IsTransient(err))
+		w.failed(rd.round, rd.id, err)
 	}
 }
 
-// failed fails a project's round (jobID "" for the listing); stop ends its
-// requests for the round, as a 429 always does, pausing the project. The
+// failed fails a project's round (jobID "" for the listing). A failure that
+// concerns the API or key rather than one job ends the project's requests
+// for the round, since more would only add load: a refused key or
+// certificate, a 429 (which pauses the project) and, for a read, a 5xx or a
+// transport failure (the deprecated listing may break on its own). The
 // caller holds w.mu.
-func (w *Watcher) failed(r *jobsRound, jobID string, err error, stop bool) {
+func (w *Watcher) failed(r *jobsRound, jobID string, err error) {
 	retryAfter, hasRetryAfter, limited := client.IsRateLimited(err)
 	if r.err == nil || limited { // the rate limit is what the round reports
 		r.err, r.errJob = err, jobID
 	}
-	if stop || limited {
+	if limited || client.IsRefused(err) || client.IsCertificateError(err) || jobID != "" && client.IsTransient(err) {
 		r.stopped.Store(true)
 	}
 	if !limited {

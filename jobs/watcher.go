@@ -333,15 +333,15 @@ func (w *Watcher) Poll(ctx context.Context) {
 }
 
 // discover lists the jobs of the rounds' projects through the v1 listing (a failed one is absent
-// from the result). A failed listing fails the round, but the known jobs are still read unless
-// the key was refused or the project is rate limited: the deprecated listing may break on its own.
+// from the result). A failed listing fails the round; whether the known jobs are still read is
+// failed's to say.
 func (w *Watcher) discover(ctx context.Context, rounds []*jobsRound) map[string][]client.LegacySession {
 	listed := make(map[string][]client.LegacySession)
 	for _, r := range rounds {
 		sessions, skipped, err := w.cfg.Client.ListJobsV1Counting(ctx, r.project)
 		w.mu.Lock()
 		if p := w.projects[r.project]; err != nil {
-			w.failed(r, "", err, client.IsRefused(err))
+			w.failed(r, "", err)
 		} else {
 			if p.skipped == 0 && skipped > 0 {
 				level.Warn(w.logger).Log("msg", "skipped malformed sessions of the v1 job listing (counted in mintlify_agent_sessions_skipped_total; logged once)", "project", r.project, "sessions", skipped)
