@@ -67,7 +67,7 @@ func (w *Watcher) applyRead(ctx context.Context, start time.Time, rd jobsRead, j
 		e.job, e.gone = job, false
 		e.nextRead = start.Add(w.cfg.PollInterval)
 		if job.Status.Terminal() {
-			e.nextRead = start.Add(w.cfg.TerminalInterval)
+			e.nextRead = start.Add(w.terminal)
 		}
 		if k := [3]string{"status", p.id, string(job.Status)}; !job.Status.Known() && !w.logged[k] {
 			w.logged[k] = true
@@ -89,7 +89,7 @@ func (w *Watcher) applyRead(ctx context.Context, start time.Time, rd jobsRead, j
 			level.Warn(w.logger).Log("msg", msg, "project", p.id, "job_id", e.id, "err", err)
 		}
 		e.job, e.gone = nil, true
-		e.nextRead = start.Add(w.cfg.TerminalInterval)
+		e.nextRead = start.Add(w.terminal)
 	default:
 		w.failed(rd.round, rd.id, err)
 	}

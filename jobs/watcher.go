@@ -31,7 +31,7 @@ const (
 	// MinPollInterval is the shortest PollInterval: job reads are
 	// outside the analytics request budget, so they are paced by it.
 	MinPollInterval = time.Second
-	// MinTerminalInterval is the least default TerminalInterval.
+	// MinTerminalInterval is the least interval between reads of a terminal job (else 10 × PollInterval).
 	MinTerminalInterval = 15 * time.Minute
 )
 
@@ -47,20 +47,18 @@ type Config struct {
 	Added    bool // allows a watcher with nothing to watch but what Watch adds
 	// PollInterval (--jobs.poll-interval) is how often Run polls; DefaultPollInterval when zero.
 	PollInterval time.Duration
-	// TerminalInterval is how often terminal jobs are re-read (a completed one
-	// may still be archived); max(MinTerminalInterval, 10 × PollInterval) when zero.
-	TerminalInterval time.Duration
-	Concurrency      int              // get-agent-job requests in flight; DefaultConcurrency when zero
-	Status           *health.Status   // receives the health of every project's "jobs" source
-	Logger           log.Logger       // receives warnings and errors; none when nil
-	Now              func() time.Time // time.Now when nil
+	Concurrency  int              // get-agent-job requests in flight; DefaultConcurrency when zero
+	Status       *health.Status   // receives the health of every project's "jobs" source
+	Logger       log.Logger       // receives warnings and errors; none when nil
+	Now          func() time.Time // time.Now when nil
 }
 
 // Watcher watches agent jobs and collects their state; Run keeps it current.
 type Watcher struct {
-	cfg    Config
-	logger log.Logger
-	static []jobRef
+	cfg      Config
+	logger   log.Logger
+	terminal time.Duration // how often terminal jobs are re-read (a completed one may still be archived)
+	static   []jobRef
 	// file is --jobs.file (nil without), marked with the version last parsed, good or
 	// bad; fileRefs is its last good list (written under mu), fileErr its problem.
 	file     *filewatch.File
@@ -129,13 +127,13 @@ func New(cfg Config) (*Watcher, error) {
 		return nil, err
 	}
 	cfg.PollInterval = cmp.Or(cfg.PollInterval, DefaultPollInterval)
-	cfg.TerminalInterval = cmp.Or(cfg.TerminalInterval, max(MinTerminalInterval, 10*cfg.PollInterval))
 	cfg.Concurrency = cmp.Or(cfg.Concurrency, DefaultConcurrency)
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
 	w := &Watcher{
 		cfg:      cfg,
+		terminal: max(MinTerminalInterval, 10*cfg.PollInterval),
 		logger:   cmp.Or(cfg.Logger, log.NewNopLogger()),
 		projects: make(map[string]*jobsProject),
 		added:    make(map[jobRef]bool),
@@ -290,7 +288,7 @@ func (w *Watcher) updateMembership(listed map[string][]client.LegacySession) {
 
 // Poll runs one round: it re-reads a changed --jobs.file, lists every project's jobs when
 // discovering, then reads the jobs due (non-terminal every PollInterval, terminal every
-// TerminalInterval), skipping projects paused after a 429. Each project's round is reported
+// terminal interval), skipping projects paused after a 429. Each project's round is reported
 // to the Status; a job that answers 404 does not fail it.
 func (w *Watcher) Poll(ctx context.Context) {
 	w.pollMu.Lock()
