@@ -143,7 +143,6 @@ func New(cfg Config) (*Watcher, error) {
 	w.order = slices.Compact(slices.Sorted(slices.Values(cfg.Projects)))
 	for _, p := range w.order {
 		w.projects[p] = &jobsProject{id: p, jobs: make(map[string]*jobsEntry)}
-		cfg.Status.Track(p, Source, "", health.PartAll)
 		cfg.Status.SetInterval(p, Source, "", health.PartAll, cfg.PollInterval)
 	}
 	if cfg.File != "" {
