@@ -87,9 +87,8 @@ type jobsProject struct {
 	skipped     float64        // malformed v1 sessions skipped since start (mintlify_agent_sessions_skipped_total)
 }
 
-// jobsEntry is one watched job.
+// jobsEntry is one watched job, under its id in jobsProject.jobs.
 type jobsEntry struct {
-	id string
 	// Why the job is watched (named: by --jobs.id or --jobs.file). A discovered job stays after it
 	// leaves the v1 listing (which omits archived jobs) until it answers 404 while not listed (in
 	// the listing updateMembership was given).
@@ -243,7 +242,7 @@ func (w *Watcher) updateMembership(listed map[string][]client.LegacySession) {
 	entry := func(r jobRef) *jobsEntry {
 		jobs := w.projects[r.project].jobs
 		if jobs[r.id] == nil {
-			jobs[r.id] = &jobsEntry{id: r.id}
+			jobs[r.id] = &jobsEntry{}
 		}
 		return jobs[r.id]
 	}
