@@ -158,7 +158,7 @@ func (x *Exporter) analytics(cfg Config) error {
 			return err
 		}
 	}
-	apiMetrics := health.NewAPIMetrics()
+	apiMetrics := health.NewAPIMetrics(x.live)
 	if cfg.Key != nil || !streamOnly(cfg) {
 		var err error
 		x.client, err = client.New(client.Config{
@@ -173,7 +173,7 @@ func (x *Exporter) analytics(cfg Config) error {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		versioncollector.NewCollector(progname.Name),
-		x.budget, apiMetrics,
+		x.budget,
 	)
 	if cfg.Stream == nil { // else the stream's syncedStatus
 		x.live.MustRegister(x.status)
