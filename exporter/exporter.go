@@ -159,7 +159,8 @@ func (x *Exporter) analytics(cfg Config) error {
 		}
 	}
 	apiMetrics := health.NewAPIMetrics(x.live)
-	if cfg.Key != nil || !streamOnly(cfg) {
+	// The event stream alone (no analytics source, job watcher or webhook) needs no API key.
+	if cfg.Key != nil || cfg.Stream == nil || len(cfg.Collectors) > 0 || cfg.Jobs.Enabled || cfg.Remediation != nil {
 		var err error
 		x.client, err = client.New(client.Config{
 			BaseURL: cfg.APIURL, Key: cfg.Key, Timeout: cfg.Timeout, UserAgent: cfg.UserAgent,
@@ -236,12 +237,6 @@ func (x *Exporter) analytics(cfg Config) error {
 	}
 	x.live.MustRegister(x.engine.LiveCollectors()...)
 	return nil
-}
-
-// streamOnly reports whether the event stream is all there is to run: no
-// analytics source, no job watcher, no webhook; then no API key is needed.
-func streamOnly(cfg Config) bool {
-	return cfg.Stream != nil && len(cfg.Collectors) == 0 && !cfg.Jobs.Enabled && cfg.Remediation == nil
 }
 
 // openJournal restores the budget from its journal beside the cache file,
