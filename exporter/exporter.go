@@ -158,8 +158,9 @@ func (x *Exporter) analytics(cfg Config) error {
 			return err
 		}
 	}
-	apiMetrics := health.NewAPIMetrics()
-	if cfg.Key != nil || !streamOnly(cfg) {
+	apiMetrics := health.NewAPIMetrics(x.live)
+	// The event stream alone (no analytics source, job watcher or webhook) needs no API key.
+	if cfg.Key != nil || cfg.Stream == nil || len(cfg.Collectors) > 0 || cfg.Jobs.Enabled || cfg.Remediation != nil {
 		var err error
 		x.client, err = client.New(client.Config{
 			BaseURL: cfg.APIURL, Key: cfg.Key, Timeout: cfg.Timeout, UserAgent: cfg.UserAgent,
@@ -173,7 +174,7 @@ func (x *Exporter) analytics(cfg Config) error {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		versioncollector.NewCollector(progname.Name),
-		x.budget, apiMetrics,
+		x.budget,
 	)
 	if cfg.Stream == nil { // else the stream's syncedStatus
 		x.live.MustRegister(x.status)
@@ -236,12 +237,6 @@ func (x *Exporter) analytics(cfg Config) error {
 	}
 	x.live.MustRegister(x.engine.LiveCollectors()...)
 	return nil
-}
-
-// streamOnly reports whether the event stream is all there is to run: no
-// analytics source, no job watcher, no webhook; then no API key is needed.
-func streamOnly(cfg Config) bool {
-	return cfg.Stream != nil && len(cfg.Collectors) == 0 && !cfg.Jobs.Enabled && cfg.Remediation == nil
 }
 
 // openJournal restores the budget from its journal beside the cache file,

@@ -55,24 +55,21 @@ func Listen(flags *web.FlagConfig) (*Listeners, error) {
 		s, err := net.Listen("tcp", a)
 		if err != nil {
 			l.Close()
-			return nil, listenError(a, err)
+			if errno, ok := errors.AsType[syscall.Errno](err); ok && listenAdvice[errno] != "" {
+				return nil, fmt.Errorf("--web.listen-address=%s: %s", a, listenAdvice[errno])
+			}
+			return nil, fmt.Errorf("--web.listen-address=%s: %v", a, err)
 		}
 		l.ls = append(l.ls, s)
 	}
 	return l, nil
 }
 
-// listenError says why address a cannot be listened on, and what to do.
-func listenError(a string, err error) error {
-	switch {
-	case errors.Is(err, syscall.EADDRINUSE):
-		return fmt.Errorf("--web.listen-address=%s: the address is already in use (another exporter?); stop what listens there or choose another port", a)
-	case errors.Is(err, syscall.EACCES):
-		return fmt.Errorf("--web.listen-address=%s: permission denied; ports below 1024 need root or CAP_NET_BIND_SERVICE, choose a higher port", a)
-	case errors.Is(err, syscall.EADDRNOTAVAIL):
-		return fmt.Errorf("--web.listen-address=%s: no interface of this machine has that address", a)
-	}
-	return fmt.Errorf("--web.listen-address=%s: %v", a, err)
+// listenAdvice says why an address cannot be listened on, and what to do.
+var listenAdvice = map[syscall.Errno]string{
+	syscall.EADDRINUSE:    "the address is already in use (another exporter?); stop what listens there or choose another port",
+	syscall.EACCES:        "permission denied; ports below 1024 need root or CAP_NET_BIND_SERVICE, choose a higher port",
+	syscall.EADDRNOTAVAIL: "no interface of this machine has that address",
 }
 
 // Close closes the sockets not yet served.

@@ -12,8 +12,9 @@ type APIMetrics struct {
 	duration *prometheus.HistogramVec
 }
 
-// NewAPIMetrics returns the metrics, every endpoint's histogram present at 0.
-func NewAPIMetrics() *APIMetrics {
+// NewAPIMetrics returns the metrics, registered with reg, every endpoint's
+// histogram present at 0.
+func NewAPIMetrics(reg prometheus.Registerer) *APIMetrics {
 	m := &APIMetrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "mintlify_api_requests_total",
@@ -28,6 +29,7 @@ func NewAPIMetrics() *APIMetrics {
 	for _, e := range client.Endpoints {
 		m.duration.WithLabelValues(e.String())
 	}
+	reg.MustRegister(m.requests, m.duration)
 	return m
 }
 
@@ -35,16 +37,4 @@ func NewAPIMetrics() *APIMetrics {
 func (m *APIMetrics) Observe(a client.Attempt) {
 	m.requests.WithLabelValues(a.Endpoint.String(), a.Code()).Inc()
 	m.duration.WithLabelValues(a.Endpoint.String()).Observe(a.Duration.Seconds())
-}
-
-// Describe implements prometheus.Collector.
-func (m *APIMetrics) Describe(ch chan<- *prometheus.Desc) {
-	m.requests.Describe(ch)
-	m.duration.Describe(ch)
-}
-
-// Collect implements prometheus.Collector.
-func (m *APIMetrics) Collect(ch chan<- prometheus.Metric) {
-	m.requests.Collect(ch)
-	m.duration.Collect(ch)
 }

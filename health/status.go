@@ -130,13 +130,8 @@ func (s *Status) Describe(ch chan<- *prometheus.Desc) {
 // is exported from its first success (or restored data) on.
 func (s *Status) Collect(ch chan<- prometheus.Metric) {
 	s.mu.Lock()
-	aggs := s.aggregate()
-	units := make(map[statusKey]partStatus, len(s.parts))
-	for k, p := range s.parts {
-		units[k] = *p
-	}
-	s.mu.Unlock()
-	for k, a := range aggs { // the registry sorts what it gathers
+	defer s.mu.Unlock()
+	for k, a := range s.aggregate() { // the registry sorts what it gathers
 		up := 0.0
 		if a.up {
 			up = 1
@@ -144,7 +139,7 @@ func (s *Status) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(upDesc, prometheus.GaugeValue, up, k.project, k.source)
 		ch <- prometheus.MustNewConstMetric(refreshDurationDesc, prometheus.GaugeValue, a.duration.Seconds(), k.project, k.source)
 	}
-	for k, u := range units {
+	for k, u := range s.parts {
 		if !u.lastSuccess.IsZero() {
 			ch <- prometheus.MustNewConstMetric(lastSuccessDesc, prometheus.GaugeValue,
 				float64(u.lastSuccess.UnixNano())/1e9, k.project, k.source, k.window, k.part)

@@ -59,15 +59,15 @@ func (w *Watcher) applyRead(ctx context.Context, start time.Time, rd jobsRead, j
 	switch {
 	case err == nil:
 		if e.gone {
-			level.Info(w.logger).Log("msg", "agent job found again", "project", p.id, "job_id", e.id)
+			level.Info(w.logger).Log("msg", "agent job found again", "project", p.id, "job_id", rd.id)
 		}
 		if job.Status.Terminal() && e.job != nil && !e.job.Status.Terminal() { // ended: one line, with its pull request
-			level.Info(w.logger).Log("msg", "agent job ended", "project", p.id, "job_id", e.id, "status", job.Status, "pull_request", deref(job.PRLink))
+			level.Info(w.logger).Log("msg", "agent job ended", "project", p.id, "job_id", rd.id, "status", job.Status, "pull_request", deref(job.PRLink))
 		}
 		e.job, e.gone = job, false
 		e.nextRead = start.Add(w.cfg.PollInterval)
 		if job.Status.Terminal() {
-			e.nextRead = start.Add(w.cfg.TerminalInterval)
+			e.nextRead = start.Add(w.terminal)
 		}
 		if k := [3]string{"status", p.id, string(job.Status)}; !job.Status.Known() && !w.logged[k] {
 			w.logged[k] = true
@@ -75,7 +75,7 @@ func (w *Watcher) applyRead(ctx context.Context, start time.Time, rd jobsRead, j
 			if job.Status == "" {
 				msg = "agent job has no status; it is counted under an empty status"
 			}
-			level.Warn(w.logger).Log("msg", msg, "project", p.id, "job_id", e.id, "status", job.Status)
+			level.Warn(w.logger).Log("msg", msg, "project", p.id, "job_id", rd.id, "status", job.Status)
 		}
 	case ctx.Err() != nil:
 		// Shutting down: not a failure of the API.
@@ -86,27 +86,27 @@ func (w *Watcher) applyRead(ctx context.Context, start time.Time, rd jobsRead, j
 				// The API does not promise the v1 sessionId is the v2 job id.
 				msg = "agent job discovered through the v1 listing is not found by get-agent-job: the listing's sessionId may not be the job id; it is counted in mintlify_agent_jobs_not_found"
 			}
-			level.Warn(w.logger).Log("msg", msg, "project", p.id, "job_id", e.id, "err", err)
+			level.Warn(w.logger).Log("msg", msg, "project", p.id, "job_id", rd.id, "err", err)
 		}
 		e.job, e.gone = nil, true
-		e.nextRead = start.Add(w.cfg.TerminalInterval)
+		e.nextRead = start.Add(w.terminal)
 	default:
-		// Stop when the failure concerns the API or key rather than one job
-		// (401, 403, a certificate, 5xx, transport): more requests would
-		// only add load.
-		w.failed(rd.round, rd.id, err, client.IsRefused(err) || client.IsCertificateError(err) || client.IsTransient(err))
+		w.failed(rd.round, rd.id, err)
 	}
 }
 
-// failed fails a project's round (jobID "" for the listing); stop ends its
-// requests for the round, as a 429 always does, pausing the project. The
+// failed fails a project's round (jobID "" for the listing). A failure that
+// concerns the API or key rather than one job ends the project's requests
+// for the round, since more would only add load: a refused key or
+// certificate, a 429 (which pauses the project) and, for a read, a 5xx or a
+// transport failure (the deprecated listing may break on its own). The
 // caller holds w.mu.
-func (w *Watcher) failed(r *jobsRound, jobID string, err error, stop bool) {
+func (w *Watcher) failed(r *jobsRound, jobID string, err error) {
 	retryAfter, hasRetryAfter, limited := client.IsRateLimited(err)
 	if r.err == nil || limited { // the rate limit is what the round reports
 		r.err, r.errJob = err, jobID
 	}
-	if stop || limited {
+	if limited || client.IsRefused(err) || client.IsCertificateError(err) || jobID != "" && client.IsTransient(err) {
 		r.stopped.Store(true)
 	}
 	if !limited {

@@ -2,6 +2,9 @@ package jobs_test
 
 import (
 	"context"
+	"io"
+	stdlog "log"
+	"net/http/httptest"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -236,4 +239,40 @@ func TestJobsForbiddenStopsRoundAndSaysWhy(t *testing.T) {
 	if n := e.logs.CountLines("level=error", "this IP is not on the organization's allowlist, or the key lacks the read scope"); n != 1 {
 		t.Errorf("the refusal was logged %d times, want once, saying why:\n%s", n, e.logs)
 	}
+}
+
+// TestJobsCertificateErrorOnListingStopsRound: a certificate the system
+// does not trust concerns every request to the API, as a refused key does:
+// after the listing fails over it, no job is read that round.
+func TestJobsCertificateErrorOnListingStopsRound(t *testing.T) {
+	e := newJobsEnv(t)
+	srv := httptest.NewUnstartedServer(e.fake.Handler())
+	srv.Config.ErrorLog = stdlog.New(io.Discard, "", 0) // the refused handshakes
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	key, err := client.StaticKey(mintlifytest.DefaultKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	tried := map[string]int{}
+	e.client, err = client.New(client.Config{BaseURL: srv.URL, Key: key, Retry: client.RetryPolicy{MaxAttempts: 1}, Hooks: client.Hooks{
+		Allow: func(_ context.Context, ep client.Endpoint) error {
+			mu.Lock()
+			defer mu.Unlock()
+			tried[ep.String()]++
+			return nil
+		},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := e.watcher(jobs.Config{Projects: []string{"p1"}, IDs: []string{"a", "b"}, Discover: true, Concurrency: 1})
+	e.poll(w)
+	mu.Lock()
+	defer mu.Unlock()
+	if tried["list_jobs"] != 1 || tried["get_job"] != 0 {
+		t.Errorf("attempts %v; want one list_jobs and no get_job", tried)
+	}
+	e.expectUp(jobsUp("0", "60"))
 }

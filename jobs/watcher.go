@@ -31,7 +31,7 @@ const (
 	// MinPollInterval is the shortest PollInterval: job reads are
 	// outside the analytics request budget, so they are paced by it.
 	MinPollInterval = time.Second
-	// MinTerminalInterval is the least default TerminalInterval.
+	// MinTerminalInterval is the least interval between reads of a terminal job (else 10 × PollInterval).
 	MinTerminalInterval = 15 * time.Minute
 )
 
@@ -47,20 +47,18 @@ type Config struct {
 	Added    bool // allows a watcher with nothing to watch but what Watch adds
 	// PollInterval (--jobs.poll-interval) is how often Run polls; DefaultPollInterval when zero.
 	PollInterval time.Duration
-	// TerminalInterval is how often terminal jobs are re-read (a completed one
-	// may still be archived); max(MinTerminalInterval, 10 × PollInterval) when zero.
-	TerminalInterval time.Duration
-	Concurrency      int              // get-agent-job requests in flight; DefaultConcurrency when zero
-	Status           *health.Status   // receives the health of every project's "jobs" source
-	Logger           log.Logger       // receives warnings and errors; none when nil
-	Now              func() time.Time // time.Now when nil
+	Concurrency  int              // get-agent-job requests in flight; DefaultConcurrency when zero
+	Status       *health.Status   // receives the health of every project's "jobs" source
+	Logger       log.Logger       // receives warnings and errors; none when nil
+	Now          func() time.Time // time.Now when nil
 }
 
 // Watcher watches agent jobs and collects their state; Run keeps it current.
 type Watcher struct {
-	cfg    Config
-	logger log.Logger
-	static []jobRef
+	cfg      Config
+	logger   log.Logger
+	terminal time.Duration // how often terminal jobs are re-read (a completed one may still be archived)
+	static   []jobRef
 	// file is --jobs.file (nil without), marked with the version last parsed, good or
 	// bad; fileRefs is its last good list (written under mu), fileErr its problem.
 	file     *filewatch.File
@@ -89,9 +87,8 @@ type jobsProject struct {
 	skipped     float64        // malformed v1 sessions skipped since start (mintlify_agent_sessions_skipped_total)
 }
 
-// jobsEntry is one watched job.
+// jobsEntry is one watched job, under its id in jobsProject.jobs.
 type jobsEntry struct {
-	id string
 	// Why the job is watched (named: by --jobs.id or --jobs.file). A discovered job stays after it
 	// leaves the v1 listing (which omits archived jobs) until it answers 404 while not listed (in
 	// the listing updateMembership was given).
@@ -129,13 +126,13 @@ func New(cfg Config) (*Watcher, error) {
 		return nil, err
 	}
 	cfg.PollInterval = cmp.Or(cfg.PollInterval, DefaultPollInterval)
-	cfg.TerminalInterval = cmp.Or(cfg.TerminalInterval, max(MinTerminalInterval, 10*cfg.PollInterval))
 	cfg.Concurrency = cmp.Or(cfg.Concurrency, DefaultConcurrency)
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
 	w := &Watcher{
 		cfg:      cfg,
+		terminal: max(MinTerminalInterval, 10*cfg.PollInterval),
 		logger:   cmp.Or(cfg.Logger, log.NewNopLogger()),
 		projects: make(map[string]*jobsProject),
 		added:    make(map[jobRef]bool),
@@ -145,7 +142,6 @@ func New(cfg Config) (*Watcher, error) {
 	w.order = slices.Compact(slices.Sorted(slices.Values(cfg.Projects)))
 	for _, p := range w.order {
 		w.projects[p] = &jobsProject{id: p, jobs: make(map[string]*jobsEntry)}
-		cfg.Status.Track(p, Source, "", health.PartAll)
 		cfg.Status.SetInterval(p, Source, "", health.PartAll, cfg.PollInterval)
 	}
 	if cfg.File != "" {
@@ -246,7 +242,7 @@ func (w *Watcher) updateMembership(listed map[string][]client.LegacySession) {
 	entry := func(r jobRef) *jobsEntry {
 		jobs := w.projects[r.project].jobs
 		if jobs[r.id] == nil {
-			jobs[r.id] = &jobsEntry{id: r.id}
+			jobs[r.id] = &jobsEntry{}
 		}
 		return jobs[r.id]
 	}
@@ -290,7 +286,7 @@ func (w *Watcher) updateMembership(listed map[string][]client.LegacySession) {
 
 // Poll runs one round: it re-reads a changed --jobs.file, lists every project's jobs when
 // discovering, then reads the jobs due (non-terminal every PollInterval, terminal every
-// TerminalInterval), skipping projects paused after a 429. Each project's round is reported
+// terminal interval), skipping projects paused after a 429. Each project's round is reported
 // to the Status; a job that answers 404 does not fail it.
 func (w *Watcher) Poll(ctx context.Context) {
 	w.pollMu.Lock()
@@ -333,15 +329,15 @@ func (w *Watcher) Poll(ctx context.Context) {
 }
 
 // discover lists the jobs of the rounds' projects through the v1 listing (a failed one is absent
-// from the result). A failed listing fails the round, but the known jobs are still read unless
-// the key was refused or the project is rate limited: the deprecated listing may break on its own.
+// from the result). A failed listing fails the round; whether the known jobs are still read is
+// failed's to say.
 func (w *Watcher) discover(ctx context.Context, rounds []*jobsRound) map[string][]client.LegacySession {
 	listed := make(map[string][]client.LegacySession)
 	for _, r := range rounds {
 		sessions, skipped, err := w.cfg.Client.ListJobsV1Counting(ctx, r.project)
 		w.mu.Lock()
 		if p := w.projects[r.project]; err != nil {
-			w.failed(r, "", err, client.IsRefused(err))
+			w.failed(r, "", err)
 		} else {
 			if p.skipped == 0 && skipped > 0 {
 				level.Warn(w.logger).Log("msg", "skipped malformed sessions of the v1 job listing (counted in mintlify_agent_sessions_skipped_total; logged once)", "project", r.project, "sessions", skipped)

@@ -125,18 +125,23 @@ mintlify_agent_job_created_timestamp_seconds{job_id="done",project="p1"} 1.74083
 `)
 }
 
-func TestJobsExplicitTerminalInterval(t *testing.T) {
+// TestJobsTerminalIntervalIsTenPolls: with a poll interval over 1m30s, a
+// terminal job is read every 10 poll intervals.
+func TestJobsTerminalIntervalIsTenPolls(t *testing.T) {
 	e := newJobsEnv(t)
 	e.fake.AddJob("p1", mintlifytest.JobSpec{ID: "done", Status: "failed", CreatedAt: jobsT0})
-	w := e.watcher(jobs.Config{Projects: []string{"p1"}, IDs: []string{"done"}, PollInterval: 30 * time.Second, TerminalInterval: 2 * time.Minute})
-	want := []int{1, 1, 1, 1, 2} // rounds at 0s, 30s, 60s, 90s, 120s
-	for i, w0 := range want {
+	w := e.watcher(jobs.Config{Projects: []string{"p1"}, IDs: []string{"done"}, PollInterval: 2 * time.Minute})
+	for i := range 11 { // rounds every 2 minutes: reads at 0 and 20 minutes
 		if i > 0 {
-			e.clock.Advance(30 * time.Second)
+			e.clock.Advance(2 * time.Minute)
 		}
 		e.poll(w)
-		if got := e.fake.CountRequests("get_job"); got != w0 {
-			t.Fatalf("round %d: %d reads, want %d", i, got, w0)
+		want := 1
+		if i == 10 {
+			want = 2
+		}
+		if got := e.fake.CountRequests("get_job"); got != want {
+			t.Fatalf("round at %d min: %d reads, want %d", 2*i, got, want)
 		}
 	}
 }

@@ -40,10 +40,10 @@ var benchSizes = []int{1_000, 10_000, 20_000, 100_000}
 // instrumented), whose visitors collector made its first refresh against
 // the fake API, served on loopback.
 type scrapeFixture struct {
-	live *prometheus.Registry
-	// own are the exporter's own live collectors (build info, status,
+	live prometheus.Gatherers
+	// own gathers the exporter's own live collectors (build info, status,
 	// budget, API metrics).
-	own     []prometheus.Collector
+	own     *prometheus.Registry
 	handler *httptest.Server
 	// slow serves promhttp.HandlerFor over the same collectors.
 	slow *httptest.Server
@@ -74,7 +74,8 @@ func getScrapeFixture(b *testing.B, n int) *scrapeFixture {
 	status := health.NewStatus()
 	clk := mintlifytest.NewClock(fixedNow())
 	budget := budget.New(1_000_000, fixedNow)
-	apiMetrics := health.NewAPIMetrics()
+	own := prometheus.NewRegistry()
+	apiMetrics := health.NewAPIMetrics(own)
 	key, err := client.StaticKey(mintlifytest.DefaultKey)
 	if err != nil {
 		b.Fatal(err)
@@ -99,18 +100,17 @@ func getScrapeFixture(b *testing.B, n int) *scrapeFixture {
 	if st := v.States(); len(st) != 1 || st[0].Summary != fmt.Sprintf("%d paths, %d exported", n, n) {
 		b.Fatalf("first refresh: %+v", st)
 	}
-	own := []prometheus.Collector{versioncollector.NewCollector("mintlify_exporter"), status, budget, apiMetrics}
-	live := prometheus.NewRegistry()
-	live.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	live.MustRegister(own...)
+	own.MustRegister(versioncollector.NewCollector("mintlify_exporter"), status, budget)
+	goProcess := registry(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	live := prometheus.Gatherers{goProcess, own}
 	vreg := prometheus.NewRegistry()
 	vreg.MustRegister(v)
 	f := &scrapeFixture{
 		live: live, own: own,
 		handler: httptest.NewServer(metricshandler.New(metricshandler.Config{
-			Live: live, Cached: v, MaxRequests: 40, Instrument: live,
+			Live: live, Cached: v, MaxRequests: 40, Instrument: goProcess,
 		})),
-		slow:   httptest.NewServer(promhttp.HandlerFor(prometheus.Gatherers{live, vreg}, promhttp.HandlerOpts{})),
+		slow:   httptest.NewServer(promhttp.HandlerFor(append(live, vreg), promhttp.HandlerOpts{})),
 		bodies: map[string][]byte{},
 	}
 	for enc := range encodings {
@@ -248,7 +248,7 @@ func BenchmarkLivePart(b *testing.B) {
 		{"all", f.live},
 		{"go", registry(collectors.NewGoCollector())},
 		{"process", registry(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))},
-		{"exporter", registry(f.own...)},
+		{"exporter", f.own},
 	}
 	for _, p := range parts {
 		b.Run("collectors="+p.name, func(b *testing.B) {

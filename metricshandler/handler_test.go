@@ -144,7 +144,8 @@ func newEnv(t *testing.T, o envOptions) *env {
 	})
 
 	status := health.NewStatus()
-	apiMetrics := health.NewAPIMetrics()
+	live := prometheus.NewRegistry()
+	apiMetrics := health.NewAPIMetrics(live)
 	budget, c := rig.BudgetedClient(1000, client.Config{Timeout: 10 * time.Second,
 		Retry: client.RetryPolicy{MaxAttempts: 1}, Hooks: client.Hooks{Observe: apiMetrics.Observe}})
 	src := collector.NewVisitors(c.PathsPage, collector.Options{PageSize: 25, MaxPages: 100})
@@ -153,8 +154,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 		MinInterval: 15 * time.Minute, Budget: budget, Status: status,
 	})
 
-	live := prometheus.NewRegistry()
-	live.MustRegister(versioncollector.NewCollector("mintlify_exporter"), status, budget, apiMetrics)
+	live.MustRegister(versioncollector.NewCollector("mintlify_exporter"), status, budget)
 	var instrument prometheus.Registerer
 	if o.goProcess {
 		live.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
