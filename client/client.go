@@ -3,7 +3,6 @@ package client
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -15,7 +14,8 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/progname"
 )
 
-// Defaults applied by New to zero Config and RetryPolicy fields.
+// Defaults applied by New to zero Config and RetryPolicy fields, and the
+// retry delays: doubled from DefaultBaseDelay up to DefaultMaxDelay.
 const (
 	DefaultTimeout      = 30 * time.Second
 	DefaultMaxBodyBytes = 64 << 20
@@ -48,17 +48,14 @@ type Config struct {
 }
 
 // RetryPolicy says how transient failures are retried; zero fields take
-// defaults.
+// defaults. A 5xx's Retry-After longer than the delay is waited, up to
+// DefaultMaxDelay.
 type RetryPolicy struct {
 	// MaxAttempts counts the first attempt: 1 disables retries.
 	MaxAttempts int
-	// BaseDelay is the delay before the first retry, doubled for each next.
-	BaseDelay time.Duration
-	// MaxDelay caps the delay, and a 5xx's longer Retry-After, if waited.
-	MaxDelay time.Duration
 	// Sleep waits d or until ctx is done, returning ctx's error then.
 	Sleep func(ctx context.Context, d time.Duration) error
-	// Jitter randomizes a delay within [0, MaxDelay]; default [d/2, d].
+	// Jitter randomizes a delay within [0, DefaultMaxDelay]; default [d/2, d].
 	Jitter func(d time.Duration) time.Duration
 }
 
@@ -87,8 +84,6 @@ func New(cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("client: negative MaxBodyBytes %d", cfg.MaxBodyBytes)
 	case r.MaxAttempts < 0:
 		return nil, fmt.Errorf("client: negative Retry.MaxAttempts %d", r.MaxAttempts)
-	case r.BaseDelay < 0 || r.MaxDelay < 0:
-		return nil, errors.New("client: negative Retry delay")
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -97,8 +92,6 @@ func New(cfg Config) (*Client, error) {
 		cfg.HTTPClient = defaultHTTPClient()
 	}
 	r.MaxAttempts = cmp.Or(r.MaxAttempts, DefaultMaxAttempts)
-	r.BaseDelay = cmp.Or(r.BaseDelay, DefaultBaseDelay)
-	r.MaxDelay = cmp.Or(r.MaxDelay, DefaultMaxDelay)
 	if r.Sleep == nil {
 		r.Sleep = DefaultSleep
 	}

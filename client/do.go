@@ -96,9 +96,9 @@ func (c *Client) do(ctx context.Context, r *call) (_ []byte, err error) {
 			}
 			return nil, fmt.Errorf("%w (gave up after %d attempts)", o.err, attempt)
 		}
-		delay := backoff.Policy{Base: c.cfg.Retry.BaseDelay, Max: c.cfg.Retry.MaxDelay, Jitter: c.cfg.Retry.Jitter}.Delay(attempt)
+		delay := backoff.Policy{Base: DefaultBaseDelay, Max: DefaultMaxDelay, Jitter: c.cfg.Retry.Jitter}.Delay(attempt)
 		if ae := (*APIError)(nil); errors.As(o.err, &ae) && ae.HasRetryAfter && ae.RetryAfter > delay {
-			delay = min(ae.RetryAfter, c.cfg.Retry.MaxDelay)
+			delay = min(ae.RetryAfter, DefaultMaxDelay)
 		}
 		if err := c.cfg.Retry.Sleep(ctx, delay); err != nil {
 			return nil, fmt.Errorf("%w; stopped retrying: %w", last, err)
