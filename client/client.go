@@ -18,7 +18,7 @@ import (
 // retry delays: doubled from DefaultBaseDelay up to DefaultMaxDelay.
 const (
 	DefaultTimeout      = 30 * time.Second
-	DefaultMaxBodyBytes = 64 << 20
+	DefaultMaxBodyBytes = 64 << 20 // the zero Endpoint's MaxBody
 	DefaultUserAgent    = progname.Name
 	DefaultMaxAttempts  = 4
 	DefaultBaseDelay    = 500 * time.Millisecond
@@ -41,8 +41,6 @@ type Config struct {
 	Retry     RetryPolicy
 	// Hooks may be called from several goroutines at once.
 	Hooks Hooks
-	// MaxBodyBytes caps a response body (a larger one is ErrBodyTooLarge).
-	MaxBodyBytes int64
 	// Now is the clock a Retry-After HTTP date is read against.
 	Now func() time.Time
 }
@@ -75,13 +73,10 @@ func New(cfg Config) (*Client, error) {
 		return nil, err
 	}
 	cfg.Timeout, cfg.UserAgent = cmp.Or(cfg.Timeout, DefaultTimeout), cmp.Or(cfg.UserAgent, DefaultUserAgent)
-	cfg.MaxBodyBytes = cmp.Or(cfg.MaxBodyBytes, DefaultMaxBodyBytes)
 	r := &cfg.Retry
 	switch {
 	case cfg.Timeout < 0:
 		return nil, fmt.Errorf("client: negative Timeout %s", cfg.Timeout)
-	case cfg.MaxBodyBytes < 0:
-		return nil, fmt.Errorf("client: negative MaxBodyBytes %d", cfg.MaxBodyBytes)
 	case r.MaxAttempts < 0:
 		return nil, fmt.Errorf("client: negative Retry.MaxAttempts %d", r.MaxAttempts)
 	}

@@ -144,7 +144,7 @@ func (c *Client) attempt(ctx context.Context, r *call, key string) outcome {
 	defer res.Body.Close()
 
 	ok := res.StatusCode >= 200 && res.StatusCode < 300
-	limit := min(c.cfg.MaxBodyBytes, r.endpoint.MaxBody())
+	limit := r.endpoint.MaxBody()
 	if !ok {
 		limit = min(limit, maxErrorBodyBytes)
 	}

@@ -748,9 +748,11 @@ func TestHeaders(t *testing.T) {
 
 func TestBodyTooLarge(t *testing.T) {
 	for _, o := range getOps {
-		h := jobHarness(t, func(c *client.Config) { c.MaxBodyBytes = 64 })
+		h := jobHarness(t, nil)
+		ep, _ := client.EndpointNamed(o.endpoint)
+		h.srv.AddFault(mintlifytest.Fault{Endpoint: o.endpoint, Offset: mintlifytest.AnyOffset, BodyBytes: make([]byte, ep.MaxBody()+1)})
 		err := o.run(h, context.Background())
-		if !errors.Is(err, client.ErrBodyTooLarge) || !strings.Contains(err.Error(), "exceeds 64 bytes") {
+		if !errors.Is(err, client.ErrBodyTooLarge) || !strings.Contains(err.Error(), fmt.Sprintf("exceeds %d bytes", ep.MaxBody())) {
 			t.Errorf("%s: error %v", o.name, err)
 		}
 		if got := h.codes(); !slices.Equal(got, []string{"200"}) {
@@ -759,9 +761,9 @@ func TestBodyTooLarge(t *testing.T) {
 	}
 	// Exactly at the cap is fine.
 	h := jobHarness(t, nil)
-	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointListJobs, Body: `{"allSessions":[]}`})
-	h2 := jobHarness(t, func(c *client.Config) { c.MaxBodyBytes = int64(len(`{"allSessions":[]}`)); c.BaseURL = h.srv.URL() })
-	if _, err := h2.c.ListJobsV1(context.Background(), testProject); err != nil {
+	atCap := []byte(`{"allSessions":[]` + strings.Repeat(" ", int(client.EndpointListJobs.MaxBody())-len(`{"allSessions":[]}`)) + `}`)
+	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointListJobs, BodyBytes: atCap})
+	if _, err := h.c.ListJobsV1(context.Background(), testProject); err != nil {
 		t.Errorf("body at the cap: %v", err)
 	}
 }
@@ -783,7 +785,6 @@ func TestNewConfig(t *testing.T) {
 		{"user info", client.Config{Key: key, BaseURL: "https://u:p@api.mintlify.com"}, false},
 		{"unparsable", client.Config{Key: key, BaseURL: "http://[::1"}, false},
 		{"negative timeout", client.Config{Key: key, Timeout: -1}, false},
-		{"negative body cap", client.Config{Key: key, MaxBodyBytes: -1}, false},
 		{"negative attempts", client.Config{Key: key, Retry: client.RetryPolicy{MaxAttempts: -1}}, false},
 	} {
 		c, err := client.New(tc.cfg)
