@@ -125,10 +125,8 @@ func defaultHTTPClient() *http.Client {
 	var protocols http.Protocols
 	protocols.SetHTTP1(true)
 	t := &http.Transport{
-		Proxy: http.ProxyFromEnvironment,
-		DialContext: (&net.Dialer{
-			Timeout: 10 * time.Second,
-		}).DialContext,
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
 		Protocols:             &protocols,
 		DisableKeepAlives:     true,
 		TLSHandshakeTimeout:   10 * time.Second,

@@ -363,9 +363,7 @@ func readBody(res *http.Response, limit int64) ([]byte, error) {
 			if int64(len(buf)) >= limit {
 				return buf, nil
 			}
-			grown := make([]byte, len(buf), min(max(2*int64(cap(buf)), 4096), limit))
-			copy(grown, buf)
-			buf = grown
+			buf = append(make([]byte, 0, min(max(2*int64(cap(buf)), 4096), limit)), buf...)
 		}
 		n, err := r.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
