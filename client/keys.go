@@ -111,14 +111,10 @@ func (k *FileKey) Path() string { return k.path }
 func (k *FileKey) Key() (string, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	changed, err := k.file.Changed()
-	if err != nil {
-		k.fail(fmt.Errorf("API key file %s: %w", k.path, unwrapPathError(err)))
-		return k.key, nil
-	}
 	// After a failure the file is read at every use: a fix within the
-	// file system's timestamp granularity is not missed.
-	if !changed && k.lastErr == nil {
+	// file system's timestamp granularity is not missed. A file that
+	// cannot be looked at fails as load words it.
+	if changed, err := k.file.Changed(); err == nil && !changed && k.lastErr == nil {
 		return k.key, nil
 	}
 	if err := k.load(); err != nil {
