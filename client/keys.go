@@ -152,13 +152,16 @@ func (k *FileKey) Status() KeyFileStatus {
 // read.
 func (k *FileKey) load() error {
 	b, info, err := k.file.Read(maxKeyFileBytes)
+	var pe *fs.PathError
 	switch {
 	case errors.Is(err, fs.ErrPermission):
 		return fmt.Errorf("API key file %s: permission denied: %s", k.path, whoCannotRead(k.path))
 	case errors.Is(err, filewatch.ErrTooLarge):
 		return fmt.Errorf("API key file %s: more than %d bytes, too large for an API key", k.path, maxKeyFileBytes)
+	case errors.As(err, &pe): // without its operation and path: the message names the path once
+		return fmt.Errorf("API key file %s: %w", k.path, pe.Err)
 	case err != nil:
-		return fmt.Errorf("API key file %s: %w", k.path, unwrapPathError(err))
+		return fmt.Errorf("API key file %s: %w", k.path, err)
 	}
 	key := strings.TrimSpace(string(b))
 	if err := CheckKey(key); err != nil {
@@ -174,13 +177,3 @@ func (k *FileKey) load() error {
 
 // maxKeyFileBytes bounds the key file: keys are a few dozen bytes.
 const maxKeyFileBytes = 4096
-
-// unwrapPathError drops a *fs.PathError's operation and path: messages name
-// the path once.
-func unwrapPathError(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}
