@@ -85,15 +85,6 @@ func (k *FileKey) Notify(f func(err error)) {
 	k.notify = f
 }
 
-func (k *FileKey) fail(err error) {
-	if k.lastErr != nil && k.lastErr.Error() == err.Error() {
-		return
-	}
-	k.lastErr = err
-	k.failures++
-	k.notify(err)
-}
-
 // NewFileKey reads and checks the key file now; errors name the path, never
 // its content.
 func NewFileKey(path string) (*FileKey, error) {
@@ -117,11 +108,12 @@ func (k *FileKey) Key() (string, error) {
 	if changed, err := k.file.Changed(); err == nil && !changed && k.lastErr == nil {
 		return k.key, nil
 	}
-	if err := k.load(); err != nil {
-		k.fail(err)
-		return k.key, nil
-	}
-	if k.lastErr != nil { // recovered
+	switch err := k.load(); {
+	case err != nil && (k.lastErr == nil || k.lastErr.Error() != err.Error()): // counted once per reason
+		k.lastErr = err
+		k.failures++
+		k.notify(err)
+	case err == nil && k.lastErr != nil: // recovered
 		k.lastErr = nil
 		k.notify(nil)
 	}
