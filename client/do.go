@@ -96,9 +96,9 @@ func (c *Client) do(ctx context.Context, r *call) (_ []byte, err error) {
 			}
 			return nil, fmt.Errorf("%w (gave up after %d attempts)", o.err, attempt)
 		}
-		delay := backoff.Policy{Base: c.cfg.Retry.BaseDelay, Max: c.cfg.Retry.MaxDelay, Jitter: c.cfg.Retry.Jitter}.Delay(attempt)
+		delay := backoff.Policy{Base: DefaultBaseDelay, Max: DefaultMaxDelay, Jitter: c.cfg.Retry.Jitter}.Delay(attempt)
 		if ae := (*APIError)(nil); errors.As(o.err, &ae) && ae.HasRetryAfter && ae.RetryAfter > delay {
-			delay = min(ae.RetryAfter, c.cfg.Retry.MaxDelay)
+			delay = min(ae.RetryAfter, DefaultMaxDelay)
 		}
 		if err := c.cfg.Retry.Sleep(ctx, delay); err != nil {
 			return nil, fmt.Errorf("%w; stopped retrying: %w", last, err)
@@ -144,7 +144,7 @@ func (c *Client) attempt(ctx context.Context, r *call, key string) outcome {
 	defer res.Body.Close()
 
 	ok := res.StatusCode >= 200 && res.StatusCode < 300
-	limit := min(c.cfg.MaxBodyBytes, r.endpoint.MaxBody())
+	limit := r.endpoint.MaxBody()
 	if !ok {
 		limit = min(limit, maxErrorBodyBytes)
 	}
@@ -363,9 +363,7 @@ func readBody(res *http.Response, limit int64) ([]byte, error) {
 			if int64(len(buf)) >= limit {
 				return buf, nil
 			}
-			grown := make([]byte, len(buf), min(max(2*int64(cap(buf)), 4096), limit))
-			copy(grown, buf)
-			buf = grown
+			buf = append(make([]byte, 0, min(max(2*int64(cap(buf)), 4096), limit)), buf...)
 		}
 		n, err := r.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]

@@ -120,7 +120,7 @@ func (e Endpoint) String() string { return e.d().name }
 func (e Endpoint) Analytics() bool { return !e.d().free }
 
 // MaxBody is the largest answer of the endpoint the client reads (larger is
-// ErrBodyTooLarge), lowered by Config.MaxBodyBytes.
+// ErrBodyTooLarge).
 func (e Endpoint) MaxBody() int64 { return e.d().maxBody }
 
 // Attempt describes one HTTP attempt; retries are separate attempts.

@@ -79,12 +79,10 @@ type LegacySession struct {
 // stands. Haulted without a reason is "haulted"; unknown reasons are kept.
 // v1 cannot express archived.
 func (s LegacySession) Status() JobStatus {
-	if !s.Haulted {
+	if !s.Haulted || s.HaultReason == HaultReasonProcessing {
 		return StatusActive
 	}
 	switch s.HaultReason {
-	case HaultReasonProcessing:
-		return StatusActive
 	case HaultReasonCompleted, HaultReasonInterrupted:
 		return StatusCompleted
 	case HaultReasonGithubMissconfigured, HaultReasonError:

@@ -85,15 +85,6 @@ func (k *FileKey) Notify(f func(err error)) {
 	k.notify = f
 }
 
-func (k *FileKey) fail(err error) {
-	if k.lastErr != nil && k.lastErr.Error() == err.Error() {
-		return
-	}
-	k.lastErr = err
-	k.failures++
-	k.notify(err)
-}
-
 // NewFileKey reads and checks the key file now; errors name the path, never
 // its content.
 func NewFileKey(path string) (*FileKey, error) {
@@ -111,21 +102,18 @@ func (k *FileKey) Path() string { return k.path }
 func (k *FileKey) Key() (string, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	changed, err := k.file.Changed()
-	if err != nil {
-		k.fail(fmt.Errorf("API key file %s: %w", k.path, unwrapPathError(err)))
-		return k.key, nil
-	}
 	// After a failure the file is read at every use: a fix within the
-	// file system's timestamp granularity is not missed.
-	if !changed && k.lastErr == nil {
+	// file system's timestamp granularity is not missed. A file that
+	// cannot be looked at fails as load words it.
+	if changed, err := k.file.Changed(); err == nil && !changed && k.lastErr == nil {
 		return k.key, nil
 	}
-	if err := k.load(); err != nil {
-		k.fail(err)
-		return k.key, nil
-	}
-	if k.lastErr != nil { // recovered
+	switch err := k.load(); {
+	case err != nil && (k.lastErr == nil || k.lastErr.Error() != err.Error()): // counted once per reason
+		k.lastErr = err
+		k.failures++
+		k.notify(err)
+	case err == nil && k.lastErr != nil: // recovered
 		k.lastErr = nil
 		k.notify(nil)
 	}
@@ -156,13 +144,16 @@ func (k *FileKey) Status() KeyFileStatus {
 // read.
 func (k *FileKey) load() error {
 	b, info, err := k.file.Read(maxKeyFileBytes)
+	var pe *fs.PathError
 	switch {
 	case errors.Is(err, fs.ErrPermission):
 		return fmt.Errorf("API key file %s: permission denied: %s", k.path, whoCannotRead(k.path))
 	case errors.Is(err, filewatch.ErrTooLarge):
 		return fmt.Errorf("API key file %s: more than %d bytes, too large for an API key", k.path, maxKeyFileBytes)
+	case errors.As(err, &pe): // without its operation and path: the message names the path once
+		return fmt.Errorf("API key file %s: %w", k.path, pe.Err)
 	case err != nil:
-		return fmt.Errorf("API key file %s: %w", k.path, unwrapPathError(err))
+		return fmt.Errorf("API key file %s: %w", k.path, err)
 	}
 	key := strings.TrimSpace(string(b))
 	if err := CheckKey(key); err != nil {
@@ -178,13 +169,3 @@ func (k *FileKey) load() error {
 
 // maxKeyFileBytes bounds the key file: keys are a few dozen bytes.
 const maxKeyFileBytes = 4096
-
-// unwrapPathError drops a *fs.PathError's operation and path: messages name
-// the path once.
-func unwrapPathError(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}

@@ -110,26 +110,21 @@ func TestServerErrorsGiveUp(t *testing.T) {
 }
 
 func TestBackoffSchedule(t *testing.T) {
-	h := jobHarness(t, func(c *client.Config) {
-		c.Retry.MaxAttempts = 6
-		c.Retry.BaseDelay = 100 * time.Millisecond
-		c.Retry.MaxDelay = 500 * time.Millisecond
-	})
+	h := jobHarness(t, func(c *client.Config) { c.Retry.MaxAttempts = 7 })
 	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointGetJob, Status: 500})
 	if err := opGetJob.run(h, context.Background()); err == nil {
 		t.Fatal("no error")
 	}
-	want := []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, 500 * time.Millisecond, 500 * time.Millisecond}
+	want := []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 10 * time.Second}
 	if got := h.recordedSleeps(); !slices.Equal(got, want) {
 		t.Errorf("sleeps %v, want %v", got, want)
 	}
 
 	// Jitter sees the capped delay; a 503's Retry-After lengthens the wait,
-	// within MaxDelay.
+	// within DefaultMaxDelay.
 	var jittered []time.Duration
 	h = jobHarness(t, func(c *client.Config) {
 		c.Retry.MaxAttempts = 4
-		c.Retry.MaxDelay = 3 * time.Second
 		c.Retry.Jitter = func(d time.Duration) time.Duration { jittered = append(jittered, d); return d / 2 }
 	})
 	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointGetJob, Status: 503, RetryAfter: "2", Times: 1})
@@ -141,7 +136,7 @@ func TestBackoffSchedule(t *testing.T) {
 	if want := []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second}; !slices.Equal(jittered, want) {
 		t.Errorf("jitter saw %v, want %v", jittered, want)
 	}
-	if got, want := h.recordedSleeps(), []time.Duration{2 * time.Second, 3 * time.Second, time.Second}; !slices.Equal(got, want) {
+	if got, want := h.recordedSleeps(), []time.Duration{2 * time.Second, 10 * time.Second, time.Second}; !slices.Equal(got, want) {
 		t.Errorf("sleeps %v, want %v", got, want)
 	}
 }
@@ -150,8 +145,6 @@ func TestDefaultJitter(t *testing.T) {
 	h := jobHarness(t, func(c *client.Config) {
 		c.Retry.Jitter = nil
 		c.Retry.MaxAttempts = 50
-		c.Retry.BaseDelay = time.Second
-		c.Retry.MaxDelay = time.Second
 	})
 	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointGetJob, Status: 500, Times: 49})
 	if err := opGetJob.run(h, context.Background()); err != nil {
@@ -162,11 +155,13 @@ func TestDefaultJitter(t *testing.T) {
 		t.Fatalf("%d sleeps", len(sleeps))
 	}
 	distinct := map[time.Duration]bool{}
+	nominal := client.DefaultBaseDelay
 	for _, d := range sleeps {
-		if d < 500*time.Millisecond || d > time.Second {
-			t.Errorf("jittered delay %v outside [500ms, 1s]", d)
+		if d < nominal/2 || d > nominal {
+			t.Errorf("jittered delay %v outside [%v, %v]", d, nominal/2, nominal)
 		}
 		distinct[d] = true
+		nominal = min(2*nominal, client.DefaultMaxDelay)
 	}
 	if len(distinct) < 10 {
 		t.Errorf("only %d distinct delays in 49: no jitter", len(distinct))
@@ -606,15 +601,20 @@ func TestDefaultSleepHonoursContext(t *testing.T) {
 	c, err := client.New(client.Config{
 		BaseURL: srv.URL(),
 		Key:     apitest.Key(t),
-		Retry:   client.RetryPolicy{BaseDelay: time.Hour, MaxDelay: time.Hour},
-		Hooks:   client.Hooks{Observe: func(client.Attempt) { time.AfterFunc(10*time.Millisecond, cancel) }},
+		// The longest delay, which the cancel cuts short.
+		Retry: client.RetryPolicy{Jitter: func(time.Duration) time.Duration { return client.DefaultMaxDelay }},
+		Hooks: client.Hooks{Observe: func(client.Attempt) { time.AfterFunc(10*time.Millisecond, cancel) }},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	start := time.Now()
 	_, err = c.PathsPage(ctx, client.EndpointVisitors, testProject, client.PathsQuery{})
 	if !errors.Is(err, context.Canceled) || statusOf(err) != 502 {
 		t.Errorf("error %v", err)
+	}
+	if d := time.Since(start); d >= client.DefaultMaxDelay/2 {
+		t.Errorf("the retry's sleep was not cut short: %s", d)
 	}
 }
 
@@ -748,9 +748,11 @@ func TestHeaders(t *testing.T) {
 
 func TestBodyTooLarge(t *testing.T) {
 	for _, o := range getOps {
-		h := jobHarness(t, func(c *client.Config) { c.MaxBodyBytes = 64 })
+		h := jobHarness(t, nil)
+		ep, _ := client.EndpointNamed(o.endpoint)
+		h.srv.AddFault(mintlifytest.Fault{Endpoint: o.endpoint, Offset: mintlifytest.AnyOffset, BodyBytes: make([]byte, ep.MaxBody()+1)})
 		err := o.run(h, context.Background())
-		if !errors.Is(err, client.ErrBodyTooLarge) || !strings.Contains(err.Error(), "exceeds 64 bytes") {
+		if !errors.Is(err, client.ErrBodyTooLarge) || !strings.Contains(err.Error(), fmt.Sprintf("exceeds %d bytes", ep.MaxBody())) {
 			t.Errorf("%s: error %v", o.name, err)
 		}
 		if got := h.codes(); !slices.Equal(got, []string{"200"}) {
@@ -759,9 +761,9 @@ func TestBodyTooLarge(t *testing.T) {
 	}
 	// Exactly at the cap is fine.
 	h := jobHarness(t, nil)
-	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointListJobs, Body: `{"allSessions":[]}`})
-	h2 := jobHarness(t, func(c *client.Config) { c.MaxBodyBytes = int64(len(`{"allSessions":[]}`)); c.BaseURL = h.srv.URL() })
-	if _, err := h2.c.ListJobsV1(context.Background(), testProject); err != nil {
+	atCap := []byte(`{"allSessions":[]` + strings.Repeat(" ", int(client.EndpointListJobs.MaxBody())-len(`{"allSessions":[]}`)) + `}`)
+	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointListJobs, BodyBytes: atCap})
+	if _, err := h.c.ListJobsV1(context.Background(), testProject); err != nil {
 		t.Errorf("body at the cap: %v", err)
 	}
 }
@@ -783,9 +785,7 @@ func TestNewConfig(t *testing.T) {
 		{"user info", client.Config{Key: key, BaseURL: "https://u:p@api.mintlify.com"}, false},
 		{"unparsable", client.Config{Key: key, BaseURL: "http://[::1"}, false},
 		{"negative timeout", client.Config{Key: key, Timeout: -1}, false},
-		{"negative body cap", client.Config{Key: key, MaxBodyBytes: -1}, false},
 		{"negative attempts", client.Config{Key: key, Retry: client.RetryPolicy{MaxAttempts: -1}}, false},
-		{"negative delay", client.Config{Key: key, Retry: client.RetryPolicy{BaseDelay: -1}}, false},
 	} {
 		c, err := client.New(tc.cfg)
 		if (err == nil) != tc.ok || (c != nil) != tc.ok {

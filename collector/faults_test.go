@@ -118,8 +118,6 @@ func faultRefreshes(sent []faultSent) []faultRefresh {
 type faultOptions struct {
 	// timeout is the per-attempt timeout (--mintlify.timeout); 2s when 0.
 	timeout time.Duration
-	// maxBody is the client's MaxBodyBytes; the default when 0.
-	maxBody int64
 }
 
 // faultEnv is a visitors fixture whose client counts its requests and
@@ -152,7 +150,7 @@ func newFaultEnv(t *testing.T, o faultOptions) *faultEnv {
 	if o.timeout == 0 {
 		o.timeout = 2 * time.Second
 	}
-	c := apitest.Client(t, fx.srv, client.Config{HTTPClient: e.hc, Timeout: o.timeout, MaxBodyBytes: o.maxBody,
+	c := apitest.Client(t, fx.srv, client.Config{HTTPClient: e.hc, Timeout: o.timeout,
 		Retry: client.RetryPolicy{Sleep: e.sleep},
 		Hooks: client.Hooks{Allow: fx.budget.Allow},
 		Now:   clock.Now})
@@ -515,10 +513,10 @@ func faultRows() []faultRow {
 			doc: "paused for a backoff of 2 m, doubling for each further 429 up to 1 h",
 		},
 		faultRow{
-			name: "oversized body (over MaxBodyBytes)", opts: faultOptions{maxBody: 64 << 10},
-			install: faultAdd(mintlifytest.Fault{Offset: 250, Body: `{"totals":{"human":1,"ai":1,"total":1},"visitors":[],"hasMore":false,"padding":"` + strings.Repeat("x", 100<<10) + `"}`}),
+			name:    "oversized body (over the endpoint's cap)",
+			install: faultAdd(mintlifytest.Fault{Offset: 250, Body: `{"totals":{"human":1,"ai":1,"total":1},"visitors":[],"hasMore":false,"padding":"` + strings.Repeat("x", int(client.EndpointVisitors.MaxBody())) + `"}`}),
 			fails:   true, offset: "250", attempts: 1, maxPerRefresh: faultPages, logs: "response body too large",
-			doc: "read up to the limit (64 MiB in the binary, 64 KiB here) and refused, never cut silently; not retried",
+			doc: "read up to the endpoint's cap (8 MiB for visitors) and refused, never cut silently; not retried",
 		},
 		faultRow{
 			name: "invalid UTF-8 in a path",

@@ -297,8 +297,8 @@ const perHour = 90
 func newExporter(t *testing.T, rig *apitest.Rig, projects []string, restore *engine.State) *exporter {
 	t.Helper()
 	x := &exporter{Rig: rig, logs: &logbuf.Buffer{}}
-	var c *client.Client
-	x.b, c = rig.BudgetedClient(perHour, client.Config{})
+	x.b = rig.Budget(perHour)
+	c := rig.Client(client.Config{Hooks: client.Hooks{Allow: x.b.Allow}})
 	src := collector.NewVisitors(c.PathsPage, collector.Options{PageSize: 100, MaxPages: 100})
 	x.e = rig.Engine(engine.Config{
 		Sources: []engine.Source{src}, Projects: projects, Windows: windows, MinInterval: 15 * time.Minute,

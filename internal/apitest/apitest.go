@@ -54,15 +54,6 @@ func (r *Rig) Client(cfg client.Config) *client.Client {
 // Budget returns a ledger of perHour requests on the rig's clock.
 func (r *Rig) Budget(perHour int) *budget.Budget { return budget.New(perHour, r.Clock.Now) }
 
-// BudgetedClient returns a budget of perHour and a client whose Allow hook
-// is that budget's, as the exporter wires them.
-func (r *Rig) BudgetedClient(perHour int, cfg client.Config) (*budget.Budget, *client.Client) {
-	r.t.Helper()
-	b := r.Budget(perHour)
-	cfg.Hooks.Allow = b.Allow
-	return b, r.Client(cfg)
-}
-
 // Engine returns an engine on the rig's clock (cfg's Now and WaitUntil are
 // the clock's, a nil Status a new one), closed when the test ends. It is
 // not started.

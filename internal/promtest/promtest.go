@@ -87,18 +87,13 @@ func CheckBlocks(tb testing.TB, b []byte) {
 			if i := strings.IndexAny(line, "{ "); i >= 0 {
 				name = line[:i]
 			}
-			if !sampleOf(name, cur) {
+			if !slices.Contains([]string{cur, cur + "_bucket", cur + "_sum", cur + "_count"}, name) {
 				tb.Errorf("sample %q outside the block of its family (in the block of %q)", name, cur)
 			}
 			samples++
 		}
 	}
 	end()
-}
-
-// sampleOf reports whether a sample named name belongs to family.
-func sampleOf(name, family string) bool {
-	return slices.ContainsFunc([]string{"", "_bucket", "_sum", "_count"}, func(suffix string) bool { return name == family+suffix })
 }
 
 // Gather returns the series of c's family name (pedantic registry), or nil.
