@@ -383,13 +383,25 @@ func TestRefreshMemoryChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer v.Close()
+	// walked waits until the window's page walk completed after since (the
+	// window splits into site totals and the walk: each refresh is a change).
+	walked := func(since time.Time) time.Time {
+		for {
+			<-refreshed
+			for _, u := range v.States() {
+				if u.Part == health.PartPages && u.Completed.After(since) {
+					return u.Completed
+				}
+			}
+		}
+	}
 	v.Start()
-	<-refreshed
+	first := walked(time.Time{})
 	mu.Lock()
 	now = now.Add(16 * time.Minute) // the data is now due
 	mu.Unlock()
 	v.Touch()
-	<-refreshed
+	walked(first)
 	expo := v.Exposition()
 	if got := strings.Count(string(exposed(t, expo)), "mintlify_page_visitors_deduplicated{"); got != n {
 		t.Fatalf("the exposition has %d paths, want %d", got, n)
