@@ -278,7 +278,7 @@ const (
 
 // excerpt makes s fit for a one-line error message, without the key.
 func excerpt(s, key string) string {
-	s = strings.ReplaceAll(s, key, "[redacted]")
+	s = redact(s, key)
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	s = strings.Join(strings.Fields(s), " ")
 	s = strings.Map(func(r rune) rune {
@@ -320,7 +320,7 @@ func redactEscaped(b []byte, key string) []byte {
 		}
 		var s string
 		if hasU && json.Unmarshal(b[i:j+1], &s) == nil && strings.Contains(s, key) {
-			enc, _ := json.Marshal(strings.ReplaceAll(s, key, "[redacted]")) // a string always encodes
+			enc, _ := json.Marshal(redact(s, key)) // a string always encodes
 			out = append(append(out, b[last:i]...), enc...)
 			last = j + 1
 		}
@@ -330,6 +330,15 @@ func redactEscaped(b []byte, key string) []byte {
 		return b
 	}
 	return append(out, b[last:]...)
+}
+
+// redact takes key out of s. An empty key leaves s as it is: replacing ""
+// would put "[redacted]" between every two characters.
+func redact(s, key string) string {
+	if key == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, key, "[redacted]")
 }
 
 // ErrInvalidID is wrapped by the error of a call given an id that cannot be
