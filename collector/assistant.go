@@ -18,7 +18,7 @@ type Assistant struct {
 var assistantSource = Descriptor{Name: "assistant", Endpoint: client.EndpointCallerStats, Default: true, Derived: "assistant",
 	Help: "assistant queries by caller", Cost: "1 request",
 	New: func(c *client.Client, o Options) engine.Source {
-		return &Assistant{base: base{name: "assistant", families: assistantFamilies, cost: 1}, client: c}
+		return &Assistant{base: base{name: "assistant", families: assistantFamilies, cost: 1, additive: true}, client: c}
 	}}
 
 var assistantFamilies = []engine.Family{{
@@ -36,9 +36,6 @@ func (a *Assistant) Fetch(ctx context.Context, u engine.Unit, r client.DateRange
 	samples := appendKinds(nil, "", []string{"web", "api", "other"}, []float64{s.Web, s.API, s.Other}, s.Total, "unknown")
 	return &engine.Result{Samples: [][]engine.Sample{samples}, Cost: 1, Summary: "queries by caller"}, nil
 }
-
-// Additive implements derived.Summer.
-func (*Assistant) Additive(engine.Unit) bool { return true }
 
 // Sum implements derived.Summer.
 func (*Assistant) Sum(_ engine.Unit, days []*engine.Result) *engine.Result {

@@ -90,6 +90,8 @@ type base struct {
 	// cost is a full window's requests before its first fetch (0:
 	// unknown); a site window is one request.
 	cost int
+	// additive: the source's counts add up over days (derived.Summer).
+	additive bool
 }
 
 // Name implements engine.Source.
@@ -97,6 +99,9 @@ func (b *base) Name() string { return b.name }
 
 // Families implements engine.Source.
 func (b *base) Families() []engine.Family { return b.families }
+
+// Additive implements derived.Summer for the sources that Sum.
+func (b *base) Additive(engine.Unit) bool { return b.additive }
 
 // Supports implements engine.Source.
 func (b *base) Supports(w engine.Window) bool { return !w.Site || !b.siteless }

@@ -25,7 +25,7 @@ type Conversations struct {
 var conversationsSource = Descriptor{Name: "conversations", Endpoint: client.EndpointConversations, Default: false, Derived: "conversations",
 	Help: "assistant conversation turns by response type and resolution", Cost: "1 request per 1,000 turns",
 	New: func(c *client.Client, o Options) engine.Source {
-		return &Conversations{base: base{name: "conversations", families: conversationsFamilies, siteless: true}, client: c, maxPages: o.ConversationsMaxPages}
+		return &Conversations{base: base{name: "conversations", families: conversationsFamilies, siteless: true, additive: true}, client: c, maxPages: o.ConversationsMaxPages}
 	}}
 
 var conversationsFamilies = []engine.Family{{
@@ -58,9 +58,6 @@ func (c *Conversations) Fetch(ctx context.Context, u engine.Unit, r client.DateR
 	return &engine.Result{Samples: [][]engine.Sample{samples}, Cost: max(1, res.Pages), Skipped: res.Skipped,
 		Summary: fmt.Sprintf("%d turns", res.Turns)}, nil
 }
-
-// Additive implements derived.Summer.
-func (*Conversations) Additive(engine.Unit) bool { return true }
 
 // Sum implements derived.Summer.
 func (*Conversations) Sum(_ engine.Unit, days []*engine.Result) *engine.Result {

@@ -82,17 +82,16 @@ type Paths struct {
 	base
 	ep client.Endpoint
 	// build sets out's samples but the paths counts (setPathCounts).
-	build    func(u engine.Unit, t client.Counts, rows []client.PathCounts, out *engine.Result)
-	additive bool
-	page     client.PageFunc // (*client.Client).PathsPage in the exporter
-	walk     client.WalkOptions
-	filter   PathFilter
+	build  func(u engine.Unit, t client.Counts, rows []client.PathCounts, out *engine.Result)
+	page   client.PageFunc // (*client.Client).PathsPage in the exporter
+	walk   client.WalkOptions
+	filter PathFilter
 }
 
 // visitors and views are what tells the two apart; newPaths copies them.
 var (
 	visitors = &Paths{base: base{name: "visitors", families: visitorsFamilies}, ep: client.EndpointVisitors, build: buildVisitors}
-	views    = &Paths{base: base{name: "views", families: viewsFamilies}, ep: client.EndpointViews, build: buildViews, additive: true}
+	views    = &Paths{base: base{name: "views", families: viewsFamilies, additive: true}, ep: client.EndpointViews, build: buildViews}
 )
 
 // The descriptors of the two paths sources.
@@ -178,9 +177,6 @@ func (*Paths) SplitsTotals() bool { return true }
 
 // Walks implements engine.Stepper: a full window is walked a page at a time.
 func (*Paths) Walks(u engine.Unit) bool { return !u.Window.Site }
-
-// Additive implements derived.Summer: views add up over days, visitors not.
-func (p *Paths) Additive(engine.Unit) bool { return p.additive }
 
 // Fetch implements engine.Source: the site window's one request, or a
 // full window's walk to its end.
