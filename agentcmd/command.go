@@ -13,7 +13,6 @@ import (
 	"github.com/alecthomas/kingpin/v2"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/progname"
 )
 
 // Exit codes of the agent commands.
@@ -24,9 +23,6 @@ const (
 	ExitTimeout     = 3   // --wait.timeout passed first
 	ExitInterrupted = 130 // the context was cancelled (Ctrl-C)
 )
-
-// ErrorPrefix starts every error line, as the exporter's own.
-const ErrorPrefix = progname.ErrorPrefix
 
 // ErrorLine makes msg one line safe for a terminal: control characters and
 // bidirectional overrides (from a flag or the API) become Go escapes.
@@ -110,12 +106,12 @@ type Env struct {
 func (c *Command) Run(ctx context.Context, cmd string, env Env) int {
 	r := &run{Command: c, ctx: ctx, env: env}
 	if len(env.ProjectIDs) != 1 {
-		return r.usage(fmt.Sprintf("agent commands need exactly one --mintlify.project-id (got %d)", len(env.ProjectIDs)))
+		return r.fail(fmt.Sprintf("agent commands need exactly one --mintlify.project-id (got %d)", len(env.ProjectIDs)))
 	}
 	r.project = env.ProjectIDs[0]
 	create := cmd == "agent create"
 	if r.job = strings.TrimSpace(r.job); !create && r.job == "" {
-		return r.usage("--job must not be empty")
+		return r.fail("--job must not be empty")
 	}
 	if cmd == "agent get" {
 		job, err := env.Client.GetJob(ctx, r.project, r.job)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/agentcmd"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/progname"
 )
 
 func TestSelected(t *testing.T) {
@@ -32,7 +33,7 @@ func TestGet(t *testing.T) {
 	h.addJob(mintlifytest.JobSpec{Ref: "main"})
 	h.expect(h.run("agent", "get", "--job=j1"), 0, jobJSON("active", "main", "null"), "")
 
-	h.expect(h.run("agent", "get", "--job=nope"), 1, "", agentcmd.ErrorPrefix+"job nope not found in project p1\n")
+	h.expect(h.run("agent", "get", "--job=nope"), 1, "", progname.ErrorPrefix+"job nope not found in project p1\n")
 }
 
 func TestProjectCount(t *testing.T) {
@@ -40,7 +41,7 @@ func TestProjectCount(t *testing.T) {
 	h.addJob(mintlifytest.JobSpec{})
 	for _, projects := range [][]string{nil, {"p1", "p2"}} {
 		h.projects = projects
-		want := agentcmd.ErrorPrefix + "agent commands need exactly one --mintlify.project-id (got " + map[int]string{0: "0", 2: "2"}[len(projects)] + ")\n"
+		want := progname.ErrorPrefix + "agent commands need exactly one --mintlify.project-id (got " + map[int]string{0: "0", 2: "2"}[len(projects)] + ")\n"
 		h.expect(h.run("agent", "get", "--job=j1"), 1, "", want)
 		h.expect(h.run("agent", "message", "--job=j1", "--prompt=hi"), 1, "", want)
 	}
@@ -100,14 +101,14 @@ func TestPromptReachesAPIUnchanged(t *testing.T) {
 func TestEmptyPromptRefusedBeforeAnyRequest(t *testing.T) {
 	h := newHarness(t)
 	h.addJob(mintlifytest.JobSpec{})
-	h.expect(h.run("agent", "message", "--job=j1", "--prompt="), 1, "", agentcmd.ErrorPrefix+"the prompt is empty; nothing was sent\n")
+	h.expect(h.run("agent", "message", "--job=j1", "--prompt="), 1, "", progname.ErrorPrefix+"the prompt is empty; nothing was sent\n")
 	h.stdin = "\n"
-	h.expect(h.run("agent", "message", "--job=j1", "--prompt=-", "--wait"), 1, "", agentcmd.ErrorPrefix+"the prompt is empty; nothing was sent\n")
+	h.expect(h.run("agent", "message", "--job=j1", "--prompt=-", "--wait"), 1, "", progname.ErrorPrefix+"the prompt is empty; nothing was sent\n")
 	h.stdin = ""
-	h.expect(h.run("agent", "message", "--job=j1", "--prompt=-"), 1, "", agentcmd.ErrorPrefix+"the prompt is empty; nothing was sent\n")
+	h.expect(h.run("agent", "message", "--job=j1", "--prompt=-"), 1, "", progname.ErrorPrefix+"the prompt is empty; nothing was sent\n")
 	h.stdin = "bad \xff byte"
-	h.expect(h.run("agent", "message", "--job=j1", "--prompt=-"), 1, "", agentcmd.ErrorPrefix+"the prompt is not valid UTF-8; nothing was sent\n")
-	h.expect(h.run("agent", "message", "--job=j1", "--prompt=x", "--wait", "--wait.timeout=0s"), 1, "", agentcmd.ErrorPrefix+"--wait.timeout must be positive (got 0s)\n")
+	h.expect(h.run("agent", "message", "--job=j1", "--prompt=-"), 1, "", progname.ErrorPrefix+"the prompt is not valid UTF-8; nothing was sent\n")
+	h.expect(h.run("agent", "message", "--job=j1", "--prompt=x", "--wait", "--wait.timeout=0s"), 1, "", progname.ErrorPrefix+"--wait.timeout must be positive (got 0s)\n")
 	if n := len(h.fake.Requests()); n != 0 {
 		t.Errorf("%d requests sent, want none", n)
 	}
@@ -117,20 +118,20 @@ func TestMessageErrors(t *testing.T) {
 	h := newHarness(t)
 	h.addJob(mintlifytest.JobSpec{})
 
-	h.expect(h.run("agent", "message", "--job=nope", "--prompt=hi", "--wait"), 1, "", agentcmd.ErrorPrefix+"job nope not found in project p1\n")
+	h.expect(h.run("agent", "message", "--job=nope", "--prompt=hi", "--wait"), 1, "", progname.ErrorPrefix+"job nope not found in project p1\n")
 
 	h.key = "mint_0000000000000000000000000000wrong"
 	h.expect(h.run("agent", "message", "--job=j1", "--prompt=hi"), 1, "",
-		agentcmd.ErrorPrefix+"the admin API key was refused: HTTP 401: Invalid API key (check --mintlify.api-key-file or MINTLIFY_API_KEY; keys can expire)\n")
+		progname.ErrorPrefix+"the admin API key was refused: HTTP 401: Invalid API key (check --mintlify.api-key-file or MINTLIFY_API_KEY; keys can expire)\n")
 	h.expect(h.run("agent", "get", "--job=j1"), 1, "",
-		agentcmd.ErrorPrefix+"the admin API key was refused: HTTP 401: Invalid API key (check --mintlify.api-key-file or MINTLIFY_API_KEY; keys can expire)\n")
+		progname.ErrorPrefix+"the admin API key was refused: HTTP 401: Invalid API key (check --mintlify.api-key-file or MINTLIFY_API_KEY; keys can expire)\n")
 	h.key = mintlifytest.DefaultKey
 
 	remove := h.fake.AddFault(mintlifytest.Fault{Endpoint: "send_message", Status: 429, RetryAfter: "754"})
-	h.expect(h.run("agent", "message", "--job=j1", "--prompt=hi"), 1, "", agentcmd.ErrorPrefix+"rate limited: 100 new jobs and messages per project per hour; retry after 12m34s\n")
+	h.expect(h.run("agent", "message", "--job=j1", "--prompt=hi"), 1, "", progname.ErrorPrefix+"rate limited: 100 new jobs and messages per project per hour; retry after 12m34s\n")
 	remove()
 	remove = h.fake.AddFault(mintlifytest.Fault{Endpoint: "send_message", Status: 429})
-	h.expect(h.run("agent", "message", "--job=j1", "--prompt=hi"), 1, "", agentcmd.ErrorPrefix+"rate limited: 100 new jobs and messages per project per hour; retry later\n")
+	h.expect(h.run("agent", "message", "--job=j1", "--prompt=hi"), 1, "", progname.ErrorPrefix+"rate limited: 100 new jobs and messages per project per hour; retry later\n")
 	remove()
 	if got := h.fake.Messages("p1", "j1"); len(got) != 0 {
 		t.Errorf("messages delivered: %q", got)
@@ -143,7 +144,7 @@ func TestMessageErrors(t *testing.T) {
 		}
 	}
 	code := h.run("agent", "message", "--job=j1", "--prompt=hi")
-	if code != 1 || !strings.HasPrefix(h.stderr.String(), agentcmd.ErrorPrefix+"rate limited: 100 new jobs and messages per project per hour; retry after ") {
+	if code != 1 || !strings.HasPrefix(h.stderr.String(), progname.ErrorPrefix+"rate limited: 100 new jobs and messages per project per hour; retry after ") {
 		t.Errorf("101st message: exit %d, stderr %q", code, h.stderr.String())
 	}
 }
@@ -154,7 +155,7 @@ func TestInterruptedBeforeSending(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	h.ctx = ctx
-	h.expect(h.run("agent", "message", "--job=j1", "--prompt=hi", "--wait"), 130, "", agentcmd.ErrorPrefix+"interrupted\n")
+	h.expect(h.run("agent", "message", "--job=j1", "--prompt=hi", "--wait"), 130, "", progname.ErrorPrefix+"interrupted\n")
 	if got := h.fake.Messages("p1", "j1"); len(got) != 0 {
 		t.Errorf("messages delivered: %q", got)
 	}
@@ -164,8 +165,8 @@ func TestOtherAPIErrorIsOneLine(t *testing.T) {
 	h := newHarness(t)
 	h.addJob(mintlifytest.JobSpec{})
 	h.fake.AddFault(mintlifytest.Fault{Endpoint: "get_job", Status: 500})
-	h.expect(h.run("agent", "get", "--job=j1"), 1, "", agentcmd.ErrorPrefix+"get_job: HTTP 500: Internal Server Error\n")
-	h.expect(h.run("agent", "get", "--job= "), 1, "", agentcmd.ErrorPrefix+"--job must not be empty\n")
+	h.expect(h.run("agent", "get", "--job=j1"), 1, "", progname.ErrorPrefix+"get_job: HTTP 500: Internal Server Error\n")
+	h.expect(h.run("agent", "get", "--job= "), 1, "", progname.ErrorPrefix+"--job must not be empty\n")
 }
 
 func TestCreate(t *testing.T) {
@@ -209,13 +210,13 @@ func TestCreate(t *testing.T) {
 	// Refused before anything is sent.
 	before := len(h.fake.Requests())
 	h.stdin = ""
-	h.expect(h.run("agent", "create", "--prompt=-"), 1, "", agentcmd.ErrorPrefix+"the prompt is empty; nothing was sent\n")
-	h.expect(h.run("agent", "create", "--prompt=x", "--wait", "--wait.timeout=0s"), 1, "", agentcmd.ErrorPrefix+"--wait.timeout must be positive (got 0s)\n")
+	h.expect(h.run("agent", "create", "--prompt=-"), 1, "", progname.ErrorPrefix+"the prompt is empty; nothing was sent\n")
+	h.expect(h.run("agent", "create", "--prompt=x", "--wait", "--wait.timeout=0s"), 1, "", progname.ErrorPrefix+"--wait.timeout must be positive (got 0s)\n")
 	if n := len(h.fake.Requests()) - before; n != 0 {
 		t.Errorf("%d requests sent for refused commands", n)
 	}
 	h.projects = []string{"nope"}
-	h.expect(h.run("agent", "create", "--prompt=x"), 1, "", agentcmd.ErrorPrefix+"project nope not found (check --mintlify.project-id)\n")
+	h.expect(h.run("agent", "create", "--prompt=x"), 1, "", progname.ErrorPrefix+"project nope not found (check --mintlify.project-id)\n")
 }
 
 func TestErrorLine(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/progname"
 )
 
 // maxStdinPrompt refuses a runaway pipe rather than read it into memory.
@@ -31,7 +32,7 @@ type run struct {
 func (r *run) send(create bool) int {
 	prompt, err := r.readPrompt()
 	if err != nil {
-		return r.usage(err.Error())
+		return r.fail(err.Error())
 	}
 	r.start = r.env.Now()
 	e := client.EndpointSendMessage
@@ -83,18 +84,18 @@ func (r *run) readPrompt() (string, error) {
 	return prompt, nil
 }
 
-func (r *run) usage(msg string) int {
-	fmt.Fprintln(r.env.Stderr, ErrorPrefix+ErrorLine(msg))
+func (r *run) fail(msg string) int {
+	fmt.Fprintln(r.env.Stderr, progname.ErrorPrefix+ErrorLine(msg))
 	return ExitError
 }
 
 // apiError reports a failed request in one line and returns the exit code.
 func (r *run) apiError(err error, e client.Endpoint) int {
 	if r.ctx.Err() != nil {
-		fmt.Fprintln(r.env.Stderr, ErrorPrefix+"interrupted")
+		r.fail("interrupted")
 		return ExitInterrupted
 	}
-	return r.usage(r.describe(err, e))
+	return r.fail(r.describe(err, e))
 }
 
 // describe turns an API error into one clear line.
@@ -130,8 +131,7 @@ func (r *run) print(job *client.Job, code int) int {
 		_, err = r.env.Stdout.Write(terminalSafeJSON(buf.Bytes()))
 	}
 	if err != nil {
-		fmt.Fprintf(r.env.Stderr, ErrorPrefix+"cannot print the job: %v\n", err)
-		return ExitError
+		return r.fail(fmt.Sprintf("cannot print the job: %v", err))
 	}
 	return code
 }

@@ -22,7 +22,7 @@ func (r *run) follow(job *client.Job) (*client.Job, int) {
 	// stop ends the status line and says why waiting stopped.
 	stop := func(code int, format string, args ...any) (*client.Job, int) {
 		r.done()
-		fmt.Fprintln(r.env.Stderr, ErrorPrefix+ErrorLine(fmt.Sprintf(format, args...)))
+		r.fail(fmt.Sprintf(format, args...))
 		return job, code
 	}
 	timedOut := func() (*client.Job, int) {

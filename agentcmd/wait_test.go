@@ -9,6 +9,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/agentcmd"
 	"github.com/mintlify-exporter/mintlify_exporter/client/mintlifytest"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/progname"
 )
 
 // s is a shorthand for durations in seconds.
@@ -87,7 +88,7 @@ func TestWaitCompletedFromSendResponseIsReadAgain(t *testing.T) {
 		"job j1: completed (0s)\n"+
 			"reading job j1 failed, trying again: get_job: HTTP 503: Service Unavailable\n"+
 			"job j1: active (5s)\n"+
-			agentcmd.ErrorPrefix+"gave up waiting after 10s: job j1 is still active\n")
+			progname.ErrorPrefix+"gave up waiting after 10s: job j1 is still active\n")
 	if want := []time.Duration{s(2), s(3), s(4.5), s(0.5)}; !slices.Equal(h.sleeps, want) {
 		t.Errorf("sleeps %v, want %v (the last one cut at the timeout)", h.sleeps, want)
 	}
@@ -97,7 +98,7 @@ func TestWaitTimeout(t *testing.T) {
 	h := newHarness(t)
 	h.addJob(mintlifytest.JobSpec{})
 	code := h.run("agent", "message", "--job=j1", "--prompt=go", "--wait", "--wait.timeout=1m")
-	h.expect(code, 3, jobJSON("active", "null", "null"), "job j1: active (0s)\njob j1: active (42s)\n"+agentcmd.ErrorPrefix+"gave up waiting after 1m0s: job j1 is still active\n")
+	h.expect(code, 3, jobJSON("active", "null", "null"), "job j1: active (0s)\njob j1: active (42s)\n"+progname.ErrorPrefix+"gave up waiting after 1m0s: job j1 is still active\n")
 	var total time.Duration
 	for _, d := range h.sleeps {
 		total += d
@@ -123,10 +124,10 @@ func TestWaitInterrupted(t *testing.T) {
 			return nil
 		}
 		code := h.run("agent", "message", "--job=j1", "--prompt=go", "--wait")
-		wantErr := "job j1: active (0s)\n" + agentcmd.ErrorPrefix + "interrupted: stopped waiting; the message was sent and job j1 was last seen active\n"
+		wantErr := "job j1: active (0s)\n" + progname.ErrorPrefix + "interrupted: stopped waiting; the message was sent and job j1 was last seen active\n"
 		if tty {
 			wantErr = "\r\x1b[Kjob j1: active (0s)\r\x1b[Kjob j1: active (1s)\r\x1b[Kjob j1: active (2s)\r\x1b[Kjob j1: active (2s)\n" +
-				agentcmd.ErrorPrefix + "interrupted: stopped waiting; the message was sent and job j1 was last seen active\n"
+				progname.ErrorPrefix + "interrupted: stopped waiting; the message was sent and job j1 was last seen active\n"
 		}
 		h.expect(code, 130, jobJSON("active", "null", "null"), wantErr)
 		if got := h.fake.Messages("p1", "j1"); len(got) != 1 {
@@ -145,7 +146,7 @@ func TestWaitFatalErrors(t *testing.T) {
 		return nil
 	}
 	h.expect(h.run("agent", "message", "--job=j1", "--prompt=go", "--wait"), 1, jobJSON("active", "null", "null"),
-		"job j1: active (0s)\n"+agentcmd.ErrorPrefix+"job j1 not found in project p1\n")
+		"job j1: active (0s)\n"+progname.ErrorPrefix+"job j1 not found in project p1\n")
 
 	h = newHarness(t)
 	h.addJob(mintlifytest.JobSpec{})
