@@ -39,7 +39,7 @@ func (a *Assistant) Fetch(ctx context.Context, u engine.Unit, r client.DateRange
 
 // Sum implements derived.Summer.
 func (*Assistant) Sum(_ engine.Unit, days []*engine.Result) *engine.Result {
-	return &engine.Result{Samples: [][]engine.Sample{sumFamily(days, 0)}}
+	return &engine.Result{Samples: [][]engine.Sample{derived.SumFamily(days, 0)}}
 }
 
 var _ derived.Summer = (*Assistant)(nil)

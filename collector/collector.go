@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
-	"github.com/mintlify-exporter/mintlify_exporter/derived"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 )
 
@@ -133,15 +132,4 @@ func appendKinds(s []engine.Sample, path string, kinds []string, values []float6
 		add(rest, total)
 	}
 	return s
-}
-
-// sumFamily sums the samples of family i over the days.
-func sumFamily(days []*engine.Result, i int) []engine.Sample {
-	parts := make([][]engine.Sample, 0, len(days))
-	for _, d := range days {
-		if i < len(d.Samples) {
-			parts = append(parts, d.Samples[i])
-		}
-	}
-	return derived.SumSamples(parts...)
 }

@@ -61,7 +61,7 @@ func (c *Conversations) Fetch(ctx context.Context, u engine.Unit, r client.DateR
 
 // Sum implements derived.Summer.
 func (*Conversations) Sum(_ engine.Unit, days []*engine.Result) *engine.Result {
-	s := sumFamily(days, 0)
+	s := derived.SumFamily(days, 0)
 	slices.SortStableFunc(s, byLabels)
 	return &engine.Result{Samples: [][]engine.Sample{s}}
 }

@@ -317,11 +317,11 @@ var traffic = []string{"human", "ai"}
 // --analytics.max-paths, as a direct read would.
 func (v *Paths) Sum(u engine.Unit, days []*engine.Result) *engine.Result {
 	out := &engine.Result{Samples: make([][]engine.Sample, len(viewsFamilies))}
-	out.Samples[viewsSite] = sumFamily(days, viewsSite)
+	out.Samples[viewsSite] = derived.SumFamily(days, viewsSite)
 	if u.Window.Site {
 		return out
 	}
-	page := sumFamily(days, viewsPage)
+	page := derived.SumFamily(days, viewsPage)
 	total := map[string]float64{}
 	for _, s := range page {
 		total[s.Labels[0]] += s.Value

@@ -109,7 +109,7 @@ func (s *Searches) Additive(u engine.Unit) bool { return s.topTerms == 0 || u.Wi
 // Sum implements derived.Summer.
 func (*Searches) Sum(_ engine.Unit, days []*engine.Result) *engine.Result {
 	out := &engine.Result{Samples: make([][]engine.Sample, len(searchesFamilies))}
-	out.Samples[searchesTotal] = sumFamily(days, searchesTotal)
+	out.Samples[searchesTotal] = derived.SumFamily(days, searchesTotal)
 	return out
 }
 

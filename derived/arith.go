@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
-	"github.com/mintlify-exporter/mintlify_exporter/exposition"
+	"github.com/mintlify-exporter/mintlify_exporter/engine"
 )
 
 // The derived windows' tuning.
@@ -19,14 +19,18 @@ const (
 	MaxDrift    = 0.01           // above it, a window is read directly
 )
 
-// SumSamples adds up samples with equal labels, in order of first appearance.
-func SumSamples(parts ...[]exposition.Sample) []exposition.Sample {
-	var out []exposition.Sample
-	at := map[[exposition.MaxLabels]string]int{}
-	for _, p := range parts {
-		for _, s := range p {
-			if i, ok := at[s.Labels]; ok {
-				out[i].Value += s.Value
+// SumFamily adds up the samples of family i over the days (a Summer's
+// results), those with equal labels into one, in order of first appearance.
+func SumFamily(days []*engine.Result, i int) []engine.Sample {
+	var out []engine.Sample
+	at := map[[engine.MaxLabels]string]int{}
+	for _, d := range days {
+		if i >= len(d.Samples) {
+			continue
+		}
+		for _, s := range d.Samples[i] {
+			if j, ok := at[s.Labels]; ok {
+				out[j].Value += s.Value
 				continue
 			}
 			at[s.Labels] = len(out)

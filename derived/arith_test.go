@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/exposition"
 )
 
@@ -20,11 +21,19 @@ func date(t *testing.T, s string) client.Date {
 	return d
 }
 
-func TestSumSamples(t *testing.T) {
+func TestSumFamily(t *testing.T) {
 	a := []exposition.Sample{{Labels: [2]string{"/a"}, Value: 1}, {Labels: [2]string{"/b"}, Value: 2}}
 	b := []exposition.Sample{{Labels: [2]string{"/c"}, Value: 4}, {Labels: [2]string{"/a"}, Value: 8}}
 	c := []exposition.Sample{{Labels: [2]string{"/a", "ai"}, Value: 16}}
-	got := SumSamples(a, nil, b, c)
+	other := []exposition.Sample{{Value: 32}}
+	days := []*engine.Result{
+		{Samples: [][]exposition.Sample{other, a}},
+		{Samples: [][]exposition.Sample{other}}, // without family 1
+		{Samples: [][]exposition.Sample{other, nil}},
+		{Samples: [][]exposition.Sample{other, b}},
+		{Samples: [][]exposition.Sample{other, c}},
+	}
+	got := SumFamily(days, 1)
 	want := []exposition.Sample{
 		{Labels: [2]string{"/a"}, Value: 9}, {Labels: [2]string{"/b"}, Value: 2},
 		{Labels: [2]string{"/c"}, Value: 4}, {Labels: [2]string{"/a", "ai"}, Value: 16},
@@ -33,9 +42,12 @@ func TestSumSamples(t *testing.T) {
 		t.Fatalf("got %v, want %v", got, want)
 	}
 	if a[0].Value != 1 {
-		t.Fatal("SumSamples changed its input")
+		t.Fatal("SumFamily changed its input")
 	}
-	if got := SumSamples(); len(got) != 0 {
+	if got := SumFamily(days, 0); !slices.Equal(got, []exposition.Sample{{Value: 160}}) {
+		t.Fatalf("family 0 sums to %v, want 160", got)
+	}
+	if got := SumFamily(nil, 0); len(got) != 0 {
 		t.Fatalf("the sum of nothing is %v", got)
 	}
 }

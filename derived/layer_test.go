@@ -57,11 +57,7 @@ func (s *daySource) Supports(Window) bool  { return true }
 func (s *daySource) EstimateCost(Unit) int { return 1 }
 func (s *daySource) Additive(Unit) bool    { return true }
 func (s *daySource) Sum(_ Unit, days []*Result) *Result {
-	var parts [][]Sample
-	for _, d := range days {
-		parts = append(parts, d.Samples[0])
-	}
-	return &Result{Samples: [][]Sample{SumSamples(parts...)}}
+	return &Result{Samples: [][]Sample{SumFamily(days, 0)}}
 }
 
 func (s *daySource) Fetch(ctx context.Context, _ Unit, r client.DateRange, _ int) (*Result, error) {

@@ -40,14 +40,7 @@ func (s *splitSource) SplitsTotals() bool    { return true }
 func (s *splitSource) EstimateCost(Unit) int { return 1 }
 func (s *splitSource) Additive(Unit) bool    { return true }
 func (s *splitSource) Sum(u Unit, days []*Result) *Result {
-	var site, pages [][]Sample
-	for _, d := range days {
-		site = append(site, d.Samples[0])
-		if len(d.Samples) > 1 {
-			pages = append(pages, d.Samples[1])
-		}
-	}
-	return &Result{Samples: [][]Sample{SumSamples(site...), SumSamples(pages...)}}
+	return &Result{Samples: [][]Sample{SumFamily(days, 0), SumFamily(days, 1)}}
 }
 
 func (s *splitSource) Fetch(ctx context.Context, u Unit, r client.DateRange, _ int) (*Result, error) {
