@@ -158,13 +158,13 @@ func (x *Exporter) analytics(cfg Config) error {
 			return err
 		}
 	}
-	apiMetrics := health.NewAPIMetrics(x.live)
+	observeAPI := health.ObserveAPI(x.live)
 	// The event stream alone (no analytics source, job watcher or webhook) needs no API key.
 	if cfg.Key != nil || cfg.Stream == nil || len(cfg.Collectors) > 0 || cfg.Jobs.Enabled || cfg.Remediation != nil {
 		var err error
 		x.client, err = client.New(client.Config{
 			BaseURL: cfg.APIURL, Key: cfg.Key, Timeout: cfg.Timeout, UserAgent: cfg.UserAgent,
-			Hooks: client.Hooks{Allow: x.budget.Allow, Observe: apiMetrics.Observe, Unsent: x.budget.Unsent},
+			Hooks: client.Hooks{Allow: x.budget.Allow, Observe: observeAPI, Unsent: x.budget.Unsent},
 		})
 		if err != nil {
 			return err

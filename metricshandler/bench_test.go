@@ -76,14 +76,14 @@ func getScrapeFixture(b *testing.B, n int) *scrapeFixture {
 	clk := mintlifytest.NewClock(fixedNow())
 	budget := budget.New(1_000_000, fixedNow)
 	own := prometheus.NewRegistry()
-	apiMetrics := health.NewAPIMetrics(own)
+	observeAPI := health.ObserveAPI(own)
 	key, err := client.StaticKey(mintlifytest.DefaultKey)
 	if err != nil {
 		b.Fatal(err)
 	}
 	c, err := client.New(client.Config{
 		BaseURL: srv.URL(), Key: key,
-		Hooks: client.Hooks{Allow: budget.Allow, Observe: apiMetrics.Observe},
+		Hooks: client.Hooks{Allow: budget.Allow, Observe: observeAPI},
 	})
 	if err != nil {
 		b.Fatal(err)

@@ -145,10 +145,10 @@ func newEnv(t *testing.T, o envOptions) *env {
 
 	status := health.NewStatus()
 	live := prometheus.NewRegistry()
-	apiMetrics := health.NewAPIMetrics(live)
+	observeAPI := health.ObserveAPI(live)
 	budget := rig.Budget(1000)
 	c := rig.Client(client.Config{Timeout: 10 * time.Second,
-		Retry: client.RetryPolicy{MaxAttempts: 1}, Hooks: client.Hooks{Allow: budget.Allow, Observe: apiMetrics.Observe}})
+		Retry: client.RetryPolicy{MaxAttempts: 1}, Hooks: client.Hooks{Allow: budget.Allow, Observe: observeAPI}})
 	src := collector.NewVisitors(c.PathsPage, collector.Options{PageSize: 25, MaxPages: 100})
 	v := rig.Engine(engine.Config{
 		Sources: []engine.Source{src}, Projects: []string{"docs", "api"}, Windows: windows,
