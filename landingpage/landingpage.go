@@ -323,7 +323,7 @@ func stateText(st engine.UnitState, now time.Time) string {
 func summaryLine(units []engine.UnitState, left, perHour, reserve int, now time.Time) string {
 	count := map[string]int{}
 	var next, allBy time.Time
-	noData, heldBack := false, 0
+	heldBack := 0
 	for _, u := range units {
 		count[u.State]++
 		if u.State == engine.StateWaiting && !strings.Contains(u.Deferred, "rate-limit pause") {
@@ -332,11 +332,8 @@ func summaryLine(units []engine.UnitState, left, perHour, reserve int, now time.
 		if !u.Next.IsZero() && (next.IsZero() || u.Next.Before(next)) {
 			next = u.Next
 		}
-		if u.Completed.IsZero() {
-			noData = true
-			if u.State == engine.StateWaiting && u.Next.After(allBy) {
-				allBy = u.Next
-			}
+		if u.Completed.IsZero() && u.State == engine.StateWaiting && u.Next.After(allBy) {
+			allBy = u.Next // a unit without data
 		}
 	}
 	s := fmt.Sprintf("%d units: %d ok, %d waiting for the budget, %d failing", len(units),
@@ -348,7 +345,7 @@ func summaryLine(units []engine.UnitState, left, perHour, reserve int, now time.
 	if !next.IsZero() {
 		s += " Next refresh about " + clock(next, now) + "."
 	}
-	if noData && !allBy.IsZero() {
+	if !allBy.IsZero() {
 		s += " All data expected by about " + clock(allBy, now) + "."
 	}
 	if heldBack > 0 && left > 0 {
