@@ -290,7 +290,7 @@ func (r *Remediator) serve(w http.ResponseWriter, req *http.Request) (int, strin
 		}
 		return http.StatusBadRequest, "cannot read the payload: " + oneLine(err.Error())
 	}
-	if version, err := walkPayload(buf.Bytes(), checkAlert); err != nil {
+	if version, err := walkPayload(buf.Bytes(), func(int, *Alert) {}); err != nil {
 		return http.StatusBadRequest, "not an Alertmanager webhook payload (version 4): " + oneLine(err.Error())
 	} else if version != "4" {
 		return http.StatusBadRequest, fmt.Sprintf("not an Alertmanager webhook payload (version 4): version %q, want \"4\"", version)
@@ -313,10 +313,10 @@ func (r *Remediator) acquire(ctx context.Context) bool {
 	}
 }
 
-// walkPayload calls fn with each alert as it is decoded, so that many
-// alerts cost their bytes, not their maps (fn must not keep a), and returns
-// the payload's version.
-func walkPayload(body []byte, fn func(i int, a *Alert) error) (string, error) {
+// walkPayload checks each alert as it is decoded and calls fn with it, so
+// that many alerts cost their bytes, not their maps (fn must not keep a),
+// and returns the payload's version.
+func walkPayload(body []byte, fn func(i int, a *Alert)) (string, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := expectDelim(dec, '{'); err != nil {
 		return "", err
@@ -348,8 +348,8 @@ func walkPayload(body []byte, fn func(i int, a *Alert) error) (string, error) {
 	return version, expectDelim(dec, '}') // the caller reads version only without an error
 }
 
-// walkAlerts reads the array of alerts, calling fn with each.
-func walkAlerts(dec *json.Decoder, fn func(i int, a *Alert) error) error {
+// walkAlerts reads the array of alerts, calling fn with each usable one.
+func walkAlerts(dec *json.Decoder, fn func(i int, a *Alert)) error {
 	tok, err := dec.Token()
 	switch d, _ := tok.(json.Delim); {
 	case err != nil:
@@ -361,12 +361,15 @@ func walkAlerts(dec *json.Decoder, fn func(i int, a *Alert) error) error {
 	}
 	for i := 0; dec.More(); i++ {
 		var a Alert
-		if err := dec.Decode(&a); err != nil {
+		switch err := dec.Decode(&a); {
+		case err != nil:
 			return fmt.Errorf("alerts[%d]: %w", i, err)
+		case a.Status != "firing" && a.Status != "resolved":
+			return fmt.Errorf("alerts[%d].status %q, want firing or resolved", i, a.Status)
+		case len(a.Labels) == 0:
+			return fmt.Errorf("alerts[%d] has no labels", i)
 		}
-		if err := fn(i, &a); err != nil {
-			return err
-		}
+		fn(i, &a)
 	}
 	return expectDelim(dec, ']')
 }
@@ -378,17 +381,6 @@ func expectDelim(dec *json.Decoder, d json.Delim) error {
 		err = fmt.Errorf("want %q, got %v", d, tok)
 	}
 	return err
-}
-
-// checkAlert returns what makes alert i unusable, nil when nothing does.
-func checkAlert(i int, a *Alert) error {
-	if a.Status != "firing" && a.Status != "resolved" {
-		return fmt.Errorf("alerts[%d].status %q, want firing or resolved", i, a.Status)
-	}
-	if len(a.Labels) == 0 {
-		return fmt.Errorf("alerts[%d] has no labels", i)
-	}
-	return nil
 }
 
 // handlePayload acts on every alert of a checked payload and returns the
@@ -403,7 +395,7 @@ func (r *Remediator) handlePayload(ctx context.Context, body []byte) []byte {
 	out.WriteString(`{"outcomes":[`)
 	r.dryRunLogged = 0
 	capped, firstCapped := map[string]int{}, map[string]AlertOutcome{} // alerts capped, by rule
-	_, _ = walkPayload(body, func(i int, a *Alert) error {
+	_, _ = walkPayload(body, func(i int, a *Alert) {
 		o := r.handle(ctx, *a)
 		r.alerts.WithLabelValues(o.Rule, o.Outcome).Inc()
 		if o.Outcome == OutcomeCapped {
@@ -416,7 +408,6 @@ func (r *Remediator) handlePayload(ctx context.Context, body []byte) []byte {
 		}
 		b, _ := json.Marshal(o)
 		out.Write(b)
-		return nil
 	})
 	// One line per rule whose alerts were capped, and the dry-run lines left out.
 	for _, rule := range slices.Sorted(maps.Keys(capped)) {
