@@ -58,10 +58,6 @@ const (
 	OutcomeError    = "error"
 )
 
-// Outcomes lists every outcome.
-var Outcomes = []string{OutcomeCreated, OutcomeMessaged, OutcomeDryRun, OutcomeCooldown, OutcomeActive,
-	OutcomeCapped, OutcomeResolved, OutcomeNoRule, OutcomeError}
-
 // Options configure a Remediator.
 type Options struct {
 	ConfigPath string         // re-read when it changes
@@ -205,10 +201,8 @@ func (r *Remediator) reload() {
 func (r *Remediator) initSeries(cfg *Config) {
 	r.alerts.WithLabelValues("", OutcomeNoRule)
 	for _, rule := range cfg.Rules {
-		for _, o := range Outcomes {
-			if o != OutcomeNoRule {
-				r.alerts.WithLabelValues(rule.Name, o)
-			}
+		for _, o := range []string{OutcomeCreated, OutcomeMessaged, OutcomeDryRun, OutcomeCooldown, OutcomeActive, OutcomeCapped, OutcomeResolved, OutcomeError} {
+			r.alerts.WithLabelValues(rule.Name, o) // no_rule has no rule
 		}
 		for _, p := range r.opts.Projects {
 			r.created.WithLabelValues(p, rule.Name)
