@@ -250,10 +250,7 @@ func foldName(s string) string {
 		if l, ok := lookAlike[r]; ok { // before ToLower: Greek Μ looks like M, its lower case μ like u
 			return l
 		}
-		if l, ok := lookAlike[unicode.ToLower(r)]; ok {
-			return l
-		}
-		return unicode.ToLower(r)
+		return cmp.Or(lookAlike[unicode.ToLower(r)], unicode.ToLower(r))
 	}, s)
 }
 

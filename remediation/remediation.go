@@ -430,16 +430,12 @@ func (r *Remediator) handle(ctx context.Context, a Alert) AlertOutcome {
 	}
 	out := AlertOutcome{Rule: rule.Name}
 	d, err := r.decide(rule, a, &out)
-	if err != nil {
+	switch {
+	case err != nil:
 		return r.failed(out, err, "remediation failed", "rule", rule.Name, "key", out.Key)
-	}
-	if out.Outcome != "" { // the key's job is active or cooling down
+	case out.Outcome != "": // active, cooldown, or capped (logged once per payload: handlePayload)
 		return out
-	}
-	if out.Outcome, out.Reason = r.capped(d.project, d.now); out.Outcome != "" {
-		return out // logged once per payload (handlePayload)
-	}
-	if !r.cfg.DryRun {
+	case !r.cfg.DryRun:
 		return r.send(ctx, d, out)
 	}
 	what := "create a job"
@@ -462,7 +458,7 @@ type decision struct {
 }
 
 // decide renders the alert's project, key and prompt; it sets out.Outcome
-// when the key's ledger entry says to do nothing now.
+// when the key's ledger entry, or the project's caps, say to do nothing now.
 func (r *Remediator) decide(rule *Rule, a Alert, out *AlertOutcome) (*decision, error) {
 	data := rule.data(a)
 	project, err := rule.render(rule.project, data, MaxLabelRunes)
@@ -503,7 +499,9 @@ func (r *Remediator) decide(rule *Rule, a Alert, out *AlertOutcome) (*decision, 
 		tmpl, d.message = rule.followUp, true
 	}
 	if out.Outcome == "" {
-		d.prompt, err = rule.render(tmpl, data, MaxPromptRunes)
+		if d.prompt, err = rule.render(tmpl, data, MaxPromptRunes); err == nil {
+			out.Outcome, out.Reason = r.capped(d.project, d.now)
+		}
 	}
 	return d, err
 }
