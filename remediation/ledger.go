@@ -108,6 +108,7 @@ func openLedger(path string, now time.Time, logger log.Logger) (*ledger, error) 
 	if f.Format != ledgerFormat || f.Version != ledgerVersion {
 		return nil, fmt.Errorf("%s: not a remediation ledger of this version (format %q, version %d)", path, f.Format, f.Version)
 	}
+	var times []*time.Time // to clamp
 	for _, e := range f.Entries {
 		if e == nil || e.Key == "" {
 			continue
@@ -117,14 +118,11 @@ func openLedger(path string, now time.Time, logger log.Logger) (*ledger, error) 
 		}
 		e.Pending = false
 		l.entries[e.Key] = e
+		times = append(times, &e.Created, &e.Messaged, &e.Ended)
 	}
 	l.actions = f.Actions
-	var times []*time.Time
 	for i := range l.actions {
 		times = append(times, &l.actions[i].At)
-	}
-	for _, e := range l.entries {
-		times = append(times, &e.Created, &e.Messaged, &e.Ended)
 	}
 	clamped := 0
 	for _, t := range times {
