@@ -475,11 +475,10 @@ func (r *Remediator) decide(rule *Rule, a Alert, out *AlertOutcome) (*decision, 
 	r.ledger.prune(d.now)
 	if e := r.ledger.entries[out.Key]; e != nil {
 		d.entry, out.JobID = e, e.JobID
-		if e.JobID != "" && e.Ended.IsZero() { // note when its job was first seen ended
-			if status, _, _ := r.opts.Jobs.Lookup(e.Project, e.JobID); status.Terminal() {
-				e.Ended = d.now
-				r.saveLogged()
-			}
+		// Note when its job was first seen ended (the watcher knows no job of id "").
+		if status, _, _ := r.opts.Jobs.Lookup(e.Project, e.JobID); e.Ended.IsZero() && status.Terminal() {
+			e.Ended = d.now
+			r.saveLogged()
 		}
 	}
 	tmpl := rule.prompt
