@@ -90,8 +90,7 @@ type Remediator struct {
 	cfg  *Config
 	file *filewatch.File
 	bad  errstate.State // the last problem of the file, logged once
-	// missingLogged holds the rule, template and label of every
-	// MissingLabelError logged, so each is logged once.
+	// missingLogged holds every MissingLabelError logged, so each is logged once.
 	missingLogged map[MissingLabelError]bool
 	ledger        *ledger
 	alerts        *prometheus.CounterVec
@@ -163,8 +162,7 @@ func New(opts Options) (*Remediator, error) {
 	return r, nil
 }
 
-// readConfig reads the file, marks its version and checks it with
-// CheckAuth.
+// readConfig reads the file, marks its version and checks it (CheckAuth).
 func (r *Remediator) readConfig() (*Config, error) {
 	data, info, err := r.file.Read(MaxConfigBytes)
 	if err != nil {
