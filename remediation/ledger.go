@@ -55,10 +55,7 @@ type Entry struct {
 
 // lastAction is when the key last created or messaged.
 func (e *Entry) lastAction() time.Time {
-	if e.Messaged.After(e.Created) {
-		return e.Messaged
-	}
-	return e.Created
+	return slices.MaxFunc([]time.Time{e.Created, e.Messaged}, time.Time.Compare)
 }
 
 // action is one job created or message sent, for the caps.
