@@ -121,21 +121,20 @@ func ParseConfig(data []byte) (*Config, error) {
 
 // parse checks r as decoded and parses its templates.
 func (r *Rule) parse() error {
-	r.cooldown, r.followUpEvery, r.reads = DefaultCooldown, DefaultFollowUpEvery, map[string][]string{}
-	if !ruleName.MatchString(r.Name) {
+	switch {
+	case !ruleName.MatchString(r.Name):
 		return errors.New("name: want 1 to 64 letters, digits, '_', '.' or '-'")
-	}
-	if len(r.Match) == 0 {
+	case len(r.Match) == 0:
 		return errors.New("match: give at least one label, such as {alertname: MintlifyPageThumbsDownRising}")
+	case r.FollowUpEvery != nil && *r.FollowUpEvery <= 0:
+		return errors.New("follow_up_every must be positive")
 	}
+	r.cooldown, r.followUpEvery, r.reads = DefaultCooldown, DefaultFollowUpEvery, map[string][]string{}
 	if r.Cooldown != nil {
 		r.cooldown = time.Duration(*r.Cooldown)
 	}
 	if r.FollowUpEvery != nil {
 		r.followUpEvery = time.Duration(*r.FollowUpEvery)
-		if r.followUpEvery <= 0 {
-			return errors.New("follow_up_every must be positive")
-		}
 	}
 	var err error
 	for _, t := range []struct {
@@ -250,10 +249,7 @@ func foldName(s string) string {
 		if l, ok := lookAlike[r]; ok { // before ToLower: Greek Μ looks like M, its lower case μ like u
 			return l
 		}
-		if l, ok := lookAlike[unicode.ToLower(r)]; ok {
-			return l
-		}
-		return unicode.ToLower(r)
+		return cmp.Or(lookAlike[unicode.ToLower(r)], unicode.ToLower(r))
 	}, s)
 }
 

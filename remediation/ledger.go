@@ -55,10 +55,7 @@ type Entry struct {
 
 // lastAction is when the key last created or messaged.
 func (e *Entry) lastAction() time.Time {
-	if e.Messaged.After(e.Created) {
-		return e.Messaged
-	}
-	return e.Created
+	return slices.MaxFunc([]time.Time{e.Created, e.Messaged}, time.Time.Compare)
 }
 
 // action is one job created or message sent, for the caps.
@@ -108,6 +105,7 @@ func openLedger(path string, now time.Time, logger log.Logger) (*ledger, error) 
 	if f.Format != ledgerFormat || f.Version != ledgerVersion {
 		return nil, fmt.Errorf("%s: not a remediation ledger of this version (format %q, version %d)", path, f.Format, f.Version)
 	}
+	var times []*time.Time // to clamp
 	for _, e := range f.Entries {
 		if e == nil || e.Key == "" {
 			continue
@@ -117,14 +115,11 @@ func openLedger(path string, now time.Time, logger log.Logger) (*ledger, error) 
 		}
 		e.Pending = false
 		l.entries[e.Key] = e
+		times = append(times, &e.Created, &e.Messaged, &e.Ended)
 	}
 	l.actions = f.Actions
-	var times []*time.Time
 	for i := range l.actions {
 		times = append(times, &l.actions[i].At)
-	}
-	for _, e := range l.entries {
-		times = append(times, &e.Created, &e.Messaged, &e.Ended)
 	}
 	clamped := 0
 	for _, t := range times {

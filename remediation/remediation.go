@@ -58,10 +58,6 @@ const (
 	OutcomeError    = "error"
 )
 
-// Outcomes lists every outcome.
-var Outcomes = []string{OutcomeCreated, OutcomeMessaged, OutcomeDryRun, OutcomeCooldown, OutcomeActive,
-	OutcomeCapped, OutcomeResolved, OutcomeNoRule, OutcomeError}
-
 // Options configure a Remediator.
 type Options struct {
 	ConfigPath string         // re-read when it changes
@@ -94,8 +90,7 @@ type Remediator struct {
 	cfg  *Config
 	file *filewatch.File
 	bad  errstate.State // the last problem of the file, logged once
-	// missingLogged holds the rule, template and label of every
-	// MissingLabelError logged, so each is logged once.
+	// missingLogged holds every MissingLabelError logged, so each is logged once.
 	missingLogged map[MissingLabelError]bool
 	ledger        *ledger
 	alerts        *prometheus.CounterVec
@@ -167,8 +162,7 @@ func New(opts Options) (*Remediator, error) {
 	return r, nil
 }
 
-// readConfig reads the file, marks its version and checks it with
-// CheckAuth.
+// readConfig reads the file, marks its version and checks it (CheckAuth).
 func (r *Remediator) readConfig() (*Config, error) {
 	data, info, err := r.file.Read(MaxConfigBytes)
 	if err != nil {
@@ -205,10 +199,8 @@ func (r *Remediator) reload() {
 func (r *Remediator) initSeries(cfg *Config) {
 	r.alerts.WithLabelValues("", OutcomeNoRule)
 	for _, rule := range cfg.Rules {
-		for _, o := range Outcomes {
-			if o != OutcomeNoRule {
-				r.alerts.WithLabelValues(rule.Name, o)
-			}
+		for _, o := range []string{OutcomeCreated, OutcomeMessaged, OutcomeDryRun, OutcomeCooldown, OutcomeActive, OutcomeCapped, OutcomeResolved, OutcomeError} {
+			r.alerts.WithLabelValues(rule.Name, o) // no_rule has no rule
 		}
 		for _, p := range r.opts.Projects {
 			r.created.WithLabelValues(p, rule.Name)
@@ -290,7 +282,7 @@ func (r *Remediator) serve(w http.ResponseWriter, req *http.Request) (int, strin
 		}
 		return http.StatusBadRequest, "cannot read the payload: " + oneLine(err.Error())
 	}
-	if version, err := walkPayload(buf.Bytes(), checkAlert); err != nil {
+	if version, err := walkPayload(buf.Bytes(), func(int, *Alert) {}); err != nil {
 		return http.StatusBadRequest, "not an Alertmanager webhook payload (version 4): " + oneLine(err.Error())
 	} else if version != "4" {
 		return http.StatusBadRequest, fmt.Sprintf("not an Alertmanager webhook payload (version 4): version %q, want \"4\"", version)
@@ -313,10 +305,10 @@ func (r *Remediator) acquire(ctx context.Context) bool {
 	}
 }
 
-// walkPayload calls fn with each alert as it is decoded, so that many
-// alerts cost their bytes, not their maps (fn must not keep a), and returns
-// the payload's version.
-func walkPayload(body []byte, fn func(i int, a *Alert) error) (string, error) {
+// walkPayload checks each alert as it is decoded and calls fn with it, so
+// that many alerts cost their bytes, not their maps (fn must not keep a),
+// and returns the payload's version.
+func walkPayload(body []byte, fn func(i int, a *Alert)) (string, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := expectDelim(dec, '{'); err != nil {
 		return "", err
@@ -348,8 +340,8 @@ func walkPayload(body []byte, fn func(i int, a *Alert) error) (string, error) {
 	return version, expectDelim(dec, '}') // the caller reads version only without an error
 }
 
-// walkAlerts reads the array of alerts, calling fn with each.
-func walkAlerts(dec *json.Decoder, fn func(i int, a *Alert) error) error {
+// walkAlerts reads the array of alerts, calling fn with each usable one.
+func walkAlerts(dec *json.Decoder, fn func(i int, a *Alert)) error {
 	tok, err := dec.Token()
 	switch d, _ := tok.(json.Delim); {
 	case err != nil:
@@ -361,12 +353,15 @@ func walkAlerts(dec *json.Decoder, fn func(i int, a *Alert) error) error {
 	}
 	for i := 0; dec.More(); i++ {
 		var a Alert
-		if err := dec.Decode(&a); err != nil {
+		switch err := dec.Decode(&a); {
+		case err != nil:
 			return fmt.Errorf("alerts[%d]: %w", i, err)
+		case a.Status != "firing" && a.Status != "resolved":
+			return fmt.Errorf("alerts[%d].status %q, want firing or resolved", i, a.Status)
+		case len(a.Labels) == 0:
+			return fmt.Errorf("alerts[%d] has no labels", i)
 		}
-		if err := fn(i, &a); err != nil {
-			return err
-		}
+		fn(i, &a)
 	}
 	return expectDelim(dec, ']')
 }
@@ -378,17 +373,6 @@ func expectDelim(dec *json.Decoder, d json.Delim) error {
 		err = fmt.Errorf("want %q, got %v", d, tok)
 	}
 	return err
-}
-
-// checkAlert returns what makes alert i unusable, nil when nothing does.
-func checkAlert(i int, a *Alert) error {
-	if a.Status != "firing" && a.Status != "resolved" {
-		return fmt.Errorf("alerts[%d].status %q, want firing or resolved", i, a.Status)
-	}
-	if len(a.Labels) == 0 {
-		return fmt.Errorf("alerts[%d] has no labels", i)
-	}
-	return nil
 }
 
 // handlePayload acts on every alert of a checked payload and returns the
@@ -403,7 +387,7 @@ func (r *Remediator) handlePayload(ctx context.Context, body []byte) []byte {
 	out.WriteString(`{"outcomes":[`)
 	r.dryRunLogged = 0
 	capped, firstCapped := map[string]int{}, map[string]AlertOutcome{} // alerts capped, by rule
-	_, _ = walkPayload(body, func(i int, a *Alert) error {
+	_, _ = walkPayload(body, func(i int, a *Alert) {
 		o := r.handle(ctx, *a)
 		r.alerts.WithLabelValues(o.Rule, o.Outcome).Inc()
 		if o.Outcome == OutcomeCapped {
@@ -416,7 +400,6 @@ func (r *Remediator) handlePayload(ctx context.Context, body []byte) []byte {
 		}
 		b, _ := json.Marshal(o)
 		out.Write(b)
-		return nil
 	})
 	// One line per rule whose alerts were capped, and the dry-run lines left out.
 	for _, rule := range slices.Sorted(maps.Keys(capped)) {
@@ -445,16 +428,12 @@ func (r *Remediator) handle(ctx context.Context, a Alert) AlertOutcome {
 	}
 	out := AlertOutcome{Rule: rule.Name}
 	d, err := r.decide(rule, a, &out)
-	if err != nil {
+	switch {
+	case err != nil:
 		return r.failed(out, err, "remediation failed", "rule", rule.Name, "key", out.Key)
-	}
-	if out.Outcome != "" { // the key's job is active or cooling down
+	case out.Outcome != "": // active, cooldown, or capped (logged once per payload: handlePayload)
 		return out
-	}
-	if out.Outcome, out.Reason = r.capped(d.project, d.now); out.Outcome != "" {
-		return out // logged once per payload (handlePayload)
-	}
-	if !r.cfg.DryRun {
+	case !r.cfg.DryRun:
 		return r.send(ctx, d, out)
 	}
 	what := "create a job"
@@ -477,7 +456,7 @@ type decision struct {
 }
 
 // decide renders the alert's project, key and prompt; it sets out.Outcome
-// when the key's ledger entry says to do nothing now.
+// when the key's ledger entry, or the project's caps, say to do nothing now.
 func (r *Remediator) decide(rule *Rule, a Alert, out *AlertOutcome) (*decision, error) {
 	data := rule.data(a)
 	project, err := rule.render(rule.project, data, MaxLabelRunes)
@@ -494,11 +473,10 @@ func (r *Remediator) decide(rule *Rule, a Alert, out *AlertOutcome) (*decision, 
 	r.ledger.prune(d.now)
 	if e := r.ledger.entries[out.Key]; e != nil {
 		d.entry, out.JobID = e, e.JobID
-		if e.JobID != "" && e.Ended.IsZero() { // note when its job was first seen ended
-			if status, _, _ := r.opts.Jobs.Lookup(e.Project, e.JobID); status.Terminal() {
-				e.Ended = d.now
-				r.saveLogged()
-			}
+		// Note when its job was first seen ended (the watcher knows no job of id "").
+		if status, _, _ := r.opts.Jobs.Lookup(e.Project, e.JobID); e.Ended.IsZero() && status.Terminal() {
+			e.Ended = d.now
+			r.saveLogged()
 		}
 	}
 	tmpl := rule.prompt
@@ -518,7 +496,9 @@ func (r *Remediator) decide(rule *Rule, a Alert, out *AlertOutcome) (*decision, 
 		tmpl, d.message = rule.followUp, true
 	}
 	if out.Outcome == "" {
-		d.prompt, err = rule.render(tmpl, data, MaxPromptRunes)
+		if d.prompt, err = rule.render(tmpl, data, MaxPromptRunes); err == nil {
+			out.Outcome, out.Reason = r.capped(d.project, d.now)
+		}
 	}
 	return d, err
 }
