@@ -1,9 +1,7 @@
 package client
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 )
@@ -73,29 +71,29 @@ func decodeSessions(body []byte) ([]LegacySession, int, error) {
 }
 
 type sessionWire struct {
-	SessionID       leaf            `json:"sessionId"`
-	Haulted         leaf            `json:"haulted"`
-	Subdomain       leaf            `json:"subdomain"`
-	Branch          leaf            `json:"branch"`
-	HaultReason     leaf            `json:"haultReason"`
-	MessageToUser   leaf            `json:"messageToUser"`
-	PullRequestLink leaf            `json:"pullRequestLink"`
-	Todos           json.RawMessage `json:"todos"`
-	CreatedAt       leaf            `json:"createdAt"`
+	SessionID       leaf `json:"sessionId"`
+	Haulted         leaf `json:"haulted"`
+	Subdomain       leaf `json:"subdomain"`
+	Branch          leaf `json:"branch"`
+	HaultReason     leaf `json:"haultReason"`
+	MessageToUser   leaf `json:"messageToUser"`
+	PullRequestLink leaf `json:"pullRequestLink"`
+	CreatedAt       leaf `json:"createdAt"`
 }
 
 // session checks a session; without haulted, a session is haulted when its
-// haultReason says it ended.
+// haultReason says it ended. The fields the watcher does not read are
+// checked for their type only: a wrong one skips the session too.
 func (w *sessionWire) session() (LegacySession, bool) {
 	f := fields{ep: EndpointListJobs}
 	s := LegacySession{
-		SessionID:       f.reqString("sessionId", &w.SessionID),
-		Subdomain:       f.optString("subdomain", &w.Subdomain),
-		Branch:          f.optString("branch", &w.Branch),
-		HaultReason:     f.optString("haultReason", &w.HaultReason),
-		MessageToUser:   f.optString("messageToUser", &w.MessageToUser),
-		PullRequestLink: f.nullString("pullRequestLink", &w.PullRequestLink),
+		SessionID:   f.reqString("sessionId", &w.SessionID),
+		HaultReason: f.optString("haultReason", &w.HaultReason),
 	}
+	for _, l := range []*leaf{&w.Subdomain, &w.Branch, &w.MessageToUser, &w.PullRequestLink} {
+		f.nullString("", l)
+	}
+	f.nullTime("createdAt", &w.CreatedAt)
 	switch w.Haulted.kind {
 	case 't', 'f':
 		s.Haulted = w.Haulted.kind == 't'
@@ -103,12 +101,6 @@ func (w *sessionWire) session() (LegacySession, bool) {
 		s.Haulted = s.HaultReason != "" && s.HaultReason != HaultReasonProcessing
 	default:
 		f.fail("haulted", "")
-	}
-	if todos := bytes.TrimSpace(w.Todos); len(todos) > 0 && todos[0] != 'n' {
-		s.Todos = json.RawMessage(bytes.Clone(todos))
-	}
-	if t := f.nullTime("createdAt", &w.CreatedAt); t != nil {
-		s.CreatedAt = *t
 	}
 	return s, f.err == nil && len(s.SessionID) <= MaxLabelBytes
 }
