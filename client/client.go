@@ -145,12 +145,10 @@ func DefaultSleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-t.C:
+	case <-time.After(d): // collected once unreferenced, fired or not
 		return nil
 	}
 }
