@@ -97,7 +97,7 @@ func (c *Client) do(ctx context.Context, r *call) (_ []byte, err error) {
 			return nil, fmt.Errorf("%w (gave up after %d attempts)", o.err, attempt)
 		}
 		delay := backoff.Policy{Base: DefaultBaseDelay, Max: DefaultMaxDelay, Jitter: c.cfg.Retry.Jitter}.Delay(attempt)
-		if ae := (*APIError)(nil); errors.As(o.err, &ae) && ae.HasRetryAfter && ae.RetryAfter > delay {
+		if ae, ok := errors.AsType[*APIError](o.err); ok && ae.HasRetryAfter && ae.RetryAfter > delay {
 			delay = min(ae.RetryAfter, DefaultMaxDelay)
 		}
 		if err := c.cfg.Retry.Sleep(ctx, delay); err != nil {
@@ -215,13 +215,12 @@ func (c *Client) transportFailure(ctx, actx context.Context, r *call, err error)
 // certificate, and nothing written (a transport that wrote the request and
 // then failed to dial again, its own retry, did send it).
 func IsConnectFailure(err error) bool {
-	var w *writtenError
-	if errors.As(err, &w) {
+	if _, written := errors.AsType[*writtenError](err); written {
 		return false
 	}
-	var op *net.OpError
 	_, cert := certProblem(err)
-	return cert || errors.As(err, &op) && op.Op == "dial"
+	op, isOp := errors.AsType[*net.OpError](err)
+	return cert || isOp && op.Op == "dial"
 }
 
 // writtenError is a transport failure after some of the request was
