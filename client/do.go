@@ -50,7 +50,7 @@ func (c *Client) do(ctx context.Context, r *call) (_ []byte, err error) {
 	if r.path, err = r.endpoint.route(r.project, r.job); err != nil {
 		return nil, err
 	}
-	if r.endpoint.def == nil {
+	if r.endpoint == (Endpoint{}) {
 		return nil, fmt.Errorf("%s: %w", r.endpoint, errUndefinedEndpoint)
 	}
 	var last error

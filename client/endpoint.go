@@ -1,6 +1,7 @@
 package client
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -15,9 +16,7 @@ const DefaultBaseURL = "https://api.mintlify.com"
 // Endpoint names one upstream operation: a label value, never a URL. An
 // Endpoint is made only by Analytics or free, so its budget class is part
 // of it; the zero Endpoint is refused unsent.
-type Endpoint struct{ def *endpointDef }
-
-type endpointDef struct {
+type Endpoint struct {
 	name    string
 	free    bool  // outside the analytics rate limit; the zero value is counted
 	maxBody int64 // see MaxBody
@@ -35,23 +34,22 @@ var Endpoints []Endpoint
 // analytics source defines its endpoint in its descriptor, at package
 // initialization; a name or path defined twice panics there.
 func Analytics(name, path string, maxBody int64) Endpoint {
-	return define(endpointDef{name: name, maxBody: maxBody, method: http.MethodGet, path: path})
+	return define(Endpoint{name: name, maxBody: maxBody, method: http.MethodGet, path: path})
 }
 
 // free defines an endpoint outside the analytics rate limit.
 func free(name, method, path string, maxBody int64) Endpoint {
-	return define(endpointDef{name: name, free: true, maxBody: maxBody, method: method, path: path})
+	return define(Endpoint{name: name, free: true, maxBody: maxBody, method: method, path: path})
 }
 
-func define(d endpointDef) Endpoint {
+func define(d Endpoint) Endpoint {
 	for _, e := range Endpoints {
-		if e.def.name == d.name || e.def.method == d.method && e.def.path == d.path {
+		if e.name == d.name || e.method == d.method && e.path == d.path {
 			panic("client: endpoint " + d.name + " or " + d.method + " " + d.path + " defined twice")
 		}
 	}
-	e := Endpoint{def: &d}
-	Endpoints = append(Endpoints, e)
-	return e
+	Endpoints = append(Endpoints, d)
+	return d
 }
 
 // The upstream operations (a 250-row visitors page is about 30 KB: 8 MiB
@@ -72,27 +70,19 @@ var (
 // EndpointNamed returns the endpoint defined with name.
 func EndpointNamed(name string) (Endpoint, bool) {
 	for _, e := range Endpoints {
-		if e.def.name == name {
+		if e.name == name {
 			return e, true
 		}
 	}
 	return Endpoint{}, false
 }
 
-// d is the endpoint's definition, only the default MaxBody for the zero one.
-func (e Endpoint) d() endpointDef {
-	if e.def == nil {
-		return endpointDef{maxBody: DefaultMaxBodyBytes}
-	}
-	return *e.def
-}
-
 // Method is the endpoint's HTTP method; "" for the zero Endpoint.
-func (e Endpoint) Method() string { return e.d().method }
+func (e Endpoint) Method() string { return e.method }
 
 // Path is the endpoint's route, its parameters in braces ({projectId},
 // {id}); "" for the zero Endpoint.
-func (e Endpoint) Path() string { return e.d().path }
+func (e Endpoint) Path() string { return e.path }
 
 // route returns the endpoint's escaped path for project (and job, for the
 // routes with {id}); an empty or dot id is refused unsent.
@@ -113,15 +103,15 @@ func (e Endpoint) route(project, job string) (string, error) {
 }
 
 // String is the endpoint's name, its "endpoint" label value.
-func (e Endpoint) String() string { return e.d().name }
+func (e Endpoint) String() string { return e.name }
 
 // Analytics reports whether the endpoint spends the analytics rate limit;
 // the zero Endpoint does.
-func (e Endpoint) Analytics() bool { return !e.d().free }
+func (e Endpoint) Analytics() bool { return !e.free }
 
 // MaxBody is the largest answer of the endpoint the client reads (larger is
-// ErrBodyTooLarge).
-func (e Endpoint) MaxBody() int64 { return e.d().maxBody }
+// ErrBodyTooLarge); DefaultMaxBodyBytes for the zero Endpoint.
+func (e Endpoint) MaxBody() int64 { return cmp.Or(e.maxBody, DefaultMaxBodyBytes) }
 
 // Attempt describes one HTTP attempt; retries are separate attempts.
 type Attempt struct {
