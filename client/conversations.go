@@ -29,12 +29,7 @@ func (c *Client) WalkConversations(ctx context.Context, projectID string, r Date
 	seen := make(map[string]bool)
 	cursor := ""
 	empty := 0 // see emptyPage
-	for i := 0; ; i++ {
-		if i >= maxPages {
-			err := fmt.Errorf("more than %d pages of %d turns (%w): use a shorter window or raise --conversations.max-pages",
-				maxPages, size, ErrTooManyPages)
-			return nil, walkError(ep, projectID, r, "", err)
-		}
+	for i := range maxPages {
 		body, err := c.getPage(ctx, ep, projectID, r, size, size, "cursor", cursor)
 		var next *string
 		var more, none bool
@@ -61,6 +56,8 @@ func (c *Client) WalkConversations(ctx context.Context, projectID string, r Date
 		cursor = *next
 		seen[cursor] = true
 	}
+	err := fmt.Errorf("more than %d pages of %d turns (%w): use a shorter window or raise --conversations.max-pages", maxPages, size, ErrTooManyPages)
+	return nil, walkError(ep, projectID, r, "", err)
 }
 
 // decodeConversations decodes and validates one page of conversations and
