@@ -94,9 +94,7 @@ func (r *conversationWire) key() (ConversationKey, string) {
 	if r.ResolutionStatus.s != "" {
 		k.Resolution = r.ResolutionStatus.s
 	}
-	_, typeOK := r.ResponseType.nullable()
-	_, resolutionOK := r.ResolutionStatus.nullable()
-	if r.ID.kind != '"' || r.ID.s == "" || k.ResponseType == "" || !typeOK || !resolutionOK {
+	if r.ID.kind != '"' || r.ID.s == "" || k.ResponseType == "" || !r.ResponseType.nullable() || !r.ResolutionStatus.nullable() {
 		return k, SkipBadRow
 	}
 	return k, ""

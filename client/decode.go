@@ -31,11 +31,14 @@ func (f *fields) optString(field string, s *leaf) string {
 
 // nullString returns a string that may be absent or null (nil then).
 func (f *fields) nullString(field string, s *leaf) *string {
-	v, ok := s.nullable()
-	if !ok {
+	if !s.nullable() {
 		f.fail(field, s.problem("string or null"))
 	}
-	return v
+	if s.kind != '"' {
+		return nil
+	}
+	v := s.s
+	return &v
 }
 
 // reqString returns a required, non-empty string.

@@ -31,7 +31,7 @@ func decodeSearches(body []byte) (*SearchesPage, error) {
 	f := fields{ep: EndpointSearches, err: decodePage(EndpointSearches, body, &w)}
 	page := &SearchesPage{}
 	page.Rows = keepRows(&f, "searches", w.Rows, &page.Skipped, func(r *searchRowWire) (SearchTerm, string) {
-		if _, topOK := r.TopClickedPage.nullable(); !topOK {
+		if !r.TopClickedPage.nullable() {
 			return SearchTerm{}, SkipBadRow
 		}
 		return SearchTerm{Query: labelText(r.SearchQuery.s), Hits: r.Hits.n, CTR: r.CTR.n}, rowProblem(&r.SearchQuery, SkipEmptyTerm, &r.Hits, &r.CTR)
