@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -43,10 +44,8 @@ func free(name, method, path string, maxBody int64) Endpoint {
 }
 
 func define(d Endpoint) Endpoint {
-	for _, e := range Endpoints {
-		if e.name == d.name || e.method == d.method && e.path == d.path {
-			panic("client: endpoint " + d.name + " or " + d.method + " " + d.path + " defined twice")
-		}
+	if slices.ContainsFunc(Endpoints, func(e Endpoint) bool { return e.name == d.name || e.method == d.method && e.path == d.path }) {
+		panic("client: endpoint " + d.name + " or " + d.method + " " + d.path + " defined twice")
 	}
 	Endpoints = append(Endpoints, d)
 	return d
@@ -88,16 +87,14 @@ func (e Endpoint) Path() string { return e.path }
 // routes with {id}); an empty or dot id is refused unsent.
 func (e Endpoint) route(project, job string) (string, error) {
 	p, err := segment("project id", project)
+	path := strings.Replace(e.path, "{projectId}", p, 1)
+	if err == nil && strings.Contains(path, "{id}") {
+		var j string
+		j, err = segment("job id", job)
+		path = strings.Replace(path, "{id}", j, 1)
+	}
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", e, err)
-	}
-	path := strings.Replace(e.Path(), "{projectId}", p, 1)
-	if strings.Contains(path, "{id}") {
-		j, err := segment("job id", job)
-		if err != nil {
-			return "", fmt.Errorf("%s: %w", e, err)
-		}
-		path = strings.Replace(path, "{id}", j, 1)
 	}
 	return path, nil
 }
