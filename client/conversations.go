@@ -31,11 +31,10 @@ func (c *Client) WalkConversations(ctx context.Context, projectID string, r Date
 	empty := 0 // see emptyPage
 	for i := range maxPages {
 		body, err := c.getPage(ctx, ep, projectID, r, size, size, "cursor", cursor)
-		var next *string
-		var more, none bool
-		if err == nil {
-			next, more, none, err = decodeConversations(body, res)
+		if err != nil {
+			return nil, fail(i, err)
 		}
+		next, more, none, err := decodeConversations(body, res)
 		if err != nil {
 			return nil, fail(i, err)
 		}

@@ -251,7 +251,7 @@ func (c *Client) apiError(ep Endpoint, res *http.Response, body []byte, key stri
 	}
 	switch {
 	case json.Unmarshal(body, &shape) == nil && (shape.Error != nil || shape.Message != nil):
-		ae.Message = *cmp.Or(shape.Error, shape.Message)
+		ae.Message = excerpt(*cmp.Or(shape.Error, shape.Message), key)
 		for _, d := range shape.Details {
 			if d.Message != "" {
 				ae.Details = append(ae.Details, excerpt(d.Message, key))
@@ -260,7 +260,6 @@ func (c *Client) apiError(ep Endpoint, res *http.Response, body []byte, key stri
 		if len(ae.Details) > maxDetails {
 			ae.Details = append(ae.Details[:maxDetails:maxDetails], fmt.Sprintf("and %d more", len(ae.Details)-maxDetails))
 		}
-		ae.Message = excerpt(ae.Message, key)
 	case len(bytes.TrimSpace(body)) > 0:
 		ae.Message = excerpt(string(body), key)
 	}
