@@ -21,12 +21,11 @@ func (f *fields) fail(field, reason string) {
 	}
 }
 
-// optString returns a string that may be absent or null ("" then).
+// optString returns a string that may be absent or null ("" then: a leaf
+// holds a string only when it is one).
 func (f *fields) optString(field string, s *leaf) string {
-	if v := f.nullString(field, s); v != nil {
-		return *v
-	}
-	return ""
+	f.nullString(field, s)
+	return s.s
 }
 
 // nullString returns a string that may be absent or null (nil then).
