@@ -6,7 +6,6 @@ import (
 	"strconv"
 )
 
-// searchRowWire is the wire form of one searches row.
 type searchRowWire struct {
 	SearchQuery    leaf `json:"searchQuery"`
 	Hits           leaf `json:"hits"`
@@ -21,7 +20,6 @@ func (c *Client) Searches(ctx context.Context, projectID string, r DateRange, li
 	return getDecoded(ctx, c, decodeSearches, EndpointSearches, projectID, r, limit, MaxSearchesLimit, "cursor", cursor)
 }
 
-// decodeSearches decodes and validates a searches page.
 func decodeSearches(body []byte) (*SearchesPage, error) {
 	var w struct {
 		Rows          []row[searchRowWire] `json:"searches"`
