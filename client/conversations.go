@@ -1,6 +1,7 @@
 package client
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 )
@@ -86,12 +87,9 @@ func decodeConversations(body []byte, res *ConversationsResult) (next *string, m
 // key classifies a turn: its response type defaults to answer when absent
 // or null, its resolution to unknown when absent, null or "".
 func (r *conversationWire) key() (ConversationKey, string) {
-	k := ConversationKey{ResponseType: ResponseTypeAnswer, Resolution: ResolutionUnknown}
+	k := ConversationKey{ResponseType: ResponseTypeAnswer, Resolution: cmp.Or(r.ResolutionStatus.s, ResolutionUnknown)}
 	if r.ResponseType.kind == '"' {
 		k.ResponseType = r.ResponseType.s
-	}
-	if r.ResolutionStatus.s != "" {
-		k.Resolution = r.ResolutionStatus.s
 	}
 	if r.ID.kind != '"' || r.ID.s == "" || k.ResponseType == "" || !r.ResponseType.nullable() || !r.ResolutionStatus.nullable() {
 		return k, SkipBadRow
