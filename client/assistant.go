@@ -8,7 +8,6 @@ func (c *Client) CallerStats(ctx context.Context, projectID string, r DateRange)
 	return getDecoded(ctx, c, decodeCallerStats, EndpointCallerStats, projectID, r, 0, 0)
 }
 
-// decodeCallerStats decodes and validates a caller stats answer.
 func decodeCallerStats(body []byte) (*CallerStats, error) {
 	var w struct {
 		Web   leaf `json:"web"`

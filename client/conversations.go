@@ -1,6 +1,7 @@
 package client
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 )
@@ -29,18 +30,12 @@ func (c *Client) WalkConversations(ctx context.Context, projectID string, r Date
 	seen := make(map[string]bool)
 	cursor := ""
 	empty := 0 // see emptyPage
-	for i := 0; ; i++ {
-		if i >= maxPages {
-			err := fmt.Errorf("more than %d pages of %d turns (%w): use a shorter window or raise --conversations.max-pages",
-				maxPages, size, ErrTooManyPages)
-			return nil, walkError(ep, projectID, r, "", err)
-		}
+	for i := range maxPages {
 		body, err := c.getPage(ctx, ep, projectID, r, size, size, "cursor", cursor)
-		var next *string
-		var more, none bool
-		if err == nil {
-			next, more, none, err = decodeConversations(body, res)
+		if err != nil {
+			return nil, fail(i, err)
 		}
+		next, more, none, err := decodeConversations(body, res)
 		if err != nil {
 			return nil, fail(i, err)
 		}
@@ -61,6 +56,8 @@ func (c *Client) WalkConversations(ctx context.Context, projectID string, r Date
 		cursor = *next
 		seen[cursor] = true
 	}
+	err := fmt.Errorf("more than %d pages of %d turns (%w): use a shorter window or raise --conversations.max-pages", maxPages, size, ErrTooManyPages)
+	return nil, walkError(ep, projectID, r, "", err)
 }
 
 // decodeConversations decodes and validates one page of conversations and
@@ -90,16 +87,11 @@ func decodeConversations(body []byte, res *ConversationsResult) (next *string, m
 // key classifies a turn: its response type defaults to answer when absent
 // or null, its resolution to unknown when absent, null or "".
 func (r *conversationWire) key() (ConversationKey, string) {
-	k := ConversationKey{ResponseType: ResponseTypeAnswer, Resolution: ResolutionUnknown}
+	k := ConversationKey{ResponseType: ResponseTypeAnswer, Resolution: cmp.Or(r.ResolutionStatus.s, ResolutionUnknown)}
 	if r.ResponseType.kind == '"' {
 		k.ResponseType = r.ResponseType.s
 	}
-	if r.ResolutionStatus.s != "" {
-		k.Resolution = r.ResolutionStatus.s
-	}
-	_, typeOK := r.ResponseType.nullable()
-	_, resolutionOK := r.ResolutionStatus.nullable()
-	if r.ID.kind != '"' || r.ID.s == "" || k.ResponseType == "" || !typeOK || !resolutionOK {
+	if r.ID.kind != '"' || r.ID.s == "" || k.ResponseType == "" || !r.ResponseType.nullable() || !r.ResolutionStatus.nullable() {
 		return k, SkipBadRow
 	}
 	return k, ""

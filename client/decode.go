@@ -21,21 +21,23 @@ func (f *fields) fail(field, reason string) {
 	}
 }
 
-// optString returns a string that may be absent or null ("" then).
+// optString returns a string that may be absent or null ("" then: a leaf
+// holds a string only when it is one).
 func (f *fields) optString(field string, s *leaf) string {
-	if v := f.nullString(field, s); v != nil {
-		return *v
-	}
-	return ""
+	f.nullString(field, s)
+	return s.s
 }
 
 // nullString returns a string that may be absent or null (nil then).
 func (f *fields) nullString(field string, s *leaf) *string {
-	v, ok := s.nullable()
-	if !ok {
+	if !s.nullable() {
 		f.fail(field, s.problem("string or null"))
 	}
-	return v
+	if s.kind != '"' {
+		return nil
+	}
+	v := s.s
+	return &v
 }
 
 // reqString returns a required, non-empty string.

@@ -50,7 +50,7 @@ func (c *Client) do(ctx context.Context, r *call) (_ []byte, err error) {
 	if r.path, err = r.endpoint.route(r.project, r.job); err != nil {
 		return nil, err
 	}
-	if r.endpoint.def == nil {
+	if r.endpoint == (Endpoint{}) {
 		return nil, fmt.Errorf("%s: %w", r.endpoint, errUndefinedEndpoint)
 	}
 	var last error
@@ -97,7 +97,7 @@ func (c *Client) do(ctx context.Context, r *call) (_ []byte, err error) {
 			return nil, fmt.Errorf("%w (gave up after %d attempts)", o.err, attempt)
 		}
 		delay := backoff.Policy{Base: DefaultBaseDelay, Max: DefaultMaxDelay, Jitter: c.cfg.Retry.Jitter}.Delay(attempt)
-		if ae := (*APIError)(nil); errors.As(o.err, &ae) && ae.HasRetryAfter && ae.RetryAfter > delay {
+		if ae, ok := errors.AsType[*APIError](o.err); ok && ae.HasRetryAfter && ae.RetryAfter > delay {
 			delay = min(ae.RetryAfter, DefaultMaxDelay)
 		}
 		if err := c.cfg.Retry.Sleep(ctx, delay); err != nil {
@@ -215,13 +215,12 @@ func (c *Client) transportFailure(ctx, actx context.Context, r *call, err error)
 // certificate, and nothing written (a transport that wrote the request and
 // then failed to dial again, its own retry, did send it).
 func IsConnectFailure(err error) bool {
-	var w *writtenError
-	if errors.As(err, &w) {
+	if _, written := errors.AsType[*writtenError](err); written {
 		return false
 	}
-	var op *net.OpError
 	_, cert := certProblem(err)
-	return cert || errors.As(err, &op) && op.Op == "dial"
+	op, isOp := errors.AsType[*net.OpError](err)
+	return cert || isOp && op.Op == "dial"
 }
 
 // writtenError is a transport failure after some of the request was
@@ -252,7 +251,7 @@ func (c *Client) apiError(ep Endpoint, res *http.Response, body []byte, key stri
 	}
 	switch {
 	case json.Unmarshal(body, &shape) == nil && (shape.Error != nil || shape.Message != nil):
-		ae.Message = *cmp.Or(shape.Error, shape.Message)
+		ae.Message = excerpt(*cmp.Or(shape.Error, shape.Message), key)
 		for _, d := range shape.Details {
 			if d.Message != "" {
 				ae.Details = append(ae.Details, excerpt(d.Message, key))
@@ -261,7 +260,6 @@ func (c *Client) apiError(ep Endpoint, res *http.Response, body []byte, key stri
 		if len(ae.Details) > maxDetails {
 			ae.Details = append(ae.Details[:maxDetails:maxDetails], fmt.Sprintf("and %d more", len(ae.Details)-maxDetails))
 		}
-		ae.Message = excerpt(ae.Message, key)
 	case len(bytes.TrimSpace(body)) > 0:
 		ae.Message = excerpt(string(body), key)
 	}
@@ -293,38 +291,30 @@ func excerpt(s, key string) string {
 	return s
 }
 
-// redactEscaped redacts key from every string literal of the JSON body b
-// that holds it only through \u escapes (mint\u005f...), which no byte
-// search sees. A body without \u is returned unscanned; undecodable
-// literals are left to the decoder, which rejects them.
+// redactEscaped redacts key from every string of the JSON body b that
+// holds it only through escapes (mint\u005f...), which no byte search sees.
+// A body without \u is returned unscanned; an invalid one is scanned up to
+// its error and left to the decoder, which rejects it.
 func redactEscaped(b []byte, key string) []byte {
 	if key == "" || !bytes.Contains(b, []byte(`\u`)) {
 		return b
 	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber() // a number out of float64's range is no error here
 	var out []byte
 	last := 0
-	for i := 0; i < len(b); i++ {
-		if b[i] != '"' {
-			continue
+	for {
+		// Before a string token come only spaces, ',' and ':'.
+		before := int(dec.InputOffset())
+		tok, err := dec.Token()
+		if err != nil {
+			break
 		}
-		// Outside a string literal, a quote starts one; find its end.
-		j, hasU := i+1, false
-		for ; j < len(b) && b[j] != '"'; j++ {
-			if b[j] == '\\' {
-				j++
-				hasU = hasU || j < len(b) && b[j] == 'u'
-			}
-		}
-		if j >= len(b) {
-			break // unterminated: the decoder rejects the body
-		}
-		var s string
-		if hasU && json.Unmarshal(b[i:j+1], &s) == nil && strings.Contains(s, key) {
+		if s, ok := tok.(string); ok && strings.Contains(s, key) {
 			enc, _ := json.Marshal(redact(s, key)) // a string always encodes
-			out = append(append(out, b[last:i]...), enc...)
-			last = j + 1
+			out = append(append(out, b[last:before+bytes.IndexByte(b[before:], '"')]...), enc...)
+			last = int(dec.InputOffset())
 		}
-		i = j // the closing quote
 	}
 	if out == nil {
 		return b

@@ -1,9 +1,11 @@
 package client
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,9 +17,7 @@ const DefaultBaseURL = "https://api.mintlify.com"
 // Endpoint names one upstream operation: a label value, never a URL. An
 // Endpoint is made only by Analytics or free, so its budget class is part
 // of it; the zero Endpoint is refused unsent.
-type Endpoint struct{ def *endpointDef }
-
-type endpointDef struct {
+type Endpoint struct {
 	name    string
 	free    bool  // outside the analytics rate limit; the zero value is counted
 	maxBody int64 // see MaxBody
@@ -35,23 +35,20 @@ var Endpoints []Endpoint
 // analytics source defines its endpoint in its descriptor, at package
 // initialization; a name or path defined twice panics there.
 func Analytics(name, path string, maxBody int64) Endpoint {
-	return define(endpointDef{name: name, maxBody: maxBody, method: http.MethodGet, path: path})
+	return define(Endpoint{name: name, maxBody: maxBody, method: http.MethodGet, path: path})
 }
 
 // free defines an endpoint outside the analytics rate limit.
 func free(name, method, path string, maxBody int64) Endpoint {
-	return define(endpointDef{name: name, free: true, maxBody: maxBody, method: method, path: path})
+	return define(Endpoint{name: name, free: true, maxBody: maxBody, method: method, path: path})
 }
 
-func define(d endpointDef) Endpoint {
-	for _, e := range Endpoints {
-		if e.def.name == d.name || e.def.method == d.method && e.def.path == d.path {
-			panic("client: endpoint " + d.name + " or " + d.method + " " + d.path + " defined twice")
-		}
+func define(d Endpoint) Endpoint {
+	if slices.ContainsFunc(Endpoints, func(e Endpoint) bool { return e.name == d.name || e.method == d.method && e.path == d.path }) {
+		panic("client: endpoint " + d.name + " or " + d.method + " " + d.path + " defined twice")
 	}
-	e := Endpoint{def: &d}
-	Endpoints = append(Endpoints, e)
-	return e
+	Endpoints = append(Endpoints, d)
+	return d
 }
 
 // The upstream operations (a 250-row visitors page is about 30 KB: 8 MiB
@@ -72,56 +69,46 @@ var (
 // EndpointNamed returns the endpoint defined with name.
 func EndpointNamed(name string) (Endpoint, bool) {
 	for _, e := range Endpoints {
-		if e.def.name == name {
+		if e.name == name {
 			return e, true
 		}
 	}
 	return Endpoint{}, false
 }
 
-// d is the endpoint's definition, only the default MaxBody for the zero one.
-func (e Endpoint) d() endpointDef {
-	if e.def == nil {
-		return endpointDef{maxBody: DefaultMaxBodyBytes}
-	}
-	return *e.def
-}
-
 // Method is the endpoint's HTTP method; "" for the zero Endpoint.
-func (e Endpoint) Method() string { return e.d().method }
+func (e Endpoint) Method() string { return e.method }
 
 // Path is the endpoint's route, its parameters in braces ({projectId},
 // {id}); "" for the zero Endpoint.
-func (e Endpoint) Path() string { return e.d().path }
+func (e Endpoint) Path() string { return e.path }
 
 // route returns the endpoint's escaped path for project (and job, for the
 // routes with {id}); an empty or dot id is refused unsent.
 func (e Endpoint) route(project, job string) (string, error) {
 	p, err := segment("project id", project)
+	path := strings.Replace(e.path, "{projectId}", p, 1)
+	if err == nil && strings.Contains(path, "{id}") {
+		var j string
+		j, err = segment("job id", job)
+		path = strings.Replace(path, "{id}", j, 1)
+	}
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", e, err)
-	}
-	path := strings.Replace(e.Path(), "{projectId}", p, 1)
-	if strings.Contains(path, "{id}") {
-		j, err := segment("job id", job)
-		if err != nil {
-			return "", fmt.Errorf("%s: %w", e, err)
-		}
-		path = strings.Replace(path, "{id}", j, 1)
 	}
 	return path, nil
 }
 
 // String is the endpoint's name, its "endpoint" label value.
-func (e Endpoint) String() string { return e.d().name }
+func (e Endpoint) String() string { return e.name }
 
 // Analytics reports whether the endpoint spends the analytics rate limit;
 // the zero Endpoint does.
-func (e Endpoint) Analytics() bool { return !e.d().free }
+func (e Endpoint) Analytics() bool { return !e.free }
 
 // MaxBody is the largest answer of the endpoint the client reads (larger is
-// ErrBodyTooLarge).
-func (e Endpoint) MaxBody() int64 { return e.d().maxBody }
+// ErrBodyTooLarge); DefaultMaxBodyBytes for the zero Endpoint.
+func (e Endpoint) MaxBody() int64 { return cmp.Or(e.maxBody, DefaultMaxBodyBytes) }
 
 // Attempt describes one HTTP attempt; retries are separate attempts.
 type Attempt struct {

@@ -78,8 +78,7 @@ func (e *DecodeError) Error() string {
 
 // statusOf returns the StatusCode of the APIError in err's chain, or 0.
 func statusOf(err error) int {
-	var ae *APIError
-	if errors.As(err, &ae) {
+	if ae, ok := errors.AsType[*APIError](err); ok {
 		return ae.StatusCode
 	}
 	return 0
@@ -112,9 +111,8 @@ func IsTransient(err error) bool {
 
 // IsRateLimited reports whether err is an HTTP 429, with its Retry-After.
 func IsRateLimited(err error) (retryAfter time.Duration, hasRetryAfter bool, ok bool) {
-	var ae *APIError
-	if !errors.As(err, &ae) || ae.StatusCode != http.StatusTooManyRequests {
-		return 0, false, false
+	if ae, isAPI := errors.AsType[*APIError](err); isAPI && ae.StatusCode == http.StatusTooManyRequests {
+		return ae.RetryAfter, ae.HasRetryAfter, true
 	}
-	return ae.RetryAfter, ae.HasRetryAfter, true
+	return 0, false, false
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 )
 
-// feedbackRowWire is the wire form of one feedback by page row.
 type feedbackRowWire struct {
 	Path       leaf `json:"path"`
 	ThumbsUp   leaf `json:"thumbsUp"`
@@ -20,7 +19,6 @@ func (c *Client) FeedbackByPage(ctx context.Context, projectID string, r DateRan
 	return getDecoded(ctx, c, decodeFeedback, EndpointFeedbackByPage, projectID, r, limit, MaxFeedbackLimit)
 }
 
-// decodeFeedback decodes and validates a feedback by page answer.
 func decodeFeedback(body []byte) (*FeedbackPage, error) {
 	var w struct {
 		Rows    []row[feedbackRowWire] `json:"feedback"`

@@ -61,17 +61,12 @@ const (
 	HaultReasonInterrupted          = "interrupted" // a person stopped the agent
 )
 
-// LegacySession is one session of the deprecated v1 listing, in its words.
+// LegacySession is one session of the deprecated v1 listing, in its words:
+// what the watcher reads of it.
 type LegacySession struct {
-	SessionID       string          `json:"sessionId"`
-	Subdomain       string          `json:"subdomain"`
-	Branch          string          `json:"branch"`
-	Haulted         bool            `json:"haulted"`
-	HaultReason     string          `json:"haultReason"`
-	PullRequestLink *string         `json:"pullRequestLink"`
-	MessageToUser   string          `json:"messageToUser"`
-	Todos           json.RawMessage `json:"todos"`
-	CreatedAt       time.Time       `json:"createdAt"` // zero when absent
+	SessionID   string
+	Haulted     bool
+	HaultReason string
 }
 
 // Status maps a v1 session onto the v2 statuses. "interrupted" (a person

@@ -2,6 +2,7 @@ package client
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -70,10 +71,7 @@ func decodeJob(ep Endpoint, body []byte, requestedID string) (*Job, error) {
 	}
 	f := fields{ep: ep, err: decodePage(ep, body, &w)}
 	j := &Job{Raw: json.RawMessage(bytes.Clone(bytes.TrimSpace(body)))}
-	j.ID = f.optString("id", &w.ID)
-	if j.ID == "" {
-		j.ID = requestedID
-	}
+	j.ID = cmp.Or(f.optString("id", &w.ID), requestedID)
 	j.Status = JobStatus(labelText(f.optString("status", &w.Status)))
 	var src struct {
 		Repository leaf `json:"repository"`

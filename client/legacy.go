@@ -1,9 +1,7 @@
 package client
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 )
@@ -21,81 +19,66 @@ const (
 // deprecated v1 listing, the only way to discover jobs without their ids,
 // reading every page until one is shorter than take. A session listed twice
 // (a job created during the walk shifts the newest-first listing) is kept
-// once; a malformed one is skipped and counted; a failed page fails the walk.
+// once; a failed page fails the walk. No field is required, but a session
+// that is not an object (encoding/json leaves it zero), has a field of the
+// wrong type or no usable sessionId (it becomes a job_id label and cannot
+// be cut) is skipped and counted.
 func (c *Client) ListJobsV1Counting(ctx context.Context, projectID string) ([]LegacySession, int, error) {
 	out := []LegacySession{}
 	seen := make(map[string]bool)
 	skipped := 0
-	for page := 0; ; page++ {
-		if page == DefaultListJobsMaxPages {
-			return nil, 0, fmt.Errorf("%s: %w: still %d sessions on page %d of %d; the listing is larger than any sane project or the server ignores skip",
-				EndpointListJobs, ErrTooManyPages, ListJobsMaxTake, page, page)
-		}
+	for page := range DefaultListJobsMaxPages {
 		body, err := c.getPage(ctx, EndpointListJobs, projectID, DateRange{}, 0, 0, "skip", strconv.Itoa(page*ListJobsMaxTake), "take", strconv.Itoa(ListJobsMaxTake))
+		var w struct {
+			AllSessions []row[sessionWire] `json:"allSessions"`
+		}
+		if err == nil {
+			err = decodePage(EndpointListJobs, body, &w)
+		}
 		if err != nil {
 			return nil, 0, err
 		}
-		sessions, n, err := decodeSessions(body)
-		if err != nil {
-			return nil, 0, err
-		}
-		skipped += n
-		for _, s := range sessions {
-			if !seen[s.SessionID] {
+		for i := range w.AllSessions {
+			switch s, ok := w.AllSessions[i].v.session(); {
+			case !ok:
+				skipped++
+			case !seen[s.SessionID]:
 				seen[s.SessionID] = true
 				out = append(out, s)
 			}
 		}
-		if len(sessions)+n < ListJobsMaxTake { // skipped rows count: the server sent them
+		if len(w.AllSessions) < ListJobsMaxTake { // skipped rows count: the server sent them
 			return out, skipped, nil
 		}
 	}
-}
-
-// decodeSessions decodes the v1 listing, where no field is required, into
-// the sessions kept and the number skipped: a session that is not an object
-// (encoding/json leaves it zero), has a field of the wrong type or no usable
-// sessionId (it becomes a job_id label and cannot be cut).
-func decodeSessions(body []byte) ([]LegacySession, int, error) {
-	var w struct {
-		AllSessions []row[sessionWire] `json:"allSessions"`
-	}
-	if err := decodePage(EndpointListJobs, body, &w); err != nil {
-		return nil, 0, err
-	}
-	sessions := []LegacySession{}
-	for i := range w.AllSessions {
-		if s, ok := w.AllSessions[i].v.session(); ok {
-			sessions = append(sessions, s)
-		}
-	}
-	return sessions, len(w.AllSessions) - len(sessions), nil
+	return nil, 0, fmt.Errorf("%s: %w: still %d sessions on page %d of %d; the listing is larger than any sane project or the server ignores skip",
+		EndpointListJobs, ErrTooManyPages, ListJobsMaxTake, DefaultListJobsMaxPages, DefaultListJobsMaxPages)
 }
 
 type sessionWire struct {
-	SessionID       leaf            `json:"sessionId"`
-	Haulted         leaf            `json:"haulted"`
-	Subdomain       leaf            `json:"subdomain"`
-	Branch          leaf            `json:"branch"`
-	HaultReason     leaf            `json:"haultReason"`
-	MessageToUser   leaf            `json:"messageToUser"`
-	PullRequestLink leaf            `json:"pullRequestLink"`
-	Todos           json.RawMessage `json:"todos"`
-	CreatedAt       leaf            `json:"createdAt"`
+	SessionID       leaf `json:"sessionId"`
+	Haulted         leaf `json:"haulted"`
+	Subdomain       leaf `json:"subdomain"`
+	Branch          leaf `json:"branch"`
+	HaultReason     leaf `json:"haultReason"`
+	MessageToUser   leaf `json:"messageToUser"`
+	PullRequestLink leaf `json:"pullRequestLink"`
+	CreatedAt       leaf `json:"createdAt"`
 }
 
 // session checks a session; without haulted, a session is haulted when its
-// haultReason says it ended.
+// haultReason says it ended. The fields the watcher does not read are
+// checked for their type only: a wrong one skips the session too.
 func (w *sessionWire) session() (LegacySession, bool) {
 	f := fields{ep: EndpointListJobs}
 	s := LegacySession{
-		SessionID:       f.reqString("sessionId", &w.SessionID),
-		Subdomain:       f.optString("subdomain", &w.Subdomain),
-		Branch:          f.optString("branch", &w.Branch),
-		HaultReason:     f.optString("haultReason", &w.HaultReason),
-		MessageToUser:   f.optString("messageToUser", &w.MessageToUser),
-		PullRequestLink: f.nullString("pullRequestLink", &w.PullRequestLink),
+		SessionID:   f.reqString("sessionId", &w.SessionID),
+		HaultReason: f.optString("haultReason", &w.HaultReason),
 	}
+	for _, l := range []*leaf{&w.Subdomain, &w.Branch, &w.MessageToUser, &w.PullRequestLink} {
+		f.nullString("", l)
+	}
+	f.nullTime("createdAt", &w.CreatedAt)
 	switch w.Haulted.kind {
 	case 't', 'f':
 		s.Haulted = w.Haulted.kind == 't'
@@ -103,12 +86,6 @@ func (w *sessionWire) session() (LegacySession, bool) {
 		s.Haulted = s.HaultReason != "" && s.HaultReason != HaultReasonProcessing
 	default:
 		f.fail("haulted", "")
-	}
-	if todos := bytes.TrimSpace(w.Todos); len(todos) > 0 && todos[0] != 'n' {
-		s.Todos = json.RawMessage(bytes.Clone(todos))
-	}
-	if t := f.nullTime("createdAt", &w.CreatedAt); t != nil {
-		s.CreatedAt = *t
 	}
 	return s, f.err == nil && len(s.SessionID) <= MaxLabelBytes
 }

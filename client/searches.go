@@ -6,7 +6,6 @@ import (
 	"strconv"
 )
 
-// searchRowWire is the wire form of one searches row.
 type searchRowWire struct {
 	SearchQuery    leaf `json:"searchQuery"`
 	Hits           leaf `json:"hits"`
@@ -21,7 +20,6 @@ func (c *Client) Searches(ctx context.Context, projectID string, r DateRange, li
 	return getDecoded(ctx, c, decodeSearches, EndpointSearches, projectID, r, limit, MaxSearchesLimit, "cursor", cursor)
 }
 
-// decodeSearches decodes and validates a searches page.
 func decodeSearches(body []byte) (*SearchesPage, error) {
 	var w struct {
 		Rows          []row[searchRowWire] `json:"searches"`
@@ -31,7 +29,7 @@ func decodeSearches(body []byte) (*SearchesPage, error) {
 	f := fields{ep: EndpointSearches, err: decodePage(EndpointSearches, body, &w)}
 	page := &SearchesPage{}
 	page.Rows = keepRows(&f, "searches", w.Rows, &page.Skipped, func(r *searchRowWire) (SearchTerm, string) {
-		if _, topOK := r.TopClickedPage.nullable(); !topOK {
+		if !r.TopClickedPage.nullable() {
 			return SearchTerm{}, SkipBadRow
 		}
 		return SearchTerm{Query: labelText(r.SearchQuery.s), Hits: r.Hits.n, CTR: r.CTR.n}, rowProblem(&r.SearchQuery, SkipEmptyTerm, &r.Hits, &r.CTR)

@@ -36,8 +36,8 @@ func (e *CertificateError) Unwrap() error { return e.Err }
 
 // IsCertificateError reports whether err is a *CertificateError.
 func IsCertificateError(err error) bool {
-	var ce *CertificateError
-	return errors.As(err, &ce)
+	_, ok := errors.AsType[*CertificateError](err)
+	return ok
 }
 
 // certificateAlerts are the TLS alerts about certificates (RFC 8446 6.2):
@@ -52,21 +52,17 @@ var certificateAlerts = map[tls.AlertError]bool{42: true, 43: true, 44: true, 45
 // error" around an unexported type whose text names the alert; every
 // certificate alert's text says "certificate".
 func certProblem(err error) (reason string, ok bool) {
-	var (
-		verify   *tls.CertificateVerificationError
-		unknown  x509.UnknownAuthorityError
-		hostname x509.HostnameError
-		invalid  x509.CertificateInvalidError
-		alert    tls.AlertError
-		op       *net.OpError
-	)
-	isX509 := errors.As(err, &unknown) || errors.As(err, &hostname) || errors.As(err, &invalid)
-	switch {
-	case errors.As(err, &verify):
+	_, unknown := errors.AsType[x509.UnknownAuthorityError](err)
+	_, hostname := errors.AsType[x509.HostnameError](err)
+	_, invalid := errors.AsType[x509.CertificateInvalidError](err)
+	isX509 := unknown || hostname || invalid
+	if verify, ok := errors.AsType[*tls.CertificateVerificationError](err); ok {
 		return verify.Err.Error(), true
-	case errors.As(err, &alert):
+	}
+	if alert, ok := errors.AsType[tls.AlertError](err); ok {
 		return "the server sent the TLS alert " + alert.Error(), isX509 || certificateAlerts[alert]
-	case errors.As(err, &op) && op.Op == "remote error" && op.Err != nil && strings.Contains(op.Err.Error(), "certificate"):
+	}
+	if op, ok := errors.AsType[*net.OpError](err); ok && op.Op == "remote error" && op.Err != nil && strings.Contains(op.Err.Error(), "certificate") {
 		return "the server sent the TLS alert " + op.Err.Error(), true
 	}
 	return err.Error(), isX509

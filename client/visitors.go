@@ -56,14 +56,12 @@ func (c *Client) getPage(ctx context.Context, ep Endpoint, projectID string, r D
 	return c.do(ctx, &call{endpoint: ep, project: projectID, query: v})
 }
 
-// countsWire is the wire form of {human, ai, total}.
 type countsWire struct {
 	Human leaf `json:"human"`
 	AI    leaf `json:"ai"`
 	Total leaf `json:"total"`
 }
 
-// pathRowWire is the wire form of one visitors or views row.
 type pathRowWire struct {
 	Path leaf `json:"path"`
 	countsWire
@@ -83,7 +81,6 @@ type viewsWire struct {
 	HasMore leaf               `json:"hasMore"`
 }
 
-// decodePaths decodes and validates a visitors or views page.
 func decodePaths(ep Endpoint, body []byte) (*PathsPage, error) {
 	var w visitorsWire
 	var v any = &w

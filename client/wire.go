@@ -65,18 +65,8 @@ func (l *leaf) is(kinds string) bool { return l.kind != 0 && strings.IndexByte(k
 // JSON number, written any way JSON allows (12, 12.0, 1.2e1).
 func (l *leaf) count() bool { return l.is(numStart) && l.n >= 0 }
 
-// nullable returns a string, nil when absent or null; ok is false for
-// another type.
-func (l *leaf) nullable() (v *string, ok bool) {
-	switch l.kind {
-	case '"':
-		s := l.s
-		return &s, true
-	case 0, 'n':
-		return nil, true
-	}
-	return nil, false
-}
+// nullable reports whether the leaf is a string, null or absent.
+func (l *leaf) nullable() bool { return l.kind == 0 || l.is(`"n`) }
 
 // problem says what is wrong with a leaf that is not the want it names
 // ("number" for a count, "string", "string or null", "boolean").
