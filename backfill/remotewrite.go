@@ -367,12 +367,10 @@ func (r *runner) sendUnsent(ctx context.Context) error {
 		keys := make([]key, len(b)) // the receiver accepted their samples
 		for i, e := range b {
 			keys[i] = e.key()
+			r.journal.sent[keys[i]] = true
 		}
 		if err := r.journal.writeJSON(map[string][]key{"sent": keys}); err != nil {
 			return err
-		}
-		for _, k := range keys {
-			r.journal.sent[k] = true
 		}
 		r.res.Samples += n
 		r.res.WriteRequests++

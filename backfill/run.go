@@ -453,9 +453,7 @@ func newEntry(f fetch, out *engine.Result, at time.Time) *entry {
 	for i, fam := range fams[:min(len(fams), len(out.Samples))] {
 		jf := family{Name: fam.Name, Help: fam.Help, Labels: append([]string{}, fam.Labels...), Series: make([]series, 0, len(out.Samples[i]))}
 		for _, s := range out.Samples[i] {
-			l := make([]string, len(fam.Labels))
-			copy(l, s.Labels[:])
-			jf.Series = append(jf.Series, series{L: l, V: formatValue(s.Value)})
+			jf.Series = append(jf.Series, series{L: slices.Clone(s.Labels[:len(fam.Labels)]), V: formatValue(s.Value)})
 		}
 		e.Families = append(e.Families, jf)
 	}
