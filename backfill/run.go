@@ -28,13 +28,11 @@ const (
 	ExitInterrupted = 130 // the context ended; Resume continues
 )
 
-// Defaults of Config.
+// A fetch is tried DefaultAttempts times, beyond the client's own retries
+// (the second after 30 s, doubling), and waits out maxRateLimited 429s.
 const (
-	// DefaultAttempts: tries of a fetch, beyond the client's own retries.
 	DefaultAttempts = 3
-	// DefaultRetryDelay is the first wait between attempts; it doubles.
-	DefaultRetryDelay = 30 * time.Second
-	maxRateLimited    = 10 // 429 answers to one fetch
+	maxRateLimited  = 10
 )
 
 // Config configures a backfill run.
@@ -439,7 +437,7 @@ func (r *runner) fetch(ctx context.Context, f fetch) (*entry, error) {
 		if attempts++; attempts >= DefaultAttempts {
 			return nil, err
 		}
-		delay := backoff.Policy{Base: DefaultRetryDelay, Max: time.Hour}.Delay(attempts)
+		delay := backoff.Policy{Base: 30 * time.Second, Max: time.Hour}.Delay(attempts)
 		if err := r.cfg.WaitUntil(ctx, r.cfg.Now().Add(delay)); err != nil {
 			return nil, err
 		}
