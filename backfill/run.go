@@ -91,8 +91,6 @@ type Result struct {
 	Seeded                     int // days added to CacheFile's day store
 	Failed                     []Failure
 	Interrupted                bool
-	// Written: the output was written, or every fetch sent.
-	Written bool
 	// Samples and WriteRequests are what this run sent by remote write.
 	Samples, WriteRequests int
 }
@@ -294,10 +292,8 @@ func (r *runner) finish(runErr error) error {
 		if err := writeAtomic(cfg.Output, func(w io.Writer) error { return render(w, j.entries, res.Sources, cfg.Labels) }); err != nil {
 			return errors.Join(runErr, err)
 		}
-		res.Written = true
-	} else {
-		res.Written = len(j.unsent(res.Sources)) == 0
 	}
+	// Clean, a remote-write run sent all it journaled (each day as it ended).
 	clean := runErr == nil && !res.Interrupted
 	if cfg.CacheFile != "" && clean {
 		n, err := seedDayStore(cfg, j.entries)
@@ -307,7 +303,7 @@ func (r *runner) finish(runErr error) error {
 		res.Seeded = n
 		fmt.Fprintf(cfg.Out, "day store: %d days of additive sources added to --cache.file=%s (derived windows)\n", n, cfg.CacheFile)
 	}
-	if clean && len(res.Failed) == 0 && len(j.entries) == res.Fetches && res.Written {
+	if clean && len(res.Failed) == 0 && len(j.entries) == res.Fetches {
 		j.f.Close()
 		if err := os.Remove(j.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("removing the journal: %w", err)
