@@ -64,10 +64,11 @@ type key [3]string
 
 func (e *entry) key() key { return key{e.Day, e.Source, e.Project} }
 
-// stamp and value read what valid or newEntry vouched for.
+// stamp is the Unix time of every sample of the entry's day: its last
+// second. stamp and value read what valid or newEntry vouched for.
 func (e *entry) stamp() int64 {
 	d, _ := client.ParseDate(e.Day)
-	return Stamp(d)
+	return d.AddDays(1).Time().Unix() - 1
 }
 
 func (s series) value() float64 {

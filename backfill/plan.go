@@ -48,9 +48,6 @@ func Days(from, to client.Date, now time.Time) ([]client.Date, error) {
 	return days, nil
 }
 
-// Stamp is the Unix time of every sample of day d: its last second.
-func Stamp(d client.Date) int64 { return d.AddDays(1).Time().Unix() - 1 }
-
 // unitWindow is the window of the unit fetched for one day.
 func unitWindow(pages bool) engine.Window {
 	return engine.Window{Name: Window, Days: 1, Site: !pages}

@@ -7,7 +7,6 @@ import (
 	"cmp"
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
@@ -103,7 +102,7 @@ func NewRemoteWriter(rawURL, configFile, userAgent string) (*RemoteWriter, error
 		remote.WithAPIBackoff(remoteBackoff))
 	w := &RemoteWriter{url: redactURL(rawURL), api: api, last: last}
 	sum := sha256.Sum256([]byte(u.String()))
-	w.id = w.url + " (sha256 " + hex.EncodeToString(sum[:8]) + ")"
+	w.id = fmt.Sprintf("%s (sha256 %x)", w.url, sum[:8])
 	if u.RawQuery != "" {
 		w.secrets = append(w.secrets, u.RawQuery)
 		for _, vs := range u.Query() {
@@ -367,12 +366,10 @@ func (r *runner) sendUnsent(ctx context.Context) error {
 		keys := make([]key, len(b)) // the receiver accepted their samples
 		for i, e := range b {
 			keys[i] = e.key()
+			r.journal.sent[keys[i]] = true
 		}
 		if err := r.journal.writeJSON(map[string][]key{"sent": keys}); err != nil {
 			return err
-		}
-		for _, k := range keys {
-			r.journal.sent[k] = true
 		}
 		r.res.Samples += n
 		r.res.WriteRequests++

@@ -28,13 +28,11 @@ const (
 	ExitInterrupted = 130 // the context ended; Resume continues
 )
 
-// Defaults of Config.
+// A fetch is tried DefaultAttempts times, beyond the client's own retries
+// (the second after 30 s, doubling), and waits out maxRateLimited 429s.
 const (
-	// DefaultAttempts: tries of a fetch, beyond the client's own retries.
 	DefaultAttempts = 3
-	// DefaultRetryDelay is the first wait between attempts; it doubles.
-	DefaultRetryDelay = 30 * time.Second
-	maxRateLimited    = 10 // 429 answers to one fetch
+	maxRateLimited  = 10
 )
 
 // Config configures a backfill run.
@@ -93,8 +91,6 @@ type Result struct {
 	Seeded                     int // days added to CacheFile's day store
 	Failed                     []Failure
 	Interrupted                bool
-	// Written: the output was written, or every fetch sent.
-	Written bool
 	// Samples and WriteRequests are what this run sent by remote write.
 	Samples, WriteRequests int
 }
@@ -296,10 +292,8 @@ func (r *runner) finish(runErr error) error {
 		if err := writeAtomic(cfg.Output, func(w io.Writer) error { return render(w, j.entries, res.Sources, cfg.Labels) }); err != nil {
 			return errors.Join(runErr, err)
 		}
-		res.Written = true
-	} else {
-		res.Written = len(j.unsent(res.Sources)) == 0
 	}
+	// Clean, a remote-write run sent all it journaled (each day as it ended).
 	clean := runErr == nil && !res.Interrupted
 	if cfg.CacheFile != "" && clean {
 		n, err := seedDayStore(cfg, j.entries)
@@ -309,7 +303,7 @@ func (r *runner) finish(runErr error) error {
 		res.Seeded = n
 		fmt.Fprintf(cfg.Out, "day store: %d days of additive sources added to --cache.file=%s (derived windows)\n", n, cfg.CacheFile)
 	}
-	if clean && len(res.Failed) == 0 && len(j.entries) == res.Fetches && res.Written {
+	if clean && len(res.Failed) == 0 && len(j.entries) == res.Fetches {
 		j.f.Close()
 		if err := os.Remove(j.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("removing the journal: %w", err)
@@ -439,7 +433,7 @@ func (r *runner) fetch(ctx context.Context, f fetch) (*entry, error) {
 		if attempts++; attempts >= DefaultAttempts {
 			return nil, err
 		}
-		delay := backoff.Policy{Base: DefaultRetryDelay, Max: time.Hour}.Delay(attempts)
+		delay := backoff.Policy{Base: 30 * time.Second, Max: time.Hour}.Delay(attempts)
 		if err := r.cfg.WaitUntil(ctx, r.cfg.Now().Add(delay)); err != nil {
 			return nil, err
 		}
@@ -453,9 +447,7 @@ func newEntry(f fetch, out *engine.Result, at time.Time) *entry {
 	for i, fam := range fams[:min(len(fams), len(out.Samples))] {
 		jf := family{Name: fam.Name, Help: fam.Help, Labels: append([]string{}, fam.Labels...), Series: make([]series, 0, len(out.Samples[i]))}
 		for _, s := range out.Samples[i] {
-			l := make([]string, len(fam.Labels))
-			copy(l, s.Labels[:])
-			jf.Series = append(jf.Series, series{L: l, V: formatValue(s.Value)})
+			jf.Series = append(jf.Series, series{L: slices.Clone(s.Labels[:len(fam.Labels)]), V: formatValue(s.Value)})
 		}
 		e.Families = append(e.Families, jf)
 	}

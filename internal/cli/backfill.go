@@ -78,8 +78,27 @@ func (b *backfillCommand) run(ctx context.Context, f *flags, logger log.Logger, 
 		cfg.RequestsPerHour = 100_000 // the demo's fake has no hourly limit for backfill
 		fmt.Fprintf(stderr, "demo: the synthetic API has no hourly limit for backfill, so the request budget is lifted; against the real API backfill sends %d requests an hour unless --mintlify.requests-per-hour says otherwise\n", backfill.DefaultRequestsPerHour)
 	}
-	bc, err := b.options()
-	if err != nil {
+	// The backfill's own flags.
+	bc := backfill.Config{Output: b.output, Journal: b.rwJournal, CacheFile: f.cacheFile,
+		Pages: b.pages, DryRun: b.dryRun, Resume: b.resume, Force: b.force,
+		Out: stdout, Progress: stderr, Terminal: isTerminal(stderr)}
+	if bc.From, err = parseFlagDate("--from", b.from); err != nil {
+		return fail(err)
+	}
+	if bc.Labels, err = backfill.MergeLabels(b.labels); err != nil {
+		return fail(err)
+	}
+	switch {
+	case b.rwURL != "":
+		if bc.RemoteWrite, err = backfill.NewRemoteWriter(b.rwURL, b.rwConfig, userAgent()); err != nil {
+			return fail(err)
+		}
+	case b.rwConfig != "":
+		return fail(fmt.Errorf("--remote-write.config=%s is set without --remote-write.url", b.rwConfig))
+	case b.rwJournalSet:
+		return fail(fmt.Errorf("--remote-write.journal=%s is set without --remote-write.url (the journal of --output is FILE.journal)", b.rwJournal))
+	}
+	if bc.To, err = parseFlagDate("--to", b.to); err != nil {
 		return fail(err)
 	}
 	conn, err := f.api.connect(f.demo, forBackfill, logger)
@@ -103,7 +122,7 @@ func (b *backfillCommand) run(ctx context.Context, f *flags, logger log.Logger, 
 	if bc.Sources, err = collector.Build(cfg.Collectors, c, cfg.Sources); err != nil {
 		return fail(err)
 	}
-	bc.Output, bc.CacheFile, bc.Projects = b.output, f.cacheFile, conn.projects
+	bc.Projects = conn.projects
 	// Besides the range, pages, projects and sources, these decide the
 	// output: a resume with other values is refused.
 	apiURL := "--mintlify.api-url=" + f.api.url
@@ -118,40 +137,11 @@ func (b *backfillCommand) run(ctx context.Context, f *flags, logger log.Logger, 
 		"--searches.top-terms=" + strconv.Itoa(f.analytics.searchesTopTerms),
 	}
 	bc.Protected = map[string]string{"--mintlify.api-key-file": f.api.keyFile, "--cache.file": f.cacheFile, "--jobs.file": f.jobs.file, "--remote-write.config": b.rwConfig}
-	bc.Out, bc.Progress, bc.Terminal = stdout, stderr, isTerminal(stderr)
 	res, err := backfill.Run(ctx, bc)
 	if err != nil {
 		fmt.Fprintln(stderr, errorPrefix+err.Error())
 	}
 	return backfill.ExitCode(res, err)
-}
-
-// options checks the backfill's own flags.
-func (b *backfillCommand) options() (backfill.Config, error) {
-	var c backfill.Config
-	var err error
-	if c.From, err = parseFlagDate("--from", b.from); err != nil {
-		return c, err
-	}
-	if c.Labels, err = backfill.MergeLabels(b.labels); err != nil {
-		return c, err
-	}
-	switch {
-	case b.rwURL != "":
-		if c.RemoteWrite, err = backfill.NewRemoteWriter(b.rwURL, b.rwConfig, userAgent()); err != nil {
-			return c, err
-		}
-		c.Journal = b.rwJournal
-	case b.rwConfig != "":
-		return c, fmt.Errorf("--remote-write.config=%s is set without --remote-write.url", b.rwConfig)
-	case b.rwJournalSet:
-		return c, fmt.Errorf("--remote-write.journal=%s is set without --remote-write.url (the journal of --output is FILE.journal)", b.rwJournal)
-	}
-	if c.To, err = parseFlagDate("--to", b.to); err != nil {
-		return c, err
-	}
-	c.Pages, c.DryRun, c.Resume, c.Force = b.pages, b.dryRun, b.resume, b.force
-	return c, nil
 }
 
 // parseFlagDate parses a YYYY-MM-DD flag value; "" is the zero Date.
