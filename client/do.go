@@ -291,30 +291,38 @@ func excerpt(s, key string) string {
 	return s
 }
 
-// redactEscaped redacts key from every string of the JSON body b that
-// holds it only through escapes (mint\u005f...), which no byte search sees.
-// A body without \u is returned unscanned; an invalid one is scanned up to
-// its error and left to the decoder, which rejects it.
+// redactEscaped redacts key from every string literal of the JSON body b
+// that holds it only through \u escapes (mint\u005f...), which no byte
+// search sees. A body without \u is returned unscanned; undecodable
+// literals are left to the decoder, which rejects them.
 func redactEscaped(b []byte, key string) []byte {
 	if key == "" || !bytes.Contains(b, []byte(`\u`)) {
 		return b
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber() // a number out of float64's range is no error here
 	var out []byte
 	last := 0
-	for {
-		// Before a string token come only spaces, ',' and ':'.
-		before := int(dec.InputOffset())
-		tok, err := dec.Token()
-		if err != nil {
-			break
+	for i := 0; i < len(b); i++ {
+		if b[i] != '"' {
+			continue
 		}
-		if s, ok := tok.(string); ok && strings.Contains(s, key) {
+		// Outside a string literal, a quote starts one; find its end.
+		j, hasU := i+1, false
+		for ; j < len(b) && b[j] != '"'; j++ {
+			if b[j] == '\\' {
+				j++
+				hasU = hasU || j < len(b) && b[j] == 'u'
+			}
+		}
+		if j >= len(b) {
+			break // unterminated: the decoder rejects the body
+		}
+		var s string
+		if hasU && json.Unmarshal(b[i:j+1], &s) == nil && strings.Contains(s, key) {
 			enc, _ := json.Marshal(redact(s, key)) // a string always encodes
-			out = append(append(out, b[last:before+bytes.IndexByte(b[before:], '"')]...), enc...)
-			last = int(dec.InputOffset())
+			out = append(append(out, b[last:i]...), enc...)
+			last = j + 1
 		}
+		i = j // the closing quote
 	}
 	if out == nil {
 		return b
