@@ -58,12 +58,10 @@ func Lock(path string) (*FileLock, error) {
 			f.Close()
 			continue
 		}
-		l := &FileLock{name: name, f: f}
-		if err := l.writePID(); err != nil {
-			f.Close()
+		if f, err = writePID(name, f); err != nil {
 			return nil, err
 		}
-		return l, nil
+		return &FileLock{name: name, f: f}, nil
 	}
 	return nil, fmt.Errorf("%s was replaced at every attempt to lock it; is another program rewriting it?", name)
 }
@@ -101,22 +99,25 @@ func namesFile(name string, f *os.File) bool {
 	return err == nil && ferr == nil && os.SameFile(a, b)
 }
 
-// writePID writes this process's PID in the lock file: in place when it is
-// empty (just created), else in a new file renamed over it, locked first
-// (the lock of the old one, held meanwhile, keeps others waiting).
-func (l *FileLock) writePID() error {
-	pid := []byte(strconv.Itoa(os.Getpid()) + "\n")
-	if fi, err := l.f.Stat(); err == nil && fi.Size() == 0 {
-		_, _ = l.f.WriteAt(pid, 0)
-		return nil
+// pidLine is what a lock file holds: this process's PID.
+var pidLine = []byte(strconv.Itoa(os.Getpid()) + "\n")
+
+// writePID writes this process's PID in the lock file name, which f holds
+// locked: in place when it is empty (just created), else in a new file
+// renamed over it, locked first (the lock of f, held meanwhile, keeps
+// others waiting). It returns the file that holds the lock now; f is closed
+// when that is another file or on an error.
+func writePID(name string, f *os.File) (*os.File, error) {
+	if fi, err := f.Stat(); err == nil && fi.Size() == 0 {
+		_, _ = f.WriteAt(pidLine, 0)
+		return f, nil
 	}
-	f, err := replaceLocked(l.name, pid)
+	defer f.Close()
+	nf, err := replaceLocked(name, pidLine)
 	if err != nil {
-		return fmt.Errorf("replace the lock file %s: %w", l.name, err)
+		return nil, fmt.Errorf("replace the lock file %s: %w", name, err)
 	}
-	l.f.Close()
-	l.f = f
-	return nil
+	return nf, nil
 }
 
 // newLockFile creates a temporary file beside name holding content, locked and synced.
@@ -164,7 +165,7 @@ func (l *FileLock) Held() error {
 	case errors.Is(err, fs.ErrNotExist):
 		// Removed: made again, unless another process makes it first
 		// (a link fails where a file already is).
-		nf, err := newLockFile(l.name, []byte(strconv.Itoa(os.Getpid())+"\n"))
+		nf, err := newLockFile(l.name, pidLine)
 		if err != nil {
 			return fmt.Errorf("%w: %s was removed and cannot be made again: %v", ErrLockLost, l.name, err)
 		}
@@ -184,14 +185,11 @@ func (l *FileLock) Held() error {
 		return lost()
 	}
 	// Replaced by a file nobody holds: it is the lock file now.
-	old := l.f
-	l.f = f
-	if err := l.writePID(); err != nil {
-		l.f = old
-		f.Close()
+	if f, err = writePID(l.name, f); err != nil {
 		return fmt.Errorf("%w: %v", ErrLockLost, err)
 	}
-	old.Close()
+	l.f.Close()
+	l.f = f
 	return nil
 }
 
