@@ -145,7 +145,6 @@ type Saver struct {
 	path   string
 	parts  Parts
 	logger log.Logger
-	delay  time.Duration
 
 	// after schedules f after d (time.AfterFunc; tests fire it by hand).
 	after func(d time.Duration, f func()) stopper
@@ -153,7 +152,6 @@ type Saver struct {
 	mu     sync.Mutex
 	timer  stopper
 	closed bool
-	saves  int
 	writes sync.Mutex // serializes writes of the file
 
 	// kept is the stream section of the file on disk, carried over by a
@@ -179,7 +177,7 @@ type Parts struct {
 // snapshot to path ("" disables it).
 func NewPartsSaver(path string, parts Parts, logger log.Logger) *Saver {
 	logger = cmp.Or(logger, log.NewNopLogger())
-	return &Saver{path: path, parts: parts, logger: logger, delay: DefaultDelay, after: afterFunc}
+	return &Saver{path: path, parts: parts, logger: logger, after: afterFunc}
 }
 
 // stopper is a scheduled save that may be cancelled.
@@ -197,7 +195,7 @@ func (s *Saver) Changed() {
 	if s.closed || s.timer != nil {
 		return
 	}
-	s.timer = s.after(s.delay, func() {
+	s.timer = s.after(DefaultDelay, func() {
 		s.mu.Lock()
 		s.timer = nil
 		closed := s.closed
@@ -225,11 +223,7 @@ func (s *Saver) Save() {
 	f.Stream = s.streamSection()
 	if err := Write(s.path, f); err != nil {
 		level.Error(s.logger).Log("msg", "could not save the cache file", "file", s.path, "err", err)
-		return
 	}
-	s.mu.Lock()
-	s.saves++
-	s.mu.Unlock()
 }
 
 // streamSection is the stream part's snapshot, else the section on disk;
