@@ -9,34 +9,29 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 )
 
-// manualTimers records the saves a Saver schedules; the test fires them.
+// manualTimers records the saves a Saver schedules, on timers that do not
+// fire: the test fires them by hand.
 type manualTimers struct {
-	mu      sync.Mutex
-	delays  []time.Duration
-	fire    []func()
-	stopped []bool
+	mu     sync.Mutex
+	delays []time.Duration
+	fire   []func()
+	timers []*time.Timer
 }
 
-type manualTimer struct {
-	m *manualTimers
-	i int
-}
-
-func (t manualTimer) Stop() bool {
-	t.m.mu.Lock()
-	defer t.m.mu.Unlock()
-	was := !t.m.stopped[t.i]
-	t.m.stopped[t.i] = true
-	return was
-}
-
-func (m *manualTimers) after(d time.Duration, f func()) stopper {
+func (m *manualTimers) after(d time.Duration, f func()) *time.Timer {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.delays = append(m.delays, d)
 	m.fire = append(m.fire, f)
-	m.stopped = append(m.stopped, false)
-	return manualTimer{m, len(m.fire) - 1}
+	m.timers = append(m.timers, time.AfterFunc(time.Hour, func() {}))
+	return m.timers[len(m.timers)-1]
+}
+
+// stopped reports whether the i-th timer was stopped (it never fires).
+func (m *manualTimers) stopped(i int) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return !m.timers[i].Stop()
 }
 
 func (m *manualTimers) scheduled() int {
@@ -81,9 +76,9 @@ func TestSaverDebounces(t *testing.T) {
 	}
 	ledger = append(ledger, t0.Add(time.Minute))
 	s.Close()
-	if saved() != 2 || !timers.stopped[1] {
+	if stopped := timers.stopped(1); saved() != 2 || !stopped {
 		t.Fatalf("after Close: the file holds %d entries, pending save stopped %v; want the last state (2) saved and the pending save stopped",
-			saved(), timers.stopped[1])
+			saved(), stopped)
 	}
 	s.Changed()
 	if timers.scheduled() != 2 {

@@ -139,7 +139,7 @@ func LoadFile(path string, logger log.Logger) *File {
 const DefaultDelay = 30 * time.Second
 
 // Saver writes the engine's state and the stream's snapshot, in one file, at
-// most once per delay after a change, off the engine's worker and the
+// most once per DefaultDelay after a change, off the engine's worker and the
 // stream's poller. With an empty path it does nothing.
 type Saver struct {
 	path   string
@@ -147,10 +147,10 @@ type Saver struct {
 	logger log.Logger
 
 	// after schedules f after d (time.AfterFunc; tests fire it by hand).
-	after func(d time.Duration, f func()) stopper
+	after func(d time.Duration, f func()) *time.Timer
 
 	mu     sync.Mutex
-	timer  stopper
+	timer  *time.Timer
 	closed bool
 	writes sync.Mutex // serializes writes of the file
 
@@ -177,13 +177,8 @@ type Parts struct {
 // snapshot to path ("" disables it).
 func NewPartsSaver(path string, parts Parts, logger log.Logger) *Saver {
 	logger = cmp.Or(logger, log.NewNopLogger())
-	return &Saver{path: path, parts: parts, logger: logger, after: afterFunc}
+	return &Saver{path: path, parts: parts, logger: logger, after: time.AfterFunc}
 }
-
-// stopper is a scheduled save that may be cancelled.
-type stopper interface{ Stop() bool }
-
-func afterFunc(d time.Duration, f func()) stopper { return time.AfterFunc(d, f) }
 
 // Changed schedules a save, unless one is already scheduled.
 func (s *Saver) Changed() {
