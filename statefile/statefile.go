@@ -153,24 +153,21 @@ type Saver struct {
 	timer  *time.Timer
 	closed bool
 	writes sync.Mutex // serializes writes of the file
-
-	// kept is the stream section of the file on disk, carried over by a
-	// Saver without a Stream part (read at its first save).
-	kept     json.RawMessage
-	keptRead bool
 }
 
 // Parts are what a Saver writes; a nil part is written empty, except Stream:
-// without it the stream section on disk is kept (backfill, or an exporter
-// without --stream.s3.bucket, does not erase the stream's checkpoint).
+// without it Kept is written (an exporter without --stream.s3.bucket does
+// not erase the stream's checkpoint).
 type Parts struct {
 	// Engine returns the engine's state.
 	Engine func() engine.State
 	// Days returns the day store of derived windows.
 	Days func() []derived.Day
 	// Stream returns the event-stream source's snapshot; on an error the
-	// save keeps the section of the file on disk (logged).
+	// save writes the last one taken, else Kept (logged).
 	Stream func() (json.RawMessage, error)
+	// Kept is the stream section of the file read at start.
+	Kept json.RawMessage
 }
 
 // NewPartsSaver returns a Saver of the engine's state and the stream's
@@ -221,24 +218,19 @@ func (s *Saver) Save() {
 	}
 }
 
-// streamSection is the stream part's snapshot, else the section on disk;
+// streamSection is the stream part's snapshot, else the last one written;
 // the caller holds s.writes.
 func (s *Saver) streamSection() json.RawMessage {
-	if s.parts.Stream != nil {
-		b, err := s.parts.Stream()
-		if err == nil {
-			s.kept, s.keptRead = b, true
-			return b
-		}
+	if s.parts.Stream == nil {
+		return s.parts.Kept
+	}
+	b, err := s.parts.Stream()
+	if err != nil {
 		level.Error(s.logger).Log("msg", "could not take the event stream's snapshot; the cache file keeps the previous one", "err", err)
+		return s.parts.Kept
 	}
-	if !s.keptRead {
-		s.keptRead = true
-		if f, err := Read(s.path); err == nil {
-			s.kept = f.Stream
-		}
-	}
-	return s.kept
+	s.parts.Kept = b
+	return b
 }
 
 // Close cancels a scheduled save and writes the state one last time.
