@@ -165,28 +165,23 @@ func (l *FileLock) Held() error {
 	case errors.Is(err, fs.ErrNotExist):
 		// Removed: made again, unless another process makes it first
 		// (a link fails where a file already is).
-		nf, err := newLockFile(l.name, pidLine)
-		if err != nil {
+		if f, err = newLockFile(l.name, pidLine); err != nil {
 			return fmt.Errorf("%w: %s was removed and cannot be made again: %v", ErrLockLost, l.name, err)
 		}
-		defer os.Remove(nf.Name())
-		if err := os.Link(nf.Name(), l.name); err != nil {
-			nf.Close()
+		defer os.Remove(f.Name())
+		if err := os.Link(f.Name(), l.name); err != nil {
+			f.Close()
 			return lost()
 		}
-		l.f.Close()
-		l.f = nf
-		return nil
 	case err != nil:
 		return fmt.Errorf("%w: %v", ErrLockLost, err)
-	}
-	if err := lockFile(f); err != nil || !namesFile(l.name, f) {
+	case lockFile(f) != nil || !namesFile(l.name, f):
 		f.Close()
 		return lost()
-	}
-	// Replaced by a file nobody holds: it is the lock file now.
-	if f, err = writePID(l.name, f); err != nil {
-		return fmt.Errorf("%w: %v", ErrLockLost, err)
+	default: // replaced by a file nobody holds: it is the lock file now
+		if f, err = writePID(l.name, f); err != nil {
+			return fmt.Errorf("%w: %v", ErrLockLost, err)
+		}
 	}
 	l.f.Close()
 	l.f = f
