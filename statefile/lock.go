@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 )
 
 // LockSuffix names the lock file: a file of its own, because the journal and
@@ -75,7 +76,7 @@ func openRegular(name string, flag int, what string) (*os.File, error) {
 	}
 	f, err := os.OpenFile(name, flag|openFlags, 0o600)
 	switch {
-	case err != nil && isLoop(err):
+	case errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.EMLINK): // O_NOFOLLOW on a symbolic link
 		return nil, notRegular
 	case err != nil:
 		return nil, fmt.Errorf("open %s: %w", what, err)
