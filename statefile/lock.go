@@ -192,10 +192,7 @@ func (l *FileLock) Held() error {
 // Holder returns the PID written in the lock file name (the cache file's
 // path plus LockSuffix), or "unknown": who holds it, for an error.
 func Holder(name string) string {
-	b, err := ReadLimited(name, 64)
-	if err != nil {
-		return "unknown"
-	}
+	b, _ := ReadLimited(name, 64) // nil on an error: no PID
 	pid := strings.TrimSpace(string(b))
 	if n, err := strconv.Atoi(pid); err != nil || n <= 0 {
 		return "unknown"
