@@ -199,10 +199,10 @@ func (x *Exporter) analytics(cfg Config) error {
 	x.saved = statefile.LoadFile(cfg.CacheFile, cfg.Logger)
 	var restore *engine.State
 	var days []derived.Day
-	if x.saved != nil {
-		restore, days = &x.saved.State, x.saved.Days
-	}
 	var saverParts statefile.Parts
+	if x.saved != nil {
+		restore, days, saverParts.Kept = &x.saved.State, x.saved.Days, x.saved.Stream
+	}
 	var layer engine.Layer
 	if len(sources) > 0 {
 		saverParts.Engine = func() engine.State { return x.engine.State() }

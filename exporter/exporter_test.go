@@ -1,6 +1,7 @@
 package exporter_test
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -27,7 +28,8 @@ func get(t *testing.T, h http.Handler, path string) (int, string) {
 
 // TestReadyWithoutAScrape: the first refresh of every unit starts at
 // start-up, so /-/ready turns 200 without any scrape; the landing page
-// shows every unit and the watched jobs; Close saves the cache file.
+// shows every unit and the watched jobs; Close saves the cache file, and
+// keeps the event stream's section it held (this exporter has no stream).
 func TestReadyWithoutAScrape(t *testing.T) {
 	now := time.Now()
 	fake := apitest.Fake(t, mintlifytest.WithProject("docs",
@@ -36,6 +38,9 @@ func TestReadyWithoutAScrape(t *testing.T) {
 	key := apitest.Key(t)
 	windows := apitest.Windows(t, "1d", "7d:site")
 	cache := filepath.Join(t.TempDir(), "state.json")
+	if err := statefile.Write(cache, statefile.File{Stream: json.RawMessage(`{"checkpoint":"a"}`)}); err != nil {
+		t.Fatal(err)
+	}
 	x, err := exporter.New(exporter.Config{
 		APIURL: fake.URL(), Key: key, Timeout: 5 * time.Second, Projects: []string{"docs"}, RequestsPerHour: 90,
 		Collectors: []string{"visitors"}, Windows: windows, RefreshInterval: 15 * time.Minute, Sources: collector.Options{PageSize: 250},
@@ -93,7 +98,7 @@ func TestReadyWithoutAScrape(t *testing.T) {
 	x.Close()
 	closed = true
 	f, err := statefile.Read(cache)
-	if err != nil || len(f.Units) != 3 {
-		t.Fatalf("cache file after Close: %d units, %v; want 3 (1d totals and walk, 7d:site)", len(f.Units), err)
+	if err != nil || len(f.Units) != 3 || string(f.Stream) != `{"checkpoint":"a"}` {
+		t.Fatalf("cache file after Close: %d units, stream %s, %v; want 3 (1d totals and walk, 7d:site) and the stream's section kept", len(f.Units), f.Stream, err)
 	}
 }

@@ -60,7 +60,6 @@ type JournalState struct {
 // as written (the budget clamps it), and compacts it.
 func OpenJournal(path string, now func() time.Time) (*Journal, JournalState, error) {
 	var st JournalState
-	var unsent []time.Time
 	// The journal in place is locked while it is read and replaced: an
 	// exporter that holds it (its lock file removed under it) keeps it
 	// locked, and this one must not run beside it.
@@ -97,13 +96,12 @@ func OpenJournal(path string, now func() time.Time) (*Journal, JournalState, err
 		switch {
 		case kind == "s":
 			st.Sent = append(st.Sent, t)
-		case kind == "u":
-			unsent = append(unsent, t)
+		case kind == "u": // after its "s" line
+			st.Sent = withoutUnsent(st.Sent, t)
 		case t.After(st.PausedUntil):
 			st.PausedUntil = t
 		}
 	}
-	st.Sent = withoutUnsent(st.Sent, unsent)
 	slices.SortFunc(st.Sent, time.Time.Compare)
 	j := &Journal{path: path, now: now, pause: st.PausedUntil, sent: slices.Clone(st.Sent)}
 	if err := j.compactLocked(); err != nil {
@@ -142,16 +140,14 @@ func (j *Journal) Spent(t time.Time) error {
 func (j *Journal) Unspent(t time.Time) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	j.sent = withoutUnsent(j.sent, []time.Time{t})
+	j.sent = withoutUnsent(j.sent, t)
 	return j.appendLocked('u', t)
 }
 
-// withoutUnsent removes from sent one entry for each time in unsent.
-func withoutUnsent(sent, unsent []time.Time) []time.Time {
-	for _, u := range unsent {
-		if i := slices.IndexFunc(sent, u.Equal); i >= 0 {
-			sent = slices.Delete(sent, i, i+1)
-		}
+// withoutUnsent removes from sent one entry of the time unsent.
+func withoutUnsent(sent []time.Time, unsent time.Time) []time.Time {
+	if i := slices.IndexFunc(sent, unsent.Equal); i >= 0 {
+		return slices.Delete(sent, i, i+1)
 	}
 	return sent
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 )
 
 // LockSuffix names the lock file: a file of its own, because the journal and
@@ -58,12 +59,10 @@ func Lock(path string) (*FileLock, error) {
 			f.Close()
 			continue
 		}
-		l := &FileLock{name: name, f: f}
-		if err := l.writePID(); err != nil {
-			f.Close()
+		if f, err = writePID(name, f); err != nil {
 			return nil, err
 		}
-		return l, nil
+		return &FileLock{name: name, f: f}, nil
 	}
 	return nil, fmt.Errorf("%s was replaced at every attempt to lock it; is another program rewriting it?", name)
 }
@@ -77,7 +76,7 @@ func openRegular(name string, flag int, what string) (*os.File, error) {
 	}
 	f, err := os.OpenFile(name, flag|openFlags, 0o600)
 	switch {
-	case err != nil && isLoop(err):
+	case errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.EMLINK): // O_NOFOLLOW on a symbolic link
 		return nil, notRegular
 	case err != nil:
 		return nil, fmt.Errorf("open %s: %w", what, err)
@@ -101,22 +100,25 @@ func namesFile(name string, f *os.File) bool {
 	return err == nil && ferr == nil && os.SameFile(a, b)
 }
 
-// writePID writes this process's PID in the lock file: in place when it is
-// empty (just created), else in a new file renamed over it, locked first
-// (the lock of the old one, held meanwhile, keeps others waiting).
-func (l *FileLock) writePID() error {
-	pid := []byte(strconv.Itoa(os.Getpid()) + "\n")
-	if fi, err := l.f.Stat(); err == nil && fi.Size() == 0 {
-		_, _ = l.f.WriteAt(pid, 0)
-		return nil
+// pidLine is what a lock file holds: this process's PID.
+var pidLine = []byte(strconv.Itoa(os.Getpid()) + "\n")
+
+// writePID writes this process's PID in the lock file name, which f holds
+// locked: in place when it is empty (just created), else in a new file
+// renamed over it, locked first (the lock of f, held meanwhile, keeps
+// others waiting). It returns the file that holds the lock now; f is closed
+// when that is another file or on an error.
+func writePID(name string, f *os.File) (*os.File, error) {
+	if fi, err := f.Stat(); err == nil && fi.Size() == 0 {
+		_, _ = f.WriteAt(pidLine, 0)
+		return f, nil
 	}
-	f, err := replaceLocked(l.name, pid)
+	defer f.Close()
+	nf, err := replaceLocked(name, pidLine)
 	if err != nil {
-		return fmt.Errorf("replace the lock file %s: %w", l.name, err)
+		return nil, fmt.Errorf("replace the lock file %s: %w", name, err)
 	}
-	l.f.Close()
-	l.f = f
-	return nil
+	return nf, nil
 }
 
 // newLockFile creates a temporary file beside name holding content, locked and synced.
@@ -164,44 +166,33 @@ func (l *FileLock) Held() error {
 	case errors.Is(err, fs.ErrNotExist):
 		// Removed: made again, unless another process makes it first
 		// (a link fails where a file already is).
-		nf, err := newLockFile(l.name, []byte(strconv.Itoa(os.Getpid())+"\n"))
-		if err != nil {
+		if f, err = newLockFile(l.name, pidLine); err != nil {
 			return fmt.Errorf("%w: %s was removed and cannot be made again: %v", ErrLockLost, l.name, err)
 		}
-		defer os.Remove(nf.Name())
-		if err := os.Link(nf.Name(), l.name); err != nil {
-			nf.Close()
+		defer os.Remove(f.Name())
+		if err := os.Link(f.Name(), l.name); err != nil {
+			f.Close()
 			return lost()
 		}
-		l.f.Close()
-		l.f = nf
-		return nil
 	case err != nil:
 		return fmt.Errorf("%w: %v", ErrLockLost, err)
-	}
-	if err := lockFile(f); err != nil || !namesFile(l.name, f) {
+	case lockFile(f) != nil || !namesFile(l.name, f):
 		f.Close()
 		return lost()
+	default: // replaced by a file nobody holds: it is the lock file now
+		if f, err = writePID(l.name, f); err != nil {
+			return fmt.Errorf("%w: %v", ErrLockLost, err)
+		}
 	}
-	// Replaced by a file nobody holds: it is the lock file now.
-	old := l.f
+	l.f.Close()
 	l.f = f
-	if err := l.writePID(); err != nil {
-		l.f = old
-		f.Close()
-		return fmt.Errorf("%w: %v", ErrLockLost, err)
-	}
-	old.Close()
 	return nil
 }
 
 // Holder returns the PID written in the lock file name (the cache file's
 // path plus LockSuffix), or "unknown": who holds it, for an error.
 func Holder(name string) string {
-	b, err := ReadLimited(name, 64)
-	if err != nil {
-		return "unknown"
-	}
+	b, _ := ReadLimited(name, 64) // nil on an error: no PID
 	pid := strings.TrimSpace(string(b))
 	if n, err := strconv.Atoi(pid); err != nil || n <= 0 {
 		return "unknown"

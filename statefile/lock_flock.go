@@ -3,7 +3,6 @@
 package statefile
 
 import (
-	"errors"
 	"io/fs"
 	"os"
 	"syscall"
@@ -33,6 +32,3 @@ func links(fi fs.FileInfo) uint64 {
 	}
 	return 1
 }
-
-// isLoop reports an open refused by O_NOFOLLOW on a symbolic link.
-func isLoop(err error) bool { return errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.EMLINK) }

@@ -9,34 +9,29 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 )
 
-// manualTimers records the saves a Saver schedules; the test fires them.
+// manualTimers records the saves a Saver schedules, on timers that do not
+// fire: the test fires them by hand.
 type manualTimers struct {
-	mu      sync.Mutex
-	delays  []time.Duration
-	fire    []func()
-	stopped []bool
+	mu     sync.Mutex
+	delays []time.Duration
+	fire   []func()
+	timers []*time.Timer
 }
 
-type manualTimer struct {
-	m *manualTimers
-	i int
-}
-
-func (t manualTimer) Stop() bool {
-	t.m.mu.Lock()
-	defer t.m.mu.Unlock()
-	was := !t.m.stopped[t.i]
-	t.m.stopped[t.i] = true
-	return was
-}
-
-func (m *manualTimers) after(d time.Duration, f func()) stopper {
+func (m *manualTimers) after(d time.Duration, f func()) *time.Timer {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.delays = append(m.delays, d)
 	m.fire = append(m.fire, f)
-	m.stopped = append(m.stopped, false)
-	return manualTimer{m, len(m.fire) - 1}
+	m.timers = append(m.timers, time.AfterFunc(time.Hour, func() {}))
+	return m.timers[len(m.timers)-1]
+}
+
+// stopped reports whether the i-th timer was stopped (it never fires).
+func (m *manualTimers) stopped(i int) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return !m.timers[i].Stop()
 }
 
 func (m *manualTimers) scheduled() int {
@@ -56,17 +51,24 @@ func TestSaverDebounces(t *testing.T) {
 	s := NewPartsSaver(path, Parts{Engine: func() engine.State { return engine.State{Ledger: append([]time.Time(nil), ledger...)} }}, nil)
 	timers := &manualTimers{}
 	s.after = timers.after
-	s.SetDelay(50 * time.Millisecond)
+	// saved is the ledger length in the file, -1 when there is none.
+	saved := func() int {
+		f, err := Read(path)
+		if err != nil {
+			return -1
+		}
+		return len(f.Ledger)
+	}
 	for range 100 {
 		s.Changed()
 	}
-	if timers.scheduled() != 1 || timers.delays[0] != 50*time.Millisecond || s.Saves() != 0 {
-		t.Fatalf("a burst of 100 changes scheduled %d saves (delays %v) and wrote %d, want one save after 50ms, none yet",
-			timers.scheduled(), timers.delays, s.Saves())
+	if timers.scheduled() != 1 || timers.delays[0] != DefaultDelay || saved() != -1 {
+		t.Fatalf("a burst of 100 changes scheduled %d saves (delays %v) and wrote a file with %d entries, want one save after %s, none yet",
+			timers.scheduled(), timers.delays, saved(), DefaultDelay)
 	}
 	timers.fire[0]()
-	if s.Saves() != 1 {
-		t.Fatalf("the scheduled save wrote %d times, want once", s.Saves())
+	if saved() != 1 {
+		t.Fatalf("the scheduled save left a file with %d entries, want 1", saved())
 	}
 	s.Changed()
 	if timers.scheduled() != 2 {
@@ -74,17 +76,17 @@ func TestSaverDebounces(t *testing.T) {
 	}
 	ledger = append(ledger, t0.Add(time.Minute))
 	s.Close()
-	f, err := Read(path)
-	if err != nil || len(f.Ledger) != 2 || s.Saves() != 2 || !timers.stopped[1] {
-		t.Fatalf("after Close: %d saves, ledger %v, err %v, pending save stopped %v; want the last state saved and the pending save stopped",
-			s.Saves(), f.Ledger, err, timers.stopped[1])
+	if stopped := timers.stopped(1); saved() != 2 || !stopped {
+		t.Fatalf("after Close: the file holds %d entries, pending save stopped %v; want the last state (2) saved and the pending save stopped",
+			saved(), stopped)
 	}
 	s.Changed()
 	if timers.scheduled() != 2 {
 		t.Fatal("a change after Close scheduled a save")
 	}
+	ledger = append(ledger, t0.Add(2*time.Minute))
 	timers.fire[1]() // a timer that fired as Close stopped it
-	if s.Saves() != 2 {
+	if saved() != 2 {
 		t.Fatal("a save that fired after Close wrote the file")
 	}
 }

@@ -139,53 +139,43 @@ func LoadFile(path string, logger log.Logger) *File {
 const DefaultDelay = 30 * time.Second
 
 // Saver writes the engine's state and the stream's snapshot, in one file, at
-// most once per delay after a change, off the engine's worker and the
+// most once per DefaultDelay after a change, off the engine's worker and the
 // stream's poller. With an empty path it does nothing.
 type Saver struct {
 	path   string
 	parts  Parts
 	logger log.Logger
-	delay  time.Duration
 
 	// after schedules f after d (time.AfterFunc; tests fire it by hand).
-	after func(d time.Duration, f func()) stopper
+	after func(d time.Duration, f func()) *time.Timer
 
 	mu     sync.Mutex
-	timer  stopper
+	timer  *time.Timer
 	closed bool
-	saves  int
 	writes sync.Mutex // serializes writes of the file
-
-	// kept is the stream section of the file on disk, carried over by a
-	// Saver without a Stream part (read at its first save).
-	kept     json.RawMessage
-	keptRead bool
 }
 
 // Parts are what a Saver writes; a nil part is written empty, except Stream:
-// without it the stream section on disk is kept (backfill, or an exporter
-// without --stream.s3.bucket, does not erase the stream's checkpoint).
+// without it Kept is written (an exporter without --stream.s3.bucket does
+// not erase the stream's checkpoint).
 type Parts struct {
 	// Engine returns the engine's state.
 	Engine func() engine.State
 	// Days returns the day store of derived windows.
 	Days func() []derived.Day
 	// Stream returns the event-stream source's snapshot; on an error the
-	// save keeps the section of the file on disk (logged).
+	// save writes the last one taken, else Kept (logged).
 	Stream func() (json.RawMessage, error)
+	// Kept is the stream section of the file read at start.
+	Kept json.RawMessage
 }
 
 // NewPartsSaver returns a Saver of the engine's state and the stream's
 // snapshot to path ("" disables it).
 func NewPartsSaver(path string, parts Parts, logger log.Logger) *Saver {
 	logger = cmp.Or(logger, log.NewNopLogger())
-	return &Saver{path: path, parts: parts, logger: logger, delay: DefaultDelay, after: afterFunc}
+	return &Saver{path: path, parts: parts, logger: logger, after: time.AfterFunc}
 }
-
-// stopper is a scheduled save that may be cancelled.
-type stopper interface{ Stop() bool }
-
-func afterFunc(d time.Duration, f func()) stopper { return time.AfterFunc(d, f) }
 
 // Changed schedules a save, unless one is already scheduled.
 func (s *Saver) Changed() {
@@ -197,7 +187,7 @@ func (s *Saver) Changed() {
 	if s.closed || s.timer != nil {
 		return
 	}
-	s.timer = s.after(s.delay, func() {
+	s.timer = s.after(DefaultDelay, func() {
 		s.mu.Lock()
 		s.timer = nil
 		closed := s.closed
@@ -225,31 +215,22 @@ func (s *Saver) Save() {
 	f.Stream = s.streamSection()
 	if err := Write(s.path, f); err != nil {
 		level.Error(s.logger).Log("msg", "could not save the cache file", "file", s.path, "err", err)
-		return
 	}
-	s.mu.Lock()
-	s.saves++
-	s.mu.Unlock()
 }
 
-// streamSection is the stream part's snapshot, else the section on disk;
+// streamSection is the stream part's snapshot, else the last one written;
 // the caller holds s.writes.
 func (s *Saver) streamSection() json.RawMessage {
-	if s.parts.Stream != nil {
-		b, err := s.parts.Stream()
-		if err == nil {
-			s.kept, s.keptRead = b, true
-			return b
-		}
+	if s.parts.Stream == nil {
+		return s.parts.Kept
+	}
+	b, err := s.parts.Stream()
+	if err != nil {
 		level.Error(s.logger).Log("msg", "could not take the event stream's snapshot; the cache file keeps the previous one", "err", err)
+		return s.parts.Kept
 	}
-	if !s.keptRead {
-		s.keptRead = true
-		if f, err := Read(s.path); err == nil {
-			s.kept = f.Stream
-		}
-	}
-	return s.kept
+	s.parts.Kept = b
+	return b
 }
 
 // Close cancels a scheduled save and writes the state one last time.

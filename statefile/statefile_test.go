@@ -325,12 +325,11 @@ func TestSaverEmptyPathDoesNothing(t *testing.T) {
 	t.Chdir(dir)
 	calls := 0
 	s := statefile.NewPartsSaver("", statefile.Parts{Engine: func() engine.State { calls++; return engine.State{} }}, nil)
-	s.SetDelay(time.Millisecond)
 	s.Changed()
 	s.Save()
 	s.Close()
-	if calls != 0 || s.Saves() != 0 || len(dirNames(t, dir)) != 0 {
-		t.Fatalf("an empty path read the state %d times, saved %d times, wrote %v", calls, s.Saves(), dirNames(t, dir))
+	if calls != 0 || len(dirNames(t, dir)) != 0 {
+		t.Fatalf("an empty path read the state %d times, wrote %v", calls, dirNames(t, dir))
 	}
 	if statefile.LoadFile("", log.NewNopLogger()) != nil {
 		t.Fatal("Load of an empty path returned a state")

@@ -14,8 +14,9 @@ import (
 
 // TestSaverWritesStreamWithEngine: one save writes the engine's state and
 // the stream's snapshot together; a failing snapshot keeps the previous
-// one; a Saver without a stream part (backfill, an exporter started without
-// the stream) keeps the section on disk instead of erasing the checkpoint.
+// one; a Saver without a stream part (an exporter started without the
+// stream) writes the section it was given, read at start, instead of
+// erasing the checkpoint.
 func TestSaverWritesStreamWithEngine(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.json")
 	t0 := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
@@ -35,7 +36,7 @@ func TestSaverWritesStreamWithEngine(t *testing.T) {
 	if f, err = Read(path); err != nil || string(f.Stream) != `{"checkpoint":"a"}` {
 		t.Fatalf("after a failed snapshot the file holds stream %s (err %v), want the previous snapshot kept", f.Stream, err)
 	}
-	engineOnly := NewPartsSaver(path, Parts{Engine: func() engine.State { return engine.State{Ledger: []time.Time{t0, t0.Add(time.Minute)}} }}, nil)
+	engineOnly := NewPartsSaver(path, Parts{Engine: func() engine.State { return engine.State{Ledger: []time.Time{t0, t0.Add(time.Minute)}} }, Kept: f.Stream}, nil)
 	engineOnly.Save()
 	if f, err = Read(path); err != nil || len(f.Ledger) != 2 || string(f.Stream) != `{"checkpoint":"a"}` {
 		t.Fatalf("an engine-only save left ledger %v stream %s (err %v), want the new ledger and the stream section kept", f.Ledger, f.Stream, err)
