@@ -70,8 +70,7 @@ type Watcher struct {
 
 	mu       sync.Mutex // guards everything below
 	projects map[string]*jobsProject
-	order    []string        // project ids, sorted
-	added    map[jobRef]bool // jobs given to Watch
+	order    []string // project ids, sorted
 	// logged holds the ("status", project, status) pairs and the
 	// ("id", project, id) listed ids refused that were logged.
 	logged map[[3]string]bool
@@ -89,9 +88,9 @@ type jobsProject struct {
 
 // jobsEntry is one watched job, under its id in jobsProject.jobs.
 type jobsEntry struct {
-	// Why the job is watched (named: by --jobs.id or --jobs.file). A discovered job stays after it
-	// leaves the v1 listing (which omits archived jobs) until it answers 404 while not listed (in
-	// the listing updateMembership was given).
+	// Why the job is watched (named: by --jobs.id or --jobs.file; added: by Watch, for good). A
+	// discovered job stays after it leaves the v1 listing (which omits archived jobs) until it
+	// answers 404 while not listed (in the listing updateMembership was given).
 	named, discovered, added, listed bool
 	hint                             client.JobStatus // status from the last v1 listing
 	job                              *client.Job      // last successful read; nil before it or after a 404
@@ -135,7 +134,6 @@ func New(cfg Config) (*Watcher, error) {
 		terminal: max(MinTerminalInterval, 10*cfg.PollInterval),
 		logger:   cmp.Or(cfg.Logger, log.NewNopLogger()),
 		projects: make(map[string]*jobsProject),
-		added:    make(map[jobRef]bool),
 		wake:     make(chan struct{}, 1),
 		logged:   make(map[[3]string]bool),
 	}
@@ -171,8 +169,7 @@ func (w *Watcher) Watch(project, id string) error {
 	if _, ok := w.projects[project]; !ok {
 		return fmt.Errorf("project %q is not one of --mintlify.project-id", project)
 	}
-	w.added[jobRef{project, id}] = true
-	w.updateMembership(nil)
+	w.entry(jobRef{project, id}).added = true
 	select { // Run reads it now rather than at the next poll
 	case w.wake <- struct{}{}:
 	default:
@@ -236,21 +233,11 @@ func (w *Watcher) checkFile() {
 func (w *Watcher) updateMembership(listed map[string][]client.LegacySession) {
 	for _, p := range w.projects {
 		for _, e := range p.jobs {
-			e.named, e.added, e.listed = false, false, false
+			e.named, e.listed = false, false
 		}
-	}
-	entry := func(r jobRef) *jobsEntry {
-		jobs := w.projects[r.project].jobs
-		if jobs[r.id] == nil {
-			jobs[r.id] = &jobsEntry{}
-		}
-		return jobs[r.id]
 	}
 	for _, r := range slices.Concat(w.static, w.fileRefs) {
-		entry(r).named = true
-	}
-	for r := range w.added {
-		entry(r).added = true
+		w.entry(r).named = true
 	}
 	for project, sessions := range listed {
 		for _, s := range sessions { // the client skips (and counts) a session without an id
@@ -261,7 +248,7 @@ func (w *Watcher) updateMembership(listed map[string][]client.LegacySession) {
 				}
 				continue
 			}
-			e := entry(jobRef{project, s.SessionID})
+			e := w.entry(jobRef{project, s.SessionID})
 			e.discovered, e.listed = true, true
 			hint := s.Status()
 			// A listed status that changed and disagrees with the last read
@@ -282,6 +269,16 @@ func (w *Watcher) updateMembership(listed map[string][]client.LegacySession) {
 			}
 		}
 	}
+}
+
+// entry returns the entry of a job of a configured project, made if new; the
+// caller holds w.mu.
+func (w *Watcher) entry(r jobRef) *jobsEntry {
+	jobs := w.projects[r.project].jobs
+	if jobs[r.id] == nil {
+		jobs[r.id] = &jobsEntry{}
+	}
+	return jobs[r.id]
 }
 
 // Poll runs one round: it re-reads a changed --jobs.file, lists every project's jobs when
