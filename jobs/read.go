@@ -59,10 +59,10 @@ func (w *Watcher) applyRead(ctx context.Context, start time.Time, rd jobsRead, j
 	switch {
 	case err == nil:
 		if e.gone {
-			level.Info(w.logger).Log("msg", "agent job found again", "project", p.id, "job_id", rd.id)
+			level.Info(w.cfg.Logger).Log("msg", "agent job found again", "project", p.id, "job_id", rd.id)
 		}
 		if job.Status.Terminal() && e.job != nil && !e.job.Status.Terminal() { // ended: one line, with its pull request
-			level.Info(w.logger).Log("msg", "agent job ended", "project", p.id, "job_id", rd.id, "status", job.Status, "pull_request", deref(job.PRLink))
+			level.Info(w.cfg.Logger).Log("msg", "agent job ended", "project", p.id, "job_id", rd.id, "status", job.Status, "pull_request", deref(job.PRLink))
 		}
 		e.job, e.gone = job, false
 		e.nextRead = start.Add(w.cfg.PollInterval)
@@ -75,7 +75,7 @@ func (w *Watcher) applyRead(ctx context.Context, start time.Time, rd jobsRead, j
 			if job.Status == "" {
 				msg = "agent job has no status; it is counted under an empty status"
 			}
-			level.Warn(w.logger).Log("msg", msg, "project", p.id, "job_id", rd.id, "status", job.Status)
+			level.Warn(w.cfg.Logger).Log("msg", msg, "project", p.id, "job_id", rd.id, "status", job.Status)
 		}
 	case ctx.Err() != nil:
 		// Shutting down: not a failure of the API.
@@ -86,7 +86,7 @@ func (w *Watcher) applyRead(ctx context.Context, start time.Time, rd jobsRead, j
 				// The API does not promise the v1 sessionId is the v2 job id.
 				msg = "agent job discovered through the v1 listing is not found by get-agent-job: the listing's sessionId may not be the job id; it is counted in mintlify_agent_jobs_not_found"
 			}
-			level.Warn(w.logger).Log("msg", msg, "project", p.id, "job_id", rd.id, "err", err)
+			level.Warn(w.cfg.Logger).Log("msg", msg, "project", p.id, "job_id", rd.id, "err", err)
 		}
 		e.job, e.gone = nil, true
 		e.nextRead = start.Add(w.terminal)

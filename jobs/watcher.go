@@ -56,7 +56,6 @@ type Config struct {
 // Watcher watches agent jobs and collects their state; Run keeps it current.
 type Watcher struct {
 	cfg      Config
-	logger   log.Logger
 	terminal time.Duration // how often terminal jobs are re-read (a completed one may still be archived)
 	static   []jobRef
 	// file is --jobs.file (nil without), marked with the version last parsed, good or
@@ -126,13 +125,13 @@ func New(cfg Config) (*Watcher, error) {
 	}
 	cfg.PollInterval = cmp.Or(cfg.PollInterval, DefaultPollInterval)
 	cfg.Concurrency = cmp.Or(cfg.Concurrency, DefaultConcurrency)
+	cfg.Logger = cmp.Or(cfg.Logger, log.NewNopLogger())
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
 	w := &Watcher{
 		cfg:      cfg,
 		terminal: max(MinTerminalInterval, 10*cfg.PollInterval),
-		logger:   cmp.Or(cfg.Logger, log.NewNopLogger()),
 		projects: make(map[string]*jobsProject),
 		wake:     make(chan struct{}, 1),
 		logged:   make(map[[3]string]bool),
@@ -216,13 +215,13 @@ func (w *Watcher) checkFile() {
 	changed, err := w.loadFile()
 	if err != nil {
 		if w.fileErr.Failed(err.Error()) {
-			level.Warn(w.logger).Log("msg", "cannot use the jobs file; keeping the last good list of jobs", "file", w.file.Path(), "err", err)
+			level.Warn(w.cfg.Logger).Log("msg", "cannot use the jobs file; keeping the last good list of jobs", "file", w.file.Path(), "err", err)
 		}
 		return
 	}
 	w.fileErr.Recovered()
 	if changed {
-		level.Info(w.logger).Log("msg", "jobs file re-read", "file", w.file.Path(), "jobs", len(w.fileRefs))
+		level.Info(w.cfg.Logger).Log("msg", "jobs file re-read", "file", w.file.Path(), "jobs", len(w.fileRefs))
 	}
 }
 
@@ -244,7 +243,7 @@ func (w *Watcher) updateMembership(listed map[string][]client.LegacySession) {
 			if err := checkJobID(s.SessionID); err != nil {
 				if k := [3]string{"id", project, s.SessionID}; !w.logged[k] {
 					w.logged[k] = true
-					level.Warn(w.logger).Log("msg", "ignoring a session of the v1 listing whose id cannot be read", "project", project, "err", err)
+					level.Warn(w.cfg.Logger).Log("msg", "ignoring a session of the v1 listing whose id cannot be read", "project", project, "err", err)
 				}
 				continue
 			}
@@ -337,7 +336,7 @@ func (w *Watcher) discover(ctx context.Context, rounds []*jobsRound) map[string]
 			w.failed(r, "", err)
 		} else {
 			if p.skipped == 0 && skipped > 0 {
-				level.Warn(w.logger).Log("msg", "skipped malformed sessions of the v1 job listing (counted in mintlify_agent_sessions_skipped_total; logged once)", "project", r.project, "sessions", skipped)
+				level.Warn(w.cfg.Logger).Log("msg", "skipped malformed sessions of the v1 job listing (counted in mintlify_agent_sessions_skipped_total; logged once)", "project", r.project, "sessions", skipped)
 			}
 			p.skipped += float64(skipped)
 			listed[r.project] = sessions
@@ -358,7 +357,7 @@ func (w *Watcher) finish(start time.Time, rounds []*jobsRound) {
 		p := w.projects[r.project]
 		if r.err == nil {
 			if p.errs.Recovered() {
-				level.Info(w.logger).Log("msg", "agent jobs polled successfully again", "project", p.id)
+				level.Info(w.cfg.Logger).Log("msg", "agent jobs polled successfully again", "project", p.id)
 			}
 			p.limited = 0
 			w.cfg.Status.SetInterval(p.id, Source, "", health.PartAll, w.cfg.PollInterval)
@@ -374,10 +373,10 @@ func (w *Watcher) finish(start time.Time, rounds []*jobsRound) {
 			if r.errJob != "" {
 				kv = append(kv, "job_id", r.errJob)
 			}
-			if !p.pausedUntil.IsZero() && end.Before(p.pausedUntil) {
+			if end.Before(p.pausedUntil) {
 				kv = append(kv, "paused_until", p.pausedUntil.UTC().Format(time.RFC3339))
 			}
-			level.Error(w.logger).Log(append(kv, "err", r.err)...)
+			level.Error(w.cfg.Logger).Log(append(kv, "err", r.err)...)
 		}
 		w.cfg.Status.Failed(p.id, Source, "", health.PartAll, dur)
 	}
