@@ -82,15 +82,14 @@ func (r *run) follow(job *client.Job) (*client.Job, int) {
 
 // sleep waits d, redrawing a terminal's status line every second.
 func (r *run) sleep(d time.Duration) error {
-	if !r.env.StderrIsTerminal {
-		return r.env.Sleep(r.ctx, d)
+	step := d // off a terminal, one sleep
+	if r.env.StderrIsTerminal {
+		step = time.Second
 	}
-	for d > 0 {
-		step := min(d, time.Second)
-		if err := r.env.Sleep(r.ctx, step); err != nil {
+	for ; d > 0; d -= step {
+		if err := r.env.Sleep(r.ctx, min(d, step)); err != nil {
 			return err
 		}
-		d -= step
 		r.redraw()
 	}
 	return nil
