@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -91,11 +92,10 @@ func (g *goKit) Log(keyvals ...any) error {
 	lvl := slog.LevelInfo
 	msg := ""
 	attrs := make([]slog.Attr, 0, len(keyvals)/2)
-	for i := 0; i < len(keyvals); i += 2 {
-		k := keyvals[i]
-		var v any = "(MISSING)"
-		if i+1 < len(keyvals) {
-			v = keyvals[i+1]
+	for kv := range slices.Chunk(keyvals, 2) {
+		k, v := kv[0], any("(MISSING)")
+		if len(kv) == 2 {
+			v = kv[1]
 		}
 		if lv, ok := v.(level.Value); ok && k == level.Key() {
 			lvl = slogLevels[lv.String()] // info when unknown: the zero Level
