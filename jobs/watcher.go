@@ -22,18 +22,9 @@ import (
 // Source is the watcher's "source" label value on the status series.
 const Source = "jobs"
 
-// Defaults of Config.
-const (
-	// DefaultPollInterval is how often non-terminal jobs are re-read.
-	DefaultPollInterval = time.Minute
-	// DefaultConcurrency bounds the get-agent-job requests in flight.
-	DefaultConcurrency = 4
-	// MinPollInterval is the shortest PollInterval: job reads are
-	// outside the analytics request budget, so they are paced by it.
-	MinPollInterval = time.Second
-	// MinTerminalInterval is the least interval between reads of a terminal job (else 10 × PollInterval).
-	MinTerminalInterval = 15 * time.Minute
-)
+// MinPollInterval is the shortest PollInterval: job reads are
+// outside the analytics request budget, so they are paced by it.
+const MinPollInterval = time.Second
 
 // Config configures a Watcher.
 type Config struct {
@@ -45,9 +36,9 @@ type Config struct {
 	File     string
 	Discover bool // --jobs.discover: also watch what each project's deprecated v1 listing lists at every poll
 	Added    bool // allows a watcher with nothing to watch but what Watch adds
-	// PollInterval (--jobs.poll-interval) is how often Run polls; DefaultPollInterval when zero.
+	// PollInterval (--jobs.poll-interval) is how often Run polls; a minute when zero.
 	PollInterval time.Duration
-	Concurrency  int              // get-agent-job requests in flight; DefaultConcurrency when zero
+	Concurrency  int              // get-agent-job requests in flight; 4 when zero
 	Status       *health.Status   // receives the health of every project's "jobs" source
 	Logger       log.Logger       // receives warnings and errors; none when nil
 	Now          func() time.Time // time.Now when nil
@@ -123,15 +114,15 @@ func New(cfg Config) (*Watcher, error) {
 	if err := CheckConfig(cfg); err != nil {
 		return nil, err
 	}
-	cfg.PollInterval = cmp.Or(cfg.PollInterval, DefaultPollInterval)
-	cfg.Concurrency = cmp.Or(cfg.Concurrency, DefaultConcurrency)
+	cfg.PollInterval = cmp.Or(cfg.PollInterval, time.Minute)
+	cfg.Concurrency = cmp.Or(cfg.Concurrency, 4)
 	cfg.Logger = cmp.Or(cfg.Logger, log.NewNopLogger())
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
 	w := &Watcher{
 		cfg:      cfg,
-		terminal: max(MinTerminalInterval, 10*cfg.PollInterval),
+		terminal: max(15*time.Minute, 10*cfg.PollInterval),
 		projects: make(map[string]*jobsProject),
 		wake:     make(chan struct{}, 1),
 		logged:   make(map[[3]string]bool),
