@@ -95,16 +95,6 @@ func (r *run) sleep(d time.Duration) error {
 	return nil
 }
 
-// progress is what the run has shown of the job's status on standard error:
-// on a terminal one line rewritten in place, otherwise a line per change and
-// one every progressEvery, so a log shows the wait goes on.
-type progress struct {
-	status  client.JobStatus
-	printed time.Time // when the last line was printed, off a terminal
-	drawn   bool      // the terminal line holds a status line
-	pr      string    // the pull request link printed, "" before
-}
-
 // progressEvery is how often an unchanged status is printed off a terminal.
 const progressEvery = 30 * time.Second
 

@@ -16,11 +16,9 @@ import (
 // jobsRound is one project's part of a poll round.
 type jobsRound struct {
 	project string
-	// stopped: no further request for the project this round.
-	stopped atomic.Bool
-	// err is the round's failure, from job errJob ("" for the listing).
-	err    error
-	errJob string
+	stopped atomic.Bool // no further request for the project this round
+	err     error       // the round's failure, from job errJob ("" for the listing)
+	errJob  string
 }
 
 type jobsRead struct {
