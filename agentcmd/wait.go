@@ -34,16 +34,12 @@ func (r *run) follow(job *client.Job) (*client.Job, int) {
 	r.show(job, false)
 	delay := waitFirstDelay
 	for {
-		elapsed := r.env.Now().Sub(r.start)
-		if elapsed >= r.timeout {
-			return timedOut()
-		}
-		if err := r.sleep(min(delay, r.timeout-elapsed)); err != nil {
+		// Sleep no further than --wait.timeout (not at all once it passed);
+		// the read, with the client's retries, gets only what is left of it.
+		if err := r.sleep(min(delay, r.timeout-r.env.Now().Sub(r.start))); err != nil {
 			return interrupted()
 		}
 		delay = min(time.Duration(float64(delay)*waitGrowth), waitMaxDelay)
-		// The read, with the client's retries, gets only what is left of
-		// --wait.timeout.
 		left := r.timeout - r.env.Now().Sub(r.start)
 		if left <= 0 {
 			return timedOut()
@@ -80,7 +76,8 @@ func (r *run) follow(job *client.Job) (*client.Job, int) {
 	}
 }
 
-// sleep waits d, redrawing a terminal's status line every second.
+// sleep waits d (not at all when d <= 0), redrawing a terminal's status line
+// every second.
 func (r *run) sleep(d time.Duration) error {
 	step := d // off a terminal, one sleep
 	if r.env.StderrIsTerminal {
