@@ -135,7 +135,6 @@ func (r *run) note(msg string) {
 	r.redraw()
 }
 
-// done ends the status line.
 func (r *run) done() {
 	if r.drawn {
 		fmt.Fprintln(r.env.Stderr)

@@ -10,7 +10,6 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/filewatch"
 )
 
-// jobRef names one watched job.
 type jobRef struct {
 	project, id string
 }

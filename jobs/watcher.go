@@ -66,7 +66,6 @@ type Watcher struct {
 	logged map[[3]string]bool
 }
 
-// jobsProject is the state of one project's watched jobs.
 type jobsProject struct {
 	id          string
 	jobs        map[string]*jobsEntry

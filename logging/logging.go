@@ -142,7 +142,6 @@ func safeString(f func() string) (s string) {
 	return f()
 }
 
-// slogLevels are the slog levels of go-kit's level names.
 var slogLevels = map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}
 
 // callerPC returns the first caller outside go-kit's log packages and this
