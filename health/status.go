@@ -115,10 +115,9 @@ func (s *Status) aggregate() map[pairKey]partStatus {
 
 // Describe implements prometheus.Collector.
 func (s *Status) Describe(ch chan<- *prometheus.Desc) {
-	ch <- upDesc
-	ch <- lastSuccessDesc
-	ch <- refreshDurationDesc
-	ch <- refreshIntervalDesc
+	for _, d := range []*prometheus.Desc{upDesc, lastSuccessDesc, refreshDurationDesc, refreshIntervalDesc} {
+		ch <- d
+	}
 }
 
 // Collect implements prometheus.Collector. A unit's last success timestamp
