@@ -83,9 +83,7 @@ func replaceAttr(groups []string, a slog.Attr) slog.Attr {
 
 // goKit is a go-kit logger writing through a slog handler; the "level" and
 // "msg" keys become the record's level and message.
-type goKit struct {
-	h slog.Handler
-}
+type goKit struct{ h slog.Handler }
 
 // Log implements log.Logger.
 func (g *goKit) Log(keyvals ...any) error {
