@@ -47,13 +47,11 @@ func (w *Watcher) readAll(ctx context.Context, start time.Time, reads []jobsRead
 	wg.Wait()
 }
 
-// applyRead records the answer to one read; the caller holds w.mu.
+// applyRead records the answer to one read; the caller holds w.mu. The job's
+// entry is there: only Poll's updateMembership drops one, before it lists the reads.
 func (w *Watcher) applyRead(ctx context.Context, start time.Time, rd jobsRead, job *client.Job, err error) {
 	p := w.projects[rd.round.project]
 	e := p.jobs[rd.id]
-	if e == nil {
-		return
-	}
 	switch {
 	case err == nil:
 		if e.gone {
