@@ -66,7 +66,6 @@ type Command struct {
 	timeout     time.Duration
 }
 
-// promptFlags adds the flags of a subcommand that sends a prompt.
 func (c *Command) promptFlags(cmd *kingpin.CmdClause, what string) {
 	cmd.Flag("prompt", what+"; - reads it from standard input (one trailing newline removed).").Required().PlaceHolder("TEXT").StringVar(&c.prompt)
 	cmd.Flag("wait", "Wait until the job is completed, archived or failed, showing progress on standard error, then print the final job.").BoolVar(&c.wait)

@@ -25,7 +25,13 @@ type run struct {
 	env     Env
 	project string
 	start   time.Time // when the prompt was sent
-	progress
+	// What the run has shown of the job's status on standard error: on a
+	// terminal one line rewritten in place, otherwise a line per change and
+	// one every progressEvery, so a log shows the wait goes on.
+	status  client.JobStatus
+	printed time.Time // when the last line was printed, off a terminal
+	drawn   bool      // the terminal line holds a status line
+	pr      string    // the pull request link printed, "" before
 }
 
 // send sends a follow-up message, or with create starts a job; --wait follows it.

@@ -34,16 +34,12 @@ func (r *run) follow(job *client.Job) (*client.Job, int) {
 	r.show(job, false)
 	delay := waitFirstDelay
 	for {
-		elapsed := r.env.Now().Sub(r.start)
-		if elapsed >= r.timeout {
-			return timedOut()
-		}
-		if err := r.sleep(min(delay, r.timeout-elapsed)); err != nil {
+		// Sleep no further than --wait.timeout (not at all once it passed);
+		// the read, with the client's retries, gets only what is left of it.
+		if err := r.sleep(min(delay, r.timeout-r.env.Now().Sub(r.start))); err != nil {
 			return interrupted()
 		}
 		delay = min(time.Duration(float64(delay)*waitGrowth), waitMaxDelay)
-		// The read, with the client's retries, gets only what is left of
-		// --wait.timeout.
 		left := r.timeout - r.env.Now().Sub(r.start)
 		if left <= 0 {
 			return timedOut()
@@ -80,30 +76,20 @@ func (r *run) follow(job *client.Job) (*client.Job, int) {
 	}
 }
 
-// sleep waits d, redrawing a terminal's status line every second.
+// sleep waits d (not at all when d <= 0), redrawing a terminal's status line
+// every second.
 func (r *run) sleep(d time.Duration) error {
-	if !r.env.StderrIsTerminal {
-		return r.env.Sleep(r.ctx, d)
+	step := d // off a terminal, one sleep
+	if r.env.StderrIsTerminal {
+		step = time.Second
 	}
-	for d > 0 {
-		step := min(d, time.Second)
-		if err := r.env.Sleep(r.ctx, step); err != nil {
+	for ; d > 0; d -= step {
+		if err := r.env.Sleep(r.ctx, min(d, step)); err != nil {
 			return err
 		}
-		d -= step
 		r.redraw()
 	}
 	return nil
-}
-
-// progress is what the run has shown of the job's status on standard error:
-// on a terminal one line rewritten in place, otherwise a line per change and
-// one every progressEvery, so a log shows the wait goes on.
-type progress struct {
-	status  client.JobStatus
-	printed time.Time // when the last line was printed, off a terminal
-	drawn   bool      // the terminal line holds a status line
-	pr      string    // the pull request link printed, "" before
 }
 
 // progressEvery is how often an unchanged status is printed off a terminal.
@@ -149,7 +135,6 @@ func (r *run) note(msg string) {
 	r.redraw()
 }
 
-// done ends the status line.
 func (r *run) done() {
 	if r.drawn {
 		fmt.Fprintln(r.env.Stderr)

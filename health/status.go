@@ -97,33 +97,27 @@ func (s *Status) Up(project, source string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	agg, ok := s.aggregate()[pairKey{project, source}]
-	return ok && agg.up
+	return ok && !agg.failed
 }
 
 type pairKey struct{ project, source string }
 
-type aggregate struct {
-	up       bool
-	duration time.Duration
-}
-
-// aggregate folds the parts of every pair; the caller holds s.mu.
-func (s *Status) aggregate() map[pairKey]aggregate {
-	out := make(map[pairKey]aggregate)
+// aggregate folds the parts of every pair: failed when one failed, the longest
+// duration; the caller holds s.mu.
+func (s *Status) aggregate() map[pairKey]partStatus {
+	out := make(map[pairKey]partStatus)
 	for k, p := range s.parts {
 		pk := pairKey{k.project, k.source}
-		a, ok := out[pk]
-		out[pk] = aggregate{up: (!ok || a.up) && !p.failed, duration: max(a.duration, p.duration)}
+		out[pk] = partStatus{failed: out[pk].failed || p.failed, duration: max(out[pk].duration, p.duration)}
 	}
 	return out
 }
 
 // Describe implements prometheus.Collector.
 func (s *Status) Describe(ch chan<- *prometheus.Desc) {
-	ch <- upDesc
-	ch <- lastSuccessDesc
-	ch <- refreshDurationDesc
-	ch <- refreshIntervalDesc
+	for _, d := range []*prometheus.Desc{upDesc, lastSuccessDesc, refreshDurationDesc, refreshIntervalDesc} {
+		ch <- d
+	}
 }
 
 // Collect implements prometheus.Collector. A unit's last success timestamp
@@ -132,9 +126,9 @@ func (s *Status) Collect(ch chan<- prometheus.Metric) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for k, a := range s.aggregate() { // the registry sorts what it gathers
-		up := 0.0
-		if a.up {
-			up = 1
+		up := 1.0
+		if a.failed {
+			up = 0
 		}
 		ch <- prometheus.MustNewConstMetric(upDesc, prometheus.GaugeValue, up, k.project, k.source)
 		ch <- prometheus.MustNewConstMetric(refreshDurationDesc, prometheus.GaugeValue, a.duration.Seconds(), k.project, k.source)

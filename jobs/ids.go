@@ -10,10 +10,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/filewatch"
 )
 
-// jobRef names one watched job.
-type jobRef struct {
-	project, id string
-}
+type jobRef struct{ project, id string }
 
 // parseJobRef parses "ID" (with exactly one project) or "PROJECT/ID".
 func parseJobRef(s string, projects []string) (jobRef, error) {

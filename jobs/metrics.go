@@ -51,7 +51,7 @@ func (w *Watcher) Collect(ch chan<- prometheus.Metric) {
 			if e.gone {
 				notFound++
 			}
-			if e.job == nil || e.gone {
+			if e.job == nil { // unread or gone
 				continue
 			}
 			j := e.job
@@ -106,7 +106,7 @@ func (w *Watcher) Jobs() []Row {
 		for _, id := range slices.Sorted(maps.Keys(jobs)) {
 			e := jobs[id]
 			r := Row{Project: pid, ID: id, Status: string(e.hint), NotFound: e.gone}
-			if j := e.job; j != nil && !e.gone {
+			if j := e.job; j != nil {
 				r.Known, r.Status, r.CreatedAt, r.PRLink = true, string(j.Status), j.CreatedAt, deref(j.PRLink)
 			}
 			rows = append(rows, r)
@@ -115,7 +115,6 @@ func (w *Watcher) Jobs() []Row {
 	return rows
 }
 
-// deref is *p, or the zero value when p is nil.
 func deref[T any](p *T) (v T) {
 	if p != nil {
 		v = *p

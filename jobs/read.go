@@ -16,11 +16,9 @@ import (
 // jobsRound is one project's part of a poll round.
 type jobsRound struct {
 	project string
-	// stopped: no further request for the project this round.
-	stopped atomic.Bool
-	// err is the round's failure, from job errJob ("" for the listing).
-	err    error
-	errJob string
+	stopped atomic.Bool // no further request for the project this round
+	err     error       // the round's failure, from job errJob ("" for the listing)
+	errJob  string
 }
 
 type jobsRead struct {
@@ -49,20 +47,18 @@ func (w *Watcher) readAll(ctx context.Context, start time.Time, reads []jobsRead
 	wg.Wait()
 }
 
-// applyRead records the answer to one read; the caller holds w.mu.
+// applyRead records the answer to one read; the caller holds w.mu. The job's
+// entry is there: only Poll's updateMembership drops one, before it lists the reads.
 func (w *Watcher) applyRead(ctx context.Context, start time.Time, rd jobsRead, job *client.Job, err error) {
 	p := w.projects[rd.round.project]
 	e := p.jobs[rd.id]
-	if e == nil {
-		return
-	}
 	switch {
 	case err == nil:
 		if e.gone {
-			level.Info(w.logger).Log("msg", "agent job found again", "project", p.id, "job_id", rd.id)
+			level.Info(w.cfg.Logger).Log("msg", "agent job found again", "project", p.id, "job_id", rd.id)
 		}
 		if job.Status.Terminal() && e.job != nil && !e.job.Status.Terminal() { // ended: one line, with its pull request
-			level.Info(w.logger).Log("msg", "agent job ended", "project", p.id, "job_id", rd.id, "status", job.Status, "pull_request", deref(job.PRLink))
+			level.Info(w.cfg.Logger).Log("msg", "agent job ended", "project", p.id, "job_id", rd.id, "status", job.Status, "pull_request", deref(job.PRLink))
 		}
 		e.job, e.gone = job, false
 		e.nextRead = start.Add(w.cfg.PollInterval)
@@ -75,7 +71,7 @@ func (w *Watcher) applyRead(ctx context.Context, start time.Time, rd jobsRead, j
 			if job.Status == "" {
 				msg = "agent job has no status; it is counted under an empty status"
 			}
-			level.Warn(w.logger).Log("msg", msg, "project", p.id, "job_id", rd.id, "status", job.Status)
+			level.Warn(w.cfg.Logger).Log("msg", msg, "project", p.id, "job_id", rd.id, "status", job.Status)
 		}
 	case ctx.Err() != nil:
 		// Shutting down: not a failure of the API.
@@ -86,7 +82,7 @@ func (w *Watcher) applyRead(ctx context.Context, start time.Time, rd jobsRead, j
 				// The API does not promise the v1 sessionId is the v2 job id.
 				msg = "agent job discovered through the v1 listing is not found by get-agent-job: the listing's sessionId may not be the job id; it is counted in mintlify_agent_jobs_not_found"
 			}
-			level.Warn(w.logger).Log("msg", msg, "project", p.id, "job_id", rd.id, "err", err)
+			level.Warn(w.cfg.Logger).Log("msg", msg, "project", p.id, "job_id", rd.id, "err", err)
 		}
 		e.job, e.gone = nil, true
 		e.nextRead = start.Add(w.terminal)

@@ -22,18 +22,9 @@ import (
 // Source is the watcher's "source" label value on the status series.
 const Source = "jobs"
 
-// Defaults of Config.
-const (
-	// DefaultPollInterval is how often non-terminal jobs are re-read.
-	DefaultPollInterval = time.Minute
-	// DefaultConcurrency bounds the get-agent-job requests in flight.
-	DefaultConcurrency = 4
-	// MinPollInterval is the shortest PollInterval: job reads are
-	// outside the analytics request budget, so they are paced by it.
-	MinPollInterval = time.Second
-	// MinTerminalInterval is the least interval between reads of a terminal job (else 10 × PollInterval).
-	MinTerminalInterval = 15 * time.Minute
-)
+// MinPollInterval is the shortest PollInterval: job reads are
+// outside the analytics request budget, so they are paced by it.
+const MinPollInterval = time.Second
 
 // Config configures a Watcher.
 type Config struct {
@@ -45,9 +36,9 @@ type Config struct {
 	File     string
 	Discover bool // --jobs.discover: also watch what each project's deprecated v1 listing lists at every poll
 	Added    bool // allows a watcher with nothing to watch but what Watch adds
-	// PollInterval (--jobs.poll-interval) is how often Run polls; DefaultPollInterval when zero.
+	// PollInterval (--jobs.poll-interval) is how often Run polls; a minute when zero.
 	PollInterval time.Duration
-	Concurrency  int              // get-agent-job requests in flight; DefaultConcurrency when zero
+	Concurrency  int              // get-agent-job requests in flight; 4 when zero
 	Status       *health.Status   // receives the health of every project's "jobs" source
 	Logger       log.Logger       // receives warnings and errors; none when nil
 	Now          func() time.Time // time.Now when nil
@@ -56,7 +47,6 @@ type Config struct {
 // Watcher watches agent jobs and collects their state; Run keeps it current.
 type Watcher struct {
 	cfg      Config
-	logger   log.Logger
 	terminal time.Duration // how often terminal jobs are re-read (a completed one may still be archived)
 	static   []jobRef
 	// file is --jobs.file (nil without), marked with the version last parsed, good or
@@ -70,14 +60,12 @@ type Watcher struct {
 
 	mu       sync.Mutex // guards everything below
 	projects map[string]*jobsProject
-	order    []string        // project ids, sorted
-	added    map[jobRef]bool // jobs given to Watch
+	order    []string // project ids, sorted
 	// logged holds the ("status", project, status) pairs and the
 	// ("id", project, id) listed ids refused that were logged.
 	logged map[[3]string]bool
 }
 
-// jobsProject is the state of one project's watched jobs.
 type jobsProject struct {
 	id          string
 	jobs        map[string]*jobsEntry
@@ -89,9 +77,9 @@ type jobsProject struct {
 
 // jobsEntry is one watched job, under its id in jobsProject.jobs.
 type jobsEntry struct {
-	// Why the job is watched (named: by --jobs.id or --jobs.file). A discovered job stays after it
-	// leaves the v1 listing (which omits archived jobs) until it answers 404 while not listed (in
-	// the listing updateMembership was given).
+	// Why the job is watched (named: by --jobs.id or --jobs.file; added: by Watch, for good). A
+	// discovered job stays after it leaves the v1 listing (which omits archived jobs) until it
+	// answers 404 while not listed (in the listing updateMembership was given).
 	named, discovered, added, listed bool
 	hint                             client.JobStatus // status from the last v1 listing
 	job                              *client.Job      // last successful read; nil before it or after a 404
@@ -125,17 +113,16 @@ func New(cfg Config) (*Watcher, error) {
 	if err := CheckConfig(cfg); err != nil {
 		return nil, err
 	}
-	cfg.PollInterval = cmp.Or(cfg.PollInterval, DefaultPollInterval)
-	cfg.Concurrency = cmp.Or(cfg.Concurrency, DefaultConcurrency)
+	cfg.PollInterval = cmp.Or(cfg.PollInterval, time.Minute)
+	cfg.Concurrency = cmp.Or(cfg.Concurrency, 4)
+	cfg.Logger = cmp.Or(cfg.Logger, log.NewNopLogger())
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
 	w := &Watcher{
 		cfg:      cfg,
-		terminal: max(MinTerminalInterval, 10*cfg.PollInterval),
-		logger:   cmp.Or(cfg.Logger, log.NewNopLogger()),
+		terminal: max(15*time.Minute, 10*cfg.PollInterval),
 		projects: make(map[string]*jobsProject),
-		added:    make(map[jobRef]bool),
 		wake:     make(chan struct{}, 1),
 		logged:   make(map[[3]string]bool),
 	}
@@ -171,8 +158,7 @@ func (w *Watcher) Watch(project, id string) error {
 	if _, ok := w.projects[project]; !ok {
 		return fmt.Errorf("project %q is not one of --mintlify.project-id", project)
 	}
-	w.added[jobRef{project, id}] = true
-	w.updateMembership(nil)
+	w.entry(jobRef{project, id}).added = true
 	select { // Run reads it now rather than at the next poll
 	case w.wake <- struct{}{}:
 	default:
@@ -219,13 +205,13 @@ func (w *Watcher) checkFile() {
 	changed, err := w.loadFile()
 	if err != nil {
 		if w.fileErr.Failed(err.Error()) {
-			level.Warn(w.logger).Log("msg", "cannot use the jobs file; keeping the last good list of jobs", "file", w.file.Path(), "err", err)
+			level.Warn(w.cfg.Logger).Log("msg", "cannot use the jobs file; keeping the last good list of jobs", "file", w.file.Path(), "err", err)
 		}
 		return
 	}
 	w.fileErr.Recovered()
 	if changed {
-		level.Info(w.logger).Log("msg", "jobs file re-read", "file", w.file.Path(), "jobs", len(w.fileRefs))
+		level.Info(w.cfg.Logger).Log("msg", "jobs file re-read", "file", w.file.Path(), "jobs", len(w.fileRefs))
 	}
 }
 
@@ -236,32 +222,22 @@ func (w *Watcher) checkFile() {
 func (w *Watcher) updateMembership(listed map[string][]client.LegacySession) {
 	for _, p := range w.projects {
 		for _, e := range p.jobs {
-			e.named, e.added, e.listed = false, false, false
+			e.named, e.listed = false, false
 		}
-	}
-	entry := func(r jobRef) *jobsEntry {
-		jobs := w.projects[r.project].jobs
-		if jobs[r.id] == nil {
-			jobs[r.id] = &jobsEntry{}
-		}
-		return jobs[r.id]
 	}
 	for _, r := range slices.Concat(w.static, w.fileRefs) {
-		entry(r).named = true
-	}
-	for r := range w.added {
-		entry(r).added = true
+		w.entry(r).named = true
 	}
 	for project, sessions := range listed {
 		for _, s := range sessions { // the client skips (and counts) a session without an id
 			if err := checkJobID(s.SessionID); err != nil {
 				if k := [3]string{"id", project, s.SessionID}; !w.logged[k] {
 					w.logged[k] = true
-					level.Warn(w.logger).Log("msg", "ignoring a session of the v1 listing whose id cannot be read", "project", project, "err", err)
+					level.Warn(w.cfg.Logger).Log("msg", "ignoring a session of the v1 listing whose id cannot be read", "project", project, "err", err)
 				}
 				continue
 			}
-			e := entry(jobRef{project, s.SessionID})
+			e := w.entry(jobRef{project, s.SessionID})
 			e.discovered, e.listed = true, true
 			hint := s.Status()
 			// A listed status that changed and disagrees with the last read
@@ -282,6 +258,16 @@ func (w *Watcher) updateMembership(listed map[string][]client.LegacySession) {
 			}
 		}
 	}
+}
+
+// entry returns the entry of a job of a configured project, made if new; the
+// caller holds w.mu.
+func (w *Watcher) entry(r jobRef) *jobsEntry {
+	jobs := w.projects[r.project].jobs
+	if jobs[r.id] == nil {
+		jobs[r.id] = &jobsEntry{}
+	}
+	return jobs[r.id]
 }
 
 // Poll runs one round: it re-reads a changed --jobs.file, lists every project's jobs when
@@ -340,7 +326,7 @@ func (w *Watcher) discover(ctx context.Context, rounds []*jobsRound) map[string]
 			w.failed(r, "", err)
 		} else {
 			if p.skipped == 0 && skipped > 0 {
-				level.Warn(w.logger).Log("msg", "skipped malformed sessions of the v1 job listing (counted in mintlify_agent_sessions_skipped_total; logged once)", "project", r.project, "sessions", skipped)
+				level.Warn(w.cfg.Logger).Log("msg", "skipped malformed sessions of the v1 job listing (counted in mintlify_agent_sessions_skipped_total; logged once)", "project", r.project, "sessions", skipped)
 			}
 			p.skipped += float64(skipped)
 			listed[r.project] = sessions
@@ -361,7 +347,7 @@ func (w *Watcher) finish(start time.Time, rounds []*jobsRound) {
 		p := w.projects[r.project]
 		if r.err == nil {
 			if p.errs.Recovered() {
-				level.Info(w.logger).Log("msg", "agent jobs polled successfully again", "project", p.id)
+				level.Info(w.cfg.Logger).Log("msg", "agent jobs polled successfully again", "project", p.id)
 			}
 			p.limited = 0
 			w.cfg.Status.SetInterval(p.id, Source, "", health.PartAll, w.cfg.PollInterval)
@@ -377,10 +363,10 @@ func (w *Watcher) finish(start time.Time, rounds []*jobsRound) {
 			if r.errJob != "" {
 				kv = append(kv, "job_id", r.errJob)
 			}
-			if !p.pausedUntil.IsZero() && end.Before(p.pausedUntil) {
+			if end.Before(p.pausedUntil) {
 				kv = append(kv, "paused_until", p.pausedUntil.UTC().Format(time.RFC3339))
 			}
-			level.Error(w.logger).Log(append(kv, "err", r.err)...)
+			level.Error(w.cfg.Logger).Log(append(kv, "err", r.err)...)
 		}
 		w.cfg.Status.Failed(p.id, Source, "", health.PartAll, dur)
 	}

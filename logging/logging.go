@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -82,20 +83,17 @@ func replaceAttr(groups []string, a slog.Attr) slog.Attr {
 
 // goKit is a go-kit logger writing through a slog handler; the "level" and
 // "msg" keys become the record's level and message.
-type goKit struct {
-	h slog.Handler
-}
+type goKit struct{ h slog.Handler }
 
 // Log implements log.Logger.
 func (g *goKit) Log(keyvals ...any) error {
 	lvl := slog.LevelInfo
 	msg := ""
 	attrs := make([]slog.Attr, 0, len(keyvals)/2)
-	for i := 0; i < len(keyvals); i += 2 {
-		k := keyvals[i]
-		var v any = "(MISSING)"
-		if i+1 < len(keyvals) {
-			v = keyvals[i+1]
+	for kv := range slices.Chunk(keyvals, 2) {
+		k, v := kv[0], any("(MISSING)")
+		if len(kv) == 2 {
+			v = kv[1]
 		}
 		if lv, ok := v.(level.Value); ok && k == level.Key() {
 			lvl = slogLevels[lv.String()] // info when unknown: the zero Level
@@ -142,7 +140,6 @@ func safeString(f func() string) (s string) {
 	return f()
 }
 
-// slogLevels are the slog levels of go-kit's level names.
 var slogLevels = map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}
 
 // callerPC returns the first caller outside go-kit's log packages and this
