@@ -128,8 +128,7 @@ func New(opts Options) (*Remediator, error) {
 		opts.Now = time.Now
 	}
 	opts.Timeout = cmp.Or(opts.Timeout, 30*time.Second)
-	opts.Logger = cmp.Or(opts.Logger, log.NewNopLogger())
-	r := &Remediator{opts: opts, logger: log.With(opts.Logger, "component", "remediation"), file: filewatch.New(opts.ConfigPath),
+	r := &Remediator{opts: opts, logger: log.With(cmp.Or(opts.Logger, log.NewNopLogger()), "component", "remediation"), file: filewatch.New(opts.ConfigPath),
 		slots: make(chan struct{}, MaxPayloadsAtOnce), missingLogged: map[MissingLabelError]bool{}}
 	var err error
 	if r.cfg, err = r.readConfig(); err != nil {
@@ -366,7 +365,6 @@ func walkAlerts(dec *json.Decoder, fn func(i int, a *Alert)) error {
 	return expectDelim(dec, ']')
 }
 
-// expectDelim reads the next token, which must be d.
 func expectDelim(dec *json.Decoder, d json.Delim) error {
 	tok, err := dec.Token()
 	if got, _ := tok.(json.Delim); err == nil && got != d {
@@ -514,7 +512,6 @@ func (r *Remediator) capped(project string, now time.Time) (outcome, reason stri
 	return "", ""
 }
 
-// saveLogged saves the ledger, logging a failure.
 func (r *Remediator) saveLogged() {
 	if err := r.ledger.save(); err != nil {
 		level.Error(r.logger).Log("msg", "cannot save the remediation ledger", "err", err)
