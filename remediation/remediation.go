@@ -228,8 +228,6 @@ type Alert struct {
 	Status      string            `json:"status"`
 	Labels      map[string]string `json:"labels"`
 	Annotations map[string]string `json:"annotations"`
-	StartsAt    time.Time         `json:"startsAt"`
-	Fingerprint string            `json:"fingerprint"`
 }
 
 // AlertOutcome is what happened to one alert. The webhook answers
