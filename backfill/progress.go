@@ -133,10 +133,8 @@ func (r *runner) fetched(f fetch, lastOfDay bool) {
 	}
 }
 
-// done is the number of fetches finished or failed.
 func (r *runner) done() int { return r.res.Fetched + len(r.res.Failed) }
 
-// redraw draws the terminal bar again, then suffix.
 func (r *runner) redraw(suffix string) {
 	const width = 24
 	filled := r.done() * width / max(len(r.todo), 1)

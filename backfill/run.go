@@ -440,7 +440,6 @@ func (r *runner) fetch(ctx context.Context, f fetch) (*entry, error) {
 	}
 }
 
-// newEntry turns a fetch's result into a journal entry.
 func newEntry(f fetch, out *engine.Result, at time.Time) *entry {
 	e := &entry{Day: f.day.String(), Source: f.src.Name(), Project: f.project, Requests: out.Cost, At: at.UTC()}
 	fams := f.src.Families()
