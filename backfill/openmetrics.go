@@ -28,7 +28,6 @@ func validValue(s string) bool {
 	return err == nil && formatValue(v) == s
 }
 
-// escaper escapes label values and help texts for OpenMetrics.
 var escaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
 
 type outFamily struct {

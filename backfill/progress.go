@@ -148,7 +148,6 @@ func (r *runner) redraw(suffix string) {
 	r.drawn = true
 }
 
-// waiting tells that the run waits until t for what.
 func (r *runner) waiting(t time.Time, what string) {
 	msg := fmt.Sprintf("waiting for %s until %s", what, t.UTC().Format("15:04:05 UTC"))
 	if r.cfg.Terminal {

@@ -213,8 +213,7 @@ func (w *RemoteWriter) send(ctx context.Context, req *prompb.WriteRequest, onRet
 	code, msg := w.last.code.Load(), oneLine(w.scrub(err.Error()), 300)
 	again, nothingTwice := "run again with --resume", ": nothing sent is sent again"
 	if w.whole {
-		again = "run the backfill again (a backfill from the event stream has no journal; the receiver keeps samples sent twice once)"
-		nothingTwice = ""
+		again, nothingTwice = "run the backfill again (a backfill from the event stream has no journal; the receiver keeps samples sent twice once)", ""
 	}
 	switch {
 	case code/100 == 3:
@@ -233,7 +232,6 @@ func (w *RemoteWriter) send(ctx context.Context, req *prompb.WriteRequest, onRet
 	return fmt.Errorf("remote write to %s refused the samples: %s; a receiver refuses samples older than it accepts (its out-of-order window, see docs/backfill.md): fix it and %s", w.url, msg, again)
 }
 
-// oneLine flattens s to one line of at most n bytes.
 func oneLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > n {
