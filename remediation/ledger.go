@@ -145,7 +145,6 @@ func (l *ledger) count(project string, now time.Time, d time.Duration) int {
 	return n
 }
 
-// save writes the ledger; without a path it does nothing.
 func (l *ledger) save() error {
 	if l.path == "" {
 		return nil

@@ -10,7 +10,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -290,7 +289,6 @@ func (r *Remediator) serve(w http.ResponseWriter, req *http.Request) (int, strin
 	return http.StatusOK, ""
 }
 
-// acquire takes a payload slot, waiting at most MaxPayloadWait.
 func (r *Remediator) acquire(ctx context.Context) bool {
 	ctx, cancel := context.WithTimeout(ctx, MaxPayloadWait)
 	defer cancel()
@@ -499,7 +497,6 @@ func (r *Remediator) decide(rule *Rule, a Alert, out *AlertOutcome) (*decision, 
 	return d, err
 }
 
-// capped returns OutcomeCapped and why when the project has no room left.
 func (r *Remediator) capped(project string, now time.Time) (outcome, reason string) {
 	if n := r.ledger.count(project, now, time.Hour); n >= r.cfg.MaxPerProjectPerHour {
 		return OutcomeCapped, fmt.Sprintf("%d jobs and messages for project %s in the last hour (max_per_project_per_hour)", n, project)
@@ -620,7 +617,7 @@ func fingerprint(annotations map[string]string) string {
 	for _, k := range slices.Sorted(maps.Keys(annotations)) {
 		fmt.Fprintf(h, "%q=%q\n", k, annotations[k])
 	}
-	return hex.EncodeToString(h.Sum(nil))[:16]
+	return fmt.Sprintf("%x", h.Sum(nil)[:8])
 }
 
 // Row is one key of the ledger, for the landing page.
