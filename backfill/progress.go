@@ -8,7 +8,6 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 )
 
-// plural renders n and a noun, with an s when n is not 1.
 func plural(n int, noun string) string {
 	switch {
 	case n == 1:

@@ -299,10 +299,6 @@ func writeRequest(entries []*entry, target []Label) (*prompb.WriteRequest, int) 
 	req := &prompb.WriteRequest{}
 	index := map[string]int{} // of a label set's series in req
 	n := 0
-	var tl []prompb.Label // the target labels
-	for _, l := range target {
-		tl = append(tl, prompb.Label{Name: l.Name, Value: l.Value})
-	}
 	for _, e := range entries {
 		ts := e.stamp() * 1000
 		for _, f := range e.Families {
@@ -310,9 +306,11 @@ func writeRequest(entries []*entry, target []Label) (*prompb.WriteRequest, int) 
 				req.Metadata = append(req.Metadata, prompb.MetricMetadata{Type: prompb.MetricMetadata_GAUGE, MetricFamilyName: f.Name, Help: f.Help})
 			}
 			for _, s := range f.Series {
-				ls := append(make([]prompb.Label, 0, 3+len(tl)+len(f.Labels)), prompb.Label{Name: model.MetricNameLabel, Value: f.Name},
+				ls := append(make([]prompb.Label, 0, 3+len(target)+len(f.Labels)), prompb.Label{Name: model.MetricNameLabel, Value: f.Name},
 					prompb.Label{Name: "project", Value: e.Project}, prompb.Label{Name: "window", Value: Window})
-				ls = append(ls, tl...)
+				for _, l := range target {
+					ls = append(ls, prompb.Label{Name: l.Name, Value: l.Value})
+				}
 				for i, n := range f.Labels {
 					if s.L[i] != "" {
 						ls = append(ls, prompb.Label{Name: n, Value: s.L[i]})
