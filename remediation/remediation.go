@@ -335,7 +335,6 @@ func walkPayload(body []byte, fn func(i int, a *Alert)) (string, error) {
 	return version, expectDelim(dec, '}') // the caller reads version only without an error
 }
 
-// walkAlerts reads the array of alerts, calling fn with each usable one.
 func walkAlerts(dec *json.Decoder, fn func(i int, a *Alert)) error {
 	tok, err := dec.Token()
 	switch d, _ := tok.(json.Delim); {
