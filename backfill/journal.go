@@ -16,11 +16,10 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 )
 
-// journalVersion is the format version in the journal's header line.
-const journalVersion = 1
-
-// journalMagic names the journal's kind in its header line.
-const journalMagic = "mintlify_exporter backfill journal"
+const (
+	journalMagic   = "mintlify_exporter backfill journal"
+	journalVersion = 1
+)
 
 // JournalPath is the journal kept beside output.
 func JournalPath(output string) string { return output + ".journal" }
@@ -44,7 +43,6 @@ type entry struct {
 	Families []family  `json:"families"`
 }
 
-// family is one metric family of an entry, with its series.
 type family struct {
 	Name   string   `json:"name"`
 	Help   string   `json:"help"`

@@ -23,16 +23,13 @@ func formatValue(v float64) string {
 	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
-// validValue reports whether s is a value formatValue writes.
 func validValue(s string) bool {
 	v, err := strconv.ParseFloat(s, 64)
 	return err == nil && formatValue(v) == s
 }
 
-// escaper escapes label values and help texts for OpenMetrics.
 var escaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
 
-// outFamily is one family of the output with its series.
 type outFamily struct {
 	name, help string
 	labels     []string
@@ -40,7 +37,6 @@ type outFamily struct {
 	series     map[string]*outSeries
 }
 
-// outSeries is one series of the output.
 type outSeries struct {
 	sortKey []string // project, then the family's own label values
 	labels  string   // rendered {...}

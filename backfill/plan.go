@@ -48,7 +48,6 @@ func Days(from, to client.Date, now time.Time) ([]client.Date, error) {
 	return days, nil
 }
 
-// unitWindow is the window of the unit fetched for one day.
 func unitWindow(pages bool) engine.Window {
 	return engine.Window{Name: Window, Days: 1, Site: !pages}
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 )
 
-// plural renders n and a noun, with an s when n is not 1.
 func plural(n int, noun string) string {
 	switch {
 	case n == 1:
@@ -133,10 +132,8 @@ func (r *runner) fetched(f fetch, lastOfDay bool) {
 	}
 }
 
-// done is the number of fetches finished or failed.
 func (r *runner) done() int { return r.res.Fetched + len(r.res.Failed) }
 
-// redraw draws the terminal bar again, then suffix.
 func (r *runner) redraw(suffix string) {
 	const width = 24
 	filled := r.done() * width / max(len(r.todo), 1)
@@ -150,7 +147,6 @@ func (r *runner) redraw(suffix string) {
 	r.drawn = true
 }
 
-// waiting tells that the run waits until t for what.
 func (r *runner) waiting(t time.Time, what string) {
 	msg := fmt.Sprintf("waiting for %s until %s", what, t.UTC().Format("15:04:05 UTC"))
 	if r.cfg.Terminal {

@@ -213,8 +213,7 @@ func (w *RemoteWriter) send(ctx context.Context, req *prompb.WriteRequest, onRet
 	code, msg := w.last.code.Load(), oneLine(w.scrub(err.Error()), 300)
 	again, nothingTwice := "run again with --resume", ": nothing sent is sent again"
 	if w.whole {
-		again = "run the backfill again (a backfill from the event stream has no journal; the receiver keeps samples sent twice once)"
-		nothingTwice = ""
+		again, nothingTwice = "run the backfill again (a backfill from the event stream has no journal; the receiver keeps samples sent twice once)", ""
 	}
 	switch {
 	case code/100 == 3:
@@ -233,7 +232,6 @@ func (w *RemoteWriter) send(ctx context.Context, req *prompb.WriteRequest, onRet
 	return fmt.Errorf("remote write to %s refused the samples: %s; a receiver refuses samples older than it accepts (its out-of-order window, see docs/backfill.md): fix it and %s", w.url, msg, again)
 }
 
-// oneLine flattens s to one line of at most n bytes.
 func oneLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > n {
@@ -301,10 +299,6 @@ func writeRequest(entries []*entry, target []Label) (*prompb.WriteRequest, int) 
 	req := &prompb.WriteRequest{}
 	index := map[string]int{} // of a label set's series in req
 	n := 0
-	var tl []prompb.Label // the target labels
-	for _, l := range target {
-		tl = append(tl, prompb.Label{Name: l.Name, Value: l.Value})
-	}
 	for _, e := range entries {
 		ts := e.stamp() * 1000
 		for _, f := range e.Families {
@@ -312,9 +306,11 @@ func writeRequest(entries []*entry, target []Label) (*prompb.WriteRequest, int) 
 				req.Metadata = append(req.Metadata, prompb.MetricMetadata{Type: prompb.MetricMetadata_GAUGE, MetricFamilyName: f.Name, Help: f.Help})
 			}
 			for _, s := range f.Series {
-				ls := append(make([]prompb.Label, 0, 3+len(tl)+len(f.Labels)), prompb.Label{Name: model.MetricNameLabel, Value: f.Name},
+				ls := append(make([]prompb.Label, 0, 3+len(target)+len(f.Labels)), prompb.Label{Name: model.MetricNameLabel, Value: f.Name},
 					prompb.Label{Name: "project", Value: e.Project}, prompb.Label{Name: "window", Value: Window})
-				ls = append(ls, tl...)
+				for _, l := range target {
+					ls = append(ls, prompb.Label{Name: l.Name, Value: l.Value})
+				}
 				for i, n := range f.Labels {
 					if s.L[i] != "" {
 						ls = append(ls, prompb.Label{Name: n, Value: s.L[i]})

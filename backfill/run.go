@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -108,7 +107,6 @@ func ExitCode(r *Result, err error) int {
 	return ExitOK
 }
 
-// fetch is one unit of work: one day, source and project.
 type fetch struct {
 	day     client.Date
 	src     engine.Source
@@ -268,7 +266,7 @@ func (cfg Config) priorRun(jpath string, args []string) (prior journal, refusal,
 		case err == nil:
 			prior, err = parseJournal(jpath, data, args)
 			return prior, nil, err
-		case !errors.Is(err, fs.ErrNotExist):
+		case !errors.Is(err, os.ErrNotExist):
 			return prior, nil, fmt.Errorf("reading the journal: %w", err)
 		case outExists:
 			return prior, nil, fmt.Errorf("--resume: %s has no journal (%s): that backfill finished; to write it again use --force", cfg.Output, jpath)
@@ -305,7 +303,7 @@ func (r *runner) finish(runErr error) error {
 	}
 	if clean && len(res.Failed) == 0 && len(j.entries) == res.Fetches {
 		j.f.Close()
-		if err := os.Remove(j.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := os.Remove(j.path); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("removing the journal: %w", err)
 		}
 	}
@@ -316,7 +314,7 @@ func (r *runner) finish(runErr error) error {
 func checkReplaceable(path string, protected map[string]string) error {
 	st, err := os.Stat(path)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, os.ErrNotExist):
 		if _, lerr := os.Lstat(path); lerr == nil {
 			return errors.New("is a symbolic link to nothing; remove it or choose another file")
 		}
@@ -440,7 +438,6 @@ func (r *runner) fetch(ctx context.Context, f fetch) (*entry, error) {
 	}
 }
 
-// newEntry turns a fetch's result into a journal entry.
 func newEntry(f fetch, out *engine.Result, at time.Time) *entry {
 	e := &entry{Day: f.day.String(), Source: f.src.Name(), Project: f.project, Requests: out.Cost, At: at.UTC()}
 	fams := f.src.Families()

@@ -119,7 +119,6 @@ func ParseConfig(data []byte) (*Config, error) {
 	return c, nil
 }
 
-// parse checks r as decoded and parses its templates.
 func (r *Rule) parse() error {
 	switch {
 	case !ruleName.MatchString(r.Name):
@@ -346,8 +345,8 @@ func (r *Rule) render(t *template.Template, d templateData, limit int) (string, 
 	return s, nil
 }
 
-// match returns the first rule that matches labels, or nil.
-// A rule matches when every label of its match has its value in labels.
+// match returns the first rule whose match labels all have their values in
+// labels, or nil.
 func (c *Config) match(labels map[string]string) *Rule {
 rules:
 	for _, rl := range c.Rules {
@@ -361,5 +360,4 @@ rules:
 	return nil
 }
 
-// oneLine joins the lines of an error message.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

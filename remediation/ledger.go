@@ -22,7 +22,6 @@ const LedgerSuffix = ".remediation"
 // MaxLedgerBytes caps what is read of the ledger: tens of thousands of keys of about 300 bytes.
 const MaxLedgerBytes = 16 << 20
 
-// ledgerFormat and ledgerVersion identify the ledger's file.
 const (
 	ledgerFormat  = "mintlify_exporter/remediation"
 	ledgerVersion = 1
@@ -53,7 +52,6 @@ type Entry struct {
 	Values string `json:"values"`
 }
 
-// lastAction is when the key last created or messaged.
 func (e *Entry) lastAction() time.Time {
 	return slices.MaxFunc([]time.Time{e.Created, e.Messaged}, time.Time.Compare)
 }
@@ -64,7 +62,6 @@ type action struct {
 	At      time.Time `json:"at"`
 }
 
-// ledgerFile is the file's content.
 type ledgerFile struct {
 	Format  string   `json:"format"`
 	Version int      `json:"version"`
@@ -134,12 +131,10 @@ func openLedger(path string, now time.Time, logger log.Logger) (*ledger, error) 
 	return l, nil
 }
 
-// prune forgets actions older than a day.
 func (l *ledger) prune(now time.Time) {
 	l.actions = slices.DeleteFunc(l.actions, func(a action) bool { return now.Sub(a.At) >= 24*time.Hour })
 }
 
-// count returns the project's actions within d before now.
 func (l *ledger) count(project string, now time.Time, d time.Duration) int {
 	n := 0
 	for _, a := range l.actions {
@@ -150,7 +145,6 @@ func (l *ledger) count(project string, now time.Time, d time.Duration) int {
 	return n
 }
 
-// save writes the ledger; without a path it does nothing.
 func (l *ledger) save() error {
 	if l.path == "" {
 		return nil
@@ -162,7 +156,6 @@ func (l *ledger) save() error {
 	return nil
 }
 
-// sorted returns the entries by key.
 func (l *ledger) sorted() []*Entry {
 	return slices.SortedFunc(maps.Values(l.entries), func(a, b *Entry) int { return strings.Compare(a.Key, b.Key) })
 }

@@ -10,7 +10,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -128,8 +127,7 @@ func New(opts Options) (*Remediator, error) {
 		opts.Now = time.Now
 	}
 	opts.Timeout = cmp.Or(opts.Timeout, 30*time.Second)
-	opts.Logger = cmp.Or(opts.Logger, log.NewNopLogger())
-	r := &Remediator{opts: opts, logger: log.With(opts.Logger, "component", "remediation"), file: filewatch.New(opts.ConfigPath),
+	r := &Remediator{opts: opts, logger: log.With(cmp.Or(opts.Logger, log.NewNopLogger()), "component", "remediation"), file: filewatch.New(opts.ConfigPath),
 		slots: make(chan struct{}, MaxPayloadsAtOnce), missingLogged: map[MissingLabelError]bool{}}
 	var err error
 	if r.cfg, err = r.readConfig(); err != nil {
@@ -229,8 +227,6 @@ type Alert struct {
 	Status      string            `json:"status"`
 	Labels      map[string]string `json:"labels"`
 	Annotations map[string]string `json:"annotations"`
-	StartsAt    time.Time         `json:"startsAt"`
-	Fingerprint string            `json:"fingerprint"`
 }
 
 // AlertOutcome is what happened to one alert. The webhook answers
@@ -293,7 +289,6 @@ func (r *Remediator) serve(w http.ResponseWriter, req *http.Request) (int, strin
 	return http.StatusOK, ""
 }
 
-// acquire takes a payload slot, waiting at most MaxPayloadWait.
 func (r *Remediator) acquire(ctx context.Context) bool {
 	ctx, cancel := context.WithTimeout(ctx, MaxPayloadWait)
 	defer cancel()
@@ -340,7 +335,6 @@ func walkPayload(body []byte, fn func(i int, a *Alert)) (string, error) {
 	return version, expectDelim(dec, '}') // the caller reads version only without an error
 }
 
-// walkAlerts reads the array of alerts, calling fn with each usable one.
 func walkAlerts(dec *json.Decoder, fn func(i int, a *Alert)) error {
 	tok, err := dec.Token()
 	switch d, _ := tok.(json.Delim); {
@@ -366,7 +360,6 @@ func walkAlerts(dec *json.Decoder, fn func(i int, a *Alert)) error {
 	return expectDelim(dec, ']')
 }
 
-// expectDelim reads the next token, which must be d.
 func expectDelim(dec *json.Decoder, d json.Delim) error {
 	tok, err := dec.Token()
 	if got, _ := tok.(json.Delim); err == nil && got != d {
@@ -503,7 +496,6 @@ func (r *Remediator) decide(rule *Rule, a Alert, out *AlertOutcome) (*decision, 
 	return d, err
 }
 
-// capped returns OutcomeCapped and why when the project has no room left.
 func (r *Remediator) capped(project string, now time.Time) (outcome, reason string) {
 	if n := r.ledger.count(project, now, time.Hour); n >= r.cfg.MaxPerProjectPerHour {
 		return OutcomeCapped, fmt.Sprintf("%d jobs and messages for project %s in the last hour (max_per_project_per_hour)", n, project)
@@ -514,7 +506,6 @@ func (r *Remediator) capped(project string, now time.Time) (outcome, reason stri
 	return "", ""
 }
 
-// saveLogged saves the ledger, logging a failure.
 func (r *Remediator) saveLogged() {
 	if err := r.ledger.save(); err != nil {
 		level.Error(r.logger).Log("msg", "cannot save the remediation ledger", "err", err)
@@ -625,7 +616,7 @@ func fingerprint(annotations map[string]string) string {
 	for _, k := range slices.Sorted(maps.Keys(annotations)) {
 		fmt.Fprintf(h, "%q=%q\n", k, annotations[k])
 	}
-	return hex.EncodeToString(h.Sum(nil))[:16]
+	return fmt.Sprintf("%x", h.Sum(nil)[:8])
 }
 
 // Row is one key of the ledger, for the landing page.
