@@ -21,7 +21,6 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/backoff"
 )
 
-// errUndefinedEndpoint: the call's endpoint has no budget class.
 var errUndefinedEndpoint = errors.New("endpoint not defined with a budget class (client.analytics or client.free)")
 
 type call struct {
@@ -182,7 +181,6 @@ func (c *Client) attempt(ctx context.Context, r *call, key string) outcome {
 	return outcome{err: c.apiError(r.endpoint, res, b[:min(int64(len(b)), limit)], key), retryable: retry}
 }
 
-// maxErrorBodyBytes bounds how much of an error answer is read.
 const maxErrorBodyBytes = 64 << 10
 
 // transportFailure classifies an attempt that got no answer.

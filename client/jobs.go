@@ -39,7 +39,6 @@ func (c *Client) CreateJob(ctx context.Context, projectID, prompt string) (*Job,
 	return job, nil
 }
 
-// postPrompt sends {"prompt": prompt} to ep and decodes the job answered.
 func (c *Client) postPrompt(ctx context.Context, ep Endpoint, projectID, jobID, prompt string) (*Job, error) {
 	if prompt == "" {
 		return nil, fmt.Errorf("%s: %w", ep, ErrEmptyPrompt)

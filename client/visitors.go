@@ -21,7 +21,6 @@ func (c *Client) PathsPage(ctx context.Context, ep Endpoint, projectID string, q
 	return getDecoded(ctx, c, decode, ep, projectID, q.Range, q.Limit, MaxPageSize, "offset", strconv.Itoa(q.Offset))
 }
 
-// getDecoded sends getPage's request and decodes the answer with decode.
 func getDecoded[T any](ctx context.Context, c *Client, decode func([]byte) (*T, error),
 	ep Endpoint, projectID string, r DateRange, limit, most int, more ...string) (*T, error) {
 	body, err := c.getPage(ctx, ep, projectID, r, limit, most, more...)

@@ -164,7 +164,6 @@ func (w *PathsWalk) Result() *PathsResult {
 	return &PathsResult{Totals: p.Totals, Rows: p.Rows, Pages: p.Pages, Duplicates: p.Duplicates, Skipped: p.Skipped, Stopped: w.stopped}
 }
 
-// fail wraps err with the walk's project, range and the offset of page i.
 func (w *PathsWalk) fail(i int, err error) error {
 	return walkError(w.ep, w.p.Project, w.r, fmt.Sprintf("page at offset %d: ", i*w.o.PageSize), err)
 }
