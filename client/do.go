@@ -114,14 +114,10 @@ func (c *Client) attempt(ctx context.Context, r *call, key string) outcome {
 	if len(r.query) > 0 {
 		target += "?" + r.query.Encode()
 	}
-	var body io.Reader
-	if r.body != nil {
-		body = bytes.NewReader(r.body)
-	}
 	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(actx, &httptrace.ClientTrace{
 		WroteHeaders: func() { wrote.Store(true) },
 		WroteRequest: func(httptrace.WroteRequestInfo) { wrote.Store(true) },
-	}), r.endpoint.Method(), target, body)
+	}), r.endpoint.Method(), target, bytes.NewReader(r.body)) // no body: http.NoBody
 	if err != nil {
 		return outcome{err: fmt.Errorf("%s: building request: %w", r.endpoint, err)}
 	}
