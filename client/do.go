@@ -233,9 +233,7 @@ func (c *Client) observe(a Attempt) {
 
 func (c *Client) apiError(ep Endpoint, res *http.Response, body []byte, key string) *APIError {
 	ae := &APIError{Endpoint: ep, StatusCode: res.StatusCode}
-	if v := res.Header.Get("Retry-After"); v != "" {
-		ae.RetryAfter, ae.HasRetryAfter = ParseRetryAfter(v, c.cfg.Now())
-	}
+	ae.RetryAfter, ae.HasRetryAfter = ParseRetryAfter(res.Header.Get("Retry-After"), c.cfg.Now()) // none: not ok
 	var shape struct {
 		Error   *string `json:"error"`
 		Message *string `json:"message"`
