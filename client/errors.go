@@ -87,8 +87,7 @@ func IsUnauthorized(err error) bool { return statusOf(err) == http.StatusUnautho
 // IsRefused reports whether err is a 401 or 403 (see APIError.Error):
 // every request with the same key from the same place will be refused too.
 func IsRefused(err error) bool {
-	s := statusOf(err)
-	return s == http.StatusUnauthorized || s == http.StatusForbidden
+	return IsUnauthorized(err) || statusOf(err) == http.StatusForbidden
 }
 
 // IsTransient reports whether the same request may succeed later: err is a
