@@ -149,6 +149,4 @@ type ConversationsResult struct {
 	Turns   int // the sum of Counts
 	Pages   int
 	Skipped Skipped
-	// Incomplete: the last page had hasMore without a nextCursor.
-	Incomplete bool
 }

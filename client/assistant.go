@@ -8,13 +8,13 @@ func (c *Client) CallerStats(ctx context.Context, projectID string, r DateRange)
 	return getDecoded(ctx, c, decodeCallerStats, EndpointCallerStats, projectID, r, 0, 0)
 }
 
-func decodeCallerStats(body []byte) (*CallerStats, error) {
+func decodeCallerStats(ep Endpoint, body []byte) (*CallerStats, error) {
 	var w struct {
 		Web   leaf `json:"web"`
 		API   leaf `json:"api"`
 		Other leaf `json:"other"`
 		Total leaf `json:"total"`
 	}
-	f := fields{ep: EndpointCallerStats, err: decodePage(EndpointCallerStats, body, &w)}
+	f := fields{ep: ep, err: decodePage(ep, body, &w)}
 	return checked(&CallerStats{Web: f.count("web", &w.Web), API: f.count("api", &w.API), Other: f.count("other", &w.Other), Total: f.count("total", &w.Total)}, &f)
 }

@@ -96,7 +96,6 @@ func New(cfg Config) (*Client, error) {
 	return &Client{base: base, cfg: cfg}, nil
 }
 
-// parseBaseURL checks an http(s) base URL and drops a trailing slash.
 func parseBaseURL(s string) (string, error) {
 	s = cmp.Or(s, DefaultBaseURL)
 	u, err := url.Parse(s)

@@ -18,7 +18,7 @@ type conversationWire struct {
 // per MaxConversationsPageSize turns, all or nothing. More than maxPages
 // pages (0: DefaultConversationsMaxPages) is ErrTooManyPages, a cursor
 // already seen a *DecodeError; hasMore without a nextCursor ends the walk
-// Incomplete. Malformed turns are skipped.
+// with what was read. Malformed turns are skipped.
 func (c *Client) WalkConversations(ctx context.Context, projectID string, r DateRange, maxPages int) (*ConversationsResult, error) {
 	ep := EndpointConversations
 	fail := func(i int, err error) error { return walkError(ep, projectID, r, fmt.Sprintf("page %d: ", i+1), err) }
@@ -47,8 +47,7 @@ func (c *Client) WalkConversations(ctx context.Context, projectID string, r Date
 			return nil, fail(i, err)
 		}
 		switch {
-		case next == nil || *next == "":
-			res.Incomplete = true
+		case next == nil || *next == "": // there is no way to ask for more
 			return res, nil
 		case seen[*next]:
 			return nil, fail(i, &DecodeError{Endpoint: ep, Field: "nextCursor", Reason: "cursor " + quoteShort(*next) + " repeats an earlier one"})

@@ -40,7 +40,6 @@ func (f *fields) nullString(field string, s *leaf) *string {
 	return &v
 }
 
-// reqString returns a required, non-empty string.
 func (f *fields) reqString(field string, s *leaf) string {
 	switch {
 	case s.kind != '"':

@@ -21,7 +21,6 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/backoff"
 )
 
-// errUndefinedEndpoint: the call's endpoint has no budget class.
 var errUndefinedEndpoint = errors.New("endpoint not defined with a budget class (client.analytics or client.free)")
 
 type call struct {
@@ -115,14 +114,10 @@ func (c *Client) attempt(ctx context.Context, r *call, key string) outcome {
 	if len(r.query) > 0 {
 		target += "?" + r.query.Encode()
 	}
-	var body io.Reader
-	if r.body != nil {
-		body = bytes.NewReader(r.body)
-	}
 	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(actx, &httptrace.ClientTrace{
 		WroteHeaders: func() { wrote.Store(true) },
 		WroteRequest: func(httptrace.WroteRequestInfo) { wrote.Store(true) },
-	}), r.endpoint.Method(), target, body)
+	}), r.endpoint.Method(), target, bytes.NewReader(r.body)) // no body: http.NoBody
 	if err != nil {
 		return outcome{err: fmt.Errorf("%s: building request: %w", r.endpoint, err)}
 	}
@@ -182,7 +177,6 @@ func (c *Client) attempt(ctx context.Context, r *call, key string) outcome {
 	return outcome{err: c.apiError(r.endpoint, res, b[:min(int64(len(b)), limit)], key), retryable: retry}
 }
 
-// maxErrorBodyBytes bounds how much of an error answer is read.
 const maxErrorBodyBytes = 64 << 10
 
 // transportFailure classifies an attempt that got no answer.
@@ -239,9 +233,7 @@ func (c *Client) observe(a Attempt) {
 
 func (c *Client) apiError(ep Endpoint, res *http.Response, body []byte, key string) *APIError {
 	ae := &APIError{Endpoint: ep, StatusCode: res.StatusCode}
-	if v := res.Header.Get("Retry-After"); v != "" {
-		ae.RetryAfter, ae.HasRetryAfter = ParseRetryAfter(v, c.cfg.Now())
-	}
+	ae.RetryAfter, ae.HasRetryAfter = ParseRetryAfter(res.Header.Get("Retry-After"), c.cfg.Now()) // none: not ok
 	var shape struct {
 		Error   *string `json:"error"`
 		Message *string `json:"message"`

@@ -86,17 +86,14 @@ func (e Endpoint) Path() string { return e.path }
 // route returns the endpoint's escaped path for project (and job, for the
 // routes with {id}); an empty or dot id is refused unsent.
 func (e Endpoint) route(project, job string) (string, error) {
-	p, err := segment("project id", project)
-	path := strings.Replace(e.path, "{projectId}", p, 1)
-	if err == nil && strings.Contains(path, "{id}") {
-		var j string
-		j, err = segment("job id", job)
-		path = strings.Replace(path, "{id}", j, 1)
+	project, err := segment("project id", project)
+	if err == nil && strings.Contains(e.path, "{id}") {
+		job, err = segment("job id", job)
 	}
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", e, err)
 	}
-	return path, nil
+	return strings.NewReplacer("{projectId}", project, "{id}", job).Replace(e.path), nil
 }
 
 // String is the endpoint's name, its "endpoint" label value.

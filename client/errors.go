@@ -42,22 +42,16 @@ func (e *APIError) Error() string {
 	if e.HasRetryAfter {
 		s += fmt.Sprintf(" (retry after %s)", e.RetryAfter)
 	}
-	if a := e.Advice(); a != "" {
-		s += ": " + a
-	}
-	return s
-}
-
-// Advice says what a 403 means for this endpoint: the IP is not on the
-// allowlist, or the key lacks the read (GET) or write (POST) scope.
-func (e *APIError) Advice() string {
+	// A 403: the IP is not on the allowlist, or the key lacks the read
+	// (GET) or write (POST) scope.
 	switch {
 	case e.StatusCode != http.StatusForbidden:
-		return ""
-	case e.Endpoint == EndpointSendMessage || e.Endpoint == EndpointCreateJob:
-		return "the key needs the write scope, or this IP is not on the organization's allowlist"
+	case e.Endpoint.Method() == http.MethodPost:
+		s += ": the key needs the write scope, or this IP is not on the organization's allowlist"
+	default:
+		s += ": this IP is not on the organization's allowlist, or the key lacks the read scope"
 	}
-	return "this IP is not on the organization's allowlist, or the key lacks the read scope"
+	return s
 }
 
 // DecodeError is a response without the documented shape.
@@ -90,11 +84,10 @@ func IsNotFound(err error) bool { return statusOf(err) == http.StatusNotFound }
 // IsUnauthorized reports whether err is an HTTP 401: a wrong or dead key.
 func IsUnauthorized(err error) bool { return statusOf(err) == http.StatusUnauthorized }
 
-// IsRefused reports whether err is a 401 or 403 (see APIError.Advice):
+// IsRefused reports whether err is a 401 or 403 (see APIError.Error):
 // every request with the same key from the same place will be refused too.
 func IsRefused(err error) bool {
-	s := statusOf(err)
-	return s == http.StatusUnauthorized || s == http.StatusForbidden
+	return IsUnauthorized(err) || statusOf(err) == http.StatusForbidden
 }
 
 // IsTransient reports whether the same request may succeed later: err is a

@@ -19,12 +19,12 @@ func (c *Client) FeedbackByPage(ctx context.Context, projectID string, r DateRan
 	return getDecoded(ctx, c, decodeFeedback, EndpointFeedbackByPage, projectID, r, limit, MaxFeedbackLimit)
 }
 
-func decodeFeedback(body []byte) (*FeedbackPage, error) {
+func decodeFeedback(ep Endpoint, body []byte) (*FeedbackPage, error) {
 	var w struct {
 		Rows    []row[feedbackRowWire] `json:"feedback"`
 		HasMore leaf                   `json:"hasMore"`
 	}
-	f := fields{ep: EndpointFeedbackByPage, err: decodePage(EndpointFeedbackByPage, body, &w)}
+	f := fields{ep: ep, err: decodePage(ep, body, &w)}
 	page := &FeedbackPage{}
 	page.Rows = keepRows(&f, "feedback", w.Rows, &page.Skipped, func(r *feedbackRowWire) (PageFeedback, string) {
 		return PageFeedback{Path: labelText(r.Path.s), ThumbsUp: r.ThumbsUp.n, ThumbsDown: r.ThumbsDown.n, Code: r.Code.n, Total: r.Total.n},

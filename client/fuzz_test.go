@@ -193,7 +193,7 @@ func FuzzDecodeCallerStats(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		s, err := decodeCallerStats(body)
+		s, err := decodeCallerStats(EndpointCallerStats, body)
 		if err != nil {
 			if s != nil {
 				t.Fatal("stats returned with an error")
@@ -224,7 +224,7 @@ func FuzzDecodeFeedback(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		page, err := decodeFeedback(body)
+		page, err := decodeFeedback(EndpointFeedbackByPage, body)
 		if err != nil {
 			if page != nil {
 				t.Fatal("a page returned with an error")
@@ -255,7 +255,7 @@ func FuzzDecodeSearches(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		page, err := decodeSearches(body)
+		page, err := decodeSearches(EndpointSearches, body)
 		if err != nil {
 			if page != nil {
 				t.Fatal("a page returned with an error")

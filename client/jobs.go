@@ -29,17 +29,9 @@ func (c *Client) SendMessage(ctx context.Context, projectID, jobID, prompt strin
 // a DecodeError (the job could not be followed). Like SendMessage, it is
 // never sent twice.
 func (c *Client) CreateJob(ctx context.Context, projectID, prompt string) (*Job, error) {
-	job, err := c.postPrompt(ctx, EndpointCreateJob, projectID, "", prompt)
-	if err != nil {
-		return nil, err
-	}
-	if job.ID == "" {
-		return nil, &DecodeError{Endpoint: EndpointCreateJob, Field: "id", Reason: "missing: the new job cannot be followed"}
-	}
-	return job, nil
+	return c.postPrompt(ctx, EndpointCreateJob, projectID, "", prompt)
 }
 
-// postPrompt sends {"prompt": prompt} to ep and decodes the job answered.
 func (c *Client) postPrompt(ctx context.Context, ep Endpoint, projectID, jobID, prompt string) (*Job, error) {
 	if prompt == "" {
 		return nil, fmt.Errorf("%s: %w", ep, ErrEmptyPrompt)
@@ -58,7 +50,8 @@ func (c *Client) postPrompt(ctx context.Context, ep Endpoint, projectID, jobID, 
 }
 
 // decodeJob decodes an agent job object, where no field is required (id is
-// then requestedID) but a present one must have its documented type.
+// then requestedID, unless none was: CreateJob's) but a present one must
+// have its documented type.
 func decodeJob(ep Endpoint, body []byte, requestedID string) (*Job, error) {
 	var w struct {
 		ID         leaf            `json:"id"`
@@ -89,5 +82,8 @@ func decodeJob(ep Endpoint, body []byte, requestedID string) (*Job, error) {
 		j.CreatedAt = *at
 	}
 	j.ArchivedAt = f.nullTime("archivedAt", &w.ArchivedAt)
+	if j.ID == "" { // CreateJob asks for none; checked last, after every field
+		f.fail("id", "missing: the new job cannot be followed")
+	}
 	return checked(j, &f)
 }

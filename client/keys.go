@@ -13,13 +13,6 @@ import (
 // ErrNoKey is returned when no API key was configured.
 var ErrNoKey = errors.New("no API key: set --mintlify.api-key-file or MINTLIFY_API_KEY")
 
-// Key prefixes of the three kinds of API keys; only admin keys work here.
-const (
-	adminKeyPrefix     = "mint_"
-	assistantKeyPrefix = "mint_dsc_"
-	indexKeyPrefix     = "mint_us_"
-)
-
 // KeySource supplies the API key before every attempt, so it may change
 // (rotation). Implementations must be safe for concurrent use.
 type KeySource interface {
@@ -33,13 +26,13 @@ func CheckKey(key string) error {
 	switch {
 	case key == "":
 		return ErrNoKey
-	case strings.HasPrefix(key, assistantKeyPrefix):
+	case strings.HasPrefix(key, "mint_dsc_"):
 		return errors.New("the API key is an assistant API key (mint_dsc_); " + wantAdmin)
-	case strings.HasPrefix(key, indexKeyPrefix):
+	case strings.HasPrefix(key, "mint_us_"):
 		return errors.New("the API key is an index API key (mint_us_); " + wantAdmin)
-	case !strings.HasPrefix(key, adminKeyPrefix):
+	case !strings.HasPrefix(key, "mint_"):
 		return errors.New("not a Mintlify admin API key: admin keys start with mint_ (create one on the API keys page of the Mintlify dashboard)")
-	case key == adminKeyPrefix:
+	case key == "mint_":
 		return errors.New("not a Mintlify admin API key: nothing follows the mint_ prefix (copy the whole key from the API keys page of the Mintlify dashboard)")
 	}
 	if i := strings.IndexFunc(key, func(r rune) bool { return r <= ' ' || r >= 0x7f }); i >= 0 {

@@ -29,7 +29,6 @@ func whoCannotRead(path string) string {
 		me, owner(st), st.Mode().Perm(), me, uid, path)
 }
 
-// owner describes the owner of a file as "uid N (name)".
 func owner(st os.FileInfo) string {
 	if s, ok := st.Sys().(*syscall.Stat_t); ok {
 		return describeUser(int(s.Uid))
@@ -37,7 +36,6 @@ func owner(st os.FileInfo) string {
 	return "an unknown user"
 }
 
-// describeUser returns "uid N (name)", or "uid N" without a name.
 func describeUser(uid int) string {
 	if u, err := user.LookupId(strconv.Itoa(uid)); err == nil && u.Username != "" {
 		return fmt.Sprintf("uid %d (%s)", uid, u.Username)

@@ -39,5 +39,4 @@ const MaxRateLimitPause = time.Hour
 // maxRetryAfterSeconds keeps the duration from overflowing.
 const maxRetryAfterSeconds = 365 * 24 * 60 * 60
 
-// isDigits reports whether s is a non-empty string of ASCII digits.
 func isDigits(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }

@@ -20,13 +20,13 @@ func (c *Client) Searches(ctx context.Context, projectID string, r DateRange, li
 	return getDecoded(ctx, c, decodeSearches, EndpointSearches, projectID, r, limit, MaxSearchesLimit, "cursor", cursor)
 }
 
-func decodeSearches(body []byte) (*SearchesPage, error) {
+func decodeSearches(ep Endpoint, body []byte) (*SearchesPage, error) {
 	var w struct {
 		Rows          []row[searchRowWire] `json:"searches"`
 		TotalSearches leaf                 `json:"totalSearches"`
 		NextCursor    leaf                 `json:"nextCursor"`
 	}
-	f := fields{ep: EndpointSearches, err: decodePage(EndpointSearches, body, &w)}
+	f := fields{ep: ep, err: decodePage(ep, body, &w)}
 	page := &SearchesPage{}
 	page.Rows = keepRows(&f, "searches", w.Rows, &page.Skipped, func(r *searchRowWire) (SearchTerm, string) {
 		if !r.TopClickedPage.nullable() {

@@ -17,18 +17,16 @@ func (c *Client) PathsPage(ctx context.Context, ep Endpoint, projectID string, q
 	if q.Offset < 0 {
 		return nil, fmt.Errorf("%s: negative offset %d", ep, q.Offset)
 	}
-	decode := func(body []byte) (*PathsPage, error) { return decodePaths(ep, body) }
-	return getDecoded(ctx, c, decode, ep, projectID, q.Range, q.Limit, MaxPageSize, "offset", strconv.Itoa(q.Offset))
+	return getDecoded(ctx, c, decodePaths, ep, projectID, q.Range, q.Limit, MaxPageSize, "offset", strconv.Itoa(q.Offset))
 }
 
-// getDecoded sends getPage's request and decodes the answer with decode.
-func getDecoded[T any](ctx context.Context, c *Client, decode func([]byte) (*T, error),
+func getDecoded[T any](ctx context.Context, c *Client, decode func(Endpoint, []byte) (*T, error),
 	ep Endpoint, projectID string, r DateRange, limit, most int, more ...string) (*T, error) {
 	body, err := c.getPage(ctx, ep, projectID, r, limit, most, more...)
 	if err != nil {
 		return nil, err
 	}
-	return decode(body)
+	return decode(ep, body)
 }
 
 // getPage checks projectID and limit (0 is unsent, else 1..most) and sends

@@ -164,7 +164,6 @@ func (w *PathsWalk) Result() *PathsResult {
 	return &PathsResult{Totals: p.Totals, Rows: p.Rows, Pages: p.Pages, Duplicates: p.Duplicates, Skipped: p.Skipped, Stopped: w.stopped}
 }
 
-// fail wraps err with the walk's project, range and the offset of page i.
 func (w *PathsWalk) fail(i int, err error) error {
 	return walkError(w.ep, w.p.Project, w.r, fmt.Sprintf("page at offset %d: ", i*w.o.PageSize), err)
 }
@@ -179,10 +178,18 @@ func (w *PathsWalk) add(i int, p *PathsPage) (last bool, err error) {
 	w.p.Pages++
 	w.p.Skipped.merge(p.Skipped)
 	for _, row := range p.Rows {
-		if w.o.Top > 0 {
-			w.rank(i == 0 && len(w.p.Rows) == 0, row)
+		_, dup := w.seen[row.Path]
+		if w.o.Top > 0 { // follow the order of the rows
+			if (i > 0 || len(w.p.Rows) > 0) && row.Total > w.p.Last {
+				w.p.Unordered = true
+			}
+			w.p.Last = row.Total
+			// A repeated path, or one that sanitizing might merge, is not counted.
+			if !dup && utf8.ValidString(row.Path) && (w.o.Keep == nil || w.o.Keep(row.Path)) {
+				w.p.Kept++
+			}
 		}
-		if _, dup := w.seen[row.Path]; dup {
+		if dup {
 			w.p.Duplicates++
 			continue
 		}
@@ -197,18 +204,6 @@ func (w *PathsWalk) add(i int, p *PathsPage) (last bool, err error) {
 		return false, w.fail(i, err)
 	}
 	return !p.HasMore, nil
-}
-
-// rank follows the order of the rows for WalkOptions.Top.
-func (w *PathsWalk) rank(first bool, row PathCounts) {
-	if !first && row.Total > w.p.Last {
-		w.p.Unordered = true
-	}
-	w.p.Last = row.Total
-	if _, dup := w.seen[row.Path]; dup || !utf8.ValidString(row.Path) || (w.o.Keep != nil && !w.o.Keep(row.Path)) {
-		return // a repeated path, or one that sanitizing might merge, is not counted
-	}
-	w.p.Kept++
 }
 
 // WalkProgress is a snapshot of a PathsWalk's progress, to resume it after

@@ -31,7 +31,6 @@ type leaf struct {
 	n    float64 // a number; also when negative, NaN when out of range
 }
 
-// numStart lists the bytes a JSON number may start with.
 const numStart = "-0123456789"
 
 var kindNames = map[byte]string{'{': "object", '[': "array", '"': "string", 't': "boolean", 'f': "boolean", 'n': "null"}
@@ -58,7 +57,6 @@ func (l *leaf) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// is reports whether the leaf holds a value whose first byte is in kinds.
 func (l *leaf) is(kinds string) bool { return l.kind != 0 && strings.IndexByte(kinds, l.kind) >= 0 }
 
 // count reports whether the leaf is a count or rate: a finite non-negative
@@ -116,7 +114,6 @@ func (r *row[W]) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// count returns a required page-level count.
 func (f *fields) count(field string, n *leaf) float64 {
 	if !n.count() {
 		f.fail(field, n.problem("number"))
@@ -124,7 +121,6 @@ func (f *fields) count(field string, n *leaf) float64 {
 	return n.n
 }
 
-// reqBool returns a required page-level boolean.
 func (f *fields) reqBool(field string, b *leaf) bool {
 	if !b.is("tf") {
 		f.fail(field, b.problem("boolean"))
@@ -154,7 +150,6 @@ func keepRows[W, R any](f *fields, field string, rows []row[W], skipped *Skipped
 	return out
 }
 
-// checked returns v, or nil and the first problem.
 func checked[T any](v *T, f *fields) (*T, error) {
 	if f.err != nil {
 		return nil, f.err
