@@ -294,7 +294,6 @@ func (x *Exporter) agents(cfg Config) error {
 	return nil
 }
 
-// routes is the exporter's HTTP handler.
 func (x *Exporter) routes(cfg Config) http.Handler {
 	mux := http.NewServeMux()
 	mcfg := metricshandler.Config{Live: x.live, MaxRequests: cfg.MaxRequests, Instrument: x.live, Logger: cfg.Logger}

@@ -61,7 +61,6 @@ type intValue struct {
 	p    *int
 }
 
-// intVar makes the flag c an integer flag stored into p.
 func intVar(c *kingpin.FlagClause, p *int) { c.SetValue(&intValue{name: c.Model().Name, p: p}) }
 
 func (v *intValue) Set(s string) error {

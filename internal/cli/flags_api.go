@@ -126,7 +126,6 @@ func checkProjectID(p string) error {
 	return nil
 }
 
-// checkAPIURL accepts an absolute http or https address with a host.
 func checkAPIURL(s string) error {
 	u, err := url.Parse(s)
 	switch {
@@ -233,7 +232,6 @@ func cleartextRemote(s string) bool {
 	return !strings.EqualFold(host, "localhost") && (ip == nil || !ip.IsLoopback())
 }
 
-// client returns an API client of the connection.
 func (c connection) client(timeout time.Duration, hooks client.Hooks) (*client.Client, error) {
 	cl, err := client.New(client.Config{BaseURL: c.apiURL, Key: c.key, Timeout: timeout, UserAgent: userAgent(), Hooks: hooks})
 	if err != nil {
