@@ -46,20 +46,15 @@ func (a *apiFlags) register(app *kingpin.Application) {
 		Default("90").IsSetByUser(&a.requestsPerHourSet), &a.requestsPerHour)
 }
 
-// check validates what every command that talks to the API uses; with
-// the demo, the API address is its own.
-func (a *apiFlags) check(demo bool) error {
+// check validates the API flags, before connect, warning of a budget above
+// the API's limit; with the demo, the API address is its own.
+func (a *apiFlags) check(demo bool, logger log.Logger) error {
 	if a.timeout <= 0 || a.timeout > maxTimeout {
 		return fmt.Errorf("--mintlify.timeout must be positive and at most %s, not %s", maxTimeout, a.timeout)
 	}
 	if err := checkAPIURL(a.url); !demo && err != nil {
 		return fmt.Errorf("--mintlify.api-url=%q: %v", a.url, err)
 	}
-	return nil
-}
-
-// checkBudget validates --mintlify.requests-per-hour, warning above the API's limit.
-func (a *apiFlags) checkBudget(logger log.Logger) error {
 	if a.requestsPerHour < 1 {
 		return fmt.Errorf("--mintlify.requests-per-hour must be at least 1, not %d", a.requestsPerHour)
 	}
@@ -165,12 +160,9 @@ type connection struct {
 	stream   *demo.Stream // the demo's event stream, nil without
 }
 
-// connect checks the API flags and returns the connection; with neither a
-// key nor a project it reports both. Close it when done.
+// connect returns the connection of API flags that check accepted; with
+// neither a key nor a project it reports both. Close it when done.
 func (a *apiFlags) connect(withDemo bool, p purpose, logger log.Logger) (connection, error) {
-	if err := a.check(withDemo); err != nil {
-		return connection{}, err
-	}
 	projects, perr := a.projects()
 	c := connection{apiURL: a.url}
 	var err error

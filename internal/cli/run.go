@@ -83,6 +83,9 @@ func fail(stderr io.Writer, err error) int {
 
 // runAgent runs an agent subcommand; with --demo, against a fake API of its own.
 func runAgent(ctx context.Context, cmd string, f *flags, logger log.Logger, stdin io.Reader, stdout, stderr io.Writer) int {
+	if err := f.api.check(f.demo, logger); err != nil {
+		return fail(stderr, err)
+	}
 	conn, err := f.api.connect(f.demo, forAgent, logger)
 	if err != nil {
 		return fail(stderr, err)
