@@ -110,10 +110,9 @@ func checkProjectID(p string) error {
 	if len(p) > 200 {
 		return errors.New("longer than 200 characters; not a project id")
 	}
-	for _, r := range p {
-		if r <= ' ' || r == '/' || r == '?' || r == '#' || r == '%' || r == 0x7f || !unicode.IsPrint(r) {
-			return errors.New("holds a space, a slash or another character no project id has")
-		}
+	// IsPrint refuses control characters and DEL, not the space.
+	if strings.ContainsFunc(p, func(r rune) bool { return r == ' ' || strings.ContainsRune("/?#%", r) || !unicode.IsPrint(r) }) {
+		return errors.New("holds a space, a slash or another character no project id has")
 	}
 	if p == "." || p == ".." {
 		return errors.New("not a project id")

@@ -56,8 +56,7 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return 0
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "%s%s; try --help\n", errorPrefix, agentcmd.ErrorLine(explainParseError(app, args, err)))
-		return 1
+		return fail(stderr, fmt.Errorf("%s; try --help", explainParseError(app, args, err)))
 	}
 	if err := unusedFlag(app, args, cmd); err != nil {
 		return fail(stderr, err)
