@@ -107,8 +107,7 @@ type Exporter struct {
 	status  *health.Status
 	watcher *jobs.Watcher           // nil when off
 	webhook *remediation.Remediator // nil when off
-	// saved is the cache file read at start, nil without one.
-	saved *statefile.File
+	saved   *statefile.File         // the cache file read at start, nil without one
 }
 
 // New builds and starts the exporter: the first refresh of every unit

@@ -162,9 +162,9 @@ type connection struct {
 // connect returns the connection of API flags that check accepted; with
 // neither a key nor a project it reports both. Close it when done.
 func (a *apiFlags) connect(withDemo bool, p purpose, logger log.Logger) (connection, error) {
-	projects, perr := a.projects()
 	c := connection{apiURL: a.url}
-	var err error
+	var err, perr error
+	c.projects, perr = a.projects()
 	switch {
 	case withDemo:
 		var opts []mintlifytest.Option
@@ -174,10 +174,10 @@ func (a *apiFlags) connect(withDemo bool, p purpose, logger log.Logger) (connect
 		c.demo = demo.Start(time.Now, opts...)
 		c.apiURL = c.demo.URL()
 		c.key, err = client.StaticKey(c.demo.Key)
-		if len(projects) == 0 {
-			projects = c.demo.ProjectIDs
+		if len(c.projects) == 0 {
+			c.projects = c.demo.ProjectIDs
 			if p == forAgent {
-				projects = projects[:1]
+				c.projects = c.projects[:1]
 			}
 		}
 	case a.keyFile != "":
@@ -194,10 +194,9 @@ func (a *apiFlags) connect(withDemo bool, p purpose, logger log.Logger) (connect
 			err = fmt.Errorf("MINTLIFY_API_KEY: %w", err)
 		}
 	}
-	if perr == nil && len(projects) == 0 {
+	if perr == nil && len(c.projects) == 0 {
 		perr = errors.New("no project: set --mintlify.project-id (or MINTLIFY_PROJECT_ID); the project id is on the API keys page of the Mintlify dashboard")
 	}
-	c.projects = projects
 	if err != nil && perr != nil {
 		err = fmt.Errorf("%v; and %v", err, perr)
 	}
@@ -231,7 +230,6 @@ func (c connection) client(timeout time.Duration, hooks client.Hooks) (*client.C
 	return cl, nil
 }
 
-// close stops the demo's fakes, if any.
 func (c connection) close() {
 	if c.stream != nil {
 		c.stream.Close()

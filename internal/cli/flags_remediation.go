@@ -12,7 +12,6 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/remediation"
 )
 
-// remediationFlags are --remediation.config and --remediation.token-file.
 type remediationFlags struct {
 	config, tokenFile string
 }
