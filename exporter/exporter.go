@@ -107,8 +107,7 @@ type Exporter struct {
 	status  *health.Status
 	watcher *jobs.Watcher           // nil when off
 	webhook *remediation.Remediator // nil when off
-	// saved is the cache file read at start, nil without one.
-	saved *statefile.File
+	saved   *statefile.File         // the cache file read at start, nil without one
 }
 
 // New builds and starts the exporter: the first refresh of every unit
@@ -294,7 +293,6 @@ func (x *Exporter) agents(cfg Config) error {
 	return nil
 }
 
-// routes is the exporter's HTTP handler.
 func (x *Exporter) routes(cfg Config) http.Handler {
 	mux := http.NewServeMux()
 	mcfg := metricshandler.Config{Live: x.live, MaxRequests: cfg.MaxRequests, Instrument: x.live, Logger: cfg.Logger}

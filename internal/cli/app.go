@@ -38,12 +38,9 @@ func newAppVersion(f *flags, versionText string) *kingpin.Application {
 	app.UsageTemplate(usageTemplate)
 	app.UsageFuncs(usageFuncs)
 
-	f.web.register(app)
-	f.api.register(app)
-	f.analytics.register(app)
-	f.jobs.register(app)
-	f.remediation.register(app)
-	f.stream.register(app)
+	for _, group := range []interface{ register(*kingpin.Application) }{&f.web, &f.api, &f.analytics, &f.jobs, &f.remediation, &f.stream} {
+		group.register(app)
+	}
 	app.Flag("cache.file", "Persist the last good snapshots and the request ledger in this file, so a restart spends no request until a refresh is due.").PlaceHolder("FILE").StringVar(&f.cacheFile)
 	app.Flag("log.level", "Only log messages with the given severity or above. One of: [debug, info, warn, error]").Default("info").EnumVar(&f.logLevel, logging.Levels...)
 	app.Flag("log.format", "Output format of log messages. One of: [logfmt, json]").Default("logfmt").EnumVar(&f.logFormat, logging.Formats...)
@@ -61,7 +58,6 @@ type intValue struct {
 	p    *int
 }
 
-// intVar makes the flag c an integer flag stored into p.
 func intVar(c *kingpin.FlagClause, p *int) { c.SetValue(&intValue{name: c.Model().Name, p: p}) }
 
 func (v *intValue) Set(s string) error {

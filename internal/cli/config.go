@@ -25,9 +25,8 @@ func config(f *flags, logger log.Logger) (exporter.Config, error) {
 		Version: versionLine(), Logger: logger,
 	}
 	for _, check := range []func() error{
-		func() error { return f.api.check(f.demo) },
+		func() error { return f.api.check(f.demo, logger) },
 		func() error { return f.analytics.config(f.demo, logger, &cfg) },
-		func() error { return f.api.checkBudget(logger) },
 		func() (err error) { cfg.Jobs, err = f.jobs.config(f.demo, f.remediation.config != ""); return err },
 		f.web.check,
 		func() error { return checkFiles(f) },

@@ -73,12 +73,9 @@ func checkFiles(f *flags) error {
 	return nil
 }
 
-// checkCacheFile checks that the exporter can create the cache file.
 func checkCacheFile(p string) error {
 	if st, err := os.Stat(p); err == nil && st.IsDir() {
 		return errors.New("is a directory; give a file name in it, such as " + filepath.Join(p, "mintlify_exporter.cache"))
-	} else if err == nil && !st.Mode().IsRegular() {
-		return errors.New("is not a regular file (a FIFO or device); give the name of a file the exporter may replace")
 	}
 	dir := filepath.Dir(p)
 	st, err := os.Stat(dir)
@@ -118,14 +115,12 @@ func sameFile(a, b string) bool {
 
 // unwrapPath drops the path of a *fs.PathError, which the message names.
 func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
 		return pe.Err
 	}
 	return err
 }
 
-// oneLine joins the lines of an error message.
 func oneLine(err error) string {
 	return strings.Join(strings.Fields(err.Error()), " ")
 }

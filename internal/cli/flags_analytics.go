@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"time"
 
@@ -27,8 +28,9 @@ type analyticsFlags struct {
 	maxPaths        int
 	pathInclude     string
 	pathExclude     string
-	// set and oldSet tell, by flag suffix, which were given as
-	// --analytics.* and as --visitors.*.
+	// names are their suffixes, as declared; set and oldSet tell, by
+	// suffix, which were given as --analytics.* and as --visitors.*.
+	names            []string
 	set, oldSet      map[string]*bool
 	derivedWindows   bool
 	collectors       map[string]*bool
@@ -36,9 +38,6 @@ type analyticsFlags struct {
 	searchesTopTerms int
 	convMaxPages     int
 }
-
-// walkNames are the suffixes of the shared flags, as declared.
-var walkNames = []string{"window", "refresh-interval", "page-size", "max-paths", "path-include", "path-exclude"}
 
 // maxRefreshInterval bounds --analytics.refresh-interval: beyond it a
 // value is a typo, and time arithmetic on it could overflow.
@@ -73,6 +72,7 @@ func (a *analyticsFlags) register(app *kingpin.Application) {
 // walkFlag defines --analytics.NAME into p and its hidden, deprecated twin
 // --visitors.NAME (no default), whose value replaces p's when given.
 func walkFlag[T any](a *analyticsFlags, app *kingpin.Application, name, help string, p *T, define func(*kingpin.FlagClause, *T), defaults ...string) {
+	a.names = append(a.names, name)
 	a.set[name], a.oldSet[name] = new(bool), new(bool)
 	define(app.Flag("analytics."+name, help).Default(defaults...).IsSetByUser(a.set[name]), p)
 	old := new(T)
@@ -83,7 +83,7 @@ func walkFlag[T any](a *analyticsFlags, app *kingpin.Application, name, help str
 // ones at parse time), checks every value, naming the flag as typed, and sets
 // the analytics fields of c; with the demo, every source not turned off.
 func (a *analyticsFlags) config(demo bool, logger log.Logger, c *exporter.Config) error {
-	for _, name := range walkNames {
+	for _, name := range a.names {
 		if !*a.oldSet[name] {
 			continue
 		}
@@ -102,16 +102,14 @@ func (a *analyticsFlags) config(demo bool, logger log.Logger, c *exporter.Config
 	c.RefreshInterval, c.DeriveWindows = a.refreshInterval, a.derivedWindows
 	c.Sources = collector.Options{PageSize: a.pageSize, SearchesTopTerms: a.searchesTopTerms, ConversationsMaxPages: a.convMaxPages,
 		Filter: collector.PathFilter{MaxPaths: a.maxPaths}}
-	seen := map[string]bool{}
 	for _, s := range a.windows {
 		win, err := engine.ParseWindow(s)
 		if err != nil {
 			return fmt.Errorf("%s: %w", an("window"), err)
 		}
-		if seen[win.Name] {
+		if slices.ContainsFunc(c.Windows, func(w engine.Window) bool { return w.Name == win.Name }) {
 			return fmt.Errorf("%s: %s is given twice (a window and its :site form export the same series)", an("window"), win.Name)
 		}
-		seen[win.Name] = true
 		c.Windows = append(c.Windows, win)
 	}
 	for _, p := range []struct {

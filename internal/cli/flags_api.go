@@ -46,20 +46,15 @@ func (a *apiFlags) register(app *kingpin.Application) {
 		Default("90").IsSetByUser(&a.requestsPerHourSet), &a.requestsPerHour)
 }
 
-// check validates what every command that talks to the API uses; with
-// the demo, the API address is its own.
-func (a *apiFlags) check(demo bool) error {
+// check validates the API flags, before connect, warning of a budget above
+// the API's limit; with the demo, the API address is its own.
+func (a *apiFlags) check(demo bool, logger log.Logger) error {
 	if a.timeout <= 0 || a.timeout > maxTimeout {
 		return fmt.Errorf("--mintlify.timeout must be positive and at most %s, not %s", maxTimeout, a.timeout)
 	}
 	if err := checkAPIURL(a.url); !demo && err != nil {
 		return fmt.Errorf("--mintlify.api-url=%q: %v", a.url, err)
 	}
-	return nil
-}
-
-// checkBudget validates --mintlify.requests-per-hour, warning above the API's limit.
-func (a *apiFlags) checkBudget(logger log.Logger) error {
 	if a.requestsPerHour < 1 {
 		return fmt.Errorf("--mintlify.requests-per-hour must be at least 1, not %d", a.requestsPerHour)
 	}
@@ -115,10 +110,9 @@ func checkProjectID(p string) error {
 	if len(p) > 200 {
 		return errors.New("longer than 200 characters; not a project id")
 	}
-	for _, r := range p {
-		if r <= ' ' || r == '/' || r == '?' || r == '#' || r == '%' || r == 0x7f || !unicode.IsPrint(r) {
-			return errors.New("holds a space, a slash or another character no project id has")
-		}
+	// IsPrint refuses control characters and DEL, not the space.
+	if strings.ContainsFunc(p, func(r rune) bool { return r == ' ' || strings.ContainsRune("/?#%", r) || !unicode.IsPrint(r) }) {
+		return errors.New("holds a space, a slash or another character no project id has")
 	}
 	if p == "." || p == ".." {
 		return errors.New("not a project id")
@@ -126,7 +120,6 @@ func checkProjectID(p string) error {
 	return nil
 }
 
-// checkAPIURL accepts an absolute http or https address with a host.
 func checkAPIURL(s string) error {
 	u, err := url.Parse(s)
 	switch {
@@ -166,15 +159,12 @@ type connection struct {
 	stream   *demo.Stream // the demo's event stream, nil without
 }
 
-// connect checks the API flags and returns the connection; with neither a
-// key nor a project it reports both. Close it when done.
+// connect returns the connection of API flags that check accepted; with
+// neither a key nor a project it reports both. Close it when done.
 func (a *apiFlags) connect(withDemo bool, p purpose, logger log.Logger) (connection, error) {
-	if err := a.check(withDemo); err != nil {
-		return connection{}, err
-	}
-	projects, perr := a.projects()
 	c := connection{apiURL: a.url}
-	var err error
+	var err, perr error
+	c.projects, perr = a.projects()
 	switch {
 	case withDemo:
 		var opts []mintlifytest.Option
@@ -184,10 +174,10 @@ func (a *apiFlags) connect(withDemo bool, p purpose, logger log.Logger) (connect
 		c.demo = demo.Start(time.Now, opts...)
 		c.apiURL = c.demo.URL()
 		c.key, err = client.StaticKey(c.demo.Key)
-		if len(projects) == 0 {
-			projects = c.demo.ProjectIDs
+		if len(c.projects) == 0 {
+			c.projects = c.demo.ProjectIDs
 			if p == forAgent {
-				projects = projects[:1]
+				c.projects = c.projects[:1]
 			}
 		}
 	case a.keyFile != "":
@@ -204,10 +194,9 @@ func (a *apiFlags) connect(withDemo bool, p purpose, logger log.Logger) (connect
 			err = fmt.Errorf("MINTLIFY_API_KEY: %w", err)
 		}
 	}
-	if perr == nil && len(projects) == 0 {
+	if perr == nil && len(c.projects) == 0 {
 		perr = errors.New("no project: set --mintlify.project-id (or MINTLIFY_PROJECT_ID); the project id is on the API keys page of the Mintlify dashboard")
 	}
-	c.projects = projects
 	if err != nil && perr != nil {
 		err = fmt.Errorf("%v; and %v", err, perr)
 	}
@@ -233,7 +222,6 @@ func cleartextRemote(s string) bool {
 	return !strings.EqualFold(host, "localhost") && (ip == nil || !ip.IsLoopback())
 }
 
-// client returns an API client of the connection.
 func (c connection) client(timeout time.Duration, hooks client.Hooks) (*client.Client, error) {
 	cl, err := client.New(client.Config{BaseURL: c.apiURL, Key: c.key, Timeout: timeout, UserAgent: userAgent(), Hooks: hooks})
 	if err != nil {
@@ -242,7 +230,6 @@ func (c connection) client(timeout time.Duration, hooks client.Hooks) (*client.C
 	return cl, nil
 }
 
-// close stops the demo's fakes, if any.
 func (c connection) close() {
 	if c.stream != nil {
 		c.stream.Close()

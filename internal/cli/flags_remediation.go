@@ -12,7 +12,6 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/remediation"
 )
 
-// remediationFlags are --remediation.config and --remediation.token-file.
 type remediationFlags struct {
 	config, tokenFile string
 }
@@ -77,7 +76,7 @@ func readToken(path string) (string, error) {
 		return "", errors.New("holds a token shorter than 16 characters: use a long random one, such as the output of 'openssl rand -hex 32'")
 	case holdsKey(tok):
 		return "", errors.New("holds what looks like a Mintlify API key (mint_...): the webhook's token must be a secret of its own")
-	case strings.IndexFunc(tok, func(r rune) bool { return r <= ' ' || r > '~' }) >= 0:
+	case strings.ContainsFunc(tok, func(r rune) bool { return r <= ' ' || r > '~' }):
 		return "", errors.New("holds characters other than printable ASCII (a byte order mark?): write the token alone, such as the output of 'openssl rand -hex 32'")
 	}
 	return tok, nil

@@ -35,7 +35,6 @@ func (w *webFlags) register(app *kingpin.Application) {
 	intVar(app.Flag("web.max-requests", "Maximum number of concurrent scrape requests; the excess is answered 503. 0 means no limit.").Default("40"), &w.maxRequests)
 }
 
-// check validates the web flags before anything listens.
 func (w *webFlags) check() error {
 	if w.maxRequests < 0 {
 		return fmt.Errorf("--web.max-requests must be 0 (no limit) or more, not %d", w.maxRequests)
@@ -43,29 +42,10 @@ func (w *webFlags) check() error {
 	if err := exporter.CheckTelemetryPath(w.telemetryPath); err != nil {
 		return fmt.Errorf("--web.telemetry-path=%q: %v", w.telemetryPath, err)
 	}
-	if err := w.checkListenAddresses(); err != nil {
-		return err
-	}
-	if p := *w.toolkit.WebConfigFile; p != "" {
-		var err error
-		if w.basicAuth, err = checkWebConfigFiles(p); err != nil {
-			return fmt.Errorf("--web.config.file=%s: %v", p, err)
-		}
-		if err := web.Validate(p); err != nil {
-			return fmt.Errorf("--web.config.file=%s: %v", p, oneLine(err))
-		}
-	}
-	return nil
-}
-
-// checkListenAddresses validates --web.listen-address: HOST:PORT with a
-// numeric port (vsock:// addresses are left to exporter-toolkit).
-func (w *webFlags) checkListenAddresses() error {
-	if *w.toolkit.WebSystemdSocket {
-		return nil
-	}
+	// --web.listen-address: HOST:PORT with a numeric port (vsock:// addresses
+	// are left to exporter-toolkit).
 	for _, a := range *w.toolkit.WebListenAddresses {
-		if strings.HasPrefix(a, "vsock://") {
+		if *w.toolkit.WebSystemdSocket || strings.HasPrefix(a, "vsock://") {
 			continue
 		}
 		if a == "" {
@@ -77,6 +57,15 @@ func (w *webFlags) checkListenAddresses() error {
 		}
 		if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
 			return fmt.Errorf("--web.listen-address=%q: the port must be a number from 0 to 65535", a)
+		}
+	}
+	if p := *w.toolkit.WebConfigFile; p != "" {
+		var err error
+		if w.basicAuth, err = checkWebConfigFiles(p); err != nil {
+			return fmt.Errorf("--web.config.file=%s: %v", p, err)
+		}
+		if err := web.Validate(p); err != nil {
+			return fmt.Errorf("--web.config.file=%s: %v", p, oneLine(err))
 		}
 	}
 	return nil

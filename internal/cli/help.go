@@ -77,7 +77,6 @@ var usageFuncs = template.FuncMap{
 		_, ok := commandGlobals[top]
 		return ok
 	},
-	// GlobalFlags returns the global flags the command uses.
 	"GlobalFlags": func(cmd *kingpin.CmdModel, all []*kingpin.FlagModel) []*kingpin.FlagModel {
 		top, _, _ := strings.Cut(cmd.FullCommand, " ")
 		g := commandGlobals[top]

@@ -56,8 +56,7 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return 0
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "%s%s; try --help\n", errorPrefix, agentcmd.ErrorLine(explainParseError(app, args, err)))
-		return 1
+		return fail(stderr, fmt.Errorf("%s; try --help", explainParseError(app, args, err)))
 	}
 	if err := unusedFlag(app, args, cmd); err != nil {
 		return fail(stderr, err)
@@ -83,6 +82,9 @@ func fail(stderr io.Writer, err error) int {
 
 // runAgent runs an agent subcommand; with --demo, against a fake API of its own.
 func runAgent(ctx context.Context, cmd string, f *flags, logger log.Logger, stdin io.Reader, stdout, stderr io.Writer) int {
+	if err := f.api.check(f.demo, logger); err != nil {
+		return fail(stderr, err)
+	}
 	conn, err := f.api.connect(f.demo, forAgent, logger)
 	if err != nil {
 		return fail(stderr, err)
