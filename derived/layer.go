@@ -294,16 +294,14 @@ func family0(res *engine.Result) (v float64) {
 // finishAudit compares a direct read of w's closed days (rng) with their
 // sum; above MaxDrift the window falls back to direct reads.
 func (l *Layer) finishAudit(w *window, rng client.DateRange, res *engine.Result, err error, now time.Time) {
-	if err != nil {
-		l.mu.Lock()
-		w.auditAt = now.Add(-auditEvery + retryAfter) // try again soon
-		l.mu.Unlock()
-		level.Warn(l.logger).Log("msg", "the audit of a derived window failed; it stays derived", "collector", w.Source, "project", w.Project, "window", w.Window.String(), "err", engine.Advice(err))
-		return
-	}
 	bd, _ := l.e.Data(w.base)
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if err != nil {
+		w.auditAt = now.Add(-auditEvery + retryAfter) // try again soon
+		level.Warn(l.logger).Log("msg", "the audit of a derived window failed; it stays derived", "collector", w.Source, "project", w.Project, "window", w.Window.String(), "err", engine.Advice(err))
+		return
+	}
 	w.auditAt = now
 	if !w.derived || !l.covered(w, bd, now) || rng.To != client.DateOf(now) {
 		return
@@ -322,19 +320,17 @@ func (l *Layer) finishAudit(w *window, rng client.DateRange, res *engine.Result,
 	}
 }
 
-// Collectors returns the layer's metrics, gathered at every scrape.
-func (l *Layer) Collectors() []prometheus.Collector {
-	return []prometheus.Collector{l, l.dayChanges}
-}
-
-// Describe implements prometheus.Collector: mintlify_derived_window and its drift.
+// Describe implements prometheus.Collector: mintlify_derived_window, its
+// drift and the day changes, gathered at every scrape.
 func (l *Layer) Describe(ch chan<- *prometheus.Desc) {
 	ch <- derivedDesc
 	ch <- driftDesc
+	l.dayChanges.Describe(ch)
 }
 
 // Collect implements prometheus.Collector: a split window is one series.
 func (l *Layer) Collect(ch chan<- prometheus.Metric) {
+	l.dayChanges.Collect(ch)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, w := range l.windows {
