@@ -112,10 +112,8 @@ func NewVisitors(page client.PageFunc, o Options) *Paths { return newPaths(visit
 func newPaths(k *Paths, page client.PageFunc, o Options) *Paths {
 	p := *k
 	p.page, p.filter = page, o.Filter
-	p.walk = client.WalkOptions{PageSize: o.PageSize, MaxPages: o.MaxPages}
-	if o.Filter.MaxPaths > 0 { // a walk may stop at the top MaxPaths when rows come sorted by total
-		p.walk.Top, p.walk.Keep = o.Filter.MaxPaths, o.Filter.keeps
-	}
+	// A walk may stop at the top MaxPaths (0: never) when rows come sorted by total.
+	p.walk = client.WalkOptions{PageSize: o.PageSize, MaxPages: o.MaxPages, Top: o.Filter.MaxPaths, Keep: o.Filter.keeps}
 	return &p
 }
 
