@@ -66,7 +66,6 @@ func (*Conversations) Sum(_ engine.Unit, days []*engine.Result) *engine.Result {
 	return &engine.Result{Samples: [][]engine.Sample{s}}
 }
 
-// byLabels orders series by their labels.
 func byLabels(a, b engine.Sample) int {
 	return cmp.Or(strings.Compare(a.Labels[0], b.Labels[0]), strings.Compare(a.Labels[1], b.Labels[1]))
 }

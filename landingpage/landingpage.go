@@ -161,7 +161,6 @@ type streamRow struct {
 	ErrorState string
 }
 
-// newStreamRow writes the stream's progress for people.
 func newStreamRow(v stream.Status, poll time.Duration, now time.Time) *streamRow {
 	var refused []string
 	for _, name := range slices.Sorted(maps.Keys(v.Refused)) {
@@ -201,7 +200,6 @@ func newRow(cells []string, pr string) row {
 	return row{cells, cmp.Or(pr, "-"), err == nil && (u.Scheme == "https" || u.Scheme == "http")}
 }
 
-// table renders the page's own part.
 func (c Config) table() (string, error) {
 	now := c.Now()
 	units := c.Units()
