@@ -118,16 +118,11 @@ func (l *Layer) Attach(e *engine.Engine) {
 	l.derive(e.Now(), nil, nil, func() { l.restoreDaysLocked(e.Now()) })
 }
 
-// dayKey is the day store's key of w's day.
-func dayKey(u engine.Unit, day client.Date) Key {
-	return Key{Source: u.Source, Project: u.Project, Site: u.Window.Site, Day: day}
-}
-
 // closedKeys returns the day store's keys of w's closed days, oldest first.
 func closedKeys(w *window, now time.Time) []Key {
 	var out []Key
 	for _, d := range ClosedDays(w.Window.Days, now) {
-		out = append(out, dayKey(w.Unit, d))
+		out = append(out, Key{Source: w.Source, Project: w.Project, Site: w.Window.Site, Day: d})
 	}
 	return out
 }
@@ -196,7 +191,7 @@ func (l *Layer) Refreshed(u engine.Unit, prev, data engine.Data) {
 	day := prev.Range.From
 	l.derive(data.Completed, &u, map[engine.Unit]engine.Data{u: data}, func() {
 		if slices.ContainsFunc(l.windows, func(w *window) bool { return w.base == u }) && prev.Result != nil && prev.Range != data.Range && prev.Range.To == day.AddDays(1) && day.AddDays(1) == data.Range.From {
-			l.days.KeepProvisional(dayKey(u, day), prev.Result, prev.Completed)
+			l.days.KeepProvisional(Key{Source: u.Source, Project: u.Project, Site: u.Window.Site, Day: day}, prev.Result, prev.Completed)
 		}
 		keep := map[Key]bool{} // the days windows still need
 		for _, w := range l.windows {
