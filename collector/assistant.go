@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
-	"github.com/mintlify-exporter/mintlify_exporter/derived"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 )
 
@@ -36,10 +35,3 @@ func (a *Assistant) Fetch(ctx context.Context, u engine.Unit, r client.DateRange
 	samples := appendKinds(nil, "", []string{"web", "api", "other"}, []float64{s.Web, s.API, s.Other}, s.Total, "unknown")
 	return &engine.Result{Samples: [][]engine.Sample{samples}, Cost: 1, Summary: "queries by caller"}, nil
 }
-
-// Sum implements derived.Summer.
-func (*Assistant) Sum(_ engine.Unit, days []*engine.Result) *engine.Result {
-	return &engine.Result{Samples: [][]engine.Sample{derived.SumFamily(days, 0)}}
-}
-
-var _ derived.Summer = (*Assistant)(nil)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
+	"github.com/mintlify-exporter/mintlify_exporter/derived"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 )
 
@@ -101,6 +102,16 @@ func (b *base) Families() []engine.Family { return b.families }
 
 // Additive implements derived.Summer for the sources that Sum.
 func (b *base) Additive(engine.Unit) bool { return b.additive }
+
+// Sum implements derived.Summer: each family summed over the days, for the
+// units Additive says add up.
+func (b *base) Sum(_ engine.Unit, days []*engine.Result) *engine.Result {
+	out := &engine.Result{Samples: make([][]engine.Sample, len(b.families))}
+	for i := range out.Samples {
+		out.Samples[i] = derived.SumFamily(days, i)
+	}
+	return out
+}
 
 // Supports implements engine.Source.
 func (b *base) Supports(w engine.Window) bool { return !w.Site || !b.siteless }

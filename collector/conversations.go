@@ -1,11 +1,9 @@
 package collector
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
 	"github.com/mintlify-exporter/mintlify_exporter/derived"
@@ -66,9 +64,6 @@ func (*Conversations) Sum(_ engine.Unit, days []*engine.Result) *engine.Result {
 	return &engine.Result{Samples: [][]engine.Sample{s}}
 }
 
-// byLabels orders series by their labels.
-func byLabels(a, b engine.Sample) int {
-	return cmp.Or(strings.Compare(a.Labels[0], b.Labels[0]), strings.Compare(a.Labels[1], b.Labels[1]))
-}
+func byLabels(a, b engine.Sample) int { return slices.Compare(a.Labels[:], b.Labels[:]) }
 
 var _ derived.Summer = (*Conversations)(nil)

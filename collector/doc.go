@@ -1,7 +1,8 @@
 // Package collector holds the exporter's analytics sources, one file per
-// source, each with its Descriptor, its families, its engine.Source methods
-// and, for additive sources, its derived.Summer methods; collector.go lists
-// the descriptors in exposition order (Sources) and builds the sources.
+// source, each with its Descriptor, its families and its engine.Source
+// methods; an additive source sets base's additive, whose Sum adds up every
+// family, or has a Sum of its own. collector.go lists the descriptors in
+// exposition order (Sources) and builds the sources.
 //
 // A new analytics source is its file here (its descriptor, added to Sources,
 // reading its client.Analytics endpoint with a method of client.Client), a

@@ -31,9 +31,6 @@ var feedbackFamilies = []engine.Family{
 		Help: "1 when more pages had feedback over the window than the API returns (100), else 0."},
 }
 
-// feedbackKinds are the kinds of feedback, but the rest ("other").
-var feedbackKinds = []string{"thumbs_up", "thumbs_down", "code"}
-
 // Fetch implements engine.Source.
 func (f *Feedback) Fetch(ctx context.Context, u engine.Unit, r client.DateRange, _ int) (*engine.Result, error) {
 	page, err := f.client.FeedbackByPage(ctx, u.Project, r, client.MaxFeedbackLimit)
@@ -44,7 +41,7 @@ func (f *Feedback) Fetch(ctx context.Context, u engine.Unit, r client.DateRange,
 		func(r *client.PageFeedback) float64 { return r.Total }, f.filter, false)
 	samples := make([]engine.Sample, 0, 4*len(rows))
 	for _, r := range rows {
-		samples = appendKinds(samples, r.Path, feedbackKinds, []float64{r.ThumbsUp, r.ThumbsDown, r.Code}, r.Total, "other")
+		samples = appendKinds(samples, r.Path, []string{"thumbs_up", "thumbs_down", "code"}, []float64{r.ThumbsUp, r.ThumbsDown, r.Code}, r.Total, "other")
 	}
 	truncated := 0.0
 	summary := fmt.Sprintf("%d pages, %d exported", distinct, len(rows))

@@ -23,7 +23,6 @@ type PathFilter struct {
 	MaxPaths int
 }
 
-// keeps reports whether the include and exclude patterns keep path.
 func (f PathFilter) keeps(path string) bool {
 	return (f.Include == nil || f.Include.MatchString(path)) && (f.Exclude == nil || !f.Exclude.MatchString(path))
 }
@@ -94,7 +93,6 @@ var (
 	views    = &Paths{base: base{name: "views", families: viewsFamilies, additive: true}, ep: client.EndpointViews, build: buildViews}
 )
 
-// The descriptors of the two paths sources.
 var (
 	visitorsSource = Descriptor{Name: visitors.name, Endpoint: visitors.ep, Default: true, Paged: true,
 		Help: "unique visitors, site-wide and per page", Cost: pathsCost, New: visitors.source}
@@ -112,10 +110,8 @@ func NewVisitors(page client.PageFunc, o Options) *Paths { return newPaths(visit
 func newPaths(k *Paths, page client.PageFunc, o Options) *Paths {
 	p := *k
 	p.page, p.filter = page, o.Filter
-	p.walk = client.WalkOptions{PageSize: o.PageSize, MaxPages: o.MaxPages}
-	if o.Filter.MaxPaths > 0 { // a walk may stop at the top MaxPaths when rows come sorted by total
-		p.walk.Top, p.walk.Keep = o.Filter.MaxPaths, o.Filter.keeps
-	}
+	// A walk may stop at the top MaxPaths (0: never) when rows come sorted by total.
+	p.walk = client.WalkOptions{PageSize: o.PageSize, MaxPages: o.MaxPages, Top: o.Filter.MaxPaths, Keep: o.Filter.keeps}
 	return &p
 }
 
@@ -278,7 +274,6 @@ func setPathCounts(out *engine.Result, distinct, exported int) {
 	out.Samples[n-1] = []engine.Sample{{Value: float64(exported)}}
 }
 
-// buildVisitors sets out's samples from what one unit read.
 func buildVisitors(u engine.Unit, t client.Counts, rows []client.PathCounts, out *engine.Result) {
 	if !u.Window.Site {
 		page := make([]engine.Sample, 0, 2*len(rows))
@@ -298,7 +293,6 @@ func buildVisitors(u engine.Unit, t client.Counts, rows []client.PathCounts, out
 	out.Samples[visVisitorsDedup] = []engine.Sample{{Value: t.Total}}
 }
 
-// buildViews sets out's samples from what one unit read.
 func buildViews(u engine.Unit, t client.Counts, rows []client.PathCounts, out *engine.Result) {
 	if !u.Window.Site {
 		page := make([]engine.Sample, 0, 3*len(rows))
@@ -316,12 +310,11 @@ var traffic = []string{"human", "ai"}
 // Sum implements derived.Summer for views (visitors are not Additive): paths ranked by summed total and cut to
 // --analytics.max-paths, as a direct read would.
 func (v *Paths) Sum(u engine.Unit, days []*engine.Result) *engine.Result {
-	out := &engine.Result{Samples: make([][]engine.Sample, len(viewsFamilies))}
-	out.Samples[viewsSite] = derived.SumFamily(days, viewsSite)
+	out := v.base.Sum(u, days)
 	if u.Window.Site {
 		return out
 	}
-	page := derived.SumFamily(days, viewsPage)
+	page := out.Samples[viewsPage]
 	total := map[string]float64{}
 	for _, s := range page {
 		total[s.Labels[0]] += s.Value

@@ -6,7 +6,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/mintlify-exporter/mintlify_exporter/client"
-	"github.com/mintlify-exporter/mintlify_exporter/derived"
 	"github.com/mintlify-exporter/mintlify_exporter/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/exposition"
 )
@@ -105,12 +104,3 @@ func TermLabel(q string) string {
 
 // Additive implements derived.Summer: top terms do not add up over days.
 func (s *Searches) Additive(u engine.Unit) bool { return s.topTerms == 0 || u.Window.Site }
-
-// Sum implements derived.Summer.
-func (*Searches) Sum(_ engine.Unit, days []*engine.Result) *engine.Result {
-	out := &engine.Result{Samples: make([][]engine.Sample, len(searchesFamilies))}
-	out.Samples[searchesTotal] = derived.SumFamily(days, searchesTotal)
-	return out
-}
-
-var _ derived.Summer = (*Searches)(nil)

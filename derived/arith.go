@@ -100,12 +100,10 @@ func (s Store[R]) Covers(keys []Key) bool {
 	return !slices.ContainsFunc(keys, func(k Key) bool { return s[k] == nil })
 }
 
-// Unsettled reports whether one of keys is provisional or due its second read.
+// Unsettled reports whether one of keys is provisional or due its second
+// read: stored, and still a task.
 func (s Store[R]) Unsettled(keys []Key, now time.Time) bool {
-	return slices.ContainsFunc(keys, func(k Key) bool {
-		e := s[k]
-		return e != nil && (e.Provisional || !e.Reread && RereadDue(k.Day, now))
-	})
+	return slices.ContainsFunc(s.Tasks(keys, now), func(t Task) bool { return s[t.Key] != nil })
 }
 
 // Prune drops the days not in keep.

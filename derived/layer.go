@@ -118,16 +118,11 @@ func (l *Layer) Attach(e *engine.Engine) {
 	l.derive(e.Now(), nil, nil, func() { l.restoreDaysLocked(e.Now()) })
 }
 
-// dayKey is the day store's key of w's day.
-func dayKey(u engine.Unit, day client.Date) Key {
-	return Key{Source: u.Source, Project: u.Project, Site: u.Window.Site, Day: day}
-}
-
 // closedKeys returns the day store's keys of w's closed days, oldest first.
 func closedKeys(w *window, now time.Time) []Key {
 	var out []Key
 	for _, d := range ClosedDays(w.Window.Days, now) {
-		out = append(out, dayKey(w.Unit, d))
+		out = append(out, Key{Source: w.Source, Project: w.Project, Site: w.Window.Site, Day: d})
 	}
 	return out
 }
@@ -196,7 +191,7 @@ func (l *Layer) Refreshed(u engine.Unit, prev, data engine.Data) {
 	day := prev.Range.From
 	l.derive(data.Completed, &u, map[engine.Unit]engine.Data{u: data}, func() {
 		if slices.ContainsFunc(l.windows, func(w *window) bool { return w.base == u }) && prev.Result != nil && prev.Range != data.Range && prev.Range.To == day.AddDays(1) && day.AddDays(1) == data.Range.From {
-			l.days.KeepProvisional(dayKey(u, day), prev.Result, prev.Completed)
+			l.days.KeepProvisional(Key{Source: u.Source, Project: u.Project, Site: u.Window.Site, Day: day}, prev.Result, prev.Completed)
 		}
 		keep := map[Key]bool{} // the days windows still need
 		for _, w := range l.windows {
@@ -294,16 +289,14 @@ func family0(res *engine.Result) (v float64) {
 // finishAudit compares a direct read of w's closed days (rng) with their
 // sum; above MaxDrift the window falls back to direct reads.
 func (l *Layer) finishAudit(w *window, rng client.DateRange, res *engine.Result, err error, now time.Time) {
-	if err != nil {
-		l.mu.Lock()
-		w.auditAt = now.Add(-auditEvery + retryAfter) // try again soon
-		l.mu.Unlock()
-		level.Warn(l.logger).Log("msg", "the audit of a derived window failed; it stays derived", "collector", w.Source, "project", w.Project, "window", w.Window.String(), "err", engine.Advice(err))
-		return
-	}
 	bd, _ := l.e.Data(w.base)
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if err != nil {
+		w.auditAt = now.Add(-auditEvery + retryAfter) // try again soon
+		level.Warn(l.logger).Log("msg", "the audit of a derived window failed; it stays derived", "collector", w.Source, "project", w.Project, "window", w.Window.String(), "err", engine.Advice(err))
+		return
+	}
 	w.auditAt = now
 	if !w.derived || !l.covered(w, bd, now) || rng.To != client.DateOf(now) {
 		return
@@ -322,19 +315,17 @@ func (l *Layer) finishAudit(w *window, rng client.DateRange, res *engine.Result,
 	}
 }
 
-// Collectors returns the layer's metrics, gathered at every scrape.
-func (l *Layer) Collectors() []prometheus.Collector {
-	return []prometheus.Collector{l, l.dayChanges}
-}
-
-// Describe implements prometheus.Collector: mintlify_derived_window and its drift.
+// Describe implements prometheus.Collector: mintlify_derived_window, its
+// drift and the day changes, gathered at every scrape.
 func (l *Layer) Describe(ch chan<- *prometheus.Desc) {
 	ch <- derivedDesc
 	ch <- driftDesc
+	l.dayChanges.Describe(ch)
 }
 
 // Collect implements prometheus.Collector: a split window is one series.
 func (l *Layer) Collect(ch chan<- prometheus.Metric) {
+	l.dayChanges.Collect(ch)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, w := range l.windows {

@@ -54,16 +54,15 @@ func (l *Layer) restoreDaysLocked(now time.Time) {
 	n, dropped := 0, 0
 	for _, d := range l.restore {
 		day, err := client.ParseDate(d.Day)
-		if err != nil || d.ReadAt.After(now) || !slices.ContainsFunc(l.windows, func(w *window) bool {
-			return w.Source == d.Source && w.Project == d.Project && w.Window.Site == d.Site && slices.Contains(ClosedDays(w.Window.Days, now), day)
-		}) {
+		k := Key{Source: d.Source, Project: d.Project, Site: d.Site, Day: day}
+		if err != nil || d.ReadAt.After(now) || !slices.ContainsFunc(l.windows, func(w *window) bool { return slices.Contains(closedKeys(w, now), k) }) {
 			continue
 		}
 		res, drop, err := engine.RestoredResult(l.e.Source(d.Source), d.Families, d.Cost)
 		dropped += drop
 		if err != nil {
 			level.Warn(l.logger).Log("msg", "ignoring a day of the cache file's day store", "collector", d.Source, "project", d.Project, "day", d.Day, "err", err)
-		} else if k := (Key{Source: d.Source, Project: d.Project, Site: d.Site, Day: day}); l.days[k] == nil {
+		} else if l.days[k] == nil {
 			l.days.Put(k, res, d.ReadAt, d.Reread)
 			n++
 		}

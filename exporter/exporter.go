@@ -208,7 +208,7 @@ func (x *Exporter) analytics(cfg Config) error {
 		if cfg.DeriveWindows {
 			dl := derived.New(derived.Config{Logger: cfg.Logger, Days: days})
 			saverParts.Days, layer = dl.Days, dl
-			x.live.MustRegister(dl.Collectors()...)
+			x.live.MustRegister(dl)
 		}
 	}
 	if cfg.Stream != nil {

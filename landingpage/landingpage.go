@@ -60,39 +60,35 @@ func New(c Config) http.Handler {
 	if c.Now == nil {
 		c.Now = time.Now
 	}
-	return &page{c}
-}
-
-type page struct{ Config }
-
-func (p *page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	// The heading is the notes when there are any; the template does not escape it.
-	description := "Prometheus exporter for Mintlify documentation analytics (" + collector.DefaultNames() + ") and agent jobs"
-	if len(p.Notes) > 0 {
-		description = `<span class="demo">` + html.EscapeString(strings.Join(p.Notes, " ")) + `</span>`
-	}
-	extra, err := p.table()
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	lp, err := web.NewLandingPage(web.LandingConfig{
-		Name:        "Mintlify Exporter",
-		Description: description,
-		Version:     html.EscapeString(p.Version),
-		Profiling:   "false", // no /debug/pprof here: no dead links
-		Links: []web.LandingLinks{
-			{Address: p.TelemetryPath, Text: "Metrics"},
-			{Address: "-/healthy", Text: "Health"},
-			{Address: "-/ready", Text: "Readiness", Description: "ready once every unit (source, project and window) has data, waits for the request budget or has been tried"},
-		},
-		ExtraHTML: extra,
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The heading is the notes when there are any; the template does not escape it.
+		description := "Prometheus exporter for Mintlify documentation analytics (" + collector.DefaultNames() + ") and agent jobs"
+		if len(c.Notes) > 0 {
+			description = `<span class="demo">` + html.EscapeString(strings.Join(c.Notes, " ")) + `</span>`
+		}
+		extra, err := c.table()
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		lp, err := web.NewLandingPage(web.LandingConfig{
+			Name:        "Mintlify Exporter",
+			Description: description,
+			Version:     html.EscapeString(c.Version),
+			Profiling:   "false", // no /debug/pprof here: no dead links
+			Links: []web.LandingLinks{
+				{Address: c.TelemetryPath, Text: "Metrics"},
+				{Address: "-/healthy", Text: "Health"},
+				{Address: "-/ready", Text: "Readiness", Description: "ready once every unit (source, project and window) has data, waits for the request budget or has been tried"},
+			},
+			ExtraHTML: extra,
+		})
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		lp.ServeHTTP(w, r)
 	})
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	lp.ServeHTTP(w, r)
 }
 
 // extraHTML is the page's own part, after the toolkit's links. The template
@@ -165,7 +161,6 @@ type streamRow struct {
 	ErrorState string
 }
 
-// newStreamRow writes the stream's progress for people.
 func newStreamRow(v stream.Status, poll time.Duration, now time.Time) *streamRow {
 	var refused []string
 	for _, name := range slices.Sorted(maps.Keys(v.Refused)) {
@@ -205,15 +200,14 @@ func newRow(cells []string, pr string) row {
 	return row{cells, cmp.Or(pr, "-"), err == nil && (u.Scheme == "https" || u.Scheme == "http")}
 }
 
-// table renders the page's own part.
-func (p *page) table() (string, error) {
-	now := p.Now()
-	units := p.Units()
+func (c Config) table() (string, error) {
+	now := c.Now()
+	units := c.Units()
 	reserve := 0
-	if p.Reserve != nil {
-		reserve = p.Reserve()
+	if c.Reserve != nil {
+		reserve = c.Reserve()
 	}
-	d := extraData{Config: p.Config, Summary: summaryLine(units, p.BudgetRemaining(), p.BudgetPerHour, reserve, now)}
+	d := extraData{Config: c, Summary: summaryLine(units, c.BudgetRemaining(), c.BudgetPerHour, reserve, now)}
 	for _, st := range units {
 		r := unitRow{UnitState: st, Window: windowText(st), Dates: "-", Data: "-", Last: "never", Text: stateText(st, now), Rank: cmp.Or(st.Rank, "-")}
 		if !st.Completed.IsZero() {
@@ -222,8 +216,8 @@ func (p *page) table() (string, error) {
 		}
 		d.Units = append(d.Units, r)
 	}
-	if p.Jobs != nil {
-		for _, j := range p.Jobs() {
+	if c.Jobs != nil {
+		for _, j := range c.Jobs() {
 			status := cmp.Or(j.Status, "not read yet")
 			switch {
 			case j.NotFound:
@@ -238,11 +232,11 @@ func (p *page) table() (string, error) {
 			d.Jobs = append(d.Jobs, newRow([]string{j.Project, j.ID, status, age}, j.PRLink))
 		}
 	}
-	if p.Stream != nil {
-		d.Stream = newStreamRow(p.Stream(), p.StreamPoll, now)
+	if c.Stream != nil {
+		d.Stream = newStreamRow(c.Stream(), c.StreamPoll, now)
 	}
-	if p.Remediation != nil {
-		for _, r := range p.Remediation() {
+	if c.Remediation != nil {
+		for _, r := range c.Remediation() {
 			job, status := r.JobID, cmp.Or(r.Status, "not read yet")
 			if job == "" {
 				job, status = "-", "unknown: the create request got no answer"

@@ -130,9 +130,7 @@ type abortWriter struct {
 // Write implements io.Writer.
 func (a *abortWriter) Write(p []byte) (int, error) {
 	if a.err == nil {
-		if _, err := a.ResponseWriter.Write(p); err != nil {
-			a.err = err
-		}
+		_, a.err = a.ResponseWriter.Write(p)
 	}
 	return len(p), nil
 }
