@@ -419,8 +419,8 @@ func (r *runner) fetch(ctx context.Context, f fetch) (*entry, error) {
 			if limited++; limited > maxRateLimited {
 				return nil, err
 			}
-			if !has {
-				ra = backoff.BackfillRateLimit.Delay(limited) // no Retry-After
+			if !has || ra <= 0 { // none, or already past: asking again at once spends a request on another 429
+				ra = backoff.BackfillRateLimit.Delay(limited)
 			}
 			until := r.cfg.Now().Add(min(ra, client.MaxRateLimitPause))
 			r.cfg.Budget.Pause(until)

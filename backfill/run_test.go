@@ -300,6 +300,26 @@ func Test429Pauses(t *testing.T) {
 	}
 }
 
+// Test429RetryAfterZeroBacksOff answers three 429s with "Retry-After: 0":
+// the run waits as for a 429 without Retry-After rather than asking again
+// at once, spending a request of the hour on each answer.
+func Test429RetryAfterZeroBacksOff(t *testing.T) {
+	h := newHarness(t)
+	h.srv.AddFault(mintlifytest.Fault{Endpoint: mintlifytest.EndpointVisitors, AfterN: 2, Times: 3, Status: 429, RetryAfter: "0"})
+	out := h.path("history.om")
+	h.mustRun(h.config(day(0), day(4), out))
+	_, series := readOutput(t, out)
+	h.expectSite(series, dates(day(0), 5))
+	if len(h.sent) != 8 {
+		t.Fatalf("%d requests, want 8", len(h.sent))
+	}
+	for i := 3; i <= 5; i++ { // after the three 429s (requests 3, 4 and 5)
+		if d := h.sent[i].Sub(h.sent[i-1]); d < time.Minute {
+			t.Errorf("request %d came %s after a 429 with Retry-After: 0, want at least a minute", i+1, d)
+		}
+	}
+}
+
 // TestPacingNeverExceedsBudget backfills 100 days at 40 requests an hour
 // against a fake that enforces 40 an hour on the same clock.
 func TestPacingNeverExceedsBudget(t *testing.T) {
